@@ -1,0 +1,45 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "DocPreview",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "docpreview", targets: ["docpreview"]),
+        .library(name: "PreviewCore", targets: ["PreviewCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // System libraries: headers and link flags from pkg-config; shims in each shim.h.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+
+        // One thin wrapper per C library: owned handles, typed errors, no pipeline knowledge.
+        .target(name: "PreviewFFmpeg", dependencies: ["CFFmpeg"]),
+        .target(name: "PreviewPoppler", dependencies: ["CPoppler"]),
+        .target(name: "PreviewVips", dependencies: ["CVips"]),
+
+        // No C imports: kinds, detection, rules, verdicts, errors.
+        .target(name: "PreviewCore"),
+
+        .target(name: "PreviewTestSupport", dependencies: ["PreviewCore"]),
+
+        .executableTarget(
+            name: "docpreview",
+            dependencies: [
+                "PreviewCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
+        .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["docpreview", "PreviewCore", "PreviewTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,13 @@
+/// The error object every interface returns: `{"error":{"code":"…","message":"…"}}`.
+public struct ErrorEnvelope: Encodable, Sendable {
+    public struct Body: Encodable, Sendable {
+        public var code: String
+        public var message: String
+    }
+
+    public var error: Body
+
+    public init(_ error: PreviewError) {
+        self.error = Body(code: error.code.rawValue, message: error.message)
+    }
+}

@@ -1,0 +1,94 @@
+/// A failure a person can act on: a stable code, a message for people, and the underlying cause.
+///
+/// Transport mappings (exit codes, HTTP statuses) live at the edges; ``Code/disposition`` says which
+/// class a code belongs to so each edge maps it the same way.
+public struct PreviewError: Error, Sendable, CustomStringConvertible {
+    public var code: Code
+    public var message: String
+    /// What the underlying library or system said, for logs; never shown to uploaders.
+    public var detail: String?
+
+    public init(_ code: Code, _ message: String, detail: String? = nil) {
+        self.code = code
+        self.message = message
+        self.detail = detail
+    }
+
+    public var description: String { "\(code): \(message)" + (detail.map { " (\($0))" } ?? "") }
+}
+
+extension PreviewError {
+    /// A stable error code (DESIGN §7). A struct over a private enum, so codes can be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, CaseIterable {
+            case extensionNotAllowed = "extension_not_allowed"
+            case contentMismatch = "content_mismatch"
+            case unsupportedType = "unsupported_type"
+            case executableRefused = "executable_refused"
+            case fileTooLarge = "file_too_large"
+            case emptyFile = "empty_file"
+            case tooManyPixels = "too_many_pixels"
+            case corrupt
+            case encrypted
+            case noVideoStream = "no_video_stream"
+            case pageOutOfRange = "page_out_of_range"
+            case timeout
+            case notFound = "not_found"
+            case unauthorized
+            case `internal`
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The code as it appears in JSON and logs, e.g. `content_mismatch`.
+        public var rawValue: String { value.rawValue }
+        public var description: String { value.rawValue }
+
+        public init?(rawValue: String) {
+            guard let value = Value(rawValue: rawValue) else { return nil }
+            self.value = value
+        }
+
+        public static let extensionNotAllowed = Code(.extensionNotAllowed)
+        public static let contentMismatch = Code(.contentMismatch)
+        public static let unsupportedType = Code(.unsupportedType)
+        public static let executableRefused = Code(.executableRefused)
+        public static let fileTooLarge = Code(.fileTooLarge)
+        public static let emptyFile = Code(.emptyFile)
+        public static let tooManyPixels = Code(.tooManyPixels)
+        public static let corrupt = Code(.corrupt)
+        public static let encrypted = Code(.encrypted)
+        public static let noVideoStream = Code(.noVideoStream)
+        public static let pageOutOfRange = Code(.pageOutOfRange)
+        public static let timeout = Code(.timeout)
+        public static let notFound = Code(.notFound)
+        public static let unauthorized = Code(.unauthorized)
+        public static let `internal` = Code(.internal)
+
+        /// Every code, for documentation and exhaustive tests.
+        public static var all: [Code] { Value.allCases.map(Code.init) }
+
+        /// Which class of failure this is: refused by policy, unreadable input, or our own fault.
+        public var disposition: Disposition {
+            switch value {
+            case .corrupt, .encrypted, .timeout: .unreadable
+            case .internal: .internal
+            case .notFound, .unauthorized: .request
+            default: .refused
+            }
+        }
+    }
+
+    /// The class of a failure; the CLI maps these to exit codes 3, 4, 1 and 2.
+    public enum Disposition: Sendable {
+        /// Validation or limits said no (exit 3; batch status `rejected`).
+        case refused
+        /// The bytes could not be read as what they claim (exit 4; batch status `failed`).
+        case unreadable
+        /// A bug or an environment failure (exit 1; batch status `failed`).
+        case `internal`
+        /// The request itself was wrong (missing document, bad credentials).
+        case request
+    }
+}

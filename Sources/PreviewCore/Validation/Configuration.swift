@@ -1,0 +1,28 @@
+import Foundation
+
+/// Operator settings: document types added to or overriding the standard table, and limits.
+///
+/// The file is JSON: `{"types": [{"id": "photo", "label": "Photo", "extensions": [".jpg", ".png"]}],
+/// "limits": {"max_file_bytes": 52428800, "max_pixels": 100000000}}`; both keys are optional.
+public struct Configuration: Sendable {
+    public var rules: DocumentRules
+    public var limits: Limits
+
+    public init(rules: DocumentRules = .standard, limits: Limits = Limits()) {
+        self.rules = rules
+        self.limits = limits
+    }
+
+    private struct File: Decodable {
+        var types: [DocumentType]?
+        var limits: Limits?
+    }
+
+    /// Reads a configuration file over the standard rules. Throws on unreadable or malformed JSON.
+    public static func load(contentsOf url: URL) throws -> Configuration {
+        let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
+        var configuration = Configuration(limits: file.limits ?? Limits())
+        for type in file.types ?? [] { configuration.rules.upsert(type) }
+        return configuration
+    }
+}

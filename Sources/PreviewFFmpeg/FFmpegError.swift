@@ -1,0 +1,31 @@
+import CFFmpeg
+
+/// A failed FFmpeg call: the function, its return code and FFmpeg's own message.
+public struct FFmpegError: Error, Sendable, CustomStringConvertible {
+    public var function: String
+    public var code: Int32
+    public var message: String
+
+    public var description: String { "\(function) failed (\(code)): \(message)" }
+
+    /// True when FFmpeg stopped because the interrupt callback asked it to.
+    public var isInterrupted: Bool { code == docpreview_averror_exit() }
+
+    init(function: String, code: Int32) {
+        self.function = function
+        self.code = code
+        var buffer = [CChar](repeating: 0, count: 256)
+        if av_strerror(code, &buffer, buffer.count) == 0 {
+            message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        } else {
+            message = "unknown error"
+        }
+    }
+
+    /// The funnel every FFmpeg return code goes through: negative values throw.
+    @discardableResult
+    static func check(_ result: Int32, _ function: String) throws(FFmpegError) -> Int32 {
+        guard result >= 0 else { throw FFmpegError(function: function, code: result) }
+        return result
+    }
+}

@@ -1,0 +1,29 @@
+import CPoppler
+
+/// An open PDF (`PopplerDocument`), parsed once; pages are loaded only when asked for.
+///
+/// Owns the document and unrefs it in `deinit`. Not thread-safe: Poppler crashes when one
+/// document is used from several threads at once, so share an instance only behind a lock or actor.
+public final class PDFDocument {
+    let document: OpaquePointer
+
+    /// Opens the PDF at `path`. Throws ``PDFError`` (`.encrypted` when a user password is needed).
+    public init(path: String, password: String? = nil) throws(PDFError) {
+        var error: UnsafeMutablePointer<GError>? = nil
+        guard let uri = g_filename_to_uri(path, nil, &error) else {
+            throw PDFError(function: "g_filename_to_uri", consuming: error)
+        }
+        defer { g_free(uri) }
+        guard let document = poppler_document_new_from_file(uri, password, &error) else {
+            throw PDFError(function: "poppler_document_new_from_file", consuming: error)
+        }
+        self.document = document
+    }
+
+    deinit {
+        g_object_unref(UnsafeMutableRawPointer(document))
+    }
+
+    /// Number of pages, from the page tree; no page is rendered.
+    public var pageCount: Int { Int(poppler_document_get_n_pages(document)) }
+}

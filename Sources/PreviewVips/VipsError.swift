@@ -1,0 +1,22 @@
+import CVips
+import Foundation
+
+/// A failed libvips call: the function and the message libvips left for this thread.
+public struct VipsError: Error, Sendable, CustomStringConvertible {
+    public var function: String
+    public var message: String
+
+    public var description: String { "\(function) failed: \(message)" }
+
+    /// Reads and clears libvips's error buffer in one step (`vips_error_buffer_copy`), so under
+    /// concurrency the message is not another thread's.
+    init(function: String) {
+        self.function = function
+        if let copy = vips_error_buffer_copy() {
+            message = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
+            g_free(copy)
+        } else {
+            message = "unknown error"
+        }
+    }
+}

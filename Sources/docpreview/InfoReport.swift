@@ -1,0 +1,73 @@
+import Foundation
+import PreviewCore
+
+/// The `info --json` object: `{"path","kind","mime","size","verdict":{…},"error"?}`.
+struct InfoReport: Encodable {
+    struct VerdictBody: Encodable {
+        var reason: String
+        var accepted: Bool
+        var preview: String
+        var fileExtension: String?
+        var extensionNames: [String]
+        var trailingData: Trailing?
+
+        enum CodingKeys: String, CodingKey {
+            case reason, accepted, preview
+            case fileExtension = "extension"
+            case extensionNames = "extension_names"
+            case trailingData = "trailing_data"
+        }
+    }
+
+    struct Trailing: Encodable {
+        var offset: Int
+        var length: Int
+        var payload: String
+    }
+
+    var path: String
+    var kind: String
+    var mime: String
+    var size: Int
+    var verdict: VerdictBody
+    var error: ErrorEnvelope.Body?
+
+    init(path: String, size: Int, verdict: Verdict) {
+        self.path = path
+        self.kind = verdict.kind.rawValue
+        self.mime = verdict.kind.mime
+        self.size = size
+        let preview = !verdict.isAccepted ? "none" : verdict.hasNoPreview ? "no_preview" : "available"
+        self.verdict = VerdictBody(
+            reason: verdict.reason.rawValue,
+            accepted: verdict.isAccepted,
+            preview: preview,
+            fileExtension: verdict.fileExtension,
+            extensionNames: verdict.claimedKinds.map(\.rawValue),
+            trailingData: verdict.detection.trailing.map { Trailing(offset: $0.offset, length: $0.length, payload: $0.payload.rawValue) }
+        )
+        self.error = verdict.refusal.map { ErrorEnvelope($0).error }
+    }
+
+    func jsonString() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    var humanReadable: String {
+        var lines = [
+            "\(path): \(kind) (\(mime)), \(size) bytes",
+            "verdict: \(verdict.reason)" + (verdict.fileExtension.map { " (extension .\($0))" } ?? ""),
+        ]
+        if let trailing = verdict.trailingData {
+            lines.append("trailing data: \(trailing.length) bytes at offset \(trailing.offset) (\(trailing.payload))")
+        }
+        if let error {
+            lines.append("refused: \(error.code): \(error.message)")
+        } else {
+            lines.append(verdict.preview == "no_preview" ? "accepted (stored without preview)" : "accepted")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
