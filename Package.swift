@@ -19,12 +19,16 @@ let package = Package(
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
 
         // One thin wrapper per C library: owned handles, typed errors, no pipeline knowledge.
-        .target(name: "PreviewFFmpeg", dependencies: ["CFFmpeg"]),
-        .target(name: "PreviewPoppler", dependencies: ["CPoppler"]),
-        .target(name: "PreviewVips", dependencies: ["CVips"]),
+        // They depend on PreviewCore only for the pixel hand-off type and the output formats.
+        .target(name: "PreviewFFmpeg", dependencies: ["CFFmpeg", "PreviewCore"]),
+        .target(name: "PreviewPoppler", dependencies: ["CPoppler", "PreviewCore"]),
+        .target(name: "PreviewVips", dependencies: ["CVips", "PreviewCore"]),
 
-        // No C imports: kinds, detection, rules, verdicts, errors.
+        // No C imports: kinds, detection, rules, verdicts, errors, the renderer contract.
         .target(name: "PreviewCore"),
+
+        // The three renderers (video, PDF, image) on top of the wrappers.
+        .target(name: "PreviewRenderers", dependencies: ["PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips"]),
 
         .target(name: "PreviewTestSupport", dependencies: ["PreviewCore"]),
 
@@ -32,6 +36,9 @@ let package = Package(
             name: "docpreview",
             dependencies: [
                 "PreviewCore",
+                "PreviewRenderers",
+                "PreviewVips",
+                "PreviewFFmpeg",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -39,6 +46,7 @@ let package = Package(
 
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
+        .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["docpreview", "PreviewCore", "PreviewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

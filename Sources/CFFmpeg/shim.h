@@ -18,6 +18,9 @@ static inline int docpreview_averror_eagain(void) { return AVERROR(EAGAIN); }
 /// AVERROR_EXIT (returned when the interrupt callback stops I/O) is a cast macro.
 static inline int docpreview_averror_exit(void) { return AVERROR_EXIT; }
 
+/// AVERROR_INVALIDDATA is a cast macro (FFERRTAG).
+static inline int docpreview_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+
 /// AV_NOPTS_VALUE is a cast macro over INT64_C.
 static inline int64_t docpreview_nopts_value(void) { return AV_NOPTS_VALUE; }
 

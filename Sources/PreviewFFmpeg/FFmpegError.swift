@@ -8,6 +8,9 @@ public struct FFmpegError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(function) failed (\(code)): \(message)" }
 
+    /// True when FFmpeg has no decoder for the stream's codec.
+    public var isMissingDecoder: Bool { function == "avcodec_find_decoder" }
+
     /// True when FFmpeg stopped because the interrupt callback asked it to.
     public var isInterrupted: Bool { code == docpreview_averror_exit() }
 
@@ -27,5 +30,19 @@ public struct FFmpegError: Error, Sendable, CustomStringConvertible {
     static func check(_ result: Int32, _ function: String) throws(FFmpegError) -> Int32 {
         guard result >= 0 else { throw FFmpegError(function: function, code: result) }
         return result
+    }
+}
+
+/// Process-wide FFmpeg settings.
+public enum FFmpegLibrary {
+    /// Stops FFmpeg printing to stderr; its messages reach callers through ``FFmpegError``. Call once at start-up.
+    public static func silenceLogging() {
+        av_log_set_level(AV_LOG_QUIET)
+    }
+
+    /// `libavformat/libavcodec/libswscale` versions, e.g. `avformat 59.27.100`.
+    public static var versions: String {
+        func dotted(_ version: UInt32) -> String { "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)" }
+        return "avformat \(dotted(avformat_version())), avcodec \(dotted(avcodec_version())), swscale \(dotted(swscale_version()))"
     }
 }

@@ -1,30 +1,56 @@
 import CFFmpeg
+import Dispatch
 
-/// An open media file (`AVFormatContext`), demuxed with its stream information read.
+/// An open media file (`AVFormatContext`) with its stream information read, under a wall-clock
+/// deadline that FFmpeg's interrupt callback enforces on every blocking read.
 ///
-/// Owns the context and closes it in `deinit`. Not thread-safe: use from one task at a time.
+/// Owns the context and the deadline storage; closes and frees both in `deinit`.
+/// Not thread-safe: use from one task at a time.
 public final class MediaInput {
     let context: UnsafeMutablePointer<AVFormatContext>
+    /// Monotonic nanoseconds after which I/O is interrupted; read by the C callback through `opaque`.
+    private let deadline: UnsafeMutablePointer<UInt64>
 
-    /// Opens `path` and reads stream information. Throws ``FFmpegError`` when FFmpeg cannot.
-    public init(path: String) throws(FFmpegError) {
-        var context: UnsafeMutablePointer<AVFormatContext>? = nil
-        try FFmpegError.check(avformat_open_input(&context, path, nil, nil), "avformat_open_input")
-        guard let opened = context else { throw FFmpegError(function: "avformat_open_input", code: -1) }
-        self.context = opened
+    /// Opens `path` and reads stream information, giving up after `timeoutSeconds`.
+    /// Throws ``FFmpegError`` when FFmpeg cannot (``FFmpegError/isInterrupted`` on time-out).
+    public init(path: String, timeoutSeconds: Double? = nil) throws(FFmpegError) {
+        deadline = .allocate(capacity: 1)
+        deadline.initialize(to: timeoutSeconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) } ?? .max)
+        guard var context = avformat_alloc_context() else {
+            deadline.deallocate()
+            throw FFmpegError(function: "avformat_alloc_context", code: -12)
+        }
+        context.pointee.interrupt_callback = AVIOInterruptCB(callback: interruptWhenPastDeadline,
+                                                             opaque: UnsafeMutableRawPointer(deadline))
+        var opening: UnsafeMutablePointer<AVFormatContext>? = context
+        let opened = avformat_open_input(&opening, path, nil, nil)
+        guard opened >= 0, let ready = opening else {
+            // avformat_open_input frees the context it was given when it fails.
+            deadline.deallocate()
+            throw FFmpegError(function: "avformat_open_input", code: opened)
+        }
+        context = ready
+        self.context = context
         do {
-            try FFmpegError.check(avformat_find_stream_info(opened, nil), "avformat_find_stream_info")
+            try FFmpegError.check(avformat_find_stream_info(context, nil), "avformat_find_stream_info")
         } catch {
-            var closing: UnsafeMutablePointer<AVFormatContext>? = opened
-            avformat_close_input(&closing)
+            close()
             throw error
         }
     }
 
     deinit {
+        close()
+    }
+
+    private func close() {
         var closing: UnsafeMutablePointer<AVFormatContext>? = context
         avformat_close_input(&closing)
+        deadline.deallocate()
     }
+
+    /// True once the deadline has passed.
+    public var isPastDeadline: Bool { DispatchTime.now().uptimeNanoseconds > deadline.pointee }
 
     /// Number of streams (video, audio, subtitles, data) in the container.
     public var streamCount: Int { Int(context.pointee.nb_streams) }
@@ -34,5 +60,71 @@ public final class MediaInput {
         let duration = context.pointee.duration
         guard duration != docpreview_nopts_value(), duration > 0 else { return nil }
         return Double(duration) / Double(AV_TIME_BASE)
+    }
+
+    /// The video stream to preview: the largest that is a real video track (cover art attached to
+    /// audio files does not count). Nil when there is none.
+    public func bestVideoStream() -> VideoStream? {
+        var best: VideoStream?
+        for index in 0..<streamCount {
+            guard let stream = context.pointee.streams[index],
+                  stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
+                  stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { continue }
+            let candidate = VideoStream(stream)
+            if best.map({ candidate.width * candidate.height > $0.width * $0.height }) ?? true { best = candidate }
+        }
+        return best
+    }
+}
+
+/// FFmpeg calls this during blocking I/O; non-zero aborts the operation with AVERROR_EXIT.
+private func interruptWhenPastDeadline(_ opaque: UnsafeMutableRawPointer?) -> Int32 {
+    guard let opaque else { return 0 }
+    return DispatchTime.now().uptimeNanoseconds > opaque.load(as: UInt64.self) ? 1 : 0
+}
+
+/// Facts about one video stream, read from its codec parameters and side data.
+public struct VideoStream: Sendable {
+    public let index: Int
+    /// Coded size, before rotation and aspect correction.
+    public let width: Int
+    public let height: Int
+    /// Sample (pixel) aspect ratio; 1 for square pixels.
+    public let pixelAspect: Double
+    /// Clockwise degrees to rotate for display (from the display matrix), a multiple of 90.
+    public let rotation: Int
+    public let codecName: String
+    /// The container declares content protection (CENC `pssh`/`tenc`).
+    public let declaresEncryption: Bool
+    let codecID: AVCodecID
+    let timeBase: AVRational
+    let startTime: Int64
+
+    init(_ stream: UnsafeMutablePointer<AVStream>) {
+        let parameters = stream.pointee.codecpar.pointee
+        index = Int(stream.pointee.index)
+        width = Int(parameters.width)
+        height = Int(parameters.height)
+        let aspect = parameters.sample_aspect_ratio
+        pixelAspect = aspect.num > 0 && aspect.den > 0 ? Double(aspect.num) / Double(aspect.den) : 1
+        codecID = parameters.codec_id
+        codecName = String(cString: avcodec_get_name(parameters.codec_id))
+        timeBase = stream.pointee.time_base
+        startTime = stream.pointee.start_time
+        if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) {
+            let counterClockwise = matrix.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+            let clockwise = counterClockwise.isNaN ? 0 : Int((-counterClockwise / 90).rounded()) * 90
+            rotation = ((clockwise % 360) + 360) % 360
+        } else {
+            rotation = 0
+        }
+        declaresEncryption = av_stream_get_side_data(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, nil) != nil
+    }
+
+    /// Seconds for a timestamp in this stream's time base, from the stream's start.
+    func seconds(_ timestamp: Int64) -> Double? {
+        guard timestamp != docpreview_nopts_value(), timeBase.den != 0 else { return nil }
+        let start = startTime == docpreview_nopts_value() ? 0 : startTime
+        return Double(timestamp - start) * Double(timeBase.num) / Double(timeBase.den)
     }
 }

@@ -1,4 +1,5 @@
 import CPoppler
+import Foundation
 
 /// An open PDF (`PopplerDocument`), parsed once; pages are loaded only when asked for.
 ///
@@ -10,7 +11,9 @@ public final class PDFDocument {
     /// Opens the PDF at `path`. Throws ``PDFError`` (`.encrypted` when a user password is needed).
     public init(path: String, password: String? = nil) throws(PDFError) {
         var error: UnsafeMutablePointer<GError>? = nil
-        guard let uri = g_filename_to_uri(path, nil, &error) else {
+        // Poppler opens URIs, and file URIs must be absolute.
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        guard let uri = g_filename_to_uri(absolute, nil, &error) else {
             throw PDFError(function: "g_filename_to_uri", consuming: error)
         }
         defer { g_free(uri) }

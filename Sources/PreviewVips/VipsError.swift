@@ -10,6 +10,11 @@ public struct VipsError: Error, Sendable, CustomStringConvertible {
 
     /// Reads and clears libvips's error buffer in one step (`vips_error_buffer_copy`), so under
     /// concurrency the message is not another thread's.
+    /// The funnel for libvips return codes: non-zero throws with the thread's message.
+    static func check(_ result: Int32, _ function: String) throws(VipsError) {
+        guard result == 0 else { throw VipsError(function: function) }
+    }
+
     init(function: String) {
         self.function = function
         if let copy = vips_error_buffer_copy() {

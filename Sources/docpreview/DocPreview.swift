@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import PreviewFFmpeg
+import PreviewVips
 
 /// The `docpreview` command line (DESIGN §7).
 struct DocPreview: AsyncParsableCommand {
@@ -10,13 +12,23 @@ struct DocPreview: AsyncParsableCommand {
             Exit codes: 0 ok; 1 internal error; 2 usage; 3 input refused (validation, limits); \
             4 input unreadable (corrupt, encrypted, truncated).
             """,
-        subcommands: [InfoCommand.self]
+        subcommands: [InfoCommand.self, RenderCommand.self]
     )
 }
 
 @main
 enum Main {
     static func main() async {
+        FFmpegLibrary.silenceLogging()
+        Vips.silenceWarnings()
+        let status = await run()
+        // Process-wide teardown, once: with VIPS_LEAK=1 libvips lists any object still alive.
+        Vips.shutdown()
+        exit(status)
+    }
+
+    /// Runs the command and returns the exit status; prints what ArgumentParser would.
+    private static func run() async -> Int32 {
         do {
             var command = try DocPreview.parseAsRoot()
             if var command = command as? any AsyncParsableCommand {
@@ -24,13 +36,19 @@ enum Main {
             } else {
                 try command.run()
             }
+            return 0
         } catch {
-            // ArgumentParser reports usage errors as 64 (EX_USAGE); our contract says 2.
-            if DocPreview.exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((DocPreview.fullMessage(for: error) + "\n").utf8))
-                exit(ExitCode.usage.rawValue)
+            let code = DocPreview.exitCode(for: error)
+            let message = DocPreview.fullMessage(for: error)
+            if !message.isEmpty {
+                if code == .success {
+                    print(message)
+                } else {
+                    FileHandle.standardError.write(Data((message + "\n").utf8))
+                }
             }
-            DocPreview.exit(withError: error)
+            // ArgumentParser reports usage errors as 64 (EX_USAGE); our contract says 2.
+            return code == .validationFailure ? ExitCode.usage.rawValue : code.rawValue
         }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PreviewCore
+import PreviewRenderers
 
 /// `docpreview info INPUT [--type T] [--json]`: detected kind, verdict and, for refused files, the error.
 struct InfoCommand: ParsableCommand {
@@ -19,25 +20,23 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try validation.configuration()
-        let declaredType = try validation.declaredType(in: configuration)
-        let url = URL(fileURLWithPath: input)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw ValidationError("No such file: \(input)")
+        let verdict = try validation.validate(input, in: configuration)
+        let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
+        var report = InfoReport(path: input, size: size, verdict: verdict)
+        let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
+        defer { withExtendedLifetime(watchdog) {} }
+        if verdict.isAccepted, let renderer = Renderers(limits: configuration.limits).renderer(for: verdict.kind) {
+            do {
+                report.facts = try renderer.probe(input)
+            } catch {
+                report.error = ErrorEnvelope(error).error
+                report.verdict.accepted = false
+                report.verdict.preview = "none"
+            }
         }
-        let verdict: Verdict
-        do {
-            verdict = try Validator(configuration: configuration).validate(fileAt: url, declaredType: declaredType)
-        } catch {
-            throw ValidationError("Cannot read \(input): \(error.localizedDescription)")
+        print(json ? CommandReport.encode(report) : report.humanReadable)
+        if let code = report.error.flatMap({ PreviewError.Code(rawValue: $0.code) }) {
+            throw ExitCode(PreviewError(code, ""))
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        let report = InfoReport(path: input, size: size, verdict: verdict)
-        if json {
-            print(try report.jsonString())
-        } else {
-            print(report.humanReadable)
-        }
-        if let refusal = verdict.refusal { throw ExitCode(refusal) }
     }
 }

@@ -31,6 +31,23 @@ struct InfoReport: Encodable {
     var size: Int
     var verdict: VerdictBody
     var error: ErrorEnvelope.Body?
+    /// Dimensions, pages, duration, codec, rotation: flattened into the object.
+    var facts = MediaFacts()
+
+    enum CodingKeys: String, CodingKey {
+        case path, kind, mime, size, verdict, error
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(mime, forKey: .mime)
+        try container.encode(size, forKey: .size)
+        try container.encode(verdict, forKey: .verdict)
+        try container.encodeIfPresent(error, forKey: .error)
+        try facts.encode(to: encoder)
+    }
 
     init(path: String, size: Int, verdict: Verdict) {
         self.path = path
@@ -49,17 +66,15 @@ struct InfoReport: Encodable {
         self.error = verdict.refusal.map { ErrorEnvelope($0).error }
     }
 
-    func jsonString() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
-    }
-
     var humanReadable: String {
         var lines = [
             "\(path): \(kind) (\(mime)), \(size) bytes",
             "verdict: \(verdict.reason)" + (verdict.fileExtension.map { " (extension .\($0))" } ?? ""),
         ]
+        let described = [facts.width.flatMap { w in facts.height.map { "\(w)×\($0)" } },
+                         facts.pages.map { "\($0) pages" }, facts.durationSeconds.map { "\($0) s" }, facts.codec,
+                         facts.rotation.flatMap { $0 == 0 ? nil : "rotated \($0)°" }].compactMap { $0 }
+        if !described.isEmpty { lines.append("media: " + described.joined(separator: ", ")) }
         if let trailing = verdict.trailingData {
             lines.append("trailing data: \(trailing.length) bytes at offset \(trailing.offset) (\(trailing.payload))")
         }

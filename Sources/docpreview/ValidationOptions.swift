@@ -13,8 +13,11 @@ struct ValidationOptions: ParsableArguments {
     @Option(name: .customLong("max-size"), help: ArgumentHelp("Largest accepted file, e.g. 100MB.", valueName: "size"))
     var maxSize: String?
 
+    @Option(help: ArgumentHelp("Seconds one file may take before it fails with `timeout` (default 60).", valueName: "seconds"))
+    var timeout: Double?
+
     /// The configuration from `--config`, else `$DOCPREVIEW_CONFIG`, with `--max-size` (else
-    /// `$DOCPREVIEW_MAX_SIZE`) applied on top.
+    /// `$DOCPREVIEW_MAX_SIZE`) and `--timeout` (else `$DOCPREVIEW_JOB_TIMEOUT`) applied on top.
     func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Configuration {
         var configuration = Configuration()
         if let path = config ?? environment["DOCPREVIEW_CONFIG"] {
@@ -30,7 +33,26 @@ struct ValidationOptions: ParsableArguments {
             }
             configuration.limits.maxFileBytes = bytes
         }
+        if let text = timeout.map { String($0) } ?? environment["DOCPREVIEW_JOB_TIMEOUT"] {
+            guard let seconds = Double(text), seconds > 0 else { throw ValidationError("Invalid timeout '\(text)'; give seconds.") }
+            configuration.limits.jobSeconds = seconds
+        }
         return configuration
+    }
+
+    /// Validates the file at `path` with this configuration and the declared type.
+    /// A missing or unreadable file is a usage error.
+    func validate(_ path: String, in configuration: Configuration) throws -> Verdict {
+        let declaredType = try declaredType(in: configuration)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw ValidationError("No such file: \(path)")
+        }
+        do {
+            return try Validator(configuration: configuration).validate(fileAt: URL(fileURLWithPath: path), declaredType: declaredType)
+        } catch {
+            throw ValidationError("Cannot read \(path): \(error.localizedDescription)")
+        }
     }
 
     /// The declared type, if any; an unknown id is a usage error that lists the known ones.

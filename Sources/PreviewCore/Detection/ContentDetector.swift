@@ -8,9 +8,19 @@ public enum ContentDetector {
     public static func detect(_ probe: ByteProbe, fileExtension: String? = nil) -> Detection {
         guard probe.size > 0 else { return Detection(kind: .unknown) }
         var detection = sniffContainer(probe)
-        if detection.kind == .gzip && fileExtension == "svgz" { detection.kind = .svg }
+        if detection.kind == .gzip && fileExtension == "svgz" {
+            detection.kind = .svg
+            detection.damage = implausibleGzipSize(probe)
+        }
         if detection.trailing == nil { detection.trailing = TrailingDataFinder.find(in: probe, kind: detection.kind) }
         return detection
+    }
+
+    /// Deflate expands at most ~1032:1, so a gzip trailer (ISIZE, the size mod 2³²) declaring more
+    /// than that is a truncated stream or a bomb. SVG renderers can spin on truncated gzip input.
+    private static func implausibleGzipSize(_ probe: ByteProbe) -> String? {
+        guard let declared = probe.tail.u32le(probe.tail.count - 4) else { return nil }
+        return Int(declared) > probe.size * 1032 ? "its gzip stream is truncated (the trailer declares \(declared) bytes)" : nil
     }
 
     /// The kind named by magic numbers alone, for a short run of bytes (used on trailing payloads).

@@ -6,18 +6,22 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxFileBytes: Int = 100 * 1024 * 1024
     /// Largest image, in pixels, judged from its header.
     public var maxPixels: Int = 200_000_000
+    /// Wall-clock time one job (probe or render of one file) may take.
+    public var jobSeconds: Double = 60
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
         case maxFileBytes = "max_file_bytes"
         case maxPixels = "max_pixels"
+        case jobSeconds = "job_seconds"
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         maxFileBytes = try container.decodeIfPresent(Int.self, forKey: .maxFileBytes) ?? Limits().maxFileBytes
         maxPixels = try container.decodeIfPresent(Int.self, forKey: .maxPixels) ?? Limits().maxPixels
+        jobSeconds = try container.decodeIfPresent(Double.self, forKey: .jobSeconds) ?? Limits().jobSeconds
     }
 }
 

@@ -1,0 +1,65 @@
+/// What to render: which page, into which box, encoded how. The same request for the same
+/// bytes always yields the same output bytes.
+public struct RenderRequest: Sendable, Hashable, Codable {
+    /// Output encodings.
+    public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
+        case jpeg, png, webp
+
+        public var mime: String { "image/\(rawValue)" }
+        public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+    }
+
+    /// 1-based page (PDF); other kinds ignore it.
+    public var page: Int
+    /// Bounding box; nil sides are unconstrained. With neither, the kind's default applies
+    /// (a 512 px thumbnail; PDF pages 1024 px wide).
+    public var width: Int?
+    public var height: Int?
+    public var format: Format
+    /// Encoder quality for JPEG and WebP, 1–100.
+    public var quality: Int
+
+    public init(page: Int = 1, width: Int? = nil, height: Int? = nil, format: Format = .jpeg, quality: Int = 80) {
+        self.page = page
+        self.width = width
+        self.height = height
+        self.format = format
+        self.quality = quality
+    }
+
+    /// Fits in 512×512: lists and grids.
+    public static let thumbnail = RenderRequest(width: 512, height: 512)
+    /// Fits in 2048×2048: the full-screen viewer.
+    public static let preview = RenderRequest(width: 2048, height: 2048)
+
+    /// The longest edge any render may produce (DESIGN §9).
+    public static let maxEdge = 4096
+    /// Default box side for images and video frames.
+    public static let defaultEdge = 512
+    /// Default width of a PDF page.
+    public static let defaultPageWidth = 1024
+
+    /// The bounding box, with missing sides resolved (`defaultEdge` when neither is given).
+    public func box(defaultEdge: Int) -> (width: Int, height: Int) {
+        switch (width, height) {
+        case let (w?, h?): (w, h)
+        case let (w?, nil): (w, Self.maxEdge)
+        case let (nil, h?): (Self.maxEdge, h)
+        case (nil, nil): (defaultEdge, defaultEdge)
+        }
+    }
+
+    /// Output size for a source of `width`×`height` scaled to fit this request's box.
+    /// - Parameters:
+    ///   - upscale: whether a source smaller than the box may grow (vector pages may; pixels may not).
+    ///   - defaultEdge: the box side when the request names neither width nor height.
+    public func fitted(width sourceWidth: Double, height sourceHeight: Double, upscale: Bool,
+                       defaultEdge: Int = RenderRequest.defaultEdge) -> (width: Int, height: Int) {
+        guard sourceWidth > 0, sourceHeight > 0 else { return (1, 1) }
+        let box = box(defaultEdge: defaultEdge)
+        var scale = min(Double(box.width) / sourceWidth, Double(box.height) / sourceHeight)
+        scale = min(scale, Double(Self.maxEdge) / max(sourceWidth, sourceHeight))
+        if !upscale { scale = min(scale, 1) }
+        return (max(1, Int((sourceWidth * scale).rounded())), max(1, Int((sourceHeight * scale).rounded())))
+    }
+}

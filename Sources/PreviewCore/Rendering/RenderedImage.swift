@@ -1,0 +1,55 @@
+/// An encoded preview and what was learned while making it.
+public struct RenderedImage: Sendable {
+    public var bytes: [UInt8]
+    public var format: RenderRequest.Format
+    public var width: Int
+    public var height: Int
+    public var facts: MediaFacts
+
+    public init(bytes: [UInt8], format: RenderRequest.Format, width: Int, height: Int, facts: MediaFacts) {
+        self.bytes = bytes
+        self.format = format
+        self.width = width
+        self.height = height
+        self.facts = facts
+    }
+}
+
+/// Facts for a document's detail page. Dimensions are as displayed (after rotation).
+public struct MediaFacts: Sendable, Equatable, Codable {
+    public var width: Int?
+    public var height: Int?
+    public var pages: Int?
+    public var durationSeconds: Double?
+    public var codec: String?
+    /// Clockwise degrees applied for display (EXIF orientation, video display matrix, PDF /Rotate).
+    public var rotation: Int?
+    /// For video thumbnails: the timestamp of the frame chosen, in seconds.
+    public var frameSeconds: Double?
+
+    public init(width: Int? = nil, height: Int? = nil, pages: Int? = nil, durationSeconds: Double? = nil,
+                codec: String? = nil, rotation: Int? = nil, frameSeconds: Double? = nil) {
+        self.width = width
+        self.height = height
+        self.pages = pages
+        self.durationSeconds = durationSeconds
+        self.codec = codec
+        self.rotation = rotation
+        self.frameSeconds = frameSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case width, height, pages, codec, rotation
+        case durationSeconds = "duration_s"
+        case frameSeconds = "frame_s"
+    }
+}
+
+/// Makes previews of one family of kinds. Each call is a pure function of (file, request):
+/// no hidden state beyond bounded caches, so renders can move to a child process or be cached.
+public protocol Renderer: Sendable {
+    /// Facts about the file without rendering (page count, duration, dimensions).
+    func probe(_ path: String) throws(PreviewError) -> MediaFacts
+    /// Renders the request. Throws a `PreviewError` with a stable code.
+    func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage
+}

@@ -1,0 +1,135 @@
+import CFFmpeg
+import PreviewCore
+
+/// Decodes one video stream of a ``MediaInput`` frame by frame, from the start, with a single
+/// decoder thread (fastest for first frames; parallelism belongs across files).
+///
+/// Owns the codec context, one packet, one frame and the scaler; frees them in `deinit`.
+/// Not thread-safe.
+public final class VideoFrameReader {
+    public let stream: VideoStream
+    private let input: MediaInput
+    private let codec: UnsafeMutablePointer<AVCodecContext>
+    private let packet: UnsafeMutablePointer<AVPacket>
+    private let frame: UnsafeMutablePointer<AVFrame>
+    private var scaler: OpaquePointer?
+    private var draining = false
+    private let maxPackets: Int
+
+    /// Packets of this stream read so far.
+    public private(set) var packetsRead = 0
+    /// Frames decoded so far.
+    public private(set) var framesDecoded = 0
+    /// A packet carried CENC encryption info: what decodes is noise, not the picture.
+    public private(set) var sawEncryptedPacket = false
+
+    /// Opens a decoder for `stream`. Throws ``FFmpegError`` (``FFmpegError/isMissingDecoder``
+    /// when FFmpeg has no decoder for the codec).
+    public init(input: MediaInput, stream: VideoStream, maxPackets: Int = 2_000) throws(FFmpegError) {
+        guard let decoder = avcodec_find_decoder(stream.codecID) else {
+            throw FFmpegError(function: "avcodec_find_decoder", code: docpreview_averror_invaliddata())
+        }
+        guard let codec = avcodec_alloc_context3(decoder) else { throw FFmpegError(function: "avcodec_alloc_context3", code: -12) }
+        var freeing: UnsafeMutablePointer<AVCodecContext>? = codec
+        do {
+            try FFmpegError.check(avcodec_parameters_to_context(codec, input.context.pointee.streams[stream.index]!.pointee.codecpar),
+                                  "avcodec_parameters_to_context")
+            codec.pointee.thread_count = 1
+            try FFmpegError.check(avcodec_open2(codec, decoder, nil), "avcodec_open2")
+        } catch {
+            avcodec_free_context(&freeing)
+            throw error
+        }
+        self.input = input
+        self.stream = stream
+        self.codec = codec
+        self.packet = av_packet_alloc()
+        self.frame = av_frame_alloc()
+        self.maxPackets = maxPackets
+    }
+
+    deinit {
+        var codec: UnsafeMutablePointer<AVCodecContext>? = codec
+        avcodec_free_context(&codec)
+        var packet: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&packet)
+        var frame: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&frame)
+        sws_freeContext(scaler)
+    }
+
+    /// Decodes the next frame. Returns its timestamp in seconds from the stream's start (0 when
+    /// unknown), or nil at the end of the stream. Throws on read errors, time-out, or when the
+    /// packet budget runs out.
+    public func nextFrame() throws(FFmpegError) -> Double? {
+        let again = docpreview_averror_eagain()
+        while true {
+            let received = avcodec_receive_frame(codec, frame)
+            if received == 0 {
+                framesDecoded += 1
+                return stream.seconds(frame.pointee.best_effort_timestamp) ?? 0
+            }
+            if received == docpreview_averror_eof() { return nil }
+            guard received == again else { throw FFmpegError(function: "avcodec_receive_frame", code: received) }
+            if draining { return nil }
+            try feedOnePacket()
+        }
+    }
+
+    /// Reads packets until one of this stream is sent to the decoder (or the end is signalled).
+    private func feedOnePacket() throws(FFmpegError) {
+        while true {
+            if input.isPastDeadline { throw FFmpegError(function: "av_read_frame", code: docpreview_averror_exit()) }
+            let read = av_read_frame(input.context, packet)
+            if read == docpreview_averror_exit() { throw FFmpegError(function: "av_read_frame", code: read) }
+            if read < 0 {
+                // End of file, or a read error at the end of a truncated file: flush what is buffered.
+                draining = true
+                avcodec_send_packet(codec, nil)
+                return
+            }
+            defer { av_packet_unref(packet) }
+            guard Int(packet.pointee.stream_index) == stream.index else { continue }
+            packetsRead += 1
+            if av_packet_get_side_data(packet, AV_PKT_DATA_ENCRYPTION_INFO, nil) != nil { sawEncryptedPacket = true }
+            guard packetsRead <= maxPackets else {
+                throw FFmpegError(function: "decode budget of \(maxPackets) packets", code: docpreview_averror_invaliddata())
+            }
+            // A damaged packet is skipped; the decoder resynchronises on the next one.
+            _ = avcodec_send_packet(codec, packet)
+            return
+        }
+    }
+
+    /// The last decoded frame, scaled to exactly `width`×`height` RGB.
+    public func currentFrame(width: Int, height: Int) throws(FFmpegError) -> PixelBuffer {
+        let source = frame.pointee
+        guard source.width > 0, source.height > 0, source.format >= 0 else {
+            throw FFmpegError(function: "decoded frame", code: docpreview_averror_invaliddata())
+        }
+        scaler = sws_getCachedContext(scaler, source.width, source.height, AVPixelFormat(source.format),
+                                      Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_AREA, nil, nil, nil)
+        guard let scaler else { throw FFmpegError(function: "sws_getCachedContext", code: docpreview_averror_invaliddata()) }
+        // swscale's SIMD paths may write past a row's end: scale into padded rows, then pack.
+        let stride = (width * 3 + 63) & ~63
+        var padded = [UInt8](repeating: 0, count: stride * (height + 1))
+        let scaled = padded.withUnsafeMutableBufferPointer { output -> Int32 in
+            withUnsafePointer(to: frame.pointee.data) { planes in
+                withUnsafePointer(to: frame.pointee.linesize) { strides in
+                    planes.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { planePointers in
+                        strides.withMemoryRebound(to: Int32.self, capacity: 8) { lineSizes in
+                            var destination: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress, nil, nil, nil]
+                            var destinationStride: [Int32] = [Int32(stride), 0, 0, 0]
+                            return sws_scale(scaler, planePointers, lineSizes, 0, source.height, &destination, &destinationStride)
+                        }
+                    }
+                }
+            }
+        }
+        guard scaled == Int32(height) else { throw FFmpegError(function: "sws_scale", code: docpreview_averror_invaliddata()) }
+        var packed = [UInt8]()
+        packed.reserveCapacity(width * height * 3)
+        for row in 0..<height { packed += padded[(row * stride)..<(row * stride + width * 3)] }
+        return PixelBuffer(width: width, height: height, bands: 3, bytes: packed)
+    }
+}

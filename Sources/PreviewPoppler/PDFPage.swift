@@ -1,0 +1,116 @@
+import CPoppler
+import PreviewCore
+
+/// One page of a ``PDFDocument`` (`PopplerPage`), loaded on demand; holds a reference to its document.
+///
+/// Owns the page reference and unrefs it in `deinit`. Same threading rule as the document.
+public final class PDFPage {
+    let page: OpaquePointer
+    /// Keeps the document alive while the page is used.
+    private let document: PDFDocument
+
+    init(page: OpaquePointer, document: PDFDocument) {
+        self.page = page
+        self.document = document
+    }
+
+    deinit {
+        g_object_unref(UnsafeMutableRawPointer(page))
+    }
+
+    /// Size in points as displayed: width and height swap for pages with /Rotate 90 or 270.
+    public var size: (width: Double, height: Double) {
+        var width = 0.0
+        var height = 0.0
+        poppler_page_get_size(page, &width, &height)
+        return (width, height)
+    }
+
+    /// Rasterises the page on white into exactly `width`×`height` RGB pixels (the caller has
+    /// bounded both; nothing larger is ever allocated).
+    public func render(width: Int, height: Int) throws(PDFError) -> PixelBuffer {
+        let (pointsWide, pointsHigh) = size
+        let surface = try CairoSurface(width: width, height: height)
+        do {
+            let context = try CairoContext(surface: surface)
+            cairo_set_source_rgb(context.context, 1, 1, 1)
+            cairo_paint(context.context)
+            if pointsWide > 0 && pointsHigh > 0 {
+                cairo_scale(context.context, Double(width) / pointsWide, Double(height) / pointsHigh)
+            }
+            poppler_page_render(page, context.context)
+        }
+        return surface.rgbPixels()
+    }
+}
+
+extension PDFDocument {
+    /// Page `number` (1-based), parsed now and only now. Throws when it does not exist.
+    public func page(_ number: Int) throws(PDFError) -> PDFPage {
+        guard number >= 1, number <= pageCount, let page = poppler_document_get_page(document, Int32(number - 1)) else {
+            throw PDFError(function: "poppler_document_get_page", reason: .other, message: "no page \(number)")
+        }
+        return PDFPage(page: page, document: self)
+    }
+}
+
+/// A cairo image surface (xRGB32), destroyed when this value ends.
+struct CairoSurface: ~Copyable {
+    let surface: OpaquePointer
+
+    init(width: Int, height: Int) throws(PDFError) {
+        let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
+        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            let message = String(cString: cairo_status_to_string(cairo_surface_status(surface)))
+            cairo_surface_destroy(surface)
+            throw PDFError(function: "cairo_image_surface_create", reason: .other, message: message)
+        }
+        self.surface = surface
+    }
+
+    deinit {
+        cairo_surface_destroy(surface)
+    }
+
+    /// The pixels as packed RGB. Cairo stores xRGB32 native-endian, so bytes read B, G, R, x on little-endian.
+    func rgbPixels() -> PixelBuffer {
+        cairo_surface_flush(surface)
+        let width = Int(cairo_image_surface_get_width(surface))
+        let height = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        let data = cairo_image_surface_get_data(surface)!
+        let bytes = [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, count in
+            for y in 0..<height {
+                let row = data + y * stride
+                var out = y * width * 3
+                for x in 0..<width {
+                    let pixel = UnsafeRawPointer(row + 4 * x).loadUnaligned(as: UInt32.self)
+                    buffer[out] = UInt8(truncatingIfNeeded: pixel >> 16)
+                    buffer[out + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
+                    buffer[out + 2] = UInt8(truncatingIfNeeded: pixel)
+                    out += 3
+                }
+            }
+            count = width * height * 3
+        }
+        return PixelBuffer(width: width, height: height, bands: 3, bytes: bytes)
+    }
+}
+
+/// A cairo drawing context on a surface, destroyed when this value ends.
+struct CairoContext: ~Copyable {
+    let context: OpaquePointer
+
+    init(surface: borrowing CairoSurface) throws(PDFError) {
+        let context = cairo_create(surface.surface)!
+        guard cairo_status(context) == CAIRO_STATUS_SUCCESS else {
+            cairo_destroy(context)
+            throw PDFError(function: "cairo_create", reason: .other, message: "cannot draw on the page surface")
+        }
+        self.context = context
+    }
+
+    deinit {
+        cairo_destroy(context)
+    }
+}

@@ -1,0 +1,47 @@
+import PreviewCore
+import PreviewVips
+
+/// Thumbnails of images through libvips: pixel limit checked from the header before any decoding,
+/// then shrink-on-load, EXIF autorotation, sRGB, first frame of animations.
+public struct ImageRenderer: Renderer {
+    public var limits: Limits
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
+        let header: VipsImageRef
+        do {
+            header = try VipsImageRef.header(path: path)
+        } catch {
+            throw PreviewError(.corrupt, "The image could not be read; it may be damaged or truncated.", detail: error.description)
+        }
+        let pixels = header.width * header.height
+        if pixels > limits.maxPixels {
+            throw PreviewError(.tooManyPixels, "The image is \(header.width)×\(header.height) (\(megapixels(pixels)) megapixels); "
+                + "the limit is \(megapixels(limits.maxPixels)) megapixels.")
+        }
+        let rotation = [3: 180, 4: 180, 5: 90, 6: 90, 7: 270, 8: 270][header.orientation] ?? 0
+        let swapped = rotation % 180 != 0
+        return MediaFacts(width: swapped ? header.height : header.width, height: swapped ? header.width : header.height,
+                          pages: header.pageCount > 1 ? header.pageCount : nil, rotation: rotation)
+    }
+
+    public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
+        let facts = try probe(path)
+        let box = request.box(defaultEdge: RenderRequest.defaultEdge)
+        do {
+            let thumbnail = try VipsImageRef.thumbnail(path: path, width: box.width, height: box.height)
+            let bytes = try Encoding.encode(thumbnail, request)
+            return RenderedImage(bytes: bytes, format: request.format, width: thumbnail.width, height: thumbnail.height, facts: facts)
+        } catch {
+            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
+        }
+    }
+
+    private func megapixels(_ pixels: Int) -> String {
+        let value = Double(pixels) / 1_000_000
+        return value >= 10 ? String(Int(value.rounded())) : String(Double(Int(value * 10)) / 10)
+    }
+}

@@ -1,0 +1,70 @@
+import PreviewCore
+import PreviewPoppler
+
+/// PDF pages through Poppler and cairo: the document is parsed once, only the requested page is
+/// loaded and rasterised, and the bitmap size is fixed from the page box and the request before
+/// any pixel is allocated.
+public struct PDFRenderer: Renderer {
+    /// Page size used when a page box is empty or invalid (US Letter, in points).
+    static let fallbackPageSize = (width: 612.0, height: 792.0)
+
+    public init() {}
+
+    public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
+        let document = try open(path)
+        let pageCount = document.pageCount
+        guard pageCount > 0 else { throw PreviewError(.corrupt, "The PDF has no pages.") }
+        let size = pageSize(try page(1, of: document))
+        return MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
+    }
+
+    public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
+        let document = try open(path)
+        let pageCount = document.pageCount
+        guard pageCount > 0 else { throw PreviewError(.corrupt, "The PDF has no pages.") }
+        let page = try page(request.page, of: document)
+        let size = pageSize(page)
+        var request = request
+        if request.width == nil && request.height == nil { request.width = RenderRequest.defaultPageWidth }
+        let output = request.fitted(width: size.width, height: size.height, upscale: true)
+        let pixels: PixelBuffer
+        do {
+            pixels = try page.render(width: output.width, height: output.height)
+        } catch {
+            throw PreviewError(.internal, "The page could not be rasterised.", detail: error.description)
+        }
+        var rendered = try Encoding.encode(pixels, rotation: 0, request)
+        rendered.facts = MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
+        return rendered
+    }
+
+    private func open(_ path: String) throws(PreviewError) -> PDFDocument {
+        do {
+            return try PDFDocument(path: path)
+        } catch where error.reason == .encrypted {
+            throw PreviewError(.encrypted, "The PDF is password-protected; remove the password and upload it again.",
+                               detail: error.description)
+        } catch {
+            throw PreviewError(.corrupt, "The PDF could not be read; it is damaged.", detail: error.description)
+        }
+    }
+
+    private func page(_ number: Int, of document: PDFDocument) throws(PreviewError) -> PDFPage {
+        let count = document.pageCount
+        guard number >= 1, number <= count else {
+            throw PreviewError(.pageOutOfRange, "The document has \(count) page\(count == 1 ? "" : "s"); page \(number) does not exist.")
+        }
+        do {
+            return try document.page(number)
+        } catch {
+            throw PreviewError(.corrupt, "Page \(number) could not be read; the PDF is damaged.", detail: error.description)
+        }
+    }
+
+    /// The page's displayed size in points, or Letter when the box is empty, negative or absurd.
+    private func pageSize(_ page: PDFPage) -> (width: Double, height: Double) {
+        let size = page.size
+        let valid = size.width.isFinite && size.height.isFinite && size.width >= 1 && size.height >= 1
+        return valid ? size : Self.fallbackPageSize
+    }
+}

@@ -1,0 +1,112 @@
+import PreviewCore
+import PreviewFFmpeg
+
+/// First-frame thumbnails through FFmpeg: decodes from the start (cost independent of length),
+/// skips leading uniform frames (black, white, flat) within a budget, honours the display
+/// matrix, and refuses DRM-protected streams and absurd dimensions before decoding.
+public struct VideoRenderer: Renderer {
+    /// Pixel limit, and the job time enforced by FFmpeg's interrupt callback and between packets.
+    public var limits: Limits
+    /// Leading uniform frames are skipped for at most this much stream time…
+    public var skipSeconds = 3.0
+    /// …or this many decoded frames, whichever comes first.
+    public var skipFrames = 48
+
+    /// A frame whose luma varies less than this (out of 255) is taken as blank.
+    static let uniformDeviation = 8.0
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+    }
+
+    public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
+        let input = try open(path)
+        let stream = try videoStream(of: input)
+        let display = displaySize(stream)
+        return MediaFacts(width: Int(display.width.rounded()), height: Int(display.height.rounded()),
+                          durationSeconds: input.durationSeconds, codec: stream.codecName, rotation: stream.rotation)
+    }
+
+    public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
+        let input = try open(path)
+        let stream = try videoStream(of: input)
+        let display = displaySize(stream)
+        let output = request.fitted(width: display.width, height: display.height, upscale: false)
+        // Frames are scaled before rotation, so a quarter turn swaps the scaled size.
+        let scaled = stream.rotation % 180 == 0 ? output : (width: output.height, height: output.width)
+
+        let (pixels, seconds) = try firstMeaningfulFrame(input, stream, width: scaled.width, height: scaled.height)
+        var rendered = try Encoding.encode(pixels, rotation: stream.rotation, request)
+        rendered.facts = MediaFacts(width: Int(display.width.rounded()), height: Int(display.height.rounded()),
+                                    durationSeconds: input.durationSeconds, codec: stream.codecName,
+                                    rotation: stream.rotation, frameSeconds: seconds)
+        return rendered
+    }
+
+    private func firstMeaningfulFrame(_ input: MediaInput, _ stream: VideoStream, width: Int, height: Int)
+        throws(PreviewError) -> (PixelBuffer, Double) {
+        do {
+            let reader = try VideoFrameReader(input: input, stream: stream)
+            var first: (PixelBuffer, Double)?
+            while let seconds = try reader.nextFrame() {
+                if reader.sawEncryptedPacket { throw encrypted() }
+                let pixels = try reader.currentFrame(width: width, height: height)
+                if first == nil { first = (pixels, seconds) }
+                if pixels.lumaStatistics().deviation >= Self.uniformDeviation { return (pixels, seconds) }
+                if seconds >= skipSeconds || reader.framesDecoded >= skipFrames { break }
+            }
+            if reader.sawEncryptedPacket { throw encrypted() }
+            guard let first else { throw PreviewError(.corrupt, "The video has no frame that can be decoded.") }
+            return first
+        } catch let error as PreviewError {
+            throw error
+        } catch let error as FFmpegError {
+            throw mapped(error)
+        } catch {
+            throw PreviewError(.internal, "The video could not be decoded.", detail: "\(error)")
+        }
+    }
+
+    private func open(_ path: String) throws(PreviewError) -> MediaInput {
+        do {
+            return try MediaInput(path: path, timeoutSeconds: limits.jobSeconds)
+        } catch {
+            throw mapped(error)
+        }
+    }
+
+    private func videoStream(of input: MediaInput) throws(PreviewError) -> VideoStream {
+        guard let stream = input.bestVideoStream() else {
+            throw PreviewError(.noVideoStream, "The file has no video to preview (audio only, or no streams).")
+        }
+        guard stream.width > 0, stream.height > 0 else {
+            throw PreviewError(.corrupt, "The video stream declares no picture size.")
+        }
+        if stream.width * stream.height > limits.maxPixels || max(stream.width, stream.height) > 32_768 {
+            throw PreviewError(.tooManyPixels, "The video is \(stream.width)×\(stream.height), larger than any frame we decode.")
+        }
+        if stream.declaresEncryption { throw encrypted() }
+        return stream
+    }
+
+    /// Displayed size: corrected for non-square pixels, then rotated.
+    private func displaySize(_ stream: VideoStream) -> (width: Double, height: Double) {
+        let width = Double(stream.width) * stream.pixelAspect
+        let height = Double(stream.height)
+        return stream.rotation % 180 == 0 ? (width, height) : (height, width)
+    }
+
+    private func encrypted() -> PreviewError {
+        PreviewError(.encrypted, "The video is DRM-protected (encrypted); it cannot be previewed.")
+    }
+
+    private func mapped(_ error: FFmpegError) -> PreviewError {
+        if error.isInterrupted {
+            return PreviewError(.timeout, "Reading the video took longer than \(Int(limits.jobSeconds)) s.", detail: error.description)
+        }
+        if error.isMissingDecoder {
+            return PreviewError(.unsupportedType, "This video's codec is not supported.", detail: error.description)
+        }
+        return PreviewError(.corrupt, "The video could not be read; it may be damaged or truncated.", detail: error.description)
+    }
+}

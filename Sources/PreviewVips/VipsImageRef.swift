@@ -1,0 +1,128 @@
+import CVips
+import PreviewCore
+
+/// One reference to a `VipsImage`, released in `deinit`. Images are lazy: pixels are computed
+/// when encoded. Use from one task at a time.
+public final class VipsImageRef {
+    let image: UnsafeMutablePointer<VipsImage>
+
+    /// Takes ownership of a reference returned by a libvips call.
+    init(owning image: UnsafeMutablePointer<VipsImage>) {
+        self.image = image
+    }
+
+    deinit {
+        g_object_unref(image)
+    }
+
+    /// Opens `path` reading only its header. Throws ``VipsError`` when libvips cannot recognise or parse it.
+    public static func header(path: String) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        guard let image = docpreview_vips_open(path) else { throw VipsError(function: "vips_image_new_from_file") }
+        return VipsImageRef(owning: image)
+    }
+
+    /// A thumbnail that fits in `width`×`height` (never enlarged), made with shrink-on-load,
+    /// autorotated by EXIF, in sRGB; the first page or frame of multi-page images.
+    public static func thumbnail(path: String, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        var out: UnsafeMutablePointer<VipsImage>? = nil
+        try VipsError.check(docpreview_vips_thumbnail(path, &out, Int32(width), Int32(height)), "vips_thumbnail")
+        return try VipsImageRef.owning(out, "vips_thumbnail")
+    }
+
+    /// Copies 8-bit interleaved pixels into a new image.
+    public convenience init(pixels: PixelBuffer) throws(VipsError) {
+        try Vips.start()
+        let made = pixels.bytes.withUnsafeBytes { raw in
+            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(pixels.width), Int32(pixels.height),
+                                            Int32(pixels.bands), VIPS_FORMAT_UCHAR)
+        }
+        guard let made else { throw VipsError(function: "vips_image_new_from_memory_copy") }
+        self.init(owning: made)
+    }
+
+    public var width: Int { Int(vips_image_get_width(image)) }
+    public var height: Int { Int(vips_image_get_height(image)) }
+    public var bands: Int { Int(vips_image_get_bands(image)) }
+    public var hasAlpha: Bool { vips_image_hasalpha(image) != 0 }
+    /// Pages (or animation frames) the file holds.
+    public var pageCount: Int { Int(vips_image_get_n_pages(image)) }
+    /// The EXIF orientation tag (1–8); 1 when absent.
+    public var orientation: Int {
+        var value: Int32 = 1
+        return vips_image_get_typeof(image, "orientation") != 0 && vips_image_get_int(image, "orientation", &value) == 0
+            ? Int(value) : 1
+    }
+
+    /// Rotated clockwise by a multiple of 90°.
+    public func rotated(clockwise degrees: Int) throws(VipsError) -> VipsImageRef {
+        let angle: VipsAngle
+        switch ((degrees % 360) + 360) % 360 {
+        case 90: angle = VIPS_ANGLE_D90
+        case 180: angle = VIPS_ANGLE_D180
+        case 270: angle = VIPS_ANGLE_D270
+        default: return self
+        }
+        return try apply("vips_rot") { docpreview_vips_rot(image, &$0, angle) }
+    }
+
+    /// 8-bit sRGB (or sRGB with alpha), whatever the source: CMYK, 16-bit, greyscale.
+    public func inSRGB() throws(VipsError) -> VipsImageRef {
+        let interpretation = vips_image_guess_interpretation(image)
+        var result = self
+        if interpretation != VIPS_INTERPRETATION_sRGB || bands < 3 {
+            result = try result.apply("vips_colourspace") { docpreview_vips_colourspace(result.image, &$0, VIPS_INTERPRETATION_sRGB) }
+        }
+        if vips_image_get_format(result.image) != VIPS_FORMAT_UCHAR {
+            result = try result.apply("vips_cast") { docpreview_vips_cast_uchar(result.image, &$0) }
+        }
+        return result
+    }
+
+    /// Alpha composited over white (JPEG has no alpha).
+    public func flattened() throws(VipsError) -> VipsImageRef {
+        guard hasAlpha else { return self }
+        return try apply("vips_flatten") { docpreview_vips_flatten_white(image, &$0) }
+    }
+
+    /// Decodes the whole image into 8-bit interleaved pixels (for checks and hand-offs; images
+    /// from untrusted files should be thumbnails by now).
+    public func pixels() throws(VipsError) -> PixelBuffer {
+        let image = try inSRGB()
+        var length = 0
+        guard let memory = vips_image_write_to_memory(image.image, &length) else {
+            throw VipsError(function: "vips_image_write_to_memory")
+        }
+        defer { g_free(memory) }
+        let bytes = Array(UnsafeRawBufferPointer(start: memory, count: length))
+        return PixelBuffer(width: image.width, height: image.height, bands: image.bands, bytes: bytes)
+    }
+
+    /// Encodes with fixed settings and no metadata: the same pixels always give the same bytes.
+    public func encoded(as format: RenderRequest.Format, quality: Int) throws(VipsError) -> [UInt8] {
+        var buffer: UnsafeMutableRawPointer? = nil
+        var length = 0
+        let result: Int32
+        switch format {
+        case .jpeg: result = docpreview_vips_jpegsave(image, &buffer, &length, Int32(quality))
+        case .png: result = docpreview_vips_pngsave(image, &buffer, &length)
+        case .webp: result = docpreview_vips_webpsave(image, &buffer, &length, Int32(quality))
+        }
+        defer { g_free(buffer) }
+        try VipsError.check(result, "vips_\(format.rawValue)save_buffer")
+        guard let buffer else { throw VipsError(function: "vips_\(format.rawValue)save_buffer") }
+        return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    private func apply(_ function: String, _ operation: (inout UnsafeMutablePointer<VipsImage>?) -> Int32) throws(VipsError) -> VipsImageRef {
+        var out: UnsafeMutablePointer<VipsImage>? = nil
+        try VipsError.check(operation(&out), function)
+        return try VipsImageRef.owning(out, function)
+    }
+
+    private static func owning(_ out: UnsafeMutablePointer<VipsImage>?, _ function: String) throws(VipsError) -> VipsImageRef {
+        guard let out else { throw VipsError(function: function) }
+        return VipsImageRef(owning: out)
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import Foundation
+import PreviewCore
+
+/// Prints a command's result as JSON or for people, and turns failures into the contract's exit codes.
+struct CommandReport {
+    var json: Bool
+
+    /// Prints the error (object or line) and exits with its code.
+    func fail(_ error: PreviewError) throws -> Never {
+        if json {
+            print(Self.encode(ErrorEnvelope(error)))
+        } else {
+            FileHandle.standardError.write(Data("\(error.code): \(error.message)\n".utf8))
+        }
+        throw ExitCode(error)
+    }
+
+    func succeed(_ value: some Encodable, human: String) {
+        print(json ? Self.encode(value) : human)
+    }
+
+    /// Stable JSON: sorted keys, no escaped slashes.
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+}
