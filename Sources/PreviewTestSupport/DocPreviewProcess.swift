@@ -43,7 +43,8 @@ public enum DocPreviewProcess {
         try process.run()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let stderr = (try? Data(contentsOf: errURL)) ?? Data()
+        // FileHandle, not Data(contentsOf:): on Linux the latter leaks its buffer for empty files.
+        let stderr = (try? FileHandle(forReadingFrom: errURL).readToEnd()) ?? Data()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
