@@ -11,6 +11,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // System libraries: headers and link flags from pkg-config; shims in each shim.h.
@@ -30,6 +32,20 @@ let package = Package(
         // The three renderers (video, PDF, image) on top of the wrappers.
         .target(name: "PreviewRenderers", dependencies: ["PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips"]),
 
+        // Content-addressed blobs (SHA-256) and the SQLite index (GRDB).
+        .target(name: "PreviewStore", dependencies: [
+            "PreviewCore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Ingest, lazy previews and batch runs: detection → validation → store → render → index.
+        .target(name: "PreviewPipeline", dependencies: [
+            "PreviewCore", "PreviewStore", "PreviewRenderers",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         .target(name: "PreviewTestSupport", dependencies: ["PreviewCore"]),
 
         .executableTarget(
@@ -37,6 +53,8 @@ let package = Package(
             dependencies: [
                 "PreviewCore",
                 "PreviewRenderers",
+                "PreviewPipeline",
+                "PreviewStore",
                 "PreviewVips",
                 "PreviewFFmpeg",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -47,6 +65,7 @@ let package = Package(
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["PreviewStore", "PreviewPipeline", "PreviewTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["docpreview", "PreviewCore", "PreviewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

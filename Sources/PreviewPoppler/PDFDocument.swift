@@ -30,3 +30,11 @@ public final class PDFDocument {
     /// Number of pages, from the page tree; no page is rendered.
     public var pageCount: Int { Int(poppler_document_get_n_pages(document)) }
 }
+
+/// Versions of the PDF stack.
+public enum PDFLibrary {
+    /// e.g. `poppler 22.12.0, cairo 1.16.0`.
+    public static var versions: String {
+        "poppler \(String(cString: poppler_get_version())), cairo \(String(cString: cairo_version_string()))"
+    }
+}

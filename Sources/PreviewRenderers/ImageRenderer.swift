@@ -6,6 +6,8 @@ import PreviewVips
 public struct ImageRenderer: Renderer {
     public var limits: Limits
 
+    public var version: String { "image/1 vips \(Vips.version)" }
+
     public init(limits: Limits = Limits()) {
         self.limits = limits
     }

@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewVips
 import PreviewPoppler
 
 /// PDF pages through Poppler and cairo: the document is parsed once, only the requested page is
@@ -7,6 +8,8 @@ import PreviewPoppler
 public struct PDFRenderer: Renderer {
     /// Page size used when a page box is empty or invalid (US Letter, in points).
     static let fallbackPageSize = (width: 612.0, height: 792.0)
+
+    public var version: String { "pdf/1 \(PDFLibrary.versions), vips \(Vips.version)" }
 
     public init() {}
 

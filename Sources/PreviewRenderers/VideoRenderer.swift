@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewVips
 import PreviewFFmpeg
 
 /// First-frame thumbnails through FFmpeg: decodes from the start (cost independent of length),
@@ -14,6 +15,8 @@ public struct VideoRenderer: Renderer {
 
     /// A frame whose luma varies less than this (out of 255) is taken as blank.
     static let uniformDeviation = 8.0
+
+    public var version: String { "video/1 \(FFmpegLibrary.versions), vips \(Vips.version)" }
 
     public init(limits: Limits = Limits()) {
         self.limits = limits

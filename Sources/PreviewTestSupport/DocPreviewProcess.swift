@@ -25,8 +25,9 @@ public enum DocPreviewProcess {
         return folder.appendingPathComponent("docpreview")
     }
 
-    /// Runs `docpreview arguments…` to completion with extra environment variables.
-    public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs `docpreview arguments…` to completion with extra environment variables; after
+    /// `timeout` seconds the process is killed (and the result says so with status 137).
+    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 120) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -41,6 +42,12 @@ public enum DocPreviewProcess {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchSource.makeTimerSource(queue: .global())
+        watchdog.schedule(deadline: .now() + timeout)
+        watchdog.setEventHandler { kill(pid, SIGKILL) }
+        watchdog.resume()
+        defer { watchdog.cancel() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         // FileHandle, not Data(contentsOf:): on Linux the latter leaks its buffer for empty files.

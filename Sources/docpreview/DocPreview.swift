@@ -12,7 +12,8 @@ struct DocPreview: AsyncParsableCommand {
             Exit codes: 0 ok; 1 internal error; 2 usage; 3 input refused (validation, limits); \
             4 input unreadable (corrupt, encrypted, truncated).
             """,
-        subcommands: [InfoCommand.self, RenderCommand.self]
+        subcommands: [InfoCommand.self, RenderCommand.self, IngestCommand.self, BatchCommand.self, PreviewCommand.self,
+                      StatsCommand.self, VerifyCommand.self, GCCommand.self]
     )
 }
 

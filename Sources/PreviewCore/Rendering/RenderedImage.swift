@@ -48,6 +48,9 @@ public struct MediaFacts: Sendable, Equatable, Codable {
 /// Makes previews of one family of kinds. Each call is a pure function of (file, request):
 /// no hidden state beyond bounded caches, so renders can move to a child process or be cached.
 public protocol Renderer: Sendable {
+    /// Names this renderer's behaviour and the libraries behind it; part of every derivative's
+    /// cache key, so an upgrade re-renders exactly what it affects.
+    var version: String { get }
     /// Facts about the file without rendering (page count, duration, dimensions).
     func probe(_ path: String) throws(PreviewError) -> MediaFacts
     /// Renders the request. Throws a `PreviewError` with a stable code.

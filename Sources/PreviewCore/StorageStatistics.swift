@@ -1,0 +1,50 @@
+/// The document services' "storage" cards, overall or for one owner.
+public struct StorageStatistics: Sendable, Equatable, Codable {
+    /// The owner these figures cover; nil for everyone.
+    public var owner: String?
+    /// Documents, counting each (owner, type, title) once: its latest version.
+    public var documents: Int
+    /// Every stored version of every document.
+    public var versions: Int
+    /// Current documents per declared type (`unspecified` when none was declared).
+    public var byType: [String: Int]
+    /// Current documents per detected kind (`pdf`, `mp4`, …).
+    public var byKind: [String: Int]
+    /// The declared type with the most current documents (ties: alphabetical), nil when empty.
+    public var mostCommonType: String?
+    /// Bytes of all versions as uploaded.
+    public var logicalBytes: Int
+    /// Bytes of distinct originals actually stored (after dedup).
+    public var storedBytes: Int
+    /// logicalBytes ÷ storedBytes (1 when nothing is shared; 0 when empty).
+    public var dedupRatio: Double
+    /// Previews (derivatives) made from this scope's originals, and their bytes.
+    public var previews: Int
+    public var previewBytes: Int
+
+    public init(owner: String?, documents: Int, versions: Int, byType: [String: Int], byKind: [String: Int],
+                logicalBytes: Int, storedBytes: Int, previews: Int, previewBytes: Int) {
+        self.owner = owner
+        self.documents = documents
+        self.versions = versions
+        self.byType = byType
+        self.byKind = byKind
+        self.mostCommonType = byType.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+        self.logicalBytes = logicalBytes
+        self.storedBytes = storedBytes
+        self.dedupRatio = storedBytes == 0 ? 0 : Double(logicalBytes) / Double(storedBytes)
+        self.previews = previews
+        self.previewBytes = previewBytes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case owner, documents, versions, previews
+        case byType = "by_type"
+        case byKind = "by_kind"
+        case mostCommonType = "most_common_type"
+        case logicalBytes = "logical_bytes"
+        case storedBytes = "stored_bytes"
+        case dedupRatio = "dedup_ratio"
+        case previewBytes = "preview_bytes"
+    }
+}

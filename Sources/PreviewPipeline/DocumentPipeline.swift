@@ -1,0 +1,190 @@
+import Foundation
+import Logging
+import PreviewCore
+import PreviewRenderers
+import PreviewStore
+
+/// bytes → detect → validate → hash → (already done? stop) → probe → store original → index
+/// version → thumbnail through the derivative cache → index. Each step is small and named.
+///
+/// Thread-safe: the store serialises its own writes; renderers hold no shared state.
+public struct DocumentPipeline: Sendable {
+    public let store: Store
+    public let configuration: Configuration
+    public let renderers: Renderers
+    let logger: Logger
+
+    public init(store: Store, configuration: Configuration = Configuration(), logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.renderers = Renderers(limits: configuration.limits)
+        self.logger = logger
+    }
+
+    /// Ingests the file at `url` under `labels`. Never throws: every failure is an outcome.
+    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil) -> IngestOutcome {
+        let started = ContinuousClock.now
+        var outcome = IngestOutcome(path: reportedPath ?? url.path, status: .failed, ms: 0)
+        var logger = logger
+        logger[metadataKey: "preview.file"] = "\(outcome.path)"
+        do {
+            try ingestSteps(url, labels: labels, into: &outcome, logger: &logger)
+        } catch let error as PreviewError {
+            outcome.status = IngestOutcome.status(for: error)
+            outcome.error = ErrorEnvelope(error).error
+            logger.info("not ingested", metadata: ["preview.code": "\(error.code)", "preview.detail": "\(error.detail ?? "")"])
+        } catch {
+            outcome.status = .failed
+            outcome.error = ErrorEnvelope(PreviewError(.internal, "The file could not be stored.")).error
+            logger.error("ingest failed", metadata: ["preview.error": "\(error)"])
+        }
+        outcome.ms = milliseconds(since: started)
+        return outcome
+    }
+
+    private func ingestSteps(_ url: URL, labels: DocumentLabels, into outcome: inout IngestOutcome, logger: inout Logger) throws {
+        // Validate: kind from the bytes, the declared type's rules, limits.
+        let verdict: Verdict
+        do {
+            verdict = try Validator(configuration: configuration).validate(
+                ByteProbe(contentsOf: url), fileName: labels.filename, declaredType: labels.type)
+        } catch {
+            throw PreviewError(.internal, "The file could not be read.", detail: "\(error)")
+        }
+        outcome.kind = verdict.kind.rawValue
+        outcome.mime = verdict.kind.mime
+        if let refusal = verdict.refusal { throw refusal }
+
+        // Hash; a document already stored with these bytes and a finished preview is done.
+        let (hash, size) = try BlobStore.hash(fileAt: url)
+        outcome.sha256 = hash
+        logger[metadataKey: "preview.sha256"] = "\(hash)"
+        if let done = try finishedDocument(hash, labels: labels) {
+            fill(&outcome, from: done)
+            outcome.reused = true
+            return
+        }
+
+        // Probe: media facts, and corrupt/encrypted/no-video files stop here, before storing.
+        let renderer = renderers.renderer(for: verdict.kind)
+        let facts = try renderer?.probe(url.path) ?? MediaFacts()
+
+        // Store the original, then index this version (the blob is durable before any row names it).
+        if !store.blobs.contains(hash) {
+            let stored = try store.blobs.put(fileAt: url)
+            guard stored.hash == hash else { throw PreviewError(.internal, "The file changed while it was being stored.") }
+        }
+        let record = DocumentRecord(
+            id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id ?? "", title: labels.title,
+            filename: labels.filename, sha256: hash, kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: size,
+            facts: facts, version: 0, previewStatus: renderer == nil ? PreviewStatus.noPreview : PreviewStatus.pending,
+            createdAt: Date())
+        var document = try store.index.insertVersion(record).document
+        logger[metadataKey: "preview.document"] = "\(document.id)"
+
+        // Thumbnail through the derivative cache.
+        if renderer != nil, document.previewStatus != PreviewStatus.ready {
+            do {
+                _ = try preview(source: hash, kind: verdict.kind, request: .thumbnail)
+            } catch {
+                try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error)
+                fill(&outcome, from: document)
+                throw error
+            }
+            document.previewStatus = PreviewStatus.ready
+            try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.ready, error: nil)
+        }
+        fill(&outcome, from: document)
+        logger.debug("ingested", metadata: ["preview.status": "\(outcome.status.rawValue)"])
+    }
+
+    /// The latest version of (owner, type, title) when it has these bytes and its preview is settled.
+    private func finishedDocument(_ hash: BlobHash, labels: DocumentLabels) throws -> DocumentRecord? {
+        guard let latest = try store.index.latestVersion(owner: labels.owner, type: labels.type?.id ?? "", title: labels.title),
+              latest.sha256 == hash, latest.previewStatus == PreviewStatus.ready || latest.previewStatus == PreviewStatus.noPreview
+        else { return nil }
+        return latest
+    }
+
+    private func fill(_ outcome: inout IngestOutcome, from document: DocumentRecord) {
+        outcome.documentID = document.id
+        outcome.pages = document.pages
+        outcome.durationSeconds = document.durationSeconds
+        switch document.previewStatus {
+        case PreviewStatus.noPreview: outcome.status = .noPreview
+        case PreviewStatus.ready:
+            outcome.status = .ok
+            if let kind = FileKind(rawValue: document.kind), let thumbnail = try? cachedPreview(source: document.sha256, kind: kind, request: .thumbnail) {
+                outcome.preview = .init(path: store.blobs.url(for: thumbnail.resultSha256).path,
+                                        width: thumbnail.width, height: thumbnail.height)
+            }
+        default: break
+        }
+    }
+
+    // MARK: Previews
+
+    /// The derivative for `request` of the original `source`: from the cache, or rendered now,
+    /// stored and recorded. Never renders the same request twice.
+    public func preview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> (record: DerivativeRecord, cached: Bool) {
+        if let hit = try cachedPreview(source: source, kind: kind, request: request) { return (hit, true) }
+        guard let renderer = renderers.renderer(for: kind) else {
+            throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
+        }
+        let key = derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
+        let image = try renderer.render(store.blobs.url(for: source).path, normalized(request, kind))
+        do {
+            let result = try store.blobs.put(bytes: image.bytes)
+            let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
+                                          renderer: renderer.version, resultSha256: result, width: image.width,
+                                          height: image.height, createdAt: Date())
+            try store.index.recordDerivative(record, resultSize: image.bytes.count, resultMime: image.format.mime)
+            logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(result)"])
+            return (record, false)
+        } catch {
+            throw PreviewError(.internal, "The preview could not be stored.", detail: "\(error)")
+        }
+    }
+
+    /// The cached derivative, if its blob is present.
+    public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
+        guard let renderer = renderers.renderer(for: kind) else { return nil }
+        let key = derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
+        do {
+            guard let hit = try store.index.derivative(key: key.hash), store.blobs.contains(hit.resultSha256) else { return nil }
+            return hit
+        } catch {
+            throw PreviewError(.internal, "The preview index could not be read.", detail: "\(error)")
+        }
+    }
+
+    /// Pages mean nothing outside PDFs: normalise them so equal requests share one key.
+    private func normalized(_ request: RenderRequest, _ kind: FileKind) -> RenderRequest {
+        var request = request
+        if kind.category != .pdf { request.page = 1 }
+        return request
+    }
+
+    private func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any Renderer)
+        -> (hash: String, parameters: String) {
+        let request = normalized(request, kind)
+        let parameters = "{\"format\":\"\(request.format.rawValue)\",\"height\":\(request.height.map(String.init) ?? "null"),"
+            + "\"page\":\(request.page),\"quality\":\(request.quality),\"width\":\(request.width.map(String.init) ?? "null")}"
+        let material = "derivative/1\n\(source.hex)\nrender\n\(parameters)\n\(renderer.version)"
+        return (BlobHash.of(Array(material.utf8)).hex, parameters)
+    }
+}
+
+/// Values of `documents.preview_status`.
+public enum PreviewStatus {
+    public static let pending = "pending"
+    public static let ready = "ready"
+    public static let noPreview = "no_preview"
+    public static let failed = "failed"
+}
+
+func milliseconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = start.duration(to: .now)
+    let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    return (ms * 10).rounded() / 10
+}

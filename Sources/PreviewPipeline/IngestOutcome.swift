@@ -1,0 +1,63 @@
+import PreviewCore
+import PreviewStore
+
+/// What happened to one file: a `batch --report` entry, and `ingest --json` with `document_id`.
+public struct IngestOutcome: Sendable, Encodable {
+    /// DESIGN §7 statuses.
+    public enum Status: String, Sendable, Encodable {
+        case ok, rejected, failed
+        case noPreview = "no_preview"
+    }
+
+    public struct Preview: Sendable, Encodable {
+        /// The preview blob's path in the store.
+        public var path: String
+        public var width: Int
+        public var height: Int
+    }
+
+    public var path: String
+    public var sha256: BlobHash?
+    public var kind: String?
+    public var mime: String?
+    public var status: Status
+    public var error: ErrorEnvelope.Body?
+    public var preview: Preview?
+    public var pages: Int?
+    public var durationSeconds: Double?
+    public var ms: Double
+    public var documentID: String?
+    /// True when the store already held this exact document and preview (a resumed run).
+    public var reused = false
+
+    enum CodingKeys: String, CodingKey {
+        case path, sha256, kind, mime, status, error, preview, pages, ms, reused
+        case durationSeconds = "duration_s"
+        case documentID = "document_id"
+    }
+
+    /// The failure, when there was one.
+    public var failure: PreviewError? {
+        error.flatMap { body in PreviewError.Code(rawValue: body.code).map { PreviewError($0, body.message) } }
+    }
+
+    static func status(for error: PreviewError) -> Status {
+        error.code.disposition == .refused ? .rejected : .failed
+    }
+}
+
+/// Who a document belongs to and what it is called (DESIGN §8 fields).
+public struct DocumentLabels: Sendable {
+    public var owner: String
+    public var type: DocumentType?
+    public var title: String
+    /// The name the file arrived under; only its extension matters to validation.
+    public var filename: String
+
+    public init(owner: String = "", type: DocumentType? = nil, title: String, filename: String) {
+        self.owner = owner
+        self.type = type
+        self.title = title
+        self.filename = filename
+    }
+}

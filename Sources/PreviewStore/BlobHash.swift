@@ -1,0 +1,45 @@
+import Crypto
+
+/// A blob's name: the lower-case hex SHA-256 of its bytes. Only ever built from a digest or from
+/// text that is exactly 64 hex digits, so it is safe to use in paths.
+public struct BlobHash: Hashable, Sendable, Codable, CustomStringConvertible, Comparable {
+    public let hex: String
+
+    /// Validates `text` (64 hex digits, any case).
+    public init?(hex text: String) {
+        let lower = text.lowercased()
+        guard lower.utf8.count == 64, lower.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        hex = lower
+    }
+
+    init(_ digest: SHA256.Digest) {
+        hex = digest.map { byte in
+            let digits = Array("0123456789abcdef".utf8)
+            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
+        }.joined()
+    }
+
+    /// The hash of `bytes`.
+    public static func of(_ bytes: some Sequence<UInt8>) -> BlobHash {
+        var hasher = SHA256()
+        hasher.update(data: Array(bytes))
+        return BlobHash(hasher.finalize())
+    }
+
+    public var description: String { hex }
+
+    public static func < (lhs: BlobHash, rhs: BlobHash) -> Bool { lhs.hex < rhs.hex }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let hash = BlobHash(hex: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a SHA-256: \(text)"))
+        }
+        self = hash
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import PreviewCore
+
+/// One version of a document: what was uploaded, by whom, what it is, and its preview status.
+public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "documents"
+
+    public var id: String
+    public var owner: String
+    /// Declared document type id, or "" when none was declared.
+    public var type: String
+    public var title: String
+    /// The name it arrived under (display only; never used as a path).
+    public var filename: String
+    public var sha256: BlobHash
+    public var kind: String
+    public var mime: String
+    public var size: Int
+    public var pages: Int?
+    public var durationSeconds: Double?
+    public var width: Int?
+    public var height: Int?
+    public var codec: String?
+    public var rotation: Int?
+    public var version: Int
+    /// `ready` (thumbnail made), `no_preview`, `failed` (with error), or `pending`.
+    public var previewStatus: String
+    public var errorCode: String?
+    public var errorMessage: String?
+    public var createdAt: Date
+
+    public init(id: String, owner: String, type: String, title: String, filename: String, sha256: BlobHash, kind: String,
+                mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: String, createdAt: Date) {
+        self.id = id
+        self.owner = owner
+        self.type = type
+        self.title = title
+        self.filename = filename
+        self.sha256 = sha256
+        self.kind = kind
+        self.mime = mime
+        self.size = size
+        self.pages = facts.pages
+        self.durationSeconds = facts.durationSeconds
+        self.width = facts.width
+        self.height = facts.height
+        self.codec = facts.codec
+        self.rotation = facts.rotation
+        self.version = version
+        self.previewStatus = previewStatus
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey, ColumnExpression {
+        case id, owner, type, title, filename, sha256, kind, mime, size, pages, width, height, codec, rotation, version
+        case durationSeconds = "duration_s"
+        case previewStatus = "preview_status"
+        case errorCode = "error_code"
+        case errorMessage = "error_message"
+        case createdAt = "created_at"
+    }
+
+    public var facts: MediaFacts {
+        MediaFacts(width: width, height: height, pages: pages, durationSeconds: durationSeconds, codec: codec, rotation: rotation)
+    }
+}
+
+/// A stored blob's size and type (originals and derivatives alike).
+public struct BlobRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "blobs"
+
+    public var sha256: BlobHash
+    public var size: Int
+    public var mime: String
+    public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case sha256, size, mime
+        case createdAt = "created_at"
+    }
+}
+
+/// A derivative: (source, operation, parameters, renderer version) → result blob. Like an action
+/// cache over the blob store: the same request is never rendered twice.
+public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "derivatives"
+
+    /// SHA-256 over the other key fields; the primary key.
+    public var key: String
+    public var sourceSha256: BlobHash
+    public var operation: String
+    /// Canonical JSON of the request.
+    public var parameters: String
+    public var renderer: String
+    public var resultSha256: BlobHash
+    public var width: Int
+    public var height: Int
+    public var createdAt: Date
+
+    public init(key: String, sourceSha256: BlobHash, operation: String, parameters: String, renderer: String,
+                resultSha256: BlobHash, width: Int, height: Int, createdAt: Date) {
+        self.key = key
+        self.sourceSha256 = sourceSha256
+        self.operation = operation
+        self.parameters = parameters
+        self.renderer = renderer
+        self.resultSha256 = resultSha256
+        self.width = width
+        self.height = height
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case key, operation, parameters, renderer, width, height
+        case sourceSha256 = "source_sha256"
+        case resultSha256 = "result_sha256"
+        case createdAt = "created_at"
+    }
+}

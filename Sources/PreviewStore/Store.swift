@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+
+/// A DocPreview store: `objects/` (content-addressed blobs), `tmp/` (writes in progress) and
+/// `index.sqlite` (DESIGN §5).
+public struct Store: Sendable {
+    public let root: URL
+    public let blobs: BlobStore
+    public let index: StoreIndex
+
+    /// Opens or creates the store at `root`.
+    public init(root: URL) throws {
+        self.root = root
+        blobs = try BlobStore(root: root)
+        index = try StoreIndex(url: root.appendingPathComponent("index.sqlite"))
+    }
+
+    /// The store location: `explicit`, else `$DOCPREVIEW_STORE`, else `./docpreview-store`.
+    public static func location(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        URL(fileURLWithPath: explicit ?? environment["DOCPREVIEW_STORE"] ?? "docpreview-store")
+    }
+}
+
+/// What `verify` found.
+public struct VerifyReport: Sendable, Codable {
+    public var blobsChecked = 0
+    /// Blobs whose bytes no longer match their name.
+    public var damaged: [String] = []
+    /// Hashes the index refers to that have no blob on disk.
+    public var missing: [String] = []
+
+    public var isClean: Bool { damaged.isEmpty && missing.isEmpty }
+
+    enum CodingKeys: String, CodingKey {
+        case damaged, missing
+        case blobsChecked = "blobs_checked"
+    }
+}
+
+/// What `gc` removed (or, in a dry run, would remove).
+public struct CollectReport: Sendable, Codable {
+    public var blobs = 0
+    public var bytes = 0
+    public var temporaries = 0
+    public var dryRun: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case blobs, bytes, temporaries
+        case dryRun = "dry_run"
+    }
+}
+
+extension Store {
+    /// Re-hashes every blob and checks every index reference against the disk.
+    public func verify() throws -> VerifyReport {
+        var report = VerifyReport()
+        let onDisk = try blobs.allBlobs()
+        for blob in onDisk {
+            report.blobsChecked += 1
+            if try !blobs.verify(blob.hash) { report.damaged.append(blob.hash.hex) }
+        }
+        let present = Set(onDisk.map(\.hash))
+        report.missing = try index.referencedBlobs().subtracting(present).map(\.hex).sorted()
+        return report
+    }
+
+    /// Removes blobs nothing refers to and leftover temporaries, sparing anything younger than
+    /// `grace` (a write may be in flight).
+    public func collectGarbage(grace: TimeInterval, dryRun: Bool, logger: Logger) throws -> CollectReport {
+        var report = CollectReport(dryRun: dryRun)
+        let cutoff = Date().addingTimeInterval(-grace)
+        if !dryRun { _ = try index.forgetUnusedBlobs() }
+        let referenced = try index.referencedBlobs()
+        for blob in try blobs.allBlobs() where !referenced.contains(blob.hash) && blob.modified < cutoff {
+            report.blobs += 1
+            report.bytes += blob.size
+            logger.debug("unreferenced blob", metadata: ["preview.sha256": "\(blob.hash)", "preview.dry_run": "\(dryRun)"])
+            if !dryRun { try blobs.remove(blob.hash) }
+        }
+        for leftover in try blobs.leftoverTemporaries() where leftover.modified < cutoff {
+            report.temporaries += 1
+            if !dryRun { try? FileManager.default.removeItem(at: leftover.url) }
+        }
+        return report
+    }
+}

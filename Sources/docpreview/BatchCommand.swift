@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PreviewCore
+import PreviewPipeline
+
+/// `docpreview batch DIR …`: every regular file under DIR into the store, in parallel.
+struct BatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Ingest every file under a folder; print a summary, optionally write a JSON report and an HTML contact sheet.",
+        discussion: "Exits 0 when it ran to the end, whatever the files' outcomes; the report says which were refused and why.")
+
+    @Argument(help: "The folder to ingest (recursively).")
+    var directory: String
+
+    @Option(help: "Owner of the documents.")
+    var owner = ""
+
+    @Option(help: "Files processed at once (default: the number of cores).")
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: ArgumentHelp("Write the JSON report here.", valueName: "file.json"))
+    var report: String?
+
+    @Option(help: ArgumentHelp("Write an HTML contact sheet here.", valueName: "file.html"))
+    var html: String?
+
+    @OptionGroup var validation: ValidationOptions
+    @OptionGroup var storeOptions: StoreOptions
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
+    }
+
+    func run() throws {
+        let configuration = try validation.configuration()
+        let type = try validation.declaredType(in: configuration)
+        let folder = URL(fileURLWithPath: directory)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("No such folder: \(directory)")
+        }
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, logger: .cli)
+        let runner = BatchRunner(pipeline: pipeline, jobs: jobs, owner: owner, type: type)
+        let bar = ProgressBar()
+        let result = try runner.run(folder) { bar.update($0) }
+        bar.finish()
+        if let report {
+            try write(CommandReport.encode(result), to: report)
+        }
+        if let html {
+            let page = URL(fileURLWithPath: html)
+            try write(ContactSheet.html(result, pageFolder: page.deletingLastPathComponent()), to: html)
+        }
+        let s = result.summary
+        print("\(result.files.count) files in \(s.elapsedSeconds) s (\(s.filesPerSecond) files/s): ok \(s.ok), "
+              + "no preview \(s.noPreview), rejected \(s.rejected), failed \(s.failed), skipped \(s.skipped)")
+        for file in result.files where file.status == .rejected || file.status == .failed {
+            print("  \(file.humanReadable)")
+        }
+        for entry in result.skipped { print("  \(entry.path): skipped — \(entry.reason)") }
+    }
+
+    private func write(_ text: String, to path: String) throws {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw ValidationError("Cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PreviewCore
+import PreviewPipeline
+
+/// `docpreview ingest INPUT …`: one file into the store, with its thumbnail.
+struct IngestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest", abstract: "Store one file and its thumbnail; print the document (the batch report entry).")
+
+    @Argument(help: "The file to ingest.")
+    var input: String
+
+    @Option(help: "Owner of the document.")
+    var owner = ""
+
+    @Option(help: "Title (default: the file name). The same owner, type and title again makes a new version.")
+    var title: String?
+
+    @OptionGroup var validation: ValidationOptions
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let configuration = try validation.configuration()
+        let type = try validation.declaredType(in: configuration)
+        let url = URL(fileURLWithPath: input)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw ValidationError("No such file: \(input)")
+        }
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, logger: .cli)
+        let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
+        defer { withExtendedLifetime(watchdog) {} }
+        let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent)
+        let outcome = pipeline.ingest(url, labels: labels, reportedPath: input)
+        print(json ? CommandReport.encode(outcome) : outcome.humanReadable)
+        if outcome.exitCode != .success { throw outcome.exitCode }
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PreviewCore
+import PreviewStore
+
+/// `docpreview stats [--owner O]`: the storage cards, from the index.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Storage statistics, overall or for one owner.")
+
+    @Option(help: "Only this owner's documents.")
+    var owner: String?
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let statistics = try storeOptions.open().index.statistics(owner: owner)
+        let types = statistics.byType.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        let human = """
+            documents \(statistics.documents) (\(statistics.versions) versions)\(owner.map { " for \($0)" } ?? "")
+            most common type: \(statistics.mostCommonType ?? "—")
+            by type: \(types.isEmpty ? "—" : types)
+            logical \(statistics.logicalBytes) bytes, stored \(statistics.storedBytes) bytes, dedup ratio \(String(format: "%.2f", statistics.dedupRatio))
+            previews \(statistics.previews), \(statistics.previewBytes) bytes
+            """
+        CommandReport(json: json).succeed(statistics, human: human)
+    }
+}
+
+/// `docpreview verify`: re-hash every blob, check every reference; exit 1 on damage.
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "verify", abstract: "Re-hash every blob and check every index reference.")
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let report = try storeOptions.open().verify()
+        let human = "\(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count)"
+            + (report.damaged + report.missing).map { "\n  \($0)" }.joined()
+        CommandReport(json: json).succeed(report, human: human)
+        if !report.isClean { throw ExitCode.failure }
+    }
+}
+
+/// `docpreview gc`: remove what nothing refers to, sparing recent writes.
+struct GCCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "gc", abstract: "Remove unreferenced blobs older than a grace period.")
+
+    @Option(help: "Spare anything younger than this many seconds (writes in flight).")
+    var grace: Double = 3600
+
+    @Flag(help: "Report what would be removed; remove nothing.")
+    var dryRun = false
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let report = try storeOptions.open().collectGarbage(grace: grace, dryRun: dryRun, logger: .cli)
+        let verb = dryRun ? "would remove" : "removed"
+        CommandReport(json: json).succeed(report, human: "\(verb) \(report.blobs) blobs (\(report.bytes) bytes) and \(report.temporaries) temporary files")
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PreviewCore
+import PreviewPipeline
+import PreviewStore
+
+/// `--store DIR`, else `$DOCPREVIEW_STORE`, else `./docpreview-store`.
+struct StoreOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Store folder (default: $DOCPREVIEW_STORE, else ./docpreview-store).", valueName: "dir"))
+    var store: String?
+
+    func open() throws -> Store {
+        let location = Store.location(store)
+        do {
+            return try Store(root: location)
+        } catch {
+            throw ValidationError("Cannot open the store at \(location.path): \(error)")
+        }
+    }
+}
+
+extension Logger {
+    /// The CLI's logger: structured lines on stderr, level from `$DOCPREVIEW_LOG_LEVEL` (default warning).
+    static let cli: Logger = {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = ProcessInfo.processInfo.environment["DOCPREVIEW_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+            return handler
+        }
+        return Logger(label: "docpreview")
+    }()
+}
+
+extension IngestOutcome {
+    /// ok and no_preview exit 0; rejected 3; failed 4, or 1 when the failure was our own.
+    var exitCode: ExitCode {
+        switch status {
+        case .ok, .noPreview: .success
+        case .rejected: .refused
+        case .failed: failure.map(ExitCode.init) ?? .failure
+        }
+    }
+
+    var humanReadable: String {
+        var line = "\(path): \(status.rawValue)"
+        if let kind { line += " (\(kind))" }
+        if let error { line += " — \(error.code): \(error.message)" }
+        if let preview { line += " → \(preview.path) \(preview.width)×\(preview.height)" }
+        if let documentID { line += " [document \(documentID)]" }
+        return line
+    }
+}

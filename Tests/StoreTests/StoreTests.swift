@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import PreviewCore
+import PreviewPipeline
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+private func makeStore() throws -> (Store, TemporaryFolder) {
+    let folder = try TemporaryFolder()
+    return (try Store(root: folder.url.appendingPathComponent("store")), folder)
+}
+
+@Suite struct BlobStoreTests {
+    @Test func contentAddressedAndDeduplicated() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let first = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+        let second = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+        #expect(first.hash == second.hash)
+        #expect(first.hash == BlobHash.of(try Data(contentsOf: Fixtures.sample("image.webp"))))
+        let path = store.blobs.url(for: first.hash).path
+        #expect(path.hasSuffix("objects/sha256/\(first.hash.hex.prefix(2))/\(first.hash.hex.dropFirst(2).prefix(2))/\(first.hash.hex)"))
+        #expect(try store.blobs.allBlobs().count == 1)
+        #expect(try store.blobs.leftoverTemporaries().isEmpty, "tmp/ is empty after writes")
+        #expect(try store.blobs.read(first.hash) == Array(try Data(contentsOf: Fixtures.sample("image.webp"))))
+        #expect(try store.blobs.verify(first.hash))
+    }
+
+    @Test func hashesOnlyFromValidHex() {
+        #expect(BlobHash(hex: String(repeating: "a", count: 64)) != nil)
+        #expect(BlobHash(hex: String(repeating: "A", count: 64))?.hex == String(repeating: "a", count: 64))
+        #expect(BlobHash(hex: "../../etc/passwd") == nil)
+        #expect(BlobHash(hex: String(repeating: "g", count: 64)) == nil)
+        #expect(BlobHash(hex: String(repeating: "a", count: 63)) == nil)
+    }
+
+    @Test func verifyFindsDamageAndMissingBlobs() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
+        let outcome = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "letter", filename: "letter.pdf"))
+        #expect(outcome.status == .ok)
+        #expect(try store.verify().isClean)
+
+        let original = try #require(outcome.sha256)
+        let url = store.blobs.url(for: original)
+        chmod(url.path, 0o644)
+        try Data("tampered".utf8).write(to: url)
+        #expect(try store.verify().damaged == [original.hex])
+        try FileManager.default.removeItem(at: url)
+        #expect(try store.verify().missing == [original.hex])
+    }
+
+    @Test func garbageCollectionSparesReferencedAndRecentBlobs() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
+        _ = pipeline.ingest(Fixtures.sample("image.webp"), labels: DocumentLabels(title: "photo", filename: "photo.webp"))
+        let orphan = try store.blobs.put(bytes: Array("nobody refers to me".utf8))
+        let before = try store.blobs.allBlobs().count
+
+        let young = try store.collectGarbage(grace: 3600, dryRun: false, logger: Logger(label: "test"))
+        #expect(young.blobs == 0, "an orphan younger than the grace period may be a write in flight")
+        let dry = try store.collectGarbage(grace: 0, dryRun: true, logger: Logger(label: "test"))
+        #expect(dry.blobs == 1 && dry.bytes == 19)
+        #expect(try store.blobs.allBlobs().count == before)
+        let real = try store.collectGarbage(grace: 0, dryRun: false, logger: Logger(label: "test"))
+        #expect(real.blobs == 1)
+        #expect(!store.blobs.contains(orphan))
+        #expect(try store.blobs.allBlobs().count == before - 1)
+        #expect(try store.verify().isClean)
+    }
+}
+
+@Suite struct PipelineTests {
+    let logger = Logger(label: "test")
+
+    @Test func identicalUploadsShareOneBlob() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let a = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", title: "clip A", filename: "a.mp4"))
+        let b = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ben", title: "clip B", filename: "b.mp4"))
+        #expect(a.status == .ok && b.status == .ok)
+        #expect(a.sha256 == b.sha256)
+        #expect(a.documentID != b.documentID)
+        #expect(a.preview?.path == b.preview?.path, "the thumbnail is rendered once and shared")
+        #expect(try store.blobs.allBlobs().count == 2, "one original, one thumbnail")
+    }
+
+    @Test func sameTitleNewBytesIsANewVersion() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let type = DocumentRules.standard.type(id: "resume")
+        let labels = DocumentLabels(owner: "ana", type: type, title: "Resume", filename: "resume.pdf")
+        let first = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: labels)
+        let again = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: labels)
+        #expect(again.documentID == first.documentID && again.reused, "the same bytes again change nothing")
+        let folderURL = folder.url.appendingPathComponent("v2.pdf")
+        try (Data(contentsOf: Fixtures.sample("document-5-pages.pdf")) + Data("\n% revised\n".utf8)).write(to: folderURL)
+        let second = pipeline.ingest(folderURL, labels: labels)
+        #expect(second.status == .ok)
+        let versions = try store.index.documents(owner: "ana").map(\.version).sorted()
+        #expect(versions == [1, 2])
+        #expect(try store.index.statistics(owner: "ana").documents == 1)
+    }
+
+    @Test func pdfPagesAreRenderedOnlyWhenAskedAndOnlyOnce() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let outcome = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "doc", filename: "doc.pdf"))
+        let source = try #require(outcome.sha256)
+        let pageThree = RenderRequest(page: 3, width: 800)
+        #expect(try pipeline.cachedPreview(source: source, kind: .pdf, request: pageThree) == nil, "ingest renders the thumbnail only")
+        let first = try pipeline.preview(source: source, kind: .pdf, request: pageThree)
+        #expect(!first.cached && first.record.width == 800)
+        let second = try pipeline.preview(source: source, kind: .pdf, request: pageThree)
+        #expect(second.cached && second.record.resultSha256 == first.record.resultSha256)
+        let pageOne = try pipeline.preview(source: source, kind: .pdf, request: RenderRequest(page: 1, width: 800))
+        #expect(pageOne.record.resultSha256 != first.record.resultSha256)
+        #expect {
+            try pipeline.preview(source: source, kind: .pdf, request: RenderRequest(page: 6))
+        } throws: { ($0 as? PreviewError)?.code == .pageOutOfRange }
+    }
+
+    @Test func nonPDFPagesShareOneKey() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let source = try #require(pipeline.ingest(Fixtures.sample("image.webp"), labels: DocumentLabels(title: "p", filename: "p.webp")).sha256)
+        #expect(try pipeline.preview(source: source, kind: .webp, request: RenderRequest(page: 4, width: 512, height: 512)).cached)
+    }
+
+    @Test func refusedAndUnreadableFilesAreNotStored() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let refused = pipeline.ingest(Fixtures.sample("bad-zip-named.pdf"), labels: DocumentLabels(title: "x", filename: "x.pdf"))
+        #expect(refused.status == .rejected && refused.error?.code == "content_mismatch")
+        let encrypted = pipeline.ingest(Fixtures.sample("bad-encrypted.pdf"), labels: DocumentLabels(title: "y", filename: "y.pdf"))
+        #expect(encrypted.status == .failed && encrypted.error?.code == "encrypted")
+        #expect(try store.blobs.allBlobs().isEmpty)
+        let office = pipeline.ingest(Fixtures.sample("stats.xlsx"), labels: DocumentLabels(title: "stats", filename: "stats.xlsx"))
+        #expect(office.status == .noPreview && office.preview == nil && office.documentID != nil)
+    }
+
+    /// Figures worked out by hand from the sample sizes.
+    @Test func statisticsMatchHandComputedFigures() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        func size(_ name: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: Fixtures.sample(name).path)[.size] as! Int }
+        let resume = DocumentRules.standard.type(id: "resume")
+        let stats = DocumentRules.standard.type(id: "stats_sheet")
+        let video = DocumentRules.standard.type(id: "highlight_video")
+        _ = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "ana", type: resume, title: "cv", filename: "cv.pdf"))
+        _ = pipeline.ingest(Fixtures.sample("resume.docx"), labels: DocumentLabels(owner: "ana", type: resume, title: "cv2", filename: "cv2.docx"))
+        _ = pipeline.ingest(Fixtures.sample("stats.csv"), labels: DocumentLabels(owner: "ana", type: stats, title: "stats", filename: "s.csv"))
+        _ = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", type: video, title: "hl", filename: "hl.mp4"))
+        _ = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ben", type: video, title: "hl", filename: "hl.mp4"))
+
+        let ana = try store.index.statistics(owner: "ana")
+        let anaLogical = try size("document-5-pages.pdf") + size("resume.docx") + size("stats.csv") + size("video-h264.mp4")
+        #expect(ana.documents == 4 && ana.versions == 4)
+        #expect(ana.byType == ["resume": 2, "stats_sheet": 1, "highlight_video": 1])
+        #expect(ana.mostCommonType == "resume")
+        #expect(ana.logicalBytes == anaLogical)
+        #expect(ana.storedBytes == anaLogical)
+        #expect(ana.previews == 2, "PDF and video thumbnails; docx and csv have none")
+
+        let all = try store.index.statistics()
+        #expect(all.documents == 5)
+        #expect(all.byKind["mp4"] == 2)
+        let videoSize = try size("video-h264.mp4")
+        #expect(all.logicalBytes == anaLogical + videoSize)
+        #expect(all.storedBytes == anaLogical, "the second video is stored once")
+        #expect(abs(all.dedupRatio - Double(anaLogical + videoSize) / Double(anaLogical)) < 1e-9)
+        #expect(all.previews == 2 && all.previewBytes > 0)
+        #expect(all.mostCommonType == "highlight_video" || all.mostCommonType == "resume")
+        #expect(try store.index.statistics(owner: "nobody").dedupRatio == 0)
+    }
+
+    @Test func cachedPreviewIsServedFromTheStore() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let source = try #require(pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(title: "v", filename: "v.mp4")).sha256)
+        let hit = try #require(try pipeline.cachedPreview(source: source, kind: .mp4, request: .thumbnail))
+        let bytes = try store.blobs.read(hit.resultSha256)
+        #expect(BlobHash.of(bytes) == hit.resultSha256)
+        #expect(bytes.starts(with: [0xFF, 0xD8, 0xFF]))
+    }
+}
