@@ -13,6 +13,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
     ],
     targets: [
         // System libraries: headers and link flags from pkg-config; shims in each shim.h.
@@ -46,6 +51,26 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // The durable job queue (protocol + SQLite driver) and the worker service.
+        .target(name: "PreviewQueue", dependencies: [
+            "PreviewCore", "PreviewStore", "PreviewPipeline",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+
+        // The HTTP front: uploads, documents, previews, statistics, health, metrics, a small page.
+        .target(name: "PreviewServer", dependencies: [
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewQueue",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "MultipartKit", package: "multipart-kit"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+
         .target(name: "PreviewTestSupport", dependencies: ["PreviewCore"]),
 
         .executableTarget(
@@ -54,11 +79,14 @@ let package = Package(
                 "PreviewCore",
                 "PreviewRenderers",
                 "PreviewPipeline",
+                "PreviewQueue",
+                "PreviewServer",
                 "PreviewStore",
                 "PreviewVips",
                 "PreviewFFmpeg",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -66,6 +94,10 @@ let package = Package(
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["PreviewStore", "PreviewPipeline", "PreviewTestSupport"]),
+        .testTarget(name: "ServerTests", dependencies: [
+            "PreviewServer", "PreviewQueue", "PreviewTestSupport",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
         .testTarget(name: "CLITests", dependencies: ["docpreview", "PreviewCore", "PreviewTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

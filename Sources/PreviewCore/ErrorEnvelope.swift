@@ -3,6 +3,11 @@ public struct ErrorEnvelope: Encodable, Sendable {
     public struct Body: Encodable, Sendable {
         public var code: String
         public var message: String
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     public var error: Body

@@ -35,6 +35,7 @@ extension PreviewError {
             case timeout
             case notFound = "not_found"
             case unauthorized
+            case queueFull = "queue_full"
             case `internal`
         }
 
@@ -64,6 +65,8 @@ extension PreviewError {
         public static let timeout = Code(.timeout)
         public static let notFound = Code(.notFound)
         public static let unauthorized = Code(.unauthorized)
+        /// The service is busy: too many jobs wait. Try again later.
+        public static let queueFull = Code(.queueFull)
         public static let `internal` = Code(.internal)
 
         /// Every code, for documentation and exhaustive tests.
@@ -74,7 +77,7 @@ extension PreviewError {
             switch value {
             case .corrupt, .encrypted, .timeout: .unreadable
             case .internal: .internal
-            case .notFound, .unauthorized: .request
+            case .notFound, .unauthorized, .queueFull: .request
             default: .refused
             }
         }

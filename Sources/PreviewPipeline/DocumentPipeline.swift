@@ -85,17 +85,54 @@ public struct DocumentPipeline: Sendable {
         // Thumbnail through the derivative cache.
         if renderer != nil, document.previewStatus != PreviewStatus.ready {
             do {
-                _ = try preview(source: hash, kind: verdict.kind, request: .thumbnail)
+                try makeThumbnail(document)
             } catch {
-                try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error)
                 fill(&outcome, from: document)
                 throw error
             }
             document.previewStatus = PreviewStatus.ready
-            try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.ready, error: nil)
         }
         fill(&outcome, from: document)
         logger.debug("ingested", metadata: ["preview.status": "\(outcome.status.rawValue)"])
+    }
+
+    /// Makes the facts and thumbnail of a document already in the store (the queue worker's job).
+    /// Idempotent: a second run finds the thumbnail in the derivative cache. Throws the failure,
+    /// which is also recorded on the document.
+    public func process(_ document: DocumentRecord) throws(PreviewError) {
+        guard let kind = FileKind(rawValue: document.kind), let renderer = renderers.renderer(for: kind) else {
+            try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.noPreview, error: nil) }
+            return
+        }
+        do {
+            let facts = try renderer.probe(store.blobs.url(for: document.sha256).path)
+            try record { try store.index.setFacts(documentID: document.id, facts: facts) }
+        } catch {
+            try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error) }
+            throw error
+        }
+        try makeThumbnail(document)
+    }
+
+    /// Renders (or finds) the thumbnail and records the document's preview status either way.
+    private func makeThumbnail(_ document: DocumentRecord) throws(PreviewError) {
+        guard let kind = FileKind(rawValue: document.kind) else { return }
+        do {
+            _ = try preview(source: document.sha256, kind: kind, request: .thumbnail)
+        } catch {
+            try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error) }
+            throw error
+        }
+        try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.ready, error: nil) }
+    }
+
+    /// Runs an index write, reporting a failure as an internal error.
+    private func record(_ write: () throws -> Void) throws(PreviewError) {
+        do {
+            try write()
+        } catch {
+            throw PreviewError(.internal, "The index could not be updated.", detail: "\(error)")
+        }
     }
 
     /// The latest version of (owner, type, title) when it has these bytes and its preview is settled.
@@ -173,14 +210,6 @@ public struct DocumentPipeline: Sendable {
         let material = "derivative/1\n\(source.hex)\nrender\n\(parameters)\n\(renderer.version)"
         return (BlobHash.of(Array(material.utf8)).hex, parameters)
     }
-}
-
-/// Values of `documents.preview_status`.
-public enum PreviewStatus {
-    public static let pending = "pending"
-    public static let ready = "ready"
-    public static let noPreview = "no_preview"
-    public static let failed = "failed"
 }
 
 func milliseconds(since start: ContinuousClock.Instant) -> Double {

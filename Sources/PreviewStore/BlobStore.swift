@@ -39,16 +39,10 @@ public struct BlobStore: Sendable {
     public func put(fileAt source: URL) throws -> (hash: BlobHash, size: Int) {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
-        return try write { output in
-            var hasher = SHA256()
-            var size = 0
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hasher.update(data: chunk)
-                try output.write(contentsOf: chunk)
-                size += chunk.count
-            }
-            return (BlobHash(hasher.finalize()), size)
-        }
+        let writer = try BlobWriter(store: self)
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(chunk) }
+        try writer.finish()
+        return (try writer.publish(), writer.size)
     }
 
     /// The SHA-256 of a file, read in 1 MiB chunks (nothing is stored).
@@ -67,10 +61,10 @@ public struct BlobStore: Sendable {
     /// Stores `bytes`. Returns their hash.
     @discardableResult
     public func put(bytes: [UInt8]) throws -> BlobHash {
-        try write { output in
-            try output.write(contentsOf: bytes)
-            return (BlobHash.of(bytes), bytes.count)
-        }.hash
+        let writer = try BlobWriter(store: self)
+        try writer.write(Data(bytes))
+        try writer.finish()
+        return try writer.publish()
     }
 
     /// The bytes of blob `hash`.
@@ -111,36 +105,22 @@ public struct BlobStore: Sendable {
         try FileManager.default.removeItem(at: url(for: hash))
     }
 
-    /// Writes through a temporary file, then publishes it under its hash.
-    private func write(_ body: (FileHandle) throws -> (hash: BlobHash, size: Int)) throws -> (hash: BlobHash, size: Int) {
-        let staging = temporary.appendingPathComponent("\(UUID().uuidString).partial")
-        guard FileManager.default.createFile(atPath: staging.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: staging.path])
+    /// Moves a finished, fsync'd temporary file into place under `hash`; identical content already
+    /// present wins and the temporary is removed.
+    func publish(_ staging: URL, as hash: BlobHash) throws {
+        let destination = url(for: hash)
+        if FileManager.default.fileExists(atPath: destination.path) {
+            try? FileManager.default.removeItem(at: staging)
+            return
         }
-        var published = false
-        defer { if !published { try? FileManager.default.removeItem(at: staging) } }
-        let output = try FileHandle(forWritingTo: staging)
-        let result: (hash: BlobHash, size: Int)
-        do {
-            result = try body(output)
-            try output.synchronize()
-            try output.close()
-        } catch {
-            try? output.close()
-            throw error
-        }
-        let destination = url(for: result.hash)
-        if FileManager.default.fileExists(atPath: destination.path) { return result }
         let folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         chmod(staging.path, 0o444)
         guard rename(staging.path, destination.path) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
-        published = true
         // The rename, and any folder created for it, must survive a crash: sync up to objects/.
         for level in [folder, folder.deletingLastPathComponent(), objects] { try Self.synchronizeFolder(level) }
-        return result
     }
 
     /// fsync on a folder makes a rename inside it durable.

@@ -118,3 +118,11 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
         case createdAt = "created_at"
     }
 }
+
+/// Values of `documents.preview_status`.
+public enum PreviewStatus {
+    public static let pending = "pending"
+    public static let ready = "ready"
+    public static let noPreview = "no_preview"
+    public static let failed = "failed"
+}

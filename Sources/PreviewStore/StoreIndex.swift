@@ -7,7 +7,8 @@ import PreviewCore
 ///
 /// Thread-safe: GRDB's `DatabasePool` serialises writes and runs reads concurrently.
 public final class StoreIndex: Sendable {
-    let pool: DatabasePool
+    /// The database; the job queue shares it so an upload's document and job commit together.
+    public let pool: DatabasePool
 
     /// Opens (creating and migrating when needed) the index at `url`.
     public init(url: URL) throws {
@@ -63,6 +64,23 @@ public final class StoreIndex: Sendable {
             }
             try db.create(index: "derivatives_source", on: "derivatives", columns: ["source_sha256"])
         }
+        migrator.registerMigration("v2-jobs") { db in
+            try db.create(table: "jobs") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("document_id", .text).notNull().references("documents")
+                t.column("status", .text).notNull()
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("available_at", .datetime).notNull()
+                t.column("lease_owner", .text)
+                t.column("lease_expires_at", .datetime)
+                t.column("error_code", .text)
+                t.column("error_message", .text)
+                t.column("created_at", .datetime).notNull()
+                t.column("updated_at", .datetime).notNull()
+            }
+            try db.create(index: "jobs_ready", on: "jobs", columns: ["status", "available_at"])
+            try db.create(index: "jobs_document", on: "jobs", columns: ["document_id"])
+        }
         return migrator
     }
 
@@ -97,15 +115,26 @@ public final class StoreIndex: Sendable {
     /// row in the same transaction, unless its latest version already has the same bytes — then
     /// that version is returned and nothing changes (idempotent).
     public func insertVersion(_ document: DocumentRecord) throws -> (document: DocumentRecord, inserted: Bool) {
+        try pool.write { db in try Self.insertVersion(document, in: db) }
+    }
+
+    /// ``insertVersion(_:)`` inside a caller's transaction.
+    public static func insertVersion(_ document: DocumentRecord, in db: Database) throws -> (document: DocumentRecord, inserted: Bool) {
+        try BlobRecord(sha256: document.sha256, size: document.size, mime: document.mime, createdAt: Date())
+            .insert(db, onConflict: .ignore)
+        let latest = try versions(owner: document.owner, type: document.type, title: document.title).fetchOne(db)
+        if let latest, latest.sha256 == document.sha256 { return (latest, false) }
+        var next = document
+        next.version = (latest?.version ?? 0) + 1
+        try next.insert(db)
+        return (next, true)
+    }
+
+    /// Stores a document's probed facts.
+    public func setFacts(documentID: String, facts: MediaFacts) throws {
         try pool.write { db in
-            try BlobRecord(sha256: document.sha256, size: document.size, mime: document.mime, createdAt: Date())
-                .insert(db, onConflict: .ignore)
-            let latest = try Self.versions(owner: document.owner, type: document.type, title: document.title).fetchOne(db)
-            if let latest, latest.sha256 == document.sha256 { return (latest, false) }
-            var next = document
-            next.version = (latest?.version ?? 0) + 1
-            try next.insert(db)
-            return (next, true)
+            try db.execute(sql: "UPDATE documents SET pages = ?, duration_s = ?, width = ?, height = ?, codec = ?, rotation = ? WHERE id = ?",
+                           arguments: [facts.pages, facts.durationSeconds, facts.width, facts.height, facts.codec, facts.rotation, documentID])
         }
     }
 

@@ -1,0 +1,30 @@
+import Foundation
+import PreviewCore
+import PreviewStore
+
+/// A durable job queue. The embedded driver is ``SQLiteJobQueue``; a PostgreSQL one implements the
+/// same protocol with `FOR UPDATE SKIP LOCKED`.
+public protocol JobQueue: Sendable {
+    /// Indexes `document` as the next version of its (owner, type, title) and queues its job, in one
+    /// transaction. The same bytes again return the existing document and its job.
+    func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord)
+    /// Takes the next ready job (or one whose lease expired) for `worker`, counting an attempt.
+    /// Jobs whose attempts are spent are failed instead of leased.
+    func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)?
+    func complete(_ job: JobRecord) throws
+    /// Records a failure: retried later per the policy when `retryable`, else failed for good.
+    @discardableResult
+    func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord
+    /// Gives a leased job back untouched (graceful shutdown), uncounting its attempt.
+    func release(_ job: JobRecord) throws
+    func job(id: Int64) throws -> JobRecord?
+    /// The newest job of a document.
+    func latestJob(documentID: String) throws -> JobRecord?
+    func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord]
+    /// Queues a failed job again with a fresh set of attempts; false when it is not failed.
+    func retry(id: Int64) throws -> Bool
+    /// Queues every failed job again; returns how many.
+    func retryFailed() throws -> Int
+    /// Jobs per status.
+    func counts() throws -> [JobRecord.Status: Int]
+}

@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+
+/// A unit of work: make one stored document's facts and previews (DESIGN §6).
+public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "jobs"
+
+    /// `queued`, `processing`, `done`, `failed`.
+    public enum Status: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+        case queued, processing, done, failed
+    }
+
+    public var id: Int64?
+    public var documentID: String
+    public var status: Status
+    /// Leases taken so far (counted when taken, so a job that kills its worker still counts).
+    public var attempts: Int
+    public var availableAt: Date
+    public var leaseOwner: String?
+    public var leaseExpiresAt: Date?
+    public var errorCode: String?
+    public var errorMessage: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey, ColumnExpression {
+        case id, status, attempts
+        case documentID = "document_id"
+        case availableAt = "available_at"
+        case leaseOwner = "lease_owner"
+        case leaseExpiresAt = "lease_expires_at"
+        case errorCode = "error_code"
+        case errorMessage = "error_message"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// When a failed job runs again: immediately, then after 30 s, 2 min, 5 min, and 5 min from then
+/// on, up to `maxAttempts` (DESIGN §6). Input errors are not retried.
+public struct RetryPolicy: Sendable {
+    public var maxAttempts = 10
+    public var delays: [TimeInterval] = [0, 30, 120, 300]
+
+    public init() {}
+
+    /// The delay before attempt `attempts + 1`, or nil when the job has had all its attempts.
+    public func delay(afterAttempts attempts: Int) -> TimeInterval? {
+        guard attempts < maxAttempts else { return nil }
+        return delays[min(max(attempts - 1, 0), delays.count - 1)]
+    }
+}

@@ -1,0 +1,131 @@
+import Dispatch
+import Foundation
+import Logging
+import Metrics
+import PreviewCore
+import PreviewPipeline
+import PreviewStore
+import ServiceLifecycle
+import Synchronization
+
+/// Processes queued jobs with `concurrency` slots, each taking one job at a time. Blocking C work
+/// runs on its own thread, never on Swift's cooperative pool.
+///
+/// On graceful shutdown it stops taking jobs, lets running ones finish for up to `drainSeconds`,
+/// then gives back (releases) whatever still runs, so another worker redoes it; nothing is lost.
+public struct QueueWorker: Service {
+    public let queue: any JobQueue
+    public let pipeline: DocumentPipeline
+    public var concurrency: Int
+    public var leaseSeconds: TimeInterval
+    public var drainSeconds: Double
+    public var pollInterval: Duration = .milliseconds(200)
+    let name: String
+    let logger: Logger
+
+    public init(queue: any JobQueue, pipeline: DocumentPipeline, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
+        self.queue = queue
+        self.pipeline = pipeline
+        self.concurrency = max(1, concurrency)
+        // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
+        self.leaseSeconds = pipeline.configuration.limits.jobSeconds * 2 + 30
+        self.drainSeconds = drainSeconds
+        self.name = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(UUID().uuidString.prefix(8))"
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let running = RunningJobs()
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                for slot in 0..<concurrency {
+                    group.addTask { await work(slot: slot, running: running) }
+                }
+            }
+        } onGracefulShutdown: {
+            running.stop()
+        }
+        // Stopped: wait a bounded time for running jobs, then hand back what is left.
+        let deadline = ContinuousClock.now + .seconds(drainSeconds)
+        while !running.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        for job in running.remaining() {
+            try? queue.release(job)
+            logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])
+        }
+    }
+
+    private func work(slot: Int, running: RunningJobs) async {
+        while !running.isStopping, !Task.isCancelled {
+            let leased: (job: JobRecord, document: DocumentRecord)?
+            do {
+                leased = try queue.lease(worker: name, leaseSeconds: leaseSeconds)
+            } catch {
+                logger.error("lease failed", metadata: ["preview.error": "\(error)"])
+                leased = nil
+            }
+            guard let (job, document) = leased else {
+                try? await Task.sleep(for: pollInterval)
+                continue
+            }
+            running.add(job)
+            await process(job, document)
+            running.remove(job)
+        }
+    }
+
+    private func process(_ job: JobRecord, _ document: DocumentRecord) async {
+        var logger = logger
+        logger[metadataKey: "preview.job"] = "\(job.id ?? 0)"
+        logger[metadataKey: "preview.document"] = "\(document.id)"
+        logger[metadataKey: "preview.sha256"] = "\(document.sha256)"
+        let started = ContinuousClock.now
+        let pipeline = pipeline
+        let failure = await withCheckedContinuation { (continuation: CheckedContinuation<PreviewError?, Never>) in
+            Thread.detachNewThread {
+                do throws(PreviewError) {
+                    try pipeline.process(document)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
+            }
+        }
+        Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind)]).recordInterval(since: started)
+        do {
+            if let failure {
+                let retryable = failure.code.disposition == .internal
+                let updated = try queue.fail(job, error: failure, retryable: retryable)
+                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", updated.status == .failed ? "failed" : "retry")]).increment()
+                logger.info("job failed", metadata: ["preview.code": "\(failure.code)", "preview.status": "\(updated.status.rawValue)"])
+            } else {
+                try queue.complete(job)
+                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
+                logger.debug("job done")
+            }
+        } catch {
+            logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])
+        }
+    }
+}
+
+extension Timer {
+    fileprivate func recordInterval(since start: ContinuousClock.Instant) {
+        recordInterval(start.duration(to: .now))
+    }
+
+    fileprivate func recordInterval(_ duration: Duration) {
+        recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
+    }
+}
+
+/// The jobs this worker holds, and whether it is stopping.
+final class RunningJobs: Sendable {
+    private let state = Mutex<(stopping: Bool, jobs: [Int64: JobRecord])>((false, [:]))
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+    var isEmpty: Bool { state.withLock { $0.jobs.isEmpty } }
+    func stop() { state.withLock { $0.stopping = true } }
+    func add(_ job: JobRecord) { state.withLock { $0.jobs[job.id ?? 0] = job } }
+    func remove(_ job: JobRecord) { state.withLock { $0.jobs[job.id ?? 0] = nil } }
+    func remaining() -> [JobRecord] { state.withLock { Array($0.jobs.values) } }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import GRDB
+import PreviewCore
+import PreviewStore
+
+/// The job queue in the store's own SQLite index (WAL): one write transaction per lease, so
+/// workers in several processes never take the same job.
+public struct SQLiteJobQueue: JobQueue {
+    let index: StoreIndex
+    public var policy: RetryPolicy
+
+    public init(index: StoreIndex, policy: RetryPolicy = RetryPolicy()) {
+        self.index = index
+        self.policy = policy
+    }
+
+    public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
+        try index.pool.write { db in
+            let (stored, inserted) = try StoreIndex.insertVersion(document, in: db)
+            if !inserted, let existing = try latestJob(documentID: stored.id, in: db) { return (stored, existing) }
+            let now = Date()
+            let settled = stored.previewStatus == PreviewStatus.ready || stored.previewStatus == PreviewStatus.noPreview
+            var job = JobRecord(id: nil, documentID: stored.id, status: settled ? .done : .queued, attempts: 0,
+                                availableAt: now, createdAt: now, updatedAt: now)
+            try job.insert(db)
+            return (stored, job)
+        }
+    }
+
+    public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
+        try index.pool.write { db in
+            let now = Date()
+            while let candidate = try JobRecord
+                .filter((JobRecord.CodingKeys.status == JobRecord.Status.queued.rawValue && JobRecord.CodingKeys.availableAt <= now)
+                        || (JobRecord.CodingKeys.status == JobRecord.Status.processing.rawValue && JobRecord.CodingKeys.leaseExpiresAt < now))
+                .order(JobRecord.CodingKeys.availableAt, JobRecord.CodingKeys.id)
+                .fetchOne(db) {
+                var job = candidate
+                job.updatedAt = now
+                if job.attempts >= policy.maxAttempts {
+                    // Its worker died with it every time (the lease ran out): dead-letter it.
+                    job.status = .failed
+                    job.leaseOwner = nil
+                    job.leaseExpiresAt = nil
+                    job.errorCode = PreviewError.Code.internal.rawValue
+                    job.errorMessage = "Processing stopped \(job.attempts) times without finishing; giving up."
+                    try job.update(db)
+                    try setDocumentFailed(job, in: db)
+                    continue
+                }
+                job.status = .processing
+                job.attempts += 1
+                job.leaseOwner = worker
+                job.leaseExpiresAt = now.addingTimeInterval(leaseSeconds)
+                try job.update(db)
+                guard let document = try DocumentRecord.fetchOne(db, key: job.documentID) else { continue }
+                return (job, document)
+            }
+            return nil
+        }
+    }
+
+    public func complete(_ job: JobRecord) throws {
+        try index.pool.write { db in
+            var job = job
+            job.status = .done
+            job.leaseOwner = nil
+            job.leaseExpiresAt = nil
+            job.errorCode = nil
+            job.errorMessage = nil
+            job.updatedAt = Date()
+            try job.update(db)
+        }
+    }
+
+    @discardableResult
+    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord {
+        try index.pool.write { db in
+            var job = job
+            let now = Date()
+            job.leaseOwner = nil
+            job.leaseExpiresAt = nil
+            job.errorCode = error.code.rawValue
+            job.errorMessage = error.message
+            job.updatedAt = now
+            if retryable, let delay = policy.delay(afterAttempts: job.attempts) {
+                job.status = .queued
+                job.availableAt = now.addingTimeInterval(delay)
+            } else {
+                job.status = .failed
+            }
+            try job.update(db)
+            return job
+        }
+    }
+
+    public func release(_ job: JobRecord) throws {
+        try index.pool.write { db in
+            var job = job
+            job.status = .queued
+            job.attempts = max(0, job.attempts - 1)
+            job.leaseOwner = nil
+            job.leaseExpiresAt = nil
+            job.updatedAt = Date()
+            try job.update(db)
+        }
+    }
+
+    public func job(id: Int64) throws -> JobRecord? {
+        try index.pool.read { db in try JobRecord.fetchOne(db, key: id) }
+    }
+
+    public func latestJob(documentID: String) throws -> JobRecord? {
+        try index.pool.read { db in try latestJob(documentID: documentID, in: db) }
+    }
+
+    public func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord] {
+        try index.pool.read { db in
+            var request = JobRecord.order(JobRecord.CodingKeys.id.desc).limit(limit)
+            if let status { request = request.filter(JobRecord.CodingKeys.status == status.rawValue) }
+            return try request.fetchAll(db)
+        }
+    }
+
+    public func retry(id: Int64) throws -> Bool {
+        try index.pool.write { db in
+            try db.execute(sql: """
+                UPDATE jobs SET status = 'queued', attempts = 0, available_at = ?, error_code = NULL, error_message = NULL,
+                updated_at = ? WHERE id = ? AND status = 'failed'
+                """, arguments: [Date(), Date(), id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func retryFailed() throws -> Int {
+        try index.pool.write { db in
+            try db.execute(sql: """
+                UPDATE jobs SET status = 'queued', attempts = 0, available_at = ?, error_code = NULL, error_message = NULL,
+                updated_at = ? WHERE status = 'failed'
+                """, arguments: [Date(), Date()])
+            return db.changesCount
+        }
+    }
+
+    public func counts() throws -> [JobRecord.Status: Int] {
+        try index.pool.read { db in
+            var counts = Dictionary(uniqueKeysWithValues: JobRecord.Status.allCases.map { ($0, 0) })
+            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM jobs GROUP BY status") {
+                if let status = JobRecord.Status(rawValue: row["status"]) { counts[status] = row["n"] }
+            }
+            return counts
+        }
+    }
+
+    private func latestJob(documentID: String, in db: Database) throws -> JobRecord? {
+        try JobRecord.filter(JobRecord.CodingKeys.documentID == documentID).order(JobRecord.CodingKeys.id.desc).fetchOne(db)
+    }
+
+    private func setDocumentFailed(_ job: JobRecord, in db: Database) throws {
+        try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
+                       arguments: [PreviewStatus.failed, job.errorCode, job.errorMessage, job.documentID])
+    }
+}

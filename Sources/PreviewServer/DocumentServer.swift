@@ -1,0 +1,321 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import PreviewCore
+import PreviewPipeline
+import PreviewQueue
+import PreviewStore
+import ServiceLifecycle
+
+/// Settings of the HTTP front (DESIGN §8).
+public struct ServerSettings: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// When set, every route but /healthz needs `Authorization: Bearer <token>`.
+    public var token: String?
+    /// Uploads are refused with 429 while more jobs than this wait.
+    public var maxQueuedJobs = 10_000
+
+    public init() {}
+}
+
+/// The routes of DESIGN §8 over a store, a pipeline and a queue. `build()` gives a Hummingbird
+/// application; tests drive the same router in process.
+public struct DocumentServer: Sendable {
+    public let pipeline: DocumentPipeline
+    public let queue: any JobQueue
+    public let settings: ServerSettings
+    let logger: Logger
+
+    public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, logger: Logger) {
+        self.pipeline = pipeline
+        self.queue = queue
+        self.settings = settings
+        self.logger = logger
+        _ = ServerMetrics.registry
+    }
+
+    var store: Store { pipeline.store }
+
+    /// The router with every route and the auth middleware.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        if let token = settings.token { router.add(middleware: AuthMiddleware(token: Array(token.utf8))) }
+        router.get("/healthz") { _, _ in "ok\n" }
+        router.get("/metrics") { _, _ in try metrics() }
+        router.get("/") { request, _ in try HomePage.response(server: self, request: request) }
+        router.post("/ui/upload") { request, context in
+            let accepted = try await upload(request, context: context)
+            let owner = accepted.owner.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
+            return Response(status: .seeOther, headers: [.location: "/?owner=\(owner)"])
+        }
+        router.post("/v1/documents") { request, context in
+            let accepted = try await upload(request, context: context)
+            return JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
+        }
+        router.get("/v1/documents/:id") { _, context in try document(context.parameters.require("id")) }
+        router.get("/v1/documents/:id/preview") { request, context in
+            try await preview(context.parameters.require("id"), request: request)
+        }
+        router.get("/v1/stats") { request, _ in
+            JSON.response(try store.index.statistics(owner: request.uri.queryParameters.get("owner")))
+        }
+        return router
+    }
+
+    /// A Hummingbird application listening on the configured address.
+    public func application(services: [any Service] = []) -> some ApplicationProtocol {
+        Application(router: router(), configuration: .init(address: .hostname(settings.host, port: settings.port)),
+                    services: services, logger: logger)
+    }
+
+    // MARK: Upload
+
+    struct Accepted {
+        var body: AcceptedBody
+        var owner: String
+    }
+
+    struct AcceptedBody: Encodable {
+        var status: String
+        var documentID: String
+        var jobID: Int64
+        var sha256: String
+
+        enum CodingKeys: String, CodingKey {
+            case status, sha256
+            case documentID = "document_id"
+            case jobID = "job_id"
+        }
+    }
+
+    /// Streams the body into the store's tmp/, validates it like the CLI, publishes the blob, then
+    /// commits the document and its job together. Only then is the upload acknowledged.
+    func upload(_ request: Request, context: BasicRequestContext) async throws -> Accepted {
+        let limit = pipeline.configuration.limits.maxFileBytes
+        if try queue.counts()[.queued, default: 0] > settings.maxQueuedJobs {
+            throw ErrorResponse(PreviewError(.queueFull, "Too many documents are waiting; try again later."), headers: [.retryAfter: "30"])
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "too_large")]).increment()
+            throw UploadReceiver.tooLarge(limit)
+        }
+        let writer = try BlobWriter(store: store.blobs)
+        var receiver = UploadReceiver()
+        let query = request.uri.queryParameters
+        for name in ["type", "filename", "owner", "title"] { receiver.fields[name] = query.get(name) }
+        try await receiver.receive(request.body, contentType: request.headers[.contentType], into: writer, limit: limit)
+        try writer.finish()
+
+        let fields = receiver.fields
+        let type: DocumentType?
+        if let id = fields["type"], !id.isEmpty {
+            guard let known = pipeline.configuration.rules.type(id: id) else {
+                throw BadRequest(message: "unknown document type \(id)")
+            }
+            type = known
+        } else {
+            type = nil
+        }
+        // The name only lends its extension and a display name; it is never a path.
+        let filename = (fields["filename"] ?? receiver.fileName ?? "upload").split(separator: "/").last.map(String.init) ?? "upload"
+        let verdict = Validator(configuration: pipeline.configuration)
+            .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: filename, declaredType: type)
+        if let refusal = verdict.refusal {
+            Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "refused")]).increment()
+            throw ErrorResponse(refusal)
+        }
+        let hash = try writer.publish()
+        let hasRenderer = pipeline.renderers.renderer(for: verdict.kind) != nil
+        let record = DocumentRecord(
+            id: UUID().uuidString.lowercased(), owner: fields["owner"] ?? "", type: type?.id ?? "",
+            title: fields["title"].flatMap { $0.isEmpty ? nil : $0 } ?? filename, filename: filename, sha256: hash,
+            kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: writer.size, facts: MediaFacts(), version: 0,
+            previewStatus: hasRenderer ? PreviewStatus.pending : PreviewStatus.noPreview, createdAt: Date())
+        let (document, job) = try queue.enqueue(record)
+        Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
+        logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
+                                                  "preview.sha256": "\(hash)"])
+        return Accepted(body: AcceptedBody(status: job.status.rawValue, documentID: document.id, jobID: job.id ?? 0, sha256: hash.hex),
+                        owner: document.owner)
+    }
+
+    // MARK: Documents and previews
+
+    func documentStatus(_ document: DocumentRecord) throws -> String {
+        if let job = try queue.latestJob(documentID: document.id) { return job.status.rawValue }
+        switch document.previewStatus {
+        case PreviewStatus.failed: return "failed"
+        case PreviewStatus.pending: return "queued"
+        default: return "done"
+        }
+    }
+
+    func document(_ id: String) throws -> Response {
+        guard let document = try store.index.document(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
+        return JSON.response(DocumentView(document, status: try documentStatus(document)))
+    }
+
+    func preview(_ id: String, request: Request) async throws -> Response {
+        guard let document = try store.index.document(id: id), let kind = FileKind(rawValue: document.kind) else {
+            throw ErrorResponse(.notFound, "No document \(id).")
+        }
+        let query = request.uri.queryParameters
+        func number(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+            guard let text = query.get(name) else { return nil }
+            guard let value = Int(text), range.contains(value) else { throw BadRequest(message: "\(name) must be in \(range)") }
+            return value
+        }
+        var previewRequest = RenderRequest(page: try number("page", 1...1_000_000) ?? 1,
+                                           width: try number("width", 1...RenderRequest.maxEdge),
+                                           height: try number("height", 1...RenderRequest.maxEdge))
+        if let format = query.get("format") {
+            guard let parsed = RenderRequest.Format(rawValue: format) else { throw BadRequest(message: "format must be jpeg, png or webp") }
+            previewRequest.format = parsed
+        }
+        if previewRequest.width == nil && previewRequest.height == nil && kind.category != .pdf { previewRequest = previewRequest.asThumbnail }
+
+        let status = try documentStatus(document)
+        switch status {
+        case "done": break
+        case "failed":
+            throw ErrorResponse(PreviewError(PreviewError.Code(rawValue: document.errorCode ?? "") ?? .corrupt,
+                                             document.errorMessage ?? "The document could not be processed."))
+        default:
+            return JSON.response(["status": status, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
+        }
+        if document.previewStatus == PreviewStatus.noPreview {
+            throw ErrorResponse(.unsupportedType, "No preview is made for \(kind.label).")
+        }
+        let started = ContinuousClock.now
+        let pipeline = pipeline
+        let wanted = previewRequest
+        let result = try await Self.offload { () throws(PreviewError) in try pipeline.preview(source: document.sha256, kind: kind, request: wanted) }
+        if !result.cached {
+            let elapsed = started.duration(to: .now)
+            Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", kind.category.rawValue)])
+                .recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+        }
+        let etag = "\"\(result.record.resultSha256.hex)\""
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=31536000, immutable"]
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        let bytes = try store.blobs.read(result.record.resultSha256)
+        headers[.contentType] = previewRequest.format.mime
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// Runs blocking C work on a thread of its own, off the cooperative pool.
+    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws(PreviewError) -> T) async throws -> T {
+        let result: Result<T, PreviewError> = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                do throws(PreviewError) {
+                    continuation.resume(returning: .success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        switch result {
+        case let .success(value): return value
+        case let .failure(error): throw ErrorResponse(error)
+        }
+    }
+
+    // MARK: Metrics
+
+    func metrics() throws -> Response {
+        for (status, count) in try queue.counts() {
+            Gauge(label: "docpreview_jobs", dimensions: [("status", status.rawValue)]).record(count)
+        }
+        let statistics = try store.index.statistics()
+        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "logical")]).record(statistics.logicalBytes)
+        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "stored")]).record(statistics.storedBytes)
+        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "previews")]).record(statistics.previewBytes)
+        Gauge(label: "docpreview_documents").record(statistics.documents)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
+    }
+}
+
+extension RenderRequest {
+    var asThumbnail: RenderRequest {
+        var request = RenderRequest.thumbnail
+        request.format = format
+        return request
+    }
+}
+
+/// `GET /v1/documents/{id}`.
+struct DocumentView: Encodable {
+    var documentID: String
+    var owner: String
+    var type: String?
+    var title: String
+    var filename: String
+    var sha256: String
+    var kind: String
+    var mime: String
+    var size: Int
+    var version: Int
+    var status: String
+    var previewStatus: String
+    var error: ErrorEnvelope.Body?
+    var facts: MediaFacts
+    var createdAt: Date
+    var links: [String: String]
+
+    init(_ document: DocumentRecord, status: String) {
+        documentID = document.id
+        owner = document.owner
+        type = document.type.isEmpty ? nil : document.type
+        title = document.title
+        filename = document.filename
+        sha256 = document.sha256.hex
+        kind = document.kind
+        mime = document.mime
+        size = document.size
+        version = document.version
+        self.status = status
+        previewStatus = document.previewStatus
+        error = document.errorCode.map { ErrorEnvelope.Body(code: $0, message: document.errorMessage ?? "") }
+        facts = document.facts
+        createdAt = document.createdAt
+        var links = ["self": "/v1/documents/\(document.id)"]
+        if document.previewStatus != PreviewStatus.noPreview {
+            links["thumbnail"] = "/v1/documents/\(document.id)/preview"
+            links["preview"] = "/v1/documents/\(document.id)/preview?width=2048&height=2048"
+            if document.kind == FileKind.pdf.rawValue { links["page"] = "/v1/documents/\(document.id)/preview?page={n}&width={w}" }
+        }
+        self.links = links
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case owner, type, title, filename, sha256, kind, mime, size, version, status, error, links
+        case documentID = "document_id"
+        case previewStatus = "preview_status"
+        case createdAt = "created_at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(documentID, forKey: .documentID)
+        try container.encode(owner, forKey: .owner)
+        try container.encodeIfPresent(type, forKey: .type)
+        try container.encode(title, forKey: .title)
+        try container.encode(filename, forKey: .filename)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(mime, forKey: .mime)
+        try container.encode(size, forKey: .size)
+        try container.encode(version, forKey: .version)
+        try container.encode(status, forKey: .status)
+        try container.encode(previewStatus, forKey: .previewStatus)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(links, forKey: .links)
+        try facts.encode(to: encoder)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PreviewCore
+
+/// A `PreviewError` as an HTTP response: the error object with the status for its code.
+struct ErrorResponse: HTTPResponseError {
+    var error: PreviewError
+    var headers: HTTPFields = [:]
+
+    init(_ error: PreviewError, headers: HTTPFields = [:]) {
+        self.error = error
+        self.headers = headers
+    }
+
+    init(_ code: PreviewError.Code, _ message: String) {
+        self.init(PreviewError(code, message))
+    }
+
+    var status: HTTPResponse.Status {
+        switch error.code {
+        case .fileTooLarge: .contentTooLarge
+        case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: .unsupportedMediaType
+        case .notFound: .notFound
+        case .unauthorized: .unauthorized
+        case .queueFull: .tooManyRequests
+        case .internal: .internalServerError
+        case .pageOutOfRange where error.message.hasPrefix("Invalid"): .badRequest
+        default: .unprocessableContent
+        }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSON.encode(ErrorEnvelope(error)))))
+    }
+}
+
+/// A 400 for a malformed request (not an input-file verdict).
+struct BadRequest: HTTPResponseError {
+    var message: String
+    var status: HTTPResponse.Status { .badRequest }
+    var headers: HTTPFields { [.contentType: "application/json; charset=utf-8"] }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = ["error": ["code": "bad_request", "message": message]]
+        return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSON.encode(body))))
+    }
+}
+
+enum JSON {
+    static func encode(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return Array((try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: encode(value))))
+    }
+}

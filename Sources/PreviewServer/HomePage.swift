@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PreviewCore
+import PreviewPipeline
+import PreviewStore
+
+/// `GET /`: a page for people — an upload form, the owner's documents with thumbnails and status,
+/// and the storage cards. Server-rendered HTML, no scripts, no build tools.
+enum HomePage {
+    static func response(server: DocumentServer, request: Request) throws -> Response {
+        let owner = request.uri.queryParameters.get("owner") ?? ""
+        let statistics = try server.store.index.statistics(owner: owner.isEmpty ? nil : owner)
+        let documents = try server.store.index.documents(owner: owner.isEmpty ? nil : owner).prefix(200)
+        let types = server.pipeline.configuration.rules.types
+            .map { "<option value=\"\(HTMLText.escape($0.id))\">\(HTMLText.escape($0.label))</option>" }.joined()
+        let cards = try documents.map { document -> String in
+            let status = try server.documentStatus(document)
+            let thumbnail = status == "done" && document.previewStatus == "ready"
+                ? "<img src=\"/v1/documents/\(document.id)/preview\" alt=\"\" loading=\"lazy\">"
+                : "<span>\(document.previewStatus == "no_preview" ? "no preview" : HTMLText.escape(status))</span>"
+            let error = document.errorMessage.map { "<div class=\"failed\">\(HTMLText.escape($0))</div>" } ?? ""
+            return """
+                <div class="card"><div class="thumb">\(thumbnail)</div><b>\(HTMLText.escape(document.title))</b>\
+                <div>\(HTMLText.escape(document.type.isEmpty ? document.kind : document.type)) · v\(document.version) · \(HTMLText.escape(status))</div>\(error)</div>
+                """
+        }.joined(separator: "\n")
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>DocPreview</title>
+            <style>
+            body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
+            .cards{display:flex;gap:12px;flex-wrap:wrap}.stat{border:1px solid #ddd;border-radius:6px;padding:10px 14px}
+            .stat b{display:block;font-size:20px}
+            .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:12px;margin-top:16px}
+            .card{border:1px solid #ddd;border-radius:6px;padding:8px;overflow-wrap:anywhere}
+            .thumb{height:140px;display:flex;align-items:center;justify-content:center;background:#f4f4f4;margin-bottom:6px}
+            .thumb img{max-width:100%;max-height:140px}.failed{color:#b91c1c}
+            form{margin:16px 0;display:flex;gap:8px;flex-wrap:wrap;align-items:center}
+            </style></head><body>
+            <h1>DocPreview</h1>
+            <form method="get" action="/"><label>Owner <input name="owner" value="\(HTMLText.escape(owner))"></label><button>Show</button></form>
+            <div class="cards">
+            <div class="stat">Documents<b>\(statistics.documents)</b></div>
+            <div class="stat">Most common type<b>\(HTMLText.escape(statistics.mostCommonType ?? "—"))</b></div>
+            <div class="stat">Storage<b>\(byteText(statistics.storedBytes))</b>\(byteText(statistics.logicalBytes)) uploaded</div>
+            <div class="stat">Previews<b>\(statistics.previews)</b>\(byteText(statistics.previewBytes))</div>
+            </div>
+            <form method="post" action="/ui/upload" enctype="multipart/form-data">
+            <input type="hidden" name="owner" value="\(HTMLText.escape(owner))">
+            <label>Type <select name="type"><option value="">(any)</option>\(types)</select></label>
+            <label>Title <input name="title"></label>
+            <input type="file" name="file" required><button>Upload</button></form>
+            <div class="grid">
+            \(cards)
+            </div></body></html>
+            """
+        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func byteText(_ bytes: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .file)
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PreviewCore
+import PreviewPipeline
+import PreviewQueue
+import PreviewServer
+import PreviewStore
+import ServiceLifecycle
+
+/// `docpreview serve`: the HTTP API with workers in the same process.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the HTTP API (uploads, documents, previews, stats, /healthz, /metrics) and in-process workers.",
+        discussion: "SIGTERM or SIGINT: stop accepting work, finish or release running jobs, exit 0.")
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on.")
+    var port = 8080
+
+    @Option(help: "Jobs processed at once in this process (0: no workers; run `docpreview worker` instead).")
+    var workers = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Bearer token required on every route but /healthz (default: $DOCPREVIEW_TOKEN).")
+    var token: String?
+
+    @Option(help: "Refuse uploads with 429 while more jobs than this wait.")
+    var maxQueued = 10_000
+
+    @OptionGroup var validation: ValidationOptions
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        let logger = Logger.cli
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: try validation.configuration(), logger: logger)
+        let queue = SQLiteJobQueue(index: pipeline.store.index)
+        var settings = ServerSettings()
+        settings.host = host
+        settings.port = port
+        settings.token = token ?? ProcessInfo.processInfo.environment["DOCPREVIEW_TOKEN"]
+        settings.maxQueuedJobs = maxQueued
+        let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: logger)
+        var services: [any Service] = [server.application()]
+        if workers > 0 { services.append(QueueWorker(queue: queue, pipeline: pipeline, concurrency: workers, logger: logger)) }
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// `docpreview worker`: processes a store's queue from another process.
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker", abstract: "Process queued jobs of a store until SIGTERM/SIGINT.")
+
+    @Option(help: "Jobs processed at once.")
+    var concurrency = ProcessInfo.processInfo.activeProcessorCount
+
+    @OptionGroup var validation: ValidationOptions
+    @OptionGroup var storeOptions: StoreOptions
+
+    func run() async throws {
+        let logger = Logger.cli
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: try validation.configuration(), logger: logger)
+        let worker = QueueWorker(queue: SQLiteJobQueue(index: pipeline.store.index), pipeline: pipeline, concurrency: concurrency, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// `docpreview jobs list|retry ID|retry-failed`.
+struct JobsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "jobs", abstract: "List jobs, or queue failed ones again.")
+
+    @Argument(help: "list, retry or retry-failed.")
+    var action: String
+
+    @Argument(help: "The job id (retry).")
+    var id: Int64?
+
+    @Option(help: "list: only jobs with this status (queued, processing, done, failed).")
+    var status: JobRecord.Status?
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        guard ["list", "retry", "retry-failed"].contains(action) else { throw ValidationError("Use list, retry ID or retry-failed.") }
+        if action == "retry" && id == nil { throw ValidationError("retry needs a job id.") }
+    }
+
+    func run() throws {
+        let queue = SQLiteJobQueue(index: try storeOptions.open().index)
+        let report = CommandReport(json: json)
+        switch action {
+        case "list":
+            let jobs = try queue.jobs(status: status, limit: 1000)
+            let lines = jobs.map { "\($0.id ?? 0)\t\($0.status.rawValue)\t\($0.attempts) attempts\t\($0.documentID)\t\($0.errorCode ?? "")" }
+            report.succeed(jobs, human: lines.isEmpty ? "no jobs" : lines.joined(separator: "\n"))
+        case "retry":
+            guard try queue.retry(id: id!) else { try report.fail(PreviewError(.notFound, "No failed job \(id!).")) }
+            report.succeed(["retried": 1], human: "job \(id!) queued again")
+        default:
+            let count = try queue.retryFailed()
+            report.succeed(["retried": count], human: "\(count) failed jobs queued again")
+        }
+    }
+}
+
+extension JobRecord.Status: ExpressibleByArgument {}

@@ -1,0 +1,354 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PreviewCore
+import PreviewPipeline
+import PreviewQueue
+import PreviewServer
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// A server over a fresh store, driven in process through Hummingbird's router test client.
+private struct Harness {
+    let folder: TemporaryFolder
+    let pipeline: DocumentPipeline
+    let queue: SQLiteJobQueue
+    let server: DocumentServer
+
+    init(token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits()) throws {
+        folder = try TemporaryFolder()
+        pipeline = DocumentPipeline(store: try Store(root: folder.url), configuration: Configuration(limits: limits), logger: Logger(label: "test"))
+        queue = SQLiteJobQueue(index: pipeline.store.index)
+        var settings = ServerSettings()
+        settings.token = token
+        settings.maxQueuedJobs = maxQueued
+        server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: Logger(label: "test"))
+    }
+
+    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        try await Application(router: server.router()).test(.router, body)
+    }
+
+    /// What a worker does, once per queued job.
+    func drainQueue() throws {
+        while let (job, document) = try queue.lease(worker: "test", leaseSeconds: 60) {
+            let failure: PreviewError?
+            do throws(PreviewError) {
+                try pipeline.process(document)
+                failure = nil
+            } catch {
+                failure = error
+            }
+            if let failure {
+                try queue.fail(job, error: failure, retryable: failure.code.disposition == .internal)
+            } else {
+                try queue.complete(job)
+            }
+        }
+    }
+}
+
+private func sample(_ name: String) throws -> ByteBuffer {
+    ByteBuffer(bytes: try Data(contentsOf: Fixtures.sample(name)))
+}
+
+private func json(_ response: TestResponse) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+}
+
+private func errorCode(_ response: TestResponse) throws -> String? {
+    (try json(response)["error"] as? [String: Any])?["code"] as? String
+}
+
+private func multipart(boundary: String, fields: [String: String], file: (name: String, bytes: [UInt8])?) -> ByteBuffer {
+    var body = ByteBuffer()
+    for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+        body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
+    }
+    if let file {
+        body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.name)\"\r\n")
+        body.writeString("Content-Type: application/octet-stream\r\n\r\n")
+        body.writeBytes(file.bytes)
+        body.writeString("\r\n")
+    }
+    body.writeString("--\(boundary)--\r\n")
+    return body
+}
+
+@Suite struct UploadRouteTests {
+    @Test func rawUploadIsAcknowledgedAfterItIsStored() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            try await client.execute(uri: "/v1/documents?filename=Letter.PDF&type=rec_letter&owner=ana&title=Letter", method: .post,
+                                     body: try sample("document-5-pages.pdf")) { response in
+                #expect(response.status == .accepted)
+                let body = try json(response)
+                #expect(body["status"] as? String == "queued")
+                let id = try #require(body["document_id"] as? String)
+                let sha = try #require(body["sha256"].flatMap { $0 as? String }.flatMap(BlobHash.init(hex:)))
+                #expect(harness.pipeline.store.blobs.contains(sha), "bytes durable before the 202")
+                let job = try #require(try harness.queue.latestJob(documentID: id))
+                #expect(job.status == .queued && job.id == body["job_id"] as? Int64)
+                #expect(response.headers[.location] == "/v1/documents/\(id)")
+            }
+        }
+    }
+
+    @Test func multipartUploadWithFields() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        let body = multipart(boundary: "XyZ-boundary", fields: ["owner": "ben", "type": "highlight_video", "title": "Senior season"],
+                             file: ("clip.mp4", Array(try Data(contentsOf: Fixtures.sample("video-h264.mp4")))))
+        try await harness.test { client in
+            try await client.execute(uri: "/v1/documents", method: .post,
+                                     headers: [.contentType: "multipart/form-data; boundary=XyZ-boundary"], body: body) { response in
+                #expect(response.status == .accepted)
+                let id = try #require(try json(response)["document_id"] as? String)
+                let document = try #require(try harness.pipeline.store.index.document(id: id))
+                #expect(document.owner == "ben" && document.type == "highlight_video" && document.title == "Senior season")
+                #expect(document.filename == "clip.mp4" && document.kind == "mp4")
+            }
+            let noFile = multipart(boundary: "b", fields: ["owner": "ben"], file: nil)
+            try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"],
+                                     body: noFile) { response in
+                #expect(response.status == .badRequest)
+            }
+        }
+    }
+
+    @Test func refusalsUseTheContractsStatuses() async throws {
+        var limits = Limits()
+        limits.maxFileBytes = 64 * 1024
+        let harness = try Harness(limits: limits)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let cases: [(String, ByteBuffer, HTTPFields, HTTPResponse.Status, String?)] = [
+                ("/v1/documents?filename=cv.pdf", try sample("bad-zip-named.pdf"), [:], .unsupportedMediaType, "content_mismatch"),
+                ("/v1/documents?filename=cv.pdf&type=highlight_video", try sample("document-5-pages.pdf"), [:], .unsupportedMediaType, "extension_not_allowed"),
+                ("/v1/documents?filename=run.pdf", try sample("bad-executable.pdf"), [:], .unsupportedMediaType, "executable_refused"),
+                ("/v1/documents?filename=empty.pdf", ByteBuffer(), [:], .unprocessableContent, "empty_file"),
+                ("/v1/documents?filename=big.mov", try sample("video-h264.mov"), [:], .contentTooLarge, "file_too_large"),
+                ("/v1/documents?filename=a.pdf&type=photo", try sample("document-5-pages.pdf"), [:], .badRequest, "bad_request"),
+            ]
+            for (uri, body, headers, status, code) in cases {
+                try await client.execute(uri: uri, method: .post, headers: headers, body: body) { response in
+                    #expect(response.status == status, "\(uri)")
+                    let code = try errorCode(response); #expect(code == code, "\(uri)")
+                }
+            }
+        }
+        #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty, "nothing refused is stored")
+        #expect(try harness.pipeline.store.blobs.leftoverTemporaries().isEmpty, "refused uploads leave nothing in tmp/")
+    }
+
+    @Test func sameUploadTwiceIsOneDocumentAndOneJob() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            var ids: [String] = []
+            for _ in 0..<2 {
+                try await client.execute(uri: "/v1/documents?filename=a.webp&owner=o&title=t", method: .post, body: try sample("image.webp")) {
+                    ids.append(try json($0)["document_id"] as? String ?? "")
+                }
+            }
+            #expect(ids[0] == ids[1])
+            #expect(try harness.queue.jobs(status: nil, limit: 10).count == 1)
+        }
+    }
+
+    @Test func admissionControl() async throws {
+        let harness = try Harness(maxQueued: 0)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, body: try sample("image.webp")) {
+                #expect($0.status == .accepted)
+            }
+            try await client.execute(uri: "/v1/documents?filename=b.png", method: .post, body: try sample("image-alpha.png")) { response in
+                #expect(response.status == .tooManyRequests)
+                #expect(response.headers[.retryAfter] == "30")
+                let code = try errorCode(response); #expect(code == "queue_full")
+            }
+        }
+    }
+}
+
+@Suite struct DocumentRouteTests {
+    @Test func previewLifecycle() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            var id = ""
+            try await client.execute(uri: "/v1/documents?filename=doc.pdf", method: .post, body: try sample("document-5-pages.pdf")) {
+                id = try json($0)["document_id"] as? String ?? ""
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/preview", method: .get) { response in
+                #expect(response.status == .accepted)
+                #expect(response.headers[.retryAfter] != nil)
+                let status = try json(response)["status"] as? String
+                #expect(status == "queued")
+            }
+            try await client.execute(uri: "/v1/documents/\(id)", method: .get) { let status = try json($0)["status"] as? String; #expect(status == "queued") }
+            try harness.drainQueue()
+            try await client.execute(uri: "/v1/documents/\(id)", method: .get) { response in
+                let body = try json(response)
+                #expect(body["status"] as? String == "done" && body["pages"] as? Int == 5)
+                #expect((body["links"] as? [String: String])?["thumbnail"] == "/v1/documents/\(id)/preview")
+            }
+            var etag = ""
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300&format=png", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "image/png")
+                #expect(response.headers[.cacheControl]?.contains("immutable") == true)
+                etag = response.headers[.eTag] ?? ""
+                #expect(etag.count == 66)
+                #expect(Array(Data(buffer: response.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300&format=png", method: .get,
+                                     headers: [.ifNoneMatch: etag]) { #expect($0.status == .notModified) }
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=9", method: .get) { response in
+                #expect(response.status == .unprocessableContent)
+                let code = try errorCode(response); #expect(code == "page_out_of_range")
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/preview?width=99999", method: .get) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/v1/documents/nope", method: .get) { response in
+                #expect(response.status == .notFound)
+                let code = try errorCode(response); #expect(code == "not_found")
+            }
+            try await client.execute(uri: "/v1/documents/..%2F..%2Fetc%2Fpasswd/preview", method: .get) { #expect($0.status == .notFound) }
+        }
+    }
+
+    @Test func failedAndNoPreviewDocuments() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            var encrypted = "", sheet = ""
+            try await client.execute(uri: "/v1/documents?filename=e.pdf", method: .post, body: try sample("bad-encrypted.pdf")) {
+                encrypted = try json($0)["document_id"] as? String ?? ""
+            }
+            try await client.execute(uri: "/v1/documents?filename=s.xlsx", method: .post, body: try sample("stats.xlsx")) {
+                sheet = try json($0)["document_id"] as? String ?? ""
+            }
+            try harness.drainQueue()
+            try await client.execute(uri: "/v1/documents/\(encrypted)", method: .get) { response in
+                let body = try json(response)
+                #expect(body["status"] as? String == "failed")
+                #expect((body["error"] as? [String: Any])?["code"] as? String == "encrypted")
+            }
+            try await client.execute(uri: "/v1/documents/\(encrypted)/preview", method: .get) { let code = try errorCode($0); #expect(code == "encrypted") }
+            try await client.execute(uri: "/v1/documents/\(sheet)/preview", method: .get) { response in
+                #expect(response.status == .unsupportedMediaType)
+            }
+            let failed = try harness.queue.jobs(status: .failed, limit: 10)
+            #expect(failed.count == 1 && failed[0].attempts == 1, "input errors are not retried")
+        }
+    }
+
+    @Test func statsMetricsHealthAndPage() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            try await client.execute(uri: "/v1/documents?filename=a.webp&owner=ana&type=", method: .post, body: try sample("image.webp")) { _ in }
+            try harness.drainQueue()
+            try await client.execute(uri: "/v1/stats?owner=ana", method: .get) { response in
+                let body = try json(response)
+                #expect(body["documents"] as? Int == 1 && body["previews"] as? Int == 1)
+            }
+            try await client.execute(uri: "/healthz", method: .get) { #expect(String(buffer: $0.body) == "ok\n") }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let text = String(buffer: response.body)
+                #expect(text.contains("docpreview_uploads_total{outcome=\"accepted\"}"))
+                #expect(text.contains("docpreview_jobs{status=\"done\"} 1"))
+                #expect(text.contains("docpreview_store_bytes{kind=\"stored\"}"))
+            }
+            try await client.execute(uri: "/?owner=ana", method: .get) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains("<form method=\"post\" action=\"/ui/upload\" enctype=\"multipart/form-data\">"))
+                #expect(page.contains("/preview\""))
+            }
+        }
+    }
+}
+
+@Suite struct AuthTests {
+    @Test func bearerTokenGuardsAllButHealth() async throws {
+        let harness = try Harness(token: "correct-horse")
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            for headers: HTTPFields in [[:], [.authorization: "Bearer wrong-horse!"], [.authorization: "Bearer correct-hors"], [.authorization: "correct-horse"]] {
+                try await client.execute(uri: "/v1/stats", method: .get, headers: headers) { response in
+                    #expect(response.status == .unauthorized)
+                    let code = try errorCode(response); #expect(code == "unauthorized")
+                    #expect(response.headers[.wwwAuthenticate] == "Bearer")
+                }
+            }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer correct-horse"]) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/", method: .get, headers: [.cookie: "a=b; docpreview_token=correct-horse"]) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, body: try sample("image.webp")) {
+                #expect($0.status == .unauthorized)
+            }
+        }
+        #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty)
+    }
+}
+
+@Suite struct QueueTests {
+    private func queuedDocument(_ harness: Harness) throws -> JobRecord {
+        let hash = try harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp")).hash
+        let record = DocumentRecord(id: UUID().uuidString, owner: "", type: "", title: "t", filename: "t.webp", sha256: hash, kind: "webp",
+                                    mime: "image/webp", size: 1, facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
+        return try harness.queue.enqueue(record).job
+    }
+
+    @Test func transientFailuresBackOffAndInputErrorsFailAtOnce() throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        _ = try queuedDocument(harness)
+        let (job, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(job.attempts == 1 && job.status == .processing)
+        #expect(try harness.queue.lease(worker: "other", leaseSeconds: 60) == nil, "a leased job is not handed out twice")
+        let retried = try harness.queue.fail(job, error: PreviewError(.internal, "disk hiccup"), retryable: true)
+        #expect(retried.status == .queued && retried.availableAt.timeIntervalSinceNow < 1, "first retry is immediate")
+        let (second, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        let later = try harness.queue.fail(second, error: PreviewError(.internal, "again"), retryable: true)
+        #expect(abs(later.availableAt.timeIntervalSinceNow - 30) < 2, "then 30 s")
+        #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60) == nil, "not before its time")
+        let policy = RetryPolicy()
+        #expect([1, 2, 3, 4, 5, 9].map { policy.delay(afterAttempts: $0) } == [0, 30, 120, 300, 300, 300])
+        #expect(policy.delay(afterAttempts: 10) == nil)
+        #expect(try harness.queue.retry(id: later.id!) == false, "only failed jobs are retried by hand")
+    }
+
+    @Test func crashedWorkersJobsAreRetriedThenDeadLettered() throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        let job = try queuedDocument(harness)
+        for attempt in 1...RetryPolicy().maxAttempts {
+            // A lease that has already expired: as if the worker died holding it.
+            let (leased, _) = try #require(try harness.queue.lease(worker: "doomed", leaseSeconds: -1), "attempt \(attempt)")
+            #expect(leased.attempts == attempt)
+        }
+        #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60) == nil)
+        let dead = try #require(try harness.queue.job(id: job.id!))
+        #expect(dead.status == .failed && dead.attempts == 10)
+        #expect(try harness.pipeline.store.index.document(id: dead.documentID)?.previewStatus == PreviewStatus.failed)
+        #expect(try harness.queue.retryFailed() == 1)
+        #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60)?.job.attempts == 1)
+    }
+
+    @Test func releaseGivesTheAttemptBack() throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        _ = try queuedDocument(harness)
+        let (job, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        try harness.queue.release(job)
+        let again = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(again.job.attempts == 1)
+    }
+}
