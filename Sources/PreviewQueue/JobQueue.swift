@@ -27,4 +27,8 @@ public protocol JobQueue: Sendable {
     func retryFailed() throws -> Int
     /// Jobs per status.
     func counts() throws -> [JobRecord.Status: Int]
+    /// Returns to the queue the jobs leased by owners that `isDead` says are gone (a worker
+    /// process on this host that crashed), without waiting for their leases to expire. The
+    /// attempt they used stays counted. Returns how many.
+    func reclaimLeases(where isDead: (String) -> Bool) throws -> Int
 }

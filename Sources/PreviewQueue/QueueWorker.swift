@@ -30,7 +30,7 @@ public struct QueueWorker: Service {
         // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
         self.leaseSeconds = pipeline.configuration.limits.jobSeconds * 2 + 30
         self.drainSeconds = drainSeconds
-        self.name = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(UUID().uuidString.prefix(8))"
+        self.name = "\(Self.host)/\(getpid())/\(UUID().uuidString.prefix(8))"
         self.logger = logger
     }
 
@@ -54,7 +54,27 @@ public struct QueueWorker: Service {
         }
     }
 
+    private static let host = ProcessInfo.processInfo.hostName
+
+    /// True for a lease owner that was a worker process on this host which no longer exists.
+    static func isDeadLocalWorker(_ owner: String) -> Bool {
+        let parts = owner.split(separator: "/")
+        guard parts.count == 3, parts[0] == host, let pid = Int32(parts[1]), pid != getpid() else { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    private func reclaimDeadLeases() {
+        do {
+            let reclaimed = try queue.reclaimLeases(where: Self.isDeadLocalWorker)
+            if reclaimed > 0 { logger.warning("reclaimed jobs of a worker that died", metadata: ["preview.jobs": "\(reclaimed)"]) }
+        } catch {
+            logger.error("could not reclaim leases", metadata: ["preview.error": "\(error)"])
+        }
+    }
+
     private func work(slot: Int, running: RunningJobs) async {
+        if slot == 0 { reclaimDeadLeases() }
+        var idlePolls = 0
         while !running.isStopping, !Task.isCancelled {
             let leased: (job: JobRecord, document: DocumentRecord)?
             do {
@@ -64,6 +84,8 @@ public struct QueueWorker: Service {
                 leased = nil
             }
             guard let (job, document) = leased else {
+                idlePolls += 1
+                if slot == 0, idlePolls % 25 == 0 { reclaimDeadLeases() }
                 try? await Task.sleep(for: pollInterval)
                 continue
             }

@@ -152,6 +152,21 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
+    public func reclaimLeases(where isDead: (String) -> Bool) throws -> Int {
+        try index.pool.write { db in
+            let owners = try String.fetchAll(db, sql: "SELECT DISTINCT lease_owner FROM jobs WHERE status = 'processing' AND lease_owner IS NOT NULL")
+            var reclaimed = 0
+            for owner in owners where isDead(owner) {
+                try db.execute(sql: """
+                    UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, available_at = ?, updated_at = ?
+                    WHERE status = 'processing' AND lease_owner = ?
+                    """, arguments: [Date(), Date(), owner])
+                reclaimed += db.changesCount
+            }
+            return reclaimed
+        }
+    }
+
     private func latestJob(documentID: String, in db: Database) throws -> JobRecord? {
         try JobRecord.filter(JobRecord.CodingKeys.documentID == documentID).order(JobRecord.CodingKeys.id.desc).fetchOne(db)
     }

@@ -342,6 +342,17 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60)?.job.attempts == 1)
     }
 
+    @Test func leasesOfDeadWorkersAreReclaimedAtOnce() throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        _ = try queuedDocument(harness)
+        let (job, _) = try #require(try harness.queue.lease(worker: "box/4242/abc", leaseSeconds: 3600))
+        #expect(try harness.queue.reclaimLeases { $0 == "someone/else" } == 0)
+        #expect(try harness.queue.reclaimLeases { $0 == "box/4242/abc" } == 1)
+        let again = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(again.job.id == job.id && again.job.attempts == 2, "the crashed attempt stays counted")
+    }
+
     @Test func releaseGivesTheAttemptBack() throws {
         let harness = try Harness()
         defer { harness.folder.remove() }

@@ -1,0 +1,186 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PreviewTestSupport
+import Testing
+
+/// A `docpreview serve` child process on a loopback port.
+private final class ServerProcess {
+    let process = Process()
+    let port: Int
+    let store: String
+
+    init(store: String, workers: Int = 2, extra: [String] = []) throws {
+        self.store = store
+        port = Int.random(in: 20_000...45_000)
+        process.executableURL = DocPreviewProcess.binary
+        process.arguments = ["serve", "--store", store, "--host", "127.0.0.1", "--port", "\(port)", "--workers", "\(workers)"] + extra
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            if (try? get("/healthz").status) == 200 { return }
+            usleep(100_000)
+        }
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "server did not start on \(port)"])
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    func get(_ path: String) throws -> (status: Int, json: [String: Any]?) {
+        try Self.send(URLRequest(url: URL(string: base + path)!))
+    }
+
+    func upload(_ bytes: Data, query: String) throws -> (status: Int, json: [String: Any]?) {
+        var request = URLRequest(url: URL(string: base + "/v1/documents?" + query)!)
+        request.httpMethod = "POST"
+        request.httpBody = bytes
+        return try Self.send(request)
+    }
+
+    static func send(_ request: URLRequest) throws -> (status: Int, json: [String: Any]?) {
+        let box = ResultBox()
+        let done = DispatchSemaphore(value: 0)
+        var request = request
+        request.timeoutInterval = 30
+        URLSession.shared.dataTask(with: request) { data, response, error in
+            box.set(data: data, status: (response as? HTTPURLResponse)?.statusCode, error: error)
+            done.signal()
+        }.resume()
+        done.wait()
+        return try box.get()
+    }
+}
+
+private final class ResultBox: @unchecked Sendable {  // written once by URLSession's callback, read after the semaphore
+    private var data: Data?
+    private var status: Int?
+    private var error: (any Error)?
+
+    func set(data: Data?, status: Int?, error: (any Error)?) {
+        self.data = data
+        self.status = status
+        self.error = error
+    }
+
+    func get() throws -> (status: Int, json: [String: Any]?) {
+        if let error { throw error }
+        let json = data.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        return (status ?? 0, json)
+    }
+}
+
+@Suite(.serialized) struct ServeCommandTests {
+    /// Uploads in parallel, SIGKILL mid-way, restart on the same store: every acknowledged upload
+    /// reaches `done`, once, with its blobs; no document is duplicated.
+    @Test func acknowledgedUploadsSurviveSIGKILL() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        let samples = ["document-5-pages.pdf", "image.webp", "photo-exif-orientation-6.jpg", "video-h264.mp4", "stats.csv", "image-alpha.png"]
+        let payloads = try samples.map { try Data(contentsOf: Fixtures.sample($0)) }
+        let acknowledged = Acknowledged()
+        var server: ServerProcess? = try ServerProcess(store: store)
+        let port = server!.port
+        let pid = server!.process.processIdentifier
+        let uploads = 120
+        // The kill comes after a random number of acknowledgements, while more uploads stream in
+        // and workers render.
+        let killAfter = Int.random(in: 10...40)
+        DispatchQueue.global().async {
+            while acknowledged.all.count < killAfter { usleep(2_000) }
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.concurrentPerform(iterations: uploads) { index in
+            let sample = index % samples.count
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/documents?owner=e2e&title=upload-\(index)&filename=\(samples[sample])")!)
+            request.httpMethod = "POST"
+            request.httpBody = payloads[sample]
+            if let result = try? ServerProcess.send(request), result.status == 202, let id = result.json?["document_id"] as? String {
+                acknowledged.add(title: "upload-\(index)", id: id)
+            }
+        }
+        server!.process.waitUntilExit()
+        server = nil
+        let ids = acknowledged.all
+        #expect(!ids.isEmpty, "some uploads were acknowledged before the kill")
+        #expect(ids.count < uploads, "the kill interrupted the uploads")
+
+        let restarted = try ServerProcess(store: store)
+        let deadline = Date().addingTimeInterval(90)
+        var pending = Set(ids.values)
+        while !pending.isEmpty, Date() < deadline {
+            for id in pending where (try? restarted.get("/v1/documents/\(id)").json?["status"] as? String) == "done" { pending.remove(id) }
+            if !pending.isEmpty { usleep(200_000) }
+        }
+        #expect(pending.isEmpty, "acknowledged but not done: \(pending)")
+        for (title, id) in ids {
+            let document = try #require(try restarted.get("/v1/documents/\(id)").json, "\(title)")
+            #expect(document["title"] as? String == title)
+            #expect(try restarted.get("/v1/documents/\(id)/preview").status == (document["preview_status"] as? String == "no_preview" ? 415 : 200))
+        }
+        kill(restarted.process.processIdentifier, SIGTERM)
+        restarted.process.waitUntilExit()
+
+        let listing = try DocPreviewProcess.run(["jobs", "list", "--store", store, "--json"])
+        let jobs = try #require(try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
+        let perDocument = Dictionary(grouping: jobs, by: { $0["document_id"] as? String ?? "" })
+        for id in ids.values {
+            #expect(perDocument[id]?.count == 1, "one job per document")
+            #expect(perDocument[id]?.first?["status"] as? String == "done")
+        }
+        let stats = try #require(try DocPreviewProcess.run(["stats", "--store", store, "--owner", "e2e", "--json"]).json)
+        #expect((stats["versions"] as? Int ?? 0) >= ids.count, "uploads committed just before the kill may exist unacknowledged")
+        #expect(stats["versions"] as? Int == stats["documents"] as? Int, "no title was stored twice")
+        #expect(try DocPreviewProcess.run(["verify", "--store", store]).status == 0)
+        print("e2e: \(uploads) uploads, \(ids.count) acknowledged before SIGKILL, \(stats["versions"] ?? 0) stored, all acknowledged done")
+    }
+
+    @Test func sigtermDrainsAndExitsZero() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path)
+        for index in 0..<4 {
+            let result = try server.upload(try Data(contentsOf: Fixtures.sample("video-h264.mp4")), query: "title=t\(index)&filename=v.mp4")
+            #expect(result.status == 202)
+        }
+        let started = Date()
+        kill(server.process.processIdentifier, SIGTERM)
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0)
+        #expect(Date().timeIntervalSince(started) < 20)
+    }
+
+    @Test func declaredOversizeIsRefusedBeforeTheBodyIsRead() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--max-size", "1MB"])
+        let big = Data(count: 2 * 1024 * 1024)
+        let result = try server.upload(big, query: "filename=big.pdf")
+        #expect(result.status == 413)
+        #expect((result.json?["error"] as? [String: String])?["message"] == "File exceeds 1MB limit.")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path + "/store/tmp").isEmpty)
+    }
+}
+
+private final class Acknowledged: @unchecked Sendable {  // guarded by its lock
+    private let lock = NSLock()
+    private var ids: [String: String] = [:]
+
+    func add(title: String, id: String) {
+        lock.lock()
+        ids[title] = id
+        lock.unlock()
+    }
+
+    var all: [String: String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return ids
+    }
+}
