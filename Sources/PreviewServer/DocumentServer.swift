@@ -126,6 +126,7 @@ public struct DocumentServer: Sendable {
             .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: filename, declaredType: type)
         if let refusal = verdict.refusal {
             Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "refused")]).increment()
+            context.logger.info("upload refused", metadata: ["preview.code": "\(refusal.code)"])
             throw ErrorResponse(refusal)
         }
         let hash = try writer.publish()
@@ -137,8 +138,9 @@ public struct DocumentServer: Sendable {
             previewStatus: hasRenderer ? PreviewStatus.pending : PreviewStatus.noPreview, createdAt: Date())
         let (document, job) = try queue.enqueue(record)
         Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
-        logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
-                                                  "preview.sha256": "\(hash)"])
+        // context.logger carries Hummingbird's request id.
+        context.logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
+                                                          "preview.sha256": "\(hash)"])
         return Accepted(body: AcceptedBody(status: job.status.rawValue, documentID: document.id, jobID: job.id ?? 0, sha256: hash.hex),
                         owner: document.owner)
     }

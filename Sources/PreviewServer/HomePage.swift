@@ -13,7 +13,9 @@ enum HomePage {
         let owner = request.uri.queryParameters.get("owner") ?? ""
         let statistics = try server.store.index.statistics(owner: owner.isEmpty ? nil : owner)
         let documents = try server.store.index.documents(owner: owner.isEmpty ? nil : owner).prefix(200)
-        let types = server.pipeline.configuration.rules.types
+        let rules = server.pipeline.configuration.rules
+        func label(_ type: String?) -> String { type.map { rules.type(id: $0)?.label ?? $0 } ?? "—" }
+        let types = rules.types
             .map { "<option value=\"\(HTMLText.escape($0.id))\">\(HTMLText.escape($0.label))</option>" }.joined()
         let cards = try documents.map { document -> String in
             let status = try server.documentStatus(document)
@@ -23,7 +25,7 @@ enum HomePage {
             let error = document.errorMessage.map { "<div class=\"failed\">\(HTMLText.escape($0))</div>" } ?? ""
             return """
                 <div class="card"><div class="thumb">\(thumbnail)</div><b>\(HTMLText.escape(document.title))</b>\
-                <div>\(HTMLText.escape(document.type.isEmpty ? document.kind : document.type)) · v\(document.version) · \(HTMLText.escape(status))</div>\(error)</div>
+                <div>\(HTMLText.escape(document.type.isEmpty ? document.kind : label(document.type))) · v\(document.version) · \(HTMLText.escape(status))</div>\(error)</div>
                 """
         }.joined(separator: "\n")
         let html = """
@@ -43,7 +45,7 @@ enum HomePage {
             <form method="get" action="/"><label>Owner <input name="owner" value="\(HTMLText.escape(owner))"></label><button>Show</button></form>
             <div class="cards">
             <div class="stat">Documents<b>\(statistics.documents)</b></div>
-            <div class="stat">Most common type<b>\(HTMLText.escape(statistics.mostCommonType ?? "—"))</b></div>
+            <div class="stat">Most common type<b>\(HTMLText.escape(label(statistics.mostCommonType)))</b></div>
             <div class="stat">Storage<b>\(byteText(statistics.storedBytes))</b>\(byteText(statistics.logicalBytes)) uploaded</div>
             <div class="stat">Previews<b>\(statistics.previews)</b>\(byteText(statistics.previewBytes))</div>
             </div>

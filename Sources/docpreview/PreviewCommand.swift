@@ -14,17 +14,7 @@ struct PreviewCommand: ParsableCommand {
     @Argument(help: "A document id, or the SHA-256 of a stored original.")
     var reference: String
 
-    @Option(help: "PDF page, from 1.")
-    var page = 1
-
-    @Option(help: "Width in pixels (default: 512 box; PDF pages 1024 wide).")
-    var width: Int?
-
-    @Option(help: "Height in pixels.")
-    var height: Int?
-
-    @Option(help: "jpeg, png or webp.")
-    var format: RenderRequest.Format = .jpeg
+    @OptionGroup var image: RenderOptions
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Copy the image here (default: print the stored blob's path).", valueName: "file"))
     var output: String?
@@ -33,13 +23,6 @@ struct PreviewCommand: ParsableCommand {
 
     @Flag(help: "Print JSON.")
     var json = false
-
-    func validate() throws {
-        guard page >= 1 else { throw ValidationError("--page starts at 1.") }
-        for side in [width, height].compactMap({ $0 }) where !(1...RenderRequest.maxEdge).contains(side) {
-            throw ValidationError("--width and --height must be between 1 and \(RenderRequest.maxEdge).")
-        }
-    }
 
     func run() throws {
         let store = try storeOptions.open()
@@ -54,7 +37,7 @@ struct PreviewCommand: ParsableCommand {
         guard let document, let kind = FileKind(rawValue: document.kind) else {
             try report.fail(PreviewError(.notFound, "No document \(reference) in the store."))
         }
-        let request = RenderRequest(page: page, width: width, height: height, format: format)
+        let request = image.request(defaultFormat: .jpeg)
         let watchdog = JobWatchdog(seconds: pipeline.configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
         let result: (record: DerivativeRecord, cached: Bool)

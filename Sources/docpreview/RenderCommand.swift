@@ -16,35 +16,12 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Where to write the image.", valueName: "file"))
     var output: String
 
-    @Option(help: "PDF page, from 1.")
-    var page = 1
-
-    @Option(help: "Bounding box width in pixels (default: 512 box; PDF pages 1024 wide).")
-    var width: Int?
-
-    @Option(help: "Bounding box height in pixels.")
-    var height: Int?
-
-    @Option(help: "jpeg, png or webp (default: from the output name, else jpeg).")
-    var format: RenderRequest.Format?
-
-    @Option(help: "JPEG/WebP quality, 1-100.")
-    var quality = 80
+    @OptionGroup var image: RenderOptions
 
     @OptionGroup var validation: ValidationOptions
 
     @Flag(help: "Print {\"output\",\"width\",\"height\",\"ms\"} or the error object.")
     var json = false
-
-    func validate() throws {
-        guard page >= 1 else { throw ValidationError("--page starts at 1.") }
-        for (name, side) in [("--width", width), ("--height", height)] {
-            if let side, !(1...RenderRequest.maxEdge).contains(side) {
-                throw ValidationError("\(name) must be between 1 and \(RenderRequest.maxEdge).")
-            }
-        }
-        guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100.") }
-    }
 
     func run() throws {
         let started = ContinuousClock.now
@@ -57,24 +34,23 @@ struct RenderCommand: ParsableCommand {
         }
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let request = RenderRequest(page: page, width: width, height: height,
-                                    format: format ?? Self.format(forOutput: output), quality: quality)
-        let image: RenderedImage
+        let request = image.request(defaultFormat: Self.format(forOutput: output))
+        let rendered: RenderedImage
         do {
-            image = try renderer.render(input, request)
+            rendered = try renderer.render(input, request)
         } catch {
             try report.fail(error)
         }
         do {
-            try Data(image.bytes).write(to: URL(fileURLWithPath: output))
+            try Data(rendered.bytes).write(to: URL(fileURLWithPath: output))
         } catch {
             throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
         }
         let elapsed = started.duration(to: .now)
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        report.succeed(RenderReport(output: output, width: image.width, height: image.height,
-                                    ms: (milliseconds * 10).rounded() / 10, facts: image.facts),
-                       human: "\(output): \(image.width)×\(image.height) \(image.format.rawValue), \(image.bytes.count) bytes")
+        report.succeed(RenderReport(output: output, width: rendered.width, height: rendered.height,
+                                    ms: (milliseconds * 10).rounded() / 10, facts: rendered.facts),
+                       human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
     }
 
     static func format(forOutput path: String) -> RenderRequest.Format {
@@ -85,8 +61,6 @@ struct RenderCommand: ParsableCommand {
         }
     }
 }
-
-extension RenderRequest.Format: ExpressibleByArgument {}
 
 /// The `render --json` object.
 struct RenderReport: Encodable {
