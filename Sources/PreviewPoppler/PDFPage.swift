@@ -59,6 +59,7 @@ struct CairoSurface: ~Copyable {
     let surface: OpaquePointer
 
     init(width: Int, height: Int) throws(PDFError) {
+        // cairo never returns NULL here: failures come back as an error surface, checked below.
         let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
             let message = String(cString: cairo_status_to_string(cairo_surface_status(surface)))
@@ -78,6 +79,7 @@ struct CairoSurface: ~Copyable {
         let width = Int(cairo_image_surface_get_width(surface))
         let height = Int(cairo_image_surface_get_height(surface))
         let stride = Int(cairo_image_surface_get_stride(surface))
+        // Non-NULL for an image surface that was created successfully (checked in init).
         let data = cairo_image_surface_get_data(surface)!
         let bytes = [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, count in
             for y in 0..<height {
@@ -102,6 +104,7 @@ struct CairoContext: ~Copyable {
     let context: OpaquePointer
 
     init(surface: borrowing CairoSurface) throws(PDFError) {
+        // cairo never returns NULL here: failures come back as a context in an error state, checked below.
         let context = cairo_create(surface.surface)!
         guard cairo_status(context) == CAIRO_STATUS_SUCCESS else {
             cairo_destroy(context)
