@@ -7,17 +7,19 @@ import PreviewStore
 /// bytes → detect → validate → hash → (already done? stop) → probe → store original → index
 /// version → thumbnail through the derivative cache → index. Each step is small and named.
 ///
-/// Thread-safe: the store serialises its own writes; renderers hold no shared state.
+/// Thread-safe: the store serialises its own writes; renderers share only bounded, locked caches.
 public struct DocumentPipeline: Sendable {
     public let store: Store
     public let configuration: Configuration
     public let renderers: Renderers
     let logger: Logger
 
-    public init(store: Store, configuration: Configuration = Configuration(), logger: Logger) {
+    /// - Parameter openDocuments: PDFs kept open between renders; long-running processes set it so the
+    ///   next page of a document skips parsing.
+    public init(store: Store, configuration: Configuration = Configuration(), openDocuments: Int = 0, logger: Logger) {
         self.store = store
         self.configuration = configuration
-        self.renderers = Renderers(limits: configuration.limits)
+        self.renderers = Renderers(limits: configuration.limits, openDocuments: openDocuments)
         self.logger = logger
     }
 

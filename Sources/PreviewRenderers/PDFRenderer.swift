@@ -11,10 +11,18 @@ public struct PDFRenderer: Renderer {
 
     public var version: String { "pdf/1 \(PDFLibrary.versions), vips \(Vips.version)" }
 
-    public init() {}
+    /// Documents kept open between calls (long-running processes); nil opens each time.
+    let documents: PDFDocumentCache?
+
+    public init(documents: PDFDocumentCache? = nil) {
+        self.documents = documents
+    }
 
     public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
-        let document = try open(path)
+        try withDocument(path) { document throws(PreviewError) in try probe(document) }
+    }
+
+    private func probe(_ document: PDFDocument) throws(PreviewError) -> MediaFacts {
         let pageCount = document.pageCount
         guard pageCount > 0 else { throw PreviewError(.corrupt, "The PDF has no pages.") }
         let size = pageSize(try page(1, of: document))
@@ -22,7 +30,15 @@ public struct PDFRenderer: Renderer {
     }
 
     public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
-        let document = try open(path)
+        try withDocument(path) { document throws(PreviewError) in try render(document, request) }
+    }
+
+    private func withDocument<T>(_ path: String, _ body: (PDFDocument) throws(PreviewError) -> T) throws(PreviewError) -> T {
+        guard let documents else { return try body(open(path)) }
+        return try documents.withDocument(path, open: open, body)
+    }
+
+    private func render(_ document: PDFDocument, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         let pageCount = document.pageCount
         guard pageCount > 0 else { throw PreviewError(.corrupt, "The PDF has no pages.") }
         let page = try page(request.page, of: document)

@@ -6,9 +6,10 @@ public struct Renderers: Sendable {
     public var pdf: PDFRenderer
     public var image: ImageRenderer
 
-    public init(limits: Limits = Limits()) {
+    /// - Parameter openDocuments: PDFs kept open between renders (for long-running processes; 0 for none).
+    public init(limits: Limits = Limits(), openDocuments: Int = 0) {
         video = VideoRenderer(limits: limits)
-        pdf = PDFRenderer()
+        pdf = PDFRenderer(documents: openDocuments > 0 ? PDFDocumentCache(capacity: openDocuments) : nil)
         image = ImageRenderer(limits: limits)
     }
 

@@ -41,7 +41,7 @@ struct BatchCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("No such folder: \(directory)")
         }
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, logger: .cli)
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8, logger: .cli)
         let runner = BatchRunner(pipeline: pipeline, jobs: jobs, owner: owner, type: type)
         let bar = ProgressBar()
         let result = try runner.run(folder) { bar.update($0) }

@@ -34,7 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger.cli
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: try validation.configuration(), logger: logger)
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: try validation.configuration(),
+                                        openDocuments: 8, logger: logger)
         let queue = SQLiteJobQueue(index: pipeline.store.index)
         var settings = ServerSettings()
         settings.host = host
@@ -62,7 +63,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger.cli
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: try validation.configuration(), logger: logger)
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: try validation.configuration(),
+                                        openDocuments: 8, logger: logger)
         let worker = QueueWorker(queue: SQLiteJobQueue(index: pipeline.store.index), pipeline: pipeline, concurrency: concurrency, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

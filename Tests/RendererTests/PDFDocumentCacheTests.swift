@@ -1,0 +1,53 @@
+import Foundation
+import PreviewCore
+import PreviewRenderers
+import PreviewTestSupport
+import Synchronization
+import Testing
+
+@Suite struct PDFDocumentCacheTests {
+    private let path = Fixtures.sample("document-5-pages.pdf").path
+
+    @Test func cachedPagesAreTheSameBytes() throws {
+        let cached = Renderers(openDocuments: 4).pdf
+        let plain = Renderers().pdf
+        for page in [1, 3, 5, 2] {
+            let request = RenderRequest(page: page, width: 300)
+            #expect(try cached.render(path, request).bytes == plain.render(path, request).bytes, "page \(page)")
+        }
+    }
+
+    @Test func boundedAndKeyedByFileIdentity() throws {
+        let cache = PDFDocumentCache(capacity: 2)
+        let renderer = PDFRenderer(documents: cache)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var copies: [String] = []
+        for index in 0..<3 {
+            let copy = folder.url.appendingPathComponent("copy\(index).pdf")
+            try FileManager.default.copyItem(at: Fixtures.sample("document-5-pages.pdf"), to: copy)
+            copies.append(copy.path)
+            _ = try renderer.probe(copy.path)
+        }
+        #expect(cache.count == 2, "the least recently used document was closed")
+
+        // Replace a cached file's bytes: the next render parses the new file, not the cached one.
+        let replaced = copies[2]
+        try FileManager.default.removeItem(atPath: replaced)
+        try FileManager.default.copyItem(at: Fixtures.sample("bad-encrypted.pdf"), to: URL(fileURLWithPath: replaced))
+        #expect { try renderer.render(replaced, RenderRequest()) } throws: { ($0 as? PreviewError)?.code == .encrypted }
+    }
+
+    /// Poppler crashes when one document is used from several threads; the cache serialises users.
+    @Test func concurrentPagesOfOneDocument() throws {
+        let renderer = Renderers(openDocuments: 2).pdf
+        let expected = try (1...5).map { try Renderers().pdf.render(path, RenderRequest(page: $0, width: 200)).bytes }
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 40) { index in
+            let page = index % 5 + 1
+            let bytes = try? renderer.render(path, RenderRequest(page: page, width: 200)).bytes
+            if bytes != expected[page - 1] { failures.withLock { $0 += 1 } }
+        }
+        #expect(failures.withLock { $0 } == 0)
+    }
+}
