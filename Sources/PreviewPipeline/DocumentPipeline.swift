@@ -215,7 +215,5 @@ public struct DocumentPipeline: Sendable {
 }
 
 func milliseconds(since start: ContinuousClock.Instant) -> Double {
-    let elapsed = start.duration(to: .now)
-    let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-    return (ms * 10).rounded() / 10
+    start.duration(to: .now).roundedMilliseconds
 }

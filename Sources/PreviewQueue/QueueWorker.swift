@@ -112,7 +112,8 @@ public struct QueueWorker: Service {
                 }
             }
         }
-        Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind)]).recordInterval(since: started)
+        Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind)])
+            .recordNanoseconds(started.duration(to: .now).nanoseconds)
         do {
             if let failure {
                 let retryable = failure.code.disposition == .internal
@@ -127,16 +128,6 @@ public struct QueueWorker: Service {
         } catch {
             logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])
         }
-    }
-}
-
-extension Timer {
-    fileprivate func recordInterval(since start: ContinuousClock.Instant) {
-        recordInterval(start.duration(to: .now))
-    }
-
-    fileprivate func recordInterval(_ duration: Duration) {
-        recordNanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 }
 

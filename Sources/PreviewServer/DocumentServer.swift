@@ -197,9 +197,8 @@ public struct DocumentServer: Sendable {
         let wanted = previewRequest
         let result = try await Self.offload { () throws(PreviewError) in try pipeline.preview(source: document.sha256, kind: kind, request: wanted) }
         if !result.cached {
-            let elapsed = started.duration(to: .now)
             Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", kind.category.rawValue)])
-                .recordNanoseconds(elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+                .recordNanoseconds(started.duration(to: .now).nanoseconds)
         }
         let etag = "\"\(result.record.resultSha256.hex)\""
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=31536000, immutable"]

@@ -34,7 +34,7 @@ struct ErrorResponse: HTTPResponseError {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSON.encode(ErrorEnvelope(error)))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(ErrorEnvelope(error)))))
     }
 }
 
@@ -46,21 +46,14 @@ struct BadRequest: HTTPResponseError {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ["error": ["code": "bad_request", "message": message]]
-        return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: JSON.encode(body))))
+        return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(body))))
     }
 }
 
 enum JSON {
-    static func encode(_ value: some Encodable) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return Array((try? encoder.encode(value)) ?? Data("{}".utf8))
-    }
-
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: encode(value))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(value))))
     }
 }

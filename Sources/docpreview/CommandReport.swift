@@ -22,8 +22,6 @@ struct CommandReport {
 
     /// Stable JSON: sorted keys, no escaped slashes.
     static func encode(_ value: some Encodable) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        String(decoding: StableJSON.encode(value), as: UTF8.self)
     }
 }

@@ -46,10 +46,8 @@ struct RenderCommand: ParsableCommand {
         } catch {
             throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
         }
-        let elapsed = started.duration(to: .now)
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         report.succeed(RenderReport(output: output, width: rendered.width, height: rendered.height,
-                                    ms: (milliseconds * 10).rounded() / 10, facts: rendered.facts),
+                                    ms: started.duration(to: .now).roundedMilliseconds, facts: rendered.facts),
                        human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
     }
 
