@@ -166,11 +166,11 @@ public struct DocumentPipeline: Sendable {
     /// The derivative for `request` of the original `source`: from the cache, or rendered now,
     /// stored and recorded. Never renders the same request twice.
     public func preview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> (record: DerivativeRecord, cached: Bool) {
-        if let hit = try cachedPreview(source: source, kind: kind, request: request) { return (hit, true) }
         guard let renderer = renderers.renderer(for: kind) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
         }
         let key = derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
+        if let hit = try cached(key: key.hash) { return (hit, true) }
         let image = try renderer.render(store.blobs.url(for: source).path, normalized(request, kind))
         do {
             let result = try store.blobs.put(bytes: image.bytes)
@@ -188,9 +188,12 @@ public struct DocumentPipeline: Sendable {
     /// The cached derivative, if its blob is present.
     public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
         guard let renderer = renderers.renderer(for: kind) else { return nil }
-        let key = derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
+        return try cached(key: derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+    }
+
+    private func cached(key: String) throws(PreviewError) -> DerivativeRecord? {
         do {
-            guard let hit = try store.index.derivative(key: key.hash), store.blobs.contains(hit.resultSha256) else { return nil }
+            guard let hit = try store.index.derivative(key: key), store.blobs.contains(hit.resultSha256) else { return nil }
             return hit
         } catch {
             throw PreviewError(.internal, "The preview index could not be read.", detail: "\(error)")

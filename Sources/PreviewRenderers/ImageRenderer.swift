@@ -6,9 +6,11 @@ import PreviewVips
 public struct ImageRenderer: Renderer {
     public var limits: Limits
 
-    public var version: String { "image/1 vips \(Vips.version)" }
+    /// Formatted once: library versions do not change while the process runs.
+    public let version: String
 
     public init(limits: Limits = Limits()) {
+        version = "image/1 vips \(Vips.version)"
         self.limits = limits
     }
 

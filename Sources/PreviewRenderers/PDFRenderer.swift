@@ -9,12 +9,14 @@ public struct PDFRenderer: Renderer {
     /// Page size used when a page box is empty or invalid (US Letter, in points).
     static let fallbackPageSize = (width: 612.0, height: 792.0)
 
-    public var version: String { "pdf/1 \(PDFLibrary.versions), vips \(Vips.version)" }
+    /// Formatted once: library versions do not change while the process runs.
+    public let version: String
 
     /// Documents kept open between calls (long-running processes); nil opens each time.
     let documents: PDFDocumentCache?
 
     public init(documents: PDFDocumentCache? = nil) {
+        version = "pdf/1 \(PDFLibrary.versions), vips \(Vips.version)"
         self.documents = documents
     }
 

@@ -16,9 +16,11 @@ public struct VideoRenderer: Renderer {
     /// A frame whose luma varies less than this (out of 255) is taken as blank.
     static let uniformDeviation = 8.0
 
-    public var version: String { "video/1 \(FFmpegLibrary.versions), vips \(Vips.version)" }
+    /// Formatted once: library versions do not change while the process runs.
+    public let version: String
 
     public init(limits: Limits = Limits()) {
+        version = "video/1 \(FFmpegLibrary.versions), vips \(Vips.version)"
         self.limits = limits
     }
 
