@@ -27,11 +27,7 @@ struct IngestCommand: ParsableCommand {
     func run() throws {
         let configuration = try validation.configuration()
         let type = try validation.declaredType(in: configuration)
-        let url = URL(fileURLWithPath: input)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            throw ValidationError("No such file: \(input)")
-        }
+        let url = try ValidationOptions.existingFile(input)
         let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, logger: .cli)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }

@@ -44,15 +44,21 @@ struct ValidationOptions: ParsableArguments {
     /// A missing or unreadable file is a usage error.
     func validate(_ path: String, in configuration: Configuration) throws -> Verdict {
         let declaredType = try declaredType(in: configuration)
+        let url = try Self.existingFile(path)
+        do {
+            return try Validator(configuration: configuration).validate(fileAt: url, declaredType: declaredType)
+        } catch {
+            throw ValidationError("Cannot read \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// The URL of `path` when it is a file (not a folder); otherwise a usage error.
+    static func existingFile(_ path: String) throws -> URL {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw ValidationError("No such file: \(path)")
         }
-        do {
-            return try Validator(configuration: configuration).validate(fileAt: URL(fileURLWithPath: path), declaredType: declaredType)
-        } catch {
-            throw ValidationError("Cannot read \(path): \(error.localizedDescription)")
-        }
+        return URL(fileURLWithPath: path)
     }
 
     /// The declared type, if any; an unknown id is a usage error that lists the known ones.
