@@ -1,5 +1,26 @@
 // swift-tools-version: 6.1
 import PackageDescription
+import Foundation
+
+/// The C compiler flags of pkg-config `packages`, read when the manifest is evaluated.
+/// Only the wrappers' Swift compilations get them: FFmpeg, Poppler, cairo and libvips are not
+/// linked but opened on first use (Sources/CNativeLoader), so pkg-config's link flags are not wanted.
+func compilerFlags(pkgConfig packages: [String]) -> [String] {
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["pkg-config", "--cflags"] + packages
+    process.standardOutput = output
+    guard (try? process.run()) != nil else { return [] }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text.split(separator: " ").map(String.init).filter { $0.hasPrefix("-I") }
+}
+
+let nativeHeaders: [SwiftSetting] = [
+    .unsafeFlags(compilerFlags(pkgConfig: ["libavformat", "libavcodec", "libswscale", "libavutil", "poppler-glib", "vips"])
+        .flatMap { ["-Xcc", $0] })
+]
 
 let package = Package(
     name: "DocPreview",
@@ -7,6 +28,10 @@ let package = Package(
     products: [
         .executable(name: "docpreview", targets: ["docpreview"]),
         .library(name: "PreviewCore", targets: ["PreviewCore"]),
+        // For Benchmarks/, a separate package that depends on this one by path.
+        .library(name: "PreviewRenderers", targets: ["PreviewRenderers"]),
+        .library(name: "PreviewStore", targets: ["PreviewStore"]),
+        .library(name: "PreviewPipeline", targets: ["PreviewPipeline"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,16 +45,20 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
     ],
     targets: [
-        // System libraries: headers and link flags from pkg-config; shims in each shim.h.
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
-        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // System libraries: headers only (include paths from pkg-config, above; scripts/install-deps
+        // installs them); the libraries are opened on first use. Shims and lazy lookups in each shim.h.
+        .systemLibrary(name: "CFFmpeg"),
+        .systemLibrary(name: "CPoppler"),
+        .systemLibrary(name: "CVips"),
+
+        // Opens a shared library on first use and looks up its functions (see native_loader.h).
+        .target(name: "CNativeLoader"),
 
         // One thin wrapper per C library: owned handles, typed errors, no pipeline knowledge.
         // They depend on PreviewCore only for the pixel hand-off type and the output formats.
-        .target(name: "PreviewFFmpeg", dependencies: ["CFFmpeg", "PreviewCore"]),
-        .target(name: "PreviewPoppler", dependencies: ["CPoppler", "PreviewCore"]),
-        .target(name: "PreviewVips", dependencies: ["CVips", "PreviewCore"]),
+        .target(name: "PreviewFFmpeg", dependencies: ["CFFmpeg", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
+        .target(name: "PreviewPoppler", dependencies: ["CPoppler", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
+        .target(name: "PreviewVips", dependencies: ["CVips", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
 
         // No C imports: kinds, detection, rules, verdicts, errors, the renderer contract.
         .target(name: "PreviewCore"),

@@ -2,58 +2,111 @@
 #define DOCPREVIEW_CVIPS_SHIM_H
 
 #include <vips/vips.h>
+#include <native_loader.h>
 
-/// VIPS_INIT is a macro that also checks the ABI of the headers against the library.
-static inline int docpreview_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
+/// libvips is opened on first use (see native_loader.h). Its soname carries the ABI version
+/// these headers were written for; VIPS_INIT's check below compares it with the library's.
+#define DOCPREVIEW_VIPS "libvips.so.42"
+_Static_assert(VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE == 42, "update DOCPREVIEW_VIPS to the headers' ABI version");
+
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_init)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_version)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_version_string)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_shutdown)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_concurrency_set)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_cache_set_max)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_cache_set_max_mem)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_cache_set_max_files)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_error_buffer_copy)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_new_from_file)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_new_from_memory_copy)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_write_to_memory)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_width)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_height)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_bands)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_format)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_n_pages)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_int)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_typeof)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_guess_interpretation)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_hasalpha)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_thumbnail)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_rot)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_flatten)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_array_double_new)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_area_unref)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_colourspace)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_cast)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_jpegsave_buffer)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_pngsave_buffer)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_webpsave_buffer)
+
+/// VIPS_INIT is a macro: the same ABI check of the headers against the library, then vips_init.
+static inline int docpreview_vips_init(const char *argv0) {
+    if (lazy_vips_version()(3) - lazy_vips_version()(5) != VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE) return -1;
+    return lazy_vips_init()(argv0);
+}
+
+DOCPREVIEW_LAZY("libgmodule-2.0.so.0", g_module_open)
+DOCPREVIEW_LAZY("libgmodule-2.0.so.0", g_module_make_resident)
+
+/// Loads one libvips module the way vips_init does for each file of its module folder: the
+/// module's g_module_check_init registers its loaders and savers. Returns 0 on success.
+static inline int docpreview_vips_load_module(const char *path) {
+    GModule *module = lazy_g_module_open()(path, G_MODULE_BIND_LAZY);
+    if (!module) return -1;
+    lazy_g_module_make_resident()(module);
+    return 0;
+}
 
 /// vips_image_new_from_file is C-variadic: opens lazily (the header only; pixels on first use).
 static inline VipsImage *docpreview_vips_open(const char *path) {
-    return vips_image_new_from_file(path, NULL);
+    return lazy_vips_image_new_from_file()(path, NULL);
 }
 
 /// vips_thumbnail is C-variadic: shrink-on-load into width×height (never up), EXIF autorotate,
 /// embedded or fallback profiles to sRGB, first page/frame only, and failure on truncated or bad data.
 static inline int docpreview_vips_thumbnail(const char *path, VipsImage **out, int width, int height) {
-    return vips_thumbnail(path, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+    return lazy_vips_thumbnail()(path, out, width, "height", height, "size", VIPS_SIZE_DOWN,
                           "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
 /// vips_rot is C-variadic.
 static inline int docpreview_vips_rot(VipsImage *in, VipsImage **out, VipsAngle angle) {
-    return vips_rot(in, out, angle, NULL);
+    return lazy_vips_rot()(in, out, angle, NULL);
 }
 
 /// vips_flatten is C-variadic and its background is a VipsArrayDouble built and freed here.
 static inline int docpreview_vips_flatten_white(VipsImage *in, VipsImage **out) {
     double white[1] = { 255.0 };
-    VipsArrayDouble *background = vips_array_double_new(white, 1);
-    int result = vips_flatten(in, out, "background", background, NULL);
-    vips_area_unref(VIPS_AREA(background));
+    VipsArrayDouble *background = lazy_vips_array_double_new()(white, 1);
+    int result = lazy_vips_flatten()(in, out, "background", background, NULL);
+    lazy_vips_area_unref()(VIPS_AREA(background));
     return result;
 }
 
 /// vips_colourspace is C-variadic.
 static inline int docpreview_vips_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
-    return vips_colourspace(in, out, space, NULL);
+    return lazy_vips_colourspace()(in, out, space, NULL);
 }
 
 /// vips_cast is C-variadic.
 static inline int docpreview_vips_cast_uchar(VipsImage *in, VipsImage **out) {
-    return vips_cast(in, out, VIPS_FORMAT_UCHAR, NULL);
+    return lazy_vips_cast()(in, out, VIPS_FORMAT_UCHAR, NULL);
 }
 
 /// The savers are C-variadic. Metadata is stripped and settings fixed so output is reproducible.
 static inline int docpreview_vips_jpegsave(VipsImage *in, void **buffer, size_t *length, int quality) {
-    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE,
+    return lazy_vips_jpegsave_buffer()(in, buffer, length, "Q", quality, "strip", TRUE, "optimize_coding", TRUE,
                                 "interlace", FALSE, NULL);
 }
 
 static inline int docpreview_vips_pngsave(VipsImage *in, void **buffer, size_t *length) {
-    return vips_pngsave_buffer(in, buffer, length, "compression", 6, "strip", TRUE, "interlace", FALSE, NULL);
+    return lazy_vips_pngsave_buffer()(in, buffer, length, "compression", 6, "strip", TRUE, "interlace", FALSE, NULL);
 }
 
 static inline int docpreview_vips_webpsave(VipsImage *in, void **buffer, size_t *length, int quality) {
-    return vips_webpsave_buffer(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
+    return lazy_vips_webpsave_buffer()(in, buffer, length, "Q", quality, "strip", TRUE, NULL);
 }
 
 #endif

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 
 /// A failed FFmpeg call: the function, its return code and FFmpeg's own message.
 public struct FFmpegError: Error, Sendable, CustomStringConvertible {
@@ -18,7 +18,7 @@ public struct FFmpegError: Error, Sendable, CustomStringConvertible {
         self.function = function
         self.code = code
         var buffer = [CChar](repeating: 0, count: 256)
-        if av_strerror(code, &buffer, buffer.count) == 0 {
+        if lazy_av_strerror()(code, &buffer, buffer.count) == 0 {
             message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         } else {
             message = "unknown error"
@@ -35,14 +35,13 @@ public struct FFmpegError: Error, Sendable, CustomStringConvertible {
 
 /// Process-wide FFmpeg settings.
 public enum FFmpegLibrary {
-    /// Stops FFmpeg printing to stderr; its messages reach callers through ``FFmpegError``. Call once at start-up.
-    public static func silenceLogging() {
-        av_log_set_level(AV_LOG_QUIET)
-    }
+    /// FFmpeg prints nothing to stderr; its messages reach callers through ``FFmpegError``. Set on
+    /// first use of FFmpeg (``MediaInput`` opens with it), not at start: that would load libavutil.
+    static let quiet: Void = lazy_av_log_set_level()(AV_LOG_QUIET)
 
     /// `libavformat/libavcodec/libswscale` versions, e.g. `avformat 59.27.100`.
     public static var versions: String {
         func dotted(_ version: UInt32) -> String { "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)" }
-        return "avformat \(dotted(avformat_version())), avcodec \(dotted(avcodec_version())), swscale \(dotted(swscale_version()))"
+        return "avformat \(dotted(lazy_avformat_version()())), avcodec \(dotted(lazy_avcodec_version()())), swscale \(dotted(lazy_swscale_version()()))"
     }
 }

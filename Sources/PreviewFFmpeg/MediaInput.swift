@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import Dispatch
 
 /// An open media file (`AVFormatContext`) with its stream information read, under a wall-clock
@@ -14,16 +14,17 @@ public final class MediaInput {
     /// Opens `path` and reads stream information, giving up after `timeoutSeconds`.
     /// Throws ``FFmpegError`` when FFmpeg cannot (``FFmpegError/isInterrupted`` on time-out).
     public init(path: String, timeoutSeconds: Double? = nil) throws(FFmpegError) {
+        FFmpegLibrary.quiet
         deadline = .allocate(capacity: 1)
         deadline.initialize(to: timeoutSeconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) } ?? .max)
-        guard var context = avformat_alloc_context() else {
+        guard var context = lazy_avformat_alloc_context()() else {
             deadline.deallocate()
             throw FFmpegError(function: "avformat_alloc_context", code: -12)
         }
         context.pointee.interrupt_callback = AVIOInterruptCB(callback: interruptWhenPastDeadline,
                                                              opaque: UnsafeMutableRawPointer(deadline))
         var opening: UnsafeMutablePointer<AVFormatContext>? = context
-        let opened = avformat_open_input(&opening, path, nil, nil)
+        let opened = lazy_avformat_open_input()(&opening, path, nil, nil)
         guard opened >= 0, let ready = opening else {
             // avformat_open_input frees the context it was given when it fails.
             deadline.deallocate()
@@ -32,7 +33,7 @@ public final class MediaInput {
         context = ready
         self.context = context
         do {
-            try FFmpegError.check(avformat_find_stream_info(context, nil), "avformat_find_stream_info")
+            try FFmpegError.check(lazy_avformat_find_stream_info()(context, nil), "avformat_find_stream_info")
         } catch {
             close()
             throw error
@@ -45,7 +46,7 @@ public final class MediaInput {
 
     private func close() {
         var closing: UnsafeMutablePointer<AVFormatContext>? = context
-        avformat_close_input(&closing)
+        lazy_avformat_close_input()(&closing)
         deadline.deallocate()
     }
 
@@ -108,17 +109,17 @@ public struct VideoStream: Sendable {
         let aspect = parameters.sample_aspect_ratio
         pixelAspect = aspect.num > 0 && aspect.den > 0 ? Double(aspect.num) / Double(aspect.den) : 1
         codecID = parameters.codec_id
-        codecName = String(cString: avcodec_get_name(parameters.codec_id))
+        codecName = lazy_avcodec_get_name()(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
         timeBase = stream.pointee.time_base
         startTime = stream.pointee.start_time
-        if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) {
-            let counterClockwise = matrix.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+        if let matrix = lazy_av_stream_get_side_data()(stream, AV_PKT_DATA_DISPLAYMATRIX, nil) {
+            let counterClockwise = matrix.withMemoryRebound(to: Int32.self, capacity: 9) { lazy_av_display_rotation_get()($0) }
             let clockwise = counterClockwise.isNaN ? 0 : Int((-counterClockwise / 90).rounded()) * 90
             rotation = ((clockwise % 360) + 360) % 360
         } else {
             rotation = 0
         }
-        declaresEncryption = av_stream_get_side_data(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, nil) != nil
+        declaresEncryption = lazy_av_stream_get_side_data()(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, nil) != nil
     }
 
     /// Seconds for a timestamp in this stream's time base, from the stream's start.

@@ -1,4 +1,4 @@
-import CFFmpeg
+internal import CFFmpeg
 import PreviewCore
 
 /// Decodes one video stream of a ``MediaInput`` frame by frame, from the start, with a single
@@ -26,36 +26,44 @@ public final class VideoFrameReader {
     /// Opens a decoder for `stream`. Throws ``FFmpegError`` (``FFmpegError/isMissingDecoder``
     /// when FFmpeg has no decoder for the codec).
     public init(input: MediaInput, stream: VideoStream, maxPackets: Int = 2_000) throws(FFmpegError) {
-        guard let decoder = avcodec_find_decoder(stream.codecID) else {
+        guard let decoder = lazy_avcodec_find_decoder()(stream.codecID) else {
             throw FFmpegError(function: "avcodec_find_decoder", code: docpreview_averror_invaliddata())
         }
-        guard let codec = avcodec_alloc_context3(decoder) else { throw FFmpegError(function: "avcodec_alloc_context3", code: -12) }
+        guard let codec = lazy_avcodec_alloc_context3()(decoder) else { throw FFmpegError(function: "avcodec_alloc_context3", code: -12) }
         var freeing: UnsafeMutablePointer<AVCodecContext>? = codec
         do {
-            try FFmpegError.check(avcodec_parameters_to_context(codec, input.context.pointee.streams[stream.index]!.pointee.codecpar),
+            try FFmpegError.check(lazy_avcodec_parameters_to_context()(codec, input.context.pointee.streams[stream.index]!.pointee.codecpar),
                                   "avcodec_parameters_to_context")
             codec.pointee.thread_count = 1
-            try FFmpegError.check(avcodec_open2(codec, decoder, nil), "avcodec_open2")
+            try FFmpegError.check(lazy_avcodec_open2()(codec, decoder, nil), "avcodec_open2")
         } catch {
-            avcodec_free_context(&freeing)
+            lazy_avcodec_free_context()(&freeing)
             throw error
+        }
+        var packet = lazy_av_packet_alloc()()
+        var frame = lazy_av_frame_alloc()()
+        guard let allocatedPacket = packet, let allocatedFrame = frame else {
+            lazy_av_packet_free()(&packet)
+            lazy_av_frame_free()(&frame)
+            lazy_avcodec_free_context()(&freeing)
+            throw FFmpegError(function: "av_packet_alloc", code: -12)
         }
         self.input = input
         self.stream = stream
         self.codec = codec
-        self.packet = av_packet_alloc()
-        self.frame = av_frame_alloc()
+        self.packet = allocatedPacket
+        self.frame = allocatedFrame
         self.maxPackets = maxPackets
     }
 
     deinit {
         var codec: UnsafeMutablePointer<AVCodecContext>? = codec
-        avcodec_free_context(&codec)
+        lazy_avcodec_free_context()(&codec)
         var packet: UnsafeMutablePointer<AVPacket>? = packet
-        av_packet_free(&packet)
+        lazy_av_packet_free()(&packet)
         var frame: UnsafeMutablePointer<AVFrame>? = frame
-        av_frame_free(&frame)
-        sws_freeContext(scaler)
+        lazy_av_frame_free()(&frame)
+        lazy_sws_freeContext()(scaler)
     }
 
     /// Decodes the next frame. Returns its timestamp in seconds from the stream's start (0 when
@@ -64,7 +72,7 @@ public final class VideoFrameReader {
     public func nextFrame() throws(FFmpegError) -> Double? {
         let again = docpreview_averror_eagain()
         while true {
-            let received = avcodec_receive_frame(codec, frame)
+            let received = lazy_avcodec_receive_frame()(codec, frame)
             if received == 0 {
                 framesDecoded += 1
                 return stream.seconds(frame.pointee.best_effort_timestamp) ?? 0
@@ -80,23 +88,23 @@ public final class VideoFrameReader {
     private func feedOnePacket() throws(FFmpegError) {
         while true {
             if input.isPastDeadline { throw FFmpegError(function: "av_read_frame", code: docpreview_averror_exit()) }
-            let read = av_read_frame(input.context, packet)
+            let read = lazy_av_read_frame()(input.context, packet)
             if read == docpreview_averror_exit() { throw FFmpegError(function: "av_read_frame", code: read) }
             if read < 0 {
                 // End of file, or a read error at the end of a truncated file: flush what is buffered.
                 draining = true
-                avcodec_send_packet(codec, nil)
+                lazy_avcodec_send_packet()(codec, nil)
                 return
             }
-            defer { av_packet_unref(packet) }
+            defer { lazy_av_packet_unref()(packet) }
             guard Int(packet.pointee.stream_index) == stream.index else { continue }
             packetsRead += 1
-            if av_packet_get_side_data(packet, AV_PKT_DATA_ENCRYPTION_INFO, nil) != nil { sawEncryptedPacket = true }
+            if lazy_av_packet_get_side_data()(packet, AV_PKT_DATA_ENCRYPTION_INFO, nil) != nil { sawEncryptedPacket = true }
             guard packetsRead <= maxPackets else {
                 throw FFmpegError(function: "decode budget of \(maxPackets) packets", code: docpreview_averror_invaliddata())
             }
             // A damaged packet is skipped; the decoder resynchronises on the next one.
-            _ = avcodec_send_packet(codec, packet)
+            _ = lazy_avcodec_send_packet()(codec, packet)
             return
         }
     }
@@ -107,7 +115,7 @@ public final class VideoFrameReader {
         guard source.width > 0, source.height > 0, source.format >= 0 else {
             throw FFmpegError(function: "decoded frame", code: docpreview_averror_invaliddata())
         }
-        scaler = sws_getCachedContext(scaler, source.width, source.height, AVPixelFormat(source.format),
+        scaler = lazy_sws_getCachedContext()(scaler, source.width, source.height, AVPixelFormat(source.format),
                                       Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_AREA, nil, nil, nil)
         guard let scaler else { throw FFmpegError(function: "sws_getCachedContext", code: docpreview_averror_invaliddata()) }
         // swscale's SIMD paths may write past a row's end: scale into padded rows, then pack.
@@ -120,7 +128,7 @@ public final class VideoFrameReader {
                         strides.withMemoryRebound(to: Int32.self, capacity: 8) { lineSizes in
                             var destination: [UnsafeMutablePointer<UInt8>?] = [output.baseAddress, nil, nil, nil]
                             var destinationStride: [Int32] = [Int32(stride), 0, 0, 0]
-                            return sws_scale(scaler, planePointers, lineSizes, 0, source.height, &destination, &destinationStride)
+                            return lazy_sws_scale()(scaler, planePointers, lineSizes, 0, source.height, &destination, &destinationStride)
                         }
                     }
                 }

@@ -1,4 +1,4 @@
-import CPoppler
+internal import CPoppler
 import Foundation
 
 /// An open PDF (`PopplerDocument`), parsed once; pages are loaded only when asked for.
@@ -17,7 +17,7 @@ public final class PDFDocument {
             throw PDFError(function: "g_filename_to_uri", consuming: error)
         }
         defer { g_free(uri) }
-        guard let document = poppler_document_new_from_file(uri, password, &error) else {
+        guard let document = lazy_poppler_document_new_from_file()(uri, password, &error) else {
             throw PDFError(function: "poppler_document_new_from_file", consuming: error)
         }
         self.document = document
@@ -28,13 +28,14 @@ public final class PDFDocument {
     }
 
     /// Number of pages, from the page tree; no page is rendered.
-    public var pageCount: Int { Int(poppler_document_get_n_pages(document)) }
+    public var pageCount: Int { Int(lazy_poppler_document_get_n_pages()(document)) }
 }
 
 /// Versions of the PDF stack.
 public enum PDFLibrary {
     /// e.g. `poppler 22.12.0, cairo 1.16.0`.
     public static var versions: String {
-        "poppler \(String(cString: poppler_get_version())), cairo \(String(cString: cairo_version_string()))"
+        // Both return static strings, never NULL.
+        "poppler \(String(cString: lazy_poppler_get_version()()!)), cairo \(String(cString: lazy_cairo_version_string()()!))"
     }
 }

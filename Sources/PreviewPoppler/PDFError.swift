@@ -1,4 +1,4 @@
-import CPoppler
+internal import CPoppler
 
 /// A failed Poppler call: the function and what its `GError` said.
 public struct PDFError: Error, Sendable, CustomStringConvertible {

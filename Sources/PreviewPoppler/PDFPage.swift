@@ -1,4 +1,4 @@
-import CPoppler
+internal import CPoppler
 import PreviewCore
 
 /// One page of a ``PDFDocument`` (`PopplerPage`), loaded on demand; holds a reference to its document.
@@ -22,7 +22,7 @@ public final class PDFPage {
     public var size: (width: Double, height: Double) {
         var width = 0.0
         var height = 0.0
-        poppler_page_get_size(page, &width, &height)
+        lazy_poppler_page_get_size()(page, &width, &height)
         return (width, height)
     }
 
@@ -33,12 +33,12 @@ public final class PDFPage {
         let surface = try CairoSurface(width: width, height: height)
         do {
             let context = try CairoContext(surface: surface)
-            cairo_set_source_rgb(context.context, 1, 1, 1)
-            cairo_paint(context.context)
+            lazy_cairo_set_source_rgb()(context.context, 1, 1, 1)
+            lazy_cairo_paint()(context.context)
             if pointsWide > 0 && pointsHigh > 0 {
-                cairo_scale(context.context, Double(width) / pointsWide, Double(height) / pointsHigh)
+                lazy_cairo_scale()(context.context, Double(width) / pointsWide, Double(height) / pointsHigh)
             }
-            poppler_page_render(page, context.context)
+            lazy_poppler_page_render()(page, context.context)
         }
         return surface.rgbPixels()
     }
@@ -47,7 +47,7 @@ public final class PDFPage {
 extension PDFDocument {
     /// Page `number` (1-based), parsed now and only now. Throws when it does not exist.
     public func page(_ number: Int) throws(PDFError) -> PDFPage {
-        guard number >= 1, number <= pageCount, let page = poppler_document_get_page(document, Int32(number - 1)) else {
+        guard number >= 1, number <= pageCount, let page = lazy_poppler_document_get_page()(document, Int32(number - 1)) else {
             throw PDFError(function: "poppler_document_get_page", reason: .other, message: "no page \(number)")
         }
         return PDFPage(page: page, document: self)
@@ -60,27 +60,27 @@ struct CairoSurface: ~Copyable {
 
     init(width: Int, height: Int) throws(PDFError) {
         // cairo never returns NULL here: failures come back as an error surface, checked below.
-        let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
-            let message = String(cString: cairo_status_to_string(cairo_surface_status(surface)))
-            cairo_surface_destroy(surface)
+        let surface = lazy_cairo_image_surface_create()(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
+        guard lazy_cairo_surface_status()(surface) == CAIRO_STATUS_SUCCESS else {
+            let message = String(cString: lazy_cairo_status_to_string()(lazy_cairo_surface_status()(surface))!) // static, never NULL
+            lazy_cairo_surface_destroy()(surface)
             throw PDFError(function: "cairo_image_surface_create", reason: .other, message: message)
         }
         self.surface = surface
     }
 
     deinit {
-        cairo_surface_destroy(surface)
+        lazy_cairo_surface_destroy()(surface)
     }
 
     /// The pixels as packed RGB. Cairo stores xRGB32 native-endian, so bytes read B, G, R, x on little-endian.
     func rgbPixels() -> PixelBuffer {
-        cairo_surface_flush(surface)
-        let width = Int(cairo_image_surface_get_width(surface))
-        let height = Int(cairo_image_surface_get_height(surface))
-        let stride = Int(cairo_image_surface_get_stride(surface))
+        lazy_cairo_surface_flush()(surface)
+        let width = Int(lazy_cairo_image_surface_get_width()(surface))
+        let height = Int(lazy_cairo_image_surface_get_height()(surface))
+        let stride = Int(lazy_cairo_image_surface_get_stride()(surface))
         // Non-NULL for an image surface that was created successfully (checked in init).
-        let data = cairo_image_surface_get_data(surface)!
+        let data = lazy_cairo_image_surface_get_data()(surface)!
         let bytes = [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, count in
             for y in 0..<height {
                 let row = data + y * stride
@@ -105,15 +105,15 @@ struct CairoContext: ~Copyable {
 
     init(surface: borrowing CairoSurface) throws(PDFError) {
         // cairo never returns NULL here: failures come back as a context in an error state, checked below.
-        let context = cairo_create(surface.surface)!
-        guard cairo_status(context) == CAIRO_STATUS_SUCCESS else {
-            cairo_destroy(context)
+        let context = lazy_cairo_create()(surface.surface)!
+        guard lazy_cairo_status()(context) == CAIRO_STATUS_SUCCESS else {
+            lazy_cairo_destroy()(context)
             throw PDFError(function: "cairo_create", reason: .other, message: "cannot draw on the page surface")
         }
         self.context = context
     }
 
     deinit {
-        cairo_destroy(context)
+        lazy_cairo_destroy()(context)
     }
 }

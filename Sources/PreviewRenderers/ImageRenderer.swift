@@ -6,11 +6,11 @@ import PreviewVips
 public struct ImageRenderer: Renderer {
     public var limits: Limits
 
-    /// Formatted once: library versions do not change while the process runs.
-    public let version: String
+    /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
+    public var version: String { Self.libraryVersions }
+    private static let libraryVersions = "image/1 vips \(Vips.version)"
 
     public init(limits: Limits = Limits()) {
-        version = "image/1 vips \(Vips.version)"
         self.limits = limits
     }
 

@@ -9,14 +9,14 @@ public struct PDFRenderer: Renderer {
     /// Page size used when a page box is empty or invalid (US Letter, in points).
     static let fallbackPageSize = (width: 612.0, height: 792.0)
 
-    /// Formatted once: library versions do not change while the process runs.
-    public let version: String
+    /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
+    public var version: String { Self.libraryVersions }
+    private static let libraryVersions = "pdf/1 \(PDFLibrary.versions), vips \(Vips.version)"
 
     /// Documents kept open between calls (long-running processes); nil opens each time.
     let documents: PDFDocumentCache?
 
     public init(documents: PDFDocumentCache? = nil) {
-        version = "pdf/1 \(PDFLibrary.versions), vips \(Vips.version)"
         self.documents = documents
     }
 

@@ -16,11 +16,11 @@ public struct VideoRenderer: Renderer {
     /// A frame whose luma varies less than this (out of 255) is taken as blank.
     static let uniformDeviation = 8.0
 
-    /// Formatted once: library versions do not change while the process runs.
-    public let version: String
+    /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
+    public var version: String { Self.libraryVersions }
+    private static let libraryVersions = "video/1 \(FFmpegLibrary.versions), vips \(Vips.version)"
 
     public init(limits: Limits = Limits()) {
-        version = "video/1 \(FFmpegLibrary.versions), vips \(Vips.version)"
         self.limits = limits
     }
 

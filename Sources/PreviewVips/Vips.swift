@@ -1,4 +1,6 @@
-import CVips
+internal import CNativeLoader
+internal import CVips
+import Foundation
 import Synchronization
 
 /// Process-wide libvips set-up, done once on first use and never torn down per object.
@@ -10,11 +12,42 @@ public enum Vips {
         started.store(true, ordering: .releasing)
         // One level of parallelism, across documents: keep libvips's own threads low, and cache
         // no operations — every request names a different file.
-        vips_concurrency_set(1)
-        vips_cache_set_max(0)
-        vips_cache_set_max_mem(0)
-        vips_cache_set_max_files(0)
+        lazy_vips_concurrency_set()(1)
+        lazy_vips_cache_set_max()(0)
+        lazy_vips_cache_set_max_mem()(0)
+        lazy_vips_cache_set_max_files()(0)
         return true
+    }()
+
+    /// `vips_init` loads every module of its module folder (HEIF/AVIF, JPEG XL, ImageMagick, OpenSlide,
+    /// PDF): about 20 ms and 60 shared libraries per process, which JPEG, PNG, WebP, GIF, TIFF, JPEG 2000
+    /// and SVG never use. This points `VIPSHOME` (unless the user set it) at a prefix without modules,
+    /// so `vips_init` skips them; they are loaded when libvips finds no loader for a file. Call first
+    /// thing in `main`, before any other thread exists: it changes the environment.
+    public static func deferModules() {
+        guard getenv("VIPSHOME") == nil else { return }
+        setenv("VIPSHOME", "/nonexistent", 1)
+        modulesDeferred.store(true, ordering: .releasing)
+    }
+
+    private static let modulesDeferred = Atomic<Bool>(false)
+
+    /// Loads the modules ``deferModules()`` kept `vips_init` from loading, from the folder beside the
+    /// library itself, once. True when this made more loaders available.
+    static func loadDeferredModules() -> Bool {
+        modulesDeferred.load(ordering: .acquiring) && deferredModulesLoaded
+    }
+
+    private static let deferredModulesLoaded: Bool = {
+        guard let library = docpreview_native_library_path(DOCPREVIEW_VIPS) else { return false }
+        defer { free(library) }
+        let folder = URL(fileURLWithPath: String(cString: library)).deletingLastPathComponent()
+            .appendingPathComponent("vips-modules-\(VIPS_MAJOR_VERSION).\(VIPS_MINOR_VERSION)")
+        let modules = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let loaded = modules.filter { $0.hasSuffix(".so") }.sorted().filter {
+            docpreview_vips_load_module(folder.appendingPathComponent($0).path) == 0
+        }
+        return !loaded.isEmpty
     }()
 
     /// Starts libvips if it is not running. Throws when the library cannot start (ABI mismatch).
@@ -23,7 +56,7 @@ public enum Vips {
     }
 
     /// The libvips version, e.g. `8.14.1`.
-    public static var version: String { String(cString: vips_version_string()) }
+    public static var version: String { String(cString: lazy_vips_version_string()()!) } // static, never NULL
 
     /// Drops libvips's warnings (g_log domain "VIPS") instead of printing them to stderr; errors
     /// still reach callers through ``VipsError``. Call once at start-up.
@@ -34,6 +67,6 @@ public enum Vips {
     /// Shuts libvips down at process exit. With `VIPS_LEAK=1` in the environment, libvips then
     /// reports every object still alive on stderr. Call once, from the executable, never per object.
     public static func shutdown() {
-        if started.load(ordering: .acquiring) { vips_shutdown() }
+        if started.load(ordering: .acquiring) { lazy_vips_shutdown()() }
     }
 }

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import Foundation
 
 /// A failed libvips call: the function and the message libvips left for this thread.
@@ -17,7 +17,7 @@ public struct VipsError: Error, Sendable, CustomStringConvertible {
 
     init(function: String) {
         self.function = function
-        if let copy = vips_error_buffer_copy() {
+        if let copy = lazy_vips_error_buffer_copy()() {
             message = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
             g_free(copy)
         } else {

@@ -1,4 +1,4 @@
-import CVips
+internal import CVips
 import PreviewCore
 
 /// One reference to a `VipsImage`, released in `deinit`. Images are lazy: pixels are computed
@@ -18,40 +18,54 @@ public final class VipsImageRef {
     /// Opens `path` reading only its header. Throws ``VipsError`` when libvips cannot recognise or parse it.
     public static func header(path: String) throws(VipsError) -> VipsImageRef {
         try Vips.start()
-        guard let image = docpreview_vips_open(path) else { throw VipsError(function: "vips_image_new_from_file") }
-        return VipsImageRef(owning: image)
+        return try withDeferredModules { () throws(VipsError) in
+            guard let image = docpreview_vips_open(path) else { throw VipsError(function: "vips_image_new_from_file") }
+            return VipsImageRef(owning: image)
+        }
     }
 
     /// A thumbnail that fits in `width`×`height` (never enlarged), made with shrink-on-load,
     /// autorotated by EXIF, in sRGB; the first page or frame of multi-page images.
     public static func thumbnail(path: String, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
         try Vips.start()
-        var out: UnsafeMutablePointer<VipsImage>? = nil
-        try VipsError.check(docpreview_vips_thumbnail(path, &out, Int32(width), Int32(height)), "vips_thumbnail")
-        return try VipsImageRef.owning(out, "vips_thumbnail")
+        return try withDeferredModules { () throws(VipsError) in
+            var out: UnsafeMutablePointer<VipsImage>? = nil
+            try VipsError.check(docpreview_vips_thumbnail(path, &out, Int32(width), Int32(height)), "vips_thumbnail")
+            return try VipsImageRef.owning(out, "vips_thumbnail")
+        }
+    }
+
+    /// Runs `open` again once the modules ``Vips/deferModules()`` held back are loaded, when libvips
+    /// had no loader for the file the first time (HEIC, AVIF, JPEG XL, BMP, ICO…).
+    private static func withDeferredModules(_ open: () throws(VipsError) -> VipsImageRef) throws(VipsError) -> VipsImageRef {
+        do {
+            return try open()
+        } catch where error.message.contains("not a known file format") && Vips.loadDeferredModules() {
+            return try open()
+        }
     }
 
     /// Copies 8-bit interleaved pixels into a new image.
     public convenience init(pixels: PixelBuffer) throws(VipsError) {
         try Vips.start()
         let made = pixels.bytes.withUnsafeBytes { raw in
-            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(pixels.width), Int32(pixels.height),
+            lazy_vips_image_new_from_memory_copy()(raw.baseAddress, raw.count, Int32(pixels.width), Int32(pixels.height),
                                             Int32(pixels.bands), VIPS_FORMAT_UCHAR)
         }
         guard let made else { throw VipsError(function: "vips_image_new_from_memory_copy") }
         self.init(owning: made)
     }
 
-    public var width: Int { Int(vips_image_get_width(image)) }
-    public var height: Int { Int(vips_image_get_height(image)) }
-    public var bands: Int { Int(vips_image_get_bands(image)) }
-    public var hasAlpha: Bool { vips_image_hasalpha(image) != 0 }
+    public var width: Int { Int(lazy_vips_image_get_width()(image)) }
+    public var height: Int { Int(lazy_vips_image_get_height()(image)) }
+    public var bands: Int { Int(lazy_vips_image_get_bands()(image)) }
+    public var hasAlpha: Bool { lazy_vips_image_hasalpha()(image) != 0 }
     /// Pages (or animation frames) the file holds.
-    public var pageCount: Int { Int(vips_image_get_n_pages(image)) }
+    public var pageCount: Int { Int(lazy_vips_image_get_n_pages()(image)) }
     /// The EXIF orientation tag (1–8); 1 when absent.
     public var orientation: Int {
         var value: Int32 = 1
-        return vips_image_get_typeof(image, "orientation") != 0 && vips_image_get_int(image, "orientation", &value) == 0
+        return lazy_vips_image_get_typeof()(image, "orientation") != 0 && lazy_vips_image_get_int()(image, "orientation", &value) == 0
             ? Int(value) : 1
     }
 
@@ -69,12 +83,12 @@ public final class VipsImageRef {
 
     /// 8-bit sRGB (or sRGB with alpha), whatever the source: CMYK, 16-bit, greyscale.
     public func inSRGB() throws(VipsError) -> VipsImageRef {
-        let interpretation = vips_image_guess_interpretation(image)
+        let interpretation = lazy_vips_image_guess_interpretation()(image)
         var result = self
         if interpretation != VIPS_INTERPRETATION_sRGB || bands < 3 {
             result = try result.apply("vips_colourspace") { docpreview_vips_colourspace(result.image, &$0, VIPS_INTERPRETATION_sRGB) }
         }
-        if vips_image_get_format(result.image) != VIPS_FORMAT_UCHAR {
+        if lazy_vips_image_get_format()(result.image) != VIPS_FORMAT_UCHAR {
             result = try result.apply("vips_cast") { docpreview_vips_cast_uchar(result.image, &$0) }
         }
         return result
@@ -91,7 +105,7 @@ public final class VipsImageRef {
     public func pixels() throws(VipsError) -> PixelBuffer {
         let image = try inSRGB()
         var length = 0
-        guard let memory = vips_image_write_to_memory(image.image, &length) else {
+        guard let memory = lazy_vips_image_write_to_memory()(image.image, &length) else {
             throw VipsError(function: "vips_image_write_to_memory")
         }
         defer { g_free(memory) }

@@ -20,7 +20,7 @@ struct DocPreview: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
-        FFmpegLibrary.silenceLogging()
+        Vips.deferModules()
         Vips.silenceWarnings()
         let status = await run()
         // Process-wide teardown, once: with VIPS_LEAK=1 libvips lists any object still alive.

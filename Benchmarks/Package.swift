@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+import PackageDescription
+import struct Foundation.URL
+
+/// A path dependency's identity is its folder's name, which is whatever the checkout was cloned as.
+let main = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+/// Benchmarks of DocPreview with ordo-one/benchmark, kept out of the main package so its build stays light.
+/// Inputs come from `scripts/make-samples --large Samples/large` (or `$DOCPREVIEW_LARGE_SAMPLES`).
+/// Run: `swift package benchmark` here; one executable target per area, benchmarks named `Area:Case`.
+let package = Package(
+    name: "DocPreviewBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // Where the generated inputs are, shared by every area.
+        .target(name: "BenchmarkInputs", dependencies: [.product(name: "Benchmark", package: "benchmark")]),
+    ]
+)
+
+for area in ["Detect", "Video", "PDF", "Image", "Store", "Pipeline"] {
+    package.targets.append(.executableTarget(
+        name: area,
+        dependencies: [
+            "BenchmarkInputs",
+            .product(name: "Benchmark", package: "benchmark"),
+            .product(name: "PreviewCore", package: main),
+            .product(name: "PreviewRenderers", package: main),
+            .product(name: "PreviewStore", package: main),
+            .product(name: "PreviewPipeline", package: main),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Benchmarks/\(area)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ))
+}

@@ -1,0 +1,132 @@
+"""Shared by scripts/bench-peers and scripts/bench-scaling: timing with hyperfine, peak memory with
+/usr/bin/time, a throwaway `docpreview serve`, and the Markdown / gnuplot output."""
+
+import json
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LARGE = Path(os.environ.get("DOCPREVIEW_LARGE_SAMPLES", ROOT / "Samples" / "large"))
+
+
+def prepare():
+    """Installs the tools, builds the release binary, checks the large samples; returns the binary."""
+    subprocess.run([ROOT / "scripts" / "install-deps", "--tools"], check=True)
+    binary = subprocess.run([ROOT / "scripts" / "build-release"], check=True, capture_output=True, text=True).stdout.strip()
+    if not (LARGE / "mixed").is_dir():
+        sys.exit(f"{LARGE} has no benchmark inputs: run scripts/make-samples --large {LARGE}")
+    return binary
+
+
+def hyperfine(commands, runs, warmup=2, prepare_command=None, shell=False):
+    """Median, mean and standard deviation in ms of each command, timed by hyperfine in one run."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as export:
+        arguments = ["hyperfine", "--style", "none", "--warmup", str(warmup), "--runs", str(runs),
+                     "--export-json", export.name]
+        if not shell:
+            arguments.append("-N")
+        if prepare_command:
+            arguments += ["--prepare", prepare_command]
+        subprocess.run(arguments + list(commands), check=True, stdout=subprocess.DEVNULL)
+        results = json.load(open(export.name))["results"]
+    return [{"median": r["median"] * 1000, "mean": r["mean"] * 1000, "stddev": (r["stddev"] or 0) * 1000}
+            for r in results]
+
+
+def peak_rss_mb(command, shell=False):
+    """Peak resident memory of one run of `command` (largest process, children included), in MB."""
+    arguments = ["/usr/bin/time", "-f", "%M"] + (["bash", "-c", command] if shell else command.split())
+    completed = subprocess.run(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    return int(completed.stderr.strip().splitlines()[-1]) / 1024
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`docpreview serve` on a fresh store and a free loopback port, stopped on exit."""
+
+    def __init__(self, binary, folder):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen([binary, "serve", "--port", str(self.port), "--store", str(folder / "store")],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(self.base + "/healthz", timeout=1)
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("docpreview serve did not start")
+
+    def upload(self, path):
+        """Uploads `path`, waits until its first preview is made; returns the document id."""
+        output = subprocess.run(["curl", "-sf", "-F", f"file=@{path}", self.base + "/v1/documents"],
+                                check=True, capture_output=True, text=True).stdout
+        document = json.loads(output)["document_id"]
+        for _ in range(600):
+            status = json.load(urllib.request.urlopen(f"{self.base}/v1/documents/{document}"))["preview_status"]
+            if status != "pending":
+                return document
+            time.sleep(0.05)
+        raise RuntimeError("the upload was not processed")
+
+    def request_ms(self, path):
+        """Time of one GET (curl's time_total: connect, request, full response), in ms."""
+        output = subprocess.run(["curl", "-sf", "-o", "/dev/null", "-w", "%{time_total}", self.base + path],
+                                check=True, capture_output=True, text=True).stdout
+        return float(output) * 1000
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def machine():
+    """One line: CPU, cores, memory, OS, date."""
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    memory = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal")) / 1024 / 1024
+    system = next((line.split("=", 1)[1].strip().strip('"') for line in open("/etc/os-release")
+                   if line.startswith("PRETTY_NAME")), platform.system())
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"{cpu}, {os.cpu_count()} cores, {memory:.0f} GiB, {system}; {date}"
+
+
+def versions():
+    """Versions of the peer tools, one line."""
+    def first_line(command):
+        try:
+            completed = subprocess.run(command, capture_output=True, text=True)
+            return (completed.stdout or completed.stderr).strip().splitlines()[0]
+        except (OSError, IndexError):
+            return "?"
+    return "; ".join([first_line(["vips", "--version"]), first_line(["pdftoppm", "-v"]),
+                      first_line(["ffmpeg", "-version"]).split(" Copyright")[0],
+                      "ffmpegthumbnailer " + first_line(["ffmpegthumbnailer", "-v"]).split()[-1],
+                      first_line(["hyperfine", "--version"])])
+
+
+def gnuplot(script):
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def scratch():
+    folder = Path(tempfile.mkdtemp(prefix="docpreview-bench-"))
+    return folder, lambda: shutil.rmtree(folder, ignore_errors=True)
