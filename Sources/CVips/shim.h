@@ -31,6 +31,9 @@ DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_typeof)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_guess_interpretation)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_hasalpha)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_thumbnail)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_thumbnail_image)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_jpegload)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_string)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_rot)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_flatten)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_array_double_new)
@@ -69,6 +72,18 @@ static inline VipsImage *docpreview_vips_open(const char *path) {
 static inline int docpreview_vips_thumbnail(const char *path, VipsImage **out, int width, int height) {
     return lazy_vips_thumbnail()(path, out, width, "height", height, "size", VIPS_SIZE_DOWN,
                           "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+/// vips_jpegload is C-variadic: libjpeg scales by 1/`shrink` (1, 2, 4 or 8) while decoding, in the
+/// DCT domain, so most of the pixels are never decoded; failure on truncated or bad data.
+static inline int docpreview_vips_jpegload_shrunk(const char *path, VipsImage **out, int shrink) {
+    return lazy_vips_jpegload()(path, out, "shrink", shrink, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+/// vips_thumbnail_image is C-variadic: vips_thumbnail's resize, EXIF autorotation and colour
+/// handling for an image already open (no shrink-on-load of its own).
+static inline int docpreview_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height) {
+    return lazy_vips_thumbnail_image()(in, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
 }
 
 /// vips_rot is C-variadic.

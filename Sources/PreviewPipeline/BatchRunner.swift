@@ -57,9 +57,14 @@ public struct BatchRunner: Sendable {
         let started = ContinuousClock.now
         let (entries, skipped) = try DirectoryWalker.walk(folder)
         let state = Mutex<(next: Int, done: Int, outcomes: [IngestOutcome?])>((0, 0, Array(repeating: nil, count: entries.count)))
+        // Threads of our own, not Dispatch's global queue: on Linux its pool is as wide as the cores
+        // and counts a thread blocked in `wait()` (the caller's, when called from async code), which
+        // left one worker for two jobs.
         let group = DispatchGroup()
         for _ in 0..<min(jobs, max(1, entries.count)) {
-            DispatchQueue.global().async(group: group) {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
                 while true {
                     let index = state.withLock { state -> Int? in
                         guard state.next < entries.count else { return nil }

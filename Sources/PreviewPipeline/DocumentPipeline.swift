@@ -57,8 +57,11 @@ public struct DocumentPipeline: Sendable {
         outcome.mime = verdict.kind.mime
         if let refusal = verdict.refusal { throw refusal }
 
-        // Hash; a document already stored with these bytes and a finished preview is done.
-        let (hash, size) = try BlobStore.hash(fileAt: url)
+        // Copy into the store's staging area while hashing: one read of the file, and what is
+        // probed and published is exactly what was hashed. A document already stored with these
+        // bytes and a finished preview is done (the staged copy is dropped unflushed).
+        let staged = try store.blobs.stage(fileAt: url)
+        let (hash, size) = (try staged.finish(), staged.size)
         outcome.sha256 = hash
         logger[metadataKey: "preview.sha256"] = "\(hash)"
         if let done = try finishedDocument(hash, labels: labels) {
@@ -69,13 +72,10 @@ public struct DocumentPipeline: Sendable {
 
         // Probe: media facts, and corrupt/encrypted/no-video files stop here, before storing.
         let renderer = renderers.renderer(for: verdict.kind)
-        let facts = try renderer?.probe(url.path) ?? MediaFacts()
+        let facts = try renderer?.probe(staged.stagedURL.path) ?? MediaFacts()
 
         // Store the original, then index this version (the blob is durable before any row names it).
-        if !store.blobs.contains(hash) {
-            let stored = try store.blobs.put(fileAt: url)
-            guard stored.hash == hash else { throw PreviewError(.internal, "The file changed while it was being stored.") }
-        }
+        if !store.blobs.contains(hash) { _ = try staged.publish() }
         let record = DocumentRecord(
             id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id ?? "", title: labels.title,
             filename: labels.filename, sha256: hash, kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: size,

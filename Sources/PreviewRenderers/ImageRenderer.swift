@@ -15,12 +15,18 @@ public struct ImageRenderer: Renderer {
     }
 
     public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
-        let header: VipsImageRef
+        try facts(try header(path))
+    }
+
+    private func header(_ path: String) throws(PreviewError) -> VipsImageRef {
         do {
-            header = try VipsImageRef.header(path: path)
+            return try VipsImageRef.header(path: path)
         } catch {
             throw PreviewError(.corrupt, "The image could not be read; it may be damaged or truncated.", detail: error.description)
         }
+    }
+
+    private func facts(_ header: VipsImageRef) throws(PreviewError) -> MediaFacts {
         let pixels = header.width * header.height
         if pixels > limits.maxPixels {
             throw PreviewError(.tooManyPixels, "The image is \(header.width)×\(header.height) (\(megapixels(pixels)) megapixels); "
@@ -33,15 +39,26 @@ public struct ImageRenderer: Renderer {
     }
 
     public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
-        let facts = try probe(path)
+        let header = try header(path)
+        let facts = try facts(header)
         let box = request.box(defaultEdge: RenderRequest.defaultEdge)
         do {
-            let thumbnail = try VipsImageRef.thumbnail(path: path, width: box.width, height: box.height)
+            let thumbnail = header.loader == "jpegload"
+                ? try VipsImageRef.jpegThumbnail(path: path, shrink: Self.jpegShrink(facts, box), width: box.width, height: box.height)
+                : try VipsImageRef.thumbnail(path: path, width: box.width, height: box.height)
             let bytes = try Encoding.encode(thumbnail, request)
             return RenderedImage(bytes: bytes, format: request.format, width: thumbnail.width, height: thumbnail.height, facts: facts)
         } catch {
             throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
         }
+    }
+
+    /// The largest JPEG decoding scale (1/8, 1/4, 1/2) that still leaves the image at least as large
+    /// as the box in its limiting dimension, as sharp's fastShrinkOnLoad does.
+    static func jpegShrink(_ facts: MediaFacts, _ box: (width: Int, height: Int)) -> Int {
+        guard let width = facts.width, let height = facts.height else { return 1 }
+        let factor = max(Double(width) / Double(box.width), Double(height) / Double(box.height))
+        return [8, 4, 2].first { Double($0) <= factor } ?? 1
     }
 
     private func megapixels(_ pixels: Int) -> String {

@@ -37,25 +37,17 @@ public struct BlobStore: Sendable {
     /// Copies the file at `source` in, hashing as it goes. Returns its hash and size; identical
     /// content already present is not written twice.
     public func put(fileAt source: URL) throws -> (hash: BlobHash, size: Int) {
-        let input = try FileHandle(forReadingFrom: source)
-        defer { try? input.close() }
-        let writer = try BlobWriter(store: self)
-        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(chunk) }
-        try writer.finish()
+        let writer = try stage(fileAt: source)
         return (try writer.publish(), writer.size)
     }
 
-    /// The SHA-256 of a file, read in 1 MiB chunks (nothing is stored).
-    public static func hash(fileAt url: URL) throws -> (hash: BlobHash, size: Int) {
-        let input = try FileHandle(forReadingFrom: url)
-        defer { try? input.close() }
-        var hasher = SHA256()
-        var size = 0
-        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            size += chunk.count
-        }
-        return (BlobHash(hasher.finalize()), size)
+    /// Copies the file at `source` under `tmp/`, hashing as it goes (one read of the file), and
+    /// returns the finished writer: `publish()` it to keep it, drop it to discard the copy.
+    public func stage(fileAt source: URL) throws -> BlobWriter {
+        let writer = try BlobWriter(store: self)
+        try FileChunks.read(source) { chunk in try writer.write(chunk) }
+        try writer.finish()
+        return writer
     }
 
     /// Stores `bytes`. Returns their hash.
@@ -76,10 +68,8 @@ public struct BlobStore: Sendable {
 
     /// Hashes blob `hash` again; true when its bytes still match its name.
     public func verify(_ hash: BlobHash) throws -> Bool {
-        let handle = try FileHandle(forReadingFrom: url(for: hash))
-        defer { try? handle.close() }
         var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(data: chunk) }
+        try FileChunks.read(url(for: hash)) { chunk in hasher.update(bufferPointer: chunk) }
         return BlobHash(hasher.finalize()) == hash
     }
 

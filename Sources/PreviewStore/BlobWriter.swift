@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 
 /// One blob being written: bytes go to a file under `tmp/` and into a SHA-256 as they arrive (an
-/// upload is never held whole in memory). `finish()` fsyncs; `publish()` renames it into place.
-/// A writer that is never published removes its temporary file.
+/// upload is never held whole in memory). `finish()` closes it and names its hash; `publish()`
+/// fsyncs it and renames it into place. A writer that is never published removes its temporary file,
+/// so content found to be stored already costs no disk flush.
 ///
 /// Not thread-safe: one writer per upload.
 public final class BlobWriter {
@@ -37,20 +38,23 @@ public final class BlobWriter {
         size += bytes.count
     }
 
-    /// Flushes to disk and returns the content's hash; no more writes.
+    /// Closes the file and returns the content's hash; no more writes.
     @discardableResult
     public func finish() throws -> BlobHash {
         if let hash { return hash }
-        try handle.synchronize()
         try handle.close()
         let digest = BlobHash(hasher.finalize())
         hash = digest
         return digest
     }
 
-    /// Makes the blob durable under its hash (after `finish()`).
+    /// Makes the blob durable under its hash: flushed to disk, then renamed into place.
     public func publish() throws -> BlobHash {
         let hash = try finish()
+        let descriptor = open(stagedURL.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         try store.publish(stagedURL, as: hash)
         published = true
         return hash

@@ -35,6 +35,19 @@ public final class VipsImageRef {
         }
     }
 
+    /// A JPEG thumbnail like ``thumbnail(path:width:height:)``, but decoded at 1/`shrink` of its size
+    /// by libjpeg (1, 2, 4 or 8), then resized to fit `width`×`height`. vips_thumbnail keeps a factor
+    /// of two for its final resize and so decodes up to twice as many pixels each way.
+    public static func jpegThumbnail(path: String, shrink: Int, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        var decoded: UnsafeMutablePointer<VipsImage>? = nil
+        try VipsError.check(docpreview_vips_jpegload_shrunk(path, &decoded, Int32(shrink)), "vips_jpegload")
+        let source = try VipsImageRef.owning(decoded, "vips_jpegload")
+        var out: UnsafeMutablePointer<VipsImage>? = nil
+        try VipsError.check(docpreview_vips_thumbnail_image(source.image, &out, Int32(width), Int32(height)), "vips_thumbnail_image")
+        return try VipsImageRef.owning(out, "vips_thumbnail_image")
+    }
+
     /// Runs `open` again once the modules ``Vips/deferModules()`` held back are loaded, when libvips
     /// had no loader for the file the first time (HEIC, AVIF, JPEG XL, BMP, ICO…).
     private static func withDeferredModules(_ open: () throws(VipsError) -> VipsImageRef) throws(VipsError) -> VipsImageRef {
@@ -62,6 +75,13 @@ public final class VipsImageRef {
     public var hasAlpha: Bool { lazy_vips_image_hasalpha()(image) != 0 }
     /// Pages (or animation frames) the file holds.
     public var pageCount: Int { Int(lazy_vips_image_get_n_pages()(image)) }
+    /// The libvips loader that read the file, e.g. `jpegload`.
+    public var loader: String? {
+        var value: UnsafePointer<CChar>? = nil
+        guard lazy_vips_image_get_typeof()(image, "vips-loader") != 0, lazy_vips_image_get_string()(image, "vips-loader", &value) == 0,
+              let value else { return nil }
+        return String(cString: value)
+    }
     /// The EXIF orientation tag (1–8); 1 when absent.
     public var orientation: Int {
         var value: Int32 = 1
