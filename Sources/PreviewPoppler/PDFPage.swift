@@ -54,23 +54,35 @@ extension PDFDocument {
     }
 }
 
-/// A cairo image surface (xRGB32), destroyed when this value ends.
+/// A cairo image surface (xRGB32) over memory of its own, destroyed when this value ends. The memory
+/// is not cleared first (cairo_image_surface_create would): every page is painted white before it
+/// is rendered.
 struct CairoSurface: ~Copyable {
     let surface: OpaquePointer
+    private let memory: UnsafeMutableRawPointer
 
     init(width: Int, height: Int) throws(PDFError) {
+        let stride = Int(lazy_cairo_format_stride_for_width()(CAIRO_FORMAT_RGB24, Int32(width)))
+        guard stride > 0 else {
+            throw PDFError(function: "cairo_format_stride_for_width", reason: .other, message: "invalid width \(width)")
+        }
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: stride * height, alignment: 16)
         // cairo never returns NULL here: failures come back as an error surface, checked below.
-        let surface = lazy_cairo_image_surface_create()(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
+        let surface = lazy_cairo_image_surface_create_for_data()(memory.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24,
+                                                                 Int32(width), Int32(height), Int32(stride))!
         guard lazy_cairo_surface_status()(surface) == CAIRO_STATUS_SUCCESS else {
             let message = String(cString: lazy_cairo_status_to_string()(lazy_cairo_surface_status()(surface))!) // static, never NULL
             lazy_cairo_surface_destroy()(surface)
-            throw PDFError(function: "cairo_image_surface_create", reason: .other, message: message)
+            memory.deallocate()
+            throw PDFError(function: "cairo_image_surface_create_for_data", reason: .other, message: message)
         }
         self.surface = surface
+        self.memory = memory
     }
 
     deinit {
         lazy_cairo_surface_destroy()(surface)
+        memory.deallocate()
     }
 
     /// The pixels as packed RGB. Cairo stores xRGB32 native-endian, so bytes read B, G, R, x on little-endian.
@@ -83,14 +95,32 @@ struct CairoSurface: ~Copyable {
         let data = lazy_cairo_image_surface_get_data()(surface)!
         let bytes = [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, count in
             for y in 0..<height {
-                let row = data + y * stride
-                var out = y * width * 3
-                for x in 0..<width {
-                    let pixel = UnsafeRawPointer(row + 4 * x).loadUnaligned(as: UInt32.self)
-                    buffer[out] = UInt8(truncatingIfNeeded: pixel >> 16)
-                    buffer[out + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
-                    buffer[out + 2] = UInt8(truncatingIfNeeded: pixel)
-                    out += 3
+                var source = UnsafeRawPointer(data + y * stride)
+                var target = UnsafeMutableRawPointer(buffer.baseAddress! + y * width * 3)
+                var x = 0
+                // Four pixels (16 bytes in) make three 32-bit words out: R0G0B0R1 G1B1R2G2 B2R3G3B3.
+                while x + 4 <= width {
+                    let (p0, p1, p2, p3) = (source.loadUnaligned(as: UInt32.self), source.loadUnaligned(fromByteOffset: 4, as: UInt32.self),
+                                            source.loadUnaligned(fromByteOffset: 8, as: UInt32.self),
+                                            source.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+                    let w0 = (p0 >> 16 & 0xFF) | (p0 & 0xFF00) | (p0 & 0xFF) << 16 | (p1 >> 16 & 0xFF) << 24
+                    let w1 = (p1 >> 8 & 0xFF) | (p1 & 0xFF) << 8 | (p2 >> 16 & 0xFF) << 16 | (p2 >> 8 & 0xFF) << 24
+                    let w2 = (p2 & 0xFF) | (p3 >> 16 & 0xFF) << 8 | (p3 >> 8 & 0xFF) << 16 | (p3 & 0xFF) << 24
+                    target.storeBytes(of: w0.littleEndian, as: UInt32.self)
+                    target.storeBytes(of: w1.littleEndian, toByteOffset: 4, as: UInt32.self)
+                    target.storeBytes(of: w2.littleEndian, toByteOffset: 8, as: UInt32.self)
+                    source += 16
+                    target += 12
+                    x += 4
+                }
+                while x < width {
+                    let pixel = source.loadUnaligned(as: UInt32.self)
+                    target.storeBytes(of: UInt8(truncatingIfNeeded: pixel >> 16), as: UInt8.self)
+                    target.storeBytes(of: UInt8(truncatingIfNeeded: pixel >> 8), toByteOffset: 1, as: UInt8.self)
+                    target.storeBytes(of: UInt8(truncatingIfNeeded: pixel), toByteOffset: 2, as: UInt8.self)
+                    source += 4
+                    target += 3
+                    x += 1
                 }
             }
             count = width * height * 3

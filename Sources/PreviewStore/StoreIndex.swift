@@ -14,6 +14,13 @@ public final class StoreIndex: Sendable {
     public init(url: URL) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        // Opening is serialised across processes by a file lock: switching a new database to WAL
+        // fails with "database is locked" when two connections do it at once, and GRDB's migrator
+        // reads which migrations ran before it takes SQLite's write lock, so both would create the tables.
+        let lock = open(url.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard lock >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(lock) }
+        guard flock(lock, LOCK_EX) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         pool = try DatabasePool(path: url.path, configuration: configuration)
         try Self.migrator.migrate(pool)
     }

@@ -4,6 +4,7 @@ import PreviewCore
 import PreviewPipeline
 import PreviewStore
 import PreviewTestSupport
+import Synchronization
 import Testing
 
 private func makeStore() throws -> (Store, TemporaryFolder) {
@@ -192,5 +193,25 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         let bytes = try store.blobs.read(hit.resultSha256)
         #expect(BlobHash.of(bytes) == hit.resultSha256)
         #expect(bytes.starts(with: [0xFF, 0xD8, 0xFF]))
+    }
+}
+
+/// Opening one new store from several places at once (batch jobs in separate processes, a server and
+/// its workers starting together) must migrate it exactly once.
+@Suite struct StoreOpeningTests {
+    @Test func concurrentFirstOpensMigrateOnce() throws {
+        for _ in 0..<10 {
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 6) { _ in
+                do {
+                    _ = try Store(root: folder.url)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty)
+        }
     }
 }

@@ -26,7 +26,9 @@ let benchmarks: @Sendable () -> Void = {
         let store = try PreviewStore.Store(root: Inputs.temporaryFolder("docpreview-bench-store"))
         defer { try? FileManager.default.removeItem(at: store.root) }
         let pipeline = DocumentPipeline(store: store, logger: Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let source = try store.blobs.put(fileAt: Inputs.samples.appendingPathComponent("photo-exif-orientation-6.jpg")).hash
+        let photo = Inputs.samples.appendingPathComponent("photo-exif-orientation-6.jpg")
+        let ingested = pipeline.ingest(photo, labels: DocumentLabels(title: "photo", filename: photo.lastPathComponent))
+        guard let source = ingested.sha256 else { fatalError("the sample was not ingested: \(ingested.status)") }
         let request = RenderRequest()
         _ = try pipeline.preview(source: source, kind: .jpeg, request: request)
         benchmark.startMeasurement()
