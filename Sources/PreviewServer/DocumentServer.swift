@@ -18,6 +18,9 @@ public struct ServerSettings: Sendable {
     public var token: String?
     /// Uploads are refused with 429 while more jobs than this wait.
     public var maxQueuedJobs = 10_000
+    /// A connection that sends nothing for this long is closed, also in the middle of a request
+    /// body: a stalled upload cannot hold its connection and staging file for ever.
+    public var idleTimeout: Duration = .seconds(30)
 
     public init() {}
 }
@@ -63,13 +66,30 @@ public struct DocumentServer: Sendable {
         router.get("/v1/stats") { request, _ in
             JSON.response(try store.index.statistics(owner: request.uri.queryParameters.get("owner")))
         }
+        Self.refuseOtherMethods(on: router)
         return router
+    }
+
+    /// The methods each path answers; any other method on a known path gets 405 with `Allow`, not 404.
+    static let methods: [(path: RouterPath, allowed: [HTTPRequest.Method])] = [
+        ("/healthz", [.get]), ("/metrics", [.get]), ("/", [.get]), ("/ui/upload", [.post]), ("/v1/documents", [.post]),
+        ("/v1/documents/:id", [.get]), ("/v1/documents/:id/preview", [.get]), ("/v1/stats", [.get]),
+    ]
+
+    private static func refuseOtherMethods(on router: Router<BasicRequestContext>) {
+        let all: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!]
+        for (path, allowed) in methods {
+            let refusal = MethodNotAllowed(allowed: allowed)
+            for method in all where !allowed.contains(method) && !(method == .head && allowed.contains(.get)) {
+                router.on(path, method: method) { _, _ -> Response in throw refusal }
+            }
+        }
     }
 
     /// A Hummingbird application listening on the configured address.
     public func application(services: [any Service] = []) -> some ApplicationProtocol {
-        Application(router: router(), configuration: .init(address: .hostname(settings.host, port: settings.port)),
-                    services: services, logger: logger)
+        Application(router: router(), server: .http1(configuration: .init(idleTimeout: .init(settings.idleTimeout))),
+                    configuration: .init(address: .hostname(settings.host, port: settings.port)), services: services, logger: logger)
     }
 
     // MARK: Upload

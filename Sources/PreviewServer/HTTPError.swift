@@ -50,6 +50,20 @@ struct BadRequest: HTTPResponseError {
     }
 }
 
+/// A 405 for a method the path does not answer, with the methods it does.
+struct MethodNotAllowed: HTTPResponseError {
+    var allowed: [HTTPRequest.Method]
+    var status: HTTPResponse.Status { .methodNotAllowed }
+    var headers: HTTPFields {
+        [.contentType: "application/json; charset=utf-8", .allow: allowed.map(\.rawValue).joined(separator: ", ")]
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = ["error": ["code": "method_not_allowed", "message": "\(request.method.rawValue) is not allowed here."]]
+        return Response(status: .methodNotAllowed, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(body))))
+    }
+}
+
 enum JSON {
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var headers = headers

@@ -29,6 +29,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Refuse uploads with 429 while more jobs than this wait.")
     var maxQueued = 10_000
 
+    @Option(help: "Close a connection that sends nothing for this many seconds, also in the middle of an upload.")
+    var idleTimeout = 30
+
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
 
@@ -42,6 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.port = port
         settings.token = token ?? ProcessInfo.processInfo.environment["DOCPREVIEW_TOKEN"]
         settings.maxQueuedJobs = maxQueued
+        settings.idleTimeout = .seconds(max(1, idleTimeout))
         let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: logger)
         var services: [any Service] = [server.application()]
         if workers > 0 { services.append(QueueWorker(queue: queue, pipeline: pipeline, concurrency: workers, logger: logger)) }

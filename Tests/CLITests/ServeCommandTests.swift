@@ -166,6 +166,60 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         #expect((result.json?["error"] as? [String: String])?["message"] == "File exceeds 1MB limit.")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path + "/store/tmp").isEmpty)
     }
+
+    @Test func aStalledUploadIsCutOffAndLeavesNothingBehind() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--idle-timeout", "1"])
+        // Promise 100 kB, send 10 bytes, then nothing.
+        let socket = try RawConnection(port: server.port)
+        defer { socket.close() }
+        socket.send("POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n%PDF-1.7\n\n")
+        let started = Date()
+        #expect(socket.waitForClose(seconds: 10), "the server kept a stalled upload open")
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect((try? server.get("/healthz").status) == 200, "the server still answers")
+        let tmp = folder.url.path + "/store/tmp"
+        for _ in 0..<20 where !(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty) { usleep(100_000) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty, "the staged part of the upload was left behind")
+    }
+}
+
+/// A plain TCP connection to the loopback server, for requests URLSession will not send.
+private final class RawConnection {
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
+    }
+
+    func send(_ text: String) {
+        _ = text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// True when the peer closes the connection (read returns 0 or fails) within `seconds`.
+    func waitForClose(seconds: Int) -> Bool {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    func close() {
+        _ = Glibc.close(descriptor)
+    }
 }
 
 private final class Acknowledged: @unchecked Sendable {  // guarded by its lock

@@ -363,3 +363,24 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         #expect(again.job.attempts == 1)
     }
 }
+
+@Suite struct MethodTests {
+    @Test func otherMethodsOnKnownPathsAre405WithAllow() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            for (uri, method, allow) in [("/v1/documents", HTTPRequest.Method.get, "POST"), ("/v1/stats", .delete, "GET"),
+                                         ("/v1/documents/abc/preview", .put, "GET"), ("/healthz", .trace, "GET")] {
+                try await client.execute(uri: uri, method: method) { response in
+                    #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
+                    #expect(response.headers[.allow] == allow)
+                    let code = try errorCode(response)
+                    #expect(code == "method_not_allowed")
+                }
+            }
+            try await client.execute(uri: "/no/such/route", method: .get) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
+}
