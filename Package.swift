@@ -64,7 +64,13 @@ let package = Package(
         .target(name: "PreviewCore"),
 
         // The three renderers (video, PDF, image) on top of the wrappers.
-        .target(name: "PreviewRenderers", dependencies: ["PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips"]),
+        // Starts renderer children on pipes that no other child inherits (pipe2 + posix_spawn).
+        .target(name: "CProcessControl"),
+
+        .target(name: "PreviewRenderers", dependencies: [
+            "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "CProcessControl",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
 
         // Content-addressed blobs (SHA-256) and the SQLite index (GRDB).
         .target(name: "PreviewStore", dependencies: [

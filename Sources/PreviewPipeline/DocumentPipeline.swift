@@ -16,10 +16,13 @@ public struct DocumentPipeline: Sendable {
 
     /// - Parameter openDocuments: PDFs kept open between renders; long-running processes set it so the
     ///   next page of a document skips parsing.
-    public init(store: Store, configuration: Configuration = Configuration(), openDocuments: Int = 0, logger: Logger) {
+    /// - Parameter isolation: child processes to render in (see ``RendererPool``); nil renders in this process.
+    public init(store: Store, configuration: Configuration = Configuration(), openDocuments: Int = 0,
+                isolation: RendererPool? = nil, logger: Logger) {
         self.store = store
         self.configuration = configuration
-        self.renderers = Renderers(limits: configuration.limits, openDocuments: openDocuments)
+        self.renderers = Renderers(limits: configuration.limits, openDocuments: isolation == nil ? openDocuments : 0,
+                                   isolation: isolation)
         self.logger = logger
     }
 

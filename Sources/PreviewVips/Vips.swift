@@ -25,8 +25,13 @@ public enum Vips {
     /// so `vips_init` skips them; they are loaded when libvips finds no loader for a file. Call first
     /// thing in `main`, before any other thread exists: it changes the environment.
     public static func deferModules() {
-        guard getenv("VIPSHOME") == nil else { return }
-        setenv("VIPSHOME", "/nonexistent", 1)
+        // The marker says VIPSHOME is ours, not the user's: renderer children inherit both.
+        let marker = "DOCPREVIEW_VIPS_MODULES_DEFERRED"
+        if getenv(marker) == nil {
+            guard getenv("VIPSHOME") == nil else { return }
+            setenv("VIPSHOME", "/nonexistent", 1)
+            setenv(marker, "1", 1)
+        }
         modulesDeferred.store(true, ordering: .releasing)
     }
 

@@ -26,6 +26,7 @@ struct BatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Write an HTML contact sheet here.", valueName: "file.html"))
     var html: String?
 
+    @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
 
@@ -41,7 +42,8 @@ struct BatchCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("No such folder: \(directory)")
         }
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8, logger: .cli)
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8,
+                                        isolation: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli), logger: .cli)
         let runner = BatchRunner(pipeline: pipeline, jobs: jobs, owner: owner, type: type)
         let bar = ProgressBar()
         let result = try runner.run(folder) { bar.update($0) }

@@ -32,13 +32,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Close a connection that sends nothing for this many seconds, also in the middle of an upload.")
     var idleTimeout = 30
 
+    @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
         let logger = Logger.cli
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: try validation.configuration(),
-                                        openDocuments: 8, logger: logger)
+        let configuration = try validation.configuration()
+        // Workers and preview requests share the children; at least two, so previews are not stuck behind jobs.
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8,
+                                        isolation: isolation.pool(jobs: max(2, workers), limits: configuration.limits, logger: logger),
+                                        logger: logger)
         let queue = SQLiteJobQueue(index: pipeline.store.index)
         var settings = ServerSettings()
         settings.host = host
@@ -62,13 +66,16 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Jobs processed at once.")
     var concurrency = ProcessInfo.processInfo.activeProcessorCount
 
+    @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
         let logger = Logger.cli
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: try validation.configuration(),
-                                        openDocuments: 8, logger: logger)
+        let configuration = try validation.configuration()
+        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8,
+                                        isolation: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),
+                                        logger: logger)
         let worker = QueueWorker(queue: SQLiteJobQueue(index: pipeline.store.index), pipeline: pipeline, concurrency: concurrency, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

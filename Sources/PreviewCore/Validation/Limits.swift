@@ -8,6 +8,8 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxPixels: Int = 200_000_000
     /// Wall-clock time one job (probe or render of one file) may take.
     public var jobSeconds: Double = 60
+    /// Address space of one renderer child process (`batch`, `serve`, `worker`); 0 for no limit.
+    public var rendererMemoryBytes: Int = 4 * 1024 * 1024 * 1024
 
     public init() {}
 
@@ -15,6 +17,7 @@ public struct Limits: Sendable, Equatable, Codable {
         case maxFileBytes = "max_file_bytes"
         case maxPixels = "max_pixels"
         case jobSeconds = "job_seconds"
+        case rendererMemoryBytes = "renderer_memory_bytes"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -22,6 +25,7 @@ public struct Limits: Sendable, Equatable, Codable {
         maxFileBytes = try container.decodeIfPresent(Int.self, forKey: .maxFileBytes) ?? Limits().maxFileBytes
         maxPixels = try container.decodeIfPresent(Int.self, forKey: .maxPixels) ?? Limits().maxPixels
         jobSeconds = try container.decodeIfPresent(Double.self, forKey: .jobSeconds) ?? Limits().jobSeconds
+        rendererMemoryBytes = try container.decodeIfPresent(Int.self, forKey: .rendererMemoryBytes) ?? Limits().rendererMemoryBytes
     }
 }
 

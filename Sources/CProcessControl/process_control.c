@@ -1,0 +1,35 @@
+#define _GNU_SOURCE  // pipe2
+#include "process_control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <unistd.h>
+
+int docpreview_spawn_piped(const char *path, char *const argv[], char *const envp[], pid_t *pid, int *input, int *output) {
+    int toChild[2], fromChild[2];
+    if (pipe2(toChild, O_CLOEXEC) != 0) return errno;
+    if (pipe2(fromChild, O_CLOEXEC) != 0) {
+        int error = errno;
+        close(toChild[0]);
+        close(toChild[1]);
+        return error;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    // dup2 clears close-on-exec on the child's stdin and stdout only.
+    posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO);
+    int result = posix_spawn(pid, path, &actions, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    close(toChild[0]);
+    close(fromChild[1]);
+    if (result != 0) {
+        close(toChild[1]);
+        close(fromChild[0]);
+        return result;
+    }
+    *input = toChild[1];
+    *output = fromChild[0];
+    return 0;
+}
