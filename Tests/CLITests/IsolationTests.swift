@@ -70,3 +70,32 @@ import Testing
         #expect(isolated == inProcess)
     }
 }
+
+/// The whole shared corpus through one isolated `batch`: every outcome in the manifest's set (or a
+/// documented disagreement), no crash of the batch, every file done within the job limit.
+@Suite struct CorpusBatchTests {
+    @Test func everyCorpusFileThroughOneBatch() throws {
+        guard let manifest = try ExpectationManifest.corpus() else { return }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let report = folder.url.appendingPathComponent("report.json")
+        let result = try DocPreviewProcess.run(["batch", Fixtures.corpus.appendingPathComponent("files").path, "--timeout", "10",
+                                                "--store", folder.url.appendingPathComponent("store").path, "--report", report.path],
+                                               timeout: 300)
+        #expect(result.status == 0, "\(result.stderr.suffix(2000))")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let files = try #require(json["files"] as? [[String: Any]])
+        #expect(files.count == manifest.entries.count)
+        for entry in manifest.entries {
+            let file = try #require(files.first { $0["path"] as? String == entry.file }, "\(entry.file) missing from the report")
+            let status = file["status"] as? String ?? "?"
+            let outcome = status == "ok" || status == "no_preview" ? status : ((file["error"] as? [String: String])?["code"] ?? "?")
+            if let known = knownCorpusDisagreements[entry.file] {
+                #expect(outcome == known.outcome, "\(entry.file): \(known.reason)")
+            } else {
+                #expect(entry.expected.contains(outcome), "\(entry.file): got \(outcome), expected \(entry.expected.sorted())")
+            }
+            #expect((file["ms"] as? Double ?? 0) < 12_000, "\(entry.file) ran past the 10 s job limit")
+        }
+    }
+}

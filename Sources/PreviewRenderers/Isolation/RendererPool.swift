@@ -8,8 +8,8 @@ import Synchronization
 /// one per slot, so that a crash, a hang or an out-of-memory in Poppler, FFmpeg or libvips costs
 /// one job, never the process that runs the batch or the server. Each call has the job's deadline:
 /// past it the child is killed and the call fails with `timeout`; a crash fails it with `corrupt`
-/// (the signal in the message). A dead child is replaced on the next call. Calls about the same PDF
-/// go to the same child, whose open-document cache then serves the next page.
+/// (the signal in the message). A dead child is replaced on the next call. Calls about the same file
+/// go to the same child when it is free, whose open-document cache then serves a PDF's next page.
 public final class RendererPool: Sendable {
     private let slots: [Slot]
     private let limits: Limits
@@ -69,15 +69,15 @@ public final class RendererPool: Sendable {
         }
     }
 
-    /// Locks and returns the slot for `call`: the same one for the same PDF; otherwise a free one,
-    /// else the one its path hashes to.
+    /// Locks and returns the slot for `call`: the one its path hashes to when free (so a PDF's next
+    /// page finds its document open), else any free one (a busy child, perhaps stuck on a bomb until
+    /// the deadline, holds up nobody else), else the hashed one when it frees up.
     private func choose(for call: RenderCall) -> Slot {
         var hasher = Hasher()
         hasher.combine(call.path)
         let home = slots[Int(UInt(bitPattern: hasher.finalize()) % UInt(slots.count))]
-        if call.kind != .pdf {
-            for slot in slots where slot.lock.try() { return slot }
-        }
+        if home.lock.try() { return home }
+        for slot in slots where slot !== home && slot.lock.try() { return slot }
         home.lock.lock()
         return home
     }
