@@ -41,7 +41,10 @@ public enum DirectoryWalker {
                 let path = root.path + "/" + relative
                 var info = stat()
                 guard lstat(path, &info) == 0 else {
-                    skipped.append(SkippedEntry(path: relative, reason: "could not be examined"))
+                    // Foundation decodes names as UTF-8, replacing what is not: such a name no longer
+                    // leads to its file, so it is reported rather than silently passed over.
+                    let reason = name.contains("\u{FFFD}") ? "its name is not valid UTF-8; rename it to ingest it" : "could not be examined"
+                    skipped.append(SkippedEntry(path: relative, reason: reason))
                     continue
                 }
                 switch info.st_mode & S_IFMT {

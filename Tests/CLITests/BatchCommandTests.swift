@@ -77,6 +77,16 @@ private func copySamples(into folder: URL) throws -> URL {
                                                    withDestinationURL: inbox.appendingPathComponent("looks-like.pdf/inside.webp"))
         try FileManager.default.createSymbolicLink(at: inbox.appendingPathComponent("loop"), withDestinationURL: inbox)
         #expect(mkfifo(inbox.appendingPathComponent("pipe.mp4").path, 0o644) == 0)
+        try FileManager.default.copyItem(at: Fixtures.sample("image.webp"), to: inbox.appendingPathComponent("new\nline.webp"))
+        // A name that is not UTF-8 (byte 0xFF), written with the raw bytes.
+        let webp = try Data(contentsOf: Fixtures.sample("image.webp"))
+        let rawName = Array(inbox.path.utf8) + Array("/bad".utf8) + [0xFF] + Array(".webp".utf8) + [0]
+        let descriptor = rawName.withUnsafeBufferPointer { name in
+            name.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o644) }
+        }
+        #expect(descriptor >= 0)
+        _ = webp.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
 
         let report = folder.url.appendingPathComponent("report.json")
         let result = try DocPreviewProcess.run(["batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
@@ -84,11 +94,12 @@ private func copySamples(into folder: URL) throws -> URL {
         #expect(result.status == 0, "must not block on the FIFO: \(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let paths = Set((json["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String })
-        #expect(paths == ["-dash name with spaces.csv", "alias.webp", "looks-like.pdf/inside.webp"])
+        #expect(paths == ["-dash name with spaces.csv", "alias.webp", "looks-like.pdf/inside.webp", "new\nline.webp"])
         let skipped = Dictionary(uniqueKeysWithValues: (json["skipped"] as? [[String: String]] ?? []).map { ($0["path"]!, $0["reason"]!) })
         #expect(skipped["escape.pdf"]?.contains("outside") == true)
         #expect(skipped["pipe.mp4"]?.contains("FIFO") == true)
         #expect(skipped["loop"] != nil)
+        #expect(skipped["bad\u{FFFD}.webp"]?.contains("not valid UTF-8") == true, "\(skipped)")
     }
 
     /// kill -9 at random moments, many times: the store stays consistent and a last run finishes everything.

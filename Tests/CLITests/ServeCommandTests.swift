@@ -167,6 +167,49 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path + "/store/tmp").isEmpty)
     }
 
+    /// Every corpus file uploaded to one server: an outcome in the manifest's set (or a documented
+    /// disagreement) for each, and the server still up at the end.
+    @Test func everyCorpusFileThroughTheServer() throws {
+        guard let manifest = try ExpectationManifest.corpus() else { return }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--timeout", "10"])
+        var outcomes: [String: String] = [:]
+        var pending: [String: String] = [:]  // document id → file
+        for entry in manifest.entries {
+            let name = entry.file.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "upload"
+            let result = try server.upload(try Data(contentsOf: entry.url), query: "filename=\(name)&title=\(name)")
+            if result.status == 202, let id = result.json?["document_id"] as? String {
+                pending[id] = entry.file
+            } else {
+                outcomes[entry.file] = (result.json?["error"] as? [String: String])?["code"] ?? "HTTP \(result.status)"
+            }
+        }
+        let deadline = Date().addingTimeInterval(240)
+        while !pending.isEmpty && Date() < deadline {
+            for (id, file) in pending {
+                guard let document = try server.get("/v1/documents/\(id)").json, let status = document["status"] as? String,
+                      status == "done" || status == "failed" else { continue }
+                let preview = document["preview_status"] as? String
+                outcomes[file] = status == "done" ? (preview == "no_preview" ? "no_preview" : "ok")
+                    : ((document["error"] as? [String: String])?["code"] ?? "?")
+                pending[id] = nil
+            }
+            usleep(200_000)
+        }
+        #expect(pending.isEmpty, "not processed in time: \(pending.values.sorted())")
+        for entry in manifest.entries {
+            guard let outcome = outcomes[entry.file] else { continue }
+            if let known = knownCorpusDisagreements[entry.file] {
+                #expect(outcome == known.outcome, "\(entry.file): \(known.reason)")
+            } else {
+                #expect(entry.expected.contains(outcome), "\(entry.file): got \(outcome), expected \(entry.expected.sorted())")
+            }
+        }
+        #expect(try server.get("/healthz").status == 200)
+        #expect(server.process.isRunning)
+    }
+
     @Test func aStalledUploadIsCutOffAndLeavesNothingBehind() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

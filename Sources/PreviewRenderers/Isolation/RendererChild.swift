@@ -12,7 +12,7 @@ public enum RendererChild {
     /// Serves calls until stdin closes; returns the exit status.
     public static func run(limits: Limits) -> Int32 {
         exitWithParent()
-        if limits.rendererMemoryBytes > 0 {
+        if limits.rendererMemoryBytes > 0 && !underSanitizer {
             var limit = rlimit(rlim_cur: rlim_t(limits.rendererMemoryBytes), rlim_max: rlim_t(limits.rendererMemoryBytes))
             setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
         }
@@ -57,6 +57,13 @@ public enum RendererChild {
         } catch {
             return (RenderReply(failure: .init(code: error.code.rawValue, message: error.message, detail: error.detail)), nil)
         }
+    }
+
+    /// AddressSanitizer and ThreadSanitizer reserve terabytes of address space for their shadow
+    /// memory, so an address-space limit would stop every child of an instrumented build.
+    private static var underSanitizer: Bool {
+        let names: [String] = ["__asan_init", "__tsan_init"]
+        return names.contains { dlsym(UnsafeMutableRawPointer(bitPattern: 0), $0) != nil }
     }
 
     /// Exits when the parent process is gone, even while the main thread is stuck in a library.
