@@ -178,7 +178,11 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         var pending: [String: String] = [:]  // document id → file
         for entry in manifest.entries {
             let name = entry.file.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "upload"
-            let result = try server.upload(try Data(contentsOf: entry.url), query: "filename=\(name)&title=\(name)")
+            // FileHandle, not Data(contentsOf:): on Linux the latter leaks its buffer for empty files.
+            let handle = try FileHandle(forReadingFrom: entry.url)
+            let bytes = try handle.readToEnd() ?? Data()
+            try handle.close()
+            let result = try server.upload(bytes, query: "filename=\(name)&title=\(name)")
             if result.status == 202, let id = result.json?["document_id"] as? String {
                 pending[id] = entry.file
             } else {
