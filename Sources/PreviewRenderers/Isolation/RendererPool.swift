@@ -2,7 +2,6 @@ internal import CProcessControl
 import Foundation
 import Logging
 import PreviewCore
-import Synchronization
 
 /// Renders in long-lived child processes of the same binary (`<executable> render-child <limits>`),
 /// one per slot, so that a crash, a hang or an out-of-memory in Poppler, FFmpeg or libvips costs
