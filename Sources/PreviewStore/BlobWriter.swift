@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 
 /// One blob being written: bytes go to a file under `tmp/` and into a SHA-256 as they arrive (an
-/// upload is never held whole in memory). `finish()` closes it and names its hash; `publish()`
-/// fsyncs it and renames it into place. A writer that is never published removes its temporary file,
+/// upload is never held whole in memory). `finish()` names its hash; `publish()` fsyncs the file
+/// and renames it into place. A writer that is never published removes its temporary file,
 /// so content found to be stored already costs no disk flush.
 ///
 /// Not thread-safe: one writer per upload.
@@ -38,11 +38,10 @@ public final class BlobWriter {
         size += bytes.count
     }
 
-    /// Closes the file and returns the content's hash; no more writes.
+    /// Returns the content's hash; no more writes (the file stays open until `publish()` or the end).
     @discardableResult
     public func finish() throws -> BlobHash {
         if let hash { return hash }
-        try handle.close()
         let digest = BlobHash(hasher.finalize())
         hash = digest
         return digest
@@ -51,10 +50,8 @@ public final class BlobWriter {
     /// Makes the blob durable under its hash: flushed to disk, then renamed into place.
     public func publish() throws -> BlobHash {
         let hash = try finish()
-        let descriptor = open(stagedURL.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        try handle.synchronize()
+        try handle.close()
         try store.publish(stagedURL, as: hash)
         published = true
         return hash
