@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // System libraries: headers only (include paths from pkg-config, above; scripts/install-deps
@@ -95,6 +96,14 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
+        // The PostgreSQL drivers of the index and the queue, for many workers on many hosts (DESIGN §11),
+        // and the choice between them and the embedded SQLite ones.
+        .target(name: "PreviewPostgres", dependencies: [
+            "PreviewCore", "PreviewStore", "PreviewQueue",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // The HTTP front: uploads, documents, previews, statistics, health, metrics, a small page.
         .target(name: "PreviewServer", dependencies: [
             "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewQueue",
@@ -115,6 +124,7 @@ let package = Package(
                 "PreviewRenderers",
                 "PreviewPipeline",
                 "PreviewQueue",
+                "PreviewPostgres",
                 "PreviewServer",
                 "PreviewStore",
                 "PreviewVips",

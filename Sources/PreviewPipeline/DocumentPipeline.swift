@@ -110,7 +110,7 @@ public struct DocumentPipeline: Sendable {
             return
         }
         do {
-            let facts = try renderer.probe(store.blobs.url(for: document.sha256).path)
+            let facts = try renderer.probe(try localPath(of: document.sha256))
             try record { try store.index.setFacts(documentID: document.id, facts: facts) }
         } catch {
             try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error) }
@@ -156,8 +156,9 @@ public struct DocumentPipeline: Sendable {
         case PreviewStatus.noPreview: outcome.status = .noPreview
         case PreviewStatus.ready:
             outcome.status = .ok
-            if let kind = FileKind(rawValue: document.kind), let thumbnail = try? cachedPreview(source: document.sha256, kind: kind, request: .thumbnail) {
-                outcome.preview = .init(path: store.blobs.url(for: thumbnail.resultSha256).path,
+            if let kind = FileKind(rawValue: document.kind), let thumbnail = try? cachedPreview(source: document.sha256, kind: kind, request: .thumbnail),
+               let file = try? store.blobs.localFile(for: thumbnail.resultSha256) {
+                outcome.preview = .init(path: file.path,
                                         width: thumbnail.width, height: thumbnail.height)
             }
         default: break
@@ -174,7 +175,7 @@ public struct DocumentPipeline: Sendable {
         }
         let key = derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
         if let hit = try cached(key: key.hash) { return (hit, true) }
-        let image = try renderer.render(store.blobs.url(for: source).path, normalized(request, kind))
+        let image = try renderer.render(try localPath(of: source), normalized(request, kind))
         do {
             let result = try store.blobs.put(bytes: image.bytes)
             let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
@@ -192,6 +193,15 @@ public struct DocumentPipeline: Sendable {
     public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
         guard let renderer = renderers.renderer(for: kind) else { return nil }
         return try cached(key: derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+    }
+
+    /// A path the renderers can open for blob `hash`.
+    private func localPath(of hash: BlobHash) throws(PreviewError) -> String {
+        do {
+            return try store.blobs.localFile(for: hash).path
+        } catch {
+            throw PreviewError(.internal, "The stored original could not be read.", detail: "\(error)")
+        }
     }
 
     private func cached(key: String) throws(PreviewError) -> DerivativeRecord? {

@@ -2,8 +2,11 @@ import Foundation
 import PreviewCore
 import PreviewStore
 
-/// A durable job queue. The embedded driver is ``SQLiteJobQueue``; a PostgreSQL one implements the
-/// same protocol with `FOR UPDATE SKIP LOCKED`.
+/// A durable job queue. The embedded driver is ``SQLiteJobQueue``; `PreviewPostgres` has one
+/// for many hosts, with `FOR UPDATE SKIP LOCKED`.
+///
+/// `complete`, `fail` and `release` act only while the caller still holds the lease: a worker
+/// whose lease ran out and was taken over by another cannot overwrite that worker's outcome.
 public protocol JobQueue: Sendable {
     /// Indexes `document` as the next version of its (owner, type, title) and queues its job, in one
     /// transaction. The same bytes again return the existing document and its job.
@@ -13,6 +16,7 @@ public protocol JobQueue: Sendable {
     func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)?
     func complete(_ job: JobRecord) throws
     /// Records a failure: retried later per the policy when `retryable`, else failed for good.
+    /// Returns the job as recorded (unchanged when the lease was lost).
     @discardableResult
     func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord
     /// Gives a leased job back untouched (graceful shutdown), uncounting its attempt.

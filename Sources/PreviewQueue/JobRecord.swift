@@ -35,6 +35,21 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         case updatedAt = "updated_at"
     }
 
+    public init(id: Int64?, documentID: String, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
+                leaseExpiresAt: Date? = nil, errorCode: String? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date) {
+        self.id = id
+        self.documentID = documentID
+        self.status = status
+        self.attempts = attempts
+        self.availableAt = availableAt
+        self.leaseOwner = leaseOwner
+        self.leaseExpiresAt = leaseExpiresAt
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }

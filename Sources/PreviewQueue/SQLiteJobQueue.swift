@@ -6,17 +6,17 @@ import PreviewStore
 /// The job queue in the store's own SQLite index (WAL): one write transaction per lease, so
 /// workers in several processes never take the same job.
 public struct SQLiteJobQueue: JobQueue {
-    let index: StoreIndex
+    let index: SQLiteIndex
     public var policy: RetryPolicy
 
-    public init(index: StoreIndex, policy: RetryPolicy = RetryPolicy()) {
+    public init(index: SQLiteIndex, policy: RetryPolicy = RetryPolicy()) {
         self.index = index
         self.policy = policy
     }
 
     public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
         try index.pool.write { db in
-            let (stored, inserted) = try StoreIndex.insertVersion(document, in: db)
+            let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
             if !inserted, let existing = try latestJob(documentID: stored.id, in: db) { return (stored, existing) }
             let now = Date()
             let settled = stored.previewStatus == PreviewStatus.ready || stored.previewStatus == PreviewStatus.noPreview
@@ -62,6 +62,7 @@ public struct SQLiteJobQueue: JobQueue {
 
     public func complete(_ job: JobRecord) throws {
         try index.pool.write { db in
+            guard try holdsLease(job, in: db) else { return }
             var job = job
             job.status = .done
             job.leaseOwner = nil
@@ -76,6 +77,7 @@ public struct SQLiteJobQueue: JobQueue {
     @discardableResult
     public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord {
         try index.pool.write { db in
+            guard try holdsLease(job, in: db) else { return job }
             var job = job
             let now = Date()
             job.leaseOwner = nil
@@ -96,6 +98,7 @@ public struct SQLiteJobQueue: JobQueue {
 
     public func release(_ job: JobRecord) throws {
         try index.pool.write { db in
+            guard try holdsLease(job, in: db) else { return }
             var job = job
             job.status = .queued
             job.attempts = max(0, job.attempts - 1)
@@ -165,6 +168,12 @@ public struct SQLiteJobQueue: JobQueue {
             }
             return reclaimed
         }
+    }
+
+    /// True while `job`'s lease is still its worker's (not run out and taken over).
+    private func holdsLease(_ job: JobRecord, in db: Database) throws -> Bool {
+        guard let current = try JobRecord.fetchOne(db, key: job.id) else { return false }
+        return current.status == .processing && current.leaseOwner == job.leaseOwner
     }
 
     private func latestJob(documentID: String, in db: Database) throws -> JobRecord? {

@@ -123,7 +123,7 @@ public struct DocumentServer: Sendable {
             Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "too_large")]).increment()
             throw UploadReceiver.tooLarge(limit)
         }
-        let writer = try BlobWriter(store: store.blobs)
+        let writer = try BlobWriter(storage: store.blobs)
         var receiver = UploadReceiver()
         let query = request.uri.queryParameters
         for name in ["type", "filename", "owner", "title"] { receiver.fields[name] = query.get(name) }

@@ -4,20 +4,24 @@ import Foundation
 import Glibc
 #endif
 
-/// Immutable blobs named by the SHA-256 of their bytes: `objects/sha256/ab/cd/abcd…`.
+/// Blobs in a directory: `objects/sha256/ab/cd/abcd…`, writes in progress under `tmp/`.
+///
+/// Several hosts may share one through a network filesystem (DESIGN §11) when `tmp/` and
+/// `objects/` are on the same filesystem (publishing is a rename) and rename is atomic there
+/// (NFSv4, CephFS, and the like; not a FUSE mount of an object store).
 ///
 /// A blob is written under `tmp/` while it is hashed, fsync'd, renamed into place and its folder
 /// fsync'd, so `objects/` never holds a partial blob, whatever instant a crash comes at.
 /// Safe to use from several threads and processes: identical content converges on one file.
-public struct BlobStore: Sendable {
+public struct BlobStore: BlobStorage {
     public let root: URL
     var objects: URL { root.appendingPathComponent("objects/sha256") }
-    var temporary: URL { root.appendingPathComponent("tmp") }
+    public var stagingFolder: URL { root.appendingPathComponent("tmp") }
 
     /// Opens (creating when needed) a blob store at `root`.
     public init(root: URL) throws {
         self.root = root
-        for folder in [objects, temporary] {
+        for folder in [objects, stagingFolder] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
     }
@@ -30,50 +34,24 @@ public struct BlobStore: Sendable {
             .appendingPathComponent(hex)
     }
 
+    public func localFile(for hash: BlobHash) -> URL { url(for: hash) }
+
     public func contains(_ hash: BlobHash) -> Bool {
         FileManager.default.fileExists(atPath: url(for: hash).path)
     }
 
-    /// Copies the file at `source` in, hashing as it goes. Returns its hash and size; identical
-    /// content already present is not written twice.
-    public func put(fileAt source: URL) throws -> (hash: BlobHash, size: Int) {
-        let writer = try stage(fileAt: source)
-        return (try writer.publish(), writer.size)
-    }
-
-    /// Copies the file at `source` under `tmp/`, hashing as it goes (one read of the file), and
-    /// returns the finished writer: `publish()` it to keep it, drop it to discard the copy.
-    public func stage(fileAt source: URL) throws -> BlobWriter {
-        let writer = try BlobWriter(store: self)
-        try FileChunks.read(source) { chunk in try writer.write(chunk) }
-        try writer.finish()
-        return writer
-    }
-
-    /// Stores `bytes`. Returns their hash.
-    @discardableResult
-    public func put(bytes: [UInt8]) throws -> BlobHash {
-        let writer = try BlobWriter(store: self)
-        try writer.write(Data(bytes))
-        try writer.finish()
-        return try writer.publish()
-    }
-
-    /// The bytes of blob `hash`.
     public func read(_ hash: BlobHash) throws -> [UInt8] {
         let handle = try FileHandle(forReadingFrom: url(for: hash))
         defer { try? handle.close() }
         return Array(try handle.readToEnd() ?? Data())
     }
 
-    /// Hashes blob `hash` again; true when its bytes still match its name.
     public func verify(_ hash: BlobHash) throws -> Bool {
         var hasher = SHA256()
         try FileChunks.read(url(for: hash)) { chunk in hasher.update(bufferPointer: chunk) }
         return BlobHash(hasher.finalize()) == hash
     }
 
-    /// Every blob on disk with its size and modification time.
     public func allBlobs() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
         guard let walker = FileManager.default.enumerator(at: objects, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]) else { return [] }
         var blobs: [(BlobHash, Int, Date)] = []
@@ -85,9 +63,8 @@ public struct BlobStore: Sendable {
         return blobs
     }
 
-    /// Files left in `tmp/` by interrupted writes, with their modification times.
     public func leftoverTemporaries() throws -> [(url: URL, modified: Date)] {
-        try FileManager.default.contentsOfDirectory(at: temporary, includingPropertiesForKeys: [.contentModificationDateKey])
+        try FileManager.default.contentsOfDirectory(at: stagingFolder, includingPropertiesForKeys: [.contentModificationDateKey])
             .map { ($0, (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) }
     }
 
@@ -95,9 +72,8 @@ public struct BlobStore: Sendable {
         try FileManager.default.removeItem(at: url(for: hash))
     }
 
-    /// Moves a finished, fsync'd temporary file into place under `hash`; identical content already
-    /// present wins and the temporary is removed.
-    func publish(_ staging: URL, as hash: BlobHash) throws {
+    /// Renames the staged file into place, then fsyncs the folders the rename touched.
+    public func publish(stagedFile staging: URL, as hash: BlobHash) throws {
         let destination = url(for: hash)
         if FileManager.default.fileExists(atPath: destination.path) {
             try? FileManager.default.removeItem(at: staging)

@@ -1,14 +1,14 @@
 import Crypto
 import Foundation
 
-/// One blob being written: bytes go to a file under `tmp/` and into a SHA-256 as they arrive (an
+/// One blob being written: bytes go to a file in the storage's staging folder and into a SHA-256 as they arrive (an
 /// upload is never held whole in memory). `finish()` names its hash; `publish()` fsyncs the file
-/// and renames it into place. A writer that is never published removes its temporary file,
+/// and hands it to the storage. A writer that is never published removes its temporary file,
 /// so content found to be stored already costs no disk flush.
 ///
 /// Not thread-safe: one writer per upload.
 public final class BlobWriter {
-    private let store: BlobStore
+    private let storage: any BlobStorage
     /// The temporary file, readable once `finish()` returned (to validate before publishing).
     public let stagedURL: URL
     private let handle: FileHandle
@@ -17,9 +17,9 @@ public final class BlobWriter {
     private var published = false
     public private(set) var size = 0
 
-    public init(store: BlobStore) throws {
-        self.store = store
-        stagedURL = store.temporary.appendingPathComponent("\(UUID().uuidString).partial")
+    public init(storage: any BlobStorage) throws {
+        self.storage = storage
+        stagedURL = storage.stagingFolder.appendingPathComponent("\(UUID().uuidString).partial")
         guard FileManager.default.createFile(atPath: stagedURL.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stagedURL.path])
         }
@@ -47,12 +47,12 @@ public final class BlobWriter {
         return digest
     }
 
-    /// Makes the blob durable under its hash: flushed to disk, then renamed into place.
+    /// Makes the blob durable under its hash: flushed to disk, then published.
     public func publish() throws -> BlobHash {
         let hash = try finish()
         try handle.synchronize()
         try handle.close()
-        try store.publish(stagedURL, as: hash)
+        try storage.publish(stagedFile: stagedURL, as: hash)
         published = true
         return hash
     }

@@ -1,19 +1,24 @@
 import Foundation
 import Logging
 
-/// A DocPreview store: `objects/` (content-addressed blobs), `tmp/` (writes in progress) and
-/// `index.sqlite` (DESIGN §5).
+/// A DocPreview store: blobs and their index (DESIGN §5). The embedded default is one folder:
+/// `objects/` (content-addressed blobs), `tmp/` (writes in progress) and `index.sqlite`.
 public struct Store: Sendable {
-    public let root: URL
-    public let blobs: BlobStore
-    public let index: StoreIndex
+    public let blobs: any BlobStorage
+    public let index: any DocumentIndex
 
-    /// Opens or creates the store at `root`.
-    public init(root: URL) throws {
-        self.root = root
-        blobs = try BlobStore(root: root)
-        index = try StoreIndex(url: root.appendingPathComponent("index.sqlite"))
+    public init(blobs: any BlobStorage, index: any DocumentIndex) {
+        self.blobs = blobs
+        self.index = index
     }
+
+    /// Opens or creates the embedded store at `root`.
+    public init(root: URL) throws {
+        self.init(blobs: try BlobStore(root: root), index: try SQLiteIndex(url: Self.sqliteIndex(in: root)))
+    }
+
+    /// Where the embedded index of the store at `root` lives.
+    public static func sqliteIndex(in root: URL) -> URL { root.appendingPathComponent("index.sqlite") }
 
     /// The store location: `explicit`, else `$DOCPREVIEW_STORE`, else `./docpreview-store`.
     public static func location(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {

@@ -46,7 +46,7 @@ struct PreviewCommand: ParsableCommand {
         } catch {
             try report.fail(error)
         }
-        let blob = store.blobs.url(for: result.record.resultSha256)
+        let blob = try store.blobs.localFile(for: result.record.resultSha256)
         if let output {
             do {
                 try Data(store.blobs.read(result.record.resultSha256)).write(to: URL(fileURLWithPath: output))

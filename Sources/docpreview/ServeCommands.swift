@@ -40,10 +40,11 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = Logger.cli
         let configuration = try validation.configuration()
         // Workers and preview requests share the children; at least two, so previews are not stuck behind jobs.
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8,
+        let backend = try storeOptions.backend()
+        let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
                                         isolation: isolation.pool(jobs: max(2, workers), limits: configuration.limits, logger: logger),
                                         logger: logger)
-        let queue = SQLiteJobQueue(index: pipeline.store.index)
+        let queue = backend.queue
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
@@ -73,10 +74,11 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger.cli
         let configuration = try validation.configuration()
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8,
+        let backend = try storeOptions.backend()
+        let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
                                         isolation: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),
                                         logger: logger)
-        let worker = QueueWorker(queue: SQLiteJobQueue(index: pipeline.store.index), pipeline: pipeline, concurrency: concurrency, logger: logger)
+        let worker = QueueWorker(queue: backend.queue, pipeline: pipeline, concurrency: concurrency, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
@@ -106,7 +108,7 @@ struct JobsCommand: ParsableCommand {
     }
 
     func run() throws {
-        let queue = SQLiteJobQueue(index: try storeOptions.open().index)
+        let queue = try storeOptions.backend().queue
         let report = CommandReport(json: json)
         switch action {
         case "list":

@@ -3,21 +3,33 @@ import Foundation
 import Logging
 import PreviewCore
 import PreviewPipeline
+import PreviewPostgres
 import PreviewStore
 
-/// `--store DIR`, else `$DOCPREVIEW_STORE`, else `./docpreview-store`.
+/// `--store DIR`, else `$DOCPREVIEW_STORE`, else `./docpreview-store`; `--database postgres://…`,
+/// else `$DOCPREVIEW_DATABASE`, else the SQLite index in the store folder.
 struct StoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Store folder (default: $DOCPREVIEW_STORE, else ./docpreview-store).", valueName: "dir"))
     var store: String?
 
-    func open() throws -> Store {
+    @Option(help: ArgumentHelp("""
+        PostgreSQL for the index and the queue, shared by workers on many hosts: postgres://user:password@host:port/db         (default: $DOCPREVIEW_DATABASE, else index.sqlite in the store folder). The store folder holds the blobs either way.
+        """, valueName: "url"))
+    var database: String?
+
+    /// The store and its queue.
+    func backend() throws -> StoreBackend {
         let location = Store.location(store)
+        let database = StoreBackend.database(database)
         do {
-            return try Store(root: location)
+            return try StoreBackend(root: location, database: database, logger: .cli)
         } catch {
-            throw ValidationError("Cannot open the store at \(location.path): \(error)")
+            let where_ = database == nil ? "" : " with its database"
+            throw ValidationError("Cannot open the store at \(location.path)\(where_): \(error)")
         }
     }
+
+    func open() throws -> Store { try backend().store }
 }
 
 extension Logger {

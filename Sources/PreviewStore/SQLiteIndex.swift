@@ -2,11 +2,10 @@ import Foundation
 import GRDB
 import PreviewCore
 
-/// The SQLite index beside the blobs (`index.sqlite`, WAL): documents, blobs, derivatives.
-/// A row is only ever written after the blob it names is durable in the ``BlobStore``.
+/// The embedded index: SQLite beside the blobs (`index.sqlite`, WAL).
 ///
 /// Thread-safe: GRDB's `DatabasePool` serialises writes and runs reads concurrently.
-public final class StoreIndex: Sendable {
+public final class SQLiteIndex: DocumentIndex {
     /// The database; the job queue shares it so an upload's document and job commit together.
     public let pool: DatabasePool
 
@@ -93,7 +92,6 @@ public final class StoreIndex: Sendable {
 
     // MARK: Blobs
 
-    /// Every blob hash a document or derivative refers to (both sides of derivatives).
     public func referencedBlobs() throws -> Set<BlobHash> {
         try pool.read { db in
             let rows = try String.fetchAll(db, sql: """
@@ -103,7 +101,6 @@ public final class StoreIndex: Sendable {
         }
     }
 
-    /// Forgets blob rows that no document or derivative uses; returns their hashes.
     public func forgetUnusedBlobs() throws -> [BlobHash] {
         try pool.write { db in
             let unused = try String.fetchAll(db, sql: """
@@ -118,9 +115,6 @@ public final class StoreIndex: Sendable {
 
     // MARK: Documents
 
-    /// Inserts `document` as the next version of (owner, type, title), with its original's blob
-    /// row in the same transaction, unless its latest version already has the same bytes — then
-    /// that version is returned and nothing changes (idempotent).
     public func insertVersion(_ document: DocumentRecord) throws -> (document: DocumentRecord, inserted: Bool) {
         try pool.write { db in try Self.insertVersion(document, in: db) }
     }
@@ -137,7 +131,6 @@ public final class StoreIndex: Sendable {
         return (next, true)
     }
 
-    /// Stores a document's probed facts.
     public func setFacts(documentID: String, facts: MediaFacts) throws {
         try pool.write { db in
             try db.execute(sql: "UPDATE documents SET pages = ?, duration_s = ?, width = ?, height = ?, codec = ?, rotation = ? WHERE id = ?",
@@ -145,7 +138,6 @@ public final class StoreIndex: Sendable {
         }
     }
 
-    /// The highest version of (owner, type, title), if any.
     public func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord? {
         try pool.read { db in try Self.versions(owner: owner, type: type, title: title).fetchOne(db) }
     }
@@ -158,7 +150,6 @@ public final class StoreIndex: Sendable {
             .order(DocumentRecord.CodingKeys.version.desc)
     }
 
-    /// Updates a document's preview status and error.
     public func setPreviewStatus(documentID: String, status: String, error: PreviewError?) throws {
         try pool.write { db in
             try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
@@ -170,7 +161,6 @@ public final class StoreIndex: Sendable {
         try pool.read { db in try DocumentRecord.fetchOne(db, key: id) }
     }
 
-    /// The newest document whose original has this hash.
     public func latestDocument(sha256: BlobHash) throws -> DocumentRecord? {
         try pool.read { db in
             try DocumentRecord.filter(DocumentRecord.CodingKeys.sha256 == sha256.hex)
@@ -178,7 +168,7 @@ public final class StoreIndex: Sendable {
         }
     }
 
-    public func documents(owner: String? = nil) throws -> [DocumentRecord] {
+    public func documents(owner: String?) throws -> [DocumentRecord] {
         try pool.read { db in
             var request = DocumentRecord.order(DocumentRecord.CodingKeys.createdAt.desc)
             if let owner { request = request.filter(DocumentRecord.CodingKeys.owner == owner) }
@@ -192,7 +182,6 @@ public final class StoreIndex: Sendable {
         try pool.read { db in try DerivativeRecord.fetchOne(db, key: key) }
     }
 
-    /// Records a derivative whose result blob is already durable (first writer wins).
     public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
         try pool.write { db in
             try BlobRecord(sha256: derivative.resultSha256, size: resultSize, mime: resultMime, createdAt: Date())
@@ -203,8 +192,7 @@ public final class StoreIndex: Sendable {
 
     // MARK: Statistics
 
-    /// Figures for the storage cards, from the index alone (no disk walk).
-    public func statistics(owner: String? = nil) throws -> StorageStatistics {
+    public func statistics(owner: String?) throws -> StorageStatistics {
         try pool.read { db in
             let scope = owner == nil ? "1 = 1" : "owner = :owner"
             let arguments: StatementArguments = owner.map { ["owner": $0] } ?? [:]

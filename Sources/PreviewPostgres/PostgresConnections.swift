@@ -1,0 +1,122 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// A small pool of PostgreSQL connections with a blocking interface, so the drivers fit the
+/// synchronous ``DocumentIndex`` and ``JobQueue`` protocols that the SQLite drivers implement.
+///
+/// A call blocks its thread while the query runs on NIO's event loops (never on Swift's
+/// cooperative pool, which a blocked thread could starve). A connection found closed is dropped
+/// and the next call opens a new one, so a database restart costs the calls in flight only.
+public final class PostgresConnections: Sendable {
+    private let configuration: PostgresConnection.Configuration
+    private let logger: Logger
+    private let idle = Mutex<[PostgresConnection]>([])
+    private let capacity: DispatchSemaphore
+    private let nextID = Atomic<Int>(0)
+
+    /// Connects to `url` (`postgres://user:password@host:port/database`, `sslmode=require` or
+    /// `prefer` for TLS, `host=/socket/folder` for a Unix socket) and keeps up to `size`
+    /// connections. Fails at once when the server cannot be reached.
+    public init(url: String, size: Int = 4, logger: Logger) throws {
+        configuration = try Self.configuration(url: url)
+        self.logger = logger
+        capacity = DispatchSemaphore(value: max(1, size))
+        try withConnection { connection in _ = try connection.query("SELECT 1") }
+    }
+
+    deinit {
+        // The closure holds each connection until its close has finished.
+        for connection in idle.withLock({ $0 }) { connection.close().whenComplete { _ in _ = connection } }
+    }
+
+    /// True for `postgres://` and `postgresql://` addresses.
+    public static func isPostgresURL(_ text: String) -> Bool {
+        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+    }
+
+    /// Runs one statement (its interpolations are sent as bind parameters) and returns its rows.
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
+        try withConnection { session in try session.query(query) }
+    }
+
+    /// Runs `body` with a connection of its own (no transaction).
+    public func withConnection<T>(_ body: (Session) throws -> T) throws -> T {
+        capacity.wait()
+        defer { capacity.signal() }
+        let connection = try idle.withLock { $0.popLast() } ?? connect()
+        defer {
+            if !connection.isClosed { idle.withLock { $0.append(connection) } }
+        }
+        return try body(Session(connection: connection, logger: logger))
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: (Session) throws -> T) throws -> T {
+        try withConnection { session in
+            _ = try session.query("BEGIN")
+            do {
+                let result = try body(session)
+                _ = try session.query("COMMIT")
+                return result
+            } catch {
+                _ = try? session.query("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private func connect() throws -> PostgresConnection {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        return try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                                              id: id, logger: logger).wait()
+    }
+
+    static func configuration(url text: String) throws -> PostgresConnection.Configuration {
+        guard isPostgresURL(text), let url = URLComponents(string: text) else {
+            throw PostgresDriverError("Not a postgres:// address.")
+        }
+        let parameters = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        let username = url.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
+        let password = url.password.flatMap { $0.removingPercentEncoding }
+        let database = url.path.isEmpty ? nil : String(url.path.dropFirst()).removingPercentEncoding
+        if let socketFolder = parameters["host"], socketFolder.hasPrefix("/") {
+            let socket = "\(socketFolder)/.s.PGSQL.\(url.port ?? 5432)"
+            return .init(unixSocketPath: socket, username: username, password: password, database: database)
+        }
+        let tls: PostgresConnection.Configuration.TLS
+        switch parameters["sslmode"] ?? "disable" {
+        case "disable": tls = .disable
+        case "prefer": tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case "require", "verify-full": tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case let mode: throw PostgresDriverError("Unsupported sslmode \(mode) (use disable, prefer, require or verify-full).")
+        }
+        return .init(host: url.host ?? "localhost", port: url.port ?? 5432, username: username, password: password,
+                     database: database, tls: tls)
+    }
+}
+
+/// One checked-out connection.
+public struct Session {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Runs `query` (its interpolations are sent as bind parameters) and returns all its rows.
+    @discardableResult
+    public func query(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
+        do {
+            return try connection.query(query, logger: logger).wait().map { $0.makeRandomAccess() }
+        } catch let error as PSQLError {
+            // Its description hides the server's message; the logs need it.
+            throw PostgresDriverError(String(reflecting: error))
+        }
+    }
+}
+
+/// A `--database` address that cannot be used, or data this version cannot read.
+public struct PostgresDriverError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

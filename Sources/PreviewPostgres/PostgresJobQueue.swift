@@ -1,0 +1,153 @@
+import Foundation
+import PostgresNIO
+import PreviewCore
+import PreviewQueue
+import PreviewStore
+
+/// The job queue in PostgreSQL, for workers on many hosts (DESIGN §11). A lease is one
+/// statement: it takes the oldest ready job with `FOR UPDATE SKIP LOCKED`, so concurrent workers
+/// never wait on each other's rows and never take the same job. Retry, back-off and dead-letter
+/// semantics are those of ``SQLiteJobQueue``; times are the database server's clock, so hosts
+/// with skewed clocks agree on when a lease runs out.
+public struct PostgresJobQueue: JobQueue {
+    let connections: PostgresConnections
+    public var policy: RetryPolicy
+
+    /// `index` must be built on the same `connections` (it migrates the schema).
+    public init(index: PostgresIndex, policy: RetryPolicy = RetryPolicy()) {
+        connections = index.connections
+        self.policy = policy
+    }
+
+    public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
+        try connections.transaction { session in
+            let (stored, inserted) = try PostgresIndex.insertVersion(document, in: session)
+            if !inserted, let existing = try latestJob(documentID: stored.id, in: session) { return (stored, existing) }
+            let settled = stored.previewStatus == PreviewStatus.ready || stored.previewStatus == PreviewStatus.noPreview
+            let status = settled ? JobRecord.Status.done : .queued
+            let job = try session.query("""
+                INSERT INTO jobs (document_id, status, attempts, available_at, created_at, updated_at)
+                VALUES (\(stored.id), \(status.rawValue), 0, now(), now(), now()) RETURNING *
+                """)[0]
+            return (stored, try JobRecord(row: job))
+        }
+    }
+
+    public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
+        try connections.withConnection { session in
+            // Jobs whose worker died with them every time (the lease ran out) are dead-lettered in
+            // the same statement, with their documents marked failed.
+            let leased = try session.query("""
+                WITH spent AS (
+                    UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
+                        error_message = 'Processing stopped ' || attempts || ' times without finishing; giving up.', updated_at = now()
+                    WHERE id IN (SELECT id FROM jobs WHERE \(unescaped: Self.ready) AND attempts >= \(policy.maxAttempts)
+                                 FOR UPDATE SKIP LOCKED)
+                    RETURNING document_id, error_code, error_message),
+                marked AS (
+                    UPDATE documents d SET preview_status = \(PreviewStatus.failed), error_code = spent.error_code,
+                        error_message = spent.error_message FROM spent WHERE d.id = spent.document_id)
+                UPDATE jobs SET status = 'processing', attempts = attempts + 1, lease_owner = \(worker),
+                    lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
+                WHERE id = (SELECT id FROM jobs WHERE \(unescaped: Self.ready) AND attempts < \(policy.maxAttempts)
+                            ORDER BY available_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                RETURNING *
+                """)
+            guard let row = leased.first else { return nil }
+            let job = try JobRecord(row: row)
+            guard let document = try session.query("SELECT * FROM documents WHERE id = \(job.documentID)").first else { return nil }
+            return (job, try DocumentRecord(row: document))
+        }
+    }
+
+    /// A job that can be leased: queued and due, or processing with its lease run out.
+    private static let ready = """
+        ((status = 'queued' AND available_at <= now()) OR (status = 'processing' AND lease_expires_at < now()))
+        """
+
+    public func complete(_ job: JobRecord) throws {
+        try connections.query("""
+                UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires_at = NULL, error_code = NULL, error_message = NULL,
+                updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner)
+                """)
+    }
+
+    @discardableResult
+    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord {
+        let delay = retryable ? policy.delay(afterAttempts: job.attempts) : nil
+        let status = delay == nil ? JobRecord.Status.failed : .queued
+        let updated = try connections.query("""
+                UPDATE jobs SET status = \(status.rawValue), available_at = now() + make_interval(secs => \(delay ?? 0)),
+                lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code.rawValue), error_message = \(error.message),
+                updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) RETURNING *
+                """)
+        return try updated.first.map(JobRecord.init(row:)) ?? job
+    }
+
+    public func release(_ job: JobRecord) throws {
+        try connections.query("""
+                UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
+                updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner)
+                """)
+    }
+
+    public func job(id: Int64) throws -> JobRecord? {
+        try connections.query("SELECT * FROM jobs WHERE id = \(id)").first.map(JobRecord.init(row:))
+    }
+
+    public func latestJob(documentID: String) throws -> JobRecord? {
+        try connections.withConnection { session in try latestJob(documentID: documentID, in: session) }
+    }
+
+    public func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord] {
+        try connections.query("""
+                SELECT * FROM jobs WHERE \(status?.rawValue)::text IS NULL OR status = \(status?.rawValue) ORDER BY id DESC LIMIT \(limit)
+                """).map(JobRecord.init(row:))
+    }
+
+    public func retry(id: Int64) throws -> Bool {
+        !(try connections.query("""
+                UPDATE jobs SET status = 'queued', attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
+                updated_at = now() WHERE id = \(id) AND status = 'failed' RETURNING id
+                """)).isEmpty
+    }
+
+    public func retryFailed() throws -> Int {
+        try connections.query("""
+                UPDATE jobs SET status = 'queued', attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
+                updated_at = now() WHERE status = 'failed' RETURNING id
+                """).count
+    }
+
+    public func counts() throws -> [JobRecord.Status: Int] {
+        try connections.withConnection { session in
+            var counts = Dictionary(uniqueKeysWithValues: JobRecord.Status.allCases.map { ($0, 0) })
+            for row in try session.query("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status") {
+                if let status = JobRecord.Status(rawValue: try row["status"].decode(String.self)) {
+                    counts[status] = try row["n"].decode(Int.self)
+                }
+            }
+            return counts
+        }
+    }
+
+    public func reclaimLeases(where isDead: (String) -> Bool) throws -> Int {
+        try connections.withConnection { session in
+            let owners = try session.query("""
+                SELECT DISTINCT lease_owner FROM jobs WHERE status = 'processing' AND lease_owner IS NOT NULL
+                """).map { try $0["lease_owner"].decode(String.self) }
+            var reclaimed = 0
+            for owner in owners where isDead(owner) {
+                reclaimed += try session.query("""
+                    UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, available_at = now(), updated_at = now()
+                    WHERE status = 'processing' AND lease_owner = \(owner) RETURNING id
+                    """).count
+            }
+            return reclaimed
+        }
+    }
+
+    private func latestJob(documentID: String, in session: Session) throws -> JobRecord? {
+        try session.query("SELECT * FROM jobs WHERE document_id = \(documentID) ORDER BY id DESC LIMIT 1").first.map(JobRecord.init(row:))
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The PostgreSQL schema: the SQLite index's tables (`SQLiteIndex.migrator`) with PostgreSQL
+/// types. Migrations are applied in order, each in its own transaction, under an advisory lock
+/// so that hosts starting together apply each one once; `schema_migrations` records them.
+enum PostgresSchema {
+    static let migrations: [(name: String, statements: [String])] = [
+        ("v1", [
+            """
+            CREATE TABLE blobs (sha256 text PRIMARY KEY, size bigint NOT NULL, mime text NOT NULL,
+                                created_at timestamptz NOT NULL)
+            """,
+            """
+            CREATE TABLE documents (
+                id text PRIMARY KEY, owner text NOT NULL, type text NOT NULL, title text NOT NULL, filename text NOT NULL,
+                sha256 text NOT NULL REFERENCES blobs, kind text NOT NULL, mime text NOT NULL, size bigint NOT NULL,
+                pages bigint, duration_s double precision, width bigint, height bigint, codec text, rotation bigint,
+                version bigint NOT NULL, preview_status text NOT NULL, error_code text, error_message text,
+                created_at timestamptz NOT NULL, UNIQUE (owner, type, title, version))
+            """,
+            "CREATE INDEX documents_sha256 ON documents (sha256)",
+            "CREATE INDEX documents_owner ON documents (owner, created_at)",
+            """
+            CREATE TABLE derivatives (
+                key text PRIMARY KEY, source_sha256 text NOT NULL REFERENCES blobs, operation text NOT NULL,
+                parameters text NOT NULL, renderer text NOT NULL, result_sha256 text NOT NULL REFERENCES blobs,
+                width bigint NOT NULL, height bigint NOT NULL, created_at timestamptz NOT NULL)
+            """,
+            "CREATE INDEX derivatives_source ON derivatives (source_sha256)",
+        ]),
+        ("v2-jobs", [
+            """
+            CREATE TABLE jobs (
+                id bigserial PRIMARY KEY, document_id text NOT NULL REFERENCES documents, status text NOT NULL,
+                attempts bigint NOT NULL DEFAULT 0, available_at timestamptz NOT NULL, lease_owner text,
+                lease_expires_at timestamptz, error_code text, error_message text,
+                created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)
+            """,
+            // Only unfinished jobs are looked at when leasing; done ones stay out of the index.
+            "CREATE INDEX jobs_ready ON jobs (available_at, id) WHERE status IN ('queued', 'processing')",
+            "CREATE INDEX jobs_document ON jobs (document_id, id)",
+            "CREATE INDEX jobs_status ON jobs (status)",
+        ]),
+    ]
+
+    /// Any fixed number: the advisory lock that serialises migrations across hosts.
+    static let migrationLock: Int64 = 0x646f_6370_7276
+
+    /// Applies the migrations not applied yet.
+    static func migrate(_ connections: PostgresConnections) throws {
+        try connections.withConnection { session in
+            try session.query("SELECT pg_advisory_lock(\(migrationLock))")
+            defer { _ = try? session.query("SELECT pg_advisory_unlock(\(migrationLock))") }
+            try session.query("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)")
+            let applied = Set(try session.query("SELECT name FROM schema_migrations").map { try $0["name"].decode(String.self) })
+            for migration in migrations where !applied.contains(migration.name) {
+                try session.query("BEGIN")
+                do {
+                    for statement in migration.statements { try session.query(.init(unsafeSQL: statement)) }
+                    try session.query("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), now())")
+                    try session.query("COMMIT")
+                } catch {
+                    _ = try? session.query("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+}

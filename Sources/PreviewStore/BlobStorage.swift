@@ -1,0 +1,53 @@
+import Foundation
+
+/// Where blobs live, named by the SHA-256 of their bytes. ``BlobStore`` keeps them in a
+/// directory, which many hosts may share (DESIGN §11); an object store can implement the same
+/// protocol: writes are staged in a local file, hashed as they arrive, then handed to
+/// ``publish(stagedFile:as:)``; renderers read through ``localFile(for:)``.
+public protocol BlobStorage: Sendable {
+    /// A local folder for writes in progress (on the same filesystem as the blobs when they are
+    /// published by rename).
+    var stagingFolder: URL { get }
+    /// Makes the finished, fsync'd file at `stagedFile` the blob `hash`, taking it over; identical
+    /// content already present wins and the file is removed.
+    func publish(stagedFile: URL, as hash: BlobHash) throws
+    func contains(_ hash: BlobHash) -> Bool
+    /// A local file with the bytes of blob `hash`, for libraries that open paths.
+    func localFile(for hash: BlobHash) throws -> URL
+    /// The bytes of blob `hash`.
+    func read(_ hash: BlobHash) throws -> [UInt8]
+    /// Hashes blob `hash` again; true when its bytes still match its name.
+    func verify(_ hash: BlobHash) throws -> Bool
+    /// Every blob with its size and modification time.
+    func allBlobs() throws -> [(hash: BlobHash, size: Int, modified: Date)]
+    /// Files left in the staging folder by interrupted writes, with their modification times.
+    func leftoverTemporaries() throws -> [(url: URL, modified: Date)]
+    func remove(_ hash: BlobHash) throws
+}
+
+extension BlobStorage {
+    /// Copies the file at `source` in, hashing as it goes. Returns its hash and size; identical
+    /// content already present is not written twice.
+    public func put(fileAt source: URL) throws -> (hash: BlobHash, size: Int) {
+        let writer = try stage(fileAt: source)
+        return (try writer.publish(), writer.size)
+    }
+
+    /// Copies the file at `source` into the staging folder, hashing as it goes (one read of the
+    /// file), and returns the finished writer: `publish()` it to keep it, drop it to discard the copy.
+    public func stage(fileAt source: URL) throws -> BlobWriter {
+        let writer = try BlobWriter(storage: self)
+        try FileChunks.read(source) { chunk in try writer.write(chunk) }
+        try writer.finish()
+        return writer
+    }
+
+    /// Stores `bytes`. Returns their hash.
+    @discardableResult
+    public func put(bytes: [UInt8]) throws -> BlobHash {
+        let writer = try BlobWriter(storage: self)
+        try writer.write(Data(bytes))
+        try writer.finish()
+        return try writer.publish()
+    }
+}
