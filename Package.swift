@@ -115,7 +115,11 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
-        .target(name: "PreviewTestSupport", dependencies: ["PreviewCore"]),
+        .target(name: "PreviewTestSupport", dependencies: [
+            "PreviewCore", "PreviewPostgres",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
 
         .executableTarget(
             name: "docpreview",

@@ -118,5 +118,5 @@ public struct Session {
 /// A `--database` address that cannot be used, or data this version cannot read.
 public struct PostgresDriverError: Error, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -78,14 +78,15 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
 @Suite(.serialized) struct ServeCommandTests {
     /// Uploads in parallel, SIGKILL mid-way, restart on the same store: every acknowledged upload
     /// reaches `done`, once, with its blobs; no document is duplicated.
-    @Test func acknowledgedUploadsSurviveSIGKILL() throws {
+    @Test(arguments: TestBackend.available) func acknowledgedUploadsSurviveSIGKILL(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
+        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
         let samples = ["document-5-pages.pdf", "image.webp", "photo-exif-orientation-6.jpg", "video-h264.mp4", "stats.csv", "image-alpha.png"]
         let payloads = try samples.map { try Data(contentsOf: Fixtures.sample($0)) }
         let acknowledged = Acknowledged()
-        var server: ServerProcess? = try ServerProcess(store: store)
+        var server: ServerProcess? = try ServerProcess(store: store, extra: database)
         let port = server!.port
         let pid = server!.process.processIdentifier
         let uploads = 120
@@ -111,7 +112,7 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         #expect(!ids.isEmpty, "some uploads were acknowledged before the kill")
         #expect(ids.count < uploads, "the kill interrupted the uploads")
 
-        let restarted = try ServerProcess(store: store)
+        let restarted = try ServerProcess(store: store, extra: database)
         let deadline = Date().addingTimeInterval(90)
         var pending = Set(ids.values)
         while !pending.isEmpty, Date() < deadline {
@@ -127,18 +128,81 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         kill(restarted.process.processIdentifier, SIGTERM)
         restarted.process.waitUntilExit()
 
-        let listing = try DocPreviewProcess.run(["jobs", "list", "--store", store, "--json"])
+        let listing = try DocPreviewProcess.run(["jobs", "list", "--store", store, "--json"] + database)
         let jobs = try #require(try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
         let perDocument = Dictionary(grouping: jobs, by: { $0["document_id"] as? String ?? "" })
         for id in ids.values {
             #expect(perDocument[id]?.count == 1, "one job per document")
             #expect(perDocument[id]?.first?["status"] as? String == "done")
         }
-        let stats = try #require(try DocPreviewProcess.run(["stats", "--store", store, "--owner", "e2e", "--json"]).json)
+        let stats = try #require(try DocPreviewProcess.run(["stats", "--store", store, "--owner", "e2e", "--json"] + database).json)
         #expect((stats["versions"] as? Int ?? 0) >= ids.count, "uploads committed just before the kill may exist unacknowledged")
         #expect(stats["versions"] as? Int == stats["documents"] as? Int, "no title was stored twice")
-        #expect(try DocPreviewProcess.run(["verify", "--store", store]).status == 0)
-        print("e2e: \(uploads) uploads, \(ids.count) acknowledged before SIGKILL, \(stats["versions"] ?? 0) stored, all acknowledged done")
+        #expect(try DocPreviewProcess.run(["verify", "--store", store] + database).status == 0)
+        print("e2e (\(backend)): \(uploads) uploads, \(ids.count) acknowledged before SIGKILL, \(stats["versions"] ?? 0) stored, all acknowledged done")
+    }
+
+    /// DESIGN §11 on one machine: a server that only takes uploads, worker processes on one
+    /// PostgreSQL queue and one store folder. The worker holding a job (kept busy by the hang test
+    /// hook) is SIGKILLed; a new worker takes the job over at once and every upload ends with one job.
+    @Test(.enabled(if: TestBackend.available.contains(.postgres)))
+    func aKilledWorkersJobIsTakenOverOnASharedPostgresQueue() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        let database = try #require(try TestBackend.postgres.freshDatabase())
+        let server = try ServerProcess(store: store, workers: 0, extra: ["--database", database])
+        var ids: [String] = []
+        for (index, name) in ["document-5-pages.pdf", "image.webp", "video-h264.mp4", "image-alpha.png", "stats.csv"].enumerated() {
+            let result = try server.upload(try Data(contentsOf: Fixtures.sample(name)), query: "title=w\(index)&filename=\(name)")
+            ids.append(try #require(result.json?["document_id"] as? String))
+        }
+        var hanging = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
+        hanging.insert(contentsOf: Data("%docpreview-test-hang\n".utf8), at: try #require(hanging.firstIndex(of: 0x0A)) + 1)
+        let hangID = try #require(try server.upload(hanging, query: "title=hang&filename=hang.pdf").json?["document_id"] as? String)
+
+        func startWorker() throws -> Process {
+            let worker = Process()
+            worker.executableURL = DocPreviewProcess.binary
+            worker.arguments = ["worker", "--store", store, "--database", database, "--concurrency", "1", "--timeout", "3"]
+            worker.environment = ProcessInfo.processInfo.environment.merging(["DOCPREVIEW_TEST_HOOKS": "1"]) { $1 }
+            worker.standardError = FileHandle.nullDevice
+            try worker.run()
+            return worker
+        }
+        var workers = try [startWorker(), startWorker()]
+        defer { for worker in workers where worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        func jobs() throws -> [[String: Any]] {
+            let listing = try DocPreviewProcess.run(["jobs", "list", "--store", store, "--database", database, "--json"])
+            return try #require(try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
+        }
+        var owner: String?
+        for _ in 0..<100 where owner == nil {
+            owner = try jobs().first { $0["document_id"] as? String == hangID && $0["status"] as? String == "processing" }?["lease_owner"] as? String
+            if owner == nil { usleep(20_000) }
+        }
+        let pid = try #require(owner.flatMap { Int32($0.split(separator: "/")[1]) }, "the hanging job was leased")
+        let victim = try #require(workers.first { $0.processIdentifier == pid })
+        kill(pid, SIGKILL)
+        victim.waitUntilExit()
+        let killed = Date()
+        workers.append(try startWorker())
+
+        var final: [String: [String: Any]] = [:]
+        let deadline = Date().addingTimeInterval(60)
+        while final.count < ids.count + 1, Date() < deadline {
+            for job in try jobs() where ["done", "failed"].contains(job["status"] as? String ?? "") {
+                final[job["document_id"] as? String ?? ""] = job
+            }
+            usleep(200_000)
+        }
+        #expect(try jobs().count == ids.count + 1, "one job per upload")
+        for id in ids { #expect(final[id]?["status"] as? String == "done") }
+        let taken = try #require(final[hangID], "the killed worker's job was not finished")
+        #expect(Date().timeIntervalSince(killed) < 30, "taken over before its 36 s lease ran out, as the owner is known dead")
+        #expect(taken["attempts"] as? Int == 2, "taken over once, the killed attempt counted")
+        #expect(taken["error_code"] as? String == "timeout")
+        #expect(try DocPreviewProcess.run(["verify", "--store", store, "--database", database]).status == 0)
     }
 
     @Test func sigtermDrainsAndExitsZero() throws {

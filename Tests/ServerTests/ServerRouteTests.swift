@@ -10,19 +10,21 @@ import PreviewQueue
 import PreviewServer
 import PreviewStore
 import PreviewTestSupport
+import Synchronization
 import Testing
 
 /// A server over a fresh store, driven in process through Hummingbird's router test client.
 private struct Harness {
     let folder: TemporaryFolder
     let pipeline: DocumentPipeline
-    let queue: SQLiteJobQueue
+    let queue: any JobQueue
     let server: DocumentServer
 
-    init(token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits()) throws {
+    init(_ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits()) throws {
         folder = try TemporaryFolder()
-        pipeline = DocumentPipeline(store: try Store(root: folder.url), configuration: Configuration(limits: limits), logger: Logger(label: "test"))
-        queue = SQLiteJobQueue(index: pipeline.store.index)
+        let opened = try backend.open(root: folder.url)
+        pipeline = DocumentPipeline(store: opened.store, configuration: Configuration(limits: limits), logger: Logger(label: "test"))
+        queue = opened.queue
         var settings = ServerSettings()
         settings.token = token
         settings.maxQueuedJobs = maxQueued
@@ -80,8 +82,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
 }
 
 @Suite struct UploadRouteTests {
-    @Test func rawUploadIsAcknowledgedAfterItIsStored() async throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func rawUploadIsAcknowledgedAfterItIsStored(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents?filename=Letter.PDF&type=rec_letter&owner=ana&title=Letter", method: .post,
@@ -99,8 +101,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         }
     }
 
-    @Test func multipartUploadWithFields() async throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func multipartUploadWithFields(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         let body = multipart(boundary: "XyZ-boundary", fields: ["owner": "ben", "type": "highlight_video", "title": "Senior season"],
                              file: ("clip.mp4", Array(try Data(contentsOf: Fixtures.sample("video-h264.mp4")))))
@@ -121,10 +123,10 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         }
     }
 
-    @Test func refusalsUseTheContractsStatuses() async throws {
+    @Test(arguments: TestBackend.available) func refusalsUseTheContractsStatuses(backend: TestBackend) async throws {
         var limits = Limits()
         limits.maxFileBytes = 64 * 1024
-        let harness = try Harness(limits: limits)
+        let harness = try Harness(backend, limits: limits)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let cases: [(String, ByteBuffer, HTTPFields, HTTPResponse.Status, String?)] = [
@@ -146,8 +148,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         #expect(try harness.pipeline.store.blobs.leftoverTemporaries().isEmpty, "refused uploads leave nothing in tmp/")
     }
 
-    @Test func sameUploadTwiceIsOneDocumentAndOneJob() async throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func sameUploadTwiceIsOneDocumentAndOneJob(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             var ids: [String] = []
@@ -161,8 +163,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         }
     }
 
-    @Test func admissionControl() async throws {
-        let harness = try Harness(maxQueued: 0)
+    @Test(arguments: TestBackend.available) func admissionControl(backend: TestBackend) async throws {
+        let harness = try Harness(backend, maxQueued: 0)
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, body: try sample("image.webp")) {
@@ -178,8 +180,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
 }
 
 @Suite struct DocumentRouteTests {
-    @Test func previewLifecycle() async throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func previewLifecycle(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             var id = ""
@@ -223,8 +225,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         }
     }
 
-    @Test func failedAndNoPreviewDocuments() async throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func failedAndNoPreviewDocuments(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             var encrypted = "", sheet = ""
@@ -249,8 +251,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         }
     }
 
-    @Test func statsMetricsHealthAndPage() async throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func statsMetricsHealthAndPage(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents?filename=a.webp&owner=ana&type=", method: .post, body: try sample("image.webp")) { _ in }
@@ -299,15 +301,15 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
 }
 
 @Suite struct QueueTests {
-    private func queuedDocument(_ harness: Harness) throws -> JobRecord {
+    private func queuedDocument(_ harness: Harness, title: String = "t") throws -> JobRecord {
         let hash = try harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp")).hash
-        let record = DocumentRecord(id: UUID().uuidString, owner: "", type: "", title: "t", filename: "t.webp", sha256: hash, kind: "webp",
+        let record = DocumentRecord(id: UUID().uuidString, owner: "", type: "", title: title, filename: "t.webp", sha256: hash, kind: "webp",
                                     mime: "image/webp", size: 1, facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
         return try harness.queue.enqueue(record).job
     }
 
-    @Test func transientFailuresBackOffAndInputErrorsFailAtOnce() throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func transientFailuresBackOffAndInputErrorsFailAtOnce(backend: TestBackend) throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness)
         let (job, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
@@ -325,8 +327,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         #expect(try harness.queue.retry(id: later.id!) == false, "only failed jobs are retried by hand")
     }
 
-    @Test func crashedWorkersJobsAreRetriedThenDeadLettered() throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func crashedWorkersJobsAreRetriedThenDeadLettered(backend: TestBackend) throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         let job = try queuedDocument(harness)
         for attempt in 1...RetryPolicy().maxAttempts {
@@ -342,8 +344,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60)?.job.attempts == 1)
     }
 
-    @Test func leasesOfDeadWorkersAreReclaimedAtOnce() throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func leasesOfDeadWorkersAreReclaimedAtOnce(backend: TestBackend) throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness)
         let (job, _) = try #require(try harness.queue.lease(worker: "box/4242/abc", leaseSeconds: 3600))
@@ -353,8 +355,47 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         #expect(again.job.id == job.id && again.job.attempts == 2, "the crashed attempt stays counted")
     }
 
-    @Test func releaseGivesTheAttemptBack() throws {
-        let harness = try Harness()
+    @Test(arguments: TestBackend.available) func aWorkerThatLostItsLeaseCannotOverwriteTheNewOwner(backend: TestBackend) throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        _ = try queuedDocument(harness)
+        let (slow, _) = try #require(try harness.queue.lease(worker: "slow", leaseSeconds: -1))
+        let (fast, _) = try #require(try harness.queue.lease(worker: "fast", leaseSeconds: 60), "the run-out lease is taken over")
+        try harness.queue.complete(slow)
+        #expect(try harness.queue.fail(slow, error: PreviewError(.internal, "late"), retryable: true).leaseOwner == "slow",
+                "nothing recorded for the old owner")
+        try harness.queue.release(slow)
+        let current = try #require(try harness.queue.job(id: fast.id!))
+        #expect(current.status == .processing && current.leaseOwner == "fast" && current.attempts == 2)
+        try harness.queue.complete(fast)
+        #expect(try harness.queue.job(id: fast.id!)?.status == .done)
+    }
+
+    @Test(arguments: TestBackend.available) func concurrentWorkersNeverTakeTheSameJob(backend: TestBackend) throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        let jobs = 60
+        for number in 0..<jobs { _ = try queuedDocument(harness, title: "t\(number)") }
+        let leased = Mutex<[Int64]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { worker in
+            do {
+                while let (job, _) = try harness.queue.lease(worker: "w\(worker)", leaseSeconds: 60) {
+                    leased.withLock { $0.append(job.id!) }
+                    try harness.queue.complete(job)
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let ids = leased.withLock { $0 }
+        #expect(ids.count == jobs && Set(ids).count == jobs, "each job leased exactly once")
+        #expect(try harness.queue.counts()[.done] == jobs)
+    }
+
+    @Test(arguments: TestBackend.available) func releaseGivesTheAttemptBack(backend: TestBackend) throws {
+        let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness)
         let (job, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))

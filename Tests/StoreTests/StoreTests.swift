@@ -2,14 +2,15 @@ import Foundation
 import Logging
 import PreviewCore
 import PreviewPipeline
+import PreviewPostgres
 import PreviewStore
 import PreviewTestSupport
 import Synchronization
 import Testing
 
-private func makeStore() throws -> (Store, TemporaryFolder) {
+private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, TemporaryFolder) {
     let folder = try TemporaryFolder()
-    return (try Store(root: folder.url.appendingPathComponent("store")), folder)
+    return (try backend.open(root: folder.url.appendingPathComponent("store")).store, folder)
 }
 
 @Suite struct BlobStoreTests {
@@ -20,7 +21,7 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         let second = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
         #expect(first.hash == second.hash)
         #expect(first.hash == BlobHash.of(try Data(contentsOf: Fixtures.sample("image.webp"))))
-        let path = store.blobs.url(for: first.hash).path
+        let path = try store.blobs.localFile(for: first.hash).path
         #expect(path.hasSuffix("objects/sha256/\(first.hash.hex.prefix(2))/\(first.hash.hex.dropFirst(2).prefix(2))/\(first.hash.hex)"))
         #expect(try store.blobs.allBlobs().count == 1)
         #expect(try store.blobs.leftoverTemporaries().isEmpty, "tmp/ is empty after writes")
@@ -36,8 +37,8 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         #expect(BlobHash(hex: String(repeating: "a", count: 63)) == nil)
     }
 
-    @Test func verifyFindsDamageAndMissingBlobs() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func verifyFindsDamageAndMissingBlobs(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
         let outcome = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "letter", filename: "letter.pdf"))
@@ -45,7 +46,7 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         #expect(try store.verify().isClean)
 
         let original = try #require(outcome.sha256)
-        let url = store.blobs.url(for: original)
+        let url = try store.blobs.localFile(for: original)
         chmod(url.path, 0o644)
         try Data("tampered".utf8).write(to: url)
         #expect(try store.verify().damaged == [original.hex])
@@ -53,8 +54,8 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         #expect(try store.verify().missing == [original.hex])
     }
 
-    @Test func garbageCollectionSparesReferencedAndRecentBlobs() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func garbageCollectionSparesReferencedAndRecentBlobs(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
         _ = pipeline.ingest(Fixtures.sample("image.webp"), labels: DocumentLabels(title: "photo", filename: "photo.webp"))
@@ -77,8 +78,8 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
 @Suite struct PipelineTests {
     let logger = Logger(label: "test")
 
-    @Test func identicalUploadsShareOneBlob() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func identicalUploadsShareOneBlob(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: logger)
         let a = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", title: "clip A", filename: "a.mp4"))
@@ -90,8 +91,8 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         #expect(try store.blobs.allBlobs().count == 2, "one original, one thumbnail")
     }
 
-    @Test func sameTitleNewBytesIsANewVersion() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func sameTitleNewBytesIsANewVersion(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: logger)
         let type = DocumentRules.standard.type(id: "resume")
@@ -108,8 +109,28 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         #expect(try store.index.statistics(owner: "ana").documents == 1)
     }
 
-    @Test func pdfPagesAreRenderedOnlyWhenAskedAndOnlyOnce() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func concurrentUploadsOfOneTitleGetConsecutiveVersions(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
+        defer { folder.remove() }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { number in
+            do {
+                let bytes = Array("version \(number)".utf8)
+                let record = DocumentRecord(id: UUID().uuidString, owner: "ana", type: "transcript", title: "Transcript",
+                                            filename: "t.txt", sha256: try store.blobs.put(bytes: bytes), kind: "txt",
+                                            mime: "text/plain", size: bytes.count, facts: MediaFacts(), version: 0,
+                                            previewStatus: PreviewStatus.noPreview, createdAt: Date())
+                _ = try store.index.insertVersion(record)
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(try store.index.documents(owner: "ana").map(\.version).sorted() == Array(1...8))
+    }
+
+    @Test(arguments: TestBackend.available) func pdfPagesAreRenderedOnlyWhenAskedAndOnlyOnce(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: logger)
         let outcome = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "doc", filename: "doc.pdf"))
@@ -127,16 +148,16 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         } throws: { ($0 as? PreviewError)?.code == .pageOutOfRange }
     }
 
-    @Test func nonPDFPagesShareOneKey() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func nonPDFPagesShareOneKey(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: logger)
         let source = try #require(pipeline.ingest(Fixtures.sample("image.webp"), labels: DocumentLabels(title: "p", filename: "p.webp")).sha256)
         #expect(try pipeline.preview(source: source, kind: .webp, request: RenderRequest(page: 4, width: 512, height: 512)).cached)
     }
 
-    @Test func refusedAndUnreadableFilesAreNotStored() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func refusedAndUnreadableFilesAreNotStored(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: logger)
         let refused = pipeline.ingest(Fixtures.sample("bad-zip-named.pdf"), labels: DocumentLabels(title: "x", filename: "x.pdf"))
@@ -149,8 +170,8 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
     }
 
     /// Figures worked out by hand from the sample sizes.
-    @Test func statisticsMatchHandComputedFigures() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func statisticsMatchHandComputedFigures(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: logger)
         func size(_ name: String) throws -> Int { try FileManager.default.attributesOfItem(atPath: Fixtures.sample(name).path)[.size] as! Int }
@@ -184,8 +205,8 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
         #expect(try store.index.statistics(owner: "nobody").dedupRatio == 0)
     }
 
-    @Test func cachedPreviewIsServedFromTheStore() throws {
-        let (store, folder) = try makeStore()
+    @Test(arguments: TestBackend.available) func cachedPreviewIsServedFromTheStore(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: logger)
         let source = try #require(pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(title: "v", filename: "v.mp4")).sha256)
@@ -199,14 +220,15 @@ private func makeStore() throws -> (Store, TemporaryFolder) {
 /// Opening one new store from several places at once (batch jobs in separate processes, a server and
 /// its workers starting together) must migrate it exactly once.
 @Suite struct StoreOpeningTests {
-    @Test func concurrentFirstOpensMigrateOnce() throws {
+    @Test(arguments: TestBackend.available) func concurrentFirstOpensMigrateOnce(backend: TestBackend) throws {
         for _ in 0..<10 {
             let folder = try TemporaryFolder()
             defer { folder.remove() }
+            let database = try backend.freshDatabase()
             let failures = Mutex<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 6) { _ in
                 do {
-                    _ = try Store(root: folder.url)
+                    _ = try StoreBackend(root: folder.url, database: database, logger: Logger(label: "test"))
                 } catch {
                     failures.withLock { $0.append("\(error)") }
                 }
