@@ -16,17 +16,17 @@ public struct PostgresIndex: DocumentIndex {
 
     public func referencedBlobs() throws -> Set<BlobHash> {
         let rows = try connections.query("""
-                SELECT sha256 FROM documents UNION SELECT source_sha256 FROM derivatives UNION SELECT result_sha256 FROM derivatives
-                """)
+            SELECT sha256 FROM documents UNION SELECT source_sha256 FROM derivatives UNION SELECT result_sha256 FROM derivatives
+            """)
         return Set(try rows.map { try $0.hash("sha256") })
     }
 
     public func forgetUnusedBlobs() throws -> [BlobHash] {
         let rows = try connections.query("""
-                DELETE FROM blobs b WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = b.sha256)
-                AND NOT EXISTS (SELECT 1 FROM derivatives v WHERE v.source_sha256 = b.sha256 OR v.result_sha256 = b.sha256)
-                RETURNING sha256
-                """)
+            DELETE FROM blobs b WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = b.sha256)
+            AND NOT EXISTS (SELECT 1 FROM derivatives v WHERE v.source_sha256 = b.sha256 OR v.result_sha256 = b.sha256)
+            RETURNING sha256
+            """)
         return try rows.map { try $0.hash("sha256") }
     }
 
@@ -65,22 +65,22 @@ public struct PostgresIndex: DocumentIndex {
 
     public func setFacts(documentID: String, facts: MediaFacts) throws {
         try connections.query("""
-                UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width),
-                height = \(facts.height), codec = \(facts.codec), rotation = \(facts.rotation) WHERE id = \(documentID)
-                """)
+            UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width),
+            height = \(facts.height), codec = \(facts.codec), rotation = \(facts.rotation) WHERE id = \(documentID)
+            """)
     }
 
     public func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord? {
         try connections.query("""
-                SELECT * FROM documents WHERE owner = \(owner) AND type = \(type) AND title = \(title) ORDER BY version DESC LIMIT 1
-                """).first.map(DocumentRecord.init(row:))
+            SELECT * FROM documents WHERE owner = \(owner) AND type = \(type) AND title = \(title) ORDER BY version DESC LIMIT 1
+            """).first.map(DocumentRecord.init(row:))
     }
 
     public func setPreviewStatus(documentID: String, status: String, error: PreviewError?) throws {
         try connections.query("""
-                UPDATE documents SET preview_status = \(status), error_code = \(error?.code.rawValue),
-                error_message = \(error?.message) WHERE id = \(documentID)
-                """)
+            UPDATE documents SET preview_status = \(status), error_code = \(error?.code.rawValue),
+            error_message = \(error?.message) WHERE id = \(documentID)
+            """)
     }
 
     public func document(id: String) throws -> DocumentRecord? {
@@ -119,21 +119,21 @@ public struct PostgresIndex: DocumentIndex {
     public func statistics(owner: String?) throws -> StorageStatistics {
         // One round trip: every figure is an aggregate over the owner's documents ($1 NULL: all owners).
         let row = try connections.query("""
-                WITH scoped AS (SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner)),
-                current AS (SELECT DISTINCT ON (owner, type, title) * FROM scoped ORDER BY owner, type, title, version DESC),
-                results AS (SELECT DISTINCT result_sha256 AS sha256 FROM derivatives WHERE source_sha256 IN (SELECT sha256 FROM scoped))
-                SELECT
-                    (SELECT COUNT(*) FROM current) AS documents,
-                    (SELECT COUNT(*) FROM scoped) AS versions,
-                    (SELECT COALESCE(json_object_agg(name, n), '{}')::text FROM
-                        (SELECT CASE type WHEN '' THEN 'unspecified' ELSE type END AS name, COUNT(*) AS n FROM current GROUP BY 1) t) AS by_type,
-                    (SELECT COALESCE(json_object_agg(name, n), '{}')::text FROM
-                        (SELECT CASE kind WHEN '' THEN 'unspecified' ELSE kind END AS name, COUNT(*) AS n FROM current GROUP BY 1) k) AS by_kind,
-                    (SELECT COALESCE(SUM(size), 0)::bigint FROM scoped) AS logical_bytes,
-                    (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM scoped)) AS stored_bytes,
-                    (SELECT COUNT(*) FROM results) AS previews,
-                    (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM results)) AS preview_bytes
-                """)[0]
+            WITH scoped AS (SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner)),
+            current AS (SELECT DISTINCT ON (owner, type, title) * FROM scoped ORDER BY owner, type, title, version DESC),
+            results AS (SELECT DISTINCT result_sha256 AS sha256 FROM derivatives WHERE source_sha256 IN (SELECT sha256 FROM scoped))
+            SELECT
+                (SELECT COUNT(*) FROM current) AS documents,
+                (SELECT COUNT(*) FROM scoped) AS versions,
+                (SELECT COALESCE(json_object_agg(name, n), '{}')::text FROM
+                    (SELECT CASE type WHEN '' THEN 'unspecified' ELSE type END AS name, COUNT(*) AS n FROM current GROUP BY 1) t) AS by_type,
+                (SELECT COALESCE(json_object_agg(name, n), '{}')::text FROM
+                    (SELECT CASE kind WHEN '' THEN 'unspecified' ELSE kind END AS name, COUNT(*) AS n FROM current GROUP BY 1) k) AS by_kind,
+                (SELECT COALESCE(SUM(size), 0)::bigint FROM scoped) AS logical_bytes,
+                (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM scoped)) AS stored_bytes,
+                (SELECT COUNT(*) FROM results) AS previews,
+                (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM results)) AS preview_bytes
+            """)[0]
         func counts(_ column: String) throws -> [String: Int] {
             try JSONDecoder().decode([String: Int].self, from: Data(try row[column].decode(String.self).utf8))
         }

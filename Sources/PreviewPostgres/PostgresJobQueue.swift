@@ -65,11 +65,12 @@ public struct PostgresJobQueue: JobQueue {
         ((status = 'queued' AND available_at <= now()) OR (status = 'processing' AND lease_expires_at < now()))
         """
 
-    public func complete(_ job: JobRecord) throws {
-        try connections.query("""
-                UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires_at = NULL, error_code = NULL, error_message = NULL,
-                updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner)
-                """)
+    @discardableResult
+    public func complete(_ job: JobRecord) throws -> Bool {
+        !(try connections.query("""
+            UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires_at = NULL, error_code = NULL, error_message = NULL,
+            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) RETURNING id
+            """)).isEmpty
     }
 
     @discardableResult
@@ -77,18 +78,18 @@ public struct PostgresJobQueue: JobQueue {
         let delay = retryable ? policy.delay(afterAttempts: job.attempts) : nil
         let status = delay == nil ? JobRecord.Status.failed : .queued
         let updated = try connections.query("""
-                UPDATE jobs SET status = \(status.rawValue), available_at = now() + make_interval(secs => \(delay ?? 0)),
-                lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code.rawValue), error_message = \(error.message),
-                updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) RETURNING *
-                """)
+            UPDATE jobs SET status = \(status.rawValue), available_at = now() + make_interval(secs => \(delay ?? 0)),
+            lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code.rawValue), error_message = \(error.message),
+            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) RETURNING *
+            """)
         return try updated.first.map(JobRecord.init(row:)) ?? job
     }
 
     public func release(_ job: JobRecord) throws {
         try connections.query("""
-                UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
-                updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner)
-                """)
+            UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
+            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner)
+            """)
     }
 
     public func job(id: Int64) throws -> JobRecord? {
@@ -101,22 +102,22 @@ public struct PostgresJobQueue: JobQueue {
 
     public func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord] {
         try connections.query("""
-                SELECT * FROM jobs WHERE \(status?.rawValue)::text IS NULL OR status = \(status?.rawValue) ORDER BY id DESC LIMIT \(limit)
-                """).map(JobRecord.init(row:))
+            SELECT * FROM jobs WHERE \(status?.rawValue)::text IS NULL OR status = \(status?.rawValue) ORDER BY id DESC LIMIT \(limit)
+            """).map(JobRecord.init(row:))
     }
 
     public func retry(id: Int64) throws -> Bool {
         !(try connections.query("""
-                UPDATE jobs SET status = 'queued', attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
-                updated_at = now() WHERE id = \(id) AND status = 'failed' RETURNING id
-                """)).isEmpty
+            UPDATE jobs SET status = 'queued', attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
+            updated_at = now() WHERE id = \(id) AND status = 'failed' RETURNING id
+            """)).isEmpty
     }
 
     public func retryFailed() throws -> Int {
         try connections.query("""
-                UPDATE jobs SET status = 'queued', attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
-                updated_at = now() WHERE status = 'failed' RETURNING id
-                """).count
+            UPDATE jobs SET status = 'queued', attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
+            updated_at = now() WHERE status = 'failed' RETURNING id
+            """).count
     }
 
     public func counts() throws -> [JobRecord.Status: Int] {

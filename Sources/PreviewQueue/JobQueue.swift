@@ -14,7 +14,9 @@ public protocol JobQueue: Sendable {
     /// Takes the next ready job (or one whose lease expired) for `worker`, counting an attempt.
     /// Jobs whose attempts are spent are failed instead of leased.
     func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)?
-    func complete(_ job: JobRecord) throws
+    /// Marks the job done; false when its lease was lost (the outcome is then the new owner's).
+    @discardableResult
+    func complete(_ job: JobRecord) throws -> Bool
     /// Records a failure: retried later per the policy when `retryable`, else failed for good.
     /// Returns the job as recorded (unchanged when the lease was lost).
     @discardableResult

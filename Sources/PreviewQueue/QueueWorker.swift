@@ -120,10 +120,12 @@ public struct QueueWorker: Service {
                 let updated = try queue.fail(job, error: failure, retryable: retryable)
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", updated.status == .failed ? "failed" : "retry")]).increment()
                 logger.info("job failed", metadata: ["preview.code": "\(failure.code)", "preview.status": "\(updated.status.rawValue)"])
-            } else {
-                try queue.complete(job)
+            } else if try queue.complete(job) {
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
-                logger.debug("job done")
+                logger.info("job done")
+            } else {
+                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()
+                logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
             }
         } catch {
             logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])

@@ -60,9 +60,10 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    public func complete(_ job: JobRecord) throws {
+    @discardableResult
+    public func complete(_ job: JobRecord) throws -> Bool {
         try index.pool.write { db in
-            guard try holdsLease(job, in: db) else { return }
+            guard try holdsLease(job, in: db) else { return false }
             var job = job
             job.status = .done
             job.leaseOwner = nil
@@ -71,6 +72,7 @@ public struct SQLiteJobQueue: JobQueue {
             job.errorMessage = nil
             job.updatedAt = Date()
             try job.update(db)
+            return true
         }
     }
 
