@@ -32,6 +32,8 @@ let package = Package(
         .library(name: "PreviewRenderers", targets: ["PreviewRenderers"]),
         .library(name: "PreviewStore", targets: ["PreviewStore"]),
         .library(name: "PreviewPipeline", targets: ["PreviewPipeline"]),
+        .library(name: "PreviewQueue", targets: ["PreviewQueue"]),
+        .library(name: "PreviewPostgres", targets: ["PreviewPostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

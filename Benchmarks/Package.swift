@@ -19,6 +19,14 @@ let package = Package(
     targets: [
         // Where the generated inputs are, shared by every area.
         .target(name: "BenchmarkInputs", dependencies: [.product(name: "Benchmark", package: "benchmark")]),
+        // The job queue's own ceiling with empty jobs, on SQLite and PostgreSQL (scripts/bench-queue runs it).
+        .executableTarget(name: "queue-load", dependencies: [
+            .product(name: "PreviewCore", package: main),
+            .product(name: "PreviewStore", package: main),
+            .product(name: "PreviewQueue", package: main),
+            .product(name: "PreviewPostgres", package: main),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Benchmarks/QueueLoad"),
     ]
 )
 

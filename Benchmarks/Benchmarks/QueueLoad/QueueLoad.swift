@@ -1,0 +1,85 @@
+import Dispatch
+import Foundation
+import Logging
+import PreviewCore
+import PreviewPostgres
+import PreviewQueue
+import PreviewStore
+import Synchronization
+
+/// The job queue's own throughput, without rendering: empty jobs enqueued by one thread, then
+/// leased and completed by 1, 2, 4… threads, each with a connection of its own. Prints one JSON
+/// object per measurement.
+///
+///     queue-load sqlite|postgres://… [jobs per round] [thread counts, e.g. 1,2,4,8]
+@main
+enum QueueLoad {
+    static func main() throws {
+        let arguments = CommandLine.arguments
+        guard arguments.count >= 2 else {
+            FileHandle.standardError.write(Data("usage: queue-load sqlite|postgres://… [jobs] [threads,…]\n".utf8))
+            exit(2)
+        }
+        let database = arguments[1] == "sqlite" ? nil : arguments[1]
+        let jobs = arguments.count > 2 ? Int(arguments[2]) ?? 2000 : 2000
+        let threadCounts = (arguments.count > 3 ? arguments[3] : "1,2,4,8").split(separator: ",").compactMap { Int($0) }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("queue-load-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let backend = database == nil ? "sqlite" : "postgres"
+        let queue = try openQueue(root: root, database: database, connections: threadCounts.max() ?? 1)
+
+        for threads in threadCounts {
+            let round = UUID().uuidString
+            let enqueueStart = ContinuousClock.now
+            for number in 0..<jobs { _ = try queue.enqueue(emptyDocument("\(round)/\(number)")) }
+            let enqueueSeconds = seconds(since: enqueueStart)
+
+            let taken = Atomic<Int>(0)
+            let failures = Mutex<[String]>([])
+            let start = ContinuousClock.now
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                do {
+                    while let (job, _) = try queue.lease(worker: "load/\(thread)", leaseSeconds: 60) {
+                        try queue.complete(job)
+                        taken.add(1, ordering: .relaxed)
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            let elapsed = seconds(since: start)
+            if let failure = failures.withLock({ $0.first }) { throw QueueLoadError(failure) }
+            guard taken.load(ordering: .relaxed) == jobs else { throw QueueLoadError("took \(taken.load(ordering: .relaxed)) of \(jobs)") }
+            let report: [String: Any] = [
+                "backend": backend, "threads": threads, "jobs": jobs,
+                "enqueue_per_s": Double(jobs) / enqueueSeconds,
+                "lease_complete_per_s": Double(jobs) / elapsed,
+                "ms_per_job_per_thread": elapsed * 1000 * Double(threads) / Double(jobs),
+            ]
+            print(String(decoding: try JSONSerialization.data(withJSONObject: report, options: .sortedKeys), as: UTF8.self))
+        }
+    }
+
+    /// The queue on `database`, or on SQLite in `root`; PostgreSQL gets one connection per thread.
+    static func openQueue(root: URL, database: String?, connections: Int) throws -> any JobQueue {
+        guard let database else { return try StoreBackend(root: root, database: nil, logger: Logger(label: "queue-load")).queue }
+        let pool = try PostgresConnections(url: database, size: connections, logger: Logger(label: "queue-load"))
+        return PostgresJobQueue(index: try PostgresIndex(connections: pool))
+    }
+
+    static func emptyDocument(_ title: String) -> DocumentRecord {
+        DocumentRecord(id: UUID().uuidString, owner: "queue-load", type: "", title: title, filename: "empty.txt",
+                       sha256: BlobHash.of(Array(title.utf8)), kind: "txt", mime: "text/plain", size: 0,
+                       facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = start.duration(to: .now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+}
+
+struct QueueLoadError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
