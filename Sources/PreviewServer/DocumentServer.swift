@@ -142,6 +142,12 @@ public struct DocumentServer: Sendable {
         }
         // The name only lends its extension and a display name; it is never a path.
         let filename = (fields["filename"] ?? receiver.fileName ?? "upload").split(separator: "/").last.map(String.init) ?? "upload"
+        // Labels are shown and indexed, never interpreted: control characters (NUL among them, which
+        // PostgreSQL cannot store in text) have no place in them.
+        for (name, value) in [("owner", fields["owner"]), ("title", fields["title"]), ("filename", filename)]
+        where value?.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) == true {
+            throw BadRequest(message: "\(name) must not contain control characters")
+        }
         let verdict = Validator(configuration: pipeline.configuration)
             .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: filename, declaredType: type)
         if let refusal = verdict.refusal {

@@ -136,11 +136,14 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
                 ("/v1/documents?filename=empty.pdf", ByteBuffer(), [:], .unprocessableContent, "empty_file"),
                 ("/v1/documents?filename=big.mov", try sample("video-h264.mov"), [:], .contentTooLarge, "file_too_large"),
                 ("/v1/documents?filename=a.pdf&type=photo", try sample("document-5-pages.pdf"), [:], .badRequest, "bad_request"),
+                ("/v1/documents?filename=a.pdf&title=a%00b", try sample("document-5-pages.pdf"), [:], .badRequest, "bad_request"),
+                ("/v1/documents?filename=a.pdf&owner=a%0Ab", try sample("document-5-pages.pdf"), [:], .badRequest, "bad_request"),
             ]
-            for (uri, body, headers, status, code) in cases {
+            for (uri, body, headers, status, expectedCode) in cases {
                 try await client.execute(uri: uri, method: .post, headers: headers, body: body) { response in
                     #expect(response.status == status, "\(uri)")
-                    let code = try errorCode(response); #expect(code == code, "\(uri)")
+                    let actual = try errorCode(response)
+                    #expect(actual == expectedCode, "\(uri)")
                 }
             }
         }
