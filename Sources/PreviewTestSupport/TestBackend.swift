@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import PostgresNIO
 import PreviewPostgres
-import Synchronization
 
 /// The backends that the shared behaviour tests run on: the embedded SQLite index always, and
 /// PostgreSQL when `$DOCPREVIEW_TEST_DATABASE` names a throwaway server (`scripts/test` starts one
@@ -30,12 +29,12 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
         }
         let name = "test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
         // One at a time: concurrent CREATE DATABASE can fail while template1 is being copied.
-        try Self.creating.withLock { _ in
+        try Self.creating.withLock {
             try PostgresConnections(url: server, size: 1, logger: Logger(label: "test")).query("CREATE DATABASE \(unescaped: name)")
         }
         address.path = "/\(name)"
         return address.string!
     }
 
-    private static let creating = Mutex(())
+    private static let creating = NSLock()
 }
