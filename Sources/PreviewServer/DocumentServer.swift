@@ -174,7 +174,20 @@ public struct DocumentServer: Sendable {
     // MARK: Documents and previews
 
     func documentStatus(_ document: DocumentRecord) throws -> String {
-        if let job = try queue.latestJob(documentID: document.id) { return job.status.rawValue }
+        status(of: document, job: try queue.latestJob(documentID: document.id))
+    }
+
+    /// Document `id` and its status, read in that order: a job's outcome is recorded after its
+    /// document's, so a finished job is never shown beside the document as it was before (a failed
+    /// status without its error).
+    func documentAndStatus(id: String) throws -> (document: DocumentRecord, status: String)? {
+        let job = try queue.latestJob(documentID: id)
+        guard let document = try store.index.document(id: id) else { return nil }
+        return (document, status(of: document, job: job))
+    }
+
+    private func status(of document: DocumentRecord, job: JobRecord?) -> String {
+        if let job { return job.status.rawValue }
         switch document.previewStatus {
         case PreviewStatus.failed: return "failed"
         case PreviewStatus.pending: return "queued"
@@ -183,12 +196,12 @@ public struct DocumentServer: Sendable {
     }
 
     func document(_ id: String) throws -> Response {
-        guard let document = try store.index.document(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
-        return JSON.response(DocumentView(document, status: try documentStatus(document)))
+        guard let (document, status) = try documentAndStatus(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
+        return JSON.response(DocumentView(document, status: status))
     }
 
     func preview(_ id: String, request: Request) async throws -> Response {
-        guard let document = try store.index.document(id: id), let kind = FileKind(rawValue: document.kind) else {
+        guard let (document, status) = try documentAndStatus(id: id), let kind = FileKind(rawValue: document.kind) else {
             throw ErrorResponse(.notFound, "No document \(id).")
         }
         let query = request.uri.queryParameters
@@ -206,7 +219,6 @@ public struct DocumentServer: Sendable {
         }
         if previewRequest.width == nil && previewRequest.height == nil && kind.category != .pdf { previewRequest = previewRequest.asThumbnail }
 
-        let status = try documentStatus(document)
         switch status {
         case "done": break
         case "failed":
