@@ -7,8 +7,10 @@ import Synchronization
 /// synchronous ``DocumentIndex`` and ``JobQueue`` protocols that the SQLite drivers implement.
 ///
 /// A call blocks its thread while the query runs on NIO's event loops (never on Swift's
-/// cooperative pool, which a blocked thread could starve). A connection found closed is dropped
-/// and the next call opens a new one, so a database restart costs the calls in flight only.
+/// cooperative pool, which a blocked thread could starve). Closed connections (the server went
+/// away) are dropped, never used, and the next call opens a new one, so a database restart costs
+/// the calls in flight only. Every query also has a deadline: a connection that gives no answer
+/// in time is closed, with the idle ones opened before it.
 public final class PostgresConnections: @unchecked Sendable {  // `idle` is guarded by `lock`
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
@@ -18,12 +20,16 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
     private var idle: [PostgresConnection] = []
     private let capacity: DispatchSemaphore
     private let nextID = Atomic<Int>(0)
+    private let queryTimeout: TimeAmount
 
     /// Connects to `url` (`postgres://user:password@host:port/database`, `sslmode=require` or
     /// `prefer` for TLS, `host=/socket/folder` for a Unix socket) and keeps up to `size`
-    /// connections. Fails at once when the server cannot be reached.
-    public init(url: String, size: Int = 4, logger: Logger) throws {
+    /// connections. A query that takes longer than `queryTimeout` fails and closes its connection.
+    /// Fails at once when the server cannot be reached.
+    public init(url: String, size: Int = 4, queryTimeout: Duration = .seconds(30), logger: Logger) throws {
         configuration = try Self.configuration(url: url)
+        self.queryTimeout = .nanoseconds(Int64(queryTimeout.components.seconds) * 1_000_000_000
+                                         + queryTimeout.components.attoseconds / 1_000_000_000)
         self.logger = logger
         capacity = DispatchSemaphore(value: max(1, size))
         try withConnection { connection in _ = try connection.query("SELECT 1") }
@@ -49,11 +55,26 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
     public func withConnection<T>(_ body: (Session) throws -> T) throws -> T {
         capacity.wait()
         defer { capacity.signal() }
-        let connection = try lock.withLock { idle.popLast() } ?? connect()
-        defer {
-            if !connection.isClosed { lock.withLock { idle.append(connection) } }
+        // A closed connection must not be used: postgres-nio never answers a query sent on one.
+        let reusable = lock.withLock { () -> PostgresConnection? in
+            while let candidate = idle.popLast() {
+                if !candidate.isClosed { return candidate }
+            }
+            return nil
         }
-        return try body(Session(connection: connection, logger: logger))
+        let connection = try reusable ?? connect()
+        defer {
+            if connection.isClosed {
+                let stale = lock.withLock { () -> [PostgresConnection] in
+                    defer { idle.removeAll() }
+                    return idle
+                }
+                for suspect in stale { suspect.close().whenComplete { _ in _ = suspect } }
+            } else {
+                lock.withLock { idle.append(connection) }
+            }
+        }
+        return try body(Session(connection: connection, timeout: queryTimeout, logger: logger))
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
@@ -104,13 +125,26 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
 /// One checked-out connection.
 public struct Session {
     let connection: PostgresConnection
+    let timeout: TimeAmount
     let logger: Logger
 
     /// Runs `query` (its interpolations are sent as bind parameters) and returns all its rows.
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
+        let loop = connection.eventLoop
+        let answer = loop.makePromise(of: PostgresQueryResult.self)
+        let connection = connection
+        let deadline = loop.scheduleTask(in: timeout) {
+            answer.fail(PostgresDriverError("The database gave no answer in time; the connection was closed."))
+            connection.close().whenComplete { _ in _ = connection }
+        }
+        // Whichever comes first completes `answer`, on the connection's event loop; the other is ignored.
+        connection.query(query, logger: logger).hop(to: loop).whenComplete { result in
+            deadline.cancel()
+            answer.completeWith(result)
+        }
         do {
-            return try connection.query(query, logger: logger).wait().map { $0.makeRandomAccess() }
+            return try answer.futureResult.wait().map { $0.makeRandomAccess() }
         } catch let error as PSQLError {
             // Its description hides the server's message; the logs need it.
             throw PostgresDriverError(String(reflecting: error))

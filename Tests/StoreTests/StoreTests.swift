@@ -237,3 +237,25 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         }
     }
 }
+
+/// The PostgreSQL driver outlives its connections: the server ending them (a restart, a failover,
+/// an administrator) costs no more than the calls in flight.
+@Suite(.enabled(if: TestBackend.available.contains(.postgres)))
+struct PostgresConnectionTests {
+    @Test func connectionsEndedByTheServerAreReplaced() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = try #require(try TestBackend.postgres.freshDatabase())
+        let store = try StoreBackend(root: folder.url, database: database, logger: Logger(label: "test")).store
+        #expect(try store.index.statistics().documents == 0)
+        let administrator = try PostgresConnections(url: database, size: 1, logger: Logger(label: "test"))
+        let ended = try administrator.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        #expect(!ended.isEmpty, "the store's connection was ended")
+        usleep(200_000)
+        let started = Date()
+        #expect(try store.index.statistics().documents == 0, "answered on a new connection")
+        #expect(Date().timeIntervalSince(started) < 5, "not after waiting out the query deadline")
+    }
+}
