@@ -26,10 +26,9 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
     /// `prefer` for TLS, `host=/socket/folder` for a Unix socket) and keeps up to `size`
     /// connections. A query that takes longer than `queryTimeout` fails and closes its connection.
     /// Fails at once when the server cannot be reached.
-    public init(url: String, size: Int = 4, queryTimeout: Duration = .seconds(30), logger: Logger) throws {
+    public init(url: String, size: Int = 4, queryTimeout: TimeAmount = .seconds(30), logger: Logger) throws {
         configuration = try Self.configuration(url: url)
-        self.queryTimeout = .nanoseconds(Int64(queryTimeout.components.seconds) * 1_000_000_000
-                                         + queryTimeout.components.attoseconds / 1_000_000_000)
+        self.queryTimeout = queryTimeout
         self.logger = logger
         capacity = DispatchSemaphore(value: max(1, size))
         try withConnection { connection in _ = try connection.query("SELECT 1") }
@@ -38,11 +37,6 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
     deinit {
         // The closure holds each connection until its close has finished.
         for connection in idle { connection.close().whenComplete { _ in _ = connection } }
-    }
-
-    /// True for `postgres://` and `postgresql://` addresses.
-    public static func isPostgresURL(_ text: String) -> Bool {
-        text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
     }
 
     /// Runs one statement (its interpolations are sent as bind parameters) and returns its rows.
@@ -94,20 +88,25 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
 
     private func connect() throws -> PostgresConnection {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        return try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                              id: id, logger: logger).wait()
+        do {
+            return try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                                                  id: id, logger: logger).wait()
+        } catch let error as PSQLError {
+            throw PostgresDriverError(error)
+        }
     }
 
     static func configuration(url text: String) throws -> PostgresConnection.Configuration {
-        guard isPostgresURL(text), let url = URLComponents(string: text) else {
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://"), let url = URLComponents(string: text) else {
             throw PostgresDriverError("Not a postgres:// address.")
         }
         let parameters = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        let port = url.port ?? parameters["port"].flatMap(Int.init) ?? 5432
         let username = url.user.flatMap { $0.removingPercentEncoding } ?? "postgres"
         let password = url.password.flatMap { $0.removingPercentEncoding }
         let database = url.path.isEmpty ? nil : String(url.path.dropFirst()).removingPercentEncoding
         if let socketFolder = parameters["host"], socketFolder.hasPrefix("/") {
-            let socket = "\(socketFolder)/.s.PGSQL.\(url.port ?? 5432)"
+            let socket = "\(socketFolder)/.s.PGSQL.\(port)"
             return .init(unixSocketPath: socket, username: username, password: password, database: database)
         }
         let tls: PostgresConnection.Configuration.TLS
@@ -117,7 +116,7 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
         case "require", "verify-full": tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         case let mode: throw PostgresDriverError("Unsupported sslmode \(mode) (use disable, prefer, require or verify-full).")
         }
-        return .init(host: url.host ?? "localhost", port: url.port ?? 5432, username: username, password: password,
+        return .init(host: url.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost", port: port, username: username, password: password,
                      database: database, tls: tls)
     }
 }
@@ -146,8 +145,7 @@ public struct Session {
         do {
             return try answer.futureResult.wait().map { $0.makeRandomAccess() }
         } catch let error as PSQLError {
-            // Its description hides the server's message; the logs need it.
-            throw PostgresDriverError(String(reflecting: error))
+            throw PostgresDriverError(error)
         }
     }
 }
@@ -156,4 +154,7 @@ public struct Session {
 public struct PostgresDriverError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+
+    /// PSQLError's description hides the server's message; the logs need it.
+    init(_ error: PSQLError) { description = String(reflecting: error) }
 }
