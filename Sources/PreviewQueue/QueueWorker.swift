@@ -115,15 +115,22 @@ public struct QueueWorker: Service {
         Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind)])
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
         do {
+            // What the queue recorded; nil when the lease ran out and another worker took the job over.
+            let recorded: JobRecord.Status?
             if let failure {
-                let retryable = failure.code.disposition == .internal
-                let updated = try queue.fail(job, error: failure, retryable: retryable)
-                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", updated.status == .failed ? "failed" : "retry")]).increment()
-                logger.info("job failed", metadata: ["preview.code": "\(failure.code)", "preview.status": "\(updated.status.rawValue)"])
-            } else if try queue.complete(job) {
+                let updated = try queue.fail(job, error: failure, retryable: failure.code.disposition == .internal)
+                recorded = updated.status == .processing ? nil : updated.status
+            } else {
+                recorded = try queue.complete(job) ? .done : nil
+            }
+            switch recorded {
+            case .done?:
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
                 logger.info("job done")
-            } else {
+            case let status?:
+                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", status == .failed ? "failed" : "retry")]).increment()
+                logger.info("job failed", metadata: ["preview.code": "\(failure?.code.rawValue ?? "")", "preview.status": "\(status.rawValue)"])
+            case nil:
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()
                 logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
             }

@@ -1,10 +1,10 @@
 import Crypto
 import Foundation
 
-/// One blob being written: bytes go to a file in the storage's staging folder and into a SHA-256 as they arrive (an
-/// upload is never held whole in memory). `finish()` names its hash; `publish()` fsyncs the file
-/// and hands it to the storage. A writer that is never published removes its temporary file,
-/// so content found to be stored already costs no disk flush.
+/// One blob being written: bytes go to a file in the storage's staging folder and into a SHA-256
+/// as they arrive (an upload is never held whole in memory). `finish()` names its hash;
+/// `publish()` fsyncs the file and hands it to the storage. A writer that is never published
+/// removes its temporary file, so content found to be stored already costs no disk flush.
 ///
 /// Not thread-safe: one writer per upload.
 public final class BlobWriter {
