@@ -14,14 +14,15 @@ private func copySamples(into folder: URL) throws -> URL {
 
 /// `docpreview batch` (and the store commands around it) end to end.
 @Suite struct BatchCommandTests {
-    @Test func reportShapeContactSheetAndResume() throws {
+    @Test(arguments: TestBackend.available) func reportShapeContactSheetAndResume(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let inbox = try copySamples(into: folder.url)
         let store = folder.url.appendingPathComponent("store").path
+        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
         let report = folder.url.appendingPathComponent("report.json")
         let html = folder.url.appendingPathComponent("sheet.html")
-        let first = try DocPreviewProcess.run(["batch", inbox.path, "--store", store, "--report", report.path, "--html", html.path])
+        let first = try DocPreviewProcess.run(["batch", inbox.path, "--store", store, "--report", report.path, "--html", html.path] + database)
         #expect(first.status == 0, "\(first.stderr)")
 
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
@@ -51,16 +52,16 @@ private func copySamples(into folder: URL) throws -> URL {
         #expect(page.contains("<img src=\"store/objects/sha256/"), "thumbnails linked relative to the page")
         #expect(page.contains("document-5-pages.pdf") && page.contains("content_mismatch") == false && page.contains("This file is not a PDF"))
 
-        let second = try DocPreviewProcess.run(["batch", inbox.path, "--store", store, "--report", report.path])
+        let second = try DocPreviewProcess.run(["batch", inbox.path, "--store", store, "--report", report.path] + database)
         #expect(second.status == 0)
         let rerun = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let reused = (rerun["files"] as? [[String: Any]] ?? []).filter { $0["reused"] as? Bool == true }.count
         #expect(reused == manifest.filter { $0.expected == ["ok"] || $0.expected == ["no_preview"] }.count, "a second run reuses every stored document")
 
-        let stats = try #require(try DocPreviewProcess.run(["stats", "--store", store, "--json"]).json)
+        let stats = try #require(try DocPreviewProcess.run(["stats", "--store", store, "--json"] + database).json)
         #expect(stats["documents"] as? Int == (summary["ok"] as? Int ?? 0) + (summary["no_preview"] as? Int ?? 0) + 1,
                 "plus the truncated JPEG, stored with a failed preview")
-        #expect(try DocPreviewProcess.run(["verify", "--store", store]).status == 0)
+        #expect(try DocPreviewProcess.run(["verify", "--store", store] + database).status == 0)
     }
 
     @Test func hostileFolder() throws {
@@ -103,57 +104,61 @@ private func copySamples(into folder: URL) throws -> URL {
     }
 
     /// kill -9 at random moments, many times: the store stays consistent and a last run finishes everything.
-    @Test func killNineLeavesAConsistentStore() throws {
+    @Test(arguments: TestBackend.available) func killNineLeavesAConsistentStore(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let inbox = try copySamples(into: folder.url)
         let store = folder.url.appendingPathComponent("store").path
+        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
         var generator = SystemRandomNumberGenerator()
         for round in 0..<8 {
             let process = Process()
             process.executableURL = DocPreviewProcess.binary
-            process.arguments = ["batch", inbox.path, "--store", store, "--jobs", "2"]
+            process.arguments = ["batch", inbox.path, "--store", store, "--jobs", "2"] + database
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
             usleep(UInt32.random(in: 20_000...(round < 4 ? 400_000 : 1_200_000), using: &generator))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            let verify = try DocPreviewProcess.run(["verify", "--store", store, "--json"])
+            let verify = try DocPreviewProcess.run(["verify", "--store", store, "--json"] + database)
             #expect(verify.status == 0, "round \(round): \(verify.stdout)")
         }
         let report = folder.url.appendingPathComponent("report.json")
-        #expect(try DocPreviewProcess.run(["batch", inbox.path, "--store", store, "--report", report.path]).status == 0)
+        #expect(try DocPreviewProcess.run(["batch", inbox.path, "--store", store, "--report", report.path] + database).status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let summary = try #require(json["summary"] as? [String: Any])
         let manifest = try ExpectationManifest.samples().entries
         #expect(summary["ok"] as? Int == manifest.filter { $0.expected == ["ok"] }.count)
         #expect(summary["no_preview"] as? Int == manifest.filter { $0.expected == ["no_preview"] }.count)
-        #expect(try DocPreviewProcess.run(["verify", "--store", store]).status == 0)
+        #expect(try DocPreviewProcess.run(["verify", "--store", store] + database).status == 0)
         let temporaries = try FileManager.default.contentsOfDirectory(atPath: store + "/tmp")
-        let collected = try DocPreviewProcess.run(["gc", "--store", store, "--grace", "0", "--json"])
+        let collected = try DocPreviewProcess.run(["gc", "--store", store, "--grace", "0", "--json"] + database)
         #expect((collected.json?["temporaries"] as? Int) == temporaries.count, "gc clears what kills left in tmp/")
     }
 
-    @Test func previewFromTheStoreIsLazyAndCached() throws {
+    @Test(arguments: TestBackend.available) func previewFromTheStoreIsLazyAndCached(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
+        let address = try backend.freshDatabase()
+        let database = address.map { ["--database", $0] } ?? []
         let ingest = try #require(try DocPreviewProcess.run(["ingest", Fixtures.sample("document-5-pages.pdf").path, "--store", store,
-                                                             "--owner", "ana", "--type", "resume", "--json"]).json)
+                                                             "--owner", "ana", "--type", "resume", "--json"] + database).json)
         let id = try #require(ingest["document_id"] as? String)
         let sha = try #require(ingest["sha256"] as? String)
         let output = folder.url.appendingPathComponent("p4.png").path
         let first = try #require(try DocPreviewProcess.run(["preview", id, "--page", "4", "--width", "640", "--format", "png",
-                                                            "--store", store, "-o", output, "--json"]).json)
+                                                            "--store", store, "-o", output, "--json"] + database).json)
         #expect(first["cached"] as? Bool == false && first["width"] as? Int == 640)
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
         let again = try #require(try DocPreviewProcess.run(["preview", sha, "--page", "4", "--width", "640", "--format", "png",
-                                                            "--store", store, "--json"]).json)
+                                                            "--store", store, "--json"] + database).json)
         #expect(again["cached"] as? Bool == true && again["sha256"] as? String == first["sha256"] as? String)
-        let missing = try DocPreviewProcess.run(["preview", "nope", "--store", store, "--json"])
+        let missing = try DocPreviewProcess.run(["preview", "nope", "--store", store, "--json"] + database)
         #expect((missing.json?["error"] as? [String: String])?["code"] == "not_found")
-        let environment = try DocPreviewProcess.run(["stats", "--json"], environment: ["DOCPREVIEW_STORE": store])
+        let environment = try DocPreviewProcess.run(["stats", "--json"],
+                                                     environment: ["DOCPREVIEW_STORE": store, "DOCPREVIEW_DATABASE": address ?? ""])
         #expect(environment.json?["documents"] as? Int == 1)
     }
 }
