@@ -57,13 +57,13 @@ def free_port():
 
 
 class Server:
-    """`docpreview serve` on a fresh store and a free loopback port, stopped on exit."""
+    """`docpreview serve` on the store `folder/store` and a free loopback port, with `extra` arguments."""
 
-    def __init__(self, binary, folder):
+    def __init__(self, binary, folder, extra=(), stderr=subprocess.DEVNULL):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen([binary, "serve", "--port", str(self.port), "--store", str(folder / "store")],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen([binary, "serve", "--port", str(self.port), "--store", str(folder / "store"), *extra],
+                                        stdout=subprocess.DEVNULL, stderr=stderr)
         for _ in range(200):
             try:
                 urllib.request.urlopen(self.base + "/healthz", timeout=1)
