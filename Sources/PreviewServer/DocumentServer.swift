@@ -43,47 +43,33 @@ public struct DocumentServer: Sendable {
 
     var store: Store { pipeline.store }
 
-    /// The router with every route and the auth middleware.
+    /// The router with every route and the auth middleware. Other methods on a known path get 405
+    /// with `Allow`, not 404.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         if let token = settings.token { router.add(middleware: AuthMiddleware(token: Array(token.utf8))) }
-        router.get("/healthz") { _, _ in "ok\n" }
-        router.get("/metrics") { _, _ in try metrics() }
-        router.get("/") { request, _ in try HomePage.response(server: self, request: request) }
-        router.post("/ui/upload") { request, context in
+        let routes = RouteTable(router: router)
+        routes.add(.get, "/healthz") { _, _ in "ok\n" }
+        routes.add(.get, "/metrics") { _, _ in try metrics() }
+        routes.add(.get, "/") { request, _ in try HomePage.response(server: self, request: request) }
+        routes.add(.post, "/ui/upload") { request, context in
             let accepted = try await upload(request, context: context)
             let owner = accepted.owner.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
             return Response(status: .seeOther, headers: [.location: "/?owner=\(owner)"])
         }
-        router.post("/v1/documents") { request, context in
+        routes.add(.post, "/v1/documents") { request, context in
             let accepted = try await upload(request, context: context)
             return JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
         }
-        router.get("/v1/documents/:id") { _, context in try document(context.parameters.require("id")) }
-        router.get("/v1/documents/:id/preview") { request, context in
+        routes.add(.get, "/v1/documents/:id") { _, context in try document(context.parameters.require("id")) }
+        routes.add(.get, "/v1/documents/:id/preview") { request, context in
             try await preview(context.parameters.require("id"), request: request)
         }
-        router.get("/v1/stats") { request, _ in
+        routes.add(.get, "/v1/stats") { request, _ in
             JSON.response(try store.index.statistics(owner: request.uri.queryParameters.get("owner")))
         }
-        Self.refuseOtherMethods(on: router)
+        routes.refuseOtherMethods()
         return router
-    }
-
-    /// The methods each path answers; any other method on a known path gets 405 with `Allow`, not 404.
-    static let methods: [(path: RouterPath, allowed: [HTTPRequest.Method])] = [
-        ("/healthz", [.get]), ("/metrics", [.get]), ("/", [.get]), ("/ui/upload", [.post]), ("/v1/documents", [.post]),
-        ("/v1/documents/:id", [.get]), ("/v1/documents/:id/preview", [.get]), ("/v1/stats", [.get]),
-    ]
-
-    private static func refuseOtherMethods(on router: Router<BasicRequestContext>) {
-        let all: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!]
-        for (path, allowed) in methods {
-            let refusal = MethodNotAllowed(allowed: allowed)
-            for method in all where !allowed.contains(method) && !(method == .head && allowed.contains(.get)) {
-                router.on(path, method: method) { _, _ -> Response in throw refusal }
-            }
-        }
     }
 
     /// A Hummingbird application listening on the configured address.
@@ -356,5 +342,37 @@ struct DocumentView: Encodable {
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(links, forKey: .links)
         try facts.encode(to: encoder)
+    }
+}
+
+/// Registers routes and remembers the methods each path answers, so that the others can be
+/// refused with 405 and `Allow`.
+private final class RouteTable {
+    let router: Router<BasicRequestContext>
+    private var methods: [(path: String, allowed: [HTTPRequest.Method])] = []
+
+    init(router: Router<BasicRequestContext>) {
+        self.router = router
+    }
+
+    func add(_ method: HTTPRequest.Method, _ path: String,
+             use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator) {
+        router.on(RouterPath(path), method: method, use: handler)
+        if let index = methods.firstIndex(where: { $0.path == path }) {
+            methods[index].allowed.append(method)
+        } else {
+            methods.append((path, [method]))
+        }
+    }
+
+    /// Routes every other method on the known paths to a 405 (HEAD follows GET).
+    func refuseOtherMethods() {
+        let all: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!]
+        for (path, allowed) in methods {
+            let refusal = MethodNotAllowed(allowed: allowed)
+            for method in all where !allowed.contains(method) && !(method == .head && allowed.contains(.get)) {
+                router.on(RouterPath(path), method: method) { _, _ -> Response in throw refusal }
+            }
+        }
     }
 }
