@@ -71,19 +71,9 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
         return try body(Session(connection: connection, timeout: queryTimeout, logger: logger))
     }
 
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    /// Runs `body` in a transaction on a connection of its own.
     public func transaction<T>(_ body: (Session) throws -> T) throws -> T {
-        try withConnection { session in
-            _ = try session.query("BEGIN")
-            do {
-                let result = try body(session)
-                _ = try session.query("COMMIT")
-                return result
-            } catch {
-                _ = try? session.query("ROLLBACK")
-                throw error
-            }
-        }
+        try withConnection { session in try session.transaction { try body(session) } }
     }
 
     private func connect() throws -> PostgresConnection {
@@ -146,6 +136,19 @@ public struct Session {
             return try answer.futureResult.wait().map { $0.makeRandomAccess() }
         } catch let error as PSQLError {
             throw PostgresDriverError(error)
+        }
+    }
+
+    /// Runs `body` in a transaction on this connection: committed when it returns, rolled back when it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try query("BEGIN")
+        do {
+            let result = try body()
+            try query("COMMIT")
+            return result
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
         }
     }
 }

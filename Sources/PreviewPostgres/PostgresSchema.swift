@@ -54,14 +54,9 @@ enum PostgresSchema {
             try session.query("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)")
             let applied = Set(try session.query("SELECT name FROM schema_migrations").map { try $0["name"].decode(String.self) })
             for migration in migrations where !applied.contains(migration.name) {
-                try session.query("BEGIN")
-                do {
+                try session.transaction {
                     for statement in migration.statements { try session.query(.init(unsafeSQL: statement)) }
                     try session.query("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), now())")
-                    try session.query("COMMIT")
-                } catch {
-                    _ = try? session.query("ROLLBACK")
-                    throw error
                 }
             }
         }

@@ -38,6 +38,5 @@ public protocol DocumentIndex: Sendable {
 }
 
 extension DocumentIndex {
-    public func documents() throws -> [DocumentRecord] { try documents(owner: nil) }
     public func statistics() throws -> StorageStatistics { try statistics(owner: nil) }
 }
