@@ -84,8 +84,7 @@ enum RenderChannel {
                 let remaining = ContinuousClock.now.duration(to: deadline)
                 guard remaining > .zero else { throw .timedOut }
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let milliseconds = Int32(min(Double(Int32.max), max(1, (Double(remaining.components.seconds) * 1000
-                    + Double(remaining.components.attoseconds) / 1e15).rounded(.up))))
+                let milliseconds = Int32(min(Double(Int32.max), max(1, (remaining / .milliseconds(1)).rounded(.up))))
                 let ready = poll(&poller, 1, milliseconds)
                 if ready < 0 {
                     if errno == EINTR { continue }
