@@ -5,7 +5,7 @@ import PreviewPostgres
 
 /// The backends that the shared behaviour tests run on: the embedded SQLite index always, and
 /// PostgreSQL when `$DOCPREVIEW_TEST_DATABASE` names a throwaway server (`scripts/test` starts one
-/// with `scripts/postgres`). Each test gets a new, empty database on it.
+/// through `scripts/with-test-postgres`). Each test gets a new, empty database on it.
 public enum TestBackend: String, Sendable, CustomStringConvertible {
     case sqlite, postgres
 

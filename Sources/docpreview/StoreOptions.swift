@@ -13,7 +13,8 @@ struct StoreOptions: ParsableArguments {
     var store: String?
 
     @Option(help: ArgumentHelp("""
-        PostgreSQL for the index and the queue, shared by workers on many hosts: postgres://user:password@host:port/db         (default: $DOCPREVIEW_DATABASE, else index.sqlite in the store folder). The store folder holds the blobs either way.
+        PostgreSQL for the index and the queue, shared by workers on many hosts: postgres://user:password@host:port/db \
+        (default: $DOCPREVIEW_DATABASE, else index.sqlite in the store folder). The store folder holds the blobs either way.
         """, valueName: "url"))
     var database: String?
 
@@ -24,8 +25,8 @@ struct StoreOptions: ParsableArguments {
         do {
             return try StoreBackend(root: location, database: database, logger: .cli)
         } catch {
-            let where_ = database == nil ? "" : " with its database"
-            throw ValidationError("Cannot open the store at \(location.path)\(where_): \(error)")
+            let withDatabase = database == nil ? "" : " with its database"
+            throw ValidationError("Cannot open the store at \(location.path)\(withDatabase): \(error)")
         }
     }
 
