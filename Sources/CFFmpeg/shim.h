@@ -25,6 +25,7 @@ DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_close_input)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_version)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_read_frame)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_stream_get_side_data)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_find_input_format)
 
 DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_find_decoder)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_alloc_context3)
@@ -50,6 +51,8 @@ DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_frame_free)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_strerror)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_log_set_level)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_display_rotation_get)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_dict_set)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_dict_free)
 
 /// AVERROR_EOF is a cast macro (FFERRTAG); Swift cannot import it.
 static inline int docpreview_averror_eof(void) { return AVERROR_EOF; }
@@ -65,5 +68,28 @@ static inline int docpreview_averror_invaliddata(void) { return AVERROR_INVALIDD
 
 /// AV_NOPTS_VALUE is a cast macro over INT64_C.
 static inline int64_t docpreview_nopts_value(void) { return AV_NOPTS_VALUE; }
+
+/// Counts the opens of one AVFormatContext and forwards the first to FFmpeg's own `io_open`.
+typedef struct {
+    int opens;
+    int (*io_open)(struct AVFormatContext *, AVIOContext **, const char *, int, AVDictionary **);
+} docpreview_open_guard;
+
+static int docpreview_open_first_only(struct AVFormatContext *context, AVIOContext **pb, const char *url, int flags,
+                                      AVDictionary **options) {
+    docpreview_open_guard *guard = context->opaque;
+    if (guard->opens++ > 0) return AVERROR(EPERM);
+    return guard->io_open(context, pb, url, flags, options);
+}
+
+/// The file itself is the only thing a demuxer may open: every later open (an HLS or DASH playlist's
+/// segments, a concat script's files, QuickTime data references, anything the format whitelist
+/// missed) fails with EPERM. `guard` must outlive `context`.
+static inline void docpreview_open_first_only_install(AVFormatContext *context, docpreview_open_guard *guard) {
+    guard->opens = 0;
+    guard->io_open = context->io_open;
+    context->opaque = guard;
+    context->io_open = docpreview_open_first_only;
+}
 
 #endif

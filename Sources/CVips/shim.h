@@ -43,6 +43,12 @@ DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_cast)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_jpegsave_buffer)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_pngsave_buffer)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_webpsave_buffer)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_foreign_find_load)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_foreign_find_load_source)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_source_new_from_file)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_new_from_source)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_thumbnail_source)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_operation_block_set)
 
 /// VIPS_INIT is a macro: the same ABI check of the headers against the library, then vips_init.
 static inline int docpreview_vips_init(const char *argv0) {
@@ -65,6 +71,17 @@ static inline int docpreview_vips_load_module(const char *path) {
 /// vips_image_new_from_file is C-variadic: opens lazily (the header only; pixels on first use).
 static inline VipsImage *docpreview_vips_open(const char *path) {
     return lazy_vips_image_new_from_file()(path, NULL);
+}
+
+/// vips_image_new_from_source is C-variadic: opens lazily from a stream of the file's bytes.
+static inline VipsImage *docpreview_vips_open_source(VipsSource *source) {
+    return lazy_vips_image_new_from_source()(source, "", NULL);
+}
+
+/// vips_thumbnail_source is C-variadic: as docpreview_vips_thumbnail, from a stream of the file's bytes.
+static inline int docpreview_vips_thumbnail_source(VipsSource *source, VipsImage **out, int width, int height) {
+    return lazy_vips_thumbnail_source()(source, out, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                 "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
 /// vips_thumbnail is C-variadic: shrink-on-load into width×height (never up), EXIF autorotate,

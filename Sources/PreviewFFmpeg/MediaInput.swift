@@ -4,50 +4,65 @@ import Dispatch
 /// An open media file (`AVFormatContext`) with its stream information read, under a wall-clock
 /// deadline that FFmpeg's interrupt callback enforces on every blocking read.
 ///
-/// Owns the context and the deadline storage; closes and frees both in `deinit`.
-/// Not thread-safe: use from one task at a time.
+/// FFmpeg opens exactly what it is given: the demuxer is the one named (or one of ``demuxers``),
+/// the only protocol is `file`, and the file is the only thing opened — a playlist, a concat
+/// script or a reference inside the file cannot make FFmpeg read anything else.
+///
+/// Owns the context, the deadline and the open guard; frees all three once, in `deinit` (also
+/// when the initialiser throws after the context is open). Not thread-safe: use from one task at a time.
 public final class MediaInput {
     let context: UnsafeMutablePointer<AVFormatContext>
     /// Monotonic nanoseconds after which I/O is interrupted; read by the C callback through `opaque`.
     private let deadline: UnsafeMutablePointer<UInt64>
+    /// Refuses every open after the file's own (see `docpreview_open_first_only_install`).
+    private let openGuard: UnsafeMutablePointer<docpreview_open_guard>
 
-    /// Opens `path` and reads stream information, giving up after `timeoutSeconds`.
+    /// Every demuxer a file may be read with: containers of video and audio that carry their
+    /// media inside them. Playlists (hls, dash), scripts (concat, ffconcat), image sequences
+    /// (image2) and everything else FFmpeg can probe are left out.
+    public static let demuxers = ["mov", "avi", "matroska", "flv", "asf", "mpeg", "mpegts", "ogg", "ivf",
+                                  "mp3", "wav", "flac", "aac", "amr"]
+
+    /// Opens `path` with the demuxer `format` (one of ``demuxers``; nil probes among them only) and
+    /// reads stream information, giving up after `timeoutSeconds`.
     /// Throws ``FFmpegError`` when FFmpeg cannot (``FFmpegError/isInterrupted`` on time-out).
-    public init(path: String, timeoutSeconds: Double? = nil) throws(FFmpegError) {
+    public init(path: String, format: String? = nil, timeoutSeconds: Double? = nil) throws(FFmpegError) {
         FFmpegLibrary.quiet
-        deadline = .allocate(capacity: 1)
-        deadline.initialize(to: timeoutSeconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) } ?? .max)
-        guard var context = lazy_avformat_alloc_context()() else {
-            deadline.deallocate()
+        guard format.map(Self.demuxers.contains) ?? true else { throw FFmpegError(function: "av_find_input_format", code: -22) }
+        let demuxer = format.flatMap { lazy_av_find_input_format()($0) }
+        if format != nil && demuxer == nil { throw FFmpegError(function: "av_find_input_format", code: -22) }
+        guard let context = lazy_avformat_alloc_context()() else {
             throw FFmpegError(function: "avformat_alloc_context", code: -12)
         }
+        deadline = .allocate(capacity: 1)
+        deadline.initialize(to: timeoutSeconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) } ?? .max)
+        openGuard = .allocate(capacity: 1)
         context.pointee.interrupt_callback = AVIOInterruptCB(callback: interruptWhenPastDeadline,
                                                              opaque: UnsafeMutableRawPointer(deadline))
+        docpreview_open_first_only_install(context, openGuard)
+        var options: OpaquePointer? = nil
+        lazy_av_dict_set()(&options, "format_whitelist", format ?? Self.demuxers.joined(separator: ","), 0)
+        lazy_av_dict_set()(&options, "protocol_whitelist", "file", 0)
         var opening: UnsafeMutablePointer<AVFormatContext>? = context
-        let opened = lazy_avformat_open_input()(&opening, path, nil, nil)
+        let opened = lazy_avformat_open_input()(&opening, path, demuxer, &options)
+        lazy_av_dict_free()(&options)
         guard opened >= 0, let ready = opening else {
             // avformat_open_input frees the context it was given when it fails.
             deadline.deallocate()
+            openGuard.deallocate()
             throw FFmpegError(function: "avformat_open_input", code: opened)
         }
-        context = ready
-        self.context = context
-        do {
-            try FFmpegError.check(lazy_avformat_find_stream_info()(context, nil), "avformat_find_stream_info")
-        } catch {
-            close()
-            throw error
-        }
+        self.context = ready
+        // From here on `deinit` runs when this initialiser throws, and closes the input: closing it
+        // here as well would free the context twice.
+        try FFmpegError.check(lazy_avformat_find_stream_info()(context, nil), "avformat_find_stream_info")
     }
 
     deinit {
-        close()
-    }
-
-    private func close() {
         var closing: UnsafeMutablePointer<AVFormatContext>? = context
         lazy_avformat_close_input()(&closing)
         deadline.deallocate()
+        openGuard.deallocate()
     }
 
     /// True once the deadline has passed.

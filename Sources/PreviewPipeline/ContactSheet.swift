@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 
 /// A batch report as an HTML page a person can open: counts per kind and outcome, then a card per
 /// file with its thumbnail (linked from the store), status and message. No scripts, no network.
@@ -9,9 +10,9 @@ public enum ContactSheet {
         var kinds: [String: Int] = [:]
         for file in report.files { kinds[file.kind ?? "unknown", default: 0] += 1 }
         let kindList = kinds.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-            .map { "<li>\(HTMLText.escape($0.key)) <b>\($0.value)</b></li>" }.joined()
+            .map { "<li>\(SafeText.html($0.key)) <b>\($0.value)</b></li>" }.joined()
         let cards = report.files.map { card($0, pageFolder: folder) }.joined(separator: "\n")
-        let skipped = report.skipped.map { "<li>\(HTMLText.escape($0.path)): \(HTMLText.escape($0.reason))</li>" }.joined()
+        let skipped = report.skipped.map { "<li>\(SafeText.html($0.path)): \(SafeText.html($0.reason))</li>" }.joined()
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>DocPreview batch</title>
@@ -42,16 +43,16 @@ public enum ContactSheet {
         let thumbnail: String
         if let preview = file.preview {
             let link = relativePath(from: pageFolder, to: URL(fileURLWithPath: preview.path))
-            thumbnail = "<img src=\"\(HTMLText.escape(link))\" width=\"\(preview.width)\" height=\"\(preview.height)\" alt=\"\" loading=\"lazy\">"
+            thumbnail = "<img src=\"\(SafeText.html(link))\" width=\"\(preview.width)\" height=\"\(preview.height)\" alt=\"\" loading=\"lazy\">"
         } else {
             thumbnail = "<span>\(file.status == .noPreview ? "no preview" : "—")</span>"
         }
         let details = [file.kind, file.pages.map { "\($0) pages" }, file.durationSeconds.map { String(format: "%.1f s", $0) }]
             .compactMap { $0 }.joined(separator: " · ")
         return """
-            <div class="card"><div class="thumb">\(thumbnail)</div><div><b>\(HTMLText.escape(file.path))</b></div>\
-            <div>\(HTMLText.escape(details))</div><div class="\(file.status.rawValue)">\(file.status.rawValue)\
-            \(file.error.map { ": " + HTMLText.escape($0.message) } ?? "")</div></div>
+            <div class="card"><div class="thumb">\(thumbnail)</div><div><b>\(SafeText.html(file.path))</b></div>\
+            <div>\(SafeText.html(details))</div><div class="\(file.status.rawValue)">\(file.status.rawValue)\
+            \(file.error.map { ": " + SafeText.html($0.message) } ?? "")</div></div>
             """
     }
 
@@ -62,23 +63,5 @@ public enum ContactSheet {
         let common = zip(base, path).prefix { $0 == $1 }.count
         let ups = Array(repeating: "..", count: base.count - common)
         return (ups + path[common...]).joined(separator: "/")
-    }
-}
-
-/// Text made safe for HTML element content and attribute values.
-public enum HTMLText {
-    public static func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import PreviewCore
 import PreviewVips
 
@@ -5,6 +6,9 @@ import PreviewVips
 /// then shrink-on-load, EXIF autorotation, sRGB, first frame of animations.
 public struct ImageRenderer: Renderer {
     public var limits: Limits
+    /// The image kind detection found; libvips must read the file with that kind's loader. Nil
+    /// detects the kind from the file's bytes first.
+    public var format: FileKind?
 
     /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
     public var version: String { Self.libraryVersions }
@@ -14,13 +18,47 @@ public struct ImageRenderer: Renderer {
         self.limits = limits
     }
 
-    public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
-        try facts(try header(path))
+    /// This renderer reading `kind` (an image kind) with its own libvips loader only.
+    public func reading(_ kind: FileKind) -> ImageRenderer {
+        var renderer = self
+        renderer.format = kind
+        return renderer
     }
 
-    private func header(_ path: String) throws(PreviewError) -> VipsImageRef {
+    /// The libvips loader for each image kind; nil for kinds that are not images.
+    static func load(for kind: FileKind) -> VipsLoad? {
+        switch kind {
+        case .jpeg: .jpeg
+        case .png: .png
+        case .gif: .gif
+        case .webp: .webp
+        case .tiff: .tiff
+        case .heic, .avif: .heif
+        case .jxl: .jpegXL
+        case .jp2: .jpeg2000
+        case .bmp, .ico: .magick
+        case .svg: .svg
+        default: nil
+        }
+    }
+
+    public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
+        try facts(try header(path, try load(path)))
+    }
+
+    private func load(_ path: String) throws(PreviewError) -> VipsLoad {
+        let kind = format ?? (try? ByteProbe(contentsOf: URL(fileURLWithPath: path))).map {
+            ContentDetector.detect($0, fileExtension: URL(fileURLWithPath: path).pathExtension.lowercased()).kind
+        } ?? .unknown
+        guard let load = Self.load(for: kind) else {
+            throw PreviewError(.unsupportedType, "No image preview is made for \(kind.label).")
+        }
+        return load
+    }
+
+    private func header(_ path: String, _ load: VipsLoad) throws(PreviewError) -> VipsImageRef {
         do {
-            return try VipsImageRef.header(path: path)
+            return try VipsImageRef.header(path: path, load: load)
         } catch {
             throw PreviewError(.corrupt, "The image could not be read; it may be damaged or truncated.", detail: error.description)
         }
@@ -39,13 +77,13 @@ public struct ImageRenderer: Renderer {
     }
 
     public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
-        let header = try header(path)
-        let facts = try facts(header)
+        let load = try load(path)
+        let facts = try facts(try header(path, load))
         let box = request.box(defaultEdge: RenderRequest.defaultEdge)
         do {
-            let thumbnail = header.loader == "jpegload"
+            let thumbnail = load == .jpeg
                 ? try VipsImageRef.jpegThumbnail(path: path, shrink: Self.jpegShrink(facts, box), width: box.width, height: box.height)
-                : try VipsImageRef.thumbnail(path: path, width: box.width, height: box.height)
+                : try VipsImageRef.thumbnail(path: path, load: load, width: box.width, height: box.height)
             let bytes = try Encoding.encode(thumbnail, request)
             return RenderedImage(bytes: bytes, format: request.format, width: thumbnail.width, height: thumbnail.height, facts: facts)
         } catch {

@@ -22,9 +22,9 @@ public struct Renderers: Sendable {
     public func renderer(for kind: FileKind) -> (any Renderer)? {
         let local: any Renderer
         switch kind.category {
-        case .video, .audio: local = video
+        case .video, .audio: local = video.reading(kind)
         case .pdf: local = pdf
-        case .image: local = image
+        case .image: local = image.reading(kind)
         case .office, .text, .archive, .executable, .other: return nil
         }
         guard let isolation else { return local }

@@ -12,6 +12,9 @@ public struct VideoRenderer: Renderer {
     public var skipSeconds = 3.0
     /// …or this many decoded frames, whichever comes first.
     public var skipFrames = 48
+    /// The container detection found; FFmpeg reads the file with that demuxer only. Nil lets
+    /// FFmpeg probe, among the demuxers of ``MediaInput/demuxers`` only.
+    public var container: FileKind?
 
     /// A frame whose luma varies less than this (out of 255) is taken as blank.
     static let uniformDeviation = 8.0
@@ -22,6 +25,40 @@ public struct VideoRenderer: Renderer {
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
+    }
+
+    /// This renderer reading `kind` (a video or audio kind) with its own demuxer only.
+    public func reading(_ kind: FileKind) -> VideoRenderer {
+        var renderer = self
+        renderer.container = kind
+        return renderer
+    }
+
+    /// The FFmpeg demuxer for each container kind; nil for kinds that are not media.
+    static func demuxer(for kind: FileKind) -> String? {
+        switch kind {
+        case .mp4, .mov, .threeGP, .f4v, .m4a: "mov"
+        case .avi: "avi"
+        case .webm, .mkv: "matroska"
+        case .flv: "flv"
+        case .asf: "asf"
+        case .mpegPS: "mpeg"
+        case .mpegTS: "mpegts"
+        case .ogv, .oga: "ogg"
+        case .ivf: "ivf"
+        case .mp3: "mp3"
+        case .wav: "wav"
+        case .flac: "flac"
+        case .aac: "aac"
+        case .amr: "amr"
+        default: nil
+        }
+    }
+
+    /// Raw audio streams and their one-stream containers cannot carry video (an MP3's cover art is
+    /// not a video): they never reach FFmpeg.
+    static func holdsAudioOnly(_ kind: FileKind) -> Bool {
+        [.mp3, .wav, .flac, .aac, .amr].contains(kind)
     }
 
     public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
@@ -73,17 +110,23 @@ public struct VideoRenderer: Renderer {
     }
 
     private func open(_ path: String) throws(PreviewError) -> MediaInput {
+        var format: String?
+        if let container {
+            if Self.holdsAudioOnly(container) { throw noVideo() }
+            guard let demuxer = Self.demuxer(for: container) else {
+                throw PreviewError(.unsupportedType, "No video preview is made for \(container.label).")
+            }
+            format = demuxer
+        }
         do {
-            return try MediaInput(path: path, timeoutSeconds: limits.jobSeconds)
+            return try MediaInput(path: path, format: format, timeoutSeconds: limits.jobSeconds)
         } catch {
             throw mapped(error)
         }
     }
 
     private func videoStream(of input: MediaInput) throws(PreviewError) -> VideoStream {
-        guard let stream = input.bestVideoStream() else {
-            throw PreviewError(.noVideoStream, "The file has no video to preview (audio only, or no streams).")
-        }
+        guard let stream = input.bestVideoStream() else { throw noVideo() }
         guard stream.width > 0, stream.height > 0 else {
             throw PreviewError(.corrupt, "The video stream declares no picture size.")
         }
@@ -99,6 +142,10 @@ public struct VideoRenderer: Renderer {
         let width = Double(stream.width) * stream.pixelAspect
         let height = Double(stream.height)
         return stream.rotation % 180 == 0 ? (width, height) : (height, width)
+    }
+
+    private func noVideo() -> PreviewError {
+        PreviewError(.noVideoStream, "The file has no video to preview (audio only, or no streams).")
     }
 
     private func encrypted() -> PreviewError {

@@ -225,7 +225,8 @@ public struct DocumentServer: Sendable {
                 .recordNanoseconds(started.duration(to: .now).nanoseconds)
         }
         let etag = "\"\(result.record.resultSha256.hex)\""
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=31536000, immutable"]
+        // Private: a preview is one owner's document; shared caches (proxies, CDNs) must not keep it.
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=31536000, immutable"]
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
         let bytes = try store.blobs.read(result.record.resultSha256)
         headers[.contentType] = previewRequest.format.mime

@@ -12,20 +12,22 @@ enum HomePage {
     static func response(server: DocumentServer, request: Request) throws -> Response {
         let owner = request.uri.queryParameters.get("owner") ?? ""
         let statistics = try server.store.index.statistics(owner: owner.isEmpty ? nil : owner)
-        let documents = try server.store.index.documents(owner: owner.isEmpty ? nil : owner).prefix(200)
+        // One owner's documents at a time, never the whole table: owners are labels under one token,
+        // and a page that lists everybody's titles is one shoulder-surf from a leak.
+        let documents = owner.isEmpty ? [] : try server.store.index.documents(owner: owner).prefix(200)
         let rules = server.pipeline.configuration.rules
         func label(_ type: String?) -> String { type.map { rules.type(id: $0)?.label ?? $0 } ?? "—" }
         let types = rules.types
-            .map { "<option value=\"\(HTMLText.escape($0.id))\">\(HTMLText.escape($0.label))</option>" }.joined()
+            .map { "<option value=\"\(SafeText.html($0.id))\">\(SafeText.html($0.label))</option>" }.joined()
         let cards = try documents.map { document -> String in
             let status = try server.documentStatus(document)
             let thumbnail = status == "done" && document.previewStatus == "ready"
                 ? "<img src=\"/v1/documents/\(document.id)/preview\" alt=\"\" loading=\"lazy\">"
-                : "<span>\(document.previewStatus == "no_preview" ? "no preview" : HTMLText.escape(status))</span>"
-            let error = document.errorMessage.map { "<div class=\"failed\">\(HTMLText.escape($0))</div>" } ?? ""
+                : "<span>\(document.previewStatus == "no_preview" ? "no preview" : SafeText.html(status))</span>"
+            let error = document.errorMessage.map { "<div class=\"failed\">\(SafeText.html($0))</div>" } ?? ""
             return """
-                <div class="card"><div class="thumb">\(thumbnail)</div><b>\(HTMLText.escape(document.title))</b>\
-                <div>\(HTMLText.escape(document.type.isEmpty ? document.kind : label(document.type))) · v\(document.version) · \(HTMLText.escape(status))</div>\(error)</div>
+                <div class="card"><div class="thumb">\(thumbnail)</div><b>\(SafeText.html(document.title))</b>\
+                <div>\(SafeText.html(document.type.isEmpty ? document.kind : label(document.type))) · v\(document.version) · \(SafeText.html(status))</div>\(error)</div>
                 """
         }.joined(separator: "\n")
         let html = """
@@ -42,20 +44,20 @@ enum HomePage {
             form{margin:16px 0;display:flex;gap:8px;flex-wrap:wrap;align-items:center}
             </style></head><body>
             <h1>DocPreview</h1>
-            <form method="get" action="/"><label>Owner <input name="owner" value="\(HTMLText.escape(owner))"></label><button>Show</button></form>
+            <form method="get" action="/"><label>Owner <input name="owner" value="\(SafeText.html(owner))"></label><button>Show</button></form>
             <div class="cards">
             <div class="stat">Documents<b>\(statistics.documents)</b></div>
-            <div class="stat">Most common type<b>\(HTMLText.escape(label(statistics.mostCommonType)))</b></div>
+            <div class="stat">Most common type<b>\(SafeText.html(label(statistics.mostCommonType)))</b></div>
             <div class="stat">Storage<b>\(byteText(statistics.storedBytes))</b>\(byteText(statistics.logicalBytes)) uploaded</div>
             <div class="stat">Previews<b>\(statistics.previews)</b>\(byteText(statistics.previewBytes))</div>
             </div>
             <form method="post" action="/ui/upload" enctype="multipart/form-data">
-            <input type="hidden" name="owner" value="\(HTMLText.escape(owner))">
+            <input type="hidden" name="owner" value="\(SafeText.html(owner))">
             <label>Type <select name="type"><option value="">(any)</option>\(types)</select></label>
             <label>Title <input name="title"></label>
             <input type="file" name="file" required><button>Upload</button></form>
             <div class="grid">
-            \(cards)
+            \(owner.isEmpty ? "<p>Choose an owner to see their documents.</p>" : cards)
             </div></body></html>
             """
         return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],

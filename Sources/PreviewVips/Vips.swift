@@ -16,8 +16,17 @@ public enum Vips {
         lazy_vips_cache_set_max()(0)
         lazy_vips_cache_set_max_mem()(0)
         lazy_vips_cache_set_max_files()(0)
+        blockUnusedLoaders()
         return true
     }()
+
+    /// Blocks every libvips loader but ``VipsLoad``'s: a file that slips past detection still
+    /// cannot reach a parser we never meant to expose (ImageMagick's coders beyond BMP and ICO,
+    /// OpenSlide, FITS, Matlab, PDF, CSV, raw). Run again after modules register more loaders.
+    private static func blockUnusedLoaders() {
+        lazy_vips_operation_block_set()("VipsForeignLoad", 1)
+        for load in VipsLoad.all { lazy_vips_operation_block_set()(load.loader, 0) }
+    }
 
     /// `vips_init` loads every module of its module folder (HEIF/AVIF, JPEG XL, ImageMagick, OpenSlide,
     /// PDF): about 20 ms and 60 shared libraries per process, which JPEG, PNG, WebP, GIF, TIFF, JPEG 2000
@@ -52,6 +61,7 @@ public enum Vips {
         let loaded = modules.filter { $0.hasSuffix(".so") }.sorted().filter {
             docpreview_vips_load_module(folder.appendingPathComponent($0).path) == 0
         }
+        blockUnusedLoaders()
         return !loaded.isEmpty
     }()
 

@@ -15,6 +15,14 @@ public struct VipsError: Error, Sendable, CustomStringConvertible {
         guard result == 0 else { throw VipsError(function: function) }
     }
 
+    init(function: String, message: String) {
+        self.function = function
+        self.message = message
+    }
+
+    /// libvips found no loader for the file.
+    var isUnrecognised: Bool { message.contains("not a known file format") }
+
     init(function: String) {
         self.function = function
         if let copy = lazy_vips_error_buffer_copy()() {

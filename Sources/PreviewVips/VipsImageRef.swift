@@ -15,24 +15,45 @@ public final class VipsImageRef {
         g_object_unref(image)
     }
 
-    /// Opens `path` reading only its header. Throws ``VipsError`` when libvips cannot recognise or parse it.
-    public static func header(path: String) throws(VipsError) -> VipsImageRef {
+    /// Opens `path` reading only its header, with `load`'s loader and no other.
+    /// Throws ``VipsError`` when libvips cannot recognise or parse it, or would read it with another loader.
+    public static func header(path: String, load: VipsLoad) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         return try withDeferredModules { () throws(VipsError) in
-            guard let image = docpreview_vips_open(path) else { throw VipsError(function: "vips_image_new_from_file") }
-            return VipsImageRef(owning: image)
+            try opening(path, load, file: { docpreview_vips_open($0) }, stream: { docpreview_vips_open_source($0) })
         }
     }
 
     /// A thumbnail that fits in `width`×`height` (never enlarged), made with shrink-on-load,
-    /// autorotated by EXIF, in sRGB; the first page or frame of multi-page images.
-    public static func thumbnail(path: String, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+    /// autorotated by EXIF, in sRGB; the first page or frame of multi-page images. Read with
+    /// `load`'s loader and no other.
+    public static func thumbnail(path: String, load: VipsLoad, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         return try withDeferredModules { () throws(VipsError) in
-            var out: UnsafeMutablePointer<VipsImage>? = nil
-            try VipsError.check(docpreview_vips_thumbnail(path, &out, Int32(width), Int32(height)), "vips_thumbnail")
-            return try VipsImageRef.owning(out, "vips_thumbnail")
+            try opening(path, load, file: { path in
+                var out: UnsafeMutablePointer<VipsImage>? = nil
+                return docpreview_vips_thumbnail(path, &out, Int32(width), Int32(height)) == 0 ? out : nil
+            }, stream: { source in
+                var out: UnsafeMutablePointer<VipsImage>? = nil
+                return docpreview_vips_thumbnail_source(source, &out, Int32(width), Int32(height)) == 0 ? out : nil
+            })
         }
+    }
+
+    /// Checks which loader libvips would pick for `path` (only the loaders' magic-number tests run),
+    /// then opens it from the path or from a stream of its bytes, as `load` says.
+    private static func opening(_ path: String, _ load: VipsLoad,
+                                file: (String) -> UnsafeMutablePointer<VipsImage>?,
+                                stream: (UnsafeMutablePointer<VipsSource>) -> UnsafeMutablePointer<VipsImage>?)
+        throws(VipsError) -> VipsImageRef {
+        if load.fromStream {
+            guard let source = lazy_vips_source_new_from_file()(path) else { throw VipsError(function: "vips_source_new_from_file") }
+            defer { g_object_unref(source) }
+            try load.expect(lazy_vips_foreign_find_load_source()(source))
+            return try owning(stream(source), "vips_image_new_from_source")
+        }
+        try load.expect(lazy_vips_foreign_find_load()(path))
+        return try owning(file(path), "vips_image_new_from_file")
     }
 
     /// A JPEG thumbnail like ``thumbnail(path:width:height:)``, but decoded at 1/`shrink` of its size
@@ -40,6 +61,7 @@ public final class VipsImageRef {
     /// of two for its final resize and so decodes up to twice as many pixels each way.
     public static func jpegThumbnail(path: String, shrink: Int, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
         try Vips.start()
+        try VipsLoad.jpeg.expect(lazy_vips_foreign_find_load()(path))
         var decoded: UnsafeMutablePointer<VipsImage>? = nil
         try VipsError.check(docpreview_vips_jpegload_shrunk(path, &decoded, Int32(shrink)), "vips_jpegload")
         let source = try VipsImageRef.owning(decoded, "vips_jpegload")
@@ -53,7 +75,7 @@ public final class VipsImageRef {
     private static func withDeferredModules(_ open: () throws(VipsError) -> VipsImageRef) throws(VipsError) -> VipsImageRef {
         do {
             return try open()
-        } catch where error.message.contains("not a known file format") && Vips.loadDeferredModules() {
+        } catch where error.isUnrecognised && Vips.loadDeferredModules() {
             return try open()
         }
     }

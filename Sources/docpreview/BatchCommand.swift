@@ -59,9 +59,9 @@ struct BatchCommand: ParsableCommand {
         print("\(result.files.count) files in \(s.elapsedSeconds) s (\(s.filesPerSecond) files/s): ok \(s.ok), "
               + "no preview \(s.noPreview), rejected \(s.rejected), failed \(s.failed), skipped \(s.skipped)")
         for file in result.files where file.status == .rejected || file.status == .failed {
-            print("  \(file.humanReadable)")
+            print(CommandReport.forPeople("  \(file.humanReadable)"))
         }
-        for entry in result.skipped { print("  \(entry.path): skipped — \(entry.reason)") }
+        for entry in result.skipped { print(CommandReport.forPeople("  \(entry.path): skipped — \(entry.reason)")) }
     }
 
     private func write(_ text: String, to path: String) throws {

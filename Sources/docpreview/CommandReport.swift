@@ -11,13 +11,19 @@ struct CommandReport {
         if json {
             print(Self.encode(ErrorEnvelope(error)))
         } else {
-            FileHandle.standardError.write(Data("\(error.code): \(error.message)\n".utf8))
+            FileHandle.standardError.write(Data(Self.forPeople("\(error.code): \(error.message)\n").utf8))
         }
         throw ExitCode(error)
     }
 
     func succeed(_ value: some Encodable, human: String) {
-        print(json ? Self.encode(value) : human)
+        print(json ? Self.encode(value) : Self.forPeople(human))
+    }
+
+    /// `text` for a terminal, line by line: names from files and uploads cannot move the cursor,
+    /// colour the screen or reorder a line (``SafeText/terminal(_:)``).
+    static func forPeople(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { SafeText.terminal(String($0)) }.joined(separator: "\n")
     }
 
     /// Stable JSON: sorted keys, no escaped slashes.

@@ -35,13 +35,13 @@ import Testing
 
 @Suite struct VipsTests {
     @Test func readsHeader() throws {
-        let image = try VipsImageRef.header(path: Fixtures.sample("image-alpha.png").path)
+        let image = try VipsImageRef.header(path: Fixtures.sample("image-alpha.png").path, load: .png)
         #expect(image.width == 320 && image.height == 200)
         #expect(Vips.version.hasPrefix("8."))
     }
 
     @Test func unreadableFileThrowsWithMessage() {
-        #expect { try VipsImageRef.header(path: Fixtures.sample("bad-zip-named.pdf").path) } throws: {
+        #expect { try VipsImageRef.header(path: Fixtures.sample("bad-zip-named.pdf").path, load: .png) } throws: {
             !(($0 as? VipsError)?.message.isEmpty ?? true)
         }
     }

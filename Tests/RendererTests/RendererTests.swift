@@ -10,7 +10,8 @@ private func decode(_ image: RenderedImage) throws -> PixelBuffer {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let file = try folder.file("out.\(image.format.fileExtension)", image.bytes)
-    return try VipsImageRef.header(path: file.path).pixels()
+    let load: VipsLoad = switch image.format { case .jpeg: .jpeg; case .png: .png; case .webp: .webp }
+    return try VipsImageRef.header(path: file.path, load: load).pixels()
 }
 
 /// Mean absolute difference per sample between two same-sized images, 0–255.

@@ -1,0 +1,42 @@
+import Foundation
+import PreviewTestSupport
+import Testing
+
+/// The reported attacks, as a user of the CLI meets them (run against an older binary through
+/// `$DOCPREVIEW_BIN`, they show the hole; against this one, that it is closed).
+@Suite struct HostileUploadCommandTests {
+    /// 104 bytes named `.mp3`: an ID3 header, then an HLS playlist naming a video elsewhere on the
+    /// disk. FFmpeg followed it and the "thumbnail" was that video's first frame.
+    @Test func id3PlaylistCannotExfiltrateAVideo() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:3.0,\n\(Fixtures.sample("video-h264.mp4").path)\n#EXT-X-ENDLIST\n"
+        let input = try folder.file("song.mp3", Array("ID3".utf8) + [4, 0, 0, 0, 0, 0] + Array(playlist.utf8))
+        let output = folder.url.appendingPathComponent("frame.jpg")
+        let result = try DocPreviewProcess.run(["render", "--json", input.path, "-o", output.path, "--width", "4096"])
+        let code = (result.json?["error"] as? [String: String])?["code"]
+        #expect(code == "no_video_stream", "exit \(result.status): \(result.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: output.path))
+    }
+
+    /// An SVG linking a file stored in the same folder: librsvg resolved it and drew it into the preview.
+    @Test func svgCannotEmbedANeighbouringFile() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let neighbour = try folder.file("neighbour.png", Array(try Data(contentsOf: Fixtures.sample("image-alpha.png"))))
+        let svg = """
+            <svg xmlns="http://www.w3.org/2000/svg" width="320" height="200"><rect width="320" height="200" fill="white"/>\
+            <image href="\(neighbour.lastPathComponent)" width="320" height="200"/></svg>
+            """
+        let input = try folder.file("drawing.svg", Array(svg.utf8))
+        let plain = try folder.file("plain.svg", Array(svg.replacingOccurrences(of: neighbour.lastPathComponent, with: "missing.png").utf8))
+        var outputs: [Data] = []
+        for file in [input, plain] {
+            let output = folder.url.appendingPathComponent("\(file.lastPathComponent).png")
+            let result = try DocPreviewProcess.run(["render", file.path, "-o", output.path])
+            #expect(result.status == 0, "\(result.stderr)")
+            outputs.append((try? Data(contentsOf: output)) ?? Data())
+        }
+        #expect(outputs[0] == outputs[1], "the linked image was drawn into the preview")
+    }
+}

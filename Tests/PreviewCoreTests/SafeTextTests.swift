@@ -1,0 +1,30 @@
+import PreviewCore
+import Testing
+
+@Suite struct SafeTextTests {
+    /// Each special character followed (or preceded) by a combining mark is one `Character` that is
+    /// not equal to the plain one; escaping by `Character` let these through.
+    @Test(arguments: ["<", ">", "\"", "'", "&"]) func combiningMarksCannotHideASpecialCharacter(special: String) {
+        for text in ["\(special)\u{301}", "\u{600}\(special)", "a\(special)\u{20DD}b", "\(special)\u{FE0F}"] {
+            let escaped = SafeText.html(text)
+            #expect(!escaped.unicodeScalars.contains { ["<", ">", "\"", "'"].contains($0) }, "\(text.unicodeScalars.map { $0.value })")
+            #expect(escaped.unicodeScalars.filter { $0 == "&" }.count == escaped.unicodeScalars.filter { $0 == ";" }.count)
+        }
+    }
+
+    @Test func theReportedTitleBecomesText() {
+        let title = "\u{600}<img src=x onerror=alert(1)>\u{301}"
+        #expect(SafeText.html(title) == "\u{600}&lt;img src=x onerror=alert(1)&gt;\u{301}")
+    }
+
+    @Test func directionOverridesAndControlsAreNeutralised() {
+        let name = "invoice\u{202E}fdp.exe"
+        #expect(SafeText.html(name) == "invoice\u{FFFD}fdp.exe")
+        #expect(SafeText.terminal(name) == "invoice\u{FFFD}fdp.exe")
+        #expect(SafeText.terminal("a\u{1B}[2J\u{1B}]0;owned\u{07}b\rc") == "a\u{FFFD}[2J\u{FFFD}]0;owned\u{FFFD}b\u{FFFD}c")
+        for scalar in [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x2066, 0x2067, 0x2068, 0x2069, 0x85, 0x9B, 0x7F] {
+            #expect(SafeText.terminal(String(Unicode.Scalar(UInt32(scalar))!)) == "\u{FFFD}", "U+\(String(scalar, radix: 16))")
+        }
+        #expect(SafeText.terminal("Ünïcödé résumé 日本.pdf") == "Ünïcödé résumé 日本.pdf")
+    }
+}
