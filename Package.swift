@@ -109,6 +109,7 @@ let package = Package(
         // The HTTP front: uploads, documents, previews, statistics, health, metrics, a small page.
         .target(name: "PreviewServer", dependencies: [
             "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewQueue",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),

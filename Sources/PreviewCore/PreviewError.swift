@@ -35,6 +35,7 @@ extension PreviewError {
             case timeout
             case notFound = "not_found"
             case unauthorized
+            case forbidden
             case queueFull = "queue_full"
             case `internal`
         }
@@ -65,6 +66,8 @@ extension PreviewError {
         public static let timeout = Code(.timeout)
         public static let notFound = Code(.notFound)
         public static let unauthorized = Code(.unauthorized)
+        /// Signed in, but this request is not allowed: a write from another site, or without the page's CSRF token.
+        public static let forbidden = Code(.forbidden)
         /// The service is busy: too many jobs wait. Try again later.
         public static let queueFull = Code(.queueFull)
         public static let `internal` = Code(.internal)
@@ -77,7 +80,7 @@ extension PreviewError {
             switch value {
             case .corrupt, .encrypted, .timeout: .unreadable
             case .internal: .internal
-            case .notFound, .unauthorized, .queueFull: .request
+            case .notFound, .unauthorized, .forbidden, .queueFull: .request
             default: .refused
             }
         }

@@ -42,14 +42,20 @@ public struct DocumentServer: Sendable {
     }
 
     var store: Store { pipeline.store }
+    /// The token and what derives from it; nil when the server is open.
+    var credentials: Credentials? { settings.token.map(Credentials.init(token:)) }
 
     /// The router with every route and the auth middleware. Other methods on a known path get 405
     /// with `Allow`, not 404.
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
-        if let token = settings.token { router.add(middleware: AuthMiddleware(token: Array(token.utf8))) }
+        router.add(middleware: AccessMiddleware(credentials: credentials))
         let routes = RouteTable(router: router)
         routes.add(.get, "/healthz") { _, _ in "ok\n" }
+        routes.add(.get, SignInPage.path) { request, _ in
+            SignInPage.response(status: .ok, returnTo: request.uri.queryParameters.get("return") ?? "/")
+        }
+        routes.add(.post, SignInPage.path) { request, _ in try await SignInPage.signIn(request, credentials: credentials) }
         routes.add(.get, "/metrics") { _, _ in try metrics() }
         routes.add(.get, "/") { request, _ in try HomePage.response(server: self, request: request) }
         routes.add(.post, "/ui/upload") { request, context in

@@ -23,6 +23,7 @@ struct ErrorResponse: HTTPResponseError {
         case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: .unsupportedMediaType
         case .notFound: .notFound
         case .unauthorized: .unauthorized
+        case .forbidden: .forbidden
         case .queueFull: .tooManyRequests
         case .internal: .internalServerError
         case .pageOutOfRange where error.message.hasPrefix("Invalid"): .badRequest

@@ -51,7 +51,7 @@ enum HomePage {
             <div class="stat">Storage<b>\(byteText(statistics.storedBytes))</b>\(byteText(statistics.logicalBytes)) uploaded</div>
             <div class="stat">Previews<b>\(statistics.previews)</b>\(byteText(statistics.previewBytes))</div>
             </div>
-            <form method="post" action="/ui/upload" enctype="multipart/form-data">
+            <form method="post" action="/ui/upload\(server.credentials.map { "?csrf=\($0.csrfToken)" } ?? "")" enctype="multipart/form-data">
             <input type="hidden" name="owner" value="\(SafeText.html(owner))">
             <label>Type <select name="type"><option value="">(any)</option>\(types)</select></label>
             <label>Title <input name="title"></label>

@@ -23,8 +23,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Jobs processed at once in this process (0: no workers; run `docpreview worker` instead).")
     var workers = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Bearer token required on every route but /healthz (default: $DOCPREVIEW_TOKEN).")
+    @Option(help: "Bearer token required on every route but /healthz (default: $DOCPREVIEW_TOKEN). Prefer --token-file: arguments are visible in /proc/*/cmdline.")
     var token: String?
+
+    @Option(help: ArgumentHelp("Read the token from this file (its first line).", valueName: "path"))
+    var tokenFile: String?
+
+    @Flag(help: "Serve on an address other than loopback without a token (anyone who reaches it may upload and read).")
+    var insecureNoToken = false
 
     @Option(help: "Refuse uploads with 429 while more jobs than this wait.")
     var maxQueued = 10_000
@@ -36,8 +42,34 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
 
+    /// The token from --token-file, --token or $DOCPREVIEW_TOKEN; refuses an empty one, and an open
+    /// server on an address others can reach unless --insecure-no-token says so.
+    func resolvedToken() throws -> String? {
+        if tokenFile != nil && token != nil { throw ValidationError("Give --token or --token-file, not both.") }
+        var resolved = token ?? ProcessInfo.processInfo.environment["DOCPREVIEW_TOKEN"]
+        if let tokenFile {
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw ValidationError("Cannot read the token file \(tokenFile).")
+            }
+            resolved = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        }
+        if let resolved, resolved.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("The token is empty; give a real one, or none for a loopback-only server.")
+        }
+        if resolved == nil && !Self.isLoopback(host) && !insecureNoToken {
+            throw ValidationError("Serving on \(host) without a token lets anyone who reaches it upload and read documents. "
+                + "Give --token-file (or $DOCPREVIEW_TOKEN), or --insecure-no-token if that is what you want.")
+        }
+        return resolved
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
     func run() async throws {
         let logger = Logger.cli
+        let token = try resolvedToken()
         let configuration = try validation.configuration()
         // Workers and preview requests share the children; at least two, so previews are not stuck behind jobs.
         let backend = try storeOptions.backend()
@@ -48,7 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
-        settings.token = token ?? ProcessInfo.processInfo.environment["DOCPREVIEW_TOKEN"]
+        settings.token = token
         settings.maxQueuedJobs = maxQueued
         settings.idleTimeout = .seconds(max(1, idleTimeout))
         let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: logger)

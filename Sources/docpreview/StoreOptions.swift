@@ -18,10 +18,14 @@ struct StoreOptions: ParsableArguments {
         """, valueName: "url"))
     var database: String?
 
+    @Option(help: ArgumentHelp("Read the PostgreSQL address from this file (its first line), so its password stays out of /proc/*/cmdline.",
+                               valueName: "path"))
+    var databaseFile: String?
+
     /// The store and its queue.
     func backend() throws -> StoreBackend {
         let location = Store.location(store)
-        let database = StoreBackend.database(database)
+        let database = StoreBackend.database(try databaseAddress())
         do {
             return try StoreBackend(root: location, database: database, logger: .cli)
         } catch {
@@ -31,6 +35,16 @@ struct StoreOptions: ParsableArguments {
     }
 
     func open() throws -> Store { try backend().store }
+
+    private func databaseAddress() throws -> String? {
+        guard let databaseFile else { return database }
+        if database != nil { throw ValidationError("Give --database or --database-file, not both.") }
+        guard let text = try? String(contentsOfFile: databaseFile, encoding: .utf8),
+              let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty else {
+            throw ValidationError("Cannot read a database address from \(databaseFile).")
+        }
+        return String(line)
+    }
 }
 
 extension Logger {

@@ -40,3 +40,25 @@ import Testing
         #expect(outputs[0] == outputs[1], "the linked image was drawn into the preview")
     }
 }
+
+/// `serve` refuses to start in ways that would leave it open by mistake.
+@Suite struct ServeStartupTests {
+    @Test func refusesAnEmptyTokenAndAnOpenNonLoopbackAddress() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let empty = try folder.file("empty-token", Array("\n".utf8))
+        let store = folder.url.appendingPathComponent("store").path
+        let cases: [([String], [String: String], String)] = [
+            (["--token", ""], [:], "empty"),
+            (["--token-file", empty.path], [:], "empty"),
+            ([], ["DOCPREVIEW_TOKEN": " "], "empty"),
+            (["--host", "0.0.0.0"], [:], "--insecure-no-token"),
+            (["--token", "a", "--token-file", empty.path], [:], "not both"),
+        ]
+        for (arguments, environment, message) in cases {
+            let result = try DocPreviewProcess.run(["serve", "--store", store, "--port", "0"] + arguments, environment: environment, timeout: 20)
+            #expect(result.status == 2, "\(arguments): exit \(result.status)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+}

@@ -294,12 +294,133 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
                 }
             }
             try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer correct-horse"]) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/", method: .get, headers: [.cookie: "a=b; docpreview_token=correct-horse"]) { #expect($0.status == .ok) }
+            // The raw token is no cookie: browsers sign in (SignInTests).
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.cookie: "docpreview_session=correct-horse"]) {
+                #expect($0.status == .unauthorized)
+            }
             try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, body: try sample("image.webp")) {
                 #expect($0.status == .unauthorized)
             }
         }
         #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty)
+    }
+}
+
+@Suite struct SignInTests {
+    private let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+
+    /// The session cookie a correct sign-in sets, checked for its flags.
+    private func signIn(_ client: any TestClientProtocol) async throws -> String {
+        try await client.execute(uri: "/ui/signin", method: .post, headers: form,
+                                 body: ByteBuffer(string: "token=correct-horse&return=%2F%3Fowner%3Dana")) { response in
+            #expect(response.status == .seeOther)
+            #expect(response.headers[.location] == "/?owner=ana")
+            let cookie = try #require(response.headers[.setCookie])
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && cookie.contains("Path=/"))
+            #expect(!cookie.contains("correct-horse"), "the cookie carries a derived session, not the token")
+            return String(cookie.split(separator: ";")[0])
+        }
+    }
+
+    @Test func browsersGetAFormAndACookieNotABare401() async throws {
+        let harness = try Harness(token: "correct-horse")
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            try await client.execute(uri: "/?owner=ana", method: .get) { response in
+                #expect(response.status == .unauthorized)
+                #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
+                #expect(String(buffer: response.body).contains("name=\"token\""))
+            }
+            try await client.execute(uri: "/ui/signin", method: .post, headers: form, body: ByteBuffer(string: "token=wrong&return=/")) {
+                #expect($0.status == .unauthorized)
+                #expect($0.headers[.setCookie] == nil)
+            }
+            try await client.execute(uri: "/ui/signin", method: .post, headers: form,
+                                     body: ByteBuffer(string: "token=correct-horse&return=%2F%2Fevil.example%2F")) {
+                #expect($0.headers[.location] == "/", "no redirect off the site")
+            }
+            let cookie = try await signIn(client)
+            try await client.execute(uri: "/?owner=ana", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body).contains("/ui/upload?csrf="))
+            }
+        }
+    }
+
+    @Test func cookieWritesNeedTheCSRFTokenAndTheSameOrigin() async throws {
+        let harness = try Harness(token: "correct-horse")
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let cookie = try await signIn(client)
+            var csrf = ""
+            try await client.execute(uri: "/?owner=ana", method: .get, headers: [.cookie: cookie]) { response in
+                let page = String(buffer: response.body)
+                let start = try #require(page.range(of: "/ui/upload?csrf=")).upperBound
+                csrf = String(page[start...].prefix { $0 != "\"" })
+            }
+            let upload = multipart(boundary: "b", fields: ["owner": "ana"], file: ("a.webp", Array(try Data(contentsOf: Fixtures.sample("image.webp")))))
+            let type: HTTPFields = [.contentType: "multipart/form-data; boundary=b", .cookie: cookie]
+            try await client.execute(uri: "/ui/upload", method: .post, headers: type, body: upload) {
+                #expect($0.status == .forbidden, "no CSRF token")
+            }
+            try await client.execute(uri: "/ui/upload?csrf=\(csrf)x", method: .post, headers: type, body: upload) {
+                #expect($0.status == .forbidden, "a wrong CSRF token")
+            }
+            var crossSite = type
+            crossSite[HTTPField.Name("Origin")!] = "http://evil.example"
+            try await client.execute(uri: "/ui/upload?csrf=\(csrf)", method: .post, headers: crossSite, body: upload) {
+                #expect($0.status == .forbidden, "another site's page")
+            }
+            #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty)
+            try await client.execute(uri: "/ui/upload?csrf=\(csrf)", method: .post, headers: type, body: upload) {
+                #expect($0.status == .seeOther)
+            }
+        }
+    }
+
+    /// A page on another site posting a `text/plain` form (no preflight) to an open server.
+    @Test func crossSiteWritesAreRefusedEvenWithoutAToken() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            for headers: HTTPFields in [[.contentType: "text/plain", HTTPField.Name("Origin")!: "http://evil.example"],
+                                        [.contentType: "text/plain", HTTPField.Name("Origin")!: "null"],
+                                        [.contentType: "text/plain", HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]] {
+                try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, headers: headers, body: try sample("image.webp")) {
+                    #expect($0.status == .forbidden)
+                    let code = try errorCode($0); #expect(code == "forbidden")
+                }
+            }
+            #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty)
+            try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, body: try sample("image.webp")) {
+                #expect($0.status == .accepted, "clients that are not browsers send no Origin")
+            }
+        }
+    }
+}
+
+@Suite struct PageEscapingTests {
+    /// The reported stored XSS: a title whose angle brackets hide inside grapheme clusters.
+    @Test func titlesAndOwnersAreTextOnThePage() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        let title = "\u{600}<img src=x onerror=alert(1)>\u{301}"
+        let owner = "\"\u{301}><script>alert(2)</script>"
+        let body = multipart(boundary: "b", fields: ["owner": owner, "title": title],
+                             file: ("a.webp", Array(try Data(contentsOf: Fixtures.sample("image.webp")))))
+        try await harness.test { client in
+            try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"], body: body) {
+                #expect($0.status == .accepted)
+            }
+            let query = owner.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            try await client.execute(uri: "/?owner=\(query)", method: .get) { response in
+                let page = String(buffer: response.body)
+                // Compared as bytes: String.contains would see "&gt;" + U+0301 as another grapheme.
+                let bytes = Data(page.utf8)
+                for tag in ["<img", "<script"] { #expect(bytes.range(of: Data(tag.utf8)) == nil, "\(tag) reached the page") }
+                #expect(bytes.range(of: Data("&lt;img src=x onerror=alert(1)&gt;".utf8)) != nil, "the title is shown, as text")
+            }
+        }
     }
 }
 
