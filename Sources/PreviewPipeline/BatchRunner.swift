@@ -74,7 +74,7 @@ public struct BatchRunner: Sendable {
                     guard let index else { return }
                     let entry = entries[index]
                     let labels = DocumentLabels(owner: owner, type: type, title: entry.relativePath, filename: entry.url.lastPathComponent)
-                    let outcome = pipeline.ingest(entry.url, labels: labels, reportedPath: entry.relativePath)
+                    let outcome = pipeline.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file)
                     let done = state.withLock { state -> Int in
                         state.outcomes[index] = outcome
                         state.done += 1

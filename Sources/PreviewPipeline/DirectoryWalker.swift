@@ -2,11 +2,16 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PreviewStore
 
 /// A file a batch will ingest: where it is, and its path relative to the batch root (its title).
 public struct BatchEntry: Sendable {
     public var url: URL
     public var relativePath: String
+    /// The regular file the walk found: `url`'s own, or its symlink's target inside the root.
+    public var file: FileIdentity
+    /// Where that file is read from: `url`, or the symlink's resolved target (opened without following links).
+    public var source: URL
 }
 
 /// Something in the folder that is not ingested, and why.
@@ -49,12 +54,15 @@ public enum DirectoryWalker {
                 }
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR: subfolders.append(relative)
-                case S_IFREG: entries.append(BatchEntry(url: URL(fileURLWithPath: path), relativePath: relative))
+                case S_IFREG:
+                    entries.append(BatchEntry(url: URL(fileURLWithPath: path), relativePath: relative, file: FileIdentity(info),
+                                              source: URL(fileURLWithPath: path)))
                 case S_IFLNK:
-                    if let reason = symlinkProblem(path, root: resolvedRoot) {
-                        skipped.append(SkippedEntry(path: relative, reason: reason))
-                    } else {
-                        entries.append(BatchEntry(url: URL(fileURLWithPath: path), relativePath: relative))
+                    switch followSymlink(path, root: resolvedRoot) {
+                    case let .failure(problem): skipped.append(SkippedEntry(path: relative, reason: problem.reason))
+                    case let .success((target, identity)):
+                        entries.append(BatchEntry(url: URL(fileURLWithPath: path), relativePath: relative, file: identity,
+                                                  source: URL(fileURLWithPath: target)))
                     }
                 case S_IFIFO: skipped.append(SkippedEntry(path: relative, reason: "a named pipe (FIFO), not a regular file"))
                 case S_IFSOCK: skipped.append(SkippedEntry(path: relative, reason: "a socket, not a regular file"))
@@ -67,13 +75,18 @@ public enum DirectoryWalker {
         return (entries, skipped)
     }
 
-    /// Why a symlink is not followed, or nil when it leads to a regular file inside the root.
-    private static func symlinkProblem(_ path: String, root: String) -> String? {
-        guard let target = realPath(path) else { return "a broken symlink" }
-        guard target.hasPrefix(root + "/") else { return "a symlink to a place outside the folder" }
-        var info = stat()
-        guard stat(target, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return "a symlink to something that is not a regular file" }
-        return nil
+    struct SymlinkProblem: Error {
+        var reason: String
+    }
+
+    /// The symlink's target and its identity when it is a regular file inside the root; else why it is not followed.
+    private static func followSymlink(_ path: String, root: String) -> Result<(String, FileIdentity), SymlinkProblem> {
+        guard let target = realPath(path) else { return .failure(SymlinkProblem(reason: "a broken symlink")) }
+        guard target.hasPrefix(root + "/") else { return .failure(SymlinkProblem(reason: "a symlink to a place outside the folder")) }
+        guard let identity = FileIdentity(regularFileAt: target) else {
+            return .failure(SymlinkProblem(reason: "a symlink to something that is not a regular file"))
+        }
+        return .success((target, identity))
     }
 
     private static func realPath(_ path: String) -> String? {

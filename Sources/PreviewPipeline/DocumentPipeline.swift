@@ -27,13 +27,16 @@ public struct DocumentPipeline: Sendable {
     }
 
     /// Ingests the file at `url` under `labels`. Never throws: every failure is an outcome.
-    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil) -> IngestOutcome {
+    /// - Parameters:
+    ///   - walked: the file a folder walk found at `url`; the file is then opened without following
+    ///     a symlink and must still be that one. Nil (a path a person named) follows symlinks.
+    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil) -> IngestOutcome {
         let started = ContinuousClock.now
         var outcome = IngestOutcome(path: reportedPath ?? url.path, status: .failed, ms: 0)
         var logger = logger
         logger[metadataKey: "preview.file"] = "\(outcome.path)"
         do {
-            try ingestSteps(url, labels: labels, into: &outcome, logger: &logger)
+            try ingestSteps(url, walked: walked, labels: labels, into: &outcome, logger: &logger)
         } catch let error as PreviewError {
             outcome.status = IngestOutcome.status(for: error)
             outcome.error = ErrorEnvelope(error).error
@@ -47,15 +50,14 @@ public struct DocumentPipeline: Sendable {
         return outcome
     }
 
-    private func ingestSteps(_ url: URL, labels: DocumentLabels, into outcome: inout IngestOutcome, logger: inout Logger) throws {
-        // Validate: kind from the bytes, the declared type's rules, limits.
-        let verdict: Verdict
-        do {
-            verdict = try Validator(configuration: configuration).validate(
-                ByteProbe(contentsOf: url), fileName: labels.filename, declaredType: labels.type)
-        } catch {
-            throw PreviewError(.internal, "The file could not be read.", detail: "\(error)")
-        }
+    private func ingestSteps(_ url: URL, walked: FileIdentity?, labels: DocumentLabels, into outcome: inout IngestOutcome,
+                             logger: inout Logger) throws {
+        // Open once: every check and the copy read this descriptor, never the path again.
+        let source = try open(url, walked: walked)
+        let validator = Validator(configuration: configuration)
+        // Validate: kind from the bytes, the declared type's rules, limits — a cheap refusal before any copy.
+        var verdict = validator.validate(ByteProbe(size: source.size, reader: source.read), fileName: labels.filename,
+                                         declaredType: labels.type)
         outcome.kind = verdict.kind.rawValue
         outcome.mime = verdict.kind.mime
         if let refusal = verdict.refusal { throw refusal }
@@ -63,7 +65,17 @@ public struct DocumentPipeline: Sendable {
         // Copy into the store's staging area while hashing: one read of the file, and what is
         // probed and published is exactly what was hashed. A document already stored with these
         // bytes and a finished preview is done (the staged copy is dropped unflushed).
-        let staged = try store.blobs.stage(fileAt: url)
+        let staged: BlobWriter
+        do {
+            staged = try store.blobs.stage(source, limit: configuration.limits.maxFileBytes)
+        } catch is SourceFile.TooLarge {
+            throw PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: configuration.limits.maxFileBytes)) limit.")
+        }
+        // The verdict that counts is the one on the bytes stored: the file may have changed in place while copied.
+        verdict = validator.validate(try ByteProbe(contentsOf: staged.stagedURL), fileName: labels.filename, declaredType: labels.type)
+        outcome.kind = verdict.kind.rawValue
+        outcome.mime = verdict.kind.mime
+        if let refusal = verdict.refusal { throw refusal }
         let (hash, size) = (try staged.finish(), staged.size)
         outcome.sha256 = hash
         logger[metadataKey: "preview.sha256"] = "\(hash)"
@@ -99,6 +111,21 @@ public struct DocumentPipeline: Sendable {
         }
         fill(&outcome, from: document)
         logger.debug("ingested", metadata: ["preview.status": "\(outcome.status.rawValue)"])
+    }
+
+    private func open(_ url: URL, walked: FileIdentity?) throws(PreviewError) -> SourceFile {
+        do {
+            return try SourceFile(url, followLinks: walked == nil, expected: walked)
+        } catch {
+            switch error {
+            case .unreadable(let code):
+                throw PreviewError(.notFound, "The file could not be opened.", detail: String(cString: strerror(code)))
+            case .notRegular:
+                throw PreviewError(.unsupportedType, "This is not a regular file (a folder, pipe, socket or device).")
+            case .link, .replaced:
+                throw PreviewError(.notFound, "The file was replaced while the folder was being read; it was not ingested.")
+            }
+        }
     }
 
     /// Makes the facts and thumbnail of a document already in the store (the queue worker's job).

@@ -36,8 +36,14 @@ extension BlobStorage {
     /// Copies the file at `source` into the staging folder, hashing as it goes (one read of the
     /// file), and returns the finished writer: `publish()` it to keep it, drop it to discard the copy.
     public func stage(fileAt source: URL) throws -> BlobWriter {
+        try stage(try SourceFile(source, followLinks: true))
+    }
+
+    /// Copies `source` from its start into the staging folder, hashing as it goes; throws
+    /// ``SourceFile/TooLarge`` past `limit` bytes.
+    public func stage(_ source: SourceFile, limit: Int = .max) throws -> BlobWriter {
         let writer = try BlobWriter(storage: self)
-        try FileChunks.read(source) { chunk in try writer.write(chunk) }
+        try source.chunks(limit: limit) { chunk in try writer.write(chunk) }
         try writer.finish()
         return writer
     }

@@ -13,6 +13,9 @@ import Glibc
 /// A blob is written under `tmp/` while it is hashed, fsync'd, renamed into place and its folder
 /// fsync'd, so `objects/` never holds a partial blob, whatever instant a crash comes at.
 /// Safe to use from several threads and processes: identical content converges on one file.
+///
+/// Private to its owner: folders it creates are `0700`, blobs `0400`, writes in progress `0600`
+/// (strangers' documents; other local users have no business reading them).
 public struct BlobStore: BlobStorage {
     public let root: URL
     var objects: URL { root.appendingPathComponent("objects/sha256") }
@@ -21,9 +24,12 @@ public struct BlobStore: BlobStorage {
     /// Opens (creating when needed) a blob store at `root`.
     public init(root: URL) throws {
         self.root = root
-        for folder in [objects, stagingFolder] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        }
+        for folder in [root, objects.deletingLastPathComponent(), objects, stagingFolder] { try Self.createPrivateFolder(folder) }
+    }
+
+    /// Creates `folder` owner-only when it does not exist; an existing folder keeps the mode its owner gave it.
+    static func createPrivateFolder(_ folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     /// Where the blob named `hash` lives (whether or not it exists).
@@ -80,8 +86,8 @@ public struct BlobStore: BlobStorage {
             return
         }
         let folder = destination.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        chmod(staging.path, 0o444)
+        try Self.createPrivateFolder(folder)
+        chmod(staging.path, 0o400)
         guard rename(staging.path, destination.path) == 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }

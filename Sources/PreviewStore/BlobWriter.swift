@@ -20,7 +20,7 @@ public final class BlobWriter {
     public init(storage: any BlobStorage) throws {
         self.storage = storage
         stagedURL = storage.stagingFolder.appendingPathComponent("\(UUID().uuidString).partial")
-        guard FileManager.default.createFile(atPath: stagedURL.path, contents: nil) else {
+        guard FileManager.default.createFile(atPath: stagedURL.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stagedURL.path])
         }
         handle = try FileHandle(forWritingTo: stagedURL)

@@ -16,10 +16,15 @@ public final class SQLiteIndex: DocumentIndex {
         // Opening is serialised across processes by a file lock: switching a new database to WAL
         // fails with "database is locked" when two connections do it at once, and GRDB's migrator
         // reads which migrations ran before it takes SQLite's write lock, so both would create the tables.
-        let lock = open(url.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let lock = open(url.path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lock >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(lock) }
         guard flock(lock, LOCK_EX) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        // Created owner-only before SQLite sees it: SQLite gives its -wal and -shm files the
+        // database file's permissions, so titles and owners are not world-readable either.
+        let database = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard database >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        close(database)
         pool = try DatabasePool(path: url.path, configuration: configuration)
         try Self.migrator.migrate(pool)
     }

@@ -27,6 +27,14 @@ public struct ByteProbe: Sendable {
         }
     }
 
+    /// Probes `size` bytes that `reader(offset, count)` returns (an open file's positioned reads).
+    public init(size: Int, reader: @escaping @Sendable (_ offset: Int, _ count: Int) -> [UInt8]) {
+        self.size = size
+        head = reader(0, Self.windowSize)
+        tail = size <= Self.windowSize ? head : reader(size - Self.windowSize, Self.windowSize)
+        self.reader = reader
+    }
+
     /// Probes a file on disk. Throws if it cannot be opened or is not a regular file.
     public init(contentsOf url: URL) throws {
         let handle = try FileHandle(forReadingFrom: url)

@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import PreviewCore
+import PreviewPipeline
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// The store keeps strangers' documents from other local users, and a batch reads exactly the
+/// files its walk found, however the folder changes underneath it.
+@Suite struct StoreSafetyTests {
+    @Test(arguments: TestBackend.available) func aNewStoreIsOwnerOnly(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let root = folder.url.appendingPathComponent("store")
+        let store = try backend.open(root: root).store
+        _ = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+        let writer = try BlobWriter(storage: store.blobs)
+        try writer.write(Data("in flight".utf8))
+        var checked = 0
+        for path in [root.path] + (FileManager.default.subpaths(atPath: root.path) ?? []).map({ root.path + "/" + $0 }) {
+            var info = stat()
+            #expect(lstat(path, &info) == 0)
+            #expect(info.st_mode & 0o077 == 0, "\(path) is mode \(String(info.st_mode & 0o777, radix: 8))")
+            checked += 1
+        }
+        #expect(checked >= (backend == .sqlite ? 10 : 7), "root, objects/sha256/ab/cd, the blob, tmp/ and its file, the index")
+        var info = stat()
+        let blob = try store.blobs.localFile(for: BlobHash.of(try Data(contentsOf: Fixtures.sample("image.webp")))).path
+        #expect(stat(blob, &info) == 0 && info.st_mode & 0o777 == 0o400)
+    }
+
+    /// A walked file is swapped between the walk and the read: for a symlink to a secret outside the
+    /// folder, for a FIFO (which would block a plain open), for another, larger file; and a file
+    /// grows past the limit in place. None of the swapped-in bytes is stored; nothing hangs.
+    @Test(arguments: TestBackend.available) func filesSwappedAfterTheWalkAreNotRead(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let batch = folder.url.appendingPathComponent("batch")
+        try FileManager.default.createDirectory(at: batch, withIntermediateDirectories: true)
+        let image = try Data(contentsOf: Fixtures.sample("image.webp"))
+        for name in ["link.webp", "fifo.webp", "bigger.webp", "grows.webp"] { try image.write(to: batch.appendingPathComponent(name)) }
+        let secret = try folder.file("secret.webp", Array(try Data(contentsOf: Fixtures.sample("image-alpha.png"))))
+        let entries = try DirectoryWalker.walk(batch).entries
+        #expect(entries.count == 4)
+
+        func path(_ name: String) -> String { batch.appendingPathComponent(name).path }
+        try FileManager.default.removeItem(atPath: path("link.webp"))
+        try FileManager.default.createSymbolicLink(atPath: path("link.webp"), withDestinationPath: secret.path)
+        try FileManager.default.removeItem(atPath: path("fifo.webp"))
+        #expect(mkfifo(path("fifo.webp"), 0o600) == 0)
+        // The walked file stays alive under another name, so the new one cannot reuse its inode.
+        try FileManager.default.linkItem(atPath: path("bigger.webp"), toPath: folder.url.appendingPathComponent("walked.webp").path)
+        try (image + Data(count: 200_000)).write(to: folder.url.appendingPathComponent("bigger.webp"))
+        #expect(rename(folder.url.appendingPathComponent("bigger.webp").path, path("bigger.webp")) == 0)
+        let growing = try FileHandle(forWritingTo: batch.appendingPathComponent("grows.webp"))
+        try growing.seekToEnd()
+        try growing.write(contentsOf: Data(count: 200_000))
+        try growing.close()
+
+        var limits = Limits()
+        limits.maxFileBytes = image.count + 1000
+        let store = try backend.open(root: folder.url.appendingPathComponent("store")).store
+        let pipeline = DocumentPipeline(store: store, configuration: Configuration(limits: limits), logger: Logger(label: "test"))
+        var codes: [String: String] = [:]
+        for entry in entries {
+            let labels = DocumentLabels(owner: "", type: nil, title: entry.relativePath, filename: entry.url.lastPathComponent)
+            let outcome = pipeline.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file)
+            codes[entry.relativePath] = outcome.error?.code ?? outcome.status.rawValue
+        }
+        #expect(codes == ["link.webp": "not_found", "fifo.webp": "unsupported_type", "bigger.webp": "not_found", "grows.webp": "file_too_large"])
+        #expect(try store.blobs.allBlobs().isEmpty, "nothing swapped in was stored")
+        #expect(try store.blobs.leftoverTemporaries().isEmpty)
+    }
+}
