@@ -20,6 +20,8 @@ int docpreview_spawn_piped(const char *path, char *const argv[], char *const env
     // dup2 clears close-on-exec on the child's stdin and stdout only.
     posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO);
+    // Nothing else crosses: descriptors other threads opened without O_CLOEXEC (sockets, staging files) stay here.
+    posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
     int result = posix_spawn(pid, path, &actions, NULL, argv, envp);
     posix_spawn_file_actions_destroy(&actions);
     close(toChild[0]);

@@ -48,6 +48,102 @@ import Testing
         #expect(result.stderr.contains("renderer child crashed"), "the crash is logged")
     }
 
+    /// A child taken over by its file answers garbage (a 2 GiB frame): it is killed, that file
+    /// fails, and the others are served by a new child.
+    @Test func aChildThatAnswersGarbageIsStoppedAndCostsOnlyItsFile() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let inbox = folder.url.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try hookPDF("garbage", in: inbox)
+        for sample in ["video-h264.mp4", "image.webp"] {
+            try FileManager.default.copyItem(at: Fixtures.sample(sample), to: inbox.appendingPathComponent(sample))
+        }
+        let report = folder.url.appendingPathComponent("report.json")
+        let result = try DocPreviewProcess.run(["batch", inbox.path, "--jobs", "1", "--store", folder.url.appendingPathComponent("store").path,
+                                                "--report", report.path], environment: ["DOCPREVIEW_TEST_HOOKS": "1"], timeout: 60)
+        #expect(result.status == 0, "\(result.stderr.suffix(2000))")
+        let files = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])?["files"] as? [[String: Any]])
+        let statuses = Dictionary(uniqueKeysWithValues: files.map { ($0["path"] as? String ?? "", $0["status"] as? String ?? "") })
+        #expect(statuses == ["garbage.pdf": "failed", "video-h264.mp4": "ok", "image.webp": "ok"])
+        #expect(result.stderr.contains("malformed or oversized"), "\(result.stderr.suffix(1000))")
+    }
+
+    /// What a renderer child holds while it works on a stranger's file: read from /proc while one hangs.
+    @Test func aChildInheritsNoSecretsNoDescriptorsAndNoNetwork() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let inbox = folder.url.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try hookPDF("hang", in: inbox)
+        let config = folder.url.appendingPathComponent("limits.json")
+        try Data(#"{"limits": {"job_seconds": 4}}"#.utf8).write(to: config)
+        let batch = Process()
+        batch.executableURL = DocPreviewProcess.binary
+        batch.arguments = ["batch", inbox.path, "--jobs", "1", "--store", folder.url.appendingPathComponent("store").path, "--config", config.path]
+        batch.environment = ProcessInfo.processInfo.environment.merging(
+            ["DOCPREVIEW_TEST_HOOKS": "1", "DOCPREVIEW_TOKEN": "s3cret-token", "PGPASSWORD": "s3cret-password"]) { $1 }
+        batch.standardOutput = FileHandle.nullDevice
+        batch.standardError = FileHandle.nullDevice
+        try batch.run()
+        defer { batch.terminate(); batch.waitUntilExit() }
+
+        let child = try #require(Self.renderChild(of: batch.processIdentifier, within: 10), "no render-child appeared")
+        let environment = try String(decoding: Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/environ")), as: UTF8.self)
+            .split(separator: "\0").map(String.init)
+        #expect(!environment.contains { $0.contains("s3cret") }, "\(environment)")
+        #expect(environment.allSatisfy { !$0.hasPrefix("HOME=") && !$0.hasPrefix("USER=") })
+        // Beyond its pipes and stderr, only what the child's own runtime opened (its event loop's
+        // epoll, eventfd and timerfd): none of the parent's sockets, database or staged files.
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/fd")
+        let targets = Dictionary(uniqueKeysWithValues: descriptors.map {
+            ($0, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\($0)")) ?? "?")
+        })
+        #expect(targets["0"]?.hasPrefix("pipe:") == true && targets["1"]?.hasPrefix("pipe:") == true)
+        for (descriptor, target) in targets where Int(descriptor)! > 2 {
+            #expect(target.hasPrefix("anon_inode:"), "fd \(descriptor) → \(target)")
+        }
+        let limits = try String(contentsOfFile: "/proc/\(child)/limits", encoding: .utf8)
+        #expect(limits.contains { _ in true } && Self.limit("Max core file size", in: limits) == "0")
+        #expect(Self.limit("Max file size", in: limits) == "67108864")
+        #expect(Self.limit("Max cpu time", in: limits) != "unlimited")
+        let environmentHere = ProcessInfo.processInfo.environment
+        if environmentHere["ASAN_OPTIONS"] == nil && environmentHere["TSAN_OPTIONS"] == nil {
+            let status = try String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)
+            #expect(status.contains("Seccomp:\t2"), "no system-call filter")
+        }
+        let network = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/ns/net")
+        if getuid() == 0 {
+            #expect(network != (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/net")), "the child shares our network")
+        }
+    }
+
+    /// The first `render-child` process whose parent is `parent`, waiting up to `seconds`.
+    private static func renderChild(of parent: Int32, within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry),
+                      let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                      let afterName = stat.range(of: ") ", options: .backwards) else { continue }
+                let fields = stat[afterName.upperBound...].split(separator: " ")
+                guard fields.count > 1, Int32(fields[1]) == parent,
+                      let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
+                      String(decoding: command, as: UTF8.self).contains("render-child") else { continue }
+                usleep(300_000)  // past the hook's open of its file
+                return pid
+            }
+            usleep(50_000)
+        }
+        return nil
+    }
+
+    /// The soft value of one row of /proc/PID/limits.
+    private static func limit(_ name: String, in limits: String) -> String? {
+        limits.split(separator: "\n").first { $0.hasPrefix(name) }
+            .map { $0.dropFirst(name.count).split(separator: " ").first.map(String.init) ?? "" }
+    }
+
     @Test func isolatedAndInProcessBatchesAgree() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -4,9 +4,18 @@
 #include <sys/types.h>
 
 /// Starts `path` with `argv` and `envp` (NULL-terminated), its stdin and stdout connected to new
-/// pipes; stderr is shared. The parent's ends are close-on-exec, so a child started at the same time by another
+/// pipes; stderr is shared, every other descriptor closed. The parent's ends are close-on-exec, so a child started at the same time by another
 /// thread never holds them (it would keep a pipe open after this child died). Returns 0 and sets
 /// `pid`, `input` (write end, the child's stdin) and `output` (read end, its stdout), or an errno.
 int docpreview_spawn_piped(const char *path, char *const argv[], char *const envp[], pid_t *pid, int *input, int *output);
+
+/// How a renderer child left the host's network before main: 0 not at all, 1 a network
+/// namespace of its own, 2 a user namespace with a network namespace.
+int docpreview_network_isolation(void);
+
+/// Installs a seccomp filter on every thread of the process: execve/execveat, fork/vfork, clone
+/// without CLONE_THREAD, ptrace and process_vm_writev fail with EPERM (clone3 with ENOSYS, so
+/// threads are made with clone); socket() only for AF_UNIX. Returns 0, or an errno (ENOSYS off x86-64).
+int docpreview_restrict_syscalls(void);
 
 #endif

@@ -25,10 +25,27 @@ struct RenderReply: Codable {
     var failure: Failure?
 }
 
+extension RenderReply {
+    /// Whether this could be an honest answer to `call`: a failure with a known code, facts for a
+    /// probe, or an image of the asked format within the size any render may have.
+    func isPlausible(for call: RenderCall, bytes: [UInt8]?) -> Bool {
+        if let failure { return PreviewError.Code(rawValue: failure.code) != nil && failure.message.count < 4096 }
+        switch call.operation {
+        case .probe: return bytes == nil
+        case .render:
+            let edges = 1...RenderRequest.maxEdge
+            return bytes.map { !$0.isEmpty } == true && width.map(edges.contains) == true && height.map(edges.contains) == true
+                && format == (call.request ?? RenderRequest()).format
+        }
+    }
+}
+
 /// Length-prefixed frames (4-byte big-endian length, then the bytes) over a pipe's file descriptor.
 enum RenderChannel {
-    /// The largest frame accepted: an encoded preview is at most 4096² pixels.
-    static let maxFrame = 256 * 1024 * 1024
+    /// The largest call or reply header: a few hundred bytes of JSON in practice.
+    static let maxMessage = 1 << 20
+    /// The largest encoded image: 4096² pixels as an uncompressed PNG is 48 MiB.
+    static let maxImage = 64 << 20
 
     enum Failure: Error {
         /// The other end closed the pipe (the child exited or crashed).
@@ -50,16 +67,18 @@ enum RenderChannel {
         try write([UInt8](data), to: descriptor)
     }
 
-    /// The next frame; waits at most until `deadline` (nil: as long as it takes).
-    static func read(from descriptor: Int32, deadline: ContinuousClock.Instant?) throws(Failure) -> [UInt8] {
+    /// The next frame, `.malformed` when it announces more than `limit` bytes; waits at most until
+    /// `deadline` (nil: as long as it takes).
+    static func read(from descriptor: Int32, limit: Int, deadline: ContinuousClock.Instant?) throws(Failure) -> [UInt8] {
         let header = try readExactly(4, from: descriptor, deadline: deadline)
         let length = Int(header.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).bigEndian })
-        guard length <= maxFrame else { throw .malformed }
+        guard length <= limit else { throw .malformed }
         return try readExactly(length, from: descriptor, deadline: deadline)
     }
 
-    static func read<T: Decodable>(_ type: T.Type, from descriptor: Int32, deadline: ContinuousClock.Instant?) throws(Failure) -> T {
-        let bytes = try read(from: descriptor, deadline: deadline)
+    static func read<T: Decodable>(_ type: T.Type, from descriptor: Int32, limit: Int,
+                                   deadline: ContinuousClock.Instant?) throws(Failure) -> T {
+        let bytes = try read(from: descriptor, limit: limit, deadline: deadline)
         guard let value = try? JSONDecoder().decode(type, from: Data(bytes)) else { throw .malformed }
         return value
     }

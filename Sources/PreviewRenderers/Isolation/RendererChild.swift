@@ -1,32 +1,43 @@
+internal import CProcessControl
 import Foundation
 import PreviewCore
 
 /// The child side of ``RendererPool``: `docpreview render-child` reads calls on stdin and answers
-/// on stdout until stdin closes. It renders in-process with its own PDF document cache, under an
-/// address-space limit; it dies with its parent.
+/// on stdout until stdin closes. It renders in-process with its own PDF document cache and dies
+/// with its parent. What it can reach (see ``Confinement``): no network (a namespace of its own,
+/// entered before `main`), no new programs or processes and only local sockets (seccomp), an
+/// address-space, CPU-time, file-size and core-dump limit; it inherits only its pipes and stderr
+/// and a short list of environment variables (``RendererPool``).
 public enum RendererChild {
     /// Set to 1 in the environment (tests only): a file whose first kilobyte contains
-    /// `docpreview-test-crash` crashes the child, one with `docpreview-test-hang` hangs it.
+    /// `docpreview-test-crash` crashes the child, `docpreview-test-hang` hangs it, and
+    /// `docpreview-test-garbage` makes it answer with an oversized frame.
     public static let testHooksVariable = "DOCPREVIEW_TEST_HOOKS"
+
+    /// What confines a child, as it found itself (logged by the parent, shown by tests).
+    public struct Confinement: Codable, Sendable, Equatable {
+        /// "namespace" (root), "user-namespace", or "none" where the kernel refused both.
+        public var network: String
+        /// "seccomp", or why not ("unavailable: …", "off under a sanitizer").
+        public var syscalls: String
+    }
 
     /// Serves calls until stdin closes; returns the exit status.
     public static func run(limits: Limits) -> Int32 {
         exitWithParent()
-        if limits.rendererMemoryBytes > 0 && !underSanitizer {
-            var limit = rlimit(rlim_cur: rlim_t(limits.rendererMemoryBytes), rlim_max: rlim_t(limits.rendererMemoryBytes))
-            setrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit)
-        }
+        confine(limits)
         let hooks = ProcessInfo.processInfo.environment[testHooksVariable] == "1"
         let renderers = Renderers(limits: limits, openDocuments: 8)
         while true {
             let call: RenderCall
             do {
-                call = try RenderChannel.read(RenderCall.self, from: 0, deadline: nil)
+                call = try RenderChannel.read(RenderCall.self, from: 0, limit: RenderChannel.maxMessage, deadline: nil)
             } catch .closed {
                 return 0
             } catch {
                 return 2
             }
+            allowCPU(seconds: limits.jobSeconds)
             if hooks { testHook(call.path) }
             do {
                 try answer(call, renderers)
@@ -59,6 +70,39 @@ public enum RendererChild {
         }
     }
 
+    /// The network was left before `main`; here the resource limits, then the system-call filter.
+    private static func confine(_ limits: Limits) {
+        if limits.rendererMemoryBytes > 0 && !underSanitizer { setLimit(RLIMIT_AS, UInt64(limits.rendererMemoryBytes)) }
+        setLimit(RLIMIT_FSIZE, 64 << 20)  // children write only to their pipes
+        setLimit(RLIMIT_CORE, 0)          // a crash leaves no copy of a stranger's document on disk
+        if !underSanitizer { _ = docpreview_restrict_syscalls() }
+    }
+
+    /// How this process is confined (call after ``run(limits:)`` set it up, or in a child).
+    public static var confinement: Confinement {
+        let network = ["none", "namespace", "user-namespace"][Int(docpreview_network_isolation())]
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let filtered = status.split(separator: "\n").contains { $0.hasPrefix("Seccomp:") && $0.hasSuffix("2") }
+        return Confinement(network: network, syscalls: filtered ? "seccomp" : underSanitizer ? "off under a sanitizer" : "unavailable")
+    }
+
+    private static func setLimit(_ resource: __rlimit_resource, _ value: UInt64) {
+        var limit = rlimit(rlim_cur: rlim_t(value), rlim_max: rlim_t(value))
+        setrlimit(__rlimit_resource_t(resource.rawValue), &limit)
+    }
+
+    /// CPU time for the next call: what was used so far plus the job's time and a little, as a soft
+    /// limit (SIGXCPU ends the child); the parent's wall-clock deadline is the other bound.
+    private static func allowCPU(seconds: Double) {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let used = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1
+        var limit = rlimit()
+        getrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(used) + rlim_t(seconds.rounded(.up)) + 5)
+        setrlimit(__rlimit_resource_t(RLIMIT_CPU.rawValue), &limit)
+    }
+
     /// AddressSanitizer and ThreadSanitizer reserve terabytes of address space for their shadow
     /// memory, so an address-space limit would stop every child of an instrumented build.
     private static var underSanitizer: Bool {
@@ -87,5 +131,11 @@ public enum RendererChild {
             raise(SIGSEGV)
         }
         if head.contains("docpreview-test-hang") { while true { sleep(60) } }
+        if head.contains("docpreview-test-garbage") {
+            // A child taken over by a hostile file: claims a 2 GiB answer and keeps talking.
+            var length = UInt32(0x8000_0000).bigEndian
+            _ = withUnsafeBytes(of: &length) { write(1, $0.baseAddress, 4) }
+            _ = write(1, "junk", 4)
+        }
     }
 }

@@ -112,11 +112,13 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
             return .failed("the renderer could not start: \(error)")
         }
         self.child = child
-        do {
+        do throws(RenderChannel.Failure) {
             try RenderChannel.write(call, to: child.input)
-            let reply = try RenderChannel.read(RenderReply.self, from: child.output, deadline: deadline)
+            let reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
             let bytes = reply.failure == nil && call.operation == .render
-                ? try RenderChannel.read(from: child.output, deadline: deadline) : nil
+                ? try RenderChannel.read(from: child.output, limit: RenderChannel.maxImage, deadline: deadline) : nil
+            // The child is not trusted: an answer that cannot be right ends it like a malformed one.
+            guard reply.isPlausible(for: call, bytes: bytes) else { throw .malformed }
             return .answered(reply, bytes)
         } catch {
             self.child = nil
@@ -124,10 +126,13 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
             case .timedOut:
                 child.kill()
                 return .timedOut
-            case .closed, .malformed:
+            case .closed:
                 let status = child.kill()
                 if let signal = status.signal { return .crashed(signal: signal) }
                 return .failed("the renderer exited with status \(status.exitCode)")
+            case .malformed:
+                child.kill()
+                return .failed("the renderer sent a malformed or oversized answer; it was stopped")
             }
         }
     }
@@ -141,10 +146,7 @@ private final class Child {
 
     init(executable: URL, arguments: [String]) throws {
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        // No Swift backtrace in children: it takes seconds, and the crash is reported by signal anyway.
-        var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp = Self.environment(ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         var input: Int32 = -1
@@ -154,6 +156,19 @@ private final class Child {
         self.pid = pid
         self.input = input
         self.output = output
+    }
+
+    /// What a child may know of its parent's environment: locale, temporary folder, the libraries'
+    /// own settings, sanitizer options and test hooks. Never tokens, database addresses or anything
+    /// else a deployment keeps there.
+    static func environment(_ parent: [String: String]) -> [String: String] {
+        let names: Set = ["LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "DOCPREVIEW_LOG_LEVEL", RendererChild.testHooksVariable,
+                          "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"]
+        var environment = parent.filter { names.contains($0.key) || $0.key.hasPrefix("VIPS") || $0.key.hasPrefix("DOCPREVIEW_VIPS") }
+        environment["PATH"] = "/usr/bin:/bin"
+        // No Swift backtrace in children: it takes seconds, and the crash is reported by signal anyway.
+        environment["SWIFT_BACKTRACE"] = "enable=no"
+        return environment
     }
 
     /// Kills the child, waits for it and closes the pipes: its exit code, or the signal it died of.
