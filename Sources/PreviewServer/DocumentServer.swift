@@ -21,6 +21,8 @@ public struct ServerSettings: Sendable {
     /// A connection that sends nothing for this long is closed, also in the middle of a request
     /// body: a stalled upload cannot hold its connection and staging file for ever.
     public var idleTimeout: Duration = .seconds(30)
+    /// On-demand previews being looked up or rendered at once; more get 429 with `Retry-After`.
+    public var maxRendersInFlight = 8
 
     public init() {}
 }
@@ -32,12 +34,15 @@ public struct DocumentServer: Sendable {
     public let queue: any JobQueue
     public let settings: ServerSettings
     let logger: Logger
+    /// Bounds the preview work (and its threads) in flight.
+    let renders: Admission
 
     public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, logger: Logger) {
         self.pipeline = pipeline
         self.queue = queue
         self.settings = settings
         self.logger = logger
+        renders = Admission(limit: settings.maxRendersInFlight)
         _ = ServerMetrics.registry
     }
 
@@ -210,6 +215,7 @@ public struct DocumentServer: Sendable {
             previewRequest.format = parsed
         }
         if previewRequest.width == nil && previewRequest.height == nil && kind.category != .pdf { previewRequest = previewRequest.asThumbnail }
+        previewRequest = previewRequest.onServedEdges
 
         switch status {
         case "done": break
@@ -222,6 +228,11 @@ public struct DocumentServer: Sendable {
         if document.previewStatus == PreviewStatus.noPreview {
             throw ErrorResponse(.unsupportedType, "No preview is made for \(kind.label).")
         }
+        guard renders.tryEnter() else {
+            throw ErrorResponse(PreviewError(.queueFull, "Too many previews are being made right now; try again in a moment."),
+                                headers: [.retryAfter: "1"])
+        }
+        defer { renders.leave() }
         let started = ContinuousClock.now
         let pipeline = pipeline
         let wanted = previewRequest

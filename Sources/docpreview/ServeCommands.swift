@@ -38,6 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Close a connection that sends nothing for this many seconds, also in the middle of an upload.")
     var idleTimeout = 30
 
+    @Option(help: "On-demand previews made at once; more are answered 429 with Retry-After.")
+    var maxRenders = 8
+
     @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
@@ -83,6 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.token = token
         settings.maxQueuedJobs = maxQueued
         settings.idleTimeout = .seconds(max(1, idleTimeout))
+        settings.maxRendersInFlight = max(1, maxRenders)
         let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: logger)
         var services: [any Service] = [server.application()]
         if workers > 0 { services.append(QueueWorker(queue: queue, pipeline: pipeline, concurrency: workers, logger: logger)) }

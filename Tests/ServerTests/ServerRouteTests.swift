@@ -31,7 +31,8 @@ private struct Harness {
         server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: Logger(label: "test"))
     }
 
-    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+    @discardableResult
+    func test<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         try await Application(router: server.router()).test(.router, body)
     }
 
@@ -209,6 +210,7 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "image/png")
                 #expect(response.headers[.cacheControl]?.contains("immutable") == true)
+                #expect(response.headers[.cacheControl]?.hasPrefix("private") == true, "one owner's document: no shared caches")
                 etag = response.headers[.eTag] ?? ""
                 #expect(etag.count == 66)
                 #expect(Array(Data(buffer: response.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
@@ -396,6 +398,50 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
                 #expect($0.status == .accepted, "clients that are not browsers send no Origin")
             }
         }
+    }
+}
+
+@Suite struct PreviewAmplificationTests {
+    /// 300 different widths asked for at once: widths are served on a few steps (a handful of
+    /// derivatives), and renders beyond the in-flight bound are refused with 429, not queued on
+    /// threads of their own.
+    @Test(arguments: TestBackend.available) func manyWidthsAtOnceStayBounded(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        let id = try #require(harness.pipeline.ingest(Fixtures.sample("document-5-pages.pdf"),
+                                                      labels: DocumentLabels(owner: "o", title: "t", filename: "d.pdf")).documentID)
+        let threadsBefore = Self.threadCount()
+        let peak = Mutex(0)
+        let sampling = Task.detached {
+            while !Task.isCancelled {
+                let now = Self.threadCount()
+                peak.withLock { $0 = max($0, now) }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        let statuses = try await harness.test { client in
+            try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for width in 1...300 {
+                    group.addTask {
+                        try await client.execute(uri: "/v1/documents/\(id)/preview?page=\(width % 5 + 1)&width=\(width)", method: .get) { response in
+                            if response.status == .tooManyRequests { #expect(response.headers[.retryAfter] != nil) }
+                            return response.status
+                        }
+                    }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status: Int]()) { $0[$1, default: 0] += 1 }
+            }
+        }
+        sampling.cancel()
+        #expect(Set(statuses.keys).isSubset(of: [.ok, .tooManyRequests]), "\(statuses)")
+        #expect(statuses[.ok, default: 0] > 0)
+        let derivatives = try harness.pipeline.store.index.statistics().previews
+        #expect(derivatives <= 5 * 3 + 1, "pages 1–5 × widths 128, 256, 512, and the thumbnail: \(derivatives)")
+        #expect(peak.withLock { $0 } - threadsBefore < 60, "threads grew from \(threadsBefore) to \(peak.withLock { $0 })")
+    }
+
+    private static func threadCount() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? 0
     }
 }
 

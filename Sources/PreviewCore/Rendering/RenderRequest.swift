@@ -39,6 +39,19 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     /// Default width of a PDF page.
     public static let defaultPageWidth = 1024
 
+    /// The box sides a server renders: a requested side is rounded up to the next of these, so a
+    /// client cannot make a new derivative (and a new render) out of every width from 1 to 4096.
+    public static let servedEdges = [128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096]
+
+    /// This request with its sides rounded up to ``servedEdges``.
+    public var onServedEdges: RenderRequest {
+        var request = self
+        func step(_ side: Int?) -> Int? { side.map { side in Self.servedEdges.first { $0 >= side } ?? Self.maxEdge } }
+        request.width = step(width)
+        request.height = step(height)
+        return request
+    }
+
     /// The bounding box, with missing sides resolved (`defaultEdge` when neither is given).
     public func box(defaultEdge: Int) -> (width: Int, height: Int) {
         switch (width, height) {
