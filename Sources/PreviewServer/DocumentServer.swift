@@ -23,6 +23,10 @@ public struct ServerSettings: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// On-demand previews being looked up or rendered at once; more get 429 with `Retry-After`.
     public var maxRendersInFlight = 8
+    /// Uploads being received at once; more get 429 with `Retry-After`.
+    public var maxUploadsInFlight = 16
+    /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
+    public var uploadTimeout: Duration = .seconds(600)
 
     public init() {}
 }
@@ -36,6 +40,8 @@ public struct DocumentServer: Sendable {
     let logger: Logger
     /// Bounds the preview work (and its threads) in flight.
     let renders: Admission
+    /// Bounds the uploads being received (connections, staging files, disk writes).
+    let uploads: Admission
 
     public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, logger: Logger) {
         self.pipeline = pipeline
@@ -43,6 +49,7 @@ public struct DocumentServer: Sendable {
         self.settings = settings
         self.logger = logger
         renders = Admission(limit: settings.maxRendersInFlight)
+        uploads = Admission(limit: settings.maxUploadsInFlight)
         _ = ServerMetrics.registry
     }
 
@@ -112,6 +119,11 @@ public struct DocumentServer: Sendable {
     /// Streams the body into the store's tmp/, validates it like the CLI, publishes the blob, then
     /// commits the document and its job together. Only then is the upload acknowledged.
     func upload(_ request: Request, context: BasicRequestContext) async throws -> Accepted {
+        guard uploads.tryEnter() else {
+            throw ErrorResponse(PreviewError(.queueFull, "Too many uploads are arriving right now; try again shortly."),
+                                headers: [.retryAfter: "5"])
+        }
+        defer { uploads.leave() }
         let limit = pipeline.configuration.limits.maxFileBytes
         if try queue.counts()[.queued, default: 0] > settings.maxQueuedJobs {
             throw ErrorResponse(PreviewError(.queueFull, "Too many documents are waiting; try again later."), headers: [.retryAfter: "30"])
@@ -121,7 +133,7 @@ public struct DocumentServer: Sendable {
             throw UploadReceiver.tooLarge(limit)
         }
         let writer = try BlobWriter(storage: store.blobs)
-        var receiver = UploadReceiver()
+        var receiver = UploadReceiver(deadline: .now + settings.uploadTimeout)
         let query = request.uri.queryParameters
         for name in ["type", "filename", "owner", "title"] { receiver.fields[name] = query.get(name) }
         try await receiver.receive(request.body, contentType: request.headers[.contentType], into: writer, limit: limit)

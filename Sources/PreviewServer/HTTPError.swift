@@ -51,6 +51,19 @@ struct BadRequest: HTTPResponseError {
     }
 }
 
+/// A refusal of the request itself (its framing, size or pace), with its own status and code.
+struct RequestRefusal: HTTPResponseError {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
+    var headers: HTTPFields { [.contentType: "application/json; charset=utf-8"] }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = ["error": ["code": code, "message": message]]
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(body))))
+    }
+}
+
 /// A 405 for a method the path does not answer, with the methods it does.
 struct MethodNotAllowed: HTTPResponseError {
     var allowed: [HTTPRequest.Method]

@@ -7,12 +7,32 @@ import PreviewStore
 
 /// Reads an upload body into a ``BlobWriter`` as it streams: raw bytes, or `multipart/form-data`
 /// with the file in part `file` and small text fields beside it. Never holds the file in memory.
+///
+/// Every body is bounded as it streams, whatever its framing (length or chunked): the file by the
+/// size limit, the whole body by that plus ``maxFormOverhead``, the time by a deadline; a form by
+/// its number of parts and by how much may arrive without completing a header or a part's data
+/// (a huge header, an endless preamble or epilogue), so nothing grows with what a client sends.
 struct UploadReceiver {
     /// Form fields (type, filename, owner, title), and the file part's own file name.
     var fields: [String: String] = [:]
     var fileName: String?
+    /// When the whole body must have arrived.
+    let deadline: ContinuousClock.Instant
 
-    private static let maxFieldBytes = 4096
+    /// A form's parts: the file and its few fields, with room to spare.
+    static let maxParts = 16
+    /// Bytes a form may send without a header, a field or file data completing: bounds one part's
+    /// headers, and the preamble and epilogue.
+    static let maxQuietBytes = 16 * 1024
+    /// Bytes a form may add to its file: boundaries, headers, fields.
+    static let maxFormOverhead = 256 * 1024
+    /// The parser is fed at most this much at a time, so the bounds above hold whatever size the
+    /// buffers arrive in.
+    private static let sliceBytes = 8 * 1024
+
+    init(deadline: ContinuousClock.Instant) {
+        self.deadline = deadline
+    }
 
     /// Streams `body` into `writer`, stopping with 413 once more than `limit` bytes arrive.
     mutating func receive(_ body: RequestBody, contentType: String?, into writer: BlobWriter, limit: Int) async throws {
@@ -23,13 +43,23 @@ struct UploadReceiver {
             parser.onHeader = { name, value in multipart.header(name, value) }
             parser.onBody = { buffer in multipart.body(&buffer) }
             parser.onPartComplete = { multipart.partComplete() }
-            for try await buffer in body {
-                do {
-                    try parser.execute(buffer)
-                } catch {
-                    throw BadRequest(message: "malformed multipart body")
+            var received = 0
+            for try await var buffer in body {
+                try checkDeadline()
+                received += buffer.readableBytes
+                if received > limit + Self.maxFormOverhead { throw Self.tooLarge(limit) }
+                while let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.sliceBytes)), slice.readableBytes > 0 {
+                    multipart.quietBytes += slice.readableBytes
+                    do {
+                        try parser.execute(slice)
+                    } catch {
+                        throw BadRequest(message: "malformed multipart body")
+                    }
+                    if let failure = multipart.failure { throw failure }
+                    if multipart.quietBytes > Self.maxQuietBytes {
+                        throw BadRequest(message: "multipart headers, preamble or epilogue longer than \(Self.maxQuietBytes / 1024) KiB")
+                    }
                 }
-                if let failure = multipart.failure { throw failure }
             }
             if let failure = multipart.failure { throw failure }
             guard multipart.sawFile else { throw BadRequest(message: "multipart upload needs a part named \"file\"") }
@@ -37,9 +67,16 @@ struct UploadReceiver {
             fileName = multipart.fileName
         } else {
             for try await buffer in body {
+                try checkDeadline()
                 try writer.write(buffer.readableBytesView)
                 if writer.size > limit { throw Self.tooLarge(limit) }
             }
+        }
+    }
+
+    private func checkDeadline() throws {
+        guard ContinuousClock.now < deadline else {
+            throw RequestRefusal(status: .requestTimeout, code: "timeout", message: "The upload took too long to arrive.")
         }
     }
 
@@ -74,6 +111,9 @@ private final class MultipartState {
     var fileName: String?
     var sawFile = false
     var failure: (any Error)?
+    /// Bytes fed since the parser last completed something (a header, file data, a part).
+    var quietBytes = 0
+    private var parts = 0
     private var partName: String?
     private var partFileName: String?
     private var fieldBytes: [UInt8] = []
@@ -84,6 +124,7 @@ private final class MultipartState {
     }
 
     func header(_ name: String, _ value: String) {
+        quietBytes = 0
         guard name.lowercased() == "content-disposition" else { return }
         let parameters = UploadReceiver.dispositionParameters(value)
         partName = parameters["name"]
@@ -91,6 +132,7 @@ private final class MultipartState {
     }
 
     func body(_ buffer: inout ByteBuffer) {
+        quietBytes = 0
         guard failure == nil else { return }
         if partName == "file" {
             if sawFile && fileName != partFileName { failure = BadRequest(message: "only one file per upload"); return }
@@ -109,6 +151,9 @@ private final class MultipartState {
     }
 
     func partComplete() {
+        quietBytes = 0
+        parts += 1
+        if parts > UploadReceiver.maxParts { failure = BadRequest(message: "more than \(UploadReceiver.maxParts) parts in one upload") }
         if let partName, partName != "file" { fields[partName] = String(decoding: fieldBytes, as: UTF8.self) }
         partName = nil
         partFileName = nil

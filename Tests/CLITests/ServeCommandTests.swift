@@ -278,6 +278,40 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         #expect(server.process.isRunning)
     }
 
+    /// Bodies that never end or never complete a part, streamed over a real connection: each is
+    /// answered with a 4xx long before it is all sent, and the server stays up with nothing staged.
+    @Test func hostileBodiesAreCutOffWhileTheyStream() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--max-size", "1MB"])
+        let kilobyte = [UInt8](repeating: 0x41, count: 1024)
+        let form = "POST /v1/documents HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n"
+        let raw = "POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        let cases: [(name: String, head: String, first: String, repeating: [UInt8], status: Int)] = [
+            ("32 MiB Content-Disposition", form, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"", kilobyte, 400),
+            ("250,000 small fields", form, "", Array("--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n1\r\n".utf8), 400),
+            ("endless epilogue", form, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.4\r\n--b--\r\n",
+             kilobyte, 400),
+            ("endless preamble", form, "", kilobyte, 400),
+            ("chunked raw body past the limit", raw, "%PDF-1.4\n", kilobyte, 413),
+        ]
+        for test in cases {
+            let socket = try RawConnection(port: server.port)
+            defer { socket.close() }
+            let count = test.name.hasPrefix("250,000") ? 250_000 : 32 * 1024
+            let pieces = [Array(test.first.utf8)] + AnySequence { (0..<count).lazy.map { _ in test.repeating }.makeIterator() }
+            let answer = socket.streamChunked(head: test.head, pieces: pieces)
+            #expect(answer.status == test.status, "\(test.name): \(String(describing: answer.status))")
+            // Socket buffers on loopback take a few MiB before the server's answer is seen.
+            let total = count * test.repeating.count
+            #expect(answer.sent < total / 2, "\(test.name): \(answer.sent) of \(total) bytes went out before the answer")
+        }
+        #expect((try? server.get("/healthz").status) == 200, "the server still answers")
+        let tmp = folder.url.path + "/store/tmp"
+        for _ in 0..<20 where !(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty) { usleep(100_000) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
+    }
+
     @Test func aStalledUploadIsCutOffAndLeavesNothingBehind() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -330,6 +364,35 @@ private final class RawConnection {
 
     func close() {
         _ = Glibc.close(descriptor)
+    }
+
+    /// Sends `head` (a request line and headers ending in `Transfer-Encoding: chunked`), then each
+    /// piece as a chunk, until the server answers or stops reading: the status it answered with
+    /// (nil if none within 10 s) and how many body bytes went out before that.
+    func streamChunked(head: String, pieces: some Sequence<[UInt8]>) -> (status: Int?, sent: Int) {
+        var sent = 0
+        func write(_ bytes: [UInt8]) -> Bool {
+            var offset = 0
+            while offset < bytes.count {
+                let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        _ = write(Array(head.utf8) + Array("\r\n".utf8))
+        for piece in pieces {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 0) > 0 { break }
+            guard write(Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Array("\r\n".utf8)) else { break }
+            sent += piece.count
+        }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 12 else { return (nil, sent) }
+        return (Int(String(decoding: buffer[9..<12], as: UTF8.self)), sent)
     }
 }
 
