@@ -11,7 +11,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:3.0,\n\(Fixtures.sample("video-h264.mp4").path)\n#EXT-X-ENDLIST\n"
-        let input = try folder.file("song.mp3", Array("ID3".utf8) + [4, 0, 0, 0, 0, 0] + Array(playlist.utf8))
+        let input = try folder.file("song.mp3", Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0] + Array(playlist.utf8))
         let output = folder.url.appendingPathComponent("frame.jpg")
         let result = try DocPreviewProcess.run(["render", "--json", input.path, "-o", output.path, "--width", "4096"])
         let code = (result.json?["error"] as? [String: String])?["code"]

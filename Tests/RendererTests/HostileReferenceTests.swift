@@ -26,7 +26,7 @@ import Testing
     @Test func hlsAfterID3DoesNotReadTheFileItNames() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let id3: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0]
+        let id3: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 0]  // ID3v2.4 header, empty tag
         let file = try folder.file("song.mp3", id3 + Array(Self.playlists(naming: Self.video)[0].text.utf8))
         let kind = try Validator().validate(fileAt: file).kind
         #expect(kind == .mp3)
