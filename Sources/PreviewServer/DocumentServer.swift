@@ -27,6 +27,9 @@ public struct ServerSettings: Sendable {
     public var maxUploadsInFlight = 16
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
     public var uploadTimeout: Duration = .seconds(600)
+    /// Tests only (`DOCPREVIEW_TEST_HOOKS=1`): a preview waits 0.5 s before checking its client is
+    /// still there, so a test can disconnect first.
+    public var testHooks = false
 
     public init() {}
 }
@@ -59,8 +62,8 @@ public struct DocumentServer: Sendable {
 
     /// The router with every route and the auth middleware. Other methods on a known path get 405
     /// with `Allow`, not 404.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
+    public func router() -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
         router.add(middleware: AccessMiddleware(credentials: credentials))
         let routes = RouteTable(router: router)
         routes.add(.get, "/healthz") { _, _ in "ok\n" }
@@ -81,7 +84,7 @@ public struct DocumentServer: Sendable {
         }
         routes.add(.get, "/v1/documents/:id") { _, context in try document(context.parameters.require("id")) }
         routes.add(.get, "/v1/documents/:id/preview") { request, context in
-            try await preview(context.parameters.require("id"), request: request)
+            try await preview(context.parameters.require("id"), request: request, context: context)
         }
         routes.add(.get, "/v1/stats") { request, _ in
             JSON.response(try store.index.statistics(owner: request.uri.queryParameters.get("owner")))
@@ -92,7 +95,8 @@ public struct DocumentServer: Sendable {
 
     /// A Hummingbird application listening on the configured address.
     public func application(services: [any Service] = []) -> some ApplicationProtocol {
-        Application(router: router(), server: .http1(configuration: .init(idleTimeout: .init(settings.idleTimeout))),
+        Application(router: router(), server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresence()],
+                                                                            idleTimeout: .init(settings.idleTimeout))),
                     configuration: .init(address: .hostname(settings.host, port: settings.port)), services: services, logger: logger)
     }
 
@@ -118,7 +122,7 @@ public struct DocumentServer: Sendable {
 
     /// Streams the body into the store's tmp/, validates it like the CLI, publishes the blob, then
     /// commits the document and its job together. Only then is the upload acknowledged.
-    func upload(_ request: Request, context: BasicRequestContext) async throws -> Accepted {
+    func upload(_ request: Request, context: ServerContext) async throws -> Accepted {
         guard uploads.tryEnter() else {
             throw ErrorResponse(PreviewError(.queueFull, "Too many uploads are arriving right now; try again shortly."),
                                 headers: [.retryAfter: "5"])
@@ -209,7 +213,7 @@ public struct DocumentServer: Sendable {
         return JSON.response(DocumentView(document, status: status))
     }
 
-    func preview(_ id: String, request: Request) async throws -> Response {
+    func preview(_ id: String, request: Request, context: ServerContext) async throws -> Response {
         guard let (document, status) = try documentAndStatus(id: id), let kind = FileKind(rawValue: document.kind) else {
             throw ErrorResponse(.notFound, "No document \(id).")
         }
@@ -245,6 +249,13 @@ public struct DocumentServer: Sendable {
                                 headers: [.retryAfter: "1"])
         }
         defer { renders.leave() }
+        if settings.testHooks { try await Task.sleep(for: .milliseconds(500)) }
+        // A client that went away while this request waited gets nothing: no render is started for it.
+        if await ClientPresence.hasGone(context.channel) {
+            context.logger.info("preview skipped: the client disconnected", metadata: ["preview.document": "\(id)"])
+            throw RequestRefusal(status: .init(code: 499, reasonPhrase: "Client Closed Request"), code: "client_gone",
+                                 message: "The client disconnected.")
+        }
         let started = ContinuousClock.now
         let pipeline = pipeline
         let wanted = previewRequest
@@ -378,15 +389,15 @@ struct DocumentView: Encodable {
 /// Registers routes and remembers the methods each path answers, so that the others can be
 /// refused with 405 and `Allow`.
 private final class RouteTable {
-    let router: Router<BasicRequestContext>
+    let router: Router<ServerContext>
     private var methods: [(path: String, allowed: [HTTPRequest.Method])] = []
 
-    init(router: Router<BasicRequestContext>) {
+    init(router: Router<ServerContext>) {
         self.router = router
     }
 
     func add(_ method: HTTPRequest.Method, _ path: String,
-             use handler: @Sendable @escaping (Request, BasicRequestContext) async throws -> some ResponseGenerator) {
+             use handler: @Sendable @escaping (Request, ServerContext) async throws -> some ResponseGenerator) {
         router.on(RouterPath(path), method: method, use: handler)
         if let index = methods.firstIndex(where: { $0.path == path }) {
             methods[index].allowed.append(method)

@@ -4,6 +4,7 @@ import Logging
 import PreviewCore
 import PreviewPipeline
 import PreviewQueue
+import PreviewRenderers
 import PreviewServer
 import PreviewStore
 import ServiceLifecycle
@@ -87,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxQueuedJobs = maxQueued
         settings.idleTimeout = .seconds(max(1, idleTimeout))
         settings.maxRendersInFlight = max(1, maxRenders)
+        settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: logger)
         var services: [any Service] = [server.application()]
         if workers > 0 { services.append(QueueWorker(queue: queue, pipeline: pipeline, concurrency: workers, logger: logger)) }

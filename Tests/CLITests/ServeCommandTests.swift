@@ -11,11 +11,12 @@ private final class ServerProcess {
     let port: Int
     let store: String
 
-    init(store: String, workers: Int = 2, extra: [String] = []) throws {
+    init(store: String, workers: Int = 2, extra: [String] = [], environment: [String: String] = [:]) throws {
         self.store = store
         port = Int.random(in: 20_000...45_000)
         process.executableURL = DocPreviewProcess.binary
         process.arguments = ["serve", "--store", store, "--host", "127.0.0.1", "--port", "\(port)", "--workers", "\(workers)"] + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -310,6 +311,28 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         let tmp = folder.url.path + "/store/tmp"
         for _ in 0..<20 where !(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty) { usleep(100_000) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
+    }
+
+    /// A client that asks for an uncached page and hangs up before the server gets to it costs no
+    /// render (the test hook holds each preview 0.5 s before it checks on its client).
+    @Test func aDisconnectedClientsRenderIsNotStarted() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, environment: ["DOCPREVIEW_TEST_HOOKS": "1"])
+        let id = try #require(try server.upload(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "filename=d.pdf")
+            .json?["document_id"] as? String)
+        for _ in 0..<100 where (try server.get("/v1/documents/\(id)").json?["status"] as? String) != "done" { usleep(100_000) }
+        func previews() throws -> Int { try server.get("/v1/stats").json?["previews"] as? Int ?? -1 }
+        let before = try previews()
+
+        let socket = try RawConnection(port: server.port)
+        socket.send("GET /v1/documents/\(id)/preview?page=3&width=1024 HTTP/1.1\r\nHost: x\r\n\r\n")
+        socket.close()
+        usleep(1_500_000)
+        #expect(try previews() == before, "a page was rendered for a client that had gone")
+
+        #expect(try server.get("/v1/documents/\(id)/preview?page=4&width=1024").status == 200)
+        #expect(try previews() == before + 1, "a client that stays gets its render")
     }
 
     @Test func aStalledUploadIsCutOffAndLeavesNothingBehind() throws {

@@ -1,0 +1,43 @@
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// Notices when a client has gone: its connection closed, or it closed its side of it. A handler
+/// in every connection's pipeline, so a route can skip work nobody will receive (a preview render
+/// for a client that disconnected while waiting).
+final class ClientPresence: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = ByteBuffer  // never unwrapped: reads pass through untouched
+
+    private let gone = Atomic<Bool>(false)
+
+    var clientIsGone: Bool { gone.load(ordering: .acquiring) }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { gone.store(true, ordering: .releasing) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        gone.store(true, ordering: .releasing)
+        context.fireChannelInactive()
+    }
+
+    /// Whether the client of `channel` has gone; false when the channel carries no such handler
+    /// (requests driven in process, without a connection).
+    static func hasGone(_ channel: (any Channel)?) async -> Bool {
+        guard let channel, let presence = try? await channel.pipeline.handler(type: ClientPresence.self).get() else { return false }
+        return presence.clientIsGone
+    }
+}
+
+/// The request context of every route: Hummingbird's basics, and the connection the request came on.
+public struct ServerContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The connection, to ask ``ClientPresence`` whether its client is still there.
+    let channel: (any Channel)?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
