@@ -31,7 +31,7 @@ struct BatchCommand: ParsableCommand {
     @OptionGroup var storeOptions: StoreOptions
 
     func validate() throws {
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1.") }
+        try OptionRange.check("--jobs", jobs, 1...256)
     }
 
     func run() throws {

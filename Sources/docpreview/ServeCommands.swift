@@ -46,6 +46,14 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
 
+    func validate() throws {
+        try OptionRange.check("--port", port, 0...65_535)
+        try OptionRange.check("--workers", workers, 0...256)
+        try OptionRange.check("--max-queued", maxQueued, 0...100_000_000)
+        try OptionRange.check("--idle-timeout", idleTimeout, 1...86_400)
+        try OptionRange.check("--max-renders", maxRenders, 1...1024)
+    }
+
     /// The token from --token-file, --token or $DOCPREVIEW_TOKEN; refuses an empty one, and an open
     /// server on an address others can reach unless --insecure-no-token says so.
     func resolvedToken() throws -> String? {
@@ -86,8 +94,8 @@ struct ServeCommand: AsyncParsableCommand {
         settings.port = port
         settings.token = token
         settings.maxQueuedJobs = maxQueued
-        settings.idleTimeout = .seconds(max(1, idleTimeout))
-        settings.maxRendersInFlight = max(1, maxRenders)
+        settings.idleTimeout = .seconds(idleTimeout)
+        settings.maxRendersInFlight = maxRenders
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: logger)
         var services: [any Service] = [server.application()]
@@ -104,6 +112,10 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(help: "Jobs processed at once.")
     var concurrency = ProcessInfo.processInfo.activeProcessorCount
+
+    func validate() throws {
+        try OptionRange.check("--concurrency", concurrency, 1...256)
+    }
 
     @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions

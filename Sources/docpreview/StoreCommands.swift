@@ -63,6 +63,10 @@ struct GCCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    func validate() throws {
+        try OptionRange.check("--grace", grace, 0...(10 * 365 * 86_400))
+    }
+
     func run() throws {
         let report = try storeOptions.open().collectGarbage(grace: grace, dryRun: dryRun, logger: .cli)
         let verb = dryRun ? "would remove" : "removed"

@@ -33,8 +33,10 @@ struct ValidationOptions: ParsableArguments {
             }
             configuration.limits.maxFileBytes = bytes
         }
-        if let text = timeout.map { String($0) } ?? environment["DOCPREVIEW_JOB_TIMEOUT"] {
-            guard let seconds = Double(text), seconds > 0 else { throw ValidationError("Invalid timeout '\(text)'; give seconds.") }
+        if let text = timeout.map({ String($0) }) ?? environment["DOCPREVIEW_JOB_TIMEOUT"] {
+            guard let seconds = Double(text), seconds.isFinite, seconds > 0, seconds <= Limits.maxJobSeconds else {
+                throw ValidationError("Invalid timeout '\(text)'; give seconds, at most \(Int(Limits.maxJobSeconds)).")
+            }
             configuration.limits.jobSeconds = seconds
         }
         return configuration

@@ -26,6 +26,21 @@ import Testing
         #expect(json["error"] == nil)
     }
 
+    /// The reported crash: `info` on an MPEG program stream with no elementary stream died with
+    /// SIGSEGV (exit 139), its input closed twice.
+    @Test func aProgramStreamWithoutStreamsIsCorruptNotACrash() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pack: [UInt8] = [0, 0, 1, 0xBA, 0x44, 0, 4, 0, 4, 1, 1, 0x89, 0xC3, 0xF8]
+        let systemHeader: [UInt8] = [0, 0, 1, 0xBB, 0, 0x0C, 0x80, 0, 1, 4, 0xE1, 0xFF, 0xB9, 0xE0, 0, 0xB8, 0xC0, 0]
+        let file = try folder.file("clip.mpg", pack + systemHeader + Array([[UInt8]](repeating: pack, count: 100).joined()))
+        for command in ["info", "render"] {
+            let result = try DocPreviewProcess.run([command, file.path, "--json"] + (command == "render" ? ["-o", "/dev/null"] : []))
+            #expect(result.status == 4, "\(command): exit \(result.status)")
+            #expect((result.json?["error"] as? [String: String])?["code"] == "corrupt", "\(command)")
+        }
+    }
+
     @Test func refusedFileExitsThreeWithErrorObject() throws {
         let result = try DocPreviewProcess.run(["info", Fixtures.sample("bad-zip-named.pdf").path, "--json"])
         #expect(result.status == 3)

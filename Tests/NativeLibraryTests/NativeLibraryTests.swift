@@ -15,6 +15,23 @@ import Testing
     @Test func truncatedFileThrows() {
         #expect(throws: FFmpegError.self) { try MediaInput(path: Fixtures.sample("bad-truncated.mov").path) }
     }
+
+    /// An MPEG program stream whose only stream map names streams that never come: it opens, then
+    /// stream information fails. The initialiser closed the input before throwing and `deinit`
+    /// closed it again (SIGSEGV in `docpreview info`; a double free under ASan).
+    @Test func aFileThatOpensButHasNoStreamInformationIsClosedOnce() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("empty-program.mpg", Self.programStreamWithoutElementaryStreams)
+        for _ in 0..<3 { #expect(throws: FFmpegError.self) { try MediaInput(path: file.path, format: "mpeg") } }
+    }
+
+    /// A pack header, a system header announcing a video and an audio stream, then pack headers only.
+    static let programStreamWithoutElementaryStreams: [UInt8] = {
+        let pack: [UInt8] = [0, 0, 1, 0xBA, 0x44, 0, 4, 0, 4, 1, 1, 0x89, 0xC3, 0xF8]
+        let systemHeader: [UInt8] = [0, 0, 1, 0xBB, 0, 0x0C, 0x80, 0, 1, 4, 0xE1, 0xFF, 0xB9, 0xE0, 0, 0xB8, 0xC0, 0]
+        return pack + systemHeader + Array([[UInt8]](repeating: pack, count: 100).joined())
+    }()
 }
 
 @Suite struct PopplerTests {

@@ -18,9 +18,17 @@ public struct Configuration: Sendable {
         var limits: Limits?
     }
 
-    /// Reads a configuration file over the standard rules. Throws on unreadable or malformed JSON.
+    /// A configuration file's limit out of range.
+    public struct InvalidLimit: Error, LocalizedError {
+        public var problem: String
+        public var errorDescription: String? { problem }
+    }
+
+    /// Reads a configuration file over the standard rules. Throws on unreadable or malformed JSON,
+    /// and ``InvalidLimit`` for a limit out of its range.
     public static func load(contentsOf url: URL) throws -> Configuration {
         let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
+        if let problem = file.limits?.problem { throw InvalidLimit(problem: problem) }
         var configuration = Configuration(limits: file.limits ?? Limits())
         for type in file.types ?? [] { configuration.rules.upsert(type) }
         return configuration

@@ -30,17 +30,37 @@ public struct Limits: Sendable, Equatable, Codable {
 }
 
 extension Limits {
-    /// Parses sizes such as `100MB`, `512k`, `1.5G` or plain bytes (binary multiples).
+    /// The largest byte count any limit takes (1 PiB): room to add to, far from `Int.max`.
+    public static let maxByteCount = 1 << 50
+    /// The longest job time (a week).
+    public static let maxJobSeconds: Double = 7 * 24 * 3600
+
+    /// Parses sizes such as `100MB`, `512k`, `1.5G` or plain bytes (binary multiples); nil for
+    /// anything else, negative, not finite, or over ``maxByteCount``.
     public static func parseByteCount(_ text: String) -> Int? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
         let units: [(String, Double)] = [("GB", 0x4000_0000), ("G", 0x4000_0000), ("MB", 0x10_0000), ("M", 0x10_0000),
                                          ("KB", 0x400), ("K", 0x400), ("B", 1)]
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
-            guard let number = Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)),
-                  number >= 0 else { return nil }
-            return Int(number * factor)
+            guard let number = Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+            let bytes = number * factor
+            guard bytes.isFinite, bytes >= 0, bytes <= Double(maxByteCount) else { return nil }
+            return Int(bytes)
         }
-        return Int(trimmed).flatMap { $0 >= 0 ? $0 : nil }
+        return Int(trimmed).flatMap { (0...maxByteCount).contains($0) ? $0 : nil }
+    }
+
+    /// What is wrong with these limits, for a person; nil when every one is in range.
+    public var problem: String? {
+        if !(1...Self.maxByteCount).contains(maxFileBytes) { return "max_file_bytes must be between 1 and \(Self.maxByteCount)" }
+        if !(1...(1 << 40)).contains(maxPixels) { return "max_pixels must be between 1 and \(1 << 40)" }
+        if !(jobSeconds.isFinite && jobSeconds > 0 && jobSeconds <= Self.maxJobSeconds) {
+            return "job_seconds must be more than 0 and at most \(Int(Self.maxJobSeconds))"
+        }
+        if !(0...Self.maxByteCount).contains(rendererMemoryBytes) {
+            return "renderer_memory_bytes must be between 0 (no limit) and \(Self.maxByteCount)"
+        }
+        return nil
     }
 
     /// How a size limit reads to people: `100MB`, `512KB`, or bytes.
