@@ -89,14 +89,17 @@ public struct DocumentPipeline: Sendable {
         let renderer = renderers.renderer(for: verdict.kind)
         let facts = try renderer?.probe(staged.stagedURL.path) ?? MediaFacts()
 
-        // Store the original, then index this version (the blob is durable before any row names it).
-        if !store.blobs.contains(hash) { _ = try staged.publish() }
+        // Store the original, then index this version (the blob is durable before any row names it;
+        // `gc` cannot remove a stored blob between the check and the row).
         let record = DocumentRecord(
             id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id ?? "", title: labels.title,
             filename: labels.filename, sha256: hash, kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: size,
             facts: facts, version: 0, previewStatus: renderer == nil ? PreviewStatus.noPreview : PreviewStatus.pending,
             createdAt: Date())
-        var document = try store.index.insertVersion(record).document
+        var document = try store.blobs.whileReferencing(exclusive: false) {
+            if !store.blobs.contains(hash) { _ = try staged.publish() }
+            return try store.index.insertVersion(record).document
+        }
         logger[metadataKey: "preview.document"] = "\(document.id)"
 
         // Thumbnail through the derivative cache.
@@ -204,12 +207,15 @@ public struct DocumentPipeline: Sendable {
         if let hit = try cached(key: key.hash) { return (hit, true) }
         let image = try renderer.render(try localPath(of: source), normalized(request, kind))
         do {
-            let result = try store.blobs.put(bytes: image.bytes)
-            let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
-                                          renderer: renderer.version, resultSha256: result, width: image.width,
-                                          height: image.height, createdAt: Date())
-            try store.index.recordDerivative(record, resultSize: image.bytes.count, resultMime: image.format.mime)
-            logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(result)"])
+            let record = try store.blobs.whileReferencing(exclusive: false) {
+                let result = try store.blobs.put(bytes: image.bytes)
+                let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
+                                              renderer: renderer.version, resultSha256: result, width: image.width,
+                                              height: image.height, createdAt: Date())
+                try store.index.recordDerivative(record, resultSize: image.bytes.count, resultMime: image.format.mime)
+                return record
+            }
+            logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(record.resultSha256)"])
             return (record, false)
         } catch {
             throw PreviewError(.internal, "The preview could not be stored.", detail: "\(error)")

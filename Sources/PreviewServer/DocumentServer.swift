@@ -168,14 +168,19 @@ public struct DocumentServer: Sendable {
             context.logger.info("upload refused", metadata: ["preview.code": "\(refusal.code)"])
             throw ErrorResponse(refusal)
         }
-        let hash = try writer.publish()
+        let hash = try writer.finish()
         let hasRenderer = pipeline.renderers.renderer(for: verdict.kind) != nil
         let record = DocumentRecord(
             id: UUID().uuidString.lowercased(), owner: fields["owner"] ?? "", type: type?.id ?? "",
             title: fields["title"].flatMap { $0.isEmpty ? nil : $0 } ?? filename, filename: filename, sha256: hash,
             kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: writer.size, facts: MediaFacts(), version: 0,
             previewStatus: hasRenderer ? PreviewStatus.pending : PreviewStatus.noPreview, createdAt: Date())
-        let (document, job) = try queue.enqueue(record)
+        // Published and recorded under the reference lock: `gc` cannot remove the blob (new, or
+        // the same bytes stored long ago) before the row names it.
+        let (document, job) = try store.blobs.whileReferencing(exclusive: false) {
+            _ = try writer.publish()
+            return try queue.enqueue(record)
+        }
         Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
         // context.logger carries Hummingbird's request id.
         context.logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",

@@ -23,6 +23,11 @@ public protocol BlobStorage: Sendable {
     /// Files left in the staging folder by interrupted writes, with their modification times.
     func leftoverTemporaries() throws -> [(url: URL, modified: Date)]
     func remove(_ hash: BlobHash) throws
+    /// Runs `body` while holding the store's reference lock: shared by writers between taking a
+    /// blob (new or already there) and committing the row that names it, exclusive for `gc`
+    /// between reading which blobs are referenced and removing the others. So `gc` never removes a
+    /// blob a writer has just decided to reuse.
+    func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T
 }
 
 extension BlobStorage {

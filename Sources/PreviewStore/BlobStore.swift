@@ -78,6 +78,18 @@ public struct BlobStore: BlobStorage {
         try FileManager.default.removeItem(at: url(for: hash))
     }
 
+    /// `flock` on `reference.lock` in the store folder: across the processes of one host, and across
+    /// hosts where the shared filesystem honours it (NFSv4, CephFS).
+    public func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
+        let descriptor = open(root.appendingPathComponent("reference.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }  // closing releases the lock
+        while flock(descriptor, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        return try body()
+    }
+
     /// Renames the staged file into place, then fsyncs the folders the rename touched.
     public func publish(stagedFile staging: URL, as hash: BlobHash) throws {
         let destination = url(for: hash)

@@ -74,13 +74,18 @@ extension Store {
     public func collectGarbage(grace: TimeInterval, dryRun: Bool, logger: Logger) throws -> CollectReport {
         var report = CollectReport(dryRun: dryRun)
         let cutoff = Date().addingTimeInterval(-grace)
-        if !dryRun { _ = try index.forgetUnusedBlobs() }
-        let referenced = try index.referencedBlobs()
-        for blob in try blobs.allBlobs() where !referenced.contains(blob.hash) && blob.modified < cutoff {
-            report.blobs += 1
-            report.bytes += blob.size
-            logger.debug("unreferenced blob", metadata: ["preview.sha256": "\(blob.hash)", "preview.dry_run": "\(dryRun)"])
-            if !dryRun { try blobs.remove(blob.hash) }
+        // Listed before the lock (the walk is long); whatever a writer took since is referenced by
+        // the time the lock is held, and a blob published since is younger than the cutoff.
+        let candidates = try blobs.allBlobs().filter { $0.modified < cutoff }
+        try blobs.whileReferencing(exclusive: true) {
+            if !dryRun { _ = try index.forgetUnusedBlobs() }
+            let referenced = try index.referencedBlobs()
+            for blob in candidates where !referenced.contains(blob.hash) {
+                report.blobs += 1
+                report.bytes += blob.size
+                logger.debug("unreferenced blob", metadata: ["preview.sha256": "\(blob.hash)", "preview.dry_run": "\(dryRun)"])
+                if !dryRun { try blobs.remove(blob.hash) }
+            }
         }
         for leftover in try blobs.leftoverTemporaries() where leftover.modified < cutoff {
             report.temporaries += 1

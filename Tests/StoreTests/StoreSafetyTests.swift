@@ -4,6 +4,7 @@ import PreviewCore
 import PreviewPipeline
 import PreviewStore
 import PreviewTestSupport
+import Synchronization
 import Testing
 
 /// The store keeps strangers' documents from other local users, and a batch reads exactly the
@@ -71,5 +72,40 @@ import Testing
         #expect(codes == ["link.webp": "not_found", "fifo.webp": "unsupported_type", "bigger.webp": "not_found", "grows.webp": "file_too_large"])
         #expect(try store.blobs.allBlobs().isEmpty, "nothing swapped in was stored")
         #expect(try store.blobs.leftoverTemporaries().isEmpty)
+    }
+}
+
+/// `gc` beside writers that reuse bytes stored long ago (and unreferenced until now): no row may
+/// end up naming a blob `gc` removed.
+@Suite struct CollectorRaceTests {
+    @Test(arguments: TestBackend.available) func gcNeverRemovesABlobAWriterIsReusing(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try backend.open(root: folder.url.appendingPathComponent("store")).store
+        let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
+        let count = 150
+        var files: [URL] = []
+        for index in 0..<count {
+            let bytes = Array(String(repeating: "transcript line \(index)\n", count: 20).utf8)
+            let hash = try store.blobs.put(bytes: bytes)
+            // Stored two hours ago, referenced by nothing: exactly what gc removes.
+            var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, try store.blobs.localFile(for: hash).path, &times, 0) == 0)
+            files.append(try folder.file("t\(index).txt", bytes))
+        }
+        let writing = Atomic<Bool>(true)
+        let collector = Thread {
+            while writing.load(ordering: .acquiring) { _ = try? store.collectGarbage(grace: 3600, dryRun: false, logger: Logger(label: "gc")) }
+        }
+        collector.start()
+        for (index, file) in files.enumerated() {
+            let outcome = pipeline.ingest(file, labels: DocumentLabels(owner: "o", title: "t\(index)", filename: "t\(index).txt"))
+            #expect(outcome.status == .noPreview, "\(outcome.error?.message ?? "")")
+        }
+        writing.store(false, ordering: .releasing)
+        while collector.isExecuting { usleep(1000) }
+        let report = try store.verify()
+        #expect(report.missing.isEmpty, "gc removed \(report.missing.count) blobs that documents name")
+        #expect(report.blobsChecked == count)
     }
 }
