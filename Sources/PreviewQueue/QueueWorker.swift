@@ -36,21 +36,31 @@ public struct QueueWorker: Service {
 
     public func run() async throws {
         let running = RunningJobs()
-        await withGracefulShutdownHandler {
+        // The slots are not awaited: a slot waits for its job's thread, which no cancellation can
+        // hurry (a render stuck in a library runs to its deadline), and the drain must not wait for it.
+        let slots = Task {
             await withTaskGroup(of: Void.self) { group in
                 for slot in 0..<concurrency {
                     group.addTask { await work(slot: slot, running: running) }
                 }
             }
+            running.finish()
+        }
+        await withGracefulShutdownHandler {
+            await running.settle(drainSeconds: drainSeconds)
         } onGracefulShutdown: {
             running.stop()
         }
-        // Stopped: wait a bounded time for running jobs, then hand back what is left.
-        let deadline = ContinuousClock.now + .seconds(drainSeconds)
-        while !running.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        slots.cancel()
+        // What still runs after the drain goes back to the queue, its attempt not counted; if it
+        // finishes later after all, the lease is gone and its outcome is not recorded.
         for job in running.remaining() {
-            try? queue.release(job)
-            logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])
+            do {
+                try queue.release(job)
+                logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])
+            } catch {
+                logger.error("could not release a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)", "preview.error": "\(error)"])
+            }
         }
     }
 
@@ -140,14 +150,36 @@ public struct QueueWorker: Service {
     }
 }
 
-/// The jobs this worker holds, and whether it is stopping.
+/// The jobs this worker holds, whether it is stopping, and whether its slots have all ended.
 final class RunningJobs: Sendable {
-    private let state = Mutex<(stopping: Bool, jobs: [Int64: JobRecord])>((false, [:]))
+    private struct State {
+        var stopping = false
+        var finished = false
+        var jobs: [Int64: JobRecord] = [:]
+    }
+
+    private let state = Mutex(State())
 
     var isStopping: Bool { state.withLock { $0.stopping } }
-    var isEmpty: Bool { state.withLock { $0.jobs.isEmpty } }
     func stop() { state.withLock { $0.stopping = true } }
+    func finish() { state.withLock { $0.finished = true } }
     func add(_ job: JobRecord) { state.withLock { $0.jobs[job.id ?? 0] = job } }
     func remove(_ job: JobRecord) { state.withLock { $0.jobs[job.id ?? 0] = nil } }
     func remaining() -> [JobRecord] { state.withLock { Array($0.jobs.values) } }
+
+    /// Returns once every slot has ended, or, after ``stop()``, once the running jobs are done or
+    /// `drainSeconds` have passed since the stop; also when the task is cancelled.
+    func settle(drainSeconds: Double) async {
+        var deadline: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            let (stopping, finished, idle) = state.withLock { ($0.stopping, $0.finished, $0.jobs.isEmpty) }
+            if finished { return }
+            if stopping {
+                let now = ContinuousClock.now
+                deadline = deadline ?? now + .seconds(drainSeconds)
+                if idle || now >= deadline! { return }
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
 }

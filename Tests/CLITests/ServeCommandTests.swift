@@ -206,6 +206,33 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         #expect(try DocPreviewProcess.run(["verify", "--store", store, "--database", database]).status == 0)
     }
 
+    /// SIGTERM while a job hangs (test hook): the server stops within the drain time (10 s) and a
+    /// margin, exits 0, and the job is back in the queue with its attempt not counted.
+    @Test(arguments: TestBackend.available) func sigtermReleasesAJobThatDoesNotFinish(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let server = try ServerProcess(store: store, workers: 1, extra: database, environment: ["DOCPREVIEW_TEST_HOOKS": "1"])
+        var pdf = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
+        pdf.insert(contentsOf: Data("%docpreview-test-hang\n".utf8), at: try #require(pdf.firstIndex(of: 0x0A)) + 1)
+        let id = try #require(try server.upload(pdf, query: "filename=hang.pdf").json?["document_id"] as? String)
+        for _ in 0..<100 where (try server.get("/v1/documents/\(id)").json?["status"] as? String) != "processing" { usleep(50_000) }
+        #expect(try server.get("/v1/documents/\(id)").json?["status"] as? String == "processing")
+
+        let started = Date()
+        kill(server.process.processIdentifier, SIGTERM)
+        server.process.waitUntilExit()
+        let took = Date().timeIntervalSince(started)
+        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
+        #expect(took < 10 + 5, "the drain took \(took) s")
+        let listing = try DocPreviewProcess.run(["jobs", "list", "--store", store, "--json"] + database)
+        let jobs = try #require(try JSONSerialization.jsonObject(with: Data(listing.stdout.utf8)) as? [[String: Any]])
+        let job = try #require(jobs.first { $0["document_id"] as? String == id })
+        #expect(job["status"] as? String == "queued", "\(job)")
+        #expect(job["attempts"] as? Int == 0, "the attempt of a released job is not counted: \(job)")
+    }
+
     @Test func sigtermDrainsAndExitsZero() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
