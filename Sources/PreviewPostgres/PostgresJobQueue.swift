@@ -69,7 +69,7 @@ public struct PostgresJobQueue: JobQueue {
     public func complete(_ job: JobRecord) throws -> Bool {
         !(try connections.query("""
             UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires_at = NULL, error_code = NULL, error_message = NULL,
-            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) RETURNING id
+            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts) RETURNING id
             """)).isEmpty
     }
 
@@ -80,7 +80,7 @@ public struct PostgresJobQueue: JobQueue {
         let updated = try connections.query("""
             UPDATE jobs SET status = \(status.rawValue), available_at = now() + make_interval(secs => \(delay ?? 0)),
             lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code.rawValue), error_message = \(error.message),
-            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) RETURNING *
+            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts) RETURNING *
             """)
         return try updated.first.map(JobRecord.init(row:)) ?? job
     }
@@ -88,7 +88,7 @@ public struct PostgresJobQueue: JobQueue {
     public func release(_ job: JobRecord) throws {
         try connections.query("""
             UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
-            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner)
+            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts)
             """)
     }
 

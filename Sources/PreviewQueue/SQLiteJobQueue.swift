@@ -173,9 +173,11 @@ public struct SQLiteJobQueue: JobQueue {
     }
 
     /// True while `job`'s lease is still its worker's (not run out and taken over).
+    /// Whether the lease `job` came with is still the job's: its owner and its attempt (every lease
+    /// takes a new attempt, so two slots of one worker, which share an owner name, differ here).
     private func holdsLease(_ job: JobRecord, in db: Database) throws -> Bool {
         guard let current = try JobRecord.fetchOne(db, key: job.id) else { return false }
-        return current.status == .processing && current.leaseOwner == job.leaseOwner
+        return current.status == .processing && current.leaseOwner == job.leaseOwner && current.attempts == job.attempts
     }
 
     private func latestJob(documentID: String, in db: Database) throws -> JobRecord? {

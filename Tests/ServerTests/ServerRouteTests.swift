@@ -541,6 +541,24 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         #expect(try harness.queue.job(id: fast.id!)?.status == .done)
     }
 
+    /// Two slots of one worker process share its name: the slot whose lease ran out and was taken
+    /// over by its sibling must not record, fail or release the sibling's attempt.
+    @Test(arguments: TestBackend.available) func twoSlotsOfOneWorkerRaceOnOneExpiredJob(backend: TestBackend) throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        _ = try queuedDocument(harness)
+        let (first, _) = try #require(try harness.queue.lease(worker: "host/1/w", leaseSeconds: -1))
+        let (second, _) = try #require(try harness.queue.lease(worker: "host/1/w", leaseSeconds: 60), "the run-out lease is taken over")
+        #expect(first.leaseOwner == second.leaseOwner && second.attempts == first.attempts + 1)
+        #expect(try harness.queue.complete(first) == false, "the first slot's late outcome is not recorded")
+        #expect(try harness.queue.fail(first, error: PreviewError(.internal, "late"), retryable: true).status == .processing)
+        try harness.queue.release(first)
+        let current = try #require(try harness.queue.job(id: second.id!))
+        #expect(current.status == .processing && current.attempts == second.attempts, "the second slot still holds its attempt")
+        #expect(try harness.queue.complete(second))
+        #expect(try harness.queue.job(id: second.id!)?.status == .done)
+    }
+
     @Test(arguments: TestBackend.available) func concurrentWorkersNeverTakeTheSameJob(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
