@@ -76,12 +76,29 @@ extension PreviewError {
         public static var all: [Code] { Value.allCases.map(Code.init) }
 
         /// Which class of failure this is: refused by policy, unreadable input, or our own fault.
+        /// Exhaustive, with ``httpStatus``: a new code does not compile until both say where it goes
+        /// (the CLI's exit code follows the disposition).
         public var disposition: Disposition {
             switch value {
+            case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused, .fileTooLarge, .emptyFile,
+                 .tooManyPixels, .noVideoStream, .pageOutOfRange: .refused
             case .corrupt, .encrypted, .timeout: .unreadable
             case .internal: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull: .request
-            default: .refused
+            }
+        }
+
+        /// The HTTP status this code is answered with (DESIGN §8).
+        public var httpStatus: Int {
+            switch value {
+            case .fileTooLarge: 413
+            case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: 415
+            case .emptyFile, .tooManyPixels, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout: 422
+            case .notFound: 404
+            case .unauthorized: 401
+            case .forbidden: 403
+            case .queueFull: 429
+            case .internal: 500
             }
         }
     }

@@ -2,11 +2,13 @@ import Foundation
 
 /// JSON as every interface writes it: sorted keys (stable output), unescaped slashes, ISO 8601 dates.
 public enum StableJSON {
-    public static func encode(_ value: some Encodable) -> [UInt8] {
+    /// Throws what `JSONEncoder` throws (a NaN or infinite number, say) rather than writing
+    /// something else in its place.
+    public static func encode(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return Array((try? encoder.encode(value)) ?? Data("{}".utf8))
+        return Array(try encoder.encode(value))
     }
 }
 

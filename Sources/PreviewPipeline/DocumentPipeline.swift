@@ -203,7 +203,7 @@ public struct DocumentPipeline: Sendable {
         guard let renderer = renderers.renderer(for: kind) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
         }
-        let key = derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
+        let key = try derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
         if let hit = try cached(key: key.hash) { return (hit, true) }
         let image = try renderer.render(try localPath(of: source), normalized(request, kind))
         do {
@@ -225,7 +225,7 @@ public struct DocumentPipeline: Sendable {
     /// The cached derivative, if its blob is present.
     public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
         guard let renderer = renderers.renderer(for: kind) else { return nil }
-        return try cached(key: derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+        return try cached(key: try derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
     }
 
     /// A path the renderers can open for blob `hash`.
@@ -253,12 +253,18 @@ public struct DocumentPipeline: Sendable {
         return request
     }
 
-    private func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any Renderer)
-        -> (hash: String, parameters: String) {
-        let request = normalized(request, kind)
-        let parameters = "{\"format\":\"\(request.format.rawValue)\",\"height\":\(request.height.map(String.init) ?? "null"),"
-            + "\"page\":\(request.page),\"quality\":\(request.quality),\"width\":\(request.width.map(String.init) ?? "null")}"
-        let material = "derivative/1\n\(source.hex)\nrender\n\(parameters)\n\(renderer.version)"
+    /// The cache key of a render: the source, the request as its own `Codable` form writes it (so a
+    /// field added to ``RenderRequest`` is in the key without anyone remembering it here), and the
+    /// renderer's version.
+    func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any Renderer)
+        throws(PreviewError) -> (hash: String, parameters: String) {
+        let parameters: String
+        do {
+            parameters = String(decoding: try StableJSON.encode(normalized(request, kind)), as: UTF8.self)
+        } catch {
+            throw PreviewError(.internal, "The preview request could not be keyed.", detail: "\(error)")
+        }
+        let material = "derivative/2\n\(source.hex)\nrender\n\(parameters)\n\(renderer.version)"
         return (BlobHash.of(Array(material.utf8)).hex, parameters)
     }
 }

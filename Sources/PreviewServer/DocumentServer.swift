@@ -80,14 +80,14 @@ public struct DocumentServer: Sendable {
         }
         routes.add(.post, "/v1/documents") { request, context in
             let accepted = try await upload(request, context: context)
-            return JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
+            return try JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
         }
         routes.add(.get, "/v1/documents/:id") { _, context in try document(context.parameters.require("id")) }
         routes.add(.get, "/v1/documents/:id/preview") { request, context in
             try await preview(context.parameters.require("id"), request: request, context: context)
         }
         routes.add(.get, "/v1/stats") { request, _ in
-            JSON.response(try store.index.statistics(owner: request.uri.queryParameters.get("owner")))
+            try JSON.response(try store.index.statistics(owner: request.uri.queryParameters.get("owner")))
         }
         routes.refuseOtherMethods()
         return router
@@ -215,7 +215,7 @@ public struct DocumentServer: Sendable {
 
     func document(_ id: String) throws -> Response {
         guard let (document, status) = try documentAndStatus(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
-        return JSON.response(DocumentView(document, status: status))
+        return try JSON.response(DocumentView(document, status: status))
     }
 
     func preview(_ id: String, request: Request, context: ServerContext) async throws -> Response {
@@ -244,7 +244,7 @@ public struct DocumentServer: Sendable {
             throw ErrorResponse(PreviewError(PreviewError.Code(rawValue: document.errorCode ?? "") ?? .corrupt,
                                              document.errorMessage ?? "The document could not be processed."))
         default:
-            return JSON.response(["status": status, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
+            return try JSON.response(["status": status, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
         }
         if document.previewStatus == PreviewStatus.noPreview {
             throw ErrorResponse(.unsupportedType, "No preview is made for \(kind.label).")

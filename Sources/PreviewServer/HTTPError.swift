@@ -17,25 +17,13 @@ struct ErrorResponse: HTTPResponseError {
         self.init(PreviewError(code, message))
     }
 
-    var status: HTTPResponse.Status {
-        switch error.code {
-        case .fileTooLarge: .contentTooLarge
-        case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: .unsupportedMediaType
-        case .notFound: .notFound
-        case .unauthorized: .unauthorized
-        case .forbidden: .forbidden
-        case .queueFull: .tooManyRequests
-        case .internal: .internalServerError
-        case .pageOutOfRange where error.message.hasPrefix("Invalid"): .badRequest
-        default: .unprocessableContent
-        }
-    }
+    var status: HTTPResponse.Status { HTTPResponse.Status(code: error.code.httpStatus) }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(ErrorEnvelope(error)))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(ErrorEnvelope(error)))))
     }
 }
 
@@ -47,7 +35,7 @@ struct BadRequest: HTTPResponseError {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ["error": ["code": "bad_request", "message": message]]
-        return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(body))))
+        return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(body))))
     }
 }
 
@@ -60,7 +48,7 @@ struct RequestRefusal: HTTPResponseError {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ["error": ["code": code, "message": message]]
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(body))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(body))))
     }
 }
 
@@ -74,14 +62,14 @@ struct MethodNotAllowed: HTTPResponseError {
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ["error": ["code": "method_not_allowed", "message": "\(request.method.rawValue) is not allowed here."]]
-        return Response(status: .methodNotAllowed, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(body))))
+        return Response(status: .methodNotAllowed, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(body))))
     }
 }
 
 enum JSON {
-    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: StableJSON.encode(value))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(value))))
     }
 }

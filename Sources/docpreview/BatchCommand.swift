@@ -49,7 +49,7 @@ struct BatchCommand: ParsableCommand {
         let result = try runner.run(folder) { bar.update($0) }
         bar.finish()
         if let report {
-            try write(CommandReport.encode(result), to: report)
+            try write(try CommandReport.encode(result), to: report)
         }
         if let html {
             let page = URL(fileURLWithPath: html)

@@ -9,15 +9,15 @@ struct CommandReport {
     /// Prints the error (object or line) and exits with its code.
     func fail(_ error: PreviewError) throws -> Never {
         if json {
-            print(Self.encode(ErrorEnvelope(error)))
+            print(try Self.encode(ErrorEnvelope(error)))
         } else {
             FileHandle.standardError.write(Data(Self.forPeople("\(error.code): \(error.message)\n").utf8))
         }
         throw ExitCode(error)
     }
 
-    func succeed(_ value: some Encodable, human: String) {
-        print(json ? Self.encode(value) : Self.forPeople(human))
+    func succeed(_ value: some Encodable, human: String) throws {
+        print(json ? try Self.encode(value) : Self.forPeople(human))
     }
 
     /// `text` for a terminal, line by line: names from files and uploads cannot move the cursor,
@@ -27,7 +27,7 @@ struct CommandReport {
     }
 
     /// Stable JSON: sorted keys, no escaped slashes.
-    static func encode(_ value: some Encodable) -> String {
-        String(decoding: StableJSON.encode(value), as: UTF8.self)
+    static func encode(_ value: some Encodable) throws -> String {
+        String(decoding: try StableJSON.encode(value), as: UTF8.self)
     }
 }

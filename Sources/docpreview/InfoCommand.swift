@@ -34,7 +34,7 @@ struct InfoCommand: ParsableCommand {
                 report.verdict.preview = "none"
             }
         }
-        print(json ? CommandReport.encode(report) : CommandReport.forPeople(report.humanReadable))
+        print(json ? try CommandReport.encode(report) : CommandReport.forPeople(report.humanReadable))
         if let code = report.error.flatMap({ PreviewError.Code(rawValue: $0.code) }) {
             throw ExitCode(PreviewError(code, ""))
         }

@@ -33,7 +33,7 @@ struct IngestCommand: ParsableCommand {
         defer { withExtendedLifetime(watchdog) {} }
         let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent)
         let outcome = pipeline.ingest(url, labels: labels, reportedPath: input)
-        print(json ? CommandReport.encode(outcome) : CommandReport.forPeople(outcome.humanReadable))
+        print(json ? try CommandReport.encode(outcome) : CommandReport.forPeople(outcome.humanReadable))
         if outcome.exitCode != .success { throw outcome.exitCode }
     }
 }

@@ -15,7 +15,8 @@ final class JobWatchdog {
         timer.schedule(deadline: .now() + seconds)
         timer.setEventHandler {
             let error = PreviewError(.timeout, "Processing the file took longer than \(Int(seconds)) s.")
-            let text = json ? CommandReport.encode(ErrorEnvelope(error)) + "\n" : "\(error.code): \(error.message)\n"
+            // An error object is strings only: it always encodes.
+            let text = json ? ((try? CommandReport.encode(ErrorEnvelope(error))) ?? "") + "\n" : "\(error.code): \(error.message)\n"
             FileHandle(fileDescriptor: json ? 1 : 2).write(Data(text.utf8))
             _exit(ExitCode(error).rawValue)
         }

@@ -46,7 +46,7 @@ struct RenderCommand: ParsableCommand {
         } catch {
             throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
         }
-        report.succeed(RenderReport(output: output, width: rendered.width, height: rendered.height,
+        try report.succeed(RenderReport(output: output, width: rendered.width, height: rendered.height,
                                     ms: started.duration(to: .now).roundedMilliseconds, facts: rendered.facts),
                        human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
     }

@@ -164,13 +164,13 @@ struct JobsCommand: ParsableCommand {
         case "list":
             let jobs = try queue.jobs(status: status, limit: 1000)
             let lines = jobs.map { "\($0.id ?? 0)\t\($0.status.rawValue)\t\($0.attempts) attempts\t\($0.documentID)\t\($0.errorCode ?? "")" }
-            report.succeed(jobs, human: lines.isEmpty ? "no jobs" : lines.joined(separator: "\n"))
+            try report.succeed(jobs, human: lines.isEmpty ? "no jobs" : lines.joined(separator: "\n"))
         case "retry":
             guard try queue.retry(id: id!) else { try report.fail(PreviewError(.notFound, "No failed job \(id!).")) }
-            report.succeed(["retried": 1], human: "job \(id!) queued again")
+            try report.succeed(["retried": 1], human: "job \(id!) queued again")
         default:
             let count = try queue.retryFailed()
-            report.succeed(["retried": count], human: "\(count) failed jobs queued again")
+            try report.succeed(["retried": count], human: "\(count) failed jobs queued again")
         }
     }
 }

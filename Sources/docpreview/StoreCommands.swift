@@ -26,7 +26,7 @@ struct StatsCommand: ParsableCommand {
             logical \(statistics.logicalBytes) bytes, stored \(statistics.storedBytes) bytes, dedup ratio \(String(format: "%.2f", statistics.dedupRatio))
             previews \(statistics.previews), \(statistics.previewBytes) bytes
             """
-        CommandReport(json: json).succeed(statistics, human: human)
+        try CommandReport(json: json).succeed(statistics, human: human)
     }
 }
 
@@ -43,7 +43,7 @@ struct VerifyCommand: ParsableCommand {
         let report = try storeOptions.open().verify()
         let human = "\(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count)"
             + (report.damaged + report.missing).map { "\n  \($0)" }.joined()
-        CommandReport(json: json).succeed(report, human: human)
+        try CommandReport(json: json).succeed(report, human: human)
         if !report.isClean { throw ExitCode.failure }
     }
 }
@@ -70,6 +70,6 @@ struct GCCommand: ParsableCommand {
     func run() throws {
         let report = try storeOptions.open().collectGarbage(grace: grace, dryRun: dryRun, logger: .cli)
         let verb = dryRun ? "would remove" : "removed"
-        CommandReport(json: json).succeed(report, human: "\(verb) \(report.blobs) blobs (\(report.bytes) bytes) and \(report.temporaries) temporary files")
+        try CommandReport(json: json).succeed(report, human: "\(verb) \(report.blobs) blobs (\(report.bytes) bytes) and \(report.temporaries) temporary files")
     }
 }

@@ -28,3 +28,25 @@ import Testing
         #expect(SafeText.terminal("Ünïcödé résumé 日本.pdf") == "Ünïcödé résumé 日本.pdf")
     }
 }
+
+@Suite struct ContractMappingTests {
+    /// A NaN cannot be written as JSON: the encoder says so instead of writing `{}` in its place.
+    @Test func unencodableValuesThrow() throws {
+        struct Facts: Encodable { var duration = Double.nan }
+        #expect(throws: EncodingError.self) { try StableJSON.encode(Facts()) }
+        #expect(String(decoding: try StableJSON.encode(["b": 1, "a": 2]), as: UTF8.self) == #"{"a":2,"b":1}"#)
+    }
+
+    /// Every code has its HTTP status and its class (exit code); both switches are exhaustive.
+    @Test func everyCodeHasAStatusAndAClass() {
+        for code in PreviewError.Code.all {
+            let status = code.httpStatus
+            #expect((400...599).contains(status), "\(code)")
+            switch code.disposition {
+            case .internal: #expect(status == 500, "\(code)")
+            case .refused, .unreadable, .request: #expect((400...499).contains(status), "\(code)")
+            }
+        }
+        #expect(PreviewError.Code.forbidden.httpStatus == 403 && PreviewError.Code.queueFull.httpStatus == 429)
+    }
+}

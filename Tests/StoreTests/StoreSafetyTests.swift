@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PreviewCore
-import PreviewPipeline
+@testable import PreviewPipeline
 import PreviewStore
 import PreviewTestSupport
 import Synchronization
@@ -107,5 +107,29 @@ import Testing
         let report = try store.verify()
         #expect(report.missing.isEmpty, "gc removed \(report.missing.count) blobs that documents name")
         #expect(report.blobsChecked == count)
+    }
+}
+
+/// The derivative cache key is the request's own encoding: every field is in it.
+@Suite struct DerivativeKeyTests {
+    @Test func everyRequestFieldChangesTheKeyAndTheParametersDecodeBack() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: try Store(root: folder.url), logger: Logger(label: "test"))
+        let source = BlobHash.of(Data("x".utf8))
+        let renderer = try #require(pipeline.renderers.renderer(for: .pdf))
+        let base = RenderRequest(page: 2, width: 300, height: nil, format: .png, quality: 70)
+        var variants = [base]
+        for change in [{ (r: inout RenderRequest) in r.page = 3 }, { $0.width = 301 }, { $0.height = 200 }, { $0.format = .webp },
+                       { $0.quality = 71 }] {
+            var request = base
+            change(&request)
+            variants.append(request)
+        }
+        let keys = try variants.map { try pipeline.derivativeKey(source: source, kind: .pdf, request: $0, renderer: renderer) }
+        #expect(Set(keys.map(\.hash)).count == variants.count)
+        for (request, key) in zip(variants, keys) {
+            #expect(try JSONDecoder().decode(RenderRequest.self, from: Data(key.parameters.utf8)) == request)
+        }
     }
 }
