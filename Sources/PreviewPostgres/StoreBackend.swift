@@ -14,7 +14,9 @@ public struct StoreBackend: Sendable {
     public init(root: URL, database: String?, logger: Logger) throws {
         let blobs = try BlobStore(root: root)
         if let database {
-            let index = try PostgresIndex(connections: try PostgresConnections(url: database, logger: logger))
+            // Enough connections that reads never queue behind writes waiting on a lock: a server's
+            // reads (4) and upload writes (4), its renders (8) and a few worker slots.
+            let index = try PostgresIndex(connections: try PostgresConnections(url: database, size: 20, logger: logger))
             store = Store(blobs: blobs, index: index)
             queue = PostgresJobQueue(index: index)
         } else {

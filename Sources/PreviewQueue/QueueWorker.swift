@@ -8,8 +8,9 @@ import PreviewStore
 import ServiceLifecycle
 import Synchronization
 
-/// Processes queued jobs with `concurrency` slots, each taking one job at a time. Blocking C work
-/// runs on its own thread, never on Swift's cooperative pool.
+/// Processes queued jobs with `concurrency` slots, each taking one job at a time. Queue calls run on
+/// threads of the worker's own (`blocking`: a database busy for seconds holds none of the
+/// cooperative pool's), and each job's C work on a thread of its own.
 ///
 /// On graceful shutdown it stops taking jobs, lets running ones finish for up to `drainSeconds`,
 /// then gives back (releases) whatever still runs, so another worker redoes it; nothing is lost.
@@ -22,6 +23,8 @@ public struct QueueWorker: Service {
     public var pollInterval: Duration = .milliseconds(200)
     let name: String
     let logger: Logger
+    /// Threads for the queue's database calls: one per slot, and one for reclaiming and releasing.
+    let blocking: BlockingExecutor
 
     public init(queue: any JobQueue, pipeline: DocumentPipeline, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
         self.queue = queue
@@ -32,6 +35,7 @@ public struct QueueWorker: Service {
         self.drainSeconds = drainSeconds
         self.name = "\(Self.host)/\(getpid())/\(UUID().uuidString.prefix(8))"
         self.logger = logger
+        self.blocking = BlockingExecutor(width: self.concurrency + 1)
     }
 
     public func run() async throws {
@@ -54,9 +58,10 @@ public struct QueueWorker: Service {
         slots.cancel()
         // What still runs after the drain goes back to the queue, its attempt not counted; if it
         // finishes later after all, the lease is gone and its outcome is not recorded.
+        let queue = queue
         for job in running.remaining() {
             do {
-                try queue.release(job)
+                try await blocking.run { try queue.release(job) }
                 logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])
             } catch {
                 logger.error("could not release a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)", "preview.error": "\(error)"])
@@ -73,9 +78,10 @@ public struct QueueWorker: Service {
         return kill(pid, 0) != 0 && errno == ESRCH
     }
 
-    private func reclaimDeadLeases() {
+    private func reclaimDeadLeases() async {
         do {
-            let reclaimed = try queue.reclaimLeases(where: Self.isDeadLocalWorker)
+            let queue = queue
+            let reclaimed = try await blocking.run { try queue.reclaimLeases(where: Self.isDeadLocalWorker) }
             if reclaimed > 0 { logger.warning("reclaimed jobs of a worker that died", metadata: ["preview.jobs": "\(reclaimed)"]) }
         } catch {
             logger.error("could not reclaim leases", metadata: ["preview.error": "\(error)"])
@@ -83,19 +89,20 @@ public struct QueueWorker: Service {
     }
 
     private func work(slot: Int, running: RunningJobs) async {
-        if slot == 0 { reclaimDeadLeases() }
+        if slot == 0 { await reclaimDeadLeases() }
         var idlePolls = 0
         while !running.isStopping, !Task.isCancelled {
             let leased: (job: JobRecord, document: DocumentRecord)?
             do {
-                leased = try queue.lease(worker: name, leaseSeconds: leaseSeconds)
+                let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
+                leased = try await blocking.run { try queue.lease(worker: name, leaseSeconds: leaseSeconds) }
             } catch {
                 logger.error("lease failed", metadata: ["preview.error": "\(error)"])
                 leased = nil
             }
             guard let (job, document) = leased else {
                 idlePolls += 1
-                if slot == 0, idlePolls % 25 == 0 { reclaimDeadLeases() }
+                if slot == 0, idlePolls % 25 == 0 { await reclaimDeadLeases() }
                 try? await Task.sleep(for: pollInterval)
                 continue
             }
@@ -126,12 +133,13 @@ public struct QueueWorker: Service {
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
         do {
             // What the queue recorded; nil when the lease ran out and another worker took the job over.
-            let recorded: JobRecord.Status?
-            if let failure {
-                let updated = try queue.fail(job, error: failure, retryable: failure.code.disposition == .internal)
-                recorded = updated.status == .processing ? nil : updated.status
-            } else {
-                recorded = try queue.complete(job) ? .done : nil
+            let queue = queue
+            let recorded: JobRecord.Status? = try await blocking.run {
+                if let failure {
+                    let updated = try queue.fail(job, error: failure, retryable: failure.code.disposition == .internal)
+                    return updated.status == .processing ? nil : updated.status
+                }
+                return try queue.complete(job) ? .done : nil
             }
             switch recorded {
             case .done?:

@@ -25,6 +25,8 @@ public struct ServerSettings: Sendable {
     public var maxRendersInFlight = 8
     /// Uploads being received at once; more get 429 with `Retry-After`.
     public var maxUploadsInFlight = 16
+    /// Threads for the database and file-system reads of requests, and as many for uploads' writes.
+    public var blockingThreads = 4
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
     public var uploadTimeout: Duration = .seconds(600)
     /// Tests only (`DOCPREVIEW_TEST_HOOKS=1`): a preview waits 0.5 s before checking its client is
@@ -45,6 +47,13 @@ public struct DocumentServer: Sendable {
     let renders: Admission
     /// Bounds the uploads being received (connections, staging files, disk writes).
     let uploads: Admission
+    /// Threads for the requests' reads (documents, statistics, stored previews)…
+    let blocking: BlockingExecutor
+    /// …and, apart, for the uploads' writes (fsync, rows): writes waiting on a busy database cannot
+    /// take every thread (or database connection) that reads need.
+    let writes: BlockingExecutor
+    /// How many jobs wait, read at most once a second rather than counted for every upload.
+    let queueDepth = QueueDepth()
 
     public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, logger: Logger) {
         self.pipeline = pipeline
@@ -53,6 +62,8 @@ public struct DocumentServer: Sendable {
         self.logger = logger
         renders = Admission(limit: settings.maxRendersInFlight)
         uploads = Admission(limit: settings.maxUploadsInFlight)
+        blocking = BlockingExecutor(width: settings.blockingThreads)
+        writes = BlockingExecutor(width: settings.blockingThreads)
         _ = ServerMetrics.registry
     }
 
@@ -71,8 +82,9 @@ public struct DocumentServer: Sendable {
             SignInPage.response(status: .ok, returnTo: request.uri.queryParameters.get("return") ?? "/")
         }
         routes.add(.post, SignInPage.path) { request, _ in try await SignInPage.signIn(request, credentials: credentials) }
-        routes.add(.get, "/metrics") { _, _ in try metrics() }
-        routes.add(.get, "/") { request, _ in try HomePage.response(server: self, request: request) }
+        // Whatever reads the database or the disk runs on `blocking`, never on the cooperative pool.
+        routes.add(.get, "/metrics") { _, _ in try await blocking.run { try metrics() } }
+        routes.add(.get, "/") { request, _ in try await blocking.run { try HomePage.response(server: self, request: request) } }
         routes.add(.post, "/ui/upload") { request, context in
             let accepted = try await upload(request, context: context)
             let owner = accepted.owner.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
@@ -82,12 +94,16 @@ public struct DocumentServer: Sendable {
             let accepted = try await upload(request, context: context)
             return try JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
         }
-        routes.add(.get, "/v1/documents/:id") { _, context in try document(context.parameters.require("id")) }
+        routes.add(.get, "/v1/documents/:id") { _, context in
+            let id = try context.parameters.require("id")
+            return try await blocking.run { try document(id) }
+        }
         routes.add(.get, "/v1/documents/:id/preview") { request, context in
             try await preview(context.parameters.require("id"), request: request, context: context)
         }
         routes.add(.get, "/v1/stats") { request, _ in
-            try JSON.response(try store.index.statistics(owner: request.uri.queryParameters.get("owner")))
+            let owner = request.uri.queryParameters.get("owner")
+            return try await blocking.run { try JSON.response(try store.index.statistics(owner: owner)) }
         }
         routes.refuseOtherMethods()
         return router
@@ -129,7 +145,9 @@ public struct DocumentServer: Sendable {
         }
         defer { uploads.leave() }
         let limit = pipeline.configuration.limits.maxFileBytes
-        if try queue.counts()[.queued, default: 0] > settings.maxQueuedJobs {
+        let (queue, queueDepth) = (queue, queueDepth)
+        let queued = try await blocking.run { try queueDepth.current { try queue.counts()[.queued, default: 0] } }
+        if queued > settings.maxQueuedJobs {
             throw ErrorResponse(PreviewError(.queueFull, "Too many documents are waiting; try again later."), headers: [.retryAfter: "30"])
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
@@ -161,26 +179,36 @@ public struct DocumentServer: Sendable {
         where value?.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) == true {
             throw BadRequest(message: "\(name) must not contain control characters")
         }
-        let verdict = Validator(configuration: pipeline.configuration)
-            .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: filename, declaredType: type)
-        if let refusal = verdict.refusal {
+        let (pipeline, store) = (pipeline, store)
+        let (owner, title) = (fields["owner"] ?? "", fields["title"].flatMap { $0.isEmpty ? nil : $0 } ?? filename)
+        // Validation reads the staged file, publishing fsyncs it, the rows commit: off the cooperative pool.
+        let stored = try await writes.run { () throws -> Result<(DocumentRecord, JobRecord), PreviewError> in
+            let verdict = Validator(configuration: pipeline.configuration)
+                .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: filename, declaredType: type)
+            if let refusal = verdict.refusal { return .failure(refusal) }
+            let hash = try writer.finish()
+            let hasRenderer = pipeline.renderers.renderer(for: verdict.kind) != nil
+            let record = DocumentRecord(
+                id: UUID().uuidString.lowercased(), owner: owner, type: type?.id ?? "", title: title, filename: filename, sha256: hash,
+                kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: writer.size, facts: MediaFacts(), version: 0,
+                previewStatus: hasRenderer ? PreviewStatus.pending : PreviewStatus.noPreview, createdAt: Date())
+            // Published and recorded under the reference lock: `gc` cannot remove the blob (new, or
+            // the same bytes stored long ago) before the row names it.
+            return .success(try store.blobs.whileReferencing(exclusive: false) {
+                _ = try writer.publish()
+                return try queue.enqueue(record)
+            })
+        }
+        let (document, job): (DocumentRecord, JobRecord)
+        switch stored {
+        case let .success(stored): (document, job) = stored
+        case let .failure(refusal):
             Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "refused")]).increment()
             context.logger.info("upload refused", metadata: ["preview.code": "\(refusal.code)"])
             throw ErrorResponse(refusal)
         }
-        let hash = try writer.finish()
-        let hasRenderer = pipeline.renderers.renderer(for: verdict.kind) != nil
-        let record = DocumentRecord(
-            id: UUID().uuidString.lowercased(), owner: fields["owner"] ?? "", type: type?.id ?? "",
-            title: fields["title"].flatMap { $0.isEmpty ? nil : $0 } ?? filename, filename: filename, sha256: hash,
-            kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: writer.size, facts: MediaFacts(), version: 0,
-            previewStatus: hasRenderer ? PreviewStatus.pending : PreviewStatus.noPreview, createdAt: Date())
-        // Published and recorded under the reference lock: `gc` cannot remove the blob (new, or
-        // the same bytes stored long ago) before the row names it.
-        let (document, job) = try store.blobs.whileReferencing(exclusive: false) {
-            _ = try writer.publish()
-            return try queue.enqueue(record)
-        }
+        let hash = document.sha256
+        queueDepth.noteEnqueued()
         Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
         // context.logger carries Hummingbird's request id.
         context.logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
@@ -219,7 +247,8 @@ public struct DocumentServer: Sendable {
     }
 
     func preview(_ id: String, request: Request, context: ServerContext) async throws -> Response {
-        guard let (document, status) = try documentAndStatus(id: id), let kind = FileKind(rawValue: document.kind) else {
+        guard let (document, status) = try await blocking.run({ try documentAndStatus(id: id) }),
+              let kind = FileKind(rawValue: document.kind) else {
             throw ErrorResponse(.notFound, "No document \(id).")
         }
         let query = request.uri.queryParameters
@@ -254,26 +283,38 @@ public struct DocumentServer: Sendable {
                                 headers: [.retryAfter: "1"])
         }
         defer { renders.leave() }
-        if settings.testHooks { try await Task.sleep(for: .milliseconds(500)) }
-        // A client that went away while this request waited gets nothing: no render is started for it.
-        if await ClientPresence.hasGone(context.channel) {
-            context.logger.info("preview skipped: the client disconnected", metadata: ["preview.document": "\(id)"])
-            throw RequestRefusal(status: .init(code: 499, reasonPhrase: "Client Closed Request"), code: "client_gone",
-                                 message: "The client disconnected.")
+        let (pipeline, store, wanted) = (pipeline, store, previewRequest)
+        // A preview already made is found on the blocking threads; only a render gets a thread of its own.
+        let hit = try await blocking.run { () throws -> DerivativeRecord? in
+            do throws(PreviewError) {
+                return try pipeline.cachedPreview(source: document.sha256, kind: kind, request: wanted)
+            } catch {
+                throw ErrorResponse(error)
+            }
         }
-        let started = ContinuousClock.now
-        let pipeline = pipeline
-        let wanted = previewRequest
-        let result = try await Self.offload { () throws(PreviewError) in try pipeline.preview(source: document.sha256, kind: kind, request: wanted) }
-        if !result.cached {
+        let record: DerivativeRecord
+        if let hit {
+            record = hit
+        } else {
+            if settings.testHooks { try await Task.sleep(for: .milliseconds(500)) }
+            // A client that went away while this request waited gets nothing: no render is started for it.
+            if await ClientPresence.hasGone(context.channel) {
+                context.logger.info("preview skipped: the client disconnected", metadata: ["preview.document": "\(id)"])
+                throw RequestRefusal(status: .init(code: 499, reasonPhrase: "Client Closed Request"), code: "client_gone",
+                                     message: "The client disconnected.")
+            }
+            let started = ContinuousClock.now
+            record = try await Self.offload { () throws(PreviewError) in
+                try pipeline.preview(source: document.sha256, kind: kind, request: wanted).record
+            }
             Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", kind.category.rawValue)])
                 .recordNanoseconds(started.duration(to: .now).nanoseconds)
         }
-        let etag = "\"\(result.record.resultSha256.hex)\""
+        let etag = "\"\(record.resultSha256.hex)\""
         // Private: a preview is one owner's document; shared caches (proxies, CDNs) must not keep it.
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=31536000, immutable"]
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        let bytes = try store.blobs.read(result.record.resultSha256)
+        let bytes = try await blocking.run { try store.blobs.read(record.resultSha256) }
         headers[.contentType] = previewRequest.format.mime
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }

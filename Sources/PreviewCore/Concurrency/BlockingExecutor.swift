@@ -1,0 +1,61 @@
+import Foundation
+
+/// Threads of its own for blocking calls (database queries, fsync, file reads, C libraries), so
+/// they never hold one of the few threads of Swift's cooperative pool. At most `width` calls run
+/// at once; callers beyond wait in a queue, suspended, holding no thread.
+///
+/// The threads are started on first use and live as long as the executor.
+public final class BlockingExecutor: Sendable {
+    public let width: Int
+    private let jobs = JobQueue()
+
+    public init(width: Int) {
+        self.width = max(1, width)
+        for index in 0..<self.width {
+            let thread = Thread { [jobs] in jobs.serve() }
+            thread.name = "docpreview-blocking-\(index)"
+            thread.start()
+        }
+    }
+
+    deinit { jobs.close() }
+
+    /// Runs `work` on one of the executor's threads and returns its result.
+    public func run<T: Sendable>(_ work: sending @escaping () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            jobs.push { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// A FIFO of closures with a condition variable; `serve()` runs them until `close()`.
+    private final class JobQueue: @unchecked Sendable {  // every field is touched with `condition` held
+        private let condition = NSCondition()
+        private var pending: [() -> Void] = []
+        private var closed = false
+
+        func push(_ job: @escaping () -> Void) {
+            condition.lock()
+            pending.append(job)
+            condition.signal()
+            condition.unlock()
+        }
+
+        func close() {
+            condition.lock()
+            closed = true
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func serve() {
+            while true {
+                condition.lock()
+                while pending.isEmpty && !closed { condition.wait() }
+                if pending.isEmpty { condition.unlock(); return }
+                let job = pending.removeFirst()
+                condition.unlock()
+                job()
+            }
+        }
+    }
+}
