@@ -84,6 +84,32 @@ public final class VideoFrameReader {
         }
     }
 
+    /// The time of the keyframe at or before `seconds`, from the container's index (nil when it has
+    /// none there): where a seek to `seconds` would land.
+    public func keyframeSeconds(atOrBefore seconds: Double) -> Double? {
+        guard let timestamp = timestamp(seconds), let avStream = input.context.pointee.streams[stream.index] else { return nil }
+        let index = lazy_av_index_search_timestamp()(avStream, timestamp, AVSEEK_FLAG_BACKWARD)
+        guard index >= 0, let entry = lazy_avformat_index_get_entry()(avStream, index) else { return nil }
+        return stream.seconds(entry.pointee.timestamp)
+    }
+
+    /// Moves to the keyframe at or before `seconds` from the stream's start and empties the decoder,
+    /// so the next ``nextFrame()`` decodes from there. False when the container cannot seek there.
+    public func seek(toSeconds seconds: Double) -> Bool {
+        guard let timestamp = timestamp(seconds),
+              lazy_av_seek_frame()(input.context, Int32(stream.index), timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else { return false }
+        lazy_avcodec_flush_buffers()(codec)
+        draining = false
+        return true
+    }
+
+    /// `seconds` from the stream's start in its time base.
+    private func timestamp(_ seconds: Double) -> Int64? {
+        guard stream.timeBase.num > 0, stream.timeBase.den > 0, seconds.isFinite else { return nil }
+        let start = stream.startTime == docpreview_nopts_value() ? 0 : stream.startTime
+        return start + Int64(seconds * Double(stream.timeBase.den) / Double(stream.timeBase.num))
+    }
+
     /// Reads packets until one of this stream is sent to the decoder (or the end is signalled).
     private func feedOnePacket() throws(FFmpegError) {
         while true {

@@ -3,15 +3,20 @@ import PreviewVips
 import PreviewFFmpeg
 
 /// First-frame thumbnails through FFmpeg: decodes from the start (cost independent of length),
-/// skips leading uniform frames (black, white, flat) within a budget, honours the display
-/// matrix, and refuses DRM-protected streams and absurd dimensions before decoding.
+/// looks past a uniform opening (black, white, flat: fades, blank leaders) of up to 10 s — frame by
+/// frame for the first ones, then by seeking to later keyframes — honours the display matrix, and
+/// refuses DRM-protected streams and absurd dimensions before decoding.
 public struct VideoRenderer: Renderer {
     /// Pixel limit, and the job time enforced by FFmpeg's interrupt callback and between packets.
     public var limits: Limits
-    /// Leading uniform frames are skipped for at most this much stream time…
-    public var skipSeconds = 3.0
-    /// …or this many decoded frames, whichever comes first.
+    /// A uniform opening is looked past for at most this much stream time…
+    public var skipSeconds = 10.0
+    /// …decoding the first this many frames one by one (a short fade is found to the frame)…
     public var skipFrames = 48
+    /// …then looking at these times: by seeking when the container's index has a keyframe between
+    /// what was decoded and the target (phones write one every second or two), else by decoding on.
+    /// Bounded by ``skipSeconds`` of stream time (and the job's deadline), flat in the video's length.
+    static let seekTargets: [Double] = [2, 3, 4.5, 6, 8, 10]
     /// The container detection found; FFmpeg reads the file with that demuxer only. Nil lets
     /// FFmpeg probe, among the demuxers of ``MediaInput/demuxers`` only.
     public var container: FileKind?
@@ -90,15 +95,19 @@ public struct VideoRenderer: Renderer {
         do {
             let reader = try VideoFrameReader(input: input, stream: stream)
             var first: (PixelBuffer, Double)?
+            var reached = 0.0
+            var ended = true
             while let seconds = try reader.nextFrame() {
                 if reader.sawEncryptedPacket { throw encrypted() }
                 let pixels = try reader.currentFrame(width: width, height: height)
                 if first == nil { first = (pixels, seconds) }
-                if pixels.lumaStatistics().deviation >= Self.uniformDeviation { return (pixels, seconds) }
-                if seconds >= skipSeconds || reader.framesDecoded >= skipFrames { break }
+                if Self.isMeaningful(pixels) { return (pixels, seconds) }
+                reached = seconds
+                if seconds >= skipSeconds || reader.framesDecoded >= skipFrames { ended = false; break }
             }
             if reader.sawEncryptedPacket { throw encrypted() }
             guard let first else { throw PreviewError(.corrupt, "The video has no frame that can be decoded.") }
+            if !ended, let later = try laterMeaningfulFrame(reader, after: reached, width: width, height: height) { return later }
             return first
         } catch let error as PreviewError {
             throw error
@@ -107,6 +116,32 @@ public struct VideoRenderer: Renderer {
         } catch {
             throw PreviewError(.internal, "The video could not be decoded.", detail: "\(error)")
         }
+    }
+
+    /// The frame at the first target past `reached` that is not uniform, if any within ``skipSeconds``.
+    private func laterMeaningfulFrame(_ reader: VideoFrameReader, after reached: Double, width: Int, height: Int)
+        throws -> (PixelBuffer, Double)? {
+        var position = reached
+        for target in Self.seekTargets where target > position && target <= skipSeconds {
+            // Seek only past what was decoded already: a keyframe behind us would mean decoding it all again.
+            if let keyframe = reader.keyframeSeconds(atOrBefore: target), keyframe > position + 0.001 {
+                guard reader.seek(toSeconds: target) else { return nil }
+            }
+            var atTarget: Double?
+            while let seconds = try reader.nextFrame() {
+                position = seconds
+                if seconds >= target - 0.001 { atTarget = seconds; break }
+            }
+            if reader.sawEncryptedPacket { throw encrypted() }
+            guard let seconds = atTarget else { return nil }  // the stream ended before the target
+            let pixels = try reader.currentFrame(width: width, height: height)
+            if Self.isMeaningful(pixels) { return (pixels, seconds) }
+        }
+        return nil
+    }
+
+    static func isMeaningful(_ pixels: PixelBuffer) -> Bool {
+        pixels.lumaStatistics().deviation >= uniformDeviation
     }
 
     private func open(_ path: String) throws(PreviewError) -> MediaInput {

@@ -177,3 +177,57 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
         #expect(entry.expected.contains(outcome), "\(entry.file): \(outcome)")
     }
 }
+
+/// Highlight videos open with fades and blank leaders of several seconds, at any frame rate: the
+/// thumbnail is the first frame with something in it within 10 s, found without decoding every frame.
+@Suite struct VideoOpeningTests {
+    /// A video of `black` seconds of black, then 2 s of a test pattern, at `fps` (or black only).
+    private static func video(black: Double, fps: Int, pattern: Bool = true, keyframeEvery: Int? = nil,
+                              in folder: TemporaryFolder) throws -> URL {
+        let output = folder.url.appendingPathComponent("open-\(black)-\(fps).mp4")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        var arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=black:size=160x90:rate=\(fps):duration=\(black)"]
+        if pattern {
+            arguments += ["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=\(fps):duration=2", "-filter_complex", "[0][1]concat=n=2:v=1"]
+        }
+        process.arguments = arguments + ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
+            + (keyframeEvery.map { ["-g", "\($0)"] } ?? []) + [output.path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "ffmpeg could not make the video")
+        return output
+    }
+
+    @Test(arguments: [2.0, 5.0, 9.0], [24, 30, 60])
+    func blankOpeningsAreLookedPast(black: Double, fps: Int) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try Self.video(black: black, fps: fps, in: folder)
+        let image = try Renderers().renderer(for: .mp4)!.render(file.path, RenderRequest())
+        let chosen = try #require(image.facts.frameSeconds)
+        #expect(chosen >= black - 0.05 && chosen <= black + 2.5, "\(black) s black at \(fps) fps: chose \(chosen) s")
+        #expect(try decode(image).lumaStatistics().deviation > 30, "\(black) s black at \(fps) fps: a blank thumbnail")
+    }
+
+    /// With a keyframe every second (as phones write them) the opening is crossed by seeking.
+    @Test(arguments: [(5.0, 24), (9.0, 60)])
+    func blankOpeningsAreCrossedBySeeking(black: Double, fps: Int) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try Self.video(black: black, fps: fps, keyframeEvery: fps, in: folder)
+        let image = try Renderers().renderer(for: .mp4)!.render(file.path, RenderRequest())
+        let chosen = try #require(image.facts.frameSeconds)
+        #expect(chosen >= black - 0.05 && chosen <= black + 2.5, "chose \(chosen) s")
+        #expect(try decode(image).lumaStatistics().deviation > 30)
+    }
+
+    @Test func aVideoBlackThroughoutFallsBackToItsFirstFrame() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try Self.video(black: 14, fps: 30, pattern: false, in: folder)
+        let image = try Renderers().renderer(for: .mp4)!.render(file.path, RenderRequest())
+        #expect(image.facts.frameSeconds == 0)
+        #expect(try decode(image).lumaStatistics().mean < 20)
+    }
+}
