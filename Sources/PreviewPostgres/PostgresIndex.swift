@@ -57,7 +57,7 @@ public struct PostgresIndex: DocumentIndex {
                 codec, rotation, version, preview_status, error_code, error_message, created_at)
             VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.filename), \(next.sha256.hex), \(next.kind),
                 \(next.mime), \(next.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
-                \(facts.codec), \(facts.rotation), \(next.version), \(next.previewStatus), \(next.errorCode), \(next.errorMessage),
+                \(facts.codec), \(facts.rotation), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode), \(next.errorMessage),
                 \(next.createdAt))
             """)
         return (next, true)
@@ -76,9 +76,9 @@ public struct PostgresIndex: DocumentIndex {
             """).first.map(DocumentRecord.init(row:))
     }
 
-    public func setPreviewStatus(documentID: String, status: String, error: PreviewError?) throws {
+    public func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
         try connections.query("""
-            UPDATE documents SET preview_status = \(status), error_code = \(error?.code.rawValue),
+            UPDATE documents SET preview_status = \(status.rawValue), error_code = \(error?.code.rawValue),
             error_message = \(error?.message) WHERE id = \(documentID)
             """)
     }

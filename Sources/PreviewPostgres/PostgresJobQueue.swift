@@ -45,7 +45,7 @@ public struct PostgresJobQueue: JobQueue {
                                  FOR UPDATE SKIP LOCKED)
                     RETURNING document_id, error_code, error_message),
                 marked AS (
-                    UPDATE documents d SET preview_status = \(PreviewStatus.failed), error_code = spent.error_code,
+                    UPDATE documents d SET preview_status = \(PreviewStatus.failed.rawValue), error_code = spent.error_code,
                         error_message = spent.error_message FROM spent WHERE d.id = spent.document_id)
                 UPDATE jobs SET status = 'processing', attempts = attempts + 1, lease_owner = \(worker),
                     lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()

@@ -15,9 +15,15 @@ extension DocumentRecord {
                   filename: try row["filename"].decode(String.self), sha256: try row.hash("sha256"),
                   kind: try row["kind"].decode(String.self), mime: try row["mime"].decode(String.self),
                   size: try row["size"].decode(Int.self), facts: facts, version: try row["version"].decode(Int.self),
-                  previewStatus: try row["preview_status"].decode(String.self), createdAt: try row["created_at"].decode(Date.self))
+                  previewStatus: try Self.previewStatus(try row["preview_status"].decode(String.self)),
+                  createdAt: try row["created_at"].decode(Date.self))
         errorCode = try row["error_code"].decode(String?.self)
         errorMessage = try row["error_message"].decode(String?.self)
+    }
+
+    private static func previewStatus(_ text: String) throws -> PreviewStatus {
+        guard let status = PreviewStatus(rawValue: text) else { throw PostgresDriverError("unknown preview status \(text)") }
+        return status
     }
 }
 

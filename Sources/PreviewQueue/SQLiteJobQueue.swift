@@ -186,6 +186,6 @@ public struct SQLiteJobQueue: JobQueue {
 
     private func setDocumentFailed(_ job: JobRecord, in db: Database) throws {
         try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
-                       arguments: [PreviewStatus.failed, job.errorCode, job.errorMessage, job.documentID])
+                       arguments: [PreviewStatus.failed.rawValue, job.errorCode, job.errorMessage, job.documentID])
     }
 }

@@ -124,7 +124,7 @@ public struct DocumentServer: Sendable {
     }
 
     struct AcceptedBody: Encodable {
-        var status: String
+        var status: JobRecord.Status
         var documentID: String
         var jobID: Int64
         var sha256: String
@@ -213,31 +213,32 @@ public struct DocumentServer: Sendable {
         // context.logger carries Hummingbird's request id.
         context.logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
                                                           "preview.sha256": "\(hash)"])
-        return Accepted(body: AcceptedBody(status: job.status.rawValue, documentID: document.id, jobID: job.id ?? 0, sha256: hash.hex),
+        return Accepted(body: AcceptedBody(status: job.status, documentID: document.id, jobID: job.id ?? 0, sha256: hash.hex),
                         owner: document.owner)
     }
 
     // MARK: Documents and previews
 
-    func documentStatus(_ document: DocumentRecord) throws -> String {
+    func documentStatus(_ document: DocumentRecord) throws -> JobRecord.Status {
         status(of: document, job: try queue.latestJob(documentID: document.id))
     }
 
     /// Document `id` and its status, read in that order: a job's outcome is recorded after its
     /// document's, so a finished job is never shown beside the document as it was before (a failed
     /// status without its error).
-    func documentAndStatus(id: String) throws -> (document: DocumentRecord, status: String)? {
+    func documentAndStatus(id: String) throws -> (document: DocumentRecord, status: JobRecord.Status)? {
         let job = try queue.latestJob(documentID: id)
         guard let document = try store.index.document(id: id) else { return nil }
         return (document, status(of: document, job: job))
     }
 
-    private func status(of document: DocumentRecord, job: JobRecord?) -> String {
-        if let job { return job.status.rawValue }
+    /// The job's status; for documents without a job (ingested by the CLI), what their preview says.
+    private func status(of document: DocumentRecord, job: JobRecord?) -> JobRecord.Status {
+        if let job { return job.status }
         switch document.previewStatus {
-        case PreviewStatus.failed: return "failed"
-        case PreviewStatus.pending: return "queued"
-        default: return "done"
+        case .failed: return .failed
+        case .pending: return .queued
+        case .ready, .noPreview: return .done
         }
     }
 
@@ -268,14 +269,14 @@ public struct DocumentServer: Sendable {
         previewRequest = previewRequest.onServedEdges
 
         switch status {
-        case "done": break
-        case "failed":
+        case .done: break
+        case .failed:
             throw ErrorResponse(PreviewError(PreviewError.Code(rawValue: document.errorCode ?? "") ?? .corrupt,
                                              document.errorMessage ?? "The document could not be processed."))
-        default:
-            return try JSON.response(["status": status, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
+        case .queued, .processing:
+            return try JSON.response(["status": status.rawValue, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
         }
-        if document.previewStatus == PreviewStatus.noPreview {
+        if document.previewStatus == .noPreview {
             throw ErrorResponse(.unsupportedType, "No preview is made for \(kind.label).")
         }
         guard renders.tryEnter() else {
@@ -372,14 +373,14 @@ struct DocumentView: Encodable {
     var mime: String
     var size: Int
     var version: Int
-    var status: String
-    var previewStatus: String
+    var status: JobRecord.Status
+    var previewStatus: PreviewStatus
     var error: ErrorEnvelope.Body?
     var facts: MediaFacts
     var createdAt: Date
     var links: [String: String]
 
-    init(_ document: DocumentRecord, status: String) {
+    init(_ document: DocumentRecord, status: JobRecord.Status) {
         documentID = document.id
         owner = document.owner
         type = document.type.isEmpty ? nil : document.type

@@ -21,13 +21,13 @@ enum HomePage {
             .map { "<option value=\"\(SafeText.html($0.id))\">\(SafeText.html($0.label))</option>" }.joined()
         let cards = try documents.map { document -> String in
             let status = try server.documentStatus(document)
-            let thumbnail = status == "done" && document.previewStatus == "ready"
+            let thumbnail = status == .done && document.previewStatus == .ready
                 ? "<img src=\"/v1/documents/\(document.id)/preview\" alt=\"\" loading=\"lazy\">"
-                : "<span>\(document.previewStatus == "no_preview" ? "no preview" : SafeText.html(status))</span>"
+                : "<span>\(document.previewStatus == .noPreview ? "no preview" : SafeText.html(status.rawValue))</span>"
             let error = document.errorMessage.map { "<div class=\"failed\">\(SafeText.html($0))</div>" } ?? ""
             return """
                 <div class="card"><div class="thumb">\(thumbnail)</div><b>\(SafeText.html(document.title))</b>\
-                <div>\(SafeText.html(document.type.isEmpty ? document.kind : label(document.type))) · v\(document.version) · \(SafeText.html(status))</div>\(error)</div>
+                <div>\(SafeText.html(document.type.isEmpty ? document.kind : label(document.type))) · v\(document.version) · \(SafeText.html(status.rawValue))</div>\(error)</div>
                 """
         }.joined(separator: "\n")
         let html = """

@@ -22,7 +22,7 @@ public protocol DocumentIndex: Sendable {
     /// The highest version of (owner, type, title), if any.
     func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord?
     /// Updates a document's preview status and error.
-    func setPreviewStatus(documentID: String, status: String, error: PreviewError?) throws
+    func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws
     func document(id: String) throws -> DocumentRecord?
     /// The newest document whose original has this hash.
     func latestDocument(sha256: BlobHash) throws -> DocumentRecord?

@@ -25,13 +25,13 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var rotation: Int?
     public var version: Int
     /// `ready` (thumbnail made), `no_preview`, `failed` (with error), or `pending`.
-    public var previewStatus: String
+    public var previewStatus: PreviewStatus
     public var errorCode: String?
     public var errorMessage: String?
     public var createdAt: Date
 
     public init(id: String, owner: String, type: String, title: String, filename: String, sha256: BlobHash, kind: String,
-                mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: String, createdAt: Date) {
+                mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus, createdAt: Date) {
         self.id = id
         self.owner = owner
         self.type = type
@@ -119,10 +119,12 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
     }
 }
 
-/// Values of `documents.preview_status`.
-public enum PreviewStatus {
-    public static let pending = "pending"
-    public static let ready = "ready"
-    public static let noPreview = "no_preview"
-    public static let failed = "failed"
+/// Where a document's preview stands (`documents.preview_status`).
+public enum PreviewStatus: String, Codable, Sendable, DatabaseValueConvertible {
+    /// Its job has not made the thumbnail yet.
+    case pending
+    case ready
+    /// A kind without a renderer: stored, no preview.
+    case noPreview = "no_preview"
+    case failed
 }

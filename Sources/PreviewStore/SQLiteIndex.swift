@@ -155,10 +155,10 @@ public final class SQLiteIndex: DocumentIndex {
             .order(DocumentRecord.CodingKeys.version.desc)
     }
 
-    public func setPreviewStatus(documentID: String, status: String, error: PreviewError?) throws {
+    public func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
         try pool.write { db in
             try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
-                           arguments: [status, error?.code.rawValue, error?.message, documentID])
+                           arguments: [status.rawValue, error?.code.rawValue, error?.message, documentID])
         }
     }
 
