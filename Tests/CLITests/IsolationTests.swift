@@ -13,16 +13,20 @@ import Testing
         try marked.write(to: folder.appendingPathComponent("\(marker).pdf"))
     }
 
+    /// `folder/inbox` with a hook PDF for each marker and a copy of each sample.
+    private func inbox(in folder: TemporaryFolder, hooks: [String], samples: [String] = []) throws -> URL {
+        let inbox = folder.url.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        for marker in hooks { try hookPDF(marker, in: inbox) }
+        for sample in samples { try FileManager.default.copyItem(at: Fixtures.sample(sample), to: inbox.appendingPathComponent(sample)) }
+        return inbox
+    }
+
     @Test func aCrashingAndAHangingFileCostOnlyThemselves() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let inbox = folder.url.appendingPathComponent("inbox")
-        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
-        try hookPDF("crash", in: inbox)
-        try hookPDF("hang", in: inbox)
-        for sample in ["video-h264.mp4", "photo-exif-orientation-6.jpg", "document-5-pages.pdf"] {
-            try FileManager.default.copyItem(at: Fixtures.sample(sample), to: inbox.appendingPathComponent(sample))
-        }
+        let inbox = try inbox(in: folder, hooks: ["crash", "hang"],
+                              samples: ["video-h264.mp4", "photo-exif-orientation-6.jpg", "document-5-pages.pdf"])
         let config = folder.url.appendingPathComponent("limits.json")
         try Data(#"{"limits": {"job_seconds": 3}}"#.utf8).write(to: config)
         let report = folder.url.appendingPathComponent("report.json")
@@ -53,12 +57,7 @@ import Testing
     @Test func aChildThatAnswersGarbageIsStoppedAndCostsOnlyItsFile() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let inbox = folder.url.appendingPathComponent("inbox")
-        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
-        try hookPDF("garbage", in: inbox)
-        for sample in ["video-h264.mp4", "image.webp"] {
-            try FileManager.default.copyItem(at: Fixtures.sample(sample), to: inbox.appendingPathComponent(sample))
-        }
+        let inbox = try inbox(in: folder, hooks: ["garbage"], samples: ["video-h264.mp4", "image.webp"])
         let report = folder.url.appendingPathComponent("report.json")
         let result = try DocPreviewProcess.run(["batch", inbox.path, "--jobs", "1", "--store", folder.url.appendingPathComponent("store").path,
                                                 "--report", report.path], environment: ["DOCPREVIEW_TEST_HOOKS": "1"], timeout: 60)
@@ -73,9 +72,7 @@ import Testing
     @Test func aChildInheritsNoSecretsNoDescriptorsAndNoNetwork() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let inbox = folder.url.appendingPathComponent("inbox")
-        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
-        try hookPDF("hang", in: inbox)
+        let inbox = try inbox(in: folder, hooks: ["hang"])
         let config = folder.url.appendingPathComponent("limits.json")
         try Data(#"{"limits": {"job_seconds": 4}}"#.utf8).write(to: config)
         let batch = Process()
