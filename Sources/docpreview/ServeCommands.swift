@@ -42,6 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "On-demand previews made at once; more are answered 429 with Retry-After.")
     var maxRenders = 8
 
+    @Option(help: "Uploads received at once; more are answered 429 with Retry-After.")
+    var maxUploads = 16
+
     @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
@@ -52,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionRange.check("--max-queued", maxQueued, 0...100_000_000)
         try OptionRange.check("--idle-timeout", idleTimeout, 1...86_400)
         try OptionRange.check("--max-renders", maxRenders, 1...1024)
+        try OptionRange.check("--max-uploads", maxUploads, 1...4096)
     }
 
     /// The token from --token-file, --token or $DOCPREVIEW_TOKEN; refuses an empty one, and an open
@@ -96,6 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxQueuedJobs = maxQueued
         settings.idleTimeout = .seconds(idleTimeout)
         settings.maxRendersInFlight = maxRenders
+        settings.maxUploadsInFlight = maxUploads
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: logger)
         var services: [any Service] = [server.application()]

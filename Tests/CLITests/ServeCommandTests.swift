@@ -369,6 +369,7 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--max-size", "1MB"])
+        let residentBefore = Self.peakResidentMegabytes(server.process.processIdentifier)
         let kilobyte = [UInt8](repeating: 0x41, count: 1024)
         let form = "POST /v1/documents HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n"
         let raw = "POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
@@ -392,9 +393,19 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
             #expect(answer.sent < total / 2, "\(test.name): \(answer.sent) of \(total) bytes went out before the answer")
         }
         #expect((try? server.get("/healthz").status) == 200, "the server still answers")
+        let peak = Self.peakResidentMegabytes(server.process.processIdentifier)
+        print("hostile bodies: server peak RSS \(peak) MB before \(residentBefore) MB")
+        #expect(peak - residentBefore < 48, "memory grew from \(residentBefore) to \(peak) MB")
         let tmp = folder.url.path + "/store/tmp"
         for _ in 0..<20 where !(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty) { usleep(100_000) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty)
+    }
+
+    /// The process's peak resident memory (VmHWM), in MB.
+    private static func peakResidentMegabytes(_ pid: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
     }
 
     /// A client that asks for an uncached page and hangs up before the server gets to it costs no
@@ -417,6 +428,21 @@ private final class ResultBox: @unchecked Sendable {  // written once by URLSess
 
         #expect(try server.get("/v1/documents/\(id)/preview?page=4&width=1024").status == 200)
         #expect(try previews() == before + 1, "a client that stays gets its render")
+    }
+
+    /// With `--max-uploads 1`, a second upload while one is still arriving is told to come back.
+    @Test func uploadsBeyondTheCapAreAskedToRetry() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--max-uploads", "1"])
+        let slow = try RawConnection(port: server.port)
+        defer { slow.close() }
+        slow.send("POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n%PDF-1.7\n")
+        usleep(300_000)
+        let second = try RawConnection(port: server.port)
+        defer { second.close() }
+        second.send("POST /v1/documents?filename=b.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nnotes\n")
+        #expect(second.readStatus() == 429)
     }
 
     @Test func aStalledUploadIsCutOffAndLeavesNothingBehind() throws {
