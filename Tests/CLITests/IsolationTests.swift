@@ -52,6 +52,31 @@ import Testing
         #expect(result.stderr.contains("renderer child crashed"), "the crash is logged")
     }
 
+    /// What fuzzing found inside the C libraries and cannot be fixed here (Fuzz/findings, listed in the
+    /// README): each is contained by its child's deadline and costs only itself.
+    @Test func fuzzFindingsInTheLibrariesCostOnlyThemselves() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let findings = Fixtures.packageRoot.appendingPathComponent("Fuzz/findings")
+        let names = try FileManager.default.contentsOfDirectory(atPath: findings.path).sorted()
+        let inbox = try inbox(in: folder, hooks: [], samples: ["image.webp"])
+        for name in names { try FileManager.default.copyItem(at: findings.appendingPathComponent(name), to: inbox.appendingPathComponent(name)) }
+        let config = folder.url.appendingPathComponent("limits.json")
+        try Data(#"{"limits": {"job_seconds": 2}}"#.utf8).write(to: config)
+        let report = folder.url.appendingPathComponent("report.json")
+        let started = Date()
+        let result = try DocPreviewProcess.run(["batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
+                                                "--config", config.path, "--report", report.path], timeout: 120)
+        #expect(result.status == 0)
+        #expect(Date().timeIntervalSince(started) < Double(names.count) * 2 + 15)
+        let files = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])?["files"] as? [[String: Any]])
+        for file in files {
+            let path = file["path"] as? String ?? ""
+            let code = (file["error"] as? [String: String])?["code"]
+            #expect(path == "image.webp" ? file["status"] as? String == "ok" : ["timeout", "corrupt"].contains(code), "\(path): \(code ?? "ok")")
+        }
+    }
+
     /// A child taken over by its file answers garbage (a 2 GiB frame): it is killed, that file
     /// fails, and the others are served by a new child.
     @Test func aChildThatAnswersGarbageIsStoppedAndCostsOnlyItsFile() throws {
