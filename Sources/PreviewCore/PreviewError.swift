@@ -28,6 +28,7 @@ extension PreviewError {
             case fileTooLarge = "file_too_large"
             case emptyFile = "empty_file"
             case tooManyPixels = "too_many_pixels"
+            case zipBomb = "zip_bomb"
             case corrupt
             case encrypted
             case noVideoStream = "no_video_stream"
@@ -59,6 +60,8 @@ extension PreviewError {
         public static let fileTooLarge = Code(.fileTooLarge)
         public static let emptyFile = Code(.emptyFile)
         public static let tooManyPixels = Code(.tooManyPixels)
+        /// An office document (a ZIP inside) would unpack to more than the limits allow.
+        public static let zipBomb = Code(.zipBomb)
         public static let corrupt = Code(.corrupt)
         public static let encrypted = Code(.encrypted)
         public static let noVideoStream = Code(.noVideoStream)
@@ -81,7 +84,7 @@ extension PreviewError {
         public var disposition: Disposition {
             switch value {
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused, .fileTooLarge, .emptyFile,
-                 .tooManyPixels, .noVideoStream, .pageOutOfRange: .refused
+                 .tooManyPixels, .zipBomb, .noVideoStream, .pageOutOfRange: .refused
             case .corrupt, .encrypted, .timeout: .unreadable
             case .internal: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull: .request
@@ -93,7 +96,7 @@ extension PreviewError {
             switch value {
             case .fileTooLarge: 413
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: 415
-            case .emptyFile, .tooManyPixels, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout: 422
+            case .emptyFile, .tooManyPixels, .zipBomb, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout: 422
             case .notFound: 404
             case .unauthorized: 401
             case .forbidden: 403

@@ -7,6 +7,8 @@ public struct Detection: Sendable, Equatable {
     public var damage: String?
     /// Bytes after the container's end marker, where polyglots hide a second file.
     public var trailing: TrailingData?
+    /// For ZIP containers (OOXML, OpenDocument): what the central directory says they unpack to.
+    public var unpacked: UnpackedSize?
 
     public init(kind: FileKind, encrypted: Bool = false, damage: String? = nil, trailing: TrailingData? = nil) {
         self.kind = kind
@@ -23,4 +25,13 @@ public struct TrailingData: Sendable, Equatable {
     public var length: Int
     /// What those bytes look like on their own (`unknown` when nothing recognisable).
     public var payload: FileKind
+}
+
+/// A ZIP's totals from its central directory: what unpacking would cost, before anything is unpacked.
+public struct UnpackedSize: Sendable, Equatable {
+    public var entries: Int
+    /// Compressed bytes of all entries.
+    public var packedBytes: Int
+    /// Bytes of all entries once unpacked; nil when an entry's size is not in the central directory (ZIP64).
+    public var unpackedBytes: Int?
 }

@@ -8,11 +8,11 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
     case pdf
     // Images
     case jpeg, png, gif, webp, heic, avif, tiff, bmp, ico, svg, jxl, jp2
-    // Office and text: accepted and stored without a preview
-    case doc, xls, ppt, docx, xlsx, pptx, ooxml, odt, ods, odp, text, csv
+    // Office and text: previews through a PDF pivot that LibreOffice makes
+    case doc, xls, ppt, docx, xlsx, pptx, ooxml, odt, ods, odp, rtf, text, csv
     // Refused: formats we do not take
     case heifSequence = "heif-sequence", ole2, encryptedOffice = "encrypted-office", zip, gzip, sevenZip = "7z", rar, bzip2, xz
-    case html, xml, rtf, postscript
+    case html, xml, postscript
     // Refused always: executables
     case elf, pe, machO = "mach-o", javaClass = "java-class", wasm, script
     /// Bytes that match no format we know.
@@ -29,11 +29,11 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
         case .m4a, .mp3, .wav, .flac, .oga, .aac, .amr: .audio
         case .pdf: .pdf
         case .jpeg, .png, .gif, .webp, .heic, .avif, .tiff, .bmp, .ico, .svg, .jxl, .jp2: .image
-        case .doc, .xls, .ppt, .docx, .xlsx, .pptx, .ooxml, .odt, .ods, .odp, .encryptedOffice: .office
+        case .doc, .xls, .ppt, .docx, .xlsx, .pptx, .ooxml, .odt, .ods, .odp, .rtf, .encryptedOffice: .office
         case .text, .csv: .text
         case .zip, .gzip, .sevenZip, .rar, .bzip2, .xz: .archive
         case .elf, .pe, .machO, .javaClass, .wasm, .script: .executable
-        case .heifSequence, .ole2, .html, .xml, .rtf, .postscript, .unknown: .other
+        case .heifSequence, .ole2, .html, .xml, .postscript, .unknown: .other
         }
     }
 
@@ -51,11 +51,16 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
 
     public var support: Support {
         switch category {
-        case .video, .audio, .pdf, .image: .preview
-        case .office, .text: .storeOnly
+        case .video, .audio, .pdf, .image, .office, .text: self == .encryptedOffice ? .storeOnly : .preview
         case .archive, .other: .unsupported
         case .executable: .executable
         }
+    }
+
+    /// Whether previews of this kind have pages: PDFs, and office documents, text and CSV (through
+    /// the PDF they are converted to).
+    public var isPaged: Bool {
+        category == .pdf || ((category == .office || category == .text) && support == .preview)
     }
 
     /// Extensions (lower case, no dot) that name this kind; the first is the canonical one.

@@ -7,15 +7,20 @@ enum ZipSniffer {
     struct Entry {
         var name: String
         var encrypted: Bool
+        /// Sizes from the central directory; nil for local headers and ZIP64 placeholders.
+        var packed: Int? = nil
+        var unpacked: Int? = nil
     }
 
     static func detect(_ probe: ByteProbe) -> Detection {
         let entries: [Entry]
+        var declaredCount = 0
         var damage: String?
         var trailing: TrailingData?
         switch readCentralDirectory(probe) {
         case let .success(directory):
             entries = directory.entries
+            declaredCount = directory.declaredCount
             damage = impossibleLocalEntry(probe)
             if directory.end < probe.size {
                 trailing = TrailingData(offset: directory.end, length: probe.size - directory.end,
@@ -27,6 +32,7 @@ enum ZipSniffer {
         }
         var detection = Detection(kind: classify(entries, head: probe.head), damage: damage, trailing: trailing)
         detection.encrypted = entries.contains { $0.encrypted }
+        detection.unpacked = size(of: entries, declaredCount: declaredCount)
         return detection
     }
 
@@ -46,12 +52,22 @@ enum ZipSniffer {
         return .ooxml
     }
 
+    /// Totals over the central directory's entries; an entry without sizes, or entries beyond what
+    /// was read, leave the unpacked total unknown.
+    private static func size(of entries: [Entry], declaredCount: Int) -> UnpackedSize {
+        var unpacked: Int? = entries.count < declaredCount ? nil : 0
+        for entry in entries { unpacked = unpacked.flatMap { total in entry.unpacked.map { total + $0 } } }
+        return UnpackedSize(entries: max(entries.count, declaredCount), packedBytes: entries.reduce(0) { $0 + ($1.packed ?? 0) }, unpackedBytes: unpacked)
+    }
+
     struct Problem: Error { var reason: String }
 
     private struct Directory {
         var entries: [Entry]
         /// Where the end record (with its comment) ends.
         var end: Int
+        /// Entries the end record counts (the central directory may be longer than what was read).
+        var declaredCount: Int
     }
 
     private static func readCentralDirectory(_ probe: ByteProbe) -> Result<Directory, Problem> {
@@ -67,7 +83,7 @@ enum ZipSniffer {
         let end = recordOffset + 22 + Int(commentLength)
         if cdOffset == 0xFFFF_FFFF || cdSize == 0xFFFF_FFFF {
             // ZIP64: trust the local headers for naming; sizes are checked by whoever extracts.
-            return .success(Directory(entries: localEntries(probe.head), end: max(end, probe.size)))
+            return .success(Directory(entries: localEntries(probe.head), end: max(end, probe.size), declaredCount: Int(count)))
         }
         guard Int(cdOffset) + Int(cdSize) <= recordOffset else {
             return .failure(Problem(reason: "the ZIP central directory lies outside the file"))
@@ -77,21 +93,23 @@ enum ZipSniffer {
         var offset = 0
         while entries.count < Int(count), directory.matches(centralEntry, at: offset) {
             guard let flags = directory.u16le(offset + 8), let compressed = directory.u32le(offset + 20),
-                  let nameLength = directory.u16le(offset + 28), let extraLength = directory.u16le(offset + 30),
+                  let uncompressed = directory.u32le(offset + 24), let nameLength = directory.u16le(offset + 28), let extraLength = directory.u16le(offset + 30),
                   let commentLen = directory.u16le(offset + 32), let localOffset = directory.u32le(offset + 42) else { break }
             if compressed != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF, Int(localOffset) + Int(compressed) > recordOffset {
                 return .failure(Problem(reason: "a ZIP entry claims more bytes than the file holds"))
             }
             let nameStart = offset + 46
             let name = String(decoding: directory.dropFirst(nameStart).prefix(Int(nameLength)), as: UTF8.self)
-            entries.append(Entry(name: name, encrypted: flags & 1 != 0))
+            let sized = compressed != 0xFFFF_FFFF && uncompressed != 0xFFFF_FFFF
+            entries.append(Entry(name: name, encrypted: flags & 1 != 0, packed: sized ? Int(compressed) : nil,
+                                 unpacked: sized ? Int(uncompressed) : nil))
             offset = nameStart + Int(nameLength) + Int(extraLength) + Int(commentLen)
             if directory.count >= ByteProbe.maxReadSize && offset >= directory.count { break }
         }
         if entries.count < Int(count) && directory.count < ByteProbe.maxReadSize {
             return .failure(Problem(reason: "the ZIP central directory is damaged"))
         }
-        return .success(Directory(entries: entries, end: end))
+        return .success(Directory(entries: entries, end: end, declaredCount: Int(count)))
     }
 
     private static let localHeader: [UInt8] = [0x50, 0x4B, 0x03, 0x04]

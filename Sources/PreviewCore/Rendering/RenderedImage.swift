@@ -26,6 +26,9 @@ public struct MediaFacts: Sendable, Equatable, Codable {
     public var rotation: Int?
     /// For video thumbnails: the timestamp of the frame chosen, in seconds.
     public var frameSeconds: Double?
+    /// Sheets of a spreadsheet, slides of a presentation (their pages are in `pages`).
+    public var sheets: Int?
+    public var slides: Int?
 
     public init(width: Int? = nil, height: Int? = nil, pages: Int? = nil, durationSeconds: Double? = nil,
                 codec: String? = nil, rotation: Int? = nil, frameSeconds: Double? = nil) {
@@ -39,7 +42,7 @@ public struct MediaFacts: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case width, height, pages, codec, rotation
+        case width, height, pages, codec, rotation, sheets, slides
         case durationSeconds = "duration_s"
         case frameSeconds = "frame_s"
     }

@@ -10,6 +10,14 @@ public struct Limits: Sendable, Equatable, Codable {
     public var jobSeconds: Double = 60
     /// Address space of one renderer child process (`batch`, `serve`, `worker`); 0 for no limit.
     public var rendererMemoryBytes: Int = 4 * 1024 * 1024 * 1024
+    /// What an office document's ZIP may unpack to in total, judged from its central directory.
+    public var maxUnpackedBytes: Int = 512 * 1024 * 1024
+    /// The largest ratio of unpacked to packed bytes over an office document's whole ZIP.
+    public var maxCompressionRatio: Int = 200
+    /// The most entries an office document's ZIP may hold.
+    public var maxArchiveEntries: Int = 10_000
+    /// The most pages an office, text or CSV document's PDF pivot gets; later pages are not made.
+    public var maxOfficePages: Int = 200
 
     public init() {}
 
@@ -18,6 +26,10 @@ public struct Limits: Sendable, Equatable, Codable {
         case maxPixels = "max_pixels"
         case jobSeconds = "job_seconds"
         case rendererMemoryBytes = "renderer_memory_bytes"
+        case maxUnpackedBytes = "max_unpacked_bytes"
+        case maxCompressionRatio = "max_compression_ratio"
+        case maxArchiveEntries = "max_archive_entries"
+        case maxOfficePages = "max_office_pages"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -26,6 +38,10 @@ public struct Limits: Sendable, Equatable, Codable {
         maxPixels = try container.decodeIfPresent(Int.self, forKey: .maxPixels) ?? Limits().maxPixels
         jobSeconds = try container.decodeIfPresent(Double.self, forKey: .jobSeconds) ?? Limits().jobSeconds
         rendererMemoryBytes = try container.decodeIfPresent(Int.self, forKey: .rendererMemoryBytes) ?? Limits().rendererMemoryBytes
+        maxUnpackedBytes = try container.decodeIfPresent(Int.self, forKey: .maxUnpackedBytes) ?? Limits().maxUnpackedBytes
+        maxCompressionRatio = try container.decodeIfPresent(Int.self, forKey: .maxCompressionRatio) ?? Limits().maxCompressionRatio
+        maxArchiveEntries = try container.decodeIfPresent(Int.self, forKey: .maxArchiveEntries) ?? Limits().maxArchiveEntries
+        maxOfficePages = try container.decodeIfPresent(Int.self, forKey: .maxOfficePages) ?? Limits().maxOfficePages
     }
 }
 
@@ -60,6 +76,10 @@ extension Limits {
         if !(0...Self.maxByteCount).contains(rendererMemoryBytes) {
             return "renderer_memory_bytes must be between 0 (no limit) and \(Self.maxByteCount)"
         }
+        if !(1...Self.maxByteCount).contains(maxUnpackedBytes) { return "max_unpacked_bytes must be between 1 and \(Self.maxByteCount)" }
+        if !(1...1_000_000).contains(maxCompressionRatio) { return "max_compression_ratio must be between 1 and 1000000" }
+        if !(1...1_000_000).contains(maxArchiveEntries) { return "max_archive_entries must be between 1 and 1000000" }
+        if !(1...100_000).contains(maxOfficePages) { return "max_office_pages must be between 1 and 100000" }
         return nil
     }
 

@@ -81,6 +81,9 @@ public struct Validator: Sendable {
         if let damage = verdict.detection.damage {
             return PreviewError(.corrupt, "The file is damaged: \(damage).")
         }
+        if kind.category == .office, let unpacked = verdict.detection.unpacked, let bomb = Self.bomb(unpacked, limits: limits) {
+            return PreviewError(.zipBomb, "The document would unpack to \(bomb); it is refused as a zip bomb.")
+        }
         if verdict.detection.encrypted {
             return PreviewError(.encrypted, "The file is password-protected; remove the password and upload it again.")
         }
@@ -91,6 +94,21 @@ public struct Validator: Sendable {
         if kind.support == .unsupported {
             let contents = kind == .unknown ? "its contents are not a format we recognise" : "it is \(kind.label)"
             return PreviewError(.unsupportedType, "This file type is not supported (\(contents)).")
+        }
+        return nil
+    }
+
+    /// What is too much about an office document's ZIP, for the message; nil when it is within the limits.
+    private static func bomb(_ size: UnpackedSize, limits: Limits) -> String? {
+        if size.entries > limits.maxArchiveEntries {
+            return "\(size.entries) parts (limit \(limits.maxArchiveEntries))"
+        }
+        guard let unpacked = size.unpackedBytes else { return "a size its ZIP does not state" }
+        if unpacked > limits.maxUnpackedBytes {
+            return "\(unpacked >> 20) MB (limit \(Limits.describe(byteCount: limits.maxUnpackedBytes)))"
+        }
+        if unpacked > 1 << 20 && unpacked / max(1, size.packedBytes) > limits.maxCompressionRatio {
+            return "\(unpacked / max(1, size.packedBytes)) times its packed size (limit \(limits.maxCompressionRatio))"
         }
         return nil
     }
