@@ -57,21 +57,26 @@ let package = Package(
         // Opens a shared library on first use and looks up its functions (see native_loader.h).
         .target(name: "CNativeLoader"),
 
+        // LibreOfficeKit through plain functions, over Debian's libreofficekit-dev headers; the office
+        // itself is opened at run time (LibreOfficeKitInit.h dlopens libmergedlo.so).
+        .target(name: "COffice", linkerSettings: [.linkedLibrary("dl")]),
+
         // One thin wrapper per C library: owned handles, typed errors, no pipeline knowledge.
         // They depend on PreviewCore only for the pixel hand-off type and the output formats.
         .target(name: "PreviewFFmpeg", dependencies: ["CFFmpeg", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
         .target(name: "PreviewPoppler", dependencies: ["CPoppler", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
         .target(name: "PreviewVips", dependencies: ["CVips", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
+        .target(name: "PreviewOffice", dependencies: ["COffice"]),
 
         // No C imports: kinds, detection, rules, verdicts, errors, the renderer contract.
         .target(name: "PreviewCore"),
 
-        // The three renderers (video, PDF, image) on top of the wrappers.
+        // The renderers (video, PDF, image; office, text and CSV through a PDF pivot) on top of the wrappers.
         // Starts renderer children on pipes that no other child inherits (pipe2 + posix_spawn).
         .target(name: "CProcessControl"),
 
         .target(name: "PreviewRenderers", dependencies: [
-            "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "CProcessControl",
+            "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewOffice", "CProcessControl",
             .product(name: "Logging", package: "swift-log"),
         ]),
 

@@ -1,4 +1,7 @@
+import Foundation
+import Logging
 import PreviewCore
+import Synchronization
 
 /// The renderer for each kind that has previews.
 public struct Renderers: Sendable {
@@ -7,15 +10,20 @@ public struct Renderers: Sendable {
     public var image: ImageRenderer
     /// When set, probes and renders run in its child processes instead of this one.
     public var isolation: RendererPool?
+    private let officeChildren: OfficeChildren
 
     /// - Parameters:
     ///   - openDocuments: PDFs kept open between renders (for long-running processes; 0 for none).
-    ///   - isolation: child processes to render in (`batch`, `serve`, `worker`); nil renders here.
-    public init(limits: Limits = Limits(), openDocuments: Int = 0, isolation: RendererPool? = nil) {
+    ///   - isolation: child processes to render in (`batch`, `serve`, `worker`); nil renders here,
+    ///     except office conversions, which always run in a child: of `isolation`, else of a pool of
+    ///     their own started from `executable` on first use.
+    public init(limits: Limits = Limits(), openDocuments: Int = 0, isolation: RendererPool? = nil,
+                executable: URL = RendererPool.currentExecutable) {
         video = VideoRenderer(limits: limits)
         pdf = PDFRenderer(documents: openDocuments > 0 ? PDFDocumentCache(capacity: openDocuments) : nil)
         image = ImageRenderer(limits: limits)
         self.isolation = isolation
+        officeChildren = OfficeChildren(isolation: isolation, executable: executable, limits: limits)
     }
 
     /// The renderer for `kind`, or nil when the kind has no previews.
@@ -25,9 +33,54 @@ public struct Renderers: Sendable {
         case .video, .audio: local = video.reading(kind)
         case .pdf: local = pdf
         case .image: local = image.reading(kind)
-        case .office, .text, .archive, .executable, .other: return nil
+        case .office, .text:
+            return Self.needsPivot(kind) ? OfficeRenderer(kind: kind, office: office, pdf: pdfRenderer) : nil
+        case .archive, .executable, .other: return nil
         }
         guard let isolation else { return local }
         return IsolatedRenderer(local: local, kind: kind, pool: isolation)
+    }
+
+    /// The PDF renderer, isolated when the others are: it also renders office documents' pivots.
+    public var pdfRenderer: any Renderer {
+        guard let isolation else { return pdf }
+        return IsolatedRenderer(local: pdf, kind: .pdf, pool: isolation)
+    }
+
+    /// Whether `kind`'s pages come from a PDF pivot that LibreOffice makes (office, text, CSV).
+    public static func needsPivot(_ kind: FileKind) -> Bool {
+        kind.isPaged && kind != .pdf
+    }
+
+    /// The children that convert office documents to their PDF pivot.
+    public var office: RendererPool { officeChildren.pool }
+
+    /// What a pivot depends on besides the source: the conversion and the office installation.
+    public static var officeVersion: String { "office-pdf/1 \(OfficeInstallation.identity)" }
+}
+
+/// The pool office conversions use: the isolation pool, or one of their own made on first use (a
+/// process that never meets an office file starts no office child and claims no office profile).
+private final class OfficeChildren: Sendable {
+    private let isolation: RendererPool?
+    private let executable: URL
+    private let limits: Limits
+    private let own = Mutex<RendererPool?>(nil)
+
+    init(isolation: RendererPool?, executable: URL, limits: Limits) {
+        self.isolation = isolation
+        self.executable = executable
+        self.limits = limits
+    }
+
+    var pool: RendererPool {
+        if let isolation { return isolation }
+        return own.withLock { own in
+            if let own { return own }
+            let pool = RendererPool(executable: executable, size: 1, officeSize: 1, limits: limits,
+                                    logger: Logger(label: "docpreview.office"))
+            own = pool
+            return pool
+        }
     }
 }

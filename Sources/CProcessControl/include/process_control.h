@@ -18,4 +18,10 @@ int docpreview_network_isolation(void);
 /// threads are made with clone); socket() only for AF_UNIX. Returns 0, or an errno (ENOSYS off x86-64).
 int docpreview_restrict_syscalls(void);
 
+/// Confines this process's file access for good (Landlock): under `readable` paths, read and
+/// execute; under `writable` ones, everything; nowhere else, nothing (paths that do not exist are
+/// skipped). Returns 0, or an errno (ENOSYS, EOPNOTSUPP where the kernel has no Landlock).
+int docpreview_restrict_files(const char *const readable[], int readable_count,
+                              const char *const writable[], int writable_count);
+
 #endif

@@ -3,7 +3,7 @@ import PreviewCore
 
 /// What a parent asks a renderer child (one line of work on one file).
 struct RenderCall: Codable {
-    enum Operation: String, Codable { case probe, render }
+    enum Operation: String, Codable { case probe, render, convert }
     var operation: Operation
     var kind: FileKind
     var path: String
@@ -23,6 +23,9 @@ struct RenderReply: Codable {
     var height: Int?
     var format: RenderRequest.Format?
     var failure: Failure?
+    /// The child asks to be replaced after this answer (it grew past its memory bound, or has
+    /// converted as many office documents as one child may).
+    var retire: Bool?
 }
 
 extension RenderReply {
@@ -32,6 +35,7 @@ extension RenderReply {
         if let failure { return PreviewError.Code(rawValue: failure.code) != nil && failure.message.count < 4096 }
         switch call.operation {
         case .probe: return bytes == nil
+        case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
         case .render:
             let edges = 1...RenderRequest.maxEdge
             return bytes.map { !$0.isEmpty } == true && width.map(edges.contains) == true && height.map(edges.contains) == true
@@ -46,6 +50,8 @@ enum RenderChannel {
     static let maxMessage = 1 << 20
     /// The largest encoded image: 4096² pixels as an uncompressed PNG is 48 MiB.
     static let maxImage = 64 << 20
+    /// The largest PDF pivot: what a child may write to a file at all (its RLIMIT_FSIZE).
+    static let maxPivot = 64 << 20
 
     enum Failure: Error {
         /// The other end closed the pipe (the child exited or crashed).

@@ -11,7 +11,8 @@ import PreviewCore
 public enum RendererChild {
     /// Set to 1 in the environment (tests only): a file whose first kilobyte contains
     /// `docpreview-test-crash` crashes the child, `docpreview-test-hang` hangs it, and
-    /// `docpreview-test-garbage` makes it answer with an oversized frame.
+    /// `docpreview-test-garbage` makes it answer with an oversized frame; an office child is then
+    /// replaced after every second conversion.
     public static let testHooksVariable = "DOCPREVIEW_TEST_HOOKS"
 
     /// What confines a child, as it found itself (logged by the parent, shown by tests).
@@ -28,29 +29,54 @@ public enum RendererChild {
         confine(limits)
         let hooks = ProcessInfo.processInfo.environment[testHooksVariable] == "1"
         let renderers = Renderers(limits: limits, openDocuments: 8)
+        let office = OfficeConverter(limits: limits)
+        var conversions = 0
         while true {
             let call: RenderCall
             do {
                 call = try RenderChannel.read(RenderCall.self, from: 0, limit: RenderChannel.maxMessage, deadline: nil)
             } catch .closed {
-                return 0
+                // Straight out, past the exit handlers: LibreOffice's (libuno_cppu) corrupt the heap
+                // at exit after some documents. Answers are written with write(2): nothing is buffered.
+                _exit(0)
             } catch {
                 return 2
             }
             allowCPU(seconds: limits.jobSeconds)
             if hooks { testHook(call.path) }
+            if call.operation == .convert { conversions += 1 }
+            var (reply, bytes) = call.operation == .convert ? outcome(of: call, office) : outcome(of: call, renderers)
+            // LibreOffice grows with what it has loaded: a child that converted many documents, or
+            // grew large, is replaced by a fresh one after this answer.
+            if conversions >= (hooks ? 2 : maxConversions) || residentBytes() > maxResidentBytes { reply.retire = true }
             do {
-                try answer(call, renderers)
+                try RenderChannel.write(reply, to: 1)
+                if let bytes { try RenderChannel.write(bytes, to: 1) }
             } catch {
                 return 0  // the parent went away
             }
         }
     }
 
-    private static func answer(_ call: RenderCall, _ renderers: Renderers) throws(RenderChannel.Failure) {
-        let (reply, bytes) = outcome(of: call, renderers)
-        try RenderChannel.write(reply, to: 1)
-        if let bytes { try RenderChannel.write(bytes, to: 1) }
+    /// Office documents one child converts before it is replaced.
+    static let maxConversions = 50
+    /// Resident memory past which a child is replaced after its current call.
+    static let maxResidentBytes = 1 << 30
+
+    private static func outcome(of call: RenderCall, _ office: OfficeConverter) -> (RenderReply, [UInt8]?) {
+        do throws(PreviewError) {
+            let (pdf, facts) = try office.convert(call.path, kind: call.kind)
+            return (RenderReply(facts: facts), pdf)
+        } catch {
+            return (RenderReply(failure: .init(code: error.code.rawValue, message: error.message, detail: error.detail)), nil)
+        }
+    }
+
+    /// This process's resident set size, from /proc/self/statm.
+    private static func residentBytes() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     private static func outcome(of call: RenderCall, _ renderers: Renderers) -> (RenderReply, [UInt8]?) {
@@ -59,6 +85,8 @@ public enum RendererChild {
                 throw PreviewError(.unsupportedType, "No preview is made for \(call.kind.label).")
             }
             switch call.operation {
+            case .convert:
+                throw PreviewError(.internal, "Conversions are answered by the office converter.")
             case .probe:
                 return (RenderReply(facts: try renderer.probe(call.path)), nil)
             case .render:

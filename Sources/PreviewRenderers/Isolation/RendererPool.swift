@@ -9,26 +9,46 @@ import PreviewCore
 /// past it the child is killed and the call fails with `timeout`; a crash fails it with `corrupt`
 /// (the signal in the message). A dead child is replaced on the next call. Calls about the same file
 /// go to the same child when it is free, whose open-document cache then serves a PDF's next page.
+///
+/// Office conversions (LibreOffice) have children of their own, `officeSize` of them, so a slow
+/// spreadsheet never makes an image, PDF or video job wait; each keeps a LibreOffice user profile
+/// that no other process uses at the same time (``OfficeProfiles``) and is replaced when it asks to be.
 public final class RendererPool: Sendable {
     private let slots: [Slot]
+    private let officeSlots: [Slot]
+    private let profiles: OfficeProfiles
     private let limits: Limits
     private let logger: Logger
 
     /// - Parameters:
     ///   - executable: the `docpreview` binary (the current one: ``currentExecutable``).
-    ///   - size: children, one per job that may run at once.
-    public init(executable: URL, size: Int, limits: Limits, logger: Logger) {
+    ///   - size: children for video, PDF and image jobs, one per job that may run at once.
+    ///   - officeSize: children for office conversions.
+    public init(executable: URL, size: Int, officeSize: Int = 1, limits: Limits, logger: Logger) {
         let arguments = ["render-child", String(decoding: (try? JSONEncoder().encode(limits)) ?? Data("{}".utf8), as: UTF8.self)]
         slots = (0..<max(1, size)).map { _ in Slot(executable: executable, arguments: arguments) }
+        profiles = OfficeProfiles(count: max(1, officeSize))
+        officeSlots = profiles.folders.map { folders in
+            Slot(executable: executable, arguments: arguments, inbox: folders.workspace.appendingPathComponent("inbox"),
+                 environment: [OfficeConverter.profileVariable: folders.profile.path, OfficeConverter.workspaceVariable: folders.workspace.path,
+                               "TMPDIR": folders.workspace.appendingPathComponent("tmp").path,
+                               // Whatever LibreOffice and the libraries under it keep per user stays in the workspace,
+                               // and the headless plugin keeps GTK and its settings daemon out.
+                               "HOME": folders.workspace.path, "XDG_CACHE_HOME": folders.workspace.appendingPathComponent("tmp").path,
+                               "XDG_CONFIG_HOME": folders.workspace.appendingPathComponent("tmp").path, "SAL_USE_VCLPLUGIN": "svp"])
+        }
         self.limits = limits
         self.logger = logger
         // A write to a child that just died must fail with EPIPE, not kill this process.
         signal(SIGPIPE, SIG_IGN)
     }
 
-    /// This process's own binary.
+    /// The binary that serves `render-child`: this process's own, or, in a process that is not
+    /// `docpreview` (a test bundle, a benchmark), the `docpreview` built beside it.
     public static var currentExecutable: URL {
-        URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let own = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let sibling = own.deletingLastPathComponent().appendingPathComponent("docpreview")
+        return own.lastPathComponent != "docpreview" && FileManager.default.isExecutableFile(atPath: sibling.path) ? sibling : own
     }
 
     func probe(_ path: String, kind: FileKind) throws(PreviewError) -> MediaFacts {
@@ -44,13 +64,30 @@ public final class RendererPool: Sendable {
         return RenderedImage(bytes: bytes, format: format, width: width, height: height, facts: reply.facts ?? MediaFacts())
     }
 
+    /// The PDF pivot of an office document, text or CSV file, made by LibreOffice in an office child.
+    public func convert(_ path: String, kind: FileKind) throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
+        let (reply, bytes) = try call(RenderCall(operation: .convert, kind: kind, path: path, request: nil))
+        guard let bytes else { throw PreviewError(.internal, "The office converter sent an incomplete answer.") }
+        return (bytes, reply.facts ?? MediaFacts())
+    }
+
     private func call(_ call: RenderCall) throws(PreviewError) -> (RenderReply, [UInt8]?) {
-        let slot = choose(for: call)
+        let slot = choose(for: call, among: call.operation == .convert ? officeSlots : slots)
         defer { slot.lock.unlock() }
+        // An office child reads only its own workspace: the file goes into its inbox for the call.
+        var call = call
+        if let inbox = slot.inbox {
+            call.path = try Self.place(call.path, in: inbox)
+        }
+        defer { if slot.inbox != nil { unlink(call.path) } }
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(limits.jobSeconds * 1000)))
         let outcome = slot.exchange(call, deadline: deadline)
         switch outcome {
         case let .answered(reply, bytes):
+            if reply.retire == true {
+                logger.info("renderer child replaced at its own request (its share of conversions, or its memory bound)",
+                            metadata: ["preview.file": "\(call.path)"])
+            }
             if let failure = reply.failure {
                 throw PreviewError(PreviewError.Code(rawValue: failure.code) ?? .internal, failure.message, detail: failure.detail)
             }
@@ -68,10 +105,22 @@ public final class RendererPool: Sendable {
         }
     }
 
+    /// A hard link to `path` in `inbox` (a copy across file systems), named to be unique.
+    private static func place(_ path: String, in inbox: URL) throws(PreviewError) -> String {
+        let placed = inbox.appendingPathComponent("input-\(UUID().uuidString)").path
+        if link(path, placed) == 0 { return placed }
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: placed)
+            return placed
+        } catch {
+            throw PreviewError(.internal, "The document could not be handed to the office converter.", detail: "\(error)")
+        }
+    }
+
     /// Locks and returns the slot for `call`: the one its path hashes to when free (so a PDF's next
     /// page finds its document open), else any free one (a busy child, perhaps stuck on a bomb until
     /// the deadline, holds up nobody else), else the hashed one when it frees up.
-    private func choose(for call: RenderCall) -> Slot {
+    private func choose(for call: RenderCall, among slots: [Slot]) -> Slot {
         var hasher = Hasher()
         hasher.combine(call.path)
         let home = slots[Int(UInt(bitPattern: hasher.finalize()) % UInt(slots.count))]
@@ -87,11 +136,16 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
     let lock = NSLock()
     private let executable: URL
     private let arguments: [String]
+    private let environment: [String: String]
+    /// Where files for an office child go (its workspace's inbox); nil for other children.
+    let inbox: URL?
     private var child: Child?
 
-    init(executable: URL, arguments: [String]) {
+    init(executable: URL, arguments: [String], inbox: URL? = nil, environment: [String: String] = [:]) {
         self.executable = executable
         self.arguments = arguments
+        self.inbox = inbox
+        self.environment = environment
     }
 
     deinit { child?.kill() }
@@ -107,7 +161,7 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
     func exchange(_ call: RenderCall, deadline: ContinuousClock.Instant) -> Outcome {
         let child: Child
         do {
-            child = try self.child ?? Child(executable: executable, arguments: arguments)
+            child = try self.child ?? Child(executable: executable, arguments: arguments, environment: environment)
         } catch {
             return .failed("the renderer could not start: \(error)")
         }
@@ -115,10 +169,15 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
         do throws(RenderChannel.Failure) {
             try RenderChannel.write(call, to: child.input)
             let reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
-            let bytes = reply.failure == nil && call.operation == .render
-                ? try RenderChannel.read(from: child.output, limit: RenderChannel.maxImage, deadline: deadline) : nil
+            let bytes = reply.failure == nil && call.operation != .probe
+                ? try RenderChannel.read(from: child.output, limit: call.operation == .convert ? RenderChannel.maxPivot : RenderChannel.maxImage,
+                                         deadline: deadline) : nil
             // The child is not trusted: an answer that cannot be right ends it like a malformed one.
             guard reply.isPlausible(for: call, bytes: bytes) else { throw .malformed }
+            if reply.retire == true {
+                child.kill()
+                self.child = nil
+            }
             return .answered(reply, bytes)
         } catch {
             self.child = nil
@@ -144,9 +203,9 @@ private final class Child {
     let input: Int32
     let output: Int32
 
-    init(executable: URL, arguments: [String]) throws {
+    init(executable: URL, arguments: [String], environment: [String: String]) throws {
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let envp = Self.environment(ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp = Self.environment(ProcessInfo.processInfo.environment).merging(environment) { _, own in own }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         var input: Int32 = -1
