@@ -85,9 +85,18 @@ public struct DocumentPipeline: Sendable {
             return
         }
 
-        // Probe: media facts, and corrupt/encrypted/no-video files stop here, before storing.
+        // Probe: media facts, and corrupt/encrypted/no-video files stop here, before storing. An
+        // office file is converted to its PDF pivot here; the pivot is recorded once the original is.
         let renderer = renderers.renderer(for: verdict.kind)
-        let facts = try renderer?.probe(staged.stagedURL.path) ?? MediaFacts()
+        var facts = MediaFacts()
+        var pivot: Pivot?
+        if Renderers.needsPivot(verdict.kind) {
+            let made = try makePivot(of: staged.stagedURL.path, source: hash, kind: verdict.kind)
+            facts = made.facts.adding(try renderers.pdfRenderer.probe(try localPath(of: made.record.resultSha256)))
+            pivot = made
+        } else if let renderer {
+            facts = try renderer.probe(staged.stagedURL.path)
+        }
 
         // Store the original, then index this version (the blob is durable before any row names it;
         // `gc` cannot remove a stored blob between the check and the row).
@@ -98,7 +107,9 @@ public struct DocumentPipeline: Sendable {
             createdAt: Date())
         var document = try store.blobs.whileReferencing(exclusive: false) {
             if !store.blobs.contains(hash) { _ = try staged.publish() }
-            return try store.index.insertVersion(record).document
+            let document = try store.index.insertVersion(record).document
+            if let pivot { try store.index.recordDerivative(pivot.record, resultSize: pivot.size, resultMime: FileKind.pdf.mime) }
+            return document
         }
         logger[metadataKey: "preview.document"] = "\(document.id)"
 
@@ -140,7 +151,7 @@ public struct DocumentPipeline: Sendable {
             return
         }
         do {
-            let facts = try renderer.probe(try localPath(of: document.sha256))
+            let facts = try facts(of: document.sha256, kind: kind, renderer: renderer)
             try record { try store.index.setFacts(documentID: document.id, facts: facts) }
         } catch {
             try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error) }
@@ -200,6 +211,9 @@ public struct DocumentPipeline: Sendable {
     /// The derivative for `request` of the original `source`: from the cache, or rendered now,
     /// stored and recorded. Never renders the same request twice.
     public func preview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> (record: DerivativeRecord, cached: Bool) {
+        if Renderers.needsPivot(kind) {
+            return try preview(source: try pivot(of: source, kind: kind).resultSha256, kind: .pdf, request: request)
+        }
         guard let renderer = renderers.renderer(for: kind) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
         }
@@ -224,8 +238,74 @@ public struct DocumentPipeline: Sendable {
 
     /// The cached derivative, if its blob is present.
     public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
+        if Renderers.needsPivot(kind) {
+            guard let pivot = try cached(key: pivotKey(source: source).hash) else { return nil }
+            return try cachedPreview(source: pivot.resultSha256, kind: .pdf, request: request)
+        }
         guard let renderer = renderers.renderer(for: kind) else { return nil }
         return try cached(key: try derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+    }
+
+    // MARK: PDF pivots
+
+    /// The PDF an office document, text or CSV file was converted to, with the document's own facts
+    /// (sheets, slides) and the blob's size: stored, not yet recorded.
+    private struct Pivot {
+        var record: DerivativeRecord
+        var size: Int
+        var facts: MediaFacts
+    }
+
+    /// The facts of the stored original `source`: for office kinds, those of its pivot.
+    private func facts(of source: BlobHash, kind: FileKind, renderer: any Renderer) throws(PreviewError) -> MediaFacts {
+        guard Renderers.needsPivot(kind) else { return try renderer.probe(try localPath(of: source)) }
+        if let pivot = try cached(key: pivotKey(source: source).hash) {
+            return try renderers.pdfRenderer.probe(try localPath(of: pivot.resultSha256))
+        }
+        let made = try makePivot(of: try localPath(of: source), source: source, kind: kind)
+        try record { try store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
+        return made.facts.adding(try renderers.pdfRenderer.probe(try localPath(of: made.record.resultSha256)))
+    }
+
+    /// The recorded pivot of the stored original `source`, made now (once) when there is none.
+    private func pivot(of source: BlobHash, kind: FileKind) throws(PreviewError) -> DerivativeRecord {
+        if let hit = try cached(key: pivotKey(source: source).hash) { return hit }
+        let made = try makePivot(of: try localPath(of: source), source: source, kind: kind)
+        try record { try store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
+        return made.record
+    }
+
+    /// Converts the file at `path` (whose hash is `source`) in an office child and stores the PDF.
+    private func makePivot(of path: String, source: BlobHash, kind: FileKind) throws(PreviewError) -> Pivot {
+        let (pdf, facts) = try renderers.office.convert(path, kind: kind)
+        let key = try pivotKey(source: source)
+        do {
+            let result = try store.blobs.put(bytes: pdf)
+            logger.debug("converted", metadata: ["preview.sha256": "\(source)", "preview.pivot": "\(result)"])
+            return Pivot(record: DerivativeRecord(key: key.hash, sourceSha256: source, operation: "convert", parameters: key.parameters,
+                                                  renderer: Renderers.officeVersion, resultSha256: result, width: 0, height: 0,
+                                                  createdAt: Date()),
+                         size: pdf.count, facts: facts)
+        } catch {
+            throw PreviewError(.internal, "The converted document could not be stored.", detail: "\(error)")
+        }
+    }
+
+    /// The cache key of a pivot: the source, the conversion with its page cap, the office installation.
+    func pivotKey(source: BlobHash) throws(PreviewError) -> (hash: String, parameters: String) {
+        struct Conversion: Encodable {
+            var format = "pdf"
+            var maxPages: Int
+            enum CodingKeys: String, CodingKey { case format, maxPages = "max_pages" }
+        }
+        let parameters: String
+        do {
+            parameters = String(decoding: try StableJSON.encode(Conversion(maxPages: configuration.limits.maxOfficePages)), as: UTF8.self)
+        } catch {
+            throw PreviewError(.internal, "The conversion could not be keyed.", detail: "\(error)")
+        }
+        let material = "derivative/2\n\(source.hex)\nconvert\n\(parameters)\n\(Renderers.officeVersion)"
+        return (BlobHash.of(Array(material.utf8)).hex, parameters)
     }
 
     /// A path the renderers can open for blob `hash`.

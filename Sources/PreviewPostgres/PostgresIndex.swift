@@ -121,7 +121,9 @@ public struct PostgresIndex: DocumentIndex {
         let row = try connections.query("""
             WITH scoped AS (SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner)),
             current AS (SELECT DISTINCT ON (owner, type, title) * FROM scoped ORDER BY owner, type, title, version DESC),
-            results AS (SELECT DISTINCT result_sha256 AS sha256 FROM derivatives WHERE source_sha256 IN (SELECT sha256 FROM scoped))
+            pivots AS (SELECT result_sha256 AS sha256 FROM derivatives WHERE operation = 'convert' AND source_sha256 IN (SELECT sha256 FROM scoped)),
+            results AS (SELECT DISTINCT result_sha256 AS sha256 FROM derivatives
+                        WHERE source_sha256 IN (SELECT sha256 FROM scoped) OR source_sha256 IN (SELECT sha256 FROM pivots))
             SELECT
                 (SELECT COUNT(*) FROM current) AS documents,
                 (SELECT COUNT(*) FROM scoped) AS versions,

@@ -21,6 +21,8 @@ public struct QueueWorker: Service {
     public var leaseSeconds: TimeInterval
     public var drainSeconds: Double
     public var pollInterval: Duration = .milliseconds(200)
+    /// Announcements of jobs enqueued in this process: an idle worker takes them at once.
+    public var arrivals: JobArrivals?
     let name: String
     let logger: Logger
     /// Threads for the queue's database calls: one per slot, and one for reclaiming and releasing.
@@ -92,6 +94,7 @@ public struct QueueWorker: Service {
         if slot == 0 { await reclaimDeadLeases() }
         var idlePolls = 0
         while !running.isStopping, !Task.isCancelled {
+            let announced = arrivals?.announcements ?? 0
             let leased: (job: JobRecord, document: DocumentRecord)?
             do {
                 let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
@@ -103,7 +106,7 @@ public struct QueueWorker: Service {
             guard let (job, document) = leased else {
                 idlePolls += 1
                 if slot == 0, idlePolls % 25 == 0 { await reclaimDeadLeases() }
-                try? await Task.sleep(for: pollInterval)
+                if let arrivals { await arrivals.wait(since: announced, upTo: pollInterval) } else { try? await Task.sleep(for: pollInterval) }
                 continue
             }
             running.add(job)

@@ -54,10 +54,13 @@ public struct DocumentServer: Sendable {
     let writes: BlockingExecutor
     /// How many jobs wait, read at most once a second rather than counted for every upload.
     let queueDepth = QueueDepth()
+    /// Told of every upload enqueued, so this process's idle workers take it at once.
+    let arrivals: JobArrivals?
 
-    public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, logger: Logger) {
+    public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, arrivals: JobArrivals? = nil, logger: Logger) {
         self.pipeline = pipeline
         self.queue = queue
+        self.arrivals = arrivals
         self.settings = settings
         self.logger = logger
         renders = Admission(limit: settings.maxRendersInFlight)
@@ -209,6 +212,7 @@ public struct DocumentServer: Sendable {
         }
         let hash = document.sha256
         queueDepth.noteEnqueued()
+        arrivals?.announce()
         Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
         // context.logger carries Hummingbird's request id.
         context.logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
@@ -356,6 +360,7 @@ public struct DocumentServer: Sendable {
 extension RenderRequest {
     var asThumbnail: RenderRequest {
         var request = RenderRequest.thumbnail
+        request.page = page
         request.format = format
         return request
     }
@@ -400,7 +405,7 @@ struct DocumentView: Encodable {
         if document.previewStatus != PreviewStatus.noPreview {
             links["thumbnail"] = "/v1/documents/\(document.id)/preview"
             links["preview"] = "/v1/documents/\(document.id)/preview?width=2048&height=2048"
-            if document.kind == FileKind.pdf.rawValue { links["page"] = "/v1/documents/\(document.id)/preview?page={n}&width={w}" }
+            if FileKind(rawValue: document.kind)?.isPaged == true { links["page"] = "/v1/documents/\(document.id)/preview?page={n}&width={w}" }
         }
         self.links = links
     }

@@ -214,8 +214,11 @@ public final class SQLiteIndex: DocumentIndex {
                     return (name.isEmpty ? "unspecified" : name, row["n"] as Int)
                 })
             }
+            // Previews of the originals, and of office documents' PDF pivots (pages are rendered from those).
+            let originals = "SELECT sha256 FROM documents WHERE \(scope)"
             let derivatives = """
-                SELECT DISTINCT v.result_sha256 FROM derivatives v WHERE v.source_sha256 IN (SELECT sha256 FROM documents WHERE \(scope))
+                SELECT DISTINCT v.result_sha256 FROM derivatives v WHERE v.source_sha256 IN (\(originals))
+                OR v.source_sha256 IN (SELECT p.result_sha256 FROM derivatives p WHERE p.operation = 'convert' AND p.source_sha256 IN (\(originals)))
                 """
             return StorageStatistics(
                 owner: owner,

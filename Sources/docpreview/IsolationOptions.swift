@@ -10,9 +10,12 @@ struct IsolationOptions: ParsableArguments {
           help: "Render in this process, not in isolated child processes: a file that crashes a library then takes the whole process down.")
     var inProcess = false
 
-    /// The child processes for `jobs` renders at once, or nil with --in-process.
+    /// The child processes for `jobs` renders at once, or nil with --in-process (office
+    /// conversions still run in a child). Office children are half as many (LibreOffice takes a
+    /// few hundred MB each), at least one.
     func pool(jobs: Int, limits: Limits, logger: Logger) -> RendererPool? {
-        inProcess ? nil : RendererPool(executable: RendererPool.currentExecutable, size: jobs, limits: limits, logger: logger)
+        inProcess ? nil : RendererPool(executable: RendererPool.currentExecutable, size: jobs, officeSize: max(1, jobs / 2),
+                                       limits: limits, logger: logger)
     }
 }
 

@@ -102,9 +102,14 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxRendersInFlight = maxRenders
         settings.maxUploadsInFlight = maxUploads
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
-        let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: logger)
+        let arrivals = JobArrivals()
+        let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, arrivals: workers > 0 ? arrivals : nil, logger: logger)
         var services: [any Service] = [server.application()]
-        if workers > 0 { services.append(QueueWorker(queue: queue, pipeline: pipeline, concurrency: workers, logger: logger)) }
+        if workers > 0 {
+            var worker = QueueWorker(queue: queue, pipeline: pipeline, concurrency: workers, logger: logger)
+            worker.arrivals = arrivals
+            services.append(worker)
+        }
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }

@@ -18,11 +18,14 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         let statistics = try storeOptions.open().index.statistics(owner: owner)
-        let types = statistics.byType.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        func listed(_ counts: [String: Int]) -> String {
+            counts.isEmpty ? "—" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        }
         let human = """
             documents \(statistics.documents) (\(statistics.versions) versions)\(owner.map { " for \($0)" } ?? "")
             most common type: \(statistics.mostCommonType ?? "—")
-            by type: \(types.isEmpty ? "—" : types)
+            by type: \(listed(statistics.byType))
+            by kind: \(listed(statistics.byKind))
             logical \(statistics.logicalBytes) bytes, stored \(statistics.storedBytes) bytes, dedup ratio \(String(format: "%.2f", statistics.dedupRatio))
             previews \(statistics.previews), \(statistics.previewBytes) bytes
             """
