@@ -5,17 +5,18 @@ import Testing
 /// FFmpeg, Poppler and libvips are opened when a file needs them, not at process start
 /// (Sources/CNativeLoader): the dynamic loader's own trace (LD_DEBUG=files) says which were loaded.
 @Suite struct NativeLoadingTests {
-    private func loadedLibraries(_ arguments: [String]) throws -> String {
+    private func loadedLibraries(_ arguments: [String], status: Int32 = 0) throws -> String {
         let result = try DocPreviewProcess.run(arguments, environment: ["LD_DEBUG": "files"])
-        #expect(result.status == 0, "\(result.stderr.suffix(2000))")
+        #expect(result.status == status, "\(result.stderr.suffix(2000))")
         return result.stderr
     }
 
     @Test func detectionAloneLoadsNoRenderingLibrary() throws {
-        let trace = try loadedLibraries(["info", Fixtures.sample("stats.csv").path])
+        // A ZIP named .pdf is refused by detection: nothing is rendered or probed.
+        let trace = try loadedLibraries(["info", Fixtures.sample("bad-zip-named.pdf").path], status: 3)
         #expect(trace.contains("libsqlite3"), "the trace lists what was loaded")
-        for library in ["libavformat.so", "libavcodec.so", "libpoppler-glib.so", "libcairo.so", "libvips.so"] {
-            #expect(!trace.contains(library), "\(library) was loaded to look at a CSV file")
+        for library in ["libavformat.so", "libavcodec.so", "libpoppler-glib.so", "libcairo.so", "libvips.so", "libmergedlo.so"] {
+            #expect(!trace.contains(library), "\(library) was loaded to refuse a file")
         }
     }
 

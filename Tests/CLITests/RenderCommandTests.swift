@@ -39,7 +39,6 @@ import Testing
             ("audio-only.m4a", [], 3, "no_video_stream"),
             ("document-5-pages.pdf", ["--page", "9"], 3, "page_out_of_range"),
             ("bad-zip-named.pdf", [], 3, "content_mismatch"),
-            ("resume.docx", [], 3, "unsupported_type"),
         ]
         for (sample, extra, status, code) in cases {
             let result = try DocPreviewProcess.run(["render", Fixtures.sample(sample).path, "-o", output, "--json"] + extra)

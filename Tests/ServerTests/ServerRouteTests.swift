@@ -230,7 +230,7 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         }
     }
 
-    @Test(arguments: TestBackend.available) func failedAndNoPreviewDocuments(backend: TestBackend) async throws {
+    @Test(arguments: TestBackend.available) func failedAndOfficeDocuments(backend: TestBackend) async throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
@@ -238,7 +238,7 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
             try await client.execute(uri: "/v1/documents?filename=e.pdf", method: .post, body: try sample("bad-encrypted.pdf")) {
                 encrypted = try json($0)["document_id"] as? String ?? ""
             }
-            try await client.execute(uri: "/v1/documents?filename=s.xlsx", method: .post, body: try sample("stats.xlsx")) {
+            try await client.execute(uri: "/v1/documents?filename=s.xlsx", method: .post, body: try sample("office-stats.xlsx")) {
                 sheet = try json($0)["document_id"] as? String ?? ""
             }
             try harness.drainQueue()
@@ -248,9 +248,20 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
                 #expect((body["error"] as? [String: Any])?["code"] as? String == "encrypted")
             }
             try await client.execute(uri: "/v1/documents/\(encrypted)/preview", method: .get) { let code = try errorCode($0); #expect(code == "encrypted") }
-            try await client.execute(uri: "/v1/documents/\(sheet)/preview", method: .get) { response in
-                #expect(response.status == .unsupportedMediaType)
+            // A spreadsheet: its pages come from its PDF pivot, each only when asked.
+            try await client.execute(uri: "/v1/documents/\(sheet)", method: .get) { response in
+                let body = try json(response)
+                #expect(body["status"] as? String == "done")
+                #expect(body["pages"] as? Int == 2, "\(body)")
+                #expect((body["links"] as? [String: String])?["page"] != nil)
             }
+            for page in [1, 2] {
+                try await client.execute(uri: "/v1/documents/\(sheet)/preview?page=\(page)&width=512", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "image/jpeg")
+                }
+            }
+            try await client.execute(uri: "/v1/documents/\(sheet)/preview?page=3", method: .get) { let code = try errorCode($0); #expect(code == "page_out_of_range") }
             let failed = try harness.queue.jobs(status: .failed, limit: 10)
             #expect(failed.count == 1 && failed[0].attempts == 1, "input errors are not retried")
         }
@@ -551,20 +562,26 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         defer { harness.folder.remove() }
         let jobs = 60
         for number in 0..<jobs { _ = try queuedDocument(harness, title: "t\(number)") }
-        let leased = Mutex<[Int64]>([])
-        let failures = Mutex<[String]>([])
+        // NSLock, not Mutex: ThreadSanitizer sees pthread mutexes, not the futex under Synchronization.Mutex,
+        // and reports the appends below as races when six threads contend for it.
+        final class Tally: @unchecked Sendable {  // `ids` and `failures` only touched under `lock`
+            let lock = NSLock()
+            var ids: [Int64] = []
+            var failures: [String] = []
+        }
+        let tally = Tally()
         DispatchQueue.concurrentPerform(iterations: 6) { worker in
             do {
                 while let (job, _) = try harness.queue.lease(worker: "w\(worker)", leaseSeconds: 60) {
-                    leased.withLock { $0.append(job.id!) }
+                    tally.lock.withLock { tally.ids.append(job.id!) }
                     try harness.queue.complete(job)
                 }
             } catch {
-                failures.withLock { $0.append("\(error)") }
+                tally.lock.withLock { tally.failures.append("\(error)") }
             }
         }
-        #expect(failures.withLock { $0 }.isEmpty)
-        let ids = leased.withLock { $0 }
+        #expect(tally.failures.isEmpty)
+        let ids = tally.ids
         #expect(ids.count == jobs && Set(ids).count == jobs, "each job leased exactly once")
         #expect(try harness.queue.counts()[.done] == jobs)
     }
@@ -598,5 +615,28 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
                 #expect(response.status == .notFound)
             }
         }
+    }
+}
+
+@Suite struct JobArrivalsTests {
+    /// An idle worker waiting on arrivals wakes when a job is announced, not at its next poll,
+    /// also when the announcement comes before its wait began (after it looked for a job).
+    @Test func anAnnouncementWakesAWaitingWorker() async throws {
+        let arrivals = JobArrivals()
+        let seen = arrivals.announcements
+        async let waited = arrivals.wait(since: seen, upTo: .seconds(3600))
+        try await Task.sleep(for: .milliseconds(50))
+        arrivals.announce()
+        #expect(await waited == .announced)
+        let missed = arrivals.announcements
+        arrivals.announce()
+        #expect(await arrivals.wait(since: missed, upTo: .seconds(3600)) == .announced)
+    }
+
+    @Test func withoutAnnouncementTheWaitEndsAtItsTimeout() async {
+        let arrivals = JobArrivals()
+        #expect(await arrivals.wait(since: arrivals.announcements, upTo: .milliseconds(50)) == .timedOut)
+        // A timeout that fires before the wait is registered still ends it.
+        #expect(await arrivals.wait(since: arrivals.announcements, upTo: .zero) == .timedOut)
     }
 }

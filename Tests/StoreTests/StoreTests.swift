@@ -165,8 +165,11 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         let encrypted = pipeline.ingest(Fixtures.sample("bad-encrypted.pdf"), labels: DocumentLabels(title: "y", filename: "y.pdf"))
         #expect(encrypted.status == .failed && encrypted.error?.code == "encrypted")
         #expect(try store.blobs.allBlobs().isEmpty)
+        let bomb = pipeline.ingest(Fixtures.sample("bad-zip-bomb.docx"), labels: DocumentLabels(title: "z", filename: "z.docx"))
+        #expect(bomb.status == .rejected && bomb.error?.code == "zip_bomb")
+        #expect(try store.blobs.allBlobs().isEmpty)
         let office = pipeline.ingest(Fixtures.sample("stats.xlsx"), labels: DocumentLabels(title: "stats", filename: "stats.xlsx"))
-        #expect(office.status == .noPreview && office.preview == nil && office.documentID != nil)
+        #expect(office.status == .ok && office.preview != nil && office.documentID != nil)
     }
 
     /// Figures worked out by hand from the sample sizes.
@@ -191,7 +194,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         #expect(ana.mostCommonType == "resume")
         #expect(ana.logicalBytes == anaLogical)
         #expect(ana.storedBytes == anaLogical)
-        #expect(ana.previews == 2, "PDF and video thumbnails; docx and csv have none")
+        #expect(ana.previews == 6, "PDF and video thumbnails; docx and csv each a PDF pivot and its thumbnail")
 
         let all = try store.index.statistics()
         #expect(all.documents == 5)
@@ -200,7 +203,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         #expect(all.logicalBytes == anaLogical + videoSize)
         #expect(all.storedBytes == anaLogical, "the second video is stored once")
         #expect(abs(all.dedupRatio - Double(anaLogical + videoSize) / Double(anaLogical)) < 1e-9)
-        #expect(all.previews == 2 && all.previewBytes > 0)
+        #expect(all.previews == 6 && all.previewBytes > 0)
         #expect(all.mostCommonType == "highlight_video" || all.mostCommonType == "resume")
         #expect(try store.index.statistics(owner: "nobody").dedupRatio == 0)
     }
