@@ -19,12 +19,14 @@ ROOT = Path(__file__).resolve().parent.parent
 LARGE = Path(os.environ.get("DOCPREVIEW_LARGE_SAMPLES", ROOT / "Samples" / "large"))
 
 
-def prepare():
-    """Installs the tools, builds the release binary, checks the large samples; returns the binary."""
+def prepare(inputs="mixed"):
+    """Installs the tools, builds the release binary, checks the large samples (the folder `inputs`
+    in them); returns the binary."""
     subprocess.run([ROOT / "scripts" / "install-deps", "--tools"], check=True)
     binary = subprocess.run([ROOT / "scripts" / "build-release"], check=True, capture_output=True, text=True).stdout.strip()
-    if not (LARGE / "mixed").is_dir():
-        sys.exit(f"{LARGE} has no benchmark inputs: run scripts/make-samples --large {LARGE}")
+    if not (LARGE / inputs).is_dir():
+        flag = "--office" if inputs == "office" else "--large"
+        sys.exit(f"{LARGE / inputs} is missing: run scripts/make-samples {flag} {LARGE if flag == '--large' else LARGE / inputs}")
     return binary
 
 
@@ -116,7 +118,7 @@ def versions():
     return "; ".join([first_line(["vips", "--version"]), first_line(["pdftoppm", "-v"]),
                       first_line(["ffmpeg", "-version"]).split(" Copyright")[0],
                       "ffmpegthumbnailer " + first_line(["ffmpegthumbnailer", "-v"]).split()[-1],
-                      first_line(["hyperfine", "--version"])])
+                      first_line(["soffice", "--version"]), first_line(["hyperfine", "--version"])])
 
 
 def gnuplot(script):
