@@ -14,14 +14,20 @@ public struct PostgresIndex: DocumentIndex {
         try PostgresSchema.migrate(connections)
     }
 
+    /// `live`: the originals of documents and what is derived from them, transitively (an office
+    /// document's PDF pivot, then its pages). Derivatives of anything else belong to deleted documents.
+    static let live = """
+        WITH RECURSIVE live(sha256) AS (SELECT sha256 FROM documents
+            UNION SELECT v.result_sha256 FROM derivatives v JOIN live l ON v.source_sha256 = l.sha256)
+        """
+
     public func referencedBlobs() throws -> Set<BlobHash> {
-        let rows = try connections.query("""
-            SELECT sha256 FROM documents UNION SELECT source_sha256 FROM derivatives UNION SELECT result_sha256 FROM derivatives
-            """)
+        let rows = try connections.query("\(unescaped: Self.live) SELECT sha256 FROM live")
         return Set(try rows.map { try $0.hash("sha256") })
     }
 
     public func forgetUnusedBlobs() throws -> [BlobHash] {
+        try connections.query("\(unescaped: Self.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live)")
         let rows = try connections.query("""
             DELETE FROM blobs b WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = b.sha256)
             AND NOT EXISTS (SELECT 1 FROM derivatives v WHERE v.source_sha256 = b.sha256 OR v.result_sha256 = b.sha256)

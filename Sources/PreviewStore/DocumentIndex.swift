@@ -8,9 +8,10 @@ import PreviewCore
 /// in `PreviewPostgres`, for many workers on many hosts (DESIGN §11). Implementations are
 /// thread-safe and safe to share between processes.
 public protocol DocumentIndex: Sendable {
-    /// Every blob hash a document or derivative refers to (both sides of derivatives).
+    /// Every blob a document refers to, and the derivatives of those (transitively): what `gc` keeps.
     func referencedBlobs() throws -> Set<BlobHash>
-    /// Forgets blob rows that no document or derivative uses; returns their hashes.
+    /// Forgets derivatives whose source no document (or a derivative of one) uses any more, then
+    /// blob rows that nothing uses; returns the forgotten blobs' hashes.
     func forgetUnusedBlobs() throws -> [BlobHash]
 
     /// Inserts `document` as the next version of (owner, type, title), with its original's blob
@@ -28,6 +29,17 @@ public protocol DocumentIndex: Sendable {
     func latestDocument(sha256: BlobHash) throws -> DocumentRecord?
     /// Documents (of `owner`, or all), newest first.
     func documents(owner: String?) throws -> [DocumentRecord]
+    /// One page of the latest versions that match `query`.
+    func list(_ query: DocumentQuery) throws -> DocumentPage
+    /// Every version of the document that `id` is a version of, newest first; empty when there is none.
+    func versions(of id: String) throws -> [DocumentRecord]
+    /// Removes the document that `id` is a version of (every version, or only `version`) with its
+    /// jobs, so that a running job's outcome is fenced off. Blobs stay until `gc`.
+    func delete(documentID id: String, version: Int?) throws -> Deletion
+    /// Gives every version of the document that `id` is a version of a new title and type; nil
+    /// when there is no such document. Throws ``LabelTaken`` when the owner has another document
+    /// under that (type, title).
+    func relabel(documentID id: String, title: String, type: String) throws -> DocumentRecord?
 
     func derivative(key: String) throws -> DerivativeRecord?
     /// Records a derivative whose result blob is already durable (first writer wins).
@@ -39,4 +51,15 @@ public protocol DocumentIndex: Sendable {
 
 extension DocumentIndex {
     public func statistics() throws -> StorageStatistics { try statistics(owner: nil) }
+}
+
+/// Another document of the owner already has the (type, title) a relabel asked for.
+public struct LabelTaken: Error, Sendable {
+    public var type: String
+    public var title: String
+
+    public init(type: String, title: String) {
+        self.type = type
+        self.title = title
+    }
 }

@@ -13,6 +13,7 @@ public final class SQLiteIndex: DocumentIndex {
     public init(url: URL) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in db.add(function: SQLiteIndex.fold) }
         // Opening is serialised across processes by a file lock: switching a new database to WAL
         // fails with "database is locked" when two connections do it at once, and GRDB's migrator
         // reads which migrations ran before it takes SQLite's write lock, so both would create the tables.
@@ -97,17 +98,23 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Blobs
 
+    /// `live`: the originals of documents and what is derived from them, transitively (an office
+    /// document's PDF pivot, then its pages). Derivatives of anything else belong to deleted documents.
+    static let live = """
+        WITH RECURSIVE live(sha256) AS (SELECT sha256 FROM documents
+            UNION SELECT v.result_sha256 FROM derivatives v JOIN live l ON v.source_sha256 = l.sha256)
+        """
+
     public func referencedBlobs() throws -> Set<BlobHash> {
         try pool.read { db in
-            let rows = try String.fetchAll(db, sql: """
-                SELECT sha256 FROM documents UNION SELECT source_sha256 FROM derivatives UNION SELECT result_sha256 FROM derivatives
-                """)
+            let rows = try String.fetchAll(db, sql: "\(Self.live) SELECT sha256 FROM live")
             return Set(rows.compactMap(BlobHash.init(hex:)))
         }
     }
 
     public func forgetUnusedBlobs() throws -> [BlobHash] {
         try pool.write { db in
+            try db.execute(sql: "\(Self.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live)")
             let unused = try String.fetchAll(db, sql: """
                 SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM documents)
                 AND sha256 NOT IN (SELECT source_sha256 FROM derivatives) AND sha256 NOT IN (SELECT result_sha256 FROM derivatives)

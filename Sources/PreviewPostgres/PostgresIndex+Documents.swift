@@ -1,0 +1,101 @@
+import Foundation
+import PostgresNIO
+import PreviewStore
+
+/// Listing, versions, deletion and relabelling in PostgreSQL; the same behaviour as ``SQLiteIndex``'s.
+extension PostgresIndex {
+    public func list(_ query: DocumentQuery) throws -> DocumentPage {
+        let (keys, descending) = Self.sortKeys(query.sort)
+        var sql = PostgresQuery(stringLiteral: """
+            SELECT d.*, \(keys.enumerated().map { "(\($1.expression))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM documents d
+            WHERE d.version = (SELECT MAX(version) FROM documents x WHERE x.owner = d.owner AND x.type = d.type AND x.title = d.title)
+            """)
+        func filter(_ condition: String, _ value: String?) {
+            guard let value else { return }
+            sql.binds.append(value)
+            sql.sql += " AND " + condition.replacingOccurrences(of: "?", with: "$\(sql.binds.count)")
+        }
+        filter("d.owner = ?", query.owner)
+        filter("d.type = ?", query.type)
+        filter("d.kind = ?", query.kind)
+        filter("strpos(lower(d.title), lower(?)) > 0", query.titleContains)
+        filter("d.preview_status = ?", query.status?.rawValue)
+        if let after = query.after {
+            var placeholders: [String] = []
+            for (key, value) in zip(keys, after.keys) {
+                sql.binds.append(value)
+                placeholders.append("$\(sql.binds.count)::text::\(key.type)")
+            }
+            sql.sql += " AND (\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders.joined(separator: ", ")))"
+        }
+        let direction = descending ? " DESC" : ""
+        sql.sql += " ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)"
+        let rows = try connections.query(sql)
+        let page = rows.prefix(query.limit)
+        let next = try rows.count > query.limit ? page.last.map { row in
+            DocumentCursor(sort: query.sort, keys: try keys.indices.map { try row["sort_key_\($0)"].decode(String.self) })
+        } : nil
+        return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
+    }
+
+    /// The key expressions of a sort order (ending with the id) and whether it is descending. Times
+    /// are whole microseconds, so a cursor compares exactly what the rows hold.
+    private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [(expression: String, type: String)], descending: Bool) {
+        let created = (expression: "(extract(epoch FROM d.created_at) * 1000000)::bigint", type: "bigint")
+        let title = (expression: "lower(d.title)", type: "text")
+        let id = (expression: "d.id", type: "text")
+        switch sort {
+        case .newest: return ([created, id], true)
+        case .oldest: return ([created, id], false)
+        case .title: return ([title, id], false)
+        case .type: return ([(expression: "d.type", type: "text"), title, id], false)
+        }
+    }
+
+    public func versions(of id: String) throws -> [DocumentRecord] {
+        try connections.query(Self.versionsQuery(of: id)).map(DocumentRecord.init(row:))
+    }
+
+    private static func versionsQuery(of id: String, lock: Bool = false) -> PostgresQuery {
+        """
+        SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title
+        WHERE v.id = \(id) ORDER BY d.version DESC \(unescaped: lock ? "FOR UPDATE OF d" : "")
+        """
+    }
+
+    public func delete(documentID id: String, version: Int?) throws -> Deletion {
+        try connections.transaction { session in
+            let removed = try session.query(Self.versionsQuery(of: id, lock: true)).map(DocumentRecord.init(row:))
+                .filter { version == nil || $0.version == version }
+            guard !removed.isEmpty else { return Deletion(versions: [], cancelledJobs: 0) }
+            let ids = removed.map(\.id)
+            let cancelled = try session.query("""
+                DELETE FROM jobs WHERE document_id = ANY(\(ids)) RETURNING status
+                """).filter { ["queued", "processing"].contains(try $0["status"].decode(String.self)) }.count
+            try session.query("DELETE FROM documents WHERE id = ANY(\(ids))")
+            return Deletion(versions: removed, cancelledJobs: cancelled)
+        }
+    }
+
+    public func relabel(documentID id: String, title: String, type: String) throws -> DocumentRecord? {
+        try connections.transaction { session in
+            guard let current = try session.query(Self.versionsQuery(of: id, lock: true)).first.map(DocumentRecord.init(row:)) else {
+                return nil
+            }
+            if current.title != title || current.type != type {
+                // The same lock that numbers versions: an upload under the new label waits for this rename.
+                let key = "\(current.owner)\u{1F}\(type)\u{1F}\(title)"
+                try session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
+                let taken = try session.query("""
+                    SELECT 1 FROM documents WHERE owner = \(current.owner) AND type = \(type) AND title = \(title) LIMIT 1
+                    """)
+                if !taken.isEmpty { throw LabelTaken(type: type, title: title) }
+                try session.query("""
+                    UPDATE documents SET title = \(title), type = \(type)
+                    WHERE owner = \(current.owner) AND type = \(current.type) AND title = \(current.title)
+                    """)
+            }
+            return try session.query("SELECT * FROM documents WHERE id = \(id)").first.map(DocumentRecord.init(row:))
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// Which documents a listing wants: the latest version of each (owner, type, title), filtered,
+/// sorted, one page at a time.
+public struct DocumentQuery: Sendable, Equatable {
+    public enum Sort: String, Sendable, CaseIterable, Codable {
+        case newest, oldest, title, type
+    }
+
+    public var owner: String?
+    /// A declared document type id ("" for documents uploaded without one).
+    public var type: String?
+    /// A detected kind (`pdf`, `mp4`, …).
+    public var kind: String?
+    /// Part of the title, matched without regard to case.
+    public var titleContains: String?
+    public var status: PreviewStatus?
+    public var sort: Sort
+    public var limit: Int
+    /// Where the previous page ended; nil for the first page.
+    public var after: DocumentCursor?
+
+    /// The largest page a listing returns.
+    public static let maxLimit = 200
+
+    public init(owner: String? = nil, type: String? = nil, kind: String? = nil, titleContains: String? = nil,
+                status: PreviewStatus? = nil, sort: Sort = .newest, limit: Int = 50, after: DocumentCursor? = nil) {
+        self.owner = owner
+        self.type = type
+        self.kind = kind
+        self.titleContains = titleContains
+        self.status = status
+        self.sort = sort
+        self.limit = min(max(limit, 1), Self.maxLimit)
+        self.after = after
+    }
+}
+
+/// One page of a listing and where the next one starts.
+public struct DocumentPage: Sendable {
+    public var documents: [DocumentRecord]
+    /// Nil on the last page.
+    public var next: DocumentCursor?
+
+    public init(documents: [DocumentRecord], next: DocumentCursor?) {
+        self.documents = documents
+        self.next = next
+    }
+}
+
+/// The keyset position after a listed document: its sort key as the index wrote it, ending with
+/// its id. Opaque to clients (base64url JSON); it stays valid while documents are added or removed,
+/// and a page never repeats or skips a document that was there throughout.
+public struct DocumentCursor: Sendable, Equatable, Codable {
+    public var sort: DocumentQuery.Sort
+    public var keys: [String]
+
+    public init(sort: DocumentQuery.Sort, keys: [String]) {
+        self.sort = sort
+        self.keys = keys
+    }
+
+    /// The cursor as it goes into a URL.
+    public var token: String {
+        let json = (try? JSONEncoder().encode(self)) ?? Data()
+        return json.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Reads a ``token``; nil when it is not one, or was made for another sort order.
+    public init?(token: String, sort: DocumentQuery.Sort) {
+        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard token.count <= 4096, let data = Data(base64Encoded: base64),
+              let cursor = try? JSONDecoder().decode(DocumentCursor.self, from: data),
+              cursor.sort == sort, cursor.keys.count == cursor.sort.keyCount else { return nil }
+        self = cursor
+    }
+}
+
+extension DocumentQuery.Sort {
+    /// Key columns: the order's own, then the id that breaks ties.
+    public var keyCount: Int {
+        switch self {
+        case .newest, .oldest, .title: 2
+        case .type: 3
+        }
+    }
+}
+
+/// What a delete removed.
+public struct Deletion: Sendable, Equatable {
+    /// The versions removed.
+    public var versions: [DocumentRecord]
+    /// Jobs of theirs that were waiting or running, now cancelled.
+    public var cancelledJobs: Int
+
+    public init(versions: [DocumentRecord], cancelledJobs: Int) {
+        self.versions = versions
+        self.cancelledJobs = cancelledJobs
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+
+/// Listing, versions, deletion and relabelling in the embedded index.
+extension SQLiteIndex {
+    /// `docpreview_fold(text)`: text folded for case-insensitive search and sorting (all of
+    /// Unicode, where SQLite's own `lower` folds only ASCII).
+    static let fold = DatabaseFunction("docpreview_fold", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0])?.folding(options: [.caseInsensitive], locale: nil)
+    }
+
+    /// Rows that are their document's latest version.
+    private static let latest = """
+        d.version = (SELECT MAX(version) FROM documents x WHERE x.owner = d.owner AND x.type = d.type AND x.title = d.title)
+        """
+
+    public func list(_ query: DocumentQuery) throws -> DocumentPage {
+        let (keys, descending) = Self.sortKeys(query.sort)
+        var conditions = [Self.latest]
+        var arguments = StatementArguments()
+        func filter(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
+            guard let value else { return }
+            conditions.append(condition)
+            arguments += [value]
+        }
+        filter("d.owner = ?", query.owner)
+        filter("d.type = ?", query.type)
+        filter("d.kind = ?", query.kind)
+        filter("instr(docpreview_fold(d.title), docpreview_fold(?)) > 0", query.titleContains)
+        filter("d.preview_status = ?", query.status?.rawValue)
+        if let after = query.after {
+            let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
+            conditions.append("(\(keys.joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders))")
+            arguments += StatementArguments(after.keys)
+        }
+        let direction = descending ? " DESC" : ""
+        let selectedKeys = keys.enumerated().map { "\($1) AS sort_key_\($0)" }.joined(separator: ", ")
+        let sql = """
+            SELECT d.*, \(selectedKeys) FROM documents d WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY \(keys.map { $0 + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)
+            """
+        return try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            let page = rows.prefix(query.limit)
+            let next = rows.count > query.limit ? page.last.map { row in
+                DocumentCursor(sort: query.sort, keys: keys.indices.map { row["sort_key_\($0)"] as String })
+            } : nil
+            return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
+        }
+    }
+
+    /// The key columns of a sort order (ending with the id) and whether it is descending.
+    private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [String], descending: Bool) {
+        switch sort {
+        case .newest: (["d.created_at", "d.id"], true)
+        case .oldest: (["d.created_at", "d.id"], false)
+        case .title: (["docpreview_fold(d.title)", "d.id"], false)
+        case .type: (["d.type", "docpreview_fold(d.title)", "d.id"], false)
+        }
+    }
+
+    public func versions(of id: String) throws -> [DocumentRecord] {
+        try pool.read { db in try Self.versions(of: id, in: db) }
+    }
+
+    private static func versions(of id: String, in db: Database) throws -> [DocumentRecord] {
+        try DocumentRecord.fetchAll(db, sql: """
+            SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title
+            WHERE v.id = ? ORDER BY d.version DESC
+            """, arguments: [id])
+    }
+
+    public func delete(documentID id: String, version: Int?) throws -> Deletion {
+        try pool.write { db in
+            let removed = try Self.versions(of: id, in: db).filter { version == nil || $0.version == version }
+            guard !removed.isEmpty else { return Deletion(versions: [], cancelledJobs: 0) }
+            let ids = String(decoding: try JSONEncoder().encode(removed.map(\.id)), as: UTF8.self)
+            let cancelled = try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'processing') AND document_id IN (SELECT value FROM json_each(?))
+                """, arguments: [ids]) ?? 0
+            try db.execute(sql: "DELETE FROM jobs WHERE document_id IN (SELECT value FROM json_each(?))", arguments: [ids])
+            try db.execute(sql: "DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))", arguments: [ids])
+            return Deletion(versions: removed, cancelledJobs: cancelled)
+        }
+    }
+
+    public func relabel(documentID id: String, title: String, type: String) throws -> DocumentRecord? {
+        try pool.write { db in
+            guard let current = try Self.versions(of: id, in: db).first else { return nil }
+            if current.title == title && current.type == type { return try DocumentRecord.fetchOne(db, key: id) }
+            let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND type = ? AND title = ?)",
+                                          arguments: [current.owner, type, title]) ?? false
+            if taken { throw LabelTaken(type: type, title: title) }
+            try db.execute(sql: "UPDATE documents SET title = ?, type = ? WHERE owner = ? AND type = ? AND title = ?",
+                           arguments: [title, type, current.owner, current.type, current.title])
+            return try DocumentRecord.fetchOne(db, key: id)
+        }
+    }
+}

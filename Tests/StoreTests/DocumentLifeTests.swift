@@ -1,0 +1,193 @@
+import Foundation
+import Logging
+import PreviewCore
+import PreviewPipeline
+import PreviewPostgres
+import PreviewQueue
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// Listing, deletion, versions and relabelling, on both backends.
+@Suite struct DocumentLifeTests {
+    let logger = Logger(label: "test")
+
+    /// A store whose documents are indexed straight away (their bytes are small made-up blobs).
+    struct Indexed {
+        let backend: StoreBackend
+        let folder: TemporaryFolder
+        var store: Store { backend.store }
+
+        init(_ backend: TestBackend) throws {
+            folder = try TemporaryFolder()
+            self.backend = try backend.open(root: folder.url.appendingPathComponent("store"))
+        }
+
+        @discardableResult
+        func add(owner: String = "ana", type: String = "", title: String, kind: String = "pdf", bytes: String? = nil,
+                 status: PreviewStatus = .ready) throws -> DocumentRecord {
+            let content = Array((bytes ?? "\(owner)/\(type)/\(title)/\(UUID())").utf8)
+            let hash = try store.blobs.put(bytes: content)
+            let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: type, title: title, filename: "\(title).\(kind)",
+                                        sha256: hash, kind: kind, mime: "application/octet-stream", size: content.count, facts: MediaFacts(),
+                                        version: 0, previewStatus: status, createdAt: Date())
+            return try store.index.insertVersion(record).document
+        }
+
+        /// Every page of `query`, followed cursor by cursor.
+        func all(_ query: DocumentQuery) throws -> [DocumentRecord] {
+            var query = query
+            var documents: [DocumentRecord] = []
+            while true {
+                let page = try store.index.list(query)
+                documents += page.documents
+                guard let next = page.next else { return documents }
+                #expect(DocumentCursor(token: next.token, sort: query.sort) == next, "a cursor survives its token")
+                query.after = next
+            }
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func listingFiltersSortsAndPages(backend: TestBackend) throws {
+        let indexed = try Indexed(backend)
+        defer { indexed.folder.remove() }
+        try indexed.add(type: "resume", title: "Zebra CV")
+        try indexed.add(type: "transcript", title: "alpha transcript", status: .pending)
+        try indexed.add(type: "resume", title: "beta résumé", kind: "docx")
+        try indexed.add(type: "highlight_video", title: "Game film", kind: "mp4", status: .failed)
+        try indexed.add(owner: "ben", type: "resume", title: "Ben CV")
+        try indexed.add(title: "untyped note", kind: "text", status: .noPreview)
+        let replaced = try indexed.add(type: "resume", title: "Zebra CV")  // a second version: listed instead of the first
+        #expect(replaced.version == 2)
+
+        let ana = try indexed.all(DocumentQuery(owner: "ana", limit: 2))
+        #expect(ana.count == 5, "latest versions only, one owner")
+        #expect(ana.map(\.createdAt) == ana.map(\.createdAt).sorted(by: >), "newest first")
+        #expect(ana.contains { $0.id == replaced.id })
+        #expect(Set(ana.map(\.id)).count == ana.count, "no document twice across pages")
+
+        #expect(try indexed.all(DocumentQuery(owner: "ana", sort: .oldest, limit: 2)).map(\.id) == ana.reversed().map(\.id))
+        #expect(try indexed.all(DocumentQuery(owner: "ana", sort: .title, limit: 2)).map(\.title)
+                == ["alpha transcript", "beta résumé", "Game film", "untyped note", "Zebra CV"], "titles in any case")
+        #expect(try indexed.all(DocumentQuery(owner: "ana", sort: .type, limit: 1)).map(\.title)
+                == ["untyped note", "Game film", "beta résumé", "Zebra CV", "alpha transcript"], "type, then title")
+
+        #expect(try indexed.all(DocumentQuery(type: "resume")).map(\.title).sorted() == ["Ben CV", "Zebra CV", "beta résumé"])
+        #expect(try indexed.all(DocumentQuery(owner: "ana", type: "")).map(\.title) == ["untyped note"])
+        #expect(try indexed.all(DocumentQuery(kind: "mp4")).map(\.title) == ["Game film"])
+        #expect(try indexed.all(DocumentQuery(titleContains: "cV")).map(\.title).sorted() == ["Ben CV", "Zebra CV"])
+        #expect(try indexed.all(DocumentQuery(status: .failed)).map(\.title) == ["Game film"])
+        #expect(try indexed.all(DocumentQuery(owner: "ana", titleContains: "%")).isEmpty, "search text is text, not a pattern")
+        #expect(DocumentCursor(token: "not a cursor", sort: .newest) == nil)
+        let titleCursor = try #require(try indexed.store.index.list(DocumentQuery(sort: .title, limit: 1)).next)
+        #expect(DocumentCursor(token: titleCursor.token, sort: .newest) == nil, "a cursor is for the order it was made in")
+    }
+
+    /// Pages read while others upload: every document that was there throughout appears exactly once.
+    @Test(arguments: TestBackend.available) func aCursorHoldsAcrossConcurrentInserts(backend: TestBackend) throws {
+        let indexed = try Indexed(backend)
+        defer { indexed.folder.remove() }
+        let present = try (0..<9).map { try indexed.add(title: "doc \($0)") }
+        for sort in DocumentQuery.Sort.allCases {
+            var query = DocumentQuery(owner: "ana", sort: sort, limit: 2)
+            var seen: [String] = []
+            while true {
+                let page = try indexed.store.index.list(query)
+                seen += page.documents.map(\.id)
+                try indexed.add(title: "new \(sort) \(seen.count)")  // lands before or after the cursor, depending on the order
+                guard let next = page.next else { break }
+                query.after = next
+            }
+            for document in present {
+                #expect(seen.filter { $0 == document.id }.count == 1, "\(sort): \(document.title) once")
+            }
+            #expect(Set(seen).count == seen.count, "\(sort): nothing repeated")
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func deletingDropsStatisticsAndGCReclaimsWhatNothingUses(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try backend.open(root: folder.url.appendingPathComponent("store")).store
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        func ingest(_ sample: String, title: String, owner: String = "ana") throws -> DocumentRecord {
+            let outcome = pipeline.ingest(Fixtures.sample(sample), labels: DocumentLabels(owner: owner, title: title, filename: sample))
+            let id = try #require(outcome.documentID)
+            return try #require(try store.index.document(id: id))
+        }
+        let letterV1 = try ingest("document-5-pages.pdf", title: "letter")
+        let letterV2 = try ingest("image.webp", title: "letter")
+        let shared = try ingest("image.webp", title: "photo", owner: "ben")  // the same bytes as letter v2
+        let kept = try ingest("video-h264.mp4", title: "film")
+        let before = try store.index.statistics()
+        let blobsBefore = try store.blobs.allBlobs().count
+
+        let deletion = try store.index.delete(documentID: letterV1.id, version: nil)
+        #expect(deletion.versions.map(\.version).sorted() == [1, 2], "any version's id names the whole document")
+        let after = try store.index.statistics()
+        #expect(after.documents == before.documents - 1)
+        #expect(after.versions == before.versions - 2)
+        #expect(after.logicalBytes == before.logicalBytes - letterV1.size - letterV2.size, "exactly the deleted bytes")
+        #expect(after.storedBytes == before.storedBytes - letterV1.size, "letter v2's bytes are still ben's photo")
+        #expect(try store.index.document(id: letterV2.id) == nil)
+        #expect(try store.index.delete(documentID: letterV1.id, version: nil).versions.isEmpty, "a second delete finds nothing")
+
+        let young = try store.collectGarbage(grace: 3600, dryRun: false, logger: logger)
+        #expect(young.blobs == 0, "nothing is reclaimed inside the grace period")
+        #expect(try store.collectGarbage(grace: 0, dryRun: true, logger: logger).blobs == 2, "a dry run sees the same")
+        let collected = try store.collectGarbage(grace: 0, dryRun: false, logger: logger)
+        #expect(collected.blobs == 2, "the PDF and its thumbnail; the shared image and its thumbnail stay")
+        #expect(try store.blobs.allBlobs().count == blobsBefore - 2)
+        #expect(!store.blobs.contains(letterV1.sha256))
+        #expect(store.blobs.contains(shared.sha256) && store.blobs.contains(kept.sha256))
+        #expect(try store.verify().isClean)
+        #expect(try pipeline.cachedPreview(source: shared.sha256, kind: .webp, request: .thumbnail) != nil, "shared previews kept")
+        #expect(after.previews == before.previews - 1, "the deleted PDF's thumbnail no longer counts")
+        #expect(try store.index.statistics() == after, "gc changes no figure")
+    }
+
+    @Test(arguments: TestBackend.available) func oneVersionCanGo(backend: TestBackend) throws {
+        let indexed = try Indexed(backend)
+        defer { indexed.folder.remove() }
+        let first = try indexed.add(title: "cv", bytes: "first")
+        let second = try indexed.add(title: "cv", bytes: "second!")
+        #expect(try indexed.store.index.delete(documentID: first.id, version: 3).versions.isEmpty)
+        #expect(try indexed.store.index.delete(documentID: first.id, version: 2).versions.map(\.id) == [second.id])
+        #expect(try indexed.store.index.list(DocumentQuery(owner: "ana")).documents.map(\.id) == [first.id], "v1 is current again")
+        #expect(try indexed.store.index.statistics().logicalBytes == 5)
+    }
+
+    @Test(arguments: TestBackend.available) func restoreIsANewVersionOfTheSameBlob(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let opened = try backend.open(root: folder.url.appendingPathComponent("store"))
+        let pipeline = DocumentPipeline(store: opened.store, logger: logger)
+        let labels = DocumentLabels(owner: "ana", title: "clip", filename: "clip.mp4")
+        let v1 = try #require(pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: labels).documentID)
+        _ = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "ana", title: "clip", filename: "clip.pdf"))
+        let blobs = try opened.store.blobs.allBlobs().count
+
+        let (restored, job) = try #require(try opened.queue.restore(version: 1, of: v1, in: opened.store))
+        let original = try #require(try opened.store.index.document(id: v1))
+        #expect(restored.version == 3 && restored.sha256 == original.sha256 && restored.id != v1)
+        #expect(restored.previewStatus == .ready && restored.facts == original.facts, "facts and status come along")
+        #expect(job.status == .done, "nothing to render: the previews are the first version's")
+        #expect(try opened.store.blobs.allBlobs().count == blobs, "no bytes copied")
+        #expect(try opened.store.index.versions(of: v1).map(\.version) == [3, 2, 1])
+        #expect(try opened.queue.restore(version: 3, of: v1, in: opened.store)?.document.id == restored.id, "restoring the current one changes nothing")
+        #expect(try opened.queue.restore(version: 9, of: v1, in: opened.store) == nil)
+    }
+
+    @Test(arguments: TestBackend.available) func relabellingMovesEveryVersion(backend: TestBackend) throws {
+        let indexed = try Indexed(backend)
+        defer { indexed.folder.remove() }
+        let first = try indexed.add(type: "resume", title: "cv")
+        try indexed.add(type: "resume", title: "cv")
+        try indexed.add(type: "resume", title: "old cv")
+        let renamed = try #require(try indexed.store.index.relabel(documentID: first.id, title: "CV 2026", type: "resume"))
+        #expect(renamed.title == "CV 2026" && renamed.version == 1)
+        #expect(try indexed.store.index.versions(of: first.id).map(\.title) == ["CV 2026", "CV 2026"])
+        #expect(throws: LabelTaken.self) { try indexed.store.index.relabel(documentID: first.id, title: "old cv", type: "resume") }
+        #expect(try indexed.store.index.relabel(documentID: "no-such-id", title: "x", type: "") == nil)
+    }
+}
