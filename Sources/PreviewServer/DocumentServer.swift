@@ -88,18 +88,50 @@ public struct DocumentServer: Sendable {
         // Whatever reads the database or the disk runs on `blocking`, never on the cooperative pool.
         routes.add(.get, "/metrics") { _, _ in try await blocking.run { try metrics() } }
         routes.add(.get, "/") { request, _ in try await blocking.run { try HomePage.response(server: self, request: request) } }
+        routes.add(.get, "/ui/documents/:id") { _, context in
+            let id = try context.parameters.require("id")
+            return try await blocking.run { try ViewerPage.response(server: self, id: id) }
+        }
+        routes.add(.get, "/ui/documents/:id/delete") { _, context in
+            let id = try context.parameters.require("id")
+            return try await blocking.run { try ViewerPage.deleteConfirmation(server: self, id: id) }
+        }
+        routes.add(.post, "/ui/documents/:id/delete") { request, context in
+            let id = try context.parameters.require("id")
+            let owner = try await blocking.run { try store.index.document(id: id)?.owner }
+            _ = try await delete(id, request: request, logger: context.logger)
+            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: owner ?? "")])
+        }
+        routes.add(.post, "/ui/documents/:id/restore") { request, context in
+            let restored = try await restore(context.parameters.require("id"), request: request)
+            return Response(status: .seeOther, headers: [.location: "/ui/documents/\(restored.id)"])
+        }
         routes.add(.post, "/ui/upload") { request, context in
             let accepted = try await upload(request, context: context)
-            let owner = accepted.owner.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""
-            return Response(status: .seeOther, headers: [.location: "/?owner=\(owner)"])
+            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: accepted.owner)])
         }
         routes.add(.post, "/v1/documents") { request, context in
             let accepted = try await upload(request, context: context)
             return try JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
         }
+        routes.add(.get, "/v1/documents") { request, _ in try await list(request) }
         routes.add(.get, "/v1/documents/:id") { _, context in
             let id = try context.parameters.require("id")
             return try await blocking.run { try document(id) }
+        }
+        routes.add(.patch, "/v1/documents/:id") { request, context in try await relabel(context.parameters.require("id"), request: request) }
+        routes.add(.delete, "/v1/documents/:id") { request, context in
+            try await delete(context.parameters.require("id"), request: request, logger: context.logger)
+        }
+        routes.add(.get, "/v1/documents/:id/versions") { _, context in try await versions(context.parameters.require("id")) }
+        routes.add(.post, "/v1/documents/:id/restore") { request, context in
+            let restored = try await restore(context.parameters.require("id"), request: request)
+            return try JSON.response(DocumentView(restored, status: try await blocking.run { try documentStatus(restored) }))
+        }
+        for method in [HTTPRequest.Method.get, .head] {
+            routes.add(method, "/v1/documents/:id/content") { request, context in
+                try await content(context.parameters.require("id"), request: request)
+            }
         }
         routes.add(.get, "/v1/documents/:id/preview") { request, context in
             try await preview(context.parameters.require("id"), request: request, context: context)

@@ -14,7 +14,7 @@ enum HomePage {
         let statistics = try server.store.index.statistics(owner: owner.isEmpty ? nil : owner)
         // One owner's documents at a time, never the whole table: owners are labels under one token,
         // and a page that lists everybody's titles is one shoulder-surf from a leak.
-        let documents = owner.isEmpty ? [] : try server.store.index.documents(owner: owner).prefix(200)
+        let documents = owner.isEmpty ? [] : try server.store.index.list(DocumentQuery(owner: owner, limit: DocumentQuery.maxLimit)).documents
         let rules = server.pipeline.configuration.rules
         func label(_ type: String?) -> String { type.map { rules.type(id: $0)?.label ?? $0 } ?? "—" }
         let types = rules.types
@@ -26,8 +26,8 @@ enum HomePage {
                 : "<span>\(document.previewStatus == .noPreview ? "no preview" : SafeText.html(status.rawValue))</span>"
             let error = document.errorMessage.map { "<div class=\"failed\">\(SafeText.html($0))</div>" } ?? ""
             return """
-                <div class="card"><div class="thumb">\(thumbnail)</div><b>\(SafeText.html(document.title))</b>\
-                <div>\(SafeText.html(document.type.isEmpty ? document.kind : label(document.type))) · v\(document.version) · \(SafeText.html(status.rawValue))</div>\(error)</div>
+                <a class="card" href="/ui/documents/\(document.id)"><div class="thumb">\(thumbnail)</div><b>\(SafeText.html(document.title))</b>\
+                <div>\(SafeText.html(document.type.isEmpty ? document.kind : label(document.type))) · v\(document.version) · \(SafeText.html(status.rawValue))</div>\(error)</a>
                 """
         }.joined(separator: "\n")
         let html = """
@@ -38,7 +38,7 @@ enum HomePage {
             .cards{display:flex;gap:12px;flex-wrap:wrap}.stat{border:1px solid #ddd;border-radius:6px;padding:10px 14px}
             .stat b{display:block;font-size:20px}
             .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:12px;margin-top:16px}
-            .card{border:1px solid #ddd;border-radius:6px;padding:8px;overflow-wrap:anywhere}
+            .card{border:1px solid #ddd;border-radius:6px;padding:8px;overflow-wrap:anywhere;color:inherit;text-decoration:none}
             .thumb{height:140px;display:flex;align-items:center;justify-content:center;background:#f4f4f4;margin-bottom:6px}
             .thumb img{max-width:100%;max-height:140px}.failed{color:#b91c1c}
             form{margin:16px 0;display:flex;gap:8px;flex-wrap:wrap;align-items:center}
@@ -60,8 +60,12 @@ enum HomePage {
             \(owner.isEmpty ? "<p>Choose an owner to see their documents.</p>" : cards)
             </div></body></html>
             """
-        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(string: html)))
+        return ViewerPage.page(html)
+    }
+
+    /// The page listing `owner`'s documents.
+    static func path(owner: String) -> String {
+        "/?owner=" + (owner.addingPercentEncoding(withAllowedCharacters: .asciiAlphanumerics.union(.init(charactersIn: "-._~"))) ?? "")
     }
 
     static func byteText(_ bytes: Int) -> String {

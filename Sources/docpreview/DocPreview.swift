@@ -13,7 +13,8 @@ struct DocPreview: AsyncParsableCommand {
             4 input unreadable (corrupt, encrypted, truncated).
             """,
         subcommands: [InfoCommand.self, RenderCommand.self, IngestCommand.self, BatchCommand.self, PreviewCommand.self,
-                      StatsCommand.self, ServeCommand.self, WorkerCommand.self, JobsCommand.self, VerifyCommand.self, GCCommand.self,
+                      StatsCommand.self, ListCommand.self, VersionsCommand.self, RestoreCommand.self, DeleteCommand.self,
+                      ServeCommand.self, WorkerCommand.self, JobsCommand.self, VerifyCommand.self, GCCommand.self,
                       RenderChildCommand.self]
     )
 }

@@ -6,7 +6,7 @@ import PreviewTestSupport
 import Testing
 
 /// A `docpreview serve` child process on a loopback port.
-private final class ServerProcess {
+final class ServerProcess {
     let process = Process()
     let port: Int
     let store: String
@@ -59,7 +59,7 @@ private final class ServerProcess {
     }
 }
 
-private final class ResultBox: @unchecked Sendable {  // written once by URLSession's callback, read after the semaphore
+final class ResultBox: @unchecked Sendable {  // written once by URLSession's callback, read after the semaphore
     private var data: Data?
     private var status: Int?
     private var error: (any Error)?

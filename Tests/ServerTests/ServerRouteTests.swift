@@ -14,7 +14,7 @@ import Synchronization
 import Testing
 
 /// A server over a fresh store, driven in process through Hummingbird's router test client.
-private struct Harness {
+struct Harness {
     let folder: TemporaryFolder
     let pipeline: DocumentPipeline
     let queue: any JobQueue
@@ -55,15 +55,15 @@ private struct Harness {
     }
 }
 
-private func sample(_ name: String) throws -> ByteBuffer {
+func sample(_ name: String) throws -> ByteBuffer {
     ByteBuffer(bytes: try Data(contentsOf: Fixtures.sample(name)))
 }
 
-private func json(_ response: TestResponse) throws -> [String: Any] {
+func json(_ response: TestResponse) throws -> [String: Any] {
     try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
 }
 
-private func errorCode(_ response: TestResponse) throws -> String? {
+func errorCode(_ response: TestResponse) throws -> String? {
     (try json(response)["error"] as? [String: Any])?["code"] as? String
 }
 
@@ -602,7 +602,8 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         let harness = try Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
-            for (uri, method, allow) in [("/v1/documents", HTTPRequest.Method.get, "POST"), ("/v1/stats", .delete, "GET"),
+            for (uri, method, allow) in [("/v1/documents", HTTPRequest.Method.put, "POST, GET"), ("/v1/stats", .delete, "GET"),
+                                         ("/v1/documents/abc/content", .post, "GET, HEAD"),
                                          ("/v1/documents/abc/preview", .put, "GET"), ("/healthz", .trace, "GET")] {
                 try await client.execute(uri: uri, method: method) { response in
                     #expect(response.status == .methodNotAllowed, "\(method) \(uri)")

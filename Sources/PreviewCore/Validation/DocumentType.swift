@@ -26,6 +26,18 @@ public struct DocumentType: Sendable, Hashable, Codable {
         extensions.contains(DocumentType.normalize(ext))
     }
 
+    /// Whether a file named `fileName`, detected as `kind`, may be of this type: its extension must be
+    /// allowed; a file without a known extension is judged by what its bytes are.
+    public func admits(fileName: String, kind: FileKind) -> Bool {
+        let ext = Validator.fileExtension(of: fileName)
+        return admits(fileExtension: ext, claimedKinds: ext.map(FileKind.claiming(extension:)) ?? [], kind: kind)
+    }
+
+    func admits(fileExtension ext: String?, claimedKinds: [FileKind], kind: FileKind) -> Bool {
+        if let ext, !claimedKinds.isEmpty { return allows(extension: ext) }
+        return kind.extensions.contains(where: allows(extension:))
+    }
+
     /// "Invalid file type. Highlight Video requires .mp4, .mov, .avi."
     public var refusalMessage: String {
         "Invalid file type. \(label) requires \(extensions.map { "." + $0 }.joined(separator: ", "))."

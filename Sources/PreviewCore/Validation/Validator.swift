@@ -113,10 +113,7 @@ public struct Validator: Sendable {
         return nil
     }
 
-    /// With a declared type, the extension must be allowed; a file without a known extension is
-    /// judged by what its bytes are.
     private func extensionAllowed(_ verdict: Verdict, by type: DocumentType) -> Bool {
-        if let ext = verdict.fileExtension, !verdict.claimedKinds.isEmpty { return type.allows(extension: ext) }
-        return verdict.kind.extensions.contains(where: type.allows(extension:))
+        type.admits(fileExtension: verdict.fileExtension, claimedKinds: verdict.claimedKinds, kind: verdict.kind)
     }
 }

@@ -1,0 +1,295 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import PreviewCore
+import PreviewQueue
+import PreviewStore
+
+/// A document after its upload: listing, versions, restore, relabelling, deletion and its original.
+extension DocumentServer {
+    // MARK: Listing
+
+    /// `GET /v1/documents`: the latest versions that match the query items, one keyset page.
+    func list(_ request: Request) async throws -> Response {
+        let query = try Self.documentQuery(request)
+        return try await blocking.run {
+            let page = try store.index.list(query)
+            let views = try page.documents.map { DocumentView($0, status: try documentStatus($0)) }
+            return try JSON.response(DocumentList(documents: views, nextCursor: page.next?.token))
+        }
+    }
+
+    static func documentQuery(_ request: Request) throws -> DocumentQuery {
+        let items = request.uri.queryParameters
+        func parsed<T>(_ name: String, _ parse: (String) -> T?, expected: String) throws -> T? {
+            guard let text = items.get(name) else { return nil }
+            guard let value = parse(text) else { throw BadRequest(message: "\(name) must be \(expected)") }
+            return value
+        }
+        let sort = try parsed("sort", DocumentQuery.Sort.init(rawValue:), expected: "newest, oldest, title or type") ?? .newest
+        let limit = try parsed("limit", { Int($0).flatMap { (1...DocumentQuery.maxLimit).contains($0) ? $0 : nil } },
+                               expected: "in 1...\(DocumentQuery.maxLimit)") ?? 50
+        let status = try parsed("status", PreviewStatus.init(rawValue:), expected: "pending, ready, no_preview or failed")
+        let cursor = try parsed("cursor", { DocumentCursor(token: $0, sort: sort) },
+                                expected: "a next_cursor this listing returned, with the same sort")
+        func text(_ name: String) -> String? { items.get(name).flatMap { $0.isEmpty ? nil : $0 } }
+        return DocumentQuery(owner: text("owner"), type: items.get("type"), kind: text("kind"), titleContains: text("q"),
+                             status: status, sort: sort, limit: limit, after: cursor)
+    }
+
+    // MARK: Versions
+
+    /// `GET /v1/documents/{id}/versions`, newest first.
+    func versions(_ id: String) async throws -> Response {
+        try await blocking.run {
+            let versions = try store.index.versions(of: id)
+            guard let current = versions.first else { throw ErrorResponse(.notFound, "No document \(id).") }
+            return try JSON.response(VersionList(versions: try versions.map {
+                VersionView($0, status: try documentStatus($0), current: $0.id == current.id)
+            }))
+        }
+    }
+
+    /// `POST /v1/documents/{id}/restore?version=N`: version N as a new current version (same blob).
+    func restore(_ id: String, request: Request) async throws -> DocumentRecord {
+        guard let text = request.uri.queryParameters.get("version"), let number = Int(text), number >= 1 else {
+            throw BadRequest(message: "version must be a version number (1 or more)")
+        }
+        let (queue, store) = (queue, store)
+        guard let (document, job) = try await writes.run({ try queue.restore(version: number, of: id, in: store) }) else {
+            throw ErrorResponse(.notFound, "No version \(number) of document \(id).")
+        }
+        if job.status == .queued { arrivals?.announce() }
+        return document
+    }
+
+    // MARK: Relabelling
+
+    struct Relabel: Decodable {
+        var title: String?
+        var type: String?
+    }
+
+    /// `PATCH /v1/documents/{id}` with `{"title"?, "type"?}`: every version of the document gets
+    /// them. Checked like an upload's: labels without control characters, a known type that allows
+    /// the stored file's extension.
+    func relabel(_ id: String, request: Request) async throws -> Response {
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        guard let change = try? JSONDecoder().decode(Relabel.self, from: Data(body.readableBytesView)) else {
+            throw BadRequest(message: "the body must be a JSON object with title and/or type")
+        }
+        let rules = pipeline.configuration.rules
+        if let title = change.title {
+            guard !title.isEmpty, title.count <= 1000 else { throw BadRequest(message: "title must have 1 to 1000 characters") }
+            guard !title.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw BadRequest(message: "title must not contain control characters")
+            }
+        }
+        let type = try change.type.map { id -> DocumentType? in
+            guard !id.isEmpty else { return nil }
+            guard let known = rules.type(id: id) else { throw BadRequest(message: "unknown document type \(id)") }
+            return known
+        }
+        let store = store
+        return try await writes.run {
+            guard let document = try store.index.document(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
+            if let type = type ?? nil, !type.admits(fileName: document.filename, kind: FileKind(rawValue: document.kind) ?? .unknown) {
+                throw ErrorResponse(.extensionNotAllowed, type.refusalMessage)
+            }
+            do {
+                guard let relabelled = try store.index.relabel(documentID: id, title: change.title ?? document.title,
+                                                               type: type.map { $0?.id ?? "" } ?? document.type) else {
+                    throw ErrorResponse(.notFound, "No document \(id).")
+                }
+                return try JSON.response(DocumentView(relabelled, status: try documentStatus(relabelled)))
+            } catch let taken as LabelTaken {
+                throw RequestRefusal(status: .conflict, code: "conflict",
+                                     message: "The owner already has a document titled \(taken.title) of that type.")
+            }
+        }
+    }
+
+    // MARK: Deletion
+
+    /// `DELETE /v1/documents/{id}[?version=N]`.
+    func delete(_ id: String, request: Request, logger: Logger) async throws -> Response {
+        var version: Int?
+        if let text = request.uri.queryParameters.get("version") {
+            guard let number = Int(text), number >= 1 else { throw BadRequest(message: "version must be a version number (1 or more)") }
+            version = number
+        }
+        let store = store
+        let deletion = try await writes.run { try store.index.delete(documentID: id, version: version) }
+        guard !deletion.versions.isEmpty else {
+            throw ErrorResponse(.notFound, version.map { "No version \($0) of document \(id)." } ?? "No document \(id).")
+        }
+        Counter(label: "docpreview_deletions_total").increment()
+        logger.info("document deleted", metadata: ["preview.document": "\(id)", "preview.versions": "\(deletion.versions.count)",
+                                                   "preview.cancelled_jobs": "\(deletion.cancelledJobs)"])
+        return try JSON.response(DeletionView(documentID: id, deletedVersions: deletion.versions.map(\.version).sorted(),
+                                              cancelledJobs: deletion.cancelledJobs))
+    }
+
+    // MARK: Originals
+
+    /// `GET|HEAD /v1/documents/{id}/content`: the stored bytes, streamed from the blob file, with
+    /// single byte ranges for players that seek.
+    func content(_ id: String, request: Request) async throws -> Response {
+        let store = store
+        guard let (document, path) = try await blocking.run({ () throws -> (DocumentRecord, String)? in
+            guard let document = try store.index.document(id: id) else { return nil }
+            return (document, try store.blobs.localFile(for: document.sha256).path)
+        }) else { throw ErrorResponse(.notFound, "No document \(id).") }
+        let kind = FileKind(rawValue: document.kind) ?? .unknown
+        let etag = "\"\(document.sha256.hex)\""
+        var headers: HTTPFields = [
+            .eTag: etag, .acceptRanges: "bytes", .contentType: document.mime,
+            .cacheControl: "private, max-age=31536000, immutable",
+            .contentDisposition: ContentDisposition.value(
+                inline: request.uri.queryParameters.get("download") == nil && Self.showsInline(kind), fileName: document.filename),
+            // Whatever the bytes are, they never run as this site's page: no sniffing, no scripts.
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'",
+        ]
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        var range = ByteRange(header: request.headers[.range], size: document.size)
+        if let ifRange = request.headers[.ifRange], ifRange != etag { range = .whole }
+        let status: HTTPResponse.Status
+        let bytes: ClosedRange<Int>
+        switch range {
+        case .whole:
+            (status, bytes) = (.ok, 0...(document.size - 1))
+        case let .part(part):
+            (status, bytes) = (.partialContent, part)
+            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(document.size)"
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(document.size)"
+            headers[.contentType] = "application/json; charset=utf-8"
+            Counter(label: "docpreview_content_responses_total", dimensions: [("status", "416")]).increment()
+            let body = ["error": ["code": "range_not_satisfiable", "message": "The range is outside the \(document.size) bytes."]]
+            return Response(status: .rangeNotSatisfiable, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(body))))
+        }
+        Counter(label: "docpreview_content_responses_total", dimensions: [("status", "\(status.code)")]).increment()
+        headers[.contentLength] = "\(bytes.count)"
+        if request.method == .head { return Response(status: status, headers: headers) }
+        return Response(status: status, headers: headers, body: Self.fileBody(path: path, range: bytes, reader: blocking))
+    }
+
+    /// Bytes `range` of the file at `path`, read 128 KiB at a time on `reader`'s threads: never whole
+    /// into memory, never on the cooperative pool.
+    static func fileBody(path: String, range: ClosedRange<Int>, reader: BlockingExecutor) -> ResponseBody {
+        ResponseBody(contentLength: range.count) { writer in
+            let file = try await reader.run { () throws -> Int32 in
+                let file = open(path, O_RDONLY | O_CLOEXEC)
+                guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                return file
+            }
+            defer { close(file) }
+            var offset = range.lowerBound
+            while offset <= range.upperBound {
+                let (start, length) = (offset, min(128 * 1024, range.upperBound + 1 - offset))
+                let chunk = try await reader.run { () throws -> [UInt8] in
+                    var chunk = [UInt8](repeating: 0, count: length)
+                    let count = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(start)) }
+                    // The blob is immutable: a short file here means it was removed or damaged under us.
+                    guard count > 0 else { throw POSIXError(count == 0 ? .EIO : POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    return Array(chunk.prefix(count))
+                }
+                try await writer.write(ByteBuffer(bytes: chunk))
+                offset += chunk.count
+            }
+            try await writer.finish(nil)
+        }
+    }
+
+    /// Kinds a browser shows itself (media and PDF); anything else is offered as a download.
+    static func showsInline(_ kind: FileKind) -> Bool {
+        switch kind.category {
+        case .video, .audio, .pdf: true
+        case .image: kind != .svg
+        default: false
+        }
+    }
+}
+
+/// `GET /v1/documents`.
+struct DocumentList: Encodable {
+    var documents: [DocumentView]
+    var nextCursor: String?
+
+    enum CodingKeys: String, CodingKey {
+        case documents
+        case nextCursor = "next_cursor"
+    }
+}
+
+/// One entry of `GET /v1/documents/{id}/versions`.
+struct VersionView: Encodable {
+    var documentID: String
+    var version: Int
+    var size: Int
+    var sha256: String
+    var filename: String
+    var uploadedAt: Date
+    var status: JobRecord.Status
+    var previewStatus: PreviewStatus
+    var current: Bool
+
+    init(_ document: DocumentRecord, status: JobRecord.Status, current: Bool) {
+        documentID = document.id
+        version = document.version
+        size = document.size
+        sha256 = document.sha256.hex
+        filename = document.filename
+        uploadedAt = document.createdAt
+        self.status = status
+        previewStatus = document.previewStatus
+        self.current = current
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, size, sha256, filename, status, current
+        case documentID = "document_id"
+        case uploadedAt = "uploaded_at"
+        case previewStatus = "preview_status"
+    }
+}
+
+struct VersionList: Encodable {
+    var versions: [VersionView]
+}
+
+/// `DELETE /v1/documents/{id}`.
+struct DeletionView: Encodable {
+    var documentID: String
+    var deletedVersions: [Int]
+    var cancelledJobs: Int
+
+    enum CodingKeys: String, CodingKey {
+        case documentID = "document_id"
+        case deletedVersions = "deleted_versions"
+        case cancelledJobs = "cancelled_jobs"
+    }
+}
+
+/// `Content-Disposition` for a stored file's name (RFC 6266): a plain ASCII `filename` for old
+/// clients and `filename*` (RFC 5987, UTF-8) with the name as it was.
+enum ContentDisposition {
+    static func value(inline: Bool, fileName: String) -> String {
+        let fallback = String(fileName.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && scalar.value >= 0x20 && scalar.value != 0x7F && !"\"\\%;".unicodeScalars.contains(scalar)
+                ? Character(scalar) : "_"
+        })
+        let encoded = fileName.addingPercentEncoding(withAllowedCharacters: .asciiAlphanumerics.union(.init(charactersIn: "!#$&+-.^_`|~")))
+            ?? fallback
+        return "\(inline ? "inline" : "attachment"); filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+    }
+}
+
+extension CharacterSet {
+    /// A–Z, a–z, 0–9: what percent-encoding keeps everywhere.
+    static let asciiAlphanumerics = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+}

@@ -1,0 +1,155 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PreviewCore
+import PreviewQueue
+import PreviewStore
+
+/// `GET /ui/documents/{id}`: one document for people. Pages of a paged document as images the
+/// browser fetches (and so the server renders) only when they scroll into view, a video's poster
+/// and a player on the original, an image at preview size, the versions with restore, delete
+/// behind a confirmation, and the previous and next documents of the owner. No scripts.
+enum ViewerPage {
+    /// The pages of a long document shown at most; the rest are a download away.
+    static let maxPages = 500
+
+    static func response(server: DocumentServer, id: String) throws -> Response {
+        let index = server.store.index
+        let versions = try index.versions(of: id)
+        guard let document = versions.first(where: { $0.id == id }), let current = versions.first else {
+            throw ErrorResponse(.notFound, "No document \(id).")
+        }
+        let status = try server.documentStatus(document)
+        let kind = FileKind(rawValue: document.kind) ?? .unknown
+        let csrf = server.credentials.map { "&csrf=\($0.csrfToken)" } ?? ""
+        let (previous, next) = try neighbours(of: current, in: index)
+        func link(_ neighbour: DocumentRecord?, _ label: String) -> String {
+            guard let neighbour else { return "<span class=\"off\">\(label)</span>" }
+            return "<a href=\"/ui/documents/\(neighbour.id)\" title=\"\(SafeText.html(neighbour.title))\">\(label)</a>"
+        }
+        let rows = try versions.map { version -> String in
+            let action = version.id == current.id ? "current" : """
+                <form method="post" action="/ui/documents/\(version.id)/restore?version=\(version.version)\(csrf)">\
+                <button>Restore</button></form>
+                """
+            let shown = version.id == id ? " class=\"shown\"" : ""
+            return """
+                <tr\(shown)><td><a href="/ui/documents/\(version.id)">v\(version.version)</a></td>\
+                <td>\(SafeText.html(version.filename))</td><td>\(HomePage.byteText(version.size))</td>\
+                <td>\(version.createdAt.formatted(.iso8601))</td><td>\(SafeText.html(try server.documentStatus(version).rawValue))</td><td>\(action)</td></tr>
+                """
+        }.joined(separator: "\n")
+        let notice = document.id == current.id ? "" : "<p class=\"note\">This is version \(document.version); the current one is v\(current.version).</p>"
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(SafeText.html(document.title)) · DocPreview</title>
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <style>
+            body{font:14px system-ui,sans-serif;margin:24px auto;color:#222;max-width:1100px;padding:0 16px}
+            nav{display:flex;gap:16px;align-items:center}.off{color:#aaa}.failed{color:#b91c1c}.note{color:#92400e}
+            .pages img,.media img,video{display:block;width:100%;max-width:1024px;margin:0 auto 16px;background:#f4f4f4;box-shadow:0 1px 4px #0003}
+            table{border-collapse:collapse;margin-top:8px}td,th{padding:4px 10px;border-bottom:1px solid #eee;text-align:left}
+            tr.shown{background:#fef9c3}form{display:inline;margin:0}
+            </style></head><body>
+            <nav><a href="\(HomePage.path(owner: document.owner))">All documents</a>\(link(previous, "← Previous"))\(link(next, "Next →"))</nav>
+            <h1>\(SafeText.html(document.title))</h1>
+            <p>\(SafeText.html(typeLabel(document, server: server))) · \(SafeText.html(kind.label)) · v\(document.version) · \
+            \(HomePage.byteText(document.size)) · \(SafeText.html(status.rawValue)) · \
+            <a href="/v1/documents/\(document.id)/content?download=1">Download</a> · <a href="/ui/documents/\(document.id)/delete">Delete…</a></p>
+            \(notice)\(document.errorMessage.map { "<p class=\"failed\">\(SafeText.html($0))</p>" } ?? "")
+            \(body(document, kind: kind, status: status))
+            <h2>Versions</h2>
+            <table><tr><th>Version</th><th>File</th><th>Size</th><th>Uploaded</th><th>Status</th><th></th></tr>
+            \(rows)
+            </table></body></html>
+            """
+        return page(html)
+    }
+
+    /// What the document is shown as.
+    static func body(_ document: DocumentRecord, kind: FileKind, status: JobRecord.Status) -> String {
+        let base = "/v1/documents/\(document.id)"
+        guard status == .done else { return "<p>The preview is \(SafeText.html(status.rawValue)); reload in a moment.</p>" }
+        if document.previewStatus == .noPreview {
+            return "<p>No preview is made for \(SafeText.html(kind.label)); <a href=\"\(base)/content?download=1\">download it</a>.</p>"
+        }
+        switch kind.category {
+        case .video:
+            return """
+                <div class="media"><video controls preload="metadata" poster="\(base)/preview?width=1024" src="\(base)/content"></video></div>
+                """
+        case .audio:
+            return "<div class=\"media\"><audio controls preload=\"metadata\" src=\"\(base)/content\"></audio></div>"
+        case .image:
+            return """
+                <div class="media"><img src="\(base)/preview?width=1024" alt="\(SafeText.html(document.title))"></div>
+                <p><a href="\(base)/content">Original</a>\(document.width.map { w in document.height.map { " (\(w)×\($0))" } ?? "" } ?? "")</p>
+                """
+        default:
+            guard kind.isPaged, let pages = document.pages, pages > 0 else {
+                return "<div class=\"media\"><img src=\"\(base)/preview?width=1024\" alt=\"\"></div>"
+            }
+            // Sized before they load, so only the pages near the viewport are fetched.
+            let ratio = document.width.flatMap { w in document.height.map { "\(w) / \($0)" } } ?? "1 / 1.414"
+            let shown = min(pages, maxPages)
+            let images = (1...shown).map { page in
+                """
+                <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(base)/preview?page=\(page)&amp;width=1024" alt="Page \(page)">
+                """
+            }.joined(separator: "\n")
+            let more = pages > shown ? "<p>Pages \(shown + 1)–\(pages) are in the <a href=\"\(base)/content?download=1\">original</a>.</p>" : ""
+            return "<p class=\"pagecount\">\(pages) page\(pages == 1 ? "" : "s")</p>\n<div class=\"pages\">\n\(images)\n</div>\(more)"
+        }
+    }
+
+    /// `GET /ui/documents/{id}/delete`: asks before the document and all its versions go.
+    static func deleteConfirmation(server: DocumentServer, id: String) throws -> Response {
+        let versions = try server.store.index.versions(of: id)
+        guard let document = versions.first else { throw ErrorResponse(.notFound, "No document \(id).") }
+        let csrf = server.credentials.map { "?csrf=\($0.csrfToken)" } ?? ""
+        let html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>Delete \(SafeText.html(document.title)) · DocPreview</title>
+            <style>body{font:14px system-ui,sans-serif;margin:48px auto;max-width:520px;color:#222}button{color:#b91c1c}</style></head><body>
+            <h1>Delete \(SafeText.html(document.title))?</h1>
+            <p>All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews go; this cannot be undone.</p>
+            <form method="post" action="/ui/documents/\(document.id)/delete\(csrf)"><button>Delete</button></form>
+            <a href="/ui/documents/\(id)">Keep it</a></body></html>
+            """
+        return page(html)
+    }
+
+    /// The owner's documents (newest first) before and after `document`.
+    static func neighbours(of document: DocumentRecord, in index: any DocumentIndex) throws -> (previous: DocumentRecord?, next: DocumentRecord?) {
+        var query = DocumentQuery(owner: document.owner, sort: .newest, limit: DocumentQuery.maxLimit)
+        var previous: DocumentRecord?
+        for _ in 0..<50 {
+            let page = try index.list(query)
+            if let position = page.documents.firstIndex(where: { $0.id == document.id }) {
+                let before = position > 0 ? page.documents[position - 1] : previous
+                if position + 1 < page.documents.count { return (before, page.documents[position + 1]) }
+                guard let next = page.next else { return (before, nil) }
+                query.after = next
+                query.limit = 1
+                return (before, try index.list(query).documents.first)
+            }
+            guard let next = page.next else { break }
+            previous = page.documents.last
+            query.after = next
+        }
+        return (nil, nil)
+    }
+
+    static func typeLabel(_ document: DocumentRecord, server: DocumentServer) -> String {
+        document.type.isEmpty ? "No type" : server.pipeline.configuration.rules.type(id: document.type)?.label ?? document.type
+    }
+
+    /// A page's response: HTML that may load only this site's images and media, and no scripts.
+    static func page(_ html: String) -> Response {
+        Response(status: .ok, headers: [
+            .contentType: "text/html; charset=utf-8",
+            .contentSecurityPolicy: "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        ], body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
