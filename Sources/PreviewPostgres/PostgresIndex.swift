@@ -98,11 +98,6 @@ public struct PostgresIndex: DocumentIndex {
             .first.map(DocumentRecord.init(row:))
     }
 
-    public func documents(owner: String?) throws -> [DocumentRecord] {
-        try connections.query("SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner) ORDER BY created_at DESC")
-            .map(DocumentRecord.init(row:))
-    }
-
     public func derivative(key: String) throws -> DerivativeRecord? {
         try connections.query("SELECT * FROM derivatives WHERE key = \(key)").first.map(DerivativeRecord.init(row:))
     }

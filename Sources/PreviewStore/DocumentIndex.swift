@@ -27,8 +27,6 @@ public protocol DocumentIndex: Sendable {
     func document(id: String) throws -> DocumentRecord?
     /// The newest document whose original has this hash.
     func latestDocument(sha256: BlobHash) throws -> DocumentRecord?
-    /// Documents (of `owner`, or all), newest first.
-    func documents(owner: String?) throws -> [DocumentRecord]
     /// One page of the latest versions that match `query`.
     func list(_ query: DocumentQuery) throws -> DocumentPage
     /// Every version of the document that `id` is a version of, newest first; empty when there is none.

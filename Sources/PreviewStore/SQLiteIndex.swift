@@ -180,14 +180,6 @@ public final class SQLiteIndex: DocumentIndex {
         }
     }
 
-    public func documents(owner: String?) throws -> [DocumentRecord] {
-        try pool.read { db in
-            var request = DocumentRecord.order(DocumentRecord.CodingKeys.createdAt.desc)
-            if let owner { request = request.filter(DocumentRecord.CodingKeys.owner == owner) }
-            return try request.fetchAll(db)
-        }
-    }
-
     // MARK: Derivatives
 
     public func derivative(key: String) throws -> DerivativeRecord? {

@@ -104,7 +104,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         try (Data(contentsOf: Fixtures.sample("document-5-pages.pdf")) + Data("\n% revised\n".utf8)).write(to: folderURL)
         let second = pipeline.ingest(folderURL, labels: labels)
         #expect(second.status == .ok)
-        let versions = try store.index.documents(owner: "ana").map(\.version).sorted()
+        let versions = try store.index.versions(of: try #require(first.documentID)).map(\.version).sorted()
         #expect(versions == [1, 2])
         #expect(try store.index.statistics(owner: "ana").documents == 1)
     }
@@ -126,7 +126,8 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
             }
         }
         #expect(failures.withLock { $0 }.isEmpty)
-        #expect(try store.index.documents(owner: "ana").map(\.version).sorted() == Array(1...8))
+        let latest = try #require(try store.index.latestVersion(owner: "ana", type: "transcript", title: "Transcript"))
+        #expect(try store.index.versions(of: latest.id).map(\.version).sorted() == Array(1...8))
     }
 
     @Test(arguments: TestBackend.available) func pdfPagesAreRenderedOnlyWhenAskedAndOnlyOnce(backend: TestBackend) throws {
