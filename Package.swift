@@ -57,6 +57,10 @@ let package = Package(
         // Opens a shared library on first use and looks up its functions (see native_loader.h).
         .target(name: "CNativeLoader"),
 
+        // JPEG, PNG and WebP encoders over libjpeg-turbo, libpng and libwebp (opened on first use), for
+        // decoded pixels: PDF pages and video frames are encoded without loading libvips.
+        .target(name: "CEncoders", dependencies: ["CNativeLoader"]),
+
         // LibreOfficeKit through plain functions, over Debian's libreofficekit-dev headers; the office
         // itself is opened at run time (LibreOfficeKitInit.h dlopens libmergedlo.so).
         .target(name: "COffice", linkerSettings: [.linkedLibrary("dl")]),
@@ -76,7 +80,7 @@ let package = Package(
         .target(name: "CProcessControl"),
 
         .target(name: "PreviewRenderers", dependencies: [
-            "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewOffice", "CProcessControl",
+            "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewOffice", "CEncoders", "CProcessControl",
             .product(name: "Logging", package: "swift-log"),
         ]),
 

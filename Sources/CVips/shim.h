@@ -19,7 +19,6 @@ DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_cache_set_max_mem)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_cache_set_max_files)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_error_buffer_copy)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_new_from_file)
-DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_new_from_memory_copy)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_write_to_memory)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_width)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_height)
@@ -34,7 +33,6 @@ DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_thumbnail)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_thumbnail_image)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_jpegload)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_get_string)
-DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_rot)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_flatten)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_array_double_new)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_area_unref)
@@ -101,11 +99,6 @@ static inline int docpreview_vips_jpegload_shrunk(const char *path, VipsImage **
 /// handling for an image already open (no shrink-on-load of its own).
 static inline int docpreview_vips_thumbnail_image(VipsImage *in, VipsImage **out, int width, int height) {
     return lazy_vips_thumbnail_image()(in, out, width, "height", height, "size", VIPS_SIZE_DOWN, NULL);
-}
-
-/// vips_rot is C-variadic.
-static inline int docpreview_vips_rot(VipsImage *in, VipsImage **out, VipsAngle angle) {
-    return lazy_vips_rot()(in, out, angle, NULL);
 }
 
 /// vips_flatten is C-variadic and its background is a VipsArrayDouble built and freed here.

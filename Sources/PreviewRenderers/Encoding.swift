@@ -1,7 +1,11 @@
+import CEncoders
+import Foundation
 import PreviewCore
 import PreviewVips
 
-/// The one encoding path for every renderer: libvips image → sRGB 8-bit → (flattened for JPEG) → bytes.
+/// The encoding paths: images through libvips (they are libvips images already); decoded pixels
+/// (PDF pages, video frames) through libjpeg-turbo, libpng and libwebp directly, so those renders
+/// never load libvips.
 enum Encoding {
     static func encode(_ image: VipsImageRef, _ request: RenderRequest) throws(VipsError) -> [UInt8] {
         var image = try image.inSRGB()
@@ -9,14 +13,56 @@ enum Encoding {
         return try image.encoded(as: request.format, quality: request.quality)
     }
 
-    /// Encodes decoded pixels (video frames, PDF pages), rotated clockwise by `rotation` first.
+    /// The versions of the encoders of decoded pixels, for derivative keys.
+    static let pixelEncoders = String(cString: docpreview_encoder_versions())
+
+    /// Encodes decoded RGB pixels (video frames, PDF pages), rotated clockwise by `rotation` first.
     static func encode(_ pixels: PixelBuffer, rotation: Int, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
-        do {
-            let image = try VipsImageRef(pixels: pixels).rotated(clockwise: rotation)
-            return RenderedImage(bytes: try encode(image, request), format: request.format,
-                                 width: image.width, height: image.height, facts: MediaFacts())
-        } catch {
-            throw PreviewError(.internal, "The preview could not be encoded.", detail: error.description)
+        precondition(pixels.bands == 3, "decoded pixels are packed RGB")
+        let image = pixels.rotated(clockwise: rotation)
+        var out: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        let (width, height) = (Int32(image.width), Int32(image.height))
+        let quality = Int32(request.quality)
+        let status = image.bytes.withUnsafeBufferPointer { rgb -> Int32 in
+            switch request.format {
+            case .jpeg: docpreview_encode_jpeg(rgb.baseAddress!, width, height, quality, &out, &length)
+            case .png: docpreview_encode_png(rgb.baseAddress!, width, height, &out, &length)
+            case .webp: docpreview_encode_webp(rgb.baseAddress!, width, height, quality, &out, &length)
+            }
         }
+        defer { free(out) }
+        guard status == 0, let out else {
+            throw PreviewError(.internal, "The preview could not be encoded.", detail: "\(request.format.rawValue) encoder refused \(width)×\(height)")
+        }
+        return RenderedImage(bytes: Array(UnsafeBufferPointer(start: out, count: length)), format: request.format,
+                             width: image.width, height: image.height, facts: MediaFacts())
+    }
+}
+
+extension PixelBuffer {
+    /// These pixels turned clockwise by `degrees` (0, 90, 180 or 270; anything else is 0).
+    func rotated(clockwise degrees: Int) -> PixelBuffer {
+        let turns = ((degrees % 360 + 360) % 360) / 90
+        guard turns != 0, degrees % 90 == 0 else { return self }
+        let (outWidth, outHeight) = turns == 2 ? (width, height) : (height, width)
+        var rotated = [UInt8](repeating: 0, count: bytes.count)
+        bytes.withUnsafeBufferPointer { source in
+            rotated.withUnsafeMutableBufferPointer { target in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let (tx, ty): (Int, Int)
+                        switch turns {
+                        case 1: (tx, ty) = (height - 1 - y, x)
+                        case 2: (tx, ty) = (width - 1 - x, height - 1 - y)
+                        default: (tx, ty) = (y, width - 1 - x)
+                        }
+                        let from = (y * width + x) * bands, to = (ty * outWidth + tx) * bands
+                        for band in 0..<bands { target[to + band] = source[from + band] }
+                    }
+                }
+            }
+        }
+        return PixelBuffer(width: outWidth, height: outHeight, bands: bands, bytes: rotated)
     }
 }

@@ -1,5 +1,4 @@
 import PreviewCore
-import PreviewVips
 import PreviewPoppler
 
 /// PDF pages through Poppler and cairo: the document is parsed once, only the requested page is
@@ -11,7 +10,7 @@ public struct PDFRenderer: Renderer {
 
     /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
     public var version: String { Self.libraryVersions }
-    private static let libraryVersions = "pdf/1 \(PDFLibrary.versions), vips \(Vips.version)"
+    private static let libraryVersions = "pdf/2 \(PDFLibrary.versions), \(Encoding.pixelEncoders)"
 
     /// Documents kept open between calls (long-running processes); nil opens each time.
     let documents: PDFDocumentCache?

@@ -1,5 +1,4 @@
 import PreviewCore
-import PreviewVips
 import PreviewFFmpeg
 
 /// First-frame thumbnails through FFmpeg: decodes from the start (cost independent of length),
@@ -26,7 +25,7 @@ public struct VideoRenderer: Renderer {
 
     /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
     public var version: String { Self.libraryVersions }
-    private static let libraryVersions = "video/1 \(FFmpegLibrary.versions), vips \(Vips.version)"
+    private static let libraryVersions = "video/2 \(FFmpegLibrary.versions), \(Encoding.pixelEncoders)"
 
     public init(limits: Limits = Limits()) {
         self.limits = limits

@@ -80,17 +80,6 @@ public final class VipsImageRef {
         }
     }
 
-    /// Copies 8-bit interleaved pixels into a new image.
-    public convenience init(pixels: PixelBuffer) throws(VipsError) {
-        try Vips.start()
-        let made = pixels.bytes.withUnsafeBytes { raw in
-            lazy_vips_image_new_from_memory_copy()(raw.baseAddress, raw.count, Int32(pixels.width), Int32(pixels.height),
-                                            Int32(pixels.bands), VIPS_FORMAT_UCHAR)
-        }
-        guard let made else { throw VipsError(function: "vips_image_new_from_memory_copy") }
-        self.init(owning: made)
-    }
-
     public var width: Int { Int(lazy_vips_image_get_width()(image)) }
     public var height: Int { Int(lazy_vips_image_get_height()(image)) }
     public var bands: Int { Int(lazy_vips_image_get_bands()(image)) }
@@ -109,18 +98,6 @@ public final class VipsImageRef {
         var value: Int32 = 1
         return lazy_vips_image_get_typeof()(image, "orientation") != 0 && lazy_vips_image_get_int()(image, "orientation", &value) == 0
             ? Int(value) : 1
-    }
-
-    /// Rotated clockwise by a multiple of 90°.
-    public func rotated(clockwise degrees: Int) throws(VipsError) -> VipsImageRef {
-        let angle: VipsAngle
-        switch ((degrees % 360) + 360) % 360 {
-        case 90: angle = VIPS_ANGLE_D90
-        case 180: angle = VIPS_ANGLE_D180
-        case 270: angle = VIPS_ANGLE_D270
-        default: return self
-        }
-        return try apply("vips_rot") { docpreview_vips_rot(image, &$0, angle) }
     }
 
     /// 8-bit sRGB (or sRGB with alpha), whatever the source: CMYK, 16-bit, greyscale.

@@ -34,5 +34,20 @@ import Testing
         let trace = try loadedLibraries(["render", Fixtures.sample("video-h264.mp4").path, "-o", folder.url.appendingPathComponent("t.jpg").path])
         #expect(trace.contains("libavformat.so"))
         #expect(trace.contains("libswscale.so"))
+        #expect(trace.contains("libjpeg.so"))
+        #expect(!trace.contains("libvips.so"), "frames are encoded without libvips")
+        #expect(!trace.contains("libpoppler"))
+    }
+
+    @Test(arguments: ["jpeg", "png", "webp"]) func aPDFPageLoadsPopplerAndItsEncoderButNotLibvips(format: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let trace = try loadedLibraries(["render", Fixtures.sample("document-5-pages.pdf").path, "--page", "2", "--format", format,
+                                         "-o", folder.url.appendingPathComponent("p.\(format)").path])
+        #expect(trace.contains("libpoppler-glib.so"))
+        #expect(!trace.contains("libvips.so"), "pages are encoded without libvips")
+        #expect(!trace.contains("libavformat.so"))
+        // Poppler and cairo bring libjpeg and libpng themselves; the encoder asked for is there either way.
+        #expect(trace.contains(["jpeg": "libjpeg.so", "png": "libpng16.so", "webp": "libwebp.so"][format]!))
     }
 }
