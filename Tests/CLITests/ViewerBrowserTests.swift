@@ -11,9 +11,7 @@ import Testing
         let chromium = try #require(Self.chromiumPath, "Chromium is installed by scripts/install-deps")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
-        let uploaded = try server.upload(Data(contentsOf: Fixtures.sample("video-h264.mp4")), query: "owner=ana&title=film&filename=film.mp4")
-        let id = try #require(uploaded.json?["document_id"] as? String)
+        let (server, id) = try Self.serving("video-h264.mp4", in: folder)
         // The page seeks once the metadata is in, plays from there, and writes what happened into its title
         // (the DOM is dumped when the virtual time budget is spent).
         let page = folder.url.appendingPathComponent("player.html")
@@ -45,9 +43,7 @@ import Testing
         let chromium = try #require(Self.chromiumPath, "Chromium is installed by scripts/install-deps")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
-        let uploaded = try server.upload(Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "owner=ana&title=letter&filename=l.pdf")
-        let id = try #require(uploaded.json?["document_id"] as? String)
+        let (server, id) = try Self.serving("document-5-pages.pdf", in: folder)
         for _ in 0..<300 where try server.get("/v1/documents/\(id)").json?["status"] as? String != "done" { usleep(100_000) }
         _ = try Self.chromium(chromium, ["--blink-settings=lazyLoadEnabled=true", "--window-size=1200,900",
                                          "--screenshot=\(folder.url.appendingPathComponent("viewer.png").path)",
@@ -55,6 +51,13 @@ import Testing
         let metrics = try String(contentsOf: URL(string: server.base + "/metrics")!, encoding: .utf8)
         let rendered = Int(metrics.firstMatch(of: /docpreview_preview_render_seconds_count\{kind="pdf"\} (\d+)/)?.output.1 ?? "0") ?? 0
         #expect((1..<5).contains(rendered), "pages rendered on opening the viewer: \(rendered) of 5")
+    }
+
+    /// A server on a store in `folder` holding `sample`, and the sample's document id.
+    static func serving(_ sample: String, in folder: TemporaryFolder) throws -> (ServerProcess, String) {
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
+        let uploaded = try server.upload(Data(contentsOf: Fixtures.sample(sample)), query: "owner=ana&title=\(sample)&filename=\(sample)")
+        return (server, try #require(uploaded.json?["document_id"] as? String))
     }
 
     /// Runs headless Chromium with `arguments` until it exits (after its virtual time budget); its stdout.
