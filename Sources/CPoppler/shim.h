@@ -7,9 +7,17 @@
 #include <cairo.h>
 #include <native_loader.h>
 
-/// Poppler and cairo are opened on first use (see native_loader.h); glib is linked directly.
+/// Poppler and cairo are opened on first use (see native_loader.h).
 #define DOCPREVIEW_POPPLER_GLIB "libpoppler-glib.so.8"
 #define DOCPREVIEW_CAIRO "libcairo.so.2"
+
+/// glib and gobject are opened on first use too: a run that renders nothing never maps them.
+#define DOCPREVIEW_GLIB "libglib-2.0.so.0"
+#define DOCPREVIEW_GOBJECT "libgobject-2.0.so.0"
+DOCPREVIEW_LAZY(DOCPREVIEW_GLIB, g_free)
+DOCPREVIEW_LAZY(DOCPREVIEW_GOBJECT, g_object_unref)
+DOCPREVIEW_LAZY(DOCPREVIEW_GLIB, g_error_free)
+DOCPREVIEW_LAZY(DOCPREVIEW_GLIB, g_filename_to_uri)
 
 DOCPREVIEW_LAZY(DOCPREVIEW_POPPLER_GLIB, poppler_document_new_from_file)
 DOCPREVIEW_LAZY(DOCPREVIEW_POPPLER_GLIB, poppler_document_get_n_pages)

@@ -9,6 +9,13 @@
 #define DOCPREVIEW_VIPS "libvips.so.42"
 _Static_assert(VIPS_LIBRARY_CURRENT - VIPS_LIBRARY_AGE == 42, "update DOCPREVIEW_VIPS to the headers' ABI version");
 
+/// glib and gobject are opened on first use too: a run that renders nothing never maps them.
+#define DOCPREVIEW_GLIB "libglib-2.0.so.0"
+#define DOCPREVIEW_GOBJECT "libgobject-2.0.so.0"
+DOCPREVIEW_LAZY(DOCPREVIEW_GLIB, g_free)
+DOCPREVIEW_LAZY(DOCPREVIEW_GOBJECT, g_object_unref)
+DOCPREVIEW_LAZY(DOCPREVIEW_GLIB, g_log_set_handler)
+
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_init)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_version)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_version_string)

@@ -13,10 +13,10 @@ public final class PDFDocument {
         var error: UnsafeMutablePointer<GError>? = nil
         // Poppler opens URIs, and file URIs must be absolute.
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        guard let uri = g_filename_to_uri(absolute, nil, &error) else {
+        guard let uri = lazy_g_filename_to_uri()(absolute, nil, &error) else {
             throw PDFError(function: "g_filename_to_uri", consuming: error)
         }
-        defer { g_free(uri) }
+        defer { lazy_g_free()(uri) }
         guard let document = lazy_poppler_document_new_from_file()(uri, password, &error) else {
             throw PDFError(function: "poppler_document_new_from_file", consuming: error)
         }
@@ -24,7 +24,7 @@ public final class PDFDocument {
     }
 
     deinit {
-        g_object_unref(UnsafeMutableRawPointer(document))
+        lazy_g_object_unref()(UnsafeMutableRawPointer(document))
     }
 
     /// Number of pages, from the page tree; no page is rendered.

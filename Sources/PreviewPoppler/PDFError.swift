@@ -25,7 +25,7 @@ public struct PDFError: Error, Sendable, CustomStringConvertible {
             self.init(function: function, reason: .other, message: "unknown error")
             return
         }
-        defer { g_error_free(error) }
+        defer { lazy_g_error_free()(error) }
         var reason = Reason.other
         if error.pointee.domain == docpreview_poppler_error_quark() {
             switch Int(error.pointee.code) {

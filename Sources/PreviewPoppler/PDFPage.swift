@@ -15,7 +15,7 @@ public final class PDFPage {
     }
 
     deinit {
-        g_object_unref(UnsafeMutableRawPointer(page))
+        lazy_g_object_unref()(UnsafeMutableRawPointer(page))
     }
 
     /// Size in points as displayed: width and height swap for pages with /Rotate 90 or 270.

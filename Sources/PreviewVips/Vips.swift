@@ -10,6 +10,9 @@ public enum Vips {
     private static let initialized: Bool = {
         guard docpreview_vips_init("docpreview") == 0 else { return false }
         started.store(true, ordering: .releasing)
+        // libvips's warnings (g_log domain "VIPS") are dropped instead of printed to stderr; errors
+        // still reach callers through VipsError. Here, not at process start: glib loads with libvips.
+        lazy_g_log_set_handler()("VIPS", GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue), { _, _, _, _ in }, nil)
         // One level of parallelism, across documents: keep libvips's own threads low, and cache
         // no operations — every request names a different file.
         lazy_vips_concurrency_set()(1)
@@ -72,12 +75,6 @@ public enum Vips {
 
     /// The libvips version, e.g. `8.14.1`.
     public static var version: String { String(cString: lazy_vips_version_string()()!) } // static, never NULL
-
-    /// Drops libvips's warnings (g_log domain "VIPS") instead of printing them to stderr; errors
-    /// still reach callers through ``VipsError``. Call once at start-up.
-    public static func silenceWarnings() {
-        g_log_set_handler("VIPS", GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue), { _, _, _, _ in }, nil)
-    }
 
     /// Shuts libvips down at process exit. With `VIPS_LEAK=1` in the environment, libvips then
     /// reports every object still alive on stderr. Call once, from the executable, never per object.

@@ -27,7 +27,7 @@ public struct VipsError: Error, Sendable, CustomStringConvertible {
         self.function = function
         if let copy = lazy_vips_error_buffer_copy()() {
             message = String(cString: copy).trimmingCharacters(in: .whitespacesAndNewlines)
-            g_free(copy)
+            lazy_g_free()(copy)
         } else {
             message = "unknown error"
         }

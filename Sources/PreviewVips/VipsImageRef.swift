@@ -12,7 +12,7 @@ public final class VipsImageRef {
     }
 
     deinit {
-        g_object_unref(image)
+        lazy_g_object_unref()(image)
     }
 
     /// Opens `path` reading only its header, with `load`'s loader and no other.
@@ -48,7 +48,7 @@ public final class VipsImageRef {
         throws(VipsError) -> VipsImageRef {
         if load.fromStream {
             guard let source = lazy_vips_source_new_from_file()(path) else { throw VipsError(function: "vips_source_new_from_file") }
-            defer { g_object_unref(source) }
+            defer { lazy_g_object_unref()(source) }
             try load.expect(lazy_vips_foreign_find_load_source()(source))
             return try owning(stream(source), "vips_image_new_from_source")
         }
@@ -127,7 +127,7 @@ public final class VipsImageRef {
         guard let memory = lazy_vips_image_write_to_memory()(image.image, &length) else {
             throw VipsError(function: "vips_image_write_to_memory")
         }
-        defer { g_free(memory) }
+        defer { lazy_g_free()(memory) }
         let bytes = Array(UnsafeRawBufferPointer(start: memory, count: length))
         return PixelBuffer(width: image.width, height: image.height, bands: image.bands, bytes: bytes)
     }
@@ -142,7 +142,7 @@ public final class VipsImageRef {
         case .png: result = docpreview_vips_pngsave(image, &buffer, &length)
         case .webp: result = docpreview_vips_webpsave(image, &buffer, &length, Int32(quality))
         }
-        defer { g_free(buffer) }
+        defer { lazy_g_free()(buffer) }
         try VipsError.check(result, "vips_\(format.rawValue)save_buffer")
         guard let buffer else { throw VipsError(function: "vips_\(format.rawValue)save_buffer") }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))

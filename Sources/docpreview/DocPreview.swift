@@ -23,7 +23,6 @@ struct DocPreview: AsyncParsableCommand {
 enum Main {
     static func main() async {
         Vips.deferModules()
-        Vips.silenceWarnings()
         let status = await run()
         // Process-wide teardown, once: with VIPS_LEAK=1 libvips lists any object still alive.
         Vips.shutdown()

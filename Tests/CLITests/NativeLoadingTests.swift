@@ -2,7 +2,7 @@ import Foundation
 import PreviewTestSupport
 import Testing
 
-/// FFmpeg, Poppler and libvips are opened when a file needs them, not at process start
+/// FFmpeg, Poppler, libvips (and glib under them) are opened when a file needs them, not at process start
 /// (Sources/CNativeLoader): the dynamic loader's own trace (LD_DEBUG=files) says which were loaded.
 @Suite struct NativeLoadingTests {
     private func loadedLibraries(_ arguments: [String], status: Int32 = 0) throws -> String {
@@ -15,7 +15,8 @@ import Testing
         // A ZIP named .pdf is refused by detection: nothing is rendered or probed.
         let trace = try loadedLibraries(["info", Fixtures.sample("bad-zip-named.pdf").path], status: 3)
         #expect(trace.contains("libsqlite3"), "the trace lists what was loaded")
-        for library in ["libavformat.so", "libavcodec.so", "libpoppler-glib.so", "libcairo.so", "libvips.so", "libmergedlo.so"] {
+        for library in ["libavformat.so", "libavcodec.so", "libpoppler-glib.so", "libcairo.so", "libvips.so", "libmergedlo.so",
+                        "libglib-2.0.so", "libgobject-2.0.so"] {
             #expect(!trace.contains(library), "\(library) was loaded to refuse a file")
         }
     }
