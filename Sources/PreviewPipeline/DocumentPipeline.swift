@@ -92,7 +92,7 @@ public struct DocumentPipeline: Sendable {
         var pivot: Pivot?
         if Renderers.needsPivot(verdict.kind) {
             let made = try makePivot(of: staged.stagedURL.path, source: hash, kind: verdict.kind)
-            facts = made.facts.adding(try renderers.pdfRenderer.probe(try localPath(of: made.record.resultSha256)))
+            facts = try pivotFacts(made.record, adding: made.facts)
             pivot = made
         } else if let renderer {
             facts = try renderer.probe(staged.stagedURL.path)
@@ -212,7 +212,7 @@ public struct DocumentPipeline: Sendable {
     /// stored and recorded. Never renders the same request twice.
     public func preview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> (record: DerivativeRecord, cached: Bool) {
         if Renderers.needsPivot(kind) {
-            return try preview(source: try pivot(of: source, kind: kind).resultSha256, kind: .pdf, request: request)
+            return try preview(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request)
         }
         guard let renderer = renderers.renderer(for: kind) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
@@ -259,20 +259,22 @@ public struct DocumentPipeline: Sendable {
     /// The facts of the stored original `source`: for office kinds, those of its pivot.
     private func facts(of source: BlobHash, kind: FileKind, renderer: any Renderer) throws(PreviewError) -> MediaFacts {
         guard Renderers.needsPivot(kind) else { return try renderer.probe(try localPath(of: source)) }
-        if let pivot = try cached(key: pivotKey(source: source).hash) {
-            return try renderers.pdfRenderer.probe(try localPath(of: pivot.resultSha256))
-        }
-        let made = try makePivot(of: try localPath(of: source), source: source, kind: kind)
-        try record { try store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
-        return made.facts.adding(try renderers.pdfRenderer.probe(try localPath(of: made.record.resultSha256)))
+        let (pivot, documentFacts) = try pivot(of: source, kind: kind)
+        return try pivotFacts(pivot, adding: documentFacts ?? MediaFacts())
     }
 
-    /// The recorded pivot of the stored original `source`, made now (once) when there is none.
-    private func pivot(of source: BlobHash, kind: FileKind) throws(PreviewError) -> DerivativeRecord {
-        if let hit = try cached(key: pivotKey(source: source).hash) { return hit }
+    /// The pivot's pages and page size, with the office document's own facts (sheets, slides).
+    private func pivotFacts(_ pivot: DerivativeRecord, adding documentFacts: MediaFacts) throws(PreviewError) -> MediaFacts {
+        documentFacts.adding(try renderers.pdfRenderer.probe(try localPath(of: pivot.resultSha256)))
+    }
+
+    /// The recorded pivot of the stored original `source`, made now (once) when there is none; the
+    /// document's own facts come with it only when it was made now (a recorded pivot does not keep them).
+    private func pivot(of source: BlobHash, kind: FileKind) throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
+        if let hit = try cached(key: pivotKey(source: source).hash) { return (hit, nil) }
         let made = try makePivot(of: try localPath(of: source), source: source, kind: kind)
         try record { try store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
-        return made.record
+        return (made.record, made.facts)
     }
 
     /// Converts the file at `path` (whose hash is `source`) in an office child and stores the PDF.
