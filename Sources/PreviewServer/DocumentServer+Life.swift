@@ -53,8 +53,9 @@ extension DocumentServer {
         }
     }
 
-    /// `POST /v1/documents/{id}/restore?version=N`: version N as a new current version (same blob).
-    func restore(_ id: String, request: Request) async throws -> DocumentRecord {
+    /// `POST /v1/documents/{id}/restore?version=N`: version N as a new current version (same blob),
+    /// and its job.
+    func restore(_ id: String, request: Request) async throws -> (document: DocumentRecord, job: JobRecord) {
         guard let text = request.uri.queryParameters.get("version"), let number = Int(text), number >= 1 else {
             throw BadRequest(message: "version must be a version number (1 or more)")
         }
@@ -63,7 +64,7 @@ extension DocumentServer {
             throw ErrorResponse(.notFound, "No version \(number) of document \(id).")
         }
         if job.status == .queued { arrivals?.announce() }
-        return document
+        return (document, job)
     }
 
     // MARK: Relabelling
@@ -114,8 +115,8 @@ extension DocumentServer {
 
     // MARK: Deletion
 
-    /// `DELETE /v1/documents/{id}[?version=N]`.
-    func delete(_ id: String, request: Request, logger: Logger) async throws -> Response {
+    /// `DELETE /v1/documents/{id}[?version=N]`: what it removed (never nothing: that is a 404).
+    func delete(_ id: String, request: Request, logger: Logger) async throws -> Deletion {
         var version: Int?
         if let text = request.uri.queryParameters.get("version") {
             guard let number = Int(text), number >= 1 else { throw BadRequest(message: "version must be a version number (1 or more)") }
@@ -129,8 +130,7 @@ extension DocumentServer {
         Counter(label: "docpreview_deletions_total").increment()
         logger.info("document deleted", metadata: ["preview.document": "\(id)", "preview.versions": "\(deletion.versions.count)",
                                                    "preview.cancelled_jobs": "\(deletion.cancelledJobs)"])
-        return try JSON.response(DeletionView(documentID: id, deletedVersions: deletion.versions.map(\.version).sorted(),
-                                              cancelledJobs: deletion.cancelledJobs))
+        return deletion
     }
 
     // MARK: Originals
@@ -267,6 +267,12 @@ struct DeletionView: Encodable {
     var documentID: String
     var deletedVersions: [Int]
     var cancelledJobs: Int
+
+    init(_ deletion: Deletion, id: String) {
+        documentID = id
+        deletedVersions = deletion.versions.map(\.version).sorted()
+        cancelledJobs = deletion.cancelledJobs
+    }
 
     enum CodingKeys: String, CodingKey {
         case documentID = "document_id"

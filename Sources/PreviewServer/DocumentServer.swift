@@ -97,14 +97,12 @@ public struct DocumentServer: Sendable {
             return try await blocking.run { try ViewerPage.deleteConfirmation(server: self, id: id) }
         }
         routes.add(.post, "/ui/documents/:id/delete") { request, context in
-            let id = try context.parameters.require("id")
-            let owner = try await blocking.run { try store.index.document(id: id)?.owner }
-            _ = try await delete(id, request: request, logger: context.logger)
-            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: owner ?? "")])
+            let deletion = try await delete(context.parameters.require("id"), request: request, logger: context.logger)
+            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: deletion.versions.first?.owner ?? "")])
         }
         routes.add(.post, "/ui/documents/:id/restore") { request, context in
             let restored = try await restore(context.parameters.require("id"), request: request)
-            return Response(status: .seeOther, headers: [.location: "/ui/documents/\(restored.id)"])
+            return Response(status: .seeOther, headers: [.location: "/ui/documents/\(restored.document.id)"])
         }
         routes.add(.post, "/ui/upload") { request, context in
             let accepted = try await upload(request, context: context)
@@ -121,12 +119,13 @@ public struct DocumentServer: Sendable {
         }
         routes.add(.patch, "/v1/documents/:id") { request, context in try await relabel(context.parameters.require("id"), request: request) }
         routes.add(.delete, "/v1/documents/:id") { request, context in
-            try await delete(context.parameters.require("id"), request: request, logger: context.logger)
+            let id = try context.parameters.require("id")
+            return try JSON.response(DeletionView(try await delete(id, request: request, logger: context.logger), id: id))
         }
         routes.add(.get, "/v1/documents/:id/versions") { _, context in try await versions(context.parameters.require("id")) }
         routes.add(.post, "/v1/documents/:id/restore") { request, context in
-            let restored = try await restore(context.parameters.require("id"), request: request)
-            return try JSON.response(DocumentView(restored, status: try await blocking.run { try documentStatus(restored) }))
+            let (restored, job) = try await restore(context.parameters.require("id"), request: request)
+            return try JSON.response(DocumentView(restored, status: job.status))
         }
         for method in [HTTPRequest.Method.get, .head] {
             routes.add(method, "/v1/documents/:id/content") { request, context in

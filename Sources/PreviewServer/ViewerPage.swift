@@ -20,7 +20,9 @@ enum ViewerPage {
         guard let document = versions.first(where: { $0.id == id }), let current = versions.first else {
             throw ErrorResponse(.notFound, "No document \(id).")
         }
-        let status = try server.documentStatus(document)
+        // One job lookup per version; the shown one is among them.
+        let statuses = try Dictionary(uniqueKeysWithValues: versions.map { ($0.id, try server.documentStatus($0)) })
+        let status = statuses[document.id]!
         let kind = FileKind(rawValue: document.kind) ?? .unknown
         let csrf = server.credentials.map { "&csrf=\($0.csrfToken)" } ?? ""
         let (previous, next) = try neighbours(of: current, in: index)
@@ -28,7 +30,7 @@ enum ViewerPage {
             guard let neighbour else { return "<span class=\"off\">\(label)</span>" }
             return "<a href=\"/ui/documents/\(neighbour.id)\" title=\"\(SafeText.html(neighbour.title))\">\(label)</a>"
         }
-        let rows = try versions.map { version -> String in
+        let rows = versions.map { version -> String in
             let action = version.id == current.id ? "current" : """
                 <form method="post" action="/ui/documents/\(version.id)/restore?version=\(version.version)\(csrf)">\
                 <button>Restore</button></form>
@@ -37,7 +39,7 @@ enum ViewerPage {
             return """
                 <tr\(shown)><td><a href="/ui/documents/\(version.id)">v\(version.version)</a></td>\
                 <td>\(SafeText.html(version.filename))</td><td>\(HomePage.byteText(version.size))</td>\
-                <td>\(version.createdAt.formatted(.iso8601))</td><td>\(SafeText.html(try server.documentStatus(version).rawValue))</td><td>\(action)</td></tr>
+                <td>\(version.createdAt.formatted(.iso8601))</td><td>\(SafeText.html(statuses[version.id]!.rawValue))</td><td>\(action)</td></tr>
                 """
         }.joined(separator: "\n")
         let notice = document.id == current.id ? "" : "<p class=\"note\">This is version \(document.version); the current one is v\(current.version).</p>"
