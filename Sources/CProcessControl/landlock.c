@@ -27,6 +27,14 @@ static int allow(int ruleset, const char *path, uint64_t rights) {
     return result;
 }
 
+/// Whether `path` is a folder (Landlock refuses folder-only rights on a single file).
+static int is_folder(const char *path) {
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    close(fd);
+    return 1;
+}
+
 int docpreview_restrict_files(const char *const readable[], int readable_count,
                               const char *const writable[], int writable_count) {
     long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -37,20 +45,15 @@ int docpreview_restrict_files(const char *const readable[], int readable_count,
     if (ruleset < 0) return errno;
     int result = 0;
     uint64_t reading = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+    // A single file (not a folder) takes only the rights that apply to files.
+    uint64_t read_file = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE;
+    uint64_t write_file = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE
+                          | (abi >= 3 ? LANDLOCK_ACCESS_FS_MAKE_SYM << 2 : 0) | (abi >= 5 ? LANDLOCK_ACCESS_FS_MAKE_SYM << 3 : 0);
     for (int i = 0; i < readable_count && result == 0; i++) {
-        // A single file (not a folder) takes only the rights that apply to files.
-        int fd = open(readable[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        uint64_t rights = fd >= 0 ? reading : (LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE);
-        if (fd >= 0) close(fd);
-        result = allow(ruleset, readable[i], rights);
+        result = allow(ruleset, readable[i], is_folder(readable[i]) ? reading : read_file);
     }
     for (int i = 0; i < writable_count && result == 0; i++) {
-        int fd = open(writable[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        uint64_t files = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE
-                         | (abi >= 3 ? LANDLOCK_ACCESS_FS_MAKE_SYM << 2 : 0) | (abi >= 5 ? LANDLOCK_ACCESS_FS_MAKE_SYM << 3 : 0);
-        uint64_t rights = fd >= 0 ? everything : files;
-        if (fd >= 0) close(fd);
-        result = allow(ruleset, writable[i], rights);
+        result = allow(ruleset, writable[i], is_folder(writable[i]) ? everything : write_file);
     }
     if (result == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) result = errno;
     if (result == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) result = errno;

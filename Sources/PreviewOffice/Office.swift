@@ -37,13 +37,13 @@ public final class Office: @unchecked Sendable {  // `handle` is only used while
 
     /// Loads the document at `file` with LibreOfficeKit's load `options`.
     func load(_ file: URL, options: String) throws(OfficeError) -> OpaquePointer {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let document = docpreview_office_load(handle, file.absoluteString, options) else {
-            let message = Self.taking(docpreview_office_error(handle)) ?? "no reason given"
-            throw OfficeError(.unreadable, "LibreOffice could not load the document.", detail: message)
+        try serialized { () throws(OfficeError) -> OpaquePointer in
+            guard let document = docpreview_office_load(handle, file.absoluteString, options) else {
+                let message = Self.taking(docpreview_office_error(handle)) ?? "no reason given"
+                throw OfficeError(.unreadable, "LibreOffice could not load the document.", detail: message)
+            }
+            return document
         }
-        return document
     }
 
     /// Runs `body` while no other call uses the office.

@@ -2,9 +2,10 @@
 enum TextSniffer {
     static func detect(_ head: [UInt8], isWholeFile: Bool) -> FileKind? {
         guard let (text, encoding) = TextDecoding.decode(head, isWholeFile: isWholeFile) else { return nil }
+        let start = String(text.prefix(4096))
         // Markup is recognised in the ASCII-compatible encodings; UTF-16 text stays text.
-        if encoding == .utf8 || encoding == .windows1252, let markup = markupKind(String(text.prefix(4096))) { return markup }
-        return looksLikeCSV(String(text.prefix(4096))) ? .csv : .text
+        if encoding == .utf8 || encoding == .windows1252, let markup = markupKind(start) { return markup }
+        return looksLikeCSV(start) ? .csv : .text
     }
 
     private static func markupKind(_ text: String) -> FileKind? {

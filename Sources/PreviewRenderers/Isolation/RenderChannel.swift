@@ -17,6 +17,12 @@ struct RenderReply: Codable {
         var code: String
         var message: String
         var detail: String?
+
+        init(_ error: PreviewError) {
+            code = error.code.rawValue
+            message = error.message
+            detail = error.detail
+        }
     }
     var facts: MediaFacts?
     var width: Int?

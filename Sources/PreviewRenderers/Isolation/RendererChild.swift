@@ -68,7 +68,7 @@ public enum RendererChild {
             let (pdf, facts) = try office.convert(call.path, kind: call.kind)
             return (RenderReply(facts: facts), pdf)
         } catch {
-            return (RenderReply(failure: .init(code: error.code.rawValue, message: error.message, detail: error.detail)), nil)
+            return (RenderReply(failure: .init(error)), nil)
         }
     }
 
@@ -94,7 +94,7 @@ public enum RendererChild {
                 return (RenderReply(facts: image.facts, width: image.width, height: image.height, format: image.format), image.bytes)
             }
         } catch {
-            return (RenderReply(failure: .init(code: error.code.rawValue, message: error.message, detail: error.detail)), nil)
+            return (RenderReply(failure: .init(error)), nil)
         }
     }
 
