@@ -3,8 +3,8 @@ import PackageDescription
 import Foundation
 
 /// The C compiler flags of pkg-config `packages`, read when the manifest is evaluated.
-/// Only the wrappers' Swift compilations get them: FFmpeg, Poppler, cairo and libvips are not
-/// linked but opened on first use (Sources/CNativeLoader), so pkg-config's link flags are not wanted.
+/// Only the wrappers' compilations get them: FFmpeg, Poppler and libvips are not linked but opened on
+/// first use (Sources/CNativeLoader), so pkg-config's link flags are not wanted.
 func compilerFlags(pkgConfig packages: [String]) -> [String] {
     let process = Process()
     let output = Pipe()
@@ -18,7 +18,7 @@ func compilerFlags(pkgConfig packages: [String]) -> [String] {
 }
 
 let nativeHeaders: [SwiftSetting] = [
-    .unsafeFlags(compilerFlags(pkgConfig: ["libavformat", "libavcodec", "libswscale", "libavutil", "poppler-glib", "vips"])
+    .unsafeFlags(compilerFlags(pkgConfig: ["libavformat", "libavcodec", "libswscale", "libavutil", "vips"])
         .flatMap { ["-Xcc", $0] })
 ]
 
@@ -28,6 +28,9 @@ let package = Package(
     products: [
         .executable(name: "docpreview", targets: ["docpreview"]),
         .library(name: "PreviewCore", targets: ["PreviewCore"]),
+        // Poppler's core and Splash behind plain C functions (Sources/PopplerSplash): a shared library of
+        // its own beside the executable, opened on the first PDF (CPoppler), so other runs never map Poppler.
+        .library(name: "DocPreviewSplash", type: .dynamic, targets: ["PopplerSplash"]),
         // For Benchmarks/, a separate package that depends on this one by path.
         .library(name: "PreviewRenderers", targets: ["PreviewRenderers"]),
         .library(name: "PreviewStore", targets: ["PreviewStore"]),
@@ -53,6 +56,16 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg"),
         .systemLibrary(name: "CPoppler"),
         .systemLibrary(name: "CVips"),
+
+        // The C++ shim over Poppler's core (PDFDoc, SplashOutputDev) that the DocPreviewSplash library is
+        // made of. No target depends on it: PreviewPoppler reaches it through CPoppler's lazy lookups.
+        .target(name: "PopplerSplash",
+                cxxSettings: [.unsafeFlags(compilerFlags(pkgConfig: ["poppler"]))],
+                // swiftc links every dynamic product against the Swift runtime (its start-up object and
+                // libswiftCore). Nothing here is Swift: without the start-up object and with the runtime
+                // as a static archive, nothing of it is linked, and no second runtime is ever mapped into
+                // a binary that carries its own (--static-swift-stdlib).
+                linkerSettings: [.linkedLibrary("poppler"), .unsafeFlags(["-nostartfiles", "-static-stdlib"])]),
 
         // Opens a shared library on first use and looks up its functions (see native_loader.h).
         .target(name: "CNativeLoader"),
@@ -161,5 +174,6 @@ let package = Package(
         ]),
         .testTarget(name: "CLITests", dependencies: ["docpreview", "PreviewCore", "PreviewTestSupport"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

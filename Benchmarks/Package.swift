@@ -40,6 +40,8 @@ for area in ["Detect", "Video", "PDF", "Image", "Store", "Pipeline"] {
             .product(name: "PreviewRenderers", package: main),
             .product(name: "PreviewStore", package: main),
             .product(name: "PreviewPipeline", package: main),
+            // Linked here (the CLI opens it on the first PDF) so that it is built beside the benchmark.
+            .product(name: "DocPreviewSplash", package: main),
             .product(name: "Logging", package: "swift-log"),
         ],
         path: "Benchmarks/\(area)",

@@ -17,6 +17,8 @@ let package = Package(
         .executableTarget(name: "RendererFuzzer", dependencies: [
             .product(name: "PreviewCore", package: main),
             .product(name: "PreviewRenderers", package: main),
+            // Linked here (the CLI opens it on the first PDF) so that it is built beside the fuzzer.
+            .product(name: "DocPreviewSplash", package: main),
         ], swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ]
 )

@@ -1,41 +1,45 @@
 internal import CPoppler
-import Foundation
 
-/// An open PDF (`PopplerDocument`), parsed once; pages are loaded only when asked for.
+/// An open PDF (Poppler's `PDFDoc`), parsed once; pages are loaded only when asked for.
 ///
-/// Owns the document and unrefs it in `deinit`. Not thread-safe: Poppler crashes when one
-/// document is used from several threads at once, so share an instance only behind a lock or actor.
+/// Owns the document and closes it in `deinit`; a failed initialiser owns nothing. Not thread-safe:
+/// Poppler crashes when one document is used from several threads at once, so share an instance only
+/// behind a lock or actor. Different documents may be used from different threads.
 public final class PDFDocument {
     let document: OpaquePointer
 
     /// Opens the PDF at `path`. Throws ``PDFError`` (`.encrypted` when a user password is needed).
     public init(path: String, password: String? = nil) throws(PDFError) {
-        var error: UnsafeMutablePointer<GError>? = nil
-        // Poppler opens URIs, and file URIs must be absolute.
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        guard let uri = lazy_g_filename_to_uri()(absolute, nil, &error) else {
-            throw PDFError(function: "g_filename_to_uri", consuming: error)
-        }
-        defer { lazy_g_free()(uri) }
-        guard let document = lazy_poppler_document_new_from_file()(uri, password, &error) else {
-            throw PDFError(function: "poppler_document_new_from_file", consuming: error)
+        var status = DOCPREVIEW_PDF_OK
+        guard let document = lazy_docpreview_pdf_open()(path, password, &status) else {
+            throw PDFError(opening: status)
         }
         self.document = document
     }
 
     deinit {
-        lazy_g_object_unref()(UnsafeMutableRawPointer(document))
+        lazy_docpreview_pdf_close()(document)
     }
 
-    /// Number of pages, from the page tree; no page is rendered.
-    public var pageCount: Int { Int(lazy_poppler_document_get_n_pages()(document)) }
+    /// Number of pages, from the page tree; no page is loaded.
+    public var pageCount: Int { Int(lazy_docpreview_pdf_page_count()(document)) }
+
+    /// Page `number` (1-based), loaded now and only now. Throws when it is not in 1…``pageCount``; a page
+    /// whose object cannot be read is an empty page (size 0×0, rendered blank), as pdftoppm has it.
+    public func page(_ number: Int) throws(PDFError) -> PDFPage {
+        var width = 0.0
+        var height = 0.0
+        guard number >= 1, number <= pageCount, lazy_docpreview_pdf_page_size()(document, Int32(number), &width, &height) != 0 else {
+            throw PDFError(function: "PDFDoc::getPage", reason: .other, message: "no page \(number)")
+        }
+        return PDFPage(number: number, size: (width, height), document: self)
+    }
 }
 
 /// Versions of the PDF stack.
 public enum PDFLibrary {
-    /// e.g. `poppler 22.12.0, cairo 1.16.0`.
+    /// e.g. `poppler 22.12.0 splash`.
     public static var versions: String {
-        // Both return static strings, never NULL.
-        "poppler \(String(cString: lazy_poppler_get_version()()!)), cairo \(String(cString: lazy_cairo_version_string()()!))"
+        "poppler \(String(cString: lazy_docpreview_pdf_poppler_version()())) splash"
     }
 }

@@ -1,8 +1,8 @@
 internal import CPoppler
 
-/// A failed Poppler call: the function and what its `GError` said.
+/// A failed Poppler call: the function and why.
 public struct PDFError: Error, Sendable, CustomStringConvertible {
-    /// Poppler's reason, from the `POPPLER_ERROR` domain.
+    /// Poppler's reason, from its error codes.
     public enum Reason: Sendable {
         case encrypted, damaged, other
     }
@@ -19,21 +19,17 @@ public struct PDFError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
-    /// Takes ownership of `error` and frees it.
-    init(function: String, consuming error: UnsafeMutablePointer<GError>?) {
-        guard let error else {
-            self.init(function: function, reason: .other, message: "unknown error")
-            return
+    /// Why `PDFDoc` could not open a file.
+    init(opening status: docpreview_pdf_status) {
+        switch status {
+        case DOCPREVIEW_PDF_ENCRYPTED:
+            self.init(function: "PDFDoc", reason: .encrypted, message: "a password is needed")
+        case DOCPREVIEW_PDF_DAMAGED, DOCPREVIEW_PDF_BAD_CATALOG:
+            self.init(function: "PDFDoc", reason: .damaged, message: "the file is damaged")
+        case DOCPREVIEW_PDF_OPEN_FILE:
+            self.init(function: "PDFDoc", reason: .other, message: "the file cannot be opened")
+        default:
+            self.init(function: "PDFDoc", reason: .other, message: "the file cannot be read (status \(status.rawValue))")
         }
-        defer { lazy_g_error_free()(error) }
-        var reason = Reason.other
-        if error.pointee.domain == docpreview_poppler_error_quark() {
-            switch Int(error.pointee.code) {
-            case Int(POPPLER_ERROR_ENCRYPTED.rawValue): reason = .encrypted
-            case Int(POPPLER_ERROR_DAMAGED.rawValue), Int(POPPLER_ERROR_BAD_CATALOG.rawValue): reason = .damaged
-            default: break
-            }
-        }
-        self.init(function: function, reason: reason, message: String(cString: error.pointee.message))
     }
 }

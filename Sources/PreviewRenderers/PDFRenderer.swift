@@ -1,7 +1,7 @@
 import PreviewCore
 import PreviewPoppler
 
-/// PDF pages through Poppler and cairo: the document is parsed once, only the requested page is
+/// PDF pages through Poppler's Splash rasteriser: the document is parsed once, only the requested page is
 /// loaded and rasterised, and the bitmap size is fixed from the page box and the request before
 /// any pixel is allocated.
 public struct PDFRenderer: Renderer {
@@ -10,7 +10,7 @@ public struct PDFRenderer: Renderer {
 
     /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
     public var version: String { Self.libraryVersions }
-    private static let libraryVersions = "pdf/2 \(PDFLibrary.versions), \(Encoding.pixelEncoders)"
+    private static let libraryVersions = "pdf/3 \(PDFLibrary.versions), \(Encoding.pixelEncoders)"
 
     /// Documents kept open between calls (long-running processes); nil opens each time.
     let documents: PDFDocumentCache?

@@ -15,7 +15,7 @@ import Testing
         // A ZIP named .pdf is refused by detection: nothing is rendered or probed.
         let trace = try loadedLibraries(["info", Fixtures.sample("bad-zip-named.pdf").path], status: 3)
         #expect(trace.contains("libsqlite3"), "the trace lists what was loaded")
-        for library in ["libavformat.so", "libavcodec.so", "libpoppler-glib.so", "libcairo.so", "libvips.so", "libmergedlo.so",
+        for library in ["libavformat.so", "libavcodec.so", "libDocPreviewSplash.so", "libpoppler.so", "libcairo.so", "libvips.so", "libmergedlo.so",
                         "libglib-2.0.so", "libgobject-2.0.so"] {
             #expect(!trace.contains(library), "\(library) was loaded to refuse a file")
         }
@@ -45,10 +45,14 @@ import Testing
         defer { folder.remove() }
         let trace = try loadedLibraries(["render", Fixtures.sample("document-5-pages.pdf").path, "--page", "2", "--format", format,
                                          "-o", folder.url.appendingPathComponent("p.\(format)").path])
-        #expect(trace.contains("libpoppler-glib.so"))
+        #expect(trace.contains("libDocPreviewSplash.so"))
+        #expect(trace.contains("libpoppler.so"))
+        for library in ["libpoppler-glib.so", "libcairo.so", "libglib-2.0.so", "libgobject-2.0.so"] {
+            #expect(!trace.contains(library), "\(library): pages are drawn by Splash, without cairo or glib")
+        }
         #expect(!trace.contains("libvips.so"), "pages are encoded without libvips")
         #expect(!trace.contains("libavformat.so"))
-        // Poppler and cairo bring libjpeg and libpng themselves; the encoder asked for is there either way.
+        // Poppler brings libjpeg and libpng itself; the encoder asked for is there either way.
         #expect(trace.contains(["jpeg": "libjpeg.so", "png": "libpng16.so", "webp": "libwebp.so"][format]!))
     }
 }

@@ -322,7 +322,8 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         guard let manifest = try ExpectationManifest.corpus() else { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--timeout", "10"])
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2,
+                                       extra: ["--timeout", String(corpusJobSeconds)])
         var outcomes: [String: String] = [:]
         var pending: [String: String] = [:]  // document id → file
         for entry in manifest.entries {

@@ -1,0 +1,58 @@
+#ifndef DOCPREVIEW_SPLASH_H
+#define DOCPREVIEW_SPLASH_H
+
+/// PDF pages through Poppler's core and its Splash rasteriser (the engine pdftoppm drives), as plain C
+/// functions over a C++ shim (splash.cc). The shim is built as its own shared library
+/// (libDocPreviewSplash.so, beside the executable) and opened on first use, so only runs that read a
+/// PDF map Poppler and its libraries.
+///
+/// Thread rules are Poppler's: one document is used by one thread at a time; different documents may be
+/// used from different threads at once. No function lets a C++ exception out.
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// An open PDF: the parsed document and, after the first render, the rasteriser with its font cache.
+typedef struct docpreview_pdf docpreview_pdf;
+
+/// Why a document could not be opened; the values are Poppler's error codes (ErrorCodes.h).
+typedef enum {
+    DOCPREVIEW_PDF_OK = 0,
+    DOCPREVIEW_PDF_OPEN_FILE = 1,
+    DOCPREVIEW_PDF_BAD_CATALOG = 2,
+    DOCPREVIEW_PDF_DAMAGED = 3,
+    DOCPREVIEW_PDF_ENCRYPTED = 4,
+    /// Anything else, including memory exhaustion inside Poppler.
+    DOCPREVIEW_PDF_OTHER = -1,
+} docpreview_pdf_status;
+
+/// Opens the PDF at `path` (NULL `password`: none). On failure returns NULL and sets `*status`.
+/// The caller owns the result and closes it once with `docpreview_pdf_close`.
+docpreview_pdf *_Nullable docpreview_pdf_open(const char *_Nonnull path, const char *_Nullable password,
+                                              docpreview_pdf_status *_Nonnull status);
+
+void docpreview_pdf_close(docpreview_pdf *_Nonnull document);
+
+/// Number of pages, from the page tree.
+int docpreview_pdf_page_count(docpreview_pdf *_Nonnull document);
+
+/// Loads page `page` (1-based) and gives its displayed size in points: the crop box, with width and
+/// height swapped for /Rotate 90 and 270. Returns 0 for a page number outside 1…page count, 1 otherwise.
+/// A page the page tree counts but whose object cannot be read is an empty page, as pdftoppm draws
+/// it: size 0×0, rendered blank.
+int docpreview_pdf_page_size(docpreview_pdf *_Nonnull document, int page, double *_Nonnull width, double *_Nonnull height);
+
+/// Rasterises the crop box of page `page` on white, scaled to exactly `width`×`height` pixels, into
+/// `rgb` (packed RGB rows of `width * 3` bytes, which the caller allocated and bounded). Returns 0
+/// for a page number outside 1…page count or when Splash produced no bitmap, 1 otherwise.
+int docpreview_pdf_render(docpreview_pdf *_Nonnull document, int page, int width, int height, unsigned char *_Nonnull rgb);
+
+/// Poppler's version, e.g. "22.12.0" (static).
+const char *_Nonnull docpreview_pdf_poppler_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

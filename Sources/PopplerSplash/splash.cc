@@ -1,0 +1,138 @@
+// The C functions of docpreview_splash.h over Poppler's core: PDFDoc for the document and
+// SplashOutputDev for pixels, set up as pdftoppm sets them up (anti-aliased fonts and vectors, white
+// paper, no FreeType hinting), but on the crop box and into a caller's buffer.
+#include "docpreview_splash.h"
+
+#include <ErrorCodes.h>
+#include <Error.h>
+#include <GlobalParams.h>
+#include <PDFDoc.h>
+#include <Page.h>
+#include <SplashOutputDev.h>
+#include <goo/GooString.h>
+#include <splash/SplashBitmap.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+struct docpreview_pdf {
+    std::unique_ptr<PDFDoc> document;
+    /// Made on the first render and kept: its font engine caches the faces later pages use again.
+    std::unique_ptr<SplashOutputDev> rasteriser;
+};
+
+namespace {
+
+/// Poppler reports syntax errors of damaged files on stderr by default; a damaged file gets one
+/// typed error from us instead, so its messages are dropped.
+void ignorePopplerMessage(ErrorCategory, Goffset, const char *) {}
+
+/// Poppler's process-wide state, made once before the first document.
+void startPoppler() {
+    static std::once_flag started;
+    std::call_once(started, [] {
+        setErrorCallback(ignorePopplerMessage);
+        globalParams = std::make_unique<GlobalParams>();
+    });
+}
+
+bool counted(docpreview_pdf *pdf, int number) {
+    return number >= 1 && number <= pdf->document->getNumPages();
+}
+
+/// The crop box as displayed: width and height swap for pages turned a quarter. An unreadable page is 0×0.
+void displayedSize(Page *page, double *width, double *height) {
+    if (!page) {
+        *width = *height = 0;
+        return;
+    }
+    const bool quarterTurn = page->getRotate() == 90 || page->getRotate() == 270;
+    *width = quarterTurn ? page->getCropHeight() : page->getCropWidth();
+    *height = quarterTurn ? page->getCropWidth() : page->getCropHeight();
+}
+
+} // namespace
+
+extern "C" docpreview_pdf *docpreview_pdf_open(const char *path, const char *password, docpreview_pdf_status *status) {
+    try {
+        startPoppler();
+        std::optional<GooString> secret;
+        if (password) secret.emplace(password);
+        auto document = std::make_unique<PDFDoc>(std::make_unique<GooString>(path), secret, secret);
+        if (!document->isOk()) {
+            const int code = document->getErrorCode();
+            *status = (code >= errOpenFile && code <= errEncrypted) ? static_cast<docpreview_pdf_status>(code) : DOCPREVIEW_PDF_OTHER;
+            return nullptr;
+        }
+        *status = DOCPREVIEW_PDF_OK;
+        return new docpreview_pdf{std::move(document), nullptr};
+    } catch (...) {
+        *status = DOCPREVIEW_PDF_OTHER;
+        return nullptr;
+    }
+}
+
+extern "C" void docpreview_pdf_close(docpreview_pdf *pdf) {
+    delete pdf;
+}
+
+extern "C" int docpreview_pdf_page_count(docpreview_pdf *pdf) {
+    try {
+        return pdf->document->getNumPages();
+    } catch (...) {
+        return 0;
+    }
+}
+
+extern "C" int docpreview_pdf_page_size(docpreview_pdf *pdf, int number, double *width, double *height) {
+    try {
+        if (!counted(pdf, number)) return 0;
+        displayedSize(pdf->document->getPage(number), width, height);
+        return 1;
+    } catch (...) {
+        return 0;
+    }
+}
+
+extern "C" int docpreview_pdf_render(docpreview_pdf *pdf, int number, int width, int height, unsigned char *rgb) {
+    try {
+        if (!counted(pdf, number) || width < 1 || height < 1) return 0;
+        Page *page = pdf->document->getPage(number);
+        if (!page) {
+            std::memset(rgb, 0xff, static_cast<size_t>(width) * height * 3);
+            return 1;
+        }
+        if (!pdf->rasteriser) {
+            SplashColor white = {0xff, 0xff, 0xff};
+            auto rasteriser = std::make_unique<SplashOutputDev>(splashModeRGB8, 1, false, white);
+            rasteriser->setFontAntialias(true);
+            rasteriser->setVectorAntialias(true);
+            rasteriser->startDoc(pdf->document.get());
+            pdf->rasteriser = std::move(rasteriser);
+        }
+        double pointsWide = 0, pointsHigh = 0;
+        displayedSize(page, &pointsWide, &pointsHigh);
+        // An empty or absurd box is drawn as the caller's fallback size: the scale only has to be finite.
+        const double horizontalDPI = pointsWide >= 1 ? 72.0 * width / pointsWide : 72.0;
+        const double verticalDPI = pointsHigh >= 1 ? 72.0 * height / pointsHigh : 72.0;
+        pdf->document->displayPageSlice(pdf->rasteriser.get(), number, horizontalDPI, verticalDPI, 0, false, true, false,
+                                        0, 0, width, height);
+        // The bitmap is taken so that an open document does not keep its last page's pixels.
+        std::unique_ptr<SplashBitmap> bitmap(pdf->rasteriser->takeBitmap());
+        if (!bitmap || bitmap->getWidth() != width || bitmap->getHeight() != height || bitmap->getMode() != splashModeRGB8) return 0;
+        const size_t packedRow = static_cast<size_t>(width) * 3;
+        const SplashColorConstPtr rows = bitmap->getDataPtr();
+        for (int y = 0; y < height; y++) {
+            std::memcpy(rgb + packedRow * y, rows + static_cast<ptrdiff_t>(bitmap->getRowSize()) * y, packedRow);
+        }
+        return 1;
+    } catch (...) {
+        return 0;
+    }
+}
+
+extern "C" const char *docpreview_pdf_poppler_version(void) {
+    return POPPLER_VERSION;
+}
