@@ -14,6 +14,8 @@ DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_close)
 DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_page_count)
 DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_page_size)
 DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_render)
+DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_bitmap_rgb)
+DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_bitmap_free)
 DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_poppler_version)
 
 #endif

@@ -96,41 +96,47 @@ extern "C" int docpreview_pdf_page_size(docpreview_pdf *pdf, int number, double 
     }
 }
 
-extern "C" int docpreview_pdf_render(docpreview_pdf *pdf, int number, int width, int height, unsigned char *rgb) {
+extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int number, int width, int height) {
     try {
-        if (!counted(pdf, number) || width < 1 || height < 1) return 0;
+        if (!counted(pdf, number) || width < 1 || height < 1) return nullptr;
         Page *page = pdf->document->getPage(number);
-        if (!page) {
-            std::memset(rgb, 0xff, static_cast<size_t>(width) * height * 3);
-            return 1;
+        std::unique_ptr<SplashBitmap> bitmap;
+        if (page) {
+            if (!pdf->rasteriser) {
+                SplashColor white = {0xff, 0xff, 0xff};
+                auto rasteriser = std::make_unique<SplashOutputDev>(splashModeRGB8, 1, false, white);
+                rasteriser->setFontAntialias(true);
+                rasteriser->setVectorAntialias(true);
+                rasteriser->startDoc(pdf->document.get());
+                pdf->rasteriser = std::move(rasteriser);
+            }
+            double pointsWide = 0, pointsHigh = 0;
+            displayedSize(page, &pointsWide, &pointsHigh);
+            // An empty or absurd box is drawn at the caller's fallback size: the scale only has to be finite.
+            const double horizontalDPI = pointsWide >= 1 ? 72.0 * width / pointsWide : 72.0;
+            const double verticalDPI = pointsHigh >= 1 ? 72.0 * height / pointsHigh : 72.0;
+            pdf->document->displayPageSlice(pdf->rasteriser.get(), number, horizontalDPI, verticalDPI, 0, false, true, false,
+                                            0, 0, width, height);
+            // Taken, so that an open document does not keep its last page's pixels.
+            bitmap.reset(pdf->rasteriser->takeBitmap());
+        } else {
+            bitmap = std::make_unique<SplashBitmap>(width, height, 1, splashModeRGB8, false);
+            std::memset(bitmap->getDataPtr(), 0xff, static_cast<size_t>(width) * height * 3);
         }
-        if (!pdf->rasteriser) {
-            SplashColor white = {0xff, 0xff, 0xff};
-            auto rasteriser = std::make_unique<SplashOutputDev>(splashModeRGB8, 1, false, white);
-            rasteriser->setFontAntialias(true);
-            rasteriser->setVectorAntialias(true);
-            rasteriser->startDoc(pdf->document.get());
-            pdf->rasteriser = std::move(rasteriser);
-        }
-        double pointsWide = 0, pointsHigh = 0;
-        displayedSize(page, &pointsWide, &pointsHigh);
-        // An empty or absurd box is drawn as the caller's fallback size: the scale only has to be finite.
-        const double horizontalDPI = pointsWide >= 1 ? 72.0 * width / pointsWide : 72.0;
-        const double verticalDPI = pointsHigh >= 1 ? 72.0 * height / pointsHigh : 72.0;
-        pdf->document->displayPageSlice(pdf->rasteriser.get(), number, horizontalDPI, verticalDPI, 0, false, true, false,
-                                        0, 0, width, height);
-        // The bitmap is taken so that an open document does not keep its last page's pixels.
-        std::unique_ptr<SplashBitmap> bitmap(pdf->rasteriser->takeBitmap());
-        if (!bitmap || bitmap->getWidth() != width || bitmap->getHeight() != height || bitmap->getMode() != splashModeRGB8) return 0;
-        const size_t packedRow = static_cast<size_t>(width) * 3;
-        const SplashColorConstPtr rows = bitmap->getDataPtr();
-        for (int y = 0; y < height; y++) {
-            std::memcpy(rgb + packedRow * y, rows + static_cast<ptrdiff_t>(bitmap->getRowSize()) * y, packedRow);
-        }
-        return 1;
+        const bool packed = bitmap && bitmap->getWidth() == width && bitmap->getHeight() == height && bitmap->getMode() == splashModeRGB8
+                            && bitmap->getRowSize() == width * 3;
+        return packed ? reinterpret_cast<docpreview_pdf_bitmap *>(bitmap.release()) : nullptr;
     } catch (...) {
-        return 0;
+        return nullptr;
     }
+}
+
+extern "C" const unsigned char *docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *bitmap) {
+    return reinterpret_cast<SplashBitmap *>(bitmap)->getDataPtr();
+}
+
+extern "C" void docpreview_pdf_bitmap_free(docpreview_pdf_bitmap *bitmap) {
+    delete reinterpret_cast<SplashBitmap *>(bitmap);
 }
 
 extern "C" const char *docpreview_pdf_poppler_version(void) {

@@ -1,5 +1,4 @@
 internal import CPoppler
-import PreviewCore
 
 /// One page of a ``PDFDocument``, loaded when it was asked for; holds a reference to its document.
 /// Same threading rule as the document.
@@ -17,17 +16,14 @@ public struct PDFPage {
         self.document = document
     }
 
-    /// Rasterises the page on white with Splash into exactly `width`×`height` RGB pixels (the caller
-    /// has bounded both; nothing larger is ever allocated).
-    public func render(width: Int, height: Int) throws(PDFError) -> PixelBuffer {
-        var rendered = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: width * height * 3) { buffer, count in
-            rendered = lazy_docpreview_pdf_render()(document.document, Int32(number), Int32(width), Int32(height), buffer.baseAddress!) != 0
-            count = rendered ? width * height * 3 : 0
-        }
-        guard rendered else {
+    /// Rasterises the page on white with Splash into exactly `width`×`height` pixels (the caller has
+    /// bounded both; nothing larger is ever allocated) and hands `body` the packed RGB rows where Splash
+    /// drew them, freed when `body` returns.
+    public func withPixels<T>(width: Int, height: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
+        guard let bitmap = lazy_docpreview_pdf_render()(document.document, Int32(number), Int32(width), Int32(height)) else {
             throw PDFError(function: "PDFDoc::displayPageSlice", reason: .other, message: "page \(number) could not be rasterised")
         }
-        return PixelBuffer(width: width, height: height, bands: 3, bytes: bytes)
+        defer { lazy_docpreview_pdf_bitmap_free()(bitmap) }
+        return body(UnsafeBufferPointer(start: lazy_docpreview_pdf_bitmap_rgb()(bitmap), count: width * height * 3))
     }
 }

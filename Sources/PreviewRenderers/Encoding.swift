@@ -20,23 +20,28 @@ enum Encoding {
     static func encode(_ pixels: PixelBuffer, rotation: Int, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         precondition(pixels.bands == 3, "decoded pixels are packed RGB")
         let image = pixels.rotated(clockwise: rotation)
+        return try image.bytes.withUnsafeBufferPointer { rgb throws(PreviewError) in
+            try encode(rgb: rgb, width: image.width, height: image.height, request)
+        }
+    }
+
+    /// Encodes `width`×`height` packed RGB rows where they are (a PDF page in Splash's bitmap).
+    static func encode(rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
+        precondition(rgb.count == width * height * 3, "decoded pixels are packed RGB")
         var out: UnsafeMutablePointer<UInt8>?
         var length = 0
-        let (width, height) = (Int32(image.width), Int32(image.height))
         let quality = Int32(request.quality)
-        let status = image.bytes.withUnsafeBufferPointer { rgb -> Int32 in
-            switch request.format {
-            case .jpeg: docpreview_encode_jpeg(rgb.baseAddress!, width, height, quality, &out, &length)
-            case .png: docpreview_encode_png(rgb.baseAddress!, width, height, &out, &length)
-            case .webp: docpreview_encode_webp(rgb.baseAddress!, width, height, quality, &out, &length)
-            }
+        let status = switch request.format {
+        case .jpeg: docpreview_encode_jpeg(rgb.baseAddress!, Int32(width), Int32(height), quality, &out, &length)
+        case .png: docpreview_encode_png(rgb.baseAddress!, Int32(width), Int32(height), &out, &length)
+        case .webp: docpreview_encode_webp(rgb.baseAddress!, Int32(width), Int32(height), quality, &out, &length)
         }
         defer { free(out) }
         guard status == 0, let out else {
             throw PreviewError(.internal, "The preview could not be encoded.", detail: "\(request.format.rawValue) encoder refused \(width)×\(height)")
         }
         return RenderedImage(bytes: Array(UnsafeBufferPointer(start: out, count: length)), format: request.format,
-                             width: image.width, height: image.height, facts: MediaFacts())
+                             width: width, height: height, facts: MediaFacts())
     }
 }
 

@@ -47,13 +47,15 @@ public struct PDFRenderer: Renderer {
         var request = request
         if request.width == nil && request.height == nil { request.width = RenderRequest.defaultPageWidth }
         let output = request.fitted(width: size.width, height: size.height, upscale: true)
-        let pixels: PixelBuffer
+        let encoded: Result<RenderedImage, PreviewError>
         do {
-            pixels = try page.render(width: output.width, height: output.height)
+            encoded = try page.withPixels(width: output.width, height: output.height) { rgb in
+                Result { () throws(PreviewError) in try Encoding.encode(rgb: rgb, width: output.width, height: output.height, request) }
+            }
         } catch {
             throw PreviewError(.internal, "The page could not be rasterised.", detail: error.description)
         }
-        var rendered = try Encoding.encode(pixels, rotation: 0, request)
+        var rendered = try encoded.get()
         rendered.facts = MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
         return rendered
     }

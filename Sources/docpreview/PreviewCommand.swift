@@ -49,7 +49,7 @@ struct PreviewCommand: ParsableCommand {
         let blob = try store.blobs.localFile(for: result.record.resultSha256)
         if let output {
             do {
-                try Data(store.blobs.read(result.record.resultSha256)).write(to: URL(fileURLWithPath: output))
+                try OutputFile.write(store.blobs.read(result.record.resultSha256), to: output)
             } catch {
                 throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
             }

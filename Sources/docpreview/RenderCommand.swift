@@ -42,7 +42,7 @@ struct RenderCommand: ParsableCommand {
             try report.fail(error)
         }
         do {
-            try Data(rendered.bytes).write(to: URL(fileURLWithPath: output))
+            try OutputFile.write(rendered.bytes, to: output)
         } catch {
             throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
         }

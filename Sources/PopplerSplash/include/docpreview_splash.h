@@ -43,10 +43,18 @@ int docpreview_pdf_page_count(docpreview_pdf *_Nonnull document);
 /// it: size 0×0, rendered blank.
 int docpreview_pdf_page_size(docpreview_pdf *_Nonnull document, int page, double *_Nonnull width, double *_Nonnull height);
 
-/// Rasterises the crop box of page `page` on white, scaled to exactly `width`×`height` pixels, into
-/// `rgb` (packed RGB rows of `width * 3` bytes, which the caller allocated and bounded). Returns 0
-/// for a page number outside 1…page count or when Splash produced no bitmap, 1 otherwise.
-int docpreview_pdf_render(docpreview_pdf *_Nonnull document, int page, int width, int height, unsigned char *_Nonnull rgb);
+/// Pixels Splash drew: packed RGB rows of `width * 3` bytes, read where Splash wrote them.
+typedef struct docpreview_pdf_bitmap docpreview_pdf_bitmap;
+
+/// Rasterises the crop box of page `page` on white, scaled to exactly `width`×`height` pixels (the
+/// caller bounded both). Returns NULL for a page number outside 1…page count or when Splash produced
+/// no bitmap. The caller owns the result and frees it once with `docpreview_pdf_bitmap_free`.
+docpreview_pdf_bitmap *_Nullable docpreview_pdf_render(docpreview_pdf *_Nonnull document, int page, int width, int height);
+
+/// The bitmap's `width * height * 3` bytes.
+const unsigned char *_Nonnull docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *_Nonnull bitmap);
+
+void docpreview_pdf_bitmap_free(docpreview_pdf_bitmap *_Nonnull bitmap);
 
 /// Poppler's version, e.g. "22.12.0" (static).
 const char *_Nonnull docpreview_pdf_poppler_version(void);
