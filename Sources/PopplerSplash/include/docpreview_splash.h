@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/// An open PDF: the parsed document and, after the first render, the rasteriser with its font cache.
+/// An open PDF: the parsed document; pages are loaded and drawn when asked for.
 typedef struct docpreview_pdf docpreview_pdf;
 
 /// Why a document could not be opened; the values are Poppler's error codes (ErrorCodes.h).
