@@ -29,7 +29,8 @@ public final class PDFDocument {
     public func page(_ number: Int) throws(PDFError) -> PDFPage {
         var width = 0.0
         var height = 0.0
-        guard number >= 1, number <= pageCount, lazy_docpreview_pdf_page_size()(document, Int32(number), &width, &height) != 0 else {
+        // The shim refuses a number outside 1…page count.
+        guard let number32 = Int32(exactly: number), lazy_docpreview_pdf_page_size()(document, number32, &width, &height) != 0 else {
             throw PDFError(function: "PDFDoc::getPage", reason: .other, message: "no page \(number)")
         }
         return PDFPage(number: number, size: (width, height), document: self)
