@@ -172,7 +172,10 @@ let package = Package(
             "PreviewServer", "PreviewQueue", "PreviewTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "CLITests", dependencies: ["docpreview", "PreviewCore", "PreviewTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: [
+            "docpreview", "PreviewCore", "PreviewTestSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

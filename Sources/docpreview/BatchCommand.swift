@@ -35,8 +35,8 @@ struct BatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try validation.configuration()
-        let type = try validation.declaredType(in: configuration)
+        let configuration = try validation.settings.configuration()
+        let type = try validation.settings.declaredType(in: configuration)
         let folder = URL(fileURLWithPath: directory)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {

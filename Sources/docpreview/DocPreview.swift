@@ -21,36 +21,70 @@ struct DocPreview: AsyncParsableCommand {
 
 @main
 enum Main {
-    static func main() async {
+    /// Synchronous on purpose: a one-file command (`render`, `info`, …) runs on the main thread and
+    /// never starts the concurrency runtime's threads; only `serve` and `worker` need them.
+    static func main() {
         Vips.deferModules()
-        let status = await run()
-        // Process-wide teardown, once: with VIPS_LEAK=1 libvips lists any object still alive.
+        if let job = RenderJob(commandLine: CommandLine.arguments.dropFirst()) {
+            finish { try job.run() }
+        }
+        let command: any ParsableCommand
+        do {
+            command = try DocPreview.parseAsRoot()
+        } catch {
+            finish(status(for: error))
+        }
+        if let command = command as? any AsyncParsableCommand {
+            let parsed = Handover(command)
+            Task {
+                var command = parsed.value
+                do {
+                    try await command.run()
+                    finish(0)
+                } catch {
+                    finish(status(for: error))
+                }
+            }
+            dispatchMain()
+        }
+        var synchronous = command
+        finish { try synchronous.run() }
+    }
+
+    /// Runs `body`, then ends the process with its status.
+    private static func finish(_ body: () throws -> Void) -> Never {
+        do {
+            try body()
+            finish(0)
+        } catch {
+            finish(status(for: error))
+        }
+    }
+
+    /// Process-wide teardown, once (with VIPS_LEAK=1 libvips lists any object still alive), then exit.
+    private static func finish(_ status: Int32) -> Never {
         Vips.shutdown()
         exit(status)
     }
 
-    /// Runs the command and returns the exit status; prints what ArgumentParser would.
-    private static func run() async -> Int32 {
-        do {
-            var command = try DocPreview.parseAsRoot()
-            if var command = command as? any AsyncParsableCommand {
-                try await command.run()
+    /// Prints what ArgumentParser would for `error` and returns the exit status.
+    private static func status(for error: any Error) -> Int32 {
+        let code = DocPreview.exitCode(for: error)
+        let message = DocPreview.fullMessage(for: error)
+        if !message.isEmpty {
+            if code == .success {
+                print(message)
             } else {
-                try command.run()
+                FileHandle.standardError.write(Data((message + "\n").utf8))
             }
-            return 0
-        } catch {
-            let code = DocPreview.exitCode(for: error)
-            let message = DocPreview.fullMessage(for: error)
-            if !message.isEmpty {
-                if code == .success {
-                    print(message)
-                } else {
-                    FileHandle.standardError.write(Data((message + "\n").utf8))
-                }
-            }
-            // ArgumentParser reports usage errors as 64 (EX_USAGE); our contract says 2.
-            return code == .validationFailure ? ExitCode.usage.rawValue : code.rawValue
         }
+        // ArgumentParser reports usage errors as 64 (EX_USAGE); our contract says 2.
+        return code == .validationFailure ? ExitCode.usage.rawValue : code.rawValue
     }
+}
+
+/// Hands the parsed async command to the task that runs it; the main thread never touches it again.
+private struct Handover<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }

@@ -19,8 +19,8 @@ struct InfoCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let configuration = try validation.configuration()
-        let verdict = try validation.validate(input, in: configuration)
+        let configuration = try validation.settings.configuration()
+        let verdict = try validation.settings.validate(input, in: configuration)
         let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
         var report = InfoReport(path: input, size: size, verdict: verdict)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)

@@ -25,9 +25,9 @@ struct IngestCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let configuration = try validation.configuration()
-        let type = try validation.declaredType(in: configuration)
-        let url = try ValidationOptions.existingFile(input)
+        let configuration = try validation.settings.configuration()
+        let type = try validation.settings.declaredType(in: configuration)
+        let url = try ValidationSettings.existingFile(input)
         let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, logger: .cli)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }

@@ -24,6 +24,25 @@ struct RenderCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        try job.run()
+    }
+
+    /// What these options ask for, as plain values.
+    var job: RenderJob {
+        RenderJob(input: input, output: output, request: image.request(defaultFormat: RenderJob.format(forOutput: output)),
+                  validation: validation.settings, json: json)
+    }
+}
+
+/// One `render`: the file, where its image goes, how it is made.
+struct RenderJob: Equatable {
+    var input: String
+    var output: String
+    var request: RenderRequest
+    var validation: ValidationSettings
+    var json: Bool
+
+    func run() throws {
         let started = ContinuousClock.now
         let configuration = try validation.configuration()
         let verdict = try validation.validate(input, in: configuration)
@@ -34,7 +53,6 @@ struct RenderCommand: ParsableCommand {
         }
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let request = image.request(defaultFormat: Self.format(forOutput: output))
         let rendered: RenderedImage
         do {
             rendered = try renderer.render(input, request)
@@ -51,6 +69,7 @@ struct RenderCommand: ParsableCommand {
                        human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
     }
 
+    /// The format an output name implies: `.png` and `.webp` by extension, JPEG otherwise.
     static func format(forOutput path: String) -> RenderRequest.Format {
         switch Validator.fileExtension(of: path) {
         case "png": .png

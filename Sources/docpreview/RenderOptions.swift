@@ -19,18 +19,23 @@ struct RenderOptions: ParsableArguments {
     var quality = 80
 
     func validate() throws {
-        guard page >= 1 else { throw ValidationError("--page starts at 1.") }
-        for (name, side) in [("--width", width), ("--height", height)] {
-            if let side, !(1...RenderRequest.maxEdge).contains(side) {
-                throw ValidationError("\(name) must be between 1 and \(RenderRequest.maxEdge).")
-            }
-        }
-        guard (1...100).contains(quality) else { throw ValidationError("--quality must be between 1 and 100.") }
+        try Self.check(request(defaultFormat: .jpeg))
     }
 
     /// The request, with `defaultFormat` when `--format` was not given.
     func request(defaultFormat: RenderRequest.Format) -> RenderRequest {
         RenderRequest(page: page, width: width, height: height, format: format ?? defaultFormat, quality: quality)
+    }
+
+    /// The ranges these options accept, as usage errors.
+    static func check(_ request: RenderRequest) throws {
+        guard request.page >= 1 else { throw ValidationError("--page starts at 1.") }
+        for (name, side) in [("--width", request.width), ("--height", request.height)] {
+            if let side, !(1...RenderRequest.maxEdge).contains(side) {
+                throw ValidationError("\(name) must be between 1 and \(RenderRequest.maxEdge).")
+            }
+        }
+        guard (1...100).contains(request.quality) else { throw ValidationError("--quality must be between 1 and 100.") }
     }
 }
 

@@ -86,7 +86,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger.cli
         let token = try resolvedToken()
-        let configuration = try validation.configuration()
+        let configuration = try validation.settings.configuration()
         // Workers and preview requests share the children; at least two, so previews are not stuck behind jobs.
         let backend = try storeOptions.backend()
         let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
@@ -133,7 +133,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = Logger.cli
-        let configuration = try validation.configuration()
+        let configuration = try validation.settings.configuration()
         let backend = try storeOptions.backend()
         let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
                                         isolation: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),

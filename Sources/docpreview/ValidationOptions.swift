@@ -16,6 +16,19 @@ struct ValidationOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds one file may take before it fails with `timeout` (default 60).", valueName: "seconds"))
     var timeout: Double?
 
+    /// The same choices as plain values.
+    var settings: ValidationSettings {
+        ValidationSettings(documentType: documentType, config: config, maxSize: maxSize, timeout: timeout)
+    }
+}
+
+/// What the validation options chose, and the configuration and verdicts that follow from it.
+struct ValidationSettings: Equatable {
+    var documentType: String?
+    var config: String?
+    var maxSize: String?
+    var timeout: Double?
+
     /// The configuration from `--config`, else `$DOCPREVIEW_CONFIG`, with `--max-size` (else
     /// `$DOCPREVIEW_MAX_SIZE`) and `--timeout` (else `$DOCPREVIEW_JOB_TIMEOUT`) applied on top.
     func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Configuration {

@@ -24,7 +24,8 @@ public enum SafeText {
     /// direction overrides become U+FFFD, so a file name can neither move the cursor nor reorder
     /// what follows it.
     public static func terminal(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { isHidden($0) ? replacement : $0 }))
+        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { isHidden($0) ? replacement : $0 }))
     }
 
     private static let replacement: Unicode.Scalar = "\u{FFFD}"
