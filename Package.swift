@@ -158,6 +158,7 @@ let package = Package(
                 "PreviewStore",
                 "PreviewVips",
                 "PreviewFFmpeg",
+                "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

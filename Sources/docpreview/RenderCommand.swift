@@ -44,6 +44,7 @@ struct RenderJob: Equatable {
 
     func run() throws {
         let started = ContinuousClock.now
+        OneFileHeap.prepare()
         let configuration = try validation.configuration()
         let verdict = try validation.validate(input, in: configuration)
         let report = CommandReport(json: json)

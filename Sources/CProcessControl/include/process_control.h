@@ -1,6 +1,7 @@
 #ifndef DOCPREVIEW_PROCESS_CONTROL_H
 #define DOCPREVIEW_PROCESS_CONTROL_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /// Starts `path` with `argv` and `envp` (NULL-terminated), its stdin and stdout connected to new
@@ -23,5 +24,22 @@ int docpreview_restrict_syscalls(void);
 /// skipped). Returns 0, or an errno (ENOSYS, EOPNOTSUPP where the kernel has no Landlock).
 int docpreview_restrict_files(const char *const readable[], int readable_count,
                               const char *const writable[], int writable_count);
+
+/// Arms this process's one alarm: after `seconds`, whatever the process is doing (a library call
+/// that cannot be interrupted included), `message` is written to `descriptor` and the process ends
+/// with `status`, from a SIGALRM handler that makes async-signal-safe calls only. No thread is
+/// started; SIGALRM is unblocked on the calling thread (a parent's mask survives exec). Arming
+/// again replaces the alarm. Returns 0, or an errno.
+int docpreview_watchdog_arm(double seconds, const char *message, int descriptor, int status);
+
+/// Stops the alarm, if one is armed.
+void docpreview_watchdog_disarm(void);
+
+/// For a short-lived process that renders one file: the main thread's next `bytes` of large blocks
+/// (page bitmaps, encoder buffers) come from one stretch of heap advised for transparent huge pages,
+/// so the kernel fills it 2 MiB at a time instead of faulting in every 4 KiB page; freed blocks are
+/// kept for reuse. Other threads' arenas are untouched. Returns 0, or an errno (ENOTSUP where the heap
+/// is not one contiguous range); where transparent huge pages are off the advice does nothing.
+int docpreview_use_huge_page_heap(size_t bytes);
 
 #endif

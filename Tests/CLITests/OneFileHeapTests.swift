@@ -1,0 +1,60 @@
+import Foundation
+import PreviewTestSupport
+import Testing
+
+/// `render` draws a page into heap that transparent huge pages back (`OneFileHeap`): seen from
+/// outside, in the running process's memory map, while it works on a page that takes long.
+@Suite struct OneFileHeapTests {
+    /// Huge pages are on (madvise or always), and no sanitizer's allocator stands in for malloc's heap.
+    static let applies: Bool = {
+        let environment = ProcessInfo.processInfo.environment
+        let setting = contents(of: "/sys/kernel/mm/transparent_hugepage/enabled") ?? "[never]"
+        return !setting.contains("[never]") && environment["ASAN_OPTIONS"] == nil && environment["TSAN_OPTIONS"] == nil
+    }()
+
+    @Test(.enabled(if: applies)) func aRenderingPageLivesInHugePageHeap() throws {
+        // The corpus's decompression bomb: Poppler draws it for minutes, its bitmap allocated first.
+        let bomb = Fixtures.corpus.appendingPathComponent("files/067_pdf.js_bomb_giant.pdf")
+        try #require(FileManager.default.fileExists(atPath: bomb.path))
+        let process = Process()
+        process.executableURL = DocPreviewProcess.binary
+        process.arguments = ["render", bomb.path, "-o", "/dev/null", "--timeout", "20"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            // SIGKILL: a child of the test runner may start with SIGTERM blocked (the mask survives exec).
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        var hugePages = 0
+        let deadline = Date().addingTimeInterval(15)
+        while hugePages == 0 && Date() < deadline && process.isRunning {
+            Thread.sleep(forTimeInterval: 0.05)
+            hugePages = Self.heapHugePageKilobytes(of: process.processIdentifier)
+        }
+        #expect(hugePages >= 2048, "the heap holds at least one 2 MiB page (\(hugePages) kB)")
+    }
+
+    /// A file's text, read to its end (files under /proc and /sys report no size).
+    static func contents(of path: String) -> String? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        return (try? file.readToEnd()).map { String(decoding: $0 ?? Data(), as: UTF8.self) }
+    }
+
+    /// AnonHugePages of the process's heap mappings, in kB.
+    static func heapHugePageKilobytes(of pid: Int32) -> Int {
+        guard let maps = contents(of: "/proc/\(pid)/smaps") else { return 0 }
+        var inHeap = false
+        var total = 0
+        for line in maps.split(separator: "\n") {
+            if let first = line.first, first.isHexDigit, line.contains("-") {
+                inHeap = line.hasSuffix("[heap]")
+            } else if inHeap, line.hasPrefix("AnonHugePages:") {
+                total += Int(line.split(separator: " ")[1]) ?? 0
+            }
+        }
+        return total
+    }
+}
