@@ -10,6 +10,8 @@
 #include <png.h>
 #include <webp/encode.h>
 
+#include "page_tables.h"
+
 #define DOCPREVIEW_JPEG "libjpeg.so.62"
 #define DOCPREVIEW_PNG "libpng16.so.16"
 #define DOCPREVIEW_WEBP "libwebp.so.7"
@@ -25,6 +27,7 @@ DOCPREVIEW_LAZY(DOCPREVIEW_JPEG, jpeg_start_compress)
 DOCPREVIEW_LAZY(DOCPREVIEW_JPEG, jpeg_write_scanlines)
 DOCPREVIEW_LAZY(DOCPREVIEW_JPEG, jpeg_finish_compress)
 DOCPREVIEW_LAZY(DOCPREVIEW_JPEG, jpeg_destroy_compress)
+DOCPREVIEW_LAZY(DOCPREVIEW_JPEG, jpeg_alloc_huff_table)
 DOCPREVIEW_LAZY(DOCPREVIEW_PNG, png_image_write_to_memory)
 DOCPREVIEW_LAZY(DOCPREVIEW_PNG, png_image_free)
 DOCPREVIEW_LAZY(DOCPREVIEW_WEBP, WebPEncodeRGB)
@@ -39,7 +42,16 @@ struct jpeg_failure {
 static void jpeg_failed(j_common_ptr info) { longjmp(((struct jpeg_failure *)info->err)->back, 1); }
 static void jpeg_silent(j_common_ptr info, int level) { (void)info; (void)level; }
 
-int docpreview_encode_jpeg(const unsigned char *rgb, int width, int height, int quality, unsigned char **out, size_t *length) {
+/// Puts a fixed table in `slot`, to be written into the file.
+static void use_table(j_compress_ptr info, JHUFF_TBL **slot, const UINT8 bits[17], const UINT8 *values, size_t count) {
+    if (!*slot) *slot = lazy_jpeg_alloc_huff_table()((j_common_ptr)info);
+    memcpy((*slot)->bits, bits, 17);
+    memcpy((*slot)->huffval, values, count);
+    (*slot)->sent_table = FALSE;
+}
+
+int docpreview_encode_jpeg(const unsigned char *rgb, int width, int height, int quality, docpreview_jpeg_tables tables,
+                           unsigned char **out, size_t *length) {
     struct jpeg_compress_struct info;
     struct jpeg_failure failure;
     // jpeg_mem_dest grows its own buffer with malloc; volatile because it is read after a longjmp.
@@ -63,7 +75,14 @@ int docpreview_encode_jpeg(const unsigned char *rgb, int width, int height, int 
     info.in_color_space = JCS_RGB;
     lazy_jpeg_set_defaults()(&info);
     lazy_jpeg_set_quality()(&info, quality, TRUE);
-    info.optimize_coding = TRUE;
+    if (tables == DOCPREVIEW_JPEG_PAGE_TABLES) {
+        use_table(&info, &info.dc_huff_tbl_ptrs[0], page_dc_luma_bits, page_dc_luma_values, sizeof(page_dc_luma_values));
+        use_table(&info, &info.ac_huff_tbl_ptrs[0], page_ac_luma_bits, page_ac_luma_values, sizeof(page_ac_luma_values));
+        use_table(&info, &info.dc_huff_tbl_ptrs[1], page_dc_chroma_bits, page_dc_chroma_values, sizeof(page_dc_chroma_values));
+        use_table(&info, &info.ac_huff_tbl_ptrs[1], page_ac_chroma_bits, page_ac_chroma_values, sizeof(page_ac_chroma_values));
+    } else {
+        info.optimize_coding = TRUE;
+    }
     info.write_JFIF_header = TRUE;
     lazy_jpeg_start_compress()(&info, TRUE);
     while (info.next_scanline < info.image_height) {

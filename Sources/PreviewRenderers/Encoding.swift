@@ -16,23 +16,39 @@ enum Encoding {
     /// The versions of the encoders of decoded pixels, for derivative keys.
     static let pixelEncoders = String(cString: docpreview_encoder_versions())
 
-    /// Encodes decoded RGB pixels (video frames, PDF pages), rotated clockwise by `rotation` first.
+    /// What decoded pixels show, for the JPEG encoder's Huffman tables: the same pixels either way.
+    enum Content {
+        /// A video frame or photograph: tables fitted to the image (a second pass over it).
+        case photograph
+        /// A rendered document page: fixed tables fitted to pages, in one pass.
+        case page
+
+        var jpegTables: docpreview_jpeg_tables {
+            switch self {
+            case .photograph: DOCPREVIEW_JPEG_OPTIMISED
+            case .page: DOCPREVIEW_JPEG_PAGE_TABLES
+            }
+        }
+    }
+
+    /// Encodes a decoded video frame, rotated clockwise by `rotation` first.
     static func encode(_ pixels: PixelBuffer, rotation: Int, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         precondition(pixels.bands == 3, "decoded pixels are packed RGB")
         let image = pixels.rotated(clockwise: rotation)
         return try image.bytes.withUnsafeBufferPointer { rgb throws(PreviewError) in
-            try encode(rgb: rgb, width: image.width, height: image.height, request)
+            try encode(rgb: rgb, width: image.width, height: image.height, showing: .photograph, request)
         }
     }
 
     /// Encodes `width`×`height` packed RGB rows where they are (a PDF page in Splash's bitmap).
-    static func encode(rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
+    static func encode(rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, showing content: Content,
+                       _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         precondition(rgb.count == width * height * 3, "decoded pixels are packed RGB")
         var out: UnsafeMutablePointer<UInt8>?
         var length = 0
         let quality = Int32(request.quality)
         let status = switch request.format {
-        case .jpeg: docpreview_encode_jpeg(rgb.baseAddress!, Int32(width), Int32(height), quality, &out, &length)
+        case .jpeg: docpreview_encode_jpeg(rgb.baseAddress!, Int32(width), Int32(height), quality, content.jpegTables, &out, &length)
         case .png: docpreview_encode_png(rgb.baseAddress!, Int32(width), Int32(height), &out, &length)
         case .webp: docpreview_encode_webp(rgb.baseAddress!, Int32(width), Int32(height), quality, &out, &length)
         }

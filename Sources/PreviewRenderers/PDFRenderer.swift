@@ -10,7 +10,7 @@ public struct PDFRenderer: Renderer {
 
     /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
     public var version: String { Self.libraryVersions }
-    private static let libraryVersions = "pdf/3 \(PDFLibrary.versions), \(Encoding.pixelEncoders)"
+    private static let libraryVersions = "pdf/4 \(PDFLibrary.versions), \(Encoding.pixelEncoders)"
 
     /// Documents kept open between calls (long-running processes); nil opens each time.
     let documents: PDFDocumentCache?
@@ -50,7 +50,7 @@ public struct PDFRenderer: Renderer {
         let encoded: Result<RenderedImage, PreviewError>
         do {
             encoded = try page.withPixels(width: output.width, height: output.height) { rgb in
-                Result { () throws(PreviewError) in try Encoding.encode(rgb: rgb, width: output.width, height: output.height, request) }
+                Result { () throws(PreviewError) in try Encoding.encode(rgb: rgb, width: output.width, height: output.height, showing: .page, request) }
             }
         } catch {
             throw PreviewError(.internal, "The page could not be rasterised.", detail: error.description)

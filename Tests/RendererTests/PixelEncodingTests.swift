@@ -1,6 +1,8 @@
 import Foundation
 import PreviewCore
 @testable import PreviewRenderers
+import PreviewTestSupport
+import PreviewVips
 import Testing
 
 /// Decoded pixels (PDF pages, video frames) are turned and encoded without libvips.
@@ -41,5 +43,43 @@ import Testing
             #expect(Array(bytes[8..<16]) == Array("WEBPVP8 ".utf8), "a plain lossy WebP, no extended chunks")
         }
         #expect(try Encoding.encode(gradient, rotation: 90, RenderRequest(format: format)).bytes == bytes, "the same bytes again")
+    }
+
+    /// Page tables and per-image tables code the same quantised image: decoded, the pixels are the
+    /// same; only the size differs. Noise has coefficients of every size, so the fixed tables must
+    /// have a code for every symbol a baseline JPEG can hold.
+    @Test func pageTablesChangeTheSizeNotThePixels() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        func pixels(ofPNG bytes: [UInt8]) throws -> PixelBuffer {
+            let file = folder.url.appendingPathComponent("page.png")
+            try Data(bytes).write(to: file)
+            return try VipsImageRef.header(path: file.path, load: .png).pixels()
+        }
+        func decoded(_ image: RenderedImage) throws -> [UInt8] {
+            let file = folder.url.appendingPathComponent("decoded.jpg")
+            try Data(image.bytes).write(to: file)
+            return try VipsImageRef.header(path: file.path, load: .jpeg).pixels().bytes
+        }
+        func encoded(_ pixels: PixelBuffer, showing content: Encoding.Content) throws -> RenderedImage {
+            try pixels.bytes.withUnsafeBufferPointer { rgb throws(PreviewError) in
+                try Encoding.encode(rgb: rgb, width: pixels.width, height: pixels.height, showing: content, RenderRequest())
+            }
+        }
+        let pdf = try #require(Renderers().renderer(for: .pdf))
+        let page = try pixels(ofPNG: pdf.render(Fixtures.sample("document-5-pages.pdf").path, RenderRequest(format: .png)).bytes)
+        var state: UInt32 = 1
+        let noise = PixelBuffer(width: 320, height: 240, bands: 3, bytes: (0..<(320 * 240 * 3)).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        })
+        for pixels in [page, noise] {
+            let fixed = try encoded(pixels, showing: .page)
+            let fitted = try encoded(pixels, showing: .photograph)
+            #expect(fixed.bytes != fitted.bytes, "other tables")
+            #expect(try decoded(fixed) == decoded(fitted), "the same pixels")
+        }
+        let onPage = try encoded(page, showing: .page).bytes.count, fittedOnPage = try encoded(page, showing: .photograph).bytes.count
+        #expect(Double(onPage) < 1.2 * Double(fittedOnPage), "a page with page tables: \(onPage) bytes against \(fittedOnPage) fitted")
     }
 }
