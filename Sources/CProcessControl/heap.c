@@ -39,6 +39,7 @@ int docpreview_use_huge_page_heap(size_t bytes) {
     // The heap's next blocks begin where the advice does: this one fills the stretch before it. Both
     // stay allocated; nothing is written in them, so they cost address space, not memory.
     spacers[0] = grown;
-    spacers[1] = malloc(start - ((uintptr_t)grown + huge_page) - 64);
-    return spacers[1] ? 0 : ENOMEM;
+    const size_t gap = start - ((uintptr_t)grown + huge_page);
+    if (gap > 64) spacers[1] = malloc(gap - 64);
+    return gap <= 64 || spacers[1] ? 0 : ENOMEM;
 }
