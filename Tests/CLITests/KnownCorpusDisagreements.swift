@@ -1,4 +1,4 @@
-/// The job limit of the tests that run the whole corpus through `render`, `batch` and `serve`. Long enough for
+/// The job limit of the tests that run the whole corpus through `render`, `ingest`, `batch` and `serve`. Long enough for
 /// `011_pdf.js_issue16263.pdf`, whose 40 small arrows are huge image masks that Splash decodes in full
 /// (10–13 s here, as in pdftoppm); short enough that the decompression bombs end as `timeout` quickly.
 let corpusJobSeconds = 40
