@@ -24,9 +24,8 @@ public struct PDFRenderer: Renderer {
     }
 
     private func probe(_ document: PDFDocument) throws(PreviewError) -> MediaFacts {
-        let pageCount = document.pageCount
-        guard pageCount > 0 else { throw PreviewError(.corrupt, "The PDF has no pages.") }
-        let size = pageSize(try page(1, of: document))
+        let pageCount = try pages(of: document)
+        let size = pageSize(try page(1, of: document, pageCount: pageCount))
         return MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
     }
 
@@ -40,9 +39,8 @@ public struct PDFRenderer: Renderer {
     }
 
     private func render(_ document: PDFDocument, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
-        let pageCount = document.pageCount
-        guard pageCount > 0 else { throw PreviewError(.corrupt, "The PDF has no pages.") }
-        let page = try page(request.page, of: document)
+        let pageCount = try pages(of: document)
+        let page = try page(request.page, of: document, pageCount: pageCount)
         let size = pageSize(page)
         var request = request
         if request.width == nil && request.height == nil { request.width = RenderRequest.defaultPageWidth }
@@ -71,8 +69,14 @@ public struct PDFRenderer: Renderer {
         }
     }
 
-    private func page(_ number: Int, of document: PDFDocument) throws(PreviewError) -> PDFPage {
+    /// The page count; a PDF without pages is damaged.
+    private func pages(of document: PDFDocument) throws(PreviewError) -> Int {
         let count = document.pageCount
+        guard count > 0 else { throw PreviewError(.corrupt, "The PDF has no pages.") }
+        return count
+    }
+
+    private func page(_ number: Int, of document: PDFDocument, pageCount count: Int) throws(PreviewError) -> PDFPage {
         guard number >= 1, number <= count else {
             throw PreviewError(.pageOutOfRange, "The document has \(count) page\(count == 1 ? "" : "s"); page \(number) does not exist.")
         }
