@@ -4,7 +4,7 @@ import PreviewCore
 /// The image a command should produce: page, box, format, quality (shared by `render` and `preview`).
 struct RenderOptions: ParsableArguments {
     @Option(help: "PDF page, from 1.")
-    var page = 1
+    var page = RenderRequest().page
 
     @Option(help: "Bounding box width in pixels (default: 512 box; PDF pages 1024 wide).")
     var width: Int?
@@ -16,7 +16,7 @@ struct RenderOptions: ParsableArguments {
     var format: RenderRequest.Format?
 
     @Option(help: "JPEG/WebP quality, 1-100.")
-    var quality = 80
+    var quality = RenderRequest().quality
 
     func validate() throws {
         try Self.check(request(defaultFormat: .jpeg))
