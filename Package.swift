@@ -109,6 +109,7 @@ let package = Package(
         .target(name: "PreviewPipeline", dependencies: [
             "PreviewCore", "PreviewStore", "PreviewRenderers",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
 
         // The durable job queue (protocol + SQLite driver) and the worker service.

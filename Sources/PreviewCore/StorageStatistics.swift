@@ -21,6 +21,9 @@ public struct StorageStatistics: Sendable, Equatable, Codable {
     /// Previews (derivatives) made from this scope's originals, and their bytes.
     public var previews: Int
     public var previewBytes: Int
+    /// On-demand previews forgotten to keep within the preview budget, ever; store-wide figures
+    /// only (nil for one owner's).
+    public var evictedPreviews: Int?
 
     public init(owner: String?, documents: Int, versions: Int, byType: [String: Int], byKind: [String: Int],
                 logicalBytes: Int, storedBytes: Int, previews: Int, previewBytes: Int) {
@@ -46,5 +49,6 @@ public struct StorageStatistics: Sendable, Equatable, Codable {
         case storedBytes = "stored_bytes"
         case dedupRatio = "dedup_ratio"
         case previewBytes = "preview_bytes"
+        case evictedPreviews = "evicted_previews"
     }
 }

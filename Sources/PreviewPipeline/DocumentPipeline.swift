@@ -13,6 +13,8 @@ public struct DocumentPipeline: Sendable {
     public let configuration: Configuration
     public let renderers: Renderers
     let logger: Logger
+    /// When on-demand previews were last marked used and the store's preview budget last checked.
+    let previewUse = PreviewUse()
 
     /// - Parameter openDocuments: PDFs kept open between renders; long-running processes set it so the
     ///   next page of a document skips parsing.
@@ -219,21 +221,27 @@ public struct DocumentPipeline: Sendable {
         }
         let key = try derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
         if let hit = try cached(key: key.hash) { return (hit, true) }
-        let image = try renderer.render(try localPath(of: source), normalized(request, kind))
+        let image = try remembering(key: key.hash, source: source) { () throws(PreviewError) in
+            try renderer.render(try localPath(of: source), normalized(request, kind))
+        }
+        // Anything but the thumbnail was asked for by a client: it shares the preview budget.
+        let onDemand = normalized(request, kind) != normalized(.thumbnail, kind)
+        let record: DerivativeRecord
         do {
-            let record = try store.blobs.whileReferencing(exclusive: false) {
+            record = try store.blobs.whileReferencing(exclusive: false) {
                 let result = try store.blobs.put(bytes: image.bytes)
                 let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
                                               renderer: renderer.version, resultSha256: result, width: image.width,
-                                              height: image.height, createdAt: Date())
+                                              height: image.height, createdAt: Date(), onDemand: onDemand)
                 try store.index.recordDerivative(record, resultSize: image.bytes.count, resultMime: image.format.mime)
                 return record
             }
             logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(record.resultSha256)"])
-            return (record, false)
         } catch {
             throw PreviewError(.internal, "The preview could not be stored.", detail: "\(error)")
         }
+        if onDemand { keepWithinBudget(source: source) }
+        return (record, false)
     }
 
     /// The cached derivative, if its blob is present.
@@ -243,7 +251,15 @@ public struct DocumentPipeline: Sendable {
             return try cachedPreview(source: pivot.resultSha256, kind: .pdf, request: request)
         }
         guard let renderer = renderers.renderer(for: kind) else { return nil }
-        return try cached(key: try derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+        let hit = try cached(key: try derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+        if let hit, hit.onDemand, previewUse.isStale(hit) {
+            do {
+                try store.index.touchDerivatives([hit.key])
+            } catch {
+                logger.warning("could not mark a preview used", metadata: ["preview.error": "\(error)"])
+            }
+        }
+        return hit
     }
 
     // MARK: PDF pivots
@@ -271,8 +287,11 @@ public struct DocumentPipeline: Sendable {
     /// The recorded pivot of the stored original `source`, made now (once) when there is none; the
     /// document's own facts come with it only when it was made now (a recorded pivot does not keep them).
     private func pivot(of source: BlobHash, kind: FileKind) throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
-        if let hit = try cached(key: pivotKey(source: source).hash) { return (hit, nil) }
-        let made = try makePivot(of: try localPath(of: source), source: source, kind: kind)
+        let key = try pivotKey(source: source).hash
+        if let hit = try cached(key: key) { return (hit, nil) }
+        let made = try remembering(key: key, source: source) { () throws(PreviewError) in
+            try makePivot(of: try localPath(of: source), source: source, kind: kind)
+        }
         try record { try store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
         return (made.record, made.facts)
     }
@@ -338,7 +357,7 @@ public struct DocumentPipeline: Sendable {
     /// The cache key of a render: the source, the request as its own `Codable` form writes it (so a
     /// field added to ``RenderRequest`` is in the key without anyone remembering it here), and the
     /// renderer's version.
-    func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any Renderer)
+    public func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any Renderer)
         throws(PreviewError) -> (hash: String, parameters: String) {
         let parameters: String
         do {
@@ -354,3 +373,4 @@ public struct DocumentPipeline: Sendable {
 func milliseconds(since start: ContinuousClock.Instant) -> Double {
     start.duration(to: .now).roundedMilliseconds
 }
+

@@ -5,6 +5,8 @@ public struct PDFError: Error, Sendable, CustomStringConvertible {
     /// Poppler's reason, from its error codes.
     public enum Reason: Sendable {
         case encrypted, damaged, other
+        /// Drawing a page outlasted its time budget.
+        case outOfTime
     }
 
     public var function: String

@@ -17,10 +17,16 @@ public struct PDFPage {
     }
 
     /// Rasterises the page on white with Splash into exactly `width`×`height` pixels (the caller has
-    /// bounded both; nothing larger is ever allocated) and hands `body` the packed RGB rows where Splash
-    /// drew them, freed when `body` returns.
-    public func withPixels<T>(width: Int, height: Int, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
-        guard let bitmap = lazy_docpreview_pdf_render()(document.document, Int32(number), Int32(width), Int32(height)) else {
+    /// bounded both; nothing larger is ever allocated) within `seconds`, and hands `body` the packed RGB
+    /// rows where Splash drew them, freed when `body` returns. A page that outlasts `seconds` stops
+    /// drawing and throws `.outOfTime`.
+    public func withPixels<T>(width: Int, height: Int, seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
+        var outOfTime: Int32 = 0
+        guard let bitmap = lazy_docpreview_pdf_render()(document.document, Int32(number), Int32(width), Int32(height), seconds, &outOfTime)
+        else {
+            if outOfTime != 0 {
+                throw PDFError(function: "PDFDoc::displayPageSlice", reason: .outOfTime, message: "page \(number) took longer than \(seconds) s")
+            }
             throw PDFError(function: "PDFDoc::displayPageSlice", reason: .other, message: "page \(number) could not be rasterised")
         }
         defer { lazy_docpreview_pdf_bitmap_free()(bitmap) }

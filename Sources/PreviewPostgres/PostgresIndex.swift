@@ -109,12 +109,84 @@ public struct PostgresIndex: DocumentIndex {
                 ON CONFLICT DO NOTHING
                 """)
             try session.query("""
-                INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at)
+                INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at,
+                                         on_demand, used_at)
                 VALUES (\(derivative.key), \(derivative.sourceSha256.hex), \(derivative.operation), \(derivative.parameters),
-                    \(derivative.renderer), \(derivative.resultSha256.hex), \(derivative.width), \(derivative.height), \(derivative.createdAt))
+                    \(derivative.renderer), \(derivative.resultSha256.hex), \(derivative.width), \(derivative.height), \(derivative.createdAt),
+                    \(derivative.onDemand), \(derivative.usedAt))
                 ON CONFLICT DO NOTHING
                 """)
         }
+    }
+
+    public func touchDerivatives(_ keys: [String]) throws {
+        guard !keys.isEmpty else { return }
+        try connections.query("UPDATE derivatives SET used_at = now() WHERE on_demand AND key = ANY(\(keys))")
+    }
+
+    public func onDemandPreviewBytes(source: BlobHash?) throws -> Int {
+        try connections.query("""
+            SELECT COALESCE(SUM(b.size), 0)::bigint AS bytes FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
+            WHERE d.on_demand AND (\(source?.hex)::text IS NULL OR d.source_sha256 = \(source?.hex))
+            """).first?["bytes"].decode(Int.self) ?? 0
+    }
+
+    public func evictPreviews(source: BlobHash?, downTo budget: Int) throws -> PreviewEviction {
+        try connections.transaction { session in
+            // Newest first, with the running sum: the rows past the budget (the least recently used) go.
+            let rows = try session.query("""
+                WITH ranked AS (
+                    SELECT d.key, d.result_sha256, b.size,
+                           SUM(b.size) OVER (ORDER BY d.used_at DESC, d.key ROWS UNBOUNDED PRECEDING) AS running
+                    FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
+                    WHERE d.on_demand AND (\(source?.hex)::text IS NULL OR d.source_sha256 = \(source?.hex)))
+                DELETE FROM derivatives v USING ranked r WHERE v.key = r.key AND r.running > \(budget)
+                RETURNING r.result_sha256, r.size
+                """)
+            var eviction = PreviewEviction()
+            for row in rows {
+                eviction.derivatives += 1
+                eviction.bytes += try row["size"].decode(Int.self)
+                eviction.results.append(try row.hash("result_sha256"))
+            }
+            if eviction.derivatives > 0 {
+                try session.query("""
+                    INSERT INTO counters (name, value) VALUES ('evicted_previews', \(eviction.derivatives))
+                    ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
+                    """)
+            }
+            return eviction
+        }
+    }
+
+    public func forgetBlobs(ifUnused hashes: [BlobHash]) throws -> [BlobHash] {
+        guard !hashes.isEmpty else { return [] }
+        return try connections.query("""
+            DELETE FROM blobs b WHERE sha256 = ANY(\(Array(Set(hashes.map(\.hex)))))
+            AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = b.sha256)
+            AND NOT EXISTS (SELECT 1 FROM derivatives v WHERE v.source_sha256 = b.sha256 OR v.result_sha256 = b.sha256)
+            RETURNING sha256
+            """).map { try $0.hash("sha256") }
+    }
+
+    public func failure(key: String) throws -> RenderFailure? {
+        try connections.query("SELECT * FROM render_failures WHERE key = \(key)").first.map(RenderFailure.init(row:))
+    }
+
+    public func recordFailure(_ failure: RenderFailure) throws {
+        try connections.query("""
+            INSERT INTO render_failures (key, source_sha256, code, message, created_at)
+            VALUES (\(failure.key), \(failure.sourceSha256.hex), \(failure.code.rawValue), \(failure.message), \(failure.createdAt))
+            ON CONFLICT (key) DO UPDATE SET code = excluded.code, message = excluded.message, created_at = excluded.created_at
+            """)
+    }
+
+    @discardableResult
+    public func forgetFailures(source: BlobHash?) throws -> Int {
+        try connections.query("""
+            DELETE FROM render_failures WHERE \(source?.hex)::text IS NULL OR source_sha256 = \(source?.hex)
+            OR source_sha256 IN (SELECT result_sha256 FROM derivatives WHERE source_sha256 = \(source?.hex)) RETURNING key
+            """).count
     }
 
     public func statistics(owner: String?) throws -> StorageStatistics {
@@ -135,12 +207,13 @@ public struct PostgresIndex: DocumentIndex {
                 (SELECT COALESCE(SUM(size), 0)::bigint FROM scoped) AS logical_bytes,
                 (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM scoped)) AS stored_bytes,
                 (SELECT COUNT(*) FROM results) AS previews,
-                (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM results)) AS preview_bytes
+                (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM results)) AS preview_bytes,
+                (SELECT COALESCE(MAX(value), 0)::bigint FROM counters WHERE name = 'evicted_previews') AS evicted_previews
             """)[0]
         func counts(_ column: String) throws -> [String: Int] {
             try JSONDecoder().decode([String: Int].self, from: Data(try row[column].decode(String.self).utf8))
         }
-        return StorageStatistics(
+        var statistics = StorageStatistics(
             owner: owner,
             documents: try row["documents"].decode(Int.self),
             versions: try row["versions"].decode(Int.self),
@@ -150,5 +223,7 @@ public struct PostgresIndex: DocumentIndex {
             storedBytes: try row["stored_bytes"].decode(Int.self),
             previews: try row["previews"].decode(Int.self),
             previewBytes: try row["preview_bytes"].decode(Int.self))
+        if owner == nil { statistics.evictedPreviews = try row["evicted_previews"].decode(Int.self) }
+        return statistics
     }
 }

@@ -5,7 +5,8 @@ import PreviewQueue
 import PreviewStore
 
 /// The job queue in PostgreSQL, for workers on many hosts (DESIGN §11). A lease is one
-/// statement: it takes the oldest ready job with `FOR UPDATE SKIP LOCKED`, so concurrent workers
+/// statement: it takes a ready job of the owner with the fewest running, the oldest of those, with
+/// `FOR UPDATE SKIP LOCKED`, so concurrent workers
 /// never wait on each other's rows and never take the same job. Retry, back-off and dead-letter
 /// semantics are those of ``SQLiteJobQueue``; times are the database server's clock, so hosts
 /// with skewed clocks agree on when a lease runs out.
@@ -41,7 +42,7 @@ public struct PostgresJobQueue: JobQueue {
                 WITH spent AS (
                     UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
                         error_message = 'Processing stopped ' || attempts || ' times without finishing; giving up.', updated_at = now()
-                    WHERE id IN (SELECT id FROM jobs WHERE \(unescaped: Self.ready) AND attempts >= \(policy.maxAttempts)
+                    WHERE id IN (SELECT id FROM jobs WHERE \(unescaped: Self.ready("jobs")) AND attempts >= \(policy.maxAttempts)
                                  FOR UPDATE SKIP LOCKED)
                     RETURNING document_id, error_code, error_message),
                 marked AS (
@@ -49,8 +50,12 @@ public struct PostgresJobQueue: JobQueue {
                         error_message = spent.error_message FROM spent WHERE d.id = spent.document_id)
                 UPDATE jobs SET status = 'processing', attempts = attempts + 1, lease_owner = \(worker),
                     lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
-                WHERE id = (SELECT id FROM jobs WHERE \(unescaped: Self.ready) AND attempts < \(policy.maxAttempts)
-                            ORDER BY available_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+                WHERE id = (SELECT j.id FROM jobs j JOIN documents d ON d.id = j.document_id
+                            LEFT JOIN (SELECT o.owner, COUNT(*) AS n FROM jobs r JOIN documents o ON o.id = r.document_id
+                                       WHERE r.status = 'processing' AND r.lease_expires_at >= now() GROUP BY o.owner) running
+                                ON running.owner = d.owner
+                            WHERE \(unescaped: Self.ready("j")) AND j.attempts < \(policy.maxAttempts)
+                            ORDER BY COALESCE(running.n, 0), j.available_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
                 RETURNING *
                 """)
             guard let row = leased.first else { return nil }
@@ -60,10 +65,14 @@ public struct PostgresJobQueue: JobQueue {
         }
     }
 
-    /// A job that can be leased: queued and due, or processing with its lease run out.
-    private static let ready = """
-        ((status = 'queued' AND available_at <= now()) OR (status = 'processing' AND lease_expires_at < now()))
+    /// A job of `table` (a name or alias of `jobs`) that can be leased: queued and due, or processing
+    /// with its lease run out.
+    private static func ready(_ table: String) -> String {
         """
+        ((\(table).status = 'queued' AND \(table).available_at <= now())
+         OR (\(table).status = 'processing' AND \(table).lease_expires_at < now()))
+        """
+    }
 
     @discardableResult
     public func complete(_ job: JobRecord) throws -> Bool {

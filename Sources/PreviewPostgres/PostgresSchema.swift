@@ -41,6 +41,20 @@ enum PostgresSchema {
             "CREATE INDEX jobs_document ON jobs (document_id, id)",
             "CREATE INDEX jobs_status ON jobs (status)",
         ]),
+        ("v3-render-failures", [
+            """
+            CREATE TABLE render_failures (key text PRIMARY KEY, source_sha256 text NOT NULL, code text NOT NULL,
+                                          message text NOT NULL, created_at timestamptz NOT NULL)
+            """,
+            "CREATE INDEX render_failures_source ON render_failures (source_sha256)",
+        ]),
+        ("v4-preview-budget", [
+            "ALTER TABLE derivatives ADD COLUMN on_demand boolean NOT NULL DEFAULT false",
+            "ALTER TABLE derivatives ADD COLUMN used_at timestamptz",
+            "UPDATE derivatives SET used_at = created_at",
+            "CREATE INDEX derivatives_lru ON derivatives (used_at) WHERE on_demand",
+            "CREATE TABLE counters (name text PRIMARY KEY, value bigint NOT NULL)",
+        ]),
     ]
 
     /// Any fixed number: the advisory lock that serialises migrations across hosts.

@@ -30,11 +30,7 @@ public struct SQLiteJobQueue: JobQueue {
     public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
         try index.pool.write { db in
             let now = Date()
-            while let candidate = try JobRecord
-                .filter((JobRecord.CodingKeys.status == JobRecord.Status.queued.rawValue && JobRecord.CodingKeys.availableAt <= now)
-                        || (JobRecord.CodingKeys.status == JobRecord.Status.processing.rawValue && JobRecord.CodingKeys.leaseExpiresAt < now))
-                .order(JobRecord.CodingKeys.availableAt, JobRecord.CodingKeys.id)
-                .fetchOne(db) {
+            while let candidate = try JobRecord.fetchOne(db, sql: Self.fairest, arguments: ["now": now]) {
                 var job = candidate
                 job.updatedAt = now
                 if job.attempts >= policy.maxAttempts {
@@ -59,6 +55,18 @@ public struct SQLiteJobQueue: JobQueue {
             return nil
         }
     }
+
+    /// The next job to lease, fairly across owners: of the jobs ready now (queued and due, or
+    /// processing with their lease run out), one of the owner with the fewest jobs running, then the
+    /// oldest. An owner who queued thousands of slow files waits behind nobody else's first file.
+    static let fairest = """
+        WITH running AS (
+            SELECT d.owner, COUNT(*) AS n FROM jobs r JOIN documents d ON d.id = r.document_id
+            WHERE r.status = 'processing' AND r.lease_expires_at >= :now GROUP BY d.owner)
+        SELECT j.* FROM jobs j JOIN documents d ON d.id = j.document_id LEFT JOIN running ON running.owner = d.owner
+        WHERE (j.status = 'queued' AND j.available_at <= :now) OR (j.status = 'processing' AND j.lease_expires_at < :now)
+        ORDER BY COALESCE(running.n, 0), j.available_at, j.id LIMIT 1
+        """
 
     @discardableResult
     public func complete(_ job: JobRecord) throws -> Bool {

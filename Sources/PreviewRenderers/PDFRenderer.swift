@@ -14,9 +14,12 @@ public struct PDFRenderer: Renderer {
 
     /// Documents kept open between calls (long-running processes); nil opens each time.
     let documents: PDFDocumentCache?
+    /// Seconds one page may take to draw (``Limits/pageBudget``).
+    let pageSeconds: Double
 
-    public init(documents: PDFDocumentCache? = nil) {
+    public init(documents: PDFDocumentCache? = nil, pageSeconds: Double = Limits().pageBudget) {
         self.documents = documents
+        self.pageSeconds = pageSeconds
     }
 
     public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
@@ -47,15 +50,23 @@ public struct PDFRenderer: Renderer {
         let output = request.fitted(width: size.width, height: size.height, upscale: true)
         let encoded: Result<RenderedImage, PreviewError>
         do {
-            encoded = try page.withPixels(width: output.width, height: output.height) { rgb in
+            encoded = try page.withPixels(width: output.width, height: output.height, seconds: pageSeconds) { rgb in
                 Result { () throws(PreviewError) in try Encoding.encode(rgb: rgb, width: output.width, height: output.height, showing: .page, request) }
             }
+        } catch where error.reason == .outOfTime {
+            throw PreviewError(.timeout, "Page \(request.page) took longer than \(Self.describe(seconds: pageSeconds)) to draw.",
+                               detail: error.description)
         } catch {
             throw PreviewError(.internal, "The page could not be rasterised.", detail: error.description)
         }
         var rendered = try encoded.get()
         rendered.facts = MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
         return rendered
+    }
+
+    /// `20 s`, `1.5 s`.
+    static func describe(seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
     }
 
     private func open(_ path: String) throws(PreviewError) -> PDFDocument {

@@ -20,7 +20,7 @@ public struct Renderers: Sendable {
     public init(limits: Limits = Limits(), openDocuments: Int = 0, isolation: RendererPool? = nil,
                 executable: URL = RendererPool.currentExecutable) {
         video = VideoRenderer(limits: limits)
-        pdf = PDFRenderer(documents: openDocuments > 0 ? PDFDocumentCache(capacity: openDocuments) : nil)
+        pdf = PDFRenderer(documents: openDocuments > 0 ? PDFDocumentCache(capacity: openDocuments) : nil, pageSeconds: limits.pageBudget)
         image = ImageRenderer(limits: limits)
         self.isolation = isolation
         officeChildren = OfficeChildren(isolation: isolation, executable: executable, limits: limits)

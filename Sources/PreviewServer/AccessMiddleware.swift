@@ -2,43 +2,80 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
+import Metrics
+import NIOCore
 import PreviewCore
 
 /// Who may do what, in front of every route.
 ///
+/// - A request whose `Host` is not a name this server answers to (``HostCheck``) gets 421, with or
+///   without a token: a rebound DNS name cannot reach the API from a page on the attacker's site.
 /// - Cross-site writes are refused whatever the credentials: a state-changing request whose
 ///   `Origin` is another site (or `null`), or that a browser marks `Sec-Fetch-Site: cross-site`,
 ///   gets 403 — so a page elsewhere cannot post into this service, not even a `text/plain` form.
 /// - With a token: every route but `/healthz` and the sign-in page needs `Authorization: Bearer`,
-///   or the session cookie the sign-in form sets (`HttpOnly; SameSite=Strict`). A write made with
-///   the cookie also needs the CSRF token the pages embed (`csrf` query item or `X-CSRF-Token`).
-///   A browser without a session is shown the sign-in form instead of a bare 401.
-struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
-    let credentials: Credentials?
+///   or the cookie of a session the sign-in form made (``SessionStore``). A write made with the
+///   cookie also needs that session's CSRF token, from a hidden form field (`csrf`) or
+///   `X-CSRF-Token`; an upload form's field is checked by the upload once its parts are read. A
+///   browser without a session is shown the sign-in form instead of a bare 401. Wrong tokens are
+///   throttled per client address and overall (``SignInThrottle``): 429 with `Retry-After`.
+struct AccessMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+    let access: Access?
+    let hosts: HostCheck
+    let logger: Logger
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    /// Paths whose multipart bodies are read by the upload, which checks the form's CSRF field.
+    static let uploadPaths: Set<String> = ["/ui/upload", "/v1/documents"]
+
+    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+        if let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!], !hosts.accepts(authority) {
+            throw RequestRefusal(status: .init(code: 421, reasonPhrase: "Misdirected Request"), code: "misdirected_request",
+                                 message: "This server does not answer to that host name.")
+        }
         let writes = ![.get, .head, .options].contains(request.method)
         if writes, let refusal = Self.crossSiteRefusal(request) { throw refusal }
-        guard let credentials, request.uri.path != "/healthz", request.uri.path != SignInPage.path else {
+        guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path else {
             return try await next(request, context)
         }
-        if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer "),
-           Credentials.constantTimeEqual(Array(bearer.dropFirst(7).utf8), credentials.token) {
-            return try await next(request, context)
-        }
-        if let session = Self.cookie(credentials.cookieName, in: request), credentials.isSession(session) {
-            if writes {
-                let presented = request.uri.queryParameters.get("csrf") ?? request.headers[HTTPField.Name("X-CSRF-Token")!]
-                guard let presented, credentials.isCSRFToken(presented) else {
-                    throw ErrorResponse(.forbidden, "This form has expired; reload the page and try again.")
-                }
+        if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
+            try access.checkThrottle(context.clientAddress)
+            guard access.credentials.isToken(String(bearer.dropFirst(7))) else {
+                access.failedSignIn(from: context.clientAddress, logger: logger)
+                throw ErrorResponse(.unauthorized, "A valid bearer token is required.")
             }
+            return try await next(request, context)
+        }
+        if let cookie = Self.cookie(Access.cookieName, in: request), let session = access.sessions.session(cookie: cookie) {
+            var (request, context) = (request, context)
+            context.session = session
+            if writes { try await Self.checkCSRF(&request, context: &context, session: session) }
             return try await next(request, context)
         }
         if !writes && (request.uri.path == "/" || request.uri.path.hasPrefix("/ui/")) {
             return SignInPage.response(status: .unauthorized, returnTo: request.uri.path)
         }
         throw ErrorResponse(.unauthorized, "A valid bearer token is required.")
+    }
+
+    /// A cookie write carries its session's CSRF token: in `X-CSRF-Token`, in a URL-encoded form's
+    /// `csrf` field (the body is read here, at most 64 KiB, and handed on), or, for an upload form,
+    /// in its `csrf` part (checked by the upload). Anything else is refused.
+    static func checkCSRF(_ request: inout Request, context: inout ServerContext, session: Session) async throws {
+        let expired = ErrorResponse(.forbidden, "This form has expired; reload the page and try again.")
+        if let header = request.headers[HTTPField.Name("X-CSRF-Token")!] {
+            guard session.isCSRFToken(header) else { throw expired }
+            return
+        }
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        if type.hasPrefix("multipart/form-data") && uploadPaths.contains(request.uri.path) {
+            context.formCSRFToken = session.csrfToken
+            return
+        }
+        guard type.hasPrefix("application/x-www-form-urlencoded") else { throw expired }
+        let body = try await request.collectBody(upTo: 64 * 1024)
+        guard let presented = FormFields(body)["csrf"], session.isCSRFToken(presented) else { throw expired }
     }
 
     /// A 403 for a browser's write from another site; nil for same-origin requests and for clients
@@ -63,31 +100,41 @@ struct AccessMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The service token and what is derived from it: the session cookie's value and the pages' CSRF
-/// token are keyed hashes of it, so neither reveals the token and both change when it does.
+/// What guards a server with a token: the token, the sessions sign-ins made, and the throttle on
+/// wrong tokens. One per server.
+final class Access: Sendable {
+    static let cookieName = "docpreview_session"
+    let credentials: Credentials
+    let sessions = SessionStore()
+    let throttle = SignInThrottle()
+
+    init(token: String) {
+        credentials = Credentials(token: token)
+    }
+
+    /// Throws 429 with `Retry-After` while `address` (or everyone) is locked out.
+    func checkThrottle(_ address: String) throws {
+        guard let wait = throttle.refusal(for: address) else { return }
+        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
+        throw ErrorResponse(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
+                            headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
+    }
+
+    func failedSignIn(from address: String, logger: Logger) {
+        throttle.recordFailure(from: address)
+        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "wrong_token")]).increment()
+        logger.warning("wrong token", metadata: ["preview.client": "\(address)"])
+    }
+}
+
+/// The service token, compared in constant time.
 struct Credentials: Sendable {
     let token: [UInt8]
-    let cookieName = "docpreview_session"
-    private let session: String
-    private let csrf: String
 
     init(token: String) {
         self.token = Array(token.utf8)
-        let key = SymmetricKey(data: self.token)
-        func derive(_ purpose: String) -> String {
-            HMAC<SHA256>.authenticationCode(for: Data(purpose.utf8), using: key).map { String(format: "%02x", $0) }.joined()
-        }
-        session = derive("docpreview session v1")
-        csrf = derive("docpreview csrf v1")
     }
 
-    /// The cookie value a signed-in browser holds.
-    var sessionValue: String { session }
-    /// The token pages put into their forms.
-    var csrfToken: String { csrf }
-
-    func isSession(_ value: String) -> Bool { Self.constantTimeEqual(Array(value.utf8), Array(session.utf8)) }
-    func isCSRFToken(_ value: String) -> Bool { Self.constantTimeEqual(Array(value.utf8), Array(csrf.utf8)) }
     func isToken(_ value: String) -> Bool { Self.constantTimeEqual(Array(value.utf8), token) }
 
     /// Compares every byte whatever the first difference, so timing reveals nothing but the length.
@@ -98,4 +145,16 @@ struct Credentials: Sendable {
         }
         return difference == 0
     }
+}
+
+/// The fields of a URL-encoded form body (`a=1&b=x+y`).
+struct FormFields {
+    private let items: [URLQueryItem]
+
+    init(_ body: ByteBuffer) {
+        let text = String(buffer: body).replacingOccurrences(of: "+", with: " ")
+        items = URLComponents(string: "?" + text)?.queryItems ?? []
+    }
+
+    subscript(name: String) -> String? { items.first { $0.name == name }?.value }
 }

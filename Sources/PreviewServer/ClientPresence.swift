@@ -35,9 +35,19 @@ public struct ServerContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection, to ask ``ClientPresence`` whether its client is still there.
     let channel: (any Channel)?
+    /// The session of a browser signed in with the cookie (set by ``AccessMiddleware``).
+    var session: Session?
+    /// An upload form's expected `csrf` field, when the cookie authorised it (checked by the upload).
+    var formCSRFToken: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
+    }
+
+    /// The client's IP address (what throttles and per-client limits count by); `local` for requests
+    /// driven in process.
+    var clientAddress: String {
+        channel?.remoteAddress?.ipAddress ?? "local"
     }
 }

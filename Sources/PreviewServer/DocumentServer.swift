@@ -21,10 +21,19 @@ public struct ServerSettings: Sendable {
     /// A connection that sends nothing for this long is closed, also in the middle of a request
     /// body: a stalled upload cannot hold its connection and staging file for ever.
     public var idleTimeout: Duration = .seconds(30)
-    /// On-demand previews being looked up or rendered at once; more get 429 with `Retry-After`.
+    /// On-demand previews being rendered at once (stored ones do not count); more get 429 with `Retry-After`.
     public var maxRendersInFlight = 8
-    /// Uploads being received at once; more get 429 with `Retry-After`.
+    /// On-demand renders of one owner's documents at once, and of one document; more wait their turn.
+    public var maxRendersPerOwner = 1
+    public var maxRendersPerDocument = 1
+    /// Uploads being received at once, and from one client address; more get 429 with `Retry-After`.
     public var maxUploadsInFlight = 16
+    public var maxUploadsPerClient = 4
+    /// The slowest an upload may arrive (over each 30 s); slower ones are cut off, and lose their slot
+    /// to a new upload when every slot is taken.
+    public var minimumUploadBytesPerSecond = 1024
+    /// Host names the server answers to besides IP addresses and loopback names (DNS rebinding).
+    public var publicHosts: [String] = []
     /// Threads for the database and file-system reads of requests, and as many for uploads' writes.
     public var blockingThreads = 4
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
@@ -43,10 +52,12 @@ public struct DocumentServer: Sendable {
     public let queue: any JobQueue
     public let settings: ServerSettings
     let logger: Logger
-    /// Bounds the preview work (and its threads) in flight.
-    let renders: Admission
-    /// Bounds the uploads being received (connections, staging files, disk writes).
-    let uploads: Admission
+    /// Bounds the preview renders in flight, overall, per owner and per document.
+    let renders: RenderGate
+    /// Bounds the uploads being received (connections, staging files, disk writes), overall and per client.
+    let uploads: UploadSlots
+    /// The token, the sessions and the sign-in throttle; nil when the server is open.
+    let access: Access?
     /// Threads for the requests' reads (documents, statistics, stored previews)…
     let blocking: BlockingExecutor
     /// …and, apart, for the uploads' writes (fsync, rows): writes waiting on a busy database cannot
@@ -63,38 +74,45 @@ public struct DocumentServer: Sendable {
         self.arrivals = arrivals
         self.settings = settings
         self.logger = logger
-        renders = Admission(limit: settings.maxRendersInFlight)
-        uploads = Admission(limit: settings.maxUploadsInFlight)
+        renders = RenderGate(total: settings.maxRendersInFlight, perOwner: settings.maxRendersPerOwner,
+                             perDocument: settings.maxRendersPerDocument)
+        uploads = UploadSlots(total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
+                              minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
+        access = settings.token.map(Access.init(token:))
         blocking = BlockingExecutor(width: settings.blockingThreads)
         writes = BlockingExecutor(width: settings.blockingThreads)
         _ = ServerMetrics.registry
     }
 
     var store: Store { pipeline.store }
-    /// The token and what derives from it; nil when the server is open.
-    var credentials: Credentials? { settings.token.map(Credentials.init(token:)) }
 
     /// The router with every route and the auth middleware. Other methods on a known path get 405
     /// with `Allow`, not 404.
     public func router() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
-        router.add(middleware: AccessMiddleware(credentials: credentials))
+        router.add(middleware: AccessMiddleware(access: access, hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
         routes.add(.get, "/healthz") { _, _ in "ok\n" }
         routes.add(.get, SignInPage.path) { request, _ in
             SignInPage.response(status: .ok, returnTo: request.uri.queryParameters.get("return") ?? "/")
         }
-        routes.add(.post, SignInPage.path) { request, _ in try await SignInPage.signIn(request, credentials: credentials) }
+        routes.add(.post, SignInPage.path) { request, context in
+            try await SignInPage.signIn(request, context: context, access: access, logger: logger)
+        }
+        routes.add(.post, SignInPage.signOutPath) { request, _ in SignInPage.signOut(request, access: access) }
         // Whatever reads the database or the disk runs on `blocking`, never on the cooperative pool.
         routes.add(.get, "/metrics") { _, _ in try await blocking.run { try metrics() } }
-        routes.add(.get, "/") { request, _ in try await blocking.run { try HomePage.response(server: self, request: request) } }
+        routes.add(.get, "/") { request, context in
+            let session = context.session
+            return try await blocking.run { try HomePage.response(server: self, request: request, session: session) }
+        }
         routes.add(.get, "/ui/documents/:id") { _, context in
-            let id = try context.parameters.require("id")
-            return try await blocking.run { try ViewerPage.response(server: self, id: id) }
+            let (id, session) = (try context.parameters.require("id"), context.session)
+            return try await blocking.run { try ViewerPage.response(server: self, id: id, session: session) }
         }
         routes.add(.get, "/ui/documents/:id/delete") { _, context in
-            let id = try context.parameters.require("id")
-            return try await blocking.run { try ViewerPage.deleteConfirmation(server: self, id: id) }
+            let (id, session) = (try context.parameters.require("id"), context.session)
+            return try await blocking.run { try ViewerPage.deleteConfirmation(server: self, id: id, session: session) }
         }
         routes.add(.post, "/ui/documents/:id/delete") { request, context in
             let deletion = try await delete(context.parameters.require("id"), request: request, logger: context.logger)
@@ -173,11 +191,11 @@ public struct DocumentServer: Sendable {
     /// Streams the body into the store's tmp/, validates it like the CLI, publishes the blob, then
     /// commits the document and its job together. Only then is the upload acknowledged.
     func upload(_ request: Request, context: ServerContext) async throws -> Accepted {
-        guard uploads.tryEnter() else {
+        guard let ticket = uploads.enter(client: context.clientAddress, channel: context.channel) else {
             throw ErrorResponse(PreviewError(.queueFull, "Too many uploads are arriving right now; try again shortly."),
                                 headers: [.retryAfter: "5"])
         }
-        defer { uploads.leave() }
+        defer { uploads.leave(ticket) }
         let limit = pipeline.configuration.limits.maxFileBytes
         let (queue, queueDepth) = (queue, queueDepth)
         let queued = try await blocking.run { try queueDepth.current { try queue.counts()[.queued, default: 0] } }
@@ -190,10 +208,22 @@ public struct DocumentServer: Sendable {
         }
         let writer = try BlobWriter(storage: store.blobs)
         var receiver = UploadReceiver(deadline: .now + settings.uploadTimeout)
+        receiver.minimumBytesPerSecond = settings.minimumUploadBytesPerSecond
+        let uploads = uploads
+        receiver.progress = { bytes in
+            guard uploads.received(bytes, for: ticket) else {
+                throw RequestRefusal(status: .requestTimeout, code: "timeout", message: "The upload arrived too slowly; try again.")
+            }
+        }
         let query = request.uri.queryParameters
         for name in ["type", "filename", "owner", "title"] { receiver.fields[name] = query.get(name) }
         try await receiver.receive(request.body, contentType: request.headers[.contentType], into: writer, limit: limit)
         try writer.finish()
+        if let expected = context.formCSRFToken {
+            guard let presented = receiver.formFields["csrf"], Credentials.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) else {
+                throw ErrorResponse(.forbidden, "This form has expired; reload the page and try again.")
+            }
+        }
 
         let fields = receiver.fields
         let type: DocumentType?
@@ -314,11 +344,6 @@ public struct DocumentServer: Sendable {
         if document.previewStatus == .noPreview {
             throw ErrorResponse(.unsupportedType, "No preview is made for \(kind.label).")
         }
-        guard renders.tryEnter() else {
-            throw ErrorResponse(PreviewError(.queueFull, "Too many previews are being made right now; try again in a moment."),
-                                headers: [.retryAfter: "1"])
-        }
-        defer { renders.leave() }
         let (pipeline, store, wanted) = (pipeline, store, previewRequest)
         // A preview already made is found on the blocking threads; only a render gets a thread of its own.
         let hit = try await blocking.run { () throws -> DerivativeRecord? in
@@ -332,6 +357,14 @@ public struct DocumentServer: Sendable {
         if let hit {
             record = hit
         } else {
+            // Only a render takes a slot: a stored preview is served whatever is being rendered.
+            switch await renders.enter(owner: document.owner, document: document.id) {
+            case .entered: break
+            case .full, .waitedTooLong:
+                throw ErrorResponse(PreviewError(.queueFull, "Too many previews are being made right now; try again in a moment."),
+                                    headers: [.retryAfter: "1"])
+            }
+            defer { renders.leave(owner: document.owner, document: document.id) }
             if settings.testHooks { try await Task.sleep(for: .milliseconds(500)) }
             // A client that went away while this request waited gets nothing: no render is started for it.
             if await ClientPresence.hasGone(context.channel) {

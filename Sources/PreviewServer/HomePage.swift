@@ -9,7 +9,7 @@ import PreviewStore
 /// `GET /`: a page for people — an upload form, the owner's documents with thumbnails and status,
 /// and the storage cards. Server-rendered HTML, no scripts, no build tools.
 enum HomePage {
-    static func response(server: DocumentServer, request: Request) throws -> Response {
+    static func response(server: DocumentServer, request: Request, session: Session?) throws -> Response {
         let owner = request.uri.queryParameters.get("owner") ?? ""
         let statistics = try server.store.index.statistics(owner: owner.isEmpty ? nil : owner)
         // One owner's documents at a time, never the whole table: owners are labels under one token,
@@ -44,6 +44,7 @@ enum HomePage {
             form{margin:16px 0;display:flex;gap:8px;flex-wrap:wrap;align-items:center}
             </style></head><body>
             <h1>DocPreview</h1>
+            \(session == nil ? "" : "<form method=\"post\" action=\"\(SignInPage.signOutPath)\">\(ViewerPage.csrfField(session))<button>Sign out</button></form>")
             <form method="get" action="/"><label>Owner <input name="owner" value="\(SafeText.html(owner))"></label><button>Show</button></form>
             <div class="cards">
             <div class="stat">Documents<b>\(statistics.documents)</b></div>
@@ -51,7 +52,7 @@ enum HomePage {
             <div class="stat">Storage<b>\(byteText(statistics.storedBytes))</b>\(byteText(statistics.logicalBytes)) uploaded</div>
             <div class="stat">Previews<b>\(statistics.previews)</b>\(byteText(statistics.previewBytes))</div>
             </div>
-            <form method="post" action="/ui/upload\(server.credentials.map { "?csrf=\($0.csrfToken)" } ?? "")" enctype="multipart/form-data">
+            <form method="post" action="/ui/upload" enctype="multipart/form-data">\(ViewerPage.csrfField(session))
             <input type="hidden" name="owner" value="\(SafeText.html(owner))">
             <label>Type <select name="type"><option value="">(any)</option>\(types)</select></label>
             <label>Title <input name="title"></label>

@@ -1,46 +1,72 @@
 import Foundation
+import Logging
+import Metrics
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import PreviewCore
 
 /// `GET|POST /ui/signin`: the form a browser signs in with when the server has a token. A right
-/// token sets the session cookie (`HttpOnly`, `SameSite=Strict`, `Secure` behind a TLS proxy) and
-/// goes back to the page asked for; a wrong one shows the form again with 401.
+/// token starts a new session (a random cookie: `HttpOnly`, `SameSite=Strict`, `Secure` behind a TLS
+/// proxy, ending with the session) and goes back to the page asked for; a wrong one shows the form
+/// again with 401, and too many from one address get 429. `POST /ui/signout` ends the session.
 enum SignInPage {
     static let path = "/ui/signin"
+    static let signOutPath = "/ui/signout"
 
-    static func response(status: HTTPResponse.Status, returnTo: String, failed: Bool = false) -> Response {
+    static func response(status: HTTPResponse.Status, returnTo: String, failed: Bool = false, headers extra: HTTPFields = [:]) -> Response {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>Sign in · DocPreview</title>
             <style>body{font:14px system-ui,sans-serif;margin:48px auto;max-width:360px;color:#222}
             input{width:100%;padding:6px;margin:8px 0}.failed{color:#b91c1c}</style></head><body>
             <h1>DocPreview</h1>
-            \(failed ? "<p class=\"failed\">That token is not right.</p>" : "")
+            \(failed ? "<p class=\"failed\">\(status == .tooManyRequests ? "Too many wrong tokens; wait a minute." : "That token is not right.")</p>" : "")
             <form method="post" action="\(path)">
             <input type="hidden" name="return" value="\(SafeText.html(safeReturn(returnTo)))">
             <label>Access token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
             <button>Sign in</button></form></body></html>
             """
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+        var headers = ViewerPage.htmlHeaders
+        headers.append(contentsOf: extra)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    /// Checks the posted token; on success, the cookie and a redirect.
-    static func signIn(_ request: Request, credentials: Credentials?) async throws -> Response {
-        var body = try await request.body.collect(upTo: 8192)
-        let form = URLComponents(string: "?" + (body.readString(length: body.readableBytes) ?? "").replacingOccurrences(of: "+", with: " "))
-        func field(_ name: String) -> String? { form?.queryItems?.first { $0.name == name }?.value }
-        let returnTo = safeReturn(field("return") ?? "/")
-        guard let credentials else { return Response(status: .seeOther, headers: [.location: returnTo]) }
-        guard let token = field("token"), credentials.isToken(token) else {
+    /// Checks the posted token; on success, a new session's cookie and a redirect.
+    static func signIn(_ request: Request, context: ServerContext, access: Access?, logger: Logger) async throws -> Response {
+        let form = FormFields(try await request.body.collect(upTo: 8192))
+        let returnTo = safeReturn(form["return"] ?? "/")
+        guard let access else { return Response(status: .seeOther, headers: [.location: returnTo]) }
+        do {
+            try access.checkThrottle(context.clientAddress)
+        } catch let refusal as ErrorResponse {
+            return response(status: .tooManyRequests, returnTo: returnTo, failed: true, headers: refusal.headers)
+        }
+        guard let token = form["token"], access.credentials.isToken(token) else {
+            access.failedSignIn(from: context.clientAddress, logger: logger)
             return response(status: .unauthorized, returnTo: returnTo, failed: true)
         }
-        let secure = request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" ? "; Secure" : ""
+        access.throttle.recordSuccess(from: context.clientAddress)
+        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "signed_in")]).increment()
+        let (cookie, _) = access.sessions.create()
+        let lifetime = SessionStore.absoluteLifetime.components.seconds
         return Response(status: .seeOther, headers: [
             .location: returnTo,
-            .setCookie: "\(credentials.cookieName)=\(credentials.sessionValue); Path=/; HttpOnly; SameSite=Strict\(secure)",
+            .setCookie: "\(Access.cookieName)=\(cookie); Path=/; Max-Age=\(lifetime); HttpOnly; SameSite=Strict\(secure(request))",
         ])
+    }
+
+    /// Ends the session the request's cookie names and clears the cookie.
+    static func signOut(_ request: Request, access: Access?) -> Response {
+        if let access, let cookie = AccessMiddleware.cookie(Access.cookieName, in: request) { access.sessions.end(cookie: cookie) }
+        return Response(status: .seeOther, headers: [
+            .location: path,
+            .setCookie: "\(Access.cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(secure(request))",
+        ])
+    }
+
+    private static func secure(_ request: Request) -> String {
+        request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" ? "; Secure" : ""
     }
 
     /// Only a path on this site: `//evil.example` and absolute URLs become `/`.

@@ -16,8 +16,18 @@ struct UploadReceiver {
     /// Form fields (type, filename, owner, title), and the file part's own file name.
     var fields: [String: String] = [:]
     var fileName: String?
+    /// The form's own fields, without the query's (a CSRF token is read from here, never from a URL).
+    var formFields: [String: String] = [:]
     /// When the whole body must have arrived.
     let deadline: ContinuousClock.Instant
+    /// The slowest an upload may arrive, measured over each ``paceWindow``: a client trickling bytes
+    /// just inside the idle timeout is cut off after one window.
+    var minimumBytesPerSecond = 1024
+    static let paceWindow: Duration = .seconds(30)
+    /// Told each buffer's size as it arrives; throws to stop the upload (it lost its slot).
+    var progress: (Int) throws -> Void = { _ in }
+    private var windowStart = ContinuousClock.now
+    private var windowBytes = 0
 
     /// A form's parts: the file and its few fields, with room to spare.
     static let maxParts = 16
@@ -45,7 +55,7 @@ struct UploadReceiver {
             parser.onPartComplete = { multipart.partComplete() }
             var received = 0
             for try await var buffer in body {
-                try checkDeadline()
+                try checkPace(buffer.readableBytes)
                 received += buffer.readableBytes
                 if received > limit + Self.maxFormOverhead { throw Self.tooLarge(limit) }
                 while let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.sliceBytes)), slice.readableBytes > 0 {
@@ -63,15 +73,30 @@ struct UploadReceiver {
             }
             if let failure = multipart.failure { throw failure }
             guard multipart.sawFile else { throw BadRequest(message: "multipart upload needs a part named \"file\"") }
+            formFields = multipart.fields
             fields.merge(multipart.fields) { query, _ in query }
             fileName = multipart.fileName
         } else {
             for try await buffer in body {
-                try checkDeadline()
+                try checkPace(buffer.readableBytes)
                 try writer.write(buffer.readableBytesView)
                 if writer.size > limit { throw Self.tooLarge(limit) }
             }
         }
+    }
+
+    /// Counts `bytes` just arrived: the deadline, the pace over the current window, the slot.
+    private mutating func checkPace(_ bytes: Int) throws {
+        try checkDeadline()
+        try progress(bytes)
+        windowBytes += bytes
+        let now = ContinuousClock.now
+        guard windowStart.duration(to: now) >= Self.paceWindow else { return }
+        if windowBytes < minimumBytesPerSecond * Int(Self.paceWindow.components.seconds) {
+            throw RequestRefusal(status: .requestTimeout, code: "timeout",
+                                 message: "The upload arrived too slowly (under \(minimumBytesPerSecond) bytes a second).")
+        }
+        (windowStart, windowBytes) = (now, 0)
     }
 
     private func checkDeadline() throws {

@@ -14,7 +14,7 @@ enum ViewerPage {
     /// The pages of a long document shown at most; the rest are a download away.
     static let maxPages = 500
 
-    static func response(server: DocumentServer, id: String) throws -> Response {
+    static func response(server: DocumentServer, id: String, session: Session?) throws -> Response {
         let index = server.store.index
         let versions = try index.versions(of: id)
         guard let document = versions.first(where: { $0.id == id }), let current = versions.first else {
@@ -24,7 +24,7 @@ enum ViewerPage {
         let statuses = try Dictionary(uniqueKeysWithValues: versions.map { ($0.id, try server.documentStatus($0)) })
         let status = statuses[document.id]!
         let kind = FileKind(rawValue: document.kind) ?? .unknown
-        let csrf = server.credentials.map { "&csrf=\($0.csrfToken)" } ?? ""
+        let csrf = csrfField(session)
         let (previous, next) = try neighbours(of: current, in: index)
         func link(_ neighbour: DocumentRecord?, _ label: String) -> String {
             guard let neighbour else { return "<span class=\"off\">\(label)</span>" }
@@ -32,8 +32,8 @@ enum ViewerPage {
         }
         let rows = versions.map { version -> String in
             let action = version.id == current.id ? "current" : """
-                <form method="post" action="/ui/documents/\(version.id)/restore?version=\(version.version)\(csrf)">\
-                <button>Restore</button></form>
+                <form method="post" action="/ui/documents/\(version.id)/restore?version=\(version.version)">\
+                \(csrf)<button>Restore</button></form>
                 """
             let shown = version.id == id ? " class=\"shown\"" : ""
             return """
@@ -106,17 +106,17 @@ enum ViewerPage {
     }
 
     /// `GET /ui/documents/{id}/delete`: asks before the document and all its versions go.
-    static func deleteConfirmation(server: DocumentServer, id: String) throws -> Response {
+    static func deleteConfirmation(server: DocumentServer, id: String, session: Session?) throws -> Response {
         let versions = try server.store.index.versions(of: id)
         guard let document = versions.first else { throw ErrorResponse(.notFound, "No document \(id).") }
-        let csrf = server.credentials.map { "?csrf=\($0.csrfToken)" } ?? ""
+        let csrf = csrfField(session)
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>Delete \(SafeText.html(document.title)) · DocPreview</title>
             <style>body{font:14px system-ui,sans-serif;margin:48px auto;max-width:520px;color:#222}button{color:#b91c1c}</style></head><body>
             <h1>Delete \(SafeText.html(document.title))?</h1>
             <p>All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews go; this cannot be undone.</p>
-            <form method="post" action="/ui/documents/\(document.id)/delete\(csrf)"><button>Delete</button></form>
+            <form method="post" action="/ui/documents/\(document.id)/delete">\(csrf)<button>Delete</button></form>
             <a href="/ui/documents/\(id)">Keep it</a></body></html>
             """
         return page(html)
@@ -149,9 +149,19 @@ enum ViewerPage {
 
     /// A page's response: HTML that may load only this site's images and media, and no scripts.
     static func page(_ html: String) -> Response {
-        Response(status: .ok, headers: [
-            .contentType: "text/html; charset=utf-8",
-            .contentSecurityPolicy: "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-        ], body: .init(byteBuffer: ByteBuffer(string: html)))
+        Response(status: .ok, headers: htmlHeaders, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// The headers of every HTML response (pages, sign-in, refusals): no scripts, nothing from
+    /// elsewhere, forms only to this site, and no framing by any page.
+    static let htmlHeaders: HTTPFields = [
+        .contentType: "text/html; charset=utf-8",
+        .contentSecurityPolicy: "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        HTTPField.Name("X-Frame-Options")!: "DENY",
+    ]
+
+    /// The hidden form field that carries the session's CSRF token; empty without a session.
+    static func csrfField(_ session: Session?) -> String {
+        session.map { "<input type=\"hidden\" name=\"csrf\" value=\"\(SafeText.html($0.csrfToken))\">" } ?? ""
     }
 }

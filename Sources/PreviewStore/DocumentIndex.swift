@@ -43,6 +43,26 @@ public protocol DocumentIndex: Sendable {
     /// Records a derivative whose result blob is already durable (first writer wins).
     func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws
 
+    /// Marks the on-demand derivatives `keys` as used now, for least-recently-used eviction.
+    func touchDerivatives(_ keys: [String]) throws
+    /// Bytes of on-demand derivatives: of `source`, or of the whole store.
+    func onDemandPreviewBytes(source: BlobHash?) throws -> Int
+    /// Forgets on-demand derivatives (of `source`, or of any), least recently used first, until
+    /// those left take at most `bytes`; counts them in the store's evictions.
+    func evictPreviews(source: BlobHash?, downTo bytes: Int) throws -> PreviewEviction
+    /// Of `hashes`, the blobs that no document or derivative refers to: their rows are removed and
+    /// they are returned, for their files to be removed (under the exclusive reference lock).
+    func forgetBlobs(ifUnused hashes: [BlobHash]) throws -> [BlobHash]
+
+    /// The remembered failure of the render or conversion keyed `key` (a derivative key), if any.
+    func failure(key: String) throws -> RenderFailure?
+    /// Remembers that the render or conversion keyed `failure.key` timed out or crashed its renderer.
+    func recordFailure(_ failure: RenderFailure) throws
+    /// Forgets the remembered failures of `source` and of what is derived from it (an office
+    /// document's pivot), or every one when `source` is nil; returns how many.
+    @discardableResult
+    func forgetFailures(source: BlobHash?) throws -> Int
+
     /// Figures for the storage cards, from the index alone (no disk walk): SQL aggregates.
     func statistics(owner: String?) throws -> StorageStatistics
 }

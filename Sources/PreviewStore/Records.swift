@@ -97,9 +97,14 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public var width: Int
     public var height: Int
     public var createdAt: Date
+    /// Made because a client asked for it (a page, a size), not by a job: such derivatives share the
+    /// preview budget and are evicted least recently used first. Thumbnails and pivots never are.
+    public var onDemand: Bool
+    /// When it was last served (at most an hour stale); for eviction.
+    public var usedAt: Date
 
     public init(key: String, sourceSha256: BlobHash, operation: String, parameters: String, renderer: String,
-                resultSha256: BlobHash, width: Int, height: Int, createdAt: Date) {
+                resultSha256: BlobHash, width: Int, height: Int, createdAt: Date, onDemand: Bool = false, usedAt: Date? = nil) {
         self.key = key
         self.sourceSha256 = sourceSha256
         self.operation = operation
@@ -109,12 +114,57 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
         self.width = width
         self.height = height
         self.createdAt = createdAt
+        self.onDemand = onDemand
+        self.usedAt = usedAt ?? createdAt
     }
 
     enum CodingKeys: String, CodingKey {
         case key, operation, parameters, renderer, width, height
         case sourceSha256 = "source_sha256"
         case resultSha256 = "result_sha256"
+        case createdAt = "created_at"
+        case onDemand = "on_demand"
+        case usedAt = "used_at"
+    }
+}
+
+/// What an eviction forgot: on-demand derivatives over their budget, and the blobs that only they used.
+public struct PreviewEviction: Sendable, Equatable {
+    public var derivatives = 0
+    public var bytes = 0
+    /// Result blobs of the forgotten derivatives (some may still be used elsewhere).
+    public var results: [BlobHash] = []
+
+    public init() {}
+}
+
+/// A render or conversion that timed out or crashed its renderer: the same bytes and request fail
+/// at once with this error instead of costing a renderer its whole budget again, until someone
+/// retries them deliberately (`jobs retry`), which forgets it.
+public struct RenderFailure: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "render_failures"
+
+    /// The derivative key of the render or conversion that failed.
+    public var key: String
+    public var sourceSha256: BlobHash
+    public var code: PreviewError.Code
+    public var message: String
+    public var createdAt: Date
+
+    public init(key: String, sourceSha256: BlobHash, error: PreviewError, createdAt: Date = Date()) {
+        self.key = key
+        self.sourceSha256 = sourceSha256
+        code = error.code
+        message = error.message
+        self.createdAt = createdAt
+    }
+
+    /// The failure as it is answered again.
+    public var error: PreviewError { PreviewError(code, message) }
+
+    enum CodingKeys: String, CodingKey {
+        case key, code, message
+        case sourceSha256 = "source_sha256"
         case createdAt = "created_at"
     }
 }

@@ -93,6 +93,28 @@ public final class SQLiteIndex: DocumentIndex {
             try db.create(index: "jobs_ready", on: "jobs", columns: ["status", "available_at"])
             try db.create(index: "jobs_document", on: "jobs", columns: ["document_id"])
         }
+        migrator.registerMigration("v3-render-failures") { db in
+            try db.create(table: "render_failures") { t in
+                t.primaryKey("key", .text)
+                t.column("source_sha256", .text).notNull()
+                t.column("code", .text).notNull()
+                t.column("message", .text).notNull()
+                t.column("created_at", .datetime).notNull()
+            }
+            try db.create(index: "render_failures_source", on: "render_failures", columns: ["source_sha256"])
+        }
+        migrator.registerMigration("v4-preview-budget") { db in
+            try db.alter(table: "derivatives") { t in
+                t.add(column: "on_demand", .boolean).notNull().defaults(to: false)
+                t.add(column: "used_at", .datetime)
+            }
+            try db.execute(sql: "UPDATE derivatives SET used_at = created_at")
+            try db.create(index: "derivatives_lru", on: "derivatives", columns: ["on_demand", "used_at"])
+            try db.create(table: "counters") { t in
+                t.primaryKey("name", .text)
+                t.column("value", .integer).notNull()
+            }
+        }
         return migrator
     }
 
@@ -194,6 +216,93 @@ public final class SQLiteIndex: DocumentIndex {
         }
     }
 
+    // MARK: The preview budget
+
+    public func touchDerivatives(_ keys: [String]) throws {
+        guard !keys.isEmpty else { return }
+        try pool.write { db in
+            try db.execute(sql: "UPDATE derivatives SET used_at = ? WHERE on_demand AND key IN (SELECT value FROM json_each(?))",
+                           arguments: [Date(), String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
+        }
+    }
+
+    public func onDemandPreviewBytes(source: BlobHash?) throws -> Int {
+        try pool.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(b.size), 0) FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
+                WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source)
+                """, arguments: ["source": source?.hex]) ?? 0
+        }
+    }
+
+    public func evictPreviews(source: BlobHash?, downTo budget: Int) throws -> PreviewEviction {
+        try pool.write { db in
+            // Newest first: the running sum keeps rows while they fit, the rest (the least recently used) go.
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT d.key, d.result_sha256, b.size FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
+                WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source) ORDER BY d.used_at DESC, d.key
+                """, arguments: ["source": source?.hex])
+            var (kept, eviction, keys) = (0, PreviewEviction(), [String]())
+            for row in rows {
+                let size: Int = row["size"]
+                if kept + size <= budget && eviction.derivatives == 0 {
+                    kept += size
+                    continue
+                }
+                keys.append(row["key"])
+                eviction.derivatives += 1
+                eviction.bytes += size
+                if let hash = BlobHash(hex: row["result_sha256"]) { eviction.results.append(hash) }
+            }
+            guard !keys.isEmpty else { return eviction }
+            try db.execute(sql: "DELETE FROM derivatives WHERE key IN (SELECT value FROM json_each(?))",
+                           arguments: [String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
+            try db.execute(sql: """
+                INSERT INTO counters (name, value) VALUES ('evicted_previews', ?)
+                ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
+                """, arguments: [eviction.derivatives])
+            return eviction
+        }
+    }
+
+    public func forgetBlobs(ifUnused hashes: [BlobHash]) throws -> [BlobHash] {
+        guard !hashes.isEmpty else { return [] }
+        return try pool.write { db in
+            let unused = try String.fetchAll(db, sql: """
+                SELECT value FROM json_each(?) WHERE value NOT IN (SELECT sha256 FROM documents)
+                AND value NOT IN (SELECT source_sha256 FROM derivatives) AND value NOT IN (SELECT result_sha256 FROM derivatives)
+                """, arguments: [String(decoding: try JSONEncoder().encode(Array(Set(hashes.map(\.hex)))), as: UTF8.self)])
+            try db.execute(sql: "DELETE FROM blobs WHERE sha256 IN (SELECT value FROM json_each(?))",
+                           arguments: [String(decoding: try JSONEncoder().encode(unused), as: UTF8.self)])
+            return unused.compactMap(BlobHash.init(hex:))
+        }
+    }
+
+    // MARK: Remembered failures
+
+    public func failure(key: String) throws -> RenderFailure? {
+        try pool.read { db in try RenderFailure.fetchOne(db, key: key) }
+    }
+
+    public func recordFailure(_ failure: RenderFailure) throws {
+        try pool.write { db in try failure.save(db) }
+    }
+
+    @discardableResult
+    public func forgetFailures(source: BlobHash?) throws -> Int {
+        try pool.write { db in
+            if let source {
+                try db.execute(sql: """
+                    DELETE FROM render_failures WHERE source_sha256 = :source
+                    OR source_sha256 IN (SELECT result_sha256 FROM derivatives WHERE source_sha256 = :source)
+                    """, arguments: ["source": source.hex])
+            } else {
+                try db.execute(sql: "DELETE FROM render_failures")
+            }
+            return db.changesCount
+        }
+    }
+
     // MARK: Statistics
 
     public func statistics(owner: String?) throws -> StorageStatistics {
@@ -219,7 +328,7 @@ public final class SQLiteIndex: DocumentIndex {
                 SELECT DISTINCT v.result_sha256 FROM derivatives v WHERE v.source_sha256 IN (\(originals))
                 OR v.source_sha256 IN (SELECT p.result_sha256 FROM derivatives p WHERE p.operation = 'convert' AND p.source_sha256 IN (\(originals)))
                 """
-            return StorageStatistics(
+            var statistics = StorageStatistics(
                 owner: owner,
                 documents: try count("SELECT COUNT(*) FROM (\(current))"),
                 versions: try count("SELECT COUNT(*) FROM documents WHERE \(scope)"),
@@ -232,6 +341,10 @@ public final class SQLiteIndex: DocumentIndex {
                 previews: try count("SELECT COUNT(*) FROM (\(derivatives))"),
                 previewBytes: try count("SELECT COALESCE(SUM(size), 0) FROM blobs WHERE sha256 IN (\(derivatives))")
             )
+            if owner == nil {
+                statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
+            }
+            return statistics
         }
     }
 }

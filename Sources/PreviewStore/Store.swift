@@ -47,10 +47,13 @@ public struct CollectReport: Sendable, Codable {
     public var blobs = 0
     public var bytes = 0
     public var temporaries = 0
+    /// On-demand previews evicted to keep within the preview budget first.
+    public var evictedPreviews = 0
     public var dryRun: Bool
 
     enum CodingKeys: String, CodingKey {
         case blobs, bytes, temporaries
+        case evictedPreviews = "evicted_previews"
         case dryRun = "dry_run"
     }
 }
@@ -67,6 +70,18 @@ extension Store {
         let present = Set(onDisk.map(\.hash))
         report.missing = try index.referencedBlobs().subtracting(present).map(\.hex).sorted()
         return report
+    }
+
+    /// Forgets on-demand previews (of `source`, or of any), least recently used first, until those
+    /// left take at most `bytes`, and removes the blobs only they used.
+    @discardableResult
+    public func evictPreviews(source: BlobHash? = nil, downTo bytes: Int) throws -> PreviewEviction {
+        let eviction = try index.evictPreviews(source: source, downTo: bytes)
+        guard eviction.derivatives > 0 else { return eviction }
+        try blobs.whileReferencing(exclusive: true) {
+            for hash in try index.forgetBlobs(ifUnused: eviction.results) { try blobs.remove(hash) }
+        }
+        return eviction
     }
 
     /// Removes blobs nothing refers to and leftover temporaries, sparing anything younger than

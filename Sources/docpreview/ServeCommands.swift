@@ -33,6 +33,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve on an address other than loopback without a token (anyone who reaches it may upload and read).")
     var insecureNoToken = false
 
+    @Flag(help: "Accept a token of less than 128 bits of entropy (fewer than 22 random letters and digits).")
+    var insecureWeakToken = false
+
+    @Option(help: ArgumentHelp("A host name clients reach this server by (repeatable); requests for other names get 421. IP addresses and loopback names are always answered.", valueName: "name"))
+    var publicHost: [String] = []
+
     @Option(help: "Refuse uploads with 429 while more jobs than this wait.")
     var maxQueued = 10_000
 
@@ -45,6 +51,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Uploads received at once; more are answered 429 with Retry-After.")
     var maxUploads = 16
 
+    @Option(help: "Uploads received at once from one client address.")
+    var maxUploadsPerClient = 4
+
+    @Option(help: ArgumentHelp("Keep at most this much of on-demand previews (pages and sizes clients asked for; thumbnails and converted documents are kept whatever their size), least recently used evicted first. Default 10GB, or limits.preview_cache_bytes.", valueName: "size"))
+    var previewCacheSize: String?
+
     @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
@@ -56,6 +68,10 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionRange.check("--idle-timeout", idleTimeout, 1...86_400)
         try OptionRange.check("--max-renders", maxRenders, 1...1024)
         try OptionRange.check("--max-uploads", maxUploads, 1...4096)
+        try OptionRange.check("--max-uploads-per-client", maxUploadsPerClient, 1...4096)
+        if let previewCacheSize, Limits.parseByteCount(previewCacheSize) == nil {
+            throw ValidationError("--preview-cache-size takes a size, e.g. 10GB.")
+        }
     }
 
     /// The token from --token-file, --token or $DOCPREVIEW_TOKEN; refuses an empty one, and an open
@@ -72,6 +88,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let resolved, resolved.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("The token is empty; give a real one, or none for a loopback-only server.")
         }
+        if let resolved, !insecureWeakToken, let weakness = TokenStrength.weakness(of: resolved) {
+            throw ValidationError("The token is too easy to guess (\(weakness)). Use 22 or more random letters and digits, "
+                + "e.g. `head -c 32 /dev/urandom | base64`, or --insecure-weak-token if that is what you want.")
+        }
         if resolved == nil && !Self.isLoopback(host) && !insecureNoToken {
             throw ValidationError("Serving on \(host) without a token lets anyone who reaches it upload and read documents. "
                 + "Give --token-file (or $DOCPREVIEW_TOKEN), or --insecure-no-token if that is what you want.")
@@ -86,11 +106,13 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger.cli
         let token = try resolvedToken()
-        let configuration = try validation.settings.configuration()
-        // Workers and preview requests share the children; at least two, so previews are not stuck behind jobs.
+        var configuration = try validation.settings.configuration()
+        if let bytes = previewCacheSize.flatMap(Limits.parseByteCount) { configuration.limits.previewCacheBytes = bytes }
+        // Workers and preview requests share the children: two more than the workers, so one owner's slow
+        // pages (one on-demand render per owner) leave a child for everyone else's previews.
         let backend = try storeOptions.backend()
         let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
-                                        isolation: isolation.pool(jobs: max(2, workers), limits: configuration.limits, logger: logger),
+                                        isolation: isolation.pool(jobs: workers + 2, limits: configuration.limits, logger: logger),
                                         logger: logger)
         let queue = backend.queue
         var settings = ServerSettings()
@@ -101,6 +123,8 @@ struct ServeCommand: AsyncParsableCommand {
         settings.idleTimeout = .seconds(idleTimeout)
         settings.maxRendersInFlight = maxRenders
         settings.maxUploadsInFlight = maxUploads
+        settings.maxUploadsPerClient = maxUploadsPerClient
+        settings.publicHosts = publicHost
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         let arrivals = JobArrivals()
         let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, arrivals: workers > 0 ? arrivals : nil, logger: logger)
@@ -167,8 +191,11 @@ struct JobsCommand: ParsableCommand {
         if action == "retry" && id == nil { throw ValidationError("retry needs a job id.") }
     }
 
+    /// A retry is deliberate: the remembered timeouts and crashes of what it retries are forgotten
+    /// first, so its renders are tried again instead of failing at once.
     func run() throws {
-        let queue = try storeOptions.backend().queue
+        let backend = try storeOptions.backend()
+        let (queue, index) = (backend.queue, backend.store.index)
         let report = CommandReport(json: json)
         switch action {
         case "list":
@@ -176,9 +203,13 @@ struct JobsCommand: ParsableCommand {
             let lines = jobs.map { "\($0.id ?? 0)\t\($0.status.rawValue)\t\($0.attempts) attempts\t\($0.documentID)\t\($0.errorCode ?? "")" }
             try report.succeed(jobs, human: lines.isEmpty ? "no jobs" : lines.joined(separator: "\n"))
         case "retry":
+            if let job = try queue.job(id: id!), job.status == .failed, let document = try index.document(id: job.documentID) {
+                try index.forgetFailures(source: document.sha256)
+            }
             guard try queue.retry(id: id!) else { try report.fail(PreviewError(.notFound, "No failed job \(id!).")) }
             try report.succeed(["retried": 1], human: "job \(id!) queued again")
         default:
+            try index.forgetFailures(source: nil)
             let count = try queue.retryFailed()
             try report.succeed(["retried": count], human: "\(count) failed jobs queued again")
         }

@@ -53,13 +53,18 @@ struct VerifyCommand: ParsableCommand {
 
 /// `docpreview gc`: remove what nothing refers to, sparing recent writes.
 struct GCCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "gc", abstract: "Remove unreferenced blobs older than a grace period.")
+    static let configuration = CommandConfiguration(
+        commandName: "gc", abstract: "Evict on-demand previews beyond their budget; remove unreferenced blobs older than a grace period.")
 
     @Option(help: "Spare anything younger than this many seconds (writes in flight).")
     var grace: Double = 3600
 
     @Flag(help: "Report what would be removed; remove nothing.")
     var dryRun = false
+
+    @Option(help: ArgumentHelp("Keep at most this much of on-demand previews (pages and sizes clients asked for), e.g. 10GB.",
+                               valueName: "size"))
+    var previewCacheSize = Limits.describe(byteCount: Limits().previewCacheBytes)
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -68,11 +73,16 @@ struct GCCommand: ParsableCommand {
 
     func validate() throws {
         try OptionRange.check("--grace", grace, 0...(10 * 365 * 86_400))
+        guard Limits.parseByteCount(previewCacheSize) != nil else { throw ValidationError("--preview-cache-size takes a size, e.g. 10GB.") }
     }
 
     func run() throws {
-        let report = try storeOptions.open().collectGarbage(grace: grace, dryRun: dryRun, logger: .cli)
+        let store = try storeOptions.open()
+        let evicted = dryRun ? 0 : try store.evictPreviews(downTo: Limits.parseByteCount(previewCacheSize)!).derivatives
+        var report = try store.collectGarbage(grace: grace, dryRun: dryRun, logger: .cli)
+        report.evictedPreviews = evicted
         let verb = dryRun ? "would remove" : "removed"
-        try CommandReport(json: json).succeed(report, human: "\(verb) \(report.blobs) blobs (\(report.bytes) bytes) and \(report.temporaries) temporary files")
+        try CommandReport(json: json).succeed(report, human: "evicted \(evicted) previews over the budget; "
+            + "\(verb) \(report.blobs) blobs (\(report.bytes) bytes) and \(report.temporaries) temporary files")
     }
 }

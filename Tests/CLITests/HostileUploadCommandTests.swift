@@ -54,11 +54,23 @@ import Testing
             ([], ["DOCPREVIEW_TOKEN": " "], "empty"),
             (["--host", "0.0.0.0"], [:], "--insecure-no-token"),
             (["--token", "a", "--token-file", empty.path], [:], "not both"),
+            (["--token", "correct-horse-battery"], [:], "too easy to guess"),
+            ([], ["DOCPREVIEW_TOKEN": String(repeating: "ab", count: 40)], "too easy to guess"),
         ]
         for (arguments, environment, message) in cases {
             let result = try DocPreviewProcess.run(["serve", "--store", store, "--port", "0"] + arguments, environment: environment, timeout: 20)
             #expect(result.status == 2, "\(arguments): exit \(result.status)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
+    /// A weak token is accepted only when asked for, and a random one always.
+    @Test func strongOrDeliberatelyWeakTokensStart() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        for arguments in [["--token", "Xq3vT9kLm2Rb7Wc4Yp8Zs1"], ["--token", "short", "--insecure-weak-token"]] {
+            let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: arguments)
+            #expect(try server.get("/healthz").status == 200, "\(arguments)")
         }
     }
 }

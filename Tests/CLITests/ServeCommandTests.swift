@@ -276,7 +276,7 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
             for path in ["/healthz", "/v1/documents/\(id)/preview"] {
                 let started = Date()
                 let socket = try RawConnection(port: server.port)
-                socket.send("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                socket.send("GET \(path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
                 #expect(socket.readStatus() == 200, "\(path)")
                 socket.close()
                 slowest.append(Date().timeIntervalSince(started))
@@ -372,8 +372,8 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--max-size", "1MB"])
         let residentBefore = Self.peakResidentMegabytes(server.process.processIdentifier)
         let kilobyte = [UInt8](repeating: 0x41, count: 1024)
-        let form = "POST /v1/documents HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n"
-        let raw = "POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+        let form = "POST /v1/documents HTTP/1.1\r\nHost: localhost\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n"
+        let raw = "POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n"
         let cases: [(name: String, head: String, first: String, repeating: [UInt8], status: Int)] = [
             ("32 MiB Content-Disposition", form, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"", kilobyte, 400),
             ("250,000 small fields", form, "", Array("--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n1\r\n".utf8), 400),
@@ -422,7 +422,7 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let before = try previews()
 
         let socket = try RawConnection(port: server.port)
-        socket.send("GET /v1/documents/\(id)/preview?page=3&width=1024 HTTP/1.1\r\nHost: x\r\n\r\n")
+        socket.send("GET /v1/documents/\(id)/preview?page=3&width=1024 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         socket.close()
         usleep(1_500_000)
         #expect(try previews() == before, "a page was rendered for a client that had gone")
@@ -438,11 +438,11 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--max-uploads", "1"])
         let slow = try RawConnection(port: server.port)
         defer { slow.close() }
-        slow.send("POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n%PDF-1.7\n")
+        slow.send("POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n%PDF-1.7\n")
         usleep(300_000)
         let second = try RawConnection(port: server.port)
         defer { second.close() }
-        second.send("POST /v1/documents?filename=b.txt HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nnotes\n")
+        second.send("POST /v1/documents?filename=b.txt HTTP/1.1\r\nHost: localhost\r\nContent-Length: 6\r\n\r\nnotes\n")
         #expect(second.readStatus() == 429)
     }
 
@@ -453,7 +453,7 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         // Promise 100 kB, send 10 bytes, then nothing.
         let socket = try RawConnection(port: server.port)
         defer { socket.close() }
-        socket.send("POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n%PDF-1.7\n\n")
+        socket.send("POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n%PDF-1.7\n\n")
         let started = Date()
         #expect(socket.waitForClose(seconds: 10), "the server kept a stalled upload open")
         #expect(Date().timeIntervalSince(started) < 5)
@@ -461,6 +461,50 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let tmp = folder.url.path + "/store/tmp"
         for _ in 0..<20 where !(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty) { usleep(100_000) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: tmp).isEmpty, "the staged part of the upload was left behind")
+    }
+
+    /// DNS rebinding: a page on the attacker's name, resolved to this loopback server, sends its name as `Host`.
+    @Test func aRebindingHostIsRefused() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--public-host", "previews.example.org"])
+        for (host, status) in [("rebind.attacker.example:\(server.port)", 421), ("localhost:\(server.port)", 200),
+                               ("127.0.0.1:\(server.port)", 200), ("previews.example.org", 200)] {
+            let connection = try RawConnection(port: server.port)
+            defer { connection.close() }
+            connection.send("GET /v1/stats HTTP/1.1\r\nHost: \(host)\r\nOrigin: http://\(host)\r\n\r\n")
+            #expect(connection.readStatus() == status, "\(host)")
+        }
+    }
+
+    /// One stranger's four slow PDFs (the same bytes under new titles) and another owner's image:
+    /// the image is done within seconds, the PDFs fail with `timeout` at the page budget, and the
+    /// three after the first fail without drawing again.
+    @Test func slowPDFsDoNotHoldUpAnotherOwnersImage() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = folder.url.appendingPathComponent("limits.json")
+        try Data(#"{"limits": {"page_seconds": 3}}"#.utf8).write(to: config)
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--config", config.path])
+        let slow = Data(SlowPDF.make())
+        var pdfs: [String] = []
+        for index in 0..<4 {
+            let accepted = try server.upload(slow, query: "filename=slow.pdf&owner=stranger&title=slow-\(index)")
+            pdfs.append(try #require(accepted.json?["document_id"] as? String))
+        }
+        let started = Date()
+        let image = try #require(try server.upload(try Data(contentsOf: Fixtures.sample("image-alpha.png")),
+                                                   query: "filename=a.png&owner=coach").json?["document_id"] as? String)
+        func status(_ id: String) throws -> String? { try server.get("/v1/documents/\(id)").json?["status"] as? String }
+        while try status(image) != "done", Date().timeIntervalSince(started) < 30 { usleep(100_000) }
+        #expect(try status(image) == "done")
+        #expect(Date().timeIntervalSince(started) < 10, "the image waited behind the slow PDFs")
+        while try pdfs.contains(where: { try status($0) != "failed" }), Date().timeIntervalSince(started) < 60 { usleep(200_000) }
+        for id in pdfs {
+            let document = try #require(try server.get("/v1/documents/\(id)").json)
+            #expect((document["error"] as? [String: Any])?["code"] as? String == "timeout", "\(document)")
+        }
+        #expect(Date().timeIntervalSince(started) < 30, "remembered timeouts fail at once")
     }
 }
 

@@ -216,12 +216,27 @@ private func upload(_ client: any TestClientProtocol, _ name: String, _ query: S
             #expect(html.contains("href=\"/ui/documents/\(other)\""), "the owner's other document is a step away")
             #expect(html.contains("href=\"/v1/documents/\(id)/content?download=1\""))
 
-            let confirmation = try await client.execute(uri: "/ui/documents/\(id)/delete", method: .get, headers: bearer) { String(buffer: $0.body) }
-            let csrf = try #require(confirmation.firstMatch(of: /csrf=([0-9a-f]+)/)?.output.1)
+            // A browser signs in; its delete form carries the session's CSRF token in a hidden field.
+            let cookie = try await client.execute(uri: "/ui/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                  body: ByteBuffer(string: "token=s3cret&return=%2F")) {
+                String(try #require($0.headers[.setCookie]).split(separator: ";")[0])
+            }
+            let confirmation = try await client.execute(uri: "/ui/documents/\(id)/delete", method: .get, headers: [.cookie: cookie]) {
+                String(buffer: $0.body)
+            }
+            #expect(confirmation.contains("<form method=\"post\" action=\"/ui/documents/\(id)/delete\">"))
+            let csrf = try #require(confirmation.firstMatch(of: /name="csrf" value="([A-Za-z0-9_-]+)"/)?.output.1)
             try await client.execute(uri: "/ui/documents/\(id)/delete", method: .post, headers: [.cookie: "docpreview_session=x"]) { response in
                 #expect(response.status == .unauthorized, "no session, no delete")
             }
-            try await client.execute(uri: "/ui/documents/\(id)/delete?csrf=\(csrf)", method: .post, headers: bearer) { response in
+            let form: HTTPFields = [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
+            try await client.execute(uri: "/ui/documents/\(id)/delete", method: .post, headers: form, body: ByteBuffer(string: "csrf=x\(csrf)")) {
+                #expect($0.status == .forbidden, "a wrong CSRF token")
+            }
+            try await client.execute(uri: "/ui/documents/\(id)/delete?csrf=\(csrf)", method: .post, headers: [.cookie: cookie]) {
+                #expect($0.status == .forbidden, "the token in the URL does not count")
+            }
+            try await client.execute(uri: "/ui/documents/\(id)/delete", method: .post, headers: form, body: ByteBuffer(string: "csrf=\(csrf)")) { response in
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.location] == "/?owner=ana")
             }

@@ -67,7 +67,7 @@ func errorCode(_ response: TestResponse) throws -> String? {
     (try json(response)["error"] as? [String: Any])?["code"] as? String
 }
 
-private func multipart(boundary: String, fields: [String: String], file: (name: String, bytes: [UInt8])?) -> ByteBuffer {
+func multipart(boundary: String, fields: [String: String], file: (name: String, bytes: [UInt8])?) -> ByteBuffer {
     var body = ByteBuffer()
     for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
         body.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
@@ -355,7 +355,9 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
             let cookie = try await signIn(client)
             try await client.execute(uri: "/?owner=ana", method: .get, headers: [.cookie: cookie]) { response in
                 #expect(response.status == .ok)
-                #expect(String(buffer: response.body).contains("/ui/upload?csrf="))
+                let page = String(buffer: response.body)
+                #expect(page.contains("<input type=\"hidden\" name=\"csrf\" value=\""), "the form carries the session's CSRF token")
+                #expect(!page.contains("csrf="), "never in a URL")
             }
         }
     }
@@ -365,27 +367,30 @@ private func multipart(boundary: String, fields: [String: String], file: (name: 
         defer { harness.folder.remove() }
         try await harness.test { client in
             let cookie = try await signIn(client)
-            var csrf = ""
-            try await client.execute(uri: "/?owner=ana", method: .get, headers: [.cookie: cookie]) { response in
-                let page = String(buffer: response.body)
-                let start = try #require(page.range(of: "/ui/upload?csrf=")).upperBound
-                csrf = String(page[start...].prefix { $0 != "\"" })
+            let csrf = try await client.execute(uri: "/?owner=ana", method: .get, headers: [.cookie: cookie]) { response in
+                String(try #require(String(buffer: response.body).firstMatch(of: /name="csrf" value="([A-Za-z0-9_-]+)"/)?.output.1))
             }
-            let upload = multipart(boundary: "b", fields: ["owner": "ana"], file: ("a.webp", Array(try Data(contentsOf: Fixtures.sample("image.webp")))))
+            let image = Array(try Data(contentsOf: Fixtures.sample("image.webp")))
+            func upload(csrf: String?) -> ByteBuffer {
+                multipart(boundary: "b", fields: ["owner": "ana"].merging(csrf.map { ["csrf": $0] } ?? [:]) { $1 }, file: ("a.webp", image))
+            }
             let type: HTTPFields = [.contentType: "multipart/form-data; boundary=b", .cookie: cookie]
-            try await client.execute(uri: "/ui/upload", method: .post, headers: type, body: upload) {
+            try await client.execute(uri: "/ui/upload", method: .post, headers: type, body: upload(csrf: nil)) {
                 #expect($0.status == .forbidden, "no CSRF token")
             }
-            try await client.execute(uri: "/ui/upload?csrf=\(csrf)x", method: .post, headers: type, body: upload) {
+            try await client.execute(uri: "/ui/upload", method: .post, headers: type, body: upload(csrf: csrf + "x")) {
                 #expect($0.status == .forbidden, "a wrong CSRF token")
+            }
+            try await client.execute(uri: "/ui/upload?csrf=\(csrf)", method: .post, headers: type, body: upload(csrf: nil)) {
+                #expect($0.status == .forbidden, "the token in the URL does not count")
             }
             var crossSite = type
             crossSite[HTTPField.Name("Origin")!] = "http://evil.example"
-            try await client.execute(uri: "/ui/upload?csrf=\(csrf)", method: .post, headers: crossSite, body: upload) {
+            try await client.execute(uri: "/ui/upload", method: .post, headers: crossSite, body: upload(csrf: csrf)) {
                 #expect($0.status == .forbidden, "another site's page")
             }
             #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty)
-            try await client.execute(uri: "/ui/upload?csrf=\(csrf)", method: .post, headers: type, body: upload) {
+            try await client.execute(uri: "/ui/upload", method: .post, headers: type, body: upload(csrf: csrf)) {
                 #expect($0.status == .seeOther)
             }
         }

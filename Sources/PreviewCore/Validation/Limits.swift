@@ -8,6 +8,10 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxPixels: Int = 200_000_000
     /// Wall-clock time one job (probe or render of one file) may take.
     public var jobSeconds: Double = 60
+    /// Wall-clock time drawing one PDF page may take (within ``jobSeconds``): a page that takes longer
+    /// ends with `timeout` and its renderer goes on to the next call. Real pages take well under a
+    /// second; the slowest of the shared corpus, 10–13 s on a loaded machine.
+    public var pageSeconds: Double = 20
     /// Address space of one renderer child process (`batch`, `serve`, `worker`); 0 for no limit.
     public var rendererMemoryBytes: Int = 4 * 1024 * 1024 * 1024
     /// What an office document's ZIP may unpack to in total, judged from its central directory.
@@ -18,6 +22,10 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxArchiveEntries: Int = 10_000
     /// The most pages an office, text or CSV document's PDF pivot gets; later pages are not made.
     public var maxOfficePages: Int = 200
+    /// Bytes of on-demand previews (pages and sizes clients asked for; not thumbnails or pivots) the
+    /// store keeps, and keeps for one document: beyond, the least recently used are evicted.
+    public var previewCacheBytes: Int = 10 * 1024 * 1024 * 1024
+    public var previewCacheBytesPerDocument: Int = 256 * 1024 * 1024
 
     public init() {}
 
@@ -25,11 +33,14 @@ public struct Limits: Sendable, Equatable, Codable {
         case maxFileBytes = "max_file_bytes"
         case maxPixels = "max_pixels"
         case jobSeconds = "job_seconds"
+        case pageSeconds = "page_seconds"
         case rendererMemoryBytes = "renderer_memory_bytes"
         case maxUnpackedBytes = "max_unpacked_bytes"
         case maxCompressionRatio = "max_compression_ratio"
         case maxArchiveEntries = "max_archive_entries"
         case maxOfficePages = "max_office_pages"
+        case previewCacheBytes = "preview_cache_bytes"
+        case previewCacheBytesPerDocument = "preview_cache_bytes_per_document"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -37,11 +48,15 @@ public struct Limits: Sendable, Equatable, Codable {
         maxFileBytes = try container.decodeIfPresent(Int.self, forKey: .maxFileBytes) ?? Limits().maxFileBytes
         maxPixels = try container.decodeIfPresent(Int.self, forKey: .maxPixels) ?? Limits().maxPixels
         jobSeconds = try container.decodeIfPresent(Double.self, forKey: .jobSeconds) ?? Limits().jobSeconds
+        pageSeconds = try container.decodeIfPresent(Double.self, forKey: .pageSeconds) ?? Limits().pageSeconds
         rendererMemoryBytes = try container.decodeIfPresent(Int.self, forKey: .rendererMemoryBytes) ?? Limits().rendererMemoryBytes
         maxUnpackedBytes = try container.decodeIfPresent(Int.self, forKey: .maxUnpackedBytes) ?? Limits().maxUnpackedBytes
         maxCompressionRatio = try container.decodeIfPresent(Int.self, forKey: .maxCompressionRatio) ?? Limits().maxCompressionRatio
         maxArchiveEntries = try container.decodeIfPresent(Int.self, forKey: .maxArchiveEntries) ?? Limits().maxArchiveEntries
         maxOfficePages = try container.decodeIfPresent(Int.self, forKey: .maxOfficePages) ?? Limits().maxOfficePages
+        previewCacheBytes = try container.decodeIfPresent(Int.self, forKey: .previewCacheBytes) ?? Limits().previewCacheBytes
+        previewCacheBytesPerDocument = try container.decodeIfPresent(Int.self, forKey: .previewCacheBytesPerDocument)
+            ?? Limits().previewCacheBytesPerDocument
     }
 }
 
@@ -73,6 +88,9 @@ extension Limits {
         if !(jobSeconds.isFinite && jobSeconds > 0 && jobSeconds <= Self.maxJobSeconds) {
             return "job_seconds must be more than 0 and at most \(Int(Self.maxJobSeconds))"
         }
+        if !(pageSeconds.isFinite && pageSeconds > 0 && pageSeconds <= Self.maxJobSeconds) {
+            return "page_seconds must be more than 0 and at most \(Int(Self.maxJobSeconds))"
+        }
         if !(0...Self.maxByteCount).contains(rendererMemoryBytes) {
             return "renderer_memory_bytes must be between 0 (no limit) and \(Self.maxByteCount)"
         }
@@ -80,8 +98,15 @@ extension Limits {
         if !(1...1_000_000).contains(maxCompressionRatio) { return "max_compression_ratio must be between 1 and 1000000" }
         if !(1...1_000_000).contains(maxArchiveEntries) { return "max_archive_entries must be between 1 and 1000000" }
         if !(1...100_000).contains(maxOfficePages) { return "max_office_pages must be between 1 and 100000" }
+        if !(0...Self.maxByteCount).contains(previewCacheBytes) { return "preview_cache_bytes must be between 0 and \(Self.maxByteCount)" }
+        if !(0...Self.maxByteCount).contains(previewCacheBytesPerDocument) {
+            return "preview_cache_bytes_per_document must be between 0 and \(Self.maxByteCount)"
+        }
         return nil
     }
+
+    /// The time one page may take to draw: ``pageSeconds``, never more than the whole job.
+    public var pageBudget: Double { min(pageSeconds, jobSeconds) }
 
     /// How a size limit reads to people: `100MB`, `512KB`, or bytes.
     public static func describe(byteCount: Int) -> String {

@@ -1,0 +1,88 @@
+import NIOCore
+import Synchronization
+
+/// Admission for uploads being received: at most ``total`` at once and ``perClient`` from one client
+/// address. Slow clients hold only their own slots: when the client's share or every slot is taken, a
+/// new upload takes the slot of one (of that client's, or anyone's) that has been arriving slower than
+/// ``minimumBytesPerSecond`` for ``grace`` or longer, whose connection is closed (its staged part removed, nothing acknowledged, so an honest client
+/// retries). A slot is identified by the `Ticket` ``enter(client:channel:)`` returns.
+final class UploadSlots: Sendable {
+    let total: Int
+    let perClient: Int
+    /// Below this average an upload may lose its slot to a new one (and, over a whole window, its
+    /// connection: ``UploadReceiver`` enforces the rate as it reads).
+    let minimumBytesPerSecond: Int
+    let grace: Duration
+
+    struct Ticket: Hashable, Sendable {
+        fileprivate let id: UInt64
+    }
+
+    private struct Upload {
+        var client: String
+        var channel: (any Channel)?
+        var started: ContinuousClock.Instant
+        var bytes = 0
+    }
+
+    private struct State {
+        var next: UInt64 = 0
+        var uploads: [UInt64: Upload] = [:]
+        var highest = 0
+    }
+
+    private let state = Mutex(State())
+
+    init(total: Int, perClient: Int, minimumBytesPerSecond: Int = 1024, grace: Duration = .seconds(2)) {
+        self.total = max(1, total)
+        self.perClient = max(1, perClient)
+        self.minimumBytesPerSecond = minimumBytesPerSecond
+        self.grace = grace
+    }
+
+    /// A slot for an upload from `client` on `channel`, or nil (answer 429).
+    func enter(client: String, channel: (any Channel)?, now: ContinuousClock.Instant = .now) -> Ticket? {
+        let (ticket, evicted): (Ticket?, (any Channel)?) = state.withLock { state in
+            var evicted: (any Channel)?
+            // Over the client's share, one of its own slow uploads makes room; over the total, anyone's.
+            let clientFull = state.uploads.values.count(where: { $0.client == client }) >= perClient
+            if clientFull || state.uploads.count >= total {
+                guard let slowest = state.uploads.filter({ (!clientFull || $0.value.client == client) && isSlow($0.value, now: now) })
+                    .min(by: { rate($0.value, now: now) < rate($1.value, now: now) }) else { return (nil, nil) }
+                evicted = slowest.value.channel
+                state.uploads[slowest.key] = nil
+            }
+            state.next += 1
+            state.uploads[state.next] = Upload(client: client, channel: channel, started: now)
+            state.highest = max(state.highest, state.uploads.count)
+            return (Ticket(id: state.next), evicted)
+        }
+        evicted?.close(promise: nil)
+        return ticket
+    }
+
+    /// Counts bytes received for `ticket`; false when the upload lost its slot to a faster one.
+    func received(_ bytes: Int, for ticket: Ticket) -> Bool {
+        state.withLock { state in
+            guard state.uploads[ticket.id] != nil else { return false }
+            state.uploads[ticket.id]!.bytes += bytes
+            return true
+        }
+    }
+
+    func leave(_ ticket: Ticket) {
+        _ = state.withLock { $0.uploads.removeValue(forKey: ticket.id) }
+    }
+
+    /// The most uploads ever in flight at once.
+    var highest: Int { state.withLock { $0.highest } }
+
+    private func isSlow(_ upload: Upload, now: ContinuousClock.Instant) -> Bool {
+        upload.started.duration(to: now) >= grace && rate(upload, now: now) < Double(minimumBytesPerSecond)
+    }
+
+    private func rate(_ upload: Upload, now: ContinuousClock.Instant) -> Double {
+        let seconds = Double(upload.started.duration(to: now).components.seconds) + 1
+        return Double(upload.bytes) / seconds
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// PDFs whose first page is small to store and endless to draw, as a stranger would upload them:
+/// a chain of form XObjects in which each draws the next `fanOut` times, `depth` deep, so the page
+/// draws the last one `fanOut^depth` times. With a fan-out of 2 each form's content stream has two
+/// operators, fewer than Poppler's abort callback waits for; later pages (`plainPages`) are plain.
+public enum SlowPDF {
+    public static func make(depth: Int = 30, fanOut: Int = 2, plainPages: Int = 0) -> [UInt8] {
+        var objects: [String] = []
+        let formBase = 4 + plainPages * 2
+        // 1 catalog, 2 pages, 3 the slow page, then each plain page and its contents, then the forms.
+        let kids = ["3 0 R"] + (0..<plainPages).map { "\(4 + $0 * 2) 0 R" }
+        objects.append("<< /Type /Catalog /Pages 2 0 R >>")
+        objects.append("<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(kids.count) >>")
+        objects.append("""
+            << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /F0 \(formBase) 0 R >> >> \
+            /Contents \(formBase + depth + 1) 0 R >>
+            """)
+        for page in 0..<plainPages {
+            let contents = 5 + page * 2
+            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents \(contents) 0 R >>")
+            objects.append(stream("0 0 1 rg 72 72 200 100 re f"))
+        }
+        for level in 0..<depth {
+            let draws = Array(repeating: "/N Do", count: fanOut).joined(separator: " ")
+            objects.append(stream(draws, dictionary: "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /N \(formBase + level + 1) 0 R >> >>"))
+        }
+        objects.append(stream("0 0 0 rg 10 10 5 5 re f", dictionary: "/Type /XObject /Subtype /Form /BBox [0 0 612 792]"))
+        objects.append(stream("/F0 Do"))
+        return PDFWriter.document(objects)
+    }
+
+    private static func stream(_ content: String, dictionary: String = "") -> String {
+        "<< \(dictionary) /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream"
+    }
+}
+
+/// Writes PDF objects as a file with a correct cross-reference table: `objects[0]` is object 1 and
+/// the catalog.
+public enum PDFWriter {
+    public static func document(_ objects: [String]) -> [UInt8] {
+        var text = "%PDF-1.7\n"
+        var offsets: [Int] = []
+        for (index, object) in objects.enumerated() {
+            offsets.append(text.utf8.count)
+            text += "\(index + 1) 0 obj\n\(object)\nendobj\n"
+        }
+        let xref = text.utf8.count
+        text += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
+        for offset in offsets { text += String(format: "%010d 00000 n \n", offset) }
+        text += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
+        return Array(text.utf8)
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PreviewCore
+import PreviewPipeline
+import PreviewQueue
+@testable import PreviewServer
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// Fairness under hostile load: slow pages end and are remembered, owners take turns, and what a
+/// stranger can send (host names, wrong tokens, slow bodies) holds only its own share.
+@Suite struct FairnessTests {
+    /// A queued document of `owner`, enqueued as an upload would be.
+    private func enqueue(_ harness: Harness, owner: String, title: String, bytes: [UInt8]) throws -> DocumentRecord {
+        let hash = try harness.pipeline.store.blobs.put(bytes: bytes)
+        let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: "", title: title, filename: "\(title).pdf",
+                                    sha256: hash, kind: FileKind.pdf.rawValue, mime: FileKind.pdf.mime, size: bytes.count,
+                                    facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
+        return try harness.queue.enqueue(record).document
+    }
+
+    @Test(arguments: TestBackend.available) func ownersTakeTurnsAtTheQueue(backend: TestBackend) throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        let pdf = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))
+        let flood = try (0..<4).map { try enqueue(harness, owner: "stranger", title: "slow \($0)", bytes: pdf + Array("\($0)".utf8)) }
+        let other = try enqueue(harness, owner: "coach", title: "roster", bytes: pdf + Array("other".utf8))
+        let first = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(first.document.id == flood[0].id, "the oldest first while nobody runs")
+        let second = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(second.document.id == other.id, "an owner with nothing running goes before the one with a job running")
+        let third = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(third.document.id == flood[1].id)
+    }
+
+    /// A page that draws for ever ends at its budget with `timeout`; the same bytes then fail at once
+    /// with the remembered failure, under any title, until `jobs retry` forgets it.
+    @Test(arguments: TestBackend.available) func aSlowPageEndsAndIsRemembered(backend: TestBackend) async throws {
+        var limits = Limits()
+        limits.pageSeconds = 0.5
+        let harness = try Harness(backend, limits: limits)
+        defer { harness.folder.remove() }
+        let slow = ByteBuffer(bytes: SlowPDF.make())
+        try await harness.test { client in
+            try await client.execute(uri: "/v1/documents?filename=a.pdf&owner=stranger", method: .post, body: slow) { #expect($0.status == .accepted) }
+            let started = ContinuousClock.now
+            try harness.drainQueue()
+            #expect(started.duration(to: .now) < .seconds(20), "the page stopped at its budget, not at the end of the drawing")
+            let failed = try #require(try harness.queue.jobs(status: .failed, limit: 10).first)
+            #expect(failed.errorCode == "timeout")
+
+            // Remembered: what the second upload gets is the stored failure, not a new render.
+            let source = try #require(try harness.pipeline.store.index.document(id: failed.documentID)).sha256
+            let key = try harness.pipeline.derivativeKey(source: source, kind: .pdf, request: .thumbnail, renderer: harness.pipeline.renderers.pdf).hash
+            let remembered = try #require(try harness.pipeline.store.index.failure(key: key))
+            #expect(remembered.code == .timeout)
+            try harness.pipeline.store.index.recordFailure(RenderFailure(key: key, sourceSha256: source,
+                                                                         error: PreviewError(.timeout, "remembered")))
+            try await client.execute(uri: "/v1/documents?filename=b.pdf&owner=stranger&title=again", method: .post, body: slow) {
+                #expect($0.status == .accepted)
+            }
+            try harness.drainQueue()
+            #expect(try harness.queue.jobs(status: .failed, limit: 10).map(\.errorMessage).contains("remembered"))
+
+            #expect(try harness.pipeline.store.index.forgetFailures(source: source) == 1)
+            #expect(try harness.pipeline.store.index.failure(key: key) == nil, "a deliberate retry renders again")
+        }
+    }
+
+    @Test func theHostHeaderMustNameThisServer() {
+        let hosts = HostCheck(publicHosts: ["previews.example.org"])
+        for accepted in ["localhost", "localhost:8080", "127.0.0.1:8080", "[::1]:8080", "::1", "10.1.2.3", "PREVIEWS.example.org:443",
+                         "app.localhost"] {
+            #expect(hosts.accepts(accepted), "\(accepted)")
+        }
+        for refused in ["rebind.attacker.example:8080", "rebind.attacker.example", "previews.example.org.attacker.example",
+                        "localhost.attacker.example", "127.0.0.1.nip.io"] {
+            #expect(!hosts.accepts(refused), "\(refused)")
+        }
+    }
+
+    /// Stored previews are served while every render slot is taken; a render over its owner's
+    /// share waits its turn; over the total it is refused.
+    @Test func onlyRendersTakeRenderSlots() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await client.execute(uri: "/v1/documents?filename=a.pdf&owner=ana", method: .post, body: try sample("document-5-pages.pdf")) {
+                try #require(try json($0)["document_id"] as? String)
+            }
+            try harness.drainQueue()
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300", method: .get) { #expect($0.status == .ok) }
+            // Every render slot is held by one stranger's documents.
+            let gate = harness.server.renders
+            for index in 0..<gate.total { #expect(await gate.enter(owner: "stranger-\(index)", document: "d\(index)") == .entered) }
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300", method: .get) {
+                #expect($0.status == .ok, "a stored preview needs no slot")
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=3", method: .get) { response in
+                #expect(response.status == .tooManyRequests, "a render needs one")
+                #expect(response.headers[.retryAfter] == "1")
+            }
+            for index in 0..<gate.total { gate.leave(owner: "stranger-\(index)", document: "d\(index)") }
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=3", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test func anOwnersRendersWaitTheirTurn() async throws {
+        let gate = RenderGate(total: 4, perOwner: 1, perDocument: 1, wait: .milliseconds(300))
+        #expect(await gate.enter(owner: "a", document: "1") == .entered)
+        #expect(await gate.enter(owner: "b", document: "2") == .entered, "another owner is not held up")
+        #expect(await gate.enter(owner: "a", document: "3") == .waitedTooLong, "the owner's share stays taken")
+        async let waiting = gate.enter(owner: "a", document: "3")
+        try await Task.sleep(for: .milliseconds(50))
+        gate.leave(owner: "a", document: "1")
+        #expect(await waiting == .entered, "the owner's next render goes once the first ends")
+    }
+
+    @Test func slowUploadsHoldOnlyTheirOwnSlots() {
+        let slots = UploadSlots(total: 3, perClient: 2, minimumBytesPerSecond: 1024, grace: .seconds(2))
+        let start = ContinuousClock.now
+        let slow = [slots.enter(client: "a", channel: nil, now: start), slots.enter(client: "a", channel: nil, now: start)]
+        #expect(slow.allSatisfy { $0 != nil })
+        #expect(slots.enter(client: "a", channel: nil, now: start + .seconds(1)) == nil, "the client's share, not yet judged slow")
+        let honest = slots.enter(client: "b", channel: nil, now: start + .seconds(1))
+        #expect(honest != nil)
+        #expect(slots.received(1_000_000, for: honest!))
+        // Ten seconds on, the two from `a` have sent nothing: a new upload takes the slowest's slot.
+        let later = start + .seconds(10)
+        let newcomer = slots.enter(client: "c", channel: nil, now: later)
+        #expect(newcomer != nil, "a slow upload gives up its slot")
+        #expect(slow.filter { !slots.received(1, for: $0!) }.count == 1, "exactly one slow upload lost its slot")
+        #expect(slots.received(1, for: honest!), "the fast one keeps its own")
+        #expect(slots.enter(client: "a", channel: nil, now: later) != nil, "the client's own slow upload makes room for its next")
+    }
+}
+
+@Suite struct SessionTests {
+    private let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+
+    private func signIn(_ client: any TestClientProtocol, token: String = "correct-horse") async throws -> (status: HTTPResponse.Status, cookie: String?, headers: HTTPFields) {
+        try await client.execute(uri: "/ui/signin", method: .post, headers: form, body: ByteBuffer(string: "token=\(token)&return=%2F")) { response in
+            (response.status, response.headers[.setCookie].map { String($0.split(separator: ";")[0]) }, response.headers)
+        }
+    }
+
+    @Test func everySignInIsANewSessionThatSignOutEnds() async throws {
+        let harness = try Harness(token: "correct-horse")
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let first = try #require(try await signIn(client).cookie)
+            let second = try #require(try await signIn(client).cookie)
+            #expect(first != second, "a random session per sign-in")
+            for cookie in [first, second] {
+                try await client.execute(uri: "/v1/stats", method: .get, headers: [.cookie: cookie]) { #expect($0.status == .ok) }
+            }
+            let csrf = try await client.execute(uri: "/?owner=ana", method: .get, headers: [.cookie: first]) { response in
+                String(try #require(String(buffer: response.body).firstMatch(of: /name="csrf" value="([A-Za-z0-9_-]+)"/)?.output.1))
+            }
+            try await client.execute(uri: "/ui/signout", method: .post, headers: [.cookie: first, .contentType: "application/x-www-form-urlencoded"],
+                                     body: ByteBuffer(string: "csrf=\(csrf)")) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[.setCookie]?.contains("Max-Age=0") == true)
+            }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.cookie: first]) { #expect($0.status == .unauthorized, "signed out") }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.cookie: second]) { #expect($0.status == .ok, "the other session lives") }
+        }
+    }
+
+    @Test func sessionsEndWhenIdleOrOld() {
+        let sessions = SessionStore()
+        let start = ContinuousClock.now
+        let (idle, _) = sessions.create(now: start)
+        #expect(sessions.session(cookie: idle, now: start + .seconds(3600)) != nil)
+        #expect(sessions.session(cookie: idle, now: start + .seconds(3600) + SessionStore.idleLifetime + .seconds(1)) == nil)
+        let (busy, _) = sessions.create(now: start)
+        var now = start
+        while now < start + SessionStore.absoluteLifetime {
+            #expect(sessions.session(cookie: busy, now: now) != nil)
+            now += .seconds(6 * 3600)
+        }
+        #expect(sessions.session(cookie: busy, now: start + SessionStore.absoluteLifetime + .seconds(1)) == nil, "a week at most")
+        #expect(sessions.session(cookie: "made-up", now: start) == nil)
+    }
+
+    @Test func wrongTokensAreThrottledPerAddress() async throws {
+        let harness = try Harness(token: "correct-horse")
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            for _ in 0..<SignInThrottle.perAddress { #expect(try await signIn(client, token: "guess").status == .unauthorized) }
+            let sixth = try await signIn(client, token: "guess")
+            #expect(sixth.status == .tooManyRequests)
+            #expect(Int(sixth.headers[.retryAfter] ?? "") ?? 0 > 0)
+            #expect(try await signIn(client).status == .tooManyRequests, "even the right token waits out the lockout")
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer correct-horse"]) {
+                #expect($0.status == .tooManyRequests, "bearer guesses share the address's lockout")
+            }
+        }
+        let throttle = SignInThrottle()
+        let start = ContinuousClock.now
+        for _ in 0..<SignInThrottle.perAddress { throttle.recordFailure(from: "a", now: start) }
+        let firstLockout = try #require(throttle.refusal(for: "a", now: start))
+        #expect(throttle.refusal(for: "b", now: start) == nil, "another address is not locked")
+        let after = start + firstLockout + .seconds(1)
+        #expect(throttle.refusal(for: "a", now: after) == nil)
+        for _ in 0..<SignInThrottle.perAddress { throttle.recordFailure(from: "a", now: after) }
+        #expect(try #require(throttle.refusal(for: "a", now: after)) > firstLockout, "the lockout grows")
+        let many = SignInThrottle()
+        for index in 0..<SignInThrottle.overall { many.recordFailure(from: "addr-\(index)", now: start) }
+        #expect(many.refusal(for: "anyone", now: start) != nil, "guessing from many addresses slows everyone's sign-in")
+    }
+
+    @Test func htmlRefusesFraming() async throws {
+        let harness = try Harness(token: "correct-horse")
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            for (uri, method) in [("/ui/signin", HTTPRequest.Method.get), ("/", .get), ("/ui/documents/x", .get)] {
+                try await client.execute(uri: uri, method: method) { response in
+                    #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true, "\(uri)")
+                    #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(uri)")
+                }
+            }
+            let wrong = try await signIn(client, token: "guess")
+            #expect(wrong.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
+        }
+    }
+}
