@@ -43,3 +43,7 @@ int docpreview_use_huge_page_heap(size_t bytes) {
     if (gap > 64) spacers[1] = malloc(gap - 64);
     return gap <= 64 || spacers[1] ? 0 : ENOMEM;
 }
+
+int docpreview_map_large_blocks(size_t bytes) {
+    return mallopt(M_MMAP_THRESHOLD, (int)bytes) ? 0 : EINVAL;
+}

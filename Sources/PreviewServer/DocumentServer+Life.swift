@@ -137,7 +137,7 @@ extension DocumentServer {
 
     /// `GET|HEAD /v1/documents/{id}/content`: the stored bytes, streamed from the blob file, with
     /// single byte ranges for players that seek.
-    func content(_ id: String, request: Request) async throws -> Response {
+    func content(_ id: String, request: Request, channel: (any Channel)?) async throws -> Response {
         let store = store
         guard let (document, path) = try await blocking.run({ () throws -> (DocumentRecord, String)? in
             guard let document = try store.index.document(id: id) else { return nil }
@@ -175,12 +175,18 @@ extension DocumentServer {
         Counter(label: "docpreview_content_responses_total", dimensions: [("status", "\(status.code)")]).increment()
         headers[.contentLength] = "\(bytes.count)"
         if request.method == .head { return Response(status: status, headers: headers) }
-        return Response(status: status, headers: headers, body: Self.fileBody(path: path, range: bytes, reader: blocking))
+        return Response(status: status, headers: headers, body: Self.fileBody(path: path, range: bytes, reader: blocking, channel: channel))
     }
 
-    /// Bytes `range` of the file at `path`, read 128 KiB at a time on `reader`'s threads: never whole
-    /// into memory, never on the cooperative pool.
-    static func fileBody(path: String, range: ClosedRange<Int>, reader: BlockingExecutor) -> ResponseBody {
+    /// Bytes `range` of the file at `path`, read 64 KiB at a time on `reader`'s threads: never whole
+    /// into memory, never on the cooperative pool, and the next chunk only once `channel` has written
+    /// all but a few of those before it (a client that stops reading holds those until the write
+    /// timeout closes its connection).
+    /// What a streamed response reads and sends at a time; `serve` maps buffers of this size and more
+    /// straight from the kernel (see `ServeCommand`), so their pages go back when they are freed.
+    public static let chunkBytes = 64 * 1024
+
+    static func fileBody(path: String, range: ClosedRange<Int>, reader: BlockingExecutor, channel: (any Channel)?) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             let file = try await reader.run { () throws -> Int32 in
                 let file = open(path, O_RDONLY | O_CLOEXEC)
@@ -188,18 +194,25 @@ extension DocumentServer {
                 return file
             }
             defer { close(file) }
-            var offset = range.lowerBound
+            let stall = await WriteStall.of(channel)
+            let start = stall?.writesCompleted ?? 0
+            var (offset, chunks) = (range.lowerBound, 0)
             while offset <= range.upperBound {
-                let (start, length) = (offset, min(128 * 1024, range.upperBound + 1 - offset))
-                let chunk = try await reader.run { () throws -> [UInt8] in
-                    var chunk = [UInt8](repeating: 0, count: length)
-                    let count = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(start)) }
+                if let stall, await !stall.waitForRoom(since: start, chunksSent: chunks) { throw CancellationError() }
+                chunks += 1
+                let (start, length) = (offset, min(Self.chunkBytes, range.upperBound + 1 - offset))
+                // Read straight into the buffer that is sent: one allocation per chunk, no copies.
+                let chunk = try await reader.run { () throws -> ByteBuffer in
+                    var chunk = ByteBufferAllocator().buffer(capacity: length)
+                    let count = chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { bytes in
+                        max(0, pread(file, bytes.baseAddress, length, off_t(start)))
+                    }
                     // The blob is immutable: a short file here means it was removed or damaged under us.
-                    guard count > 0 else { throw POSIXError(count == 0 ? .EIO : POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                    return Array(chunk.prefix(count))
+                    guard count > 0 else { throw POSIXError(.EIO) }
+                    return chunk
                 }
-                try await writer.write(ByteBuffer(bytes: chunk))
-                offset += chunk.count
+                offset += chunk.readableBytes
+                try await writer.write(chunk)
             }
             try await writer.finish(nil)
         }

@@ -147,7 +147,7 @@ public struct DocumentServer: Sendable {
         }
         for method in [HTTPRequest.Method.get, .head] {
             routes.add(method, "/v1/documents/:id/content") { request, context in
-                try await content(context.parameters.require("id"), request: request)
+                try await content(context.parameters.require("id"), request: request, channel: context.channel)
             }
         }
         routes.add(.get, "/v1/documents/:id/preview") { request, context in
@@ -163,9 +163,11 @@ public struct DocumentServer: Sendable {
 
     /// A Hummingbird application listening on the configured address.
     public func application(services: [any Service] = []) -> some ApplicationProtocol {
-        Application(router: router(), server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresence()],
-                                                                            idleTimeout: .init(settings.idleTimeout))),
-                    configuration: .init(address: .hostname(settings.host, port: settings.port)), services: services, logger: logger)
+        let idleTimeout = TimeAmount(settings.idleTimeout)
+        return Application(router: router(),
+                           server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresence(), WriteStall(timeout: idleTimeout)],
+                                                               idleTimeout: idleTimeout)),
+                           configuration: .init(address: .hostname(settings.host, port: settings.port)), services: services, logger: logger)
     }
 
     // MARK: Upload

@@ -20,6 +20,20 @@ import Testing
         #expect(!written.contains { $0.hasSuffix("docpreview-macro-ran") }, "the document's macro ran")
     }
 
+    /// The confined office child reads what LibreOffice needs and nothing else of `/etc` or of its
+    /// own `/proc` entry (a hook tries each path as the child, before the conversion).
+    @Test(arguments: [("/etc/hostname", false), ("/proc/self/environ", false), ("/proc/self/cmdline", false),
+                      ("/etc/fonts/fonts.conf", true), ("/proc/self/statm", true)])
+    func theOfficeChildReadsOnlyNamedSystemFiles(path: String, readable: Bool) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let text = try folder.file("probe.txt", Array("docpreview-test-read:\(path)\nA line of text.\n".utf8))
+        let result = try DocPreviewProcess.run(["render", text.path, "-o", folder.url.appendingPathComponent("p.jpg").path],
+                                               environment: ["DOCPREVIEW_TEST_HOOKS": "1", "XDG_CACHE_HOME": folder.url.path])
+        #expect(result.status == 0, "\(result.stderr.suffix(1000))")
+        #expect(result.stderr.contains("docpreview-test-read \(path): \(readable ? "readable" : "refused")"), "\(result.stderr.suffix(1000))")
+    }
+
     /// An office child is replaced after its share of conversions (two under the test hooks, 50
     /// otherwise) or past its memory bound, and the files after it are served by a fresh one.
     @Test func officeChildrenAreReplacedAfterTheirShare() throws {

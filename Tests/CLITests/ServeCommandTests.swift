@@ -404,9 +404,55 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
 
     /// The process's peak resident memory (VmHWM), in MB.
     private static func peakResidentMegabytes(_ pid: Int32) -> Int {
+        residentMegabytes(pid, field: "VmHWM:")
+    }
+
+    private static func residentMegabytes(_ pid: Int32, field: String = "VmRSS:") -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
+    }
+
+    /// The server's established TCP connections on `port` (its side of them), from /proc/net/tcp.
+    private static func establishedConnections(port: Int) -> Int {
+        // Read to the end: /proc files report no size, and a sized read stops after the first page.
+        let table = String(decoding: FileHandle(forReadingAtPath: "/proc/net/tcp")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        let local = String(format: ":%04X", port)
+        return table.split(separator: "\n").dropFirst().count { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[1].hasSuffix(local) && fields[3] == "01"
+        }
+    }
+
+    /// Clients that ask for a large original and never read: each holds a few chunks, not the file,
+    /// and is closed after the idle timeout; the server's memory comes back when they are gone.
+    @Test func downloadsThatAreNotReadAreBoundedAndClosed() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--idle-timeout", "4"])
+        let payload = String(repeating: "0123456789abcdef", count: 24 << 16)
+        let large = PDFWriter.document(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                                        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+                                        "<< /Length \(payload.utf8.count) >>\nstream\n\(payload)\nendstream"])
+        let id = try #require(try server.upload(Data(large), query: "filename=large.pdf").json?["document_id"] as? String)
+        let pid = server.process.processIdentifier
+        let baseline = Self.residentMegabytes(pid)
+        var clients: [RawConnection] = []
+        for _ in 0..<100 {
+            let client = try RawConnection(port: server.port, receiveBuffer: 4096)
+            client.send("GET /v1/documents/\(id)/content HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            clients.append(client)
+        }
+        sleep(2)
+        let stalled = Self.residentMegabytes(pid)
+        #expect(stalled - baseline < 100, "100 stalled downloads of a 24 MB file took \(stalled - baseline) MB")
+        #expect(Self.establishedConnections(port: server.port) >= 100)
+        for _ in 0..<100 where Self.establishedConnections(port: server.port) > 0 { usleep(100_000) }
+        #expect(Self.establishedConnections(port: server.port) == 0, "the server closed the clients that do not read")
+        for client in clients { client.close() }
+        sleep(1)
+        #expect(Self.residentMegabytes(pid) - baseline < 40, "memory comes back after the clients are gone")
+        #expect(try server.get("/healthz").status == 200)
     }
 
     /// A client that asks for an uncached page and hangs up before the server gets to it costs no
@@ -512,8 +558,9 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
 private final class RawConnection {
     private let descriptor: Int32
 
-    init(port: Int) throws {
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -42,4 +42,9 @@ void docpreview_watchdog_disarm(void);
 /// is not one contiguous range); where transparent huge pages are off the advice does nothing.
 int docpreview_use_huge_page_heap(size_t bytes);
 
+/// For a long-running server: blocks of `bytes` and more are mapped from the kernel and unmapped when
+/// freed, instead of malloc's dynamic threshold moving them into arenas that keep every page a burst
+/// touched. (A shim: mallopt's constants are macros Swift does not import.) Returns 0, or EINVAL.
+int docpreview_map_large_blocks(size_t bytes);
+
 #endif

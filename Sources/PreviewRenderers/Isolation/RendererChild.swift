@@ -43,7 +43,7 @@ public enum RendererChild {
                 return 2
             }
             allowCPU(seconds: limits.jobSeconds)
-            if hooks { testHook(call.path) }
+            if hooks { testHook(call) }
             if call.operation == .convert { conversions += 1 }
             var (reply, bytes) = call.operation == .convert ? outcome(of: call, office) : outcome(of: call, renderers)
             // LibreOffice grows with what it has loaded: a child that converted many documents, or
@@ -149,10 +149,18 @@ public enum RendererChild {
         }
     }
 
-    private static func testHook(_ path: String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    private static func testHook(_ call: RenderCall) {
+        guard let handle = FileHandle(forReadingAtPath: call.path) else { return }
         let head = String(decoding: (try? handle.read(upToCount: 1024)) ?? Data(), as: UTF8.self)
         try? handle.close()
+        if call.operation == .convert, let probe = head.firstMatch(of: /docpreview-test-read:(\S+)/)?.output.1 {
+            // What a document could make LibreOffice read, tried as the confined office child.
+            _ = OfficeConverter.fileConfinement
+            let descriptor = open(String(probe), O_RDONLY | O_CLOEXEC)
+            let outcome = descriptor >= 0 ? "readable" : "refused (\(String(cString: strerror(errno))))"
+            if descriptor >= 0 { close(descriptor) }
+            FileHandle.standardError.write(Data("docpreview-test-read \(probe): \(outcome)\n".utf8))
+        }
         if head.contains("docpreview-test-crash") {
             // As a segfault in a C library ends a child: no handler (sanitizers install one) between it and the kernel.
             signal(SIGSEGV, SIG_DFL)

@@ -119,11 +119,14 @@ struct OfficeConverter {
         return URL(fileURLWithPath: String(cString: made))
     }
 
-    /// Folders and files outside the profile and the workspace that LibreOffice reads: its
-    /// installation, fonts, the loader's cache, the time zone, user and CPU information.
+    /// Folders and files outside the profile and the workspace that LibreOffice reads (from `strace`
+    /// of .docx, .xlsx, .pptx and .csv conversions): its installation, fonts, the loader's cache, the
+    /// time zone, user and CPU information, the mount table, and this process's memory size (read
+    /// by the child itself). Named one by one: no other file of `/etc` or of `/proc/self` (its
+    /// environment, command line, descriptors) can be read.
     static let systemReadable = ["/usr", "/etc/fonts", "/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd",
-                                 "/etc/group", "/etc/libreoffice", "/etc/alternatives", "/var/lib/libreoffice", "/var/spool/libreoffice",
-                                 "/var/cache/fontconfig", "/proc/self",
+                                 "/etc/group", "/etc/libreoffice", "/var/lib/libreoffice", "/var/spool/libreoffice",
+                                 "/var/cache/fontconfig", "/proc/self/statm", "/proc/self/mounts",
                                  "/proc/meminfo", "/proc/cpuinfo", "/proc/stat", "/sys/devices/system/cpu", "/dev/urandom", "/dev/random"]
 
     /// Before LibreOffice starts, once: from then on this process (its LibreOffice threads
