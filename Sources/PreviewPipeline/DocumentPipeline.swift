@@ -373,4 +373,3 @@ public struct DocumentPipeline: Sendable {
 func milliseconds(since start: ContinuousClock.Instant) -> Double {
     start.duration(to: .now).roundedMilliseconds
 }
-

@@ -17,7 +17,7 @@ public struct PDFPage {
     }
 
     /// Rasterises the page on white with Splash into exactly `width`×`height` pixels (the caller has
-    /// bounded both; nothing larger is ever allocated) within `seconds`, and hands `body` the packed RGB
+    /// bounded both; nothing larger is ever allocated) within `seconds` of this thread's CPU time, and hands `body` the packed RGB
     /// rows where Splash drew them, freed when `body` returns. A page that outlasts `seconds` stops
     /// drawing and throws `.outOfTime`.
     public func withPixels<T>(width: Int, height: Int, seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {

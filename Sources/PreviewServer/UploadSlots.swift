@@ -28,7 +28,6 @@ final class UploadSlots: Sendable {
     private struct State {
         var next: UInt64 = 0
         var uploads: [UInt64: Upload] = [:]
-        var highest = 0
     }
 
     private let state = Mutex(State())
@@ -54,7 +53,6 @@ final class UploadSlots: Sendable {
             }
             state.next += 1
             state.uploads[state.next] = Upload(client: client, channel: channel, started: now)
-            state.highest = max(state.highest, state.uploads.count)
             return (Ticket(id: state.next), evicted)
         }
         evicted?.close(promise: nil)
@@ -73,9 +71,6 @@ final class UploadSlots: Sendable {
     func leave(_ ticket: Ticket) {
         _ = state.withLock { $0.uploads.removeValue(forKey: ticket.id) }
     }
-
-    /// The most uploads ever in flight at once.
-    var highest: Int { state.withLock { $0.highest } }
 
     private func isSlow(_ upload: Upload, now: ContinuousClock.Instant) -> Bool {
         upload.started.duration(to: now) >= grace && rate(upload, now: now) < Double(minimumBytesPerSecond)

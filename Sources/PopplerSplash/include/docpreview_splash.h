@@ -47,7 +47,7 @@ int docpreview_pdf_page_size(docpreview_pdf *_Nonnull document, int page, double
 typedef struct docpreview_pdf_bitmap docpreview_pdf_bitmap;
 
 /// Rasterises the crop box of page `page` on white, scaled to exactly `width`×`height` pixels (the
-/// caller bounded both), within `seconds` of wall time. Returns NULL for a page number outside 1…page
+/// caller bounded both), within `seconds` of the calling thread's CPU time. Returns NULL for a page number outside 1…page
 /// count, when Splash produced no bitmap, or when drawing outlasted `seconds` (then `*out_of_time` is 1:
 /// the page stops between operators, and nested forms are skipped, so it ends soon after). The caller
 /// owns the result and frees it once with `docpreview_pdf_bitmap_free`.

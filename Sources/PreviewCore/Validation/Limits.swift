@@ -8,9 +8,10 @@ public struct Limits: Sendable, Equatable, Codable {
     public var maxPixels: Int = 200_000_000
     /// Wall-clock time one job (probe or render of one file) may take.
     public var jobSeconds: Double = 60
-    /// Wall-clock time drawing one PDF page may take (within ``jobSeconds``): a page that takes longer
-    /// ends with `timeout` and its renderer goes on to the next call. Real pages take well under a
-    /// second; the slowest of the shared corpus, 10–13 s on a loaded machine.
+    /// CPU time drawing one PDF page may take (within ``jobSeconds``): a page that takes longer ends
+    /// with `timeout` and its renderer goes on to the next call. CPU time, not wall time, so a busy
+    /// machine does not fail honest pages: real pages take well under a second, the slowest of the
+    /// shared corpus 10–13 s.
     public var pageSeconds: Double = 20
     /// Address space of one renderer child process (`batch`, `serve`, `worker`); 0 for no limit.
     public var rendererMemoryBytes: Int = 4 * 1024 * 1024 * 1024

@@ -80,8 +80,8 @@ public final class RendererPool: Sendable {
             call.path = try Self.place(call.path, in: inbox)
         }
         defer { if slot.inbox != nil { unlink(call.path) } }
-        let seconds = Self.deadline(of: call, limits: limits)
-        let outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000))))
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(limits.jobSeconds * 1000)))
+        let outcome = slot.exchange(call, deadline: deadline)
         switch outcome {
         case let .answered(reply, bytes):
             if reply.retire == true {
@@ -94,7 +94,7 @@ public final class RendererPool: Sendable {
             return (reply, bytes)
         case .timedOut:
             logger.warning("renderer child killed at the deadline", metadata: ["preview.file": "\(call.path)"])
-            throw PreviewError(.timeout, "Processing took longer than \(Int(seconds.rounded(.up))) seconds.")
+            throw PreviewError(.timeout, "Processing took longer than \(Int(limits.jobSeconds)) seconds.")
         case let .crashed(signal):
             logger.error("renderer child crashed", metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
             throw PreviewError(.corrupt, "The file crashed the renderer (signal \(signal)); it is probably damaged.",
@@ -103,14 +103,6 @@ public final class RendererPool: Sendable {
             logger.error("renderer child failed", metadata: ["preview.file": "\(call.path)", "preview.error": "\(reason)"])
             throw PreviewError(.internal, "The renderer could not process the file.", detail: reason)
         }
-    }
-
-    /// Seconds a call may take before its child is killed: a PDF page has its page budget (the child
-    /// stops drawing at the budget and answers; the kill, a second later, is for pages it cannot stop),
-    /// everything else the job time.
-    static func deadline(of call: RenderCall, limits: Limits) -> Double {
-        guard call.operation == .render, call.kind.category == .pdf else { return limits.jobSeconds }
-        return min(limits.jobSeconds, limits.pageBudget + 1)
     }
 
     /// A hard link to `path` in `inbox` (a copy across file systems), named to be unique.
