@@ -1,7 +1,7 @@
 import Foundation
 import Metrics
+import PreviewCore
 import PreviewStore
-import Synchronization
 
 /// The preview budget (``Limits/previewCacheBytes``, ``Limits/previewCacheBytesPerDocument``):
 /// on-demand previews beyond it are evicted, least recently used first.
@@ -40,8 +40,8 @@ final class PreviewUse: Sendable {
     static let budgetInterval: Duration = .seconds(10)
     private static let remembered = 100_000
 
-    private let touched = Mutex<[String: Date]>([:])
-    private let lastBudgetCheck = Mutex<ContinuousClock.Instant?>(nil)
+    private let touched = Locked<[String: Date]>([:])
+    private let lastBudgetCheck = Locked<ContinuousClock.Instant?>(nil)
 
     /// True (and remembered) when `derivative` was last marked used over an hour ago.
     func isStale(_ derivative: DerivativeRecord, now: Date = Date()) -> Bool {

@@ -201,18 +201,16 @@ extension DocumentServer {
                 if let stall, await !stall.waitForRoom(since: start, chunksSent: chunks) { throw CancellationError() }
                 chunks += 1
                 let (start, length) = (offset, min(Self.chunkBytes, range.upperBound + 1 - offset))
-                // Read straight into the buffer that is sent: one allocation per chunk, no copies.
-                let chunk = try await reader.run { () throws -> ByteBuffer in
-                    var chunk = ByteBufferAllocator().buffer(capacity: length)
-                    let count = chunk.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { bytes in
-                        max(0, pread(file, bytes.baseAddress, length, off_t(start)))
-                    }
+                let chunk = try await reader.run { () throws -> [UInt8] in
+                    var chunk = [UInt8](repeating: 0, count: length)
+                    let count = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(start)) }
                     // The blob is immutable: a short file here means it was removed or damaged under us.
-                    guard count > 0 else { throw POSIXError(.EIO) }
+                    guard count > 0 else { throw POSIXError(count == 0 ? .EIO : POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    chunk.removeSubrange(count...)
                     return chunk
                 }
-                offset += chunk.readableBytes
-                try await writer.write(chunk)
+                offset += chunk.count
+                try await writer.write(ByteBuffer(bytes: chunk))
             }
             try await writer.finish(nil)
         }

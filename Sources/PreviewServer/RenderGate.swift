@@ -1,4 +1,4 @@
-import Synchronization
+import PreviewCore
 
 /// Admission for on-demand renders (a preview not in the store yet): at most ``total`` at once, at
 /// most ``perOwner`` for one owner and ``perDocument`` for one document, so one viewer of one slow
@@ -18,7 +18,7 @@ final class RenderGate: Sendable {
         var documents: [String: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(total: Int, perOwner: Int, perDocument: Int, wait: Duration = .seconds(30)) {
         self.total = max(1, total)

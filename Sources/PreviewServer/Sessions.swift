@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Synchronization
+import PreviewCore
 
 /// A signed-in browser: its CSRF token (sent back in the pages' hidden form fields) and when it ends.
 struct Session: Sendable {
@@ -24,7 +24,7 @@ final class SessionStore: Sendable {
     static let absoluteLifetime: Duration = .seconds(7 * 24 * 3600)
     static let capacity = 10_000
 
-    private let sessions = Mutex<[String: Session]>([:])
+    private let sessions = Locked<[String: Session]>([:])
 
     /// A new session: the cookie value to set, and the session.
     func create(now: ContinuousClock.Instant = .now) -> (cookie: String, session: Session) {

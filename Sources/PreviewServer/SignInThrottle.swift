@@ -1,4 +1,4 @@
-import Synchronization
+import PreviewCore
 
 /// Failed sign-ins (a wrong token, from the form or a bearer header) counted per client address and
 /// over all addresses. An address with ``perAddress`` failures within ``window`` is refused for a
@@ -24,7 +24,7 @@ final class SignInThrottle: Sendable {
         var everyoneLockedUntil: ContinuousClock.Instant?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// How long `address` must wait before trying again; nil when it may try now.
     func refusal(for address: String, now: ContinuousClock.Instant = .now) -> Duration? {

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import PreviewCore
 
 /// Admission for uploads being received: at most ``total`` at once and ``perClient`` from one client
 /// address. Slow clients hold only their own slots: when the client's share or every slot is taken, a
@@ -30,7 +30,7 @@ final class UploadSlots: Sendable {
         var uploads: [UInt64: Upload] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(total: Int, perClient: Int, minimumBytesPerSecond: Int = 1024, grace: Duration = .seconds(2)) {
         self.total = max(1, total)

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import PreviewCore
 
 /// A write timeout and back-pressure for streamed responses, in every connection's pipeline:
 /// - a connection whose client stops reading (its socket stays unwritable) for the idle timeout is
@@ -23,7 +23,7 @@ final class WriteStall: ChannelDuplexHandler, RemovableChannelHandler, Sendable 
     }
 
     private let timeout: TimeAmount
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(timeout: TimeAmount) {
         self.timeout = timeout

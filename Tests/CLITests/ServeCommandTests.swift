@@ -492,6 +492,30 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         #expect(second.readStatus() == 429)
     }
 
+    /// Slow uploaders holding every slot (a byte now and then, inside the idle timeout) give their
+    /// slots up to honest uploads once they have been slow for the grace period.
+    @Test func slowUploadersLeaveRoomForHonestOnes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0,
+                                       extra: ["--max-uploads", "4", "--max-uploads-per-client", "4"])
+        var slow: [RawConnection] = []
+        for _ in 0..<4 {
+            let connection = try RawConnection(port: server.port)
+            connection.send("POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n%")
+            slow.append(connection)
+        }
+        defer { slow.forEach { $0.close() } }
+        usleep(300_000)
+        #expect(try server.upload(try Data(contentsOf: Fixtures.sample("image.webp")), query: "filename=a.webp").status == 429,
+                "every slot is taken, and nobody has been slow for long yet")
+        sleep(3)
+        for index in 0..<6 {
+            let status = try server.upload(try Data(contentsOf: Fixtures.sample("image.webp")), query: "filename=a.webp&title=t\(index)").status
+            #expect(status == 202, "honest upload \(index): \(status)")
+        }
+    }
+
     @Test func aStalledUploadIsCutOffAndLeavesNothingBehind() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
