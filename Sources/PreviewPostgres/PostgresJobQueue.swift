@@ -6,8 +6,8 @@ import PreviewStore
 
 /// The job queue in PostgreSQL, for workers on many hosts (DESIGN §11). A lease is one
 /// statement: it takes a ready job of the owner with the fewest running, the oldest of those, with
-/// `FOR UPDATE SKIP LOCKED`, so concurrent workers
-/// never wait on each other's rows and never take the same job. Retry, back-off and dead-letter
+/// `FOR UPDATE SKIP LOCKED`, so concurrent workers never wait on each other's rows and never take
+/// the same job. Retry, back-off and dead-letter
 /// semantics are those of ``SQLiteJobQueue``; times are the database server's clock, so hosts
 /// with skewed clocks agree on when a lease runs out.
 public struct PostgresJobQueue: JobQueue {
