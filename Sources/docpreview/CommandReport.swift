@@ -20,10 +20,14 @@ struct CommandReport {
         print(json ? try Self.encode(value) : Self.forPeople(human))
     }
 
-    /// `text` for a terminal, line by line: names from files and uploads cannot move the cursor,
-    /// colour the screen or reorder a line (``SafeText/terminal(_:)``).
+    /// `text` for a terminal, line by line and column by column: names from files and uploads
+    /// cannot move the cursor, colour the screen or reorder a line (``SafeText/terminal(_:)``); the
+    /// tabs between columns stay (a command that prints a stranger's text in a column neutralises
+    /// that text's own tabs first, with ``SafeText/terminal(_:)``).
     static func forPeople(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { SafeText.terminal(String($0)) }.joined(separator: "\n")
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.split(separator: "\t", omittingEmptySubsequences: false).map { SafeText.terminal(String($0)) }.joined(separator: "\t")
+        }.joined(separator: "\n")
     }
 
     /// Stable JSON: sorted keys, no escaped slashes.

@@ -48,7 +48,10 @@ struct ListCommand: ParsableCommand {
         let query = DocumentQuery(owner: owner, type: type, kind: kind, titleContains: titleContains, status: status, sort: sort,
                                   limit: limit, after: cursor.flatMap { DocumentCursor(token: $0, sort: sort) })
         let page = try storeOptions.open().index.list(query)
-        var lines = page.documents.map { "\($0.id)\tv\($0.version)\t\($0.kind)\t\($0.size)\t\($0.previewStatus.rawValue)\t\($0.owner)\t\($0.title)" }
+        var lines = page.documents.map { document in
+            ["\(document.id)", "v\(document.version)", document.kind, "\(document.size)", document.previewStatus.rawValue,
+             SafeText.terminal(document.owner), SafeText.terminal(document.title)].joined(separator: "\t")
+        }
         if let next = page.next { lines.append("more: --cursor \(next.token)") }
         try CommandReport(json: json).succeed(ListedPage(documents: page.documents, nextCursor: page.next?.token),
                                               human: lines.isEmpty ? "no documents" : lines.joined(separator: "\n"))

@@ -38,5 +38,8 @@ import Testing
         #expect(again.status == 2 && code == "not_found")
         let remaining = try run(["stats", "--json"]).json?["documents"] as? Int
         #expect(remaining == 1)
+        _ = try run(["ingest", Fixtures.sample("image.webp").path, "--owner", "ana", "--title", "tab\there", "--json"])
+        let columns = try run(["list", "--owner", "ana", "--sort", "title"]).stdout.split(separator: "\n").map { $0.split(separator: "\t").count }
+        #expect(columns == [7, 7], "columns are tab-separated, and a title's own tab is not a column")
     }
 }
