@@ -79,6 +79,41 @@ import Testing
 
     /// A child taken over by its file answers garbage (a 2 GiB frame): it is killed, that file
     /// fails, and the others are served by a new child.
+    /// Renderer children killed from outside while idle (the OOM killer, an operator) are not blamed
+    /// on the next file: a dead child is replaced before the call is sent.
+    @Test func childrenKilledFromOutsideFailNoFile() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
+        let image = try Data(contentsOf: Fixtures.sample("image-alpha.png"))
+        func upload(_ title: String) throws -> String {
+            try #require(try server.upload(image, query: "filename=a.png&title=\(title)").json?["document_id"] as? String)
+        }
+        func status(_ id: String) throws -> String? {
+            for _ in 0..<200 {
+                let status = try server.get("/v1/documents/\(id)").json?["status"] as? String
+                if status == "done" || status == "failed" { return status }
+                usleep(50_000)
+            }
+            return nil
+        }
+        // A first upload starts the children.
+        #expect(try status(upload("warm")) == "done")
+        for round in 0..<4 {
+            var killed = 0
+            while let child = Self.renderChild(of: server.process.processIdentifier, within: 1) {
+                kill(child, SIGKILL)
+                killed += 1
+                usleep(100_000)
+                if killed >= 4 { break }
+            }
+            #expect(killed > 0, "no idle child to kill in round \(round)")
+            let id = try upload("round-\(round)")
+            let document = try server.get("/v1/documents/\(id)").json
+            #expect(try status(id) == "done", "round \(round): \(String(describing: document))")
+        }
+    }
+
     @Test func aChildThatAnswersGarbageIsStoppedAndCostsOnlyItsFile() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -81,7 +81,14 @@ public final class RendererPool: Sendable {
         }
         defer { if slot.inbox != nil { unlink(call.path) } }
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(limits.jobSeconds * 1000)))
-        let outcome = slot.exchange(call, deadline: deadline)
+        var outcome = slot.exchange(call, deadline: deadline)
+        // A child that died or was stopped during the call may have been killed from outside (the OOM
+        // killer, an operator): the call goes once more to a fresh child before the file is judged.
+        if case let .crashed(signal) = outcome {
+            logger.warning("renderer child died during a call; trying once more on a fresh one",
+                           metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
+            outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(limits.jobSeconds * 1000))))
+        }
         switch outcome {
         case let .answered(reply, bytes):
             if reply.retire == true {
@@ -95,6 +102,11 @@ public final class RendererPool: Sendable {
         case .timedOut:
             logger.warning("renderer child killed at the deadline", metadata: ["preview.file": "\(call.path)"])
             throw PreviewError(.timeout, "Processing took longer than \(Int(limits.jobSeconds)) seconds.")
+        case let .crashed(signal) where signal == SIGKILL || signal == SIGSTOP:
+            // Two children killed or stopped: something outside is at work (memory pressure, an
+            // operator), not the file. A transient failure, retried later.
+            logger.error("renderer children were killed from outside", metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
+            throw PreviewError(.internal, "The renderer was stopped from outside; the file will be tried again.", detail: "signal \(signal)")
         case let .crashed(signal):
             logger.error("renderer child crashed", metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
             throw PreviewError(.corrupt, "The file crashed the renderer (signal \(signal)); it is probably damaged.",
@@ -157,8 +169,14 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
         case failed(String)
     }
 
-    /// Sends `call` and waits for the answer until `deadline`. Must hold `lock`.
+    /// Sends `call` and waits for the answer until `deadline`. Must hold `lock`. A child that died
+    /// while idle is replaced first, so its death is never blamed on this call; one found stopped
+    /// at the deadline counts as dead (`SIGSTOP`), not as a file that took too long.
     func exchange(_ call: RenderCall, deadline: ContinuousClock.Instant) -> Outcome {
+        if let idle = child, !idle.isRunning {
+            idle.kill()
+            child = nil
+        }
         let child: Child
         do {
             child = try self.child ?? Child(executable: executable, arguments: arguments, environment: environment)
@@ -183,8 +201,9 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
             self.child = nil
             switch error {
             case .timedOut:
+                let stopped = child.isStopped
                 child.kill()
-                return .timedOut
+                return stopped ? .crashed(signal: SIGSTOP) : .timedOut
             case .closed:
                 let status = child.kill()
                 if let signal = status.signal { return .crashed(signal: signal) }
@@ -230,14 +249,37 @@ private final class Child {
         return environment
     }
 
+    /// The status `waitpid` reaped while the child was checked on, if it has ended.
+    private var reaped: Int32?
+
+    /// False once the child has ended (reaped here, so ``kill()`` reports how).
+    var isRunning: Bool {
+        guard reaped == nil else { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        reaped = status
+        return false
+    }
+
+    /// Whether the child is stopped (SIGSTOP, a debugger): from its state in /proc.
+    var isStopped: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let afterName = stat.range(of: ") ", options: .backwards) else { return false }
+        return ["T", "t"].contains(stat[afterName.upperBound...].prefix(1))
+    }
+
     /// Kills the child, waits for it and closes the pipes: its exit code, or the signal it died of.
     @discardableResult
     func kill() -> (exitCode: Int32, signal: Int32?) {
         close(input)
         close(output)
-        Glibc.kill(pid, SIGKILL)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        if let reaped {
+            status = reaped
+        } else {
+            Glibc.kill(pid, SIGKILL)
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
         let signal = status & 0x7F
         // A child already dead of its own signal reports that one; else ours (SIGKILL) or an exit code.
         return signal == 0 ? ((status >> 8) & 0xFF, nil) : (0, signal)
