@@ -108,7 +108,8 @@ public struct DocumentPipeline: Sendable {
             facts: facts, version: 0, previewStatus: renderer == nil ? PreviewStatus.noPreview : PreviewStatus.pending,
             createdAt: Date())
         var document = try store.blobs.whileReferencing(exclusive: false) {
-            if !store.blobs.contains(hash) { _ = try staged.publish() }
+            // Published even when stored already: a damaged copy is replaced by these bytes.
+            _ = try staged.publish()
             let document = try store.index.insertVersion(record).document
             if let pivot { try store.index.recordDerivative(pivot.record, resultSize: pivot.size, resultMime: FileKind.pdf.mime) }
             return document
@@ -211,16 +212,19 @@ public struct DocumentPipeline: Sendable {
     // MARK: Previews
 
     /// The derivative for `request` of the original `source`: from the cache, or rendered now,
-    /// stored and recorded. Never renders the same request twice.
-    public func preview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> (record: DerivativeRecord, cached: Bool) {
+    /// stored and recorded. Never renders the same request twice, unless `repairing` says the stored
+    /// one was found damaged: then it is rendered again and its blob rewritten (renders are
+    /// reproducible, so the record stays right).
+    public func preview(source: BlobHash, kind: FileKind, request: RenderRequest,
+                        repairing: Bool = false) throws(PreviewError) -> (record: DerivativeRecord, cached: Bool) {
         if Renderers.needsPivot(kind) {
-            return try preview(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request)
+            return try preview(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request, repairing: repairing)
         }
         guard let renderer = renderers.renderer(for: kind) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
         }
         let key = try derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
-        if let hit = try cached(key: key.hash) { return (hit, true) }
+        if !repairing, let hit = try cached(key: key.hash) { return (hit, true) }
         let image = try remembering(key: key.hash, source: source) { () throws(PreviewError) in
             try renderer.render(try localPath(of: source), normalized(request, kind))
         }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -143,6 +144,13 @@ extension DocumentServer {
             guard let document = try store.index.document(id: id) else { return nil }
             return (document, try store.blobs.localFile(for: document.sha256).path)
         }) else { throw ErrorResponse(.notFound, "No document \(id).") }
+        // A missing or shortened original is an error before any header goes out, not a 200 cut short.
+        var file = stat()
+        guard stat(path, &file) == 0, Int(file.st_size) == document.size else {
+            logger.error("a stored original is missing or damaged", metadata: ["preview.document": "\(id)", "preview.sha256": "\(document.sha256)"])
+            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
+            throw ErrorResponse(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
+        }
         let kind = FileKind(rawValue: document.kind) ?? .unknown
         let etag = "\"\(document.sha256.hex)\""
         var headers: HTTPFields = [
@@ -175,7 +183,10 @@ extension DocumentServer {
         Counter(label: "docpreview_content_responses_total", dimensions: [("status", "\(status.code)")]).increment()
         headers[.contentLength] = "\(bytes.count)"
         if request.method == .head { return Response(status: status, headers: headers) }
-        return Response(status: status, headers: headers, body: Self.fileBody(path: path, range: bytes, reader: blocking, channel: channel))
+        // The whole file is checked against its name as it streams: a mismatch aborts the response.
+        let expected = range == .whole ? document.sha256 : nil
+        return Response(status: status, headers: headers,
+                        body: Self.fileBody(path: path, range: bytes, reader: blocking, channel: channel, expected: expected, logger: logger))
     }
 
     /// Bytes `range` of the file at `path`, read 64 KiB at a time on `reader`'s threads: never whole
@@ -186,7 +197,11 @@ extension DocumentServer {
     /// straight from the kernel (see `ServeCommand`), so their pages go back when they are freed.
     public static let chunkBytes = 64 * 1024
 
-    static func fileBody(path: String, range: ClosedRange<Int>, reader: BlockingExecutor, channel: (any Channel)?) -> ResponseBody {
+    /// With `expected`, the bytes are hashed as they go: when the last chunk does not complete that
+    /// hash, the response is aborted (the client sees a broken transfer, never a whole damaged file),
+    /// logged and counted.
+    static func fileBody(path: String, range: ClosedRange<Int>, reader: BlockingExecutor, channel: (any Channel)?,
+                         expected: BlobHash?, logger: Logger) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             let file = try await reader.run { () throws -> Int32 in
                 let file = open(path, O_RDONLY | O_CLOEXEC)
@@ -196,6 +211,7 @@ extension DocumentServer {
             defer { close(file) }
             let stall = await WriteStall.of(channel)
             let start = stall?.writesCompleted ?? 0
+            var hasher = expected.map { _ in SHA256() }
             var (offset, chunks) = (range.lowerBound, 0)
             while offset <= range.upperBound {
                 if let stall, await !stall.waitForRoom(since: start, chunksSent: chunks) { throw CancellationError() }
@@ -210,6 +226,12 @@ extension DocumentServer {
                     return chunk
                 }
                 offset += chunk.count
+                hasher?.update(data: chunk)
+                if let expected, let digest = hasher, offset > range.upperBound, BlobHash(digest.finalize()) != expected {
+                    logger.error("a stored original is damaged; its download was aborted", metadata: ["preview.sha256": "\(expected)"])
+                    Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
+                    throw PreviewError(.internal, "The stored file is damaged.")
+                }
                 try await writer.write(ByteBuffer(bytes: chunk))
             }
             try await writer.finish(nil)

@@ -355,7 +355,7 @@ public struct DocumentServer: Sendable {
                 throw ErrorResponse(error)
             }
         }
-        let record: DerivativeRecord
+        var record: DerivativeRecord
         if let hit {
             record = hit
         } else {
@@ -381,13 +381,29 @@ public struct DocumentServer: Sendable {
             Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", kind.category.rawValue)])
                 .recordNanoseconds(started.duration(to: .now).nanoseconds)
         }
-        let etag = "\"\(record.resultSha256.hex)\""
         // Private: a preview is one owner's document; shared caches (proxies, CDNs) must not keep it.
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=31536000, immutable"]
-        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        let bytes = try await blocking.run { try store.blobs.read(record.resultSha256) }
+        var headers: HTTPFields = [.eTag: "\"\(record.resultSha256.hex)\"", .cacheControl: "private, max-age=31536000, immutable"]
+        if request.headers[.ifNoneMatch] == headers[.eTag] { return Response(status: .notModified, headers: headers) }
+        // A preview is small: checked against its name before it is served. A damaged or missing one
+        // is rendered again, which rewrites its blob.
+        let resultHash = record.resultSha256
+        var bytes = try await blocking.run { try? store.blobs.read(resultHash) }
+        if bytes.map(BlobHash.of) != record.resultSha256 {
+            context.logger.error("a stored preview is damaged or missing; rendering it again",
+                                 metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])
+            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "preview")]).increment()
+            record = try await Self.offload { () throws(PreviewError) in
+                try pipeline.preview(source: document.sha256, kind: kind, request: wanted, repairing: true).record
+            }
+            let repaired = record.resultSha256
+            bytes = try await blocking.run { try? store.blobs.read(repaired) }
+            guard let intact = bytes, BlobHash.of(intact) == repaired else {
+                throw ErrorResponse(.internal, "The preview could not be stored intact; try again later.")
+            }
+            headers[.eTag] = "\"\(repaired.hex)\""
+        }
         headers[.contentType] = previewRequest.format.mime
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes ?? [])))
     }
 
     /// Runs blocking C work on a thread of its own, off the cooperative pool.

@@ -12,7 +12,7 @@ public struct BlobHash: Hashable, Sendable, Codable, CustomStringConvertible, Co
         hex = lower
     }
 
-    init(_ digest: SHA256.Digest) {
+    public init(_ digest: SHA256.Digest) {
         hex = digest.map { byte in
             let digits = Array("0123456789abcdef".utf8)
             return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)

@@ -90,10 +90,12 @@ public struct BlobStore: BlobStorage {
         return try body()
     }
 
-    /// Renames the staged file into place, then fsyncs the folders the rename touched.
+    /// Renames the staged file into place, then fsyncs the folders the rename touched. A blob already
+    /// there is kept when it is intact; a damaged one (its bytes no longer hash to its name) is
+    /// replaced by the staged copy, so storing the same bytes again repairs it.
     public func publish(stagedFile staging: URL, as hash: BlobHash) throws {
         let destination = url(for: hash)
-        if FileManager.default.fileExists(atPath: destination.path) {
+        if FileManager.default.fileExists(atPath: destination.path), (try? verify(hash)) == true {
             try? FileManager.default.removeItem(at: staging)
             return
         }

@@ -1,0 +1,81 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PreviewCore
+@testable import PreviewServer
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// Blobs damaged on disk are never served as if intact, and storing the same bytes again repairs them.
+@Suite struct DamagedBlobTests {
+    /// Overwrites the blob `hash` of `harness`'s store (blobs are read-only) with `bytes`, or removes it.
+    private func damage(_ harness: Harness, _ hash: BlobHash, with bytes: [UInt8]?) throws {
+        let file = try harness.pipeline.store.blobs.localFile(for: hash)
+        chmod(file.path, 0o600)
+        if let bytes { try Data(bytes).write(to: file) } else { try FileManager.default.removeItem(at: file) }
+    }
+
+    @Test(arguments: TestBackend.available) func aDamagedPreviewIsRenderedAgain(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await client.execute(uri: "/v1/documents?filename=a.pdf", method: .post, body: try sample("document-5-pages.pdf")) {
+                try #require(try json($0)["document_id"] as? String)
+            }
+            try harness.drainQueue()
+            let (etag, body) = try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300", method: .get) {
+                (try #require($0.headers[.eTag]), Data(buffer: $0.body))
+            }
+            let hash = try #require(BlobHash(hex: String(etag.dropFirst().dropLast())))
+            for damaged: [UInt8]? in [Array(repeating: 0, count: body.count), [], nil] {
+                try damage(harness, hash, with: damaged)
+                try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.eTag] == etag)
+                    #expect(Data(buffer: response.body) == body, "the preview served is the intact one")
+                }
+                #expect(try harness.pipeline.store.blobs.verify(hash), "the blob was rewritten")
+            }
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func aDamagedOriginalIsNeverServedWhole(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        let original = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))
+        try await harness.test { client in
+            let (id, sha) = try await client.execute(uri: "/v1/documents?filename=a.pdf", method: .post, body: ByteBuffer(bytes: original)) {
+                let body = try json($0)
+                let hex = try #require(body["sha256"] as? String)
+                return (try #require(body["document_id"] as? String), try #require(BlobHash(hex: hex)))
+            }
+            var flipped = original
+            flipped[original.count / 2] ^= 0xFF
+            try damage(harness, sha, with: flipped)
+            do {
+                try await client.execute(uri: "/v1/documents/\(id)/content", method: .get) { response in
+                    #expect(Data(buffer: response.body) != Data(flipped), "the damaged file went out whole")
+                }
+            } catch {
+                // The transfer was aborted: what a client of a real connection sees.
+            }
+            try damage(harness, sha, with: Array(original.prefix(100)))
+            try await client.execute(uri: "/v1/documents/\(id)/content", method: .get) { response in
+                #expect(response.status == .internalServerError, "a short original is refused before any header")
+                let code = try errorCode(response); #expect(code == "internal")
+            }
+            // The same bytes uploaded again repair the blob.
+            try await client.execute(uri: "/v1/documents?filename=b.pdf&title=again", method: .post, body: ByteBuffer(bytes: original)) {
+                #expect($0.status == .accepted)
+            }
+            #expect(try harness.pipeline.store.blobs.verify(sha))
+            try await client.execute(uri: "/v1/documents/\(id)/content", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(Array(Data(buffer: response.body)) == original)
+            }
+        }
+    }
+}
