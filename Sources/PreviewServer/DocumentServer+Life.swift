@@ -210,24 +210,26 @@ extension DocumentServer {
             }
             defer { close(file) }
             let stall = await WriteStall.of(channel)
-            let start = stall?.writesCompleted ?? 0
-            var hasher = expected.map { _ in SHA256() }
+            let writesBefore = stall?.writesCompleted ?? 0
+            // Updated on the reader's threads, one chunk at a time.
+            let hasher = expected.map { _ in Locked(SHA256()) }
             var (offset, chunks) = (range.lowerBound, 0)
             while offset <= range.upperBound {
-                if let stall, await !stall.waitForRoom(since: start, chunksSent: chunks) { throw CancellationError() }
+                if let stall, await !stall.waitForRoom(since: writesBefore, chunksSent: chunks) { throw CancellationError() }
                 chunks += 1
-                let (start, length) = (offset, min(Self.chunkBytes, range.upperBound + 1 - offset))
+                let (position, length) = (offset, min(Self.chunkBytes, range.upperBound + 1 - offset))
+                // Read and hashed on the reader's threads, never on the cooperative pool.
                 let chunk = try await reader.run { () throws -> [UInt8] in
                     var chunk = [UInt8](repeating: 0, count: length)
-                    let count = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(start)) }
+                    let count = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(position)) }
                     // The blob is immutable: a short file here means it was removed or damaged under us.
                     guard count > 0 else { throw POSIXError(count == 0 ? .EIO : POSIXErrorCode(rawValue: errno) ?? .EIO) }
                     chunk.removeSubrange(count...)
+                    hasher?.withLock { $0.update(data: chunk) }
                     return chunk
                 }
                 offset += chunk.count
-                hasher?.update(data: chunk)
-                if let expected, let digest = hasher, offset > range.upperBound, BlobHash(digest.finalize()) != expected {
+                if let expected, let hasher, offset > range.upperBound, hasher.withLock({ BlobHash($0.finalize()) }) != expected {
                     logger.error("a stored original is damaged; its download was aborted", metadata: ["preview.sha256": "\(expected)"])
                     Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
                     throw PreviewError(.internal, "The stored file is damaged.")

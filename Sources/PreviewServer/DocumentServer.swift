@@ -387,8 +387,8 @@ public struct DocumentServer: Sendable {
         // A preview is small: checked against its name before it is served. A damaged or missing one
         // is rendered again, which rewrites its blob.
         let resultHash = record.resultSha256
-        var bytes = try await blocking.run { try? store.blobs.read(resultHash) }
-        if bytes.map(BlobHash.of) != record.resultSha256 {
+        var bytes = try await blocking.run { Self.intactBytes(of: resultHash, in: store) }
+        if bytes == nil {
             context.logger.error("a stored preview is damaged or missing; rendering it again",
                                  metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "preview")]).increment()
@@ -396,14 +396,18 @@ public struct DocumentServer: Sendable {
                 try pipeline.preview(source: document.sha256, kind: kind, request: wanted, repairing: true).record
             }
             let repaired = record.resultSha256
-            bytes = try await blocking.run { try? store.blobs.read(repaired) }
-            guard let intact = bytes, BlobHash.of(intact) == repaired else {
-                throw ErrorResponse(.internal, "The preview could not be stored intact; try again later.")
-            }
+            bytes = try await blocking.run { Self.intactBytes(of: repaired, in: store) }
+            guard bytes != nil else { throw ErrorResponse(.internal, "The preview could not be stored intact; try again later.") }
             headers[.eTag] = "\"\(repaired.hex)\""
         }
         headers[.contentType] = previewRequest.format.mime
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes ?? [])))
+    }
+
+    /// The bytes of blob `hash` when they still hash to its name; nil when it is missing or damaged.
+    static func intactBytes(of hash: BlobHash, in store: Store) -> [UInt8]? {
+        guard let bytes = try? store.blobs.read(hash), BlobHash.of(bytes) == hash else { return nil }
+        return bytes
     }
 
     /// Runs blocking C work on a thread of its own, off the cooperative pool.
