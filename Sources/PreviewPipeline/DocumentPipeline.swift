@@ -71,7 +71,7 @@ public struct DocumentPipeline: Sendable {
         do {
             staged = try store.blobs.stage(source, limit: configuration.limits.maxFileBytes)
         } catch is SourceFile.TooLarge {
-            throw PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: configuration.limits.maxFileBytes)) limit.")
+            throw configuration.fileTooLarge
         }
         // The verdict that counts is the one on the bytes stored: the file may have changed in place while copied.
         verdict = validator.validate(try ByteProbe(contentsOf: staged.stagedURL), fileName: labels.filename, declaredType: labels.type)

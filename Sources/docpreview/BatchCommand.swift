@@ -35,7 +35,7 @@ struct BatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try validation.settings.configuration()
+        let configuration = try validation.settings.localConfiguration()
         let type = try validation.settings.declaredType(in: configuration)
         let folder = URL(fileURLWithPath: directory)
         var isDirectory: ObjCBool = false

@@ -19,7 +19,7 @@ struct InfoCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let configuration = try validation.settings.configuration()
+        let configuration = try validation.settings.localConfiguration()
         let verdict = try validation.settings.validate(input, in: configuration)
         let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
         var report = InfoReport(path: input, size: size, verdict: verdict)

@@ -25,7 +25,7 @@ struct IngestCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let configuration = try validation.settings.configuration()
+        let configuration = try validation.settings.localConfiguration()
         let type = try validation.settings.declaredType(in: configuration)
         let url = try ValidationSettings.existingFile(input)
         let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, logger: .cli)

@@ -45,7 +45,7 @@ struct RenderJob: Equatable {
     func run() throws {
         let started = ContinuousClock.now
         OneFileHeap.prepare()
-        let configuration = try validation.configuration()
+        let configuration = try validation.localConfiguration()
         let verdict = try validation.validate(input, in: configuration)
         let report = CommandReport(json: json)
         if let refusal = verdict.refusal { try report.fail(refusal) }

@@ -55,6 +55,14 @@ struct ValidationSettings: Equatable {
         return configuration
     }
 
+    /// ``configuration(environment:)`` for commands that read local files (`render`, `info`,
+    /// `ingest`, `batch`): a size refusal says how to raise the limit.
+    func localConfiguration() throws -> Configuration {
+        var configuration = try configuration()
+        configuration.sizeLimitAdvice = "To accept larger files, give --max-size (e.g. --max-size 200MB) or set $DOCPREVIEW_MAX_SIZE."
+        return configuration
+    }
+
     /// Validates the file at `path` with this configuration and the declared type.
     /// A missing or unreadable file is a usage error.
     func validate(_ path: String, in configuration: Configuration) throws -> Verdict {

@@ -7,10 +7,18 @@ import Foundation
 public struct Configuration: Sendable {
     public var rules: DocumentRules
     public var limits: Limits
+    /// How the reader of a size refusal can raise the limit, appended to its message: the CLI names
+    /// `--max-size`; the HTTP API adds nothing (an uploader cannot change the server's limit).
+    public var sizeLimitAdvice: String?
 
     public init(rules: DocumentRules = .standard, limits: Limits = Limits()) {
         self.rules = rules
         self.limits = limits
+    }
+
+    /// The refusal of a file over ``Limits/maxFileBytes``.
+    public var fileTooLarge: PreviewError {
+        PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: limits.maxFileBytes)) limit." + (sizeLimitAdvice.map { " " + $0 } ?? ""))
     }
 
     private struct File: Decodable {

@@ -56,9 +56,7 @@ public struct Validator: Sendable {
         let kind = verdict.kind
         let limits = configuration.limits
         if size == 0 { return PreviewError(.emptyFile, "The file is empty.") }
-        if size > limits.maxFileBytes {
-            return PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: limits.maxFileBytes)) limit.")
-        }
+        if size > limits.maxFileBytes { return configuration.fileTooLarge }
         if kind.support == .executable {
             return PreviewError(.executableRefused, "Executable files are not accepted (this file is \(kind.label)).")
         }
