@@ -38,6 +38,8 @@ public struct ServerSettings: Sendable {
     public var blockingThreads = 4
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
     public var uploadTimeout: Duration = .seconds(600)
+    /// After SIGTERM, how long uploads still arriving may take before they are cut off.
+    public var grace: Duration = .seconds(30)
     /// Tests only (`DOCPREVIEW_TEST_HOOKS=1`): a preview waits 0.5 s before checking its client is
     /// still there, so a test can disconnect first.
     public var testHooks = false
@@ -58,6 +60,8 @@ public struct DocumentServer: Sendable {
     let uploads: UploadSlots
     /// The token, the sessions and the sign-in throttle; nil when the server is open.
     let access: Access?
+    /// Whether the server is shutting down.
+    let drain = Drain()
     /// Threads for the requests' reads (documents, statistics, stored previews)…
     let blocking: BlockingExecutor
     /// …and, apart, for the uploads' writes (fsync, rows): writes waiting on a busy database cannot
@@ -90,6 +94,7 @@ public struct DocumentServer: Sendable {
     /// with `Allow`, not 404.
     public func router() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        router.add(middleware: DrainMiddleware(drain: drain))
         router.add(middleware: AccessMiddleware(access: access, hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
         routes.add(.get, "/healthz") { _, _ in "ok\n" }
@@ -160,6 +165,9 @@ public struct DocumentServer: Sendable {
         routes.refuseOtherMethods()
         return router
     }
+
+    /// The service that starts this server's drain on shutdown; list it after ``application(services:)``.
+    public var drainService: DrainService { DrainService(drain: drain, uploads: uploads, grace: settings.grace) }
 
     /// A Hummingbird application listening on the configured address.
     public func application(services: [any Service] = []) -> some ApplicationProtocol {

@@ -44,7 +44,12 @@ struct RequestRefusal: HTTPResponseError {
     var status: HTTPResponse.Status
     var code: String
     var message: String
-    var headers: HTTPFields { [.contentType: "application/json; charset=utf-8"] }
+    var extraHeaders: HTTPFields = [:]
+    var headers: HTTPFields {
+        var headers = extraHeaders
+        headers[.contentType] = "application/json; charset=utf-8"
+        return headers
+    }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = ["error": ["code": code, "message": message]]

@@ -68,6 +68,12 @@ final class UploadSlots: Sendable {
         }
     }
 
+    /// Closes the connections of every upload still arriving (the end of a shutdown's grace).
+    func closeAll() {
+        let channels = state.withLock { state in state.uploads.values.compactMap(\.channel) }
+        channels.forEach { $0.close(promise: nil) }
+    }
+
     func leave(_ ticket: Ticket) {
         _ = state.withLock { $0.uploads.removeValue(forKey: ticket.id) }
     }

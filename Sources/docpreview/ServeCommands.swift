@@ -52,6 +52,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Uploads received at once; more are answered 429 with Retry-After.")
     var maxUploads = 16
 
+    @Option(help: "After SIGTERM, seconds that uploads still arriving may take before they are cut off (unacknowledged).")
+    var grace = 30
+
     @Option(help: "Uploads received at once from one client address.")
     var maxUploadsPerClient = 4
 
@@ -70,6 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionRange.check("--max-renders", maxRenders, 1...1024)
         try OptionRange.check("--max-uploads", maxUploads, 1...4096)
         try OptionRange.check("--max-uploads-per-client", maxUploadsPerClient, 1...4096)
+        try OptionRange.check("--grace", grace, 0...3600)
         if let previewCacheSize, Limits.parseByteCount(previewCacheSize) == nil {
             throw ValidationError("--preview-cache-size takes a size, e.g. 10GB.")
         }
@@ -129,6 +133,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxRendersInFlight = maxRenders
         settings.maxUploadsInFlight = maxUploads
         settings.maxUploadsPerClient = maxUploadsPerClient
+        settings.grace = .seconds(grace)
         settings.publicHosts = publicHost
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         let arrivals = JobArrivals()
@@ -139,6 +144,8 @@ struct ServeCommand: AsyncParsableCommand {
             worker.arrivals = arrivals
             services.append(worker)
         }
+        // Shut down first (the group goes in reverse): new requests are refused from the signal on.
+        services.append(server.drainService)
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }

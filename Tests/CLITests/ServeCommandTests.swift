@@ -305,6 +305,31 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         #expect(Date().timeIntervalSince(started) < 20)
     }
 
+    /// SIGTERM with a slow upload in flight: nothing new is accepted from the signal on, the upload
+    /// is cut (unacknowledged) after the grace, and the process exits soon after.
+    @Test func sigtermWithASlowUploadExitsWithinTheGrace() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1, extra: ["--grace", "2"])
+        let slow = try RawConnection(port: server.port)
+        defer { slow.close() }
+        slow.send("POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n%PDF-1.7\n")
+        let waiting = try RawConnection(port: server.port)
+        defer { waiting.close() }
+        usleep(300_000)
+        let started = Date()
+        kill(server.process.processIdentifier, SIGTERM)
+        usleep(300_000)
+        waiting.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let answer = waiting.readStatus()
+        #expect(answer == nil || answer == 503, "a request after SIGTERM got \(String(describing: answer))")
+        for _ in 0..<40 where server.process.isRunning { usleep(250_000) }
+        #expect(!server.process.isRunning, "the server was still running 10 s after SIGTERM with a 2 s grace")
+        #expect(Date().timeIntervalSince(started) < 2 + 5)
+        #expect(server.process.terminationStatus == 0)
+        #expect(slow.readStatus() != 202, "the cut upload was acknowledged")
+    }
+
     @Test func declaredOversizeIsRefusedBeforeTheBodyIsRead() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

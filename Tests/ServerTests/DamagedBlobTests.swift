@@ -79,3 +79,25 @@ import Testing
         }
     }
 }
+
+/// From SIGTERM on, nothing new is accepted: requests get 503 with `Retry-After` and `Connection: close`.
+@Suite struct DrainTests {
+    @Test func aDrainingServerRefusesNewWork() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+            harness.server.drain.begin()
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(String(buffer: response.body) == "draining\n")
+            }
+            try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, body: try sample("image.webp")) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers[.retryAfter] == "5" && response.headers[.connection] == "close")
+                let code = try errorCode(response); #expect(code == "unavailable")
+            }
+        }
+        #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty, "nothing was stored while draining")
+    }
+}

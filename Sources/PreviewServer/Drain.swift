@@ -1,0 +1,61 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PreviewCore
+import ServiceLifecycle
+
+/// A server's shutdown, from the moment SIGTERM (or SIGINT) arrives: every new request is answered
+/// 503 `unavailable` with `Retry-After` and `Connection: close`, `/healthz` says `draining` (503), and
+/// uploads still arriving get `grace` to finish; then their connections are closed, unacknowledged,
+/// so their clients retry elsewhere. Jobs are released by the worker as before.
+final class Drain: Sendable {
+    private let began = Locked<ContinuousClock.Instant?>(nil)
+
+    var isDraining: Bool { began.withLock { $0 != nil } }
+
+    /// Starts draining (once); true the first time.
+    @discardableResult
+    func begin() -> Bool {
+        began.withLock { began in
+            guard began == nil else { return false }
+            began = .now
+            return true
+        }
+    }
+}
+
+/// Refuses what arrives while the server drains (see ``Drain``).
+struct DrainMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+    let drain: Drain
+
+    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+        guard drain.isDraining else { return try await next(request, context) }
+        if request.uri.path == "/healthz" {
+            return Response(status: .serviceUnavailable, headers: [.connection: "close", .retryAfter: "5"],
+                            body: .init(byteBuffer: .init(string: "draining\n")))
+        }
+        throw RequestRefusal(status: .serviceUnavailable, code: "unavailable", message: "The server is shutting down; try again shortly.",
+                             extraHeaders: [.connection: "close", .retryAfter: "5"])
+    }
+}
+
+/// The service that notices the shutdown for a ``DocumentServer``: it starts the drain at once and,
+/// `grace` later, cuts the uploads still arriving. Put it after the HTTP application in the service
+/// group, which shuts services down in reverse order.
+public struct DrainService: Service {
+    let drain: Drain
+    let uploads: UploadSlots
+    let grace: Duration
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        drain.begin()
+        let (uploads, grace) = (uploads, grace)
+        // Not awaited: the application's own shutdown (stop listening, wait for what runs) goes on meanwhile.
+        Task {
+            try? await Task.sleep(for: grace)
+            uploads.closeAll()
+        }
+    }
+}
