@@ -9,18 +9,12 @@ import ServiceLifecycle
 /// uploads still arriving get `grace` to finish; then their connections are closed, unacknowledged,
 /// so their clients retry elsewhere. Jobs are released by the worker as before.
 final class Drain: Sendable {
-    private let began = Locked<ContinuousClock.Instant?>(nil)
+    private let draining = Locked(false)
 
-    var isDraining: Bool { began.withLock { $0 != nil } }
+    var isDraining: Bool { draining.withLock { $0 } }
 
-    /// Starts draining (once); true the first time.
-    @discardableResult
-    func begin() -> Bool {
-        began.withLock { began in
-            guard began == nil else { return false }
-            began = .now
-            return true
-        }
+    func begin() {
+        draining.withLock { $0 = true }
     }
 }
 

@@ -26,8 +26,8 @@ final class SessionStore: Sendable {
 
     private let sessions = Locked<[String: Session]>([:])
 
-    /// A new session: the cookie value to set, and the session.
-    func create(now: ContinuousClock.Instant = .now) -> (cookie: String, session: Session) {
+    /// A new session; returns the cookie value to set.
+    func create(now: ContinuousClock.Instant = .now) -> String {
         let cookie = Self.randomToken()
         let session = Session(csrfToken: Self.randomToken(), createdAt: now, lastSeen: now)
         sessions.withLock { sessions in
@@ -39,7 +39,7 @@ final class SessionStore: Sendable {
             }
             sessions[Self.digest(cookie)] = session
         }
-        return (cookie, session)
+        return cookie
     }
 
     /// The live session the cookie value names, marked used now; nil for an unknown or ended one.

@@ -48,7 +48,7 @@ enum SignInPage {
         }
         access.throttle.recordSuccess(from: context.clientAddress)
         Counter(label: "docpreview_signins_total", dimensions: [("outcome", "signed_in")]).increment()
-        let (cookie, _) = access.sessions.create()
+        let cookie = access.sessions.create()
         let lifetime = SessionStore.absoluteLifetime.components.seconds
         return Response(status: .seeOther, headers: [
             .location: returnTo,

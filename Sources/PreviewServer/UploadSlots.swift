@@ -4,8 +4,9 @@ import PreviewCore
 /// Admission for uploads being received: at most ``total`` at once and ``perClient`` from one client
 /// address. Slow clients hold only their own slots: when the client's share or every slot is taken, a
 /// new upload takes the slot of one (of that client's, or anyone's) that has been arriving slower than
-/// ``minimumBytesPerSecond`` for ``grace`` or longer, whose connection is closed (its staged part removed, nothing acknowledged, so an honest client
-/// retries). A slot is identified by the `Ticket` ``enter(client:channel:)`` returns.
+/// ``minimumBytesPerSecond`` for ``grace`` or longer, whose connection is closed (its staged part
+/// removed, nothing acknowledged, so an honest client retries). A slot is identified by the `Ticket`
+/// ``enter(client:channel:)`` returns.
 final class UploadSlots: Sendable {
     let total: Int
     let perClient: Int
