@@ -56,6 +56,8 @@ let package = Package(
         .systemLibrary(name: "CFFmpeg"),
         .systemLibrary(name: "CPoppler"),
         .systemLibrary(name: "CVips"),
+        // <sys/xattr.h>: a blob's role is kept in an extended attribute.
+        .systemLibrary(name: "CFileAttributes"),
 
         // The C++ shim over Poppler's core (PDFDoc, SplashOutputDev) that the DocPreviewSplash library is
         // made of. No target depends on it: PreviewPoppler reaches it through CPoppler's lazy lookups.
@@ -99,7 +101,7 @@ let package = Package(
 
         // Content-addressed blobs (SHA-256) and the SQLite index (GRDB).
         .target(name: "PreviewStore", dependencies: [
-            "PreviewCore",
+            "PreviewCore", "CFileAttributes",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
@@ -169,7 +171,7 @@ let package = Package(
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["PreviewStore", "PreviewPipeline", "PreviewTestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewTestSupport"]),
         .testTarget(name: "ServerTests", dependencies: [
             "PreviewServer", "PreviewQueue", "PreviewTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -109,7 +109,7 @@ public struct DocumentPipeline: Sendable {
             createdAt: Date())
         var document = try store.blobs.whileReferencing(exclusive: false) {
             // Published even when stored already: a damaged copy is replaced by these bytes.
-            _ = try staged.publish()
+            _ = try staged.publish(as: .original)
             let document = try store.index.insertVersion(record).document
             if let pivot { try store.index.recordDerivative(pivot.record, resultSize: pivot.size, resultMime: FileKind.pdf.mime) }
             return document
@@ -233,7 +233,7 @@ public struct DocumentPipeline: Sendable {
         let record: DerivativeRecord
         do {
             record = try store.blobs.whileReferencing(exclusive: false) {
-                let result = try store.blobs.put(bytes: image.bytes)
+                let result = try store.blobs.put(bytes: image.bytes, as: .derivative)
                 let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
                                               renderer: renderer.version, resultSha256: result, width: image.width,
                                               height: image.height, createdAt: Date(), onDemand: onDemand)
@@ -305,7 +305,7 @@ public struct DocumentPipeline: Sendable {
         let (pdf, facts) = try renderers.office.convert(path, kind: kind)
         let key = try pivotKey(source: source)
         do {
-            let result = try store.blobs.put(bytes: pdf)
+            let result = try store.blobs.put(bytes: pdf, as: .derivative)
             logger.debug("converted", metadata: ["preview.sha256": "\(source)", "preview.pivot": "\(result)"])
             return Pivot(record: DerivativeRecord(key: key.hash, sourceSha256: source, operation: "convert", parameters: key.parameters,
                                                   renderer: Renderers.officeVersion, resultSha256: result, width: 0, height: 0,

@@ -26,14 +26,36 @@ public struct PostgresIndex: DocumentIndex {
         return Set(try rows.map { try $0.hash("sha256") })
     }
 
-    public func forgetUnusedBlobs() throws -> [BlobHash] {
-        try connections.query("\(unescaped: Self.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live)")
+    public func indexedBlobs() throws -> Set<BlobHash> {
+        Set(try connections.query("SELECT sha256 FROM blobs").map { try $0.hash("sha256") })
+    }
+
+    public func derivativeSources() throws -> Set<BlobHash> {
+        Set(try connections.query("SELECT DISTINCT source_sha256 FROM derivatives").map { try $0.hash("source_sha256") })
+    }
+
+    @discardableResult
+    public func forgetDeadDerivatives() throws -> Int {
+        try connections.query("""
+            \(unescaped: Self.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live) RETURNING key
+            """).count
+    }
+
+    /// PostgreSQL keeps its own pages consistent and its foreign keys enforce these; what can still
+    /// be wrong after a restore from parts or a manual edit is rows naming absent rows.
+    public func integrityProblems() throws -> [String] {
         let rows = try connections.query("""
-            DELETE FROM blobs b WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = b.sha256)
-            AND NOT EXISTS (SELECT 1 FROM derivatives v WHERE v.source_sha256 = b.sha256 OR v.result_sha256 = b.sha256)
-            RETURNING sha256
+            SELECT 'documents' AS source, COUNT(*) AS n FROM documents d
+                WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = d.sha256)
+            UNION ALL SELECT 'derivatives', COUNT(*) FROM derivatives v
+                WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = v.source_sha256)
+                OR NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = v.result_sha256)
+            UNION ALL SELECT 'jobs', COUNT(*) FROM jobs j WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.id = j.document_id)
             """)
-        return try rows.map { try $0.hash("sha256") }
+        return try rows.compactMap { row in
+            let (source, count) = (try row["source"].decode(String.self), try row["n"].decode(Int.self))
+            return count == 0 ? nil : "\(count) rows of \(source) name missing rows"
+        }
     }
 
     public func insertVersion(_ document: DocumentRecord) throws -> (document: DocumentRecord, inserted: Bool) {

@@ -269,7 +269,7 @@ public struct DocumentServer: Sendable {
             // Published and recorded under the reference lock: `gc` cannot remove the blob (new, or
             // the same bytes stored long ago) before the row names it.
             return .success(try store.blobs.whileReferencing(exclusive: false) {
-                _ = try writer.publish()
+                _ = try writer.publish(as: .original)
                 return try queue.enqueue(record)
             })
         }

@@ -3,14 +3,18 @@ import Foundation
 /// Where blobs live, named by the SHA-256 of their bytes. ``BlobStore`` keeps them in a
 /// directory, which many hosts may share (DESIGN §11); an object store can implement the same
 /// protocol: writes are staged in a local file, hashed as they arrive, then handed to
-/// ``publish(stagedFile:as:)``; renderers read through ``localFile(for:)``.
+/// ``publish(stagedFile:as:role:)``; renderers read through ``localFile(for:)``.
 public protocol BlobStorage: Sendable {
     /// A local folder for writes in progress (on the same filesystem as the blobs when they are
     /// published by rename).
     var stagingFolder: URL { get }
     /// Makes the finished, fsync'd file at `stagedFile` the blob `hash`, taking it over; identical
-    /// content already present wins and the file is removed.
-    func publish(stagedFile: URL, as hash: BlobHash) throws
+    /// content already present wins and the file is removed. The blob keeps its `role`; an original
+    /// stored over a derivative's blob makes it an original.
+    func publish(stagedFile: URL, as hash: BlobHash, role: BlobRole) throws
+    /// What blob `hash` was stored as: an original unless it was only ever stored as a derivative
+    /// (what `recover` may turn back into a document when the index lost it).
+    func role(of hash: BlobHash) -> BlobRole
     func contains(_ hash: BlobHash) -> Bool
     /// A local file with the bytes of blob `hash`, for libraries that open paths.
     func localFile(for hash: BlobHash) throws -> URL
@@ -23,6 +27,14 @@ public protocol BlobStorage: Sendable {
     /// Files left in the staging folder by interrupted writes, with their modification times.
     func leftoverTemporaries() throws -> [(url: URL, modified: Date)]
     func remove(_ hash: BlobHash) throws
+    /// Moves blob `hash` out of the store into its quarantine, where it stays until ``purgeQuarantine(before:)``.
+    func quarantine(_ hash: BlobHash) throws
+    /// Blobs in the quarantine, with their sizes and when they were moved there.
+    func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)]
+    /// Moves blob `hash` from the quarantine back into the store (unless it is there already).
+    func unquarantine(_ hash: BlobHash) throws
+    /// Deletes what was moved into the quarantine before `cutoff`; returns how many blobs and bytes.
+    func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int)
     /// Runs `body` while holding the store's reference lock: shared by writers between taking a
     /// blob (new or already there) and committing the row that names it, exclusive for `gc`
     /// between reading which blobs are referenced and removing the others. So `gc` never removes a
@@ -35,7 +47,7 @@ extension BlobStorage {
     /// content already present is not written twice.
     public func put(fileAt source: URL) throws -> (hash: BlobHash, size: Int) {
         let writer = try stage(fileAt: source)
-        return (try writer.publish(), writer.size)
+        return (try writer.publish(as: .original), writer.size)
     }
 
     /// Copies the file at `source` into the staging folder, hashing as it goes (one read of the
@@ -53,12 +65,18 @@ extension BlobStorage {
         return writer
     }
 
-    /// Stores `bytes`. Returns their hash.
+    /// Stores `bytes` as `role`. Returns their hash.
     @discardableResult
-    public func put(bytes: [UInt8]) throws -> BlobHash {
+    public func put(bytes: [UInt8], as role: BlobRole) throws -> BlobHash {
         let writer = try BlobWriter(storage: self)
         try writer.write(Data(bytes))
         try writer.finish()
-        return try writer.publish()
+        return try writer.publish(as: role)
     }
+}
+
+/// Why a blob was stored: a document's original bytes, or something made from them (a preview, a
+/// PDF pivot) that can be made again.
+public enum BlobRole: String, Sendable {
+    case original, derivative
 }

@@ -1,10 +1,13 @@
+import CFileAttributes
 import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Blobs in a directory: `objects/sha256/ab/cd/abcd…`, writes in progress under `tmp/`.
+/// Blobs in a directory: `objects/sha256/ab/cd/abcd…`, writes in progress under `tmp/`, blobs
+/// `gc` removed under `quarantine/sha256/` until their grace period is over. A derivative's blob
+/// carries the extended attribute `user.docpreview.role` = `derivative`.
 ///
 /// Several hosts may share one through a network filesystem (DESIGN §11) when `tmp/` and
 /// `objects/` are on the same filesystem (publishing is a rename) and rename is atomic there
@@ -20,6 +23,8 @@ public struct BlobStore: BlobStorage {
     public let root: URL
     var objects: URL { root.appendingPathComponent("objects/sha256") }
     public var stagingFolder: URL { root.appendingPathComponent("tmp") }
+    var quarantineFolder: URL { root.appendingPathComponent("quarantine/sha256") }
+    private static let roleAttribute = "user.docpreview.role"
 
     /// Opens (creating when needed) a blob store at `root`.
     public init(root: URL) throws {
@@ -69,6 +74,13 @@ public struct BlobStore: BlobStorage {
         return blobs
     }
 
+    public func role(of hash: BlobHash) -> BlobRole {
+        var value = [UInt8](repeating: 0, count: 16)
+        let length = getxattr(url(for: hash).path, Self.roleAttribute, &value, value.count)
+        guard length > 0 else { return .original }
+        return BlobRole(rawValue: String(decoding: value.prefix(length), as: UTF8.self)) ?? .original
+    }
+
     public func leftoverTemporaries() throws -> [(url: URL, modified: Date)] {
         try FileManager.default.contentsOfDirectory(at: stagingFolder, includingPropertiesForKeys: [.contentModificationDateKey])
             .map { ($0, (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) }
@@ -76,6 +88,46 @@ public struct BlobStore: BlobStorage {
 
     public func remove(_ hash: BlobHash) throws {
         try FileManager.default.removeItem(at: url(for: hash))
+    }
+
+    public func quarantine(_ hash: BlobHash) throws {
+        try Self.createPrivateFolder(quarantineFolder)
+        let source = url(for: hash), destination = quarantineFolder.appendingPathComponent(hash.hex)
+        try Self.rename(source, to: destination)
+        // The grace period counts from the move, not from when the blob was written.
+        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: destination.path)
+        for folder in [source.deletingLastPathComponent(), quarantineFolder] { try Self.synchronizeFolder(folder) }
+    }
+
+    public func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+        guard FileManager.default.fileExists(atPath: quarantineFolder.path) else { return [] }
+        let keys: Set<URLResourceKey> = [.fileSizeKey, .contentModificationDateKey]
+        return try FileManager.default.contentsOfDirectory(at: quarantineFolder, includingPropertiesForKeys: Array(keys)).compactMap { url in
+            guard let hash = BlobHash(hex: url.lastPathComponent) else { return nil }
+            let values = try url.resourceValues(forKeys: keys)
+            return (hash, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast)
+        }
+    }
+
+    public func unquarantine(_ hash: BlobHash) throws {
+        let source = quarantineFolder.appendingPathComponent(hash.hex), destination = url(for: hash)
+        if contains(hash), (try? verify(hash)) == true {
+            try FileManager.default.removeItem(at: source)
+            return
+        }
+        try Self.createPrivateFolder(destination.deletingLastPathComponent())
+        try Self.rename(source, to: destination)
+        for folder in [destination.deletingLastPathComponent(), quarantineFolder] { try Self.synchronizeFolder(folder) }
+    }
+
+    public func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int) {
+        var purged = (blobs: 0, bytes: 0)
+        for blob in try quarantined() where blob.modified < cutoff {
+            try FileManager.default.removeItem(at: quarantineFolder.appendingPathComponent(blob.hash.hex))
+            purged.blobs += 1
+            purged.bytes += blob.size
+        }
+        return purged
     }
 
     /// `flock` on `reference.lock` in the store folder: across the processes of one host, and across
@@ -93,20 +145,37 @@ public struct BlobStore: BlobStorage {
     /// Renames the staged file into place, then fsyncs the folders the rename touched. A blob already
     /// there is kept when it is intact; a damaged one (its bytes no longer hash to its name) is
     /// replaced by the staged copy, so storing the same bytes again repairs it.
-    public func publish(stagedFile staging: URL, as hash: BlobHash) throws {
+    public func publish(stagedFile staging: URL, as hash: BlobHash, role: BlobRole) throws {
         let destination = url(for: hash)
         if FileManager.default.fileExists(atPath: destination.path), (try? verify(hash)) == true {
             try? FileManager.default.removeItem(at: staging)
+            if role == .original, self.role(of: hash) == .derivative { try Self.unmarkDerivative(destination) }
             return
         }
         let folder = destination.deletingLastPathComponent()
         try Self.createPrivateFolder(folder)
-        chmod(staging.path, 0o400)
-        guard rename(staging.path, destination.path) == 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        if role == .derivative {
+            // Best effort: on a filesystem without user attributes every blob counts as an original,
+            // which errs on the side of keeping (recover may then make a document of a preview).
+            _ = setxattr(staging.path, Self.roleAttribute, BlobRole.derivative.rawValue, BlobRole.derivative.rawValue.utf8.count, 0)
         }
+        chmod(staging.path, 0o400)
+        try Self.rename(staging, to: destination)
         // The rename, and any folder created for it, must survive a crash: sync up to objects/.
         for level in [folder, folder.deletingLastPathComponent(), objects] { try Self.synchronizeFolder(level) }
+    }
+
+    /// Makes the derivative blob at `url` an original (its attribute can only be changed while writable).
+    private static func unmarkDerivative(_ url: URL) throws {
+        chmod(url.path, 0o600)
+        defer { chmod(url.path, 0o400) }
+        guard removexattr(url.path, roleAttribute) == 0 || errno == ENODATA else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    private static func rename(_ source: URL, to destination: URL) throws {
+        guard Glibc.rename(source.path, destination.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     /// fsync on a folder makes a rename inside it durable.

@@ -47,12 +47,12 @@ public final class BlobWriter {
         return digest
     }
 
-    /// Makes the blob durable under its hash: flushed to disk, then published.
-    public func publish() throws -> BlobHash {
+    /// Makes the blob durable under its hash, stored as `role`: flushed to disk, then published.
+    public func publish(as role: BlobRole) throws -> BlobHash {
         let hash = try finish()
         try handle.synchronize()
         try handle.close()
-        try storage.publish(stagedFile: stagedURL, as: hash)
+        try storage.publish(stagedFile: stagedURL, as: hash, role: role)
         published = true
         return hash
     }

@@ -10,9 +10,17 @@ import PreviewCore
 public protocol DocumentIndex: Sendable {
     /// Every blob a document refers to, and the derivatives of those (transitively): what `gc` keeps.
     func referencedBlobs() throws -> Set<BlobHash>
-    /// Forgets derivatives whose source no document (or a derivative of one) uses any more, then
-    /// blob rows that nothing uses; returns the forgotten blobs' hashes.
-    func forgetUnusedBlobs() throws -> [BlobHash]
+    /// Every blob the index has a row for (referenced or not: a deleted document's blobs keep
+    /// theirs until `gc`). A blob on disk without one is one the index lost track of.
+    func indexedBlobs() throws -> Set<BlobHash>
+    /// The sources of every derivative row.
+    func derivativeSources() throws -> Set<BlobHash>
+    /// Forgets derivatives whose source no document (or a derivative of one) uses any more; returns how many.
+    @discardableResult
+    func forgetDeadDerivatives() throws -> Int
+    /// What the database's own consistency checks find wrong (SQLite's integrity and foreign-key
+    /// checks; rows naming blobs the index has no row for); empty when the index is sound.
+    func integrityProblems() throws -> [String]
 
     /// Inserts `document` as the next version of (owner, type, title), with its original's blob
     /// row in the same transaction, unless its latest version already has the same bytes — then

@@ -134,16 +134,32 @@ public final class SQLiteIndex: DocumentIndex {
         }
     }
 
-    public func forgetUnusedBlobs() throws -> [BlobHash] {
+    public func indexedBlobs() throws -> Set<BlobHash> {
+        try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blobs").compactMap(BlobHash.init(hex:))) }
+    }
+
+    public func derivativeSources() throws -> Set<BlobHash> {
+        try pool.read { db in
+            Set(try String.fetchAll(db, sql: "SELECT DISTINCT source_sha256 FROM derivatives").compactMap(BlobHash.init(hex:)))
+        }
+    }
+
+    @discardableResult
+    public func forgetDeadDerivatives() throws -> Int {
         try pool.write { db in
             try db.execute(sql: "\(Self.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live)")
-            let unused = try String.fetchAll(db, sql: """
-                SELECT sha256 FROM blobs WHERE sha256 NOT IN (SELECT sha256 FROM documents)
-                AND sha256 NOT IN (SELECT source_sha256 FROM derivatives) AND sha256 NOT IN (SELECT result_sha256 FROM derivatives)
-                """)
-            try db.execute(sql: "DELETE FROM blobs WHERE sha256 IN (SELECT value FROM json_each(?))",
-                           arguments: [String(decoding: try JSONEncoder().encode(unused), as: UTF8.self)])
-            return unused.compactMap(BlobHash.init(hex:))
+            return db.changesCount
+        }
+    }
+
+    public func integrityProblems() throws -> [String] {
+        try pool.read { db in
+            let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+            let references = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row -> String in
+                let (table, parent): (String, String) = (row[0], row[2])
+                return "a row of \(table) names a missing row of \(parent)"
+            }
+            return integrity + references
         }
     }
 

@@ -26,40 +26,70 @@ public struct Store: Sendable {
     }
 }
 
-/// What `verify` found.
+/// What `verify` found. Anything in it but `blobsChecked` is a problem (exit 1).
 public struct VerifyReport: Sendable, Codable {
     public var blobsChecked = 0
     /// Blobs whose bytes no longer match their name.
     public var damaged: [String] = []
     /// Hashes the index refers to that have no blob on disk.
     public var missing: [String] = []
+    /// Blobs nothing refers to: a deleted document's, awaiting `gc` (`indexed`), or ones the index
+    /// lost track of (for `recover`).
+    public var unreferenced: [UnreferencedBlob] = []
+    /// Sources of derivative rows that have no blob on disk.
+    public var derivativeSourcesMissing: [String] = []
+    /// What the database's own consistency checks found.
+    public var indexProblems: [String] = []
 
-    public var isClean: Bool { damaged.isEmpty && missing.isEmpty }
+    public var isClean: Bool {
+        damaged.isEmpty && missing.isEmpty && unreferenced.isEmpty && derivativeSourcesMissing.isEmpty && indexProblems.isEmpty
+    }
 
     enum CodingKeys: String, CodingKey {
-        case damaged, missing
+        case damaged, missing, unreferenced
         case blobsChecked = "blobs_checked"
+        case derivativeSourcesMissing = "derivative_sources_missing"
+        case indexProblems = "index_problems"
     }
+}
+
+/// A blob on disk that no document or live derivative refers to.
+public struct UnreferencedBlob: Sendable, Codable, Equatable {
+    public var sha256: String
+    public var size: Int
+    /// Stored as a document's original bytes, or as a derivative.
+    public var role: String
+    /// The index still has its row (a deleted document's blob awaiting `gc`); false when the index lost it.
+    public var indexed: Bool
 }
 
 /// What `gc` removed (or, in a dry run, would remove).
 public struct CollectReport: Sendable, Codable {
+    /// Blobs moved into the quarantine, and their bytes.
     public var blobs = 0
     public var bytes = 0
+    /// Quarantined blobs whose grace period was over, deleted.
+    public var purged = 0
     public var temporaries = 0
     /// On-demand previews evicted to keep within the preview budget first.
     public var evictedPreviews = 0
     public var dryRun: Bool
 
     enum CodingKeys: String, CodingKey {
-        case blobs, bytes, temporaries
+        case blobs, bytes, purged, temporaries
         case evictedPreviews = "evicted_previews"
         case dryRun = "dry_run"
     }
 }
 
+/// `gc` refused to remove anything: the store looks damaged, and removing would make a loss permanent.
+public struct CollectRefusal: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
 extension Store {
-    /// Re-hashes every blob and checks every index reference against the disk.
+    /// Re-hashes every blob, checks every index reference against the disk, the index's own
+    /// integrity, and lists blobs nothing refers to.
     public func verify() throws -> VerifyReport {
         var report = VerifyReport()
         let onDisk = try blobs.allBlobs()
@@ -67,8 +97,18 @@ extension Store {
             report.blobsChecked += 1
             if try !blobs.verify(blob.hash) { report.damaged.append(blob.hash.hex) }
         }
+        // Read together under the exclusive lock: a write in flight has committed its row by then.
+        let (referenced, indexed, sources) = try blobs.whileReferencing(exclusive: true) {
+            (try index.referencedBlobs(), try index.indexedBlobs(), try index.derivativeSources())
+        }
+        report.indexProblems = try index.integrityProblems()
         let present = Set(onDisk.map(\.hash))
-        report.missing = try index.referencedBlobs().subtracting(present).map(\.hex).sorted()
+        report.missing = referenced.subtracting(present).map(\.hex).sorted()
+        report.derivativeSourcesMissing = sources.subtracting(present).map(\.hex).sorted()
+        report.unreferenced = onDisk.filter { !referenced.contains($0.hash) }.map { blob in
+            UnreferencedBlob(sha256: blob.hash.hex, size: blob.size, role: blobs.role(of: blob.hash).rawValue,
+                             indexed: indexed.contains(blob.hash))
+        }.sorted { $0.sha256 < $1.sha256 }
         return report
     }
 
@@ -84,23 +124,60 @@ extension Store {
         return eviction
     }
 
-    /// Removes blobs nothing refers to and leftover temporaries, sparing anything younger than
-    /// `grace` (a write may be in flight).
-    public func collectGarbage(grace: TimeInterval, dryRun: Bool, logger: Logger) throws -> CollectReport {
+    /// Moves blobs nothing refers to into the quarantine and removes leftover temporaries, sparing
+    /// anything younger than `grace` (a write may be in flight); deletes what the quarantine held
+    /// for longer than `grace`.
+    ///
+    /// Unless `force`, it refuses (``CollectRefusal``) to act on a store whose index may have lost
+    /// rows — one that fails its integrity check, or has no row for an original on disk — or when
+    /// it would remove more than half of the stored bytes at once.
+    public func collectGarbage(grace: TimeInterval, dryRun: Bool, force: Bool = false, logger: Logger) throws -> CollectReport {
         var report = CollectReport(dryRun: dryRun)
         let cutoff = Date().addingTimeInterval(-grace)
         // Listed before the lock (the walk is long); whatever a writer took since is referenced by
         // the time the lock is held, and a blob published since is younger than the cutoff.
-        let candidates = try blobs.allBlobs().filter { $0.modified < cutoff }
+        let onDisk = try blobs.allBlobs()
+        let candidates = onDisk.filter { $0.modified < cutoff }
         try blobs.whileReferencing(exclusive: true) {
-            if !dryRun { _ = try index.forgetUnusedBlobs() }
-            let referenced = try index.referencedBlobs()
-            for blob in candidates where !referenced.contains(blob.hash) {
-                report.blobs += 1
-                report.bytes += blob.size
-                logger.debug("unreferenced blob", metadata: ["preview.sha256": "\(blob.hash)", "preview.dry_run": "\(dryRun)"])
-                if !dryRun { try blobs.remove(blob.hash) }
+            let problems = try index.integrityProblems()
+            if !problems.isEmpty, !force {
+                throw CollectRefusal(description: """
+                    The index fails its integrity check (\(problems.prefix(3).joined(separator: "; "))); gc removes nothing while \
+                    the index may have lost rows. Run `docpreview verify`; --force removes anyway.
+                    """)
             }
+            let referenced = try index.referencedBlobs()
+            let indexed = try index.indexedBlobs()
+            let unreferenced = candidates.filter { !referenced.contains($0.hash) }
+            let lost = unreferenced.filter { !indexed.contains($0.hash) && blobs.role(of: $0.hash) == .original }
+            if !lost.isEmpty, !force {
+                throw CollectRefusal(description: """
+                    The index has no row for \(lost.count) original\(lost.count == 1 ? "" : "s") on disk \
+                    (\(lost.reduce(0) { $0 + $1.size }) bytes): it lost track of documents. Run `docpreview recover` to make them \
+                    documents again; --force removes them anyway.
+                    """)
+            }
+            let bytes = unreferenced.reduce(0) { $0 + $1.size }
+            if bytes * 2 > onDisk.reduce(0, { $0 + $1.size }), !force {
+                throw CollectRefusal(description: """
+                    gc would remove \(unreferenced.count) blobs, more than half of the stored bytes (\(bytes)), at once; \
+                    run `docpreview verify` to see them; --force removes them.
+                    """)
+            }
+            report.blobs = unreferenced.count
+            report.bytes = bytes
+            guard !dryRun else { return }
+            try index.forgetDeadDerivatives()
+            _ = try index.forgetBlobs(ifUnused: unreferenced.map(\.hash))
+            for blob in unreferenced {
+                logger.debug("unreferenced blob quarantined", metadata: ["preview.sha256": "\(blob.hash)"])
+                try blobs.quarantine(blob.hash)
+            }
+        }
+        if dryRun {
+            report.purged = try blobs.quarantined().filter { $0.modified < cutoff }.count
+        } else {
+            report.purged = try blobs.purgeQuarantine(before: cutoff).blobs
         }
         for leftover in try blobs.leftoverTemporaries() where leftover.modified < cutoff {
             report.temporaries += 1

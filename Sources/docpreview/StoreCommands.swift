@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import PreviewCore
+import PreviewPipeline
+import PreviewQueue
 import PreviewStore
 
 /// `docpreview stats [--owner O]`: the storage cards, from the index.
@@ -33,9 +35,10 @@ struct StatsCommand: ParsableCommand {
     }
 }
 
-/// `docpreview verify`: re-hash every blob, check every reference; exit 1 on damage.
+/// `docpreview verify`: re-hash every blob, check every reference and the index itself; exit 1 on any problem.
 struct VerifyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "verify", abstract: "Re-hash every blob and check every index reference.")
+    static let configuration = CommandConfiguration(
+        commandName: "verify", abstract: "Re-hash every blob, check every index reference and the index itself, list blobs nothing refers to.")
 
     @OptionGroup var storeOptions: StoreOptions
 
@@ -44,23 +47,41 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         let report = try storeOptions.open().verify()
-        let human = "\(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count)"
-            + (report.damaged + report.missing).map { "\n  \($0)" }.joined()
+        let lost = report.unreferenced.filter { !$0.indexed && $0.role == BlobRole.original.rawValue }
+        var human = """
+            \(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count); \
+            unreferenced \(report.unreferenced.count) (\(lost.count) originals the index lost); \
+            derivative sources missing \(report.derivativeSourcesMissing.count); index problems \(report.indexProblems.count)
+            """
+        for (label, hashes) in [("damaged", report.damaged), ("missing", report.missing), ("derivative source missing", report.derivativeSourcesMissing)] {
+            human += hashes.map { "\n  \(label)\t\($0)" }.joined()
+        }
+        human += report.unreferenced.map { blob in
+            "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role)\t\(blob.indexed ? "deleted, awaiting gc" : "not in the index")"
+        }.joined()
+        human += report.indexProblems.map { "\n  index\t\(SafeText.terminal($0))" }.joined()
+        if !lost.isEmpty { human += "\n`docpreview recover` makes documents of the \(lost.count) lost originals again." }
         try CommandReport(json: json).succeed(report, human: human)
         if !report.isClean { throw ExitCode.failure }
     }
 }
 
-/// `docpreview gc`: remove what nothing refers to, sparing recent writes.
+/// `docpreview gc`: quarantine what nothing refers to, sparing recent writes; refuse on a store that looks damaged.
 struct GCCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "gc", abstract: "Evict on-demand previews beyond their budget; remove unreferenced blobs older than a grace period.")
+        commandName: "gc", abstract: """
+            Evict on-demand previews beyond their budget; move unreferenced blobs older than a grace period into the \
+            quarantine, and delete what it held longer than that.
+            """)
 
-    @Option(help: "Spare anything younger than this many seconds (writes in flight).")
+    @Option(help: "Spare anything younger than this many seconds (writes in flight); keep quarantined blobs this long.")
     var grace: Double = 3600
 
     @Flag(help: "Report what would be removed; remove nothing.")
     var dryRun = false
+
+    @Flag(help: "Remove even when the index fails its integrity check, lost track of originals, or more than half the store would go.")
+    var force = false
 
     @Option(help: ArgumentHelp("Keep at most this much of on-demand previews (pages and sizes clients asked for), e.g. 10GB.",
                                valueName: "size"))
@@ -78,11 +99,52 @@ struct GCCommand: ParsableCommand {
 
     func run() throws {
         let store = try storeOptions.open()
-        let evicted = dryRun ? 0 : try store.evictPreviews(downTo: Limits.parseByteCount(previewCacheSize)!).derivatives
-        var report = try store.collectGarbage(grace: grace, dryRun: dryRun, logger: .cli)
-        report.evictedPreviews = evicted
-        let verb = dryRun ? "would remove" : "removed"
-        try CommandReport(json: json).succeed(report, human: "evicted \(evicted) previews over the budget; "
-            + "\(verb) \(report.blobs) blobs (\(report.bytes) bytes) and \(report.temporaries) temporary files")
+        var report: CollectReport
+        do {
+            report = try store.collectGarbage(grace: grace, dryRun: dryRun, force: force, logger: .cli)
+        } catch let refusal as CollectRefusal {
+            if json {
+                print(try CommandReport.encode(["error": ["code": "store_damaged", "message": refusal.description]]))
+            } else {
+                FileHandle.standardError.write(Data("gc refused: \(refusal.description)\n".utf8))
+            }
+            throw ExitCode.failure
+        }
+        report.evictedPreviews = dryRun ? 0 : try store.evictPreviews(downTo: Limits.parseByteCount(previewCacheSize)!).derivatives
+        let verb = dryRun ? "would quarantine" : "quarantined"
+        try CommandReport(json: json).succeed(report, human: """
+            evicted \(report.evictedPreviews) previews over the budget; \(verb) \(report.blobs) blobs (\(report.bytes) bytes); \
+            \(dryRun ? "would delete" : "deleted") \(report.purged) from the quarantine and \(report.temporaries) temporary files
+            """)
+    }
+}
+
+/// `docpreview recover`: make documents of the originals the index lost.
+struct RecoverCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recover", abstract: """
+            Make documents again of the originals on disk that the index has no row for (owner "recovered"), queued for their \
+            previews; `verify` lists them.
+            """)
+
+    @Flag(help: "First move what gc quarantined back into the store (deleted documents come back too).")
+    var quarantined = false
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let backend = try storeOptions.backend()
+        let pipeline = DocumentPipeline(store: backend.store, configuration: Configuration(), logger: .cli)
+        let report = try backend.queue.recover(with: pipeline, includingQuarantine: quarantined)
+        var human = """
+            recovered \(report.recovered.count) documents (owner recovered; `docpreview worker` or `serve` makes their previews); \
+            left \(report.derivatives) derivatives, \(report.deleted) deleted documents' blobs, \(report.damaged.count) damaged blobs
+            """
+        if quarantined { human += "; \(report.unquarantined) moved back from the quarantine" }
+        human += report.recovered.map { "\n  \($0.documentID)\t\($0.kind)\t\($0.title)" }.joined()
+        try CommandReport(json: json).succeed(report, human: human)
     }
 }

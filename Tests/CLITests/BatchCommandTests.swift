@@ -121,8 +121,12 @@ private func copySamples(into folder: URL) throws -> URL {
             usleep(UInt32.random(in: 20_000...(round < 4 ? 400_000 : 1_200_000), using: &generator))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            // A kill between publishing a blob and committing its row leaves the blob unreferenced
+            // (verify lists it, recover or the next run takes it); nothing may be damaged or missing.
             let verify = try DocPreviewProcess.run(["verify", "--store", store, "--json"] + database)
-            #expect(verify.status == 0, "round \(round): \(verify.stdout)")
+            for problem in ["damaged", "missing", "derivative_sources_missing", "index_problems"] {
+                #expect((verify.json?[problem] as? [Any])?.isEmpty == true, "round \(round): \(verify.stdout)")
+            }
         }
         let report = folder.url.appendingPathComponent("report.json")
         #expect(try DocPreviewProcess.run(["batch", inbox.path, "--store", store, "--report", report.path] + database).status == 0)

@@ -27,7 +27,7 @@ import Testing
         func add(owner: String = "ana", type: String = "", title: String, kind: String = "pdf", bytes: String? = nil,
                  status: PreviewStatus = .ready) throws -> DocumentRecord {
             let content = Array((bytes ?? "\(owner)/\(type)/\(title)/\(UUID())").utf8)
-            let hash = try store.blobs.put(bytes: content)
+            let hash = try store.blobs.put(bytes: content, as: .original)
             let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: type, title: title, filename: "\(title).\(kind)",
                                         sha256: hash, kind: kind, mime: "application/octet-stream", size: content.count, facts: MediaFacts(),
                                         version: 0, previewStatus: status, createdAt: Date())

@@ -87,7 +87,7 @@ import Testing
         var files: [URL] = []
         for index in 0..<count {
             let bytes = Array(String(repeating: "transcript line \(index)\n", count: 20).utf8)
-            let hash = try store.blobs.put(bytes: bytes)
+            let hash = try store.blobs.put(bytes: bytes, as: .original)
             // Stored two hours ago, referenced by nothing: exactly what gc removes.
             var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
             #expect(utimensat(AT_FDCWD, try store.blobs.localFile(for: hash).path, &times, 0) == 0)
@@ -95,7 +95,7 @@ import Testing
         }
         let writing = Atomic<Bool>(true)
         let collector = Thread {
-            while writing.load(ordering: .acquiring) { _ = try? store.collectGarbage(grace: 3600, dryRun: false, logger: Logger(label: "gc")) }
+            while writing.load(ordering: .acquiring) { _ = try? store.collectGarbage(grace: 3600, dryRun: false, force: true, logger: Logger(label: "gc")) }
         }
         collector.start()
         for (index, file) in files.enumerated() {

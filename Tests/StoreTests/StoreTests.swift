@@ -59,7 +59,8 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
         _ = pipeline.ingest(Fixtures.sample("image.webp"), labels: DocumentLabels(title: "photo", filename: "photo.webp"))
-        let orphan = try store.blobs.put(bytes: Array("nobody refers to me".utf8))
+        // A derivative whose row was never written (the process died between the two).
+        let orphan = try store.blobs.put(bytes: Array("nobody refers to me".utf8), as: .derivative)
         let before = try store.blobs.allBlobs().count
 
         let young = try store.collectGarbage(grace: 3600, dryRun: false, logger: Logger(label: "test"))
@@ -70,6 +71,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         let real = try store.collectGarbage(grace: 0, dryRun: false, logger: Logger(label: "test"))
         #expect(real.blobs == 1)
         #expect(!store.blobs.contains(orphan))
+        #expect(try store.blobs.quarantined().map(\.hash) == [orphan], "kept in the quarantine for the grace period")
         #expect(try store.blobs.allBlobs().count == before - 1)
         #expect(try store.verify().isClean)
     }
@@ -117,7 +119,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
             do {
                 let bytes = Array("version \(number)".utf8)
                 let record = DocumentRecord(id: UUID().uuidString, owner: "ana", type: "transcript", title: "Transcript",
-                                            filename: "t.txt", sha256: try store.blobs.put(bytes: bytes), kind: "txt",
+                                            filename: "t.txt", sha256: try store.blobs.put(bytes: bytes, as: .original), kind: "txt",
                                             mime: "text/plain", size: bytes.count, facts: MediaFacts(), version: 0,
                                             previewStatus: PreviewStatus.noPreview, createdAt: Date())
                 _ = try store.index.insertVersion(record)

@@ -17,7 +17,7 @@ let benchmarks: @Sendable () -> Void = {
         for iteration in benchmark.scaledIterations {
             // New content every time, so nothing is deduplicated away.
             withUnsafeBytes(of: iteration) { bytes.replaceSubrange(0..<$0.count, with: $0) }
-            blackHole(try store.blobs.put(bytes: bytes))
+            blackHole(try store.blobs.put(bytes: bytes, as: .original))
         }
         benchmark.stopMeasurement()
     }

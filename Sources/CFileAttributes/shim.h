@@ -1,0 +1,2 @@
+// Extended attributes (getxattr, setxattr, removexattr), which Glibc's Swift module leaves out.
+#include <sys/xattr.h>

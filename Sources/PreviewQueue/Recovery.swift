@@ -1,0 +1,81 @@
+import Foundation
+import PreviewCore
+import PreviewPipeline
+import PreviewStore
+
+/// What `recover` did.
+public struct RecoveryReport: Sendable, Codable {
+    /// Documents made of originals the index had lost, each queued for its facts and previews.
+    public var recovered: [RecoveredDocument] = []
+    /// Blobs moved back from the quarantine first.
+    public var unquarantined = 0
+    /// Unreferenced blobs left alone: derivatives (made again from their sources), blobs the index
+    /// still knows (deleted documents' ones, awaiting `gc`), and damaged ones (their bytes are gone).
+    public var derivatives = 0
+    public var deleted = 0
+    public var damaged: [String] = []
+}
+
+/// One original made a document again.
+public struct RecoveredDocument: Sendable, Codable {
+    public var documentID: String
+    public var sha256: String
+    public var kind: String
+    public var title: String
+
+    enum CodingKeys: String, CodingKey {
+        case sha256, kind, title
+        case documentID = "document_id"
+    }
+}
+
+extension JobQueue {
+    /// Turns the originals on disk that the index has no row for back into documents, so that a
+    /// lost index row never means a lost file: owner `recovered`, titled by the detected kind and
+    /// the hash, queued so that a worker probes their facts and makes their previews again.
+    /// Running it again finds nothing more to do.
+    ///
+    /// - Parameter includingQuarantine: first move what `gc` quarantined back into the store (its
+    ///   originals then count as lost too, deleted documents' included).
+    public func recover(with pipeline: DocumentPipeline, includingQuarantine: Bool) throws -> RecoveryReport {
+        let store = pipeline.store
+        var report = RecoveryReport()
+        if includingQuarantine {
+            for blob in try store.blobs.quarantined() {
+                try store.blobs.unquarantine(blob.hash)
+                report.unquarantined += 1
+            }
+        }
+        let onDisk = try store.blobs.allBlobs()
+        let (referenced, indexed) = try store.blobs.whileReferencing(exclusive: true) {
+            (try store.index.referencedBlobs(), try store.index.indexedBlobs())
+        }
+        for blob in onDisk where !referenced.contains(blob.hash) {
+            if indexed.contains(blob.hash) {
+                report.deleted += 1
+            } else if store.blobs.role(of: blob.hash) == .derivative {
+                report.derivatives += 1
+            } else if try !store.blobs.verify(blob.hash) {
+                report.damaged.append(blob.hash.hex)
+            } else {
+                report.recovered.append(try recover(blob.hash, size: blob.size, with: pipeline))
+            }
+        }
+        return report
+    }
+
+    private func recover(_ hash: BlobHash, size: Int, with pipeline: DocumentPipeline) throws -> RecoveredDocument {
+        let store = pipeline.store
+        let kind = ContentDetector.detect(try ByteProbe(contentsOf: try store.blobs.localFile(for: hash))).kind
+        let short = String(hash.hex.prefix(12))
+        let record = DocumentRecord(
+            id: UUID().uuidString.lowercased(), owner: "recovered", type: "", title: "\(kind.rawValue)-\(short)",
+            filename: "\(short).\(kind.extensions.first ?? "bin")", sha256: hash, kind: kind.rawValue, mime: kind.mime, size: size,
+            facts: MediaFacts(), version: 0,
+            previewStatus: pipeline.renderers.renderer(for: kind) == nil ? PreviewStatus.noPreview : PreviewStatus.pending,
+            createdAt: Date())
+        // Under the reference lock, like an upload: gc cannot take the blob between the check and the row.
+        let document = try store.blobs.whileReferencing(exclusive: false) { try enqueue(record).document }
+        return RecoveredDocument(documentID: document.id, sha256: hash.hex, kind: kind.rawValue, title: document.title)
+    }
+}

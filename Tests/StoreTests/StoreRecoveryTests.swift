@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import Logging
+import PreviewCore
+import PreviewPipeline
+import PreviewPostgres
+import PreviewQueue
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// An index that lost rows: `verify` finds it, `gc` refuses to make the loss permanent, `recover`
+/// makes documents of the originals again. On both backends.
+@Suite struct StoreRecoveryTests {
+    let logger = Logger(label: "test")
+
+    /// Makes the index forget `documents` the way a lost write-ahead log does: their rows, their
+    /// derivatives' rows and their blobs' rows are gone; the files stay.
+    private func lose(_ documents: [DocumentRecord], in store: Store) throws {
+        for document in documents { _ = try store.index.delete(documentID: document.id, version: nil) }
+        try store.index.forgetDeadDerivatives()
+        _ = try store.index.forgetBlobs(ifUnused: try store.blobs.allBlobs().map(\.hash))
+    }
+
+    @Test(arguments: TestBackend.available) func lostRowsAreFoundRefusedAndRecovered(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let opened = try backend.open(root: folder.url.appendingPathComponent("store"))
+        let (store, queue) = (opened.store, opened.queue)
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        func ingest(_ sample: String) throws -> DocumentRecord {
+            let outcome = pipeline.ingest(Fixtures.sample(sample), labels: DocumentLabels(owner: "ana", title: sample, filename: sample))
+            let id = try #require(outcome.documentID)
+            return try #require(try store.index.document(id: id))
+        }
+        let lost = [try ingest("document-5-pages.pdf"), try ingest("image.webp"), try ingest("video-h264.mp4")]
+        let deleted = try ingest("image-16bit.png")
+        try lose(lost, in: store)
+        _ = try store.index.delete(documentID: deleted.id, version: nil)
+        let blobsBefore = try store.blobs.allBlobs().count
+
+        let report = try store.verify()
+        #expect(!report.isClean)
+        let lostOriginals = report.unreferenced.filter { !$0.indexed && $0.role == "original" }
+        #expect(Set(lostOriginals.map(\.sha256)) == Set(lost.map(\.sha256.hex)), "each original the index lost, with its size")
+        #expect(lostOriginals.allSatisfy { blob in lost.contains { $0.sha256.hex == blob.sha256 && $0.size == blob.size } })
+        #expect(report.unreferenced.filter { !$0.indexed && $0.role == "derivative" }.count == 3, "their thumbnails")
+        #expect(report.unreferenced.filter(\.indexed).map(\.sha256).contains(deleted.sha256.hex), "a deleted document awaits gc")
+        #expect(report.damaged.isEmpty && report.missing.isEmpty && report.indexProblems.isEmpty)
+
+        #expect(throws: CollectRefusal.self, "gc must not make the loss permanent") {
+            try store.collectGarbage(grace: 0, dryRun: true, logger: logger)
+        }
+        #expect(throws: CollectRefusal.self) { try store.collectGarbage(grace: 0, dryRun: false, logger: logger) }
+        #expect(try store.blobs.allBlobs().count == blobsBefore, "a refusal removes nothing")
+
+        let recovery = try queue.recover(with: pipeline, includingQuarantine: false)
+        #expect(Set(recovery.recovered.map(\.sha256)) == Set(lost.map(\.sha256.hex)))
+        #expect(recovery.derivatives == 3 && recovery.damaged.isEmpty)
+        #expect(recovery.deleted == 2, "the deleted document's original and thumbnail are not brought back")
+        for recovered in recovery.recovered {
+            let document = try #require(try store.index.document(id: recovered.documentID))
+            #expect(document.owner == "recovered" && document.title == "\(document.kind)-\(document.sha256.hex.prefix(12))")
+            #expect(try queue.latestJob(documentID: document.id)?.status == .queued, "queued for its facts and previews")
+            try pipeline.process(document)
+        }
+        let pdf = try #require(recovery.recovered.first { $0.kind == "pdf" })
+        #expect(try store.index.document(id: pdf.documentID)?.facts.pages == 5, "facts probed again")
+        #expect(try queue.recover(with: pipeline, includingQuarantine: false).recovered.isEmpty, "a second run finds nothing")
+
+        let after = try store.verify()
+        #expect(after.unreferenced.count == 2 && after.unreferenced.allSatisfy(\.indexed),
+                "the previews made again are the blobs that were there: only the deleted document's remain")
+        let collected = try store.collectGarbage(grace: 0, dryRun: false, logger: logger)
+        #expect(collected.blobs == 2 && store.blobs.contains(lost[0].sha256))
+        #expect(try store.verify().isClean)
+    }
+
+    @Test(arguments: TestBackend.available) func gcKeepsMostOfTheStoreAndQuarantines(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let opened = try backend.open(root: folder.url.appendingPathComponent("store"))
+        let store = opened.store
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        _ = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "letter", filename: "letter.pdf"))
+        let film = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(title: "film", filename: "film.mp4"))
+        _ = try store.index.delete(documentID: try #require(film.documentID), version: nil)
+
+        #expect(throws: CollectRefusal.self, "the film is most of the store's bytes") {
+            try store.collectGarbage(grace: 0, dryRun: false, logger: logger)
+        }
+        let forced = try store.collectGarbage(grace: 0, dryRun: false, force: true, logger: logger)
+        #expect(forced.blobs == 2 && forced.purged == 0)
+        let filmHash = try #require(film.sha256)
+        let quarantined = Set(try store.blobs.quarantined().map(\.hash))
+        #expect(!store.blobs.contains(filmHash) && quarantined.contains(filmHash))
+        #expect(try store.verify().isClean)
+        #expect(try store.collectGarbage(grace: 3600, dryRun: false, logger: logger).purged == 0, "kept for the grace period")
+
+        let recovery = try opened.queue.recover(with: pipeline, includingQuarantine: true)
+        #expect(recovery.unquarantined == 2 && recovery.derivatives == 1)
+        #expect(recovery.recovered.map(\.sha256) == [filmHash.hex], "a removal by mistake can be undone within the grace period")
+        #expect(try store.blobs.quarantined().isEmpty)
+    }
+
+    @Test func anIndexThatFailsItsIntegrityCheckStopsGC() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let root = folder.url.appendingPathComponent("store")
+        let store = try Store(root: root)
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        _ = pipeline.ingest(Fixtures.sample("image.webp"), labels: DocumentLabels(title: "photo", filename: "photo.webp"))
+        let index = try #require(store.index as? SQLiteIndex)
+        try index.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "DELETE FROM blobs")
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        let report = try store.verify()
+        #expect(!report.indexProblems.isEmpty && !report.isClean, "rows naming blob rows that are gone")
+        #expect(throws: CollectRefusal.self) { try store.collectGarbage(grace: 0, dryRun: false, logger: logger) }
+    }
+}
