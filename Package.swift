@@ -173,7 +173,7 @@ let package = Package(
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewTestSupport"]),
         .testTarget(name: "ServerTests", dependencies: [
-            "PreviewServer", "PreviewQueue", "PreviewTestSupport",
+            "PreviewServer", "PreviewQueue", "PreviewPostgres", "PreviewTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "CLITests", dependencies: [

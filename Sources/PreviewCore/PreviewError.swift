@@ -38,6 +38,8 @@ extension PreviewError {
             case unauthorized
             case forbidden
             case queueFull = "queue_full"
+            case storageFull = "storage_full"
+            case unavailable
             case `internal`
         }
 
@@ -73,6 +75,10 @@ extension PreviewError {
         public static let forbidden = Code(.forbidden)
         /// The service is busy: too many jobs wait. Try again later.
         public static let queueFull = Code(.queueFull)
+        /// Our disk (or quota) is full: nothing could be stored. Try again later.
+        public static let storageFull = Code(.storageFull)
+        /// The index's database cannot be reached, or the server is shutting down. Try again shortly.
+        public static let unavailable = Code(.unavailable)
         public static let `internal` = Code(.internal)
 
         /// Every code, for documentation and exhaustive tests.
@@ -86,7 +92,7 @@ extension PreviewError {
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused, .fileTooLarge, .emptyFile,
                  .tooManyPixels, .zipBomb, .noVideoStream, .pageOutOfRange: .refused
             case .corrupt, .encrypted, .timeout: .unreadable
-            case .internal: .internal
+            case .internal, .storageFull, .unavailable: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull: .request
             }
         }
@@ -101,6 +107,8 @@ extension PreviewError {
             case .unauthorized: 401
             case .forbidden: 403
             case .queueFull: 429
+            case .storageFull: 507
+            case .unavailable: 503
             case .internal: 500
             }
         }

@@ -14,7 +14,7 @@ extension DocumentPipeline {
         } catch let error as PreviewError {
             throw error
         } catch {
-            throw PreviewError(.internal, "The preview index could not be read.", detail: "\(error)")
+            throw PreviewError.storing(error, "The preview index could not be read.")
         }
         do throws(PreviewError) {
             return try work()

@@ -45,7 +45,7 @@ public struct DocumentPipeline: Sendable {
             logger.info("not ingested", metadata: ["preview.code": "\(error.code)", "preview.detail": "\(error.detail ?? "")"])
         } catch {
             outcome.status = .failed
-            outcome.error = ErrorEnvelope(PreviewError(.internal, "The file could not be stored.")).error
+            outcome.error = ErrorEnvelope(PreviewError.storing(error, "The file could not be stored.")).error
             logger.error("ingest failed", metadata: ["preview.error": "\(error)"])
         }
         outcome.ms = milliseconds(since: started)
@@ -67,18 +67,13 @@ public struct DocumentPipeline: Sendable {
         // Copy into the store's staging area while hashing: one read of the file, and what is
         // probed and published is exactly what was hashed. A document already stored with these
         // bytes and a finished preview is done (the staged copy is dropped unflushed).
-        let staged: BlobWriter
-        do {
-            staged = try store.blobs.stage(source, limit: configuration.limits.maxFileBytes)
-        } catch is SourceFile.TooLarge {
-            throw configuration.fileTooLarge
-        }
+        let intake = try take(source)
         // The verdict that counts is the one on the bytes stored: the file may have changed in place while copied.
-        verdict = validator.validate(try ByteProbe(contentsOf: staged.stagedURL), fileName: labels.filename, declaredType: labels.type)
+        verdict = validator.validate(try ByteProbe(contentsOf: intake.url), fileName: labels.filename, declaredType: labels.type)
         outcome.kind = verdict.kind.rawValue
         outcome.mime = verdict.kind.mime
         if let refusal = verdict.refusal { throw refusal }
-        let (hash, size) = (try staged.finish(), staged.size)
+        let (hash, size) = (intake.hash, intake.size)
         outcome.sha256 = hash
         logger[metadataKey: "preview.sha256"] = "\(hash)"
         if let done = try finishedDocument(hash, labels: labels) {
@@ -93,11 +88,11 @@ public struct DocumentPipeline: Sendable {
         var facts = MediaFacts()
         var pivot: Pivot?
         if Renderers.needsPivot(verdict.kind) {
-            let made = try makePivot(of: staged.stagedURL.path, source: hash, kind: verdict.kind)
+            let made = try makePivot(of: intake.url.path, source: hash, kind: verdict.kind)
             facts = try pivotFacts(made.record, adding: made.facts)
             pivot = made
         } else if let renderer {
-            facts = try renderer.probe(staged.stagedURL.path)
+            facts = try renderer.probe(intake.url.path)
         }
 
         // Store the original, then index this version (the blob is durable before any row names it;
@@ -109,7 +104,7 @@ public struct DocumentPipeline: Sendable {
             createdAt: Date())
         var document = try store.blobs.whileReferencing(exclusive: false) {
             // Published even when stored already: a damaged copy is replaced by these bytes.
-            _ = try staged.publish(as: .original)
+            if case let .staged(writer, _) = intake { _ = try writer.publish(as: .original) }
             let document = try store.index.insertVersion(record).document
             if let pivot { try store.index.recordDerivative(pivot.record, resultSize: pivot.size, resultMime: FileKind.pdf.mime) }
             return document
@@ -128,6 +123,47 @@ public struct DocumentPipeline: Sendable {
         }
         fill(&outcome, from: document)
         logger.debug("ingested", metadata: ["preview.status": "\(outcome.status.rawValue)"])
+    }
+
+    /// A file's bytes in the store: a staged copy, or, when the disk has no room for one, the blob
+    /// already stored with the same bytes.
+    private enum Intake {
+        case staged(BlobWriter, hash: BlobHash)
+        case stored(hash: BlobHash, size: Int, url: URL)
+
+        var url: URL {
+            switch self {
+            case let .staged(writer, _): writer.stagedURL
+            case let .stored(_, _, url): url
+            }
+        }
+
+        var hash: BlobHash {
+            switch self {
+            case let .staged(_, hash), let .stored(hash, _, _): hash
+            }
+        }
+
+        var size: Int {
+            switch self {
+            case let .staged(writer, _): writer.size
+            case let .stored(_, size, _): size
+            }
+        }
+    }
+
+    private func take(_ source: SourceFile) throws -> Intake {
+        do {
+            let writer = try store.blobs.stage(source, limit: configuration.limits.maxFileBytes)
+            return .staged(writer, hash: try writer.finish())
+        } catch is SourceFile.TooLarge {
+            throw configuration.fileTooLarge
+        } catch where StoreFault(error) == .storageFull {
+            // No room for a copy: bytes stored already need none.
+            let hash = try source.contentHash()
+            guard store.blobs.contains(hash), try store.blobs.verify(hash) else { throw error }
+            return .stored(hash: hash, size: source.size, url: try store.blobs.localFile(for: hash))
+        }
     }
 
     private func open(_ url: URL, walked: FileIdentity?) throws(PreviewError) -> SourceFile {
@@ -180,7 +216,7 @@ public struct DocumentPipeline: Sendable {
         do {
             try write()
         } catch {
-            throw PreviewError(.internal, "The index could not be updated.", detail: "\(error)")
+            throw PreviewError.storing(error, "The index could not be updated.")
         }
     }
 
@@ -242,7 +278,7 @@ public struct DocumentPipeline: Sendable {
             }
             logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(record.resultSha256)"])
         } catch {
-            throw PreviewError(.internal, "The preview could not be stored.", detail: "\(error)")
+            throw PreviewError.storing(error, "The preview could not be stored.")
         }
         if onDemand { keepWithinBudget(source: source) }
         return (record, false)
@@ -312,7 +348,7 @@ public struct DocumentPipeline: Sendable {
                                                   createdAt: Date()),
                          size: pdf.count, facts: facts)
         } catch {
-            throw PreviewError(.internal, "The converted document could not be stored.", detail: "\(error)")
+            throw PreviewError.storing(error, "The converted document could not be stored.")
         }
     }
 
@@ -327,7 +363,7 @@ public struct DocumentPipeline: Sendable {
         do {
             parameters = String(decoding: try StableJSON.encode(Conversion(maxPages: configuration.limits.maxOfficePages)), as: UTF8.self)
         } catch {
-            throw PreviewError(.internal, "The conversion could not be keyed.", detail: "\(error)")
+            throw PreviewError.storing(error, "The conversion could not be keyed.")
         }
         let material = "derivative/2\n\(source.hex)\nconvert\n\(parameters)\n\(Renderers.officeVersion)"
         return (BlobHash.of(Array(material.utf8)).hex, parameters)
@@ -338,7 +374,7 @@ public struct DocumentPipeline: Sendable {
         do {
             return try store.blobs.localFile(for: hash).path
         } catch {
-            throw PreviewError(.internal, "The stored original could not be read.", detail: "\(error)")
+            throw PreviewError.storing(error, "The stored original could not be read.")
         }
     }
 
@@ -347,7 +383,7 @@ public struct DocumentPipeline: Sendable {
             guard let hit = try store.index.derivative(key: key), store.blobs.contains(hit.resultSha256) else { return nil }
             return hit
         } catch {
-            throw PreviewError(.internal, "The preview index could not be read.", detail: "\(error)")
+            throw PreviewError.storing(error, "The preview index could not be read.")
         }
     }
 
@@ -367,7 +403,7 @@ public struct DocumentPipeline: Sendable {
         do {
             parameters = String(decoding: try StableJSON.encode(normalized(request, kind)), as: UTF8.self)
         } catch {
-            throw PreviewError(.internal, "The preview request could not be keyed.", detail: "\(error)")
+            throw PreviewError.storing(error, "The preview request could not be keyed.")
         }
         let material = "derivative/2\n\(source.hex)\nrender\n\(parameters)\n\(renderer.version)"
         return (BlobHash.of(Array(material.utf8)).hex, parameters)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PreviewStore
 import Synchronization
 
 /// A small pool of PostgreSQL connections with a blocking interface, so the drivers fit the
@@ -82,7 +83,9 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
             return try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
                                                   id: id, logger: logger).wait()
         } catch let error as PSQLError {
-            throw PostgresDriverError(error)
+            throw PostgresDriverError(error, fault: .unavailable)
+        } catch {
+            throw PostgresDriverError("The database cannot be reached: \(error)", fault: .unavailable)
         }
     }
 
@@ -124,7 +127,7 @@ public struct Session {
         let answer = loop.makePromise(of: PostgresQueryResult.self)
         let connection = connection
         let deadline = loop.scheduleTask(in: timeout) {
-            answer.fail(PostgresDriverError("The database gave no answer in time; the connection was closed."))
+            answer.fail(PostgresDriverError("The database gave no answer in time; the connection was closed.", fault: .unavailable))
             connection.close().whenComplete { _ in _ = connection }
         }
         // Whichever comes first completes `answer`, on the connection's event loop; the other is ignored.
@@ -153,11 +156,36 @@ public struct Session {
     }
 }
 
-/// A `--database` address that cannot be used, or data this version cannot read.
-public struct PostgresDriverError: Error, CustomStringConvertible {
+/// A `--database` address that cannot be used, data this version cannot read, or the database
+/// failing: unreachable, gone mid-query, or out of disk (its ``fault``).
+public struct PostgresDriverError: StoreFaultReporting, CustomStringConvertible {
     public let description: String
-    public init(_ description: String) { self.description = description }
+    public let fault: StoreFault?
+
+    public init(_ description: String, fault: StoreFault? = nil) {
+        self.description = description
+        self.fault = fault
+    }
 
     /// PSQLError's description hides the server's message; the logs need it.
-    init(_ error: PSQLError) { description = String(reflecting: error) }
+    init(_ error: PSQLError, fault: StoreFault? = nil) {
+        description = String(reflecting: error)
+        self.fault = fault ?? Self.fault(of: error)
+    }
+
+    /// Connections lost, and the server's SQLSTATE classes for a full disk (53100), too many
+    /// connections (53300), connection failures (08) and an operator's shutdown or restart (57P).
+    private static func fault(of error: PSQLError) -> StoreFault? {
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed:
+            return .unavailable
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            if state == "53100" { return .storageFull }
+            if state == "53300" || state.hasPrefix("08") || state.hasPrefix("57P") { return .unavailable }
+            return nil
+        default:
+            return nil
+        }
+    }
 }

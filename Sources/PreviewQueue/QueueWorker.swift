@@ -27,6 +27,9 @@ public struct QueueWorker: Service {
     let logger: Logger
     /// Threads for the queue's database calls: one per slot, and one for reclaiming and releasing.
     let blocking: BlockingExecutor
+    /// While the database or the disk refuses the worker: its slots pause, the faults are told once.
+    let backoff = Backoff()
+    let faults = FaultBurst(place: "worker")
 
     public init(queue: any JobQueue, pipeline: DocumentPipeline, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
         self.queue = queue
@@ -96,12 +99,20 @@ public struct QueueWorker: Service {
         while !running.isStopping, !Task.isCancelled {
             let announced = arrivals?.announcements ?? 0
             let leased: (job: JobRecord, document: DocumentRecord)?
+            await backoff.pause()
             do {
                 let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
                 leased = try await blocking.run { try queue.lease(worker: name, leaseSeconds: leaseSeconds) }
+                backoff.succeed()
+                faults.clear(logger: logger)
             } catch {
-                logger.error("lease failed", metadata: ["preview.error": "\(error)"])
-                leased = nil
+                backoff.fail()
+                if let fault = StoreFault(error) {
+                    faults.record(fault, cause: error, logger: logger)
+                } else {
+                    logger.error("lease failed", metadata: ["preview.error": "\(error)"])
+                }
+                continue
             }
             guard let (job, document) = leased else {
                 idlePolls += 1
@@ -137,6 +148,14 @@ public struct QueueWorker: Service {
         do {
             // What the queue recorded; nil when the lease ran out and another worker took the job over.
             let queue = queue
+            if let failure, let fault = StoreFault(failure) {
+                // The store refused, not the file: the job goes back, its attempt uncounted, and the worker pauses.
+                backoff.fail()
+                faults.record(fault, cause: failure, logger: logger)
+                try await blocking.run { try queue.release(job) }
+                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
+                return
+            }
             let recorded: JobRecord.Status? = try await blocking.run {
                 if let failure {
                     let updated = try queue.fail(job, error: failure, retryable: failure.code.disposition == .internal)
@@ -156,7 +175,12 @@ public struct QueueWorker: Service {
                 logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
             }
         } catch {
-            logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])
+            if let fault = StoreFault(error) {
+                backoff.fail()
+                faults.record(fault, cause: error, logger: logger)
+            } else {
+                logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])
+            }
         }
     }
 }

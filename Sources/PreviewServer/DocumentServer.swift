@@ -71,6 +71,10 @@ public struct DocumentServer: Sendable {
     let queueDepth = QueueDepth()
     /// Told of every upload enqueued, so this process's idle workers take it at once.
     let arrivals: JobArrivals?
+    /// Full disks and database outages met by requests, told once per burst.
+    let faults = FaultBurst(place: "requests")
+    /// The store's figures for /metrics, never waited on for long.
+    let figures = StoreFigures()
 
     public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, arrivals: JobArrivals? = nil, logger: Logger) {
         self.pipeline = pipeline
@@ -94,6 +98,7 @@ public struct DocumentServer: Sendable {
     /// with `Allow`, not 404.
     public func router() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: DrainMiddleware(drain: drain))
         router.add(middleware: AccessMiddleware(access: access, hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
@@ -106,7 +111,7 @@ public struct DocumentServer: Sendable {
         }
         routes.add(.post, SignInPage.signOutPath) { request, _ in SignInPage.signOut(request, access: access) }
         // Whatever reads the database or the disk runs on `blocking`, never on the cooperative pool.
-        routes.add(.get, "/metrics") { _, _ in try await blocking.run { try metrics() } }
+        routes.add(.get, "/metrics") { _, context in await metrics(logger: context.logger) }
         routes.add(.get, "/") { request, context in
             let session = context.session
             return try await blocking.run { try HomePage.response(server: self, request: request, session: session) }
@@ -437,15 +442,8 @@ public struct DocumentServer: Sendable {
 
     // MARK: Metrics
 
-    func metrics() throws -> Response {
-        for (status, count) in try queue.counts() {
-            Gauge(label: "docpreview_jobs", dimensions: [("status", status.rawValue)]).record(count)
-        }
-        let statistics = try store.index.statistics()
-        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "logical")]).record(statistics.logicalBytes)
-        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "stored")]).record(statistics.storedBytes)
-        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "previews")]).record(statistics.previewBytes)
-        Gauge(label: "docpreview_documents").record(statistics.documents)
+    func metrics(logger: Logger) async -> Response {
+        await figures.refresh(queue: queue, index: store.index, blocking: blocking, faults: faults, logger: logger)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                         body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import PreviewCore
+import PreviewStore
 
 /// A `PreviewError` as an HTTP response: the error object with the status for its code.
 struct ErrorResponse: HTTPResponseError {
@@ -23,6 +24,7 @@ struct ErrorResponse: HTTPResponseError {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if headers[.retryAfter] == nil, let fault = StoreFault(error) { headers[.retryAfter] = "\(fault.retryAfterSeconds)" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(ErrorEnvelope(error)))))
     }
 }

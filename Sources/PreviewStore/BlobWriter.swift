@@ -20,10 +20,10 @@ public final class BlobWriter {
     public init(storage: any BlobStorage) throws {
         self.storage = storage
         stagedURL = storage.stagingFolder.appendingPathComponent("\(UUID().uuidString).partial")
-        guard FileManager.default.createFile(atPath: stagedURL.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: stagedURL.path])
-        }
-        handle = try FileHandle(forWritingTo: stagedURL)
+        let descriptor = open(stagedURL.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // The error keeps its errno: a full disk must be told apart from other failures.
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     deinit {

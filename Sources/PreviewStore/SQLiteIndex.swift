@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import PreviewCore
 
 /// The embedded index: SQLite beside the blobs (`index.sqlite`, WAL).
@@ -13,7 +14,17 @@ public final class SQLiteIndex: DocumentIndex {
     public init(url: URL) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in db.add(function: SQLiteIndex.fold) }
+        configuration.prepareDatabase { db in
+            db.add(function: SQLiteIndex.fold)
+            // The log and its shared-memory index stay when the last connection closes, so a store
+            // on a full disk can still be opened and read: creating them anew (or GRDB's write to
+            // an empty log) needs room. No journal_size_limit: it would empty the log on close.
+            // Read-only connections cannot set it, nor need to.
+            guard !db.configuration.readonly else { return }
+            var persist: CInt = 1
+            let code = sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, &persist)
+            guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+        }
         // Opening is serialised across processes by a file lock: switching a new database to WAL
         // fails with "database is locked" when two connections do it at once, and GRDB's migrator
         // reads which migrations ran before it takes SQLite's write lock, so both would create the tables.
@@ -27,7 +38,9 @@ public final class SQLiteIndex: DocumentIndex {
         guard database >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         close(database)
         pool = try DatabasePool(path: url.path, configuration: configuration)
-        try Self.migrator.migrate(pool)
+        // Checked by a read first: migrating writes, even when there is nothing to do, and a store
+        // on a full disk must still open.
+        if try !pool.read(Self.migrator.hasCompletedMigrations) { try Self.migrator.migrate(pool) }
     }
 
     static var migrator: DatabaseMigrator {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -78,6 +79,13 @@ public final class SourceFile: Sendable {
             filled += got
         }
         return Array(bytes.prefix(filled))
+    }
+
+    /// The SHA-256 of the file's bytes (one read, nothing written).
+    public func contentHash() throws -> BlobHash {
+        var hasher = SHA256()
+        try chunks { chunk in hasher.update(bufferPointer: chunk) }
+        return BlobHash(hasher.finalize())
     }
 
     /// Calls `body` with the file's bytes from the start, 1 MiB at a time, until the end or until

@@ -62,6 +62,11 @@ struct BatchCommand: ParsableCommand {
             print(CommandReport.forPeople("  \(file.humanReadable)"))
         }
         for entry in result.skipped { print(CommandReport.forPeople("  \(entry.path): skipped — \(entry.reason)")) }
+        let unstored = result.files.filter { $0.error?.code == PreviewError.Code.storageFull.rawValue }.count
+        if unstored > 0 {
+            print("The store's disk is full: \(unstored) files could not be stored. Free some space and run the same batch again; "
+                  + "files stored already are recognised without a copy.")
+        }
     }
 
     private func write(_ text: String, to path: String) throws {

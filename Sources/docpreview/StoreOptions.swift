@@ -29,6 +29,12 @@ struct StoreOptions: ParsableArguments {
         do {
             return try StoreBackend(root: location, database: database, logger: .cli)
         } catch {
+            if let fault = StoreFault(error) {
+                var failure = fault.previewError
+                failure.message = "Cannot open the store at \(location.path): \(failure.message)"
+                failure.detail = "\(error)"
+                throw failure
+            }
             let withDatabase = database == nil ? "" : " with its database"
             throw ValidationError("Cannot open the store at \(location.path)\(withDatabase): \(error)")
         }

@@ -47,4 +47,38 @@ import Testing
         let gc = try run(["gc", "--grace", "0", "--json"])
         #expect(gc.status == 0, "with every original a document again, gc takes only the unreferenced thumbnails: \(gc.stderr)")
     }
+
+    @Test func batchOnAFullDiskSaysSoAndReusesStoredFiles() throws {
+        guard let disk = try SmallDisk.mount(megabytes: 16) else {
+            Issue.record("mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root")
+            return
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let inbox = folder.url.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        for sample in ["image.webp", "document-5-pages.pdf"] {
+            try FileManager.default.copyItem(at: Fixtures.sample(sample), to: inbox.appendingPathComponent(sample))
+        }
+        let store = ["--store", disk.url.appendingPathComponent("store").path]
+        #expect(try DocPreviewProcess.run(["batch", inbox.path] + store).status == 0)
+        try FileManager.default.copyItem(at: Fixtures.sample("video-h264.mp4"), to: inbox.appendingPathComponent("film.mp4"))
+        disk.fill()
+        let report = folder.url.appendingPathComponent("report.json")
+        let batch = try DocPreviewProcess.run(["batch", inbox.path, "--report", report.path] + store)
+        disk.free()
+        #expect(batch.status == 0, "\(batch.stderr) \(batch.stdout)")
+        #expect(batch.stdout.contains("The store's disk is full: 1 files could not be stored"), "\(batch.stdout)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let files = try #require(json["files"] as? [[String: Any]])
+        for file in files {
+            let name = URL(fileURLWithPath: file["path"] as? String ?? "").lastPathComponent
+            if name == "film.mp4" {
+                let error = file["error"] as? [String: Any]
+                #expect(file["status"] as? String == "failed" && error?["code"] as? String == "storage_full", "\(file)")
+            } else {
+                #expect(file["status"] as? String == "ok" && file["reused"] as? Bool == true, "\(name) is stored already: \(file)")
+            }
+        }
+    }
 }

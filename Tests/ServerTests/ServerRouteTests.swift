@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import PreviewCore
 import PreviewPipeline
+import PreviewPostgres
 import PreviewQueue
 @testable import PreviewServer
 import PreviewStore
@@ -21,8 +22,13 @@ struct Harness {
     let server: DocumentServer
 
     init(_ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits()) throws {
-        folder = try TemporaryFolder()
-        let opened = try backend.open(root: folder.url)
+        let folder = try TemporaryFolder()
+        try self.init(opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits)
+    }
+
+    /// A server over the store `opened`, whose files `folder` holds (removed with it).
+    init(opened: StoreBackend, folder: TemporaryFolder, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits()) throws {
+        self.folder = folder
         pipeline = DocumentPipeline(store: opened.store, configuration: Configuration(limits: limits), logger: Logger(label: "test"))
         queue = opened.queue
         var settings = ServerSettings()

@@ -1,0 +1,90 @@
+import Logging
+import Metrics
+import PreviewCore
+import PreviewStore
+
+/// A run of ``StoreFault``s told once: the first is logged with its cause, then a reminder with the
+/// count at most once a minute while they go on, and the recovery when ``clear(logger:)`` is
+/// called after a success. Every fault is counted in `docpreview_store_faults_total{fault, place}`.
+public final class FaultBurst: Sendable {
+    private struct State {
+        var fault: StoreFault?
+        var count = 0
+        var loggedAt: ContinuousClock.Instant?
+    }
+
+    private let place: String
+    private let state = Locked(State())
+
+    /// - Parameter place: what meets the faults (`requests`, `worker`), for the metric and the logs.
+    public init(place: String) {
+        self.place = place
+    }
+
+    /// The fault of the burst going on, if any.
+    public var current: StoreFault? { state.withLock { $0.fault } }
+
+    public func record(_ fault: StoreFault, cause: any Error, logger: Logger) {
+        Counter(label: "docpreview_store_faults_total", dimensions: [("fault", fault.rawValue), ("place", place)]).increment()
+        let told: (first: Bool, count: Int)? = state.withLock { state in
+            let first = state.fault != fault
+            if first { state.count = 0 }
+            state.count += 1
+            state.fault = fault
+            guard first || state.loggedAt.map({ $0.duration(to: .now) >= .seconds(60) }) ?? true else { return nil }
+            state.loggedAt = .now
+            return (first, state.count)
+        }
+        guard let told else { return }
+        logger.error(told.first ? "store fault: \(fault.rawValue)" : "store fault goes on: \(fault.rawValue)", metadata: [
+            "preview.fault": "\(fault.rawValue)", "preview.place": "\(place)", "preview.count": "\(told.count)",
+            "preview.error": "\(cause)",
+        ])
+    }
+
+    /// Ends the burst going on, if any, and logs how many faults it had.
+    public func clear(logger: Logger) {
+        let ended: (fault: StoreFault, count: Int)? = state.withLock { state in
+            guard let fault = state.fault else { return nil }
+            defer { state = State() }
+            return (fault, state.count)
+        }
+        if let ended {
+            logger.notice("store fault cleared: \(ended.fault.rawValue)", metadata: ["preview.place": "\(place)", "preview.count": "\(ended.count)"])
+        }
+    }
+}
+
+/// Exponential back-off shared by a worker's slots while the store refuses them: each fault doubles
+/// the pause before the next lease (from `base`, capped at `cap`), a success ends it.
+final class Backoff: Sendable {
+    private let base: Duration
+    private let cap: Duration
+    private let state = Locked((failures: 0, pause: Duration.zero, until: ContinuousClock.Instant?.none))
+
+    init(base: Duration = .milliseconds(250), cap: Duration = .seconds(30)) {
+        self.base = base
+        self.cap = cap
+    }
+
+    func fail() {
+        state.withLock { state in
+            state.failures += 1
+            state.pause = min(cap, base * (1 << min(state.failures - 1, 20)))
+            state.until = .now + state.pause
+        }
+    }
+
+    func succeed() {
+        state.withLock { $0 = (0, .zero, nil) }
+    }
+
+    /// The pause the last fault set (zero after a success).
+    var pending: Duration { state.withLock { $0.pause } }
+
+    /// Sleeps out the pause going on, if any.
+    func pause() async {
+        guard let until = state.withLock({ $0.until }), until > .now else { return }
+        try? await Task.sleep(until: until, clock: .continuous)
+    }
+}

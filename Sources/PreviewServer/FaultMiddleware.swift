@@ -1,0 +1,36 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import PreviewCore
+import PreviewQueue
+import PreviewStore
+
+/// The outermost answer to whatever a route throws that is not already a response: a full disk is
+/// `507 storage_full`, an unreachable database `503 unavailable`, both with `Retry-After` and told
+/// once per burst (``FaultBurst``); anything else is a `500 internal` with the error object, logged
+/// with its cause and counted in `docpreview_internal_errors_total`. Never a bare 500.
+struct FaultMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+    let faults: FaultBurst
+
+    func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let response as ErrorResponse {
+            if let fault = StoreFault(response.error) { faults.record(fault, cause: response.error, logger: context.logger) }
+            throw response
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch {
+            if let fault = StoreFault(error) {
+                faults.record(fault, cause: error, logger: context.logger)
+                throw ErrorResponse(fault.previewError)
+            }
+            Counter(label: "docpreview_internal_errors_total").increment()
+            context.logger.error("request failed", metadata: ["preview.error": "\(error)", "preview.path": "\(request.uri.path)"])
+            throw ErrorResponse(.internal, "Something went wrong on our side; it has been logged.")
+        }
+    }
+}

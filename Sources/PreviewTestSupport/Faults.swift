@@ -1,0 +1,77 @@
+import Foundation
+import Logging
+import PostgresNIO
+import PreviewPostgres
+
+/// A small tmpfs mounted for one test, to run out of disk for real. Mounting needs root (or
+/// CAP_SYS_ADMIN): ``mount(megabytes:)`` returns nil where it is not allowed.
+public final class SmallDisk: Sendable {
+    public let url: URL
+    private var filler: URL { url.appendingPathComponent("filler") }
+
+    public static func mount(megabytes: Int) throws -> SmallDisk? {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-disk-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", url.path]) else {
+            try? FileManager.default.removeItem(at: url)
+            return nil
+        }
+        return SmallDisk(url: url)
+    }
+
+    private init(url: URL) {
+        self.url = url
+    }
+
+    deinit {
+        _ = Self.run("/bin/umount", ["-l", url.path])
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// Writes a file until the disk is full.
+    public func fill() {
+        guard let handle = fopen(filler.path, "w") else { return }
+        defer { fclose(handle) }
+        let block = [UInt8](repeating: 0xA5, count: 64 * 1024)
+        while fwrite(block, 1, block.count, handle) == block.count, fflush(handle) == 0 {}
+        // Whatever is smaller than a block too.
+        while fwrite(block, 1, 1, handle) == 1, fflush(handle) == 0 {}
+    }
+
+    /// Frees what ``fill()`` took.
+    public func free() {
+        try? FileManager.default.removeItem(at: filler)
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}
+
+/// A database outage as its clients see it: the test server refuses connections to `database` and
+/// ends the ones it has, until ``end()``.
+public struct DatabaseOutage {
+    let name: String
+    let server: PostgresConnections
+
+    /// Starts an outage of the database at `address` (made by ``TestBackend/freshDatabase()``).
+    public static func begin(_ address: String) throws -> DatabaseOutage {
+        guard let server = TestBackend.serverURL, let name = URLComponents(string: address)?.path.dropFirst() else {
+            throw PostgresDriverError("no test database server")
+        }
+        let outage = DatabaseOutage(name: String(name), server: try PostgresConnections(url: server, size: 1, logger: Logger(label: "test")))
+        try outage.server.query("ALTER DATABASE \(unescaped: outage.name) ALLOW_CONNECTIONS false")
+        try outage.server.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(outage.name)")
+        return outage
+    }
+
+    public func end() throws {
+        try server.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PreviewCore
+import PreviewPostgres
+@testable import PreviewQueue
+import PreviewServer
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// A full disk and a database outage, for real: answers that say what happened (507/503 with the
+/// error object and `Retry-After`), `/metrics` answering through them, recovery after.
+@Suite struct StoreFaultTests {
+    @Test func aFullDiskIs507WithABody() async throws {
+        guard let disk = try SmallDisk.mount(megabytes: 16) else {
+            Issue.record("mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root")
+            return
+        }
+        let harness = try Harness(opened: try TestBackend.sqlite.open(root: disk.url.appendingPathComponent("store")),
+                                  folder: try TemporaryFolder())
+        defer { harness.folder.remove() }
+        let video = try sample("video-h264.mp4")
+        try await harness.test { client in
+            disk.fill()
+            try await client.execute(uri: "/v1/documents?filename=film.mp4&owner=ana", method: .post, body: video) { response in
+                #expect(response.status.code == 507)
+                #expect(response.headers[.retryAfter] == "60")
+                let error = try #require(try json(response)["error"] as? [String: Any])
+                #expect(error["code"] as? String == "storage_full")
+                #expect((error["message"] as? String)?.contains("full") == true)
+            }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                let text = String(buffer: response.body)
+                #expect(text.contains("docpreview_store_faults_total{fault=\"storage_full\",place=\"requests\"}"), "counted")
+            }
+            disk.free()
+            try await client.execute(uri: "/v1/documents?filename=film.mp4&owner=ana", method: .post, body: video) { response in
+                #expect(response.status == .accepted, "the same upload goes through once there is room")
+            }
+        }
+    }
+
+    @Test func aDatabaseOutageIs503WithABodyAndMetricsStillAnswer() async throws {
+        guard TestBackend.available.contains(.postgres), let address = try TestBackend.postgres.freshDatabase() else { return }
+        let folder = try TemporaryFolder()
+        let opened = try StoreBackend(root: folder.url, database: address, logger: Logger(label: "test"))
+        let harness = try Harness(opened: opened, folder: folder)
+        defer { harness.folder.remove() }
+        let image = try sample("image.webp")
+        try await harness.test { client in
+            try await client.execute(uri: "/v1/documents?filename=a.webp&owner=ana", method: .post, body: image) { response in
+                #expect(response.status == .accepted)
+            }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(String(buffer: response.body).contains("docpreview_store_up 1"))
+            }
+            let outage = try DatabaseOutage.begin(address)
+            for (method, uri, body) in [(HTTPRequest.Method.get, "/v1/documents", nil), (.get, "/v1/stats", nil),
+                                        (.post, "/v1/documents?filename=b.webp&owner=ana", image)] as [(HTTPRequest.Method, String, ByteBuffer?)] {
+                try await client.execute(uri: uri, method: method, body: body) { response in
+                    #expect(response.status == .serviceUnavailable, "\(method) \(uri)")
+                    #expect(response.headers[.retryAfter] == "10")
+                    let error = try #require(try json(response)["error"] as? [String: Any])
+                    #expect(error["code"] as? String == "unavailable")
+                }
+            }
+            // Its figures are a few seconds old: /metrics refreshes them, sees the outage, and answers.
+            try await Task.sleep(for: .seconds(5))
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                let text = String(buffer: response.body)
+                #expect(text.contains("docpreview_store_up 0"), "the outage shows")
+                #expect(text.contains("docpreview_documents 1"), "the last figures stay")
+                #expect(text.contains("docpreview_store_faults_total{fault=\"unavailable\",place=\"requests\"}"))
+            }
+            try outage.end()
+            try await client.execute(uri: "/v1/documents", method: .get) { response in
+                #expect(response.status == .ok, "a new connection once the database is back")
+            }
+        }
+    }
+
+    @Test func workersBackOffExponentiallyUpToACap() {
+        let backoff = Backoff(base: .milliseconds(250), cap: .seconds(30))
+        var pauses: [Duration] = []
+        for _ in 0..<10 {
+            backoff.fail()
+            pauses.append(backoff.pending)
+        }
+        #expect(pauses.prefix(4) == [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2)])
+        #expect(pauses.last == .seconds(30), "capped")
+        backoff.succeed()
+        #expect(backoff.pending == .zero, "a success ends it")
+    }
+}
