@@ -14,6 +14,8 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -27,6 +29,16 @@ let package = Package(
             .product(name: "PreviewPostgres", package: main),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/QueueLoad"),
+        // The index at 1,000,000 documents: statistics, listing and an upload's commit (scripts/bench-index runs it).
+        .executableTarget(name: "index-scale", dependencies: [
+            .product(name: "PreviewCore", package: main),
+            .product(name: "PreviewStore", package: main),
+            .product(name: "PreviewQueue", package: main),
+            .product(name: "PreviewPostgres", package: main),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+        ], path: "Benchmarks/IndexScale"),
     ]
 )
 

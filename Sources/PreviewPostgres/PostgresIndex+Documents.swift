@@ -7,7 +7,7 @@ extension PostgresIndex {
     public func list(_ query: DocumentQuery) throws -> DocumentPage {
         let (keys, descending) = Self.sortKeys(query.sort)
         var sql = PostgresQuery(stringLiteral: """
-            SELECT d.*, \(keys.enumerated().map { "(\($1.expression))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM documents d
+            SELECT d.*, \(keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM documents d
             WHERE d.version = (SELECT MAX(version) FROM documents x WHERE x.owner = d.owner AND x.type = d.type AND x.title = d.title)
             """)
         func filter(_ condition: String, _ value: String?) {
@@ -24,7 +24,7 @@ extension PostgresIndex {
             var placeholders: [String] = []
             for (key, value) in zip(keys, after.keys) {
                 sql.binds.append(value)
-                placeholders.append("$\(sql.binds.count)::text::\(key.type)")
+                placeholders.append(key.value("$\(sql.binds.count)::text"))
             }
             sql.sql += " AND (\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders.joined(separator: ", ")))"
         }
@@ -38,17 +38,28 @@ extension PostgresIndex {
         return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
     }
 
-    /// The key expressions of a sort order (ending with the id) and whether it is descending. Times
-    /// are whole microseconds, so a cursor compares exactly what the rows hold.
-    private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [(expression: String, type: String)], descending: Bool) {
-        let created = (expression: "(extract(epoch FROM d.created_at) * 1000000)::bigint", type: "bigint")
-        let title = (expression: "lower(d.title)", type: "text")
-        let id = (expression: "d.id", type: "text")
+    /// A sort key: the expression rows are ordered and compared by (indexed where it matters), its
+    /// form in a cursor, and the expression that turns a cursor's text back into a comparable value.
+    private struct SortKey {
+        var expression: String
+        var cursor: String
+        var value: (String) -> String
+    }
+
+    /// The keys of a sort order (ending with the id) and whether it is descending. Times are whole
+    /// microseconds in a cursor, so it compares exactly what the rows hold; rows are ordered by the
+    /// column itself, which `documents_created` indexes.
+    private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [SortKey], descending: Bool) {
+        let created = SortKey(expression: "d.created_at", cursor: "(extract(epoch FROM d.created_at) * 1000000)::bigint") { text in
+            "('epoch'::timestamptz + \(text)::bigint * interval '1 microsecond')"
+        }
+        let title = SortKey(expression: "lower(d.title)", cursor: "lower(d.title)") { $0 }
+        let id = SortKey(expression: "d.id", cursor: "d.id") { $0 }
         switch sort {
         case .newest: return ([created, id], true)
         case .oldest: return ([created, id], false)
         case .title: return ([title, id], false)
-        case .type: return ([(expression: "d.type", type: "text"), title, id], false)
+        case .type: return ([SortKey(expression: "d.type", cursor: "d.type") { $0 }, title, id], false)
         }
     }
 

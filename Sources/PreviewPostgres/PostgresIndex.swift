@@ -212,13 +212,26 @@ public struct PostgresIndex: DocumentIndex {
     }
 
     public func statistics(owner: String?) throws -> StorageStatistics {
+        let rows = try connections.query("""
+            SELECT name, value FROM figures WHERE scope = \(StoreFigures.scope(owner: owner))
+            UNION ALL SELECT 'evicted_previews', value FROM counters WHERE name = 'evicted_previews'
+            """)
+        var figures = try rows.map { (name: try $0["name"].decode(String.self), value: try $0["value"].decode(Int.self)) }
+        let evicted = figures.first { $0.name == "evicted_previews" }?.value ?? 0
+        figures.removeAll { $0.name == "evicted_previews" }
+        var statistics = StoreFigures.statistics(owner: owner, rows: figures)
+        if owner == nil { statistics.evictedPreviews = evicted }
+        return statistics
+    }
+
+    public func recountStatistics(owner: String?) throws -> StorageStatistics {
         // One round trip: every figure is an aggregate over the owner's documents ($1 NULL: all owners).
         let row = try connections.query("""
             WITH scoped AS (SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner)),
             current AS (SELECT DISTINCT ON (owner, type, title) * FROM scoped ORDER BY owner, type, title, version DESC),
             pivots AS (SELECT result_sha256 AS sha256 FROM derivatives WHERE operation = 'convert' AND source_sha256 IN (SELECT sha256 FROM scoped)),
-            results AS (SELECT DISTINCT result_sha256 AS sha256 FROM derivatives
-                        WHERE source_sha256 IN (SELECT sha256 FROM scoped) OR source_sha256 IN (SELECT sha256 FROM pivots))
+            results AS (SELECT COALESCE(b.size, 0) AS size FROM derivatives v LEFT JOIN blobs b ON b.sha256 = v.result_sha256
+                        WHERE v.source_sha256 IN (SELECT sha256 FROM scoped) OR v.source_sha256 IN (SELECT sha256 FROM pivots))
             SELECT
                 (SELECT COUNT(*) FROM current) AS documents,
                 (SELECT COUNT(*) FROM scoped) AS versions,
@@ -229,7 +242,7 @@ public struct PostgresIndex: DocumentIndex {
                 (SELECT COALESCE(SUM(size), 0)::bigint FROM scoped) AS logical_bytes,
                 (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM scoped)) AS stored_bytes,
                 (SELECT COUNT(*) FROM results) AS previews,
-                (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM results)) AS preview_bytes,
+                (SELECT COALESCE(SUM(size), 0)::bigint FROM results) AS preview_bytes,
                 (SELECT COALESCE(MAX(value), 0)::bigint FROM counters WHERE name = 'evicted_previews') AS evicted_previews
             """)[0]
         func counts(_ column: String) throws -> [String: Int] {

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewStore
 
 /// The PostgreSQL schema: the SQLite index's tables (`SQLiteIndex.migrator`) with PostgreSQL
 /// types. Migrations are applied in order, each in its own transaction, under an advisory lock
@@ -55,7 +56,30 @@ enum PostgresSchema {
             "CREATE INDEX derivatives_lru ON derivatives (used_at) WHERE on_demand",
             "CREATE TABLE counters (name text PRIMARY KEY, value bigint NOT NULL)",
         ]),
+        ("v5-figures", [
+            "CREATE TABLE figures (scope text NOT NULL, name text NOT NULL, value bigint NOT NULL, PRIMARY KEY (scope, name))",
+            "CREATE TABLE blob_users (scope text NOT NULL, sha256 text NOT NULL, refs bigint NOT NULL, PRIMARY KEY (scope, sha256))",
+            "CREATE TABLE blob_previews (sha256 text PRIMARY KEY, previews bigint NOT NULL, bytes bigint NOT NULL)",
+            "CREATE TABLE derivative_figures (key text PRIMARY KEY, root text NOT NULL, size bigint NOT NULL)",
+            "CREATE INDEX blob_users_sha256 ON blob_users (sha256)",
+            "CREATE INDEX derivatives_result ON derivatives (result_sha256)",
+            "CREATE INDEX documents_created ON documents (created_at, id)",
+        ] + StoreFigures.backfill
+          + trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted, returning: "NEW")
+          + trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted, returning: "OLD")
+          + trigger("figures_document_relabelled", "BEFORE UPDATE OF type, title ON documents", StoreFigures.documentRelabelled,
+                    returning: "NEW")
+          + trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted, returning: "NULL")
+          + trigger("figures_derivative_deleted", "BEFORE DELETE ON derivatives", StoreFigures.derivativeDeleted, returning: "OLD")),
     ]
+
+    /// A row trigger running `statements` in a PL/pgSQL function of the same name.
+    private static func trigger(_ name: String, _ event: String, _ statements: [String], returning row: String) -> [String] {
+        [
+            "CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN\n\(statements.joined(separator: ";\n"));\nRETURN \(row);\nEND $$",
+            "CREATE TRIGGER \(name) \(event) FOR EACH ROW EXECUTE FUNCTION \(name)()",
+        ]
+    }
 
     /// Any fixed number: the advisory lock that serialises migrations across hosts.
     static let migrationLock: Int64 = 0x646f_6370_7276

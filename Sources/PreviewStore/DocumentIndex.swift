@@ -71,8 +71,11 @@ public protocol DocumentIndex: Sendable {
     @discardableResult
     func forgetFailures(source: BlobHash?) throws -> Int
 
-    /// Figures for the storage cards, from the index alone (no disk walk): SQL aggregates.
+    /// Figures for the storage cards: counters kept with the rows (``StoreFigures``), a few rows read
+    /// whatever the store's size.
     func statistics(owner: String?) throws -> StorageStatistics
+    /// The same figures counted again from every row (slow): what `verify` checks the kept ones against.
+    func recountStatistics(owner: String?) throws -> StorageStatistics
 }
 
 extension DocumentIndex {

@@ -128,6 +128,26 @@ public final class SQLiteIndex: DocumentIndex {
                 t.column("value", .integer).notNull()
             }
         }
+        migrator.registerMigration("v5-figures") { db in
+            try db.execute(sql: """
+                CREATE TABLE figures (scope TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (scope, name));
+                CREATE TABLE blob_users (scope TEXT NOT NULL, sha256 TEXT NOT NULL, refs INTEGER NOT NULL, PRIMARY KEY (scope, sha256));
+                CREATE TABLE blob_previews (sha256 TEXT PRIMARY KEY, previews INTEGER NOT NULL, bytes INTEGER NOT NULL);
+                CREATE TABLE derivative_figures (key TEXT PRIMARY KEY, root TEXT NOT NULL, size INTEGER NOT NULL);
+                CREATE INDEX blob_users_sha256 ON blob_users (sha256);
+                CREATE INDEX derivatives_result ON derivatives (result_sha256);
+                CREATE INDEX documents_created ON documents (created_at, id);
+                """)
+            for statement in StoreFigures.backfill { try db.execute(sql: statement) }
+            func trigger(_ name: String, _ event: String, _ statements: [String]) throws {
+                try db.execute(sql: "CREATE TRIGGER \(name) \(event) FOR EACH ROW BEGIN \(statements.joined(separator: ";\n")); END")
+            }
+            try trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted)
+            try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted)
+            try trigger("figures_document_relabelled", "BEFORE UPDATE OF type, title ON documents", StoreFigures.documentRelabelled)
+            try trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted)
+            try trigger("figures_derivative_deleted", "BEFORE DELETE ON derivatives", StoreFigures.derivativeDeleted)
+        }
         return migrator
     }
 
@@ -336,6 +356,17 @@ public final class SQLiteIndex: DocumentIndex {
 
     public func statistics(owner: String?) throws -> StorageStatistics {
         try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT name, value FROM figures WHERE scope = ?", arguments: [StoreFigures.scope(owner: owner)])
+            var statistics = StoreFigures.statistics(owner: owner, rows: rows.map { ($0["name"], $0["value"]) })
+            if owner == nil {
+                statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
+            }
+            return statistics
+        }
+    }
+
+    public func recountStatistics(owner: String?) throws -> StorageStatistics {
+        try pool.read { db in
             let scope = owner == nil ? "1 = 1" : "owner = :owner"
             let arguments: StatementArguments = owner.map { ["owner": $0] } ?? [:]
             let current = """
@@ -354,7 +385,8 @@ public final class SQLiteIndex: DocumentIndex {
             // Previews of the originals, and of office documents' PDF pivots (pages are rendered from those).
             let originals = "SELECT sha256 FROM documents WHERE \(scope)"
             let derivatives = """
-                SELECT DISTINCT v.result_sha256 FROM derivatives v WHERE v.source_sha256 IN (\(originals))
+                SELECT COALESCE(b.size, 0) AS size FROM derivatives v LEFT JOIN blobs b ON b.sha256 = v.result_sha256
+                WHERE v.source_sha256 IN (\(originals))
                 OR v.source_sha256 IN (SELECT p.result_sha256 FROM derivatives p WHERE p.operation = 'convert' AND p.source_sha256 IN (\(originals)))
                 """
             var statistics = StorageStatistics(
@@ -368,7 +400,7 @@ public final class SQLiteIndex: DocumentIndex {
                     SELECT COALESCE(SUM(size), 0) FROM blobs WHERE sha256 IN (SELECT sha256 FROM documents WHERE \(scope))
                     """),
                 previews: try count("SELECT COUNT(*) FROM (\(derivatives))"),
-                previewBytes: try count("SELECT COALESCE(SUM(size), 0) FROM blobs WHERE sha256 IN (\(derivatives))")
+                previewBytes: try count("SELECT COALESCE(SUM(size), 0) FROM (\(derivatives))")
             )
             if owner == nil {
                 statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0

@@ -102,6 +102,9 @@ extension Store {
             (try index.referencedBlobs(), try index.indexedBlobs(), try index.derivativeSources())
         }
         report.indexProblems = try index.integrityProblems()
+        var kept = try index.statistics(), recounted = try index.recountStatistics(owner: nil)
+        (kept.evictedPreviews, recounted.evictedPreviews) = (nil, nil)
+        if kept != recounted { report.indexProblems.append("the kept statistics differ from a recount: \(kept) ≠ \(recounted)") }
         let present = Set(onDisk.map(\.hash))
         report.missing = referenced.subtracting(present).map(\.hex).sorted()
         report.derivativeSourcesMissing = sources.subtracting(present).map(\.hex).sorted()

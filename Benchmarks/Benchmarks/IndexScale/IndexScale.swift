@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import PreviewCore
+import PreviewPostgres
+import PreviewQueue
+import PreviewStore
+
+/// The index at scale: fills a fresh index with N synthetic documents (1,000 owners, five types and
+/// kinds, a thumbnail each; the rows go through the same triggers as real ones), then times what
+/// grows with the store. Prints one JSON object per measurement.
+///
+///     index-scale sqlite|postgres://… [documents]
+@main
+enum IndexScale {
+    static func main() throws {
+        let arguments = CommandLine.arguments
+        guard arguments.count >= 2 else {
+            FileHandle.standardError.write(Data("usage: index-scale sqlite|postgres://… [documents]\n".utf8))
+            exit(2)
+        }
+        let database = arguments[1] == "sqlite" ? nil : arguments[1]
+        let count = arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("index-scale-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let backend = try StoreBackend(root: root, database: database, logger: Logger(label: "index-scale"))
+        let name = database == nil ? "sqlite" : "postgres"
+
+        let fillStart = ContinuousClock.now
+        if let database {
+            let connections = try PostgresConnections(url: database, size: 1, queryTimeout: .hours(1), logger: Logger(label: "index-scale"))
+            for statement in postgresFill(count) { try connections.query(PostgresQuery(unsafeSQL: statement)) }
+        } else {
+            let pool = (backend.store.index as! SQLiteIndex).pool
+            try pool.write { db in for statement in sqliteFill(count) { try db.execute(sql: statement) } }
+        }
+        report(["backend": name, "documents": count, "measure": "fill", "seconds": seconds(since: fillStart)])
+
+        let index = backend.store.index
+        let kept = try index.statistics()
+        guard kept.documents == count else { throw ScaleError("kept statistics say \(kept.documents) documents, not \(count)") }
+        measure(name, count, "stats (kept counters)", runs: 50) { _ in _ = try index.statistics() }
+        measure(name, count, "stats of one owner (kept counters)", runs: 50) { _ in _ = try index.statistics(owner: "owner-7") }
+        measure(name, count, "stats (recounted from the rows, as before)", runs: 1) { _ in _ = try index.recountStatistics(owner: nil) }
+        measure(name, count, "stats of one owner (recounted, as before)", runs: 1) { _ in _ = try index.recountStatistics(owner: "owner-7") }
+        measure(name, count, "list, first page (newest, 50)", runs: 20) { _ in _ = try index.list(DocumentQuery(limit: 50)) }
+        measure(name, count, "list, first page of one owner", runs: 20) { _ in _ = try index.list(DocumentQuery(owner: "owner-7", limit: 50)) }
+        measure(name, count, "upload commit (blob row, document, job)", runs: 50) { run in
+            let hash = BlobHash.of(Data("index-scale upload \(run)".utf8))
+            _ = try backend.queue.enqueue(DocumentRecord(
+                id: UUID().uuidString.lowercased(), owner: "owner-7", type: "resume", title: "upload \(run)", filename: "u.pdf", sha256: hash,
+                kind: "pdf", mime: "application/pdf", size: 1000, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date()))
+        }
+    }
+
+    /// Median milliseconds of `runs` calls.
+    static func measure(_ backend: String, _ count: Int, _ what: String, runs: Int, _ body: (Int) throws -> Void) {
+        var times: [Double] = []
+        do {
+            for run in 0..<runs {
+                let start = ContinuousClock.now
+                try body(run)
+                times.append(seconds(since: start) * 1000)
+            }
+        } catch {
+            report(["backend": backend, "documents": count, "measure": what, "error": "\(error)"])
+            return
+        }
+        times.sort()
+        report(["backend": backend, "documents": count, "measure": what, "median_ms": times[times.count / 2], "runs": runs])
+    }
+
+    static func report(_ object: [String: Any]) {
+        print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self))
+        fflush(nil)
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let duration = start.duration(to: .now)
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Rows for document `i` (SQL expressions over `i`): 1,000 owners, five types and kinds.
+    static let types = "CASE i % 5 WHEN 0 THEN 'resume' WHEN 1 THEN 'transcript' WHEN 2 THEN 'highlight_video' WHEN 3 THEN 'stats' ELSE '' END"
+    static let kinds = "CASE i % 5 WHEN 0 THEN 'pdf' WHEN 1 THEN 'mp4' WHEN 2 THEN 'jpeg' WHEN 3 THEN 'docx' ELSE 'webp' END"
+
+    static func sqliteFill(_ count: Int) -> [String] {
+        let series = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))"
+        let hash = "printf('%064d', i)", thumb = "printf('%064d', i + 100000000)"
+        return [
+            "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(hash), 1000 + i % 100000, 'application/octet-stream', datetime('now') FROM n",
+            "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(thumb), 20000 + i % 5000, 'image/webp', datetime('now') FROM n",
+            """
+            \(series) INSERT INTO documents (id, owner, type, title, filename, sha256, kind, mime, size, version, preview_status, created_at)
+            SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'file-' || i, \(hash), \(kinds), 'application/octet-stream',
+                   1000 + i % 100000, 1, 'ready', datetime('now', '-' || i || ' seconds') FROM n
+            """,
+            """
+            \(series) INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
+            SELECT 'thumb-' || i, \(hash), 'render', 'w512', 'bench', \(thumb), 512, 512, datetime('now'), 0, datetime('now') FROM n
+            """,
+        ]
+    }
+
+    /// In statements of 2,000 documents, each its own transaction: the counters' rows are updated by
+    /// every document, and PostgreSQL keeps each update's row version until the transaction ends.
+    static func postgresFill(_ count: Int) -> [String] {
+        let hash = "lpad(i::text, 64, '0')", thumb = "lpad((i + 100000000)::text, 64, '0')"
+        var statements: [String] = []
+        for first in stride(from: 1, through: count, by: 2000) {
+            let series = "FROM generate_series(\(first), \(min(count, first + 1999))) AS n(i)"
+            statements += [
+                "INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(hash), 1000 + i % 100000, 'application/octet-stream', now() \(series)",
+                "INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(thumb), 20000 + i % 5000, 'image/webp', now() \(series)",
+                """
+                INSERT INTO documents (id, owner, type, title, filename, sha256, kind, mime, size, version, preview_status, created_at)
+                SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'file-' || i, \(hash), \(kinds), 'application/octet-stream',
+                       1000 + i % 100000, 1, 'ready', now() - i * interval '1 second' \(series)
+                """,
+                """
+                INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
+                SELECT 'thumb-' || i, \(hash), 'render', 'w512', 'bench', \(thumb), 512, 512, now(), false, now() \(series)
+                """,
+            ]
+        }
+        return statements + ["VACUUM ANALYZE"]
+    }
+}
+
+struct ScaleError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
