@@ -5,21 +5,20 @@ import PreviewQueue
 import PreviewStore
 
 /// The store's figures for `/metrics` (jobs by status, documents, bytes), read from the database off
-/// the request: a scrape starts a refresh when the last is over `maxAge` old and waits for it at
-/// most `patience`, then answers with what the process holds. So monitoring never waits on the
-/// database, and during an outage `/metrics` still answers, with the last figures,
+/// the request: a scrape starts a refresh (or joins the one under way) and waits for it at most
+/// `patience`, then answers with what the process holds. So monitoring never waits on the database
+/// for long, and during an outage `/metrics` still answers, with the last figures,
 /// `docpreview_store_up 0` and the faults counted.
 final class StoreFigures: Sendable {
-    private let maxAge: Duration = .seconds(5)
     private let patience: Duration = .seconds(1)
-    private let state = Locked((refresh: Task<Void, Never>?.none, at: ContinuousClock.Instant?.none))
+    /// The refresh under way; one at a time, however many scrapes arrive meanwhile.
+    private let running = Locked(Task<Void, Never>?.none)
 
-    /// Refreshes the gauges when they are stale, waiting at most `patience` for the database.
+    /// Refreshes the gauges, waiting at most `patience` for the database.
     func refresh(queue: any JobQueue, index: any DocumentIndex, blocking: BlockingExecutor, faults: FaultBurst, logger: Logger) async {
-        let (maxAge, state) = (maxAge, state)
-        let running = state.withLock { current -> Task<Void, Never>? in
-            if let refresh = current.refresh { return refresh }
-            if let at = current.at, at.duration(to: .now) < maxAge { return nil }
+        let running = running
+        let refresh = running.withLock { current -> Task<Void, Never> in
+            if let refresh = current { return refresh }
             let refresh = Task {
                 do {
                     try await blocking.run { try Self.record(queue: queue, index: index) }
@@ -33,12 +32,12 @@ final class StoreFigures: Sendable {
                         logger.error("could not read the store's figures", metadata: ["preview.error": "\(error)"])
                     }
                 }
-                state.withLock { $0 = (nil, .now) }
+                running.withLock { $0 = nil }
             }
-            current.refresh = refresh
+            current = refresh
             return refresh
         }
-        if let running { await Self.wait(for: running, atMost: patience) }
+        await Self.wait(for: refresh, atMost: patience)
     }
 
     private static func record(queue: any JobQueue, index: any DocumentIndex) throws {
