@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PreviewCore
 import PreviewPostgres
 
 /// A small tmpfs mounted for one test, to run out of disk for real. Mounting needs root (or
@@ -73,5 +74,26 @@ public struct DatabaseOutage {
 
     public func end() throws {
         try server.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
+    }
+}
+
+/// A log handler that keeps every message, for tests that count what was logged.
+public struct CollectingLogHandler: LogHandler {
+    public let messages: Locked<[(level: Logger.Level, message: String)]>
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .trace
+
+    public init(into messages: Locked<[(level: Logger.Level, message: String)]>) {
+        self.messages = messages
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+                    function: String, line: UInt) {
+        messages.withLock { $0.append((level, "\(message)")) }
     }
 }

@@ -96,4 +96,17 @@ import Testing
         backoff.succeed()
         #expect(backoff.pending == .zero, "a success ends it")
     }
+
+    @Test func aBurstOfFaultsIsLoggedOnceAndItsEndOnce() {
+        let messages = Locked<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CollectingLogHandler(into: messages) }
+        let burst = FaultBurst(place: "test")
+        for _ in 0..<100 { burst.record(.unavailable, cause: PreviewError(.unavailable, "down"), logger: logger) }
+        #expect(burst.current == .unavailable)
+        burst.clear(logger: logger)
+        burst.clear(logger: logger)
+        let logged = messages.withLock { $0 }
+        #expect(logged.map(\.level) == [.error, .notice], "the first fault, then the end: \(logged.map(\.message))")
+        #expect(burst.current == nil)
+    }
 }
