@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "PreviewPipeline", targets: ["PreviewPipeline"]),
         .library(name: "PreviewQueue", targets: ["PreviewQueue"]),
         .library(name: "PreviewPostgres", targets: ["PreviewPostgres"]),
+        .library(name: "PreviewDocuments", targets: ["PreviewDocuments"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -114,26 +115,31 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
 
-        // The durable job queue (protocol + SQLite driver) and the worker service.
+        // The durable job queue: protocol + SQLite driver. Nothing of the pipeline.
         .target(name: "PreviewQueue", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline",
+            "PreviewCore", "PreviewStore",
             .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
-        // The PostgreSQL drivers of the index and the queue, for many workers on many hosts (DESIGN §11),
-        // and the choice between them and the embedded SQLite ones.
+        // The PostgreSQL drivers of the index and the queue, for many workers on many hosts (DESIGN §11).
         .target(name: "PreviewPostgres", dependencies: [
             "PreviewCore", "PreviewStore", "PreviewQueue",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // A document's life above the pipeline and the queue: the worker service, recovery, the
+        // store's fault handling, and the choice between the embedded and the PostgreSQL backends.
+        .target(name: "PreviewDocuments", dependencies: [
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewPostgres",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+
         // The HTTP front: uploads, documents, previews, statistics, health, metrics, a small page.
         .target(name: "PreviewServer", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewQueue",
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewDocuments",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -143,8 +149,14 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
+        // Test support in two layers: files, processes and faults over the core only, so the core's
+        // tests build no media library; the backends the store tests run on, above the drivers.
         .target(name: "PreviewTestSupport", dependencies: [
-            "PreviewCore", "PreviewPostgres",
+            "PreviewCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "PreviewBackendTestSupport", dependencies: [
+            "PreviewDocuments", "PreviewPostgres",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
@@ -157,6 +169,7 @@ let package = Package(
                 "PreviewPipeline",
                 "PreviewQueue",
                 "PreviewPostgres",
+                "PreviewDocuments",
                 "PreviewServer",
                 "PreviewStore",
                 "PreviewVips",
@@ -171,13 +184,15 @@ let package = Package(
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewTestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: [
+            "PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
+        ]),
         .testTarget(name: "ServerTests", dependencies: [
-            "PreviewServer", "PreviewQueue", "PreviewPostgres", "PreviewTestSupport",
+            "PreviewServer", "PreviewQueue", "PreviewPostgres", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "CLITests", dependencies: [
-            "docpreview", "PreviewCore", "PreviewTestSupport",
+            "docpreview", "PreviewCore", "PreviewTestSupport", "PreviewBackendTestSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
     ],

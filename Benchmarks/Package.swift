@@ -27,6 +27,7 @@ let package = Package(
             .product(name: "PreviewStore", package: main),
             .product(name: "PreviewQueue", package: main),
             .product(name: "PreviewPostgres", package: main),
+            .product(name: "PreviewDocuments", package: main),
             .product(name: "Logging", package: "swift-log"),
         ], path: "Benchmarks/QueueLoad"),
         // The index at 1,000,000 documents: statistics, listing and an upload's commit (scripts/bench-index runs it).
@@ -35,6 +36,7 @@ let package = Package(
             .product(name: "PreviewStore", package: main),
             .product(name: "PreviewQueue", package: main),
             .product(name: "PreviewPostgres", package: main),
+            .product(name: "PreviewDocuments", package: main),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),

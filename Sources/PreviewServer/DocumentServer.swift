@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import NIOCore
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 import PreviewQueue
 import PreviewStore

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Metrics
 import PreviewCore
+import PreviewDocuments
 import PreviewQueue
 import PreviewStore
 

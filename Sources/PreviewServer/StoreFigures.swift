@@ -1,6 +1,7 @@
 import Logging
 import Metrics
 import PreviewCore
+import PreviewDocuments
 import PreviewQueue
 import PreviewStore
 

@@ -1,8 +1,6 @@
 import Foundation
 import Logging
-import PostgresNIO
 import PreviewCore
-import PreviewPostgres
 
 /// A small tmpfs mounted for one test, to run out of disk for real. Mounting needs root (or
 /// CAP_SYS_ADMIN): ``mount(megabytes:)`` returns nil where it is not allowed.
@@ -52,28 +50,6 @@ public final class SmallDisk: Sendable {
         guard (try? process.run()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
-    }
-}
-
-/// A database outage as its clients see it: the test server refuses connections to `database` and
-/// ends the ones it has, until ``end()``.
-public struct DatabaseOutage {
-    let name: String
-    let server: PostgresConnections
-
-    /// Starts an outage of the database at `address` (made by ``TestBackend/freshDatabase()``).
-    public static func begin(_ address: String) throws -> DatabaseOutage {
-        guard let server = TestBackend.serverURL, let name = URLComponents(string: address)?.path.dropFirst() else {
-            throw PostgresDriverError("no test database server")
-        }
-        let outage = DatabaseOutage(name: String(name), server: try PostgresConnections(url: server, size: 1, logger: Logger(label: "test")))
-        try outage.server.query("ALTER DATABASE \(unescaped: outage.name) ALLOW_CONNECTIONS false")
-        try outage.server.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(outage.name)")
-        return outage
-    }
-
-    public func end() throws {
-        try server.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
     }
 }
 

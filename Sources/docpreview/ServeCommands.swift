@@ -3,6 +3,7 @@ import CProcessControl
 import Foundation
 import Logging
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 import PreviewQueue
 import PreviewRenderers

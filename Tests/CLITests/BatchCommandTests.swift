@@ -1,4 +1,5 @@
 import Foundation
+import PreviewBackendTestSupport
 import PreviewTestSupport
 import Testing
 

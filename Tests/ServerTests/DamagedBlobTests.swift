@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import PreviewBackendTestSupport
 import PreviewCore
 @testable import PreviewServer
 import PreviewStore

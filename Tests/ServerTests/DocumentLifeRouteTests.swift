@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import PreviewBackendTestSupport
 import PreviewCore
 import PreviewStore
 import PreviewTestSupport

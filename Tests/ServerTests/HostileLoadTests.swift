@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PreviewBackendTestSupport
 import PreviewCore
 import PreviewPipeline
 import PreviewQueue

@@ -4,7 +4,9 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
 import PreviewQueue

@@ -4,9 +4,11 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import PreviewBackendTestSupport
 import PreviewCore
 import PreviewPostgres
-@testable import PreviewQueue
+@testable import PreviewDocuments
+import PreviewQueue
 import PreviewServer
 import PreviewStore
 import PreviewTestSupport

@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 import Logging
+import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
 import PreviewQueue

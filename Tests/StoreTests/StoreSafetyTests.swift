@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PreviewBackendTestSupport
 import PreviewCore
 @testable import PreviewPipeline
 import PreviewStore

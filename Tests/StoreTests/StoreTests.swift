@@ -1,6 +1,8 @@
 import Foundation
 import Logging
+import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
 import PreviewStore

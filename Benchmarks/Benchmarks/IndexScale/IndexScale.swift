@@ -3,6 +3,7 @@ import GRDB
 import Logging
 import PostgresNIO
 import PreviewCore
+import PreviewDocuments
 import PreviewPostgres
 import PreviewQueue
 import PreviewStore

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import PreviewCore
+import PreviewDocuments
 import PreviewPostgres
 import PreviewQueue
 import PreviewStore

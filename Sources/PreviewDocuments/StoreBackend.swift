@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PreviewPostgres
 import PreviewQueue
 import PreviewStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewPipeline
+import PreviewQueue
 import PreviewStore
 
 /// What `recover` did.

@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import PreviewCore
 import PreviewPipeline
+import PreviewQueue
 import PreviewStore
 import ServiceLifecycle
 import Synchronization

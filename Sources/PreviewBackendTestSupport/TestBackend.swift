@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PreviewDocuments
 import PreviewPostgres
 
 /// The backends that the shared behaviour tests run on: the embedded SQLite index always, and
