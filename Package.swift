@@ -185,7 +185,8 @@ let package = Package(
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: [
-            "PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
+            "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewQueue", "PreviewDocuments", "PreviewTestSupport",
+            "PreviewBackendTestSupport",
         ]),
         .testTarget(name: "ServerTests", dependencies: [
             "PreviewServer", "PreviewQueue", "PreviewPostgres", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",

@@ -189,14 +189,32 @@ public struct DocumentPipeline: Sendable {
             try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.noPreview, error: nil) }
             return
         }
-        do {
-            let facts = try facts(of: document.sha256, kind: kind, renderer: renderer)
+        guard !Renderers.needsPivot(kind) else {
+            do {
+                let facts = try facts(of: document.sha256, kind: kind, renderer: renderer)
+                try record { try store.index.setFacts(documentID: document.id, facts: facts) }
+            } catch {
+                try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error) }
+                throw error
+            }
+            return try makeThumbnail(document)
+        }
+        // One call to the renderer: a thumbnail made now brings the facts with it; one made before
+        // leaves only the probe to do.
+        do throws(PreviewError) {
+            let thumbnail = try preview(source: document.sha256, kind: kind, request: .thumbnail)
+            let facts: MediaFacts
+            if let rendered = thumbnail.rendered {
+                facts = rendered.facts
+            } else {
+                facts = try renderer.probe(try localPath(of: document.sha256))
+            }
             try record { try store.index.setFacts(documentID: document.id, facts: facts) }
         } catch {
             try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error) }
             throw error
         }
-        try makeThumbnail(document)
+        try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.ready, error: nil) }
     }
 
     /// Renders (or finds) the thumbnail and records the document's preview status either way.
@@ -252,7 +270,7 @@ public struct DocumentPipeline: Sendable {
     /// one was found damaged: then it is rendered again and its blob rewritten (renders are
     /// reproducible, so the record stays right).
     public func preview(source: BlobHash, kind: FileKind, request: RenderRequest,
-                        repairing: Bool = false) throws(PreviewError) -> (record: DerivativeRecord, cached: Bool) {
+                        repairing: Bool = false) throws(PreviewError) -> PreviewOutcome {
         if Renderers.needsPivot(kind) {
             return try preview(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request, repairing: repairing)
         }
@@ -260,7 +278,7 @@ public struct DocumentPipeline: Sendable {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
         }
         let key = try derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
-        if !repairing, let hit = try cached(key: key.hash) { return (hit, true) }
+        if !repairing, let hit = try cached(key: key.hash) { return PreviewOutcome(record: hit, cached: true, rendered: nil) }
         let image = try remembering(key: key.hash, source: source) { () throws(PreviewError) in
             try renderer.render(try localPath(of: source), normalized(request, kind))
         }
@@ -281,7 +299,15 @@ public struct DocumentPipeline: Sendable {
             throw PreviewError.storing(error, "The preview could not be stored.")
         }
         if onDemand { keepWithinBudget(source: source) }
-        return (record, false)
+        return PreviewOutcome(record: record, cached: false, rendered: image)
+    }
+
+    /// A derivative asked for, and whether it came from the cache; one made now comes with the
+    /// image the renderer returned (its bytes and the facts learned while making it).
+    public struct PreviewOutcome: Sendable {
+        public var record: DerivativeRecord
+        public var cached: Bool
+        public var rendered: RenderedImage?
     }
 
     /// The cached derivative, if its blob is present.

@@ -370,6 +370,8 @@ public struct DocumentServer: Sendable {
             }
         }
         var record: DerivativeRecord
+        // A preview rendered for this request is answered from the bytes the renderer returned.
+        var rendered: [UInt8]?
         if let hit {
             record = hit
         } else {
@@ -389,9 +391,11 @@ public struct DocumentServer: Sendable {
                                      message: "The client disconnected.")
             }
             let started = ContinuousClock.now
-            record = try await Self.offload { () throws(PreviewError) in
-                try pipeline.preview(source: document.sha256, kind: kind, request: wanted).record
+            let made = try await Self.offload { () throws(PreviewError) in
+                try pipeline.preview(source: document.sha256, kind: kind, request: wanted)
             }
+            record = made.record
+            rendered = made.rendered?.bytes
             Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", kind.category.rawValue)])
                 .recordNanoseconds(started.duration(to: .now).nanoseconds)
         }
@@ -401,7 +405,12 @@ public struct DocumentServer: Sendable {
         // A preview is small: checked against its name before it is served. A damaged or missing one
         // is rendered again, which rewrites its blob.
         let resultHash = record.resultSha256
-        var bytes = try await blocking.run { Self.intactBytes(of: resultHash, in: store) }
+        var bytes: [UInt8]?
+        if let rendered {
+            bytes = rendered
+        } else {
+            bytes = try await blocking.run { Self.intactBytes(of: resultHash, in: store) }
+        }
         if bytes == nil {
             context.logger.error("a stored preview is damaged or missing; rendering it again",
                                  metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])

@@ -40,7 +40,7 @@ struct PreviewCommand: ParsableCommand {
         let request = image.request(defaultFormat: .jpeg)
         let watchdog = JobWatchdog(seconds: pipeline.configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let result: (record: DerivativeRecord, cached: Bool)
+        let result: DocumentPipeline.PreviewOutcome
         do {
             result = try pipeline.preview(source: document.sha256, kind: kind, request: request)
         } catch {

@@ -5,6 +5,7 @@ import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
+import PreviewRenderers
 import PreviewStore
 import PreviewTestSupport
 import Synchronization
@@ -81,6 +82,25 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
 
 @Suite struct PipelineTests {
     let logger = Logger(label: "test")
+
+    /// A job calls its renderer child once: the thumbnail's render brings the facts; with the
+    /// thumbnail made before, a probe is the one call.
+    @Test func aVideoJobCallsTheRendererOnce() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, limits: Limits(), logger: logger)
+        let pipeline = DocumentPipeline(store: store, isolation: pool, logger: logger)
+        let (hash, size) = try store.blobs.put(fileAt: Fixtures.sample("video-h264.mp4"))
+        let document = try store.index.insertVersion(DocumentRecord(
+            id: UUID().uuidString.lowercased(), owner: "ana", type: "", title: "film", filename: "film.mp4", sha256: hash, kind: "mp4",
+            mime: "video/mp4", size: size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())).document
+        try pipeline.process(document)
+        #expect(pool.calls == 1, "one render, no probe")
+        let processed = try #require(try store.index.document(id: document.id))
+        #expect(processed.previewStatus == .ready && processed.durationSeconds != nil && processed.width != nil && processed.codec != nil)
+        try pipeline.process(document)
+        #expect(pool.calls == 2, "a second run finds the thumbnail and probes once")
+    }
 
     @Test(arguments: TestBackend.available) func identicalUploadsShareOneBlob(backend: TestBackend) throws {
         let (store, folder) = try makeStore(backend)

@@ -1,5 +1,6 @@
 internal import CProcessControl
 import Foundation
+import Synchronization
 import Logging
 import PreviewCore
 
@@ -19,6 +20,10 @@ public final class RendererPool: Sendable {
     private let profiles: OfficeProfiles
     private let limits: Limits
     private let logger: Logger
+    private let callCount = Atomic<Int>(0)
+
+    /// Calls sent to children so far (probes, renders, conversions; a retry on a fresh child counts once).
+    public var calls: Int { callCount.load(ordering: .relaxed) }
 
     /// - Parameters:
     ///   - executable: the `docpreview` binary (the current one: ``currentExecutable``).
@@ -72,6 +77,7 @@ public final class RendererPool: Sendable {
     }
 
     private func call(_ call: RenderCall) throws(PreviewError) -> (RenderReply, [UInt8]?) {
+        callCount.add(1, ordering: .relaxed)
         let slot = choose(for: call, among: call.operation == .convert ? officeSlots : slots)
         defer { slot.lock.unlock() }
         // An office child reads only its own workspace: the file goes into its inbox for the call.
