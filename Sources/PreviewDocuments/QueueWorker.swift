@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import Metrics
@@ -9,9 +8,9 @@ import PreviewStore
 import ServiceLifecycle
 import Synchronization
 
-/// Processes queued jobs with `concurrency` slots, each taking one job at a time. Queue calls run on
-/// threads of the worker's own (`blocking`: a database busy for seconds holds none of the
-/// cooperative pool's), and each job's C work on a thread of its own.
+/// Processes queued jobs with `concurrency` slots, each taking one job at a time. Queue calls and
+/// each job's C work run on the lanes of the worker's ``Offload`` (a database busy for seconds, or
+/// a render running to its deadline, holds none of the cooperative pool's threads).
 ///
 /// On graceful shutdown it stops taking jobs, lets running ones finish for up to `drainSeconds`,
 /// then gives back (releases) whatever still runs, so another worker redoes it; nothing is lost.
@@ -26,8 +25,9 @@ public struct QueueWorker: Service {
     public var arrivals: JobArrivals?
     let name: String
     let logger: Logger
-    /// Threads for the queue's database calls: one per slot, and one for reclaiming and releasing.
-    let blocking: BlockingExecutor
+    /// Threads for the queue's database calls (one per slot, and one for reclaiming and releasing)
+    /// and for the jobs' renders (one per slot).
+    let offload: Offload
     /// While the database or the disk refuses the worker: its slots pause, the faults are told once.
     let backoff = Backoff()
     let faults = FaultBurst(place: "worker")
@@ -41,7 +41,7 @@ public struct QueueWorker: Service {
         self.drainSeconds = drainSeconds
         self.name = "\(Self.host)/\(getpid())/\(UUID().uuidString.prefix(8))"
         self.logger = logger
-        self.blocking = BlockingExecutor(width: self.concurrency + 1)
+        self.offload = Offload(reads: 1, writes: self.concurrency + 1, renders: self.concurrency)
     }
 
     public func run() async throws {
@@ -67,7 +67,7 @@ public struct QueueWorker: Service {
         let queue = queue
         for job in running.remaining() {
             do {
-                try await blocking.run { try queue.release(job) }
+                try await offload.run(.writes) { try queue.release(job) }
                 logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])
             } catch {
                 logger.error("could not release a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)", "preview.error": "\(error)"])
@@ -87,7 +87,7 @@ public struct QueueWorker: Service {
     private func reclaimDeadLeases() async {
         do {
             let queue = queue
-            let reclaimed = try await blocking.run { try queue.reclaimLeases(where: Self.isDeadLocalWorker) }
+            let reclaimed = try await offload.run(.writes) { try queue.reclaimLeases(where: Self.isDeadLocalWorker) }
             if reclaimed > 0 { logger.warning("reclaimed jobs of a worker that died", metadata: ["preview.jobs": "\(reclaimed)"]) }
         } catch {
             logger.error("could not reclaim leases", metadata: ["preview.error": "\(error)"])
@@ -103,7 +103,7 @@ public struct QueueWorker: Service {
             await backoff.pause()
             do {
                 let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
-                leased = try await blocking.run { try queue.lease(worker: name, leaseSeconds: leaseSeconds) }
+                leased = try await offload.run(.writes) { try queue.lease(worker: name, leaseSeconds: leaseSeconds) }
                 backoff.succeed()
                 faults.clear(logger: logger)
             } catch {
@@ -134,15 +134,12 @@ public struct QueueWorker: Service {
         logger[metadataKey: "preview.sha256"] = "\(document.sha256)"
         let started = ContinuousClock.now
         let pipeline = pipeline
-        let failure = await withCheckedContinuation { (continuation: CheckedContinuation<PreviewError?, Never>) in
-            Thread.detachNewThread {
-                do throws(PreviewError) {
-                    try pipeline.process(document)
-                    continuation.resume(returning: nil)
-                } catch {
-                    continuation.resume(returning: error)
-                }
-            }
+        let failure: PreviewError?
+        do throws(PreviewError) {
+            try await offload.render { () throws(PreviewError) in try pipeline.process(document) }
+            failure = nil
+        } catch {
+            failure = error
         }
         Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind)])
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
@@ -153,11 +150,11 @@ public struct QueueWorker: Service {
                 // The store refused, not the file: the job goes back, its attempt uncounted, and the worker pauses.
                 backoff.fail()
                 faults.record(fault, cause: failure, logger: logger)
-                try await blocking.run { try queue.release(job) }
+                try await offload.run(.writes) { try queue.release(job) }
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
                 return
             }
-            let recorded: JobRecord.Status? = try await blocking.run {
+            let recorded: JobRecord.Status? = try await offload.run(.writes) {
                 if let failure {
                     let updated = try queue.fail(job, error: failure, retryable: failure.code.disposition == .internal)
                     return updated.status == .processing ? nil : updated.status

@@ -16,7 +16,7 @@ extension DocumentServer {
     /// `GET /v1/documents`: the latest versions that match the query items, one keyset page.
     func list(_ request: Request) async throws -> Response {
         let query = try Self.documentQuery(request)
-        return try await blocking.run {
+        return try await offload.run(.reads) {
             let page = try store.index.list(query)
             let views = try page.documents.map { DocumentView($0, status: try documentStatus($0)) }
             return try JSON.response(DocumentList(documents: views, nextCursor: page.next?.token))
@@ -45,7 +45,7 @@ extension DocumentServer {
 
     /// `GET /v1/documents/{id}/versions`, newest first.
     func versions(_ id: String) async throws -> Response {
-        try await blocking.run {
+        try await offload.run(.reads) {
             let versions = try store.index.versions(of: id)
             guard let current = versions.first else { throw ErrorResponse(.notFound, "No document \(id).") }
             return try JSON.response(VersionList(versions: try versions.map {
@@ -61,7 +61,7 @@ extension DocumentServer {
             throw BadRequest(message: "version must be a version number (1 or more)")
         }
         let (queue, store) = (queue, store)
-        guard let (document, job) = try await writes.run({ try queue.restore(version: number, of: id, in: store) }) else {
+        guard let (document, job) = try await offload.run(.writes, { try queue.restore(version: number, of: id, in: store) }) else {
             throw ErrorResponse(.notFound, "No version \(number) of document \(id).")
         }
         if job.status == .queued { arrivals?.announce() }
@@ -96,7 +96,7 @@ extension DocumentServer {
             return known
         }
         let store = store
-        return try await writes.run {
+        return try await offload.run(.writes) {
             guard let document = try store.index.document(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
             if let type = type ?? nil, !type.admits(fileName: document.filename, kind: FileKind(rawValue: document.kind) ?? .unknown) {
                 throw ErrorResponse(.extensionNotAllowed, type.refusalMessage)
@@ -124,7 +124,7 @@ extension DocumentServer {
             version = number
         }
         let store = store
-        let deletion = try await writes.run { try store.index.delete(documentID: id, version: version) }
+        let deletion = try await offload.run(.writes) { try store.index.delete(documentID: id, version: version) }
         guard !deletion.versions.isEmpty else {
             throw ErrorResponse(.notFound, version.map { "No version \($0) of document \(id)." } ?? "No document \(id).")
         }
@@ -140,7 +140,7 @@ extension DocumentServer {
     /// single byte ranges for players that seek.
     func content(_ id: String, request: Request, channel: (any Channel)?) async throws -> Response {
         let store = store
-        guard let (document, path) = try await blocking.run({ () throws -> (DocumentRecord, String)? in
+        guard let (document, path) = try await offload.run(.reads, { () throws -> (DocumentRecord, String)? in
             guard let document = try store.index.document(id: id) else { return nil }
             return (document, try store.blobs.localFile(for: document.sha256).path)
         }) else { throw ErrorResponse(.notFound, "No document \(id).") }
@@ -186,7 +186,7 @@ extension DocumentServer {
         // The whole file is checked against its name as it streams: a mismatch aborts the response.
         let expected = range == .whole ? document.sha256 : nil
         return Response(status: status, headers: headers,
-                        body: Self.fileBody(path: path, range: bytes, reader: blocking, channel: channel, expected: expected, logger: logger))
+                        body: Self.fileBody(path: path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger))
     }
 
     /// Bytes `range` of the file at `path`, read 64 KiB at a time on `reader`'s threads: never whole
@@ -200,10 +200,10 @@ extension DocumentServer {
     /// With `expected`, the bytes are hashed as they go: when the last chunk does not complete that
     /// hash, the response is aborted (the client sees a broken transfer, never a whole damaged file),
     /// logged and counted.
-    static func fileBody(path: String, range: ClosedRange<Int>, reader: BlockingExecutor, channel: (any Channel)?,
+    static func fileBody(path: String, range: ClosedRange<Int>, reader: Offload, channel: (any Channel)?,
                          expected: BlobHash?, logger: Logger) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
-            let file = try await reader.run { () throws -> Int32 in
+            let file = try await reader.run(.reads) { () throws -> Int32 in
                 let file = open(path, O_RDONLY | O_CLOEXEC)
                 guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 return file
@@ -219,7 +219,7 @@ extension DocumentServer {
                 chunks += 1
                 let (position, length) = (offset, min(Self.chunkBytes, range.upperBound + 1 - offset))
                 // Read and hashed on the reader's threads, never on the cooperative pool.
-                let chunk = try await reader.run { () throws -> [UInt8] in
+                let chunk = try await reader.run(.reads) { () throws -> [UInt8] in
                     var chunk = [UInt8](repeating: 0, count: length)
                     let count = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(position)) }
                     // The blob is immutable: a short file here means it was removed or damaged under us.

@@ -63,11 +63,10 @@ public struct DocumentServer: Sendable {
     let access: Access?
     /// Whether the server is shutting down.
     let drain = Drain()
-    /// Threads for the requests' reads (documents, statistics, stored previews)…
-    let blocking: BlockingExecutor
-    /// …and, apart, for the uploads' writes (fsync, rows): writes waiting on a busy database cannot
-    /// take every thread (or database connection) that reads need.
-    let writes: BlockingExecutor
+    /// Threads for the requests' reads (documents, statistics, stored previews), apart from the
+    /// uploads' writes (fsync, rows: writes waiting on a busy database cannot take every thread, or
+    /// database connection, that reads need) and from renders.
+    let offload: Offload
     /// How many jobs wait, read at most once a second rather than counted for every upload.
     let queueDepth = QueueDepth()
     /// Told of every upload enqueued, so this process's idle workers take it at once.
@@ -88,8 +87,8 @@ public struct DocumentServer: Sendable {
         uploads = UploadSlots(total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
                               minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
         access = settings.token.map(Access.init(token:))
-        blocking = BlockingExecutor(width: settings.blockingThreads)
-        writes = BlockingExecutor(width: settings.blockingThreads)
+        // A render past the gate always finds a thread: one per render in flight, and one for a repair.
+        offload = Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + 1)
         _ = ServerMetrics.registry
     }
 
@@ -115,15 +114,15 @@ public struct DocumentServer: Sendable {
         routes.add(.get, "/metrics") { _, context in await metrics(logger: context.logger) }
         routes.add(.get, "/") { request, context in
             let session = context.session
-            return try await blocking.run { try HomePage.response(server: self, request: request, session: session) }
+            return try await offload.run(.reads) { try HomePage.response(server: self, request: request, session: session) }
         }
         routes.add(.get, "/ui/documents/:id") { _, context in
             let (id, session) = (try context.parameters.require("id"), context.session)
-            return try await blocking.run { try ViewerPage.response(server: self, id: id, session: session) }
+            return try await offload.run(.reads) { try ViewerPage.response(server: self, id: id, session: session) }
         }
         routes.add(.get, "/ui/documents/:id/delete") { _, context in
             let (id, session) = (try context.parameters.require("id"), context.session)
-            return try await blocking.run { try ViewerPage.deleteConfirmation(server: self, id: id, session: session) }
+            return try await offload.run(.reads) { try ViewerPage.deleteConfirmation(server: self, id: id, session: session) }
         }
         routes.add(.post, "/ui/documents/:id/delete") { request, context in
             let deletion = try await delete(context.parameters.require("id"), request: request, logger: context.logger)
@@ -144,7 +143,7 @@ public struct DocumentServer: Sendable {
         routes.add(.get, "/v1/documents") { request, _ in try await list(request) }
         routes.add(.get, "/v1/documents/:id") { _, context in
             let id = try context.parameters.require("id")
-            return try await blocking.run { try document(id) }
+            return try await offload.run(.reads) { try document(id) }
         }
         routes.add(.patch, "/v1/documents/:id") { request, context in try await relabel(context.parameters.require("id"), request: request) }
         routes.add(.delete, "/v1/documents/:id") { request, context in
@@ -166,7 +165,7 @@ public struct DocumentServer: Sendable {
         }
         routes.add(.get, "/v1/stats") { request, _ in
             let owner = request.uri.queryParameters.get("owner")
-            return try await blocking.run { try JSON.response(try store.index.statistics(owner: owner)) }
+            return try await offload.run(.reads) { try JSON.response(try store.index.statistics(owner: owner)) }
         }
         routes.refuseOtherMethods()
         return router
@@ -214,7 +213,7 @@ public struct DocumentServer: Sendable {
         defer { uploads.leave(ticket) }
         let limit = pipeline.configuration.limits.maxFileBytes
         let (queue, queueDepth) = (queue, queueDepth)
-        let queued = try await blocking.run { try queueDepth.current { try queue.counts()[.queued, default: 0] } }
+        let queued = try await offload.run(.reads) { try queueDepth.current { try queue.counts()[.queued, default: 0] } }
         if queued > settings.maxQueuedJobs {
             throw ErrorResponse(PreviewError(.queueFull, "Too many documents are waiting; try again later."), headers: [.retryAfter: "30"])
         }
@@ -262,7 +261,7 @@ public struct DocumentServer: Sendable {
         let (pipeline, store) = (pipeline, store)
         let (owner, title) = (fields["owner"] ?? "", fields["title"].flatMap { $0.isEmpty ? nil : $0 } ?? filename)
         // Validation reads the staged file, publishing fsyncs it, the rows commit: off the cooperative pool.
-        let stored = try await writes.run { () throws -> Result<(DocumentRecord, JobRecord), PreviewError> in
+        let stored = try await offload.run(.writes) { () throws -> Result<(DocumentRecord, JobRecord), PreviewError> in
             let verdict = Validator(configuration: pipeline.configuration)
                 .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: filename, declaredType: type)
             if let refusal = verdict.refusal { return .failure(refusal) }
@@ -329,7 +328,7 @@ public struct DocumentServer: Sendable {
     }
 
     func preview(_ id: String, request: Request, context: ServerContext) async throws -> Response {
-        guard let (document, status) = try await blocking.run({ try documentAndStatus(id: id) }),
+        guard let (document, status) = try await offload.run(.reads, { try documentAndStatus(id: id) }),
               let kind = FileKind(rawValue: document.kind) else {
             throw ErrorResponse(.notFound, "No document \(id).")
         }
@@ -362,7 +361,7 @@ public struct DocumentServer: Sendable {
         }
         let (pipeline, store, wanted) = (pipeline, store, previewRequest)
         // A preview already made is found on the blocking threads; only a render gets a thread of its own.
-        let hit = try await blocking.run { () throws -> DerivativeRecord? in
+        let hit = try await offload.run(.reads) { () throws -> DerivativeRecord? in
             do throws(PreviewError) {
                 return try pipeline.cachedPreview(source: document.sha256, kind: kind, request: wanted)
             } catch {
@@ -391,7 +390,7 @@ public struct DocumentServer: Sendable {
                                      message: "The client disconnected.")
             }
             let started = ContinuousClock.now
-            let made = try await Self.offload { () throws(PreviewError) in
+            let made = try await offload.render { () throws(PreviewError) in
                 try pipeline.preview(source: document.sha256, kind: kind, request: wanted)
             }
             record = made.record
@@ -409,17 +408,17 @@ public struct DocumentServer: Sendable {
         if let rendered {
             bytes = rendered
         } else {
-            bytes = try await blocking.run { Self.intactBytes(of: resultHash, in: store) }
+            bytes = try await offload.run(.reads) { Self.intactBytes(of: resultHash, in: store) }
         }
         if bytes == nil {
             context.logger.error("a stored preview is damaged or missing; rendering it again",
                                  metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "preview")]).increment()
-            record = try await Self.offload { () throws(PreviewError) in
+            record = try await offload.render { () throws(PreviewError) in
                 try pipeline.preview(source: document.sha256, kind: kind, request: wanted, repairing: true).record
             }
             let repaired = record.resultSha256
-            bytes = try await blocking.run { Self.intactBytes(of: repaired, in: store) }
+            bytes = try await offload.run(.reads) { Self.intactBytes(of: repaired, in: store) }
             guard bytes != nil else { throw ErrorResponse(.internal, "The preview could not be stored intact; try again later.") }
             headers[.eTag] = "\"\(repaired.hex)\""
         }
@@ -433,27 +432,10 @@ public struct DocumentServer: Sendable {
         return bytes
     }
 
-    /// Runs blocking C work on a thread of its own, off the cooperative pool.
-    static func offload<T: Sendable>(_ work: @escaping @Sendable () throws(PreviewError) -> T) async throws -> T {
-        let result: Result<T, PreviewError> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                do throws(PreviewError) {
-                    continuation.resume(returning: .success(try work()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        switch result {
-        case let .success(value): return value
-        case let .failure(error): throw ErrorResponse(error)
-        }
-    }
-
     // MARK: Metrics
 
     func metrics(logger: Logger) async -> Response {
-        await figures.refresh(queue: queue, index: store.index, blocking: blocking, faults: faults, logger: logger)
+        await figures.refresh(queue: queue, index: store.index, offload: offload, faults: faults, logger: logger)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                         body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
     }

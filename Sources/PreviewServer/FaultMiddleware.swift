@@ -8,7 +8,8 @@ import PreviewDocuments
 import PreviewQueue
 import PreviewStore
 
-/// The outermost answer to whatever a route throws that is not already a response: a full disk is
+/// The outermost answer to whatever a route throws that is not already a response: a
+/// ``PreviewError`` is its error object with its status; a full disk is
 /// `507 storage_full`, an unreachable database `503 unavailable`, both with `Retry-After` and told
 /// once per burst (``FaultBurst``); anything else is a `500 internal` with the error object, logged
 /// with its cause and counted in `docpreview_internal_errors_total`. Never a bare 500.
@@ -19,6 +20,9 @@ struct FaultMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as PreviewError {
+            if let fault = StoreFault(error) { faults.record(fault, cause: error, logger: context.logger) }
+            throw ErrorResponse(error)
         } catch let response as ErrorResponse {
             if let fault = StoreFault(response.error) { faults.record(fault, cause: response.error, logger: context.logger) }
             throw response

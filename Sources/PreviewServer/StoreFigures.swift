@@ -16,13 +16,13 @@ final class StoreFigures: Sendable {
     private let running = Locked(Task<Void, Never>?.none)
 
     /// Refreshes the gauges, waiting at most `patience` for the database.
-    func refresh(queue: any JobQueue, index: any DocumentIndex, blocking: BlockingExecutor, faults: FaultBurst, logger: Logger) async {
+    func refresh(queue: any JobQueue, index: any DocumentIndex, offload: Offload, faults: FaultBurst, logger: Logger) async {
         let running = running
         let refresh = running.withLock { current -> Task<Void, Never> in
             if let refresh = current { return refresh }
             let refresh = Task {
                 do {
-                    try await blocking.run { try Self.record(queue: queue, index: index) }
+                    try await offload.run(.reads) { try Self.record(queue: queue, index: index) }
                     Gauge(label: "docpreview_store_up").record(1)
                     faults.clear(logger: logger)
                 } catch {

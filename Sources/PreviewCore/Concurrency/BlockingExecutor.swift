@@ -1,15 +1,14 @@
 import Foundation
 
-/// Threads of its own for blocking calls (database queries, fsync, file reads, C libraries), so
-/// they never hold one of the few threads of Swift's cooperative pool. At most `width` calls run
-/// at once; callers beyond wait in a queue, suspended, holding no thread.
+/// One lane of an ``Offload``: `width` threads of its own for blocking calls. At most `width` calls
+/// run at once; callers beyond wait in a queue, suspended, holding no thread.
 ///
 /// The threads are started on first use and live as long as the executor.
-public final class BlockingExecutor: Sendable {
-    public let width: Int
+final class BlockingExecutor: Sendable {
+    let width: Int
     private let jobs = JobQueue()
 
-    public init(width: Int) {
+    init(width: Int) {
         self.width = max(1, width)
         for index in 0..<self.width {
             let thread = Thread { [jobs] in jobs.serve() }
@@ -21,7 +20,7 @@ public final class BlockingExecutor: Sendable {
     deinit { jobs.close() }
 
     /// Runs `work` on one of the executor's threads and returns its result.
-    public func run<T: Sendable>(_ work: sending @escaping () throws -> T) async throws -> T {
+    func run<T: Sendable>(_ work: sending @escaping () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             jobs.push { continuation.resume(with: Result { try work() }) }
         }

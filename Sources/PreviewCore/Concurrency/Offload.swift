@@ -1,0 +1,49 @@
+import Foundation
+
+/// Where blocking work runs: database queries, fsync and file reads, C libraries and renderer
+/// calls never hold one of the few threads of Swift's cooperative pool. Each kind of work has a
+/// lane of threads of its own, so work waiting on a busy resource cannot take the threads another
+/// needs: a database held by another client stalls writes, not reads; renders that run to their
+/// deadline stall neither. At most a lane's width of calls run at once; callers beyond wait,
+/// suspended, holding no thread.
+public final class Offload: Sendable {
+    public enum Lane: Int, Sendable, CaseIterable {
+        /// Documents, statistics, stored previews and originals.
+        case reads
+        /// Uploads' validation, fsync and rows; the queue's calls.
+        case writes
+        /// A C library or a renderer child, up to the job's deadline.
+        case renders
+    }
+
+    private let lanes: [BlockingExecutor]
+
+    public init(reads: Int, writes: Int, renders: Int) {
+        lanes = [reads, writes, renders].map(BlockingExecutor.init(width:))
+    }
+
+    /// How many calls may run at once in `lane`.
+    public func width(of lane: Lane) -> Int { lanes[lane.rawValue].width }
+
+    /// Runs `work` on a thread of `lane` and returns its result.
+    public func run<T: Sendable>(_ lane: Lane, _ work: sending @escaping () throws -> T) async throws -> T {
+        try await lanes[lane.rawValue].run(work)
+    }
+
+    /// Runs `work`, which fails only with a ``PreviewError``, on a thread of the renders lane.
+    public func render<T: Sendable>(_ work: @escaping @Sendable () throws(PreviewError) -> T) async throws(PreviewError) -> T {
+        let result: Result<T, PreviewError>
+        do {
+            result = try await lanes[Lane.renders.rawValue].run { () -> Result<T, PreviewError> in
+                do throws(PreviewError) {
+                    return .success(try work())
+                } catch {
+                    return .failure(error)
+                }
+            }
+        } catch {
+            result = .failure(PreviewError(.internal, "The render could not be scheduled.", detail: "\(error)"))
+        }
+        return try result.get()
+    }
+}
