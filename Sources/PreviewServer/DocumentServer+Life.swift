@@ -9,7 +9,7 @@ import PreviewCore
 import PreviewQueue
 import PreviewStore
 
-/// A document after its upload: listing, versions, restore, relabelling, deletion and its original.
+/// A document after its upload: listing, versions, restore, relabelling and deletion.
 extension DocumentServer {
     // MARK: Listing
 
@@ -133,121 +133,6 @@ extension DocumentServer {
                                                    "preview.cancelled_jobs": "\(deletion.cancelledJobs)"])
         return deletion
     }
-
-    // MARK: Originals
-
-    /// `GET|HEAD /v1/documents/{id}/content`: the stored bytes, streamed from the blob file, with
-    /// single byte ranges for players that seek.
-    func content(_ id: String, request: Request, channel: (any Channel)?) async throws -> Response {
-        let store = store
-        guard let (document, path) = try await offload.run(.reads, { () throws -> (DocumentRecord, String)? in
-            guard let document = try store.index.document(id: id) else { return nil }
-            return (document, try store.blobs.localFile(for: document.sha256).path)
-        }) else { throw ErrorResponse(.notFound, "No document \(id).") }
-        // A missing or shortened original is an error before any header goes out, not a 200 cut short.
-        var file = stat()
-        guard stat(path, &file) == 0, Int(file.st_size) == document.size else {
-            logger.error("a stored original is missing or damaged", metadata: ["preview.document": "\(id)", "preview.sha256": "\(document.sha256)"])
-            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
-            throw ErrorResponse(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
-        }
-        let kind = FileKind(rawValue: document.kind) ?? .unknown
-        let etag = "\"\(document.sha256.hex)\""
-        var headers: HTTPFields = [
-            .eTag: etag, .acceptRanges: "bytes", .contentType: document.mime,
-            .cacheControl: "private, max-age=31536000, immutable",
-            .contentDisposition: ContentDisposition.value(
-                inline: request.uri.queryParameters.get("download") == nil && Self.showsInline(kind), fileName: document.filename),
-            // Whatever the bytes are, they never run as this site's page: no sniffing, no scripts.
-            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-            .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'",
-        ]
-        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        var range = ByteRange(header: request.headers[.range], size: document.size)
-        if let ifRange = request.headers[.ifRange], ifRange != etag { range = .whole }
-        let status: HTTPResponse.Status
-        let bytes: ClosedRange<Int>
-        switch range {
-        case .whole:
-            (status, bytes) = (.ok, 0...(document.size - 1))
-        case let .part(part):
-            (status, bytes) = (.partialContent, part)
-            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(document.size)"
-        case .unsatisfiable:
-            headers[.contentRange] = "bytes */\(document.size)"
-            headers[.contentType] = "application/json; charset=utf-8"
-            Counter(label: "docpreview_content_responses_total", dimensions: [("status", "416")]).increment()
-            let body = ["error": ["code": "range_not_satisfiable", "message": "The range is outside the \(document.size) bytes."]]
-            return Response(status: .rangeNotSatisfiable, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(body))))
-        }
-        Counter(label: "docpreview_content_responses_total", dimensions: [("status", "\(status.code)")]).increment()
-        headers[.contentLength] = "\(bytes.count)"
-        if request.method == .head { return Response(status: status, headers: headers) }
-        // The whole file is checked against its name as it streams: a mismatch aborts the response.
-        let expected = range == .whole ? document.sha256 : nil
-        return Response(status: status, headers: headers,
-                        body: Self.fileBody(path: path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger))
-    }
-
-    /// Bytes `range` of the file at `path`, read 64 KiB at a time on `reader`'s threads: never whole
-    /// into memory, never on the cooperative pool, and the next chunk only once `channel` has written
-    /// all but a few of those before it (a client that stops reading holds those until the write
-    /// timeout closes its connection).
-    /// What a streamed response reads and sends at a time; `serve` maps buffers of this size and more
-    /// straight from the kernel (see `ServeCommand`), so their pages go back when they are freed.
-    public static let chunkBytes = 64 * 1024
-
-    /// With `expected`, the bytes are hashed as they go: when the last chunk does not complete that
-    /// hash, the response is aborted (the client sees a broken transfer, never a whole damaged file),
-    /// logged and counted.
-    static func fileBody(path: String, range: ClosedRange<Int>, reader: Offload, channel: (any Channel)?,
-                         expected: BlobHash?, logger: Logger) -> ResponseBody {
-        ResponseBody(contentLength: range.count) { writer in
-            let file = try await reader.run(.reads) { () throws -> Int32 in
-                let file = open(path, O_RDONLY | O_CLOEXEC)
-                guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                return file
-            }
-            defer { close(file) }
-            let stall = await WriteStall.of(channel)
-            let writesBefore = stall?.writesCompleted ?? 0
-            // Updated on the reader's threads, one chunk at a time.
-            let hasher = expected.map { _ in Locked(SHA256()) }
-            var (offset, chunks) = (range.lowerBound, 0)
-            while offset <= range.upperBound {
-                if let stall, await !stall.waitForRoom(since: writesBefore, chunksSent: chunks) { throw CancellationError() }
-                chunks += 1
-                let (position, length) = (offset, min(Self.chunkBytes, range.upperBound + 1 - offset))
-                // Read and hashed on the reader's threads, never on the cooperative pool.
-                let chunk = try await reader.run(.reads) { () throws -> [UInt8] in
-                    var chunk = [UInt8](repeating: 0, count: length)
-                    let count = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, length, off_t(position)) }
-                    // The blob is immutable: a short file here means it was removed or damaged under us.
-                    guard count > 0 else { throw POSIXError(count == 0 ? .EIO : POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                    chunk.removeSubrange(count...)
-                    hasher?.withLock { $0.update(data: chunk) }
-                    return chunk
-                }
-                offset += chunk.count
-                if let expected, let hasher, offset > range.upperBound, hasher.withLock({ BlobHash($0.finalize()) }) != expected {
-                    logger.error("a stored original is damaged; its download was aborted", metadata: ["preview.sha256": "\(expected)"])
-                    Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
-                    throw PreviewError(.internal, "The stored file is damaged.")
-                }
-                try await writer.write(ByteBuffer(bytes: chunk))
-            }
-            try await writer.finish(nil)
-        }
-    }
-
-    /// Kinds a browser shows itself (media and PDF); anything else is offered as a download.
-    static func showsInline(_ kind: FileKind) -> Bool {
-        switch kind.category {
-        case .video, .audio, .pdf: true
-        case .image: kind != .svg
-        default: false
-        }
-    }
 }
 
 /// `GET /v1/documents`.
@@ -314,23 +199,4 @@ struct DeletionView: Encodable {
         case deletedVersions = "deleted_versions"
         case cancelledJobs = "cancelled_jobs"
     }
-}
-
-/// `Content-Disposition` for a stored file's name (RFC 6266): a plain ASCII `filename` for old
-/// clients and `filename*` (RFC 5987, UTF-8) with the name as it was.
-enum ContentDisposition {
-    static func value(inline: Bool, fileName: String) -> String {
-        let fallback = String(fileName.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && scalar.value >= 0x20 && scalar.value != 0x7F && !"\"\\%;".unicodeScalars.contains(scalar)
-                ? Character(scalar) : "_"
-        })
-        let encoded = fileName.addingPercentEncoding(withAllowedCharacters: .asciiAlphanumerics.union(.init(charactersIn: "!#$&+-.^_`|~")))
-            ?? fallback
-        return "\(inline ? "inline" : "attachment"); filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
-    }
-}
-
-extension CharacterSet {
-    /// A–Z, a–z, 0–9: what percent-encoding keeps everywhere.
-    static let asciiAlphanumerics = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 }

@@ -1,0 +1,49 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import NIOCore
+import PreviewCore
+import PreviewDocuments
+import PreviewPipeline
+import PreviewQueue
+import PreviewStore
+import ServiceLifecycle
+
+/// Settings of the HTTP front (DESIGN §8).
+public struct ServerSettings: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// When set, every route but /healthz needs `Authorization: Bearer <token>`.
+    public var token: String?
+    /// Uploads are refused with 429 while more jobs than this wait.
+    public var maxQueuedJobs = 10_000
+    /// A connection that sends nothing for this long is closed, also in the middle of a request
+    /// body: a stalled upload cannot hold its connection and staging file for ever.
+    public var idleTimeout: Duration = .seconds(30)
+    /// On-demand previews being rendered at once (stored ones do not count); more get 429 with `Retry-After`.
+    public var maxRendersInFlight = 8
+    /// On-demand renders of one owner's documents at once, and of one document; more wait their turn.
+    public var maxRendersPerOwner = 1
+    public var maxRendersPerDocument = 1
+    /// Uploads being received at once, and from one client address; more get 429 with `Retry-After`.
+    public var maxUploadsInFlight = 16
+    public var maxUploadsPerClient = 4
+    /// The slowest an upload may arrive (over each 30 s); slower ones are cut off, and lose their slot
+    /// to a new upload when every slot is taken.
+    public var minimumUploadBytesPerSecond = 1024
+    /// Host names the server answers to besides IP addresses and loopback names (DNS rebinding).
+    public var publicHosts: [String] = []
+    /// Threads for the database and file-system reads of requests, and as many for uploads' writes.
+    public var blockingThreads = 4
+    /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
+    public var uploadTimeout: Duration = .seconds(600)
+    /// After SIGTERM, how long uploads still arriving may take before they are cut off.
+    public var grace: Duration = .seconds(30)
+    /// Tests only (`DOCPREVIEW_TEST_HOOKS=1`): a preview waits 0.5 s before checking its client is
+    /// still there, so a test can disconnect first.
+    public var testHooks = false
+
+    public init() {}
+}
