@@ -8,6 +8,10 @@ let main = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 /// Benchmarks of DocPreview with ordo-one/benchmark, kept out of the main package so its build stays light.
 /// Inputs come from `scripts/make-samples --large Samples/large` (or `$DOCPREVIEW_LARGE_SAMPLES`).
 /// Run: `swift package benchmark` here; one executable target per area, benchmarks named `Area:Case`.
+/// What the store and queue tools link: both backends, no renderer.
+let storeAndQueue: [Target.Dependency] = ["PreviewCore", "PreviewStore", "PreviewQueue", "PreviewPostgres", "PreviewDocuments"]
+    .map { .product(name: $0, package: main) } + [.product(name: "Logging", package: "swift-log")]
+
 let package = Package(
     name: "DocPreviewBenchmarks",
     platforms: [.macOS(.v14)],
@@ -22,22 +26,9 @@ let package = Package(
         // Where the generated inputs are, shared by every area.
         .target(name: "BenchmarkInputs", dependencies: [.product(name: "Benchmark", package: "benchmark")]),
         // The job queue's own ceiling with empty jobs, on SQLite and PostgreSQL (scripts/bench-queue runs it).
-        .executableTarget(name: "queue-load", dependencies: [
-            .product(name: "PreviewCore", package: main),
-            .product(name: "PreviewStore", package: main),
-            .product(name: "PreviewQueue", package: main),
-            .product(name: "PreviewPostgres", package: main),
-            .product(name: "PreviewDocuments", package: main),
-            .product(name: "Logging", package: "swift-log"),
-        ], path: "Benchmarks/QueueLoad"),
+        .executableTarget(name: "queue-load", dependencies: storeAndQueue, path: "Benchmarks/QueueLoad"),
         // The index at 1,000,000 documents: statistics, listing and an upload's commit (scripts/bench-index runs it).
-        .executableTarget(name: "index-scale", dependencies: [
-            .product(name: "PreviewCore", package: main),
-            .product(name: "PreviewStore", package: main),
-            .product(name: "PreviewQueue", package: main),
-            .product(name: "PreviewPostgres", package: main),
-            .product(name: "PreviewDocuments", package: main),
-            .product(name: "Logging", package: "swift-log"),
+        .executableTarget(name: "index-scale", dependencies: storeAndQueue + [
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ], path: "Benchmarks/IndexScale"),
