@@ -77,6 +77,6 @@ extension BlobStorage {
 
 /// Why a blob was stored: a document's original bytes, or something made from them (a preview, a
 /// PDF pivot) that can be made again.
-public enum BlobRole: String, Sendable {
+public enum BlobRole: String, Sendable, Codable {
     case original, derivative
 }

@@ -58,7 +58,7 @@ public struct UnreferencedBlob: Sendable, Codable, Equatable {
     public var sha256: String
     public var size: Int
     /// Stored as a document's original bytes, or as a derivative.
-    public var role: String
+    public var role: BlobRole
     /// The index still has its row (a deleted document's blob awaiting `gc`); false when the index lost it.
     public var indexed: Bool
 }
@@ -71,7 +71,7 @@ public struct CollectReport: Sendable, Codable {
     /// Quarantined blobs whose grace period was over, deleted.
     public var purged = 0
     public var temporaries = 0
-    /// On-demand previews evicted to keep within the preview budget first.
+    /// On-demand previews evicted to keep within the preview budget.
     public var evictedPreviews = 0
     public var dryRun: Bool
 
@@ -109,7 +109,7 @@ extension Store {
         report.missing = referenced.subtracting(present).map(\.hex).sorted()
         report.derivativeSourcesMissing = sources.subtracting(present).map(\.hex).sorted()
         report.unreferenced = onDisk.filter { !referenced.contains($0.hash) }.map { blob in
-            UnreferencedBlob(sha256: blob.hash.hex, size: blob.size, role: blobs.role(of: blob.hash).rawValue,
+            UnreferencedBlob(sha256: blob.hash.hex, size: blob.size, role: blobs.role(of: blob.hash),
                              indexed: indexed.contains(blob.hash))
         }.sorted { $0.sha256 < $1.sha256 }
         return report

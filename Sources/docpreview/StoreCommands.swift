@@ -48,7 +48,7 @@ struct VerifyCommand: ParsableCommand {
 
     func run() throws {
         let report = try storeOptions.open().verify()
-        let lost = report.unreferenced.filter { !$0.indexed && $0.role == BlobRole.original.rawValue }
+        let lost = report.unreferenced.filter { !$0.indexed && $0.role == .original }
         var human = """
             \(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count); \
             unreferenced \(report.unreferenced.count) (\(lost.count) originals the index lost); \
@@ -58,7 +58,7 @@ struct VerifyCommand: ParsableCommand {
             human += hashes.map { "\n  \(label)\t\($0)" }.joined()
         }
         human += report.unreferenced.map { blob in
-            "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role)\t\(blob.indexed ? "deleted, awaiting gc" : "not in the index")"
+            "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role.rawValue)\t\(blob.indexed ? "deleted, awaiting gc" : "not in the index")"
         }.joined()
         human += report.indexProblems.map { "\n  index\t\(SafeText.terminal($0))" }.joined()
         if !lost.isEmpty { human += "\n`docpreview recover` makes documents of the \(lost.count) lost originals again." }

@@ -43,10 +43,10 @@ import Testing
 
         let report = try store.verify()
         #expect(!report.isClean)
-        let lostOriginals = report.unreferenced.filter { !$0.indexed && $0.role == "original" }
+        let lostOriginals = report.unreferenced.filter { !$0.indexed && $0.role == .original }
         #expect(Set(lostOriginals.map(\.sha256)) == Set(lost.map(\.sha256.hex)), "each original the index lost, with its size")
         #expect(lostOriginals.allSatisfy { blob in lost.contains { $0.sha256.hex == blob.sha256 && $0.size == blob.size } })
-        #expect(report.unreferenced.filter { !$0.indexed && $0.role == "derivative" }.count == 3, "their thumbnails")
+        #expect(report.unreferenced.filter { !$0.indexed && $0.role == .derivative }.count == 3, "their thumbnails")
         #expect(report.unreferenced.filter(\.indexed).map(\.sha256).contains(deleted.sha256.hex), "a deleted document awaits gc")
         #expect(report.damaged.isEmpty && report.missing.isEmpty && report.indexProblems.isEmpty)
 
