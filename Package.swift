@@ -187,6 +187,8 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: [
             "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewQueue", "PreviewDocuments", "PreviewTestSupport",
             "PreviewBackendTestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "ServerTests", dependencies: [
             "PreviewServer", "PreviewQueue", "PreviewPostgres", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",

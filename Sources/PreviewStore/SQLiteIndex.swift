@@ -148,6 +148,11 @@ public final class SQLiteIndex: DocumentIndex {
             try trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted)
             try trigger("figures_derivative_deleted", "BEFORE DELETE ON derivatives", StoreFigures.derivativeDeleted)
         }
+        // The indexes PostgreSQL had from the start (SchemaParityTests holds the two schemas equal).
+        migrator.registerMigration("v6-parity") { db in
+            try db.create(index: "documents_owner", on: "documents", columns: ["owner", "created_at"])
+            try db.create(index: "jobs_status", on: "jobs", columns: ["status"])
+        }
         return migrator
     }
 

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import PreviewBackendTestSupport
+import PreviewPostgres
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// The two backends' migrators build the same schema: tables, columns, indexes and triggers by name
+/// (types are each dialect's own).
+@Suite struct SchemaParityTests {
+    struct Schema: Equatable {
+        var columns: Set<String> = []
+        var indexes: Set<String> = []
+        var triggers: Set<String> = []
+    }
+
+    @Test(.enabled(if: TestBackend.available.contains(.postgres))) func bothMigratorsBuildTheSameSchema() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let sqlite = try SQLiteIndex(url: folder.url.appendingPathComponent("index.sqlite"))
+        var embedded = Schema()
+        try sqlite.pool.read { db in
+            for table in try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'
+                """) {
+                for column in try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]) {
+                    embedded.columns.insert("\(table).\(column["name"] as String)")
+                }
+            }
+            embedded.indexes = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))
+            embedded.triggers = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'"))
+        }
+
+        let address = try #require(try TestBackend.postgres.freshDatabase())
+        let connections = try PostgresConnections(url: address, size: 1, logger: Logger(label: "test"))
+        _ = try PostgresIndex(connections: connections)
+        var shared = Schema()
+        for row in try connections.query("""
+            SELECT table_name, column_name FROM information_schema.columns
+            WHERE table_schema = 'public' AND table_name <> 'schema_migrations'
+            """) {
+            shared.columns.insert("\(try row["table_name"].decode(String.self)).\(try row["column_name"].decode(String.self))")
+        }
+        // Primary keys and unique constraints are the tables' own (SQLite names them automatically).
+        for row in try connections.query("""
+            SELECT i.indexname FROM pg_indexes i WHERE i.schemaname = 'public' AND i.tablename <> 'schema_migrations'
+            AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)
+            """) {
+            shared.indexes.insert(try row["indexname"].decode(String.self))
+        }
+        for row in try connections.query("SELECT DISTINCT trigger_name FROM information_schema.triggers WHERE trigger_schema = 'public'") {
+            shared.triggers.insert(try row["trigger_name"].decode(String.self))
+        }
+        #expect(embedded.columns == shared.columns, "only in SQLite: \(embedded.columns.subtracting(shared.columns).sorted()); only in PostgreSQL: \(shared.columns.subtracting(embedded.columns).sorted())")
+        #expect(embedded.indexes == shared.indexes, "only in SQLite: \(embedded.indexes.subtracting(shared.indexes).sorted()); only in PostgreSQL: \(shared.indexes.subtracting(embedded.indexes).sorted())")
+        #expect(embedded.triggers == shared.triggers)
+    }
+}
