@@ -30,7 +30,7 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
         }
         let name = "test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
         // One at a time: concurrent CREATE DATABASE can fail while template1 is being copied.
-        try Self.creating.withLock {
+        _ = try Self.creating.withLock {
             try PostgresConnections(url: server, size: 1, logger: Logger(label: "test")).query("CREATE DATABASE \(unescaped: name)")
         }
         address.path = "/\(name)"

@@ -6,7 +6,6 @@ import PreviewPipeline
 import PreviewQueue
 import PreviewStore
 import ServiceLifecycle
-import Synchronization
 
 /// Processes queued jobs with `concurrency` slots, each taking one job at a time. Queue calls and
 /// each job's C work run on the lanes of the worker's ``Offload`` (a database busy for seconds, or
@@ -45,7 +44,7 @@ public struct QueueWorker: Service {
     }
 
     public func run() async throws {
-        let running = RunningJobs()
+        let running = RunningJobs(drainSeconds: drainSeconds)
         // The slots are not awaited: a slot waits for its job's thread, which no cancellation can
         // hurry (a render stuck in a library runs to its deadline), and the drain must not wait for it.
         let slots = Task {
@@ -57,7 +56,7 @@ public struct QueueWorker: Service {
             running.finish()
         }
         await withGracefulShutdownHandler {
-            await running.settle(drainSeconds: drainSeconds)
+            await running.settle()
         } onGracefulShutdown: {
             running.stop()
         }
@@ -183,36 +182,69 @@ public struct QueueWorker: Service {
     }
 }
 
-/// The jobs this worker holds, whether it is stopping, and whether its slots have all ended.
+/// The jobs this worker holds, whether it is stopping, and whether its slots have all ended. Every
+/// change wakes ``settle()``, which waits without polling.
 final class RunningJobs: Sendable {
     private struct State {
         var stopping = false
+        var drainOver = false
         var finished = false
         var jobs: [Int64: JobRecord] = [:]
+        /// ``settle()`` waiting for the next change.
+        var waiter: CheckedContinuation<Bool, Never>?
     }
 
-    private let state = Mutex(State())
+    private let drainSeconds: Double
+    private let state = Locked(State())
+
+    /// - Parameter drainSeconds: how long running jobs may go on after ``stop()``.
+    init(drainSeconds: Double) {
+        self.drainSeconds = drainSeconds
+    }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
-    func stop() { state.withLock { $0.stopping = true } }
-    func finish() { state.withLock { $0.finished = true } }
-    func add(_ job: JobRecord) { state.withLock { $0.jobs[job.id ?? 0] = job } }
-    func remove(_ job: JobRecord) { state.withLock { $0.jobs[job.id ?? 0] = nil } }
+    func finish() { change { $0.finished = true } }
+    func add(_ job: JobRecord) { change { $0.jobs[job.id ?? 0] = job } }
+    func remove(_ job: JobRecord) { change { $0.jobs[job.id ?? 0] = nil } }
     func remaining() -> [JobRecord] { state.withLock { Array($0.jobs.values) } }
 
-    /// Returns once every slot has ended, or, after ``stop()``, once the running jobs are done or
-    /// `drainSeconds` have passed since the stop; also when the task is cancelled.
-    func settle(drainSeconds: Double) async {
-        var deadline: ContinuousClock.Instant?
-        while !Task.isCancelled {
-            let (stopping, finished, idle) = state.withLock { ($0.stopping, $0.finished, $0.jobs.isEmpty) }
-            if finished { return }
-            if stopping {
-                let now = ContinuousClock.now
-                deadline = deadline ?? now + .seconds(drainSeconds)
-                if idle || now >= deadline! { return }
-            }
-            try? await Task.sleep(for: .milliseconds(50))
+    /// Stops taking jobs; the running ones have `drainSeconds` from now.
+    func stop() {
+        change { $0.stopping = true }
+        let seconds = drainSeconds
+        Task { [self] in
+            try? await Task.sleep(for: .seconds(seconds))
+            change { $0.drainOver = true }
         }
+    }
+
+    /// Returns once every slot has ended, or, after ``stop()``, once the running jobs are done or
+    /// the drain time is over; also when the task is cancelled.
+    func settle() async {
+        while true {
+            let settled = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let settled = state.withLock { state -> Bool in
+                        if state.finished || Task.isCancelled || state.stopping && (state.jobs.isEmpty || state.drainOver) { return true }
+                        state.waiter = continuation
+                        return false
+                    }
+                    if settled { continuation.resume(returning: true) }
+                }
+            } onCancel: {
+                change { _ in }
+            }
+            if settled { return }
+        }
+    }
+
+    /// Applies `body` to the state and wakes ``settle()`` to look again.
+    private func change(_ body: (inout State) -> Void) {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            body(&state)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: false)
     }
 }
