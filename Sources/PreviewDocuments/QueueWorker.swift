@@ -106,10 +106,8 @@ public struct QueueWorker: Service {
                 backoff.succeed()
                 faults.clear(logger: logger)
             } catch {
-                backoff.fail()
-                if let fault = StoreFault(error) {
-                    faults.record(fault, cause: error, logger: logger)
-                } else {
+                if !storeRefused(error, logger: logger) {
+                    backoff.fail()
                     logger.error("lease failed", metadata: ["preview.error": "\(error)"])
                 }
                 continue
@@ -145,10 +143,8 @@ public struct QueueWorker: Service {
         do {
             // What the queue recorded; nil when the lease ran out and another worker took the job over.
             let queue = queue
-            if let failure, let fault = StoreFault(failure) {
-                // The store refused, not the file: the job goes back, its attempt uncounted, and the worker pauses.
-                backoff.fail()
-                faults.record(fault, cause: failure, logger: logger)
+            if let failure, storeRefused(failure, logger: logger) {
+                // The store refused, not the file: the job goes back, its attempt uncounted.
                 try await offload.run(.writes) { try queue.release(job) }
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
                 return
@@ -172,13 +168,19 @@ public struct QueueWorker: Service {
                 logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
             }
         } catch {
-            if let fault = StoreFault(error) {
-                backoff.fail()
-                faults.record(fault, cause: error, logger: logger)
-            } else {
+            if !storeRefused(error, logger: logger) {
                 logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])
             }
         }
+    }
+
+    /// When `error` is the store refusing (a full disk, an unreachable database): the slots pause
+    /// and the fault is told once per burst. False for any other error.
+    private func storeRefused(_ error: any Error, logger: Logger) -> Bool {
+        guard let fault = StoreFault(error) else { return false }
+        backoff.fail()
+        faults.record(fault, cause: error, logger: logger)
+        return true
     }
 }
 

@@ -48,9 +48,7 @@ extension JobQueue {
             }
         }
         let onDisk = try store.blobs.allBlobs()
-        let (referenced, indexed) = try store.blobs.whileReferencing(exclusive: true) {
-            (try store.index.referencedBlobs(), try store.index.indexedBlobs())
-        }
+        let (referenced, indexed) = try store.references()
         for blob in onDisk where !referenced.contains(blob.hash) {
             if indexed.contains(blob.hash) {
                 report.deleted += 1

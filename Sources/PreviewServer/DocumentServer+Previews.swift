@@ -74,7 +74,7 @@ extension DocumentServer {
             throw ErrorResponse(.unsupportedType, "No preview is made for \(kind.label).")
         }
         let (pipeline, store, wanted) = (pipeline, store, previewRequest)
-        // A preview already made is found on the blocking threads; only a render gets a thread of its own.
+        // A preview already made is found on the reads lane; only a render goes to the renders lane.
         let hit = try await offload.run(.reads) { () throws -> DerivativeRecord? in
             do throws(PreviewError) {
                 return try pipeline.cachedPreview(source: document.sha256, kind: kind, request: wanted)

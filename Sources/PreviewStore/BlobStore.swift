@@ -75,8 +75,13 @@ public struct BlobStore: BlobStorage {
     }
 
     public func role(of hash: BlobHash) -> BlobRole {
+        Self.role(at: url(for: hash))
+    }
+
+    /// The role recorded on the blob file at `url`: an original unless it says otherwise.
+    private static func role(at url: URL) -> BlobRole {
         var value = [UInt8](repeating: 0, count: 16)
-        let length = getxattr(url(for: hash).path, Self.roleAttribute, &value, value.count)
+        let length = getxattr(url.path, roleAttribute, &value, value.count)
         guard length > 0 else { return .original }
         return BlobRole(rawValue: String(decoding: value.prefix(length), as: UTF8.self)) ?? .original
     }
@@ -109,15 +114,10 @@ public struct BlobStore: BlobStorage {
         }
     }
 
+    /// Published like a staged copy, with the role it was stored as: an intact blob already in place wins.
     public func unquarantine(_ hash: BlobHash) throws {
-        let source = quarantineFolder.appendingPathComponent(hash.hex), destination = url(for: hash)
-        if contains(hash), (try? verify(hash)) == true {
-            try FileManager.default.removeItem(at: source)
-            return
-        }
-        try Self.createPrivateFolder(destination.deletingLastPathComponent())
-        try Self.rename(source, to: destination)
-        for folder in [destination.deletingLastPathComponent(), quarantineFolder] { try Self.synchronizeFolder(folder) }
+        let source = quarantineFolder.appendingPathComponent(hash.hex)
+        try publish(stagedFile: source, as: hash, role: Self.role(at: source))
     }
 
     public func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int) {

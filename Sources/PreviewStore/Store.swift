@@ -97,10 +97,8 @@ extension Store {
             report.blobsChecked += 1
             if try !blobs.verify(blob.hash) { report.damaged.append(blob.hash.hex) }
         }
-        // Read together under the exclusive lock: a write in flight has committed its row by then.
-        let (referenced, indexed, sources) = try blobs.whileReferencing(exclusive: true) {
-            (try index.referencedBlobs(), try index.indexedBlobs(), try index.derivativeSources())
-        }
+        let (referenced, indexed) = try references()
+        let sources = try index.derivativeSources()
         report.indexProblems = try index.integrityProblems()
         var kept = try index.statistics(), recounted = try index.recountStatistics(owner: nil)
         (kept.evictedPreviews, recounted.evictedPreviews) = (nil, nil)
@@ -113,6 +111,13 @@ extension Store {
                              indexed: indexed.contains(blob.hash))
         }.sorted { $0.sha256 < $1.sha256 }
         return report
+    }
+
+    /// The blobs the index refers to and those it has a row for, read together under the exclusive
+    /// reference lock: a write in flight has committed its row by then. A blob on disk in neither
+    /// is one the index lost track of.
+    public func references() throws -> (referenced: Set<BlobHash>, indexed: Set<BlobHash>) {
+        try blobs.whileReferencing(exclusive: true) { (try index.referencedBlobs(), try index.indexedBlobs()) }
     }
 
     /// Forgets on-demand previews (of `source`, or of any), least recently used first, until those

@@ -68,8 +68,7 @@ public struct CollectingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-                    function: String, line: UInt) {
-        messages.withLock { $0.append((level, "\(message)")) }
+    public func log(event: LogEvent) {
+        messages.withLock { $0.append((event.level, "\(event.message)")) }
     }
 }

@@ -3,14 +3,12 @@ import Foundation
 /// One lane of an ``Offload``: `width` threads of its own for blocking calls. At most `width` calls
 /// run at once; callers beyond wait in a queue, suspended, holding no thread.
 ///
-/// The threads are started on first use and live as long as the executor.
+/// The threads start with the executor and live as long as it does.
 final class BlockingExecutor: Sendable {
-    let width: Int
     private let jobs = JobQueue()
 
     init(width: Int) {
-        self.width = max(1, width)
-        for index in 0..<self.width {
+        for index in 0..<max(1, width) {
             let thread = Thread { [jobs] in jobs.serve() }
             thread.name = "docpreview-blocking-\(index)"
             thread.start()

@@ -22,9 +22,6 @@ public final class Offload: Sendable {
         lanes = [reads, writes, renders].map(BlockingExecutor.init(width:))
     }
 
-    /// How many calls may run at once in `lane`.
-    public func width(of lane: Lane) -> Int { lanes[lane.rawValue].width }
-
     /// Runs `work` on a thread of `lane` and returns its result.
     public func run<T: Sendable>(_ lane: Lane, _ work: sending @escaping () throws -> T) async throws -> T {
         try await lanes[lane.rawValue].run(work)
