@@ -64,14 +64,15 @@ extension DocumentServer {
                         body: Self.fileBody(path: path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger))
     }
 
-    /// Bytes `range` of the file at `path`, read 64 KiB at a time on `reader`'s threads: never whole
-    /// into memory, never on the cooperative pool, and the next chunk only once `channel` has written
-    /// all but a few of those before it (a client that stops reading holds those until the write
-    /// timeout closes its connection).
     /// What a streamed response reads and sends at a time; `serve` maps buffers of this size and more
     /// straight from the kernel (see `ServeCommand`), so their pages go back when they are freed.
     public static let chunkBytes = 64 * 1024
 
+    /// Bytes `range` of the file at `path`, read 64 KiB at a time on `reader`'s reads lane: never
+    /// whole into memory, never on the cooperative pool, and the next chunk only once `channel` has
+    /// written all but a few of those before it (a client that stops reading holds those until the
+    /// write timeout closes its connection).
+    ///
     /// With `expected`, the bytes are hashed as they go: when the last chunk does not complete that
     /// hash, the response is aborted (the client sees a broken transfer, never a whole damaged file),
     /// logged and counted.

@@ -37,7 +37,7 @@ public struct DocumentServer: Sendable {
     /// Full disks and database outages met by requests, told once per burst.
     let faults = FaultBurst(place: "requests")
     /// The store's figures for /metrics, never waited on for long.
-    let figures = StoreFigures()
+    let gauges = StoreGauges()
 
     public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, arrivals: JobArrivals? = nil, logger: Logger) {
         self.pipeline = pipeline
@@ -149,7 +149,7 @@ public struct DocumentServer: Sendable {
     // MARK: Metrics
 
     func metrics(logger: Logger) async -> Response {
-        await figures.refresh(queue: queue, index: store.index, offload: offload, faults: faults, logger: logger)
+        await gauges.refresh(queue: queue, index: store.index, offload: offload, faults: faults, logger: logger)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                         body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
     }

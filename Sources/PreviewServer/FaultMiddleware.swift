@@ -21,11 +21,9 @@ struct FaultMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as PreviewError {
-            if let fault = StoreFault(error) { faults.record(fault, cause: error, logger: context.logger) }
-            throw ErrorResponse(error)
+            throw told(ErrorResponse(error), logger: context.logger)
         } catch let response as ErrorResponse {
-            if let fault = StoreFault(response.error) { faults.record(fault, cause: response.error, logger: context.logger) }
-            throw response
+            throw told(response, logger: context.logger)
         } catch let error as any HTTPResponseError {
             throw error
         } catch {
@@ -37,5 +35,11 @@ struct FaultMiddleware: RouterMiddleware {
             context.logger.error("request failed", metadata: ["preview.error": "\(error)", "preview.path": "\(request.uri.path)"])
             throw ErrorResponse(.internal, "Something went wrong on our side; it has been logged.")
         }
+    }
+
+    /// `response`, its store fault (if it answers one) counted and told.
+    private func told(_ response: ErrorResponse, logger: Logger) -> ErrorResponse {
+        if let fault = StoreFault(response.error) { faults.record(fault, cause: response.error, logger: logger) }
+        return response
     }
 }

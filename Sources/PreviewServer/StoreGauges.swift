@@ -10,7 +10,7 @@ import PreviewStore
 /// `patience`, then answers with what the process holds. So monitoring never waits on the database
 /// for long, and during an outage `/metrics` still answers, with the last figures,
 /// `docpreview_store_up 0` and the faults counted.
-final class StoreFigures: Sendable {
+final class StoreGauges: Sendable {
     private let patience: Duration = .seconds(1)
     /// The refresh under way; one at a time, however many scrapes arrive meanwhile.
     private let running = Locked(Task<Void, Never>?.none)
