@@ -35,7 +35,6 @@ let package = Package(
         .library(name: "PreviewRenderers", targets: ["PreviewRenderers"]),
         .library(name: "PreviewStore", targets: ["PreviewStore"]),
         .library(name: "PreviewPipeline", targets: ["PreviewPipeline"]),
-        .library(name: "PreviewQueue", targets: ["PreviewQueue"]),
         .library(name: "PreviewPostgres", targets: ["PreviewPostgres"]),
         .library(name: "PreviewDocuments", targets: ["PreviewDocuments"]),
     ],
@@ -100,7 +99,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // Content-addressed blobs (SHA-256) and the SQLite index (GRDB).
+        // Content-addressed blobs (SHA-256), the index and the durable job queue: protocols and their
+        // SQLite drivers (GRDB). Documents and jobs share one schema and one migrator, so a job's state
+        // and its document's row change in one transaction.
         .target(name: "PreviewStore", dependencies: [
             "PreviewCore", "CFileAttributes",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -115,15 +116,9 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
 
-        // The durable job queue: protocol + SQLite driver. Nothing of the pipeline.
-        .target(name: "PreviewQueue", dependencies: [
-            "PreviewCore", "PreviewStore",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-
         // The PostgreSQL drivers of the index and the queue, for many workers on many hosts (DESIGN §11).
         .target(name: "PreviewPostgres", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewQueue",
+            "PreviewCore", "PreviewStore",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -131,7 +126,7 @@ let package = Package(
         // A document's life above the pipeline and the queue: the worker service, recovery, the
         // store's fault handling, and the choice between the embedded and the PostgreSQL backends.
         .target(name: "PreviewDocuments", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewPostgres",
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewPostgres",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -139,7 +134,7 @@ let package = Package(
 
         // The HTTP front: uploads, documents, previews, statistics, health, metrics, a small page.
         .target(name: "PreviewServer", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewQueue", "PreviewDocuments",
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewDocuments",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -167,7 +162,6 @@ let package = Package(
                 "PreviewCore",
                 "PreviewRenderers",
                 "PreviewPipeline",
-                "PreviewQueue",
                 "PreviewPostgres",
                 "PreviewDocuments",
                 "PreviewServer",
@@ -185,13 +179,13 @@ let package = Package(
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: [
-            "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewQueue", "PreviewDocuments", "PreviewTestSupport",
+            "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewTestSupport",
             "PreviewBackendTestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "ServerTests", dependencies: [
-            "PreviewServer", "PreviewQueue", "PreviewPostgres", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
+            "PreviewServer", "PreviewPostgres", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "CLITests", dependencies: [

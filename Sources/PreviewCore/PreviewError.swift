@@ -19,7 +19,7 @@ public struct PreviewError: Error, Sendable, CustomStringConvertible {
 
 extension PreviewError {
     /// A stable error code (DESIGN §7). A struct over a private enum, so codes can be added without breaking callers.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, CaseIterable {
             case extensionNotAllowed = "extension_not_allowed"
             case contentMismatch = "content_mismatch"

@@ -3,7 +3,6 @@ import Logging
 import Metrics
 import PreviewCore
 import PreviewPipeline
-import PreviewQueue
 import PreviewStore
 import ServiceLifecycle
 
@@ -138,7 +137,7 @@ public struct QueueWorker: Service {
         } catch {
             failure = error
         }
-        Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind)])
+        Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind.rawValue)])
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
         do {
             // What the queue recorded; nil when the lease ran out and another worker took the job over.

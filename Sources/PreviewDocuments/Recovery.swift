@@ -1,7 +1,6 @@
 import Foundation
 import PreviewCore
 import PreviewPipeline
-import PreviewQueue
 import PreviewStore
 
 /// What `recover` did.
@@ -69,7 +68,7 @@ extension JobQueue {
         let short = String(hash.hex.prefix(12))
         let record = DocumentRecord(
             id: UUID().uuidString.lowercased(), owner: "recovered", type: "", title: "\(kind.rawValue)-\(short)",
-            filename: "\(short).\(kind.extensions.first ?? "bin")", sha256: hash, kind: kind.rawValue, mime: kind.mime, size: size,
+            filename: "\(short).\(kind.extensions.first ?? "bin")", sha256: hash, kind: kind, mime: kind.mime, size: size,
             facts: MediaFacts(), version: 0,
             previewStatus: pipeline.renderers.renderer(for: kind) == nil ? PreviewStatus.noPreview : PreviewStatus.pending,
             createdAt: Date())

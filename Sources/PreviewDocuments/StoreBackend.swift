@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PreviewPostgres
-import PreviewQueue
 import PreviewStore
 
 /// A store and its queue: the embedded SQLite index in the store folder, or PostgreSQL when a

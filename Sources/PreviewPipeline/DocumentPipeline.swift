@@ -99,7 +99,7 @@ public struct DocumentPipeline: Sendable {
         // `gc` cannot remove a stored blob between the check and the row).
         let record = DocumentRecord(
             id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id ?? "", title: labels.title,
-            filename: labels.filename, sha256: hash, kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: size,
+            filename: labels.filename, sha256: hash, kind: verdict.kind, mime: verdict.kind.mime, size: size,
             facts: facts, version: 0, previewStatus: renderer == nil ? PreviewStatus.noPreview : PreviewStatus.pending,
             createdAt: Date())
         var document = try store.blobs.whileReferencing(exclusive: false) {
@@ -185,7 +185,8 @@ public struct DocumentPipeline: Sendable {
     /// Idempotent: a second run finds the thumbnail in the derivative cache. Throws the failure,
     /// which is also recorded on the document.
     public func process(_ document: DocumentRecord) throws(PreviewError) {
-        guard let kind = FileKind(rawValue: document.kind), let renderer = renderers.renderer(for: kind) else {
+        let kind = document.kind
+        guard let renderer = renderers.renderer(for: kind) else {
             try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.noPreview, error: nil) }
             return
         }
@@ -219,9 +220,8 @@ public struct DocumentPipeline: Sendable {
 
     /// Renders (or finds) the thumbnail and records the document's preview status either way.
     private func makeThumbnail(_ document: DocumentRecord) throws(PreviewError) {
-        guard let kind = FileKind(rawValue: document.kind) else { return }
         do {
-            _ = try preview(source: document.sha256, kind: kind, request: .thumbnail)
+            _ = try preview(source: document.sha256, kind: document.kind, request: .thumbnail)
         } catch {
             try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error) }
             throw error
@@ -254,7 +254,7 @@ public struct DocumentPipeline: Sendable {
         case PreviewStatus.noPreview: outcome.status = .noPreview
         case PreviewStatus.ready:
             outcome.status = .ok
-            if let kind = FileKind(rawValue: document.kind), let thumbnail = try? cachedPreview(source: document.sha256, kind: kind, request: .thumbnail),
+            if let thumbnail = try? cachedPreview(source: document.sha256, kind: document.kind, request: .thumbnail),
                let file = try? store.blobs.localFile(for: thumbnail.resultSha256) {
                 outcome.preview = .init(path: file.path,
                                         width: thumbnail.width, height: thumbnail.height)

@@ -83,9 +83,9 @@ public struct PostgresIndex: DocumentIndex {
         try session.query("""
             INSERT INTO documents (id, owner, type, title, filename, sha256, kind, mime, size, pages, duration_s, width, height,
                 codec, rotation, version, preview_status, error_code, error_message, created_at)
-            VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.filename), \(next.sha256.hex), \(next.kind),
+            VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.filename), \(next.sha256.hex), \(next.kind.rawValue),
                 \(next.mime), \(next.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
-                \(facts.codec), \(facts.rotation), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode), \(next.errorMessage),
+                \(facts.codec), \(facts.rotation), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode?.rawValue), \(next.errorMessage),
                 \(next.createdAt))
             """)
         return (next, true)

@@ -1,7 +1,6 @@
 import Foundation
 import PostgresNIO
 import PreviewCore
-import PreviewQueue
 import PreviewStore
 
 /// The job queue in PostgreSQL, for workers on many hosts (DESIGN §11). A lease is one
@@ -24,13 +23,13 @@ public struct PostgresJobQueue: JobQueue {
         try connections.transaction { session in
             let (stored, inserted) = try PostgresIndex.insertVersion(document, in: session)
             if !inserted, let existing = try latestJob(documentID: stored.id, in: session) { return (stored, existing) }
-            let settled = stored.previewStatus == PreviewStatus.ready || stored.previewStatus == PreviewStatus.noPreview
-            let status = settled ? JobRecord.Status.done : .queued
-            let job = try session.query("""
+            let job = try JobRecord(row: try session.query("""
                 INSERT INTO jobs (document_id, status, attempts, available_at, created_at, updated_at)
-                VALUES (\(stored.id), \(status.rawValue), 0, now(), now(), now()) RETURNING *
-                """)[0]
-            return (stored, try JobRecord(row: job))
+                VALUES (\(stored.id), \(JobRecord.Status.first(for: stored).rawValue), 0, now(), now(), now()) RETURNING *
+                """)[0])
+            var document = stored
+            document.jobStatus = job.status
+            return (document, job)
         }
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import PostgresNIO
 import PreviewCore
-import PreviewQueue
 import PreviewStore
 
 /// Records from rows selected with `*` (column names as in the schema).
@@ -13,17 +12,13 @@ extension DocumentRecord {
         self.init(id: try row["id"].decode(String.self), owner: try row["owner"].decode(String.self),
                   type: try row["type"].decode(String.self), title: try row["title"].decode(String.self),
                   filename: try row["filename"].decode(String.self), sha256: try row.hash("sha256"),
-                  kind: try row["kind"].decode(String.self), mime: try row["mime"].decode(String.self),
+                  kind: try row.decode("kind", as: FileKind.self), mime: try row["mime"].decode(String.self),
                   size: try row["size"].decode(Int.self), facts: facts, version: try row["version"].decode(Int.self),
-                  previewStatus: try Self.previewStatus(try row["preview_status"].decode(String.self)),
+                  previewStatus: try row.decode("preview_status", as: PreviewStatus.self),
                   createdAt: try row["created_at"].decode(Date.self))
-        errorCode = try row["error_code"].decode(String?.self)
+        errorCode = try row.decodeIfPresent("error_code", as: PreviewError.Code.self)
         errorMessage = try row["error_message"].decode(String?.self)
-    }
-
-    private static func previewStatus(_ text: String) throws -> PreviewStatus {
-        guard let status = PreviewStatus(rawValue: text) else { throw PostgresDriverError("unknown preview status \(text)") }
-        return status
+        jobStatus = try row.decodeIfPresent("job_status", as: JobRecord.Status.self)
     }
 }
 
@@ -40,22 +35,20 @@ extension DerivativeRecord {
 
 extension RenderFailure {
     init(row: PostgresRandomAccessRow) throws {
-        let code = try row["code"].decode(String.self)
         self.init(key: try row["key"].decode(String.self), sourceSha256: try row.hash("source_sha256"),
-                  error: PreviewError(try PreviewError.Code(rawValue: code).orThrow("error code \(code)"), try row["message"].decode(String.self)),
+                  error: PreviewError(try row.decode("code", as: PreviewError.Code.self), try row["message"].decode(String.self)),
                   createdAt: try row["created_at"].decode(Date.self))
     }
 }
 
 extension JobRecord {
     init(row: PostgresRandomAccessRow) throws {
-        let status = try row["status"].decode(String.self)
         self.init(id: try row["id"].decode(Int64.self), documentID: try row["document_id"].decode(String.self),
-                  status: try Status(rawValue: status).orThrow("job status \(status)"),
+                  status: try row.decode("status", as: Status.self),
                   attempts: try row["attempts"].decode(Int.self), availableAt: try row["available_at"].decode(Date.self),
                   leaseOwner: try row["lease_owner"].decode(String?.self),
                   leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self),
-                  errorCode: try row["error_code"].decode(String?.self), errorMessage: try row["error_message"].decode(String?.self),
+                  errorCode: try row.decodeIfPresent("error_code", as: PreviewError.Code.self), errorMessage: try row["error_message"].decode(String?.self),
                   createdAt: try row["created_at"].decode(Date.self), updatedAt: try row["updated_at"].decode(Date.self))
     }
 }
@@ -64,6 +57,17 @@ extension PostgresRandomAccessRow {
     func hash(_ column: String) throws -> BlobHash {
         let hex = try self[column].decode(String.self)
         return try BlobHash(hex: hex).orThrow("SHA-256 \(hex)")
+    }
+
+    /// A text column as the Swift type it spells (a kind, a status, an error code).
+    func decode<Value: RawRepresentable<String>>(_ column: String, as type: Value.Type) throws -> Value {
+        let text = try self[column].decode(String.self)
+        return try Value(rawValue: text).orThrow("\(column) \(text)")
+    }
+
+    func decodeIfPresent<Value: RawRepresentable<String>>(_ column: String, as type: Value.Type) throws -> Value? {
+        guard let text = try self[column].decode(String?.self) else { return nil }
+        return try Value(rawValue: text).orThrow("\(column) \(text)")
     }
 }
 

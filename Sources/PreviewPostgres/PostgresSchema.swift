@@ -71,6 +71,11 @@ enum PostgresSchema {
                     returning: "NEW")
           + trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted, returning: "NULL")
           + trigger("figures_derivative_deleted", "BEFORE DELETE ON derivatives", StoreFigures.derivativeDeleted, returning: "OLD")),
+        ("v7-job-status", [
+            "ALTER TABLE documents ADD COLUMN job_status text",
+            JobLifecycle.backfill,
+        ] + trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, returning: "NULL")
+          + trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, returning: "NULL")),
     ]
 
     /// A row trigger running `statements` in a PL/pgSQL function of the same name.

@@ -6,7 +6,6 @@ import Logging
 import Metrics
 import NIOCore
 import PreviewCore
-import PreviewQueue
 import PreviewStore
 
 /// A document's original: streamed from its blob, with byte ranges, checked as it goes.
@@ -26,7 +25,7 @@ extension DocumentServer {
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
             throw ErrorResponse(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
         }
-        let kind = FileKind(rawValue: document.kind) ?? .unknown
+        let kind = document.kind
         let etag = "\"\(document.sha256.hex)\""
         var headers: HTTPFields = [
             .eTag: etag, .acceptRanges: "bytes", .contentType: document.mime,

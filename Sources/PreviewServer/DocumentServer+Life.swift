@@ -6,7 +6,6 @@ import Logging
 import Metrics
 import NIOCore
 import PreviewCore
-import PreviewQueue
 import PreviewStore
 
 /// A document after its upload: listing, versions, restore, relabelling and deletion.
@@ -18,7 +17,7 @@ extension DocumentServer {
         let query = try Self.documentQuery(request)
         return try await offload.run(.reads) {
             let page = try store.index.list(query)
-            let views = try page.documents.map { DocumentView($0, status: try documentStatus($0)) }
+            let views = page.documents.map(DocumentView.init)
             return try JSON.response(DocumentList(documents: views, nextCursor: page.next?.token))
         }
     }
@@ -48,9 +47,7 @@ extension DocumentServer {
         try await offload.run(.reads) {
             let versions = try store.index.versions(of: id)
             guard let current = versions.first else { throw ErrorResponse(.notFound, "No document \(id).") }
-            return try JSON.response(VersionList(versions: try versions.map {
-                VersionView($0, status: try documentStatus($0), current: $0.id == current.id)
-            }))
+            return try JSON.response(VersionList(versions: versions.map { VersionView($0, current: $0.id == current.id) }))
         }
     }
 
@@ -98,7 +95,7 @@ extension DocumentServer {
         let store = store
         return try await offload.run(.writes) {
             guard let document = try store.index.document(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
-            if let type = type ?? nil, !type.admits(fileName: document.filename, kind: FileKind(rawValue: document.kind) ?? .unknown) {
+            if let type = type ?? nil, !type.admits(fileName: document.filename, kind: document.kind) {
                 throw ErrorResponse(.extensionNotAllowed, type.refusalMessage)
             }
             do {
@@ -106,7 +103,7 @@ extension DocumentServer {
                                                                type: type.map { $0?.id ?? "" } ?? document.type) else {
                     throw ErrorResponse(.notFound, "No document \(id).")
                 }
-                return try JSON.response(DocumentView(relabelled, status: try documentStatus(relabelled)))
+                return try JSON.response(DocumentView(relabelled))
             } catch let taken as LabelTaken {
                 throw RequestRefusal(status: .conflict, code: "conflict",
                                      message: "The owner already has a document titled \(taken.title) of that type.")
@@ -158,14 +155,14 @@ struct VersionView: Encodable {
     var previewStatus: PreviewStatus
     var current: Bool
 
-    init(_ document: DocumentRecord, status: JobRecord.Status, current: Bool) {
+    init(_ document: DocumentRecord, current: Bool) {
         documentID = document.id
         version = document.version
         size = document.size
         sha256 = document.sha256.hex
         filename = document.filename
         uploadedAt = document.createdAt
-        self.status = status
+        status = document.status
         previewStatus = document.previewStatus
         self.current = current
     }

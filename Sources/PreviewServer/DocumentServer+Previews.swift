@@ -7,45 +7,22 @@ import NIOCore
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
-import PreviewQueue
 import PreviewStore
 import ServiceLifecycle
 
 /// A document's status and its previews, stored or rendered on demand.
 extension DocumentServer {
-    func documentStatus(_ document: DocumentRecord) throws -> JobRecord.Status {
-        status(of: document, job: try queue.latestJob(documentID: document.id))
-    }
-
-    /// Document `id` and its status, read in that order: a job's outcome is recorded after its
-    /// document's, so a finished job is never shown beside the document as it was before (a failed
-    /// status without its error).
-    func documentAndStatus(id: String) throws -> (document: DocumentRecord, status: JobRecord.Status)? {
-        let job = try queue.latestJob(documentID: id)
-        guard let document = try store.index.document(id: id) else { return nil }
-        return (document, status(of: document, job: job))
-    }
-
-    /// The job's status; for documents without a job (ingested by the CLI), what their preview says.
-    private func status(of document: DocumentRecord, job: JobRecord?) -> JobRecord.Status {
-        if let job { return job.status }
-        switch document.previewStatus {
-        case .failed: return .failed
-        case .pending: return .queued
-        case .ready, .noPreview: return .done
-        }
-    }
-
     func document(_ id: String) throws -> Response {
-        guard let (document, status) = try documentAndStatus(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
-        return try JSON.response(DocumentView(document, status: status))
+        guard let document = try store.index.document(id: id) else { throw ErrorResponse(.notFound, "No document \(id).") }
+        return try JSON.response(DocumentView(document))
     }
 
     func preview(_ id: String, request: Request, context: ServerContext) async throws -> Response {
-        guard let (document, status) = try await offload.run(.reads, { try documentAndStatus(id: id) }),
-              let kind = FileKind(rawValue: document.kind) else {
+        let index = store.index
+        guard let document = try await offload.run(.reads, { try index.document(id: id) }) else {
             throw ErrorResponse(.notFound, "No document \(id).")
         }
+        let kind = document.kind
         let query = request.uri.queryParameters
         func number(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
             guard let text = query.get(name) else { return nil }
@@ -62,13 +39,13 @@ extension DocumentServer {
         if previewRequest.width == nil && previewRequest.height == nil && kind.category != .pdf { previewRequest = previewRequest.asThumbnail }
         previewRequest = previewRequest.onServedEdges
 
-        switch status {
+        switch document.status {
         case .done: break
         case .failed:
-            throw ErrorResponse(PreviewError(PreviewError.Code(rawValue: document.errorCode ?? "") ?? .corrupt,
-                                             document.errorMessage ?? "The document could not be processed."))
+            throw ErrorResponse(document.error ?? PreviewError(.corrupt, "The document could not be processed."))
         case .queued, .processing:
-            return try JSON.response(["status": status.rawValue, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
+            return try JSON.response(["status": document.status.rawValue, "document_id": document.id], status: .accepted,
+                                     headers: [.retryAfter: "2"])
         }
         if document.previewStatus == .noPreview {
             throw ErrorResponse(.unsupportedType, "No preview is made for \(kind.label).")

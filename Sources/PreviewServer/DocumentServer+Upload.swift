@@ -7,7 +7,6 @@ import NIOCore
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
-import PreviewQueue
 import PreviewStore
 import ServiceLifecycle
 
@@ -97,7 +96,7 @@ extension DocumentServer {
             let hasRenderer = pipeline.renderers.renderer(for: verdict.kind) != nil
             let record = DocumentRecord(
                 id: UUID().uuidString.lowercased(), owner: owner, type: type?.id ?? "", title: title, filename: filename, sha256: hash,
-                kind: verdict.kind.rawValue, mime: verdict.kind.mime, size: writer.size, facts: MediaFacts(), version: 0,
+                kind: verdict.kind, mime: verdict.kind.mime, size: writer.size, facts: MediaFacts(), version: 0,
                 previewStatus: hasRenderer ? PreviewStatus.pending : PreviewStatus.noPreview, createdAt: Date())
             // Published and recorded under the reference lock: `gc` cannot remove the blob (new, or
             // the same bytes stored long ago) before the row names it.

@@ -7,7 +7,6 @@ import NIOCore
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
-import PreviewQueue
 import PreviewStore
 import ServiceLifecycle
 
@@ -115,8 +114,8 @@ public struct DocumentServer: Sendable {
         }
         routes.add(.get, "/v1/documents/:id/versions") { _, context in try await versions(context.parameters.require("id")) }
         routes.add(.post, "/v1/documents/:id/restore") { request, context in
-            let (restored, job) = try await restore(context.parameters.require("id"), request: request)
-            return try JSON.response(DocumentView(restored, status: job.status))
+            let (restored, _) = try await restore(context.parameters.require("id"), request: request)
+            return try JSON.response(DocumentView(restored))
         }
         for method in [HTTPRequest.Method.get, .head] {
             routes.add(method, "/v1/documents/:id/content") { request, context in

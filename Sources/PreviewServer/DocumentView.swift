@@ -7,7 +7,6 @@ import NIOCore
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
-import PreviewQueue
 import PreviewStore
 import ServiceLifecycle
 
@@ -19,7 +18,7 @@ struct DocumentView: Encodable {
     var title: String
     var filename: String
     var sha256: String
-    var kind: String
+    var kind: FileKind
     var mime: String
     var size: Int
     var version: Int
@@ -30,7 +29,7 @@ struct DocumentView: Encodable {
     var createdAt: Date
     var links: [String: String]
 
-    init(_ document: DocumentRecord, status: JobRecord.Status) {
+    init(_ document: DocumentRecord) {
         documentID = document.id
         owner = document.owner
         type = document.type.isEmpty ? nil : document.type
@@ -41,16 +40,16 @@ struct DocumentView: Encodable {
         mime = document.mime
         size = document.size
         version = document.version
-        self.status = status
+        status = document.status
         previewStatus = document.previewStatus
-        error = document.errorCode.map { ErrorEnvelope.Body(code: $0, message: document.errorMessage ?? "") }
+        error = document.error.map { ErrorEnvelope($0).error }
         facts = document.facts
         createdAt = document.createdAt
         var links = ["self": "/v1/documents/\(document.id)"]
         if document.previewStatus != PreviewStatus.noPreview {
             links["thumbnail"] = "/v1/documents/\(document.id)/preview"
             links["preview"] = "/v1/documents/\(document.id)/preview?width=2048&height=2048"
-            if FileKind(rawValue: document.kind)?.isPaged == true { links["page"] = "/v1/documents/\(document.id)/preview?page={n}&width={w}" }
+            if document.kind.isPaged { links["page"] = "/v1/documents/\(document.id)/preview?page={n}&width={w}" }
         }
         self.links = links
     }

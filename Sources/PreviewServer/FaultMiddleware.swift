@@ -5,7 +5,6 @@ import Logging
 import Metrics
 import PreviewCore
 import PreviewDocuments
-import PreviewQueue
 import PreviewStore
 
 /// The outermost answer to whatever a route throws that is not already a response: a

@@ -19,15 +19,15 @@ enum HomePage {
         func label(_ type: String?) -> String { type.map { rules.type(id: $0)?.label ?? $0 } ?? "—" }
         let types = rules.types
             .map { "<option value=\"\(SafeText.html($0.id))\">\(SafeText.html($0.label))</option>" }.joined()
-        let cards = try documents.map { document -> String in
-            let status = try server.documentStatus(document)
+        let cards = documents.map { document -> String in
+            let status = document.status
             let thumbnail = status == .done && document.previewStatus == .ready
                 ? "<img src=\"/v1/documents/\(document.id)/preview\" alt=\"\" loading=\"lazy\">"
                 : "<span>\(document.previewStatus == .noPreview ? "no preview" : SafeText.html(status.rawValue))</span>"
             let error = document.errorMessage.map { "<div class=\"failed\">\(SafeText.html($0))</div>" } ?? ""
             return """
                 <a class="card" href="/ui/documents/\(document.id)"><div class="thumb">\(thumbnail)</div><b>\(SafeText.html(document.title))</b>\
-                <div>\(SafeText.html(document.type.isEmpty ? document.kind : label(document.type))) · v\(document.version) · \(SafeText.html(status.rawValue))</div>\(error)</a>
+                <div>\(SafeText.html(document.type.isEmpty ? document.kind.rawValue : label(document.type))) · v\(document.version) · \(SafeText.html(status.rawValue))</div>\(error)</a>
                 """
         }.joined(separator: "\n")
         let html = """

@@ -7,7 +7,6 @@ import NIOCore
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
-import PreviewQueue
 import PreviewStore
 import ServiceLifecycle
 

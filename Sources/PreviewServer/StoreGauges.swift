@@ -2,7 +2,6 @@ import Logging
 import Metrics
 import PreviewCore
 import PreviewDocuments
-import PreviewQueue
 import PreviewStore
 
 /// The store's figures for `/metrics` (jobs by status, documents, bytes), read from the database off

@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PreviewCore
-import PreviewQueue
 import PreviewStore
 
 /// `GET /ui/documents/{id}`: one document for people. Pages of a paged document as images the
@@ -20,10 +19,8 @@ enum ViewerPage {
         guard let document = versions.first(where: { $0.id == id }), let current = versions.first else {
             throw ErrorResponse(.notFound, "No document \(id).")
         }
-        // One job lookup per version; the shown one is among them.
-        let statuses = try Dictionary(uniqueKeysWithValues: versions.map { ($0.id, try server.documentStatus($0)) })
-        let status = statuses[document.id]!
-        let kind = FileKind(rawValue: document.kind) ?? .unknown
+        let status = document.status
+        let kind = document.kind
         let csrf = csrfField(session)
         let (previous, next) = try neighbours(of: current, in: index)
         func link(_ neighbour: DocumentRecord?, _ label: String) -> String {
@@ -39,7 +36,7 @@ enum ViewerPage {
             return """
                 <tr\(shown)><td><a href="/ui/documents/\(version.id)">v\(version.version)</a></td>\
                 <td>\(SafeText.html(version.filename))</td><td>\(HomePage.byteText(version.size))</td>\
-                <td>\(version.createdAt.formatted(.iso8601))</td><td>\(SafeText.html(statuses[version.id]!.rawValue))</td><td>\(action)</td></tr>
+                <td>\(version.createdAt.formatted(.iso8601))</td><td>\(SafeText.html(version.status.rawValue))</td><td>\(action)</td></tr>
                 """
         }.joined(separator: "\n")
         let notice = document.id == current.id ? "" : "<p class=\"note\">This is version \(document.version); the current one is v\(current.version).</p>"

@@ -14,7 +14,7 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     /// The name it arrived under (display only; never used as a path).
     public var filename: String
     public var sha256: BlobHash
-    public var kind: String
+    public var kind: FileKind
     public var mime: String
     public var size: Int
     public var pages: Int?
@@ -26,11 +26,14 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var version: Int
     /// `ready` (thumbnail made), `no_preview`, `failed` (with error), or `pending`.
     public var previewStatus: PreviewStatus
-    public var errorCode: String?
+    public var errorCode: PreviewError.Code?
     public var errorMessage: String?
+    /// Its job's state, written on this row by the schema in the transaction that changes the job
+    /// (a trigger on `jobs`); nil for a document that never had a job (ingested by the CLI).
+    public var jobStatus: JobRecord.Status?
     public var createdAt: Date
 
-    public init(id: String, owner: String, type: String, title: String, filename: String, sha256: BlobHash, kind: String,
+    public init(id: String, owner: String, type: String, title: String, filename: String, sha256: BlobHash, kind: FileKind,
                 mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus, createdAt: Date) {
         self.id = id
         self.owner = owner
@@ -58,7 +61,28 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
         case previewStatus = "preview_status"
         case errorCode = "error_code"
         case errorMessage = "error_message"
+        case jobStatus = "job_status"
         case createdAt = "created_at"
+    }
+
+    /// Where the document stands in one lifecycle: its job's state, or, for a document that never
+    /// had a job, what its preview says.
+    public var status: JobRecord.Status {
+        if let jobStatus { return jobStatus }
+        switch previewStatus {
+        case .failed: return .failed
+        case .pending: return .queued
+        case .ready, .noPreview: return .done
+        }
+    }
+
+    /// The failure recorded on the document, if its preview failed.
+    public var error: PreviewError? {
+        get { errorCode.map { PreviewError($0, errorMessage ?? "") } }
+        set {
+            errorCode = newValue?.code
+            errorMessage = newValue?.message
+        }
     }
 
     public var facts: MediaFacts {

@@ -27,7 +27,7 @@ extension SQLiteIndex {
         filter("d.type = ?", query.type)
         filter("d.kind = ?", query.kind)
         filter("instr(docpreview_fold(d.title), docpreview_fold(?)) > 0", query.titleContains)
-        filter("d.preview_status = ?", query.status?.rawValue)
+        filter("d.preview_status = ?", query.status)
         if let after = query.after {
             let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
             conditions.append("(\(keys.joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders))")
@@ -76,8 +76,8 @@ extension SQLiteIndex {
             guard !removed.isEmpty else { return Deletion(versions: [], cancelledJobs: 0) }
             let ids = String(decoding: try JSONEncoder().encode(removed.map(\.id)), as: UTF8.self)
             let cancelled = try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'processing') AND document_id IN (SELECT value FROM json_each(?))
-                """, arguments: [ids]) ?? 0
+                SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND document_id IN (SELECT value FROM json_each(?))
+                """, arguments: [JobRecord.Status.queued, JobRecord.Status.processing, ids]) ?? 0
             try db.execute(sql: "DELETE FROM jobs WHERE document_id IN (SELECT value FROM json_each(?))", arguments: [ids])
             try db.execute(sql: "DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))", arguments: [ids])
             return Deletion(versions: removed, cancelledJobs: cancelled)

@@ -139,21 +139,29 @@ public final class SQLiteIndex: DocumentIndex {
                 CREATE INDEX documents_created ON documents (created_at, id);
                 """)
             for statement in StoreFigures.backfill { try db.execute(sql: statement) }
-            func trigger(_ name: String, _ event: String, _ statements: [String]) throws {
-                try db.execute(sql: "CREATE TRIGGER \(name) \(event) FOR EACH ROW BEGIN \(statements.joined(separator: ";\n")); END")
-            }
-            try trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted)
-            try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted)
-            try trigger("figures_document_relabelled", "BEFORE UPDATE OF type, title ON documents", StoreFigures.documentRelabelled)
-            try trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted)
-            try trigger("figures_derivative_deleted", "BEFORE DELETE ON derivatives", StoreFigures.derivativeDeleted)
+            try trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted, in: db)
+            try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted, in: db)
+            try trigger("figures_document_relabelled", "BEFORE UPDATE OF type, title ON documents", StoreFigures.documentRelabelled, in: db)
+            try trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted, in: db)
+            try trigger("figures_derivative_deleted", "BEFORE DELETE ON derivatives", StoreFigures.derivativeDeleted, in: db)
         }
         // The indexes PostgreSQL had from the start (SchemaParityTests holds the two schemas equal).
         migrator.registerMigration("v6-parity") { db in
             try db.create(index: "documents_owner", on: "documents", columns: ["owner", "created_at"])
             try db.create(index: "jobs_status", on: "jobs", columns: ["status"])
         }
+        migrator.registerMigration("v7-job-status") { db in
+            try db.alter(table: "documents") { t in t.add(column: "job_status", .text) }
+            try db.execute(sql: JobLifecycle.backfill)
+            try trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, in: db)
+            try trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, in: db)
+        }
         return migrator
+    }
+
+    /// A row trigger running the shared `statements`.
+    private static func trigger(_ name: String, _ event: String, _ statements: [String], in db: Database) throws {
+        try db.execute(sql: "CREATE TRIGGER \(name) \(event) FOR EACH ROW BEGIN \(statements.joined(separator: ";\n")); END")
     }
 
     // MARK: Blobs

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import PreviewCore
-import PreviewQueue
 import PreviewStore
 
 /// `docpreview list`: the latest version of each document, filtered and sorted like `GET /v1/documents`.
@@ -49,7 +48,7 @@ struct ListCommand: ParsableCommand {
                                   limit: limit, after: cursor.flatMap { DocumentCursor(token: $0, sort: sort) })
         let page = try storeOptions.open().index.list(query)
         var lines = page.documents.map { document in
-            ["\(document.id)", "v\(document.version)", document.kind, "\(document.size)", document.previewStatus.rawValue,
+            ["\(document.id)", "v\(document.version)", document.kind.rawValue, "\(document.size)", document.previewStatus.rawValue,
              SafeText.terminal(document.owner), SafeText.terminal(document.title)].joined(separator: "\t")
         }
         if let next = page.next { lines.append("more: --cursor \(next.token)") }

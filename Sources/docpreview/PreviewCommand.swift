@@ -34,7 +34,7 @@ struct PreviewCommand: ParsableCommand {
         } else {
             document = try store.index.document(id: reference)
         }
-        guard let document, let kind = FileKind(rawValue: document.kind) else {
+        guard let document else {
             try report.fail(PreviewError(.notFound, "No document \(reference) in the store."))
         }
         let request = image.request(defaultFormat: .jpeg)
@@ -42,7 +42,7 @@ struct PreviewCommand: ParsableCommand {
         defer { withExtendedLifetime(watchdog) {} }
         let result: DocumentPipeline.PreviewOutcome
         do {
-            result = try pipeline.preview(source: document.sha256, kind: kind, request: request)
+            result = try pipeline.preview(source: document.sha256, kind: document.kind, request: request)
         } catch {
             try report.fail(error)
         }

@@ -4,7 +4,6 @@ import Logging
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
-import PreviewQueue
 import PreviewStore
 
 /// `docpreview stats [--owner O]`: the storage cards, from the index.

@@ -7,7 +7,6 @@ import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
 import PreviewPipeline
-import PreviewQueue
 @testable import PreviewServer
 import PreviewStore
 import PreviewTestSupport
@@ -20,7 +19,7 @@ import Testing
     private func enqueue(_ harness: Harness, owner: String, title: String, bytes: [UInt8]) throws -> DocumentRecord {
         let hash = try harness.pipeline.store.blobs.put(bytes: bytes, as: .original)
         let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: "", title: title, filename: "\(title).pdf",
-                                    sha256: hash, kind: FileKind.pdf.rawValue, mime: FileKind.pdf.mime, size: bytes.count,
+                                    sha256: hash, kind: .pdf, mime: FileKind.pdf.mime, size: bytes.count,
                                     facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
         return try harness.queue.enqueue(record).document
     }
@@ -53,7 +52,7 @@ import Testing
             try harness.drainQueue()
             #expect(started.duration(to: .now) < .seconds(20), "the page stopped at its budget, not at the end of the drawing")
             let failed = try #require(try harness.queue.jobs(status: .failed, limit: 10).first)
-            #expect(failed.errorCode == "timeout")
+            #expect(failed.errorCode == .timeout)
 
             // Remembered: what the second upload gets is the stored failure, not a new render.
             let source = try #require(try harness.pipeline.store.index.document(id: failed.documentID)).sha256

@@ -9,7 +9,6 @@ import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
-import PreviewQueue
 @testable import PreviewServer
 import PreviewStore
 import PreviewTestSupport
@@ -122,7 +121,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 let id = try #require(try json(response)["document_id"] as? String)
                 let document = try #require(try harness.pipeline.store.index.document(id: id))
                 #expect(document.owner == "ben" && document.type == "highlight_video" && document.title == "Senior season")
-                #expect(document.filename == "clip.mp4" && document.kind == "mp4")
+                #expect(document.filename == "clip.mp4" && document.kind == .mp4)
             }
             let noFile = multipart(boundary: "b", fields: ["owner": "ben"], file: nil)
             try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"],
@@ -484,7 +483,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 @Suite struct QueueTests {
     private func queuedDocument(_ harness: Harness, title: String = "t") throws -> JobRecord {
         let hash = try harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp")).hash
-        let record = DocumentRecord(id: UUID().uuidString, owner: "", type: "", title: title, filename: "t.webp", sha256: hash, kind: "webp",
+        let record = DocumentRecord(id: UUID().uuidString, owner: "", type: "", title: title, filename: "t.webp", sha256: hash, kind: .webp,
                                     mime: "image/webp", size: 1, facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
         return try harness.queue.enqueue(record).job
     }

@@ -8,7 +8,6 @@ import PreviewBackendTestSupport
 import PreviewCore
 import PreviewPostgres
 @testable import PreviewDocuments
-import PreviewQueue
 import PreviewServer
 import PreviewStore
 import PreviewTestSupport

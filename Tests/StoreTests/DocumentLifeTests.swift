@@ -5,7 +5,6 @@ import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
-import PreviewQueue
 import PreviewStore
 import PreviewTestSupport
 import Testing
@@ -26,7 +25,7 @@ import Testing
         }
 
         @discardableResult
-        func add(owner: String = "ana", type: String = "", title: String, kind: String = "pdf", bytes: String? = nil,
+        func add(owner: String = "ana", type: String = "", title: String, kind: FileKind = .pdf, bytes: String? = nil,
                  status: PreviewStatus = .ready) throws -> DocumentRecord {
             let content = Array((bytes ?? "\(owner)/\(type)/\(title)/\(UUID())").utf8)
             let hash = try store.blobs.put(bytes: content, as: .original)
@@ -55,10 +54,10 @@ import Testing
         defer { indexed.folder.remove() }
         try indexed.add(type: "resume", title: "Zebra CV")
         try indexed.add(type: "transcript", title: "alpha transcript", status: .pending)
-        try indexed.add(type: "resume", title: "beta résumé", kind: "docx")
-        try indexed.add(type: "highlight_video", title: "Game film", kind: "mp4", status: .failed)
+        try indexed.add(type: "resume", title: "beta résumé", kind: .docx)
+        try indexed.add(type: "highlight_video", title: "Game film", kind: .mp4, status: .failed)
         try indexed.add(owner: "ben", type: "resume", title: "Ben CV")
-        try indexed.add(title: "untyped note", kind: "text", status: .noPreview)
+        try indexed.add(title: "untyped note", kind: .text, status: .noPreview)
         let replaced = try indexed.add(type: "resume", title: "Zebra CV")  // a second version: listed instead of the first
         #expect(replaced.version == 2)
 

@@ -4,7 +4,6 @@ import PreviewBackendTestSupport
 import PreviewCore
 import PreviewPipeline
 import PreviewPostgres
-import PreviewQueue
 import PreviewStore
 import PreviewTestSupport
 import Testing
@@ -52,7 +51,7 @@ import Testing
                 let record = DocumentRecord(
                     id: UUID().uuidString.lowercased(), owner: owner, type: ["", "resume", "transcript"].randomElement(using: &generator)!,
                     title: "note \(Int.random(in: 0..<5, using: &generator))", filename: "n.txt", sha256: hash,
-                    kind: ["txt", "pdf"].randomElement(using: &generator)!, mime: "text/plain", size: content.count, facts: MediaFacts(),
+                    kind: [FileKind.text, .pdf].randomElement(using: &generator)!, mime: "text/plain", size: content.count, facts: MediaFacts(),
                     version: 0, previewStatus: .noPreview, createdAt: Date())
                 documents.append(try queue.enqueue(record).document)
             case 2:

@@ -6,7 +6,6 @@ import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
-import PreviewQueue
 import PreviewStore
 import PreviewTestSupport
 import Testing

@@ -5,7 +5,6 @@ import PostgresNIO
 import PreviewCore
 import PreviewDocuments
 import PreviewPostgres
-import PreviewQueue
 import PreviewStore
 
 /// The index at scale: fills a fresh index with N synthetic documents (1,000 owners, five types and

@@ -4,7 +4,6 @@ import Logging
 import PreviewCore
 import PreviewDocuments
 import PreviewPostgres
-import PreviewQueue
 import PreviewStore
 import Synchronization
 

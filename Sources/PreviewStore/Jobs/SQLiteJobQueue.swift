@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import PreviewCore
-import PreviewStore
 
 /// The job queue in the store's own SQLite index (WAL): one write transaction per lease, so
 /// workers in several processes never take the same job.
@@ -19,18 +18,19 @@ public struct SQLiteJobQueue: JobQueue {
             let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
             if !inserted, let existing = try latestJob(documentID: stored.id, in: db) { return (stored, existing) }
             let now = Date()
-            let settled = stored.previewStatus == PreviewStatus.ready || stored.previewStatus == PreviewStatus.noPreview
-            var job = JobRecord(id: nil, documentID: stored.id, status: settled ? .done : .queued, attempts: 0,
+            var job = JobRecord(id: nil, documentID: stored.id, status: .first(for: stored), attempts: 0,
                                 availableAt: now, createdAt: now, updatedAt: now)
             try job.insert(db)
-            return (stored, job)
+            var document = stored
+            document.jobStatus = job.status
+            return (document, job)
         }
     }
 
     public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
         try index.pool.write { db in
             let now = Date()
-            while let candidate = try JobRecord.fetchOne(db, sql: Self.fairest, arguments: ["now": now]) {
+            while let candidate = try JobRecord.fetchOne(db, sql: Self.fairest, arguments: Self.statuses(["now": now])) {
                 var job = candidate
                 job.updatedAt = now
                 if job.attempts >= policy.maxAttempts {
@@ -38,7 +38,7 @@ public struct SQLiteJobQueue: JobQueue {
                     job.status = .failed
                     job.leaseOwner = nil
                     job.leaseExpiresAt = nil
-                    job.errorCode = PreviewError.Code.internal.rawValue
+                    job.errorCode = .internal
                     job.errorMessage = "Processing stopped \(job.attempts) times without finishing; giving up."
                     try job.update(db)
                     try setDocumentFailed(job, in: db)
@@ -62,11 +62,18 @@ public struct SQLiteJobQueue: JobQueue {
     static let fairest = """
         WITH running AS (
             SELECT d.owner, COUNT(*) AS n FROM jobs r JOIN documents d ON d.id = r.document_id
-            WHERE r.status = 'processing' AND r.lease_expires_at >= :now GROUP BY d.owner)
+            WHERE r.status = :processing AND r.lease_expires_at >= :now GROUP BY d.owner)
         SELECT j.* FROM jobs j JOIN documents d ON d.id = j.document_id LEFT JOIN running ON running.owner = d.owner
-        WHERE (j.status = 'queued' AND j.available_at <= :now) OR (j.status = 'processing' AND j.lease_expires_at < :now)
+        WHERE (j.status = :queued AND j.available_at <= :now) OR (j.status = :processing AND j.lease_expires_at < :now)
         ORDER BY COALESCE(running.n, 0), j.available_at, j.id LIMIT 1
         """
+
+    /// `arguments` with every status by name (`:queued`, `:processing`, …), so no SQL spells one.
+    static func statuses(_ arguments: StatementArguments = [:]) -> StatementArguments {
+        arguments &+ StatementArguments(Dictionary(uniqueKeysWithValues: JobRecord.Status.allCases.map {
+            ($0.rawValue, $0 as (any DatabaseValueConvertible)?)
+        }))
+    }
 
     @discardableResult
     public func complete(_ job: JobRecord) throws -> Bool {
@@ -92,7 +99,7 @@ public struct SQLiteJobQueue: JobQueue {
             let now = Date()
             job.leaseOwner = nil
             job.leaseExpiresAt = nil
-            job.errorCode = error.code.rawValue
+            job.errorCode = error.code
             job.errorMessage = error.message
             job.updatedAt = now
             if retryable, let delay = policy.delay(afterAttempts: job.attempts) {
@@ -130,27 +137,26 @@ public struct SQLiteJobQueue: JobQueue {
     public func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord] {
         try index.pool.read { db in
             var request = JobRecord.order(JobRecord.CodingKeys.id.desc).limit(limit)
-            if let status { request = request.filter(JobRecord.CodingKeys.status == status.rawValue) }
+            if let status { request = request.filter(JobRecord.CodingKeys.status == status) }
             return try request.fetchAll(db)
         }
     }
 
+    /// Queues jobs again with a fresh set of attempts (the caller adds which).
+    private static let retrying = """
+        UPDATE jobs SET status = :queued, attempts = 0, available_at = :now, error_code = NULL, error_message = NULL, updated_at = :now
+        """
+
     public func retry(id: Int64) throws -> Bool {
         try index.pool.write { db in
-            try db.execute(sql: """
-                UPDATE jobs SET status = 'queued', attempts = 0, available_at = ?, error_code = NULL, error_message = NULL,
-                updated_at = ? WHERE id = ? AND status = 'failed'
-                """, arguments: [Date(), Date(), id])
+            try db.execute(sql: "\(Self.retrying) WHERE id = :id AND status = :failed", arguments: Self.statuses(["now": Date(), "id": id]))
             return db.changesCount > 0
         }
     }
 
     public func retryFailed() throws -> Int {
         try index.pool.write { db in
-            try db.execute(sql: """
-                UPDATE jobs SET status = 'queued', attempts = 0, available_at = ?, error_code = NULL, error_message = NULL,
-                updated_at = ? WHERE status = 'failed'
-                """, arguments: [Date(), Date()])
+            try db.execute(sql: "\(Self.retrying) WHERE status = :failed", arguments: Self.statuses(["now": Date()]))
             return db.changesCount
         }
     }
@@ -167,13 +173,14 @@ public struct SQLiteJobQueue: JobQueue {
 
     public func reclaimLeases(where isDead: (String) -> Bool) throws -> Int {
         try index.pool.write { db in
-            let owners = try String.fetchAll(db, sql: "SELECT DISTINCT lease_owner FROM jobs WHERE status = 'processing' AND lease_owner IS NOT NULL")
+            let owners = try String.fetchAll(db, sql: "SELECT DISTINCT lease_owner FROM jobs WHERE status = :processing AND lease_owner IS NOT NULL",
+                                             arguments: Self.statuses())
             var reclaimed = 0
             for owner in owners where isDead(owner) {
                 try db.execute(sql: """
-                    UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, available_at = ?, updated_at = ?
-                    WHERE status = 'processing' AND lease_owner = ?
-                    """, arguments: [Date(), Date(), owner])
+                    UPDATE jobs SET status = :queued, lease_owner = NULL, lease_expires_at = NULL, available_at = :now, updated_at = :now
+                    WHERE status = :processing AND lease_owner = :owner
+                    """, arguments: Self.statuses(["now": Date(), "owner": owner]))
                 reclaimed += db.changesCount
             }
             return reclaimed
@@ -194,6 +201,6 @@ public struct SQLiteJobQueue: JobQueue {
 
     private func setDocumentFailed(_ job: JobRecord, in db: Database) throws {
         try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
-                       arguments: [PreviewStatus.failed.rawValue, job.errorCode, job.errorMessage, job.documentID])
+                       arguments: [PreviewStatus.failed, job.errorCode, job.errorMessage, job.documentID])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PreviewCore
 
 /// A unit of work: make one stored document's facts and previews (DESIGN §6).
 public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
@@ -8,6 +9,12 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     /// `queued`, `processing`, `done`, `failed`.
     public enum Status: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
         case queued, processing, done, failed
+
+        /// A new job's status: done at once when its document's preview is already settled (the
+        /// same bytes were processed before), else queued.
+        public static func first(for document: DocumentRecord) -> Status {
+            document.previewStatus == .ready || document.previewStatus == .noPreview ? .done : .queued
+        }
     }
 
     public var id: Int64?
@@ -18,7 +25,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     public var availableAt: Date
     public var leaseOwner: String?
     public var leaseExpiresAt: Date?
-    public var errorCode: String?
+    public var errorCode: PreviewError.Code?
     public var errorMessage: String?
     public var createdAt: Date
     public var updatedAt: Date
@@ -36,7 +43,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     }
 
     public init(id: Int64?, documentID: String, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
-                leaseExpiresAt: Date? = nil, errorCode: String? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date) {
+                leaseExpiresAt: Date? = nil, errorCode: PreviewError.Code? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date) {
         self.id = id
         self.documentID = documentID
         self.status = status

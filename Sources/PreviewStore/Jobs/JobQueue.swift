@@ -1,6 +1,5 @@
 import Foundation
 import PreviewCore
-import PreviewStore
 
 /// A durable job queue. The embedded driver is ``SQLiteJobQueue``; `PreviewPostgres` has one
 /// for many hosts, with `FOR UPDATE SKIP LOCKED`.

@@ -1,0 +1,13 @@
+/// One lifecycle for a document: its job's state is kept on its own row (`documents.job_status`) by a
+/// trigger on `jobs`, so it changes in the job's transaction and a read of the document needs no
+/// second query. The SQL is the same on both backends (PostgreSQL wraps the trigger's statement in a
+/// function).
+public enum JobLifecycle {
+    /// The trigger's statement, after a job is inserted or its status changes.
+    public static let jobChanged = ["UPDATE documents SET job_status = NEW.status WHERE id = NEW.document_id"]
+
+    /// Fills the column from the jobs that exist when it is added.
+    public static let backfill = """
+        UPDATE documents SET job_status = (SELECT status FROM jobs WHERE jobs.document_id = documents.id ORDER BY id DESC LIMIT 1)
+        """
+}
