@@ -59,9 +59,13 @@ let package = Package(
         // <sys/xattr.h>: a blob's role is kept in an extended attribute.
         .systemLibrary(name: "CFileAttributes"),
 
+        // The C functions of the Poppler shim library (one header): the contract between PopplerSplash,
+        // which defines them, and CPoppler, which looks them up lazily.
+        .target(name: "PopplerSplashAPI"),
+
         // The C++ shim over Poppler's core (PDFDoc, SplashOutputDev) that the DocPreviewSplash library is
         // made of. No target depends on it: PreviewPoppler reaches it through CPoppler's lazy lookups.
-        .target(name: "PopplerSplash",
+        .target(name: "PopplerSplash", dependencies: ["PopplerSplashAPI"],
                 cxxSettings: [.unsafeFlags(compilerFlags(pkgConfig: ["poppler"]))],
                 // swiftc links every dynamic product against the Swift runtime (its start-up object and
                 // libswiftCore). Nothing here is Swift: without the start-up object and with the runtime
@@ -83,7 +87,8 @@ let package = Package(
         // One thin wrapper per C library: owned handles, typed errors, no pipeline knowledge.
         // They depend on PreviewCore only for the pixel hand-off type and the output formats.
         .target(name: "PreviewFFmpeg", dependencies: ["CFFmpeg", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
-        .target(name: "PreviewPoppler", dependencies: ["CPoppler", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
+        .target(name: "PreviewPoppler", dependencies: ["CPoppler", "CNativeLoader", "PopplerSplashAPI", "PreviewCore"],
+                swiftSettings: nativeHeaders),
         .target(name: "PreviewVips", dependencies: ["CVips", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
         .target(name: "PreviewOffice", dependencies: ["COffice"]),
 

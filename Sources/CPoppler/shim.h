@@ -1,7 +1,7 @@
 #ifndef DOCPREVIEW_CPOPPLER_SHIM_H
 #define DOCPREVIEW_CPOPPLER_SHIM_H
 
-#include "../PopplerSplash/include/docpreview_splash.h"
+#include <docpreview_splash.h>
 #include <native_loader.h>
 
 /// Poppler's core and Splash, through the C functions of our shim library (Sources/PopplerSplash, built

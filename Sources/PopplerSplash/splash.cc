@@ -1,7 +1,7 @@
 // The C functions of docpreview_splash.h over Poppler's core: PDFDoc for the document and
 // SplashOutputDev for pixels, set up as pdftoppm sets them up (anti-aliased fonts and vectors, white
 // paper, no FreeType hinting), but on the crop box, with the bitmap handed to the caller.
-#include "docpreview_splash.h"
+#include <docpreview_splash.h>
 
 #include <ErrorCodes.h>
 #include <Error.h>

@@ -41,6 +41,12 @@ extension PreviewError {
             case storageFull = "storage_full"
             case unavailable
             case `internal`
+            case badRequest = "bad_request"
+            case conflict
+            case methodNotAllowed = "method_not_allowed"
+            case rangeNotSatisfiable = "range_not_satisfiable"
+            case misdirectedRequest = "misdirected_request"
+            case clientGone = "client_gone"
         }
 
         private let value: Value
@@ -80,6 +86,17 @@ extension PreviewError {
         /// The index's database cannot be reached, or the server is shutting down. Try again shortly.
         public static let unavailable = Code(.unavailable)
         public static let `internal` = Code(.internal)
+        /// The request itself is malformed: a parameter out of range, an unknown type, a label with control characters.
+        public static let badRequest = Code(.badRequest)
+        /// The change would clash with another document (a relabel onto a title the owner already uses).
+        public static let conflict = Code(.conflict)
+        public static let methodNotAllowed = Code(.methodNotAllowed)
+        /// A byte range outside the file.
+        public static let rangeNotSatisfiable = Code(.rangeNotSatisfiable)
+        /// A request for a host this server does not answer for (DNS rebinding).
+        public static let misdirectedRequest = Code(.misdirectedRequest)
+        /// The client disconnected before its answer was made.
+        public static let clientGone = Code(.clientGone)
 
         /// Every code, for documentation and exhaustive tests.
         public static var all: [Code] { Value.allCases.map(Code.init) }
@@ -93,7 +110,8 @@ extension PreviewError {
                  .tooManyPixels, .zipBomb, .noVideoStream, .pageOutOfRange: .refused
             case .corrupt, .encrypted, .timeout: .unreadable
             case .internal, .storageFull, .unavailable: .internal
-            case .notFound, .unauthorized, .forbidden, .queueFull: .request
+            case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
+                 .misdirectedRequest, .clientGone: .request
             }
         }
 
@@ -110,6 +128,12 @@ extension PreviewError {
             case .storageFull: 507
             case .unavailable: 503
             case .internal: 500
+            case .badRequest: 400
+            case .conflict: 409
+            case .methodNotAllowed: 405
+            case .rangeNotSatisfiable: 416
+            case .misdirectedRequest: 421
+            case .clientGone: 499
             }
         }
     }

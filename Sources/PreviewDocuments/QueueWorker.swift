@@ -13,14 +13,11 @@ import ServiceLifecycle
 /// On graceful shutdown it stops taking jobs, lets running ones finish for up to `drainSeconds`,
 /// then gives back (releases) whatever still runs, so another worker redoes it; nothing is lost.
 public struct QueueWorker: Service {
-    public let queue: any JobQueue
-    public let pipeline: DocumentPipeline
+    public let documents: DocumentService
     public var concurrency: Int
     public var leaseSeconds: TimeInterval
     public var drainSeconds: Double
     public var pollInterval: Duration = .milliseconds(200)
-    /// Announcements of jobs enqueued in this process: an idle worker takes them at once.
-    public var arrivals: JobArrivals?
     let name: String
     let logger: Logger
     /// Threads for the queue's database calls (one per slot, and one for reclaiming and releasing)
@@ -30,12 +27,13 @@ public struct QueueWorker: Service {
     let backoff = Backoff()
     let faults = FaultBurst(place: "worker")
 
-    public init(queue: any JobQueue, pipeline: DocumentPipeline, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
-        self.queue = queue
-        self.pipeline = pipeline
+    /// - Parameter documents: its ``DocumentService/arrivals`` (jobs enqueued in this process) are
+    ///   taken at once by an idle slot; other processes' jobs are found by polling.
+    public init(documents: DocumentService, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
+        self.documents = documents
         self.concurrency = max(1, concurrency)
         // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
-        self.leaseSeconds = pipeline.configuration.limits.jobSeconds * 2 + 30
+        self.leaseSeconds = documents.pipeline.configuration.limits.jobSeconds * 2 + 30
         self.drainSeconds = drainSeconds
         self.name = "\(Self.host)/\(getpid())/\(UUID().uuidString.prefix(8))"
         self.logger = logger
@@ -74,6 +72,9 @@ public struct QueueWorker: Service {
     }
 
     private static let host = ProcessInfo.processInfo.hostName
+
+    private var queue: any JobQueue { documents.queue }
+    private var arrivals: JobArrivals? { documents.arrivals }
 
     /// True for a lease owner that was a worker process on this host which no longer exists.
     static func isDeadLocalWorker(_ owner: String) -> Bool {
@@ -129,40 +130,28 @@ public struct QueueWorker: Service {
         logger[metadataKey: "preview.document"] = "\(document.id)"
         logger[metadataKey: "preview.sha256"] = "\(document.sha256)"
         let started = ContinuousClock.now
-        let pipeline = pipeline
-        let failure: PreviewError?
+        let documents = documents
+        let outcome: JobOutcome
         do throws(PreviewError) {
-            try await offload.render { () throws(PreviewError) in try pipeline.process(document) }
-            failure = nil
+            outcome = try await offload.render { documents.outcome(of: document) }
         } catch {
-            failure = error
+            outcome = .failed(error)
         }
         Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind.rawValue)])
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
         do {
-            // What the queue recorded; nil when the lease ran out and another worker took the job over.
-            let queue = queue
-            if let failure, storeRefused(failure, logger: logger) {
-                // The store refused, not the file: the job goes back, its attempt uncounted.
-                try await offload.run(.writes) { try queue.release(job) }
-                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
-                return
-            }
-            let recorded: JobRecord.Status? = try await offload.run(.writes) {
-                if let failure {
-                    let updated = try queue.fail(job, error: failure, retryable: failure.code.disposition == .internal)
-                    return updated.status == .processing ? nil : updated.status
-                }
-                return try queue.complete(job) ? .done : nil
-            }
-            switch recorded {
-            case .done?:
+            switch try await offload.run(.writes, { try documents.finish(job, with: outcome) }) {
+            case .done:
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
                 logger.info("job done")
-            case let status?:
-                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", status == .failed ? "failed" : "retry")]).increment()
-                logger.info("job failed", metadata: ["preview.code": "\(failure?.code.rawValue ?? "")", "preview.status": "\(status.rawValue)"])
-            case nil:
+            case let .failed(code, retrying):
+                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
+                logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? "queued" : "failed")"])
+            case let .released(refusal):
+                // The store refused, not the file: the slots pause and the fault is told once.
+                _ = storeRefused(refusal, logger: logger)
+                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
+            case .leaseLost:
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()
                 logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
             }

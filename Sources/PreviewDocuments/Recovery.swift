@@ -29,7 +29,7 @@ public struct RecoveredDocument: Sendable, Codable {
     }
 }
 
-extension JobQueue {
+extension DocumentService {
     /// Turns the originals on disk that the index has no row for back into documents, so that a
     /// lost index row never means a lost file: owner `recovered`, titled by the detected kind and
     /// the hash, queued so that a worker probes their facts and makes their previews again.
@@ -37,8 +37,7 @@ extension JobQueue {
     ///
     /// - Parameter includingQuarantine: first move what `gc` quarantined back into the store (its
     ///   originals then count as lost too, deleted documents' included).
-    public func recover(with pipeline: DocumentPipeline, includingQuarantine: Bool) throws -> RecoveryReport {
-        let store = pipeline.store
+    public func recover(includingQuarantine: Bool) throws -> RecoveryReport {
         var report = RecoveryReport()
         if includingQuarantine {
             for blob in try store.blobs.quarantined() {
@@ -56,24 +55,19 @@ extension JobQueue {
             } else if try !store.blobs.verify(blob.hash) {
                 report.damaged.append(blob.hash.hex)
             } else {
-                report.recovered.append(try recover(blob.hash, size: blob.size, with: pipeline))
+                report.recovered.append(try recover(blob.hash, size: blob.size))
             }
         }
         return report
     }
 
-    private func recover(_ hash: BlobHash, size: Int, with pipeline: DocumentPipeline) throws -> RecoveredDocument {
-        let store = pipeline.store
+    private func recover(_ hash: BlobHash, size: Int) throws -> RecoveredDocument {
         let kind = ContentDetector.detect(try ByteProbe(contentsOf: try store.blobs.localFile(for: hash))).kind
         let short = String(hash.hex.prefix(12))
-        let record = DocumentRecord(
-            id: UUID().uuidString.lowercased(), owner: "recovered", type: "", title: "\(kind.rawValue)-\(short)",
-            filename: "\(short).\(kind.extensions.first ?? "bin")", sha256: hash, kind: kind, mime: kind.mime, size: size,
-            facts: MediaFacts(), version: 0,
-            previewStatus: pipeline.renderers.renderer(for: kind) == nil ? PreviewStatus.noPreview : PreviewStatus.pending,
-            createdAt: Date())
+        let labels = DocumentLabels(owner: "recovered", title: "\(kind.rawValue)-\(short)", filename: "\(short).\(kind.extensions.first ?? "bin")")
+        let record = DocumentRecord(labels: labels, sha256: hash, kind: kind, size: size, hasRenderer: pipeline.renderers.renderer(for: kind) != nil)
         // Under the reference lock, like an upload: gc cannot take the blob between the check and the row.
-        let document = try store.blobs.whileReferencing(exclusive: false) { try enqueue(record).document }
+        let document = try enqueued { try store.blobs.whileReferencing(exclusive: false) { try queue.enqueue(record) } }.document
         return RecoveredDocument(documentID: document.id, sha256: hash.hex, kind: kind.rawValue, title: document.title)
     }
 }

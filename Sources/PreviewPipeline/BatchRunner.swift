@@ -1,7 +1,5 @@
-import Dispatch
 import Foundation
 import PreviewCore
-import Synchronization
 
 /// Progress of a running batch, for a progress bar.
 public struct BatchProgress: Sendable {
@@ -53,39 +51,42 @@ public struct BatchRunner: Sendable {
         self.type = type
     }
 
-    public func run(_ folder: URL, progress: @escaping @Sendable (BatchProgress) -> Void = { _ in }) throws -> BatchReport {
+    /// Ingests the files under `folder`, `jobs` at a time on the renders lane of an ``Offload`` of
+    /// its own (the files' C work never runs on the cooperative pool), telling `progress` after each.
+    public func run(_ folder: URL, progress: @escaping @Sendable (BatchProgress) -> Void = { _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
         let (entries, skipped) = try DirectoryWalker.walk(folder)
-        let state = Mutex<(next: Int, done: Int, outcomes: [IngestOutcome?])>((0, 0, Array(repeating: nil, count: entries.count)))
-        // Threads of our own, not Dispatch's global queue: on Linux its pool is as wide as the cores
-        // and counts a thread blocked in `wait()` (the caller's, when called from async code), which
-        // left one worker for two jobs.
-        let group = DispatchGroup()
-        for _ in 0..<min(jobs, max(1, entries.count)) {
-            group.enter()
-            Thread.detachNewThread {
-                defer { group.leave() }
-                while true {
-                    let index = state.withLock { state -> Int? in
-                        guard state.next < entries.count else { return nil }
-                        defer { state.next += 1 }
-                        return state.next
-                    }
-                    guard let index else { return }
-                    let entry = entries[index]
-                    let labels = DocumentLabels(owner: owner, type: type, title: entry.relativePath, filename: entry.url.lastPathComponent)
-                    let outcome = pipeline.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file)
-                    let done = state.withLock { state -> Int in
-                        state.outcomes[index] = outcome
-                        state.done += 1
-                        return state.done
-                    }
-                    progress(BatchProgress(done: done, total: entries.count, elapsedSeconds: seconds(since: started)))
+        let offload = Offload(reads: 1, writes: 1, renders: jobs)
+        let (pipeline, owner, type) = (pipeline, owner, type)
+        var found = [IngestOutcome?](repeating: nil, count: entries.count)
+        try await withThrowingTaskGroup(of: (Int, IngestOutcome).self) { group in
+            // A window of `jobs` files in flight, the next one added as one finishes.
+            var next = 0
+            func ingest(_ index: Int) -> @Sendable () async throws -> (Int, IngestOutcome) {
+                let entry = entries[index]
+                return {
+                    let labels = DocumentLabels(owner: owner, type: type, foundAt: entry.relativePath, filename: entry.url.lastPathComponent)
+                    return (index, try await offload.run(.renders) {
+                        pipeline.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file)
+                    })
+                }
+            }
+            while next < min(jobs, entries.count) {
+                group.addTask(operation: ingest(next))
+                next += 1
+            }
+            var done = 0
+            while let (index, outcome) = try await group.next() {
+                found[index] = outcome
+                done += 1
+                progress(BatchProgress(done: done, total: entries.count, elapsedSeconds: seconds(since: started)))
+                if next < entries.count {
+                    group.addTask(operation: ingest(next))
+                    next += 1
                 }
             }
         }
-        group.wait()
-        let outcomes = state.withLock { $0.outcomes.compactMap { $0 } }
+        let outcomes = found.compactMap { $0 }
         var summary = BatchReport.Summary()
         for outcome in outcomes {
             switch outcome.status {

@@ -24,7 +24,7 @@ extension DocumentPipeline {
         }
     }
 
-    private func report(_ eviction: PreviewEviction) {
+    func report(_ eviction: PreviewEviction) {
         guard eviction.derivatives > 0 else { return }
         Counter(label: "docpreview_previews_evicted_total").increment(by: eviction.derivatives)
         logger.info("evicted previews over the budget", metadata: ["preview.evicted": "\(eviction.derivatives)",

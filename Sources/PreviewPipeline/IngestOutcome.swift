@@ -45,19 +45,3 @@ public struct IngestOutcome: Sendable, Encodable {
         error.code.disposition == .refused ? .rejected : .failed
     }
 }
-
-/// Who a document belongs to and what it is called (DESIGN §8 fields).
-public struct DocumentLabels: Sendable {
-    public var owner: String
-    public var type: DocumentType?
-    public var title: String
-    /// The name the file arrived under; only its extension matters to validation.
-    public var filename: String
-
-    public init(owner: String = "", type: DocumentType? = nil, title: String, filename: String) {
-        self.owner = owner
-        self.type = type
-        self.title = title
-        self.filename = filename
-    }
-}

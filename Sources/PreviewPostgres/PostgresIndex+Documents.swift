@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import PreviewCore
 import PreviewStore
 
 /// Listing, versions, deletion and relabelling in PostgreSQL; the same behaviour as ``SQLiteIndex``'s.
@@ -8,7 +9,7 @@ extension PostgresIndex {
         let (keys, descending) = Self.sortKeys(query.sort)
         var sql = PostgresQuery(stringLiteral: """
             SELECT d.*, \(keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM documents d
-            WHERE d.version = (SELECT MAX(version) FROM documents x WHERE x.owner = d.owner AND x.type = d.type AND x.title = d.title)
+            WHERE \(IndexSQL.isLatestVersion)
             """)
         func filter(_ condition: String, _ value: String?) {
             guard let value else { return }
@@ -18,7 +19,7 @@ extension PostgresIndex {
         filter("d.owner = ?", query.owner)
         filter("d.type = ?", query.type)
         filter("d.kind = ?", query.kind)
-        filter("strpos(lower(d.title), lower(?)) > 0", query.titleContains)
+        filter("strpos(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
         filter("d.preview_status = ?", query.status?.rawValue)
         if let after = query.after {
             var placeholders: [String] = []
@@ -53,7 +54,8 @@ extension PostgresIndex {
         let created = SortKey(expression: "d.created_at", cursor: "(extract(epoch FROM d.created_at) * 1000000)::bigint") { text in
             "('epoch'::timestamptz + \(text)::bigint * interval '1 microsecond')"
         }
-        let title = SortKey(expression: "lower(d.title)", cursor: "lower(d.title)") { $0 }
+        // Byte order, as SQLite sorts: the same titles page the same way on both backends.
+        let title = SortKey(expression: "d.title_key COLLATE \"C\"", cursor: "d.title_key") { $0 }
         let id = SortKey(expression: "d.id", cursor: "d.id") { $0 }
         switch sort {
         case .newest: return ([created, id], true)
@@ -68,10 +70,7 @@ extension PostgresIndex {
     }
 
     private static func versionsQuery(of id: String, lock: Bool = false) -> PostgresQuery {
-        """
-        SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title
-        WHERE v.id = \(id) ORDER BY d.version DESC \(unescaped: lock ? "FOR UPDATE OF d" : "")
-        """
+        "\(unescaped: IndexSQL.versionsOfOne) WHERE v.id = \(id) ORDER BY d.version DESC \(unescaped: lock ? "FOR UPDATE OF d" : "")"
     }
 
     public func delete(documentID id: String, version: Int?) throws -> Deletion {
@@ -82,7 +81,7 @@ extension PostgresIndex {
             let ids = removed.map(\.id)
             let cancelled = try session.query("""
                 DELETE FROM jobs WHERE document_id = ANY(\(ids)) RETURNING status
-                """).filter { ["queued", "processing"].contains(try $0["status"].decode(String.self)) }.count
+                """).filter { [.queued, .processing].contains(try $0.decode("status", as: JobRecord.Status.self)) }.count
             try session.query("DELETE FROM documents WHERE id = ANY(\(ids))")
             return Deletion(versions: removed, cancelledJobs: cancelled)
         }
@@ -102,7 +101,7 @@ extension PostgresIndex {
                     """)
                 if !taken.isEmpty { throw LabelTaken(type: type, title: title) }
                 try session.query("""
-                    UPDATE documents SET title = \(title), type = \(type)
+                    UPDATE documents SET title = \(title), title_key = \(DocumentLabels.titleKey(title)), type = \(type)
                     WHERE owner = \(current.owner) AND type = \(current.type) AND title = \(current.title)
                     """)
             }

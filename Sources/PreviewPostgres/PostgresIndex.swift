@@ -14,15 +14,8 @@ public struct PostgresIndex: DocumentIndex {
         try PostgresSchema.migrate(connections)
     }
 
-    /// `live`: the originals of documents and what is derived from them, transitively (an office
-    /// document's PDF pivot, then its pages). Derivatives of anything else belong to deleted documents.
-    static let live = """
-        WITH RECURSIVE live(sha256) AS (SELECT sha256 FROM documents
-            UNION SELECT v.result_sha256 FROM derivatives v JOIN live l ON v.source_sha256 = l.sha256)
-        """
-
     public func referencedBlobs() throws -> Set<BlobHash> {
-        let rows = try connections.query("\(unescaped: Self.live) SELECT sha256 FROM live")
+        let rows = try connections.query("\(unescaped: IndexSQL.live) SELECT sha256 FROM live")
         return Set(try rows.map { try $0.hash("sha256") })
     }
 
@@ -37,7 +30,7 @@ public struct PostgresIndex: DocumentIndex {
     @discardableResult
     public func forgetDeadDerivatives() throws -> Int {
         try connections.query("""
-            \(unescaped: Self.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live) RETURNING key
+            \(unescaped: IndexSQL.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live) RETURNING key
             """).count
     }
 
@@ -81,9 +74,9 @@ public struct PostgresIndex: DocumentIndex {
         next.version = (latest?.version ?? 0) + 1
         let facts = next.facts
         try session.query("""
-            INSERT INTO documents (id, owner, type, title, filename, sha256, kind, mime, size, pages, duration_s, width, height,
+            INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, pages, duration_s, width, height,
                 codec, rotation, version, preview_status, error_code, error_message, created_at)
-            VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.filename), \(next.sha256.hex), \(next.kind.rawValue),
+            VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.titleKey), \(next.filename), \(next.sha256.hex), \(next.kind.rawValue),
                 \(next.mime), \(next.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
                 \(facts.codec), \(facts.rotation), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode?.rawValue), \(next.errorMessage),
                 \(next.createdAt))
@@ -92,10 +85,7 @@ public struct PostgresIndex: DocumentIndex {
     }
 
     public func setFacts(documentID: String, facts: MediaFacts) throws {
-        try connections.query("""
-            UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width),
-            height = \(facts.height), codec = \(facts.codec), rotation = \(facts.rotation) WHERE id = \(documentID)
-            """)
+        try connections.withConnection { session in try PostgresWrites(session).setFacts(documentID: documentID, facts: facts) }
     }
 
     public func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord? {
@@ -105,10 +95,13 @@ public struct PostgresIndex: DocumentIndex {
     }
 
     public func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
-        try connections.query("""
-            UPDATE documents SET preview_status = \(status.rawValue), error_code = \(error?.code.rawValue),
-            error_message = \(error?.message) WHERE id = \(documentID)
-            """)
+        try connections.withConnection { session in
+            try PostgresWrites(session).setPreviewStatus(documentID: documentID, status: status, error: error)
+        }
+    }
+
+    public func record(_ outcome: JobOutcome, documentID: String) throws {
+        try connections.transaction { session in try PostgresWrites(session).record(outcome, documentID: documentID) }
     }
 
     public func document(id: String) throws -> DocumentRecord? {
@@ -126,18 +119,7 @@ public struct PostgresIndex: DocumentIndex {
 
     public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
         try connections.transaction { session in
-            try session.query("""
-                INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(derivative.resultSha256.hex), \(resultSize), \(resultMime), now())
-                ON CONFLICT DO NOTHING
-                """)
-            try session.query("""
-                INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at,
-                                         on_demand, used_at)
-                VALUES (\(derivative.key), \(derivative.sourceSha256.hex), \(derivative.operation), \(derivative.parameters),
-                    \(derivative.renderer), \(derivative.resultSha256.hex), \(derivative.width), \(derivative.height), \(derivative.createdAt),
-                    \(derivative.onDemand), \(derivative.usedAt))
-                ON CONFLICT DO NOTHING
-                """)
+            try PostgresWrites(session).recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime)
         }
     }
 
@@ -260,5 +242,43 @@ public struct PostgresIndex: DocumentIndex {
             previewBytes: try row["preview_bytes"].decode(Int.self))
         if owner == nil { statistics.evictedPreviews = try row["evicted_previews"].decode(Int.self) }
         return statistics
+    }
+}
+
+/// ``IndexWrites`` in a PostgreSQL transaction.
+struct PostgresWrites: IndexWrites {
+    let session: Session
+
+    init(_ session: Session) {
+        self.session = session
+    }
+
+    func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
+        try session.query("""
+            INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(derivative.resultSha256.hex), \(resultSize), \(resultMime), now())
+            ON CONFLICT DO NOTHING
+            """)
+        try session.query("""
+            INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at,
+                                     on_demand, used_at)
+            VALUES (\(derivative.key), \(derivative.sourceSha256.hex), \(derivative.operation), \(derivative.parameters),
+                \(derivative.renderer), \(derivative.resultSha256.hex), \(derivative.width), \(derivative.height), \(derivative.createdAt),
+                \(derivative.onDemand), \(derivative.usedAt))
+            ON CONFLICT DO NOTHING
+            """)
+    }
+
+    func setFacts(documentID: String, facts: MediaFacts) throws {
+        try session.query("""
+            UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width),
+            height = \(facts.height), codec = \(facts.codec), rotation = \(facts.rotation) WHERE id = \(documentID)
+            """)
+    }
+
+    func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
+        try session.query("""
+            UPDATE documents SET preview_status = \(status.rawValue), error_code = \(error?.code.rawValue),
+            error_message = \(error?.message) WHERE id = \(documentID)
+            """)
     }
 }

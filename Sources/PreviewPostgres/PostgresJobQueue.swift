@@ -39,7 +39,7 @@ public struct PostgresJobQueue: JobQueue {
             // the same statement, with their documents marked failed.
             let leased = try session.query("""
                 WITH spent AS (
-                    UPDATE jobs SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
+                    UPDATE jobs SET status = \(unescaped: Self.literal(.failed)), lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
                         error_message = 'Processing stopped ' || attempts || ' times without finishing; giving up.', updated_at = now()
                     WHERE id IN (SELECT id FROM jobs WHERE \(unescaped: Self.ready("jobs")) AND attempts >= \(policy.maxAttempts)
                                  FOR UPDATE SKIP LOCKED)
@@ -47,11 +47,11 @@ public struct PostgresJobQueue: JobQueue {
                 marked AS (
                     UPDATE documents d SET preview_status = \(PreviewStatus.failed.rawValue), error_code = spent.error_code,
                         error_message = spent.error_message FROM spent WHERE d.id = spent.document_id)
-                UPDATE jobs SET status = 'processing', attempts = attempts + 1, lease_owner = \(worker),
+                UPDATE jobs SET status = \(unescaped: Self.literal(.processing)), attempts = attempts + 1, lease_owner = \(worker),
                     lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
                 WHERE id = (SELECT j.id FROM jobs j JOIN documents d ON d.id = j.document_id
                             LEFT JOIN (SELECT o.owner, COUNT(*) AS n FROM jobs r JOIN documents o ON o.id = r.document_id
-                                       WHERE r.status = 'processing' AND r.lease_expires_at >= now() GROUP BY o.owner) running
+                                       WHERE r.status = \(unescaped: Self.literal(.processing)) AND r.lease_expires_at >= now() GROUP BY o.owner) running
                                 ON running.owner = d.owner
                             WHERE \(unescaped: Self.ready("j")) AND j.attempts < \(policy.maxAttempts)
                             ORDER BY COALESCE(running.n, 0), j.available_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
@@ -68,35 +68,62 @@ public struct PostgresJobQueue: JobQueue {
     /// with its lease run out.
     private static func ready(_ table: String) -> String {
         """
-        ((\(table).status = 'queued' AND \(table).available_at <= now())
-         OR (\(table).status = 'processing' AND \(table).lease_expires_at < now()))
+        ((\(table).status = \(literal(.queued)) AND \(table).available_at <= now())
+         OR (\(table).status = \(literal(.processing)) AND \(table).lease_expires_at < now()))
         """
     }
 
+    /// A status as an SQL literal, from its Swift name: statuses are never spelled in the SQL here (a
+    /// literal, not a parameter, so the planner can use the partial index on unfinished jobs).
+    static func literal(_ status: JobRecord.Status) -> String { "'\(status.rawValue)'" }
+
     @discardableResult
-    public func complete(_ job: JobRecord) throws -> Bool {
-        !(try connections.query("""
-            UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires_at = NULL, error_code = NULL, error_message = NULL,
-            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts) RETURNING id
-            """)).isEmpty
+    public func complete(_ job: JobRecord, recording outcome: JobOutcome?) throws -> Bool {
+        try connections.transaction { session in
+            try record(outcome, of: job, in: session) {
+                !(try session.query("""
+                    UPDATE jobs SET status = \(unescaped: Self.literal(.done)), lease_owner = NULL, lease_expires_at = NULL, error_code = NULL,
+                    error_message = NULL, updated_at = now() WHERE id = \(job.id) AND status = \(unescaped: Self.literal(.processing)) AND lease_owner = \(job.leaseOwner)
+                    AND attempts = \(job.attempts) RETURNING id
+                    """)).isEmpty
+            }
+        }
     }
 
     @discardableResult
-    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord {
+    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) throws -> JobRecord {
         let delay = retryable ? policy.delay(afterAttempts: job.attempts) : nil
         let status = delay == nil ? JobRecord.Status.failed : .queued
-        let updated = try connections.query("""
-            UPDATE jobs SET status = \(status.rawValue), available_at = now() + make_interval(secs => \(delay ?? 0)),
-            lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code.rawValue), error_message = \(error.message),
-            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts) RETURNING *
-            """)
-        return try updated.first.map(JobRecord.init(row:)) ?? job
+        return try connections.transaction { session in
+            var recorded = job
+            _ = try record(outcome, of: job, in: session) {
+                let updated = try session.query("""
+                    UPDATE jobs SET status = \(unescaped: Self.literal(status)), available_at = now() + make_interval(secs => \(delay ?? 0)),
+                    lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code.rawValue), error_message = \(error.message),
+                    updated_at = now() WHERE id = \(job.id) AND status = \(unescaped: Self.literal(.processing)) AND lease_owner = \(job.leaseOwner)
+                    AND attempts = \(job.attempts) RETURNING *
+                    """)
+                guard let row = updated.first else { return false }
+                recorded = try JobRecord(row: row)
+                return true
+            }
+            return recorded
+        }
+    }
+
+    /// Runs `update` (the job's own, which matches only while its lease holds), then writes
+    /// `outcome`'s derivatives and, when the lease held, the outcome on the document. Returns whether it held.
+    private func record(_ outcome: JobOutcome?, of job: JobRecord, in session: Session, update: () throws -> Bool) throws -> Bool {
+        let held = try update()
+        if let outcome { try PostgresWrites(session).record(outcome, documentID: job.documentID, onDocument: held) }
+        return held
     }
 
     public func release(_ job: JobRecord) throws {
         try connections.query("""
-            UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
-            updated_at = now() WHERE id = \(job.id) AND status = 'processing' AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts)
+            UPDATE jobs SET status = \(unescaped: Self.literal(.queued)), attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
+            updated_at = now() WHERE id = \(job.id) AND status = \(unescaped: Self.literal(.processing)) AND lease_owner = \(job.leaseOwner)
+            AND attempts = \(job.attempts)
             """)
     }
 
@@ -116,15 +143,15 @@ public struct PostgresJobQueue: JobQueue {
 
     public func retry(id: Int64) throws -> Bool {
         !(try connections.query("""
-            UPDATE jobs SET status = 'queued', attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
-            updated_at = now() WHERE id = \(id) AND status = 'failed' RETURNING id
+            UPDATE jobs SET status = \(unescaped: Self.literal(.queued)), attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
+            updated_at = now() WHERE id = \(id) AND status = \(unescaped: Self.literal(.failed)) RETURNING id
             """)).isEmpty
     }
 
     public func retryFailed() throws -> Int {
         try connections.query("""
-            UPDATE jobs SET status = 'queued', attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
-            updated_at = now() WHERE status = 'failed' RETURNING id
+            UPDATE jobs SET status = \(unescaped: Self.literal(.queued)), attempts = 0, available_at = now(), error_code = NULL, error_message = NULL,
+            updated_at = now() WHERE status = \(unescaped: Self.literal(.failed)) RETURNING id
             """).count
     }
 
@@ -132,9 +159,7 @@ public struct PostgresJobQueue: JobQueue {
         try connections.withConnection { session in
             var counts = Dictionary(uniqueKeysWithValues: JobRecord.Status.allCases.map { ($0, 0) })
             for row in try session.query("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status") {
-                if let status = JobRecord.Status(rawValue: try row["status"].decode(String.self)) {
-                    counts[status] = try row["n"].decode(Int.self)
-                }
+                counts[try row.decode("status", as: JobRecord.Status.self)] = try row["n"].decode(Int.self)
             }
             return counts
         }
@@ -143,13 +168,13 @@ public struct PostgresJobQueue: JobQueue {
     public func reclaimLeases(where isDead: (String) -> Bool) throws -> Int {
         try connections.withConnection { session in
             let owners = try session.query("""
-                SELECT DISTINCT lease_owner FROM jobs WHERE status = 'processing' AND lease_owner IS NOT NULL
+                SELECT DISTINCT lease_owner FROM jobs WHERE status = \(unescaped: Self.literal(.processing)) AND lease_owner IS NOT NULL
                 """).map { try $0["lease_owner"].decode(String.self) }
             var reclaimed = 0
             for owner in owners where isDead(owner) {
                 reclaimed += try session.query("""
-                    UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, available_at = now(), updated_at = now()
-                    WHERE status = 'processing' AND lease_owner = \(owner) RETURNING id
+                    UPDATE jobs SET status = \(unescaped: Self.literal(.queued)), lease_owner = NULL, lease_expires_at = NULL, available_at = now(), updated_at = now()
+                    WHERE status = \(unescaped: Self.literal(.processing)) AND lease_owner = \(owner) RETURNING id
                     """).count
             }
             return reclaimed

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 import PreviewStore
 
 /// The PostgreSQL schema: the SQLite index's tables (`SQLiteIndex.migrator`) with PostgreSQL
@@ -76,6 +77,18 @@ enum PostgresSchema {
             JobLifecycle.backfill,
         ] + trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, returning: "NULL")
           + trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, returning: "NULL")),
+        ("v8-title-key", ["ALTER TABLE documents ADD COLUMN title_key text NOT NULL DEFAULT ''"]),
+    ]
+
+    /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the
+    /// title keys are folded in Swift (``DocumentLabels/titleKey(_:)``), as SQLite's are.
+    static let backfills: [String: @Sendable (Session) throws -> Void] = [
+        "v8-title-key": { session in
+            for row in try session.query("SELECT id, title FROM documents") {
+                let (id, title) = (try row["id"].decode(String.self), try row["title"].decode(String.self))
+                try session.query("UPDATE documents SET title_key = \(DocumentLabels.titleKey(title)) WHERE id = \(id)")
+            }
+        },
     ]
 
     /// A row trigger running `statements` in a PL/pgSQL function of the same name.
@@ -99,6 +112,7 @@ enum PostgresSchema {
             for migration in migrations where !applied.contains(migration.name) {
                 try session.transaction {
                     for statement in migration.statements { try session.query(.init(unsafeSQL: statement)) }
+                    try backfills[migration.name]?(session)
                     try session.query("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), now())")
                 }
             }

@@ -31,8 +31,7 @@ struct AccessMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         if let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!], !hosts.accepts(authority) {
-            throw RequestRefusal(status: .init(code: 421, reasonPhrase: "Misdirected Request"), code: "misdirected_request",
-                                 message: "This server does not answer to that host name.")
+            throw APIError(.misdirectedRequest, "This server does not answer to that host name.")
         }
         let writes = ![.get, .head, .options].contains(request.method)
         if writes, let refusal = Self.crossSiteRefusal(request) { throw refusal }
@@ -43,7 +42,7 @@ struct AccessMiddleware: RouterMiddleware {
             try access.checkThrottle(context.clientAddress)
             guard access.credentials.isToken(String(bearer.dropFirst(7))) else {
                 access.failedSignIn(from: context.clientAddress, logger: logger)
-                throw ErrorResponse(.unauthorized, "A valid bearer token is required.")
+                throw APIError(.unauthorized, "A valid bearer token is required.")
             }
             return try await next(request, context)
         }
@@ -56,14 +55,14 @@ struct AccessMiddleware: RouterMiddleware {
         if !writes && (request.uri.path == "/" || request.uri.path.hasPrefix("/ui/")) {
             return SignInPage.response(status: .unauthorized, returnTo: request.uri.path)
         }
-        throw ErrorResponse(.unauthorized, "A valid bearer token is required.")
+        throw APIError(.unauthorized, "A valid bearer token is required.")
     }
 
     /// A cookie write carries its session's CSRF token: in `X-CSRF-Token`, in a URL-encoded form's
     /// `csrf` field (the body is read here, at most 64 KiB, and handed on), or, for an upload form,
     /// in its `csrf` part (checked by the upload). Anything else is refused.
     static func checkCSRF(_ request: inout Request, context: inout ServerContext, session: Session) async throws {
-        let expired = ErrorResponse(.forbidden, "This form has expired; reload the page and try again.")
+        let expired = APIError(.forbidden, "This form has expired; reload the page and try again.")
         if let header = request.headers[HTTPField.Name("X-CSRF-Token")!] {
             guard session.isCSRFToken(header) else { throw expired }
             return
@@ -80,8 +79,8 @@ struct AccessMiddleware: RouterMiddleware {
 
     /// A 403 for a browser's write from another site; nil for same-origin requests and for clients
     /// that are not browsers (they send neither header).
-    static func crossSiteRefusal(_ request: Request) -> ErrorResponse? {
-        let refusal = ErrorResponse(.forbidden, "Requests from other sites are not accepted.")
+    static func crossSiteRefusal(_ request: Request) -> APIError? {
+        let refusal = APIError(.forbidden, "Requests from other sites are not accepted.")
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], !["same-origin", "none"].contains(site) { return refusal }
         guard let origin = request.headers[HTTPField.Name("Origin")!] else { return nil }
         guard let host = request.head.authority ?? request.headers[HTTPField.Name("Host")!],
@@ -116,7 +115,7 @@ final class Access: Sendable {
     func checkThrottle(_ address: String) throws {
         guard let wait = throttle.refusal(for: address) else { return }
         Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
-        throw ErrorResponse(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
+        throw APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
                             headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
     }
 

@@ -2,19 +2,16 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
-import PreviewStore
 import ServiceLifecycle
 
-/// The routes of DESIGN §8 over a store, a pipeline and a queue. `build()` gives a Hummingbird
-/// application; tests drive the same router in process.
+/// The HTTP front of DESIGN §8 over a ``DocumentService``: the state its controllers share (the
+/// bounds on renders and uploads, the offload lanes, access, the drain) and the router that puts
+/// them together. ``buildApplication(_:services:)`` serves it; tests drive the same application in process.
 public struct DocumentServer: Sendable {
-    public let pipeline: DocumentPipeline
-    public let queue: any JobQueue
+    public let documents: DocumentService
     public let settings: ServerSettings
     let logger: Logger
     /// Bounds the preview renders in flight, overall, per owner and per document.
@@ -31,17 +28,13 @@ public struct DocumentServer: Sendable {
     let offload: Offload
     /// How many jobs wait, read at most once a second rather than counted for every upload.
     let queueDepth = QueueDepth()
-    /// Told of every upload enqueued, so this process's idle workers take it at once.
-    let arrivals: JobArrivals?
     /// Full disks and database outages met by requests, told once per burst.
     let faults = FaultBurst(place: "requests")
     /// The store's figures for /metrics, never waited on for long.
     let gauges = StoreGauges()
 
-    public init(pipeline: DocumentPipeline, queue: any JobQueue, settings: ServerSettings, arrivals: JobArrivals? = nil, logger: Logger) {
-        self.pipeline = pipeline
-        self.queue = queue
-        self.arrivals = arrivals
+    public init(documents: DocumentService, settings: ServerSettings, logger: Logger) {
+        self.documents = documents
         self.settings = settings
         self.logger = logger
         renders = RenderGate(total: settings.maxRendersInFlight, perOwner: settings.maxRendersPerOwner,
@@ -54,102 +47,39 @@ public struct DocumentServer: Sendable {
         _ = ServerMetrics.registry
     }
 
-    var store: Store { pipeline.store }
+    /// What a streamed original reads and sends at a time (see ``ContentController``).
+    public static var chunkBytes: Int { ContentController.chunkBytes }
 
-    /// The router with every route and the auth middleware. Other methods on a known path get 405
-    /// with `Allow`, not 404.
-    public func router() -> Router<ServerContext> {
+    /// The router: the fault, drain and access middleware, then each controller's routes. Other
+    /// methods on a known path get 405 with `Allow`, not 404.
+    public func buildRouter() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: DrainMiddleware(drain: drain))
         router.add(middleware: AccessMiddleware(access: access, hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
-        routes.add(.get, "/healthz") { _, _ in "ok\n" }
-        routes.add(.get, SignInPage.path) { request, _ in
-            SignInPage.response(status: .ok, returnTo: request.uri.queryParameters.get("return") ?? "/")
-        }
-        routes.add(.post, SignInPage.path) { request, context in
-            try await SignInPage.signIn(request, context: context, access: access, logger: logger)
-        }
-        routes.add(.post, SignInPage.signOutPath) { request, _ in SignInPage.signOut(request, access: access) }
-        // Whatever reads the database or the disk runs on `blocking`, never on the cooperative pool.
-        routes.add(.get, "/metrics") { _, context in await metrics(logger: context.logger) }
-        routes.add(.get, "/") { request, context in
-            let session = context.session
-            return try await offload.run(.reads) { try HomePage.response(server: self, request: request, session: session) }
-        }
-        routes.add(.get, "/ui/documents/:id") { _, context in
-            let (id, session) = (try context.parameters.require("id"), context.session)
-            return try await offload.run(.reads) { try ViewerPage.response(server: self, id: id, session: session) }
-        }
-        routes.add(.get, "/ui/documents/:id/delete") { _, context in
-            let (id, session) = (try context.parameters.require("id"), context.session)
-            return try await offload.run(.reads) { try ViewerPage.deleteConfirmation(server: self, id: id, session: session) }
-        }
-        routes.add(.post, "/ui/documents/:id/delete") { request, context in
-            let deletion = try await delete(context.parameters.require("id"), request: request, logger: context.logger)
-            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: deletion.versions.first?.owner ?? "")])
-        }
-        routes.add(.post, "/ui/documents/:id/restore") { request, context in
-            let restored = try await restore(context.parameters.require("id"), request: request)
-            return Response(status: .seeOther, headers: [.location: "/ui/documents/\(restored.document.id)"])
-        }
-        routes.add(.post, "/ui/upload") { request, context in
-            let accepted = try await upload(request, context: context)
-            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: accepted.owner)])
-        }
-        routes.add(.post, "/v1/documents") { request, context in
-            let accepted = try await upload(request, context: context)
-            return try JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
-        }
-        routes.add(.get, "/v1/documents") { request, _ in try await list(request) }
-        routes.add(.get, "/v1/documents/:id") { _, context in
-            let id = try context.parameters.require("id")
-            return try await offload.run(.reads) { try document(id) }
-        }
-        routes.add(.patch, "/v1/documents/:id") { request, context in try await relabel(context.parameters.require("id"), request: request) }
-        routes.add(.delete, "/v1/documents/:id") { request, context in
-            let id = try context.parameters.require("id")
-            return try JSON.response(DeletionView(try await delete(id, request: request, logger: context.logger), id: id))
-        }
-        routes.add(.get, "/v1/documents/:id/versions") { _, context in try await versions(context.parameters.require("id")) }
-        routes.add(.post, "/v1/documents/:id/restore") { request, context in
-            let (restored, _) = try await restore(context.parameters.require("id"), request: request)
-            return try JSON.response(DocumentView(restored))
-        }
-        for method in [HTTPRequest.Method.get, .head] {
-            routes.add(method, "/v1/documents/:id/content") { request, context in
-                try await content(context.parameters.require("id"), request: request, channel: context.channel)
-            }
-        }
-        routes.add(.get, "/v1/documents/:id/preview") { request, context in
-            try await preview(context.parameters.require("id"), request: request, context: context)
-        }
-        routes.add(.get, "/v1/stats") { request, _ in
-            let owner = request.uri.queryParameters.get("owner")
-            return try await offload.run(.reads) { try JSON.response(try store.index.statistics(owner: owner)) }
-        }
+        let api = DocumentsController(documents: documents, offload: offload, settings: settings, uploads: uploads, queueDepth: queueDepth)
+        OperationsController(documents: documents, offload: offload, gauges: gauges, faults: faults).register(on: routes)
+        SignInController(access: access, logger: logger).register(on: routes)
+        api.register(on: routes)
+        PreviewsController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
+        ContentController(documents: documents, offload: offload, logger: logger).register(on: routes)
+        PagesController(api: api).register(on: routes)
         routes.refuseOtherMethods()
         return router
     }
 
-    /// The service that starts this server's drain on shutdown; list it after ``application(services:)``.
+    /// The service that starts this server's drain on shutdown; list it after the application.
     public var drainService: DrainService { DrainService(drain: drain, uploads: uploads, grace: settings.grace) }
+}
 
-    /// A Hummingbird application listening on the configured address.
-    public func application(services: [any Service] = []) -> some ApplicationProtocol {
-        let idleTimeout = TimeAmount(settings.idleTimeout)
-        return Application(router: router(),
-                           server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresence(), WriteStall(timeout: idleTimeout)],
-                                                               idleTimeout: idleTimeout)),
-                           configuration: .init(address: .hostname(settings.host, port: settings.port)), services: services, logger: logger)
-    }
-
-    // MARK: Metrics
-
-    func metrics(logger: Logger) async -> Response {
-        await gauges.refresh(queue: queue, index: store.index, offload: offload, faults: faults, logger: logger)
-        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
-    }
+/// The HTTP application of `server`, listening on its configured address, with `services` run
+/// beside it: what `serve` runs and what the tests drive (the Hummingbird template's shape).
+public func buildApplication(_ server: DocumentServer, services: [any Service] = []) -> some ApplicationProtocol {
+    let idleTimeout = TimeAmount(server.settings.idleTimeout)
+    return Application(router: server.buildRouter(),
+                       server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresence(), WriteStall(timeout: idleTimeout)],
+                                                           idleTimeout: idleTimeout)),
+                       configuration: .init(address: .hostname(server.settings.host, port: server.settings.port)),
+                       services: services, logger: server.logger)
 }

@@ -29,8 +29,7 @@ struct DrainMiddleware: RouterMiddleware {
             return Response(status: .serviceUnavailable, headers: [.connection: "close", .retryAfter: "5"],
                             body: .init(byteBuffer: .init(string: "draining\n")))
         }
-        throw RequestRefusal(status: .serviceUnavailable, code: "unavailable", message: "The server is shutting down; try again shortly.",
-                             extraHeaders: [.connection: "close", .retryAfter: "5"])
+        throw APIError(.unavailable, "The server is shutting down; try again shortly.", headers: [.connection: "close", .retryAfter: "5"])
     }
 }
 

@@ -20,24 +20,24 @@ struct FaultMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as PreviewError {
-            throw told(ErrorResponse(error), logger: context.logger)
-        } catch let response as ErrorResponse {
+            throw told(APIError(error), logger: context.logger)
+        } catch let response as APIError {
             throw told(response, logger: context.logger)
         } catch let error as any HTTPResponseError {
             throw error
         } catch {
             if let fault = StoreFault(error) {
                 faults.record(fault, cause: error, logger: context.logger)
-                throw ErrorResponse(fault.previewError)
+                throw APIError(fault.previewError)
             }
             Counter(label: "docpreview_internal_errors_total").increment()
             context.logger.error("request failed", metadata: ["preview.error": "\(error)", "preview.path": "\(request.uri.path)"])
-            throw ErrorResponse(.internal, "Something went wrong on our side; it has been logged.")
+            throw APIError(.internal, "Something went wrong on our side; it has been logged.")
         }
     }
 
     /// `response`, its store fault (if it answers one) counted and told.
-    private func told(_ response: ErrorResponse, logger: Logger) -> ErrorResponse {
+    private func told(_ response: APIError, logger: Logger) -> APIError {
         if let fault = StoreFault(response.error) { faults.record(fault, cause: response.error, logger: logger) }
         return response
     }

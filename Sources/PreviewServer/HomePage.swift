@@ -3,19 +3,19 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PreviewCore
-import PreviewPipeline
+import PreviewDocuments
 import PreviewStore
 
 /// `GET /`: a page for people — an upload form, the owner's documents with thumbnails and status,
 /// and the storage cards. Server-rendered HTML, no scripts, no build tools.
 enum HomePage {
-    static func response(server: DocumentServer, request: Request, session: Session?) throws -> Response {
+    static func response(documents service: DocumentService, request: Request, session: Session?) throws -> Response {
         let owner = request.uri.queryParameters.get("owner") ?? ""
-        let statistics = try server.store.index.statistics(owner: owner.isEmpty ? nil : owner)
+        let statistics = try service.statistics(owner: owner.isEmpty ? nil : owner)
         // One owner's documents at a time, never the whole table: owners are labels under one token,
         // and a page that lists everybody's titles is one shoulder-surf from a leak.
-        let documents = owner.isEmpty ? [] : try server.store.index.list(DocumentQuery(owner: owner, limit: DocumentQuery.maxLimit)).documents
-        let rules = server.pipeline.configuration.rules
+        let documents = owner.isEmpty ? [] : try service.list(DocumentQuery(owner: owner, limit: DocumentQuery.maxLimit)).documents
+        let rules = service.rules
         func label(_ type: String?) -> String { type.map { rules.type(id: $0)?.label ?? $0 } ?? "—" }
         let types = rules.types
             .map { "<option value=\"\(SafeText.html($0.id))\">\(SafeText.html($0.label))</option>" }.joined()

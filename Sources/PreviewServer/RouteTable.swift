@@ -1,14 +1,5 @@
-import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
-import Metrics
-import NIOCore
-import PreviewCore
-import PreviewDocuments
-import PreviewPipeline
-import PreviewStore
-import ServiceLifecycle
 
 /// Registers routes and remembers the methods each path answers, so that the others can be
 /// refused with 405 and `Allow`.
@@ -34,9 +25,10 @@ final class RouteTable {
     func refuseOtherMethods() {
         let all: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace, HTTPRequest.Method("QUERY")!]
         for (path, allowed) in methods {
-            let refusal = MethodNotAllowed(allowed: allowed)
             for method in all where !allowed.contains(method) && !(method == .head && allowed.contains(.get)) {
-                router.on(RouterPath(path), method: method) { _, _ -> Response in throw refusal }
+                router.on(RouterPath(path), method: method) { request, _ -> Response in
+                    throw APIError.methodNotAllowed(request.method, allowed: allowed)
+                }
             }
         }
     }

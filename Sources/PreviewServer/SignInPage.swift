@@ -39,7 +39,7 @@ enum SignInPage {
         guard let access else { return Response(status: .seeOther, headers: [.location: returnTo]) }
         do {
             try access.checkThrottle(context.clientAddress)
-        } catch let refusal as ErrorResponse {
+        } catch let refusal as APIError {
             return response(status: .tooManyRequests, returnTo: returnTo, failed: true, headers: refusal.headers)
         }
         guard let token = form["token"], access.credentials.isToken(token) else {

@@ -47,7 +47,7 @@ struct UploadReceiver {
     /// Streams `body` into `writer`, stopping with 413 once more than `limit` bytes arrive.
     mutating func receive(_ body: RequestBody, contentType: String?, into writer: BlobWriter, limit: Int) async throws {
         if let contentType, contentType.lowercased().hasPrefix("multipart/form-data") {
-            guard let boundary = Self.boundary(contentType) else { throw BadRequest(message: "multipart upload without a boundary") }
+            guard let boundary = Self.boundary(contentType) else { throw APIError.badRequest("multipart upload without a boundary") }
             let multipart = MultipartState(writer: writer, limit: limit)
             let parser = MultipartParser(boundary: boundary)
             parser.onHeader = { name, value in multipart.header(name, value) }
@@ -63,16 +63,16 @@ struct UploadReceiver {
                     do {
                         try parser.execute(slice)
                     } catch {
-                        throw BadRequest(message: "malformed multipart body")
+                        throw APIError.badRequest("malformed multipart body")
                     }
                     if let failure = multipart.failure { throw failure }
                     if multipart.quietBytes > Self.maxQuietBytes {
-                        throw BadRequest(message: "multipart headers, preamble or epilogue longer than \(Self.maxQuietBytes / 1024) KiB")
+                        throw APIError.badRequest("multipart headers, preamble or epilogue longer than \(Self.maxQuietBytes / 1024) KiB")
                     }
                 }
             }
             if let failure = multipart.failure { throw failure }
-            guard multipart.sawFile else { throw BadRequest(message: "multipart upload needs a part named \"file\"") }
+            guard multipart.sawFile else { throw APIError.badRequest("multipart upload needs a part named \"file\"") }
             formFields = multipart.fields
             fields.merge(multipart.fields) { query, _ in query }
             fileName = multipart.fileName
@@ -93,20 +93,19 @@ struct UploadReceiver {
         let now = ContinuousClock.now
         guard windowStart.duration(to: now) >= Self.paceWindow else { return }
         if windowBytes < minimumBytesPerSecond * Int(Self.paceWindow.components.seconds) {
-            throw RequestRefusal(status: .requestTimeout, code: "timeout",
-                                 message: "The upload arrived too slowly (under \(minimumBytesPerSecond) bytes a second).")
+            throw APIError.uploadTimedOut("The upload arrived too slowly (under \(minimumBytesPerSecond) bytes a second).")
         }
         (windowStart, windowBytes) = (now, 0)
     }
 
     private func checkDeadline() throws {
         guard ContinuousClock.now < deadline else {
-            throw RequestRefusal(status: .requestTimeout, code: "timeout", message: "The upload took too long to arrive.")
+            throw APIError.uploadTimedOut("The upload took too long to arrive.")
         }
     }
 
-    static func tooLarge(_ limit: Int) -> ErrorResponse {
-        ErrorResponse(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: limit)) limit.")
+    static func tooLarge(_ limit: Int) -> APIError {
+        APIError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: limit)) limit.")
     }
 
     static func boundary(_ contentType: String) -> String? {
@@ -160,7 +159,7 @@ private final class MultipartState {
         quietBytes = 0
         guard failure == nil else { return }
         if partName == "file" {
-            if sawFile && fileName != partFileName { failure = BadRequest(message: "only one file per upload"); return }
+            if sawFile && fileName != partFileName { failure = APIError.badRequest("only one file per upload"); return }
             sawFile = true
             fileName = partFileName
             do {
@@ -171,14 +170,14 @@ private final class MultipartState {
             }
         } else if partName != nil {
             fieldBytes += buffer.readableBytesView
-            if fieldBytes.count > 4096 { failure = BadRequest(message: "form field too long") }
+            if fieldBytes.count > 4096 { failure = APIError.badRequest("form field too long") }
         }
     }
 
     func partComplete() {
         quietBytes = 0
         parts += 1
-        if parts > UploadReceiver.maxParts { failure = BadRequest(message: "more than \(UploadReceiver.maxParts) parts in one upload") }
+        if parts > UploadReceiver.maxParts { failure = APIError.badRequest("more than \(UploadReceiver.maxParts) parts in one upload") }
         if let partName, partName != "file" { fields[partName] = String(decoding: fieldBytes, as: UTF8.self) }
         partName = nil
         partFileName = nil

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PreviewCore
+import PreviewDocuments
 import PreviewStore
 
 /// `GET /ui/documents/{id}`: one document for people. Pages of a paged document as images the
@@ -13,11 +14,11 @@ enum ViewerPage {
     /// The pages of a long document shown at most; the rest are a download away.
     static let maxPages = 500
 
-    static func response(server: DocumentServer, id: String, session: Session?) throws -> Response {
-        let index = server.store.index
+    static func response(documents: DocumentService, id: String, session: Session?) throws -> Response {
+        let index = documents.store.index
         let versions = try index.versions(of: id)
         guard let document = versions.first(where: { $0.id == id }), let current = versions.first else {
-            throw ErrorResponse(.notFound, "No document \(id).")
+            throw APIError(.notFound, "No document \(id).")
         }
         let status = document.status
         let kind = document.kind
@@ -53,7 +54,7 @@ enum ViewerPage {
             </style></head><body>
             <nav><a href="\(HomePage.path(owner: document.owner))">All documents</a>\(link(previous, "← Previous"))\(link(next, "Next →"))</nav>
             <h1>\(SafeText.html(document.title))</h1>
-            <p>\(SafeText.html(typeLabel(document, server: server))) · \(SafeText.html(kind.label)) · v\(document.version) · \
+            <p>\(SafeText.html(typeLabel(document, rules: documents.rules))) · \(SafeText.html(kind.label)) · v\(document.version) · \
             \(HomePage.byteText(document.size)) · \(SafeText.html(status.rawValue)) · \
             <a href="/v1/documents/\(document.id)/content?download=1">Download</a> · <a href="/ui/documents/\(document.id)/delete">Delete…</a></p>
             \(notice)\(document.errorMessage.map { "<p class=\"failed\">\(SafeText.html($0))</p>" } ?? "")
@@ -103,9 +104,9 @@ enum ViewerPage {
     }
 
     /// `GET /ui/documents/{id}/delete`: asks before the document and all its versions go.
-    static func deleteConfirmation(server: DocumentServer, id: String, session: Session?) throws -> Response {
-        let versions = try server.store.index.versions(of: id)
-        guard let document = versions.first else { throw ErrorResponse(.notFound, "No document \(id).") }
+    static func deleteConfirmation(documents: DocumentService, id: String, session: Session?) throws -> Response {
+        let versions = try documents.versions(of: id)
+        let document = versions[0]
         let csrf = csrfField(session)
         let html = """
             <!doctype html>
@@ -140,8 +141,8 @@ enum ViewerPage {
         return (nil, nil)
     }
 
-    static func typeLabel(_ document: DocumentRecord, server: DocumentServer) -> String {
-        document.type.isEmpty ? "No type" : server.pipeline.configuration.rules.type(id: document.type)?.label ?? document.type
+    static func typeLabel(_ document: DocumentRecord, rules: DocumentRules) -> String {
+        document.type.isEmpty ? "No type" : rules.type(id: document.type)?.label ?? document.type
     }
 
     /// A page's response: HTML that may load only this site's images and media, and no scripts.

@@ -32,6 +32,9 @@ public protocol DocumentIndex: Sendable {
     func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord?
     /// Updates a document's preview status and error.
     func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws
+    /// Records what processing a document made (its derivatives, facts and preview status) in one
+    /// transaction, for a document without a job (a job's outcome is recorded by its queue).
+    func record(_ outcome: JobOutcome, documentID: String) throws
     func document(id: String) throws -> DocumentRecord?
     /// The newest document whose original has this hash.
     func latestDocument(sha256: BlobHash) throws -> DocumentRecord?

@@ -10,7 +10,9 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var owner: String
     /// Declared document type id, or "" when none was declared.
     public var type: String
-    public var title: String
+    public var title: String { didSet { titleKey = DocumentLabels.titleKey(title) } }
+    /// The title folded for search and sorting (``DocumentLabels/titleKey(_:)``), kept in its own column.
+    public private(set) var titleKey: String
     /// The name it arrived under (display only; never used as a path).
     public var filename: String
     public var sha256: BlobHash
@@ -39,6 +41,7 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
         self.owner = owner
         self.type = type
         self.title = title
+        titleKey = DocumentLabels.titleKey(title)
         self.filename = filename
         self.sha256 = sha256
         self.kind = kind
@@ -55,9 +58,18 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
         self.createdAt = createdAt
     }
 
+    /// A new document (its version is numbered when it is indexed) of `labels`, whose original is
+    /// blob `sha256`: pending when a renderer will make its previews, else without preview.
+    public init(labels: DocumentLabels, sha256: BlobHash, kind: FileKind, size: Int, facts: MediaFacts = MediaFacts(), hasRenderer: Bool) {
+        self.init(id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id ?? "", title: labels.title,
+                  filename: labels.filename, sha256: sha256, kind: kind, mime: kind.mime, size: size, facts: facts, version: 0,
+                  previewStatus: hasRenderer ? .pending : .noPreview, createdAt: Date())
+    }
+
     enum CodingKeys: String, CodingKey, ColumnExpression {
         case id, owner, type, title, filename, sha256, kind, mime, size, pages, width, height, codec, rotation, version
         case durationSeconds = "duration_s"
+        case titleKey = "title_key"
         case previewStatus = "preview_status"
         case errorCode = "error_code"
         case errorMessage = "error_message"

@@ -1,22 +1,12 @@
 import Foundation
 import GRDB
+import PreviewCore
 
 /// Listing, versions, deletion and relabelling in the embedded index.
 extension SQLiteIndex {
-    /// `docpreview_fold(text)`: text folded for case-insensitive search and sorting (all of
-    /// Unicode, where SQLite's own `lower` folds only ASCII).
-    static let fold = DatabaseFunction("docpreview_fold", argumentCount: 1, pure: true) { values in
-        String.fromDatabaseValue(values[0])?.folding(options: [.caseInsensitive], locale: nil)
-    }
-
-    /// Rows that are their document's latest version.
-    private static let latest = """
-        d.version = (SELECT MAX(version) FROM documents x WHERE x.owner = d.owner AND x.type = d.type AND x.title = d.title)
-        """
-
     public func list(_ query: DocumentQuery) throws -> DocumentPage {
         let (keys, descending) = Self.sortKeys(query.sort)
-        var conditions = [Self.latest]
+        var conditions = [IndexSQL.isLatestVersion]
         var arguments = StatementArguments()
         func filter(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
             guard let value else { return }
@@ -26,7 +16,7 @@ extension SQLiteIndex {
         filter("d.owner = ?", query.owner)
         filter("d.type = ?", query.type)
         filter("d.kind = ?", query.kind)
-        filter("instr(docpreview_fold(d.title), docpreview_fold(?)) > 0", query.titleContains)
+        filter("instr(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
         filter("d.preview_status = ?", query.status)
         if let after = query.after {
             let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
@@ -54,8 +44,8 @@ extension SQLiteIndex {
         switch sort {
         case .newest: (["d.created_at", "d.id"], true)
         case .oldest: (["d.created_at", "d.id"], false)
-        case .title: (["docpreview_fold(d.title)", "d.id"], false)
-        case .type: (["d.type", "docpreview_fold(d.title)", "d.id"], false)
+        case .title: (["d.title_key", "d.id"], false)
+        case .type: (["d.type", "d.title_key", "d.id"], false)
         }
     }
 
@@ -64,10 +54,7 @@ extension SQLiteIndex {
     }
 
     private static func versions(of id: String, in db: Database) throws -> [DocumentRecord] {
-        try DocumentRecord.fetchAll(db, sql: """
-            SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title
-            WHERE v.id = ? ORDER BY d.version DESC
-            """, arguments: [id])
+        try DocumentRecord.fetchAll(db, sql: "\(IndexSQL.versionsOfOne) WHERE v.id = ? ORDER BY d.version DESC", arguments: [id])
     }
 
     public func delete(documentID id: String, version: Int?) throws -> Deletion {
@@ -91,8 +78,8 @@ extension SQLiteIndex {
             let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND type = ? AND title = ?)",
                                           arguments: [current.owner, type, title]) ?? false
             if taken { throw LabelTaken(type: type, title: title) }
-            try db.execute(sql: "UPDATE documents SET title = ?, type = ? WHERE owner = ? AND type = ? AND title = ?",
-                           arguments: [title, type, current.owner, current.type, current.title])
+            try db.execute(sql: "UPDATE documents SET title = ?, title_key = ?, type = ? WHERE owner = ? AND type = ? AND title = ?",
+                           arguments: [title, DocumentLabels.titleKey(title), type, current.owner, current.type, current.title])
             return try DocumentRecord.fetchOne(db, key: id)
         }
     }

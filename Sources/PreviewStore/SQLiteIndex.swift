@@ -15,7 +15,6 @@ public final class SQLiteIndex: DocumentIndex {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            db.add(function: SQLiteIndex.fold)
             // The log and its shared-memory index stay when the last connection closes, so a store
             // on a full disk can still be opened and read: creating them anew (or GRDB's write to
             // an empty log) needs room. No journal_size_limit: it would empty the log on close.
@@ -156,6 +155,12 @@ public final class SQLiteIndex: DocumentIndex {
             try trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, in: db)
             try trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, in: db)
         }
+        migrator.registerMigration("v8-title-key") { db in
+            try db.alter(table: "documents") { t in t.add(column: "title_key", .text).notNull().defaults(to: "") }
+            for row in try Row.fetchAll(db, sql: "SELECT id, title FROM documents") {
+                try db.execute(sql: "UPDATE documents SET title_key = ? WHERE id = ?", arguments: [DocumentLabels.titleKey(row["title"]), row["id"]])
+            }
+        }
         return migrator
     }
 
@@ -166,16 +171,9 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Blobs
 
-    /// `live`: the originals of documents and what is derived from them, transitively (an office
-    /// document's PDF pivot, then its pages). Derivatives of anything else belong to deleted documents.
-    static let live = """
-        WITH RECURSIVE live(sha256) AS (SELECT sha256 FROM documents
-            UNION SELECT v.result_sha256 FROM derivatives v JOIN live l ON v.source_sha256 = l.sha256)
-        """
-
     public func referencedBlobs() throws -> Set<BlobHash> {
         try pool.read { db in
-            let rows = try String.fetchAll(db, sql: "\(Self.live) SELECT sha256 FROM live")
+            let rows = try String.fetchAll(db, sql: "\(IndexSQL.live) SELECT sha256 FROM live")
             return Set(rows.compactMap(BlobHash.init(hex:)))
         }
     }
@@ -193,7 +191,7 @@ public final class SQLiteIndex: DocumentIndex {
     @discardableResult
     public func forgetDeadDerivatives() throws -> Int {
         try pool.write { db in
-            try db.execute(sql: "\(Self.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live)")
+            try db.execute(sql: "\(IndexSQL.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live)")
             return db.changesCount
         }
     }
@@ -228,10 +226,7 @@ public final class SQLiteIndex: DocumentIndex {
     }
 
     public func setFacts(documentID: String, facts: MediaFacts) throws {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE documents SET pages = ?, duration_s = ?, width = ?, height = ?, codec = ?, rotation = ? WHERE id = ?",
-                           arguments: [facts.pages, facts.durationSeconds, facts.width, facts.height, facts.codec, facts.rotation, documentID])
-        }
+        try pool.write { db in try SQLiteWrites(db).setFacts(documentID: documentID, facts: facts) }
     }
 
     public func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord? {
@@ -247,10 +242,11 @@ public final class SQLiteIndex: DocumentIndex {
     }
 
     public func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
-        try pool.write { db in
-            try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
-                           arguments: [status.rawValue, error?.code.rawValue, error?.message, documentID])
-        }
+        try pool.write { db in try SQLiteWrites(db).setPreviewStatus(documentID: documentID, status: status, error: error) }
+    }
+
+    public func record(_ outcome: JobOutcome, documentID: String) throws {
+        try pool.write { db in try SQLiteWrites(db).record(outcome, documentID: documentID) }
     }
 
     public func document(id: String) throws -> DocumentRecord? {
@@ -271,11 +267,7 @@ public final class SQLiteIndex: DocumentIndex {
     }
 
     public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
-        try pool.write { db in
-            try BlobRecord(sha256: derivative.resultSha256, size: resultSize, mime: resultMime, createdAt: Date())
-                .insert(db, onConflict: .ignore)
-            try derivative.insert(db, onConflict: .ignore)
-        }
+        try pool.write { db in try SQLiteWrites(db).recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime) }
     }
 
     // MARK: The preview budget
@@ -420,5 +412,29 @@ public final class SQLiteIndex: DocumentIndex {
             }
             return statistics
         }
+    }
+}
+
+/// ``IndexWrites`` in an SQLite transaction.
+struct SQLiteWrites: IndexWrites {
+    let db: Database
+
+    init(_ db: Database) {
+        self.db = db
+    }
+
+    func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
+        try BlobRecord(sha256: derivative.resultSha256, size: resultSize, mime: resultMime, createdAt: Date()).insert(db, onConflict: .ignore)
+        try derivative.insert(db, onConflict: .ignore)
+    }
+
+    func setFacts(documentID: String, facts: MediaFacts) throws {
+        try db.execute(sql: "UPDATE documents SET pages = ?, duration_s = ?, width = ?, height = ?, codec = ?, rotation = ? WHERE id = ?",
+                       arguments: [facts.pages, facts.durationSeconds, facts.width, facts.height, facts.codec, facts.rotation, documentID])
+    }
+
+    func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
+        try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
+                       arguments: [status, error?.code, error?.message, documentID])
     }
 }

@@ -5,7 +5,7 @@ import PreviewCore
 import PreviewPipeline
 
 /// `docpreview batch DIR …`: every regular file under DIR into the store, in parallel.
-struct BatchCommand: ParsableCommand {
+struct BatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
         abstract: "Ingest every file under a folder; print a summary, optionally write a JSON report and an HTML contact sheet.",
@@ -34,7 +34,7 @@ struct BatchCommand: ParsableCommand {
         try OptionRange.check("--jobs", jobs, 1...256)
     }
 
-    func run() throws {
+    func run() async throws {
         let configuration = try validation.settings.localConfiguration()
         let type = try validation.settings.declaredType(in: configuration)
         let folder = URL(fileURLWithPath: directory)
@@ -46,7 +46,7 @@ struct BatchCommand: ParsableCommand {
                                         isolation: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli), logger: .cli)
         let runner = BatchRunner(pipeline: pipeline, jobs: jobs, owner: owner, type: type)
         let bar = ProgressBar()
-        let result = try runner.run(folder) { bar.update($0) }
+        let result = try await runner.run(folder) { bar.update($0) }
         bar.finish()
         if let report {
             try write(try CommandReport.encode(result), to: report)

@@ -16,6 +16,15 @@ struct CommandReport {
         throw ExitCode(error)
     }
 
+    /// What `body` returns; a ``PreviewError`` it throws is reported, and the command exits with its code.
+    func attempt<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PreviewError {
+            try fail(error)
+        }
+    }
+
     func succeed(_ value: some Encodable, human: String) throws {
         print(json ? try Self.encode(value) : Self.forPeople(human))
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PreviewCore
+import PreviewDocuments
 import PreviewStore
 
 /// `docpreview list`: the latest version of each document, filtered and sorted like `GET /v1/documents`.
@@ -46,24 +47,13 @@ struct ListCommand: ParsableCommand {
     func run() throws {
         let query = DocumentQuery(owner: owner, type: type, kind: kind, titleContains: titleContains, status: status, sort: sort,
                                   limit: limit, after: cursor.flatMap { DocumentCursor(token: $0, sort: sort) })
-        let page = try storeOptions.open().index.list(query)
+        let page = try storeOptions.documents().list(query)
         var lines = page.documents.map { document in
             ["\(document.id)", "v\(document.version)", document.kind.rawValue, "\(document.size)", document.previewStatus.rawValue,
              SafeText.terminal(document.owner), SafeText.terminal(document.title)].joined(separator: "\t")
         }
         if let next = page.next { lines.append("more: --cursor \(next.token)") }
-        try CommandReport(json: json).succeed(ListedPage(documents: page.documents, nextCursor: page.next?.token),
-                                              human: lines.isEmpty ? "no documents" : lines.joined(separator: "\n"))
-    }
-
-    struct ListedPage: Encodable {
-        var documents: [DocumentRecord]
-        var nextCursor: String?
-
-        enum CodingKeys: String, CodingKey {
-            case documents
-            case nextCursor = "next_cursor"
-        }
+        try CommandReport(json: json).succeed(DocumentList(page), human: lines.isEmpty ? "no documents" : lines.joined(separator: "\n"))
     }
 }
 
@@ -80,11 +70,11 @@ struct VersionsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let versions = try storeOptions.open().index.versions(of: id)
+        let documents = try storeOptions.documents()
         let report = CommandReport(json: json)
-        if versions.isEmpty { try report.fail(PreviewError(.notFound, "No document \(id).")) }
+        let versions = try report.attempt { try documents.versions(of: id) }
         let lines = versions.map { "v\($0.version)\t\($0.id)\t\($0.size)\t\($0.sha256.hex)\t\($0.createdAt.formatted(.iso8601))\t\($0.previewStatus.rawValue)" }
-        try report.succeed(["versions": versions], human: lines.joined(separator: "\n"))
+        try report.succeed(VersionList(versions), human: lines.joined(separator: "\n"))
     }
 }
 
@@ -108,12 +98,10 @@ struct RestoreCommand: ParsableCommand {
     }
 
     func run() throws {
-        let backend = try storeOptions.backend()
+        let documents = try storeOptions.documents()
         let report = CommandReport(json: json)
-        guard let (document, job) = try backend.queue.restore(version: version, of: id, in: backend.store) else {
-            try report.fail(PreviewError(.notFound, "No version \(version) of document \(id)."))
-        }
-        try report.succeed(document, human: "v\(version) restored as v\(document.version) [document \(document.id)], job \(job.status.rawValue)")
+        let (document, job) = try report.attempt { try documents.restore(version: version, of: id) }
+        try report.succeed(DocumentView(document), human: "v\(version) restored as v\(document.version) [document \(document.id)], job \(job.status.rawValue)")
     }
 }
 
@@ -138,24 +126,11 @@ struct DeleteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let deletion = try storeOptions.open().index.delete(documentID: id, version: version)
+        let documents = try storeOptions.documents()
         let report = CommandReport(json: json)
-        if deletion.versions.isEmpty {
-            try report.fail(PreviewError(.notFound, version.map { "No version \($0) of document \(id)." } ?? "No document \(id)."))
-        }
+        let deletion = try report.attempt { try documents.delete(id: id, version: version) }
         let numbers = deletion.versions.map(\.version).sorted()
-        try report.succeed(Deleted(deletedVersions: numbers, cancelledJobs: deletion.cancelledJobs),
-                           human: "deleted \(numbers.map { "v\($0)" }.joined(separator: ", ")); \(deletion.cancelledJobs) jobs cancelled")
-    }
-
-    struct Deleted: Encodable {
-        var deletedVersions: [Int]
-        var cancelledJobs: Int
-
-        enum CodingKeys: String, CodingKey {
-            case deletedVersions = "deleted_versions"
-            case cancelledJobs = "cancelled_jobs"
-        }
+        try report.succeed(DeletionView(deletion, id: id), human: "deleted \(numbers.map { "v\($0)" }.joined(separator: ", ")); \(deletion.cancelledJobs) jobs cancelled")
     }
 }
 

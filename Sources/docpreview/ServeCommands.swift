@@ -123,7 +123,6 @@ struct ServeCommand: AsyncParsableCommand {
         let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
                                         isolation: isolation.pool(jobs: workers + 2, limits: configuration.limits, logger: logger),
                                         logger: logger)
-        let queue = backend.queue
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
@@ -136,14 +135,11 @@ struct ServeCommand: AsyncParsableCommand {
         settings.grace = .seconds(grace)
         settings.publicHosts = publicHost
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
-        let arrivals = JobArrivals()
-        let server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, arrivals: workers > 0 ? arrivals : nil, logger: logger)
-        var services: [any Service] = [server.application()]
-        if workers > 0 {
-            var worker = QueueWorker(queue: queue, pipeline: pipeline, concurrency: workers, logger: logger)
-            worker.arrivals = arrivals
-            services.append(worker)
-        }
+        // Uploads announce their jobs to this process's workers, when it has any.
+        let documents = DocumentService(pipeline: pipeline, queue: backend.queue, arrivals: workers > 0 ? JobArrivals() : nil)
+        let server = DocumentServer(documents: documents, settings: settings, logger: logger)
+        var services: [any Service] = [buildApplication(server)]
+        if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }
         // Shut down first (the group goes in reverse): new requests are refused from the signal on.
         services.append(server.drainService)
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -174,7 +170,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
                                         isolation: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),
                                         logger: logger)
-        let worker = QueueWorker(queue: backend.queue, pipeline: pipeline, concurrency: concurrency, logger: logger)
+        let worker = QueueWorker(documents: DocumentService(pipeline: pipeline, queue: backend.queue), concurrency: concurrency, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }

@@ -19,7 +19,7 @@ struct StatsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let statistics = try storeOptions.open().index.statistics(owner: owner)
+        let statistics = try storeOptions.documents().statistics(owner: owner)
         func listed(_ counts: [String: Int]) -> String {
             counts.isEmpty ? "—" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
@@ -136,9 +136,7 @@ struct RecoverCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let backend = try storeOptions.backend()
-        let pipeline = DocumentPipeline(store: backend.store, configuration: Configuration(), logger: .cli)
-        let report = try backend.queue.recover(with: pipeline, includingQuarantine: quarantined)
+        let report = try storeOptions.documents().recover(includingQuarantine: quarantined)
         var human = """
             recovered \(report.recovered.count) documents (owner recovered; `docpreview worker` or `serve` makes their previews); \
             left \(report.derivatives) derivatives, \(report.deleted) deleted documents' blobs, \(report.damaged.count) damaged blobs

@@ -43,6 +43,12 @@ struct StoreOptions: ParsableArguments {
 
     func open() throws -> Store { try backend().store }
 
+    /// The document service over the store and its queue, holding documents to `configuration`'s rules.
+    func documents(configuration: Configuration = Configuration()) throws -> DocumentService {
+        let backend = try backend()
+        return DocumentService(pipeline: DocumentPipeline(store: backend.store, configuration: configuration, logger: .cli), queue: backend.queue)
+    }
+
     private func databaseAddress() throws -> String? {
         guard let databaseFile else { return database }
         if database != nil { throw ValidationError("Give --database or --database-file, not both.") }

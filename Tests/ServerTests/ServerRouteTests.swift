@@ -35,29 +35,18 @@ struct Harness {
         var settings = ServerSettings()
         settings.token = token
         settings.maxQueuedJobs = maxQueued
-        server = DocumentServer(pipeline: pipeline, queue: queue, settings: settings, logger: Logger(label: "test"))
+        server = DocumentServer(documents: DocumentService(pipeline: pipeline, queue: queue), settings: settings, logger: Logger(label: "test"))
     }
 
     @discardableResult
     func test<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
-        try await Application(router: server.router()).test(.router, body)
+        try await buildApplication(server).test(.router, body)
     }
 
     /// What a worker does, once per queued job.
     func drainQueue() throws {
         while let (job, document) = try queue.lease(worker: "test", leaseSeconds: 60) {
-            let failure: PreviewError?
-            do throws(PreviewError) {
-                try pipeline.process(document)
-                failure = nil
-            } catch {
-                failure = error
-            }
-            if let failure {
-                try queue.fail(job, error: failure, retryable: failure.code.disposition == .internal)
-            } else {
-                try queue.complete(job)
-            }
+            _ = try server.documents.run(job, of: document)
         }
     }
 }

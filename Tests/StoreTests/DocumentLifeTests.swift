@@ -168,15 +168,16 @@ import Testing
         _ = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "ana", title: "clip", filename: "clip.pdf"))
         let blobs = try opened.store.blobs.allBlobs().count
 
-        let (restored, job) = try #require(try opened.queue.restore(version: 1, of: v1, in: opened.store))
+        let documents = DocumentService(pipeline: pipeline, queue: opened.queue)
+        let (restored, job) = try documents.restore(version: 1, of: v1)
         let original = try #require(try opened.store.index.document(id: v1))
         #expect(restored.version == 3 && restored.sha256 == original.sha256 && restored.id != v1)
         #expect(restored.previewStatus == .ready && restored.facts == original.facts, "facts and status come along")
         #expect(job.status == .done, "nothing to render: the previews are the first version's")
         #expect(try opened.store.blobs.allBlobs().count == blobs, "no bytes copied")
         #expect(try opened.store.index.versions(of: v1).map(\.version) == [3, 2, 1])
-        #expect(try opened.queue.restore(version: 3, of: v1, in: opened.store)?.document.id == restored.id, "restoring the current one changes nothing")
-        #expect(try opened.queue.restore(version: 9, of: v1, in: opened.store) == nil)
+        #expect(try documents.restore(version: 3, of: v1).document.id == restored.id, "restoring the current one changes nothing")
+        #expect(throws: PreviewError.self) { try documents.restore(version: 9, of: v1) }
     }
 
     @Test(arguments: TestBackend.available) func relabellingMovesEveryVersion(backend: TestBackend) throws {

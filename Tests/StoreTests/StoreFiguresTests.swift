@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
 import PreviewStore
@@ -62,7 +63,11 @@ import Testing
                 _ = try? store.index.relabel(documentID: victim.id, title: "renamed \(round)", type: ["", "resume", "stats"].randomElement(using: &generator)!)
             case 4:
                 if let restorable = documents.randomElement(using: &generator) {
-                    _ = try queue.restore(version: 1, of: restorable.id, in: store)
+                    do {
+                        _ = try DocumentService(pipeline: pipeline, queue: queue).restore(version: 1, of: restorable.id)
+                    } catch let error as PreviewError where error.code == .notFound {
+                        // Its first version was deleted.
+                    }
                 }
             default:
                 _ = try store.evictPreviews(downTo: 0)

@@ -55,7 +55,7 @@ import Testing
         #expect(throws: CollectRefusal.self) { try store.collectGarbage(grace: 0, dryRun: false, logger: logger) }
         #expect(try store.blobs.allBlobs().count == blobsBefore, "a refusal removes nothing")
 
-        let recovery = try queue.recover(with: pipeline, includingQuarantine: false)
+        let recovery = try DocumentService(pipeline: pipeline, queue: queue).recover(includingQuarantine: false)
         #expect(Set(recovery.recovered.map(\.sha256)) == Set(lost.map(\.sha256.hex)))
         #expect(recovery.derivatives == 3 && recovery.damaged.isEmpty)
         #expect(recovery.deleted == 2, "the deleted document's original and thumbnail are not brought back")
@@ -67,7 +67,7 @@ import Testing
         }
         let pdf = try #require(recovery.recovered.first { $0.kind == "pdf" })
         #expect(try store.index.document(id: pdf.documentID)?.facts.pages == 5, "facts probed again")
-        #expect(try queue.recover(with: pipeline, includingQuarantine: false).recovered.isEmpty, "a second run finds nothing")
+        #expect(try DocumentService(pipeline: pipeline, queue: queue).recover(includingQuarantine: false).recovered.isEmpty, "a second run finds nothing")
 
         let after = try store.verify()
         #expect(after.unreferenced.count == 2 && after.unreferenced.allSatisfy(\.indexed),
@@ -98,7 +98,7 @@ import Testing
         #expect(try store.verify().isClean)
         #expect(try store.collectGarbage(grace: 3600, dryRun: false, logger: logger).purged == 0, "kept for the grace period")
 
-        let recovery = try opened.queue.recover(with: pipeline, includingQuarantine: true)
+        let recovery = try DocumentService(pipeline: pipeline, queue: opened.queue).recover(includingQuarantine: true)
         #expect(recovery.unquarantined == 2 && recovery.derivatives == 1)
         #expect(recovery.recovered.map(\.sha256) == [filmHash.hex], "a removal by mistake can be undone within the grace period")
         #expect(try store.blobs.quarantined().isEmpty)

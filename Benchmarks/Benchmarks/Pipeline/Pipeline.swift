@@ -20,7 +20,7 @@ let benchmarks: @Sendable () -> Void = {
         let store = try PreviewStore.Store(root: folder.appendingPathComponent("store"))
         let runner = BatchRunner(pipeline: DocumentPipeline(store: store, openDocuments: 8, logger: Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })), jobs: 2)
         benchmark.startMeasurement()
-        blackHole(try runner.run(input))
+        blackHole(try await runner.run(input))
         benchmark.stopMeasurement()
     }
 }

@@ -13,13 +13,16 @@ public protocol JobQueue: Sendable {
     /// Takes the next ready job (or one whose lease expired) for `worker`, counting an attempt.
     /// Jobs whose attempts are spent are failed instead of leased.
     func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)?
-    /// Marks the job done; false when its lease was lost (the outcome is then the new owner's).
+    /// Marks the job done and records `outcome` on its document, in one transaction; false when its
+    /// lease was lost (the outcome is then the new owner's; only the derivatives are kept, being
+    /// right whoever made them).
     @discardableResult
-    func complete(_ job: JobRecord) throws -> Bool
-    /// Records a failure: retried later per the policy when `retryable`, else failed for good.
-    /// Returns the job as recorded (unchanged when the lease was lost).
+    func complete(_ job: JobRecord, recording outcome: JobOutcome?) throws -> Bool
+    /// Records a failure, and `outcome` on the document, in one transaction: retried later per the
+    /// policy when `retryable`, else failed for good. Returns the job as recorded (unchanged when
+    /// the lease was lost).
     @discardableResult
-    func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord
+    func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) throws -> JobRecord
     /// Gives a leased job back untouched (graceful shutdown), uncounting its attempt.
     func release(_ job: JobRecord) throws
     func job(id: Int64) throws -> JobRecord?
@@ -36,4 +39,16 @@ public protocol JobQueue: Sendable {
     /// process on this host that crashed), without waiting for their leases to expire. The
     /// attempt they used stays counted. Returns how many.
     func reclaimLeases(where isDead: (String) -> Bool) throws -> Int
+}
+
+extension JobQueue {
+    /// Marks the job done, its document unchanged.
+    @discardableResult
+    public func complete(_ job: JobRecord) throws -> Bool { try complete(job, recording: nil) }
+
+    /// Records a failure of the job, its document unchanged.
+    @discardableResult
+    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord {
+        try fail(job, error: error, retryable: retryable, recording: nil)
+    }
 }

@@ -76,9 +76,9 @@ public struct SQLiteJobQueue: JobQueue {
     }
 
     @discardableResult
-    public func complete(_ job: JobRecord) throws -> Bool {
+    public func complete(_ job: JobRecord, recording outcome: JobOutcome?) throws -> Bool {
         try index.pool.write { db in
-            guard try holdsLease(job, in: db) else { return false }
+            guard try record(outcome, of: job, in: db) else { return false }
             var job = job
             job.status = .done
             job.leaseOwner = nil
@@ -92,9 +92,9 @@ public struct SQLiteJobQueue: JobQueue {
     }
 
     @discardableResult
-    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) throws -> JobRecord {
+    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) throws -> JobRecord {
         try index.pool.write { db in
-            guard try holdsLease(job, in: db) else { return job }
+            guard try record(outcome, of: job, in: db) else { return job }
             var job = job
             let now = Date()
             job.leaseOwner = nil
@@ -187,7 +187,14 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    /// True while `job`'s lease is still its worker's (not run out and taken over).
+    /// Writes `outcome`'s derivatives and, while `job`'s lease is still its worker's, the outcome on
+    /// its document; returns whether the lease held.
+    private func record(_ outcome: JobOutcome?, of job: JobRecord, in db: Database) throws -> Bool {
+        let held = try holdsLease(job, in: db)
+        if let outcome { try SQLiteWrites(db).record(outcome, documentID: job.documentID, onDocument: held) }
+        return held
+    }
+
     /// Whether the lease `job` came with is still the job's: its owner and its attempt (every lease
     /// takes a new attempt, so two slots of one worker, which share an owner name, differ here).
     private func holdsLease(_ job: JobRecord, in db: Database) throws -> Bool {
@@ -200,7 +207,7 @@ public struct SQLiteJobQueue: JobQueue {
     }
 
     private func setDocumentFailed(_ job: JobRecord, in db: Database) throws {
-        try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
-                       arguments: [PreviewStatus.failed, job.errorCode, job.errorMessage, job.documentID])
+        try SQLiteWrites(db).setPreviewStatus(documentID: job.documentID, status: .failed,
+                                              error: job.errorCode.map { PreviewError($0, job.errorMessage ?? "") })
     }
 }

@@ -6,24 +6,37 @@ import Logging
 import Metrics
 import NIOCore
 import PreviewCore
+import PreviewDocuments
 import PreviewStore
 
-/// A document's original: streamed from its blob, with byte ranges, checked as it goes.
-extension DocumentServer {
-    /// `GET|HEAD /v1/documents/{id}/content`: the stored bytes, streamed from the blob file, with
-    /// single byte ranges for players that seek.
+/// `GET|HEAD /v1/documents/{id}/content`: a document's original, streamed from its blob, with
+/// byte ranges, checked as it goes.
+struct ContentController {
+    let documents: DocumentService
+    let offload: Offload
+    let logger: Logger
+
+    func register(on routes: RouteTable) {
+        for method in [HTTPRequest.Method.get, .head] {
+            routes.add(method, "/v1/documents/:id/content") { request, context in
+                try await content(context.parameters.require("id"), request: request, channel: context.channel)
+            }
+        }
+    }
+
+    /// The stored bytes, streamed from the blob file, with single byte ranges for players that seek.
     func content(_ id: String, request: Request, channel: (any Channel)?) async throws -> Response {
-        let store = store
-        guard let (document, path) = try await offload.run(.reads, { () throws -> (DocumentRecord, String)? in
-            guard let document = try store.index.document(id: id) else { return nil }
-            return (document, try store.blobs.localFile(for: document.sha256).path)
-        }) else { throw ErrorResponse(.notFound, "No document \(id).") }
+        let documents = documents
+        let (document, path) = try await offload.run(.reads) { () throws -> (DocumentRecord, String) in
+            let document = try documents.document(id: id)
+            return (document, try documents.store.blobs.localFile(for: document.sha256).path)
+        }
         // A missing or shortened original is an error before any header goes out, not a 200 cut short.
         var file = stat()
         guard stat(path, &file) == 0, Int(file.st_size) == document.size else {
             logger.error("a stored original is missing or damaged", metadata: ["preview.document": "\(id)", "preview.sha256": "\(document.sha256)"])
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
-            throw ErrorResponse(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
+            throw APIError(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
         }
         let kind = document.kind
         let etag = "\"\(document.sha256.hex)\""
@@ -49,10 +62,8 @@ extension DocumentServer {
             headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(document.size)"
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(document.size)"
-            headers[.contentType] = "application/json; charset=utf-8"
             Counter(label: "docpreview_content_responses_total", dimensions: [("status", "416")]).increment()
-            let body = ["error": ["code": "range_not_satisfiable", "message": "The range is outside the \(document.size) bytes."]]
-            return Response(status: .rangeNotSatisfiable, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(body))))
+            throw APIError(.rangeNotSatisfiable, "The range is outside the \(document.size) bytes.", headers: headers)
         }
         Counter(label: "docpreview_content_responses_total", dimensions: [("status", "\(status.code)")]).increment()
         headers[.contentLength] = "\(bytes.count)"

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Who a document belongs to and what it is called (DESIGN §8 fields), and the rules every entry
+/// point holds them to: the HTTP API, the page's form, `ingest` and `batch` alike.
+public struct DocumentLabels: Sendable, Equatable {
+    public var owner: String
+    public var type: DocumentType?
+    public var title: String
+    /// The name the file arrived under; only its extension matters to validation, and it is never a path.
+    public var filename: String
+
+    /// The longest title: titles are shown in lists and searched, not documents themselves.
+    public static let maxTitleLength = 1000
+
+    public init(owner: String = "", type: DocumentType? = nil, title: String, filename: String) {
+        self.owner = owner
+        self.type = type
+        self.title = title
+        self.filename = filename
+    }
+
+    /// Labels a client sent: a type by its id (empty or absent: none), the title defaulting to the
+    /// file name, the file name reduced to its last path component. Throws `bad_request` for an
+    /// unknown type or labels that break ``check()``.
+    public init(owner: String?, typeID: String?, title: String?, filename: String?, rules: DocumentRules) throws(PreviewError) {
+        let name = (filename ?? "upload").split(separator: "/").last.map(String.init) ?? "upload"
+        self.init(owner: owner ?? "", type: try Self.type(typeID, in: rules), title: title.flatMap { $0.isEmpty ? nil : $0 } ?? name,
+                  filename: name)
+        try check()
+    }
+
+    /// Labels for a file a folder walk found: its path relative to the folder as the title. A
+    /// file system allows control characters in names, so they are replaced (U+FFFD) rather than
+    /// refused: nobody is there to rename the file.
+    public init(owner: String, type: DocumentType?, foundAt relativePath: String, filename: String) {
+        self.init(owner: owner, type: type, title: Self.replacingControls(relativePath), filename: Self.replacingControls(filename))
+    }
+
+    /// The type `id` names: nil for none (absent or empty), `bad_request` when the rules have no such type.
+    public static func type(_ id: String?, in rules: DocumentRules) throws(PreviewError) -> DocumentType? {
+        guard let id, !id.isEmpty else { return nil }
+        guard let known = rules.type(id: id) else { throw PreviewError(.badRequest, "unknown document type \(id)") }
+        return known
+    }
+
+    /// Labels are shown and indexed, never interpreted: control characters (NUL among them, which
+    /// PostgreSQL cannot store in text; line breaks, which forge lines in logs and listings) have no
+    /// place in them. A tab is allowed: it is whitespace a pasted title may carry, and listings escape it.
+    public func check() throws(PreviewError) {
+        for (name, value) in [("owner", owner), ("title", title), ("filename", filename)] where Self.hasControls(value) {
+            throw PreviewError(.badRequest, "\(name) must not contain control characters")
+        }
+    }
+
+    /// The rules for a title given to a stored document (``check()``'s, and a length).
+    public static func checkTitle(_ title: String) throws(PreviewError) {
+        guard !title.isEmpty, title.count <= maxTitleLength else {
+            throw PreviewError(.badRequest, "title must have 1 to \(maxTitleLength) characters")
+        }
+        if hasControls(title) { throw PreviewError(.badRequest, "title must not contain control characters") }
+    }
+
+    /// `text` folded for case-insensitive search and sorting, all of Unicode (`Résumé` and `RÉSUMÉ`
+    /// alike): what the index keeps beside a title, and what a title search is folded to, so both
+    /// backends search and sort titles the same way.
+    public static func titleKey(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive], locale: nil)
+    }
+
+    private static func hasControls(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0 != "\t" && $0.properties.generalCategory == .control }
+    }
+
+    private static func replacingControls(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 != "\t" && $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PreviewCore
+import PreviewStore
+
+/// What happens to a stored document: a new label, deletion, an earlier version made current.
+extension DocumentService {
+    /// Gives every version of document `id` the title and type given (nil keeps one; an empty type
+    /// id is none), held to the same rules as an upload's: labels without control characters, a
+    /// known type that allows the stored file's extension. `conflict` when the owner has another
+    /// document under that (type, title); `not_found` when there is no such document.
+    public func relabel(id: String, title: String?, typeID: String?) throws -> DocumentRecord {
+        if let title { try DocumentLabels.checkTitle(title) }
+        let type = try typeID.map { id throws(PreviewError) in try DocumentLabels.type(id, in: rules) }
+        let document = try document(id: id)
+        if let type = type ?? nil, !type.admits(fileName: document.filename, kind: document.kind) {
+            throw PreviewError(.extensionNotAllowed, type.refusalMessage)
+        }
+        do {
+            guard let relabelled = try store.index.relabel(documentID: id, title: title ?? document.title,
+                                                           type: type.map { $0?.id ?? "" } ?? document.type) else {
+                throw PreviewError(.notFound, "No document \(id).")
+            }
+            return relabelled
+        } catch let taken as LabelTaken {
+            throw PreviewError(.conflict, "The owner already has a document titled \(taken.title) of that type.")
+        }
+    }
+
+    /// Removes document `id` (every version, or only `version`) and cancels its jobs; its blobs stay
+    /// until `gc`. `not_found` when nothing matched.
+    public func delete(id: String, version: Int?) throws -> Deletion {
+        let deletion = try store.index.delete(documentID: id, version: version)
+        guard !deletion.versions.isEmpty else {
+            throw PreviewError(.notFound, version.map { "No version \($0) of document \(id)." } ?? "No document \(id).")
+        }
+        return deletion
+    }
+
+    /// Makes version `number` of the document that `id` is a version of its current one again: a
+    /// new version naming the same blob (no bytes copied) with the earlier version's facts, so its
+    /// previews come from the derivative cache, and its job. Restoring what is already current
+    /// changes nothing. `not_found` when there is no such version.
+    public func restore(version number: Int, of id: String) throws -> (document: DocumentRecord, job: JobRecord) {
+        guard let earlier = try store.index.versions(of: id).first(where: { $0.version == number }) else {
+            throw PreviewError(.notFound, "No version \(number) of document \(id).")
+        }
+        var restored = earlier
+        restored.id = UUID().uuidString.lowercased()
+        restored.createdAt = Date()
+        restored.jobStatus = nil
+        if restored.previewStatus == .failed {
+            restored.previewStatus = .pending
+            restored.error = nil
+        }
+        // Under the reference lock, like an upload: gc cannot take the blob between the read and the row.
+        return try enqueued { try store.blobs.whileReferencing(exclusive: false) { try queue.enqueue(restored) } }
+    }
+}

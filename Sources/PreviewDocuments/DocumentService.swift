@@ -1,0 +1,87 @@
+import Foundation
+import PreviewCore
+import PreviewPipeline
+import PreviewStore
+
+/// The one owner of a document's life (DESIGN §2): it accepts a document (an upload's staged bytes
+/// or a local file), relabels, deletes and restores it, lists it and its versions, and runs its
+/// job. The HTTP server and the CLI are adapters over it; the rules about labels are the core's
+/// (``DocumentLabels``), so every entry point holds documents to the same ones.
+///
+/// Its calls block (files, the index, the renderers): callers off Swift's cooperative pool run
+/// them on an ``Offload`` lane.
+public struct DocumentService: Sendable {
+    public let pipeline: DocumentPipeline
+    public let queue: any JobQueue
+    /// Told of every job enqueued here, so this process's idle workers take it at once.
+    public let arrivals: JobArrivals?
+
+    public init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil) {
+        self.pipeline = pipeline
+        self.queue = queue
+        self.arrivals = arrivals
+    }
+
+    public var store: Store { pipeline.store }
+    public var rules: DocumentRules { pipeline.configuration.rules }
+
+    // MARK: Accepting
+
+    /// Accepts bytes received into `writer` (an upload) under `labels`: validated like a local
+    /// file, published, and indexed with its job in one transaction. Only then is it accepted.
+    /// Throws the refusal (a ``PreviewError``) or the store's failure.
+    public func accept(_ writer: BlobWriter, labels: DocumentLabels) throws -> (document: DocumentRecord, job: JobRecord) {
+        try labels.check()
+        let verdict = Validator(configuration: pipeline.configuration)
+            .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: labels.filename, declaredType: labels.type)
+        if let refusal = verdict.refusal { throw refusal }
+        let record = DocumentRecord(labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
+                                    hasRenderer: pipeline.renderers.renderer(for: verdict.kind) != nil)
+        // Published and recorded under the reference lock: `gc` cannot remove the blob (new, or the
+        // same bytes stored long ago) before the row names it.
+        return try enqueued {
+            try store.blobs.whileReferencing(exclusive: false) {
+                _ = try writer.publish(as: .original)
+                return try queue.enqueue(record)
+            }
+        }
+    }
+
+    /// Ingests the local file at `url` under `labels` (`ingest`, `batch`): stored and its thumbnail
+    /// made now, not queued. Never throws: every failure is an outcome.
+    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil) -> IngestOutcome {
+        pipeline.ingest(url, labels: labels, reportedPath: reportedPath)
+    }
+
+    /// Announces the job `enqueue` returns to this process's workers when it waits.
+    func enqueued(_ enqueue: () throws -> (document: DocumentRecord, job: JobRecord)) rethrows -> (document: DocumentRecord, job: JobRecord) {
+        let stored = try enqueue()
+        if stored.job.status == .queued { arrivals?.announce() }
+        return stored
+    }
+
+    // MARK: Reading
+
+    /// Document `id`; `not_found` when there is none.
+    public func document(id: String) throws -> DocumentRecord {
+        guard let document = try store.index.document(id: id) else { throw PreviewError(.notFound, "No document \(id).") }
+        return document
+    }
+
+    /// One page of the latest versions that match `query`.
+    public func list(_ query: DocumentQuery) throws -> DocumentPage {
+        try store.index.list(query)
+    }
+
+    /// Every version of the document that `id` is a version of, newest first; `not_found` when there is none.
+    public func versions(of id: String) throws -> [DocumentRecord] {
+        let versions = try store.index.versions(of: id)
+        guard !versions.isEmpty else { throw PreviewError(.notFound, "No document \(id).") }
+        return versions
+    }
+
+    /// The storage figures of `owner`, or of the whole store.
+    public func statistics(owner: String?) throws -> StorageStatistics {
+        try store.index.statistics(owner: owner)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import PreviewCore
+import PreviewStore
+
+// The JSON views of documents that the API and the CLI print: built from the domain records, never from rows.
+
+/// `GET /v1/documents/{id}`.
+public struct DocumentView: Encodable, Sendable {
+    public var documentID: String
+    public var owner: String
+    public var type: String?
+    public var title: String
+    public var filename: String
+    public var sha256: String
+    public var kind: FileKind
+    public var mime: String
+    public var size: Int
+    public var version: Int
+    public var status: JobRecord.Status
+    public var previewStatus: PreviewStatus
+    public var error: ErrorEnvelope.Body?
+    public var facts: MediaFacts
+    public var createdAt: Date
+    public var links: [String: String]
+
+    public init(_ document: DocumentRecord) {
+        documentID = document.id
+        owner = document.owner
+        type = document.type.isEmpty ? nil : document.type
+        title = document.title
+        filename = document.filename
+        sha256 = document.sha256.hex
+        kind = document.kind
+        mime = document.mime
+        size = document.size
+        version = document.version
+        status = document.status
+        previewStatus = document.previewStatus
+        error = document.error.map { ErrorEnvelope($0).error }
+        facts = document.facts
+        createdAt = document.createdAt
+        var links = ["self": "/v1/documents/\(document.id)"]
+        if document.previewStatus != PreviewStatus.noPreview {
+            links["thumbnail"] = "/v1/documents/\(document.id)/preview"
+            links["preview"] = "/v1/documents/\(document.id)/preview?width=2048&height=2048"
+            if document.kind.isPaged { links["page"] = "/v1/documents/\(document.id)/preview?page={n}&width={w}" }
+        }
+        self.links = links
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case owner, type, title, filename, sha256, kind, mime, size, version, status, error, links
+        case documentID = "document_id"
+        case previewStatus = "preview_status"
+        case createdAt = "created_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(documentID, forKey: .documentID)
+        try container.encode(owner, forKey: .owner)
+        try container.encodeIfPresent(type, forKey: .type)
+        try container.encode(title, forKey: .title)
+        try container.encode(filename, forKey: .filename)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(mime, forKey: .mime)
+        try container.encode(size, forKey: .size)
+        try container.encode(version, forKey: .version)
+        try container.encode(status, forKey: .status)
+        try container.encode(previewStatus, forKey: .previewStatus)
+        try container.encodeIfPresent(error, forKey: .error)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(links, forKey: .links)
+        try facts.encode(to: encoder)
+    }
+}
+
+/// `GET /v1/documents`.
+public struct DocumentList: Encodable, Sendable {
+    public var documents: [DocumentView]
+    public var nextCursor: String?
+
+    public init(_ page: DocumentPage) {
+        documents = page.documents.map(DocumentView.init)
+        nextCursor = page.next?.token
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case documents
+        case nextCursor = "next_cursor"
+    }
+}
+
+/// One entry of `GET /v1/documents/{id}/versions`.
+public struct VersionView: Encodable, Sendable {
+    public var documentID: String
+    public var version: Int
+    public var size: Int
+    public var sha256: String
+    public var filename: String
+    public var uploadedAt: Date
+    public var status: JobRecord.Status
+    public var previewStatus: PreviewStatus
+    public var current: Bool
+
+    public init(_ document: DocumentRecord, current: Bool) {
+        documentID = document.id
+        version = document.version
+        size = document.size
+        sha256 = document.sha256.hex
+        filename = document.filename
+        uploadedAt = document.createdAt
+        status = document.status
+        previewStatus = document.previewStatus
+        self.current = current
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, size, sha256, filename, status, current
+        case documentID = "document_id"
+        case uploadedAt = "uploaded_at"
+        case previewStatus = "preview_status"
+    }
+}
+
+public struct VersionList: Encodable, Sendable {
+    public var versions: [VersionView]
+
+    /// `versions`, newest first: the first is the current one.
+    public init(_ versions: [DocumentRecord]) {
+        self.versions = versions.map { VersionView($0, current: $0.id == versions.first?.id) }
+    }
+}
+
+/// `DELETE /v1/documents/{id}`.
+public struct DeletionView: Encodable, Sendable {
+    public var documentID: String
+    public var deletedVersions: [Int]
+    public var cancelledJobs: Int
+
+    public init(_ deletion: Deletion, id: String) {
+        documentID = id
+        deletedVersions = deletion.versions.map(\.version).sorted()
+        cancelledJobs = deletion.cancelledJobs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case documentID = "document_id"
+        case deletedVersions = "deleted_versions"
+        case cancelledJobs = "cancelled_jobs"
+    }
+}

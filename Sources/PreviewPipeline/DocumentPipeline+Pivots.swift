@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import PreviewCore
+import PreviewRenderers
+import PreviewStore
+
+/// Office documents, text and CSV become a PDF once (their pivot); their pages come from it.
+extension DocumentPipeline {
+    /// The PDF an office document, text or CSV file was converted to, with the document's own facts
+    /// (sheets, slides) and the blob's size: stored, not yet recorded.
+    struct Pivot {
+        var record: DerivativeRecord
+        var size: Int
+        var facts: MediaFacts
+    }
+
+    /// The facts of the stored original `source`: for office kinds, those of its pivot.
+    func facts(of source: BlobHash, kind: FileKind, renderer: any Renderer) throws(PreviewError) -> MediaFacts {
+        guard Renderers.needsPivot(kind) else { return try renderer.probe(try localPath(of: source)) }
+        let (pivot, documentFacts) = try pivot(of: source, kind: kind)
+        return try pivotFacts(pivot, adding: documentFacts ?? MediaFacts())
+    }
+
+    /// The pivot's pages and page size, with the office document's own facts (sheets, slides).
+    func pivotFacts(_ pivot: DerivativeRecord, adding documentFacts: MediaFacts) throws(PreviewError) -> MediaFacts {
+        documentFacts.adding(try renderers.pdfRenderer.probe(try localPath(of: pivot.resultSha256)))
+    }
+
+    /// The recorded pivot of the stored original `source`, made now (once) when there is none; the
+    /// document's own facts come with it only when it was made now (a recorded pivot does not keep them).
+    func pivot(of source: BlobHash, kind: FileKind) throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
+        let key = try pivotKey(source: source).hash
+        if let hit = try cached(key: key) { return (hit, nil) }
+        let made = try remembering(key: key, source: source) { () throws(PreviewError) in
+            try makePivot(of: try localPath(of: source), source: source, kind: kind)
+        }
+        try record { try store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
+        return (made.record, made.facts)
+    }
+
+    /// Converts the file at `path` (whose hash is `source`) in an office child and stores the PDF.
+    func makePivot(of path: String, source: BlobHash, kind: FileKind) throws(PreviewError) -> Pivot {
+        let (pdf, facts) = try renderers.office.convert(path, kind: kind)
+        let key = try pivotKey(source: source)
+        do {
+            let result = try store.blobs.put(bytes: pdf, as: .derivative)
+            logger.debug("converted", metadata: ["preview.sha256": "\(source)", "preview.pivot": "\(result)"])
+            return Pivot(record: DerivativeRecord(key: key.hash, sourceSha256: source, operation: "convert", parameters: key.parameters,
+                                                  renderer: Renderers.officeVersion, resultSha256: result, width: 0, height: 0,
+                                                  createdAt: Date()),
+                         size: pdf.count, facts: facts)
+        } catch {
+            throw PreviewError.storing(error, "The converted document could not be stored.")
+        }
+    }
+
+    /// The cache key of a pivot: the source, the conversion with its page cap, the office installation.
+    func pivotKey(source: BlobHash) throws(PreviewError) -> (hash: String, parameters: String) {
+        struct Conversion: Encodable {
+            var format = "pdf"
+            var maxPages: Int
+            enum CodingKeys: String, CodingKey { case format, maxPages = "max_pages" }
+        }
+        let parameters: String
+        do {
+            parameters = String(decoding: try StableJSON.encode(Conversion(maxPages: configuration.limits.maxOfficePages)), as: UTF8.self)
+        } catch {
+            throw PreviewError.storing(error, "The conversion could not be keyed.")
+        }
+        let material = "derivative/2\n\(source.hex)\nconvert\n\(parameters)\n\(Renderers.officeVersion)"
+        return (BlobHash.of(Array(material.utf8)).hex, parameters)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import PreviewCore
+import PreviewRenderers
+import PreviewStore
+
+/// Previews through the derivative cache: found, or rendered once, stored and recorded.
+extension DocumentPipeline {
+    /// The derivative for `request` of the original `source`: from the cache, or rendered now,
+    /// stored and recorded. Never renders the same request twice, unless `repairing` says the stored
+    /// one was found damaged: then it is rendered again and its blob rewritten (renders are
+    /// reproducible, so the record stays right).
+    /// - Parameter afterMiss: the caller has just looked in the cache (``cachedPreview(source:kind:request:)``)
+    ///   and found nothing: it is not looked up again.
+    public func preview(source: BlobHash, kind: FileKind, request: RenderRequest, repairing: Bool = false,
+                        afterMiss: Bool = false) throws(PreviewError) -> PreviewOutcome {
+        let outcome = try made(source: source, kind: kind, request: request, lookingUp: !repairing && !afterMiss)
+        guard let new = outcome.new else { return outcome }
+        do {
+            try store.index.recordDerivative(new.record, resultSize: new.size, resultMime: new.mime)
+        } catch {
+            throw PreviewError.storing(error, "The preview could not be stored.")
+        }
+        if new.record.onDemand { keepWithinBudget(source: new.record.sourceSha256) }
+        return outcome
+    }
+
+    /// ``preview(source:kind:request:repairing:afterMiss:)`` but for the row: a derivative made now
+    /// is stored and returned as ``PreviewOutcome/new``, for the caller to record (a job records it
+    /// with its outcome, in one transaction).
+    func made(source: BlobHash, kind: FileKind, request: RenderRequest, lookingUp: Bool = true) throws(PreviewError) -> PreviewOutcome {
+        if Renderers.needsPivot(kind) {
+            return try made(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request, lookingUp: lookingUp)
+        }
+        guard let renderer = renderers.renderer(for: kind) else {
+            throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
+        }
+        let key = try derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
+        if lookingUp, let hit = try cached(key: key.hash) { return PreviewOutcome(record: hit, cached: true) }
+        let image = try remembering(key: key.hash, source: source) { () throws(PreviewError) in
+            try renderer.render(try localPath(of: source), normalized(request, kind))
+        }
+        let result: BlobHash
+        do {
+            result = try store.blobs.put(bytes: image.bytes, as: .derivative)
+        } catch {
+            throw PreviewError.storing(error, "The preview could not be stored.")
+        }
+        // Anything but the thumbnail was asked for by a client: it shares the preview budget.
+        let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
+                                      renderer: renderer.version, resultSha256: result, width: image.width, height: image.height,
+                                      createdAt: Date(), onDemand: normalized(request, kind) != normalized(.thumbnail, kind))
+        logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(result)"])
+        return PreviewOutcome(record: record, cached: false, rendered: image,
+                              new: NewDerivative(record: record, size: image.bytes.count, mime: image.format.mime))
+    }
+
+    /// A derivative asked for, and whether it came from the cache; one made now comes with the
+    /// image the renderer returned (its bytes and the facts learned while making it) and, until it
+    /// is recorded, its row.
+    public struct PreviewOutcome: Sendable {
+        public var record: DerivativeRecord
+        public var cached: Bool
+        public var rendered: RenderedImage?
+        public var new: NewDerivative?
+    }
+
+    /// The cached derivative, if its blob is present.
+    public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
+        if Renderers.needsPivot(kind) {
+            guard let pivot = try cached(key: pivotKey(source: source).hash) else { return nil }
+            return try cachedPreview(source: pivot.resultSha256, kind: .pdf, request: request)
+        }
+        guard let renderer = renderers.renderer(for: kind) else { return nil }
+        let hit = try cached(key: try derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+        if let hit, hit.onDemand, previewUse.isStale(hit) {
+            do {
+                try store.index.touchDerivatives([hit.key])
+            } catch {
+                logger.warning("could not mark a preview used", metadata: ["preview.error": "\(error)"])
+            }
+        }
+        return hit
+    }
+
+    /// Pages mean nothing outside PDFs: normalise them so equal requests share one key.
+    func normalized(_ request: RenderRequest, _ kind: FileKind) -> RenderRequest {
+        var request = request
+        if kind.category != .pdf { request.page = 1 }
+        return request
+    }
+
+    /// The cache key of a render: the source, the request as its own `Codable` form writes it (so a
+    /// field added to ``RenderRequest`` is in the key without anyone remembering it here), and the
+    /// renderer's version.
+    public func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any Renderer)
+        throws(PreviewError) -> (hash: String, parameters: String) {
+        let parameters: String
+        do {
+            parameters = String(decoding: try StableJSON.encode(normalized(request, kind)), as: UTF8.self)
+        } catch {
+            throw PreviewError.storing(error, "The preview request could not be keyed.")
+        }
+        let material = "derivative/2\n\(source.hex)\nrender\n\(parameters)\n\(renderer.version)"
+        return (BlobHash.of(Array(material.utf8)).hex, parameters)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PreviewCore
+import PreviewStore
+
+/// Every error the API answers with: a ``PreviewError``, whose code decides the status
+/// (``PreviewError/Code/httpStatus``, exhaustive: a new code does not compile until it has one), in
+/// the one error object every interface returns (``ErrorEnvelope``), with the headers its answer
+/// needs (`Retry-After` for our own faults and for throttling, `Allow`, `Content-Range`,
+/// `WWW-Authenticate`).
+struct APIError: HTTPResponseError {
+    var error: PreviewError
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+
+    init(_ error: PreviewError, headers: HTTPFields = [:]) {
+        self.error = error
+        status = HTTPResponse.Status(code: error.code.httpStatus)
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if headers[.retryAfter] == nil, let fault = StoreFault(error) { headers[.retryAfter] = "\(fault.retryAfterSeconds)" }
+        self.headers = headers
+    }
+
+    init(_ code: PreviewError.Code, _ message: String, headers: HTTPFields = [:]) {
+        self.init(PreviewError(code, message), headers: headers)
+    }
+
+    /// A malformed request (a parameter out of range, a body that is not the JSON expected).
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
+
+    /// An upload whose body arrives too slowly or takes too long: `timeout`, answered as the
+    /// request's own timeout (408) rather than a render's (422).
+    static func uploadTimedOut(_ message: String) -> APIError {
+        var error = APIError(.timeout, message)
+        error.status = .requestTimeout
+        return error
+    }
+
+    /// A method the path does not answer, with the ones it does.
+    static func methodNotAllowed(_ method: HTTPRequest.Method, allowed: [HTTPRequest.Method]) -> APIError {
+        APIError(.methodNotAllowed, "\(method.rawValue) is not allowed here.", headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(ErrorEnvelope(error)))))
+    }
+}
+
+enum JSON {
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(value))))
+    }
+}

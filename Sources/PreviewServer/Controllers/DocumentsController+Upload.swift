@@ -1,0 +1,86 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `POST /v1/documents` and the page's upload form: a document arrives.
+extension DocumentsController {
+    struct Accepted {
+        var body: AcceptedBody
+        var owner: String
+    }
+
+    struct AcceptedBody: Encodable {
+        var status: JobRecord.Status
+        var documentID: String
+        var jobID: Int64
+        var sha256: String
+
+        enum CodingKeys: String, CodingKey {
+            case status, sha256
+            case documentID = "document_id"
+            case jobID = "job_id"
+        }
+    }
+
+    /// Admits the upload (a slot, room in the queue, a declared length within the limit), streams
+    /// the body into the store's tmp/, then hands it to ``DocumentService/accept(_:labels:)``, which
+    /// validates it like the CLI, publishes the blob and commits the document and its job together.
+    /// Only then is the upload acknowledged.
+    func upload(_ request: Request, context: ServerContext) async throws -> Accepted {
+        guard let ticket = uploads.enter(client: context.clientAddress, channel: context.channel) else {
+            throw APIError(.queueFull, "Too many uploads are arriving right now; try again shortly.", headers: [.retryAfter: "5"])
+        }
+        defer { uploads.leave(ticket) }
+        let limit = documents.pipeline.configuration.limits.maxFileBytes
+        let (queue, queueDepth) = (documents.queue, queueDepth)
+        let queued = try await offload.run(.reads) { try queueDepth.current { try queue.counts()[.queued, default: 0] } }
+        if queued > settings.maxQueuedJobs {
+            throw APIError(.queueFull, "Too many documents are waiting; try again later.", headers: [.retryAfter: "30"])
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "too_large")]).increment()
+            throw UploadReceiver.tooLarge(limit)
+        }
+        let writer = try BlobWriter(storage: documents.store.blobs)
+        var receiver = UploadReceiver(deadline: .now + settings.uploadTimeout)
+        receiver.minimumBytesPerSecond = settings.minimumUploadBytesPerSecond
+        let uploads = uploads
+        receiver.progress = { bytes in
+            guard uploads.received(bytes, for: ticket) else { throw APIError.uploadTimedOut("The upload arrived too slowly; try again.") }
+        }
+        let query = request.uri.queryParameters
+        for name in ["type", "filename", "owner", "title"] { receiver.fields[name] = query.get(name) }
+        try await receiver.receive(request.body, contentType: request.headers[.contentType], into: writer, limit: limit)
+        try writer.finish()
+        if let expected = context.formCSRFToken {
+            guard let presented = receiver.formFields["csrf"], Credentials.constantTimeEqual(Array(presented.utf8), Array(expected.utf8)) else {
+                throw APIError(.forbidden, "This form has expired; reload the page and try again.")
+            }
+        }
+        let fields = receiver.fields
+        let labels = try DocumentLabels(owner: fields["owner"], typeID: fields["type"], title: fields["title"],
+                                        filename: fields["filename"] ?? receiver.fileName, rules: documents.rules)
+        // Validation reads the staged file, publishing fsyncs it, the rows commit: off the cooperative pool.
+        let documents = documents
+        let (document, job): (DocumentRecord, JobRecord)
+        do {
+            (document, job) = try await offload.run(.writes) { try documents.accept(writer, labels: labels) }
+        } catch let refusal as PreviewError where refusal.code.disposition == .refused {
+            Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "refused")]).increment()
+            context.logger.info("upload refused", metadata: ["preview.code": "\(refusal.code)"])
+            throw refusal
+        }
+        queueDepth.noteEnqueued()
+        Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
+        // context.logger carries Hummingbird's request id.
+        context.logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
+                                                          "preview.sha256": "\(document.sha256)"])
+        return Accepted(body: AcceptedBody(status: job.status, documentID: document.id, jobID: job.id ?? 0, sha256: document.sha256.hex),
+                        owner: document.owner)
+    }
+}

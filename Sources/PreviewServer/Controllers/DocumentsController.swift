@@ -1,0 +1,114 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `/v1/documents`: uploads, the listing, one document, its versions, relabelling, deletion and
+/// restore; each an adapter over ``DocumentService`` on an ``Offload`` lane.
+struct DocumentsController {
+    let documents: DocumentService
+    let offload: Offload
+    let settings: ServerSettings
+    /// Bounds the uploads being received (connections, staging files, disk writes), overall and per client.
+    let uploads: UploadSlots
+    /// How many jobs wait, read at most once a second rather than counted for every upload.
+    let queueDepth: QueueDepth
+
+    func register(on routes: RouteTable) {
+        routes.add(.post, "/v1/documents") { request, context in
+            let accepted = try await upload(request, context: context)
+            return try JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
+        }
+        routes.add(.get, "/v1/documents") { request, _ in
+            let query = try Self.documentQuery(request)
+            return try await offload.run(.reads) {
+                try JSON.response(DocumentList(try documents.list(query)))
+            }
+        }
+        routes.add(.get, "/v1/documents/:id") { _, context in
+            let id = try context.parameters.require("id")
+            return try await offload.run(.reads) { try JSON.response(DocumentView(try documents.document(id: id))) }
+        }
+        routes.add(.patch, "/v1/documents/:id") { request, context in
+            let id = try context.parameters.require("id")
+            let change = try await Self.relabelling(request)
+            return try await offload.run(.writes) {
+                try JSON.response(DocumentView(try documents.relabel(id: id, title: change.title, typeID: change.type)))
+            }
+        }
+        routes.add(.delete, "/v1/documents/:id") { request, context in
+            let id = try context.parameters.require("id")
+            return try JSON.response(DeletionView(try await delete(id, request: request, logger: context.logger), id: id))
+        }
+        routes.add(.get, "/v1/documents/:id/versions") { _, context in
+            let id = try context.parameters.require("id")
+            return try await offload.run(.reads) { try JSON.response(VersionList(try documents.versions(of: id))) }
+        }
+        routes.add(.post, "/v1/documents/:id/restore") { request, context in
+            try JSON.response(DocumentView(try await restore(context.parameters.require("id"), request: request).document))
+        }
+    }
+
+    /// The query items of `GET /v1/documents` as a ``DocumentQuery``.
+    static func documentQuery(_ request: Request) throws -> DocumentQuery {
+        let items = request.uri.queryParameters
+        func parsed<T>(_ name: String, _ parse: (String) -> T?, expected: String) throws -> T? {
+            guard let text = items.get(name) else { return nil }
+            guard let value = parse(text) else { throw APIError.badRequest("\(name) must be \(expected)") }
+            return value
+        }
+        let sort = try parsed("sort", DocumentQuery.Sort.init(rawValue:), expected: "newest, oldest, title or type") ?? .newest
+        let limit = try parsed("limit", { Int($0).flatMap { (1...DocumentQuery.maxLimit).contains($0) ? $0 : nil } },
+                               expected: "in 1...\(DocumentQuery.maxLimit)") ?? 50
+        let status = try parsed("status", PreviewStatus.init(rawValue:), expected: "pending, ready, no_preview or failed")
+        let cursor = try parsed("cursor", { DocumentCursor(token: $0, sort: sort) },
+                                expected: "a next_cursor this listing returned, with the same sort")
+        func text(_ name: String) -> String? { items.get(name).flatMap { $0.isEmpty ? nil : $0 } }
+        return DocumentQuery(owner: text("owner"), type: items.get("type"), kind: text("kind"), titleContains: text("q"),
+                             status: status, sort: sort, limit: limit, after: cursor)
+    }
+
+    /// `PATCH /v1/documents/{id}`'s body: `{"title"?, "type"?}`.
+    struct Relabel: Decodable {
+        var title: String?
+        var type: String?
+    }
+
+    static func relabelling(_ request: Request) async throws -> Relabel {
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        guard let change = try? JSONDecoder().decode(Relabel.self, from: Data(body.readableBytesView)) else {
+            throw APIError.badRequest("the body must be a JSON object with title and/or type")
+        }
+        return change
+    }
+
+    /// `DELETE /v1/documents/{id}[?version=N]` and the page's delete form: what it removed.
+    func delete(_ id: String, request: Request, logger: Logger) async throws -> Deletion {
+        let version = try Self.versionNumber(request, required: false)
+        let deletion = try await offload.run(.writes) { try documents.delete(id: id, version: version) }
+        Counter(label: "docpreview_deletions_total").increment()
+        logger.info("document deleted", metadata: ["preview.document": "\(id)", "preview.versions": "\(deletion.versions.count)",
+                                                   "preview.cancelled_jobs": "\(deletion.cancelledJobs)"])
+        return deletion
+    }
+
+    /// `POST /v1/documents/{id}/restore?version=N` and the page's restore form: version N as a new
+    /// current version (same blob), and its job.
+    func restore(_ id: String, request: Request) async throws -> (document: DocumentRecord, job: JobRecord) {
+        let number = try Self.versionNumber(request, required: true)!
+        return try await offload.run(.writes) { try documents.restore(version: number, of: id) }
+    }
+
+    private static func versionNumber(_ request: Request, required: Bool) throws -> Int? {
+        guard let text = request.uri.queryParameters.get("version") else {
+            if required { throw APIError.badRequest("version must be a version number (1 or more)") }
+            return nil
+        }
+        guard let number = Int(text), number >= 1 else { throw APIError.badRequest("version must be a version number (1 or more)") }
+        return number
+    }
+}

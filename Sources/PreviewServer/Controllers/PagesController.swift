@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+import PreviewCore
+import PreviewDocuments
+
+/// The pages a person uses in a browser: the owner's documents with the upload form, a document's
+/// viewer with its versions, and the forms that delete, restore and upload (over the same
+/// ``DocumentsController`` calls as the API, so a form and a client are held to the same rules).
+struct PagesController {
+    let api: DocumentsController
+    var documents: DocumentService { api.documents }
+    var offload: Offload { api.offload }
+
+    func register(on routes: RouteTable) {
+        routes.add(.get, "/") { request, context in
+            let (documents, session) = (documents, context.session)
+            return try await offload.run(.reads) { try HomePage.response(documents: documents, request: request, session: session) }
+        }
+        routes.add(.get, "/ui/documents/:id") { _, context in
+            let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
+            return try await offload.run(.reads) { try ViewerPage.response(documents: documents, id: id, session: session) }
+        }
+        routes.add(.get, "/ui/documents/:id/delete") { _, context in
+            let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
+            return try await offload.run(.reads) { try ViewerPage.deleteConfirmation(documents: documents, id: id, session: session) }
+        }
+        routes.add(.post, "/ui/documents/:id/delete") { request, context in
+            let deletion = try await api.delete(context.parameters.require("id"), request: request, logger: context.logger)
+            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: deletion.versions.first?.owner ?? "")])
+        }
+        routes.add(.post, "/ui/documents/:id/restore") { request, context in
+            let restored = try await api.restore(context.parameters.require("id"), request: request)
+            return Response(status: .seeOther, headers: [.location: "/ui/documents/\(restored.document.id)"])
+        }
+        routes.add(.post, "/ui/upload") { request, context in
+            let accepted = try await api.upload(request, context: context)
+            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: accepted.owner)])
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// The SQL both index drivers share, where SQLite's and PostgreSQL's dialects agree; each driver
+/// keeps only what differs (placeholders, locks, types). The schema's shared parts are
+/// ``StoreFigures`` and ``JobLifecycle``.
+public enum IndexSQL {
+    /// `live`: the originals of documents and what is derived from them, transitively (an office
+    /// document's PDF pivot, then its pages). Derivatives of anything else belong to deleted documents.
+    public static let live = """
+        WITH RECURSIVE live(sha256) AS (SELECT sha256 FROM documents
+            UNION SELECT v.result_sha256 FROM derivatives v JOIN live l ON v.source_sha256 = l.sha256)
+        """
+
+    /// True for rows `d` of `documents` that are their document's latest version.
+    public static let isLatestVersion = """
+        d.version = (SELECT MAX(version) FROM documents x WHERE x.owner = d.owner AND x.type = d.type AND x.title = d.title)
+        """
+
+    /// Every version `d` of the document that version `v` is one of; the caller names `v.id` and orders.
+    public static let versionsOfOne = """
+        SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title
+        """
+}

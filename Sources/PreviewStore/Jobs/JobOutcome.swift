@@ -1,0 +1,36 @@
+import PreviewCore
+
+/// What running a job made of its document: its facts, its preview status (with the failure, if
+/// any) and the derivatives made for it. The queue records it with the job's own outcome in one
+/// transaction (``JobQueue/complete(_:recording:)``), so a document is never seen half processed.
+public struct JobOutcome: Sendable {
+    /// The document's facts; nil leaves them as they are (a failure before they were learnt).
+    public var facts: MediaFacts?
+    public var previewStatus: PreviewStatus
+    public var error: PreviewError?
+    /// Derivatives whose blobs are durable and whose rows are written with the outcome.
+    public var derivatives: [NewDerivative]
+
+    public init(facts: MediaFacts? = nil, previewStatus: PreviewStatus, error: PreviewError? = nil, derivatives: [NewDerivative] = []) {
+        self.facts = facts
+        self.previewStatus = previewStatus
+        self.error = error
+        self.derivatives = derivatives
+    }
+
+    /// A failure: the document shows it, nothing else changes.
+    public static func failed(_ error: PreviewError) -> JobOutcome { JobOutcome(previewStatus: .failed, error: error) }
+}
+
+/// A derivative just made: its row, and its result blob's size and type (for the blob's row).
+public struct NewDerivative: Sendable {
+    public var record: DerivativeRecord
+    public var size: Int
+    public var mime: String
+
+    public init(record: DerivativeRecord, size: Int, mime: String) {
+        self.record = record
+        self.size = size
+        self.mime = mime
+    }
+}
