@@ -41,5 +41,8 @@ import Testing
         _ = try run(["ingest", Fixtures.sample("image.webp").path, "--owner", "ana", "--title", "tab\there", "--json"])
         let columns = try run(["list", "--owner", "ana", "--sort", "title"]).stdout.split(separator: "\n").map { $0.split(separator: "\t").count }
         #expect(columns == [7, 7], "columns are tab-separated, and a title's own tab is not a column")
+        // The API's label rules hold for ingest too.
+        let bell = try run(["ingest", Fixtures.sample("image.webp").path, "--owner", "ana", "--title", "a\u{7}b", "--json"])
+        #expect(bell.status == 2 && (bell.json?["error"] as? [String: Any])?["code"] as? String == "bad_request", "\(bell.stdout)")
     }
 }

@@ -89,3 +89,36 @@ private let extensionsToTry = Set(designTable.values.joined()).union(["jpg", "pn
         #expect(Limits.describe(byteCount: 1000) == "1000 bytes")
     }
 }
+
+/// The label rules every entry point holds documents to (the API, the page, `ingest`, `batch`).
+@Suite struct DocumentLabelTests {
+    @Test func controlCharactersAreRefusedButATab() throws {
+        let rules = DocumentRules.standard
+        for (field, value) in [("title", "a\u{7}b"), ("owner", "a\nb"), ("filename", "a\u{0}.pdf"), ("title", "a\u{85}b")] {
+            #expect(throws: PreviewError.self, "\(field)") {
+                try DocumentLabels(owner: field == "owner" ? value : "ana", typeID: nil, title: field == "title" ? value : "t",
+                                   filename: field == "filename" ? value : "a.pdf", rules: rules)
+            }
+        }
+        let tabbed = try DocumentLabels(owner: "ana", typeID: "resume", title: "CV\t2026", filename: "dir/cv.pdf", rules: rules)
+        #expect(tabbed.title == "CV\t2026" && tabbed.filename == "cv.pdf" && tabbed.type?.id == "resume")
+        #expect(try DocumentLabels(owner: nil, typeID: "", title: "", filename: nil, rules: rules).title == "upload", "the name stands in")
+        do {
+            _ = try DocumentLabels(owner: nil, typeID: "photo", title: nil, filename: "a.jpg", rules: rules)
+            Issue.record("an unknown type must be refused")
+        } catch {
+            #expect(error.code == .badRequest && error.code.httpStatus == 400 && error.code.disposition == .request)
+        }
+    }
+
+    @Test func namesFoundOnDiskHaveTheirControlsReplaced() throws {
+        let found = DocumentLabels(owner: "", type: nil, foundAt: "in/new\nline.webp", filename: "new\nline.webp")
+        #expect(found.title == "in/new\u{FFFD}line.webp" && found.filename == "new\u{FFFD}line.webp")
+        try found.check()
+    }
+
+    @Test func titleKeysFoldAllOfUnicode() {
+        #expect(DocumentLabels.titleKey("RÉSUMÉ Ünïcode") == DocumentLabels.titleKey("résumé ünïcode"))
+        #expect(DocumentLabels.titleKey("CV") == "cv")
+    }
+}

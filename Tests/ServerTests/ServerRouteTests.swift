@@ -540,6 +540,30 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try harness.queue.job(id: fast.id!)?.status == .done)
     }
 
+    /// A job's run ends in one transaction: its thumbnail's row, the document's facts and status and
+    /// the job's completion; the document's row carries its job's state. A run whose lease was lost
+    /// leaves only its (correct) thumbnail row behind.
+    @Test(arguments: TestBackend.available) func aJobsOutcomeIsRecordedWithItsCompletion(backend: TestBackend) throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        let documents = harness.server.documents
+        let queued = try queuedDocument(harness)
+        #expect(try harness.pipeline.store.index.document(id: queued.documentID)?.status == .queued)
+        let (slow, document) = try #require(try harness.queue.lease(worker: "slow", leaseSeconds: -1))
+        #expect(try harness.pipeline.store.index.document(id: document.id)?.status == .processing, "the row follows its job")
+        let (fast, _) = try #require(try harness.queue.lease(worker: "fast", leaseSeconds: 60))
+        let outcome = documents.outcome(of: document)
+        let thumbnail = try #require(outcome.derivatives.first?.record, "made, not yet recorded")
+        #expect(try harness.pipeline.store.index.derivative(key: thumbnail.key) == nil)
+        guard case .leaseLost = try documents.finish(slow, with: outcome) else { Issue.record("the lost lease must tell"); return }
+        #expect(try harness.pipeline.store.index.derivative(key: thumbnail.key) != nil, "the thumbnail is right whoever made it")
+        let untouched = try #require(try harness.pipeline.store.index.document(id: document.id))
+        #expect(untouched.previewStatus == .pending && untouched.width == nil && untouched.status == .processing)
+        guard case .done = try documents.finish(fast, with: documents.outcome(of: document)) else { Issue.record("not done"); return }
+        let finished = try #require(try harness.pipeline.store.index.document(id: document.id))
+        #expect(finished.previewStatus == .ready && finished.width != nil && finished.status == .done)
+    }
+
     /// Two slots of one worker process share its name: the slot whose lease ran out and was taken
     /// over by its sibling must not record, fail or release the sibling's attempt.
     @Test(arguments: TestBackend.available) func twoSlotsOfOneWorkerRaceOnOneExpiredJob(backend: TestBackend) throws {

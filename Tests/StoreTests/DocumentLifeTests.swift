@@ -77,6 +77,8 @@ import Testing
         #expect(try indexed.all(DocumentQuery(owner: "ana", type: "")).map(\.title) == ["untyped note"])
         #expect(try indexed.all(DocumentQuery(kind: "mp4")).map(\.title) == ["Game film"])
         #expect(try indexed.all(DocumentQuery(titleContains: "cV")).map(\.title).sorted() == ["Ben CV", "Zebra CV"])
+        #expect(try indexed.all(DocumentQuery(titleContains: "RÉSUMÉ")).map(\.title) == ["beta résumé"],
+                "titles fold the same on both backends, beyond ASCII")
         #expect(try indexed.all(DocumentQuery(status: .failed)).map(\.title) == ["Game film"])
         #expect(try indexed.all(DocumentQuery(owner: "ana", titleContains: "%")).isEmpty, "search text is text, not a pattern")
         #expect(DocumentCursor(token: "not a cursor", sort: .newest) == nil)

@@ -1,3 +1,6 @@
+// Over 300 lines for a reason: one exhaustive switch per fact of every kind (category, extensions, MIME type,
+// label), so a kind added without all its facts does not compile.
+
 /// What a file's bytes say it is. Detected from content, never from the name.
 public enum FileKind: String, CaseIterable, Sendable, Codable {
     // Video containers

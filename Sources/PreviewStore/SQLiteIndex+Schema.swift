@@ -1,0 +1,133 @@
+import GRDB
+import PreviewCore
+
+/// The embedded index's schema: documents, blobs, derivatives and jobs in one database, one migrator
+/// (``SchemaParityTests`` holds it equal to PostgreSQL's).
+extension SQLiteIndex {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "blobs") { t in
+                t.primaryKey("sha256", .text)
+                t.column("size", .integer).notNull()
+                t.column("mime", .text).notNull()
+                t.column("created_at", .datetime).notNull()
+            }
+            try db.create(table: "documents") { t in
+                t.primaryKey("id", .text)
+                t.column("owner", .text).notNull()
+                t.column("type", .text).notNull()
+                t.column("title", .text).notNull()
+                t.column("filename", .text).notNull()
+                t.column("sha256", .text).notNull().references("blobs")
+                t.column("kind", .text).notNull()
+                t.column("mime", .text).notNull()
+                t.column("size", .integer).notNull()
+                t.column("pages", .integer)
+                t.column("duration_s", .double)
+                t.column("width", .integer)
+                t.column("height", .integer)
+                t.column("codec", .text)
+                t.column("rotation", .integer)
+                t.column("version", .integer).notNull()
+                t.column("preview_status", .text).notNull()
+                t.column("error_code", .text)
+                t.column("error_message", .text)
+                t.column("created_at", .datetime).notNull()
+                t.uniqueKey(["owner", "type", "title", "version"])
+            }
+            try db.create(index: "documents_sha256", on: "documents", columns: ["sha256"])
+            try db.create(table: "derivatives") { t in
+                t.primaryKey("key", .text)
+                t.column("source_sha256", .text).notNull().references("blobs")
+                t.column("operation", .text).notNull()
+                t.column("parameters", .text).notNull()
+                t.column("renderer", .text).notNull()
+                t.column("result_sha256", .text).notNull().references("blobs")
+                t.column("width", .integer).notNull()
+                t.column("height", .integer).notNull()
+                t.column("created_at", .datetime).notNull()
+            }
+            try db.create(index: "derivatives_source", on: "derivatives", columns: ["source_sha256"])
+        }
+        migrator.registerMigration("v2-jobs") { db in
+            try db.create(table: "jobs") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("document_id", .text).notNull().references("documents")
+                t.column("status", .text).notNull()
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                t.column("available_at", .datetime).notNull()
+                t.column("lease_owner", .text)
+                t.column("lease_expires_at", .datetime)
+                t.column("error_code", .text)
+                t.column("error_message", .text)
+                t.column("created_at", .datetime).notNull()
+                t.column("updated_at", .datetime).notNull()
+            }
+            try db.create(index: "jobs_ready", on: "jobs", columns: ["status", "available_at"])
+            try db.create(index: "jobs_document", on: "jobs", columns: ["document_id"])
+        }
+        migrator.registerMigration("v3-render-failures") { db in
+            try db.create(table: "render_failures") { t in
+                t.primaryKey("key", .text)
+                t.column("source_sha256", .text).notNull()
+                t.column("code", .text).notNull()
+                t.column("message", .text).notNull()
+                t.column("created_at", .datetime).notNull()
+            }
+            try db.create(index: "render_failures_source", on: "render_failures", columns: ["source_sha256"])
+        }
+        migrator.registerMigration("v4-preview-budget") { db in
+            try db.alter(table: "derivatives") { t in
+                t.add(column: "on_demand", .boolean).notNull().defaults(to: false)
+                t.add(column: "used_at", .datetime)
+            }
+            try db.execute(sql: "UPDATE derivatives SET used_at = created_at")
+            try db.create(index: "derivatives_lru", on: "derivatives", columns: ["on_demand", "used_at"])
+            try db.create(table: "counters") { t in
+                t.primaryKey("name", .text)
+                t.column("value", .integer).notNull()
+            }
+        }
+        migrator.registerMigration("v5-figures") { db in
+            try db.execute(sql: """
+                CREATE TABLE figures (scope TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (scope, name));
+                CREATE TABLE blob_users (scope TEXT NOT NULL, sha256 TEXT NOT NULL, refs INTEGER NOT NULL, PRIMARY KEY (scope, sha256));
+                CREATE TABLE blob_previews (sha256 TEXT PRIMARY KEY, previews INTEGER NOT NULL, bytes INTEGER NOT NULL);
+                CREATE TABLE derivative_figures (key TEXT PRIMARY KEY, root TEXT NOT NULL, size INTEGER NOT NULL);
+                CREATE INDEX blob_users_sha256 ON blob_users (sha256);
+                CREATE INDEX derivatives_result ON derivatives (result_sha256);
+                CREATE INDEX documents_created ON documents (created_at, id);
+                """)
+            for statement in StoreFigures.backfill { try db.execute(sql: statement) }
+            try trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted, in: db)
+            try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted, in: db)
+            try trigger("figures_document_relabelled", "BEFORE UPDATE OF type, title ON documents", StoreFigures.documentRelabelled, in: db)
+            try trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted, in: db)
+            try trigger("figures_derivative_deleted", "BEFORE DELETE ON derivatives", StoreFigures.derivativeDeleted, in: db)
+        }
+        // The indexes PostgreSQL had from the start (SchemaParityTests holds the two schemas equal).
+        migrator.registerMigration("v6-parity") { db in
+            try db.create(index: "documents_owner", on: "documents", columns: ["owner", "created_at"])
+            try db.create(index: "jobs_status", on: "jobs", columns: ["status"])
+        }
+        migrator.registerMigration("v7-job-status") { db in
+            try db.alter(table: "documents") { t in t.add(column: "job_status", .text) }
+            try db.execute(sql: JobLifecycle.backfill)
+            try trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, in: db)
+            try trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, in: db)
+        }
+        migrator.registerMigration("v8-title-key") { db in
+            try db.alter(table: "documents") { t in t.add(column: "title_key", .text).notNull().defaults(to: "") }
+            for row in try Row.fetchAll(db, sql: "SELECT id, title FROM documents") {
+                try db.execute(sql: "UPDATE documents SET title_key = ? WHERE id = ?", arguments: [DocumentLabels.titleKey(row["title"]), row["id"]])
+            }
+        }
+        return migrator
+    }
+
+    /// A row trigger running the shared `statements`.
+    private static func trigger(_ name: String, _ event: String, _ statements: [String], in db: Database) throws {
+        try db.execute(sql: "CREATE TRIGGER \(name) \(event) FOR EACH ROW BEGIN \(statements.joined(separator: ";\n")); END")
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+import PreviewCore
+
+/// The storage figures: kept by triggers (``StoreFigures``), and counted again from every row for `verify`.
+extension SQLiteIndex {
+    public func statistics(owner: String?) throws -> StorageStatistics {
+        try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT name, value FROM figures WHERE scope = ?", arguments: [StoreFigures.scope(owner: owner)])
+            var statistics = StoreFigures.statistics(owner: owner, rows: rows.map { ($0["name"], $0["value"]) })
+            if owner == nil {
+                statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
+            }
+            return statistics
+        }
+    }
+
+    public func recountStatistics(owner: String?) throws -> StorageStatistics {
+        try pool.read { db in
+            let scope = owner == nil ? "1 = 1" : "owner = :owner"
+            let arguments: StatementArguments = owner.map { ["owner": $0] } ?? [:]
+            let current = """
+                SELECT d.* FROM documents d WHERE \(scope) AND version = (SELECT MAX(version) FROM documents x
+                WHERE x.owner = d.owner AND x.type = d.type AND x.title = d.title)
+                """
+            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+            func grouped(_ column: String) throws -> [String: Int] {
+                let rows = try Row.fetchAll(db, sql: "SELECT \(column) AS name, COUNT(*) AS n FROM (\(current)) GROUP BY \(column)",
+                                            arguments: arguments)
+                return Dictionary(uniqueKeysWithValues: rows.map { row in
+                    let name: String = row["name"]
+                    return (name.isEmpty ? "unspecified" : name, row["n"] as Int)
+                })
+            }
+            // Previews of the originals, and of office documents' PDF pivots (pages are rendered from those).
+            let originals = "SELECT sha256 FROM documents WHERE \(scope)"
+            let derivatives = """
+                SELECT COALESCE(b.size, 0) AS size FROM derivatives v LEFT JOIN blobs b ON b.sha256 = v.result_sha256
+                WHERE v.source_sha256 IN (\(originals))
+                OR v.source_sha256 IN (SELECT p.result_sha256 FROM derivatives p WHERE p.operation = 'convert' AND p.source_sha256 IN (\(originals)))
+                """
+            var statistics = StorageStatistics(
+                owner: owner,
+                documents: try count("SELECT COUNT(*) FROM (\(current))"),
+                versions: try count("SELECT COUNT(*) FROM documents WHERE \(scope)"),
+                byType: try grouped("type"),
+                byKind: try grouped("kind"),
+                logicalBytes: try count("SELECT COALESCE(SUM(size), 0) FROM documents WHERE \(scope)"),
+                storedBytes: try count("""
+                    SELECT COALESCE(SUM(size), 0) FROM blobs WHERE sha256 IN (SELECT sha256 FROM documents WHERE \(scope))
+                    """),
+                previews: try count("SELECT COUNT(*) FROM (\(derivatives))"),
+                previewBytes: try count("SELECT COALESCE(SUM(size), 0) FROM (\(derivatives))")
+            )
+            if owner == nil {
+                statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
+            }
+            return statistics
+        }
+    }
+}
