@@ -47,6 +47,7 @@ extension PreviewError {
             case rangeNotSatisfiable = "range_not_satisfiable"
             case misdirectedRequest = "misdirected_request"
             case clientGone = "client_gone"
+            case storeDamaged = "store_damaged"
         }
 
         private let value: Value
@@ -97,6 +98,8 @@ extension PreviewError {
         public static let misdirectedRequest = Code(.misdirectedRequest)
         /// The client disconnected before its answer was made.
         public static let clientGone = Code(.clientGone)
+        /// The store's index is damaged or has lost originals: `gc` refuses to make that permanent.
+        public static let storeDamaged = Code(.storeDamaged)
 
         /// Every code, for documentation and exhaustive tests.
         public static var all: [Code] { Value.allCases.map(Code.init) }
@@ -109,7 +112,7 @@ extension PreviewError {
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused, .fileTooLarge, .emptyFile,
                  .tooManyPixels, .zipBomb, .noVideoStream, .pageOutOfRange: .refused
             case .corrupt, .encrypted, .timeout: .unreadable
-            case .internal, .storageFull, .unavailable: .internal
+            case .internal, .storageFull, .unavailable, .storeDamaged: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
                  .misdirectedRequest, .clientGone: .request
             }
@@ -127,7 +130,7 @@ extension PreviewError {
             case .queueFull: 429
             case .storageFull: 507
             case .unavailable: 503
-            case .internal: 500
+            case .internal, .storeDamaged: 500
             case .badRequest: 400
             case .conflict: 409
             case .methodNotAllowed: 405

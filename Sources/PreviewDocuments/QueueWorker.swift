@@ -42,22 +42,19 @@ public struct QueueWorker: Service {
 
     public func run() async throws {
         let running = RunningJobs(drainSeconds: drainSeconds)
-        // The slots are not awaited: a slot waits for its job's thread, which no cancellation can
-        // hurry (a render stuck in a library runs to its deadline), and the drain must not wait for it.
-        let slots = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for slot in 0..<concurrency {
-                    group.addTask { await work(slot: slot, running: running) }
-                }
+        await withDiscardingTaskGroup { group in
+            for slot in 0..<concurrency {
+                group.addTask { await work(slot: slot, running: running) }
             }
-            running.finish()
+            await withGracefulShutdownHandler {
+                await running.settle()
+            } onGracefulShutdown: {
+                running.stop()
+            }
+            // The drain is over: slots still waiting for a job's thread stop waiting. The thread runs
+            // on to the job's deadline (nothing can hurry a library call); its outcome is dropped.
+            group.cancelAll()
         }
-        await withGracefulShutdownHandler {
-            await running.settle()
-        } onGracefulShutdown: {
-            running.stop()
-        }
-        slots.cancel()
         // What still runs after the drain goes back to the queue, its attempt not counted; if it
         // finishes later after all, the lease is gone and its outcome is not recorded.
         let queue = queue
@@ -100,12 +97,19 @@ public struct QueueWorker: Service {
             let announced = arrivals?.announcements ?? 0
             let leased: (job: JobRecord, document: DocumentRecord)?
             await backoff.pause()
+            // Counted until the job it brings is among the running ones, so the drain waits for it.
+            running.beginLease()
             do {
                 let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
                 leased = try await offload.run(.writes) { try queue.lease(worker: name, leaseSeconds: leaseSeconds) }
                 backoff.succeed()
                 faults.clear(logger: logger)
+            } catch is CancellationError {
+                // The drain ran out while the database held the call: a job it leased comes back when the lease does.
+                running.endLease()
+                return
             } catch {
+                running.endLease()
                 if !storeRefused(error, logger: logger) {
                     backoff.fail()
                     logger.error("lease failed", metadata: ["preview.error": "\(error)"])
@@ -113,18 +117,22 @@ public struct QueueWorker: Service {
                 continue
             }
             guard let (job, document) = leased else {
+                running.endLease()
                 idlePolls += 1
                 if slot == 0, idlePolls % 25 == 0 { await reclaimDeadLeases() }
                 if let arrivals { await arrivals.wait(since: announced, upTo: pollInterval) } else { try? await Task.sleep(for: pollInterval) }
                 continue
             }
             running.add(job)
-            await process(job, document)
+            running.endLease()
+            // A job the drain cut off stays among the running ones, to be released.
+            guard await process(job, document) else { return }
             running.remove(job)
         }
     }
 
-    private func process(_ job: JobRecord, _ document: DocumentRecord) async {
+    /// Runs `job` and records how it ended; false when the drain cut it off first (nothing recorded).
+    private func process(_ job: JobRecord, _ document: DocumentRecord) async -> Bool {
         var logger = logger
         logger[metadataKey: "preview.job"] = "\(job.id ?? 0)"
         logger[metadataKey: "preview.document"] = "\(document.id)"
@@ -137,6 +145,7 @@ public struct QueueWorker: Service {
         } catch {
             outcome = .failed(error)
         }
+        if Task.isCancelled { return false }
         Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind.rawValue)])
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
         do {
@@ -146,7 +155,7 @@ public struct QueueWorker: Service {
                 logger.info("job done")
             case let .failed(code, retrying):
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
-                logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? "queued" : "failed")"])
+                logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? JobRecord.Status.queued : .failed)"])
             case let .released(refusal):
                 // The store refused, not the file: the slots pause and the fault is told once.
                 _ = storeRefused(refusal, logger: logger)
@@ -155,11 +164,14 @@ public struct QueueWorker: Service {
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()
                 logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
             }
+        } catch is CancellationError {
+            return false
         } catch {
             if !storeRefused(error, logger: logger) {
                 logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])
             }
         }
+        return true
     }
 
     /// When `error` is the store refusing (a full disk, an unreachable database): the slots pause
@@ -172,14 +184,15 @@ public struct QueueWorker: Service {
     }
 }
 
-/// The jobs this worker holds, whether it is stopping, and whether its slots have all ended. Every
-/// change wakes ``settle()``, which waits without polling.
+/// The jobs this worker holds, the leases being taken, and whether it is stopping. Every change
+/// wakes ``settle()``, which waits without polling.
 final class RunningJobs: Sendable {
     private struct State {
         var stopping = false
         var drainOver = false
-        var finished = false
         var jobs: [Int64: JobRecord] = [:]
+        /// Lease calls in flight: one may bring a job to finish before the drain ends.
+        var leasing = 0
         /// ``settle()`` waiting for the next change.
         var waiter: CheckedContinuation<Bool, Never>?
     }
@@ -193,9 +206,10 @@ final class RunningJobs: Sendable {
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
-    func finish() { change { $0.finished = true } }
     func add(_ job: JobRecord) { change { $0.jobs[job.id ?? 0] = job } }
     func remove(_ job: JobRecord) { change { $0.jobs[job.id ?? 0] = nil } }
+    func beginLease() { change { $0.leasing += 1 } }
+    func endLease() { change { $0.leasing -= 1 } }
     func remaining() -> [JobRecord] { state.withLock { Array($0.jobs.values) } }
 
     /// Stops taking jobs; the running ones have `drainSeconds` from now.
@@ -208,14 +222,14 @@ final class RunningJobs: Sendable {
         }
     }
 
-    /// Returns once every slot has ended, or, after ``stop()``, once the running jobs are done or
-    /// the drain time is over; also when the task is cancelled.
+    /// Returns after ``stop()``, once no job runs and no lease is being taken, or once the drain time
+    /// is over; also when the task is cancelled.
     func settle() async {
         while true {
             let settled = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                     let settled = state.withLock { state -> Bool in
-                        if state.finished || Task.isCancelled || state.stopping && (state.jobs.isEmpty || state.drainOver) { return true }
+                        if Task.isCancelled || state.stopping && (state.drainOver || state.jobs.isEmpty && state.leasing == 0) { return true }
                         state.waiter = continuation
                         return false
                     }

@@ -183,14 +183,16 @@ extension DocumentPipeline {
         }
     }
 
-    /// Renders (or finds) the thumbnail and records the document's preview status either way.
+    /// Renders (or finds) the thumbnail and records it with the document's preview status, either
+    /// way, in one transaction.
     func makeThumbnail(_ document: DocumentRecord) throws(PreviewError) {
-        do {
-            _ = try preview(source: document.sha256, kind: document.kind, request: .thumbnail)
+        let outcome: JobOutcome
+        do throws(PreviewError) {
+            let thumbnail = try made(source: document.sha256, kind: document.kind, request: .thumbnail)
+            outcome = JobOutcome(previewStatus: .ready, derivatives: thumbnail.new.map { [$0] } ?? [])
         } catch {
-            try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.failed, error: error) }
-            throw error
+            outcome = .failed(error)
         }
-        try record { try store.index.setPreviewStatus(documentID: document.id, status: PreviewStatus.ready, error: nil) }
+        try settle(document, with: outcome)
     }
 }

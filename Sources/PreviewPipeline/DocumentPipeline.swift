@@ -35,7 +35,12 @@ public struct DocumentPipeline: Sendable {
     /// with its job instead). Idempotent: a second run finds the thumbnail in the derivative cache.
     /// Throws the failure, which is also recorded on the document.
     public func process(_ document: DocumentRecord) throws(PreviewError) {
-        let outcome = outcome(of: document)
+        try settle(document, with: outcome(of: document))
+    }
+
+    /// Records `outcome` on `document` in one transaction, under the reference lock (gc cannot take
+    /// a new thumbnail before its row is written), and throws its failure, if any.
+    func settle(_ document: DocumentRecord, with outcome: JobOutcome) throws(PreviewError) {
         try record { try store.blobs.whileReferencing(exclusive: false) { try store.index.record(outcome, documentID: document.id) } }
         if let error = outcome.error { throw error }
     }

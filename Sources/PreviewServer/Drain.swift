@@ -29,7 +29,9 @@ struct DrainMiddleware: RouterMiddleware {
             return Response(status: .serviceUnavailable, headers: [.connection: "close", .retryAfter: "5"],
                             body: .init(byteBuffer: .init(string: "draining\n")))
         }
-        throw APIError(.unavailable, "The server is shutting down; try again shortly.", headers: [.connection: "close", .retryAfter: "5"])
+        // Answered, not thrown: a shutdown is not a store fault for the fault middleware to count.
+        return try APIError(.unavailable, "The server is shutting down; try again shortly.", headers: [.connection: "close", .retryAfter: "5"])
+            .response(from: request, context: context)
     }
 }
 

@@ -103,12 +103,7 @@ struct GCCommand: ParsableCommand {
         do {
             report = try store.collectGarbage(grace: grace, dryRun: dryRun, force: force, logger: .cli)
         } catch let refusal as CollectRefusal {
-            if json {
-                print(try CommandReport.encode(["error": ["code": "store_damaged", "message": refusal.description]]))
-            } else {
-                FileHandle.standardError.write(Data("gc refused: \(refusal.description)\n".utf8))
-            }
-            throw ExitCode.failure
+            try CommandReport(json: json).fail(PreviewError(.storeDamaged, "gc refused: \(refusal.description)"))
         }
         report.evictedPreviews = dryRun ? 0 : try store.evictPreviews(downTo: Limits.parseByteCount(previewCacheSize)!).derivatives
         let verb = dryRun ? "would quarantine" : "quarantined"
