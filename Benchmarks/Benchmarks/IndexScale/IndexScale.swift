@@ -50,7 +50,7 @@ enum IndexScale {
             let hash = BlobHash.of(Data("index-scale upload \(run)".utf8))
             _ = try backend.queue.enqueue(DocumentRecord(
                 id: UUID().uuidString.lowercased(), owner: "owner-7", type: "resume", title: "upload \(run)", filename: "u.pdf", sha256: hash,
-                kind: "pdf", mime: "application/pdf", size: 1000, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date()))
+                kind: .pdf, mime: "application/pdf", size: 1000, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date()))
         }
     }
 

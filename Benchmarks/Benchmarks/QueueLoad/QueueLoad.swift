@@ -69,7 +69,7 @@ enum QueueLoad {
 
     static func emptyDocument(_ title: String) -> DocumentRecord {
         DocumentRecord(id: UUID().uuidString, owner: "queue-load", type: "", title: title, filename: "empty.txt",
-                       sha256: BlobHash.of(Array(title.utf8)), kind: "txt", mime: "text/plain", size: 0,
+                       sha256: BlobHash.of(Array(title.utf8)), kind: .text, mime: "text/plain", size: 0,
                        facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
     }
 
