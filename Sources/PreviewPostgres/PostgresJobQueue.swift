@@ -79,7 +79,7 @@ public struct PostgresJobQueue: JobQueue {
 
     @discardableResult
     public func complete(_ job: JobRecord, recording outcome: JobOutcome?) throws -> Bool {
-        try connections.transaction { session in
+        try session(recording: outcome) { session in
             try record(outcome, of: job, in: session) {
                 !(try session.query("""
                     UPDATE jobs SET status = \(unescaped: Self.literal(.done)), lease_owner = NULL, lease_expires_at = NULL, error_code = NULL,
@@ -94,7 +94,7 @@ public struct PostgresJobQueue: JobQueue {
     public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) throws -> JobRecord {
         let delay = retryable ? policy.delay(afterAttempts: job.attempts) : nil
         let status = delay == nil ? JobRecord.Status.failed : .queued
-        return try connections.transaction { session in
+        return try session(recording: outcome) { session in
             var recorded = job
             _ = try record(outcome, of: job, in: session) {
                 let updated = try session.query("""
@@ -109,6 +109,12 @@ public struct PostgresJobQueue: JobQueue {
             }
             return recorded
         }
+    }
+
+    /// A transaction when there is an outcome to write with the job's own update; else that one
+    /// statement alone, without the round trips of BEGIN and COMMIT.
+    private func session<T>(recording outcome: JobOutcome?, _ body: (Session) throws -> T) throws -> T {
+        outcome == nil ? try connections.withConnection(body) : try connections.transaction(body)
     }
 
     /// Runs `update` (the job's own, which matches only while its lease holds), then writes
