@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 
 /// `docpreview ingest INPUT …`: one file into the store, with its thumbnail.
@@ -28,11 +29,11 @@ struct IngestCommand: ParsableCommand {
         let configuration = try validation.settings.localConfiguration()
         let type = try validation.settings.declaredType(in: configuration)
         let url = try ValidationSettings.existingFile(input)
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, logger: .cli)
+        let documents = try storeOptions.documents(configuration: configuration)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
         let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent)
-        let outcome = pipeline.ingest(url, labels: labels, reportedPath: input)
+        let outcome = documents.ingest(url, labels: labels, reportedPath: input)
         print(json ? try CommandReport.encode(outcome) : CommandReport.forPeople(outcome.humanReadable))
         if outcome.exitCode != .success { throw outcome.exitCode }
     }
