@@ -66,6 +66,8 @@ let package = Package(
         // The C++ shim over Poppler's core (PDFDoc, SplashOutputDev) that the DocPreviewSplash library is
         // made of. No target depends on it: PreviewPoppler reaches it through CPoppler's lazy lookups.
         .target(name: "PopplerSplash", dependencies: ["PopplerSplashAPI"],
+                // Its one header is PopplerSplashAPI's; it has none of its own to publish.
+                publicHeadersPath: ".",
                 cxxSettings: [.unsafeFlags(compilerFlags(pkgConfig: ["poppler"]))],
                 // swiftc links every dynamic product against the Swift runtime (its start-up object and
                 // libswiftCore). Nothing here is Swift: without the start-up object and with the runtime
