@@ -52,7 +52,6 @@ extension DocumentService {
             restored.previewStatus = .pending
             restored.error = nil
         }
-        // Under the reference lock, like an upload: gc cannot take the blob between the read and the row.
-        return try enqueued { try store.blobs.whileReferencing(exclusive: false) { try queue.enqueue(restored) } }
+        return try enqueue(restored)
     }
 }

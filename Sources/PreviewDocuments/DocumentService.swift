@@ -37,14 +37,7 @@ public struct DocumentService: Sendable {
         if let refusal = verdict.refusal { throw refusal }
         let record = DocumentRecord(labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
                                     hasRenderer: pipeline.renderers.renderer(for: verdict.kind) != nil)
-        // Published and recorded under the reference lock: `gc` cannot remove the blob (new, or the
-        // same bytes stored long ago) before the row names it.
-        return try enqueued {
-            try store.blobs.whileReferencing(exclusive: false) {
-                _ = try writer.publish(as: .original)
-                return try queue.enqueue(record)
-            }
-        }
+        return try enqueue(record, publishing: writer)
     }
 
     /// Ingests the local file at `url` under `labels` (`ingest`, `batch`): stored and its thumbnail
@@ -53,9 +46,14 @@ public struct DocumentService: Sendable {
         pipeline.ingest(url, labels: labels, reportedPath: reportedPath)
     }
 
-    /// Announces the job `enqueue` returns to this process's workers when it waits.
-    func enqueued(_ enqueue: () throws -> (document: DocumentRecord, job: JobRecord)) rethrows -> (document: DocumentRecord, job: JobRecord) {
-        let stored = try enqueue()
+    /// Indexes `record` with its job, `writer`'s staged bytes published first when given, under the
+    /// reference lock (`gc` cannot remove the blob, new or stored long ago, before the row names
+    /// it), and announces a job that waits to this process's workers.
+    func enqueue(_ record: DocumentRecord, publishing writer: BlobWriter? = nil) throws -> (document: DocumentRecord, job: JobRecord) {
+        let stored = try store.blobs.whileReferencing(exclusive: false) {
+            _ = try writer?.publish(as: .original)
+            return try queue.enqueue(record)
+        }
         if stored.job.status == .queued { arrivals?.announce() }
         return stored
     }

@@ -66,8 +66,7 @@ extension DocumentService {
         let short = String(hash.hex.prefix(12))
         let labels = DocumentLabels(owner: "recovered", title: "\(kind.rawValue)-\(short)", filename: "\(short).\(kind.extensions.first ?? "bin")")
         let record = DocumentRecord(labels: labels, sha256: hash, kind: kind, size: size, hasRenderer: pipeline.renderers.renderer(for: kind) != nil)
-        // Under the reference lock, like an upload: gc cannot take the blob between the check and the row.
-        let document = try enqueued { try store.blobs.whileReferencing(exclusive: false) { try queue.enqueue(record) } }.document
+        let document = try enqueue(record).document
         return RecoveredDocument(documentID: document.id, sha256: hash.hex, kind: kind.rawValue, title: document.title)
     }
 }

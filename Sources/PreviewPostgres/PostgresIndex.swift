@@ -84,20 +84,10 @@ public struct PostgresIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func setFacts(documentID: String, facts: MediaFacts) throws {
-        try connections.withConnection { session in try PostgresWrites(session).setFacts(documentID: documentID, facts: facts) }
-    }
-
     public func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord? {
         try connections.query("""
             SELECT * FROM documents WHERE owner = \(owner) AND type = \(type) AND title = \(title) ORDER BY version DESC LIMIT 1
             """).first.map(DocumentRecord.init(row:))
-    }
-
-    public func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
-        try connections.withConnection { session in
-            try PostgresWrites(session).setPreviewStatus(documentID: documentID, status: status, error: error)
-        }
     }
 
     public func record(_ outcome: JobOutcome, documentID: String) throws {

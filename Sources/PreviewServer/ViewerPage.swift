@@ -15,15 +15,14 @@ enum ViewerPage {
     static let maxPages = 500
 
     static func response(documents: DocumentService, id: String, session: Session?) throws -> Response {
-        let index = documents.store.index
-        let versions = try index.versions(of: id)
+        let versions = try documents.versions(of: id)
         guard let document = versions.first(where: { $0.id == id }), let current = versions.first else {
             throw APIError(.notFound, "No document \(id).")
         }
         let status = document.status
         let kind = document.kind
         let csrf = csrfField(session)
-        let (previous, next) = try neighbours(of: current, in: index)
+        let (previous, next) = try neighbours(of: current, in: documents)
         func link(_ neighbour: DocumentRecord?, _ label: String) -> String {
             guard let neighbour else { return "<span class=\"off\">\(label)</span>" }
             return "<a href=\"/ui/documents/\(neighbour.id)\" title=\"\(SafeText.html(neighbour.title))\">\(label)</a>"
@@ -121,18 +120,18 @@ enum ViewerPage {
     }
 
     /// The owner's documents (newest first) before and after `document`.
-    static func neighbours(of document: DocumentRecord, in index: any DocumentIndex) throws -> (previous: DocumentRecord?, next: DocumentRecord?) {
+    static func neighbours(of document: DocumentRecord, in documents: DocumentService) throws -> (previous: DocumentRecord?, next: DocumentRecord?) {
         var query = DocumentQuery(owner: document.owner, sort: .newest, limit: DocumentQuery.maxLimit)
         var previous: DocumentRecord?
         for _ in 0..<50 {
-            let page = try index.list(query)
+            let page = try documents.list(query)
             if let position = page.documents.firstIndex(where: { $0.id == document.id }) {
                 let before = position > 0 ? page.documents[position - 1] : previous
                 if position + 1 < page.documents.count { return (before, page.documents[position + 1]) }
                 guard let next = page.next else { return (before, nil) }
                 query.after = next
                 query.limit = 1
-                return (before, try index.list(query).documents.first)
+                return (before, try documents.list(query).documents.first)
             }
             guard let next = page.next else { break }
             previous = page.documents.last

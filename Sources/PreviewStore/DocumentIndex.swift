@@ -26,12 +26,8 @@ public protocol DocumentIndex: Sendable {
     /// row in the same transaction, unless its latest version already has the same bytes — then
     /// that version is returned and nothing changes (idempotent).
     func insertVersion(_ document: DocumentRecord) throws -> (document: DocumentRecord, inserted: Bool)
-    /// Stores a document's probed facts.
-    func setFacts(documentID: String, facts: MediaFacts) throws
     /// The highest version of (owner, type, title), if any.
     func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord?
-    /// Updates a document's preview status and error.
-    func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws
     /// Records what processing a document made (its derivatives, facts and preview status) in one
     /// transaction, for a document without a job (a job's outcome is recorded by its queue).
     func record(_ outcome: JobOutcome, documentID: String) throws

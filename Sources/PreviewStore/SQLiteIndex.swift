@@ -98,10 +98,6 @@ public final class SQLiteIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func setFacts(documentID: String, facts: MediaFacts) throws {
-        try pool.write { db in try SQLiteWrites(db).setFacts(documentID: documentID, facts: facts) }
-    }
-
     public func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord? {
         try pool.read { db in try Self.versions(owner: owner, type: type, title: title).fetchOne(db) }
     }
@@ -112,10 +108,6 @@ public final class SQLiteIndex: DocumentIndex {
             .filter(DocumentRecord.CodingKeys.owner == owner && DocumentRecord.CodingKeys.type == type
                     && DocumentRecord.CodingKeys.title == title)
             .order(DocumentRecord.CodingKeys.version.desc)
-    }
-
-    public func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
-        try pool.write { db in try SQLiteWrites(db).setPreviewStatus(documentID: documentID, status: status, error: error) }
     }
 
     public func record(_ outcome: JobOutcome, documentID: String) throws {

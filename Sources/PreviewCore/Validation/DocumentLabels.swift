@@ -67,11 +67,16 @@ public struct DocumentLabels: Sendable, Equatable {
         text.folding(options: [.caseInsensitive], locale: nil)
     }
 
+    /// A control character other than a tab: what labels may not hold.
+    private static func isRefused(_ scalar: Unicode.Scalar) -> Bool {
+        scalar != "\t" && scalar.properties.generalCategory == .control
+    }
+
     private static func hasControls(_ text: String) -> Bool {
-        text.unicodeScalars.contains { $0 != "\t" && $0.properties.generalCategory == .control }
+        text.unicodeScalars.contains(where: isRefused)
     }
 
     private static func replacingControls(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 != "\t" && $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }))
+        String(String.UnicodeScalarView(text.unicodeScalars.map { isRefused($0) ? "\u{FFFD}" : $0 }))
     }
 }
