@@ -7,6 +7,11 @@
 #include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
+#include <libavutil/opt.h>
+#include <libavutil/channel_layout.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersrc.h>
+#include <libavfilter/buffersink.h>
 #include <libswscale/swscale.h>
 
 #include <libavutil/macros.h>
@@ -17,6 +22,7 @@
 #define DOCPREVIEW_AVCODEC "libavcodec.so." AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR)
 #define DOCPREVIEW_SWSCALE "libswscale.so." AV_STRINGIFY(LIBSWSCALE_VERSION_MAJOR)
 #define DOCPREVIEW_AVUTIL "libavutil.so." AV_STRINGIFY(LIBAVUTIL_VERSION_MAJOR)
+#define DOCPREVIEW_AVFILTER "libavfilter.so." AV_STRINGIFY(LIBAVFILTER_VERSION_MAJOR)
 
 DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_alloc_context)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_open_input)
@@ -29,6 +35,16 @@ DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_find_input_format)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_seek_frame)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_index_search_timestamp)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_index_get_entry)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_alloc_output_context2)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_new_stream)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_write_header)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avformat_free_context)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_interleaved_write_frame)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_write_trailer)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_guess_frame_rate)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, av_stream_new_side_data)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avio_open)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFORMAT, avio_closep)
 
 DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_find_decoder)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_alloc_context3)
@@ -44,6 +60,14 @@ DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, av_packet_alloc)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, av_packet_free)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, av_packet_unref)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, av_packet_get_side_data)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, av_packet_rescale_ts)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_find_encoder)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_find_encoder_by_name)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_receive_packet)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_send_frame)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_parameters_copy)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_parameters_from_context)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVCODEC, avcodec_profile_name)
 
 DOCPREVIEW_LAZY(DOCPREVIEW_SWSCALE, sws_getCachedContext)
 DOCPREVIEW_LAZY(DOCPREVIEW_SWSCALE, sws_scale)
@@ -57,6 +81,26 @@ DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_log_set_level)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_display_rotation_get)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_dict_set)
 DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_dict_free)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_frame_unref)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_opt_set)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_rescale_q)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_get_sample_fmt_name)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_get_pix_fmt_name)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_channel_layout_default)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_channel_layout_copy)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_channel_layout_describe)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVUTIL, av_channel_layout_uninit)
+
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, avfilter_graph_alloc)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, avfilter_graph_parse_ptr)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, avfilter_graph_config)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, avfilter_graph_free)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, avfilter_inout_free)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, avfilter_version)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, av_buffersrc_add_frame_flags)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, av_buffersink_get_frame)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, av_buffersink_set_frame_size)
+DOCPREVIEW_LAZY(DOCPREVIEW_AVFILTER, av_buffersink_get_time_base)
 
 /// AVERROR_EOF is a cast macro (FFERRTAG); Swift cannot import it.
 static inline int docpreview_averror_eof(void) { return AVERROR_EOF; }

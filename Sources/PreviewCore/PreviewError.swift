@@ -48,6 +48,7 @@ extension PreviewError {
             case misdirectedRequest = "misdirected_request"
             case clientGone = "client_gone"
             case storeDamaged = "store_damaged"
+            case tooLong = "too_long"
         }
 
         private let value: Value
@@ -100,6 +101,8 @@ extension PreviewError {
         public static let clientGone = Code(.clientGone)
         /// The store's index is damaged or has lost originals: `gc` refuses to make that permanent.
         public static let storeDamaged = Code(.storeDamaged)
+        /// Media longer than the limit for the work asked (a rendition of a 10-hour video).
+        public static let tooLong = Code(.tooLong)
 
         /// Every code, for documentation and exhaustive tests.
         public static var all: [Code] { Value.allCases.map(Code.init) }
@@ -110,7 +113,7 @@ extension PreviewError {
         public var disposition: Disposition {
             switch value {
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused, .fileTooLarge, .emptyFile,
-                 .tooManyPixels, .zipBomb, .noVideoStream, .pageOutOfRange: .refused
+                 .tooManyPixels, .tooLong, .zipBomb, .noVideoStream, .pageOutOfRange: .refused
             case .corrupt, .encrypted, .timeout: .unreadable
             case .internal, .storageFull, .unavailable, .storeDamaged: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
@@ -123,7 +126,7 @@ extension PreviewError {
             switch value {
             case .fileTooLarge: 413
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: 415
-            case .emptyFile, .tooManyPixels, .zipBomb, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout: 422
+            case .emptyFile, .tooManyPixels, .tooLong, .zipBomb, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout: 422
             case .notFound: 404
             case .unauthorized: 401
             case .forbidden: 403

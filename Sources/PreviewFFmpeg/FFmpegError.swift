@@ -11,6 +11,12 @@ public struct FFmpegError: Error, Sendable, CustomStringConvertible {
     /// True when FFmpeg has no decoder for the stream's codec.
     public var isMissingDecoder: Bool { function == "avcodec_find_decoder" }
 
+    /// True when a packet carried CENC encryption info: what would decode is noise, not the picture.
+    public var isEncrypted: Bool { function == Self.encrypted.function }
+
+    /// A packet of an encrypted (DRM) stream was read.
+    public static var encrypted: FFmpegError { FFmpegError(function: "encrypted packet", code: docpreview_averror_invaliddata()) }
+
     /// True when FFmpeg stopped because the interrupt callback asked it to.
     public var isInterrupted: Bool { code == docpreview_averror_exit() }
 

@@ -78,6 +78,22 @@ public final class MediaInput {
         return Double(duration) / Double(AV_TIME_BASE)
     }
 
+    /// The demuxer FFmpeg read the file with (`mov,mp4,m4a,3gp,3g2,mj2`, `avi`, `matroska,webm`, …).
+    public var formatName: String {
+        context.pointee.iformat.flatMap { $0.pointee.name.map { String(cString: $0) } } ?? ""
+    }
+
+    /// The audio stream a rendition carries: the one marked default, else the first.
+    public func bestAudioStream() -> AudioStream? {
+        var first: AudioStream?
+        for index in 0..<streamCount {
+            guard let stream = context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
+            if stream.pointee.disposition & AV_DISPOSITION_DEFAULT != 0 { return AudioStream(stream) }
+            if first == nil { first = AudioStream(stream) }
+        }
+        return first
+    }
+
     /// The video stream to preview: the largest that is a real video track (cover art attached to
     /// audio files does not count). Nil when there is none.
     public func bestVideoStream() -> VideoStream? {
@@ -110,15 +126,34 @@ public struct VideoStream: Sendable {
     /// Clockwise degrees to rotate for display (from the display matrix), a multiple of 90.
     public let rotation: Int
     public let codecName: String
+    /// The decoder's pixel format (`yuv420p`, `yuv420p10le`, …), when the stream declares one.
+    public let pixelFormat: String?
+    /// High dynamic range by its transfer function (PQ or HLG), which a rendition tone-maps to SDR.
+    public let dynamicRange: DynamicRange
     /// The container declares content protection (CENC `pssh`/`tenc`).
     public let declaresEncryption: Bool
     let codecID: AVCodecID
     let timeBase: AVRational
     let startTime: Int64
 
+    /// How a stream's pictures map to light.
+    public enum DynamicRange: String, Sendable {
+        case sdr
+        /// SMPTE ST 2084 (HDR10, Dolby Vision's base layer).
+        case pq
+        /// ARIB STD-B67 hybrid log-gamma (what iPhones record as HDR).
+        case hlg
+    }
+
     init(_ stream: UnsafeMutablePointer<AVStream>) {
         let parameters = stream.pointee.codecpar.pointee
         index = Int(stream.pointee.index)
+        pixelFormat = parameters.format >= 0 ? lazy_av_get_pix_fmt_name()(AVPixelFormat(parameters.format)).map { String(cString: $0) } : nil
+        dynamicRange = switch parameters.color_trc {
+        case AVCOL_TRC_SMPTE2084: .pq
+        case AVCOL_TRC_ARIB_STD_B67: .hlg
+        default: .sdr
+        }
         width = Int(parameters.width)
         height = Int(parameters.height)
         let aspect = parameters.sample_aspect_ratio
@@ -137,10 +172,34 @@ public struct VideoStream: Sendable {
         declaresEncryption = lazy_av_stream_get_side_data()(stream, AV_PKT_DATA_ENCRYPTION_INIT_INFO, nil) != nil
     }
 
+    /// The size as displayed: corrected for non-square pixels, then rotated.
+    public var displaySize: (width: Double, height: Double) {
+        let shown = (width: Double(width) * pixelAspect, height: Double(height))
+        return rotation % 180 == 0 ? shown : (shown.height, shown.width)
+    }
+
     /// Seconds for a timestamp in this stream's time base, from the stream's start.
     func seconds(_ timestamp: Int64) -> Double? {
         guard timestamp != docpreview_nopts_value(), timeBase.den != 0 else { return nil }
         let start = startTime == docpreview_nopts_value() ? 0 : startTime
         return Double(timestamp - start) * Double(timeBase.num) / Double(timeBase.den)
+    }
+}
+
+/// Facts about one audio stream.
+public struct AudioStream: Sendable {
+    public let index: Int
+    public let codecName: String
+    public let channels: Int
+    public let sampleRate: Int
+    let codecID: AVCodecID
+
+    init(_ stream: UnsafeMutablePointer<AVStream>) {
+        let parameters = stream.pointee.codecpar.pointee
+        index = Int(stream.pointee.index)
+        codecID = parameters.codec_id
+        codecName = lazy_avcodec_get_name()(parameters.codec_id).map { String(cString: $0) } ?? "unknown"
+        channels = Int(parameters.ch_layout.nb_channels)
+        sampleRate = Int(parameters.sample_rate)
     }
 }

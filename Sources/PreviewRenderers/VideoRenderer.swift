@@ -68,15 +68,17 @@ public struct VideoRenderer: Renderer {
     public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
         let input = try open(path)
         let stream = try videoStream(of: input)
-        let display = displaySize(stream)
-        return MediaFacts(width: Int(display.width.rounded()), height: Int(display.height.rounded()),
-                          durationSeconds: input.durationSeconds, codec: stream.codecName, rotation: stream.rotation)
+        let display = stream.displaySize
+        var facts = MediaFacts(width: Int(display.width.rounded()), height: Int(display.height.rounded()),
+                               durationSeconds: input.durationSeconds, codec: stream.codecName, rotation: stream.rotation)
+        facts.playback = RenditionPlan(input, settings: RenditionSettings())?.playback
+        return facts
     }
 
     public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         let input = try open(path)
         let stream = try videoStream(of: input)
-        let display = displaySize(stream)
+        let display = stream.displaySize
         let output = request.fitted(width: display.width, height: display.height, upscale: false)
         // Frames are scaled before rotation, so a quarter turn swaps the scaled size.
         let scaled = stream.rotation % 180 == 0 ? output : (width: output.height, height: output.width)
@@ -86,6 +88,7 @@ public struct VideoRenderer: Renderer {
         rendered.facts = MediaFacts(width: Int(display.width.rounded()), height: Int(display.height.rounded()),
                                     durationSeconds: input.durationSeconds, codec: stream.codecName,
                                     rotation: stream.rotation, frameSeconds: seconds)
+        rendered.facts.playback = RenditionPlan(input, settings: RenditionSettings())?.playback
         return rendered
     }
 
@@ -169,13 +172,6 @@ public struct VideoRenderer: Renderer {
         }
         if stream.declaresEncryption { throw encrypted() }
         return stream
-    }
-
-    /// Displayed size: corrected for non-square pixels, then rotated.
-    private func displaySize(_ stream: VideoStream) -> (width: Double, height: Double) {
-        let width = Double(stream.width) * stream.pixelAspect
-        let height = Double(stream.height)
-        return stream.rotation % 180 == 0 ? (width, height) : (height, width)
     }
 
     private func noVideo() -> PreviewError {

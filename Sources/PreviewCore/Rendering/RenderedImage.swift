@@ -29,6 +29,8 @@ public struct MediaFacts: Sendable, Equatable, Codable {
     /// Sheets of a spreadsheet, slides of a presentation (their pages are in `pages`).
     public var sheets: Int?
     public var slides: Int?
+    /// For videos: whether the original plays in the apps' players, or what a rendition must do.
+    public var playback: Playback?
 
     public init(width: Int? = nil, height: Int? = nil, pages: Int? = nil, durationSeconds: Double? = nil,
                 codec: String? = nil, rotation: Int? = nil, frameSeconds: Double? = nil) {
@@ -42,7 +44,7 @@ public struct MediaFacts: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case width, height, pages, codec, rotation, sheets, slides
+        case width, height, pages, codec, rotation, sheets, slides, playback
         case durationSeconds = "duration_s"
         case frameSeconds = "frame_s"
     }

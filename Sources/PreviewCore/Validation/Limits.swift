@@ -27,6 +27,10 @@ public struct Limits: Sendable, Equatable, Codable {
     /// store keeps, and keeps for one document: beyond, the least recently used are evicted.
     public var previewCacheBytes: Int = 10 * 1024 * 1024 * 1024
     public var previewCacheBytesPerDocument: Int = 256 * 1024 * 1024
+    /// The longest video that gets a rendition (a longer one keeps its original and says why).
+    public var maxRenditionSeconds: Double = 3 * 3600
+    /// The largest video frame, in pixels, that is re-encoded (4096×2160; 8K is refused).
+    public var maxRenditionPixels: Int = 4096 * 2160
 
     public init() {}
 
@@ -42,6 +46,8 @@ public struct Limits: Sendable, Equatable, Codable {
         case maxOfficePages = "max_office_pages"
         case previewCacheBytes = "preview_cache_bytes"
         case previewCacheBytesPerDocument = "preview_cache_bytes_per_document"
+        case maxRenditionSeconds = "max_rendition_seconds"
+        case maxRenditionPixels = "max_rendition_pixels"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -58,6 +64,8 @@ public struct Limits: Sendable, Equatable, Codable {
         previewCacheBytes = try container.decodeIfPresent(Int.self, forKey: .previewCacheBytes) ?? Limits().previewCacheBytes
         previewCacheBytesPerDocument = try container.decodeIfPresent(Int.self, forKey: .previewCacheBytesPerDocument)
             ?? Limits().previewCacheBytesPerDocument
+        maxRenditionSeconds = try container.decodeIfPresent(Double.self, forKey: .maxRenditionSeconds) ?? Limits().maxRenditionSeconds
+        maxRenditionPixels = try container.decodeIfPresent(Int.self, forKey: .maxRenditionPixels) ?? Limits().maxRenditionPixels
     }
 }
 
@@ -103,6 +111,8 @@ extension Limits {
         if !(0...Self.maxByteCount).contains(previewCacheBytesPerDocument) {
             return "preview_cache_bytes_per_document must be between 0 and \(Self.maxByteCount)"
         }
+        if !(maxRenditionSeconds.isFinite && maxRenditionSeconds > 0) { return "max_rendition_seconds must be more than 0" }
+        if !(1...(1 << 40)).contains(maxRenditionPixels) { return "max_rendition_pixels must be between 1 and \(1 << 40)" }
         return nil
     }
 

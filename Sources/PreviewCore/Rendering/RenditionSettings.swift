@@ -1,0 +1,45 @@
+import Foundation
+
+/// How a rendition is encoded: H.264 High 8-bit 4:2:0 through libx264, AAC-LC stereo, in MP4.
+/// The `renditions` object of the configuration file (`--config`); every key is optional.
+public struct RenditionSettings: Sendable, Equatable, Codable {
+    /// The short side of the picture (720 for "720p"); a smaller source keeps its size.
+    public var height = 720
+    /// x264's speed/size trade-off (`ultrafast` … `veryslow`).
+    public var preset = "veryfast"
+    /// x264's constant rate factor: lower is larger and closer to the source.
+    public var crf = 23
+    public var audioBitrate = 128_000
+    /// Keyframes at least this often, so a seek or a ladder's segment starts within this much.
+    public var keyframeSeconds = 2.0
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case height, preset, crf
+        case audioBitrate = "audio_bitrate"
+        case keyframeSeconds = "keyframe_seconds"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        height = try container.decodeIfPresent(Int.self, forKey: .height) ?? height
+        preset = try container.decodeIfPresent(String.self, forKey: .preset) ?? preset
+        crf = try container.decodeIfPresent(Int.self, forKey: .crf) ?? crf
+        audioBitrate = try container.decodeIfPresent(Int.self, forKey: .audioBitrate) ?? audioBitrate
+        keyframeSeconds = try container.decodeIfPresent(Double.self, forKey: .keyframeSeconds) ?? keyframeSeconds
+    }
+
+    /// x264's presets, fastest first.
+    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+
+    /// What is wrong with these settings, or nil.
+    public var problem: String? {
+        if !(144...2160).contains(height) { return "renditions.height must be between 144 and 2160" }
+        if !Self.presets.contains(preset) { return "renditions.preset must be one of \(Self.presets.joined(separator: ", "))" }
+        if !(0...51).contains(crf) { return "renditions.crf must be between 0 and 51" }
+        if !(32_000...512_000).contains(audioBitrate) { return "renditions.audio_bitrate must be between 32000 and 512000" }
+        if !(0.5...10).contains(keyframeSeconds) { return "renditions.keyframe_seconds must be between 0.5 and 10" }
+        return nil
+    }
+}

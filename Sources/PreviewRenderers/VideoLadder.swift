@@ -1,0 +1,111 @@
+import Foundation
+import PreviewCore
+import PreviewFFmpeg
+
+/// An adaptive ladder for a long or large video: HLS renditions at 360p, 720p and 1080p (as the
+/// source allows), each in fMP4 segments cut on a 2 s keyframe grid, and a master playlist over
+/// them with each rung's peak and average bit rate, resolution and codecs, so AVPlayer (and hls.js)
+/// starts on a rung the network carries and switches as it changes, and a seek lands within 2 s.
+///
+/// Every rung is re-encoded (capped CRF: the settings' CRF under a ceiling per rung), so its
+/// keyframes fall on the segment grid whatever the source's spacing. Written into a staged folder
+/// beside the destination and moved there when complete.
+public struct VideoLadder: Sendable {
+    public var transcoding: VideoTranscoding
+
+    /// The rungs, by short side, with their bit-rate ceilings (Apple's HLS authoring ranges).
+    public static let rungs: [(height: Int, maxBitrate: Int)] = [(360, 1_000_000), (720, 3_500_000), (1080, 6_500_000)]
+
+    public init(transcoding: VideoTranscoding = VideoTranscoding()) {
+        self.transcoding = transcoding
+    }
+
+    public struct Rung: Sendable, Codable, Equatable {
+        /// `360p`: also the stem of its files (`360p.m3u8`, `360p-init.mp4`, `360p-000.m4s`).
+        public var name: String
+        public var width: Int
+        public var height: Int
+        public var codecs: String
+        /// Peak and average bits per second over its segments, as `EXT-X-STREAM-INF` states them.
+        public var bandwidth: Int
+        public var averageBandwidth: Int
+
+        enum CodingKeys: String, CodingKey {
+            case name, width, height, codecs, bandwidth
+            case averageBandwidth = "average_bandwidth"
+        }
+    }
+
+    /// The file name of the master playlist in the ladder's folder.
+    public static let masterName = "master.m3u8"
+
+    /// Writes the ladder of the video at `path` into the folder `output` (replacing it when complete).
+    public func make(_ path: String, kind: FileKind? = nil, into output: String) throws(PreviewError) -> [Rung] {
+        let source = try transcoding.plan(path, kind: kind)
+        let shortSide = min(source.video.displaySize.width, source.video.displaySize.height)
+        var rungs = Self.rungs.filter { Double($0.height) <= shortSide.rounded() }
+        if rungs.isEmpty { rungs = [(Int(shortSide.rounded()), Self.rungs[0].maxBitrate)] }
+
+        let staged = URL(fileURLWithPath: output + ".partial-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: staged) }
+        do {
+            try FileManager.default.createDirectory(at: staged, withIntermediateDirectories: false)
+        } catch {
+            throw PreviewError(.internal, "The ladder's folder could not be made beside \(output).", detail: "\(error)")
+        }
+        var made: [Rung] = []
+        for (height, maxBitrate) in rungs {
+            var settings = transcoding.settings
+            settings.height = height
+            let name = "\(height)p"
+            let result = try transcoding.transcode(path, kind: kind, settings: settings, reencode: true, maxBitrate: maxBitrate,
+                                                   to: .hls(playlist: staged.appendingPathComponent("\(name).m3u8").path,
+                                                            segmentPath: staged.appendingPathComponent("\(name)-%03d.m4s").path,
+                                                            initName: "\(name)-init.mp4"))
+            let rates = try Self.bitRates(playlist: staged.appendingPathComponent("\(name).m3u8"))
+            made.append(Rung(name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
+                             bandwidth: rates.peak, averageBandwidth: rates.average))
+        }
+        do {
+            try Data(Self.masterPlaylist(made).utf8).write(to: staged.appendingPathComponent(Self.masterName))
+            if FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
+            try FileManager.default.moveItem(at: staged, to: URL(fileURLWithPath: output))
+        } catch {
+            throw PreviewError(.internal, "The ladder could not be moved to \(output).", detail: "\(error)")
+        }
+        return made
+    }
+
+    /// The master playlist over `rungs`, lowest first (where a player starts).
+    static func masterPlaylist(_ rungs: [Rung]) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        for rung in rungs {
+            lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(rung.bandwidth),AVERAGE-BANDWIDTH=\(rung.averageBandwidth),"
+                         + "RESOLUTION=\(rung.width)x\(rung.height),CODECS=\"\(rung.codecs)\"")
+            lines.append("\(rung.name).m3u8")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Peak and average bits per second of a media playlist's segments, from their sizes and `#EXTINF` durations.
+    static func bitRates(playlist: URL) throws(PreviewError) -> (peak: Int, average: Int) {
+        guard let text = try? String(contentsOf: playlist, encoding: .utf8) else {
+            throw PreviewError(.internal, "The rung's playlist was not written.")
+        }
+        let folder = playlist.deletingLastPathComponent()
+        var (peak, bits, seconds) = (0.0, 0.0, 0.0)
+        var duration: Double?
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("#EXTINF:") {
+                duration = Double(line.dropFirst(8).prefix { $0 != "," })
+            } else if let segment = duration, !line.hasPrefix("#") {
+                let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(String(line)).path)[.size] as? Int) ?? 0
+                peak = max(peak, Double(size * 8) / max(segment, 0.1))
+                bits += Double(size * 8)
+                seconds += segment
+                duration = nil
+            }
+        }
+        return (Int(peak.rounded(.up)), seconds > 0 ? Int((bits / seconds).rounded(.up)) : 0)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// The `ffmpeg` and `ffprobe` CLIs, which tests may use to make inputs and check outputs (never
+/// to make what DocPreview delivers).
+public enum MediaTools {
+    /// Runs `ffmpeg -v error -y arguments…`; returns its stdout, throws with its stderr on failure.
+    @discardableResult
+    public static func ffmpeg(_ arguments: [String]) throws -> Data {
+        try run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + arguments)
+    }
+
+    /// `ffprobe`'s JSON for `file`: its streams (with side data) and its format.
+    public static func probe(_ file: URL) throws -> Probe {
+        let json = try run("/usr/bin/ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file.path])
+        return try JSONDecoder().decode(Probe.self, from: json)
+    }
+
+    /// One value `ffprobe -v error … -of csv=p=0 file` prints (e.g. a stream's `nb_read_packets`).
+    public static func ffprobeValue(_ file: URL, _ arguments: [String]) throws -> String {
+        let output = try run("/usr/bin/ffprobe", ["-v", "error"] + arguments + ["-of", "csv=p=0", file.path])
+        return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The mean of the luma plane of every frame of `file`'s video, 0–255 (after `filters`, if any).
+    public static func meanLuma(_ file: URL, filters: String? = nil) throws -> Double {
+        let chain = (filters.map { [$0] } ?? []) + ["format=gray"]
+        let pixels = try ffmpeg(["-i", file.path, "-an", "-vf", chain.joined(separator: ","), "-f", "rawvideo", "-"])
+        guard !pixels.isEmpty else { return 0 }
+        return Double(pixels.reduce(0) { $0 + Int($1) }) / Double(pixels.count)
+    }
+
+    /// Copies an MP4 with a display matrix of `degrees` (90, 180, 270) in its video track, as a
+    /// phone writes one (FFmpeg 5.1's CLI cannot): `scripts/samplegen.py rotate`.
+    public static func rotate(_ source: URL, to destination: URL, degrees: Int) throws {
+        _ = try run("/usr/bin/python3", [Fixtures.packageRoot.appendingPathComponent("scripts/samplegen.py").path, "rotate",
+                                     source.path, destination.path, String(degrees)])
+    }
+
+    /// The order of an MP4's top-level boxes (`ftyp`, `moov`, `mdat`, …).
+    public static func topLevelBoxes(_ file: URL) throws -> [String] {
+        let data = try Data(contentsOf: file)
+        var boxes: [String] = []
+        var offset = 0
+        while offset + 8 <= data.count {
+            var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            boxes.append(String(decoding: data[offset + 4..<offset + 8], as: UTF8.self))
+            if size == 1, offset + 16 <= data.count { size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) } }
+            guard size >= 8 else { break }
+            offset += size
+        }
+        return boxes
+    }
+
+    public struct Probe: Decodable {
+        public struct Stream: Decodable {
+            public var codec_type: String
+            public var codec_name: String?
+            public var profile: String?
+            public var pix_fmt: String?
+            public var width: Int?
+            public var height: Int?
+            public var start_time: String?
+            public var duration: String?
+            public var color_transfer: String?
+            public var side_data_list: [SideData]?
+
+            /// Clockwise degrees of the display matrix, 0 without one.
+            public var rotation: Int {
+                let counterClockwise = side_data_list?.compactMap(\.rotation).first ?? 0
+                return ((-counterClockwise % 360) + 360) % 360
+            }
+        }
+
+        public struct SideData: Decodable {
+            public var rotation: Int?
+        }
+
+        public struct Format: Decodable {
+            public var format_name: String
+            public var duration: String?
+        }
+
+        public var streams: [Stream]
+        public var format: Format
+
+        public var video: Stream? { streams.first { $0.codec_type == "video" } }
+        public var audio: Stream? { streams.first { $0.codec_type == "audio" } }
+        public var durationSeconds: Double? { format.duration.flatMap(Double.init) }
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("media-tool-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: errors.path, contents: nil) else { throw Failure(description: "cannot create \(errors.path)") }
+        defer { try? FileManager.default.removeItem(at: errors) }
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw Failure(description: "\(URL(fileURLWithPath: tool).lastPathComponent) \(arguments.joined(separator: " ")): \(message)")
+        }
+        return data
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+}

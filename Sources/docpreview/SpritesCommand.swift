@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import PreviewCore
+import PreviewRenderers
+
+/// `docpreview sprites INPUT -o DIR`: a video's seek-bar thumbnails (sprite sheets + WebVTT), no store.
+struct SpritesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sprites",
+        abstract: "Make a video's scrubbing thumbnails: sprite sheets and the WebVTT track that points into them.",
+        discussion: """
+            Writes DIR/sprite-N.jpg (10×10 tiles each) and DIR/thumbnails.vtt. A tile every 5 s (longer for \
+            videos over 1000 s: at most 200 tiles), each the keyframe at or before its time, reached by seeking.
+            """
+    )
+
+    @Argument(help: "The video.")
+    var input: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The folder to write the sheets and the track into (created if needed).", valueName: "dir"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Tile width in pixels (80–480).", valueName: "pixels"))
+    var tileWidth = 240
+
+    @OptionGroup var validation: ValidationOptions
+
+    @Flag(help: "Print {\"sheets\",\"tiles\",\"interval_s\",\"tile_width\",\"tile_height\",\"track\",\"ms\"} or the error object.")
+    var json = false
+
+    func validate() throws {
+        guard (80...480).contains(tileWidth) else { throw ValidationError("--tile-width must be between 80 and 480.") }
+    }
+
+    func run() throws {
+        let started = ContinuousClock.now
+        let configuration = try validation.settings.localConfiguration()
+        let verdict = try validation.settings.validate(input, in: configuration)
+        let report = CommandReport(json: json)
+        if let refusal = verdict.refusal { try report.fail(refusal) }
+        var sprites = ScrubbingSprites(limits: configuration.limits)
+        sprites.tileWidth = tileWidth
+        let result: ScrubbingSprites.Result
+        do {
+            result = try sprites.make(input, kind: verdict.kind)
+        } catch {
+            try report.fail(error)
+        }
+        let folder = URL(fileURLWithPath: output)
+        let track = folder.appendingPathComponent("thumbnails.vtt")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for sheet in result.sheets { try OutputFile.write(sheet.bytes, to: folder.appendingPathComponent(sheet.name).path) }
+            try OutputFile.write(Array(result.track.utf8), to: track.path)
+        } catch {
+            throw ValidationError("Cannot write into \(output): \(error.localizedDescription)")
+        }
+        try report.succeed(SpritesReport(sheets: result.sheets.map(\.name), tiles: result.tiles, intervalSeconds: result.intervalSeconds,
+                                         tileWidth: result.tileWidth, tileHeight: result.tileHeight, track: track.path,
+                                         ms: started.duration(to: .now).roundedMilliseconds),
+                           human: "\(track.path): \(result.tiles) tiles of \(result.tileWidth)×\(result.tileHeight) every "
+                               + "\(result.intervalSeconds) s in \(result.sheets.count) sheets")
+    }
+}
+
+/// What `sprites --json` prints.
+struct SpritesReport: Encodable {
+    var sheets: [String]
+    var tiles: Int
+    var intervalSeconds: Double
+    var tileWidth: Int
+    var tileHeight: Int
+    var track: String
+    var ms: Double
+
+    enum CodingKeys: String, CodingKey {
+        case sheets, tiles, track, ms
+        case intervalSeconds = "interval_s"
+        case tileWidth = "tile_width"
+        case tileHeight = "tile_height"
+    }
+}

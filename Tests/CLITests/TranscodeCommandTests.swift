@@ -1,0 +1,87 @@
+import Foundation
+import PreviewTestSupport
+import Testing
+
+/// `docpreview transcode` end to end.
+@Suite struct TranscodeCommandTests {
+    @Test func writesTheRenditionAndReportsIt() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.url.appendingPathComponent("clip.avi")
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=2", "-f", "lavfi", "-i", "sine=duration=2",
+                               "-c:v", "mpeg4", "-c:a", "libmp3lame", source.path])
+        let output = folder.url.appendingPathComponent("clip.mp4").path
+        let result = try DocPreviewProcess.run(["transcode", source.path, "-o", output, "--type", "highlight_video", "--height", "240", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(result.json)
+        #expect(json["playback"] as? String == "transcode")
+        #expect(json["video"] as? String == "encode" && json["audio"] as? String == "copy")
+        #expect(json["width"] as? Int == 426 && json["height"] as? Int == 240)
+        #expect((json["codecs"] as? String)?.hasPrefix("avc1.64") == true)
+        #expect(json["size"] as? Int == (try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int))
+        #expect(try MediaTools.probe(URL(fileURLWithPath: output)).video?.height == 240)
+    }
+
+    @Test func refusalsUseTheContractsExitCodes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.url.appendingPathComponent("x.mp4").path
+        let cases: [(String, [String], Int32, String)] = [
+            ("audio-only.m4a", [], 3, "no_video_stream"),
+            ("document-5-pages.pdf", [], 3, "no_video_stream"),
+            ("bad-truncated.mov", [], 4, "corrupt"),
+            ("video-h264.mp4", ["--height", "100"], 2, ""),  // a usage error: below 144
+        ]
+        for (sample, options, status, code) in cases {
+            let result = try DocPreviewProcess.run(["transcode", Fixtures.sample(sample).path, "-o", output, "--json"] + options)
+            #expect(result.status == status, "\(sample): \(result.stdout) \(result.stderr)")
+            if !code.isEmpty { #expect((result.json?["error"] as? [String: Any])?["code"] as? String == code, "\(sample)") }
+            #expect(!FileManager.default.fileExists(atPath: output), "\(sample) left an output")
+        }
+    }
+}
+
+/// `docpreview sprites` end to end.
+@Suite struct SpritesCommandTests {
+    @Test func writesSheetsAndTrack() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.url.appendingPathComponent("thumbnails")
+        let result = try DocPreviewProcess.run(["sprites", Fixtures.sample("video-h264.mp4").path, "-o", output.path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(result.json)
+        let sheets = try #require(json["sheets"] as? [String])
+        #expect(!sheets.isEmpty && json["tile_width"] as? Int == 240)
+        for sheet in sheets {
+            #expect(try Data(contentsOf: output.appendingPathComponent(sheet)).starts(with: [0xFF, 0xD8]))
+        }
+        let track = try String(contentsOf: output.appendingPathComponent("thumbnails.vtt"), encoding: .utf8)
+        #expect(track.hasPrefix("WEBVTT") && track.contains("sprite-0.jpg#xywh=0,0,240,"))
+
+        let refused = try DocPreviewProcess.run(["sprites", Fixtures.sample("audio-only.m4a").path, "-o", output.path, "--json"])
+        #expect(refused.status == 3 && (refused.json?["error"] as? [String: Any])?["code"] as? String == "no_video_stream")
+    }
+}
+
+/// Every video of the shared corpus (real files from public test suites: fragmented, truncated,
+/// encrypted, hand-made), through `transcode` and `sprites`: each ends with its output or a clear
+/// error its manifest entry allows, never a crash, a hang or a partial rendition.
+@Suite struct CorpusRenditionTests {
+    static let videos = ((try? ExpectationManifest.corpus())?.entries ?? []).filter {
+        ["mp4", "mov", "m4v", "avi", "mkv", "webm", "flv", "wmv", "mpg", "ts", "3gp", "ogv"].contains($0.url.pathExtension.lowercased())
+    }
+
+    @Test(arguments: videos)
+    func endsCleanly(_ entry: ExpectationManifest.Entry) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.url.appendingPathComponent("rendition.mp4")
+        for arguments in [["transcode", "-o", output.path], ["sprites", "-o", folder.url.appendingPathComponent("sprites").path]] {
+            let result = try DocPreviewProcess.run(arguments + ["--json", "--timeout", "60", "--", entry.url.path], timeout: 90)
+            #expect([0, 3, 4].contains(result.status), "\(entry) \(arguments[0]): exit \(result.status) \(result.stderr)")
+            let outcome = result.status == 0 ? "ok" : (result.json?["error"] as? [String: Any])?["code"] as? String ?? "?"
+            #expect(entry.expected.contains(outcome), "\(entry) \(arguments[0]): \(outcome), expected \(entry.expected)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).allSatisfy { !$0.contains("partial") })
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import PreviewCore
+import PreviewRenderers
+import PreviewTestSupport
+import Testing
+
+/// The HLS ladder: rungs up to the source's size, each a VOD playlist of fMP4 segments on a 2 s
+/// keyframe grid whatever the source's keyframes, under a master playlist a player chooses from.
+@Suite struct VideoLadderTests {
+    @Test func rungsFollowTheSourceAndEveryOnePlays() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.url.appendingPathComponent("source.mp4")
+        // 6 s of 720p with a keyframe only every 8 s: the ladder must make its own.
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6",
+                               "-c:v", "libx264", "-preset", "ultrafast", "-g", "240", "-pix_fmt", "yuv420p", "-c:a", "aac", source.path])
+        let ladder = folder.url.appendingPathComponent("ladder")
+        let rungs = try VideoLadder().make(source.path, into: ladder.path)
+        #expect(rungs.map(\.name) == ["360p", "720p"])
+        #expect(rungs.map(\.width) == [640, 1280] && rungs.map(\.height) == [360, 720])
+        #expect(rungs.allSatisfy { $0.codecs.hasPrefix("avc1.64") && $0.codecs.hasSuffix(",mp4a.40.2") })
+        #expect(rungs.allSatisfy { $0.bandwidth >= $0.averageBandwidth && $0.averageBandwidth > 10_000 })
+        #expect(rungs[0].bandwidth < rungs[1].bandwidth)
+
+        let master = try String(contentsOf: ladder.appendingPathComponent("master.m3u8"), encoding: .utf8)
+        #expect(master.hasPrefix("#EXTM3U\n"))
+        #expect(master.contains("RESOLUTION=640x360,CODECS=\"\(rungs[0].codecs)\"\n360p.m3u8"))
+        #expect(master.contains("RESOLUTION=1280x720,CODECS=\"\(rungs[1].codecs)\"\n720p.m3u8"))
+
+        for rung in rungs {
+            let playlist = ladder.appendingPathComponent("\(rung.name).m3u8")
+            let text = try String(contentsOf: playlist, encoding: .utf8)
+            #expect(text.contains("#EXT-X-PLAYLIST-TYPE:VOD") && text.contains("#EXT-X-MAP:URI=\"\(rung.name)-init.mp4\""))
+            let durations = text.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.compactMap { Double($0.dropFirst(8).prefix { $0 != "," }) }
+            #expect(durations.count == 3 && durations.allSatisfy { $0 <= 2.1 }, "\(rung.name): segments \(durations)")
+            #expect(abs(durations.reduce(0, +) - 6) < 0.1)
+            // A player's view: ffmpeg reads the rung through its playlist, every frame of it.
+            let frames = try MediaTools.ffprobeValue(playlist, ["-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets"])
+            // (ffprobe lists an HLS stream twice: in its program, and on its own.)
+            #expect(frames.split(separator: "\n").first == "180", "\(rung.name): \(frames) frames")
+        }
+        // Through the master too: each variant's video decodes.
+        for variant in 0..<rungs.count {
+            try MediaTools.ffmpeg(["-i", ladder.appendingPathComponent("master.m3u8").path, "-map", "0:v:\(variant)", "-f", "null", "-"])
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["ladder", "source.mp4"])
+    }
+
+    /// A source smaller than the lowest rung is one rung at its own size.
+    @Test func smallSourcesGetOneRung() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = folder.url.appendingPathComponent("small.webm")
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-c:v", "libvpx", "-b:v", "200k", source.path])
+        let rungs = try VideoLadder().make(source.path, into: folder.url.appendingPathComponent("ladder").path)
+        #expect(rungs.map(\.name) == ["240p"] && rungs[0].width == 320 && !rungs[0].codecs.contains("mp4a"))
+    }
+}
