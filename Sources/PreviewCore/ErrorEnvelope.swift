@@ -1,6 +1,6 @@
 /// The error object every interface returns: `{"error":{"code":"…","message":"…"}}`.
 public struct ErrorEnvelope: Encodable, Sendable {
-    public struct Body: Encodable, Sendable {
+    public struct Body: Codable, Sendable, Equatable {
         public var code: String
         public var message: String
 

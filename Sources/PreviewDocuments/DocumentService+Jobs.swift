@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewPipeline
 import PreviewStore
 
 /// How a job's run ended, as the queue recorded it.
@@ -14,12 +15,50 @@ public enum JobRun: Sendable {
     case leaseLost
 }
 
+extension DocumentService {
+    /// `document` as `GET /v1/documents/{id}` shows it: with its playback when it is a video.
+    public func view(of document: DocumentRecord) throws -> DocumentView {
+        DocumentView(document, playback: try playback(of: document))
+    }
+
+    /// A video's renditions and thumbnails as far as its playback job has gone; nil for other documents.
+    func playback(of document: DocumentRecord) throws -> PlaybackView? {
+        guard document.playback != nil else { return nil }
+        let manifest = try pipeline.playbackManifest(of: document)
+        let base = "/v1/documents/\(document.id)"
+        var renditions: [PlaybackView.Rendition] = []
+        if DocumentPipeline.needsRendition(document) {
+            var entry = PlaybackView.Rendition(name: DocumentPipeline.renditionName, mime: "video/mp4", status: "pending")
+            if let made = manifest?.rendition {
+                entry = .init(name: made.name, mime: made.mime, codecs: made.codecs, width: made.width, height: made.height, bitrate: made.bitrate,
+                              size: made.size, url: "\(base)/renditions/\(made.name)", status: "ready")
+            } else if let refused = manifest?.renditionError {
+                (entry.status, entry.error) = ("failed", refused)
+            } else if let job = try queue.latestJob(documentID: document.id, kind: .playback), job.status == .failed {
+                (entry.status, entry.error) = ("failed", job.errorCode.map { ErrorEnvelope.Body(code: $0.rawValue, message: job.errorMessage ?? "") })
+            }
+            renditions.append(entry)
+        }
+        let trickplay = manifest?.trickplay.map { _ in "\(base)/trickplay/\(PlaybackManifest.Trickplay.trackName)" }
+        return PlaybackView(renditions: renditions, trickplay: trickplay, hls: nil)
+    }
+}
+
 /// A job's run: what it makes (the renderers' work, for the renders lane), then one transaction
 /// that records it with the job's end (for the writes lane).
 extension DocumentService {
-    /// The facts and thumbnail of `document`, or its failure (``DocumentPipeline/outcome(of:)``).
-    public func outcome(of document: DocumentRecord) -> JobOutcome {
-        pipeline.outcome(of: document)
+    /// What `job` makes of `document`: for a preview job its facts and thumbnail, or its failure
+    /// (``DocumentPipeline/outcome(of:)``), with a playback job to follow for a video; for a playback
+    /// job its rendition and scrubbing thumbnails (``DocumentPipeline/playbackOutcome(of:)``).
+    public func outcome(of job: JobRecord, _ document: DocumentRecord) -> JobOutcome {
+        switch job.kind {
+        case .preview:
+            var outcome = pipeline.outcome(of: document)
+            if outcome.error == nil, outcome.facts?.playback != nil { outcome.followUp = .playback }
+            return outcome
+        case .playback:
+            return pipeline.playbackOutcome(of: document)
+        }
     }
 
     /// Ends `job` with `outcome`: the document's facts, thumbnail and status are written with the
@@ -41,6 +80,6 @@ extension DocumentService {
 
     /// ``outcome(of:)`` then ``finish(_:with:)``, in the caller's thread.
     public func run(_ job: JobRecord, of document: DocumentRecord) throws -> JobRun {
-        try finish(job, with: outcome(of: document))
+        try finish(job, with: outcome(of: job, document))
     }
 }

@@ -22,8 +22,11 @@ public struct DocumentView: Encodable, Sendable {
     public var facts: MediaFacts
     public var createdAt: Date
     public var links: [String: String]
+    /// For a video: its renditions and scrubbing thumbnails (``DocumentService/view(of:)``).
+    public var playback: PlaybackView?
 
-    public init(_ document: DocumentRecord) {
+    public init(_ document: DocumentRecord, playback: PlaybackView? = nil) {
+        self.playback = playback
         documentID = document.id
         owner = document.owner
         type = document.type.isEmpty ? nil : document.type
@@ -73,6 +76,38 @@ public struct DocumentView: Encodable, Sendable {
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(links, forKey: .links)
         try facts.encode(to: encoder)
+        try playback?.encode(to: encoder)
+    }
+}
+
+/// A video's playback in `GET /v1/documents/{id}`: `renditions` (each with its `status`: `ready`,
+/// `pending`, or `failed` with the reason), the WebVTT `trickplay` track of its scrubbing
+/// thumbnails, and `hls` (null: no ladder is made for stored videos yet).
+public struct PlaybackView: Encodable, Sendable {
+    public struct Rendition: Encodable, Sendable {
+        public var name: String
+        public var mime: String
+        public var codecs: String?
+        public var width: Int?
+        public var height: Int?
+        public var bitrate: Int?
+        public var size: Int?
+        public var url: String?
+        public var status: String
+        public var error: ErrorEnvelope.Body?
+    }
+
+    public var renditions: [Rendition]
+    public var trickplay: String?
+    public var hls: String?
+
+    enum CodingKeys: String, CodingKey { case renditions, trickplay, hls }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(renditions, forKey: .renditions)
+        try container.encode(trickplay, forKey: .trickplay)
+        try container.encode(hls, forKey: .hls)
     }
 }
 
@@ -82,7 +117,7 @@ public struct DocumentList: Encodable, Sendable {
     public var nextCursor: String?
 
     public init(_ page: DocumentPage) {
-        documents = page.documents.map(DocumentView.init)
+        documents = page.documents.map { DocumentView($0) }
         nextCursor = page.next?.token
     }
 

@@ -15,7 +15,9 @@ import ServiceLifecycle
 public struct QueueWorker: Service {
     public let documents: DocumentService
     public var concurrency: Int
+    /// The lease of a preview job, and of a playback job (a transcode's time follows its video's length).
     public var leaseSeconds: TimeInterval
+    public var playbackLeaseSeconds: TimeInterval
     public var drainSeconds: Double
     public var pollInterval: Duration = .milliseconds(200)
     let name: String
@@ -34,6 +36,8 @@ public struct QueueWorker: Service {
         self.concurrency = max(1, concurrency)
         // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
         self.leaseSeconds = documents.pipeline.configuration.limits.jobSeconds * 2 + 30
+        let playback = documents.pipeline.renderers.playback
+        self.playbackLeaseSeconds = playback.transcodeSeconds(duration: playback.limits.maxRenditionSeconds) * 2 + 30
         self.drainSeconds = drainSeconds
         self.name = "\(Self.host)/\(getpid())/\(UUID().uuidString.prefix(8))"
         self.logger = logger
@@ -100,8 +104,14 @@ public struct QueueWorker: Service {
             // Counted until the job it brings is among the running ones, so the drain waits for it.
             running.beginLease()
             do {
-                let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
-                leased = try await offload.run(.writes) { try queue.lease(worker: name, leaseSeconds: leaseSeconds) }
+                // Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail
+                // never waits behind transcodes; every slot takes preview jobs first.
+                let (queue, name, leaseSeconds, playbackLeaseSeconds) = (queue, name, leaseSeconds, playbackLeaseSeconds)
+                let takesPlayback = slot > 0 || concurrency == 1
+                leased = try await offload.run(.writes) {
+                    try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview])
+                        ?? (takesPlayback ? try queue.lease(worker: name, leaseSeconds: playbackLeaseSeconds, kinds: [.playback]) : nil)
+                }
                 backoff.succeed()
                 faults.clear(logger: logger)
             } catch is CancellationError {
@@ -141,7 +151,7 @@ public struct QueueWorker: Service {
         let documents = documents
         let outcome: JobOutcome
         do throws(PreviewError) {
-            outcome = try await offload.render { documents.outcome(of: document) }
+            outcome = try await offload.render { documents.outcome(of: job, document) }
         } catch {
             outcome = .failed(error)
         }

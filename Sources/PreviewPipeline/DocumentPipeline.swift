@@ -23,8 +23,8 @@ public struct DocumentPipeline: Sendable {
                 isolation: RendererPool? = nil, logger: Logger) {
         self.store = store
         self.configuration = configuration
-        self.renderers = Renderers(limits: configuration.limits, openDocuments: isolation == nil ? openDocuments : 0,
-                                   isolation: isolation)
+        self.renderers = Renderers(limits: configuration.limits, renditions: configuration.renditions,
+                                   openDocuments: isolation == nil ? openDocuments : 0, isolation: isolation)
         self.logger = logger
     }
 

@@ -75,10 +75,10 @@ public struct PostgresIndex: DocumentIndex {
         let facts = next.facts
         try session.query("""
             INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, pages, duration_s, width, height,
-                codec, rotation, version, preview_status, error_code, error_message, created_at)
+                codec, rotation, playback, version, preview_status, error_code, error_message, created_at)
             VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.titleKey), \(next.filename), \(next.sha256.hex), \(next.kind.rawValue),
                 \(next.mime), \(next.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
-                \(facts.codec), \(facts.rotation), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode?.rawValue), \(next.errorMessage),
+                \(facts.codec), \(facts.rotation), \(facts.playback?.rawValue), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode?.rawValue), \(next.errorMessage),
                 \(next.createdAt))
             """)
         return (next, true)
@@ -261,7 +261,15 @@ struct PostgresWrites: IndexWrites {
     func setFacts(documentID: String, facts: MediaFacts) throws {
         try session.query("""
             UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width),
-            height = \(facts.height), codec = \(facts.codec), rotation = \(facts.rotation) WHERE id = \(documentID)
+            height = \(facts.height), codec = \(facts.codec), rotation = \(facts.rotation), playback = \(facts.playback?.rawValue)
+            WHERE id = \(documentID)
+            """)
+    }
+
+    func enqueueJob(documentID: String, kind: JobRecord.Kind) throws {
+        try session.query("""
+            INSERT INTO jobs (document_id, kind, status, attempts, available_at, created_at, updated_at)
+            VALUES (\(documentID), \(kind.rawValue), \(JobRecord.Status.queued.rawValue), 0, now(), now(), now())
             """)
     }
 

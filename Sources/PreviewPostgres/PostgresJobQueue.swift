@@ -22,7 +22,7 @@ public struct PostgresJobQueue: JobQueue {
     public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
         try connections.transaction { session in
             let (stored, inserted) = try PostgresIndex.insertVersion(document, in: session)
-            if !inserted, let existing = try latestJob(documentID: stored.id, in: session) { return (stored, existing) }
+            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: session) { return (stored, existing) }
             let job = try JobRecord(row: try session.query("""
                 INSERT INTO jobs (document_id, status, attempts, available_at, created_at, updated_at)
                 VALUES (\(stored.id), \(JobRecord.Status.first(for: stored).rawValue), 0, now(), now(), now()) RETURNING *
@@ -33,7 +33,7 @@ public struct PostgresJobQueue: JobQueue {
         }
     }
 
-    public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
+    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: DocumentRecord)? {
         try connections.withConnection { session in
             // Jobs whose worker died with them every time (the lease ran out) are dead-lettered in
             // the same statement, with their documents marked failed.
@@ -43,10 +43,11 @@ public struct PostgresJobQueue: JobQueue {
                         error_message = 'Processing stopped ' || attempts || ' times without finishing; giving up.', updated_at = now()
                     WHERE id IN (SELECT id FROM jobs WHERE \(unescaped: Self.ready("jobs")) AND attempts >= \(policy.maxAttempts)
                                  FOR UPDATE SKIP LOCKED)
-                    RETURNING document_id, error_code, error_message),
+                    RETURNING document_id, kind, error_code, error_message),
                 marked AS (
                     UPDATE documents d SET preview_status = \(PreviewStatus.failed.rawValue), error_code = spent.error_code,
-                        error_message = spent.error_message FROM spent WHERE d.id = spent.document_id)
+                        error_message = spent.error_message FROM spent WHERE d.id = spent.document_id
+                        AND spent.kind = \(unescaped: JobRecord.Kind.literals([.preview])))
                 UPDATE jobs SET status = \(unescaped: Self.literal(.processing)), attempts = attempts + 1, lease_owner = \(worker),
                     lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
                 WHERE id = (SELECT j.id FROM jobs j JOIN documents d ON d.id = j.document_id
@@ -54,7 +55,9 @@ public struct PostgresJobQueue: JobQueue {
                                        WHERE r.status = \(unescaped: Self.literal(.processing)) AND r.lease_expires_at >= now() GROUP BY o.owner) running
                                 ON running.owner = d.owner
                             WHERE \(unescaped: Self.ready("j")) AND j.attempts < \(policy.maxAttempts)
-                            ORDER BY COALESCE(running.n, 0), j.available_at, j.id LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
+                                AND j.kind IN (\(unescaped: JobRecord.Kind.literals(kinds)))
+                            ORDER BY j.kind <> \(unescaped: JobRecord.Kind.literals([.preview])), COALESCE(running.n, 0), j.available_at, j.id
+                            LIMIT 1 FOR UPDATE OF j SKIP LOCKED)
                 RETURNING *
                 """)
             guard let row = leased.first else { return nil }
@@ -137,8 +140,8 @@ public struct PostgresJobQueue: JobQueue {
         try connections.query("SELECT * FROM jobs WHERE id = \(id)").first.map(JobRecord.init(row:))
     }
 
-    public func latestJob(documentID: String) throws -> JobRecord? {
-        try connections.withConnection { session in try latestJob(documentID: documentID, in: session) }
+    public func latestJob(documentID: String, kind: JobRecord.Kind) throws -> JobRecord? {
+        try connections.withConnection { session in try latestJob(documentID: documentID, kind: kind, in: session) }
     }
 
     public func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord] {
@@ -187,7 +190,8 @@ public struct PostgresJobQueue: JobQueue {
         }
     }
 
-    private func latestJob(documentID: String, in session: Session) throws -> JobRecord? {
-        try session.query("SELECT * FROM jobs WHERE document_id = \(documentID) ORDER BY id DESC LIMIT 1").first.map(JobRecord.init(row:))
+    private func latestJob(documentID: String, kind: JobRecord.Kind, in session: Session) throws -> JobRecord? {
+        try session.query("SELECT * FROM jobs WHERE document_id = \(documentID) AND kind = \(kind.rawValue) ORDER BY id DESC LIMIT 1")
+            .first.map(JobRecord.init(row:))
     }
 }

@@ -6,9 +6,10 @@ import PreviewStore
 /// Records from rows selected with `*` (column names as in the schema).
 extension DocumentRecord {
     init(row: PostgresRandomAccessRow) throws {
-        let facts = MediaFacts(width: try row["width"].decode(Int?.self), height: try row["height"].decode(Int?.self),
+        var facts = MediaFacts(width: try row["width"].decode(Int?.self), height: try row["height"].decode(Int?.self),
                                pages: try row["pages"].decode(Int?.self), durationSeconds: try row["duration_s"].decode(Double?.self),
                                codec: try row["codec"].decode(String?.self), rotation: try row["rotation"].decode(Int?.self))
+        facts.playback = try row.decodeIfPresent("playback", as: Playback.self)
         self.init(id: try row["id"].decode(String.self), owner: try row["owner"].decode(String.self),
                   type: try row["type"].decode(String.self), title: try row["title"].decode(String.self),
                   filename: try row["filename"].decode(String.self), sha256: try row.hash("sha256"),
@@ -44,7 +45,7 @@ extension RenderFailure {
 extension JobRecord {
     init(row: PostgresRandomAccessRow) throws {
         self.init(id: try row["id"].decode(Int64.self), documentID: try row["document_id"].decode(String.self),
-                  status: try row.decode("status", as: Status.self),
+                  kind: try row.decode("kind", as: Kind.self), status: try row.decode("status", as: Status.self),
                   attempts: try row["attempts"].decode(Int.self), availableAt: try row["available_at"].decode(Date.self),
                   leaseOwner: try row["lease_owner"].decode(String?.self),
                   leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self),

@@ -78,9 +78,15 @@ enum PostgresSchema {
             // three times, and an update that fits on its page leaves the six indexes alone (HOT).
             "ALTER TABLE documents SET (fillfactor = 70)",
             JobLifecycle.backfill,
-        ] + trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, returning: "NULL")
-          + trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, returning: "NULL")),
+        ] + trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChangedBeforeKinds, returning: "NULL")
+          + trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChangedBeforeKinds, returning: "NULL")),
         ("v8-title-key", ["ALTER TABLE documents ADD COLUMN title_key text NOT NULL DEFAULT ''"]),
+        ("v9-playback", [
+            "ALTER TABLE documents ADD COLUMN playback text",
+            "ALTER TABLE jobs ADD COLUMN kind text NOT NULL DEFAULT '\(JobRecord.Kind.preview.rawValue)'",
+            function("documents_job_inserted", JobLifecycle.jobChanged, returning: "NULL"),
+            function("documents_job_changed", JobLifecycle.jobChanged, returning: "NULL"),
+        ]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the
@@ -96,10 +102,12 @@ enum PostgresSchema {
 
     /// A row trigger running `statements` in a PL/pgSQL function of the same name.
     private static func trigger(_ name: String, _ event: String, _ statements: [String], returning row: String) -> [String] {
-        [
-            "CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN\n\(statements.joined(separator: ";\n"));\nRETURN \(row);\nEND $$",
-            "CREATE TRIGGER \(name) \(event) FOR EACH ROW EXECUTE FUNCTION \(name)()",
-        ]
+        [function(name, statements, returning: row), "CREATE TRIGGER \(name) \(event) FOR EACH ROW EXECUTE FUNCTION \(name)()"]
+    }
+
+    /// The PL/pgSQL trigger function `name` running `statements` (replacing one of that name).
+    private static func function(_ name: String, _ statements: [String], returning row: String) -> String {
+        "CREATE OR REPLACE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN\n\(statements.joined(separator: ";\n"));\nRETURN \(row);\nEND $$"
     }
 
     /// Any fixed number: the advisory lock that serialises migrations across hosts.

@@ -8,6 +8,8 @@ public struct Renderers: Sendable {
     public var video: VideoRenderer
     public var pdf: PDFRenderer
     public var image: ImageRenderer
+    /// Renditions and scrubbing thumbnails of videos.
+    public var playback: PlaybackMaker
     /// When set, probes and renders run in its child processes instead of this one.
     public var isolation: RendererPool?
     private let officeChildren: OfficeChildren
@@ -17,9 +19,10 @@ public struct Renderers: Sendable {
     ///   - isolation: child processes to render in (`batch`, `serve`, `worker`); nil renders here,
     ///     except office conversions, which always run in a child: of `isolation`, else of a pool of
     ///     their own started from `executable` on first use.
-    public init(limits: Limits = Limits(), openDocuments: Int = 0, isolation: RendererPool? = nil,
-                executable: URL = RendererPool.currentExecutable) {
+    public init(limits: Limits = Limits(), renditions: RenditionSettings = RenditionSettings(), openDocuments: Int = 0,
+                isolation: RendererPool? = nil, executable: URL = RendererPool.currentExecutable) {
         video = VideoRenderer(limits: limits)
+        playback = PlaybackMaker(limits: limits, settings: renditions, isolation: isolation)
         pdf = PDFRenderer(documents: openDocuments > 0 ? PDFDocumentCache(capacity: openDocuments) : nil, pageSeconds: limits.pageBudget)
         image = ImageRenderer(limits: limits)
         self.isolation = isolation

@@ -39,6 +39,44 @@ public struct ScrubbingSprites: Sendable {
         public var tileHeight: Int
     }
 
+    /// What ``write(_:kind:into:)`` wrote.
+    public struct Files: Sendable, Codable, Equatable {
+        public struct Sheet: Sendable, Codable, Equatable {
+            public var name: String
+            public var width: Int
+            public var height: Int
+        }
+        public var sheets: [Sheet]
+        /// The track's file name (``trackName``).
+        public var track: String
+        public var intervalSeconds: Double
+        public var tiles: Int
+        /// Tiles across a sheet, left to right, then top to bottom (sheet `n` holds tiles from `n × perSheet`).
+        public var columns: Int
+        public var perSheet: Int
+        public var tileWidth: Int
+        public var tileHeight: Int
+    }
+
+    /// The WebVTT track's file name beside its sheets.
+    public static let trackName = "thumbnails.vtt"
+
+    /// Makes the sheets and track of the video at `path` and writes them into the existing folder
+    /// `folder`: `sprite-N.jpg` and ``trackName``, which names the sheets relative to itself.
+    public func write(_ path: String, kind: FileKind? = nil, into folder: String) throws(PreviewError) -> Files {
+        let result = try make(path, kind: kind)
+        let base = URL(fileURLWithPath: folder)
+        do {
+            for sheet in result.sheets { try Data(sheet.bytes).write(to: base.appendingPathComponent(sheet.name)) }
+            try Data(result.track.utf8).write(to: base.appendingPathComponent(Self.trackName))
+        } catch {
+            throw PreviewError(.internal, "The thumbnails could not be written.", detail: "\(error)")
+        }
+        return Files(sheets: result.sheets.map { Files.Sheet(name: $0.name, width: $0.width, height: $0.height) }, track: Self.trackName,
+                     intervalSeconds: result.intervalSeconds, tiles: result.tiles, columns: columns, perSheet: columns * rows,
+                     tileWidth: result.tileWidth, tileHeight: result.tileHeight)
+    }
+
     /// Sheets and track for the video at `path` (read with `kind`'s demuxer when given); sheet `n`
     /// is named `sheetName(n)` in the track.
     public func make(_ path: String, kind: FileKind? = nil, sheetName: (Int) -> String = { "sprite-\($0).jpg" }) throws(PreviewError) -> Result {

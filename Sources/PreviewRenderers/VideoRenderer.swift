@@ -25,7 +25,7 @@ public struct VideoRenderer: Renderer {
 
     /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
     public var version: String { Self.libraryVersions }
-    private static let libraryVersions = "video/2 \(FFmpegLibrary.versions), \(Encoding.pixelEncoders)"
+    static let libraryVersions = "video/2 \(FFmpegLibrary.versions), \(Encoding.pixelEncoders)"
 
     public init(limits: Limits = Limits()) {
         self.limits = limits

@@ -4,11 +4,13 @@ import Hummingbird
 import NIOCore
 import PreviewCore
 import PreviewDocuments
+import PreviewPipeline
 import PreviewStore
 
 /// `GET /ui/documents/{id}`: one document for people. Pages of a paged document as images the
 /// browser fetches (and so the server renders) only when they scroll into view, a video's poster
-/// and a player on the original, an image at preview size, the versions with restore, delete
+/// and a player on its rendition (else the original) with a filmstrip of its scrubbing thumbnails
+/// whose frames open the video there (`#t=`), an image at preview size, the versions with restore, delete
 /// behind a confirmation, and the previous and next documents of the owner. No scripts.
 enum ViewerPage {
     /// The pages of a long document shown at most; the rest are a download away.
@@ -50,6 +52,7 @@ enum ViewerPage {
             .pages img,.media img,video{display:block;width:100%;max-width:1024px;margin:0 auto 16px;background:#f4f4f4;box-shadow:0 1px 4px #0003}
             table{border-collapse:collapse;margin-top:8px}td,th{padding:4px 10px;border-bottom:1px solid #eee;text-align:left}
             tr.shown{background:#fef9c3}form{display:inline;margin:0}
+            .filmstrip{display:flex;gap:2px;overflow-x:auto;max-width:1024px;margin:0 auto 16px}.filmstrip a{flex:none;display:block}
             </style></head><body>
             <nav><a href="\(HomePage.path(owner: document.owner))">All documents</a>\(link(previous, "← Previous"))\(link(next, "Next →"))</nav>
             <h1>\(SafeText.html(document.title))</h1>
@@ -57,7 +60,7 @@ enum ViewerPage {
             \(HomePage.byteText(document.size)) · \(SafeText.html(status.rawValue)) · \
             <a href="/v1/documents/\(document.id)/content?download=1">Download</a> · <a href="/ui/documents/\(document.id)/delete">Delete…</a></p>
             \(notice)\(document.errorMessage.map { "<p class=\"failed\">\(SafeText.html($0))</p>" } ?? "")
-            \(body(document, kind: kind, status: status))
+            \(body(document, kind: kind, status: status, playback: try documents.pipeline.playbackManifest(of: document)))
             <h2>Versions</h2>
             <table><tr><th>Version</th><th>File</th><th>Size</th><th>Uploaded</th><th>Status</th><th></th></tr>
             \(rows)
@@ -67,7 +70,7 @@ enum ViewerPage {
     }
 
     /// What the document is shown as.
-    static func body(_ document: DocumentRecord, kind: FileKind, status: JobRecord.Status) -> String {
+    static func body(_ document: DocumentRecord, kind: FileKind, status: JobRecord.Status, playback: PlaybackManifest?) -> String {
         let base = "/v1/documents/\(document.id)"
         guard status == .done else { return "<p>The preview is \(SafeText.html(status.rawValue)); reload in a moment.</p>" }
         if document.previewStatus == .noPreview {
@@ -75,9 +78,7 @@ enum ViewerPage {
         }
         switch kind.category {
         case .video:
-            return """
-                <div class="media"><video controls preload="metadata" poster="\(base)/preview?width=1024" src="\(base)/content"></video></div>
-                """
+            return video(document, playback: playback)
         case .audio:
             return "<div class=\"media\"><audio controls preload=\"metadata\" src=\"\(base)/content\"></audio></div>"
         case .image:
@@ -100,6 +101,34 @@ enum ViewerPage {
             let more = pages > shown ? "<p>Pages \(shown + 1)–\(pages) are in the <a href=\"\(base)/content?download=1\">original</a>.</p>" : ""
             return "<p class=\"pagecount\">\(pages) page\(pages == 1 ? "" : "s")</p>\n<div class=\"pages\">\n\(images)\n</div>\(more)"
         }
+    }
+
+    /// A video's player: its rendition first (what every browser plays), the original after it (a
+    /// browser that plays it natively may pick it), then the filmstrip of its thumbnails.
+    static func video(_ document: DocumentRecord, playback: PlaybackManifest?) -> String {
+        let base = "/v1/documents/\(document.id)"
+        var sources = ""
+        if let rendition = playback?.rendition {
+            sources += "<source src=\"\(base)/renditions/\(rendition.name)\" type='\(rendition.mime); codecs=\"\(rendition.codecs)\"'>"
+        }
+        sources += "<source src=\"\(base)/content\" type=\"\(SafeText.html(document.mime))\">"
+        var html = "<div class=\"media\"><video controls preload=\"metadata\" poster=\"\(base)/preview?width=1024\">\(sources)</video></div>"
+        if let refused = playback?.renditionError { html += "<p class=\"note\">No rendition: \(SafeText.html(refused.message))</p>" }
+        guard let trickplay = playback?.trickplay?.layout else { return html }
+        let target = playback?.rendition.map { "\(base)/renditions/\($0.name)" } ?? "\(base)/content"
+        let tiles = (0..<trickplay.tiles).map { index -> String in
+            let (sheet, offset) = (index / trickplay.perSheet, index % trickplay.perSheet)
+            let (x, y) = ((offset % trickplay.columns) * trickplay.tileWidth, (offset / trickplay.columns) * trickplay.tileHeight)
+            let seconds = Double(index) * trickplay.intervalSeconds
+            // A sheet is as wide as its tiles, up to a row of them.
+            let across = min(trickplay.columns, trickplay.tiles - sheet * trickplay.perSheet)
+            return """
+                <a href="\(target)#t=\(Int(seconds))" title="\(Int(seconds) / 60):\(String(format: "%02d", Int(seconds) % 60))" \
+                style="width:\(trickplay.tileWidth / 2)px;height:\(trickplay.tileHeight / 2)px;background:url(\(base)/trickplay/sprite-\(sheet).jpg) \
+                -\(x / 2)px -\(y / 2)px / \(across * trickplay.tileWidth / 2)px auto"></a>
+                """
+        }
+        return html + "<div class=\"filmstrip\">\(tiles.joined())</div>"
     }
 
     /// `GET /ui/documents/{id}/delete`: asks before the document and all its versions go.

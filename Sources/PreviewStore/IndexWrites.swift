@@ -8,6 +8,8 @@ public protocol IndexWrites {
     func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws
     func setFacts(documentID: String, facts: MediaFacts) throws
     func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws
+    /// Queues a new job of `kind` for the document, ready now.
+    func enqueueJob(documentID: String, kind: JobRecord.Kind) throws
 }
 
 extension IndexWrites {
@@ -19,6 +21,7 @@ extension IndexWrites {
         }
         guard onDocument else { return }
         if let facts = outcome.facts { try setFacts(documentID: documentID, facts: facts) }
-        try setPreviewStatus(documentID: documentID, status: outcome.previewStatus, error: outcome.error)
+        if let status = outcome.previewStatus { try setPreviewStatus(documentID: documentID, status: status, error: outcome.error) }
+        if let kind = outcome.followUp { try enqueueJob(documentID: documentID, kind: kind) }
     }
 }

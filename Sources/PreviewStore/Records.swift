@@ -25,6 +25,8 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var height: Int?
     public var codec: String?
     public var rotation: Int?
+    /// For videos: whether the original plays in the apps' players, or what its rendition must do.
+    public var playback: Playback?
     public var version: Int
     /// `ready` (thumbnail made), `no_preview`, `failed` (with error), or `pending`.
     public var previewStatus: PreviewStatus
@@ -53,6 +55,7 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
         self.height = facts.height
         self.codec = facts.codec
         self.rotation = facts.rotation
+        self.playback = facts.playback
         self.version = version
         self.previewStatus = previewStatus
         self.createdAt = createdAt
@@ -67,7 +70,7 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     }
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
-        case id, owner, type, title, filename, sha256, kind, mime, size, pages, width, height, codec, rotation, version
+        case id, owner, type, title, filename, sha256, kind, mime, size, pages, width, height, codec, rotation, playback, version
         case durationSeconds = "duration_s"
         case titleKey = "title_key"
         case previewStatus = "preview_status"
@@ -98,7 +101,9 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     }
 
     public var facts: MediaFacts {
-        MediaFacts(width: width, height: height, pages: pages, durationSeconds: durationSeconds, codec: codec, rotation: rotation)
+        var facts = MediaFacts(width: width, height: height, pages: pages, durationSeconds: durationSeconds, codec: codec, rotation: rotation)
+        facts.playback = playback
+        return facts
     }
 }
 

@@ -114,14 +114,21 @@ extension SQLiteIndex {
         migrator.registerMigration("v7-job-status") { db in
             try db.alter(table: "documents") { t in t.add(column: "job_status", .text) }
             try db.execute(sql: JobLifecycle.backfill)
-            try trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, in: db)
-            try trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, in: db)
+            try trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChangedBeforeKinds, in: db)
+            try trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChangedBeforeKinds, in: db)
         }
         migrator.registerMigration("v8-title-key") { db in
             try db.alter(table: "documents") { t in t.add(column: "title_key", .text).notNull().defaults(to: "") }
             for row in try Row.fetchAll(db, sql: "SELECT id, title FROM documents") {
                 try db.execute(sql: "UPDATE documents SET title_key = ? WHERE id = ?", arguments: [DocumentLabels.titleKey(row["title"]), row["id"]])
             }
+        }
+        migrator.registerMigration("v9-playback") { db in
+            try db.alter(table: "documents") { t in t.add(column: "playback", .text) }
+            try db.alter(table: "jobs") { t in t.add(column: "kind", .text).notNull().defaults(to: JobRecord.Kind.preview.rawValue) }
+            try db.execute(sql: "DROP TRIGGER documents_job_inserted; DROP TRIGGER documents_job_changed")
+            try trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, in: db)
+            try trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, in: db)
         }
         return migrator
     }

@@ -237,8 +237,15 @@ struct SQLiteWrites: IndexWrites {
     }
 
     func setFacts(documentID: String, facts: MediaFacts) throws {
-        try db.execute(sql: "UPDATE documents SET pages = ?, duration_s = ?, width = ?, height = ?, codec = ?, rotation = ? WHERE id = ?",
-                       arguments: [facts.pages, facts.durationSeconds, facts.width, facts.height, facts.codec, facts.rotation, documentID])
+        try db.execute(sql: "UPDATE documents SET pages = ?, duration_s = ?, width = ?, height = ?, codec = ?, rotation = ?, playback = ? WHERE id = ?",
+                       arguments: [facts.pages, facts.durationSeconds, facts.width, facts.height, facts.codec, facts.rotation,
+                                   facts.playback?.rawValue, documentID])
+    }
+
+    func enqueueJob(documentID: String, kind: JobRecord.Kind) throws {
+        let now = Date()
+        var job = JobRecord(id: nil, documentID: documentID, kind: kind, status: .queued, attempts: 0, availableAt: now, createdAt: now, updatedAt: now)
+        try job.insert(db)
     }
 
     func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {

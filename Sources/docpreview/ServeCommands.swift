@@ -208,7 +208,7 @@ struct JobsCommand: ParsableCommand {
         switch action {
         case "list":
             let jobs = try queue.jobs(status: status, limit: 1000)
-            let lines = jobs.map { "\($0.id ?? 0)\t\($0.status.rawValue)\t\($0.attempts) attempts\t\($0.documentID)\t\($0.errorCode?.rawValue ?? "")" }
+            let lines = jobs.map { "\($0.id ?? 0)\t\($0.kind.rawValue)\t\($0.status.rawValue)\t\($0.attempts) attempts\t\($0.documentID)\t\($0.errorCode?.rawValue ?? "")" }
             try report.succeed(jobs, human: lines.isEmpty ? "no jobs" : lines.joined(separator: "\n"))
         case "retry":
             if let job = try queue.job(id: id!), job.status == .failed, let document = try index.document(id: job.documentID) {

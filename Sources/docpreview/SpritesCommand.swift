@@ -40,26 +40,23 @@ struct SpritesCommand: ParsableCommand {
         if let refusal = verdict.refusal { try report.fail(refusal) }
         var sprites = ScrubbingSprites(limits: configuration.limits)
         sprites.tileWidth = tileWidth
-        let result: ScrubbingSprites.Result
         do {
-            result = try sprites.make(input, kind: verdict.kind)
-        } catch {
-            try report.fail(error)
-        }
-        let folder = URL(fileURLWithPath: output)
-        let track = folder.appendingPathComponent("thumbnails.vtt")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for sheet in result.sheets { try OutputFile.write(sheet.bytes, to: folder.appendingPathComponent(sheet.name).path) }
-            try OutputFile.write(Array(result.track.utf8), to: track.path)
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
         } catch {
             throw ValidationError("Cannot write into \(output): \(error.localizedDescription)")
         }
-        try report.succeed(SpritesReport(sheets: result.sheets.map(\.name), tiles: result.tiles, intervalSeconds: result.intervalSeconds,
-                                         tileWidth: result.tileWidth, tileHeight: result.tileHeight, track: track.path,
+        let files: ScrubbingSprites.Files
+        do {
+            files = try sprites.write(input, kind: verdict.kind, into: output)
+        } catch {
+            try report.fail(error)
+        }
+        let track = URL(fileURLWithPath: output).appendingPathComponent(files.track).path
+        try report.succeed(SpritesReport(sheets: files.sheets.map(\.name), tiles: files.tiles, intervalSeconds: files.intervalSeconds,
+                                         tileWidth: files.tileWidth, tileHeight: files.tileHeight, track: track,
                                          ms: started.duration(to: .now).roundedMilliseconds),
-                           human: "\(track.path): \(result.tiles) tiles of \(result.tileWidth)×\(result.tileHeight) every "
-                               + "\(result.intervalSeconds) s in \(result.sheets.count) sheets")
+                           human: "\(track): \(files.tiles) tiles of \(files.tileWidth)×\(files.tileHeight) every "
+                               + "\(files.intervalSeconds) s in \(files.sheets.count) sheets")
     }
 }
 

@@ -552,14 +552,14 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let (slow, document) = try #require(try harness.queue.lease(worker: "slow", leaseSeconds: -1))
         #expect(try harness.pipeline.store.index.document(id: document.id)?.status == .processing, "the row follows its job")
         let (fast, _) = try #require(try harness.queue.lease(worker: "fast", leaseSeconds: 60))
-        let outcome = documents.outcome(of: document)
+        let outcome = documents.outcome(of: fast, document)
         let thumbnail = try #require(outcome.derivatives.first?.record, "made, not yet recorded")
         #expect(try harness.pipeline.store.index.derivative(key: thumbnail.key) == nil)
         guard case .leaseLost = try documents.finish(slow, with: outcome) else { Issue.record("the lost lease must tell"); return }
         #expect(try harness.pipeline.store.index.derivative(key: thumbnail.key) != nil, "the thumbnail is right whoever made it")
         let untouched = try #require(try harness.pipeline.store.index.document(id: document.id))
         #expect(untouched.previewStatus == .pending && untouched.width == nil && untouched.status == .processing)
-        guard case .done = try documents.finish(fast, with: documents.outcome(of: document)) else { Issue.record("not done"); return }
+        guard case .done = try documents.finish(fast, with: documents.outcome(of: fast, document)) else { Issue.record("not done"); return }
         let finished = try #require(try harness.pipeline.store.index.document(id: document.id))
         #expect(finished.previewStatus == .ready && finished.width != nil && finished.status == .done)
     }
@@ -609,6 +609,35 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let ids = tally.ids
         #expect(ids.count == jobs && Set(ids).count == jobs, "each job leased exactly once")
         #expect(try harness.queue.counts()[.done] == jobs)
+    }
+
+    /// A preview job's completion queues its follow-up (a video's playback job) in the same
+    /// transaction; preview jobs are leased before playback jobs, a slot that asks for previews only
+    /// never gets a playback job, and the document's own state follows its preview job alone.
+    @Test(arguments: TestBackend.available) func playbackJobsFollowAndWaitBehindPreviews(backend: TestBackend) throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        _ = try queuedDocument(harness, title: "first")
+        let (first, document) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(try harness.queue.complete(first, recording: JobOutcome(previewStatus: .ready, followUp: .playback)))
+        let playback = try #require(try harness.queue.latestJob(documentID: document.id, kind: .playback))
+        #expect(playback.status == .queued && playback.kind == .playback)
+        #expect(try harness.queue.latestJob(documentID: document.id)?.id == first.id, "the latest preview job is still the document's")
+        _ = try queuedDocument(harness, title: "second")
+        let (early, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60, kinds: [.playback]))
+        #expect(early.id == playback.id)
+        try harness.queue.release(early)
+
+        let (preview, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60), "the newer preview job comes first")
+        #expect(preview.kind == .preview)
+        #expect(try harness.queue.lease(worker: "lane", leaseSeconds: 60, kinds: [.preview]) == nil, "a previews-only slot waits")
+        let (taken, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(taken.id == playback.id)
+        #expect(try harness.pipeline.store.index.document(id: document.id)?.status == .done, "a playback job does not move the document's state")
+        _ = try harness.queue.fail(taken, error: PreviewError(.tooLong, "too long"), retryable: false,
+                                   recording: JobOutcome(previewStatus: nil, error: PreviewError(.tooLong, "too long")))
+        let after = try #require(try harness.pipeline.store.index.document(id: document.id))
+        #expect(after.status == .done && after.previewStatus == .ready && after.errorCode == nil, "nor its preview status")
     }
 
     @Test(arguments: TestBackend.available) func releaseGivesTheAttemptBack(backend: TestBackend) throws {

@@ -3,11 +3,23 @@ import PreviewCore
 
 /// What a parent asks a renderer child (one line of work on one file).
 struct RenderCall: Codable {
-    enum Operation: String, Codable { case probe, render, convert }
+    enum Operation: String, Codable {
+        case probe, render, convert
+        /// A video's rendition, written to `output`; a sheet set of scrubbing thumbnails, written into the folder `output`.
+        case transcode, sprites
+
+        /// Whether an answer's bytes follow its header frame (the rest write files, or send only facts).
+        var sendsBytes: Bool { self == .render || self == .convert }
+    }
     var operation: Operation
     var kind: FileKind
     var path: String
     var request: RenderRequest?
+    /// Where a transcode or sprites call writes.
+    var output: String?
+    var renditions: RenditionSettings?
+    /// Wall-clock seconds the call may take, when not the job time (a transcode's follow its video's length).
+    var seconds: Double?
 }
 
 /// What the child answers: the facts, or the image's description (its bytes follow the header
@@ -25,6 +37,8 @@ struct RenderReply: Codable {
         }
     }
     var facts: MediaFacts?
+    var rendition: VideoTranscoding.Rendition?
+    var sprites: ScrubbingSprites.Files?
     var width: Int?
     var height: Int?
     var format: RenderRequest.Format?
@@ -41,6 +55,8 @@ extension RenderReply {
         if let failure { return PreviewError.Code(rawValue: failure.code) != nil && failure.message.count < 4096 }
         switch call.operation {
         case .probe: return bytes == nil
+        case .transcode: return bytes == nil && rendition != nil
+        case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
         case .render:
             let edges = 1...RenderRequest.maxEdge
@@ -56,8 +72,10 @@ enum RenderChannel {
     static let maxMessage = 1 << 20
     /// The largest encoded image: 4096² pixels as an uncompressed PNG is 48 MiB.
     static let maxImage = 64 << 20
-    /// The largest PDF pivot: what a child may write to a file at all (its RLIMIT_FSIZE).
+    /// The largest PDF pivot: what a child may write to a file (its RLIMIT_FSIZE) but during a transcode.
     static let maxPivot = 64 << 20
+    /// The largest rendition a transcode may write.
+    static let maxRendition = 8 << 30
 
     enum Failure: Error {
         /// The other end closed the pipe (the child exited or crashed).

@@ -42,7 +42,8 @@ public enum RendererChild {
             } catch {
                 return 2
             }
-            allowCPU(seconds: limits.jobSeconds)
+            // A transcode's encoder runs on every core: its CPU time is its wall time times those.
+            allowCPU(seconds: call.seconds.map { $0 * Double(ProcessInfo.processInfo.activeProcessorCount) } ?? limits.jobSeconds)
             if hooks { testHook(call) }
             if call.operation == .convert { conversions += 1 }
             var (reply, bytes) = call.operation == .convert ? outcome(of: call, office) : outcome(of: call, renderers)
@@ -87,6 +88,17 @@ public enum RendererChild {
             switch call.operation {
             case .convert:
                 throw PreviewError(.internal, "Conversions are answered by the office converter.")
+            case .transcode:
+                guard let output = call.output else { throw PreviewError(.internal, "A transcode call names no output.") }
+                // The rendition may outgrow what a child writes otherwise; only for this call.
+                setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxRendition), hard: UInt64(RenderChannel.maxRendition))
+                defer { setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition)) }
+                let transcoding = VideoTranscoding(limits: renderers.video.limits, settings: call.renditions ?? RenditionSettings(),
+                                                   timeoutSeconds: call.seconds)
+                return (RenderReply(rendition: try transcoding.transcode(call.path, kind: call.kind, to: output)), nil)
+            case .sprites:
+                guard let output = call.output else { throw PreviewError(.internal, "A sprites call names no output.") }
+                return (RenderReply(sprites: try ScrubbingSprites(limits: renderers.video.limits).write(call.path, kind: call.kind, into: output)), nil)
             case .probe:
                 return (RenderReply(facts: try renderer.probe(call.path)), nil)
             case .render:
@@ -101,7 +113,8 @@ public enum RendererChild {
     /// The network was left before `main`; here the resource limits, then the system-call filter.
     private static func confine(_ limits: Limits) {
         if limits.rendererMemoryBytes > 0 && !underSanitizer { setLimit(RLIMIT_AS, UInt64(limits.rendererMemoryBytes)) }
-        setLimit(RLIMIT_FSIZE, 64 << 20)  // children write only to their pipes
+        // Children write to their pipes, and a rendition's files only during a transcode call.
+        setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition))
         setLimit(RLIMIT_CORE, 0)          // a crash leaves no copy of a stranger's document on disk
         if !underSanitizer { _ = docpreview_restrict_syscalls() }
     }
@@ -115,7 +128,11 @@ public enum RendererChild {
     }
 
     private static func setLimit(_ resource: __rlimit_resource, _ value: UInt64) {
-        var limit = rlimit(rlim_cur: rlim_t(value), rlim_max: rlim_t(value))
+        setLimit(resource, soft: value, hard: value)
+    }
+
+    private static func setLimit(_ resource: __rlimit_resource, soft: UInt64, hard: UInt64) {
+        var limit = rlimit(rlim_cur: rlim_t(soft), rlim_max: rlim_t(hard))
         setrlimit(__rlimit_resource_t(resource.rawValue), &limit)
     }
 

@@ -69,6 +69,21 @@ public final class RendererPool: Sendable {
         return RenderedImage(bytes: bytes, format: format, width: width, height: height, facts: reply.facts ?? MediaFacts())
     }
 
+    /// The rendition of the video at `path`, written to `output` by a child within `seconds`.
+    func transcode(_ path: String, kind: FileKind, to output: String, settings: RenditionSettings,
+                   seconds: Double) throws(PreviewError) -> VideoTranscoding.Rendition {
+        let (reply, _) = try call(RenderCall(operation: .transcode, kind: kind, path: path, output: output, renditions: settings, seconds: seconds))
+        guard let rendition = reply.rendition else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
+        return rendition
+    }
+
+    /// Scrubbing thumbnails of the video at `path`, written into the folder `output` by a child.
+    func sprites(_ path: String, kind: FileKind, into output: String) throws(PreviewError) -> ScrubbingSprites.Files {
+        let (reply, _) = try call(RenderCall(operation: .sprites, kind: kind, path: path, output: output))
+        guard let sprites = reply.sprites else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
+        return sprites
+    }
+
     /// The PDF pivot of an office document, text or CSV file, made by LibreOffice in an office child.
     public func convert(_ path: String, kind: FileKind) throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
         let (reply, bytes) = try call(RenderCall(operation: .convert, kind: kind, path: path, request: nil))
@@ -86,14 +101,15 @@ public final class RendererPool: Sendable {
             call.path = try Self.place(call.path, in: inbox)
         }
         defer { if slot.inbox != nil { unlink(call.path) } }
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(limits.jobSeconds * 1000)))
+        let seconds = call.seconds ?? limits.jobSeconds
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
         var outcome = slot.exchange(call, deadline: deadline)
         // A child that died or was stopped during the call may have been killed from outside (the OOM
         // killer, an operator): the call goes once more to a fresh child before the file is judged.
         if case let .crashed(signal) = outcome {
             logger.warning("renderer child died during a call; trying once more on a fresh one",
                            metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
-            outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(limits.jobSeconds * 1000))))
+            outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000))))
         }
         switch outcome {
         case let .answered(reply, bytes):
@@ -107,7 +123,7 @@ public final class RendererPool: Sendable {
             return (reply, bytes)
         case .timedOut:
             logger.warning("renderer child killed at the deadline", metadata: ["preview.file": "\(call.path)"])
-            throw PreviewError(.timeout, "Processing took longer than \(Int(limits.jobSeconds)) seconds.")
+            throw PreviewError(.timeout, "Processing took longer than \(Int(seconds)) seconds.")
         case let .crashed(signal) where signal == SIGKILL || signal == SIGSTOP:
             // Two children killed or stopped: something outside is at work (memory pressure, an
             // operator), not the file. A transient failure, retried later.
@@ -193,7 +209,7 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
         do throws(RenderChannel.Failure) {
             try RenderChannel.write(call, to: child.input)
             let reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
-            let bytes = reply.failure == nil && call.operation != .probe
+            let bytes = reply.failure == nil && call.operation.sendsBytes
                 ? try RenderChannel.read(from: child.output, limit: call.operation == .convert ? RenderChannel.maxPivot : RenderChannel.maxImage,
                                          deadline: deadline) : nil
             // The child is not trusted: an answer that cannot be right ends it like a malformed one.

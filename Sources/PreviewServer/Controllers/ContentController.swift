@@ -7,10 +7,12 @@ import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
+import PreviewPipeline
 import PreviewStore
 
 /// `GET|HEAD /v1/documents/{id}/content`: a document's original, streamed from its blob, with
-/// byte ranges, checked as it goes.
+/// byte ranges, checked as it goes. `…/renditions/{name}` and `…/trickplay/{file}`: a video's
+/// rendition and scrubbing thumbnails (sheets and WebVTT track), served the same way.
 struct ContentController {
     let documents: DocumentService
     let offload: Offload
@@ -20,6 +22,19 @@ struct ContentController {
         for method in [HTTPRequest.Method.get, .head] {
             routes.add(method, "/v1/documents/:id/content") { request, context in
                 try await content(context.parameters.require("id"), request: request, channel: context.channel)
+            }
+            routes.add(method, "/v1/documents/:id/renditions/:name") { request, context in
+                try await playbackFile(context.parameters.require("id"), request: request, channel: context.channel) { manifest, _ in
+                    guard let rendition = manifest.rendition, rendition.name == context.parameters.get("name") else { return nil }
+                    return (rendition.sha256, rendition.mime)
+                }
+            }
+            routes.add(method, "/v1/documents/:id/trickplay/:file") { request, context in
+                try await playbackFile(context.parameters.require("id"), request: request, channel: context.channel) { manifest, _ in
+                    guard let trickplay = manifest.trickplay, let file = context.parameters.get("file") else { return nil }
+                    if file == PlaybackManifest.Trickplay.trackName { return (trickplay.track, "text/vtt; charset=utf-8") }
+                    return trickplay.sheets[file].map { ($0, "image/jpeg") }
+                }
             }
         }
     }
@@ -31,45 +46,68 @@ struct ContentController {
             let document = try documents.document(id: id)
             return (document, try documents.store.blobs.localFile(for: document.sha256).path)
         }
-        // A missing or shortened original is an error before any header goes out, not a 200 cut short.
+        return try serve(path: path, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
+                         disposition: ContentDisposition.value(inline: request.uri.queryParameters.get("download") == nil
+                                                                   && Self.showsInline(document.kind), fileName: document.filename))
+    }
+
+    /// A file of a video's playback manifest that `pick` names (its blob and type), or `not_found`.
+    func playbackFile(_ id: String, request: Request, channel: (any Channel)?,
+                      pick: @escaping @Sendable (PlaybackManifest, DocumentRecord) -> (BlobHash, String)?) async throws -> Response {
+        let documents = documents
+        let (hash, mime, path) = try await offload.run(.reads) { () throws -> (BlobHash, String, String) in
+            let document = try documents.document(id: id)
+            guard let manifest = try documents.pipeline.playbackManifest(of: document), let (hash, mime) = pick(manifest, document) else {
+                throw APIError(.notFound, "The document has no such playback file (yet).")
+            }
+            return (hash, mime, try documents.store.blobs.localFile(for: hash).path)
+        }
         var file = stat()
-        guard stat(path, &file) == 0, Int(file.st_size) == document.size else {
-            logger.error("a stored original is missing or damaged", metadata: ["preview.document": "\(id)", "preview.sha256": "\(document.sha256)"])
+        guard stat(path, &file) == 0 else { throw APIError(.internal, "The stored file is missing; it cannot be served.") }
+        return try serve(path: path, hash: hash, size: Int(file.st_size), mime: mime, request: request, channel: channel, disposition: "inline")
+    }
+
+    /// Blob `hash` at `path` (`size` bytes, as its row says): whole, or one byte range; `ETag` its
+    /// hash, immutable, never sniffed, never a page of this site.
+    private func serve(path: String, hash: BlobHash, size: Int, mime: String, request: Request, channel: (any Channel)?,
+                       disposition: String) throws -> Response {
+        // A missing or shortened file is an error before any header goes out, not a 200 cut short.
+        var file = stat()
+        guard stat(path, &file) == 0, Int(file.st_size) == size, size > 0 else {
+            logger.error("a stored file is missing or damaged", metadata: ["preview.sha256": "\(hash)"])
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
             throw APIError(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
         }
-        let kind = document.kind
-        let etag = "\"\(document.sha256.hex)\""
+        let etag = "\"\(hash.hex)\""
         var headers: HTTPFields = [
-            .eTag: etag, .acceptRanges: "bytes", .contentType: document.mime,
+            .eTag: etag, .acceptRanges: "bytes", .contentType: mime,
             .cacheControl: "private, max-age=31536000, immutable",
-            .contentDisposition: ContentDisposition.value(
-                inline: request.uri.queryParameters.get("download") == nil && Self.showsInline(kind), fileName: document.filename),
+            .contentDisposition: disposition,
             // Whatever the bytes are, they never run as this site's page: no sniffing, no scripts.
             HTTPField.Name("X-Content-Type-Options")!: "nosniff",
             .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'",
         ]
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        var range = ByteRange(header: request.headers[.range], size: document.size)
+        var range = ByteRange(header: request.headers[.range], size: size)
         if let ifRange = request.headers[.ifRange], ifRange != etag { range = .whole }
         let status: HTTPResponse.Status
         let bytes: ClosedRange<Int>
         switch range {
         case .whole:
-            (status, bytes) = (.ok, 0...(document.size - 1))
+            (status, bytes) = (.ok, 0...(size - 1))
         case let .part(part):
             (status, bytes) = (.partialContent, part)
-            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(document.size)"
+            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(size)"
         case .unsatisfiable:
-            headers[.contentRange] = "bytes */\(document.size)"
+            headers[.contentRange] = "bytes */\(size)"
             Counter(label: "docpreview_content_responses_total", dimensions: [("status", "416")]).increment()
-            throw APIError(.rangeNotSatisfiable, "The range is outside the \(document.size) bytes.", headers: headers)
+            throw APIError(.rangeNotSatisfiable, "The range is outside the \(size) bytes.", headers: headers)
         }
         Counter(label: "docpreview_content_responses_total", dimensions: [("status", "\(status.code)")]).increment()
         headers[.contentLength] = "\(bytes.count)"
         if request.method == .head { return Response(status: status, headers: headers) }
         // The whole file is checked against its name as it streams: a mismatch aborts the response.
-        let expected = range == .whole ? document.sha256 : nil
+        let expected = range == .whole ? hash : nil
         return Response(status: status, headers: headers,
                         body: Self.fileBody(path: path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger))
     }

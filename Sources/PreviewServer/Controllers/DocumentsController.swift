@@ -31,7 +31,7 @@ struct DocumentsController {
         }
         routes.add(.get, "/v1/documents/:id") { _, context in
             let id = try context.parameters.require("id")
-            return try await offload.run(.reads) { try JSON.response(DocumentView(try documents.document(id: id))) }
+            return try await offload.run(.reads) { try JSON.response(try documents.view(of: try documents.document(id: id))) }
         }
         routes.add(.patch, "/v1/documents/:id") { request, context in
             let id = try context.parameters.require("id")

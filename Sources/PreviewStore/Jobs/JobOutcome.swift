@@ -1,24 +1,29 @@
 import PreviewCore
 
 /// What running a job made of its document: its facts, its preview status (with the failure, if
-/// any) and the derivatives made for it. The queue records it with the job's own outcome in one
+/// any), the derivatives made for it and the job that follows. The queue records it with the job's own outcome in one
 /// transaction (``JobQueue/complete(_:recording:)``), so a document is never seen half processed.
 public struct JobOutcome: Sendable {
     /// The document's facts; nil leaves them as they are (a failure before they were learnt).
     public var facts: MediaFacts?
-    public var previewStatus: PreviewStatus
+    /// The document's preview status; nil leaves it (a playback job's outcome).
+    public var previewStatus: PreviewStatus?
     public var error: PreviewError?
     /// Derivatives whose blobs are durable and whose rows are written with the outcome.
     public var derivatives: [NewDerivative]
+    /// A job of this kind queued for the document in the same transaction (a video's playback job).
+    public var followUp: JobRecord.Kind?
 
-    public init(facts: MediaFacts? = nil, previewStatus: PreviewStatus, error: PreviewError? = nil, derivatives: [NewDerivative] = []) {
+    public init(facts: MediaFacts? = nil, previewStatus: PreviewStatus?, error: PreviewError? = nil, derivatives: [NewDerivative] = [],
+                followUp: JobRecord.Kind? = nil) {
         self.facts = facts
         self.previewStatus = previewStatus
         self.error = error
         self.derivatives = derivatives
+        self.followUp = followUp
     }
 
-    /// A failure: the document shows it, nothing else changes.
+    /// A failure of a preview job: the document shows it, nothing else changes.
     public static func failed(_ error: PreviewError) -> JobOutcome { JobOutcome(previewStatus: .failed, error: error) }
 }
 

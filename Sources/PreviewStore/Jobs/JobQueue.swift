@@ -10,9 +10,10 @@ public protocol JobQueue: Sendable {
     /// Indexes `document` as the next version of its (owner, type, title) and queues its job, in one
     /// transaction. The same bytes again return the existing document and its job.
     func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord)
-    /// Takes the next ready job (or one whose lease expired) for `worker`, counting an attempt.
-    /// Jobs whose attempts are spent are failed instead of leased.
-    func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)?
+    /// Takes the next ready job of one of `kinds` (or one whose lease expired) for `worker`,
+    /// counting an attempt: preview jobs before playback jobs, then fairly across owners (see
+    /// ``SQLiteJobQueue``). Jobs whose attempts are spent are failed instead of leased.
+    func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: DocumentRecord)?
     /// Marks the job done and records `outcome` on its document, in one transaction; false when its
     /// lease was lost (the outcome is then the new owner's; only the derivatives are kept, being
     /// right whoever made them).
@@ -26,8 +27,10 @@ public protocol JobQueue: Sendable {
     /// Gives a leased job back untouched (graceful shutdown), uncounting its attempt.
     func release(_ job: JobRecord) throws
     func job(id: Int64) throws -> JobRecord?
-    /// The newest job of a document.
+    /// The newest preview job of a document.
     func latestJob(documentID: String) throws -> JobRecord?
+    /// The newest job of `kind` of a document.
+    func latestJob(documentID: String, kind: JobRecord.Kind) throws -> JobRecord?
     func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord]
     /// Queues a failed job again with a fresh set of attempts; false when it is not failed.
     func retry(id: Int64) throws -> Bool
@@ -42,6 +45,13 @@ public protocol JobQueue: Sendable {
 }
 
 extension JobQueue {
+    /// Takes the next ready job of any kind.
+    public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
+        try lease(worker: worker, leaseSeconds: leaseSeconds, kinds: Set(JobRecord.Kind.allCases))
+    }
+
+    public func latestJob(documentID: String) throws -> JobRecord? { try latestJob(documentID: documentID, kind: .preview) }
+
     /// Marks the job done, its document unchanged.
     @discardableResult
     public func complete(_ job: JobRecord) throws -> Bool { try complete(job, recording: nil) }

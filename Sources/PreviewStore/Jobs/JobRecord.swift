@@ -2,9 +2,22 @@ import Foundation
 import GRDB
 import PreviewCore
 
-/// A unit of work: make one stored document's facts and previews (DESIGN §6).
+/// A unit of work on one stored document (DESIGN §6): its facts and previews, or what its players need.
 public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "jobs"
+
+    /// What a job makes. Preview jobs come first: a thumbnail never waits behind a transcode.
+    public enum Kind: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+        /// Facts, thumbnail (and an office document's pivot): the document's own status follows it.
+        case preview
+        /// A video's rendition and scrubbing thumbnails, queued when its preview job is done.
+        case playback
+
+        /// `kinds` as a list of SQL literals (the enum's own names: nothing a caller sends).
+        public static func literals(_ kinds: Set<Kind>) -> String {
+            kinds.isEmpty ? "NULL" : kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
+        }
+    }
 
     /// `queued`, `processing`, `done`, `failed`.
     public enum Status: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
@@ -19,6 +32,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
 
     public var id: Int64?
     public var documentID: String
+    public var kind: Kind
     public var status: Status
     /// Leases taken so far (counted when taken, so a job that kills its worker still counts).
     public var attempts: Int
@@ -31,7 +45,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     public var updatedAt: Date
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
-        case id, status, attempts
+        case id, kind, status, attempts
         case documentID = "document_id"
         case availableAt = "available_at"
         case leaseOwner = "lease_owner"
@@ -42,10 +56,11 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         case updatedAt = "updated_at"
     }
 
-    public init(id: Int64?, documentID: String, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
+    public init(id: Int64?, documentID: String, kind: Kind = .preview, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
                 leaseExpiresAt: Date? = nil, errorCode: PreviewError.Code? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date) {
         self.id = id
         self.documentID = documentID
+        self.kind = kind
         self.status = status
         self.attempts = attempts
         self.availableAt = availableAt

@@ -16,7 +16,7 @@ public struct SQLiteJobQueue: JobQueue {
     public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
         try index.pool.write { db in
             let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
-            if !inserted, let existing = try latestJob(documentID: stored.id, in: db) { return (stored, existing) }
+            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) { return (stored, existing) }
             let now = Date()
             var job = JobRecord(id: nil, documentID: stored.id, status: .first(for: stored), attempts: 0,
                                 availableAt: now, createdAt: now, updatedAt: now)
@@ -27,10 +27,11 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
+    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: DocumentRecord)? {
         try index.pool.write { db in
             let now = Date()
-            while let candidate = try JobRecord.fetchOne(db, sql: Self.fairest, arguments: Self.statuses(["now": now])) {
+            let sql = Self.fairest.replacingOccurrences(of: ":kinds", with: JobRecord.Kind.literals(kinds))
+            while let candidate = try JobRecord.fetchOne(db, sql: sql, arguments: Self.statuses(["now": now, "preview": JobRecord.Kind.preview])) {
                 var job = candidate
                 job.updatedAt = now
                 if job.attempts >= policy.maxAttempts {
@@ -41,7 +42,7 @@ public struct SQLiteJobQueue: JobQueue {
                     job.errorCode = .internal
                     job.errorMessage = "Processing stopped \(job.attempts) times without finishing; giving up."
                     try job.update(db)
-                    try setDocumentFailed(job, in: db)
+                    if job.kind == .preview { try setDocumentFailed(job, in: db) }
                     continue
                 }
                 job.status = .processing
@@ -56,16 +57,18 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    /// The next job to lease, fairly across owners: of the jobs ready now (queued and due, or
-    /// processing with their lease run out), one of the owner with the fewest jobs running, then the
-    /// oldest. An owner who queued thousands of slow files waits behind nobody else's first file.
+    /// The next job to lease (of the kinds in `:kinds`), fairly across owners: of the jobs ready now
+    /// (queued and due, or processing with their lease run out), a preview job before a playback job,
+    /// then one of the owner with the fewest jobs running, then the oldest. An owner who queued
+    /// thousands of slow files waits behind nobody else's first file, and no thumbnail behind a transcode.
     static let fairest = """
         WITH running AS (
             SELECT d.owner, COUNT(*) AS n FROM jobs r JOIN documents d ON d.id = r.document_id
             WHERE r.status = :processing AND r.lease_expires_at >= :now GROUP BY d.owner)
         SELECT j.* FROM jobs j JOIN documents d ON d.id = j.document_id LEFT JOIN running ON running.owner = d.owner
-        WHERE (j.status = :queued AND j.available_at <= :now) OR (j.status = :processing AND j.lease_expires_at < :now)
-        ORDER BY COALESCE(running.n, 0), j.available_at, j.id LIMIT 1
+        WHERE ((j.status = :queued AND j.available_at <= :now) OR (j.status = :processing AND j.lease_expires_at < :now))
+            AND j.kind IN (:kinds)
+        ORDER BY j.kind <> :preview, COALESCE(running.n, 0), j.available_at, j.id LIMIT 1
         """
 
     /// `arguments` with every status by name (`:queued`, `:processing`, …), so no SQL spells one.
@@ -130,8 +133,8 @@ public struct SQLiteJobQueue: JobQueue {
         try index.pool.read { db in try JobRecord.fetchOne(db, key: id) }
     }
 
-    public func latestJob(documentID: String) throws -> JobRecord? {
-        try index.pool.read { db in try latestJob(documentID: documentID, in: db) }
+    public func latestJob(documentID: String, kind: JobRecord.Kind) throws -> JobRecord? {
+        try index.pool.read { db in try latestJob(documentID: documentID, kind: kind, in: db) }
     }
 
     public func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord] {
@@ -202,8 +205,9 @@ public struct SQLiteJobQueue: JobQueue {
         return current.status == .processing && current.leaseOwner == job.leaseOwner && current.attempts == job.attempts
     }
 
-    private func latestJob(documentID: String, in db: Database) throws -> JobRecord? {
-        try JobRecord.filter(JobRecord.CodingKeys.documentID == documentID).order(JobRecord.CodingKeys.id.desc).fetchOne(db)
+    private func latestJob(documentID: String, kind: JobRecord.Kind, in db: Database) throws -> JobRecord? {
+        try JobRecord.filter(JobRecord.CodingKeys.documentID == documentID && JobRecord.CodingKeys.kind == kind)
+            .order(JobRecord.CodingKeys.id.desc).fetchOne(db)
     }
 
     private func setDocumentFailed(_ job: JobRecord, in db: Database) throws {

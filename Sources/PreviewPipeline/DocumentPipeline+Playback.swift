@@ -1,0 +1,147 @@
+import Foundation
+import PreviewCore
+import PreviewRenderers
+import PreviewStore
+
+/// What a video's playback job made, stored as a small JSON derivative of its own: the rendition
+/// (or why there is none) and the scrubbing thumbnails, each file by its blob. The API lists and
+/// serves the renditions and thumbnails from it; its cache key (source, recipes) is the job's.
+public struct PlaybackManifest: Sendable, Codable, Equatable {
+    public struct Rendition: Sendable, Codable, Equatable {
+        /// The name in its URL (`/renditions/mp4`).
+        public var name: String
+        public var mime: String
+        /// RFC 6381 (`avc1.64001f,mp4a.40.2`).
+        public var codecs: String
+        public var width: Int
+        public var height: Int
+        /// Bits per second over the whole file.
+        public var bitrate: Int
+        public var size: Int
+        public var durationSeconds: Double
+        public var sha256: BlobHash
+    }
+
+    public struct Trickplay: Sendable, Codable, Equatable {
+        /// The track's file name; it names the sheets relative to itself.
+        public static let trackName = ScrubbingSprites.trackName
+        /// The WebVTT track and the sheets it names, by file name.
+        public var track: BlobHash
+        public var sheets: [String: BlobHash]
+        /// The tiles' times and places on the sheets.
+        public var layout: ScrubbingSprites.Files
+    }
+
+    public var rendition: Rendition?
+    /// Why the video has no rendition although it needs one (too long, too large, unreadable).
+    public var renditionError: ErrorEnvelope.Body?
+    public var trickplay: Trickplay?
+}
+
+extension DocumentPipeline {
+    /// The one MP4 rendition's name.
+    public static let renditionName = "mp4"
+
+    /// Whether `document` gets a rendition: a video the players cannot all play as it is (every
+    /// decision but `direct`, and HEVC, which most browsers cannot decode).
+    public static func needsRendition(_ document: DocumentRecord) -> Bool {
+        guard let playback = document.playback else { return false }
+        return playback != .direct || document.codec == "hevc"
+    }
+
+    /// The stored playback manifest of `document`, if its playback job has made one.
+    public func playbackManifest(of document: DocumentRecord) throws(PreviewError) -> PlaybackManifest? {
+        guard document.playback != nil, let record = try cached(key: playbackKey(document.sha256, file: "playback.json")) else { return nil }
+        do {
+            return try JSONDecoder().decode(PlaybackManifest.self, from: Data(try store.blobs.read(record.resultSha256)))
+        } catch {
+            throw PreviewError.storing(error, "The video's playback manifest could not be read.")
+        }
+    }
+
+    /// What a video's playback job comes to: its rendition (when it needs one) and scrubbing
+    /// thumbnails, found in the derivative cache (the same bytes are transcoded once) or made now in
+    /// a renderer child into the staging folder, stored as derivatives whose rows are left to the
+    /// caller's transaction. A rendition refused by the limits is recorded in the manifest, not
+    /// failed: the thumbnails still serve. The document's own status is left as it is.
+    public func playbackOutcome(of document: DocumentRecord) -> JobOutcome {
+        do throws(PreviewError) {
+            let manifestKey = playbackKey(document.sha256, file: "playback.json")
+            if try cached(key: manifestKey) != nil { return JobOutcome(previewStatus: nil) }
+            let folder = store.blobs.stagingFolder.appendingPathComponent("playback-\(UUID().uuidString)")
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw PreviewError.storing(error, "The staging folder could not be used.")
+            }
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let source = try localPath(of: document.sha256)
+            let maker = renderers.playback
+            var manifest = PlaybackManifest()
+            var made: [NewDerivative] = []
+
+            let sprites = try maker.sprites(source, kind: document.kind, into: folder.path)
+            var sheets: [String: BlobHash] = [:]
+            for sheet in sprites.sheets {
+                let stored = try keep(folder.appendingPathComponent(sheet.name), of: document, file: sheet.name, mime: "image/jpeg",
+                                      width: sheet.width, height: sheet.height)
+                sheets[sheet.name] = stored.record.resultSha256
+                made.append(stored)
+            }
+            let track = try keep(folder.appendingPathComponent(sprites.track), of: document, file: sprites.track, mime: "text/vtt",
+                                 width: sprites.tileWidth, height: sprites.tileHeight)
+            made.append(track)
+            manifest.trickplay = .init(track: track.record.resultSha256, sheets: sheets, layout: sprites)
+
+            if Self.needsRendition(document) {
+                let file = folder.appendingPathComponent("rendition.mp4")
+                do {
+                    let rendition = try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path)
+                    let stored = try keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
+                    made.append(stored)
+                    manifest.rendition = .init(name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
+                                               height: rendition.height,
+                                               bitrate: rendition.durationSeconds > 0 ? Int(Double(stored.size * 8) / rendition.durationSeconds) : 0,
+                                               size: stored.size, durationSeconds: rendition.durationSeconds, sha256: stored.record.resultSha256)
+                } catch where error.code.disposition != .internal {
+                    manifest.renditionError = ErrorEnvelope(error).error
+                }
+            }
+            let manifestFile = folder.appendingPathComponent("playback.json")
+            do {
+                try Data(StableJSON.encode(manifest)).write(to: manifestFile)
+            } catch {
+                throw PreviewError.storing(error, "The playback manifest could not be written.")
+            }
+            made.append(try keep(manifestFile, of: document, file: "playback.json", mime: "application/json", width: 0, height: 0))
+            return JobOutcome(previewStatus: nil, derivatives: made)
+        } catch {
+            return JobOutcome(previewStatus: nil, error: error)
+        }
+    }
+
+    /// The cache key of the playback file `file` of source `source`: the source, the file and the
+    /// recipes with the libraries' versions, so new settings or a new encoder make them again.
+    func playbackKey(_ source: BlobHash, file: String) -> String {
+        let maker = renderers.playback
+        let material = "derivative/2\n\(source.hex)\nplayback\n\(file)\n\(maker.renditionRecipe)\n\(maker.spritesRecipe)"
+        return BlobHash.of(Array(material.utf8)).hex
+    }
+
+    /// Stores the made file `url` as a derivative blob; its row is returned for the job's transaction.
+    private func keep(_ url: URL, of document: DocumentRecord, file: String, mime: String, width: Int, height: Int) throws(PreviewError) -> NewDerivative {
+        let hash: BlobHash
+        let size: Int
+        do {
+            let writer = try store.blobs.stage(fileAt: url)
+            size = writer.size
+            hash = try writer.publish(as: .derivative)
+        } catch {
+            throw PreviewError.storing(error, "A playback file could not be stored.")
+        }
+        let record = DerivativeRecord(key: playbackKey(document.sha256, file: file), sourceSha256: document.sha256, operation: "playback",
+                                      parameters: file, renderer: renderers.playback.renditionRecipe, resultSha256: hash,
+                                      width: width, height: height, createdAt: Date())
+        return NewDerivative(record: record, size: size, mime: mime)
+    }
+}

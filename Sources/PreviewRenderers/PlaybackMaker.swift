@@ -1,0 +1,38 @@
+import Foundation
+import PreviewCore
+
+/// A video's playback derivatives — its rendition and its scrubbing thumbnails — made in a
+/// renderer child when the renderers are isolated, else in this process. Both write files (a
+/// rendition is far larger than a reply pipe carries) where the caller says, which the caller
+/// stages and removes.
+public struct PlaybackMaker: Sendable {
+    public var limits: Limits
+    public var settings: RenditionSettings
+    let isolation: RendererPool?
+
+    /// Wall-clock seconds a transcode of `duration` seconds of video may take: the job time, plus
+    /// four times its length (a 720p re-encode at `veryfast` runs at 2–5× real time on two cores).
+    public func transcodeSeconds(duration: Double?) -> Double {
+        limits.jobSeconds + 4 * max(0, duration ?? 0)
+    }
+
+    /// Writes the rendition of the video at `path` to `output` (replaced only when complete).
+    public func transcode(_ path: String, kind: FileKind, duration: Double?, to output: String) throws(PreviewError) -> VideoTranscoding.Rendition {
+        let seconds = transcodeSeconds(duration: duration)
+        guard let isolation else {
+            return try VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds).transcode(path, kind: kind, to: output)
+        }
+        return try isolation.transcode(path, kind: kind, to: output, settings: settings, seconds: seconds)
+    }
+
+    /// Writes the scrubbing thumbnails of the video at `path` into the existing folder `output`.
+    public func sprites(_ path: String, kind: FileKind, into output: String) throws(PreviewError) -> ScrubbingSprites.Files {
+        guard let isolation else { return try ScrubbingSprites(limits: limits).write(path, kind: kind, into: output) }
+        return try isolation.sprites(path, kind: kind, into: output)
+    }
+
+    /// Names the recipe of each derivative (with the libraries' versions): part of its cache key, so
+    /// a new encoder or new settings make them again.
+    public var renditionRecipe: String { "rendition/1 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }
+    public var spritesRecipe: String { "sprites/1 \(VideoRenderer.libraryVersions)" }
+}

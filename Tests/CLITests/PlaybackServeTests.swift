@@ -1,0 +1,168 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PreviewTestSupport
+import Testing
+
+/// A video uploaded to `serve` gets its playback job after its thumbnail: a rendition when the
+/// players need one, and scrubbing thumbnails, made in the renderer children, stored as
+/// derivatives, listed on the document and served with byte ranges.
+@Suite(.serialized) struct PlaybackServeTests {
+    /// 6 s of a moving pattern and a tone, encoded as `encode` says.
+    static func video(_ name: String, _ encode: [String], in folder: TemporaryFolder) throws -> Data {
+        let file = folder.url.appendingPathComponent(name)
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6"]
+                              + encode + [file.path])
+        return try Data(contentsOf: file)
+    }
+
+    /// The document once its playback has settled (a rendition ready or failed, thumbnails listed).
+    static func settled(_ server: ServerProcess, _ id: String) throws -> [String: Any] {
+        for _ in 0..<600 {
+            let json = try server.get("/v1/documents/\(id)").json ?? [:]
+            let renditions = json["renditions"] as? [[String: Any]] ?? []
+            if json["trickplay"] is String, renditions.allSatisfy({ $0["status"] as? String != "pending" }) { return json }
+            usleep(100_000)
+        }
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "playback of \(id) did not settle"])
+    }
+
+    @Test func anAVIGetsARenditionAndThumbnails() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2)
+        let avi = try Self.video("clip.avi", ["-c:v", "mpeg4", "-c:a", "libmp3lame"], in: folder)
+        let uploaded = try server.upload(avi, query: "owner=ana&type=highlight_video&title=Clip&filename=clip.avi")
+        let id = try #require(uploaded.json?["document_id"] as? String, "\(uploaded)")
+        let document = try Self.settled(server, id)
+        #expect(document["playback"] as? String == "transcode")
+        let rendition = try #require((document["renditions"] as? [[String: Any]])?.first)
+        #expect(rendition["status"] as? String == "ready" && rendition["name"] as? String == "mp4" && rendition["mime"] as? String == "video/mp4")
+        #expect((rendition["codecs"] as? String)?.hasPrefix("avc1.64") == true && rendition["height"] as? Int == 360)
+        #expect((rendition["bitrate"] as? Int ?? 0) > 0 && (rendition["size"] as? Int ?? 0) > 0)
+        #expect(document["hls"] is NSNull)
+
+        // Served like an original: ranges, HEAD, ETag, nosniff.
+        let url = try #require(rendition["url"] as? String)
+        var ranged = URLRequest(url: URL(string: server.base + url)!)
+        ranged.setValue("bytes=0-99", forHTTPHeaderField: "Range")
+        let (partial, response) = try Self.fetch(ranged)
+        #expect(response.statusCode == 206 && partial.count == 100)
+        #expect(response.value(forHTTPHeaderField: "Content-Range") == "bytes 0-99/\(rendition["size"] as? Int ?? 0)")
+        #expect(response.value(forHTTPHeaderField: "X-Content-Type-Options") == "nosniff" && response.value(forHTTPHeaderField: "ETag") != nil)
+        let (whole, _) = try Self.fetch(URLRequest(url: URL(string: server.base + url)!))
+        let file = folder.url.appendingPathComponent("rendition.mp4")
+        try whole.write(to: file)
+        let probe = try MediaTools.probe(file)
+        #expect(probe.video?.codec_name == "h264" && probe.audio?.codec_name == "mp3" && abs((probe.durationSeconds ?? 0) - 6) < 0.1)
+
+        // The thumbnails track names its sheets relative to itself, and they are there.
+        let trackURL = try #require(document["trickplay"] as? String)
+        let (track, trackResponse) = try Self.fetch(URLRequest(url: URL(string: server.base + trackURL)!))
+        #expect(trackResponse.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/vtt") == true)
+        let text = String(decoding: track, as: UTF8.self)
+        #expect(text.hasPrefix("WEBVTT") && text.contains("sprite-0.jpg#xywh=0,0,240,136"))
+        let sheetURL = URL(string: server.base + trackURL)!.deletingLastPathComponent().appendingPathComponent("sprite-0.jpg")
+        let (sheet, sheetResponse) = try Self.fetch(URLRequest(url: sheetURL))
+        #expect(sheetResponse.statusCode == 200 && sheet.starts(with: [0xFF, 0xD8]))
+        #expect(try server.get("/v1/documents/\(id)/renditions/hls").status == 404)
+
+        // The viewer plays the rendition (the original after it) and shows the filmstrip, each frame a
+        // link that starts the video there.
+        let (page, _) = try Self.fetch(URLRequest(url: URL(string: server.base + "/ui/documents/\(id)")!))
+        let html = String(decoding: page, as: UTF8.self)
+        #expect(html.contains("<source src=\"/v1/documents/\(id)/renditions/mp4\" type='video/mp4; codecs=\"avc1.64"))
+        #expect(html.contains("<source src=\"/v1/documents/\(id)/content\""))
+        #expect(html.contains("class=\"filmstrip\"") && html.contains("href=\"/v1/documents/\(id)/renditions/mp4#t=5\""))
+    }
+
+    /// An H.264 MP4 plays as it is: no rendition, thumbnails only; its statistics count what was made.
+    @Test func aPlayableVideoGetsThumbnailsOnly() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
+        let uploaded = try server.upload(Data(contentsOf: Fixtures.sample("video-h264.mp4")), query: "owner=ana&title=Direct&filename=direct.mp4")
+        let id = try #require(uploaded.json?["document_id"] as? String)
+        let document = try Self.settled(server, id)
+        #expect(document["playback"] as? String == "direct" && (document["renditions"] as? [Any])?.isEmpty == true)
+        #expect(document["status"] as? String == "done" && document["preview_status"] as? String == "ready")
+    }
+
+    /// 40 s of 720p MPEG-4 Part 2 + MP3: a transcode of several seconds.
+    static func longAVI(in folder: TemporaryFolder) throws -> Data {
+        let file = folder.url.appendingPathComponent("long.avi")
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=40", "-f", "lavfi", "-i", "sine=duration=40",
+                               "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path])
+        return try Data(contentsOf: file)
+    }
+
+    /// Lanes: with two worker slots, a photo uploaded while a video is being transcoded gets its
+    /// thumbnail at once, not after the transcode.
+    @Test func aThumbnailDoesNotWaitBehindATranscode() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2)
+        let video = try #require(try server.upload(try Self.longAVI(in: folder), query: "owner=ana&title=Long&filename=long.avi").json?["document_id"] as? String)
+        for _ in 0..<300 where try server.get("/v1/documents/\(video)").json?["status"] as? String != "done" { usleep(50_000) }
+        let photo = try #require(try server.upload(Data(contentsOf: Fixtures.sample("image.webp")), query: "owner=bo&title=Photo&filename=p.webp")
+            .json?["document_id"] as? String)
+        for _ in 0..<100 where try server.get("/v1/documents/\(photo)").json?["status"] as? String != "done" { usleep(50_000) }
+        #expect(try server.get("/v1/documents/\(photo)").json?["status"] as? String == "done")
+        let rendition = (try server.get("/v1/documents/\(video)").json?["renditions"] as? [[String: Any]])?.first
+        #expect(rendition?["status"] as? String == "pending", "the transcode was still running when the photo was done: \(rendition ?? [:])")
+        #expect((try Self.settled(server, video)["renditions"] as? [[String: Any]])?.first?["status"] as? String == "ready")
+    }
+
+    /// A server killed mid-transcode (its renderer children die with it) leaves no rendition behind;
+    /// after a restart the playback job runs again and the rendition is whole.
+    @Test func aTranscodeCutByAKillIsMadeAgainAfterTheRestart() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        var server: ServerProcess? = try ServerProcess(store: store, workers: 1)
+        let id = try #require(try server!.upload(try Self.longAVI(in: folder), query: "owner=ana&title=Long&filename=long.avi").json?["document_id"] as? String)
+        // Killed once the transcode is writing: a staged rendition exists.
+        let staging = folder.url.appendingPathComponent("store/tmp")
+        func stagedRenditions() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? []).filter { $0.hasPrefix("playback-") }
+                .compactMap { try? FileManager.default.contentsOfDirectory(atPath: staging.appendingPathComponent($0).path) }.flatMap { $0 }
+                .filter { $0.hasPrefix("rendition.mp4") }
+        }
+        for _ in 0..<400 where stagedRenditions().isEmpty { usleep(25_000) }
+        #expect(!stagedRenditions().isEmpty, "the transcode started")
+        kill(server!.process.processIdentifier, SIGKILL)
+        server!.process.waitUntilExit()
+        server = nil
+        let restarted = try ServerProcess(store: store, workers: 1)
+        let rendition = try #require((try Self.settled(restarted, id)["renditions"] as? [[String: Any]])?.first)
+        #expect(rendition["status"] as? String == "ready")
+        let (whole, _) = try Self.fetch(URLRequest(url: URL(string: restarted.base + (rendition["url"] as? String ?? ""))!))
+        let file = folder.url.appendingPathComponent("rendition.mp4")
+        try whole.write(to: file)
+        #expect(abs((try MediaTools.probe(file).durationSeconds ?? 0) - 40) < 0.1, "the rendition is whole")
+        // What the killed transcode staged is swept by gc like any interrupted write.
+        kill(restarted.process.processIdentifier, SIGTERM)
+        restarted.process.waitUntilExit()
+        #expect(try DocPreviewProcess.run(["gc", "--store", store, "--grace", "0"]).status == 0)
+        let left = try FileManager.default.contentsOfDirectory(atPath: staging.path)
+        #expect(left.isEmpty, "left in the staging folder: \(left)")
+        #expect(try DocPreviewProcess.run(["verify", "--store", store]).status == 0)
+    }
+
+    static func fetch(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
+        let box = FetchBox()
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            box.value = (data ?? Data(), response as? HTTPURLResponse)
+            done.signal()
+        }.resume()
+        done.wait()
+        guard let response = box.value?.1 else { throw URLError(.badServerResponse) }
+        return (box.value?.0 ?? Data(), response)
+    }
+}
+
+private final class FetchBox: @unchecked Sendable {  // written once by URLSession's callback, read after the semaphore
+    var value: (Data, HTTPURLResponse?)?
+}
