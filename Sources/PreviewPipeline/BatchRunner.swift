@@ -43,12 +43,16 @@ public struct BatchRunner: Sendable {
     public var jobs: Int
     public var owner: String
     public var type: DocumentType?
+    /// Videos also get their playback derivatives (rendition, scrubbing thumbnails), as a queue
+    /// worker's playback job makes them, in the same slot right after their thumbnail.
+    public var renditions: Bool
 
-    public init(pipeline: DocumentPipeline, jobs: Int, owner: String = "", type: DocumentType? = nil) {
+    public init(pipeline: DocumentPipeline, jobs: Int, owner: String = "", type: DocumentType? = nil, renditions: Bool = false) {
         self.pipeline = pipeline
         self.jobs = max(1, jobs)
         self.owner = owner
         self.type = type
+        self.renditions = renditions
     }
 
     /// Ingests the files under `folder`, `jobs` at a time on the renders lane of an ``Offload`` of
@@ -57,7 +61,7 @@ public struct BatchRunner: Sendable {
         let started = ContinuousClock.now
         let (entries, skipped) = try DirectoryWalker.walk(folder)
         let offload = Offload(reads: 1, writes: 1, renders: jobs)
-        let (pipeline, owner, type) = (pipeline, owner, type)
+        let (pipeline, owner, type, renditions) = (pipeline, owner, type, renditions)
         var found = [IngestOutcome?](repeating: nil, count: entries.count)
         try await withThrowingTaskGroup(of: (Int, IngestOutcome).self) { group in
             // A window of `jobs` files in flight, the next one added as one finishes.
@@ -67,7 +71,8 @@ public struct BatchRunner: Sendable {
                 return {
                     let labels = DocumentLabels(owner: owner, type: type, foundAt: entry.relativePath, filename: entry.url.lastPathComponent)
                     return (index, try await offload.run(.renders) {
-                        pipeline.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file)
+                        let outcome = pipeline.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file)
+                        return renditions ? pipeline.addingPlayback(to: outcome) : outcome
                     })
                 }
             }

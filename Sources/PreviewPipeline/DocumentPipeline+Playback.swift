@@ -120,6 +120,32 @@ extension DocumentPipeline {
         }
     }
 
+    /// `outcome` of an ingested file with, for a video, its playback derivatives made (or found) and
+    /// recorded: `batch --renditions`.
+    public func addingPlayback(to outcome: IngestOutcome) -> IngestOutcome {
+        var outcome = outcome
+        guard outcome.status == .ok, let id = outcome.documentID, let document = try? store.index.document(id: id),
+              let decision = document.playback else { return outcome }
+        outcome.playback = decision
+        let made = playbackOutcome(of: document)
+        do throws(PreviewError) {
+            try settle(document, with: made)
+            guard Self.needsRendition(document) else {
+                outcome.rendition = .init(status: "not_needed")
+                return outcome
+            }
+            let manifest = try playbackManifest(of: document)
+            if let rendition = manifest?.rendition {
+                outcome.rendition = .init(status: "ready", size: rendition.size, codecs: rendition.codecs)
+            } else {
+                outcome.rendition = .init(status: "failed", error: manifest?.renditionError)
+            }
+        } catch {
+            outcome.rendition = .init(status: "failed", error: ErrorEnvelope(error).error)
+        }
+        return outcome
+    }
+
     /// The cache key of the playback file `file` of source `source`: the source, the file and the
     /// recipes with the libraries' versions, so new settings or a new encoder make them again.
     func playbackKey(_ source: BlobHash, file: String) -> String {

@@ -29,9 +29,21 @@ public struct IngestOutcome: Sendable, Encodable {
     public var documentID: String?
     /// True when the store already held this exact document and preview (a resumed run).
     public var reused = false
+    /// For a video with `batch --renditions`: its playback decision and what became of its rendition.
+    public var playback: Playback?
+    public var rendition: RenditionOutcome?
+
+    /// `ready` (with the rendition's size and codecs), `not_needed` (the original plays everywhere)
+    /// or `failed` (with the reason).
+    public struct RenditionOutcome: Sendable, Encodable {
+        public var status: String
+        public var size: Int?
+        public var codecs: String?
+        public var error: ErrorEnvelope.Body?
+    }
 
     enum CodingKeys: String, CodingKey {
-        case path, sha256, kind, mime, status, error, preview, pages, ms, reused
+        case path, sha256, kind, mime, status, error, preview, pages, ms, reused, playback, rendition
         case durationSeconds = "duration_s"
         case documentID = "document_id"
     }

@@ -26,6 +26,9 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write an HTML contact sheet here.", valueName: "file.html"))
     var html: String?
 
+    @Flag(help: "Also make videos' renditions and scrubbing thumbnails (as the queue's playback jobs do).")
+    var renditions = false
+
     @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
@@ -44,7 +47,7 @@ struct BatchCommand: AsyncParsableCommand {
         }
         let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8,
                                         isolation: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli), logger: .cli)
-        let runner = BatchRunner(pipeline: pipeline, jobs: jobs, owner: owner, type: type)
+        let runner = BatchRunner(pipeline: pipeline, jobs: jobs, owner: owner, type: type, renditions: renditions)
         let bar = ProgressBar()
         let result = try await runner.run(folder) { bar.update($0) }
         bar.finish()

@@ -85,3 +85,33 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).allSatisfy { !$0.contains("partial") })
     }
 }
+
+/// `batch --renditions`: videos get their playback derivatives in the batch, as the queue's
+/// playback jobs make them, and the report says what became of each rendition.
+@Suite struct BatchRenditionTests {
+    @Test func videosGetRenditionsInTheBatch() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = folder.url.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3", "-f", "lavfi", "-i", "sine=duration=3",
+                               "-c:v", "mpeg4", "-c:a", "libmp3lame", input.appendingPathComponent("clip.avi").path])
+        try FileManager.default.copyItem(at: Fixtures.sample("video-h264.mp4"), to: input.appendingPathComponent("direct.mp4"))
+        try FileManager.default.copyItem(at: Fixtures.sample("image.webp"), to: input.appendingPathComponent("photo.webp"))
+        let report = folder.url.appendingPathComponent("report.json")
+        let store = folder.url.appendingPathComponent("store").path
+        let result = try DocPreviewProcess.run(["batch", input.path, "--store", store, "--renditions", "--report", report.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])?["files"] as? [[String: Any]])
+        func entry(_ name: String) -> [String: Any] { files.first { ($0["path"] as? String)?.hasSuffix(name) == true } ?? [:] }
+        #expect(entry("clip.avi")["playback"] as? String == "transcode")
+        let rendition = entry("clip.avi")["rendition"] as? [String: Any]
+        #expect(rendition?["status"] as? String == "ready" && (rendition?["size"] as? Int ?? 0) > 0, "\(rendition ?? [:])")
+        #expect(entry("direct.mp4")["playback"] as? String == "direct")
+        #expect((entry("direct.mp4")["rendition"] as? [String: Any])?["status"] as? String == "not_needed")
+        #expect(entry("photo.webp")["rendition"] == nil)
+        // Statistics count the rendition and thumbnails among the derivatives.
+        let stats = try #require(try DocPreviewProcess.run(["stats", "--store", store, "--json"]).json)
+        #expect((stats["preview_bytes"] as? Int ?? 0) > (rendition?["size"] as? Int ?? .max))
+    }
+}
