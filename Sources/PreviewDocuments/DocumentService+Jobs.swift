@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import PreviewCore
 import PreviewPipeline
 import PreviewStore
@@ -34,8 +35,12 @@ extension DocumentService {
                               size: made.size, url: "\(base)/renditions/\(made.name)", status: "ready")
             } else if let refused = manifest?.renditionError {
                 (entry.status, entry.error) = ("failed", refused)
-            } else if let job = try queue.latestJob(documentID: document.id, kind: .playback), job.status == .failed {
-                (entry.status, entry.error) = ("failed", job.errorCode.map { ErrorEnvelope.Body(code: $0.rawValue, message: job.errorMessage ?? "") })
+            } else if let job = try queue.latestJob(documentID: document.id, kind: .playback) {
+                if job.status == .failed {
+                    (entry.status, entry.error) = ("failed", job.errorCode.map { ErrorEnvelope.Body(code: $0.rawValue, message: job.errorMessage ?? "") })
+                } else if job.status == .processing {
+                    entry.progress = job.progress.map { Int(($0 * 100).rounded(.down)) }
+                }
             }
             renditions.append(entry)
         }
@@ -50,6 +55,7 @@ extension DocumentService {
     /// What `job` makes of `document`: for a preview job its facts and thumbnail, or its failure
     /// (``DocumentPipeline/outcome(of:)``), with a playback job to follow for a video; for a playback
     /// job its rendition and scrubbing thumbnails (``DocumentPipeline/playbackOutcome(of:)``).
+    /// A playback job's transcode reports its progress on the job's row now and then (every 5 %).
     public func outcome(of job: JobRecord, _ document: DocumentRecord) -> JobOutcome {
         switch job.kind {
         case .preview:
@@ -57,7 +63,17 @@ extension DocumentService {
             if outcome.error == nil, outcome.facts?.playback != nil { outcome.followUp = .playback }
             return outcome
         case .playback:
-            return pipeline.playbackOutcome(of: document)
+            var reported = 0.0
+            return pipeline.playbackOutcome(of: document) { fraction in
+                guard fraction - reported >= 0.05 || fraction == 1 else { return }
+                reported = fraction
+                Gauge(label: "docpreview_playback_progress_ratio").record(fraction)
+                do {
+                    try queue.reportProgress(job, fraction: fraction)
+                } catch {
+                    pipeline.logger.warning("could not record a transcode's progress", metadata: ["preview.error": "\(error)"])
+                }
+            }
         }
     }
 

@@ -81,8 +81,8 @@ public struct DocumentView: Encodable, Sendable {
 }
 
 /// A video's playback in `GET /v1/documents/{id}`: `renditions` (each with its `status`: `ready`,
-/// `pending`, or `failed` with the reason), the WebVTT `trickplay` track of its scrubbing
-/// thumbnails, and `hls` (null: no ladder is made for stored videos yet).
+/// `pending` with its `progress` once its transcode runs, or `failed` with the reason), the WebVTT
+/// `trickplay` track of its scrubbing thumbnails, and `hls` (null: no ladder is made for stored videos yet).
 public struct PlaybackView: Encodable, Sendable {
     public struct Rendition: Encodable, Sendable {
         public var name: String
@@ -94,6 +94,8 @@ public struct PlaybackView: Encodable, Sendable {
         public var size: Int?
         public var url: String?
         public var status: String
+        /// While it is being made: percent done.
+        public var progress: Int?
         public var error: ErrorEnvelope.Body?
     }
 

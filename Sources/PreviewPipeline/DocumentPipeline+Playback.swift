@@ -64,7 +64,7 @@ extension DocumentPipeline {
     /// a renderer child into the staging folder, stored as derivatives whose rows are left to the
     /// caller's transaction. A rendition refused by the limits is recorded in the manifest, not
     /// failed: the thumbnails still serve. The document's own status is left as it is.
-    public func playbackOutcome(of document: DocumentRecord) -> JobOutcome {
+    public func playbackOutcome(of document: DocumentRecord, progress: (Double) -> Void = { _ in }) -> JobOutcome {
         do throws(PreviewError) {
             let manifestKey = playbackKey(document.sha256, file: "playback.json")
             if try cached(key: manifestKey) != nil { return JobOutcome(previewStatus: nil) }
@@ -96,7 +96,8 @@ extension DocumentPipeline {
             if Self.needsRendition(document) {
                 let file = folder.appendingPathComponent("rendition.mp4")
                 do {
-                    let rendition = try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path)
+                    let rendition = try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path,
+                                                        progress: progress)
                     let stored = try keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
                     made.append(stored)
                     manifest.rendition = .init(name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,

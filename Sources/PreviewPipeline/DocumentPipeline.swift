@@ -12,7 +12,7 @@ public struct DocumentPipeline: Sendable {
     public let store: Store
     public let configuration: Configuration
     public let renderers: Renderers
-    let logger: Logger
+    public let logger: Logger
     /// When on-demand previews were last marked used and the store's preview budget last checked.
     let previewUse = PreviewUse()
 

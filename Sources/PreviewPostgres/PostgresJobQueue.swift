@@ -48,7 +48,7 @@ public struct PostgresJobQueue: JobQueue {
                     UPDATE documents d SET preview_status = \(PreviewStatus.failed.rawValue), error_code = spent.error_code,
                         error_message = spent.error_message FROM spent WHERE d.id = spent.document_id
                         AND spent.kind = \(unescaped: JobRecord.Kind.literals([.preview])))
-                UPDATE jobs SET status = \(unescaped: Self.literal(.processing)), attempts = attempts + 1, lease_owner = \(worker),
+                UPDATE jobs SET status = \(unescaped: Self.literal(.processing)), attempts = attempts + 1, lease_owner = \(worker), progress = NULL,
                     lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
                 WHERE id = (SELECT j.id FROM jobs j JOIN documents d ON d.id = j.document_id
                             LEFT JOIN (SELECT o.owner, COUNT(*) AS n FROM jobs r JOIN documents o ON o.id = r.document_id
@@ -126,6 +126,13 @@ public struct PostgresJobQueue: JobQueue {
         let held = try update()
         if let outcome { try PostgresWrites(session).record(outcome, documentID: job.documentID, onDocument: held) }
         return held
+    }
+
+    public func reportProgress(_ job: JobRecord, fraction: Double) throws {
+        try connections.query("""
+            UPDATE jobs SET progress = \(fraction) WHERE id = \(job.id) AND status = \(unescaped: Self.literal(.processing))
+            AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts)
+            """)
     }
 
     public func release(_ job: JobRecord) throws {

@@ -50,6 +50,7 @@ extension JobRecord {
                   leaseOwner: try row["lease_owner"].decode(String?.self),
                   leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self),
                   errorCode: try row.decodeIfPresent("error_code", as: PreviewError.Code.self), errorMessage: try row["error_message"].decode(String?.self),
+                  progress: try row["progress"].decode(Double?.self),
                   createdAt: try row["created_at"].decode(Date.self), updatedAt: try row["updated_at"].decode(Date.self))
     }
 }

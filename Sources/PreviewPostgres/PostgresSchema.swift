@@ -87,6 +87,7 @@ enum PostgresSchema {
             function("documents_job_inserted", JobLifecycle.jobChanged, returning: "NULL"),
             function("documents_job_changed", JobLifecycle.jobChanged, returning: "NULL"),
         ]),
+        ("v10-job-progress", ["ALTER TABLE jobs ADD COLUMN progress double precision"]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

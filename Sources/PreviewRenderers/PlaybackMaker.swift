@@ -16,13 +16,16 @@ public struct PlaybackMaker: Sendable {
         limits.jobSeconds + 4 * max(0, duration ?? 0)
     }
 
-    /// Writes the rendition of the video at `path` to `output` (replaced only when complete).
-    public func transcode(_ path: String, kind: FileKind, duration: Double?, to output: String) throws(PreviewError) -> VideoTranscoding.Rendition {
+    /// Writes the rendition of the video at `path` to `output` (replaced only when complete),
+    /// telling `progress` the fraction done as it advances.
+    public func transcode(_ path: String, kind: FileKind, duration: Double?, to output: String,
+                          progress: (Double) -> Void = { _ in }) throws(PreviewError) -> VideoTranscoding.Rendition {
         let seconds = transcodeSeconds(duration: duration)
         guard let isolation else {
-            return try VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds).transcode(path, kind: kind, to: output)
+            return try VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds)
+                .transcode(path, kind: kind, to: output, progress: progress)
         }
-        return try isolation.transcode(path, kind: kind, to: output, settings: settings, seconds: seconds)
+        return try isolation.transcode(path, kind: kind, to: output, settings: settings, seconds: seconds, progress: progress)
     }
 
     /// Writes the scrubbing thumbnails of the video at `path` into the existing folder `output`.

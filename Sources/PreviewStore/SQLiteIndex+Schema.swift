@@ -130,6 +130,9 @@ extension SQLiteIndex {
             try trigger("documents_job_inserted", "AFTER INSERT ON jobs", JobLifecycle.jobChanged, in: db)
             try trigger("documents_job_changed", "AFTER UPDATE OF status ON jobs", JobLifecycle.jobChanged, in: db)
         }
+        migrator.registerMigration("v10-job-progress") { db in
+            try db.alter(table: "jobs") { t in t.add(column: "progress", .double) }
+        }
         return migrator
     }
 

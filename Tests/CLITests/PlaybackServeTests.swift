@@ -111,6 +111,15 @@ import Testing
         #expect(try server.get("/v1/documents/\(photo)").json?["status"] as? String == "done")
         let rendition = (try server.get("/v1/documents/\(video)").json?["renditions"] as? [[String: Any]])?.first
         #expect(rendition?["status"] as? String == "pending", "the transcode was still running when the photo was done: \(rendition ?? [:])")
+        // The running transcode tells how far it has come.
+        var seen: [Int] = []
+        for _ in 0..<400 {
+            let entry = (try server.get("/v1/documents/\(video)").json?["renditions"] as? [[String: Any]])?.first
+            if entry?["status"] as? String != "pending" { break }
+            if let percent = entry?["progress"] as? Int, percent != seen.last { seen.append(percent) }
+            usleep(25_000)
+        }
+        #expect(!seen.isEmpty && seen == seen.sorted() && seen.allSatisfy { (0...100).contains($0) }, "progress seen: \(seen)")
         #expect((try Self.settled(server, video)["renditions"] as? [[String: Any]])?.first?["status"] as? String == "ready")
     }
 

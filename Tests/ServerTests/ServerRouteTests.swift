@@ -624,7 +624,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(playback.status == .queued && playback.kind == .playback)
         #expect(try harness.queue.latestJob(documentID: document.id)?.id == first.id, "the latest preview job is still the document's")
         _ = try queuedDocument(harness, title: "second")
-        let (early, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60, kinds: [.playback]))
+        let (early, _) = try #require(try harness.queue.lease(worker: "early", leaseSeconds: 60, kinds: [.playback]))
         #expect(early.id == playback.id)
         try harness.queue.release(early)
 
@@ -634,6 +634,9 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let (taken, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
         #expect(taken.id == playback.id)
         #expect(try harness.pipeline.store.index.document(id: document.id)?.status == .done, "a playback job does not move the document's state")
+        try harness.queue.reportProgress(taken, fraction: 0.5)
+        try harness.queue.reportProgress(early, fraction: 0.9)
+        #expect(try harness.queue.job(id: taken.id!)?.progress == 0.5, "only the lease's holder reports progress")
         _ = try harness.queue.fail(taken, error: PreviewError(.tooLong, "too long"), retryable: false,
                                    recording: JobOutcome(previewStatus: nil, error: PreviewError(.tooLong, "too long")))
         let after = try #require(try harness.pipeline.store.index.document(id: document.id))

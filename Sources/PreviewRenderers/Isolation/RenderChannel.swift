@@ -37,6 +37,8 @@ struct RenderReply: Codable {
         }
     }
     var facts: MediaFacts?
+    /// A transcode's fraction done (0–1), sent before its answer as often as it advances by a percent.
+    var progress: Double?
     var rendition: VideoTranscoding.Rendition?
     var sprites: ScrubbingSprites.Files?
     var width: Int?

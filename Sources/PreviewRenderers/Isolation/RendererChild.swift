@@ -95,7 +95,11 @@ public enum RendererChild {
                 defer { setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition)) }
                 let transcoding = VideoTranscoding(limits: renderers.video.limits, settings: call.renditions ?? RenditionSettings(),
                                                    timeoutSeconds: call.seconds)
-                return (RenderReply(rendition: try transcoding.transcode(call.path, kind: call.kind, to: output)), nil)
+                let rendition = try transcoding.transcode(call.path, kind: call.kind, to: output) { fraction in
+                    // A parent that went away ends the child at its next read.
+                    try? RenderChannel.write(RenderReply(progress: fraction), to: 1)
+                }
+                return (RenderReply(rendition: rendition), nil)
             case .sprites:
                 guard let output = call.output else { throw PreviewError(.internal, "A sprites call names no output.") }
                 return (RenderReply(sprites: try ScrubbingSprites(limits: renderers.video.limits).write(call.path, kind: call.kind, into: output)), nil)

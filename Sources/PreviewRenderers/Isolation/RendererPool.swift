@@ -70,9 +70,10 @@ public final class RendererPool: Sendable {
     }
 
     /// The rendition of the video at `path`, written to `output` by a child within `seconds`.
-    func transcode(_ path: String, kind: FileKind, to output: String, settings: RenditionSettings,
-                   seconds: Double) throws(PreviewError) -> VideoTranscoding.Rendition {
-        let (reply, _) = try call(RenderCall(operation: .transcode, kind: kind, path: path, output: output, renditions: settings, seconds: seconds))
+    func transcode(_ path: String, kind: FileKind, to output: String, settings: RenditionSettings, seconds: Double,
+                   progress: (Double) -> Void) throws(PreviewError) -> VideoTranscoding.Rendition {
+        let call = RenderCall(operation: .transcode, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
+        let (reply, _) = try self.call(call, progress: progress)
         guard let rendition = reply.rendition else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return rendition
     }
@@ -91,7 +92,7 @@ public final class RendererPool: Sendable {
         return (bytes, reply.facts ?? MediaFacts())
     }
 
-    private func call(_ call: RenderCall) throws(PreviewError) -> (RenderReply, [UInt8]?) {
+    private func call(_ call: RenderCall, progress: (Double) -> Void = { _ in }) throws(PreviewError) -> (RenderReply, [UInt8]?) {
         callCount.add(1, ordering: .relaxed)
         let slot = choose(for: call, among: call.operation == .convert ? officeSlots : slots)
         defer { slot.lock.unlock() }
@@ -103,13 +104,13 @@ public final class RendererPool: Sendable {
         defer { if slot.inbox != nil { unlink(call.path) } }
         let seconds = call.seconds ?? limits.jobSeconds
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
-        var outcome = slot.exchange(call, deadline: deadline)
+        var outcome = slot.exchange(call, deadline: deadline, progress: progress)
         // A child that died or was stopped during the call may have been killed from outside (the OOM
         // killer, an operator): the call goes once more to a fresh child before the file is judged.
         if case let .crashed(signal) = outcome {
             logger.warning("renderer child died during a call; trying once more on a fresh one",
                            metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
-            outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000))))
+            outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000))), progress: progress)
         }
         switch outcome {
         case let .answered(reply, bytes):
@@ -194,7 +195,7 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
     /// Sends `call` and waits for the answer until `deadline`. Must hold `lock`. A child that died
     /// while idle is replaced first, so its death is never blamed on this call; one found stopped
     /// at the deadline counts as dead (`SIGSTOP`), not as a file that took too long.
-    func exchange(_ call: RenderCall, deadline: ContinuousClock.Instant) -> Outcome {
+    func exchange(_ call: RenderCall, deadline: ContinuousClock.Instant, progress: (Double) -> Void) -> Outcome {
         if let idle = child, !idle.isRunning {
             idle.kill()
             child = nil
@@ -208,7 +209,13 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
         self.child = child
         do throws(RenderChannel.Failure) {
             try RenderChannel.write(call, to: child.input)
-            let reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
+            var reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
+            // A transcode tells how far it has come before it answers.
+            while call.operation == .transcode, let fraction = reply.progress, reply.rendition == nil, reply.failure == nil {
+                guard (0...1).contains(fraction) else { throw .malformed }
+                progress(fraction)
+                reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
+            }
             let bytes = reply.failure == nil && call.operation.sendsBytes
                 ? try RenderChannel.read(from: child.output, limit: call.operation == .convert ? RenderChannel.maxPivot : RenderChannel.maxImage,
                                          deadline: deadline) : nil

@@ -24,6 +24,8 @@ public protocol JobQueue: Sendable {
     /// the lease was lost).
     @discardableResult
     func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) throws -> JobRecord
+    /// Records how far `job` has come (0–1) while its worker still holds the lease.
+    func reportProgress(_ job: JobRecord, fraction: Double) throws
     /// Gives a leased job back untouched (graceful shutdown), uncounting its attempt.
     func release(_ job: JobRecord) throws
     func job(id: Int64) throws -> JobRecord?

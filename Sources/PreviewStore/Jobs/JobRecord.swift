@@ -41,11 +41,13 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     public var leaseExpiresAt: Date?
     public var errorCode: PreviewError.Code?
     public var errorMessage: String?
+    /// How far a running playback job has come, 0–1, as its worker last reported it.
+    public var progress: Double?
     public var createdAt: Date
     public var updatedAt: Date
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
-        case id, kind, status, attempts
+        case id, kind, status, attempts, progress
         case documentID = "document_id"
         case availableAt = "available_at"
         case leaseOwner = "lease_owner"
@@ -57,7 +59,8 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     }
 
     public init(id: Int64?, documentID: String, kind: Kind = .preview, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
-                leaseExpiresAt: Date? = nil, errorCode: PreviewError.Code? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date) {
+                leaseExpiresAt: Date? = nil, errorCode: PreviewError.Code? = nil, errorMessage: String? = nil, progress: Double? = nil,
+                createdAt: Date, updatedAt: Date) {
         self.id = id
         self.documentID = documentID
         self.kind = kind
@@ -68,6 +71,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         self.leaseExpiresAt = leaseExpiresAt
         self.errorCode = errorCode
         self.errorMessage = errorMessage
+        self.progress = progress
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }

@@ -46,6 +46,7 @@ public struct SQLiteJobQueue: JobQueue {
                     continue
                 }
                 job.status = .processing
+                job.progress = nil
                 job.attempts += 1
                 job.leaseOwner = worker
                 job.leaseExpiresAt = now.addingTimeInterval(leaseSeconds)
@@ -113,6 +114,13 @@ public struct SQLiteJobQueue: JobQueue {
             }
             try job.update(db)
             return job
+        }
+    }
+
+    public func reportProgress(_ job: JobRecord, fraction: Double) throws {
+        try index.pool.write { db in
+            try db.execute(sql: "UPDATE jobs SET progress = :fraction WHERE id = :id AND status = :processing AND lease_owner = :owner AND attempts = :attempts",
+                           arguments: Self.statuses(["fraction": fraction, "id": job.id, "owner": job.leaseOwner, "attempts": job.attempts]))
         }
     }
 
