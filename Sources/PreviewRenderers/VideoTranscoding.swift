@@ -95,12 +95,20 @@ public struct VideoTranscoding: Sendable {
             throw PreviewError(.tooManyPixels, "The video is \(video.width)×\(video.height), larger than renditions are made of "
                                + "(\(limits.maxRenditionPixels) pixels).")
         }
+        // H.264 (and every player) stops well short of such shapes; x264 refuses them (and leaks on the way).
+        if max(plan.width, plan.height) > Self.maxEdge {
+            throw PreviewError(.tooManyPixels, "The video is \(video.width)×\(video.height): a rendition would be "
+                               + "\(plan.width)×\(plan.height), past the \(Self.maxEdge) pixels a side that players take.")
+        }
         if let duration = input.durationSeconds, duration > limits.maxRenditionSeconds {
             throw PreviewError(.tooLong, "The video lasts \(Int(duration / 60)) minutes, longer than renditions are made of "
                                + "(\(Int(limits.maxRenditionSeconds / 60)) minutes).")
         }
         return plan
     }
+
+    /// The longest side of a rendition's picture.
+    public static let maxEdge = 8192
 
     private func mapped(_ error: FFmpegError) -> PreviewError {
         if error.isInterrupted {

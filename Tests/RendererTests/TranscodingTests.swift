@@ -157,6 +157,15 @@ import Testing
         } catch {
             #expect(error.code == .tooLong)
         }
+        // A sliver 16 pixels wide and 9,000 tall: within the pixel limit, past any player's side.
+        let sliver = folder.url.appendingPathComponent("sliver.mov")
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "color=gray:size=16x9000:rate=1:duration=1", "-c:v", "png", sliver.path])
+        do {
+            _ = try VideoTranscoding().transcode(sliver.path, to: output.path)
+            Issue.record("a 16×9000 video was transcoded")
+        } catch {
+            #expect(error.code == .tooManyPixels, "\(error)")
+        }
         limits = Limits()
         limits.maxRenditionPixels = 320 * 179
         do {
