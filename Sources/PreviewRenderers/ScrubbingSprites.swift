@@ -163,14 +163,8 @@ public struct ScrubbingSprites: Sendable {
     }
 
     private func open(_ path: String, kind: FileKind?) throws(PreviewError) -> MediaInput {
-        let demuxer = kind.flatMap(VideoRenderer.demuxer(for:))
-        if let kind, demuxer == nil || VideoRenderer.holdsAudioOnly(kind) {
-            throw PreviewError(.noVideoStream, "\(kind.label) has no video to make thumbnails of.")
-        }
-        do {
-            return try MediaInput(path: path, format: demuxer, timeoutSeconds: limits.jobSeconds)
-        } catch {
-            throw PreviewError(.corrupt, "The video could not be read; it may be damaged or truncated.", detail: error.description)
+        try VideoRenderer.openVideo(path, kind: kind, timeoutSeconds: limits.jobSeconds, toMake: "thumbnails") { error in
+            PreviewError(.corrupt, "The video could not be read; it may be damaged or truncated.", detail: error.description)
         }
     }
 

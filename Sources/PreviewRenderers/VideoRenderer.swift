@@ -59,6 +59,22 @@ public struct VideoRenderer: Renderer {
         }
     }
 
+    /// Opens the video at `path` to make `what` of (renditions, thumbnails): with `kind`'s demuxer
+    /// only (nil probes among ``MediaInput/demuxers``); a kind that cannot hold video is
+    /// `no_video_stream` before FFmpeg sees it, and FFmpeg's refusal is told by `mapping`.
+    static func openVideo(_ path: String, kind: FileKind?, timeoutSeconds: Double?, toMake what: String,
+                          mapping: (FFmpegError) -> PreviewError) throws(PreviewError) -> MediaInput {
+        let demuxer = kind.flatMap(demuxer(for:))
+        if let kind, demuxer == nil || holdsAudioOnly(kind) {
+            throw PreviewError(.noVideoStream, "\(kind.label) has no video to make \(what) of.")
+        }
+        do {
+            return try MediaInput(path: path, format: demuxer, timeoutSeconds: timeoutSeconds)
+        } catch {
+            throw mapping(error)
+        }
+    }
+
     /// Raw audio streams and their one-stream containers cannot carry video (an MP3's cover art is
     /// not a video): they never reach FFmpeg.
     static func holdsAudioOnly(_ kind: FileKind) -> Bool {

@@ -74,15 +74,7 @@ public struct VideoTranscoding: Sendable {
     }
 
     private func open(_ path: String, kind: FileKind?) throws(PreviewError) -> MediaInput {
-        let demuxer = kind.flatMap(VideoRenderer.demuxer(for:))
-        if let kind, demuxer == nil || VideoRenderer.holdsAudioOnly(kind) {
-            throw PreviewError(.noVideoStream, "\(kind.label) has no video to make a rendition of.")
-        }
-        do {
-            return try MediaInput(path: path, format: demuxer, timeoutSeconds: timeoutSeconds)
-        } catch {
-            throw mapped(error)
-        }
+        try VideoRenderer.openVideo(path, kind: kind, timeoutSeconds: timeoutSeconds, toMake: "a rendition", mapping: mapped)
     }
 
     private func plan(_ input: MediaInput, shrink: Bool, reencode: Bool = false) throws(PreviewError) -> RenditionPlan {
