@@ -194,6 +194,7 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: [
             "PreviewServer", "PreviewPostgres", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "CLITests", dependencies: [
             "docpreview", "PreviewCore", "PreviewTestSupport", "PreviewBackendTestSupport",

@@ -45,7 +45,8 @@ extension DocumentService {
             renditions.append(entry)
         }
         let trickplay = manifest?.trickplay.map { _ in "\(base)/trickplay/\(PlaybackManifest.Trickplay.trackName)" }
-        return PlaybackView(renditions: renditions, trickplay: trickplay, hls: nil)
+        let hls = manifest?.ladder.map { _ in "\(base)/hls/\(PlaybackManifest.Ladder.masterName)" }
+        return PlaybackView(renditions: renditions, trickplay: trickplay, hls: hls, hlsError: manifest?.ladderError)
     }
 }
 
@@ -97,5 +98,40 @@ extension DocumentService {
     /// ``outcome(of:)`` then ``finish(_:with:)``, in the caller's thread.
     public func run(_ job: JobRecord, of document: DocumentRecord) throws -> JobRun {
         try finish(job, with: outcome(of: job, document))
+    }
+}
+
+/// Videos stored without their playback derivatives: before schema v9 (no playback decision), or by
+/// `ingest`/`batch` without `--renditions`.
+extension DocumentService {
+    /// What ``backfillPlayback()`` queued.
+    public struct Backfill: Sendable, Encodable, Equatable {
+        /// Videos with no playback decision: their preview job again, which probes it and is followed by their playback job.
+        public var probes = 0
+        /// Videos with a decision and no playback manifest: their playback job.
+        public var playback = 0
+    }
+
+    /// Queues the jobs that give the latest version of every stored video its playback derivatives,
+    /// for a worker to run; a video whose job already waits or runs is left alone, so running it
+    /// twice queues nothing more.
+    public func backfillPlayback() throws -> Backfill {
+        var queued = Backfill()
+        var query = DocumentQuery(sort: .oldest, limit: 500)
+        while true {
+            let page = try list(query)
+            for document in page.documents where document.kind.category == .video && document.previewStatus != .failed {
+                if document.playback == nil {
+                    if try queue.queueUnlessWaiting(documentID: document.id, kind: .preview) { queued.probes += 1 }
+                } else if try pipeline.playbackManifest(of: document) == nil,
+                          try queue.queueUnlessWaiting(documentID: document.id, kind: .playback) {
+                    queued.playback += 1
+                }
+            }
+            guard let next = page.next else { break }
+            query.after = next
+        }
+        if queued.probes + queued.playback > 0 { arrivals?.announce() }
+        return queued
     }
 }

@@ -82,7 +82,8 @@ public struct DocumentView: Encodable, Sendable {
 
 /// A video's playback in `GET /v1/documents/{id}`: `renditions` (each with its `status`: `ready`,
 /// `pending` with its `progress` once its transcode runs, or `failed` with the reason), the WebVTT
-/// `trickplay` track of its scrubbing thumbnails, and `hls` (null: no ladder is made for stored videos yet).
+/// `trickplay` track of its scrubbing thumbnails, and `hls`, the master playlist of its adaptive
+/// ladder (a long or large video's, once made; null otherwise, with `hls_error` when it was refused).
 public struct PlaybackView: Encodable, Sendable {
     public struct Rendition: Encodable, Sendable {
         public var name: String
@@ -102,14 +103,19 @@ public struct PlaybackView: Encodable, Sendable {
     public var renditions: [Rendition]
     public var trickplay: String?
     public var hls: String?
+    public var hlsError: ErrorEnvelope.Body?
 
-    enum CodingKeys: String, CodingKey { case renditions, trickplay, hls }
+    enum CodingKeys: String, CodingKey {
+        case renditions, trickplay, hls
+        case hlsError = "hls_error"
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(renditions, forKey: .renditions)
         try container.encode(trickplay, forKey: .trickplay)
         try container.encode(hls, forKey: .hls)
+        try container.encodeIfPresent(hlsError, forKey: .hlsError)
     }
 }
 

@@ -15,9 +15,10 @@ import ServiceLifecycle
 public struct QueueWorker: Service {
     public let documents: DocumentService
     public var concurrency: Int
-    /// The lease of a preview job, and of a playback job (a transcode's time follows its video's length).
+    /// How long a job stays this worker's without word from it. A running job's lease is renewed
+    /// every third of that (a transcode may run for hours), so a dead worker's job is taken over
+    /// within one lease, whatever its length.
     public var leaseSeconds: TimeInterval
-    public var playbackLeaseSeconds: TimeInterval
     public var drainSeconds: Double
     public var pollInterval: Duration = .milliseconds(200)
     let name: String
@@ -36,8 +37,6 @@ public struct QueueWorker: Service {
         self.concurrency = max(1, concurrency)
         // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
         self.leaseSeconds = documents.pipeline.configuration.limits.jobSeconds * 2 + 30
-        let playback = documents.pipeline.renderers.playback
-        self.playbackLeaseSeconds = playback.transcodeSeconds(duration: playback.limits.maxRenditionSeconds) * 2 + 30
         self.drainSeconds = drainSeconds
         self.name = "\(Self.host)/\(getpid())/\(UUID().uuidString.prefix(8))"
         self.logger = logger
@@ -106,11 +105,11 @@ public struct QueueWorker: Service {
             do {
                 // Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail
                 // never waits behind transcodes; every slot takes preview jobs first.
-                let (queue, name, leaseSeconds, playbackLeaseSeconds) = (queue, name, leaseSeconds, playbackLeaseSeconds)
+                let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
                 let takesPlayback = slot > 0 || concurrency == 1
                 leased = try await offload.run(.writes) {
                     try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview])
-                        ?? (takesPlayback ? try queue.lease(worker: name, leaseSeconds: playbackLeaseSeconds, kinds: [.playback]) : nil)
+                        ?? (takesPlayback ? try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback]) : nil)
                 }
                 backoff.succeed()
                 faults.clear(logger: logger)
@@ -150,11 +149,13 @@ public struct QueueWorker: Service {
         let started = ContinuousClock.now
         let documents = documents
         let outcome: JobOutcome
+        let heartbeat = Task { [logger] in await renewLease(of: job, logger: logger) }
         do throws(PreviewError) {
             outcome = try await offload.render { documents.outcome(of: job, document) }
         } catch {
             outcome = .failed(error)
         }
+        heartbeat.cancel()
         if Task.isCancelled { return false }
         Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind.rawValue)])
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
@@ -182,6 +183,26 @@ public struct QueueWorker: Service {
             }
         }
         return true
+    }
+
+    /// Renews `job`'s lease every third of it until cancelled (the job ended) or the lease is lost.
+    private func renewLease(of job: JobRecord, logger: Logger) async {
+        let (queue, leaseSeconds) = (queue, leaseSeconds)
+        while true {
+            try? await Task.sleep(for: .seconds(leaseSeconds / 3))
+            if Task.isCancelled { return }
+            do {
+                guard try await offload.run(.writes, { try queue.renewLease(job, leaseSeconds: leaseSeconds) }) else {
+                    logger.warning("a running job's lease was lost; its outcome will not be recorded")
+                    return
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                // The next beat tries again; a lease that runs out meanwhile is taken over, as it should be.
+                logger.warning("could not renew a running job's lease", metadata: ["preview.error": "\(error)"])
+            }
+        }
     }
 
     /// When `error` is the store refusing (a full disk, an unreachable database): the slots pause

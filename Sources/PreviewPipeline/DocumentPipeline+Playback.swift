@@ -4,8 +4,9 @@ import PreviewRenderers
 import PreviewStore
 
 /// What a video's playback job made, stored as a small JSON derivative of its own: the rendition
-/// (or why there is none) and the scrubbing thumbnails, each file by its blob. The API lists and
-/// serves the renditions and thumbnails from it; its cache key (source, recipes) is the job's.
+/// (or why there is none), the HLS ladder of a long or large video (or why there is none) and the
+/// scrubbing thumbnails, each file by its blob. The API lists and serves them from it; its cache
+/// key (source, recipes) is the job's.
 public struct PlaybackManifest: Sendable, Codable, Equatable {
     public struct Rendition: Sendable, Codable, Equatable {
         /// The name in its URL (`/renditions/mp4`).
@@ -32,21 +33,41 @@ public struct PlaybackManifest: Sendable, Codable, Equatable {
         public var layout: ScrubbingSprites.Files
     }
 
+    public struct Ladder: Sendable, Codable, Equatable {
+        /// The master playlist's file name; it names the rungs' playlists relative to itself.
+        public static let masterName = VideoLadder.masterName
+        public var rungs: [VideoLadder.Rung]
+        /// The master, and each rung's playlist and media file, by file name.
+        public var files: [String: BlobHash]
+        /// Bytes over all its files.
+        public var size: Int
+    }
+
     public var rendition: Rendition?
     /// Why the video has no rendition although it needs one (too long, too large, unreadable).
     public var renditionError: ErrorEnvelope.Body?
+    public var ladder: Ladder?
+    /// Why a video long or large enough for a ladder has none.
+    public var ladderError: ErrorEnvelope.Body?
     public var trickplay: Trickplay?
 }
 
 extension DocumentPipeline {
     /// The one MP4 rendition's name.
     public static let renditionName = "mp4"
+    /// The type of an HLS playlist.
+    public static let playlistMime = "application/vnd.apple.mpegurl"
 
     /// Whether `document` gets a rendition: a video the players cannot all play as it is (every
     /// decision but `direct`, and HEVC, which most browsers cannot decode).
     public static func needsRendition(_ document: DocumentRecord) -> Bool {
         guard let playback = document.playback else { return false }
         return playback != .direct || document.codec == "hevc"
+    }
+
+    /// Whether `document` gets an HLS ladder: a video long or large enough (``RenditionSettings/wantsLadder(seconds:bytes:)``).
+    public func wantsLadder(_ document: DocumentRecord) -> Bool {
+        document.playback != nil && renderers.playback.settings.wantsLadder(seconds: document.durationSeconds, bytes: document.size)
     }
 
     /// The stored playback manifest of `document`, if its playback job has made one.
@@ -59,11 +80,12 @@ extension DocumentPipeline {
         }
     }
 
-    /// What a video's playback job comes to: its rendition (when it needs one) and scrubbing
-    /// thumbnails, found in the derivative cache (the same bytes are transcoded once) or made now in
-    /// a renderer child into the staging folder, stored as derivatives whose rows are left to the
-    /// caller's transaction. A rendition refused by the limits is recorded in the manifest, not
-    /// failed: the thumbnails still serve. The document's own status is left as it is.
+    /// What a video's playback job comes to: its rendition (when it needs one), its ladder (when
+    /// long or large) and scrubbing thumbnails, found in the derivative cache (the same bytes are
+    /// transcoded once) or made now in a renderer child into the staging folder, stored as
+    /// derivatives whose rows are left to the caller's transaction. A rendition or ladder refused by
+    /// the limits is recorded in the manifest, not failed: the thumbnails still serve. The
+    /// document's own status is left as it is. `progress` is told the fraction of the encoding done.
     public func playbackOutcome(of document: DocumentRecord, progress: (Double) -> Void = { _ in }) -> JobOutcome {
         do throws(PreviewError) {
             let manifestKey = playbackKey(document.sha256, file: "playback.json")
@@ -93,11 +115,16 @@ extension DocumentPipeline {
             made.append(track)
             manifest.trickplay = .init(track: track.record.resultSha256, sheets: sheets, layout: sprites)
 
+            // Progress runs over the encodings by their work: a rendition's 1, a ladder's its rungs'.
+            let shortSide = Double(min(document.width ?? 0, document.height ?? 0))
+            let ladderWork = wantsLadder(document) ? VideoLadder.relativeWork(shortSide: shortSide) : 0
+            let renditionShare = Self.needsRendition(document) ? 1 / (1 + ladderWork) : 0
             if Self.needsRendition(document) {
                 let file = folder.appendingPathComponent("rendition.mp4")
                 do {
-                    let rendition = try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path,
-                                                        progress: progress)
+                    let rendition = try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path) {
+                        progress($0 * renditionShare)
+                    }
                     let stored = try keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
                     made.append(stored)
                     manifest.rendition = .init(name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
@@ -106,6 +133,27 @@ extension DocumentPipeline {
                                                size: stored.size, durationSeconds: rendition.durationSeconds, sha256: stored.record.resultSha256)
                 } catch where error.code.disposition != .internal {
                     manifest.renditionError = ErrorEnvelope(error).error
+                }
+            }
+            if ladderWork > 0 {
+                let ladder = folder.appendingPathComponent("hls")
+                do {
+                    let rungs = try maker.ladder(source, kind: document.kind, duration: document.durationSeconds, shortSide: shortSide,
+                                                 into: ladder.path) {
+                        progress(renditionShare + $0 * (1 - renditionShare))
+                    }
+                    var files: [String: BlobHash] = [:]
+                    var size = 0
+                    for (name, mime) in [(PlaybackManifest.Ladder.masterName, Self.playlistMime)]
+                        + rungs.flatMap({ [($0.playlist, Self.playlistMime), ($0.media, "video/mp4")] }) {
+                        let stored = try keep(ladder.appendingPathComponent(name), of: document, file: "hls/\(name)", mime: mime, width: 0, height: 0)
+                        files[name] = stored.record.resultSha256
+                        size += stored.size
+                        made.append(stored)
+                    }
+                    manifest.ladder = .init(rungs: rungs, files: files, size: size)
+                } catch where error.code.disposition != .internal {
+                    manifest.ladderError = ErrorEnvelope(error).error
                 }
             }
             let manifestFile = folder.appendingPathComponent("playback.json")
@@ -122,7 +170,7 @@ extension DocumentPipeline {
     }
 
     /// `outcome` of an ingested file with, for a video, its playback derivatives made (or found) and
-    /// recorded: `batch --renditions`.
+    /// recorded: `batch --renditions` and `ingest --renditions`.
     public func addingPlayback(to outcome: IngestOutcome) -> IngestOutcome {
         var outcome = outcome
         guard outcome.status == .ok, let id = outcome.documentID, let document = try? store.index.document(id: id),
@@ -131,15 +179,17 @@ extension DocumentPipeline {
         let made = playbackOutcome(of: document)
         do throws(PreviewError) {
             try settle(document, with: made)
-            guard Self.needsRendition(document) else {
-                outcome.rendition = .init(status: "not_needed")
-                return outcome
-            }
             let manifest = try playbackManifest(of: document)
-            if let rendition = manifest?.rendition {
+            if !Self.needsRendition(document) {
+                outcome.rendition = .init(status: "not_needed")
+            } else if let rendition = manifest?.rendition {
                 outcome.rendition = .init(status: "ready", size: rendition.size, codecs: rendition.codecs)
             } else {
                 outcome.rendition = .init(status: "failed", error: manifest?.renditionError)
+            }
+            if wantsLadder(document) {
+                outcome.ladder = manifest?.ladder.map { .init(status: "ready", size: $0.size, codecs: $0.rungs.last?.codecs) }
+                    ?? .init(status: "failed", error: manifest?.ladderError)
             }
         } catch {
             outcome.rendition = .init(status: "failed", error: ErrorEnvelope(error).error)
@@ -151,7 +201,7 @@ extension DocumentPipeline {
     /// recipes with the libraries' versions, so new settings or a new encoder make them again.
     func playbackKey(_ source: BlobHash, file: String) -> String {
         let maker = renderers.playback
-        let material = "derivative/2\n\(source.hex)\nplayback\n\(file)\n\(maker.renditionRecipe)\n\(maker.spritesRecipe)"
+        let material = "derivative/2\n\(source.hex)\nplayback\n\(file)\n\(maker.renditionRecipe)\n\(maker.spritesRecipe)\n\(maker.ladderRecipe)"
         return BlobHash.of(Array(material.utf8)).hex
     }
 

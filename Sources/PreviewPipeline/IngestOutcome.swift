@@ -29,12 +29,14 @@ public struct IngestOutcome: Sendable, Encodable {
     public var documentID: String?
     /// True when the store already held this exact document and preview (a resumed run).
     public var reused = false
-    /// For a video with `batch --renditions`: its playback decision and what became of its rendition.
+    /// For a video with `--renditions`: its playback decision and what became of its rendition and,
+    /// when it is long or large enough for one, of its HLS ladder.
     public var playback: Playback?
     public var rendition: RenditionOutcome?
+    public var ladder: RenditionOutcome?
 
-    /// `ready` (with the rendition's size and codecs), `not_needed` (the original plays everywhere)
-    /// or `failed` (with the reason).
+    /// `ready` (with the rendition's size and codecs; a ladder's bytes over all its files and its top
+    /// rung's codecs), `not_needed` (the original plays everywhere) or `failed` (with the reason).
     public struct RenditionOutcome: Sendable, Encodable {
         public var status: String
         public var size: Int?
@@ -43,7 +45,7 @@ public struct IngestOutcome: Sendable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case path, sha256, kind, mime, status, error, preview, pages, ms, reused, playback, rendition
+        case path, sha256, kind, mime, status, error, preview, pages, ms, reused, playback, rendition, ladder
         case durationSeconds = "duration_s"
         case documentID = "document_id"
     }

@@ -135,6 +135,13 @@ public struct PostgresJobQueue: JobQueue {
             """)
     }
 
+    public func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) throws -> Bool {
+        !(try connections.query("""
+            UPDATE jobs SET lease_expires_at = now() + make_interval(secs => \(leaseSeconds)) WHERE id = \(job.id)
+            AND status = \(unescaped: Self.literal(.processing)) AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts) RETURNING id
+            """)).isEmpty
+    }
+
     public func release(_ job: JobRecord) throws {
         try connections.query("""
             UPDATE jobs SET status = \(unescaped: Self.literal(.queued)), attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
@@ -145,6 +152,18 @@ public struct PostgresJobQueue: JobQueue {
 
     public func job(id: Int64) throws -> JobRecord? {
         try connections.query("SELECT * FROM jobs WHERE id = \(id)").first.map(JobRecord.init(row:))
+    }
+
+    public func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) throws -> Bool {
+        try connections.transaction { session in
+            // The document's row lock orders two callers: the second sees the first one's job.
+            try session.query("SELECT id FROM documents WHERE id = \(documentID) FOR UPDATE")
+            if let latest = try latestJob(documentID: documentID, kind: kind, in: session), [.queued, .processing].contains(latest.status) {
+                return false
+            }
+            try PostgresWrites(session).enqueueJob(documentID: documentID, kind: kind)
+            return true
+        }
     }
 
     public func latestJob(documentID: String, kind: JobRecord.Kind) throws -> JobRecord? {

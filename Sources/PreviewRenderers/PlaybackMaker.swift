@@ -1,7 +1,7 @@
 import Foundation
 import PreviewCore
 
-/// A video's playback derivatives — its rendition and its scrubbing thumbnails — made in a
+/// A video's playback derivatives — its rendition, its HLS ladder and its scrubbing thumbnails — made in a
 /// renderer child when the renderers are isolated, else in this process. Both write files (a
 /// rendition is far larger than a reply pipe carries) where the caller says, which the caller
 /// stages and removes.
@@ -28,6 +28,24 @@ public struct PlaybackMaker: Sendable {
         return try isolation.transcode(path, kind: kind, to: output, settings: settings, seconds: seconds, progress: progress)
     }
 
+    /// Wall-clock seconds the ladder of a video of `duration` seconds whose short side is `shortSide`
+    /// may take: as ``transcodeSeconds(duration:)``, times its rungs' work against one rendition's.
+    public func ladderSeconds(duration: Double?, shortSide: Double) -> Double {
+        limits.jobSeconds + 4 * max(0, duration ?? 0) * VideoLadder.relativeWork(shortSide: shortSide)
+    }
+
+    /// Writes the HLS ladder of the video at `path` into the folder `output` (made when complete),
+    /// telling `progress` the fraction done.
+    public func ladder(_ path: String, kind: FileKind, duration: Double?, shortSide: Double, into output: String,
+                       progress: (Double) -> Void = { _ in }) throws(PreviewError) -> [VideoLadder.Rung] {
+        let seconds = ladderSeconds(duration: duration, shortSide: shortSide)
+        guard let isolation else {
+            let transcoding = VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds)
+            return try VideoLadder(transcoding: transcoding).make(path, kind: kind, into: output, progress: progress)
+        }
+        return try isolation.ladder(path, kind: kind, into: output, settings: settings, seconds: seconds, progress: progress)
+    }
+
     /// Writes the scrubbing thumbnails of the video at `path` into the existing folder `output`.
     public func sprites(_ path: String, kind: FileKind, into output: String) throws(PreviewError) -> ScrubbingSprites.Files {
         guard let isolation else { return try ScrubbingSprites(limits: limits).write(path, kind: kind, into: output) }
@@ -37,5 +55,8 @@ public struct PlaybackMaker: Sendable {
     /// Names the recipe of each derivative (with the libraries' versions): part of its cache key, so
     /// a new encoder or new settings make them again.
     public var renditionRecipe: String { "rendition/1 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }
+    public var ladderRecipe: String {
+        "ladder/1 \(VideoRenderer.libraryVersions) \(settings.preset) crf \(settings.crf) from \(settings.ladderMinSeconds) s or \(settings.ladderMinBytes) B"
+    }
     public var spritesRecipe: String { "sprites/1 \(VideoRenderer.libraryVersions)" }
 }

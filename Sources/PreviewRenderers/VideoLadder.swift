@@ -3,7 +3,8 @@ import PreviewCore
 import PreviewFFmpeg
 
 /// An adaptive ladder for a long or large video: HLS renditions at 360p, 720p and 1080p (as the
-/// source allows), each in fMP4 segments cut on a 2 s keyframe grid, and a master playlist over
+/// source allows), each one fragmented MP4 whose playlist lists its segments as byte ranges, cut on
+/// a 2 s keyframe grid, and a master playlist over
 /// them with each rung's peak and average bit rate, resolution and codecs, so AVPlayer (and hls.js)
 /// starts on a rung the network carries and switches as it changes, and a seek lands within 2 s.
 ///
@@ -21,7 +22,7 @@ public struct VideoLadder: Sendable {
     }
 
     public struct Rung: Sendable, Codable, Equatable {
-        /// `360p`: also the stem of its files (`360p.m3u8`, `360p-init.mp4`, `360p-000.m4s`).
+        /// `360p`: also the stem of its files (``playlist`` and ``media``).
         public var name: String
         public var width: Int
         public var height: Int
@@ -29,6 +30,10 @@ public struct VideoLadder: Sendable {
         /// Peak and average bits per second over its segments, as `EXT-X-STREAM-INF` states them.
         public var bandwidth: Int
         public var averageBandwidth: Int
+
+        /// Its media playlist, and the fragmented MP4 whose byte ranges that playlist lists.
+        public var playlist: String { "\(name).m3u8" }
+        public var media: String { "\(name).mp4" }
 
         enum CodingKeys: String, CodingKey {
             case name, width, height, codecs, bandwidth
@@ -39,12 +44,29 @@ public struct VideoLadder: Sendable {
     /// The file name of the master playlist in the ladder's folder.
     public static let masterName = "master.m3u8"
 
-    /// Writes the ladder of the video at `path` into the folder `output` (replacing it when complete).
-    public func make(_ path: String, kind: FileKind? = nil, into output: String) throws(PreviewError) -> [Rung] {
+    /// The rungs a video whose picture's short side is `shortSide` gets: those up to its size, or one
+    /// at its own size when it is smaller than the lowest.
+    static func rungs(shortSide: Double) -> [(height: Int, maxBitrate: Int)] {
+        let fitting = rungs.filter { Double($0.height) <= shortSide.rounded() }
+        return fitting.isEmpty ? [(Int(shortSide.rounded()), rungs[0].maxBitrate)] : fitting
+    }
+
+    /// The work of the ladder of a video whose short side is `shortSide`, against one 720p
+    /// rendition's: each rung decodes the source again and encodes its own pixels.
+    public static func relativeWork(shortSide: Double) -> Double {
+        rungs(shortSide: shortSide).reduce(0) { $0 + work(height: $1.height) }
+    }
+
+    private static func work(height: Int) -> Double { max(0.5, pow(Double(height) / 720, 2)) }
+
+    /// Writes the ladder of the video at `path` into the folder `output` (replacing it when complete),
+    /// telling `progress` the fraction done over all rungs.
+    public func make(_ path: String, kind: FileKind? = nil, into output: String,
+                     progress: (Double) -> Void = { _ in }) throws(PreviewError) -> [Rung] {
         let source = try transcoding.plan(path, kind: kind)
         let shortSide = min(source.video.displaySize.width, source.video.displaySize.height)
-        var rungs = Self.rungs.filter { Double($0.height) <= shortSide.rounded() }
-        if rungs.isEmpty { rungs = [(Int(shortSide.rounded()), Self.rungs[0].maxBitrate)] }
+        let rungs = Self.rungs(shortSide: shortSide)
+        let work = Self.relativeWork(shortSide: shortSide)
 
         let staged = URL(fileURLWithPath: output + ".partial-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: staged) }
@@ -54,15 +76,19 @@ public struct VideoLadder: Sendable {
             throw PreviewError(.internal, "The ladder's folder could not be made beside \(output).", detail: "\(error)")
         }
         var made: [Rung] = []
+        var done = 0.0
         for (height, maxBitrate) in rungs {
             var settings = transcoding.settings
             settings.height = height
             let name = "\(height)p"
+            let share = Self.work(height: height) / work
+            let playlist = staged.appendingPathComponent("\(name).m3u8")
             let result = try transcoding.transcode(path, kind: kind, settings: settings, reencode: true, maxBitrate: maxBitrate,
-                                                   to: .hls(playlist: staged.appendingPathComponent("\(name).m3u8").path,
-                                                            segmentPath: staged.appendingPathComponent("\(name)-%03d.m4s").path,
-                                                            initName: "\(name)-init.mp4"))
-            let rates = try Self.bitRates(playlist: staged.appendingPathComponent("\(name).m3u8"))
+                                                   to: .hls(playlist: playlist.path, mediaPath: staged.appendingPathComponent("\(name).mp4").path)) {
+                progress(done + $0 * share)
+            }
+            done += share
+            let rates = try Self.bitRates(playlist: playlist)
             made.append(Rung(name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
                              bandwidth: rates.peak, averageBandwidth: rates.average))
         }
@@ -82,26 +108,26 @@ public struct VideoLadder: Sendable {
         for rung in rungs {
             lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(rung.bandwidth),AVERAGE-BANDWIDTH=\(rung.averageBandwidth),"
                          + "RESOLUTION=\(rung.width)x\(rung.height),CODECS=\"\(rung.codecs)\"")
-            lines.append("\(rung.name).m3u8")
+            lines.append(rung.playlist)
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Peak and average bits per second of a media playlist's segments, from their sizes and `#EXTINF` durations.
+    /// Peak and average bits per second of a media playlist's segments, from their byte ranges
+    /// (`#EXT-X-BYTERANGE:length@offset`) and `#EXTINF` durations.
     static func bitRates(playlist: URL) throws(PreviewError) -> (peak: Int, average: Int) {
         guard let text = try? String(contentsOf: playlist, encoding: .utf8) else {
             throw PreviewError(.internal, "The rung's playlist was not written.")
         }
-        let folder = playlist.deletingLastPathComponent()
         var (peak, bits, seconds) = (0.0, 0.0, 0.0)
         var duration: Double?
         for line in text.split(separator: "\n") {
             if line.hasPrefix("#EXTINF:") {
                 duration = Double(line.dropFirst(8).prefix { $0 != "," })
-            } else if let segment = duration, !line.hasPrefix("#") {
-                let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(String(line)).path)[.size] as? Int) ?? 0
-                peak = max(peak, Double(size * 8) / max(segment, 0.1))
-                bits += Double(size * 8)
+            } else if line.hasPrefix("#EXT-X-BYTERANGE:"), let segment = duration,
+                      let length = Double(line.dropFirst(17).prefix { $0 != "@" }) {
+                peak = max(peak, length * 8 / max(segment, 0.1))
+                bits += length * 8
                 seconds += segment
                 duration = nil
             }

@@ -103,11 +103,16 @@ enum ViewerPage {
         }
     }
 
-    /// A video's player: its rendition first (what every browser plays), the original after it (a
-    /// browser that plays it natively may pick it), then the filmstrip of its thumbnails.
+    /// A video's player: its HLS ladder first (a browser that plays HLS, Safari, adapts to the
+    /// network; the others skip it by its type or when it fails to load), its rendition next (what
+    /// every browser plays), the original after it (a browser that plays it natively may pick it),
+    /// then the filmstrip of its thumbnails.
     static func video(_ document: DocumentRecord, playback: PlaybackManifest?) -> String {
         let base = "/v1/documents/\(document.id)"
         var sources = ""
+        if playback?.ladder != nil {
+            sources += "<source src=\"\(base)/hls/\(PlaybackManifest.Ladder.masterName)\" type=\"\(DocumentPipeline.playlistMime)\">"
+        }
         if let rendition = playback?.rendition {
             sources += "<source src=\"\(base)/renditions/\(rendition.name)\" type='\(rendition.mime); codecs=\"\(rendition.codecs)\"'>"
         }

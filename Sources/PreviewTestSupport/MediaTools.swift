@@ -17,7 +17,12 @@ public enum MediaTools {
 
     /// One value `ffprobe -v error … -of csv=p=0 file` prints (e.g. a stream's `nb_read_packets`).
     public static func ffprobeValue(_ file: URL, _ arguments: [String]) throws -> String {
-        let output = try run("/usr/bin/ffprobe", ["-v", "error"] + arguments + ["-of", "csv=p=0", file.path])
+        try ffprobeValue(input: file.isFileURL ? file.path : file.absoluteString, arguments)
+    }
+
+    /// The same for `input` as ffprobe takes it: a path, or a URL it reads over HTTP.
+    public static func ffprobeValue(input: String, _ arguments: [String]) throws -> String {
+        let output = try run("/usr/bin/ffprobe", ["-v", "error"] + arguments + ["-of", "csv=p=0", input])
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

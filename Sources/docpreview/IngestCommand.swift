@@ -25,6 +25,9 @@ struct IngestCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    @Flag(help: "Also make a video's renditions and scrubbing thumbnails (as the queue's playback jobs do).")
+    var renditions = false
+
     func run() throws {
         let configuration = try validation.settings.localConfiguration()
         let type = try validation.settings.declaredType(in: configuration)
@@ -33,7 +36,8 @@ struct IngestCommand: ParsableCommand {
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
         let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent)
-        let outcome = documents.ingest(url, labels: labels, reportedPath: input)
+        var outcome = documents.ingest(url, labels: labels, reportedPath: input)
+        if renditions { outcome = documents.pipeline.addingPlayback(to: outcome) }
         print(json ? try CommandReport.encode(outcome) : CommandReport.forPeople(outcome.humanReadable))
         if outcome.exitCode != .success { throw outcome.exitCode }
     }

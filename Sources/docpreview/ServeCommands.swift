@@ -176,11 +176,17 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 }
 
-/// `docpreview jobs list|retry ID|retry-failed`.
+/// `docpreview jobs list|retry ID|retry-failed|backfill`.
 struct JobsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "jobs", abstract: "List jobs, or queue failed ones again.")
+    static let configuration = CommandConfiguration(
+        commandName: "jobs", abstract: "List jobs, queue failed ones again, or queue the playback work stored videos lack.",
+        discussion: """
+            backfill: for the latest version of every stored video without its playback derivatives (stored before \
+            schema v9, or by ingest/batch without --renditions), queues the job that makes them (its preview job again \
+            when its playback decision was never made); a worker or serve runs them. Give the workers' --config.
+            """)
 
-    @Argument(help: "list, retry or retry-failed.")
+    @Argument(help: "list, retry, retry-failed or backfill.")
     var action: String
 
     @Argument(help: "The job id (retry).")
@@ -189,13 +195,18 @@ struct JobsCommand: ParsableCommand {
     @Option(help: "list: only jobs with this status (queued, processing, done, failed).")
     var status: JobRecord.Status?
 
+    @Option(help: ArgumentHelp("backfill: the workers' configuration (its rendition settings name the derivatives).", valueName: "file"))
+    var config: String?
+
     @OptionGroup var storeOptions: StoreOptions
 
     @Flag(help: "Print JSON.")
     var json = false
 
     func validate() throws {
-        guard ["list", "retry", "retry-failed"].contains(action) else { throw ValidationError("Use list, retry ID or retry-failed.") }
+        guard ["list", "retry", "retry-failed", "backfill"].contains(action) else {
+            throw ValidationError("Use list, retry ID, retry-failed or backfill.")
+        }
         if action == "retry" && id == nil { throw ValidationError("retry needs a job id.") }
     }
 
@@ -216,6 +227,12 @@ struct JobsCommand: ParsableCommand {
             }
             guard try queue.retry(id: id!) else { try report.fail(PreviewError(.notFound, "No failed job \(id!).")) }
             try report.succeed(["retried": 1], human: "job \(id!) queued again")
+        case "backfill":
+            let configuration = try ValidationSettings(config: config).configuration()
+            let documents = DocumentService(pipeline: DocumentPipeline(store: backend.store, configuration: configuration, logger: .cli), queue: queue)
+            let queued = try documents.backfillPlayback()
+            try report.succeed(queued, human: "\(queued.playback) playback jobs queued; \(queued.probes) videos without a playback "
+                                   + "decision queued for their preview job again (their playback job follows)")
         default:
             try index.forgetFailures(source: nil)
             let count = try queue.retryFailed()

@@ -12,7 +12,7 @@ struct TranscodeCommand: ParsableCommand {
         discussion: """
             Streams that already play are copied (a remux); the others are re-encoded with libx264 \
             and AAC at the configuration's `renditions` settings (default 720p on the short side, \
-            preset veryfast, CRF 23). With --height, a larger source is re-encoded down to that size.             With --hls DIR instead of -o, an HLS ladder: DIR/master.m3u8 over 360p, 720p and 1080p rungs             (as the source allows) of fMP4 segments on a 2 s keyframe grid.
+            preset veryfast, CRF 23). With --height, a larger source is re-encoded down to that size.             With --hls DIR instead of -o, an HLS ladder: DIR/master.m3u8 over 360p, 720p and 1080p rungs             (as the source allows), each one fragmented MP4 whose playlist lists 2 s segments as byte ranges.
             """
     )
 

@@ -89,6 +89,87 @@ import Testing
         #expect(document["status"] as? String == "done" && document["preview_status"] as? String == "ready")
     }
 
+    /// A video long enough for a ladder (the threshold lowered to 5 s here) gets one beside its
+    /// rendition: a master over 360p and 720p rungs, each a playlist over byte ranges of one
+    /// fragmented MP4, served with ranges; a player reading the master over HTTP (ffmpeg's HLS
+    /// demuxer) plays every rung whole, and the viewer offers the ladder before the rendition.
+    @Test func aLongVideoGetsALadderThatPlaysOverHTTP() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = folder.url.appendingPathComponent("ladder.json")
+        try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--config", config.path])
+        let file = folder.url.appendingPathComponent("clip.avi")
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6",
+                               "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path])
+        let uploaded = try server.upload(Data(contentsOf: file), query: "owner=ana&type=highlight_video&title=Clip&filename=clip.avi")
+        let id = try #require(uploaded.json?["document_id"] as? String, "\(uploaded)")
+        let document = try Self.settled(server, id)
+        #expect((document["renditions"] as? [[String: Any]])?.first?["status"] as? String == "ready")
+        let master = try #require(document["hls"] as? String, "\(document)")
+        #expect(master == "/v1/documents/\(id)/hls/master.m3u8")
+
+        let (playlist, response) = try Self.fetch(URLRequest(url: URL(string: server.base + master)!))
+        #expect(response.value(forHTTPHeaderField: "Content-Type") == "application/vnd.apple.mpegurl")
+        let text = String(decoding: playlist, as: UTF8.self)
+        #expect(text.contains("RESOLUTION=640x360,") && text.contains("\n360p.m3u8\n") && text.contains("RESOLUTION=1280x720,")
+                && text.contains("\n720p.m3u8\n"), "\(text)")
+        var ranged = URLRequest(url: URL(string: server.base + "/v1/documents/\(id)/hls/360p.mp4")!)
+        ranged.setValue("bytes=0-99", forHTTPHeaderField: "Range")
+        let (head, rangeResponse) = try Self.fetch(ranged)
+        #expect(rangeResponse.statusCode == 206 && head.count == 100 && head[4..<8] == Data("ftyp".utf8))
+        #expect(try server.get("/v1/documents/\(id)/hls/1080p.m3u8").status == 404)
+
+        // Every rung, read through the master over HTTP as a player does: all 180 frames, 6 s.
+        for rung in 0..<2 {
+            let frames = try MediaTools.ffprobeValue(input: server.base + master, ["-count_packets", "-select_streams", "v:\(rung)",
+                                                                                  "-show_entries", "stream=nb_read_packets"])
+            #expect(frames.split(separator: "\n").first == "180", "rung \(rung): \(frames) frames")
+            try MediaTools.ffmpeg(["-i", server.base + master, "-map", "0:v:\(rung)", "-map", "0:a:\(rung)", "-f", "null", "-"])
+        }
+        let (page, _) = try Self.fetch(URLRequest(url: URL(string: server.base + "/ui/documents/\(id)")!))
+        let html = String(decoding: page, as: UTF8.self)
+        #expect(html.contains("<source src=\"\(master)\" type=\"application/vnd.apple.mpegurl\"><source src=\"/v1/documents/\(id)/renditions/mp4\""))
+    }
+
+    /// Videos stored without their playback work — by `ingest` without `--renditions`, or before
+    /// schema v9 (no playback decision: a NULL column here) — get it from `jobs backfill`, which
+    /// queues each video's job once; a server's workers then make the renditions.
+    @Test func backfillGivesStoredVideosTheirPlayback() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = folder.url.appendingPathComponent("store").path
+        var ids: [String] = []
+        for (name, seconds) in [("decided.avi", 4), ("undecided.avi", 5)] {
+            let file = folder.url.appendingPathComponent(name)
+            try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=\(seconds)", "-f", "lavfi", "-i",
+                                   "sine=duration=\(seconds)", "-c:v", "mpeg4", "-c:a", "libmp3lame", file.path])
+            let ingested = try DocPreviewProcess.run(["ingest", file.path, "--store", store, "--json"])
+            ids.append(try #require(ingested.json?["document_id"] as? String, "\(ingested.stderr)"))
+        }
+        let forget = Process()
+        forget.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        forget.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                            + "c.execute('UPDATE documents SET playback = NULL WHERE id = ?', (sys.argv[2],)); c.commit()",
+                            folder.url.appendingPathComponent("store/index.sqlite").path, ids[1]]
+        try forget.run()
+        forget.waitUntilExit()
+        #expect(forget.terminationStatus == 0)
+        let first = try DocPreviewProcess.run(["jobs", "backfill", "--store", store, "--json"])
+        #expect(first.json?["playback"] as? Int == 1 && first.json?["probes"] as? Int == 1, "\(first.stdout) \(first.stderr)")
+        let again = try DocPreviewProcess.run(["jobs", "backfill", "--store", store, "--json"])
+        #expect(again.json?["playback"] as? Int == 0 && again.json?["probes"] as? Int == 0, "the jobs wait already: \(again.stdout)")
+
+        let server = try ServerProcess(store: store, workers: 2)
+        for id in ids {
+            let document = try Self.settled(server, id)
+            #expect(document["playback"] as? String == "transcode")
+            #expect((document["renditions"] as? [[String: Any]])?.first?["status"] as? String == "ready", "\(document)")
+        }
+        let done = try DocPreviewProcess.run(["jobs", "backfill", "--store", store, "--json"])
+        #expect(done.json?["playback"] as? Int == 0 && done.json?["probes"] as? Int == 0, "nothing left: \(done.stdout)")
+    }
+
     /// 40 s of 720p MPEG-4 Part 2 + MP3: a transcode of several seconds.
     static func longAVI(in folder: TemporaryFolder) throws -> Data {
         let file = folder.url.appendingPathComponent("long.avi")

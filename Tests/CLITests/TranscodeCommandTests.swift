@@ -76,11 +76,12 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.url.appendingPathComponent("rendition.mp4")
-        for arguments in [["transcode", "-o", output.path], ["sprites", "-o", folder.url.appendingPathComponent("sprites").path]] {
+        for arguments in [["transcode", "-o", output.path], ["transcode", "--hls", folder.url.appendingPathComponent("ladder").path],
+                          ["sprites", "-o", folder.url.appendingPathComponent("sprites").path]] {
             let result = try DocPreviewProcess.run(arguments + ["--json", "--timeout", "60", "--", entry.url.path], timeout: 90)
-            #expect([0, 3, 4].contains(result.status), "\(entry) \(arguments[0]): exit \(result.status) \(result.stderr)")
+            #expect([0, 3, 4].contains(result.status), "\(entry) \(arguments[0...1]): exit \(result.status) \(result.stderr)")
             let outcome = result.status == 0 ? "ok" : (result.json?["error"] as? [String: Any])?["code"] as? String ?? "?"
-            #expect(entry.expected.contains(outcome), "\(entry) \(arguments[0]): \(outcome), expected \(entry.expected)")
+            #expect(entry.expected.contains(outcome), "\(entry) \(arguments[0...1]): \(outcome), expected \(entry.expected)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).allSatisfy { !$0.contains("partial") })
     }
@@ -89,6 +90,26 @@ import Testing
 /// `batch --renditions`: videos get their playback derivatives in the batch, as the queue's
 /// playback jobs make them, and the report says what became of each rendition.
 @Suite struct BatchRenditionTests {
+    /// `ingest --renditions`: the same for one file; a video past the ladder threshold (lowered
+    /// to 2 s here) gets its ladder too.
+    @Test func ingestMakesTheRenditionAndLadder() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clip = folder.url.appendingPathComponent("clip.avi")
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3", "-f", "lavfi", "-i", "sine=duration=3",
+                               "-c:v", "mpeg4", "-c:a", "libmp3lame", clip.path])
+        let config = folder.url.appendingPathComponent("config.json")
+        try Data(#"{"renditions": {"ladder_min_seconds": 2}}"#.utf8).write(to: config)
+        let result = try DocPreviewProcess.run(["ingest", clip.path, "--store", folder.url.appendingPathComponent("store").path, "--renditions",
+                                                "--config", config.path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect((result.json?["rendition"] as? [String: Any])?["status"] as? String == "ready", "\(result.stdout)")
+        let ladder = result.json?["ladder"] as? [String: Any]
+        #expect(ladder?["status"] as? String == "ready" && (ladder?["size"] as? Int ?? 0) > 0, "\(result.stdout)")
+        #expect((ladder?["codecs"] as? String)?.hasPrefix("avc1.64") == true)
+    }
+
+
     @Test func videosGetRenditionsInTheBatch() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -110,6 +131,7 @@ import Testing
         #expect(entry("direct.mp4")["playback"] as? String == "direct")
         #expect((entry("direct.mp4")["rendition"] as? [String: Any])?["status"] as? String == "not_needed")
         #expect(entry("photo.webp")["rendition"] == nil)
+        #expect(entry("clip.avi")["ladder"] == nil, "a 3 s video gets no ladder")
         // Statistics count the rendition and thumbnails among the derivatives.
         let stats = try #require(try DocPreviewProcess.run(["stats", "--store", store, "--json"]).json)
         #expect((stats["preview_bytes"] as? Int ?? 0) > (rendition?["size"] as? Int ?? .max))

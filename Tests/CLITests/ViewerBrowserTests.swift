@@ -45,20 +45,50 @@ import Testing
         #expect(try Self.rangesServed(server) >= 2, "the player was served byte ranges (206)")
     }
 
+    /// A ladder's master playlist, then the rendition, as the viewer lists them: Chromium plays the
+    /// ladder where it plays HLS, else skips it for the rendition; either way the video plays and
+    /// seeks. (Whether it took the ladder is printed: Debian's Chromium 156 does not, and ffmpeg
+    /// reading every rung over HTTP is PlaybackServeTests' part.)
+    @Test func theViewersSourcesPlayWithALadderFirst() throws {
+        let chromium = try #require(Self.chromiumPath, "Chromium is installed by scripts/install-deps")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = folder.url.appendingPathComponent("ladder.json")
+        try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--config", config.path])
+        let uploaded = try server.upload(try PlaybackServeTests.video("clip.avi", ["-c:v", "mpeg4", "-c:a", "libmp3lame"], in: folder),
+                                         query: "owner=ana&type=highlight_video&title=clip&filename=clip.avi")
+        let id = try #require(uploaded.json?["document_id"] as? String, "\(uploaded)")
+        let document = try PlaybackServeTests.settled(server, id)
+        let master = try #require(document["hls"] as? String, "\(document)")
+        let rendition = try #require((document["renditions"] as? [[String: Any]])?.first?["url"] as? String)
+        let state = try Self.playAndSeek(chromium, video: """
+            <video id="v" muted preload="auto"><source src="\(server.base + master)" type="application/vnd.apple.mpegurl">\
+            <source src="\(server.base + rendition)" type="video/mp4"></video>
+            """, to: 3, in: folder)
+        print("Chromium with the ladder listed first: \(state)")
+        #expect(state.hasPrefix("playing at "), "\(state)")
+    }
+
     /// Opens a page whose `<video>` loads `source`, seeks to `seconds` once the metadata is in and
-    /// plays from there; the page's title says what happened (`playing at …`, `error …`).
+    /// plays from there; the page's title says what happened (`playing at … from URL`, `error …`).
     static func playAndSeek(_ chromium: String, _ source: String, to seconds: Double, in folder: TemporaryFolder) throws -> String {
+        try playAndSeek(chromium, video: "<video id=\"v\" muted preload=\"auto\" src=\"\(source)\"></video>", to: seconds, in: folder)
+    }
+
+    /// The same for a `<video>` element as `video` writes it (with `id="v"`): its `<source>` list, say.
+    static func playAndSeek(_ chromium: String, video: String, to seconds: Double, in folder: TemporaryFolder) throws -> String {
         // The DOM is dumped when the virtual time budget is spent.
         let page = folder.url.appendingPathComponent("player-\(UUID().uuidString).html")
         try """
             <!doctype html><title>loading</title>
-            <video id="v" muted preload="auto" src="\(source)"></video>
+            \(video)
             <script>
             const v = document.getElementById('v');
             v.addEventListener('loadedmetadata', () => { v.currentTime = \(seconds); });
             v.addEventListener('seeked', () => { v.play().then(() => {}, e => { document.title = 'play failed ' + e; }); });
             v.addEventListener('timeupdate', () => {
-              if (v.currentTime > \(seconds) && !v.paused) document.title = 'playing at ' + v.currentTime.toFixed(2) + ' of ' + v.duration.toFixed(2);
+              if (v.currentTime > \(seconds) && !v.paused) document.title = 'playing at ' + v.currentTime.toFixed(2) + ' of ' + v.duration.toFixed(2) + ' from ' + v.currentSrc;
             });
             v.addEventListener('error', () => { document.title = 'error ' + v.error.code + ' ' + v.error.message; });
             </script>

@@ -4,8 +4,9 @@ import PreviewRenderers
 import PreviewTestSupport
 import Testing
 
-/// The HLS ladder: rungs up to the source's size, each a VOD playlist of fMP4 segments on a 2 s
-/// keyframe grid whatever the source's keyframes, under a master playlist a player chooses from.
+/// The HLS ladder: rungs up to the source's size, each a VOD playlist over byte ranges of one
+/// fragmented MP4, segments on a 2 s keyframe grid whatever the source's keyframes, under a master
+/// playlist a player chooses from.
 @Suite struct VideoLadderTests {
     @Test func rungsFollowTheSourceAndEveryOnePlays() throws {
         let folder = try TemporaryFolder()
@@ -15,8 +16,12 @@ import Testing
         try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6",
                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "240", "-pix_fmt", "yuv420p", "-c:a", "aac", source.path])
         let ladder = folder.url.appendingPathComponent("ladder")
-        let rungs = try VideoLadder().make(source.path, into: ladder.path)
+        var fractions: [Double] = []
+        let rungs = try VideoLadder().make(source.path, into: ladder.path) { fractions.append($0) }
         #expect(rungs.map(\.name) == ["360p", "720p"])
+        // Progress runs over both rungs: rising, the 360p rung a third of the work, ending at 1.
+        #expect(fractions == fractions.sorted() && fractions.last.map { abs($0 - 1) < 1e-9 } == true)
+        #expect(fractions.contains { abs($0 - 1.0 / 3) < 1e-9 })
         #expect(rungs.map(\.width) == [640, 1280] && rungs.map(\.height) == [360, 720])
         #expect(rungs.allSatisfy { $0.codecs.hasPrefix("avc1.64") && $0.codecs.hasSuffix(",mp4a.40.2") })
         #expect(rungs.allSatisfy { $0.bandwidth >= $0.averageBandwidth && $0.averageBandwidth > 10_000 })
@@ -30,7 +35,8 @@ import Testing
         for rung in rungs {
             let playlist = ladder.appendingPathComponent("\(rung.name).m3u8")
             let text = try String(contentsOf: playlist, encoding: .utf8)
-            #expect(text.contains("#EXT-X-PLAYLIST-TYPE:VOD") && text.contains("#EXT-X-MAP:URI=\"\(rung.name)-init.mp4\""))
+            #expect(text.contains("#EXT-X-PLAYLIST-TYPE:VOD") && text.contains("#EXT-X-MAP:URI=\"\(rung.media)\",BYTERANGE="))
+            #expect(text.components(separatedBy: "#EXT-X-BYTERANGE:").count == 4)
             let durations = text.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.compactMap { Double($0.dropFirst(8).prefix { $0 != "," }) }
             #expect(durations.count == 3 && durations.allSatisfy { $0 <= 2.1 }, "\(rung.name): segments \(durations)")
             #expect(abs(durations.reduce(0, +) - 6) < 0.1)
@@ -44,6 +50,8 @@ import Testing
             try MediaTools.ffmpeg(["-i", ladder.appendingPathComponent("master.m3u8").path, "-map", "0:v:\(variant)", "-f", "null", "-"])
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["ladder", "source.mp4"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: ladder.path).sorted()
+                == ["360p.m3u8", "360p.mp4", "720p.m3u8", "720p.mp4", "master.m3u8"])
     }
 
     /// A source smaller than the lowest rung is one rung at its own size.

@@ -643,6 +643,23 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(after.status == .done && after.previewStatus == .ready && after.errorCode == nil, "nor its preview status")
     }
 
+    /// A backfill's queueing: a job of a kind is queued unless the document's latest one of that
+    /// kind still waits or runs; once it has ended, another may be queued.
+    @Test(arguments: TestBackend.available) func queueingAgainSkipsAJobThatWaits(backend: TestBackend) throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        let document = try queuedDocument(harness)
+        #expect(try !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview), "its preview job waits")
+        #expect(try harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .playback))
+        #expect(try !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .playback), "queued once")
+        let (preview, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(try !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview), "its preview job runs")
+        #expect(try harness.queue.complete(preview, recording: JobOutcome(previewStatus: .ready)))
+        #expect(try harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview))
+        #expect(try harness.queue.latestJob(documentID: document.documentID)?.status == .queued)
+        #expect(try harness.pipeline.store.index.document(id: document.documentID)?.jobStatus == .queued, "the document shows its new preview job")
+    }
+
     @Test(arguments: TestBackend.available) func releaseGivesTheAttemptBack(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }

@@ -12,13 +12,25 @@ public struct RenditionSettings: Sendable, Equatable, Codable {
     public var audioBitrate = 128_000
     /// Keyframes at least this often, so a seek or a ladder's segment starts within this much.
     public var keyframeSeconds = 2.0
+    /// A stored video this long, or this large, also gets an HLS ladder (360p/720p/1080p as it
+    /// allows) a player switches between on a changing network; shorter and smaller ones stream
+    /// their one rendition or original well enough.
+    public var ladderMinSeconds = 60.0
+    public var ladderMinBytes = 100_000_000
 
     public init() {}
+
+    /// Whether a video of `seconds` and `bytes` gets a ladder.
+    public func wantsLadder(seconds: Double?, bytes: Int) -> Bool {
+        (seconds ?? 0) >= ladderMinSeconds || bytes >= ladderMinBytes
+    }
 
     enum CodingKeys: String, CodingKey {
         case height, preset, crf
         case audioBitrate = "audio_bitrate"
         case keyframeSeconds = "keyframe_seconds"
+        case ladderMinSeconds = "ladder_min_seconds"
+        case ladderMinBytes = "ladder_min_bytes"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -28,6 +40,8 @@ public struct RenditionSettings: Sendable, Equatable, Codable {
         crf = try container.decodeIfPresent(Int.self, forKey: .crf) ?? crf
         audioBitrate = try container.decodeIfPresent(Int.self, forKey: .audioBitrate) ?? audioBitrate
         keyframeSeconds = try container.decodeIfPresent(Double.self, forKey: .keyframeSeconds) ?? keyframeSeconds
+        ladderMinSeconds = try container.decodeIfPresent(Double.self, forKey: .ladderMinSeconds) ?? ladderMinSeconds
+        ladderMinBytes = try container.decodeIfPresent(Int.self, forKey: .ladderMinBytes) ?? ladderMinBytes
     }
 
     /// x264's presets, fastest first.
@@ -40,6 +54,8 @@ public struct RenditionSettings: Sendable, Equatable, Codable {
         if !(0...51).contains(crf) { return "renditions.crf must be between 0 and 51" }
         if !(32_000...512_000).contains(audioBitrate) { return "renditions.audio_bitrate must be between 32000 and 512000" }
         if !(0.5...10).contains(keyframeSeconds) { return "renditions.keyframe_seconds must be between 0.5 and 10" }
+        if !(ladderMinSeconds >= 0) { return "renditions.ladder_min_seconds must be 0 or more" }
+        if ladderMinBytes < 0 { return "renditions.ladder_min_bytes must be 0 or more" }
         return nil
     }
 }

@@ -1,7 +1,7 @@
 internal import CFFmpeg
 
 /// A rendition being written (`AVFormatContext`, with its `AVIOContext` for a single file): an MP4
-/// with `moov` first, or an HLS rendition (playlist, fMP4 init segment and media segments).
+/// with `moov` first, or an HLS rendition (a playlist over byte ranges of one fragmented MP4).
 ///
 /// Owns both; closes the file and frees the context once, in `deinit`, whether or not the output
 /// was finished: the caller writes to a staged path and removes it when ``finish()`` was not reached.
@@ -10,10 +10,9 @@ final class MediaOutput {
     /// What is written.
     enum Container {
         case mp4
-        /// A media playlist at the output path whose fMP4 segments, cut at keyframes about every
-        /// `segmentSeconds`, go to `segmentPath` (a pattern with `%03d`), and whose init segment is
-        /// `initName` beside the playlist.
-        case hls(segmentSeconds: Double, segmentPath: String, initName: String)
+        /// A media playlist at the output path over byte ranges of the fragmented MP4 at `mediaPath`
+        /// (beside it): its init segment first, then segments cut at keyframes about every `segmentSeconds`.
+        case hls(segmentSeconds: Double, mediaPath: String)
     }
 
     let context: UnsafeMutablePointer<AVFormatContext>
@@ -51,16 +50,16 @@ final class MediaOutput {
 
     /// Writes the header. An MP4's index (`moov`) goes before the media when the file is finished, so
     /// a player starts before the download ends (the muxer rewrites the file once); an HLS
-    /// rendition is a VOD playlist of independent fMP4 segments.
+    /// rendition is a VOD playlist of independent fMP4 segments, byte ranges of one file (a store
+    /// keeps two files a rung, not one per segment).
     func writeHeader() throws(FFmpegError) {
         var options: OpaquePointer?
         switch container {
         case .mp4:
             lazy_av_dict_set()(&options, "movflags", "+faststart", 0)
-        case let .hls(segmentSeconds, segmentPath, initName):
+        case let .hls(segmentSeconds, mediaPath):
             for (key, value) in [("hls_time", String(segmentSeconds)), ("hls_playlist_type", "vod"), ("hls_segment_type", "fmp4"),
-                                 ("hls_fmp4_init_filename", initName), ("hls_segment_filename", segmentPath),
-                                 ("hls_flags", "independent_segments")] {
+                                 ("hls_segment_filename", mediaPath), ("hls_flags", "single_file+independent_segments")] {
                 lazy_av_dict_set()(&options, key, value, 0)
             }
         }

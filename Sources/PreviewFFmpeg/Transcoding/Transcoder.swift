@@ -21,9 +21,9 @@ public struct Transcoder: Sendable {
     public enum Output: Sendable {
         /// One MP4 file, `moov` first.
         case file(String)
-        /// An HLS media playlist at `playlist`, its fMP4 init segment `initName` beside it and its
-        /// media segments at `segmentPath` (a pattern with `%03d`), cut at the keyframes.
-        case hls(playlist: String, segmentPath: String, initName: String)
+        /// An HLS media playlist at `playlist` over byte ranges of the fragmented MP4 at `mediaPath`
+        /// (beside it): its init segment, then segments cut at the keyframes.
+        case hls(playlist: String, mediaPath: String)
     }
 
     /// What a finished rendition is.
@@ -42,8 +42,8 @@ public struct Transcoder: Sendable {
                           progress: (Double) -> Void = { _ in }) throws(FFmpegError) -> Result {
         let file = switch output {
         case let .file(path): try MediaOutput(path: path)
-        case let .hls(playlist, segmentPath, initName):
-            try MediaOutput(path: playlist, container: .hls(segmentSeconds: settings.keyframeSeconds, segmentPath: segmentPath, initName: initName))
+        case let .hls(playlist, mediaPath):
+            try MediaOutput(path: playlist, container: .hls(segmentSeconds: settings.keyframeSeconds, mediaPath: mediaPath))
         }
         var streams: [Int: EncodedStream] = [:]
         var copies: [Int: Copy] = [:]

@@ -5,8 +5,12 @@ import PreviewCore
 struct RenderCall: Codable {
     enum Operation: String, Codable {
         case probe, render, convert
-        /// A video's rendition, written to `output`; a sheet set of scrubbing thumbnails, written into the folder `output`.
-        case transcode, sprites
+        /// A video's rendition, written to `output`; its HLS ladder, written to the folder `output`;
+        /// a sheet set of scrubbing thumbnails, written into the folder `output`.
+        case transcode, ladder, sprites
+
+        /// Whether the call writes a rendition (its files may be large; it reports its progress).
+        var encodes: Bool { self == .transcode || self == .ladder }
 
         /// Whether an answer's bytes follow its header frame (the rest write files, or send only facts).
         var sendsBytes: Bool { self == .render || self == .convert }
@@ -15,7 +19,7 @@ struct RenderCall: Codable {
     var kind: FileKind
     var path: String
     var request: RenderRequest?
-    /// Where a transcode or sprites call writes.
+    /// Where a transcode, ladder or sprites call writes.
     var output: String?
     var renditions: RenditionSettings?
     /// Wall-clock seconds the call may take, when not the job time (a transcode's follow its video's length).
@@ -37,9 +41,10 @@ struct RenderReply: Codable {
         }
     }
     var facts: MediaFacts?
-    /// A transcode's fraction done (0–1), sent before its answer as often as it advances by a percent.
+    /// A transcode's or ladder's fraction done (0–1), sent before its answer as often as it advances by a percent.
     var progress: Double?
     var rendition: VideoTranscoding.Rendition?
+    var ladder: [VideoLadder.Rung]?
     var sprites: ScrubbingSprites.Files?
     var width: Int?
     var height: Int?
@@ -58,6 +63,9 @@ extension RenderReply {
         switch call.operation {
         case .probe: return bytes == nil
         case .transcode: return bytes == nil && rendition != nil
+        case .ladder:
+            // Its rungs name the files the parent stores: plain names, nothing outside the folder.
+            return bytes == nil && ladder.map { !$0.isEmpty && $0.allSatisfy { $0.name.allSatisfy { $0.isLetter || $0.isNumber } } } == true
         case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
         case .render:
@@ -74,9 +82,9 @@ enum RenderChannel {
     static let maxMessage = 1 << 20
     /// The largest encoded image: 4096² pixels as an uncompressed PNG is 48 MiB.
     static let maxImage = 64 << 20
-    /// The largest PDF pivot: what a child may write to a file (its RLIMIT_FSIZE) but during a transcode.
+    /// The largest PDF pivot: what a child may write to a file (its RLIMIT_FSIZE) but while it encodes.
     static let maxPivot = 64 << 20
-    /// The largest rendition a transcode may write.
+    /// The largest rendition (or rung of a ladder) an encoding call may write.
     static let maxRendition = 8 << 30
 
     enum Failure: Error {

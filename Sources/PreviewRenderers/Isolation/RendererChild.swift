@@ -42,7 +42,7 @@ public enum RendererChild {
             } catch {
                 return 2
             }
-            // A transcode's encoder runs on every core: its CPU time is its wall time times those.
+            // An encoder runs on every core: its CPU time is its wall time times those.
             allowCPU(seconds: call.seconds.map { $0 * Double(ProcessInfo.processInfo.activeProcessorCount) } ?? limits.jobSeconds)
             if hooks { testHook(call) }
             if call.operation == .convert { conversions += 1 }
@@ -88,18 +88,20 @@ public enum RendererChild {
             switch call.operation {
             case .convert:
                 throw PreviewError(.internal, "Conversions are answered by the office converter.")
-            case .transcode:
-                guard let output = call.output else { throw PreviewError(.internal, "A transcode call names no output.") }
+            case .transcode, .ladder:
+                guard let output = call.output else { throw PreviewError(.internal, "An encoding call names no output.") }
                 // The rendition may outgrow what a child writes otherwise; only for this call.
                 setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxRendition), hard: UInt64(RenderChannel.maxRendition))
                 defer { setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition)) }
                 let transcoding = VideoTranscoding(limits: renderers.video.limits, settings: call.renditions ?? RenditionSettings(),
                                                    timeoutSeconds: call.seconds)
-                let rendition = try transcoding.transcode(call.path, kind: call.kind, to: output) { fraction in
-                    // A parent that went away ends the child at its next read.
-                    try? RenderChannel.write(RenderReply(progress: fraction), to: 1)
+                // A parent that went away ends the child at its next read.
+                let progress = { (fraction: Double) -> Void in _ = try? RenderChannel.write(RenderReply(progress: fraction), to: 1) }
+                if call.operation == .ladder {
+                    return (RenderReply(ladder: try VideoLadder(transcoding: transcoding).make(call.path, kind: call.kind, into: output,
+                                                                                              progress: progress)), nil)
                 }
-                return (RenderReply(rendition: rendition), nil)
+                return (RenderReply(rendition: try transcoding.transcode(call.path, kind: call.kind, to: output, progress: progress)), nil)
             case .sprites:
                 guard let output = call.output else { throw PreviewError(.internal, "A sprites call names no output.") }
                 return (RenderReply(sprites: try ScrubbingSprites(limits: renderers.video.limits).write(call.path, kind: call.kind, into: output)), nil)
@@ -117,7 +119,7 @@ public enum RendererChild {
     /// The network was left before `main`; here the resource limits, then the system-call filter.
     private static func confine(_ limits: Limits) {
         if limits.rendererMemoryBytes > 0 && !underSanitizer { setLimit(RLIMIT_AS, UInt64(limits.rendererMemoryBytes)) }
-        // Children write to their pipes, and a rendition's files only during a transcode call.
+        // Children write to their pipes, and a rendition's files only during an encoding call.
         setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition))
         setLimit(RLIMIT_CORE, 0)          // a crash leaves no copy of a stranger's document on disk
         if !underSanitizer { _ = docpreview_restrict_syscalls() }

@@ -78,6 +78,15 @@ public final class RendererPool: Sendable {
         return rendition
     }
 
+    /// The HLS ladder of the video at `path`, written to the folder `output` by a child within `seconds`.
+    func ladder(_ path: String, kind: FileKind, into output: String, settings: RenditionSettings, seconds: Double,
+                progress: (Double) -> Void) throws(PreviewError) -> [VideoLadder.Rung] {
+        let call = RenderCall(operation: .ladder, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
+        let (reply, _) = try self.call(call, progress: progress)
+        guard let rungs = reply.ladder else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
+        return rungs
+    }
+
     /// Scrubbing thumbnails of the video at `path`, written into the folder `output` by a child.
     func sprites(_ path: String, kind: FileKind, into output: String) throws(PreviewError) -> ScrubbingSprites.Files {
         let (reply, _) = try call(RenderCall(operation: .sprites, kind: kind, path: path, output: output))
@@ -210,8 +219,8 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
         do throws(RenderChannel.Failure) {
             try RenderChannel.write(call, to: child.input)
             var reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
-            // A transcode tells how far it has come before it answers.
-            while call.operation == .transcode, let fraction = reply.progress, reply.rendition == nil, reply.failure == nil {
+            // An encoding call tells how far it has come before it answers.
+            while call.operation.encodes, let fraction = reply.progress, reply.rendition == nil, reply.ladder == nil, reply.failure == nil {
                 guard (0...1).contains(fraction) else { throw .malformed }
                 progress(fraction)
                 reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)

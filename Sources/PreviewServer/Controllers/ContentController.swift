@@ -11,8 +11,9 @@ import PreviewPipeline
 import PreviewStore
 
 /// `GET|HEAD /v1/documents/{id}/content`: a document's original, streamed from its blob, with
-/// byte ranges, checked as it goes. `…/renditions/{name}` and `…/trickplay/{file}`: a video's
-/// rendition and scrubbing thumbnails (sheets and WebVTT track), served the same way.
+/// byte ranges, checked as it goes. `…/renditions/{name}`, `…/hls/{file}` and `…/trickplay/{file}`:
+/// a video's rendition, its HLS ladder (master and rung playlists, rung media files read by byte
+/// range) and scrubbing thumbnails (sheets and WebVTT track), served the same way.
 struct ContentController {
     let documents: DocumentService
     let offload: Offload
@@ -27,6 +28,12 @@ struct ContentController {
                 try await playbackFile(context.parameters.require("id"), request: request, channel: context.channel) { manifest, _ in
                     guard let rendition = manifest.rendition, rendition.name == context.parameters.get("name") else { return nil }
                     return (rendition.sha256, rendition.mime)
+                }
+            }
+            routes.add(method, "/v1/documents/:id/hls/:file") { request, context in
+                try await playbackFile(context.parameters.require("id"), request: request, channel: context.channel) { manifest, _ in
+                    guard let file = context.parameters.get("file"), let hash = manifest.ladder?.files[file] else { return nil }
+                    return (hash, file.hasSuffix(".m3u8") ? DocumentPipeline.playlistMime : "video/mp4")
                 }
             }
             routes.add(method, "/v1/documents/:id/trickplay/:file") { request, context in

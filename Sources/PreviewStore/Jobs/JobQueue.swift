@@ -26,6 +26,12 @@ public protocol JobQueue: Sendable {
     func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) throws -> JobRecord
     /// Records how far `job` has come (0–1) while its worker still holds the lease.
     func reportProgress(_ job: JobRecord, fraction: Double) throws
+    /// Extends `job`'s lease to `leaseSeconds` from now while its worker still holds it (a running
+    /// worker's heartbeat); false when the lease was lost.
+    func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) throws -> Bool
+    /// Queues a new job of `kind` for document `documentID` unless its latest job of that kind is
+    /// still queued or running; returns whether it queued one.
+    func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) throws -> Bool
     /// Gives a leased job back untouched (graceful shutdown), uncounting its attempt.
     func release(_ job: JobRecord) throws
     func job(id: Int64) throws -> JobRecord?

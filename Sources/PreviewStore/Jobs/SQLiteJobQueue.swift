@@ -124,6 +124,16 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
+    public func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) throws -> Bool {
+        try index.pool.write { db in
+            try db.execute(sql: """
+                UPDATE jobs SET lease_expires_at = :until WHERE id = :id AND status = :processing AND lease_owner = :owner AND attempts = :attempts
+                """, arguments: Self.statuses(["until": Date().addingTimeInterval(leaseSeconds), "id": job.id, "owner": job.leaseOwner,
+                                               "attempts": job.attempts]))
+            return db.changesCount > 0
+        }
+    }
+
     public func release(_ job: JobRecord) throws {
         try index.pool.write { db in
             guard try holdsLease(job, in: db) else { return }
@@ -139,6 +149,14 @@ public struct SQLiteJobQueue: JobQueue {
 
     public func job(id: Int64) throws -> JobRecord? {
         try index.pool.read { db in try JobRecord.fetchOne(db, key: id) }
+    }
+
+    public func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) throws -> Bool {
+        try index.pool.write { db in
+            if let latest = try latestJob(documentID: documentID, kind: kind, in: db), [.queued, .processing].contains(latest.status) { return false }
+            try SQLiteWrites(db).enqueueJob(documentID: documentID, kind: kind)
+            return true
+        }
     }
 
     public func latestJob(documentID: String, kind: JobRecord.Kind) throws -> JobRecord? {

@@ -1,7 +1,7 @@
 // libFuzzer entry point for the renderers: arbitrary bytes, written to a file, probed and rendered
 // in-process by the renderer `$DOCPREVIEW_FUZZ_RENDERER` names (video, pdf or image), with small
 // limits so each input is quick; `transcode` makes a video's rendition (libavformat, libavcodec,
-// libavfilter, libx264) and its scrubbing thumbnails instead. A crash, a sanitizer report, a hang past libFuzzer's -timeout or
+// libavfilter, libx264), its HLS ladder (the HLS muxer, fragmented MP4) and its scrubbing thumbnails instead. A crash, a sanitizer report, a hang past libFuzzer's -timeout or
 // a failure that is not a PreviewError is a finding.
 import Foundation
 import PreviewCore
@@ -19,6 +19,7 @@ private let limits: Limits = {
 }()
 private let output = input.appendingPathExtension("mp4")
 private let sprites = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-fuzz-\(getpid())-sprites")
+private let ladder = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-fuzz-\(getpid())-ladder")
 private let renderer: any Renderer = {
     let renderers = Renderers(limits: limits)
     switch target {
@@ -36,7 +37,9 @@ public func fuzzRenderer(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         var settings = RenditionSettings()
         settings.height = 144
         settings.preset = "ultrafast"
-        _ = try? VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: 5).transcode(input.path, to: output.path)
+        let transcoding = VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: 5)
+        _ = try? transcoding.transcode(input.path, to: output.path)
+        _ = try? VideoLadder(transcoding: transcoding).make(input.path, into: ladder.path)
         try? FileManager.default.createDirectory(at: sprites, withIntermediateDirectories: true)
         _ = try? ScrubbingSprites(limits: limits).write(input.path, into: sprites.path)
         return 0
