@@ -9,6 +9,13 @@ public enum MediaTools {
         try run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + arguments)
     }
 
+    /// Writes `seconds` of a moving test pattern `size` (`640x360`) with a tone to `file`, as an AVI
+    /// of MPEG-4 Part 2 and MP3: what AVPlayer and browsers cannot play, so it gets a rendition.
+    public static func aviClip(_ file: URL, size: String, seconds: Int) throws {
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30:duration=\(seconds)", "-f", "lavfi", "-i", "sine=duration=\(seconds)",
+                    "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path])
+    }
+
     /// `ffprobe`'s JSON for `file`: its streams (with side data) and its format.
     public static func probe(_ file: URL) throws -> Probe {
         let json = try run("/usr/bin/ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file.path])

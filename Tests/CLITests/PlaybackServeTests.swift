@@ -100,8 +100,7 @@ import Testing
         try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--config", config.path])
         let file = folder.url.appendingPathComponent("clip.avi")
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6",
-                               "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path])
+        try MediaTools.aviClip(file, size: "1280x720", seconds: 6)
         let uploaded = try server.upload(Data(contentsOf: file), query: "owner=ana&type=highlight_video&title=Clip&filename=clip.avi")
         let id = try #require(uploaded.json?["document_id"] as? String, "\(uploaded)")
         let document = try Self.settled(server, id)
@@ -142,8 +141,7 @@ import Testing
         var ids: [String] = []
         for (name, seconds) in [("decided.avi", 4), ("undecided.avi", 5)] {
             let file = folder.url.appendingPathComponent(name)
-            try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=\(seconds)", "-f", "lavfi", "-i",
-                                   "sine=duration=\(seconds)", "-c:v", "mpeg4", "-c:a", "libmp3lame", file.path])
+            try MediaTools.aviClip(file, size: "320x240", seconds: seconds)
             let ingested = try DocPreviewProcess.run(["ingest", file.path, "--store", store, "--json"])
             ids.append(try #require(ingested.json?["document_id"] as? String, "\(ingested.stderr)"))
         }
@@ -173,8 +171,7 @@ import Testing
     /// 40 s of 720p MPEG-4 Part 2 + MP3: a transcode of several seconds.
     static func longAVI(in folder: TemporaryFolder) throws -> Data {
         let file = folder.url.appendingPathComponent("long.avi")
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=40", "-f", "lavfi", "-i", "sine=duration=40",
-                               "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path])
+        try MediaTools.aviClip(file, size: "1280x720", seconds: 40)
         return try Data(contentsOf: file)
     }
 

@@ -8,8 +8,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let source = folder.url.appendingPathComponent("clip.avi")
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=2", "-f", "lavfi", "-i", "sine=duration=2",
-                               "-c:v", "mpeg4", "-c:a", "libmp3lame", source.path])
+        try MediaTools.aviClip(source, size: "640x360", seconds: 2)
         let output = folder.url.appendingPathComponent("clip.mp4").path
         let result = try DocPreviewProcess.run(["transcode", source.path, "-o", output, "--type", "highlight_video", "--height", "240", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -96,8 +95,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clip = folder.url.appendingPathComponent("clip.avi")
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3", "-f", "lavfi", "-i", "sine=duration=3",
-                               "-c:v", "mpeg4", "-c:a", "libmp3lame", clip.path])
+        try MediaTools.aviClip(clip, size: "320x180", seconds: 3)
         let config = folder.url.appendingPathComponent("config.json")
         try Data(#"{"renditions": {"ladder_min_seconds": 2}}"#.utf8).write(to: config)
         let result = try DocPreviewProcess.run(["ingest", clip.path, "--store", folder.url.appendingPathComponent("store").path, "--renditions",
@@ -115,8 +113,7 @@ import Testing
         defer { folder.remove() }
         let input = folder.url.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: input, withIntermediateDirectories: true)
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3", "-f", "lavfi", "-i", "sine=duration=3",
-                               "-c:v", "mpeg4", "-c:a", "libmp3lame", input.appendingPathComponent("clip.avi").path])
+        try MediaTools.aviClip(input.appendingPathComponent("clip.avi"), size: "320x180", seconds: 3)
         try FileManager.default.copyItem(at: Fixtures.sample("video-h264.mp4"), to: input.appendingPathComponent("direct.mp4"))
         try FileManager.default.copyItem(at: Fixtures.sample("image.webp"), to: input.appendingPathComponent("photo.webp"))
         let report = folder.url.appendingPathComponent("report.json")

@@ -64,8 +64,7 @@ import Testing
     /// A queued video document of `seconds` of 720p MPEG-4 Part 2 and MP3.
     static func video(_ harness: Harness, seconds: Int) throws -> DocumentRecord {
         let file = harness.folder.url.appendingPathComponent("clip-\(seconds).avi")
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=\(seconds)", "-f", "lavfi", "-i",
-                               "sine=duration=\(seconds)", "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path])
+        try MediaTools.aviClip(file, size: "1280x720", seconds: seconds)
         let stored = try harness.pipeline.store.blobs.put(fileAt: file)
         return DocumentRecord(id: UUID().uuidString, owner: "", type: "", title: "clip", filename: "clip.avi", sha256: stored.hash, kind: .avi,
                               mime: "video/x-msvideo", size: stored.size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
