@@ -14,6 +14,9 @@ import PreviewCore
 /// - Cross-site writes are refused whatever the credentials: a state-changing request whose
 ///   `Origin` is another site (or `null`), or that a browser marks `Sec-Fetch-Site: cross-site`,
 ///   gets 403 — so a page elsewhere cannot post into this service, not even a `text/plain` form.
+/// - A request with a `sig` query parameter is a signed URL (``SignedURLs``): a read of one of a
+///   document's files, needing no token until it expires; it is refused (403) when anything in it
+///   was changed, its key retired or its time run out, and never reaches any other route.
 /// - With a token: every route but `/healthz` and the sign-in page needs `Authorization: Bearer`,
 ///   or the cookie of a session the sign-in form made (``SessionStore``). A write made with the
 ///   cookie also needs that session's CSRF token, from a hidden form field (`csrf`) or
@@ -23,6 +26,7 @@ import PreviewCore
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let access: Access?
+    let signed: SignedURLs?
     let hosts: HostCheck
     let logger: Logger
 
@@ -35,6 +39,7 @@ struct AccessMiddleware: RouterMiddleware {
         }
         let writes = ![.get, .head, .options].contains(request.method)
         if writes, let refusal = Self.crossSiteRefusal(request) { throw refusal }
+        if request.uri.queryParameters.get("sig") != nil { return try await next(request, try Self.signedContext(request, context, signed)) }
         guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path else {
             return try await next(request, context)
         }
@@ -56,6 +61,21 @@ struct AccessMiddleware: RouterMiddleware {
             return SignInPage.response(status: .unauthorized, returnTo: request.uri.path)
         }
         throw APIError(.unauthorized, "A valid bearer token is required.")
+    }
+
+    /// `context` with the grant of the signed URL `request` is, or the refusal.
+    static func signedContext(_ request: Request, _ context: ServerContext, _ signed: SignedURLs?) throws -> ServerContext {
+        do {
+            guard let signed else { throw APIError(.forbidden, "This server accepts no signed links.") }
+            guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
+            var context = context
+            context.signedGrant = try signed.verify(request.uri.path, query: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+            Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "accepted")]).increment()
+            return context
+        } catch {
+            Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "refused")]).increment()
+            throw error
+        }
     }
 
     /// A cookie write carries its session's CSRF token: in `X-CSRF-Token`, in a URL-encoded form's

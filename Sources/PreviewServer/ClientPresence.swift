@@ -39,6 +39,8 @@ public struct ServerContext: RequestContext {
     var session: Session?
     /// An upload form's expected `csrf` field, when the cookie authorised it (checked by the upload).
     var formCSRFToken: String?
+    /// What a signed URL granted, when one authorised the request (set by ``AccessMiddleware``).
+    var signedGrant: SignedURLs.Grant?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

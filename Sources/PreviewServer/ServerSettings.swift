@@ -32,6 +32,8 @@ public struct ServerSettings: Sendable {
     /// The slowest an upload may arrive (over each 30 s); slower ones are cut off, and lose their slot
     /// to a new upload when every slot is taken.
     public var minimumUploadBytesPerSecond = 1024
+    /// The keys of signed URLs (`--signing-key-file`); without them none are issued or accepted.
+    public var signingKeys: SigningKeys?
     /// Host names the server answers to besides IP addresses and loopback names (DNS rebinding).
     public var publicHosts: [String] = []
     /// Threads for the database and file-system reads of requests, and as many for uploads' writes.

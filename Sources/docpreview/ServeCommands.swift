@@ -31,6 +31,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read the token from this file (its first line).", valueName: "path"))
     var tokenFile: String?
 
+    @Option(help: ArgumentHelp("Sign URLs that need no token (POST /v1/documents/{id}/signed-urls) with the keys in this file: `ID SECRET` lines, the first signing, all verifying (`docpreview signing-key` makes one).", valueName: "path"))
+    var signingKeyFile: String?
+
     @Flag(help: "Serve on an address other than loopback without a token (anyone who reaches it may upload and read).")
     var insecureNoToken = false
 
@@ -134,6 +137,13 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxUploadsPerClient = maxUploadsPerClient
         settings.grace = .seconds(grace)
         settings.publicHosts = publicHost
+        settings.signingKeys = try signingKeyFile.map { path throws(ValidationError) in
+            do throws(PreviewError) {
+                return try SigningKeys(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         // Uploads announce their jobs to this process's workers, when it has any.
         let documents = DocumentService(pipeline: pipeline, queue: backend.queue, arrivals: workers > 0 ? JobArrivals() : nil)
@@ -242,3 +252,17 @@ struct JobsCommand: ParsableCommand {
 }
 
 extension JobRecord.Status: ExpressibleByArgument {}
+
+/// `docpreview signing-key`: a new line for `serve --signing-key-file`.
+struct SigningKeyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signing-key", abstract: "Print a new signing key line (ID SECRET) for serve --signing-key-file.",
+        discussion: """
+            Rotation: put the new line first in the file (it signs from the next start), keep the old one until the URLs \
+            it signed have expired (a day at most), then remove it: its URLs are refused from then on.
+            """)
+
+    func run() throws {
+        print(SigningKeys.newLine())
+    }
+}

@@ -17,6 +17,9 @@ import Testing
         return try Data(contentsOf: file)
     }
 
+    /// A token for servers that need one (random enough for `serve` to accept it).
+    static let token = "T" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+
     /// The document once its playback has settled (a rendition ready or failed, thumbnails listed).
     static func settled(_ server: ServerProcess, _ id: String) throws -> [String: Any] {
         for _ in 0..<600 {
@@ -91,14 +94,18 @@ import Testing
 
     /// A video long enough for a ladder (the threshold lowered to 5 s here) gets one beside its
     /// rendition: a master over 360p and 720p rungs, each a playlist over byte ranges of one
-    /// fragmented MP4, served with ranges; a player reading the master over HTTP (ffmpeg's HLS
-    /// demuxer) plays every rung whole, and the viewer offers the ladder before the rendition.
+    /// fragmented MP4, served with ranges; the viewer offers the ladder before the rendition. An
+    /// app hands a player the master's signed URL: with no token, a player reading it over HTTP
+    /// (ffmpeg's HLS demuxer) plays every rung whole, each playlist naming its files by signed URLs.
     @Test func aLongVideoGetsALadderThatPlaysOverHTTP() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let config = folder.url.appendingPathComponent("ladder.json")
         try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--config", config.path])
+        let keys = folder.url.appendingPathComponent("signing-keys")
+        try Data(DocPreviewProcess.run(["signing-key"]).stdout.utf8).write(to: keys)
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2,
+                                       extra: ["--config", config.path, "--signing-key-file", keys.path], token: Self.token)
         let file = folder.url.appendingPathComponent("clip.avi")
         try MediaTools.aviClip(file, size: "1280x720", seconds: 6)
         let uploaded = try server.upload(Data(contentsOf: file), query: "owner=ana&type=highlight_video&title=Clip&filename=clip.avi")
@@ -108,25 +115,40 @@ import Testing
         let master = try #require(document["hls"] as? String, "\(document)")
         #expect(master == "/v1/documents/\(id)/hls/master.m3u8")
 
-        let (playlist, response) = try Self.fetch(URLRequest(url: URL(string: server.base + master)!))
+        let (playlist, response) = try Self.fetch(server.authorized(URLRequest(url: URL(string: server.base + master)!)))
         #expect(response.value(forHTTPHeaderField: "Content-Type") == "application/vnd.apple.mpegurl")
         let text = String(decoding: playlist, as: UTF8.self)
         #expect(text.contains("RESOLUTION=640x360,") && text.contains("\n360p.m3u8\n") && text.contains("RESOLUTION=1280x720,")
                 && text.contains("\n720p.m3u8\n"), "\(text)")
-        var ranged = URLRequest(url: URL(string: server.base + "/v1/documents/\(id)/hls/360p.mp4")!)
+        var ranged = server.authorized(URLRequest(url: URL(string: server.base + "/v1/documents/\(id)/hls/360p.mp4")!))
         ranged.setValue("bytes=0-99", forHTTPHeaderField: "Range")
         let (head, rangeResponse) = try Self.fetch(ranged)
         #expect(rangeResponse.statusCode == 206 && head.count == 100 && head[4..<8] == Data("ftyp".utf8))
         #expect(try server.get("/v1/documents/\(id)/hls/1080p.m3u8").status == 404)
 
-        // Every rung, read through the master over HTTP as a player does: all 180 frames, 6 s.
+        // The app's signed URLs: the master needs no token, and names its rungs by signed URLs.
+        var ask = server.authorized(URLRequest(url: URL(string: server.base + "/v1/documents/\(id)/signed-urls")!))
+        ask.httpMethod = "POST"
+        let links = try #require(try JSONSerialization.jsonObject(with: Self.fetch(ask).0) as? [String: Any])
+        let signedMaster = try #require(links["hls"] as? String, "\(links)")
+        #expect(try Self.fetch(URLRequest(url: URL(string: server.base + master)!)).1.statusCode == 401, "unsigned, without the token")
+        let (signedText, _) = try Self.fetch(URLRequest(url: URL(string: server.base + signedMaster)!))
+        let references = String(decoding: signedText, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(references.count == 2 && references.allSatisfy { $0.hasPrefix("/v1/documents/\(id)/hls/") && $0.contains("&sig=") }, "\(references)")
+        // Every rung, read through the signed master over HTTP as a player does: all 180 frames, 6 s.
         for rung in 0..<2 {
-            let frames = try MediaTools.ffprobeValue(input: server.base + master, ["-count_packets", "-select_streams", "v:\(rung)",
-                                                                                  "-show_entries", "stream=nb_read_packets"])
+            let frames = try MediaTools.ffprobeValue(input: server.base + signedMaster, ["-count_packets", "-select_streams", "v:\(rung)",
+                                                                                        "-show_entries", "stream=nb_read_packets"])
             #expect(frames.split(separator: "\n").first == "180", "rung \(rung): \(frames) frames")
-            try MediaTools.ffmpeg(["-i", server.base + master, "-map", "0:v:\(rung)", "-map", "0:a:\(rung)", "-f", "null", "-"])
+            try MediaTools.ffmpeg(["-i", server.base + signedMaster, "-map", "0:v:\(rung)", "-map", "0:a:\(rung)", "-f", "null", "-"])
         }
-        let (page, _) = try Self.fetch(URLRequest(url: URL(string: server.base + "/ui/documents/\(id)")!))
+        // The thumbnails track, signed, names its sheets by signed URLs that serve them.
+        let (track, _) = try Self.fetch(URLRequest(url: URL(string: server.base + (links["trickplay"] as? String ?? ""))!))
+        let sheet = try #require(String(decoding: track, as: UTF8.self).split(separator: "\n").first { $0.contains("#xywh=") })
+        #expect(sheet.contains("&sig="), "\(sheet)")
+        let (jpeg, sheetResponse) = try Self.fetch(URLRequest(url: URL(string: server.base + sheet.prefix { $0 != "#" })!))
+        #expect(sheetResponse.statusCode == 200 && jpeg.starts(with: [0xFF, 0xD8]))
+        let (page, _) = try Self.fetch(server.authorized(URLRequest(url: URL(string: server.base + "/ui/documents/\(id)")!)))
         let html = String(decoding: page, as: UTF8.self)
         #expect(html.contains("<source src=\"\(master)\" type=\"application/vnd.apple.mpegurl\"><source src=\"/v1/documents/\(id)/renditions/mp4\""))
     }

@@ -11,13 +11,16 @@ final class ServerProcess {
     let process = Process()
     let port: Int
     let store: String
+    /// The bearer token `get` and `upload` send, when the server was started with one.
+    let token: String?
 
-    init(store: String, workers: Int = 2, extra: [String] = [], environment: [String: String] = [:]) throws {
+    init(store: String, workers: Int = 2, extra: [String] = [], environment: [String: String] = [:], token: String? = nil) throws {
         self.store = store
+        self.token = token
         port = Int.random(in: 20_000...45_000)
         process.executableURL = DocPreviewProcess.binary
         process.arguments = ["serve", "--store", store, "--host", "127.0.0.1", "--port", "\(port)", "--workers", "\(workers)"] + extra
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(token.map { ["DOCPREVIEW_TOKEN": $0] } ?? [:]) { $1 }) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -36,14 +39,21 @@ final class ServerProcess {
     var base: String { "http://127.0.0.1:\(port)" }
 
     func get(_ path: String) throws -> (status: Int, json: [String: Any]?) {
-        try Self.send(URLRequest(url: URL(string: base + path)!))
+        try Self.send(authorized(URLRequest(url: URL(string: base + path)!)))
     }
 
     func upload(_ bytes: Data, query: String) throws -> (status: Int, json: [String: Any]?) {
         var request = URLRequest(url: URL(string: base + "/v1/documents?" + query)!)
         request.httpMethod = "POST"
         request.httpBody = bytes
-        return try Self.send(request)
+        return try Self.send(authorized(request))
+    }
+
+    /// `request` with the server's token, if it has one.
+    func authorized(_ request: URLRequest) -> URLRequest {
+        var request = request
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        return request
     }
 
     static func send(_ request: URLRequest) throws -> (status: Int, json: [String: Any]?) {

@@ -63,4 +63,16 @@ import Testing
         let rungs = try VideoLadder().make(source.path, into: folder.url.appendingPathComponent("ladder").path)
         #expect(rungs.map(\.name) == ["240p"] && rungs[0].width == 320 && !rungs[0].codecs.contains("mp4a"))
     }
+
+    /// A video that yields no frame (fuzzing's PNG-in-MOV of no duration) is `corrupt` and leaves
+    /// nothing; the HLS muxer's files and buffers, which only its trailer frees, are freed too
+    /// (LeakSanitizer's part, under `scripts/sanitize`).
+    @Test func aVideoWithoutFramesLeavesNoLadder() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = Fixtures.packageRoot.appendingPathComponent("Fuzz/regressions/png-in-mov-without-frames.mov")
+        let error = #expect(throws: PreviewError.self) { try VideoLadder().make(source.path, into: folder.url.appendingPathComponent("ladder").path) }
+        #expect(error?.code == .corrupt)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
 }

@@ -22,19 +22,23 @@ struct Harness {
     let queue: any JobQueue
     let server: DocumentServer
 
-    init(_ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits()) throws {
+    init(_ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
+         signingKeys: SigningKeys? = nil) throws {
         let folder = try TemporaryFolder()
-        try self.init(opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits)
+        try self.init(opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits,
+                      signingKeys: signingKeys)
     }
 
     /// A server over the store `opened`, whose files `folder` holds (removed with it).
-    init(opened: StoreBackend, folder: TemporaryFolder, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits()) throws {
+    init(opened: StoreBackend, folder: TemporaryFolder, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
+         signingKeys: SigningKeys? = nil) throws {
         self.folder = folder
         pipeline = DocumentPipeline(store: opened.store, configuration: Configuration(limits: limits), logger: Logger(label: "test"))
         queue = opened.queue
         var settings = ServerSettings()
         settings.token = token
         settings.maxQueuedJobs = maxQueued
+        settings.signingKeys = signingKeys
         server = DocumentServer(documents: DocumentService(pipeline: pipeline, queue: queue), settings: settings, logger: Logger(label: "test"))
     }
 

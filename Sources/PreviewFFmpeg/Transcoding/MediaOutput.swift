@@ -17,6 +17,9 @@ final class MediaOutput {
 
     let context: UnsafeMutablePointer<AVFormatContext>
     private let container: Container
+    /// Between the header and the trailer: the HLS muxer holds open files and buffers that only its
+    /// trailer frees (FFmpeg 5.1's `hls_deinit` does not), so `deinit` writes it on the way out.
+    private var writing = false
 
     /// Creates the output at `path` (truncating what is there).
     init(path: String, container: Container = .mp4) throws(FFmpegError) {
@@ -34,6 +37,8 @@ final class MediaOutput {
     }
 
     deinit {
+        // What the abandoned trailer writes goes with the staged output the caller removes.
+        if writing, case .hls = container { _ = lazy_av_write_trailer()(context) }
         if context.pointee.pb != nil { lazy_avio_closep()(&context.pointee.pb) }
         lazy_avformat_free_context()(context)
     }
@@ -65,6 +70,7 @@ final class MediaOutput {
         }
         defer { lazy_av_dict_free()(&options) }
         try FFmpegError.check(lazy_avformat_write_header()(context, &options), "avformat_write_header")
+        writing = true
     }
 
     /// Writes one packet in its stream's time base, interleaved; the packet is left empty.
@@ -74,6 +80,7 @@ final class MediaOutput {
 
     /// Flushes what is interleaved and writes the index.
     func finish() throws(FFmpegError) {
+        writing = false
         try FFmpegError.check(lazy_av_write_trailer()(context), "av_write_trailer")
     }
 }

@@ -13,10 +13,12 @@ import PreviewStore
 /// `GET|HEAD /v1/documents/{id}/content`: a document's original, streamed from its blob, with
 /// byte ranges, checked as it goes. `…/renditions/{name}`, `…/hls/{file}` and `…/trickplay/{file}`:
 /// a video's rendition, its HLS ladder (master and rung playlists, rung media files read by byte
-/// range) and scrubbing thumbnails (sheets and WebVTT track), served the same way.
+/// range) and scrubbing thumbnails (sheets and WebVTT track), served the same way. A playlist or
+/// thumbnails track fetched by a signed URL names its files by signed URLs too.
 struct ContentController {
     let documents: DocumentService
     let offload: Offload
+    let signed: SignedURLs?
     let logger: Logger
 
     func register(on routes: RouteTable) {
@@ -25,19 +27,19 @@ struct ContentController {
                 try await content(context.parameters.require("id"), request: request, channel: context.channel)
             }
             routes.add(method, "/v1/documents/:id/renditions/:name") { request, context in
-                try await playbackFile(context.parameters.require("id"), request: request, channel: context.channel) { manifest, _ in
+                try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let rendition = manifest.rendition, rendition.name == context.parameters.get("name") else { return nil }
                     return (rendition.sha256, rendition.mime)
                 }
             }
             routes.add(method, "/v1/documents/:id/hls/:file") { request, context in
-                try await playbackFile(context.parameters.require("id"), request: request, channel: context.channel) { manifest, _ in
+                try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let file = context.parameters.get("file"), let hash = manifest.ladder?.files[file] else { return nil }
                     return (hash, file.hasSuffix(".m3u8") ? DocumentPipeline.playlistMime : "video/mp4")
                 }
             }
             routes.add(method, "/v1/documents/:id/trickplay/:file") { request, context in
-                try await playbackFile(context.parameters.require("id"), request: request, channel: context.channel) { manifest, _ in
+                try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let trickplay = manifest.trickplay, let file = context.parameters.get("file") else { return nil }
                     if file == PlaybackManifest.Trickplay.trackName { return (trickplay.track, "text/vtt; charset=utf-8") }
                     return trickplay.sheets[file].map { ($0, "image/jpeg") }
@@ -59,7 +61,7 @@ struct ContentController {
     }
 
     /// A file of a video's playback manifest that `pick` names (its blob and type), or `not_found`.
-    func playbackFile(_ id: String, request: Request, channel: (any Channel)?,
+    func playbackFile(_ id: String, request: Request, context: ServerContext,
                       pick: @escaping @Sendable (PlaybackManifest, DocumentRecord) -> (BlobHash, String)?) async throws -> Response {
         let documents = documents
         let (hash, mime, path) = try await offload.run(.reads) { () throws -> (BlobHash, String, String) in
@@ -69,9 +71,49 @@ struct ContentController {
             }
             return (hash, mime, try documents.store.blobs.localFile(for: hash).path)
         }
+        if let grant = context.signedGrant, let signed, let references = Reference(mime: mime) {
+            let text = try await offload.run(.reads) { String(decoding: try documents.store.blobs.read(hash), as: UTF8.self) }
+            let folder = String(request.uri.path[...request.uri.path.lastIndex(of: "/")!])
+            return Response(status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
+                            body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string:
+                                references.signing(text, folder: folder, signed: signed, expires: grant.expires))))
+        }
         var file = stat()
         guard stat(path, &file) == 0 else { throw APIError(.internal, "The stored file is missing; it cannot be served.") }
-        return try serve(path: path, hash: hash, size: Int(file.st_size), mime: mime, request: request, channel: channel, disposition: "inline")
+        return try serve(path: path, hash: hash, size: Int(file.st_size), mime: mime, request: request, channel: context.channel,
+                         disposition: "inline")
+    }
+
+    /// The files a text file of a video's names beside itself: an HLS playlist's URI lines and
+    /// `EXT-X-MAP` URIs, a thumbnails track's sprite sheets (`sprite-0.jpg#xywh=…`).
+    enum Reference {
+        case playlist, track
+
+        init?(mime: String) {
+            if mime == DocumentPipeline.playlistMime { self = .playlist } else if mime.hasPrefix("text/vtt") { self = .track } else { return nil }
+        }
+
+        /// `text` with each of its references to a file in `folder` replaced by a URL signed until `expires`.
+        func signing(_ text: String, folder: String, signed: SignedURLs, expires: Int) -> String {
+            func sign(_ reference: Substring) -> String {
+                let (name, fragment) = reference.firstIndex(of: "#").map { (reference[..<$0], String(reference[$0...])) } ?? (reference, "")
+                guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+                    return String(reference)
+                }
+                return signed.sign(folder + name, expires: expires) + fragment
+            }
+            return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                switch self {
+                case .playlist:
+                    if !line.isEmpty && !line.hasPrefix("#") { return sign(line) }
+                    guard line.hasPrefix("#EXT-X-MAP:"), let start = line.range(of: "URI=\""),
+                          let end = line[start.upperBound...].firstIndex(of: "\"") else { return String(line) }
+                    return line[..<start.upperBound] + sign(line[start.upperBound..<end]) + line[end...]
+                case .track:
+                    return line.contains("#xywh=") ? sign(line) : String(line)
+                }
+            }.joined(separator: "\n")
+        }
     }
 
     /// Blob `hash` at `path` (`size` bytes, as its row says): whole, or one byte range; `ETag` its

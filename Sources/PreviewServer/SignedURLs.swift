@@ -1,0 +1,131 @@
+import Crypto
+import Foundation
+import PreviewCore
+
+/// The keys that sign URLs, from `serve --signing-key-file`: one per line, `ID SECRET` (the secret
+/// 32 or more characters, e.g. `docpreview signing-key`'s). The first line's key signs; every
+/// listed key verifies, so a new key goes first and an old one stays until its URLs have expired —
+/// removing a key invalidates the URLs it signed.
+public struct SigningKeys: Sendable {
+    struct Key: Sendable {
+        let id: String
+        let secret: [UInt8]
+        var symmetric: SymmetricKey { SymmetricKey(data: secret) }
+    }
+    let keys: [Key]
+
+    /// Keys as `(id, secret)` pairs, the signing one first.
+    public init(_ pairs: [(id: String, secret: String)]) throws(PreviewError) {
+        guard !pairs.isEmpty else { throw PreviewError(.badRequest, "The signing key file names no key.") }
+        keys = try pairs.map { pair throws(PreviewError) in
+            guard !pair.id.isEmpty, pair.id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                throw PreviewError(.badRequest, "A signing key's id must be letters, digits, - or _: '\(pair.id)'.")
+            }
+            guard pair.secret.utf8.count >= 32 else {
+                throw PreviewError(.badRequest, "The signing key '\(pair.id)' is shorter than 32 characters.")
+            }
+            return Key(id: pair.id, secret: Array(pair.secret.utf8))
+        }
+        guard Set(keys.map(\.id)).count == keys.count else { throw PreviewError(.badRequest, "Two signing keys share an id.") }
+    }
+
+    /// The keys of a file of `ID SECRET` lines (blank lines and `#` comments skipped).
+    public init(contentsOf url: URL) throws(PreviewError) {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw PreviewError(.badRequest, "Cannot read the signing key file \(url.path).")
+        }
+        let pairs = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            .map { line in
+                let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+                return (id: parts[0], secret: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+            }
+        try self.init(pairs)
+    }
+
+    /// A new key's line: a dated id and 256 random bits, base64url.
+    public static func newLine(now: Date = Date()) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let secret = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        let day = ISO8601DateFormatter.string(from: now, timeZone: .gmt, formatOptions: [.withYear, .withMonth, .withDay])
+        let suffix = String((0..<4).map { _ in "0123456789abcdef".randomElement(using: &generator)! })
+        return "k\(day)-\(suffix) \(SignedURLs.base64URL(secret))"
+    }
+}
+
+/// Signed URLs: a path (and its query) that needs no token until `exp`, bound to everything in it
+/// by HMAC-SHA256 under a key named by `kid`: `/v1/documents/ID/content?exp=1764000000&kid=k1&sig=…`.
+/// The signature covers the path and every query parameter but `sig`, sorted, so nothing of it can
+/// change; it is checked in constant time. Only reads of a document's resources are signed (its
+/// original, previews, renditions, ladder and thumbnails): never listings, writes or other routes.
+struct SignedURLs: Sendable {
+    let keys: SigningKeys
+    /// How long a URL lives unless asked otherwise, and at most.
+    static let defaultSeconds = 900
+    static let maxSeconds = 86_400
+
+    /// What a verified URL grants: reads of its own path until `expires` (Unix seconds).
+    struct Grant: Sendable {
+        let expires: Int
+    }
+
+    /// `path` with `query` (name, value; no percent-encoding needed), signed until `expires`.
+    func sign(_ path: String, query: [(String, String)] = [], expires: Int) -> String {
+        let key = keys.keys[0]
+        let items = query + [("exp", "\(expires)"), ("kid", key.id)]
+        let signature = HMAC<SHA256>.authenticationCode(for: Array(Self.message(path, items).utf8), using: key.symmetric)
+        return path + "?" + (items + [("sig", Self.base64URL(Data(signature)))]).map { "\($0)=\($1)" }.joined(separator: "&")
+    }
+
+    /// The grant of a request for `path` whose query is `query`, or the reason it is refused.
+    func verify(_ path: String, query: [(String, String)], now: Date = Date()) throws(APIError) -> Grant {
+        let refused = APIError(.forbidden, "This link is not valid: it was changed, or its key was retired.")
+        guard Self.isSignable(path) else { throw APIError(.forbidden, "Signed links reach a document's files only.") }
+        let signatures = query.filter { $0.0 == "sig" }
+        let rest = query.filter { $0.0 != "sig" }
+        guard signatures.count == 1, let signature = Self.data(base64URL: signatures[0].1),
+              let kid = Self.single("kid", in: rest), let key = keys.keys.first(where: { $0.id == kid }),
+              let expiry = Self.single("exp", in: rest), let expires = Int(expiry), "\(expires)" == expiry else { throw refused }
+        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(Self.message(path, rest).utf8), using: key.symmetric) else {
+            throw refused
+        }
+        guard Double(expires) >= now.timeIntervalSince1970 else { throw APIError(.forbidden, "This link has expired.") }
+        return Grant(expires: expires)
+    }
+
+    /// The document resources a signed URL may name: `/v1/documents/ID/content` and `/preview`,
+    /// and one file under its `renditions`, `hls` or `trickplay`.
+    static func isSignable(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "documents", !parts[3].isEmpty else { return false }
+        switch (parts.count, parts[4]) {
+        case (5, "content"), (5, "preview"): return true
+        case (6, "renditions"), (6, "hls"), (6, "trickplay"): return !parts[5].isEmpty
+        default: return false
+        }
+    }
+
+    /// What is signed: a version tag, the path, and the query sorted (by name, then value).
+    private static func message(_ path: String, _ query: [(String, String)]) -> String {
+        let sorted = query.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map { "\($0)=\($1)" }.joined(separator: "&")
+        return "docpreview-signed-url/1\n\(path)\n\(sorted)"
+    }
+
+    private static func single(_ name: String, in query: [(String, String)]) -> String? {
+        let values = query.filter { $0.0 == name }
+        return values.count == 1 ? values[0].1 : nil
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    private static func data(base64URL text: String) -> Data? {
+        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), base64URL(data) == text else { return nil }
+        return data
+    }
+}
