@@ -49,6 +49,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        // TLS of our own: self-signed certificates for `tls-init` (the TLS itself is hummingbird's, over swift-nio-ssl).
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
     targets: [
         // System libraries: headers only (include paths from pkg-config, above; scripts/install-deps
@@ -144,6 +148,10 @@ let package = Package(
             "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewDocuments",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),

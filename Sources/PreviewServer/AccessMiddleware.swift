@@ -126,9 +126,12 @@ final class Access: Sendable {
     let credentials: Credentials
     let sessions = SessionStore()
     let throttle = SignInThrottle()
+    /// The server speaks TLS itself: its cookies are `Secure` whatever the request says.
+    let servesTLS: Bool
 
-    init(token: String) {
+    init(token: String, servesTLS: Bool = false) {
         credentials = Credentials(token: token)
+        self.servesTLS = servesTLS
     }
 
     /// Throws 429 with `Retry-After` while `address` (or everyone) is locked out.

@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOCore
 import PreviewCore
@@ -43,7 +45,7 @@ public struct DocumentServer: Sendable {
                              perDocument: settings.maxRendersPerDocument)
         uploads = UploadSlots(total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
                               minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
-        access = settings.token.map(Access.init(token:))
+        access = settings.token.map { Access(token: $0, servesTLS: settings.tls != nil) }
         signed = settings.signingKeys.map(SignedURLs.init(keys:))
         // A render past the gate always finds a thread: one per render in flight, and one for a repair.
         offload = Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + 1)
@@ -78,12 +80,17 @@ public struct DocumentServer: Sendable {
 }
 
 /// The HTTP application of `server`, listening on its configured address, with `services` run
-/// beside it: what `serve` runs and what the tests drive (the Hummingbird template's shape).
-public func buildApplication(_ server: DocumentServer, services: [any Service] = []) -> some ApplicationProtocol {
+/// beside it: what `serve` runs and what the tests drive (the Hummingbird template's shape). With
+/// TLS, HTTP/2 is offered by ALPN beside HTTP/1.1.
+public func buildApplication(_ server: DocumentServer, services: [any Service] = []) throws -> some ApplicationProtocol {
     let idleTimeout = TimeAmount(server.settings.idleTimeout)
-    return Application(router: server.buildRouter(),
-                       server: .http1(configuration: .init(additionalChannelHandlers: [ClientPresence(), WriteStall(timeout: idleTimeout)],
-                                                           idleTimeout: idleTimeout)),
+    let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ClientPresence(), WriteStall(timeout: idleTimeout)], idleTimeout: idleTimeout)
+    let builder: HTTPServerBuilder = if let tls = server.settings.tls {
+        try .http2Upgrade(tlsConfiguration: tls, configuration: .init(idleTimeout: server.settings.idleTimeout, streamConfiguration: http1))
+    } else {
+        .http1(configuration: http1)
+    }
+    return Application(router: server.buildRouter(), server: builder,
                        configuration: .init(address: .hostname(server.settings.host, port: server.settings.port)),
                        services: services, logger: server.logger)
 }

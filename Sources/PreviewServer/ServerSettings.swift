@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOSSL
 import Logging
 import Metrics
 import NIOCore
@@ -32,6 +33,8 @@ public struct ServerSettings: Sendable {
     /// The slowest an upload may arrive (over each 30 s); slower ones are cut off, and lose their slot
     /// to a new upload when every slot is taken.
     public var minimumUploadBytesPerSecond = 1024
+    /// TLS of the server's own (``ServerTLS``); nil for plain HTTP (behind a TLS proxy, or on loopback).
+    public var tls: TLSConfiguration?
     /// The keys of signed URLs (`--signing-key-file`); without them none are issued or accepted.
     public var signingKeys: SigningKeys?
     /// Host names the server answers to besides IP addresses and loopback names (DNS rebinding).

@@ -7,7 +7,7 @@ import NIOCore
 import PreviewCore
 
 /// `GET|POST /ui/signin`: the form a browser signs in with when the server has a token. A right
-/// token starts a new session (a random cookie: `HttpOnly`, `SameSite=Strict`, `Secure` behind a TLS
+/// token starts a new session (a random cookie: `HttpOnly`, `SameSite=Strict`, `Secure` under TLS or behind a TLS
 /// proxy, ending with the session) and goes back to the page asked for; a wrong one shows the form
 /// again with 401, and too many from one address get 429. `POST /ui/signout` ends the session.
 enum SignInPage {
@@ -52,7 +52,7 @@ enum SignInPage {
         let lifetime = SessionStore.absoluteLifetime.components.seconds
         return Response(status: .seeOther, headers: [
             .location: returnTo,
-            .setCookie: "\(Access.cookieName)=\(cookie); Path=/; Max-Age=\(lifetime); HttpOnly; SameSite=Strict\(secure(request))",
+            .setCookie: "\(Access.cookieName)=\(cookie); Path=/; Max-Age=\(lifetime); HttpOnly; SameSite=Strict\(secure(request, access))",
         ])
     }
 
@@ -61,12 +61,12 @@ enum SignInPage {
         if let access, let cookie = AccessMiddleware.cookie(Access.cookieName, in: request) { access.sessions.end(cookie: cookie) }
         return Response(status: .seeOther, headers: [
             .location: path,
-            .setCookie: "\(Access.cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(secure(request))",
+            .setCookie: "\(Access.cookieName)=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict\(secure(request, access))",
         ])
     }
 
-    private static func secure(_ request: Request) -> String {
-        request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" ? "; Secure" : ""
+    private static func secure(_ request: Request, _ access: Access?) -> String {
+        access?.servesTLS == true || request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https" ? "; Secure" : ""
     }
 
     /// Only a path on this site: `//evil.example` and absolute URLs become `/`.

@@ -31,6 +31,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read the token from this file (its first line).", valueName: "path"))
     var tokenFile: String?
 
+    @Option(help: ArgumentHelp("Serve HTTPS (and HTTP/2 where the client offers it) with this PEM certificate chain; needs --tls-key.", valueName: "path"))
+    var tlsCert: String?
+
+    @Option(help: ArgumentHelp("The PEM private key of --tls-cert (`docpreview tls-init` makes both).", valueName: "path"))
+    var tlsKey: String?
+
     @Option(help: ArgumentHelp("Sign URLs that need no token (POST /v1/documents/{id}/signed-urls) with the keys in this file: `ID SECRET` lines, the first signing, all verifying (`docpreview signing-key` makes one).", valueName: "path"))
     var signingKeyFile: String?
 
@@ -77,6 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionRange.check("--max-uploads", maxUploads, 1...4096)
         try OptionRange.check("--max-uploads-per-client", maxUploadsPerClient, 1...4096)
         try OptionRange.check("--grace", grace, 0...3600)
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("Give --tls-cert and --tls-key together.") }
         if let previewCacheSize, Limits.parseByteCount(previewCacheSize) == nil {
             throw ValidationError("--preview-cache-size takes a size, e.g. 10GB.")
         }
@@ -137,6 +144,13 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxUploadsPerClient = maxUploadsPerClient
         settings.grace = .seconds(grace)
         settings.publicHosts = publicHost
+        if let tlsCert, let tlsKey {
+            do throws(PreviewError) {
+                settings.tls = try ServerTLS.configuration(certificate: tlsCert, key: tlsKey)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
         settings.signingKeys = try signingKeyFile.map { path throws(ValidationError) in
             do throws(PreviewError) {
                 return try SigningKeys(contentsOf: URL(fileURLWithPath: path))
@@ -148,7 +162,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Uploads announce their jobs to this process's workers, when it has any.
         let documents = DocumentService(pipeline: pipeline, queue: backend.queue, arrivals: workers > 0 ? JobArrivals() : nil)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger)
-        var services: [any Service] = [buildApplication(server)]
+        var services: [any Service] = [try buildApplication(server)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }
         // Shut down first (the group goes in reverse): new requests are refused from the signal on.
         services.append(server.drainService)
@@ -265,4 +279,57 @@ struct SigningKeyCommand: ParsableCommand {
     func run() throws {
         print(SigningKeys.newLine())
     }
+}
+
+/// `docpreview tls-init --out DIR`: a self-signed certificate for a private server, and its pin.
+struct TLSInitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tls-init", abstract: "Make a self-signed TLS certificate and key for serve --tls-cert/--tls-key; print the pin clients check.",
+        discussion: """
+            Writes DIR/cert.pem and DIR/key.pem (readable by this user only) for the names and addresses given with --name \
+            (default: localhost, 127.0.0.1, ::1 and this host's name), valid for 825 days. Prints the SHA-256 pin of its \
+            public key (base64, and as curl's --pinnedpubkey takes it): what a mobile client pins instead of trusting a CA.
+            """)
+
+    @Option(help: ArgumentHelp("The folder for cert.pem and key.pem.", valueName: "dir"))
+    var out: String
+
+    @Option(help: ArgumentHelp("A host name or IP address clients reach the server by (repeatable).", valueName: "name"))
+    var name: [String] = []
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let names = name.isEmpty ? ["localhost", "127.0.0.1", "::1", ProcessInfo.processInfo.hostName] : name
+        let made = try SelfSignedCertificate(names: names.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
+        let folder = URL(fileURLWithPath: out)
+        let (certificate, key) = (folder.appendingPathComponent("cert.pem"), folder.appendingPathComponent("key.pem"))
+        guard !FileManager.default.fileExists(atPath: key.path) else {
+            throw ValidationError("\(key.path) exists; a new key would change the pin clients check. Remove it first if that is what you want.")
+        }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: key.path, contents: Data(made.privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission)
+            }
+            try Data(made.certificatePEM.utf8).write(to: certificate)
+        } catch {
+            throw ValidationError("Cannot write to \(folder.path): \(error.localizedDescription)")
+        }
+        try CommandReport(json: json).succeed(TLSInitReport(certificate: certificate.path, key: key.path, pin: made.pin, curlPin: "sha256//\(made.pin)"),
+                                              human: "\(certificate.path)\n\(key.path)\npin (SHA-256 of the public key): \(made.pin)\n"
+                                                  + "curl --cacert \(certificate.path) --pinnedpubkey sha256//\(made.pin) https://localhost:8080/healthz")
+    }
+}
+
+/// What `tls-init --json` prints.
+struct TLSInitReport: Encodable {
+    var certificate: String
+    var key: String
+    var pin: String
+    /// The pin as curl's `--pinnedpubkey` takes it.
+    var curlPin: String
+
+    enum CodingKeys: String, CodingKey { case certificate, key, pin, curlPin = "curl_pin" }
 }
