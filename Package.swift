@@ -138,6 +138,8 @@ let package = Package(
         // store's fault handling, and the choice between the embedded and the PostgreSQL backends.
         .target(name: "PreviewDocuments", dependencies: [
             "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewPostgres",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -49,6 +49,7 @@ extension PreviewError {
             case clientGone = "client_gone"
             case storeDamaged = "store_damaged"
             case tooLong = "too_long"
+            case gone
         }
 
         private let value: Value
@@ -103,6 +104,8 @@ extension PreviewError {
         public static let storeDamaged = Code(.storeDamaged)
         /// Media longer than the limit for the work asked (a rendition of a 10-hour video).
         public static let tooLong = Code(.tooLong)
+        /// A share link that was revoked, expired, or whose document was deleted.
+        public static let gone = Code(.gone)
 
         /// Every code, for documentation and exhaustive tests.
         public static var all: [Code] { Value.allCases.map(Code.init) }
@@ -117,7 +120,7 @@ extension PreviewError {
             case .corrupt, .encrypted, .timeout: .unreadable
             case .internal, .storageFull, .unavailable, .storeDamaged: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
-                 .misdirectedRequest, .clientGone: .request
+                 .misdirectedRequest, .clientGone, .gone: .request
             }
         }
 
@@ -140,6 +143,7 @@ extension PreviewError {
             case .rangeNotSatisfiable: 416
             case .misdirectedRequest: 421
             case .clientGone: 499
+            case .gone: 410
             }
         }
     }

@@ -24,6 +24,8 @@ public struct StorageStatistics: Sendable, Equatable, Codable {
     /// On-demand previews forgotten to keep within the preview budget, ever; store-wide figures
     /// only (nil for one owner's).
     public var evictedPreviews: Int?
+    /// Documents with at least one live share.
+    public var sharedDocuments = 0
 
     public init(owner: String?, documents: Int, versions: Int, byType: [String: Int], byKind: [String: Int],
                 logicalBytes: Int, storedBytes: Int, previews: Int, previewBytes: Int) {
@@ -50,5 +52,6 @@ public struct StorageStatistics: Sendable, Equatable, Codable {
         case dedupRatio = "dedup_ratio"
         case previewBytes = "preview_bytes"
         case evictedPreviews = "evicted_previews"
+        case sharedDocuments = "shared_documents"
     }
 }

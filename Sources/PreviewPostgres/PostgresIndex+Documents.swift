@@ -21,6 +21,7 @@ extension PostgresIndex {
         filter("d.kind = ?", query.kind)
         filter("strpos(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
         filter("d.preview_status = ?", query.status?.rawValue)
+        if let shared = query.shared { sql.sql += " AND \(Self.liveShares) \(shared ? ">" : "=") 0" }
         if let after = query.after {
             var placeholders: [String] = []
             for (key, value) in zip(keys, after.keys) {
@@ -62,8 +63,13 @@ extension PostgresIndex {
         case .oldest: return ([created, id], false)
         case .title: return ([title, id], false)
         case .type: return ([SortKey(expression: "d.type", cursor: "d.type") { $0 }, title, id], false)
+        case .mostShared:
+            let shares = "lpad(\(liveShares)::text, 10, '0')"
+            return ([SortKey(expression: shares, cursor: shares) { $0 }, id], true)
         }
     }
+
+    static let liveShares = IndexSQL.liveShares(now: "now()")
 
     public func versions(of id: String) throws -> [DocumentRecord] {
         try connections.query(Self.versionsQuery(of: id)).map(DocumentRecord.init(row:))
@@ -75,13 +81,17 @@ extension PostgresIndex {
 
     public func delete(documentID id: String, version: Int?) throws -> Deletion {
         try connections.transaction { session in
-            let removed = try session.query(Self.versionsQuery(of: id, lock: true)).map(DocumentRecord.init(row:))
-                .filter { version == nil || $0.version == version }
+            let all = try session.query(Self.versionsQuery(of: id, lock: true)).map(DocumentRecord.init(row:))
+            let removed = all.filter { version == nil || $0.version == version }
             guard !removed.isEmpty else { return Deletion(versions: [], cancelledJobs: 0) }
             let ids = removed.map(\.id)
             let cancelled = try session.query("""
                 DELETE FROM jobs WHERE document_id = ANY(\(ids)) RETURNING status
                 """).filter { [.queued, .processing].contains(try $0.decode("status", as: JobRecord.Status.self)) }.count
+            if let newest = all.first(where: { !ids.contains($0.id) }) {
+                try session.query("UPDATE shares SET document_id = \(newest.id) WHERE version IS NULL AND document_id = ANY(\(ids))")
+            }
+            try session.query("UPDATE shares SET revoked_at = now() WHERE revoked_at IS NULL AND document_id = ANY(\(ids))")
             try session.query("DELETE FROM documents WHERE id = ANY(\(ids))")
             return Deletion(versions: removed, cancelledJobs: cancelled)
         }
@@ -107,5 +117,36 @@ extension PostgresIndex {
             }
             return try session.query("SELECT * FROM documents WHERE id = \(id)").first.map(DocumentRecord.init(row:))
         }
+    }
+
+    // MARK: Shares
+
+    public func insertShare(_ share: ShareRecord) throws {
+        try connections.query("""
+            INSERT INTO shares (id, token_sha256, document_id, version, label, password_hash, allow_download, created_at, expires_at)
+            VALUES (\(share.id), \(share.tokenSha256), \(share.documentID), \(share.version), \(share.label), \(share.passwordHash),
+                \(share.allowDownload), \(share.createdAt), \(share.expiresAt))
+            """)
+    }
+
+    public func share(id: String) throws -> ShareRecord? {
+        try connections.query("SELECT * FROM shares WHERE id = \(id)").first.map(ShareRecord.init(row:))
+    }
+
+    public func share(tokenSha256: String) throws -> ShareRecord? {
+        try connections.query("SELECT * FROM shares WHERE token_sha256 = \(tokenSha256)").first.map(ShareRecord.init(row:))
+    }
+
+    public func shares(documentIDs: [String]) throws -> [ShareRecord] {
+        try connections.query("SELECT * FROM shares WHERE document_id = ANY(\(documentIDs)) ORDER BY created_at DESC, id").map(ShareRecord.init(row:))
+    }
+
+    public func revokeShare(id: String) throws -> Bool {
+        !(try connections.query("UPDATE shares SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id")).isEmpty
+    }
+
+    public func countShareVisit(id: String, download: Bool) throws {
+        try connections.query(download ? "UPDATE shares SET download_count = download_count + 1 WHERE id = \(id)"
+                                       : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = now() WHERE id = \(id)")
     }
 }

@@ -193,7 +193,16 @@ public struct PostgresIndex: DocumentIndex {
         figures.removeAll { $0.name == "evicted_previews" }
         var statistics = StoreFigures.statistics(owner: owner, rows: figures)
         if owner == nil { statistics.evictedPreviews = evicted }
+        statistics.sharedDocuments = try sharedDocuments(owner: owner)
         return statistics
+    }
+
+    /// The owner's (or everyone's) documents with a live share.
+    func sharedDocuments(owner: String?) throws -> Int {
+        try connections.query("""
+            SELECT COUNT(*) AS n FROM documents d WHERE (\(owner)::text IS NULL OR d.owner = \(owner)) AND \(unescaped: IndexSQL.isLatestVersion)
+            AND \(unescaped: Self.liveShares) > 0
+            """).first.map { try $0["n"].decode(Int.self) } ?? 0
     }
 
     public func recountStatistics(owner: String?) throws -> StorageStatistics {
@@ -231,6 +240,7 @@ public struct PostgresIndex: DocumentIndex {
             previews: try row["previews"].decode(Int.self),
             previewBytes: try row["preview_bytes"].decode(Int.self))
         if owner == nil { statistics.evictedPreviews = try row["evicted_previews"].decode(Int.self) }
+        statistics.sharedDocuments = try sharedDocuments(owner: owner)
         return statistics
     }
 }

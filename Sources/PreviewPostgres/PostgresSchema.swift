@@ -88,6 +88,15 @@ enum PostgresSchema {
             function("documents_job_changed", JobLifecycle.jobChanged, returning: "NULL"),
         ]),
         ("v10-job-progress", ["ALTER TABLE jobs ADD COLUMN progress double precision"]),
+        ("v11-shares", [
+            """
+            CREATE TABLE shares (id text PRIMARY KEY, token_sha256 text NOT NULL UNIQUE, document_id text NOT NULL, version bigint,
+                label text NOT NULL, password_hash text, allow_download boolean NOT NULL, created_at timestamptz NOT NULL,
+                expires_at timestamptz, revoked_at timestamptz, opened_count bigint NOT NULL DEFAULT 0, last_opened_at timestamptz,
+                download_count bigint NOT NULL DEFAULT 0)
+            """,
+            "CREATE INDEX shares_document ON shares (document_id)",
+        ]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

@@ -26,7 +26,8 @@ import PreviewCore
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let access: Access?
-    let signed: SignedURLs?
+    let signed: SignedURLs
+    let shares: ShareGate
     let hosts: HostCheck
     let logger: Logger
 
@@ -39,8 +40,9 @@ struct AccessMiddleware: RouterMiddleware {
         }
         let writes = ![.get, .head, .options].contains(request.method)
         if writes, let refusal = Self.crossSiteRefusal(request) { throw refusal }
-        if request.uri.queryParameters.get("sig") != nil { return try await next(request, try Self.signedContext(request, context, signed)) }
-        guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path else {
+        if request.uri.queryParameters.get("sig") != nil { return try await next(request, try await signedContext(request, context)) }
+        // A share's page: its token is in its path, and its password (if any) checked by the page.
+        guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path, !request.uri.path.hasPrefix(SharedPage.pathPrefix) else {
             return try await next(request, context)
         }
         if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
@@ -63,13 +65,19 @@ struct AccessMiddleware: RouterMiddleware {
         throw APIError(.unauthorized, "A valid bearer token is required.")
     }
 
-    /// `context` with the grant of the signed URL `request` is, or the refusal.
-    static func signedContext(_ request: Request, _ context: ServerContext, _ signed: SignedURLs?) throws -> ServerContext {
+    /// `context` with the grant of the signed URL `request` is, or the refusal. A URL of a share's
+    /// page (signed with the share's id) works while the share does, and counts its downloads.
+    func signedContext(_ request: Request, _ context: ServerContext) async throws -> ServerContext {
         do {
-            guard let signed else { throw APIError(.forbidden, "This server accepts no signed links.") }
             guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
             var context = context
-            context.signedGrant = try signed.verify(request.uri.path, query: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+            let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+            context.signedGrant = try signed.verify(request.uri.path, query: query)
+            if let share = query.first(where: { $0.0 == "share" })?.1 {
+                let range = request.headers[.range]
+                let download = request.method == .get && query.contains { $0.0 == "download" } && (range == nil || range == "bytes=0-")
+                try await shares.admit(share: share, download: download)
+            }
             Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "accepted")]).increment()
             return context
         } catch {

@@ -22,8 +22,9 @@ public struct DocumentServer: Sendable {
     let uploads: UploadSlots
     /// The token, the sessions and the sign-in throttle; nil when the server is open.
     let access: Access?
-    /// Signs and checks URLs that need no token; nil without signing keys.
-    let signed: SignedURLs?
+    /// Signs and checks URLs that need no token: with the configured keys, else with a key of this
+    /// process (for share pages' media only: apps get signed URLs from a configured key).
+    let signed: SignedURLs
     /// Whether the server is shutting down.
     let drain = Drain()
     /// Threads for the requests' reads (documents, statistics, stored previews), apart from the
@@ -46,7 +47,7 @@ public struct DocumentServer: Sendable {
         uploads = UploadSlots(total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
                               minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
         access = settings.token.map { Access(token: $0, servesTLS: settings.tls != nil) }
-        signed = settings.signingKeys.map(SignedURLs.init(keys:))
+        signed = SignedURLs(keys: settings.signingKeys ?? .ephemeral())
         // A render past the gate always finds a thread: one per render in flight, and one for a repair.
         offload = Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + 1)
         _ = ServerMetrics.registry
@@ -61,7 +62,8 @@ public struct DocumentServer: Sendable {
         let router = Router(context: ServerContext.self)
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: DrainMiddleware(drain: drain))
-        router.add(middleware: AccessMiddleware(access: access, signed: signed, hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
+        router.add(middleware: AccessMiddleware(access: access, signed: signed, shares: ShareGate(documents: documents, offload: offload),
+                                                hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
         let api = DocumentsController(documents: documents, offload: offload, settings: settings, uploads: uploads, queueDepth: queueDepth)
         OperationsController(documents: documents, offload: offload, gauges: gauges, faults: faults).register(on: routes)
@@ -69,7 +71,8 @@ public struct DocumentServer: Sendable {
         api.register(on: routes)
         PreviewsController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, logger: logger).register(on: routes)
-        SignedURLsController(documents: documents, offload: offload, signed: signed).register(on: routes)
+        SignedURLsController(documents: documents, offload: offload, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
+        SharesController(documents: documents, offload: offload, signed: signed, logger: logger).register(on: routes)
         PagesController(api: api).register(on: routes)
         routes.refuseOtherMethods()
         return router

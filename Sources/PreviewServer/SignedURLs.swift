@@ -43,6 +43,17 @@ public struct SigningKeys: Sendable {
         try self.init(pairs)
     }
 
+    /// A key of this process only, for the URLs of share pages when no key file is given: they end
+    /// with the process, as a page's media may.
+    static func ephemeral() -> SigningKeys {
+        var generator = SystemRandomNumberGenerator()
+        return SigningKeys(keys: [Key(id: "process", secret: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })])
+    }
+
+    private init(keys: [Key]) {
+        self.keys = keys
+    }
+
     /// A new key's line: a dated id and 256 random bits, base64url.
     public static func newLine(now: Date = Date()) -> String {
         var generator = SystemRandomNumberGenerator()

@@ -60,7 +60,8 @@ enum ViewerPage {
             \(HomePage.byteText(document.size)) · \(SafeText.html(status.rawValue)) · \
             <a href="/v1/documents/\(document.id)/content?download=1">Download</a> · <a href="/ui/documents/\(document.id)/delete">Delete…</a></p>
             \(notice)\(document.errorMessage.map { "<p class=\"failed\">\(SafeText.html($0))</p>" } ?? "")
-            \(body(document, kind: kind, status: status, playback: try documents.pipeline.playbackManifest(of: document)))
+            \(body(document, kind: kind, status: status, playback: try documents.pipeline.playbackManifest(of: document),
+                   links: MediaLinks(documentID: document.id)))
             <h2>Versions</h2>
             <table><tr><th>Version</th><th>File</th><th>Size</th><th>Uploaded</th><th>Status</th><th></th></tr>
             \(rows)
@@ -69,36 +70,64 @@ enum ViewerPage {
         return page(html)
     }
 
+    /// How a page addresses a document's files: by their paths (the viewer, signed in), or by signed
+    /// URLs (a share's page, whose visitor has no token); and whether it offers the original's download.
+    struct MediaLinks {
+        let documentID: String
+        let offersDownload: Bool
+        private let address: (String, [(String, String)]) -> String
+
+        init(documentID: String, offersDownload: Bool = true,
+             address: @escaping (String, [(String, String)]) -> String = { path, query in
+                 query.isEmpty ? path : path + "?" + query.map { "\($0)=\($1)" }.joined(separator: "&")
+             }) {
+            self.documentID = documentID
+            self.offersDownload = offersDownload
+            self.address = address
+        }
+
+        /// The document's `resource` (`content`, `preview`, `renditions/mp4`, …) with `query`, escaped for an attribute.
+        func url(_ resource: String, _ query: [(String, String)] = []) -> String {
+            SafeText.html(address("/v1/documents/\(documentID)/\(resource)", query))
+        }
+
+        /// A link to download the original, or nothing when this page offers none.
+        func download(_ text: String) -> String {
+            offersDownload ? "<a href=\"\(url("content", [("download", "1")]))\">\(text)</a>" : ""
+        }
+    }
+
     /// What the document is shown as.
-    static func body(_ document: DocumentRecord, kind: FileKind, status: JobRecord.Status, playback: PlaybackManifest?) -> String {
-        let base = "/v1/documents/\(document.id)"
+    static func body(_ document: DocumentRecord, kind: FileKind, status: JobRecord.Status, playback: PlaybackManifest?,
+                     links: MediaLinks) -> String {
         guard status == .done else { return "<p>The preview is \(SafeText.html(status.rawValue)); reload in a moment.</p>" }
         if document.previewStatus == .noPreview {
-            return "<p>No preview is made for \(SafeText.html(kind.label)); <a href=\"\(base)/content?download=1\">download it</a>.</p>"
+            return "<p>No preview is made for \(SafeText.html(kind.label)). \(links.download("Download it"))</p>"
         }
         switch kind.category {
         case .video:
-            return video(document, playback: playback)
+            return video(document, playback: playback, links: links)
         case .audio:
-            return "<div class=\"media\"><audio controls preload=\"metadata\" src=\"\(base)/content\"></audio></div>"
+            return "<div class=\"media\"><audio controls preload=\"metadata\" src=\"\(links.url("content"))\"></audio></div>"
         case .image:
+            let size = document.width.map { w in document.height.map { " (\(w)×\($0))" } ?? "" } ?? ""
             return """
-                <div class="media"><img src="\(base)/preview?width=1024" alt="\(SafeText.html(document.title))"></div>
-                <p><a href="\(base)/content">Original</a>\(document.width.map { w in document.height.map { " (\(w)×\($0))" } ?? "" } ?? "")</p>
+                <div class="media"><img src="\(links.url("preview", [("width", "1024")]))" alt="\(SafeText.html(document.title))"></div>
+                <p>\(links.offersDownload ? "<a href=\"\(links.url("content"))\">Original</a>\(size)" : "")</p>
                 """
         default:
             guard kind.isPaged, let pages = document.pages, pages > 0 else {
-                return "<div class=\"media\"><img src=\"\(base)/preview?width=1024\" alt=\"\"></div>"
+                return "<div class=\"media\"><img src=\"\(links.url("preview", [("width", "1024")]))\" alt=\"\"></div>"
             }
             // Sized before they load, so only the pages near the viewport are fetched.
             let ratio = document.width.flatMap { w in document.height.map { "\(w) / \($0)" } } ?? "1 / 1.414"
             let shown = min(pages, maxPages)
             let images = (1...shown).map { page in
                 """
-                <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(base)/preview?page=\(page)&amp;width=1024" alt="Page \(page)">
+                <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")]))" alt="Page \(page)">
                 """
             }.joined(separator: "\n")
-            let more = pages > shown ? "<p>Pages \(shown + 1)–\(pages) are in the <a href=\"\(base)/content?download=1\">original</a>.</p>" : ""
+            let more = pages > shown ? "<p>Pages \(shown + 1)–\(pages) are in the original. \(links.download("Download it"))</p>" : ""
             return "<p class=\"pagecount\">\(pages) page\(pages == 1 ? "" : "s")</p>\n<div class=\"pages\">\n\(images)\n</div>\(more)"
         }
     }
@@ -107,20 +136,19 @@ enum ViewerPage {
     /// network; the others skip it by its type or when it fails to load), its rendition next (what
     /// every browser plays), the original after it (a browser that plays it natively may pick it),
     /// then the filmstrip of its thumbnails.
-    static func video(_ document: DocumentRecord, playback: PlaybackManifest?) -> String {
-        let base = "/v1/documents/\(document.id)"
+    static func video(_ document: DocumentRecord, playback: PlaybackManifest?, links: MediaLinks) -> String {
         var sources = ""
         if playback?.ladder != nil {
-            sources += "<source src=\"\(base)/hls/\(PlaybackManifest.Ladder.masterName)\" type=\"\(DocumentPipeline.playlistMime)\">"
+            sources += "<source src=\"\(links.url("hls/\(PlaybackManifest.Ladder.masterName)"))\" type=\"\(DocumentPipeline.playlistMime)\">"
         }
         if let rendition = playback?.rendition {
-            sources += "<source src=\"\(base)/renditions/\(rendition.name)\" type='\(rendition.mime); codecs=\"\(rendition.codecs)\"'>"
+            sources += "<source src=\"\(links.url("renditions/\(rendition.name)"))\" type='\(rendition.mime); codecs=\"\(rendition.codecs)\"'>"
         }
-        sources += "<source src=\"\(base)/content\" type=\"\(SafeText.html(document.mime))\">"
-        var html = "<div class=\"media\"><video controls preload=\"metadata\" poster=\"\(base)/preview?width=1024\">\(sources)</video></div>"
+        sources += "<source src=\"\(links.url("content"))\" type=\"\(SafeText.html(document.mime))\">"
+        var html = "<div class=\"media\"><video controls preload=\"metadata\" poster=\"\(links.url("preview", [("width", "1024")]))\">\(sources)</video></div>"
         if let refused = playback?.renditionError { html += "<p class=\"note\">No rendition: \(SafeText.html(refused.message))</p>" }
         guard let trickplay = playback?.trickplay?.layout else { return html }
-        let target = playback?.rendition.map { "\(base)/renditions/\($0.name)" } ?? "\(base)/content"
+        let target = playback?.rendition.map { links.url("renditions/\($0.name)") } ?? links.url("content")
         let tiles = (0..<trickplay.tiles).map { index -> String in
             let (sheet, offset) = (index / trickplay.perSheet, index % trickplay.perSheet)
             let (x, y) = ((offset % trickplay.columns) * trickplay.tileWidth, (offset / trickplay.columns) * trickplay.tileHeight)
@@ -129,7 +157,7 @@ enum ViewerPage {
             let across = min(trickplay.columns, trickplay.tiles - sheet * trickplay.perSheet)
             return """
                 <a href="\(target)#t=\(Int(seconds))" title="\(Int(seconds) / 60):\(String(format: "%02d", Int(seconds) % 60))" \
-                style="width:\(trickplay.tileWidth / 2)px;height:\(trickplay.tileHeight / 2)px;background:url(\(base)/trickplay/sprite-\(sheet).jpg) \
+                style="width:\(trickplay.tileWidth / 2)px;height:\(trickplay.tileHeight / 2)px;background:url(\(links.url("trickplay/sprite-\(sheet).jpg"))) \
                 -\(x / 2)px -\(y / 2)px / \(across * trickplay.tileWidth / 2)px auto"></a>
                 """
         }

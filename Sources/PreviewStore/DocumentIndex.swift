@@ -39,8 +39,20 @@ public protocol DocumentIndex: Sendable {
     /// Every version of the document that `id` is a version of, newest first; empty when there is none.
     func versions(of id: String) throws -> [DocumentRecord]
     /// Removes the document that `id` is a version of (every version, or only `version`) with its
-    /// jobs, so that a running job's outcome is fenced off. Blobs stay until `gc`.
+    /// jobs, so that a running job's outcome is fenced off, in one transaction with its shares: a
+    /// share of a removed version is revoked, a share of the latest version moves to the newest
+    /// version that remains (revoked when none does). Blobs stay until `gc`.
     func delete(documentID id: String, version: Int?) throws -> Deletion
+
+    func insertShare(_ share: ShareRecord) throws
+    func share(id: String) throws -> ShareRecord?
+    func share(tokenSha256: String) throws -> ShareRecord?
+    /// The shares of the documents with these (version) ids, newest first.
+    func shares(documentIDs: [String]) throws -> [ShareRecord]
+    /// Revokes a share now; false when there is no such share or it was revoked already.
+    func revokeShare(id: String) throws -> Bool
+    /// Counts an opening of a share's page (and when), or a download of its original.
+    func countShareVisit(id: String, download: Bool) throws
     /// Gives every version of the document that `id` is a version of a new title and type; nil
     /// when there is no such document. Throws ``LabelTaken`` when the owner has another document
     /// under that (type, title).

@@ -5,6 +5,8 @@ import Foundation
 public struct DocumentQuery: Sendable, Equatable {
     public enum Sort: String, Sendable, CaseIterable, Codable {
         case newest, oldest, title, type
+        /// Most live shares first.
+        case mostShared = "most_shared"
     }
 
     public var owner: String?
@@ -15,6 +17,8 @@ public struct DocumentQuery: Sendable, Equatable {
     /// Part of the title, matched without regard to case.
     public var titleContains: String?
     public var status: PreviewStatus?
+    /// Only documents with a live share (true), or with none (false).
+    public var shared: Bool?
     public var sort: Sort
     public var limit: Int
     /// Where the previous page ended; nil for the first page.
@@ -24,12 +28,13 @@ public struct DocumentQuery: Sendable, Equatable {
     public static let maxLimit = 200
 
     public init(owner: String? = nil, type: String? = nil, kind: String? = nil, titleContains: String? = nil,
-                status: PreviewStatus? = nil, sort: Sort = .newest, limit: Int = 50, after: DocumentCursor? = nil) {
+                status: PreviewStatus? = nil, shared: Bool? = nil, sort: Sort = .newest, limit: Int = 50, after: DocumentCursor? = nil) {
         self.owner = owner
         self.type = type
         self.kind = kind
         self.titleContains = titleContains
         self.status = status
+        self.shared = shared
         self.sort = sort
         self.limit = min(max(limit, 1), Self.maxLimit)
         self.after = after
@@ -82,7 +87,7 @@ extension DocumentQuery.Sort {
     /// Key columns: the order's own, then the id that breaks ties.
     public var keyCount: Int {
         switch self {
-        case .newest, .oldest, .title: 2
+        case .newest, .oldest, .title, .mostShared: 2
         case .type: 3
         }
     }

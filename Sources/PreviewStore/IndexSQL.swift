@@ -14,6 +14,15 @@ public enum IndexSQL {
         d.version = (SELECT MAX(version) FROM documents x WHERE x.owner = d.owner AND x.type = d.type AND x.title = d.title)
         """
 
+    /// The live shares of the document that version `d` is one of: not revoked, not expired at
+    /// `now` (each dialect's current time, in the form its dates are stored).
+    public static func liveShares(now: String) -> String {
+        """
+        (SELECT COUNT(*) FROM shares s JOIN documents v ON v.id = s.document_id WHERE v.owner = d.owner AND v.type = d.type \
+        AND v.title = d.title AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > \(now)))
+        """
+    }
+
     /// Every version `d` of the document that version `v` is one of; the caller names `v.id` and orders.
     public static let versionsOfOne = """
         SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title

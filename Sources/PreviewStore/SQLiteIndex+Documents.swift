@@ -18,6 +18,7 @@ extension SQLiteIndex {
         filter("d.kind = ?", query.kind)
         filter("instr(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
         filter("d.preview_status = ?", query.status)
+        if let shared = query.shared { conditions.append("\(Self.liveShares) \(shared ? ">" : "=") 0") }
         if let after = query.after {
             let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
             conditions.append("(\(keys.joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders))")
@@ -46,8 +47,12 @@ extension SQLiteIndex {
         case .oldest: (["d.created_at", "d.id"], false)
         case .title: (["d.title_key", "d.id"], false)
         case .type: (["d.type", "d.title_key", "d.id"], false)
+        case .mostShared: (["printf('%010d', \(liveShares))", "d.id"], true)
         }
     }
+
+    /// ``IndexSQL/liveShares(now:)`` against the time as GRDB stores dates.
+    static let liveShares = IndexSQL.liveShares(now: "strftime('%Y-%m-%d %H:%M:%f', 'now')")
 
     public func versions(of id: String) throws -> [DocumentRecord] {
         try pool.read { db in try Self.versions(of: id, in: db) }
@@ -66,6 +71,13 @@ extension SQLiteIndex {
                 SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND document_id IN (SELECT value FROM json_each(?))
                 """, arguments: [JobRecord.Status.queued, JobRecord.Status.processing, ids]) ?? 0
             try db.execute(sql: "DELETE FROM jobs WHERE document_id IN (SELECT value FROM json_each(?))", arguments: [ids])
+            if let newest = try Self.versions(of: id, in: db).first(where: { kept in !removed.contains { $0.id == kept.id } }) {
+                try db.execute(sql: "UPDATE shares SET document_id = ? WHERE version IS NULL AND document_id IN (SELECT value FROM json_each(?))",
+                               arguments: [newest.id, ids])
+            }
+            try db.execute(sql: """
+                UPDATE shares SET revoked_at = ? WHERE revoked_at IS NULL AND document_id IN (SELECT value FROM json_each(?))
+                """, arguments: [Date(), ids])
             try db.execute(sql: "DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))", arguments: [ids])
             return Deletion(versions: removed, cancelledJobs: cancelled)
         }
@@ -81,6 +93,43 @@ extension SQLiteIndex {
             try db.execute(sql: "UPDATE documents SET title = ?, title_key = ?, type = ? WHERE owner = ? AND type = ? AND title = ?",
                            arguments: [title, DocumentLabels.titleKey(title), type, current.owner, current.type, current.title])
             return try DocumentRecord.fetchOne(db, key: id)
+        }
+    }
+
+    // MARK: Shares
+
+    public func insertShare(_ share: ShareRecord) throws {
+        try pool.write { db in try share.insert(db) }
+    }
+
+    public func share(id: String) throws -> ShareRecord? {
+        try pool.read { db in try ShareRecord.fetchOne(db, key: id) }
+    }
+
+    public func share(tokenSha256: String) throws -> ShareRecord? {
+        try pool.read { db in try ShareRecord.fetchOne(db, sql: "SELECT * FROM shares WHERE token_sha256 = ?", arguments: [tokenSha256]) }
+    }
+
+    public func shares(documentIDs: [String]) throws -> [ShareRecord] {
+        let ids = String(decoding: try JSONEncoder().encode(documentIDs), as: UTF8.self)
+        return try pool.read { db in
+            try ShareRecord.fetchAll(db, sql: "SELECT * FROM shares WHERE document_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id",
+                                     arguments: [ids])
+        }
+    }
+
+    public func revokeShare(id: String) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE shares SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [Date(), id])
+            return db.changesCount > 0
+        }
+    }
+
+    public func countShareVisit(id: String, download: Bool) throws {
+        try pool.write { db in
+            try db.execute(sql: download ? "UPDATE shares SET download_count = download_count + 1 WHERE id = ?"
+                                         : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = ? WHERE id = ?",
+                           arguments: download ? [id] : [Date(), id])
         }
     }
 }

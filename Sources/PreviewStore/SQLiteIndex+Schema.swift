@@ -133,6 +133,15 @@ extension SQLiteIndex {
         migrator.registerMigration("v10-job-progress") { db in
             try db.alter(table: "jobs") { t in t.add(column: "progress", .double) }
         }
+        migrator.registerMigration("v11-shares") { db in
+            try db.execute(sql: """
+                CREATE TABLE shares (id TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL UNIQUE, document_id TEXT NOT NULL, version INTEGER,
+                    label TEXT NOT NULL, password_hash TEXT, allow_download BOOLEAN NOT NULL, created_at DATETIME NOT NULL,
+                    expires_at DATETIME, revoked_at DATETIME, opened_count INTEGER NOT NULL DEFAULT 0, last_opened_at DATETIME,
+                    download_count INTEGER NOT NULL DEFAULT 0);
+                CREATE INDEX shares_document ON shares (document_id);
+                """)
+        }
         return migrator
     }
 

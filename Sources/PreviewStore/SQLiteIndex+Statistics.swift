@@ -8,6 +8,7 @@ extension SQLiteIndex {
         try pool.read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT name, value FROM figures WHERE scope = ?", arguments: [StoreFigures.scope(owner: owner)])
             var statistics = StoreFigures.statistics(owner: owner, rows: rows.map { ($0["name"], $0["value"]) })
+            statistics.sharedDocuments = try Self.sharedDocuments(owner: owner, in: db)
             if owner == nil {
                 statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
             }
@@ -52,10 +53,18 @@ extension SQLiteIndex {
                 previews: try count("SELECT COUNT(*) FROM (\(derivatives))"),
                 previewBytes: try count("SELECT COALESCE(SUM(size), 0) FROM (\(derivatives))")
             )
+            statistics.sharedDocuments = try Self.sharedDocuments(owner: owner, in: db)
             if owner == nil {
                 statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
             }
             return statistics
         }
+    }
+
+    /// The owner's (or everyone's) documents with a live share.
+    static func sharedDocuments(owner: String?, in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM documents d WHERE (? IS NULL OR d.owner = ?) AND \(IndexSQL.isLatestVersion) AND \(liveShares) > 0
+            """, arguments: [owner, owner]) ?? 0
     }
 }

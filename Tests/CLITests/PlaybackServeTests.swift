@@ -20,11 +20,13 @@ import Testing
     /// A token for servers that need one (random enough for `serve` to accept it).
     static let token = "T" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
 
-    /// The document once its playback has settled (a rendition ready or failed, thumbnails listed).
-    static func settled(_ server: ServerProcess, _ id: String) throws -> [String: Any] {
+    /// The document once its playback has settled (a rendition ready or failed, thumbnails listed),
+    /// or for a document that is no video, once its job is done.
+    static func settled(_ server: ServerProcess, _ id: String, needsPlayback: Bool = true) throws -> [String: Any] {
         for _ in 0..<600 {
             let json = try server.get("/v1/documents/\(id)").json ?? [:]
             let renditions = json["renditions"] as? [[String: Any]] ?? []
+            if !needsPlayback, json["status"] as? String == "done" { return json }
             if json["trickplay"] is String, renditions.allSatisfy({ $0["status"] as? String != "pending" }) { return json }
             usleep(100_000)
         }

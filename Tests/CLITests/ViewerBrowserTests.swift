@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import PreviewTestSupport
 import Testing
 
@@ -68,6 +71,67 @@ import Testing
             """, to: 3, in: folder)
         print("Chromium with the ladder listed first: \(state)")
         #expect(state.hasPrefix("playing at "), "\(state)")
+    }
+
+    /// A share link opened in Chromium with no cookie and no token: the page's pages load (by the
+    /// signed URLs on it), its video plays and seeks, a URL taken from it and altered by hand does
+    /// not load, and once the share is revoked the link shows the 410 page.
+    @Test func aShareLinkOpensWithoutAnAccount() throws {
+        let chromium = try #require(Self.chromiumPath, "Chromium is installed by scripts/install-deps")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, token: PlaybackServeTests.token)
+        func shared(_ data: Data, _ name: String) throws -> (page: String, shareID: String) {
+            let id = try #require(try server.upload(data, query: "owner=ana&title=\(name)&filename=\(name)").json?["document_id"] as? String)
+            _ = try PlaybackServeTests.settled(server, id, needsPlayback: name.hasSuffix(".avi"))
+            var request = server.authorized(URLRequest(url: URL(string: "\(server.base)/v1/documents/\(id)/shares")!))
+            request.httpMethod = "POST"
+            request.httpBody = Data(#"{"label": "State University"}"#.utf8)
+            let made = try #require(try JSONSerialization.jsonObject(with: PlaybackServeTests.fetch(request).0) as? [String: Any])
+            return (try #require(made["url"] as? String), try #require(made["share_id"] as? String))
+        }
+        let pdf = try shared(Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), "transcript.pdf")
+        let video = try shared(try PlaybackServeTests.video("clip.avi", ["-c:v", "mpeg4", "-c:a", "libmp3lame"], in: folder), "clip.avi")
+
+        // The pages, as the share page names them, load in a browser that has nothing of ours.
+        let html = String(decoding: try PlaybackServeTests.fetch(URLRequest(url: URL(string: server.base + pdf.page)!)).0, as: UTF8.self)
+        let pages = html.matches(of: /src="([^"]+)"/).map { server.base + String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
+        #expect(pages.count == 5)
+        let altered = pages[0].replacingOccurrences(of: "/preview?", with: "/content?")
+        let loaded = try Self.loadImages(chromium, pages + [altered], in: folder)
+        #expect(loaded == Array(repeating: "loaded", count: 5) + ["failed"], "\(loaded)")
+
+        // The video's sources from its share page: the rendition plays and seeks.
+        let videoPage = String(decoding: try PlaybackServeTests.fetch(URLRequest(url: URL(string: server.base + video.page)!)).0, as: UTF8.self)
+        let sources = videoPage.matches(of: /<source src="([^"]+)" type=("[^"]*"|'[^']*')>/).map {
+            "<source src=\"\(server.base)\(String($0.output.1).replacingOccurrences(of: "&amp;", with: "&"))\" type=\($0.output.2)>"
+        }
+        #expect(sources.count == 2, "rendition and original: \(sources)")
+        let state = try Self.playAndSeek(chromium, video: "<video id=\"v\" muted preload=\"auto\">\(sources.joined())</video>", to: 3, in: folder)
+        #expect(state.hasPrefix("playing at ") && state.contains("/renditions/mp4?"), "\(state)")
+
+        // Revoked: a reload shows the 410 page.
+        var revoke = server.authorized(URLRequest(url: URL(string: "\(server.base)/v1/shares/\(pdf.shareID)")!))
+        revoke.httpMethod = "DELETE"
+        #expect(try PlaybackServeTests.fetch(revoke).1.statusCode == 200)
+        let reloaded = try Self.chromium(chromium, ["--dump-dom", server.base + pdf.page], profile: folder)
+        #expect(reloaded.contains("<h1>Not available</h1>") && reloaded.contains("withdrawn"), "\(reloaded)")
+    }
+
+    /// Loads each of `urls` as an image in headless Chromium; for each, `loaded` or `failed`.
+    static func loadImages(_ chromium: String, _ urls: [String], in folder: TemporaryFolder) throws -> [String] {
+        let page = folder.url.appendingPathComponent("images-\(UUID().uuidString).html")
+        let images = urls.enumerated().map { "<img id=\"i\($0.offset)\" src=\"\($0.element.replacingOccurrences(of: "&", with: "&amp;"))\">" }
+        try """
+            <!doctype html><title>loading</title>\(images.joined())
+            <script>
+            window.addEventListener('load', () => {
+              document.title = [...document.images].map(i => i.complete && i.naturalWidth > 0 ? 'loaded' : 'failed').join(' ');
+            });
+            </script>
+            """.write(to: page, atomically: true, encoding: .utf8)
+        let dom = try Self.chromium(chromium, ["--dump-dom", page.absoluteString], profile: folder)
+        return String(dom.firstMatch(of: /<title>([^<]*)<\/title>/)?.output.1 ?? "").split(separator: " ").map(String.init)
     }
 
     /// Opens a page whose `<video>` loads `source`, seeks to `seconds` once the metadata is in and

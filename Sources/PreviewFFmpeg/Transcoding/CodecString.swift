@@ -10,7 +10,9 @@ enum CodecString {
             guard let header = sequenceHeader(parameters.extradata, count: Int(parameters.extradata_size)) else { return "avc1.64001f" }
             return "avc1." + header.map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
         case AV_CODEC_ID_AAC: return "mp4a.40.\(parameters.profile >= 0 ? parameters.profile + 1 : 2)"
-        case AV_CODEC_ID_MP3: return "mp4a.6b"
+        // MPEG-1 audio's object type in upper-case hex, as browsers match it: Chromium answers
+        // `canPlayType` "" for `mp4a.6b` and skips a `<source>` so typed.
+        case AV_CODEC_ID_MP3: return "mp4a.6B"
         default: return nil
         }
     }

@@ -18,7 +18,7 @@ import PreviewStore
 struct ContentController {
     let documents: DocumentService
     let offload: Offload
-    let signed: SignedURLs?
+    let signed: SignedURLs
     let logger: Logger
 
     func register(on routes: RouteTable) {
@@ -71,7 +71,7 @@ struct ContentController {
             }
             return (hash, mime, try documents.store.blobs.localFile(for: hash).path)
         }
-        if let grant = context.signedGrant, let signed, let references = Reference(mime: mime) {
+        if let grant = context.signedGrant, let references = Reference(mime: mime) {
             let text = try await offload.run(.reads) { String(decoding: try documents.store.blobs.read(hash), as: UTF8.self) }
             let folder = String(request.uri.path[...request.uri.path.lastIndex(of: "/")!])
             return Response(status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],

@@ -61,15 +61,16 @@ struct DocumentsController {
             guard let value = parse(text) else { throw APIError.badRequest("\(name) must be \(expected)") }
             return value
         }
-        let sort = try parsed("sort", DocumentQuery.Sort.init(rawValue:), expected: "newest, oldest, title or type") ?? .newest
+        let sort = try parsed("sort", DocumentQuery.Sort.init(rawValue:), expected: "newest, oldest, title, type or most_shared") ?? .newest
         let limit = try parsed("limit", { Int($0).flatMap { (1...DocumentQuery.maxLimit).contains($0) ? $0 : nil } },
                                expected: "in 1...\(DocumentQuery.maxLimit)") ?? 50
         let status = try parsed("status", PreviewStatus.init(rawValue:), expected: "pending, ready, no_preview or failed")
+        let shared = try parsed("shared", { ["true": true, "false": false][$0] }, expected: "true or false")
         let cursor = try parsed("cursor", { DocumentCursor(token: $0, sort: sort) },
                                 expected: "a next_cursor this listing returned, with the same sort")
         func text(_ name: String) -> String? { items.get(name).flatMap { $0.isEmpty ? nil : $0 } }
         return DocumentQuery(owner: text("owner"), type: items.get("type"), kind: text("kind"), titleContains: text("q"),
-                             status: status, sort: sort, limit: limit, after: cursor)
+                             status: status, shared: shared, sort: sort, limit: limit, after: cursor)
     }
 
     /// `PATCH /v1/documents/{id}`'s body: `{"title"?, "type"?}`.

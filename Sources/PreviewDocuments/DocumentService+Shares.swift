@@ -1,0 +1,150 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+import PreviewCore
+import PreviewStore
+
+/// Share links: a document shared with a person (a school), who opens it at `/s/<token>` without
+/// an account. The token (128 random bits) is shown once, when the share is made; the store keeps
+/// only its SHA-256, and a password only as PBKDF2.
+extension DocumentService {
+    /// What a new share is.
+    public struct ShareRequest: Sendable, Decodable {
+        public var label: String
+        public var expiresAt: Date?
+        public var password: String?
+        public var allowDownload: Bool
+        /// A version number, or nil for whatever version is latest when the link is opened.
+        public var version: Int?
+
+        public init(label: String, expiresAt: Date? = nil, password: String? = nil, allowDownload: Bool = false, version: Int? = nil) {
+            self.label = label
+            self.expiresAt = expiresAt
+            self.password = password
+            self.allowDownload = allowDownload
+            self.version = version
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case label, password, version
+            case expiresAt = "expires_at"
+            case allowDownload = "allow_download"
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            label = try container.decode(String.self, forKey: .label)
+            expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
+            password = try container.decodeIfPresent(String.self, forKey: .password)
+            allowDownload = try container.decodeIfPresent(Bool.self, forKey: .allowDownload) ?? false
+            version = nil
+            // "latest" or a number.
+            if let number = try? container.decodeIfPresent(Int.self, forKey: .version) {
+                version = number
+            } else if let text = try container.decodeIfPresent(String.self, forKey: .version), text != "latest" {
+                throw DecodingError.dataCorruptedError(forKey: .version, in: container, debugDescription: "version is \"latest\" or a number")
+            }
+        }
+    }
+
+    /// The longest label and password a share takes.
+    public static let maxShareLabel = 200
+    public static let maxSharePassword = 1024
+
+    /// Shares document `id` (the version `request` names, or its latest); the share and its token,
+    /// which is not kept.
+    public func share(_ id: String, _ request: ShareRequest, now: Date = Date()) throws -> (share: ShareRecord, token: String) {
+        let label = request.label.trimmingCharacters(in: .whitespaces)
+        guard !label.isEmpty, label.count <= Self.maxShareLabel, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw PreviewError(.badRequest, "label must have 1 to \(Self.maxShareLabel) characters and no control characters")
+        }
+        if let expiresAt = request.expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
+        if let password = request.password, password.isEmpty || password.count > Self.maxSharePassword {
+            throw PreviewError(.badRequest, "password must have 1 to \(Self.maxSharePassword) characters")
+        }
+        let versions = try versions(of: id)
+        let shared = try request.version.map { number throws(PreviewError) in
+            guard let version = versions.first(where: { $0.version == number }) else {
+                throw PreviewError(.notFound, "No version \(number) of document \(id).")
+            }
+            return version
+        } ?? versions[0]
+        let token = Self.randomToken()
+        let record = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: Self.tokenHash(token), documentID: shared.id,
+                                 version: request.version, label: label, passwordHash: try request.password.map(SharePassword.hash),
+                                 allowDownload: request.allowDownload, createdAt: now, expiresAt: request.expiresAt)
+        try store.index.insertShare(record)
+        return (record, token)
+    }
+
+    /// The shares of every version of document `id`, newest first.
+    public func shares(of id: String) throws -> [ShareRecord] {
+        try store.index.shares(documentIDs: try versions(of: id).map(\.id))
+    }
+
+    /// Revokes share `id` at once; `not_found` when there is no such live share.
+    public func revokeShare(_ id: String) throws {
+        guard try store.index.revokeShare(id: id) else { throw PreviewError(.notFound, "No share \(id) to revoke.") }
+    }
+
+    /// The share a link's token names and the document version it shows now; `not_found` for no
+    /// such link, `gone` for one revoked, expired or whose document was deleted.
+    public func openShare(token: String, now: Date = Date()) throws -> (share: ShareRecord, document: DocumentRecord) {
+        guard let share = try store.index.share(tokenSha256: Self.tokenHash(token)) else {
+            throw PreviewError(.notFound, "There is no such link.")
+        }
+        return (share, try sharedDocument(share, now: now))
+    }
+
+    /// The version `share` shows now, or `gone`.
+    public func sharedDocument(_ share: ShareRecord, now: Date = Date()) throws -> DocumentRecord {
+        guard share.isLive(at: now) else { throw PreviewError(.gone, "This link has been withdrawn or has expired.") }
+        let versions = try store.index.versions(of: share.documentID)
+        guard let document = share.version.map({ number in versions.first { $0.version == number } }) ?? versions.first else {
+            throw PreviewError(.gone, "The shared document no longer exists.")
+        }
+        return document
+    }
+
+    /// A share's token: 128 random bits, base64url.
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func tokenHash(_ token: String) -> String {
+        SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// Share passwords, stored as PBKDF2-HMAC-SHA256 (OWASP's 600,000 rounds) with a random salt:
+/// `pbkdf2-sha256$ROUNDS$SALT$HASH` (base64).
+public enum SharePassword {
+    static let rounds = 600_000
+
+    public static func hash(_ password: String) throws(PreviewError) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return "pbkdf2-sha256$\(rounds)$\(Data(salt).base64EncodedString())$\(try derive(password, salt: salt, rounds: rounds).base64EncodedString())"
+    }
+
+    /// Whether `password` is the one `stored` was made of (compared in constant time).
+    public static func matches(_ password: String, _ stored: String) -> Bool {
+        let parts = stored.split(separator: "$").map(String.init)
+        guard parts.count == 4, parts[0] == "pbkdf2-sha256", let rounds = Int(parts[1]), rounds >= 210_000,
+              let salt = Data(base64Encoded: parts[2]), let expected = Data(base64Encoded: parts[3]),
+              let derived = try? derive(password, salt: Array(salt), rounds: rounds), derived.count == expected.count else { return false }
+        return zip(derived, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    private static func derive(_ password: String, salt: [UInt8], rounds: Int) throws(PreviewError) -> Data {
+        do {
+            let key = try KDF.Insecure.PBKDF2.deriveKey(from: Array(password.utf8), salt: salt, using: .sha256, outputByteCount: 32, rounds: rounds)
+            return key.withUnsafeBytes { Data($0) }
+        } catch {
+            throw PreviewError(.internal, "The password could not be hashed.", detail: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Metrics
+import PreviewCore
+import PreviewDocuments
+import PreviewPipeline
+import PreviewStore
+
+/// Share links, made and watched with the token (`POST|GET /v1/documents/{id}/shares`,
+/// `DELETE /v1/shares/{id}`), and opened by anyone who has one (`GET|POST /s/{token}`, the
+/// ``SharedPage``).
+struct SharesController {
+    let documents: DocumentService
+    let offload: Offload
+    let signed: SignedURLs
+    let logger: Logger
+    /// Wrong passwords, per share and per client address (the 6th within a minute is refused).
+    let perShare = SignInThrottle()
+    let perAddress = SignInThrottle()
+
+    /// A share as the API shows it (never its token or password).
+    struct ShareView: Encodable {
+        var shareID: String
+        var label: String
+        /// `latest`, or the version number it is pinned to.
+        var version: String
+        var status: String
+        var createdAt: Date
+        var expiresAt: Date?
+        var revokedAt: Date?
+        var allowDownload: Bool
+        var password: Bool
+        var openedCount: Int
+        var lastOpenedAt: Date?
+        var downloadCount: Int
+        /// Only when it is made: the link to give the person (its token is not kept).
+        var url: String?
+
+        init(_ share: ShareRecord, url: String? = nil, now: Date = Date()) {
+            shareID = share.id
+            label = share.label
+            version = share.version.map(String.init) ?? "latest"
+            status = share.revokedAt != nil ? "revoked" : share.isLive(at: now) ? "live" : "expired"
+            createdAt = share.createdAt
+            expiresAt = share.expiresAt
+            revokedAt = share.revokedAt
+            allowDownload = share.allowDownload
+            password = share.passwordHash != nil
+            openedCount = share.openedCount
+            lastOpenedAt = share.lastOpenedAt
+            downloadCount = share.downloadCount
+            self.url = url
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case label, version, status, password, url
+            case shareID = "share_id"
+            case createdAt = "created_at"
+            case expiresAt = "expires_at"
+            case revokedAt = "revoked_at"
+            case allowDownload = "allow_download"
+            case openedCount = "opened_count"
+            case lastOpenedAt = "last_opened_at"
+            case downloadCount = "download_count"
+        }
+    }
+
+    func register(on routes: RouteTable) {
+        routes.add(.post, "/v1/documents/:id/shares") { request, context in
+            let id = try context.parameters.require("id")
+            let body = try await request.body.collect(upTo: 16 * 1024)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            guard let asked = try? decoder.decode(DocumentService.ShareRequest.self, from: Data(body.readableBytesView)) else {
+                throw APIError.badRequest("the body must be a JSON object: {\"label\", \"expires_at\"?, \"password\"?, \"allow_download\"?, \"version\"?}")
+            }
+            let documents = documents
+            // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
+            let (share, token) = try await offload.run(.writes) { try documents.share(id, asked) }
+            Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment()
+            context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
+            return try JSON.response(ShareView(share, url: SharedPage.pathPrefix + token), status: .created)
+        }
+        routes.add(.get, "/v1/documents/:id/shares") { _, context in
+            let id = try context.parameters.require("id")
+            let documents = documents
+            return try await offload.run(.reads) { try JSON.response(["shares": try documents.shares(of: id).map { ShareView($0) }]) }
+        }
+        routes.add(.delete, "/v1/shares/:id") { _, context in
+            let id = try context.parameters.require("id")
+            let documents = documents
+            try await offload.run(.writes) { try documents.revokeShare(id) }
+            Counter(label: "docpreview_shares_total", dimensions: [("event", "revoked")]).increment()
+            return try JSON.response(["share_id": id, "status": "revoked"])
+        }
+        routes.add(.get, SharedPage.pathPrefix + ":token") { _, context in
+            try await open(try context.parameters.require("token"), password: nil, client: context.clientAddress)
+        }
+        routes.add(.post, SharedPage.pathPrefix + ":token") { request, context in
+            let form = FormFields(try await request.body.collect(upTo: 16 * 1024))
+            return try await open(try context.parameters.require("token"), password: form["password"] ?? "", client: context.clientAddress)
+        }
+    }
+
+    /// The page of the share `token` names: its document, or the password form (again, with 401,
+    /// after a wrong one; 429 while this share or this client tried too many), 404 or 410.
+    func open(_ token: String, password: String?, client: String) async throws -> Response {
+        let documents = documents
+        let opened: (share: ShareRecord, document: DocumentRecord)
+        do {
+            opened = try await offload.run(.reads) { try documents.openShare(token: token) }
+        } catch let error as PreviewError where [.gone, .notFound].contains(error.code) {
+            return SharedPage.refusal(error)
+        }
+        let share = opened.share
+        if let hash = share.passwordHash {
+            guard let password else { return SharedPage.passwordForm(token: token, wrong: false) }
+            if let wait = perShare.refusal(for: share.id) ?? perAddress.refusal(for: client) {
+                Counter(label: "docpreview_shares_total", dimensions: [("event", "throttled")]).increment()
+                return SharedPage.throttled(after: wait)
+            }
+            guard try await offload.run(.reads, { SharePassword.matches(password, hash) }) else {
+                perShare.recordFailure(from: share.id)
+                perAddress.recordFailure(from: client)
+                logger.warning("wrong share password", metadata: ["preview.share": "\(share.id)", "preview.client": "\(client)"])
+                return SharedPage.passwordForm(token: token, wrong: true)
+            }
+            perAddress.recordSuccess(from: client)
+        }
+        let playback = try await offload.run(.writes) { () throws -> PlaybackManifest? in
+            try documents.store.index.countShareVisit(id: share.id, download: false)
+            return try documents.pipeline.playbackManifest(of: opened.document)
+        }
+        Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
+        return SharedPage.response(opened.document, share: share, playback: playback, rules: documents.rules, signed: signed)
+    }
+}
+
+/// Media URLs of a share's page carry its id under their signature: checked here on every request,
+/// they stop working when the share is revoked or expires, and the original's downloads are counted.
+struct ShareGate: Sendable {
+    let documents: DocumentService
+    let offload: Offload
+
+    func admit(share id: String, download: Bool) async throws {
+        let documents = documents
+        try await offload.run(.reads) {
+            guard let share = try documents.store.index.share(id: id) else { throw APIError(.forbidden, "This link is not valid.") }
+            _ = try documents.sharedDocument(share)
+            if download {
+                guard share.allowDownload else { throw APIError(.forbidden, "This link does not allow downloads.") }
+                try documents.store.index.countShareVisit(id: id, download: true)
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+
+/// A link a person shares a document with (`/s/<token>`): to whom (`label`), until when, with what
+/// password, whether it allows the original's download, and how often it was opened. The token
+/// itself is never stored, only its SHA-256.
+public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "shares"
+
+    public var id: String
+    public var tokenSha256: String
+    /// The version shared, or for a share of the latest version, the version that was latest when
+    /// it was made (any version names the document; a deletion moves it to one that remains).
+    public var documentID: String
+    /// The version number it is pinned to; nil for whatever version is latest.
+    public var version: Int?
+    public var label: String
+    /// PBKDF2-SHA256 (`pbkdf2-sha256$ROUNDS$SALT$HASH`, base64), or nil for no password.
+    public var passwordHash: String?
+    public var allowDownload: Bool
+    public var createdAt: Date
+    public var expiresAt: Date?
+    /// When it was revoked, or its document deleted: the link answers 410 from then on.
+    public var revokedAt: Date?
+    public var openedCount: Int
+    public var lastOpenedAt: Date?
+    public var downloadCount: Int
+
+    public init(id: String, tokenSha256: String, documentID: String, version: Int?, label: String, passwordHash: String?,
+                allowDownload: Bool, createdAt: Date, expiresAt: Date?) {
+        self.id = id
+        self.tokenSha256 = tokenSha256
+        self.documentID = documentID
+        self.version = version
+        self.label = label
+        self.passwordHash = passwordHash
+        self.allowDownload = allowDownload
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        openedCount = 0
+        downloadCount = 0
+    }
+
+    /// Whether the link still opens at `now`.
+    public func isLive(at now: Date = Date()) -> Bool {
+        revokedAt == nil && (expiresAt.map { $0 > now } ?? true)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, version, label
+        case tokenSha256 = "token_sha256"
+        case documentID = "document_id"
+        case passwordHash = "password_hash"
+        case allowDownload = "allow_download"
+        case createdAt = "created_at"
+        case expiresAt = "expires_at"
+        case revokedAt = "revoked_at"
+        case openedCount = "opened_count"
+        case lastOpenedAt = "last_opened_at"
+        case downloadCount = "download_count"
+    }
+}

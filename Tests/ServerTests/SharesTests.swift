@@ -1,0 +1,202 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import PreviewBackendTestSupport
+import PreviewCore
+@testable import PreviewServer
+import PreviewTestSupport
+import Testing
+
+/// Share links: made, listed with their counts and revoked with the token; opened by anyone with
+/// the link, whose page's media are signed URLs of that document bound to the share.
+@Suite struct SharesTests {
+    static let token = "correct-horse-battery-staple"
+    static let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
+
+    /// Uploads `sample` as `title` (with the token) and runs its job; its document id.
+    static func upload(_ client: some TestClientProtocol, _ harness: Harness, _ file: String, title: String = "Transcript") async throws -> String {
+        let id = try await client.execute(uri: "/v1/documents?filename=\(file)&title=\(title)&owner=ana", method: .post, headers: bearer,
+                                          body: try sample(file)) { try #require(try json($0)["document_id"] as? String) }
+        try harness.drainQueue()
+        return id
+    }
+
+    static func share(_ client: some TestClientProtocol, _ id: String, _ body: String) async throws -> [String: Any] {
+        try await client.execute(uri: "/v1/documents/\(id)/shares", method: .post, headers: bearer, body: ByteBuffer(string: body)) { response in
+            #expect(response.status == .created, "\(String(buffer: response.body))")
+            return try json(response)
+        }
+    }
+
+    static func shares(_ client: some TestClientProtocol, _ id: String) async throws -> [[String: Any]] {
+        try await client.execute(uri: "/v1/documents/\(id)/shares", method: .get, headers: bearer) { try json($0)["shares"] as? [[String: Any]] ?? [] }
+    }
+
+    /// The URLs in a page's `src` attributes, unescaped.
+    static func sources(_ html: String) -> [String] {
+        html.matches(of: /src="([^"]+)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
+    }
+
+    @Test(arguments: TestBackend.available) func aShareOpensCountsAndIsRevoked(backend: TestBackend) async throws {
+        let harness = try Harness(backend, token: Self.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await Self.upload(client, harness, "document-5-pages.pdf")
+            let made = try await Self.share(client, id, #"{"label": "State University"}"#)
+            let url = try #require(made["url"] as? String)
+            let shareID = try #require(made["share_id"] as? String)
+            #expect(url.hasPrefix("/s/") && url.count >= 3 + 22 && made["status"] as? String == "live" && made["version"] as? String == "latest")
+            #expect(made["password"] as? Bool == false && made["allow_download"] as? Bool == false)
+
+            // No token, no cookie: the page, its headers, its pages by signed URLs of this share.
+            let html = try await client.execute(uri: url, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "no-referrer")
+                #expect(response.headers[HTTPField.Name("X-Robots-Tag")!]?.hasPrefix("noindex") == true)
+                #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+                return String(buffer: response.body)
+            }
+            #expect(html.contains("<h1>Transcript</h1>") && !html.contains("download=1") && !html.contains("/ui/"))
+            let pages = Self.sources(html)
+            #expect(pages.count == 5 && pages.allSatisfy { $0.hasPrefix("/v1/documents/\(id)/preview?page=") && $0.contains("&share=\(shareID)&") })
+            try await client.execute(uri: pages[1], method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "image/jpeg")
+            }
+            // Taken from the page and altered by hand: the original, another page, another share.
+            for altered in [pages[1].replacingOccurrences(of: "/preview?", with: "/content?"),
+                            pages[1].replacingOccurrences(of: "page=2", with: "page=3"),
+                            pages[1].replacingOccurrences(of: "share=\(shareID)", with: "share=\(UUID().uuidString.lowercased())")] {
+                try await client.execute(uri: altered, method: .get) { #expect($0.status == .forbidden, "\(altered)") }
+            }
+            try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
+            let listed = try #require(try await Self.shares(client, id).first)
+            #expect(listed["share_id"] as? String == shareID && listed["opened_count"] as? Int == 2 && listed["download_count"] as? Int == 0)
+            #expect(listed["last_opened_at"] is String && listed["url"] == nil && listed["label"] as? String == "State University")
+
+            // Revoked: the link is 410 at once, and so are the media of a page already open.
+            try await client.execute(uri: "/v1/shares/\(shareID)", method: .delete, headers: Self.bearer) { #expect($0.status == .ok) }
+            try await client.execute(uri: url, method: .get) { #expect($0.status == .gone) }
+            try await client.execute(uri: pages[0], method: .get) { #expect($0.status == .gone) }
+            try await client.execute(uri: "/v1/shares/\(shareID)", method: .delete, headers: Self.bearer) { #expect($0.status == .notFound) }
+            #expect(try await Self.shares(client, id).first?["status"] as? String == "revoked")
+            try await client.execute(uri: "/s/" + String(repeating: "x", count: 22), method: .get) { #expect($0.status == .notFound) }
+            // The API needs the token.
+            try await client.execute(uri: "/v1/documents/\(id)/shares", method: .get) { #expect($0.status == .unauthorized) }
+        }
+    }
+
+    /// A download is offered and counted only when the share allows it.
+    @Test func downloadsAreCountedWhenAllowed() async throws {
+        let harness = try Harness(token: Self.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await Self.upload(client, harness, "image.webp")
+            let url = try #require(try await Self.share(client, id, #"{"label": "Coach", "allow_download": true}"#)["url"] as? String)
+            let html = try await client.execute(uri: url, method: .get) { String(buffer: $0.body) }
+            let download = try #require(html.firstMatch(of: /href="([^"]*download=1[^"]*)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") })
+            try await client.execute(uri: download, method: .get) { response in
+                #expect(response.status == .ok && response.body.readableBytes == (try? Data(contentsOf: Fixtures.sample("image.webp")).count))
+            }
+            #expect(try await Self.shares(client, id).first?["download_count"] as? Int == 1)
+        }
+    }
+
+    /// A password is asked for; wrong ones are 401, and the 6th within a minute 429; the right one opens.
+    @Test func passwordsAreCheckedAndThrottled() async throws {
+        let harness = try Harness(token: Self.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await Self.upload(client, harness, "image.webp")
+            let made = try await Self.share(client, id, #"{"label": "Recruiter", "password": "blue-harbour-42"}"#)
+            let url = try #require(made["url"] as? String)
+            #expect(made["password"] as? Bool == true)
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            try await client.execute(uri: url, method: .get) { response in
+                #expect(response.status == .ok && String(buffer: response.body).contains("type=\"password\""))
+                #expect(!String(buffer: response.body).contains("/v1/documents/"))
+            }
+            try await client.execute(uri: url, method: .post, headers: form, body: ByteBuffer(string: "password=blue-harbour-42")) { response in
+                #expect(response.status == .ok && String(buffer: response.body).contains("/v1/documents/\(id)/preview?"))
+            }
+            for attempt in 1...5 {
+                try await client.execute(uri: url, method: .post, headers: form, body: ByteBuffer(string: "password=guess-\(attempt)")) {
+                    #expect($0.status == .unauthorized)
+                }
+            }
+            try await client.execute(uri: url, method: .post, headers: form, body: ByteBuffer(string: "password=blue-harbour-42")) { response in
+                #expect(response.status == .tooManyRequests && response.headers[.retryAfter] != nil)
+            }
+            #expect(try await Self.shares(client, id).first?["opened_count"] as? Int == 1)
+        }
+    }
+
+    /// Expiry ends a share; so does deleting its version; a share of the latest version follows the
+    /// document to the version that remains.
+    @Test(arguments: TestBackend.available) func expiryAndDeletionEndShares(backend: TestBackend) async throws {
+        let harness = try Harness(backend, token: Self.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let first = try await Self.upload(client, harness, "image.webp", title: "Photo")
+            let second = try await Self.upload(client, harness, "image-alpha.png", title: "Photo")
+            try await client.execute(uri: "/v1/documents/\(first)/shares", method: .post, headers: Self.bearer,
+                                     body: ByteBuffer(string: #"{"label": "Late", "expires_at": "2020-01-01T00:00:00Z"}"#)) {
+                #expect($0.status == .badRequest)
+            }
+            let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(1.5))
+            let expiring = try #require(try await Self.share(client, first, #"{"label": "Soon", "expires_at": "\#(soon)"}"#)["url"] as? String)
+            let latest = try #require(try await Self.share(client, first, #"{"label": "Latest"}"#)["url"] as? String)
+            let pinned = try #require(try await Self.share(client, first, #"{"label": "V2", "version": 2}"#)["url"] as? String)
+            try await client.execute(uri: expiring, method: .get) { #expect($0.status == .ok) }
+            try await Task.sleep(for: .seconds(2))
+            try await client.execute(uri: expiring, method: .get) { #expect($0.status == .gone) }
+            #expect(try await Self.shares(client, first).contains { $0["label"] as? String == "Soon" && $0["status"] as? String == "expired" })
+
+            try await client.execute(uri: "/v1/documents/\(second)?version=2", method: .delete, headers: Self.bearer) { #expect($0.status == .ok) }
+            try await client.execute(uri: pinned, method: .get) { #expect($0.status == .gone) }
+            try await client.execute(uri: latest, method: .get) { response in
+                #expect(response.status == .ok && String(buffer: response.body).contains("/v1/documents/\(first)/preview?"))
+            }
+            try await client.execute(uri: "/v1/documents/\(first)", method: .delete, headers: Self.bearer) { #expect($0.status == .ok) }
+            try await client.execute(uri: latest, method: .get) { #expect($0.status == .gone) }
+        }
+    }
+
+    /// The Documents List's needs: `shared=true|false`, `sort=most_shared` (paged by its cursor) and
+    /// the statistics' `shared_documents` agree with the shares table.
+    @Test(arguments: TestBackend.available) func listingsAndStatisticsCountLiveShares(backend: TestBackend) async throws {
+        let harness = try Harness(backend, token: Self.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let most = try await Self.upload(client, harness, "image.webp", title: "Most")
+            let once = try await Self.upload(client, harness, "image-alpha.png", title: "Once")
+            let revoked = try await Self.upload(client, harness, "document-5-pages.pdf", title: "Revoked")
+            for label in ["A", "B"] { _ = try await Self.share(client, most, #"{"label": "\#(label)"}"#) }
+            _ = try await Self.share(client, once, #"{"label": "C"}"#)
+            let gone = try #require(try await Self.share(client, revoked, #"{"label": "D"}"#)["share_id"] as? String)
+            try await client.execute(uri: "/v1/shares/\(gone)", method: .delete, headers: Self.bearer) { #expect($0.status == .ok) }
+
+            func titles(_ query: String) async throws -> ([String], String?) {
+                try await client.execute(uri: "/v1/documents?owner=ana&\(query)", method: .get, headers: Self.bearer) { response in
+                    let body = try json(response)
+                    return ((body["documents"] as? [[String: Any]] ?? []).compactMap { $0["title"] as? String }, body["next_cursor"] as? String)
+                }
+            }
+            #expect(try await titles("shared=true").0.sorted() == ["Most", "Once"])
+            #expect(try await titles("shared=false").0 == ["Revoked"])
+            var order: [String] = []
+            var cursor: String?
+            repeat {
+                let (page, next) = try await titles("sort=most_shared&limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""))
+                order += page
+                cursor = next
+            } while cursor != nil
+            #expect(order == ["Most", "Once", "Revoked"])
+            try await client.execute(uri: "/v1/documents?shared=maybe", method: .get, headers: Self.bearer) { #expect($0.status == .badRequest) }
+            let shared = try await client.execute(uri: "/v1/stats?owner=ana", method: .get, headers: Self.bearer) { try json($0)["shared_documents"] as? Int }
+            #expect(shared == 2)
+            #expect(try harness.pipeline.store.index.recountStatistics(owner: nil).sharedDocuments == 2)
+        }
+    }
+}
