@@ -77,6 +77,7 @@ struct AccessMiddleware: RouterMiddleware {
                 let range = request.headers[.range]
                 let download = request.method == .get && query.contains { $0.0 == "download" } && (range == nil || range == "bytes=0-")
                 try await shares.admit(share: share, download: download)
+                context.signedGrant?.share = share
             }
             Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "accepted")]).increment()
             return context

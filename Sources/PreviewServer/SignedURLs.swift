@@ -75,9 +75,11 @@ struct SignedURLs: Sendable {
     static let defaultSeconds = 900
     static let maxSeconds = 86_400
 
-    /// What a verified URL grants: reads of its own path until `expires` (Unix seconds).
+    /// What a verified URL grants: reads of its own path until `expires` (Unix seconds), for the
+    /// share it was signed for, if any (the files it names are signed for that share too).
     struct Grant: Sendable {
         let expires: Int
+        var share: String?
     }
 
     /// `path` with `query` (name, value; no percent-encoding needed), signed until `expires`.

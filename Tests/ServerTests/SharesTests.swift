@@ -5,7 +5,9 @@ import HummingbirdTesting
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
+@testable import PreviewDocuments
 @testable import PreviewServer
+import PreviewStore
 import PreviewTestSupport
 import Testing
 
@@ -144,13 +146,17 @@ import Testing
                                      body: ByteBuffer(string: #"{"label": "Late", "expires_at": "2020-01-01T00:00:00Z"}"#)) {
                 #expect($0.status == .badRequest)
             }
-            let soon = ISO8601DateFormatter().string(from: Date().addingTimeInterval(1.5))
-            let expiring = try #require(try await Self.share(client, first, #"{"label": "Soon", "expires_at": "\#(soon)"}"#)["url"] as? String)
+            let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+            let expiring = try #require(try await Self.share(client, first, #"{"label": "Later", "expires_at": "\#(later)"}"#)["url"] as? String)
             let latest = try #require(try await Self.share(client, first, #"{"label": "Latest"}"#)["url"] as? String)
             let pinned = try #require(try await Self.share(client, first, #"{"label": "V2", "version": 2}"#)["url"] as? String)
             try await client.execute(uri: expiring, method: .get) { #expect($0.status == .ok) }
-            try await Task.sleep(for: .seconds(2))
-            try await client.execute(uri: expiring, method: .get) { #expect($0.status == .gone) }
+            // One whose time has come (made straight in the index: the API refuses a past expiry).
+            let (token, hour) = ("expired-link-token-0000", Date().addingTimeInterval(-3600))
+            try harness.pipeline.store.index.insertShare(ShareRecord(id: "expired", tokenSha256: DocumentService.tokenHash(token), documentID: first,
+                                                                     version: nil, label: "Soon", passwordHash: nil, allowDownload: false,
+                                                                     createdAt: hour.addingTimeInterval(-60), expiresAt: hour))
+            try await client.execute(uri: "/s/\(token)", method: .get) { #expect($0.status == .gone) }
             #expect(try await Self.shares(client, first).contains { $0["label"] as? String == "Soon" && $0["status"] as? String == "expired" })
 
             try await client.execute(uri: "/v1/documents/\(second)?version=2", method: .delete, headers: Self.bearer) { #expect($0.status == .ok) }

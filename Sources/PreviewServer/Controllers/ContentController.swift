@@ -76,7 +76,7 @@ struct ContentController {
             let folder = String(request.uri.path[...request.uri.path.lastIndex(of: "/")!])
             return Response(status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
                             body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string:
-                                references.signing(text, folder: folder, signed: signed, expires: grant.expires))))
+                                references.signing(text, folder: folder, signed: signed, grant: grant))))
         }
         var file = stat()
         guard stat(path, &file) == 0 else { throw APIError(.internal, "The stored file is missing; it cannot be served.") }
@@ -93,14 +93,15 @@ struct ContentController {
             if mime == DocumentPipeline.playlistMime { self = .playlist } else if mime.hasPrefix("text/vtt") { self = .track } else { return nil }
         }
 
-        /// `text` with each of its references to a file in `folder` replaced by a URL signed until `expires`.
-        func signing(_ text: String, folder: String, signed: SignedURLs, expires: Int) -> String {
+        /// `text` with each of its references to a file in `folder` replaced by a URL signed as `grant`
+        /// was: until its expiry, for its share.
+        func signing(_ text: String, folder: String, signed: SignedURLs, grant: SignedURLs.Grant) -> String {
             func sign(_ reference: Substring) -> String {
                 let (name, fragment) = reference.firstIndex(of: "#").map { (reference[..<$0], String(reference[$0...])) } ?? (reference, "")
                 guard !name.isEmpty, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
                     return String(reference)
                 }
-                return signed.sign(folder + name, expires: expires) + fragment
+                return signed.sign(folder + name, query: grant.share.map { [("share", $0)] } ?? [], expires: grant.expires) + fragment
             }
             return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
                 switch self {
