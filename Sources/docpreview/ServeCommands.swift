@@ -179,8 +179,12 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Jobs processed at once.")
     var concurrency = ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: ArgumentHelp("How long a job stays this worker's without word from it (renewed every third of it while the job runs): how soon another host takes over a dead worker's jobs. Default: twice the job time + 30 s.", valueName: "seconds"))
+    var leaseSeconds: Double?
+
     func validate() throws {
         try OptionRange.check("--concurrency", concurrency, 1...256)
+        if let leaseSeconds { try OptionRange.check("--lease-seconds", leaseSeconds, 3...86_400) }
     }
 
     @OptionGroup var isolation: IsolationOptions
@@ -194,7 +198,8 @@ struct WorkerCommand: AsyncParsableCommand {
         let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
                                         isolation: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),
                                         logger: logger)
-        let worker = QueueWorker(documents: DocumentService(pipeline: pipeline, queue: backend.queue), concurrency: concurrency, logger: logger)
+        var worker = QueueWorker(documents: DocumentService(pipeline: pipeline, queue: backend.queue), concurrency: concurrency, logger: logger)
+        if let leaseSeconds { worker.leaseSeconds = leaseSeconds }
         let group = ServiceGroup(configuration: .init(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
