@@ -145,8 +145,21 @@ extension PostgresIndex {
         !(try connections.query("UPDATE shares SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id")).isEmpty
     }
 
-    public func countShareVisit(id: String, download: Bool) throws {
-        try connections.query(download ? "UPDATE shares SET download_count = download_count + 1 WHERE id = \(id)"
-                                       : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = now() WHERE id = \(id)")
+    public func recordShareVisit(id: String, _ kind: ShareVisit.Kind) throws {
+        try connections.transaction { session in
+            try session.query(kind == .downloaded ? "UPDATE shares SET download_count = download_count + 1 WHERE id = \(id)"
+                                                  : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = now() WHERE id = \(id)")
+            try session.query("INSERT INTO share_visits (share_id, kind, at) VALUES (\(id), \(kind.rawValue), now())")
+            try session.query("""
+                DELETE FROM share_visits WHERE share_id = \(id) AND id <= (SELECT id FROM share_visits WHERE share_id = \(id)
+                ORDER BY id DESC LIMIT 1 OFFSET \(ShareVisit.kept))
+                """)
+        }
+    }
+
+    public func shareVisits(id: String) throws -> [ShareVisit] {
+        try connections.query("SELECT kind, at FROM share_visits WHERE share_id = \(id) ORDER BY id DESC").map { row in
+            ShareVisit(kind: ShareVisit.Kind(rawValue: try row["kind"].decode(String.self)) ?? .opened, at: try row["at"].decode(Date.self))
+        }
     }
 }

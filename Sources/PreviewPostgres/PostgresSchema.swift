@@ -97,6 +97,10 @@ enum PostgresSchema {
             """,
             "CREATE INDEX shares_document ON shares (document_id)",
         ]),
+        ("v12-share-visits", [
+            "CREATE TABLE share_visits (id bigserial PRIMARY KEY, share_id text NOT NULL, kind text NOT NULL, at timestamptz NOT NULL)",
+            "CREATE INDEX share_visits_share ON share_visits (share_id, id)",
+        ]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

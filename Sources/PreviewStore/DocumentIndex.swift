@@ -51,8 +51,11 @@ public protocol DocumentIndex: Sendable {
     func shares(documentIDs: [String]) throws -> [ShareRecord]
     /// Revokes a share now; false when there is no such share or it was revoked already.
     func revokeShare(id: String) throws -> Bool
-    /// Counts an opening of a share's page (and when), or a download of its original.
-    func countShareVisit(id: String, download: Bool) throws
+    /// Records an opening of a share's page, or a download of its original: its counts, and the
+    /// visit with its time (the newest ``ShareVisit/kept`` are kept), in one transaction.
+    func recordShareVisit(id: String, _ kind: ShareVisit.Kind) throws
+    /// A share's visits, newest first.
+    func shareVisits(id: String) throws -> [ShareVisit]
     /// Gives every version of the document that `id` is a version of a new title and type; nil
     /// when there is no such document. Throws ``LabelTaken`` when the owner has another document
     /// under that (type, title).

@@ -23,6 +23,11 @@ public enum IndexSQL {
         """
     }
 
+    /// Forgets a share's visits older than its newest `kept` (binds: the share's id twice, then `kept`).
+    public static let forgetOldShareVisits = """
+        DELETE FROM share_visits WHERE share_id = ? AND id <= (SELECT id FROM share_visits WHERE share_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+        """
+
     /// Every version `d` of the document that version `v` is one of; the caller names `v.id` and orders.
     public static let versionsOfOne = """
         SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title

@@ -125,11 +125,21 @@ extension SQLiteIndex {
         }
     }
 
-    public func countShareVisit(id: String, download: Bool) throws {
+    public func recordShareVisit(id: String, _ kind: ShareVisit.Kind) throws {
         try pool.write { db in
-            try db.execute(sql: download ? "UPDATE shares SET download_count = download_count + 1 WHERE id = ?"
-                                         : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = ? WHERE id = ?",
-                           arguments: download ? [id] : [Date(), id])
+            try db.execute(sql: kind == .downloaded ? "UPDATE shares SET download_count = download_count + 1 WHERE id = ?"
+                                                    : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = ? WHERE id = ?",
+                           arguments: kind == .downloaded ? [id] : [Date(), id])
+            try db.execute(sql: "INSERT INTO share_visits (share_id, kind, at) VALUES (?, ?, ?)", arguments: [id, kind.rawValue, Date()])
+            try db.execute(sql: IndexSQL.forgetOldShareVisits, arguments: [id, id, ShareVisit.kept])
+        }
+    }
+
+    public func shareVisits(id: String) throws -> [ShareVisit] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT kind, at FROM share_visits WHERE share_id = ? ORDER BY id DESC", arguments: [id]).map { row in
+                ShareVisit(kind: ShareVisit.Kind(rawValue: row["kind"]) ?? .opened, at: row["at"])
+            }
         }
     }
 }

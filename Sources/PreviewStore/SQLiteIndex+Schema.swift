@@ -142,6 +142,12 @@ extension SQLiteIndex {
                 CREATE INDEX shares_document ON shares (document_id);
                 """)
         }
+        migrator.registerMigration("v12-share-visits") { db in
+            try db.execute(sql: """
+                CREATE TABLE share_visits (id INTEGER PRIMARY KEY AUTOINCREMENT, share_id TEXT NOT NULL, kind TEXT NOT NULL, at DATETIME NOT NULL);
+                CREATE INDEX share_visits_share ON share_visits (share_id, id);
+                """)
+        }
         return migrator
     }
 

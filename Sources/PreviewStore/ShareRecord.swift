@@ -60,3 +60,20 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         case downloadCount = "download_count"
     }
 }
+
+/// One opening of a share's page, or one download of its original: when, nothing about who.
+public struct ShareVisit: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        case opened, downloaded
+    }
+    public var kind: Kind
+    public var at: Date
+
+    public init(kind: Kind, at: Date) {
+        self.kind = kind
+        self.at = at
+    }
+
+    /// The visits a share keeps, newest: its counts go on, its history stops growing.
+    public static let kept = 1000
+}

@@ -76,6 +76,16 @@ import Testing
             let listed = try #require(try await Self.shares(client, id).first)
             #expect(listed["share_id"] as? String == shareID && listed["opened_count"] as? Int == 2 && listed["download_count"] as? Int == 0)
             #expect(listed["last_opened_at"] is String && listed["url"] == nil && listed["label"] as? String == "State University")
+            // Each opening with its time, newest first; the history keeps the newest 1000.
+            let visits = try await client.execute(uri: "/v1/shares/\(shareID)/visits", method: .get, headers: Self.bearer) {
+                try json($0)["visits"] as? [[String: Any]] ?? []
+            }
+            #expect(visits.count == 2 && visits.allSatisfy { $0["kind"] as? String == "opened" && $0["at"] is String })
+            for _ in 0..<ShareVisit.kept { try harness.pipeline.store.index.recordShareVisit(id: shareID, .downloaded) }
+            let kept = try harness.pipeline.store.index.shareVisits(id: shareID)
+            #expect(kept.count == ShareVisit.kept && kept.allSatisfy { $0.kind == .downloaded })
+            #expect(try harness.pipeline.store.index.share(id: shareID)?.downloadCount == ShareVisit.kept)
+            try await client.execute(uri: "/v1/shares/nothing/visits", method: .get, headers: Self.bearer) { #expect($0.status == .notFound) }
 
             // Revoked: the link is 410 at once, and so are the media of a page already open.
             try await client.execute(uri: "/v1/shares/\(shareID)", method: .delete, headers: Self.bearer) { #expect($0.status == .ok) }
@@ -102,6 +112,8 @@ import Testing
                 #expect(response.status == .ok && response.body.readableBytes == (try? Data(contentsOf: Fixtures.sample("image.webp")).count))
             }
             #expect(try await Self.shares(client, id).first?["download_count"] as? Int == 1)
+            let share = try #require(try await Self.shares(client, id).first?["share_id"] as? String)
+            #expect(try harness.pipeline.store.index.shareVisits(id: share).map(\.kind) == [.downloaded, .opened])
         }
     }
 

@@ -9,7 +9,7 @@ import PreviewPipeline
 import PreviewStore
 
 /// Share links, made and watched with the token (`POST|GET /v1/documents/{id}/shares`,
-/// `DELETE /v1/shares/{id}`), and opened by anyone who has one (`GET|POST /s/{token}`, the
+/// `DELETE /v1/shares/{id}`, `GET /v1/shares/{id}/visits`: each opening and download with its time), and opened by anyone who has one (`GET|POST /s/{token}`, the
 /// ``SharedPage``).
 struct SharesController {
     let documents: DocumentService
@@ -95,6 +95,14 @@ struct SharesController {
             Counter(label: "docpreview_shares_total", dimensions: [("event", "revoked")]).increment()
             return try JSON.response(["share_id": id, "status": "revoked"])
         }
+        routes.add(.get, "/v1/shares/:id/visits") { _, context in
+            let id = try context.parameters.require("id")
+            let documents = documents
+            return try await offload.run(.reads) {
+                guard try documents.store.index.share(id: id) != nil else { throw APIError(.notFound, "No share \(id).") }
+                return try JSON.response(["visits": try documents.store.index.shareVisits(id: id)])
+            }
+        }
         routes.add(.get, SharedPage.pathPrefix + ":token") { _, context in
             try await open(try context.parameters.require("token"), password: nil, client: context.clientAddress)
         }
@@ -130,7 +138,7 @@ struct SharesController {
             perAddress.recordSuccess(from: client)
         }
         let playback = try await offload.run(.writes) { () throws -> PlaybackManifest? in
-            try documents.store.index.countShareVisit(id: share.id, download: false)
+            try documents.store.index.recordShareVisit(id: share.id, .opened)
             return try documents.pipeline.playbackManifest(of: opened.document)
         }
         Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
@@ -151,7 +159,7 @@ struct ShareGate: Sendable {
             _ = try documents.sharedDocument(share)
             if download {
                 guard share.allowDownload else { throw APIError(.forbidden, "This link does not allow downloads.") }
-                try documents.store.index.countShareVisit(id: id, download: true)
+                try documents.store.index.recordShareVisit(id: id, .downloaded)
             }
         }
     }
