@@ -69,7 +69,8 @@ extension DocumentService {
             }
             return version
         } ?? versions[0]
-        let token = Self.randomToken()
+        // 128 random bits.
+        let token = Base64URL.randomToken(bytes: 16)
         let record = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: Self.tokenHash(token), documentID: shared.id,
                                  version: request.version, label: label, passwordHash: try request.password.map(SharePassword.hash),
                                  allowDownload: request.allowDownload, createdAt: now, expiresAt: request.expiresAt)
@@ -106,16 +107,9 @@ extension DocumentService {
         return document
     }
 
-    /// A share's token: 128 random bits, base64url.
-    static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
+    /// What the store keeps of a share's token: its SHA-256, hex.
     static func tokenHash(_ token: String) -> String {
-        SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        BlobHash.of(Array(token.utf8)).hex
     }
 }
 
@@ -125,8 +119,7 @@ public enum SharePassword {
     static let rounds = 600_000
 
     public static func hash(_ password: String) throws(PreviewError) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let salt = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let salt = Base64URL.randomBytes(16)
         return "pbkdf2-sha256$\(rounds)$\(Data(salt).base64EncodedString())$\(try derive(password, salt: salt, rounds: rounds).base64EncodedString())"
     }
 

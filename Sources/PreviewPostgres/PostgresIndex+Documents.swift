@@ -150,10 +150,9 @@ extension PostgresIndex {
             try session.query(kind == .downloaded ? "UPDATE shares SET download_count = download_count + 1 WHERE id = \(id)"
                                                   : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = now() WHERE id = \(id)")
             try session.query("INSERT INTO share_visits (share_id, kind, at) VALUES (\(id), \(kind.rawValue), now())")
-            try session.query("""
-                DELETE FROM share_visits WHERE share_id = \(id) AND id <= (SELECT id FROM share_visits WHERE share_id = \(id)
-                ORDER BY id DESC LIMIT 1 OFFSET \(ShareVisit.kept))
-                """)
+            var forget = PostgresQuery(unsafeSQL: IndexSQL.forgetOldShareVisits(share: "$1"))
+            forget.binds.append(id)
+            try session.query(forget)
         }
     }
 

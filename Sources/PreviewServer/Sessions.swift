@@ -1,4 +1,4 @@
-import Crypto
+import PreviewStore
 import Foundation
 import PreviewCore
 
@@ -28,8 +28,8 @@ final class SessionStore: Sendable {
 
     /// A new session; returns the cookie value to set.
     func create(now: ContinuousClock.Instant = .now) -> String {
-        let cookie = Self.randomToken()
-        let session = Session(csrfToken: Self.randomToken(), createdAt: now, lastSeen: now)
+        let cookie = Base64URL.randomToken(bytes: 32)
+        let session = Session(csrfToken: Base64URL.randomToken(bytes: 32), createdAt: now, lastSeen: now)
         sessions.withLock { sessions in
             if sessions.count >= Self.capacity {
                 sessions = sessions.filter { !Self.expired($0.value, now: now) }
@@ -67,14 +67,7 @@ final class SessionStore: Sendable {
     }
 
     private static func digest(_ cookie: String) -> String {
-        SHA256.hash(data: Data(cookie.utf8)).map { String(format: "%02x", $0) }.joined()
+        BlobHash.of(Array(cookie.utf8)).hex
     }
 
-    /// 32 random bytes as base64url.
-    static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

@@ -63,9 +63,7 @@ enum SharedPage {
             <html lang="en"><head><meta charset="utf-8"><title>\(SafeText.html(title))</title>
             <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
             <style>
-            body{font:14px system-ui,sans-serif;margin:24px auto;color:#222;max-width:1100px;padding:0 16px}.note{color:#92400e}
-            .pages img,.media img,video{display:block;width:100%;max-width:1024px;margin:0 auto 16px;background:#f4f4f4;box-shadow:0 1px 4px #0003}
-            .filmstrip{display:flex;gap:2px;overflow-x:auto;max-width:1024px;margin:0 auto 16px}.filmstrip a{flex:none;display:block}
+            \(ViewerPage.mediaStyle)
             </style></head><body>
             \(content)
             </body></html>

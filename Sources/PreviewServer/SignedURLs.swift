@@ -46,8 +46,7 @@ public struct SigningKeys: Sendable {
     /// A key of this process only, for the URLs of share pages when no key file is given: they end
     /// with the process, as a page's media may.
     static func ephemeral() -> SigningKeys {
-        var generator = SystemRandomNumberGenerator()
-        return SigningKeys(keys: [Key(id: "process", secret: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })])
+        SigningKeys(keys: [Key(id: "process", secret: Base64URL.randomBytes(32))])
     }
 
     private init(keys: [Key]) {
@@ -56,11 +55,9 @@ public struct SigningKeys: Sendable {
 
     /// A new key's line: a dated id and 256 random bits, base64url.
     public static func newLine(now: Date = Date()) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let secret = Data((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let day = ISO8601DateFormatter.string(from: now, timeZone: .gmt, formatOptions: [.withYear, .withMonth, .withDay])
-        let suffix = String((0..<4).map { _ in "0123456789abcdef".randomElement(using: &generator)! })
-        return "k\(day)-\(suffix) \(SignedURLs.base64URL(secret))"
+        let suffix = Base64URL.randomBytes(2).map { String(format: "%02x", $0) }.joined()
+        return "k\(day)-\(suffix) \(Base64URL.randomToken(bytes: 32))"
     }
 }
 
@@ -87,7 +84,7 @@ struct SignedURLs: Sendable {
         let key = keys.keys[0]
         let items = query + [("exp", "\(expires)"), ("kid", key.id)]
         let signature = HMAC<SHA256>.authenticationCode(for: Array(Self.message(path, items).utf8), using: key.symmetric)
-        return path + "?" + (items + [("sig", Self.base64URL(Data(signature)))]).map { "\($0)=\($1)" }.joined(separator: "&")
+        return path + "?" + (items + [("sig", Base64URL.encode(signature))]).map { "\($0)=\($1)" }.joined(separator: "&")
     }
 
     /// The grant of a request for `path` whose query is `query`, or the reason it is refused.
@@ -96,7 +93,8 @@ struct SignedURLs: Sendable {
         guard Self.isSignable(path) else { throw APIError(.forbidden, "Signed links reach a document's files only.") }
         let signatures = query.filter { $0.0 == "sig" }
         let rest = query.filter { $0.0 != "sig" }
-        guard signatures.count == 1, let signature = Self.data(base64URL: signatures[0].1),
+        // Only the canonical encoding: no second spelling of the same signature.
+        guard signatures.count == 1, let signature = Base64URL.decode(signatures[0].1), Base64URL.encode(signature) == signatures[0].1,
               let kid = Self.single("kid", in: rest), let key = keys.keys.first(where: { $0.id == kid }),
               let expiry = Self.single("exp", in: rest), let expires = Int(expiry), "\(expires)" == expiry else { throw refused }
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(Self.message(path, rest).utf8), using: key.symmetric) else {
@@ -127,18 +125,5 @@ struct SignedURLs: Sendable {
     private static func single(_ name: String, in query: [(String, String)]) -> String? {
         let values = query.filter { $0.0 == name }
         return values.count == 1 ? values[0].1 : nil
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    private static func data(base64URL text: String) -> Data? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), base64URL(data) == text else { return nil }
-        return data
     }
 }

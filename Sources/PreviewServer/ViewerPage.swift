@@ -47,12 +47,10 @@ enum ViewerPage {
             <html lang="en"><head><meta charset="utf-8"><title>\(SafeText.html(document.title)) · DocPreview</title>
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <style>
-            body{font:14px system-ui,sans-serif;margin:24px auto;color:#222;max-width:1100px;padding:0 16px}
-            nav{display:flex;gap:16px;align-items:center}.off{color:#aaa}.failed{color:#b91c1c}.note{color:#92400e}
-            .pages img,.media img,video{display:block;width:100%;max-width:1024px;margin:0 auto 16px;background:#f4f4f4;box-shadow:0 1px 4px #0003}
+            \(mediaStyle)
+            nav{display:flex;gap:16px;align-items:center}.off{color:#aaa}.failed{color:#b91c1c}
             table{border-collapse:collapse;margin-top:8px}td,th{padding:4px 10px;border-bottom:1px solid #eee;text-align:left}
             tr.shown{background:#fef9c3}form{display:inline;margin:0}
-            .filmstrip{display:flex;gap:2px;overflow-x:auto;max-width:1024px;margin:0 auto 16px}.filmstrip a{flex:none;display:block}
             </style></head><body>
             <nav><a href="\(HomePage.path(owner: document.owner))">All documents</a>\(link(previous, "← Previous"))\(link(next, "Next →"))</nav>
             <h1>\(SafeText.html(document.title))</h1>
@@ -69,6 +67,14 @@ enum ViewerPage {
             """
         return page(html)
     }
+
+    /// The style of a page showing a document's media (``body(_:kind:status:playback:links:)``):
+    /// the viewer's and a share's.
+    static let mediaStyle = """
+        body{font:14px system-ui,sans-serif;margin:24px auto;color:#222;max-width:1100px;padding:0 16px}.note{color:#92400e}
+        .pages img,.media img,video{display:block;width:100%;max-width:1024px;margin:0 auto 16px;background:#f4f4f4;box-shadow:0 1px 4px #0003}
+        .filmstrip{display:flex;gap:2px;overflow-x:auto;max-width:1024px;margin:0 auto 16px}.filmstrip a{flex:none;display:block}
+        """
 
     /// How a page addresses a document's files: by their paths (the viewer, signed in), or by signed
     /// URLs (a share's page, whose visitor has no token); and whether it offers the original's download.

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 
 /// Which documents a listing wants: the latest version of each (owner, type, title), filtered,
 /// sorted, one page at a time.
@@ -67,16 +68,12 @@ public struct DocumentCursor: Sendable, Equatable, Codable {
 
     /// The cursor as it goes into a URL.
     public var token: String {
-        let json = (try? JSONEncoder().encode(self)) ?? Data()
-        return json.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode((try? JSONEncoder().encode(self)) ?? Data())
     }
 
     /// Reads a ``token``; nil when it is not one, or was made for another sort order.
     public init?(token: String, sort: DocumentQuery.Sort) {
-        var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard token.count <= 4096, let data = Data(base64Encoded: base64),
+        guard token.count <= 4096, let data = Base64URL.decode(token),
               let cursor = try? JSONDecoder().decode(DocumentCursor.self, from: data),
               cursor.sort == sort, cursor.keys.count == cursor.sort.keyCount else { return nil }
         self = cursor

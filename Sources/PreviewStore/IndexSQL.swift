@@ -23,10 +23,14 @@ public enum IndexSQL {
         """
     }
 
-    /// Forgets a share's visits older than its newest `kept` (binds: the share's id twice, then `kept`).
-    public static let forgetOldShareVisits = """
-        DELETE FROM share_visits WHERE share_id = ? AND id <= (SELECT id FROM share_visits WHERE share_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+    /// Forgets a share's visits older than its newest ``ShareVisit/kept``; `share` is the dialect's
+    /// placeholder for the share's id.
+    public static func forgetOldShareVisits(share: String) -> String {
         """
+        DELETE FROM share_visits WHERE share_id = \(share) AND id <= (SELECT id FROM share_visits WHERE share_id = \(share)
+        ORDER BY id DESC LIMIT 1 OFFSET \(ShareVisit.kept))
+        """
+    }
 
     /// Every version `d` of the document that version `v` is one of; the caller names `v.id` and orders.
     public static let versionsOfOne = """

@@ -131,7 +131,7 @@ extension SQLiteIndex {
                                                     : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = ? WHERE id = ?",
                            arguments: kind == .downloaded ? [id] : [Date(), id])
             try db.execute(sql: "INSERT INTO share_visits (share_id, kind, at) VALUES (?, ?, ?)", arguments: [id, kind.rawValue, Date()])
-            try db.execute(sql: IndexSQL.forgetOldShareVisits, arguments: [id, id, ShareVisit.kept])
+            try db.execute(sql: IndexSQL.forgetOldShareVisits(share: "?1"), arguments: [id])
         }
     }
 
