@@ -54,6 +54,14 @@ DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_source_new_from_file)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_image_new_from_source)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_thumbnail_source)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_operation_block_set)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_autorot)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_extract_area)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_resize)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_embed)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_flip)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_rot)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_tiffsave)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_relational_const1)
 
 /// VIPS_INIT is a macro: the same ABI check of the headers against the library, then vips_init.
 static inline int docpreview_vips_init(const char *argv0) {
@@ -125,6 +133,58 @@ static inline int docpreview_vips_colourspace(VipsImage *in, VipsImage **out, Vi
 /// vips_cast is C-variadic.
 static inline int docpreview_vips_cast_uchar(VipsImage *in, VipsImage **out) {
     return lazy_vips_cast()(in, out, VIPS_FORMAT_UCHAR, NULL);
+}
+
+/// vips_image_new_from_file with options is C-variadic: an image read top to bottom once (`sequential`)
+/// or in any order; failure on truncated or bad data.
+static inline VipsImage *docpreview_vips_open_access(const char *path, int sequential) {
+    return lazy_vips_image_new_from_file()(path, "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
+                                           "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+/// Page `page` of a TIFF (a pyramid's level), its tiles read in any order.
+static inline VipsImage *docpreview_vips_open_page(const char *path, int page) {
+    return lazy_vips_image_new_from_file()(path, "page", page, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+/// The geometry operations are C-variadic.
+static inline int docpreview_vips_autorot(VipsImage *in, VipsImage **out) {
+    return lazy_vips_autorot()(in, out, NULL);
+}
+
+static inline int docpreview_vips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return lazy_vips_extract_area()(in, out, left, top, width, height, NULL);
+}
+
+/// Scales by `horizontal` and `vertical` with libvips' default (lanczos3) kernel.
+static inline int docpreview_vips_resize(VipsImage *in, VipsImage **out, double horizontal, double vertical) {
+    return lazy_vips_resize()(in, out, horizontal, "vscale", vertical, NULL);
+}
+
+/// `in` at the top left of a `width`×`height` canvas, its edge pixels copied outwards.
+static inline int docpreview_vips_embed_copying(VipsImage *in, VipsImage **out, int width, int height) {
+    return lazy_vips_embed()(in, out, 0, 0, width, height, "extend", VIPS_EXTEND_COPY, NULL);
+}
+
+static inline int docpreview_vips_flip_horizontal(VipsImage *in, VipsImage **out) {
+    return lazy_vips_flip()(in, out, VIPS_DIRECTION_HORIZONTAL, NULL);
+}
+
+/// Turns clockwise by `quarters` quarter turns (1–3).
+static inline int docpreview_vips_rot(VipsImage *in, VipsImage **out, int quarters) {
+    VipsAngle angle = quarters == 1 ? VIPS_ANGLE_D90 : quarters == 2 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270;
+    return lazy_vips_rot()(in, out, angle, NULL);
+}
+
+/// 255 where a pixel is at least `value`, else 0 (unsigned chars).
+static inline int docpreview_vips_at_least(VipsImage *in, VipsImage **out, double value) {
+    return lazy_vips_relational_const1()(in, out, VIPS_OPERATION_RELATIONAL_MOREEQ, value, NULL);
+}
+
+/// A pyramidal TIFF: `tile`² JPEG tiles at quality `quality`, each level half the one before, no metadata.
+static inline int docpreview_vips_pyramid_save(VipsImage *in, const char *path, int tile, int quality) {
+    return lazy_vips_tiffsave()(in, path, "tile", TRUE, "tile_width", tile, "tile_height", tile, "pyramid", TRUE,
+                                "compression", VIPS_FOREIGN_TIFF_COMPRESSION_JPEG, "Q", quality, "strip", TRUE, NULL);
 }
 
 /// The savers are C-variadic. Metadata is stripped and settings fixed so output is reproducible.

@@ -12,6 +12,7 @@
 #include <goo/GooString.h>
 #include <splash/SplashBitmap.h>
 
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -134,11 +135,13 @@ extern "C" int docpreview_pdf_page_size(docpreview_pdf *pdf, int number, double 
     }
 }
 
-extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int number, int width, int height, double seconds,
-                                                         int *outOfTime) {
+extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int number, double width, double height, int sliceX,
+                                                         int sliceY, int sliceWidth, int sliceHeight, double seconds, int *outOfTime) {
     *outOfTime = 0;
     try {
-        if (!counted(pdf, number) || width < 1 || height < 1) return nullptr;
+        const bool inside = sliceX >= 0 && sliceY >= 0 && sliceWidth >= 1 && sliceHeight >= 1 && sliceX + sliceWidth <= std::ceil(width)
+                            && sliceY + sliceHeight <= std::ceil(height);
+        if (!counted(pdf, number) || !inside) return nullptr;
         Page *page = pdf->document->getPage(number);
         std::unique_ptr<SplashBitmap> bitmap;
         if (page) {
@@ -156,7 +159,7 @@ extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int
             const double horizontalDPI = pointsWide >= 1 ? 72.0 * width / pointsWide : 72.0;
             const double verticalDPI = pointsHigh >= 1 ? 72.0 * height / pointsHigh : 72.0;
             pdf->document->displayPageSlice(&rasteriser, number, horizontalDPI, verticalDPI, 0, false, true, false,
-                                            0, 0, width, height, budgetSpent, &budget);
+                                            sliceX, sliceY, sliceWidth, sliceHeight, budgetSpent, &budget);
             // A page cut short is not a preview: no pixels, and the caller says why.
             if (budget.spent) {
                 *outOfTime = 1;
@@ -164,11 +167,11 @@ extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int
             }
             bitmap.reset(rasteriser.takeBitmap());
         } else {
-            bitmap = std::make_unique<SplashBitmap>(width, height, 1, splashModeRGB8, false);
-            std::memset(bitmap->getDataPtr(), 0xff, static_cast<size_t>(width) * height * 3);
+            bitmap = std::make_unique<SplashBitmap>(sliceWidth, sliceHeight, 1, splashModeRGB8, false);
+            std::memset(bitmap->getDataPtr(), 0xff, static_cast<size_t>(sliceWidth) * sliceHeight * 3);
         }
-        const bool packed = bitmap && bitmap->getWidth() == width && bitmap->getHeight() == height && bitmap->getMode() == splashModeRGB8
-                            && bitmap->getRowSize() == width * 3;
+        const bool packed = bitmap && bitmap->getWidth() == sliceWidth && bitmap->getHeight() == sliceHeight
+                            && bitmap->getMode() == splashModeRGB8 && bitmap->getRowSize() == sliceWidth * 3;
         return packed ? reinterpret_cast<docpreview_pdf_bitmap *>(bitmap.release()) : nullptr;
     } catch (...) {
         return nullptr;

@@ -50,6 +50,7 @@ extension PreviewError {
             case storeDamaged = "store_damaged"
             case tooLong = "too_long"
             case gone
+            case notImplemented = "not_implemented"
         }
 
         private let value: Value
@@ -106,6 +107,8 @@ extension PreviewError {
         public static let tooLong = Code(.tooLong)
         /// A share link that was revoked, expired, or whose document was deleted.
         public static let gone = Code(.gone)
+        /// A well-formed request for a feature we do not offer (a IIIF rotation of 45°, a bitonal image).
+        public static let notImplemented = Code(.notImplemented)
 
         /// Every code, for documentation and exhaustive tests.
         public static var all: [Code] { Value.allCases.map(Code.init) }
@@ -120,7 +123,7 @@ extension PreviewError {
             case .corrupt, .encrypted, .timeout: .unreadable
             case .internal, .storageFull, .unavailable, .storeDamaged: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
-                 .misdirectedRequest, .clientGone, .gone: .request
+                 .misdirectedRequest, .clientGone, .gone, .notImplemented: .request
             }
         }
 
@@ -144,6 +147,7 @@ extension PreviewError {
             case .misdirectedRequest: 421
             case .clientGone: 499
             case .gone: 410
+            case .notImplemented: 501
             }
         }
     }

@@ -87,3 +87,44 @@ extension PixelBuffer {
         return PixelBuffer(width: outWidth, height: outHeight, bands: bands, bytes: rotated)
     }
 }
+
+extension PixelBuffer {
+    /// These pixels flipped left to right.
+    func mirrored() -> PixelBuffer {
+        var flipped = bytes
+        let row = width * bands
+        bytes.withUnsafeBufferPointer { source in
+            flipped.withUnsafeMutableBufferPointer { target in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let from = y * row + x * bands, to = y * row + (width - 1 - x) * bands
+                        for band in 0..<bands { target[to + band] = source[from + band] }
+                    }
+                }
+            }
+        }
+        return PixelBuffer(width: width, height: height, bands: bands, bytes: flipped)
+    }
+
+    /// These RGB pixels in gray (BT.601 luma in every band), or `bitonal`: black below mid-gray, else white.
+    func grayed(bitonal: Bool = false) -> PixelBuffer {
+        var gray = bytes
+        gray.withUnsafeMutableBufferPointer { pixels in
+            for i in stride(from: 0, to: pixels.count, by: bands) {
+                let luma = (299 * Int(pixels[i]) + 587 * Int(pixels[i + 1]) + 114 * Int(pixels[i + 2]) + 500) / 1000
+                let value = bitonal ? (luma >= 128 ? 255 : 0) : luma
+                for band in 0..<3 { pixels[i + band] = UInt8(value) }
+            }
+        }
+        return PixelBuffer(width: width, height: height, bands: bands, bytes: gray)
+    }
+
+    /// These pixels mirrored, turned and grayed as `region` says.
+    func shaped(as region: ImageRegion) -> PixelBuffer {
+        var image = self
+        if region.mirrored { image = image.mirrored() }
+        if region.rotation != 0 { image = image.rotated(clockwise: region.rotation) }
+        if region.tone != .color { image = image.grayed(bitonal: region.tone == .bitonal) }
+        return image
+    }
+}

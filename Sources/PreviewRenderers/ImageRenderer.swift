@@ -79,6 +79,7 @@ public struct ImageRenderer: Renderer {
     public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         let load = try load(path)
         let facts = try facts(try header(path, load))
+        if let region = request.region { return try render(region, of: path, load, facts, request) }
         let box = request.box(defaultEdge: RenderRequest.defaultEdge)
         do {
             let thumbnail = load == .jpeg
@@ -89,6 +90,73 @@ public struct ImageRenderer: Renderer {
         } catch {
             throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
         }
+    }
+
+    /// The side of a pyramid's TIFF tiles.
+    static let pyramidTile = 256
+    /// The JPEG quality of a pyramid's tiles: every region cut from it is encoded once more.
+    static let pyramidQuality = 90
+
+    /// Writes the tiled pyramid of the image at `path` to `output` (a pyramidal TIFF: JPEG tiles,
+    /// each level half the one before), upright as its EXIF orientation says, in sRGB, flattened on
+    /// white, after the pixel limit is checked. Returns the image's facts.
+    public func writePyramid(_ path: String, to output: String) throws(PreviewError) -> MediaFacts {
+        let load = try load(path)
+        let header = try header(path, load)
+        let facts = try facts(header)
+        do {
+            // Read once, top to bottom, unless turning it needs its rows in another order.
+            let source = try VipsImageRef.open(path: path, load: load, sequential: header.orientation <= 2)
+            try source.autorotated().inSRGB().flattened().writePyramid(to: output, tile: Self.pyramidTile, quality: Self.pyramidQuality)
+            return facts
+        } catch {
+            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
+        }
+    }
+
+    /// A region of the image at its full size (upright), scaled, mirrored, turned and grayed: from
+    /// the smallest level of our pyramid that keeps its detail, or from the image itself.
+    private func render(_ region: ImageRegion, of path: String, _ load: VipsLoad, _ facts: MediaFacts,
+                        _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
+        do {
+            let area = region.fromPyramid
+                ? try Self.pyramidArea(path, region)
+                : try VipsImageRef.open(path: path, load: load, sequential: false).autorotated()
+                    .extracted(x: region.x, y: region.y, width: region.width, height: region.height)
+            var image = try area.resized(width: region.outputWidth, height: region.outputHeight).inSRGB()
+            if request.format == .jpeg || region.tone != .color { image = try image.flattened() }
+            if region.mirrored { image = try image.mirrored() }
+            image = try image.rotated(clockwise: region.rotation)
+            if region.tone != .color { image = try image.grayed() }
+            if region.tone == .bitonal { image = try image.thresholded() }
+            let bytes = try image.encoded(as: request.format, quality: request.quality)
+            return RenderedImage(bytes: bytes, format: request.format, width: image.width, height: image.height, facts: facts)
+        } catch {
+            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
+        }
+    }
+
+    /// The region's area in the smallest pyramid level at least as detailed as its output (levels
+    /// are the TIFF's pages; page 0 is the full size). Only that level's tiles under the area are decoded.
+    private static func pyramidArea(_ path: String, _ region: ImageRegion) throws(VipsError) -> VipsImageRef {
+        let full = try VipsImageRef.tiffPage(path: path, page: 0)
+        let needed = max(Double(region.outputWidth) / Double(region.width), Double(region.outputHeight) / Double(region.height))
+        var (level, scale) = (full, 1.0)
+        var page = full.pageCount - 1
+        while page > 0 {
+            let candidate = try VipsImageRef.tiffPage(path: path, page: page)
+            let candidateScale = Double(candidate.width) / Double(full.width)
+            if candidateScale >= needed {
+                (level, scale) = (candidate, candidateScale)
+                break
+            }
+            page -= 1
+        }
+        let left = min(level.width - 1, Int((Double(region.x) * scale).rounded(.down)))
+        let top = min(level.height - 1, Int((Double(region.y) * scale).rounded(.down)))
+        let right = max(left + 1, min(level.width, Int((Double(region.x + region.width) * scale).rounded(.up))))
+        let bottom = max(top + 1, min(level.height, Int((Double(region.y + region.height) * scale).rounded(.up))))
+        return try level.extracted(x: left, y: top, width: right - left, height: bottom - top)
     }
 
     /// The largest JPEG decoding scale (1/8, 1/4, 1/2) that still leaves the image at least as large

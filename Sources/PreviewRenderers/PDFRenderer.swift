@@ -32,6 +32,14 @@ public struct PDFRenderer: Renderer {
         return MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
     }
 
+    public func probe(_ path: String, page number: Int) throws(PreviewError) -> MediaFacts {
+        try withDocument(path) { document throws(PreviewError) in
+            let pageCount = try pages(of: document)
+            let size = pageSize(try page(number, of: document, pageCount: pageCount))
+            return MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
+        }
+    }
+
     public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         try withDocument(path) { document throws(PreviewError) in try render(document, request) }
     }
@@ -47,11 +55,15 @@ public struct PDFRenderer: Renderer {
         let size = pageSize(page)
         var request = request
         if request.width == nil && request.height == nil { request.width = RenderRequest.defaultPageWidth }
-        let output = request.fitted(width: size.width, height: size.height, upscale: true)
         let encoded: Result<RenderedImage, PreviewError>
         do {
-            encoded = try page.withPixels(width: output.width, height: output.height, seconds: pageSeconds) { rgb in
-                Result { () throws(PreviewError) in try Encoding.encode(rgb: rgb, width: output.width, height: output.height, showing: .page, request) }
+            if let region = request.region {
+                encoded = try slice(region, of: page, size: size, request)
+            } else {
+                let output = request.fitted(width: size.width, height: size.height, upscale: true)
+                encoded = try page.withPixels(width: output.width, height: output.height, seconds: pageSeconds) { rgb in
+                    Result { () throws(PreviewError) in try Encoding.encode(rgb: rgb, width: output.width, height: output.height, showing: .page, request) }
+                }
             }
         } catch where error.reason == .outOfTime {
             throw PreviewError(.timeout, "Page \(request.page) took longer than \(Self.describe(seconds: pageSeconds)) to draw.",
@@ -62,6 +74,30 @@ public struct PDFRenderer: Renderer {
         var rendered = try encoded.get()
         rendered.facts = MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
         return rendered
+    }
+
+    /// The region of the page at its full size (at the region's DPI), drawn alone at its output scale
+    /// (Splash draws only that slice of the scaled page), then mirrored, turned and grayed.
+    private func slice(_ region: ImageRegion, of page: PDFPage, size: (width: Double, height: Double),
+                       _ request: RenderRequest) throws(PDFError) -> Result<RenderedImage, PreviewError> {
+        let full = ImageRegion.pageSize(points: size, dpi: region.pageDPI ?? 72)
+        let scaleX = Double(region.outputWidth) / Double(region.width)
+        let scaleY = Double(region.outputHeight) / Double(region.height)
+        let scaled = (width: Double(full.width) * scaleX, height: Double(full.height) * scaleY)
+        // The slice's origin at the output scale, kept inside the scaled page whatever the rounding.
+        let x = max(0, min(Int((Double(region.x) * scaleX).rounded()), Int(scaled.width.rounded(.up)) - region.outputWidth))
+        let y = max(0, min(Int((Double(region.y) * scaleY).rounded()), Int(scaled.height.rounded(.up)) - region.outputHeight))
+        return try page.withPixels(scaledTo: scaled, slice: (x, y, region.outputWidth, region.outputHeight), seconds: pageSeconds) { rgb in
+            Result { () throws(PreviewError) in
+                if region.rotation == 0 && !region.mirrored && region.tone == .color {
+                    return try Encoding.encode(rgb: rgb, width: region.outputWidth, height: region.outputHeight, showing: .page, request)
+                }
+                let shaped = PixelBuffer(width: region.outputWidth, height: region.outputHeight, bands: 3, bytes: Array(rgb)).shaped(as: region)
+                return try shaped.bytes.withUnsafeBufferPointer { rgb throws(PreviewError) in
+                    try Encoding.encode(rgb: rgb, width: shaped.width, height: shaped.height, showing: .page, request)
+                }
+            }
+        }
     }
 
     /// `20 s`, `1.5 s`.

@@ -50,6 +50,12 @@ public struct Renderers: Sendable {
         return IsolatedRenderer(local: pdf, kind: .pdf, pool: isolation)
     }
 
+    /// Writes the tiled pyramid of the image at `path` to `output` (in a child when isolated); returns its facts.
+    public func pyramid(_ path: String, kind: FileKind, to output: String) throws(PreviewError) -> MediaFacts {
+        guard let isolation else { return try image.reading(kind).writePyramid(path, to: output) }
+        return try isolation.pyramid(path, kind: kind, to: output)
+    }
+
     /// Whether `kind`'s pages come from a PDF pivot that LibreOffice makes (office, text, CSV).
     public static func needsPivot(_ kind: FileKind) -> Bool {
         kind.isPaged && kind != .pdf

@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewStore
 
 /// Admission for on-demand renders (a preview not in the store yet): at most ``total`` at once, at
 /// most ``perOwner`` for one owner and ``perDocument`` for one document, so one viewer of one slow
@@ -66,4 +67,24 @@ final class RenderGate: Sendable {
 
     /// The most renders ever in flight at once.
     var highest: Int { state.withLock { $0.highest } }
+}
+
+extension RenderGate {
+    /// Runs `render` in a render slot for `document` (429 when none comes in time), unless the client
+    /// went away while it waited: then no render is started for it.
+    func admitting<T>(_ document: DocumentRecord, context: ServerContext, testHooks: Bool,
+                      _ render: () async throws -> T) async throws -> T {
+        switch await enter(owner: document.owner, document: document.id) {
+        case .entered: break
+        case .full, .waitedTooLong:
+            throw APIError(.queueFull, "Too many previews are being made right now; try again in a moment.", headers: [.retryAfter: "1"])
+        }
+        defer { leave(owner: document.owner, document: document.id) }
+        if testHooks { try await Task.sleep(for: .milliseconds(500)) }
+        if await ClientPresence.hasGone(context.channel) {
+            context.logger.info("render skipped: the client disconnected", metadata: ["preview.document": "\(document.id)"])
+            throw APIError(.clientGone, "The client disconnected.")
+        }
+        return try await render()
+    }
 }

@@ -39,6 +39,8 @@ public struct ServerSettings: Sendable {
     public var signingKeys: SigningKeys?
     /// Host names the server answers to besides IP addresses and loopback names (DNS rebinding).
     public var publicHosts: [String] = []
+    /// The resolution a page's full size is given at in IIIF (`info.json`): its regions are in pixels at it.
+    public var zoomDPI = IIIFService.defaultDPI
     /// Threads for the database and file-system reads of requests, and as many for uploads' writes.
     public var blockingThreads = 4
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).

@@ -89,16 +89,43 @@ struct SignedURLs: Sendable {
 
     /// The grant of a request for `path` whose query is `query`, or the reason it is refused.
     func verify(_ path: String, query: [(String, String)], now: Date = Date()) throws(APIError) -> Grant {
-        let refused = APIError(.forbidden, "This link is not valid: it was changed, or its key was retired.")
         guard Self.isSignable(path) else { throw APIError(.forbidden, "Signed links reach a document's files only.") }
         let signatures = query.filter { $0.0 == "sig" }
-        let rest = query.filter { $0.0 != "sig" }
+        guard signatures.count == 1 else { throw Self.refused }
+        return try check(path, query.filter { $0.0 != "sig" }, signature: signatures[0].1, now: now)
+    }
+
+    /// The IIIF image `identifier` (`{document_id}~v{n}`, with `~p{n}` for a page) signed until
+    /// `expires`: `…~s{exp}.{kid}.{sig}`. A IIIF client makes every URL of the image from its
+    /// identifier (`info.json` names it), so each of its tiles carries the signature in its path.
+    func sign(iiif identifier: String, expires: Int) -> String {
+        let key = keys.keys[0]
+        let message = Self.message(Self.iiifPrefix + identifier, [("exp", "\(expires)"), ("kid", key.id)])
+        let signature = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key.symmetric)
+        return "\(identifier)~s\(expires).\(key.id).\(Base64URL.encode(signature))"
+    }
+
+    /// The grant of a IIIF path whose identifier is signed; nil when `path` has no signed identifier.
+    func verify(iiifPath path: String, now: Date = Date()) throws(APIError) -> Grant? {
+        guard path.hasPrefix(Self.iiifPrefix) else { return nil }
+        let identifier = path.dropFirst(Self.iiifPrefix.count).prefix { $0 != "/" }
+        guard let marker = identifier.range(of: "~s") else { return nil }
+        let parts = identifier[marker.upperBound...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else { throw Self.refused }
+        return try check(Self.iiifPrefix + identifier[..<marker.lowerBound], [("exp", parts[0]), ("kid", parts[1])], signature: parts[2], now: now)
+    }
+
+    static let iiifPrefix = "/iiif/3/"
+    private static let refused = APIError(.forbidden, "This link is not valid: it was changed, or its key was retired.")
+
+    /// The grant of `signature` over `path` and `query` (its `exp` and `kid` among them), or the refusal.
+    private func check(_ path: String, _ query: [(String, String)], signature text: String, now: Date) throws(APIError) -> Grant {
         // Only the canonical encoding: no second spelling of the same signature.
-        guard signatures.count == 1, let signature = Base64URL.decode(signatures[0].1), Base64URL.encode(signature) == signatures[0].1,
-              let kid = Self.single("kid", in: rest), let key = keys.keys.first(where: { $0.id == kid }),
-              let expiry = Self.single("exp", in: rest), let expires = Int(expiry), "\(expires)" == expiry else { throw refused }
-        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(Self.message(path, rest).utf8), using: key.symmetric) else {
-            throw refused
+        guard let signature = Base64URL.decode(text), Base64URL.encode(signature) == text,
+              let kid = Self.single("kid", in: query), let key = keys.keys.first(where: { $0.id == kid }),
+              let expiry = Self.single("exp", in: query), let expires = Int(expiry), "\(expires)" == expiry else { throw Self.refused }
+        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(Self.message(path, query).utf8), using: key.symmetric) else {
+            throw Self.refused
         }
         guard Double(expires) >= now.timeIntervalSince1970 else { throw APIError(.forbidden, "This link has expired.") }
         return Grant(expires: expires)

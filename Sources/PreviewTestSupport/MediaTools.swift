@@ -41,6 +41,24 @@ public enum MediaTools {
         return Double(pixels.reduce(0) { $0 + Int($1) }) / Double(pixels.count)
     }
 
+    /// The SSIM (ffmpeg's `ssim` filter, all planes) of two images of the same size: 1 when equal.
+    public static func ssim(_ first: URL, _ second: URL) throws -> Double {
+        let stats = String(decoding: try ffmpeg(["-i", first.path, "-i", second.path, "-lavfi", "ssim=stats_file=-", "-f", "null", "-"]),
+                           as: UTF8.self)
+        guard let all = stats.split(separator: " ").first(where: { $0.hasPrefix("All:") }), let value = Double(all.dropFirst(4)) else {
+            throw Failure(description: "ffmpeg printed no SSIM: \(stats)")
+        }
+        return value
+    }
+
+    /// `pdftoppm`'s PNG of the `width`×`height` slice at (`x`, `y`) of `page` of `pdf` at `dpi`
+    /// (`-r -x -y -W -H`), written to `output`.
+    public static func pdftoppmSlice(_ pdf: URL, page: Int, dpi: Int, x: Int, y: Int, width: Int, height: Int, to output: URL) throws {
+        let root = output.deletingPathExtension().path
+        _ = try run("/usr/bin/pdftoppm", ["-png", "-singlefile", "-f", "\(page)", "-l", "\(page)", "-r", "\(dpi)", "-x", "\(x)", "-y", "\(y)",
+                                         "-W", "\(width)", "-H", "\(height)", pdf.path, root])
+    }
+
     /// Copies an MP4 with a display matrix of `degrees` (90, 180, 270) in its video track, as a
     /// phone writes one (FFmpeg 5.1's CLI cannot): `scripts/samplegen.py rotate`.
     public static func rotate(_ source: URL, to destination: URL, degrees: Int) throws {

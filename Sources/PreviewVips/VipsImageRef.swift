@@ -40,6 +40,22 @@ public final class VipsImageRef {
         }
     }
 
+    /// Opens `path` with `load`'s loader and no other, to read its pixels top to bottom once
+    /// (`sequential`) or in any order. Pixels are decoded when used.
+    public static func open(path: String, load: VipsLoad, sequential: Bool) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        return try withDeferredModules { () throws(VipsError) in
+            try opening(path, load, file: { docpreview_vips_open_access($0, sequential ? 1 : 0) }, stream: { docpreview_vips_open_source($0) })
+        }
+    }
+
+    /// Opens page `page` of the TIFF at `path` (a level of a pyramid), its tiles read when used.
+    public static func tiffPage(path: String, page: Int) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        try VipsLoad.tiff.expect(lazy_vips_foreign_find_load()(path))
+        return try owning(docpreview_vips_open_page(path, Int32(page)), "vips_tiffload")
+    }
+
     /// Checks which loader libvips would pick for `path` (only the loaders' magic-number tests run),
     /// then opens it from the path or from a stream of its bytes, as `load` says.
     private static func opening(_ path: String, _ load: VipsLoad,
@@ -146,6 +162,63 @@ public final class VipsImageRef {
         try VipsError.check(result, "vips_\(format.rawValue)save_buffer")
         guard let buffer else { throw VipsError(function: "vips_\(format.rawValue)save_buffer") }
         return Array(UnsafeRawBufferPointer(start: buffer, count: length))
+    }
+
+    /// Turned upright as its EXIF orientation says (the tag is then removed).
+    public func autorotated() throws(VipsError) -> VipsImageRef {
+        guard orientation != 1 else { return self }
+        return try apply("vips_autorot") { docpreview_vips_autorot(image, &$0) }
+    }
+
+    /// The `width`×`height` area at (`x`, `y`).
+    public func extracted(x: Int, y: Int, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+        try apply("vips_extract_area") { docpreview_vips_extract_area(image, &$0, Int32(x), Int32(y), Int32(width), Int32(height)) }
+    }
+
+    /// Scaled to exactly `width`×`height` (lanczos3 down, bicubic-like up), whatever the rounding.
+    public func resized(width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+        var result = self
+        if width != self.width || height != self.height {
+            let (horizontal, vertical) = (Double(width) / Double(self.width), Double(height) / Double(self.height))
+            result = try apply("vips_resize") { docpreview_vips_resize(image, &$0, horizontal, vertical) }
+        }
+        if result.width > width || result.height > height {
+            let larger = result
+            result = try larger.extracted(x: 0, y: 0, width: min(width, larger.width), height: min(height, larger.height))
+        }
+        if result.width < width || result.height < height {
+            let smaller = result
+            result = try smaller.apply("vips_embed") { docpreview_vips_embed_copying(smaller.image, &$0, Int32(width), Int32(height)) }
+        }
+        return result
+    }
+
+    /// Flipped left to right.
+    public func mirrored() throws(VipsError) -> VipsImageRef {
+        try apply("vips_flip") { docpreview_vips_flip_horizontal(image, &$0) }
+    }
+
+    /// Turned clockwise by `degrees` (90, 180 or 270; anything else leaves it as it is).
+    public func rotated(clockwise degrees: Int) throws(VipsError) -> VipsImageRef {
+        let quarters = ((degrees % 360 + 360) % 360) / 90
+        guard quarters != 0, degrees % 90 == 0 else { return self }
+        return try apply("vips_rot") { docpreview_vips_rot(image, &$0, Int32(quarters)) }
+    }
+
+    /// In shades of gray (one band).
+    public func grayed() throws(VipsError) -> VipsImageRef {
+        try apply("vips_colourspace") { docpreview_vips_colourspace(image, &$0, VIPS_INTERPRETATION_B_W) }
+    }
+
+    /// Black below mid-gray, else white (of a one-band image).
+    public func thresholded() throws(VipsError) -> VipsImageRef {
+        try apply("vips_relational_const1") { docpreview_vips_at_least(image, &$0, 128) }
+    }
+
+    /// Writes a pyramidal TIFF of this image to `path`: `tile`² JPEG tiles at `quality`, each level
+    /// half the one before, no metadata.
+    public func writePyramid(to path: String, tile: Int, quality: Int) throws(VipsError) {
+        try VipsError.check(docpreview_vips_pyramid_save(image, path, Int32(tile), Int32(quality)), "vips_tiffsave")
     }
 
     private func apply(_ function: String, _ operation: (inout UnsafeMutablePointer<VipsImage>?) -> Int32) throws(VipsError) -> VipsImageRef {

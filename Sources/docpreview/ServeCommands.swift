@@ -49,6 +49,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A host name clients reach this server by (repeatable); requests for other names get 421. IP addresses and loopback names are always answered.", valueName: "name"))
     var publicHost: [String] = []
 
+    @Option(help: ArgumentHelp("The resolution a page's full size is given at in IIIF info.json (its regions are pixels at it).", valueName: "dpi"))
+    var zoomDPI = IIIFService.defaultDPI
+
     @Option(help: "Refuse uploads with 429 while more jobs than this wait.")
     var maxQueued = 10_000
 
@@ -144,6 +147,8 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxUploadsPerClient = maxUploadsPerClient
         settings.grace = .seconds(grace)
         settings.publicHosts = publicHost
+        guard (72...2400).contains(zoomDPI) else { throw ValidationError("--zoom-dpi must be in 72…2400") }
+        settings.zoomDPI = zoomDPI
         if let tlsCert, let tlsKey {
             do throws(PreviewError) {
                 settings.tls = try ServerTLS.configuration(certificate: tlsCert, key: tlsKey)

@@ -46,15 +46,19 @@ int docpreview_pdf_page_size(docpreview_pdf *_Nonnull document, int page, double
 /// Pixels Splash drew: packed RGB rows of `width * 3` bytes, read where Splash wrote them.
 typedef struct docpreview_pdf_bitmap docpreview_pdf_bitmap;
 
-/// Rasterises the crop box of page `page` on white, scaled to exactly `width`×`height` pixels (the
-/// caller bounded both), within `seconds` of the calling thread's CPU time. Returns NULL for a page number outside 1…page
-/// count, when Splash produced no bitmap, or when drawing outlasted `seconds` (then `*out_of_time` is 1:
-/// the page stops between operators, and nested forms are skipped, so it ends soon after). The caller
-/// owns the result and frees it once with `docpreview_pdf_bitmap_free`.
-docpreview_pdf_bitmap *_Nullable docpreview_pdf_render(docpreview_pdf *_Nonnull document, int page, int width, int height,
+/// Rasterises the crop box of page `page` on white, scaled to `width`×`height` pixels, but draws only
+/// the slice `slice_width`×`slice_height` at (`slice_x`, `slice_y`) of that scaled page (the whole page
+/// when the slice is 0, 0, width, height: what `pdftoppm -x -y -W -H` does), within `seconds` of the
+/// calling thread's CPU time. The caller bounded the slice; the scaled page itself is never allocated.
+/// Returns NULL for a page number outside 1…page count, a slice outside the scaled page, when Splash
+/// produced no bitmap, or when drawing outlasted `seconds` (then `*out_of_time` is 1: the page stops
+/// between operators, and nested forms are skipped, so it ends soon after). The caller owns the result
+/// and frees it once with `docpreview_pdf_bitmap_free`.
+docpreview_pdf_bitmap *_Nullable docpreview_pdf_render(docpreview_pdf *_Nonnull document, int page, double width, double height,
+                                                       int slice_x, int slice_y, int slice_width, int slice_height,
                                                        double seconds, int *_Nonnull out_of_time);
 
-/// The bitmap's `width * height * 3` bytes.
+/// The bitmap's `slice_width * slice_height * 3` bytes.
 const unsigned char *_Nonnull docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *_Nonnull bitmap);
 
 void docpreview_pdf_bitmap_free(docpreview_pdf_bitmap *_Nonnull bitmap);

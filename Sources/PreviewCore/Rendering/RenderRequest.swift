@@ -18,6 +18,9 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     public var format: Format
     /// Encoder quality for JPEG and WebP, 1–100.
     public var quality: Int
+    /// A part of the image or page at full size instead of the whole (zoom): the box is then its
+    /// output size, and `width` and `height` are not used. Nil (the whole) is left out of the cache key.
+    public var region: ImageRegion?
 
     public init(page: Int = 1, width: Int? = nil, height: Int? = nil, format: Format = .jpeg, quality: Int = 80) {
         self.page = page

@@ -58,6 +58,15 @@ public protocol Renderer: Sendable {
     var version: String { get }
     /// Facts about the file without rendering (page count, duration, dimensions).
     func probe(_ path: String) throws(PreviewError) -> MediaFacts
+    /// Facts about page `page` of the file (its size; a paged kind's page may differ from the first).
+    func probe(_ path: String, page: Int) throws(PreviewError) -> MediaFacts
     /// Renders the request. Throws a `PreviewError` with a stable code.
     func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage
+}
+
+extension Renderer {
+    /// Kinds without pages: the file's facts.
+    public func probe(_ path: String, page: Int) throws(PreviewError) -> MediaFacts {
+        try probe(path)
+    }
 }

@@ -13,6 +13,10 @@ struct IsolatedRenderer: Renderer {
         try pool.probe(path, kind: kind)
     }
 
+    func probe(_ path: String, page: Int) throws(PreviewError) -> MediaFacts {
+        try pool.probe(path, kind: kind, page: page)
+    }
+
     func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         try pool.render(path, kind: kind, request)
     }

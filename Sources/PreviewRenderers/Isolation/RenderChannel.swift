@@ -8,6 +8,8 @@ struct RenderCall: Codable {
         /// A video's rendition, written to `output`; its HLS ladder, written to the folder `output`;
         /// a sheet set of scrubbing thumbnails, written into the folder `output`.
         case transcode, ladder, sprites
+        /// An image's tiled pyramid (a pyramidal TIFF), written to `output`.
+        case pyramid
 
         /// Whether the call writes a rendition (its files may be large; it reports its progress).
         var encodes: Bool { self == .transcode || self == .ladder }
@@ -61,7 +63,7 @@ extension RenderReply {
     func isPlausible(for call: RenderCall, bytes: [UInt8]?) -> Bool {
         if let failure { return PreviewError.Code(rawValue: failure.code) != nil && failure.message.count < 4096 }
         switch call.operation {
-        case .probe: return bytes == nil
+        case .probe, .pyramid: return bytes == nil
         case .transcode: return bytes == nil && rendition != nil
         case .ladder:
             // Its rungs name the files the parent stores: plain names, nothing outside the folder.

@@ -105,8 +105,14 @@ public enum RendererChild {
             case .sprites:
                 guard let output = call.output else { throw PreviewError(.internal, "A sprites call names no output.") }
                 return (RenderReply(sprites: try ScrubbingSprites(limits: renderers.video.limits).write(call.path, kind: call.kind, into: output)), nil)
+            case .pyramid:
+                guard let output = call.output else { throw PreviewError(.internal, "A pyramid call names no output.") }
+                setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxRendition), hard: UInt64(RenderChannel.maxRendition))
+                defer { setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition)) }
+                return (RenderReply(facts: try renderers.image.reading(call.kind).writePyramid(call.path, to: output)), nil)
             case .probe:
-                return (RenderReply(facts: try renderer.probe(call.path)), nil)
+                let facts = if let request = call.request { try renderer.probe(call.path, page: request.page) } else { try renderer.probe(call.path) }
+                return (RenderReply(facts: facts), nil)
             case .render:
                 let image = try renderer.render(call.path, call.request ?? RenderRequest())
                 return (RenderReply(facts: image.facts, width: image.width, height: image.height, format: image.format), image.bytes)

@@ -56,8 +56,8 @@ public final class RendererPool: Sendable {
         return own.lastPathComponent != "docpreview" && FileManager.default.isExecutableFile(atPath: sibling.path) ? sibling : own
     }
 
-    func probe(_ path: String, kind: FileKind) throws(PreviewError) -> MediaFacts {
-        let (reply, _) = try call(RenderCall(operation: .probe, kind: kind, path: path, request: nil))
+    func probe(_ path: String, kind: FileKind, page: Int? = nil) throws(PreviewError) -> MediaFacts {
+        let (reply, _) = try call(RenderCall(operation: .probe, kind: kind, path: path, request: page.map { RenderRequest(page: $0) }))
         return reply.facts ?? MediaFacts()
     }
 
@@ -92,6 +92,13 @@ public final class RendererPool: Sendable {
         let (reply, _) = try call(RenderCall(operation: .sprites, kind: kind, path: path, output: output))
         guard let sprites = reply.sprites else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return sprites
+    }
+
+    /// The tiled pyramid of the image at `path`, written to `output` by a child.
+    func pyramid(_ path: String, kind: FileKind, to output: String) throws(PreviewError) -> MediaFacts {
+        let (reply, _) = try call(RenderCall(operation: .pyramid, kind: kind, path: path, output: output))
+        guard let facts = reply.facts else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
+        return facts
     }
 
     /// The PDF pivot of an office document, text or CSV file, made by LibreOffice in an office child.

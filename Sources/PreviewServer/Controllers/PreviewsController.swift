@@ -87,26 +87,16 @@ struct PreviewsController {
     /// one, so a stored preview is served whatever is being rendered.
     private func render(_ document: DocumentRecord, request: RenderRequest, context: ServerContext) async throws
         -> DocumentPipeline.PreviewOutcome {
-        switch await renders.enter(owner: document.owner, document: document.id) {
-        case .entered: break
-        case .full, .waitedTooLong:
-            throw APIError(.queueFull, "Too many previews are being made right now; try again in a moment.", headers: [.retryAfter: "1"])
+        try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
+            let started = ContinuousClock.now
+            let pipeline = documents.pipeline
+            let made = try await offload.render { () throws(PreviewError) in
+                try pipeline.preview(source: document.sha256, kind: document.kind, request: request, afterMiss: true)
+            }
+            Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", document.kind.category.rawValue)])
+                .recordNanoseconds(started.duration(to: .now).nanoseconds)
+            return made
         }
-        defer { renders.leave(owner: document.owner, document: document.id) }
-        if settings.testHooks { try await Task.sleep(for: .milliseconds(500)) }
-        // A client that went away while this request waited gets nothing: no render is started for it.
-        if await ClientPresence.hasGone(context.channel) {
-            context.logger.info("preview skipped: the client disconnected", metadata: ["preview.document": "\(document.id)"])
-            throw APIError(.clientGone, "The client disconnected.")
-        }
-        let started = ContinuousClock.now
-        let pipeline = documents.pipeline
-        let made = try await offload.render { () throws(PreviewError) in
-            try pipeline.preview(source: document.sha256, kind: document.kind, request: request, afterMiss: true)
-        }
-        Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", document.kind.category.rawValue)])
-            .recordNanoseconds(started.duration(to: .now).nanoseconds)
-        return made
     }
 
     /// The request's page, size and format.

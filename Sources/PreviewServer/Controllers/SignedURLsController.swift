@@ -31,9 +31,14 @@ struct SignedURLsController {
         var renditions: [String: String]?
         var hls: String?
         var trickplay: String?
+        /// The IIIF image information of the picture (an image, a video's poster frame), or of each
+        /// page (as `pages`), under a signed identifier: a zoom client's tiles need no token either.
+        var iiif: String?
+        var iiifPages: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case content, preview, pages, renditions, hls, trickplay
+            case content, preview, pages, renditions, hls, trickplay, iiif
+            case iiifPages = "iiif_pages"
             case expiresAt = "expires_at"
         }
     }
@@ -59,10 +64,16 @@ struct SignedURLsController {
         let hasPreview = document.previewStatus == .ready || document.previewStatus == .pending
         var links = Links(expiresAt: expires, content: signed.sign("\(base)/content", expires: expires),
                           preview: hasPreview ? signed.sign("\(base)/preview", expires: expires) : nil)
+        let iiif = "\(document.id)~v\(document.version)"
         if hasPreview, document.kind.isPaged, let pages = document.pages, pages > 0 {
             links.pages = (1...min(pages, maxPages)).map {
                 signed.sign("\(base)/preview", query: [("page", "\($0)"), ("width", "1024")], expires: expires)
             }
+            links.iiifPages = (1...min(pages, maxPages)).map {
+                "\(SignedURLs.iiifPrefix)\(signed.sign(iiif: "\(iiif)~p\($0)", expires: expires))/info.json"
+            }
+        } else if hasPreview, [.image, .video].contains(document.kind.category) {
+            links.iiif = "\(SignedURLs.iiifPrefix)\(signed.sign(iiif: iiif, expires: expires))/info.json"
         }
         if let playback {
             links.renditions = Dictionary(uniqueKeysWithValues: playback.renditions.compactMap { rendition in

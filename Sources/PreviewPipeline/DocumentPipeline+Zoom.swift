@@ -1,0 +1,126 @@
+import Foundation
+import PreviewCore
+import PreviewRenderers
+import PreviewStore
+
+/// Zoom: regions of a document's picture (an image, a video's poster frame) or of one of its pages at
+/// any scale. A picture's regions are cut from its tiled pyramid, built once; a page's are drawn from
+/// its vectors, only the region (DESIGN §8b).
+extension DocumentPipeline {
+    /// What a document's regions are cut from, and its full size in pixels.
+    public struct ZoomSource: Sendable, Hashable {
+        /// The blob the renderer reads: the original, its pyramid, its poster frame, or its PDF pivot's source.
+        public var hash: BlobHash
+        public var kind: FileKind
+        public var width: Int
+        public var height: Int
+        /// For a page: its number and the resolution its full size is given at.
+        public var page: Int?
+        public var pageDPI: Int?
+        /// Regions come from our pyramid of the picture.
+        public var fromPyramid: Bool
+    }
+
+    /// The side of the tiles a zoom client is told to ask for (IIIF `tiles.width`).
+    public static let zoomTile = 512
+    /// The largest side of a video's poster frame.
+    static let posterEdge = RenderRequest.maxEdge
+
+    /// The source of `document`'s regions: page `page` (1-based) of a paged document at `dpi`, or the
+    /// picture of an image or video (its pyramid made now, once, when it is larger than two tiles
+    /// either way; a video's poster frame rendered once at its full size, up to 4096 px).
+    public func zoomSource(of document: DocumentRecord, page: Int?, dpi: Int) throws(PreviewError) -> ZoomSource {
+        switch (document.kind.isPaged, document.kind.category, page) {
+        case (true, _, let page?):
+            var source = document.sha256
+            var kind = document.kind
+            if Renderers.needsPivot(kind) {
+                source = try pivot(of: source, kind: kind).record.resultSha256
+                kind = .pdf
+            }
+            guard let renderer = renderers.renderer(for: kind) else { throw Self.noZoom(document) }
+            let facts = try renderer.probe(try localPath(of: source), page: page)
+            let size = ImageRegion.pageSize(points: (Double(facts.width ?? 612), Double(facts.height ?? 792)), dpi: dpi)
+            // The page's own record of its size is in points; its pixels are the PDF's, pivot or not.
+            return ZoomSource(hash: source, kind: kind, width: size.width, height: size.height, page: page, pageDPI: dpi, fromPyramid: false)
+        case (false, .image, nil):
+            guard let width = document.width, let height = document.height else { throw Self.noZoom(document) }
+            return try picture(document.sha256, kind: document.kind, width: width, height: height)
+        case (false, .video, nil):
+            guard let width = document.width, let height = document.height, width > 0, height > 0 else { throw Self.noZoom(document) }
+            let poster = try preview(source: document.sha256, kind: document.kind,
+                                     request: RenderRequest(width: min(width, Self.posterEdge), height: min(height, Self.posterEdge), quality: 92))
+            return try picture(poster.record.resultSha256, kind: .jpeg, width: poster.record.width, height: poster.record.height)
+        default:
+            throw Self.noZoom(document, page: page)
+        }
+    }
+
+    private static func noZoom(_ document: DocumentRecord, page: Int? = nil) -> PreviewError {
+        if page != nil && !document.kind.isPaged { return PreviewError(.pageOutOfRange, "\(document.kind.label) has no pages.") }
+        if page == nil && document.kind.isPaged { return PreviewError(.pageOutOfRange, "Name a page of \(document.kind.label): ~p1, ~p2…") }
+        return PreviewError(.unsupportedType, "No zoomable image is made for \(document.kind.label).")
+    }
+
+    /// A picture of `width`×`height`: small ones are cut from themselves, larger ones from their pyramid.
+    private func picture(_ source: BlobHash, kind: FileKind, width: Int, height: Int) throws(PreviewError) -> ZoomSource {
+        var zoom = ZoomSource(hash: source, kind: kind, width: width, height: height, fromPyramid: false)
+        if max(width, height) > 2 * Self.zoomTile {
+            zoom.hash = try pyramid(of: source, kind: kind).resultSha256
+            zoom.kind = .tiff
+            zoom.fromPyramid = true
+        }
+        return zoom
+    }
+
+    /// The recorded pyramid of the picture `source`, made now (once) in a renderer child when there is none.
+    func pyramid(of source: BlobHash, kind: FileKind) throws(PreviewError) -> DerivativeRecord {
+        let recipe = "pyramid/1 \(renderers.image.version)"
+        let key = BlobHash.of(Array("derivative/2\n\(source.hex)\npyramid\n\(recipe)".utf8)).hex
+        if let hit = try cached(key: key) { return hit }
+        let made = try remembering(key: key, source: source) { () throws(PreviewError) -> (DerivativeRecord, Int) in
+            let output = store.blobs.stagingFolder.appendingPathComponent("pyramid-\(UUID().uuidString).tif")
+            defer { try? FileManager.default.removeItem(at: output) }
+            let facts = try renderers.pyramid(try localPath(of: source), kind: kind, to: output.path)
+            do {
+                let writer = try store.blobs.stage(fileAt: output)
+                let hash = try writer.publish(as: .derivative)
+                return (DerivativeRecord(key: key, sourceSha256: source, operation: "pyramid", parameters: "{}", renderer: recipe,
+                                         resultSha256: hash, width: facts.width ?? 0, height: facts.height ?? 0, createdAt: Date()),
+                        writer.size)
+            } catch {
+                throw PreviewError.storing(error, "The zoom pyramid could not be stored.")
+            }
+        }
+        try record { try store.index.recordDerivative(made.0, resultSize: made.1, resultMime: FileKind.tiff.mime) }
+        return made.0
+    }
+
+    /// The region `region` of `zoom` encoded as `format`. Kept (a derivative, shared by every client
+    /// and within the preview budget) when `keeping`, which callers reserve for the canonical tiles;
+    /// otherwise rendered for this answer only, so clients cannot fill the store with one-off sizes.
+    public func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool)
+        throws(PreviewError) -> PreviewOutcome {
+        let request = zoomRequest(zoom, region, format: format)
+        if keeping { return try preview(source: zoom.hash, kind: zoom.kind, request: request) }
+        guard let renderer = renderers.renderer(for: zoom.kind) else { throw PreviewError(.unsupportedType, "No zoom for \(zoom.kind.label).") }
+        let image = try renderer.render(try localPath(of: zoom.hash), request)
+        let record = DerivativeRecord(key: "", sourceSha256: zoom.hash, operation: "render", parameters: "", renderer: renderer.version,
+                                      resultSha256: BlobHash.of(image.bytes), width: image.width, height: image.height, createdAt: Date())
+        return PreviewOutcome(record: record, cached: false, rendered: image)
+    }
+
+    /// The kept region, when it is in the store already.
+    public func cachedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) throws(PreviewError) -> DerivativeRecord? {
+        try cachedPreview(source: zoom.hash, kind: zoom.kind, request: zoomRequest(zoom, region, format: format))
+    }
+
+    private func zoomRequest(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) -> RenderRequest {
+        var region = region
+        region.pageDPI = zoom.pageDPI
+        region.fromPyramid = zoom.fromPyramid
+        var request = RenderRequest(page: zoom.page ?? 1, format: format, quality: 85)
+        request.region = region
+        return request
+    }
+}
