@@ -41,13 +41,15 @@ struct AccessMiddleware: RouterMiddleware {
         let writes = ![.get, .head, .options].contains(request.method)
         if writes, let refusal = Self.crossSiteRefusal(request) { throw refusal }
         if request.uri.queryParameters.get("sig") != nil { return try await next(request, try await signedContext(request, context)) }
-        if let grant = try signedIIIF(request) {
+        if let grant = try await signedIIIF(request) {
             var context = context
             context.signedGrant = grant
             return try await next(request, context)
         }
         // A share's page: its token is in its path, and its password (if any) checked by the page.
-        guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path, !request.uri.path.hasPrefix(SharedPage.pathPrefix) else {
+        // Our script is public: it holds nothing of anyone's.
+        guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path, request.uri.path != ZoomScript.path,
+              !request.uri.path.hasPrefix(SharedPage.pathPrefix) else {
             return try await next(request, context)
         }
         if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
@@ -92,11 +94,13 @@ struct AccessMiddleware: RouterMiddleware {
         }
     }
 
-    /// The grant of a IIIF request whose identifier is signed (nil when it is not), or the refusal.
-    func signedIIIF(_ request: Request) throws -> SignedURLs.Grant? {
+    /// The grant of a IIIF request whose identifier is signed (nil when it is not), or the refusal;
+    /// one signed for a share works while the share does.
+    func signedIIIF(_ request: Request) async throws -> SignedURLs.Grant? {
         do {
             guard let grant = try signed.verify(iiifPath: request.uri.path) else { return nil }
             guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
+            if let share = grant.share { try await shares.admit(share: share, download: false) }
             Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "accepted")]).increment()
             return grant
         } catch {

@@ -72,6 +72,7 @@ public struct DocumentServer: Sendable {
         PreviewsController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, logger: logger).register(on: routes)
         IIIFController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
+        ZoomScript.register(on: routes)
         SignedURLsController(documents: documents, offload: offload, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
         SharesController(documents: documents, offload: offload, signed: signed, logger: logger).register(on: routes)
         PagesController(api: api).register(on: routes)

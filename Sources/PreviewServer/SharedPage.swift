@@ -20,9 +20,11 @@ enum SharedPage {
     static func response(_ document: DocumentRecord, share: ShareRecord, playback: PlaybackManifest?, rules: DocumentRules,
                          signed: SignedURLs, now: Date = Date()) -> Response {
         let expires = min(Int(now.timeIntervalSince1970) + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
-        let links = ViewerPage.MediaLinks(documentID: document.id, offersDownload: share.allowDownload) { path, query in
+        let links = ViewerPage.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in
             signed.sign(path, query: query + [("share", share.id)], expires: expires)
-        }
+        }, zoom: { identifier in
+            SignedURLs.iiifPrefix + signed.sign(iiif: identifier, expires: expires, share: share.id)
+        })
         let body = ViewerPage.body(document, kind: document.kind, status: document.status, playback: playback, links: links)
         let download = links.download("Download the original")
         return page(status: .ok, title: document.title, """
@@ -61,7 +63,7 @@ enum SharedPage {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>\(SafeText.html(title))</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
+            <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">\(ZoomScript.element)
             <style>
             \(ViewerPage.mediaStyle)
             </style></head><body>

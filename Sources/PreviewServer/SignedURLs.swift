@@ -96,13 +96,13 @@ struct SignedURLs: Sendable {
     }
 
     /// The IIIF image `identifier` (`{document_id}~v{n}`, with `~p{n}` for a page) signed until
-    /// `expires`: `…~s{exp}.{kid}.{sig}`. A IIIF client makes every URL of the image from its
-    /// identifier (`info.json` names it), so each of its tiles carries the signature in its path.
-    func sign(iiif identifier: String, expires: Int) -> String {
+    /// `expires`, for `share` if any: `…~s{exp}.{kid}[.{share}].{sig}`. A IIIF client makes every URL
+    /// of the image from its identifier (`info.json` names it), so each tile carries the signature.
+    func sign(iiif identifier: String, expires: Int, share: String? = nil) -> String {
         let key = keys.keys[0]
-        let message = Self.message(Self.iiifPrefix + identifier, [("exp", "\(expires)"), ("kid", key.id)])
-        let signature = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key.symmetric)
-        return "\(identifier)~s\(expires).\(key.id).\(Base64URL.encode(signature))"
+        let items = [("exp", "\(expires)"), ("kid", key.id)] + (share.map { [("share", $0)] } ?? [])
+        let signature = HMAC<SHA256>.authenticationCode(for: Array(Self.message(Self.iiifPrefix + identifier, items).utf8), using: key.symmetric)
+        return "\(identifier)~s\(expires).\(key.id)\(share.map { ".\($0)" } ?? "").\(Base64URL.encode(signature))"
     }
 
     /// The grant of a IIIF path whose identifier is signed; nil when `path` has no signed identifier.
@@ -111,8 +111,12 @@ struct SignedURLs: Sendable {
         let identifier = path.dropFirst(Self.iiifPrefix.count).prefix { $0 != "/" }
         guard let marker = identifier.range(of: "~s") else { return nil }
         let parts = identifier[marker.upperBound...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 3 else { throw Self.refused }
-        return try check(Self.iiifPrefix + identifier[..<marker.lowerBound], [("exp", parts[0]), ("kid", parts[1])], signature: parts[2], now: now)
+        guard parts.count == 3 || parts.count == 4 else { throw Self.refused }
+        let share = parts.count == 4 ? parts[2] : nil
+        var grant = try check(Self.iiifPrefix + identifier[..<marker.lowerBound],
+                              [("exp", parts[0]), ("kid", parts[1])] + (share.map { [("share", $0)] } ?? []), signature: parts.last!, now: now)
+        grant.share = share
+        return grant
     }
 
     static let iiifPrefix = "/iiif/3/"

@@ -11,7 +11,8 @@ import PreviewStore
 /// browser fetches (and so the server renders) only when they scroll into view, a video's poster
 /// and a player on its rendition (else the original) with a filmstrip of its scrubbing thumbnails
 /// whose frames open the video there (`#t=`), an image at preview size, the versions with restore, delete
-/// behind a confirmation, and the previous and next documents of the owner. No scripts.
+/// behind a confirmation, and the previous and next documents of the owner. Images and pages zoom
+/// (``ZoomScript``, this site's one script); without it they are shown as they are.
 enum ViewerPage {
     /// The pages of a long document shown at most; the rest are a download away.
     static let maxPages = 500
@@ -45,7 +46,7 @@ enum ViewerPage {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>\(SafeText.html(document.title)) · DocPreview</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="viewport" content="width=device-width, initial-scale=1">\(ZoomScript.element)
             <style>
             \(mediaStyle)
             nav{display:flex;gap:16px;align-items:center}.off{color:#aaa}.failed{color:#b91c1c}
@@ -74,6 +75,7 @@ enum ViewerPage {
         body{font:14px system-ui,sans-serif;margin:24px auto;color:#222;max-width:1100px;padding:0 16px}.note{color:#92400e}
         .pages img,.media img,video{display:block;width:100%;max-width:1024px;margin:0 auto 16px;background:#f4f4f4;box-shadow:0 1px 4px #0003}
         .filmstrip{display:flex;gap:2px;overflow-x:auto;max-width:1024px;margin:0 auto 16px}.filmstrip a{flex:none;display:block}
+        \(ZoomScript.style)
         """
 
     /// How a page addresses a document's files: by their paths (the viewer, signed in), or by signed
@@ -82,14 +84,23 @@ enum ViewerPage {
         let documentID: String
         let offersDownload: Bool
         private let address: (String, [(String, String)]) -> String
+        private let zoomAddress: (String) -> String
 
         init(documentID: String, offersDownload: Bool = true,
              address: @escaping (String, [(String, String)]) -> String = { path, query in
                  query.isEmpty ? path : path + "?" + query.map { "\($0)=\($1)" }.joined(separator: "&")
-             }) {
+             },
+             zoom: @escaping (String) -> String = { "/iiif/3/\($0)" }) {
             self.documentID = documentID
             self.offersDownload = offersDownload
             self.address = address
+            zoomAddress = zoom
+        }
+
+        /// The attributes that make an image zoomable: the IIIF image `identifier`'s address, and the
+        /// tiles' format (pages' text stays sharp in PNG).
+        func zoom(_ identifier: String, format: String = "jpg") -> String {
+            " data-zoom=\"\(SafeText.html(zoomAddress(identifier)))\"" + (format == "jpg" ? "" : " data-zoom-format=\"\(format)\"")
         }
 
         /// The document's `resource` (`content`, `preview`, `renditions/mp4`, …) with `query`, escaped for an attribute.
@@ -118,7 +129,8 @@ enum ViewerPage {
         case .image:
             let size = document.width.map { w in document.height.map { " (\(w)×\($0))" } ?? "" } ?? ""
             return """
-                <div class="media"><img src="\(links.url("preview", [("width", "1024")]))" alt="\(SafeText.html(document.title))"></div>
+                <div class="media"><img src="\(links.url("preview", [("width", "1024")]))" alt="\(SafeText.html(document.title))"\
+                \(links.zoom("\(document.id)~v\(document.version)"))></div>
                 <p>\(links.offersDownload ? "<a href=\"\(links.url("content"))\">Original</a>\(size)" : "")</p>
                 """
         default:
@@ -130,7 +142,8 @@ enum ViewerPage {
             let shown = min(pages, maxPages)
             let images = (1...shown).map { page in
                 """
-                <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")]))" alt="Page \(page)">
+                <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")]))" \
+                alt="Page \(page)"\(links.zoom("\(document.id)~v\(document.version)~p\(page)", format: "png"))>
                 """
             }.joined(separator: "\n")
             let more = pages > shown ? "<p>Pages \(shown + 1)–\(pages) are in the original. \(links.download("Download it"))</p>" : ""
@@ -212,16 +225,16 @@ enum ViewerPage {
         document.type.isEmpty ? "No type" : rules.type(id: document.type)?.label ?? document.type
     }
 
-    /// A page's response: HTML that may load only this site's images and media, and no scripts.
+    /// A page's response: HTML that may load only this site's images, media and scripts (the zoom).
     static func page(_ html: String) -> Response {
         Response(status: .ok, headers: htmlHeaders, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
-    /// The headers of every HTML response (pages, sign-in, refusals): no scripts, nothing from
+    /// The headers of every HTML response (pages, sign-in, refusals): no scripts but this site's files, nothing from
     /// elsewhere, forms only to this site, and no framing by any page.
     static let htmlHeaders: HTTPFields = [
         .contentType: "text/html; charset=utf-8",
-        .contentSecurityPolicy: "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        .contentSecurityPolicy: "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
         HTTPField.Name("X-Frame-Options")!: "DENY",
     ]
 

@@ -91,8 +91,9 @@ import Testing
         #expect(try canonical("4096,4096,1004,1024", "502,512"), "an edge tile at scale factor 2")
         #expect(try !canonical("0,0,512,512", "256,256"), "not its factor's size")
         #expect(try !canonical("100,0,512,512", "512,512"), "off the grid")
+        #expect(try canonical("0,0,512,512", "512,512", "0", "default.png"), "a page's tiles in PNG")
         #expect(try !canonical("0,0,512,512", "512,512", "90") && !canonical("0,0,512,512", "512,512", "0", "gray.jpg")
-                && !canonical("0,0,512,512", "512,512", "0", "default.png"))
+                && !canonical("0,0,512,512", "512,512", "0", "default.webp"))
         #expect(IIIFService.scaleFactors(width: 5100, height: 6600) == [1, 2, 4, 8, 16])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -92,6 +93,7 @@ struct IIIFController {
             }
         }
         guard let bytes, let hash else { throw APIError(.internal, "The image could not be read back from the store; try again.") }
+        Counter(label: "docpreview_iiif_images_total", dimensions: [("kind", keeping ? "tile" : "region")]).increment()
         return Response(status: .ok, headers: headers(identifier, etag: hash, format: wanted.format), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 

@@ -28,9 +28,10 @@ struct IIIFImageRequest: Equatable {
     }
 
     /// Whether this is one of the tiles `info.json` advertises: on the grid of `tile` × a scale factor,
-    /// at that factor's size, not turned or mirrored, in colour, JPEG. Only these are kept.
+    /// at that factor's size, not turned or mirrored, in colour, JPEG (pictures) or PNG (pages, whose
+    /// text stays sharp). Only these are kept.
     func isCanonicalTile(width: Int, height: Int) -> Bool {
-        guard region.rotation == 0, !region.mirrored, region.tone == .color, format == .jpeg else { return false }
+        guard region.rotation == 0, !region.mirrored, region.tone == .color, format != .webp else { return false }
         return IIIFService.scaleFactors(width: width, height: height).contains { factor in
             let side = IIIFService.tile * factor
             return region.x % side == 0 && region.y % side == 0 && region.width == min(side, width - region.x)
