@@ -119,7 +119,7 @@ extension DocumentPipeline {
         var region = region
         region.pageDPI = zoom.pageDPI
         region.fromPyramid = zoom.fromPyramid
-        var request = RenderRequest(page: zoom.page ?? 1, format: format, quality: 85)
+        var request = RenderRequest(page: zoom.page ?? 1, format: format)
         request.region = region
         return request
     }

@@ -92,10 +92,11 @@ public struct ImageRenderer: Renderer {
         }
     }
 
-    /// The side of a pyramid's TIFF tiles.
-    static let pyramidTile = 256
-    /// The JPEG quality of a pyramid's tiles: every region cut from it is encoded once more.
-    static let pyramidQuality = 90
+    /// The side of a pyramid's TIFF tiles: the zoom's tile, so a tile at full size decodes one.
+    static let pyramidTile = 512
+    /// The JPEG quality of a pyramid's tiles (every region cut from it is encoded once more). Below 90
+    /// libvips subsamples chroma: a 100 MP photo's pyramid is 45 MB and 1.8 s at 85, 162 MB and 3.5 s at 90.
+    static let pyramidQuality = 85
 
     /// Writes the tiled pyramid of the image at `path` to `output` (a pyramidal TIFF: JPEG tiles,
     /// each level half the one before), upright as its EXIF orientation says, in sRGB, flattened on

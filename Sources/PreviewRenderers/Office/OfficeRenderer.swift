@@ -15,6 +15,10 @@ struct OfficeRenderer: Renderer {
         try withPivot(path) { pivot, facts throws(PreviewError) in facts.adding(try pdf.probe(pivot)) }
     }
 
+    func probe(_ path: String, page: Int) throws(PreviewError) -> MediaFacts {
+        try withPivot(path) { pivot, facts throws(PreviewError) in facts.adding(try pdf.probe(pivot, page: page)) }
+    }
+
     func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         try withPivot(path) { pivot, facts throws(PreviewError) in
             var image = try pdf.render(pivot, request)

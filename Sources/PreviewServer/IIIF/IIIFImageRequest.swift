@@ -5,19 +5,20 @@ import PreviewCore
 /// size within ``IIIFService`` limits and never larger than the region without `^`, quarter turns
 /// only. Bad syntax is a 400; a well-formed request for what we do not do (a rotation of 45°,
 /// bitonal, TIFF) is a 501, as the specification says.
-struct IIIFImageRequest: Equatable {
-    var region: ImageRegion
-    var format: RenderRequest.Format
+public struct IIIFImageRequest: Equatable, Sendable {
+    public var region: ImageRegion
+    public var format: RenderRequest.Format
 
     /// Why a request is refused.
-    enum Refusal: Error, Equatable {
+    public enum Refusal: Error, Equatable {
         /// 400: not a request this API defines, or one outside the image or the limits.
         case badRequest(String)
         /// 501: a feature of the API we do not offer.
         case notImplemented(String)
     }
 
-    init(region: String, size: String, rotation: String, file: String, width: Int, height: Int) throws(Refusal) {
+    /// The request's four path segments, checked against an image of `width`×`height` (full size).
+    public init(region: String, size: String, rotation: String, file: String, width: Int, height: Int) throws(Refusal) {
         let (x, y, w, h) = try Self.region(region, width: width, height: height)
         let (outputWidth, outputHeight) = try Self.size(size, regionWidth: w, regionHeight: h)
         let (turn, mirrored) = try Self.rotation(rotation)
