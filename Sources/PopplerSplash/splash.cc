@@ -19,8 +19,16 @@
 #include <mutex>
 #include <optional>
 
+namespace {
+class BudgetedSplash;
+}
+
 struct docpreview_pdf {
     std::unique_ptr<PDFDoc> document;
+    /// The rasteriser of `keep_glyphs` calls, made on the first.
+    std::unique_ptr<BudgetedSplash> rasteriser;
+
+    ~docpreview_pdf();
 };
 
 namespace {
@@ -82,17 +90,21 @@ bool budgetSpent(void *data) {
 /// nested forms end at once.
 class BudgetedSplash final : public SplashOutputDev {
 public:
-    BudgetedSplash(PageBudget &budget, SplashColorPtr paper)
-        : SplashOutputDev(splashModeRGB8, 1, false, paper), budget(budget) {}
+    explicit BudgetedSplash(SplashColorPtr paper) : SplashOutputDev(splashModeRGB8, 1, false, paper) {
+        setFontAntialias(true);
+        setVectorAntialias(true);
+    }
 
-    bool useDrawForm() override { return budget.check(); }
+    /// The budget of the call under way.
+    PageBudget *budget = nullptr;
+
+    bool useDrawForm() override { return budget && budget->check(); }
     void drawForm(Ref) override {}
-
-private:
-    PageBudget &budget;
 };
 
 } // namespace
+
+docpreview_pdf::~docpreview_pdf() = default;
 
 extern "C" docpreview_pdf *docpreview_pdf_open(const char *path, const char *password, docpreview_pdf_status *status) {
     try {
@@ -136,7 +148,8 @@ extern "C" int docpreview_pdf_page_size(docpreview_pdf *pdf, int number, double 
 }
 
 extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int number, double width, double height, int sliceX,
-                                                         int sliceY, int sliceWidth, int sliceHeight, double seconds, int *outOfTime) {
+                                                         int sliceY, int sliceWidth, int sliceHeight, double seconds, int keepGlyphs,
+                                                         int *outOfTime) {
     *outOfTime = 0;
     try {
         const bool inside = sliceX >= 0 && sliceY >= 0 && sliceWidth >= 1 && sliceHeight >= 1 && sliceX + sliceWidth <= std::ceil(width)
@@ -146,13 +159,20 @@ extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int
         std::unique_ptr<SplashBitmap> bitmap;
         if (page) {
             PageBudget budget{threadSeconds() + seconds};
-            // A rasteriser of its own per render: kept with the document for its font cache, the next
-            // page of an open document took ~4 ms longer (Benchmarks PDF:Page 1500 open, 11.0 against 7.4 ms).
+            // A whole page gets a rasteriser of its own: kept with the document for its font cache, the
+            // next page of an open document took ~4 ms longer (Benchmarks PDF:Page 1500 open, 11.0 against
+            // 7.4 ms). A region at 600 dpi spends most of its time drawing glyphs, so there it is kept.
             SplashColor white = {0xff, 0xff, 0xff};
-            BudgetedSplash rasteriser(budget, white);
-            rasteriser.setFontAntialias(true);
-            rasteriser.setVectorAntialias(true);
-            rasteriser.startDoc(pdf->document.get());
+            std::unique_ptr<BudgetedSplash> own;
+            if (!keepGlyphs) {
+                own = std::make_unique<BudgetedSplash>(white);
+                own->startDoc(pdf->document.get());
+            } else if (!pdf->rasteriser) {
+                pdf->rasteriser = std::make_unique<BudgetedSplash>(white);
+                pdf->rasteriser->startDoc(pdf->document.get());
+            }
+            BudgetedSplash &rasteriser = keepGlyphs ? *pdf->rasteriser : *own;
+            rasteriser.budget = &budget;
             double pointsWide = 0, pointsHigh = 0;
             displayedSize(page, &pointsWide, &pointsHigh);
             // An empty or absurd box is drawn at the caller's fallback size: the scale only has to be finite.
@@ -160,6 +180,7 @@ extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int
             const double verticalDPI = pointsHigh >= 1 ? 72.0 * height / pointsHigh : 72.0;
             pdf->document->displayPageSlice(&rasteriser, number, horizontalDPI, verticalDPI, 0, false, true, false,
                                             sliceX, sliceY, sliceWidth, sliceHeight, budgetSpent, &budget);
+            rasteriser.budget = nullptr;
             // A page cut short is not a preview: no pixels, and the caller says why.
             if (budget.spent) {
                 *outOfTime = 1;
