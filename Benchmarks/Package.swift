@@ -35,7 +35,7 @@ let package = Package(
     ]
 )
 
-for area in ["Detect", "Video", "PDF", "Image", "Store", "Pipeline"] {
+for area in ["Detect", "Video", "PDF", "Image", "Zoom", "Store", "Pipeline"] {
     package.targets.append(.executableTarget(
         name: area,
         dependencies: [

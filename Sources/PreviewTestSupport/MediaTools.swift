@@ -41,9 +41,10 @@ public enum MediaTools {
         return Double(pixels.reduce(0) { $0 + Int($1) }) / Double(pixels.count)
     }
 
-    /// The SSIM (ffmpeg's `ssim` filter, all planes) of two images of the same size: 1 when equal.
-    public static func ssim(_ first: URL, _ second: URL) throws -> Double {
-        let stats = String(decoding: try ffmpeg(["-i", first.path, "-i", second.path, "-lavfi", "ssim=stats_file=-", "-f", "null", "-"]),
+    /// The SSIM (ffmpeg's `ssim` filter, all planes, or of `luma` only) of two images of the same size: 1 when equal.
+    public static func ssim(_ first: URL, _ second: URL, luma: Bool = false) throws -> Double {
+        let graph = luma ? "[0:v]format=gray[a];[1:v]format=gray[b];[a][b]ssim=stats_file=-" : "ssim=stats_file=-"
+        let stats = String(decoding: try ffmpeg(["-i", first.path, "-i", second.path, "-lavfi", graph, "-f", "null", "-"]),
                            as: UTF8.self)
         guard let all = stats.split(separator: " ").first(where: { $0.hasPrefix("All:") }), let value = Double(all.dropFirst(4)) else {
             throw Failure(description: "ffmpeg printed no SSIM: \(stats)")

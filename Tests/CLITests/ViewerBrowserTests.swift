@@ -95,7 +95,7 @@ import Testing
 
         // The pages, as the share page names them, load in a browser that has nothing of ours.
         let html = String(decoding: try PlaybackServeTests.fetch(URLRequest(url: URL(string: server.base + pdf.page)!)).0, as: UTF8.self)
-        let pages = html.matches(of: /src="([^"]+)"/).map { server.base + String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
+        let pages = html.matches(of: /<img [^>]*?src="([^"]+)"/).map { server.base + String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
         #expect(pages.count == 5)
         let altered = pages[0].replacingOccurrences(of: "/preview?", with: "/content?")
         let loaded = try Self.loadImages(chromium, pages + [altered], in: folder)

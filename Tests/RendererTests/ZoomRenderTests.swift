@@ -112,7 +112,8 @@ import Testing
     }
 
     /// A pyramid's regions match the same regions cut from the image itself, at every level, to
-    /// the last partial tile at the right and bottom edges.
+    /// the last partial tile at the right and bottom edges. In luma: the pyramid's JPEG tiles
+    /// subsample chroma, which this test pattern's saturated edges show and photographs do not.
     @Test func pyramidRegionsMatchTheImage() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -132,8 +133,8 @@ import Testing
             let (a, b) = (folder.url.appendingPathComponent("a.png"), folder.url.appendingPathComponent("b.png"))
             try Data(fromPyramid.bytes).write(to: a)
             try Data(direct.bytes).write(to: b)
-            let similarity = try MediaTools.ssim(a, b)
-            #expect(similarity >= 0.95, "region \(x),\(y),\(w),\(h) → \(out): SSIM \(similarity)")
+            let similarity = try MediaTools.ssim(a, b, luma: true)
+            #expect(similarity >= 0.98, "region \(x),\(y),\(w),\(h) → \(out): SSIM \(similarity)")
         }
     }
 

@@ -36,9 +36,9 @@ import Testing
         try await client.execute(uri: "/v1/documents/\(id)/shares", method: .get, headers: bearer) { try json($0)["shares"] as? [[String: Any]] ?? [] }
     }
 
-    /// The URLs in a page's `src` attributes, unescaped.
+    /// The URLs in a page's images' and media's `src` attributes (not its script's), unescaped.
     static func sources(_ html: String) -> [String] {
-        html.matches(of: /src="([^"]+)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
+        html.matches(of: /<(?:img|source|video|audio) [^>]*?src="([^"]+)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
     }
 
     @Test(arguments: TestBackend.available) func aShareOpensCountsAndIsRevoked(backend: TestBackend) async throws {

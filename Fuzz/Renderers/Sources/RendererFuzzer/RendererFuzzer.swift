@@ -1,6 +1,7 @@
 // libFuzzer entry point for the renderers: arbitrary bytes, written to a file, probed and rendered
 // in-process by the renderer `$DOCPREVIEW_FUZZ_RENDERER` names (video, pdf or image), with small
-// limits so each input is quick; `transcode` makes a video's rendition (libavformat, libavcodec,
+// limits so each input is quick, then a zoom region of it (for an image, cut from the pyramid made of it
+// first); `transcode` makes a video's rendition (libavformat, libavcodec,
 // libavfilter, libx264), its HLS ladder (the HLS muxer, fragmented MP4) and its scrubbing thumbnails instead. A crash, a sanitizer report, a hang past libFuzzer's -timeout or
 // a failure that is not a PreviewError is a finding.
 import Foundation
@@ -20,6 +21,7 @@ private let limits: Limits = {
 private let output = input.appendingPathExtension("mp4")
 private let sprites = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-fuzz-\(getpid())-sprites")
 private let ladder = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-fuzz-\(getpid())-ladder")
+private let pyramid = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-fuzz-\(getpid())-pyramid.tif")
 private let renderer: any Renderer = {
     let renderers = Renderers(limits: limits)
     switch target {
@@ -48,5 +50,25 @@ public func fuzzRenderer(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
     _ = try? renderer.probe(input.path)
     _ = try? renderer.render(input.path, RenderRequest(width: 64, height: 64))
     _ = try? renderer.render(input.path, RenderRequest(page: 2, width: 32, format: .png))
+    zoom()
     return 0
+}
+
+/// A region of the input's middle, turned, mirrored and grayed: a page's at 600 dpi as a slice; an
+/// image's cut from the pyramid made of it.
+private func zoom() {
+    guard target == "pdf" || target == "image", let facts = try? renderer.probe(input.path), let width = facts.width,
+          let height = facts.height, width > 0, height > 0 else { return }
+    let full = target == "pdf" ? ImageRegion.pageSize(points: (Double(width), Double(height)), dpi: 600) : (width, height)
+    var request = RenderRequest(format: .png)
+    request.region = ImageRegion(x: full.0 / 3, y: full.1 / 3, width: max(1, full.0 / 2), height: max(1, full.1 / 2), outputWidth: 48,
+                                 outputHeight: 40, rotation: 90, mirrored: true, tone: .gray, pageDPI: target == "pdf" ? 600 : nil)
+    if target == "pdf" {
+        _ = try? renderer.render(input.path, request)
+        return
+    }
+    defer { try? FileManager.default.removeItem(at: pyramid) }
+    guard (try? Renderers(limits: limits).image.writePyramid(input.path, to: pyramid.path)) != nil else { return }
+    request.region?.fromPyramid = true
+    _ = try? Renderers(limits: limits).image.reading(.tiff).render(pyramid.path, request)
 }
