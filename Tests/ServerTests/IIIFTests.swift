@@ -254,4 +254,25 @@ import Testing
             try await client.execute(uri: "/v1/documents/\(id)/content?iiif=\(base)", method: .get) { #expect($0.status == .unauthorized) }
         }
     }
+
+    /// A share's page zooms through identifiers signed for its share: they work while the share
+    /// does, and revoking it stops them (410) like the rest of its page.
+    @Test func aSharesZoomEndsWithTheShare() async throws {
+        let harness = try Harness(token: SharesTests.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await SharesTests.upload(client, harness, "document-5-pages.pdf")
+            let made = try await SharesTests.share(client, id, #"{"label": "State University"}"#)
+            let shareID = try #require(made["share_id"] as? String)
+            let page = try await client.execute(uri: try #require(made["url"] as? String), method: .get) { String(buffer: $0.body) }
+            let zooms = page.matches(of: /data-zoom="([^"]+)"/).map { String($0.output.1) }
+            #expect(zooms.count == 5 && zooms.allSatisfy { $0.contains("~v1~p") && $0.contains(".\(shareID).") }, "\(zooms)")
+            let info = try #require(zooms.first) + "/info.json"
+            try await client.execute(uri: info, method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/v1/shares/\(shareID)", method: .delete, headers: SharesTests.bearer) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: info, method: .get) { #expect($0.status == .gone) }
+        }
+    }
 }
