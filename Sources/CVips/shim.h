@@ -139,10 +139,10 @@ static inline int docpreview_vips_cast_uchar(VipsImage *in, VipsImage **out) {
 }
 
 /// vips_image_new_from_file with options is C-variadic: an image read top to bottom once (`sequential`)
-/// or in any order; failure on truncated or bad data.
-static inline VipsImage *docpreview_vips_open_access(const char *path, int sequential) {
+/// or in any order; failure on truncated or bad data when `strict`, else what is missing is filled.
+static inline VipsImage *docpreview_vips_open_access(const char *path, int sequential, int strict) {
     return lazy_vips_image_new_from_file()(path, "access", sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM,
-                                           "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+                                           "fail_on", strict ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE, NULL);
 }
 
 /// Page `page` of a TIFF (a pyramid's level), its tiles read in any order.

@@ -100,14 +100,17 @@ public struct ImageRenderer: Renderer {
 
     /// Writes the tiled pyramid of the image at `path` to `output` (a pyramidal TIFF: JPEG tiles,
     /// each level half the one before), upright as its EXIF orientation says, in sRGB, flattened on
-    /// white, after the pixel limit is checked. Returns the image's facts.
+    /// white, after the pixel limit is checked. Returns the image's facts. A damaged file's missing
+    /// pixels are filled rather than failed: libvips 8.14's pyramid writer crashes (TIFFClose flushing
+    /// to its closed target) when its input fails halfway (Fuzz/regressions/truncated-png-pyramid.png),
+    /// and an image zoomed has had its thumbnail made, which judges the file strictly.
     public func writePyramid(_ path: String, to output: String) throws(PreviewError) -> MediaFacts {
         let load = try load(path)
         let header = try header(path, load)
         let facts = try facts(header)
         do {
             // Read once, top to bottom, unless turning it needs its rows in another order.
-            let source = try VipsImageRef.open(path: path, load: load, sequential: header.orientation <= 2)
+            let source = try VipsImageRef.open(path: path, load: load, sequential: header.orientation <= 2, strict: false)
             try source.autorotated().inSRGB().flattened().writePyramid(to: output, tile: Self.pyramidTile, quality: Self.pyramidQuality)
             return facts
         } catch {

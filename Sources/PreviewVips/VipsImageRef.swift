@@ -41,11 +41,13 @@ public final class VipsImageRef {
     }
 
     /// Opens `path` with `load`'s loader and no other, to read its pixels top to bottom once
-    /// (`sequential`) or in any order. Pixels are decoded when used.
-    public static func open(path: String, load: VipsLoad, sequential: Bool) throws(VipsError) -> VipsImageRef {
+    /// (`sequential`) or in any order. Pixels are decoded when used; with `strict`, a truncated or
+    /// damaged file fails them, else what is missing is filled.
+    public static func open(path: String, load: VipsLoad, sequential: Bool, strict: Bool = true) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         return try withDeferredModules { () throws(VipsError) in
-            try opening(path, load, file: { docpreview_vips_open_access($0, sequential ? 1 : 0) }, stream: { docpreview_vips_open_source($0) })
+            try opening(path, load, file: { docpreview_vips_open_access($0, sequential ? 1 : 0, strict ? 1 : 0) },
+                        stream: { docpreview_vips_open_source($0) })
         }
     }
 

@@ -138,6 +138,18 @@ import Testing
         }
     }
 
+    /// A PNG cut short (found by the image fuzzer): libvips 8.14's pyramid writer crashed when its
+    /// input failed halfway; its missing rows are filled instead, and the pyramid is written.
+    @Test func aTruncatedImagesPyramidIsWritten() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.url.appendingPathComponent("pyramid.tif")
+        let truncated = Fixtures.packageRoot.appendingPathComponent("Fuzz/regressions/truncated-png-pyramid.png").path
+        let facts = try renderers.image.reading(.png).writePyramid(truncated, to: output.path)
+        #expect((facts.width, facts.height) == (640, 480))
+        #expect(try VipsImageRef.tiffPage(path: output.path, page: 0).width == 640)
+    }
+
     @Test func aPyramidIsRefusedOverThePixelLimit() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
