@@ -78,8 +78,9 @@ public struct ImageRenderer: Renderer {
 
     public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         let load = try load(path)
-        let facts = try facts(try header(path, load))
-        if let region = request.region { return try render(region, of: path, load, facts, request) }
+        let header = try header(path, load)
+        let facts = try facts(header)
+        if let region = request.region { return try render(region, of: path, load, header, facts, request) }
         let box = request.box(defaultEdge: RenderRequest.defaultEdge)
         do {
             let thumbnail = load == .jpeg
@@ -120,11 +121,11 @@ public struct ImageRenderer: Renderer {
 
     /// A region of the image at its full size (upright), scaled, mirrored, turned and grayed: from
     /// the smallest level of our pyramid that keeps its detail, or from the image itself.
-    private func render(_ region: ImageRegion, of path: String, _ load: VipsLoad, _ facts: MediaFacts,
+    private func render(_ region: ImageRegion, of path: String, _ load: VipsLoad, _ header: VipsImageRef, _ facts: MediaFacts,
                         _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
         do {
             let area = region.fromPyramid
-                ? try Self.pyramidArea(path, region)
+                ? try Self.pyramidArea(path, region, full: header)
                 : try VipsImageRef.open(path: path, load: load, sequential: false).autorotated()
                     .extracted(x: region.x, y: region.y, width: region.width, height: region.height)
             var image = try area.resized(width: region.outputWidth, height: region.outputHeight).inSRGB()
@@ -141,12 +142,13 @@ public struct ImageRenderer: Renderer {
     }
 
     /// The region's area in the smallest pyramid level at least as detailed as its output (levels
-    /// are the TIFF's pages; page 0 is the full size). Only that level's tiles under the area are decoded.
-    private static func pyramidArea(_ path: String, _ region: ImageRegion) throws(VipsError) -> VipsImageRef {
-        let full = try VipsImageRef.tiffPage(path: path, page: 0)
+    /// are the TIFF's pages; page 0, `full`, is the full size). Only that level's tiles under the area are decoded.
+    private static func pyramidArea(_ path: String, _ region: ImageRegion, full: VipsImageRef) throws(VipsError) -> VipsImageRef {
         let needed = max(Double(region.outputWidth) / Double(region.width), Double(region.outputHeight) / Double(region.height))
         var (level, scale) = (full, 1.0)
-        var page = full.pageCount - 1
+        // Level k is about 1/2^k of the full size: open the one that should do, or the one above it
+        // when rounding made it a pixel short.
+        var page = min(full.pageCount - 1, max(0, Int(log2(1 / needed).rounded(.down))))
         while page > 0 {
             let candidate = try VipsImageRef.tiffPage(path: path, page: page)
             let candidateScale = Double(candidate.width) / Double(full.width)
