@@ -45,10 +45,8 @@ struct RenderJob: Equatable {
     func run() throws {
         let started = ContinuousClock.now
         OneFileHeap.prepare()
-        let configuration = try validation.localConfiguration()
-        let verdict = try validation.validate(input, in: configuration)
         let report = CommandReport(json: json)
-        if let refusal = verdict.refusal { try report.fail(refusal) }
+        let (configuration, verdict) = try validation.admit(input, reporting: report)
         guard let renderer = Renderers(limits: configuration.limits).renderer(for: verdict.kind) else {
             try report.fail(PreviewError(.unsupportedType, "No preview is made for \(verdict.kind.label); it is stored as is."))
         }

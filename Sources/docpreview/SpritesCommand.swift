@@ -34,10 +34,8 @@ struct SpritesCommand: ParsableCommand {
 
     func run() throws {
         let started = ContinuousClock.now
-        let configuration = try validation.settings.localConfiguration()
-        let verdict = try validation.settings.validate(input, in: configuration)
         let report = CommandReport(json: json)
-        if let refusal = verdict.refusal { try report.fail(refusal) }
+        let (configuration, verdict) = try validation.settings.admit(input, reporting: report)
         var sprites = ScrubbingSprites(limits: configuration.limits)
         sprites.tileWidth = tileWidth
         do {

@@ -63,6 +63,15 @@ struct ValidationSettings: Equatable {
         return configuration
     }
 
+    /// The local configuration and the verdict on the one file a command works on; a refused file
+    /// is reported through `report`, which ends the command with the refusal's exit code.
+    func admit(_ path: String, reporting report: CommandReport) throws -> (configuration: Configuration, verdict: Verdict) {
+        let configuration = try localConfiguration()
+        let verdict = try validate(path, in: configuration)
+        if let refusal = verdict.refusal { try report.fail(refusal) }
+        return (configuration, verdict)
+    }
+
     /// Validates the file at `path` with this configuration and the declared type.
     /// A missing or unreadable file is a usage error.
     func validate(_ path: String, in configuration: Configuration) throws -> Verdict {

@@ -52,10 +52,8 @@ struct ZoomCommand: ParsableCommand {
     func run() throws {
         let started = ContinuousClock.now
         OneFileHeap.prepare()
-        let configuration = try validation.settings.localConfiguration()
-        let verdict = try validation.settings.validate(input, in: configuration)
         let report = CommandReport(json: json)
-        if let refusal = verdict.refusal { try report.fail(refusal) }
+        let (configuration, verdict) = try validation.settings.admit(input, reporting: report)
         // One open document for the page's size and its region.
         let renderers = Renderers(limits: configuration.limits, openDocuments: 1)
         let rendered = try report.attempt { () throws -> RenderedImage in
@@ -119,10 +117,8 @@ struct PyramidCommand: ParsableCommand {
 
     func run() throws {
         let started = ContinuousClock.now
-        let configuration = try validation.settings.localConfiguration()
-        let verdict = try validation.settings.validate(input, in: configuration)
         let report = CommandReport(json: json)
-        if let refusal = verdict.refusal { try report.fail(refusal) }
+        let (configuration, verdict) = try validation.settings.admit(input, reporting: report)
         guard verdict.kind.category == .image else { try report.fail(PreviewError(.unsupportedType, "\(verdict.kind.label) is not an image.")) }
         let facts = try report.attempt { try ImageRenderer(limits: configuration.limits).reading(verdict.kind).writePyramid(input, to: output) }
         try report.succeed(RenderReport(output: output, width: facts.width ?? 0, height: facts.height ?? 0,
