@@ -115,7 +115,7 @@ struct IIIFController {
         case .queued, .processing:
             throw APIError(.unavailable, "The document is still being processed; ask again in a moment.", headers: [.retryAfter: "2"])
         }
-        let key = ZoomSources.Key(sha256: document.sha256, page: identifier.page, dpi: settings.zoomDPI)
+        let key = ZoomSources.Key(document: document.id, version: document.version, page: identifier.page, dpi: settings.zoomDPI)
         if let known = sources[key] { return (document, known) }
         let (pipeline, dpi) = (documents.pipeline, settings.zoomDPI)
         let found = try await renders.admitting(document, context: context, testHooks: false) {
@@ -138,10 +138,13 @@ struct IIIFController {
 }
 
 /// What the regions of each document version (and page) are cut from: found once, then kept here
-/// (a bounded number; the oldest half is forgotten when full).
+/// (a bounded number; the oldest half is forgotten when full). Keyed by the version, not its bytes:
+/// a version deleted (and its pyramid collected) is never asked for again, while the same bytes
+/// uploaded anew are a new version that finds or builds its pyramid afresh.
 final class ZoomSources: Sendable {
     struct Key: Hashable {
-        var sha256: BlobHash
+        var document: String
+        var version: Int
         var page: Int?
         var dpi: Int
     }
