@@ -96,18 +96,25 @@ extension DocumentPipeline {
         return made.0
     }
 
+    /// A zoomed image: its hash (its ETag) and its bytes, or nil bytes when it is the stored blob `hash`.
+    public struct Zoomed: Sendable {
+        public var hash: BlobHash
+        public var bytes: [UInt8]?
+    }
+
     /// The region `region` of `zoom` encoded as `format`. Kept (a derivative, shared by every client
     /// and within the preview budget) when `keeping`, which callers reserve for the canonical tiles;
     /// otherwise rendered for this answer only, so clients cannot fill the store with one-off sizes.
     public func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool)
-        throws(PreviewError) -> PreviewOutcome {
+        throws(PreviewError) -> Zoomed {
         let request = zoomRequest(zoom, region, format: format)
-        if keeping { return try preview(source: zoom.hash, kind: zoom.kind, request: request) }
+        if keeping {
+            let kept = try preview(source: zoom.hash, kind: zoom.kind, request: request)
+            return Zoomed(hash: kept.record.resultSha256, bytes: kept.rendered?.bytes)
+        }
         guard let renderer = renderers.renderer(for: zoom.kind) else { throw PreviewError(.unsupportedType, "No zoom for \(zoom.kind.label).") }
         let image = try renderer.render(try localPath(of: zoom.hash), request)
-        let record = DerivativeRecord(key: "", sourceSha256: zoom.hash, operation: "render", parameters: "", renderer: renderer.version,
-                                      resultSha256: BlobHash.of(image.bytes), width: image.width, height: image.height, createdAt: Date())
-        return PreviewOutcome(record: record, cached: false, rendered: image)
+        return Zoomed(hash: BlobHash.of(image.bytes), bytes: image.bytes)
     }
 
     /// The kept region, when it is in the store already.

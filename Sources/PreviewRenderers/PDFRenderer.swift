@@ -23,13 +23,7 @@ public struct PDFRenderer: Renderer {
     }
 
     public func probe(_ path: String) throws(PreviewError) -> MediaFacts {
-        try withDocument(path) { document throws(PreviewError) in try probe(document) }
-    }
-
-    private func probe(_ document: PDFDocument) throws(PreviewError) -> MediaFacts {
-        let pageCount = try pages(of: document)
-        let size = pageSize(try page(1, of: document, pageCount: pageCount))
-        return MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
+        try probe(path, page: 1)
     }
 
     public func probe(_ path: String, page number: Int) throws(PreviewError) -> MediaFacts {

@@ -23,7 +23,7 @@ enum SharedPage {
         let links = ViewerPage.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in
             signed.sign(path, query: query + [("share", share.id)], expires: expires)
         }, zoom: { identifier in
-            SignedURLs.iiifPrefix + signed.sign(iiif: identifier, expires: expires, share: share.id)
+            signed.iiifPath(identifier, expires: expires, share: share.id)
         })
         let body = ViewerPage.body(document, kind: document.kind, status: document.status, playback: playback, links: links)
         let download = links.download("Download the original")

@@ -81,10 +81,9 @@ struct SignedURLs: Sendable {
 
     /// `path` with `query` (name, value; no percent-encoding needed), signed until `expires`.
     func sign(_ path: String, query: [(String, String)] = [], expires: Int) -> String {
-        let key = keys.keys[0]
-        let items = query + [("exp", "\(expires)"), ("kid", key.id)]
-        let signature = HMAC<SHA256>.authenticationCode(for: Array(Self.message(path, items).utf8), using: key.symmetric)
-        return path + "?" + (items + [("sig", Base64URL.encode(signature))]).map { "\($0)=\($1)" }.joined(separator: "&")
+        let (kid, signature) = signature(of: path, query, expires: expires)
+        let items = query + [("exp", "\(expires)"), ("kid", kid), ("sig", signature)]
+        return path + "?" + items.map { "\($0)=\($1)" }.joined(separator: "&")
     }
 
     /// The grant of a request for `path` whose query is `query`, or the reason it is refused.
@@ -95,31 +94,37 @@ struct SignedURLs: Sendable {
         return try check(path, query.filter { $0.0 != "sig" }, signature: signatures[0].1, now: now)
     }
 
-    /// The IIIF image `identifier` (`{document_id}~v{n}`, with `~p{n}` for a page) signed until
-    /// `expires`, for `share` if any: `…~s{exp}.{kid}[.{share}].{sig}`. A IIIF client makes every URL
-    /// of the image from its identifier (`info.json` names it), so each tile carries the signature.
-    func sign(iiif identifier: String, expires: Int, share: String? = nil) -> String {
+    /// The path of the IIIF image `identifier` (`{document_id}~v{n}`, with `~p{n}` for a page) under
+    /// its identifier signed until `expires`, for `share` if any: `/iiif/3/…~s{exp}.{kid}[.{share}].{sig}`.
+    /// A IIIF client makes every URL of the image from its identifier (`info.json` names it), so each
+    /// tile carries the signature.
+    func iiifPath(_ identifier: String, expires: Int, share: String? = nil) -> String {
+        let path = IIIFService.prefix + identifier
+        let (kid, signature) = signature(of: path, share.map { [("share", $0)] } ?? [], expires: expires)
+        return "\(path)~s\(expires).\(kid)\(share.map { ".\($0)" } ?? "").\(signature)"
+    }
+
+    /// The signing key's id, and its HMAC (base64url) over `path` and `query` with the expiry and that id.
+    private func signature(of path: String, _ query: [(String, String)], expires: Int) -> (kid: String, signature: String) {
         let key = keys.keys[0]
-        let items = [("exp", "\(expires)"), ("kid", key.id)] + (share.map { [("share", $0)] } ?? [])
-        let signature = HMAC<SHA256>.authenticationCode(for: Array(Self.message(Self.iiifPrefix + identifier, items).utf8), using: key.symmetric)
-        return "\(identifier)~s\(expires).\(key.id)\(share.map { ".\($0)" } ?? "").\(Base64URL.encode(signature))"
+        let message = Self.message(path, query + [("exp", "\(expires)"), ("kid", key.id)])
+        return (key.id, Base64URL.encode(HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key.symmetric)))
     }
 
     /// The grant of a IIIF path whose identifier is signed; nil when `path` has no signed identifier.
     func verify(iiifPath path: String, now: Date = Date()) throws(APIError) -> Grant? {
-        guard path.hasPrefix(Self.iiifPrefix) else { return nil }
-        let identifier = path.dropFirst(Self.iiifPrefix.count).prefix { $0 != "/" }
+        guard path.hasPrefix(IIIFService.prefix) else { return nil }
+        let identifier = path.dropFirst(IIIFService.prefix.count).prefix { $0 != "/" }
         guard let marker = identifier.range(of: "~s") else { return nil }
         let parts = identifier[marker.upperBound...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 || parts.count == 4 else { throw Self.refused }
         let share = parts.count == 4 ? parts[2] : nil
-        var grant = try check(Self.iiifPrefix + identifier[..<marker.lowerBound],
+        var grant = try check(IIIFService.prefix + identifier[..<marker.lowerBound],
                               [("exp", parts[0]), ("kid", parts[1])] + (share.map { [("share", $0)] } ?? []), signature: parts.last!, now: now)
         grant.share = share
         return grant
     }
 
-    static let iiifPrefix = "/iiif/3/"
     private static let refused = APIError(.forbidden, "This link is not valid: it was changed, or its key was retired.")
 
     /// The grant of `signature` over `path` and `query` (its `exp` and `kid` among them), or the refusal.

@@ -90,7 +90,7 @@ enum ViewerPage {
              address: @escaping (String, [(String, String)]) -> String = { path, query in
                  query.isEmpty ? path : path + "?" + query.map { "\($0)=\($1)" }.joined(separator: "&")
              },
-             zoom: @escaping (String) -> String = { "/iiif/3/\($0)" }) {
+             zoom: @escaping (String) -> String = { IIIFService.prefix + $0 }) {
             self.documentID = documentID
             self.offersDownload = offersDownload
             self.address = address

@@ -58,7 +58,7 @@ struct ZoomCommand: ParsableCommand {
         let renderers = Renderers(limits: configuration.limits, openDocuments: 1)
         let rendered = try report.attempt { () throws -> RenderedImage in
             var (path, kind) = (input, verdict.kind)
-            guard let renderer = renderers.renderer(for: kind), verdict.kind.isPaged || kind.category == .image else {
+            guard let renderer = renderers.renderer(for: kind), kind.isPaged || kind.category == .image else {
                 throw PreviewError(.unsupportedType, "No zoomable image is made of \(kind.label) here.")
             }
             let facts = try renderer.probe(path, page: page)

@@ -40,11 +40,6 @@ public struct ImageRegion: Sendable, Hashable, Codable {
         case color, gray, bitonal
     }
 
-    /// The size of the answer: the output size, its sides swapped by a quarter turn.
-    public var turnedSize: (width: Int, height: Int) {
-        rotation % 180 == 0 ? (outputWidth, outputHeight) : (outputHeight, outputWidth)
-    }
-
     /// A page's full size in pixels at `dpi`, from its size in points.
     public static func pageSize(points: (width: Double, height: Double), dpi: Int) -> (width: Int, height: Int) {
         (max(1, Int((points.width * Double(dpi) / 72).rounded())), max(1, Int((points.height * Double(dpi) / 72).rounded())))

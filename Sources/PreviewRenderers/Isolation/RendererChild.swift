@@ -90,29 +90,27 @@ public enum RendererChild {
                 throw PreviewError(.internal, "Conversions are answered by the office converter.")
             case .transcode, .ladder:
                 guard let output = call.output else { throw PreviewError(.internal, "An encoding call names no output.") }
-                // The rendition may outgrow what a child writes otherwise; only for this call.
-                setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxRendition), hard: UInt64(RenderChannel.maxRendition))
-                defer { setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition)) }
                 let transcoding = VideoTranscoding(limits: renderers.video.limits, settings: call.renditions ?? RenditionSettings(),
                                                    timeoutSeconds: call.seconds)
                 // A parent that went away ends the child at its next read.
                 let progress = { (fraction: Double) -> Void in _ = try? RenderChannel.write(RenderReply(progress: fraction), to: 1) }
-                if call.operation == .ladder {
-                    return (RenderReply(ladder: try VideoLadder(transcoding: transcoding).make(call.path, kind: call.kind, into: output,
-                                                                                              progress: progress)), nil)
+                return try writingLargeFiles { () throws(PreviewError) in
+                    if call.operation == .ladder {
+                        return (RenderReply(ladder: try VideoLadder(transcoding: transcoding).make(call.path, kind: call.kind, into: output,
+                                                                                                  progress: progress)), nil)
+                    }
+                    return (RenderReply(rendition: try transcoding.transcode(call.path, kind: call.kind, to: output, progress: progress)), nil)
                 }
-                return (RenderReply(rendition: try transcoding.transcode(call.path, kind: call.kind, to: output, progress: progress)), nil)
             case .sprites:
                 guard let output = call.output else { throw PreviewError(.internal, "A sprites call names no output.") }
                 return (RenderReply(sprites: try ScrubbingSprites(limits: renderers.video.limits).write(call.path, kind: call.kind, into: output)), nil)
             case .pyramid:
                 guard let output = call.output else { throw PreviewError(.internal, "A pyramid call names no output.") }
-                setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxRendition), hard: UInt64(RenderChannel.maxRendition))
-                defer { setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition)) }
-                return (RenderReply(facts: try renderers.image.reading(call.kind).writePyramid(call.path, to: output)), nil)
+                return try writingLargeFiles { () throws(PreviewError) in
+                    (RenderReply(facts: try renderers.image.reading(call.kind).writePyramid(call.path, to: output)), nil)
+                }
             case .probe:
-                let facts = if let request = call.request { try renderer.probe(call.path, page: request.page) } else { try renderer.probe(call.path) }
-                return (RenderReply(facts: facts), nil)
+                return (RenderReply(facts: try renderer.probe(call.path, page: call.request?.page ?? 1)), nil)
             case .render:
                 let image = try renderer.render(call.path, call.request ?? RenderRequest())
                 return (RenderReply(facts: image.facts, width: image.width, height: image.height, format: image.format), image.bytes)
@@ -120,6 +118,14 @@ public enum RendererChild {
         } catch {
             return (RenderReply(failure: .init(error)), nil)
         }
+    }
+
+    /// Runs a call whose output may outgrow what a child writes otherwise (a rendition, a ladder, a
+    /// pyramid) with the file-size limit raised to a rendition's, for that call only.
+    private static func writingLargeFiles<T>(_ body: () throws(PreviewError) -> T) throws(PreviewError) -> T {
+        setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxRendition), hard: UInt64(RenderChannel.maxRendition))
+        defer { setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition)) }
+        return try body()
     }
 
     /// The network was left before `main`; here the resource limits, then the system-call filter.

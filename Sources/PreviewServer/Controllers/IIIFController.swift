@@ -86,11 +86,9 @@ struct IIIFController {
                     try pipeline.zoomed(zoom, wanted.region, format: wanted.format, keeping: keeping)
                 }
             }
-            hash = made.record.resultSha256
-            bytes = made.rendered?.bytes
-            if bytes == nil {
-                bytes = try await offload.run(.reads) { PreviewsController.intactBytes(of: made.record.resultSha256, in: pipeline.store) }
-            }
+            hash = made.hash
+            bytes = made.bytes
+            if bytes == nil { bytes = try await offload.run(.reads) { PreviewsController.intactBytes(of: made.hash, in: pipeline.store) } }
         }
         guard let bytes, let hash else { throw APIError(.internal, "The image could not be read back from the store; try again.") }
         Counter(label: "docpreview_iiif_images_total", dimensions: [("kind", keeping ? "tile" : "region")]).increment()

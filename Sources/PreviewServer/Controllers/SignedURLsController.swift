@@ -70,10 +70,10 @@ struct SignedURLsController {
                 signed.sign("\(base)/preview", query: [("page", "\($0)"), ("width", "1024")], expires: expires)
             }
             links.iiifPages = (1...min(pages, maxPages)).map {
-                "\(SignedURLs.iiifPrefix)\(signed.sign(iiif: "\(iiif)~p\($0)", expires: expires))/info.json"
+                signed.iiifPath("\(iiif)~p\($0)", expires: expires) + "/info.json"
             }
         } else if hasPreview, [.image, .video].contains(document.kind.category) {
-            links.iiif = "\(SignedURLs.iiifPrefix)\(signed.sign(iiif: iiif, expires: expires))/info.json"
+            links.iiif = signed.iiifPath(iiif, expires: expires) + "/info.json"
         }
         if let playback {
             links.renditions = Dictionary(uniqueKeysWithValues: playback.renditions.compactMap { rendition in

@@ -4,6 +4,8 @@ import PreviewPipeline
 /// What our IIIF Image API 3.0 service offers (level 2, with mirroring, upscaling, WebP), and its
 /// `info.json`.
 public enum IIIFService {
+    /// Where the service's images are: `/iiif/3/{identifier}/…`.
+    static let prefix = "/iiif/3/"
     /// The resolution a page's full size is given at, unless configured.
     public static let defaultDPI = 600
     /// The tile side clients are told to ask for.
@@ -74,10 +76,6 @@ public enum IIIFService {
                 default: return nil
                 }
             }
-        }
-
-        var text: String {
-            document + (version.map { "~v\($0)" } ?? "") + (page.map { "~p\($0)" } ?? "")
         }
     }
 }
