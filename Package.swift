@@ -53,6 +53,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        // The object-store driver's HTTP client (S3 requests signed by our own SigV4 signer).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         // System libraries: headers only (include paths from pkg-config, above; scripts/install-deps
@@ -134,10 +137,23 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Blobs in an S3-compatible object store: SigV4 requests over async-http-client, a local cache
+        // of copies for the C libraries, byte ranges straight to clients.
+        .target(name: "PreviewS3", dependencies: [
+            "PreviewStore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
+
         // A document's life above the pipeline and the queue: the worker service, recovery, the
         // store's fault handling, and the choice between the embedded and the PostgreSQL backends.
         .target(name: "PreviewDocuments", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewPostgres",
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewPostgres", "PreviewS3",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
@@ -168,7 +184,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "PreviewBackendTestSupport", dependencies: [
-            "PreviewDocuments", "PreviewPostgres",
+            "PreviewDocuments", "PreviewPostgres", "PreviewS3",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
@@ -197,7 +213,7 @@ let package = Package(
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: [
             "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewTestSupport",
-            "PreviewBackendTestSupport",
+            "PreviewBackendTestSupport", "PreviewS3",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import PreviewDocuments
 import PreviewPostgres
+import PreviewS3
 
 /// The backends that the shared behaviour tests run on: the embedded SQLite index always, and
 /// PostgreSQL when `$DOCPREVIEW_TEST_DATABASE` names a throwaway server (`scripts/test` starts one
@@ -17,9 +18,9 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// A new, empty store in `root` with this backend's index and queue.
-    public func open(root: URL) throws -> StoreBackend {
-        try StoreBackend(root: root, database: try freshDatabase(), logger: Logger(label: "test"))
+    /// A new, empty store in `root` with this backend's index and queue, its blobs where `blobs` says.
+    public func open(root: URL, blobs: TestBlobs = .folder) throws -> StoreBackend {
+        try StoreBackend(root: root, database: try freshDatabase(), blobs: try blobs.fresh(), logger: Logger(label: "test"))
     }
 
     /// The address of a new database (nil: the embedded index).
@@ -38,4 +39,31 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
     }
 
     private static let creating = NSLock()
+}
+
+/// The blob drivers that the blob-store tests run on: the folder always, and S3 when
+/// `$DOCPREVIEW_TEST_S3` names a throwaway server's bucket (`scripts/test` starts SeaweedFS through
+/// `scripts/with-test-s3`, which also gives the credentials). Each test gets a prefix of its own.
+public enum TestBlobs: String, Sendable, CustomStringConvertible {
+    case folder, s3
+
+    /// The bucket the S3 tests use, `s3://bucket/?endpoint=…`.
+    public static let bucketURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_S3"].flatMap { $0.isEmpty ? nil : $0 }
+
+    public static var available: [TestBlobs] { bucketURL == nil ? [.folder] : [.folder, .s3] }
+
+    public var description: String { rawValue }
+
+    /// Where a new, empty store's blobs go: the folder, or a new prefix in the test bucket.
+    public func fresh(cacheBytes: Int = 1 << 30) throws -> StoreBackend.Blobs {
+        guard self == .s3 else { return .folder }
+        return .s3(try S3Location(Self.address(prefix: "test-\(UUID().uuidString.lowercased())")), cacheBytes: cacheBytes)
+    }
+
+    /// The test bucket's address with `prefix`.
+    public static func address(prefix: String) throws -> String {
+        guard let bucketURL, var address = URLComponents(string: bucketURL) else { throw S3Error.configuration("DOCPREVIEW_TEST_S3 is not set") }
+        address.path = "/\(prefix)/"
+        return address.string!
+    }
 }

@@ -28,6 +28,18 @@ public struct BlobHash: Hashable, Sendable, Codable, CustomStringConvertible, Co
 
     public var description: String { hex }
 
+    /// The 32 bytes of the digest.
+    public var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+
     public static func < (lhs: BlobHash, rhs: BlobHash) -> Bool { lhs.hex < rhs.hex }
 
     public init(from decoder: any Decoder) throws {

@@ -40,9 +40,31 @@ public protocol BlobStorage: Sendable {
     /// between reading which blobs are referenced and removing the others. So `gc` never removes a
     /// blob a writer has just decided to reuse.
     func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T
+    /// Where a server reads blob `hash` (`size` bytes) from to send it to a client.
+    func servingSource(for hash: BlobHash, size: Int) throws -> BlobServingSource
+    /// True when reading a blob costs a transfer from elsewhere (an object store): `verify` then
+    /// re-hashes only when asked to.
+    var isRemote: Bool { get }
+}
+
+/// Where a server sends a blob's bytes from: a local file, or a remote object read by byte range
+/// (one request per range a client asks for, never a whole download first).
+public enum BlobServingSource: Sendable {
+    case file(URL)
+    case remote(any BlobRangeReader)
+}
+
+/// Reads byte ranges of one remote blob.
+public protocol BlobRangeReader: Sendable {
+    /// Bytes `range` of the blob in one request, handed to `body` as they arrive.
+    func read(_ range: ClosedRange<Int>, _ body: ([UInt8]) async throws -> Void) async throws
 }
 
 extension BlobStorage {
+    public func servingSource(for hash: BlobHash, size: Int) throws -> BlobServingSource { .file(try localFile(for: hash)) }
+
+    public var isRemote: Bool { false }
+
     /// Copies the file at `source` in, hashing as it goes. Returns its hash and size; identical
     /// content already present is not written twice.
     public func put(fileAt source: URL) throws -> (hash: BlobHash, size: Int) {

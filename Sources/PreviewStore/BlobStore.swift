@@ -130,16 +130,9 @@ public struct BlobStore: BlobStorage {
         return purged
     }
 
-    /// `flock` on `reference.lock` in the store folder: across the processes of one host, and across
-    /// hosts where the shared filesystem honours it (NFSv4, CephFS).
+    /// `flock` on `reference.lock` in the store folder (``FileReferenceLock``).
     public func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
-        let descriptor = open(root.appendingPathComponent("reference.lock").path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }  // closing releases the lock
-        while flock(descriptor, exclusive ? LOCK_EX : LOCK_SH) != 0 {
-            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        }
-        return try body()
+        try FileReferenceLock(file: root.appendingPathComponent("reference.lock")).whileHeld(exclusive: exclusive, body)
     }
 
     /// Renames the staged file into place, then fsyncs the folders the rename touched. A blob already

@@ -15,9 +15,18 @@ struct StoreOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("""
         PostgreSQL for the index and the queue, shared by workers on many hosts: postgres://user:password@host:port/db \
-        (default: $DOCPREVIEW_DATABASE, else index.sqlite in the store folder). The store folder holds the blobs either way.
+        (default: $DOCPREVIEW_DATABASE, else index.sqlite in the store folder).
         """, valueName: "url"))
     var database: String?
+
+    @Option(help: ArgumentHelp("""
+        Where the blobs live: folder (objects/ in the store folder), or an S3 bucket,         s3://bucket/prefix?endpoint=https://host:port&region=…&style=path|virtual&ca=file.pem, shared by hosts that share         --database (default: $DOCPREVIEW_BLOBS, else folder). Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY,         else the profile AWS_PROFILE of AWS_SHARED_CREDENTIALS_FILE (default ~/.aws/credentials); never an option.
+        """, valueName: "url"))
+    var blobs: String?
+
+    @Option(help: ArgumentHelp("With S3 blobs: the local copies the renderers read, least recently used removed first beyond this size.",
+                               valueName: "size"))
+    var blobCacheSize = "2GB"
 
     @Option(help: ArgumentHelp("Read the PostgreSQL address from this file (its first line), so its password stays out of /proc/*/cmdline.",
                                valueName: "path"))
@@ -27,8 +36,15 @@ struct StoreOptions: ParsableArguments {
     func backend() throws -> StoreBackend {
         let location = Store.location(store)
         let database = StoreBackend.database(try databaseAddress())
+        guard let cacheBytes = Limits.parseByteCount(blobCacheSize) else { throw ValidationError("--blob-cache-size takes a size, e.g. 2GB.") }
+        let blobs: StoreBackend.Blobs
         do {
-            return try StoreBackend(root: location, database: database, logger: .cli)
+            blobs = try StoreBackend.Blobs(self.blobs ?? ProcessInfo.processInfo.environment["DOCPREVIEW_BLOBS"], cacheBytes: cacheBytes)
+        } catch {
+            throw ValidationError("--blobs: \(error)")
+        }
+        do {
+            return try StoreBackend(root: location, database: database, blobs: blobs, logger: .cli)
         } catch {
             if let fault = StoreFault(error) {
                 var failure = fault.previewError

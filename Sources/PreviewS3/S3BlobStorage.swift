@@ -1,0 +1,319 @@
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import PreviewStore
+
+/// Blobs in an S3-compatible object store (DESIGN §5, §11): `PREFIX/objects/sha256/ab/cd/abcd…`,
+/// blobs `gc` removed under `PREFIX/quarantine/sha256/` until their grace period is over; a
+/// derivative's object carries the metadata `x-amz-meta-role: derivative`.
+///
+/// Writes cannot tear and never overwrite: a put carries `x-amz-checksum-sha256` (the key is the
+/// SHA-256 already, so the store checks our bytes against it and refuses others) and
+/// `If-None-Match: *` (an object already there is kept, and a concurrent put of the same bytes is
+/// success). Files above ``multipartThreshold`` go up in parts, each with its own checksum. Uploads
+/// stream from the staged file, which then becomes the local copy.
+///
+/// The C libraries read local copies (``BlobCache``, `--blob-cache-size`); clients are sent
+/// objects by byte range straight from the store (``servingSource(for:size:)``). Many hosts share a
+/// bucket when they share the ``ReferenceLock`` too (PostgreSQL's, beside the index).
+public final class S3BlobStorage: BlobStorage {
+    let client: S3Client
+    let cache: BlobCache
+    private let lock: any ReferenceLock
+    private let logger: Logger
+    public let stagingFolder: URL
+    /// Files larger than this are uploaded in parts of this size.
+    public let multipartThreshold: Int
+
+    /// Blobs in `location`, signed with `credentials`; writes staged and copies cached under `localFolder`
+    /// (`tmp/`, `cache/`), the copies kept to `cacheBytes`.
+    public init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
+                multipartThreshold: Int = 64 << 20, logger: Logger) throws {
+        client = try S3Client(location: location, credentials: credentials, logger: logger)
+        stagingFolder = localFolder.appendingPathComponent("tmp")
+        for folder in [localFolder, stagingFolder] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        cache = try BlobCache(folder: localFolder.appendingPathComponent("cache"), capacity: cacheBytes)
+        self.lock = lock
+        self.multipartThreshold = max(5 << 20, multipartThreshold)
+        self.logger = logger
+    }
+
+    public var location: S3Location { client.location }
+    public var isRemote: Bool { true }
+
+    /// Reads served from the local copies, and reads that had to fetch one, since this storage was opened.
+    public var cacheCounts: (hits: Int, misses: Int) { (cache.hits.load(ordering: .relaxed), cache.misses.load(ordering: .relaxed)) }
+
+    /// Requests of `method` sent to the store since this storage was opened.
+    public func requests(_ method: String) -> Int { client.requests(method) }
+
+    /// Checks that the bucket answers to these credentials: a wrong secret or a missing bucket is
+    /// said at start, not at the first upload.
+    public func checkAccess() throws {
+        _ = try client.send(.GET, key: nil, query: [("list-type", "2"), ("max-keys", "1"), ("prefix", location.prefix)],
+                            operation: "listing the bucket \(location.bucket)")
+    }
+
+    func key(of hash: BlobHash) -> String {
+        "\(location.prefix)objects/sha256/\(hash.hex.prefix(2))/\(hash.hex.dropFirst(2).prefix(2))/\(hash.hex)"
+    }
+
+    func quarantineKey(of hash: BlobHash) -> String { "\(location.prefix)quarantine/sha256/\(hash.hex)" }
+
+    // MARK: Writes
+
+    public func publish(stagedFile: URL, as hash: BlobHash, role: BlobRole) throws {
+        var info = stat()
+        guard stat(stagedFile.path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let size = Int(info.st_size)
+        let created = size > multipartThreshold
+            ? try putInParts(stagedFile, size: size, as: hash, role: role)
+            : try put(stagedFile, size: size, as: hash, role: role)
+        if !created, role == .original, self.role(of: hash) == .derivative {
+            // Stored before as a derivative: the same bytes are now a document's, kept as an original.
+            try copy(from: key(of: hash), to: key(of: hash), metadata: [:], operation: "marking \(hash) an original")
+        }
+        try cache.adopt(stagedFile, as: hash)
+    }
+
+    /// One PUT that the store checks against `hash` and refuses over an existing object. Returns
+    /// false when the object was there already.
+    private func put(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole) throws -> Bool {
+        var headers = ["if-none-match": "*", "x-amz-checksum-sha256": Data(hash.bytes).base64EncodedString(),
+                       "content-type": "application/octet-stream"]
+        if role == .derivative { headers["x-amz-meta-role"] = role.rawValue }
+        let answer = try client.send(.PUT, key: key(of: hash), headers: headers,
+                                     body: .file(path: file.path, offset: 0, length: size, sha256: hash.hex),
+                                     accepting: [200, 409, 412], operation: "storing blob \(hash)")
+        // 409: a put of the same key is in flight elsewhere; when it is not there after all, ours goes again.
+        if answer.status == 409, try !exists(key(of: hash)) { return try put(file, size: size, as: hash, role: role) }
+        return answer.status == 200
+    }
+
+    /// A multipart upload in parts of `multipartThreshold` bytes, each checked by its SHA-256;
+    /// abandoned (its parts deleted) on any failure.
+    private func putInParts(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole) throws -> Bool {
+        let key = key(of: hash)
+        if try exists(key) { return false }
+        var headers = ["x-amz-checksum-algorithm": "SHA256", "content-type": "application/octet-stream"]
+        if role == .derivative { headers["x-amz-meta-role"] = role.rawValue }
+        let started = try client.send(.POST, key: key, query: [("uploads", "")], headers: headers, operation: "starting an upload of \(hash)")
+        guard let upload = XMLText(started.body).first("UploadId") else {
+            throw S3Error.refused(status: started.status, code: "NoUploadId", message: "", operation: "starting an upload of \(hash)")
+        }
+        do {
+            var parts: [(number: Int, etag: String, checksum: String)] = []
+            var offset = 0
+            while offset < size {
+                let length = min(multipartThreshold, size - offset)
+                let digest = try Self.sha256(of: file, offset: offset, length: length)
+                let checksum = Data(digest).base64EncodedString()
+                let number = parts.count + 1
+                let answer = try client.send(.PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", upload)],
+                                             headers: ["x-amz-checksum-sha256": checksum],
+                                             body: .file(path: file.path, offset: offset, length: length, sha256: digest.hex),
+                                             operation: "storing part \(number) of \(hash)")
+                parts.append((number, answer.headers.first(name: "etag") ?? "", checksum))
+                offset += length
+            }
+            let list = parts.map {
+                "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escape($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>"
+            }.joined()
+            let done = try client.send(.POST, key: key, query: [("uploadId", upload)],
+                                       body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
+                                       operation: "completing the upload of \(hash)")
+            // A completion can fail after its 200 has gone out: the error is then in the body.
+            if let code = XMLText(done.body).first("Code") {
+                throw S3Error.refused(status: done.status, code: code, message: XMLText(done.body).first("Message") ?? "",
+                                      operation: "completing the upload of \(hash)")
+            }
+            return true
+        } catch {
+            _ = try? client.send(.DELETE, key: key, query: [("uploadId", upload)], accepting: [200, 204, 404],
+                                 operation: "abandoning the upload of \(hash)")
+            throw error
+        }
+    }
+
+    private static func sha256(of file: URL, offset: Int, length: Int) throws -> [UInt8] {
+        let source = try SourceFile(file, followLinks: false)
+        var hasher = SHA256()
+        var position = offset
+        while position < offset + length {
+            let chunk = source.read(at: position, count: min(FileChunks.chunkSize, offset + length - position))
+            guard !chunk.isEmpty else { throw POSIXError(.EIO) }
+            hasher.update(data: chunk)
+            position += chunk.count
+        }
+        return Array(hasher.finalize())
+    }
+
+    /// A server-side copy; `metadata` nil keeps the source's, else replaces it.
+    private func copy(from source: String, to destination: String, metadata: [String: String]?, operation: String) throws {
+        var headers = ["x-amz-copy-source": "/\(location.bucket)/\(SigV4Signer.encode(source, keepingSlashes: true))"]
+        headers["x-amz-metadata-directive"] = metadata == nil ? "COPY" : "REPLACE"
+        for (name, value) in metadata ?? [:] { headers["x-amz-meta-\(name)"] = value }
+        let answer = try client.send(.PUT, key: destination, headers: headers, operation: operation)
+        if let code = XMLText(answer.body).first("Code") {
+            throw S3Error.refused(status: answer.status, code: code, message: XMLText(answer.body).first("Message") ?? "", operation: operation)
+        }
+    }
+
+    // MARK: Reads
+
+    private func exists(_ key: String) throws -> Bool {
+        try client.send(.HEAD, key: key, accepting: [200, 404], operation: "looking for \(key)").status == 200
+    }
+
+    public func contains(_ hash: BlobHash) -> Bool {
+        if cache.cached(hash) != nil { return true }
+        do {
+            return try exists(key(of: hash))
+        } catch {
+            logger.warning("the object store did not say whether a blob is there", metadata: ["preview.sha256": "\(hash)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    /// From the object's metadata; an original when it cannot be told (which errs on the side of keeping).
+    public func role(of hash: BlobHash) -> BlobRole {
+        guard let head = try? client.send(.HEAD, key: key(of: hash), operation: "reading the role of \(hash)"),
+              head.headers.first(name: "x-amz-meta-role") == BlobRole.derivative.rawValue else { return .original }
+        return .derivative
+    }
+
+    public func localFile(for hash: BlobHash) throws -> URL {
+        try cache.file(for: hash) { destination in
+            _ = try client.download(key: key(of: hash), to: destination.path, operation: "reading blob \(hash)")
+        }
+    }
+
+    public func read(_ hash: BlobHash) throws -> [UInt8] {
+        Array(try Data(contentsOf: try localFile(for: hash)))
+    }
+
+    /// Downloads the object (not into the cache) and hashes it.
+    public func verify(_ hash: BlobHash) throws -> Bool {
+        let temporary = stagingFolder.appendingPathComponent("verify-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        _ = try client.download(key: key(of: hash), to: temporary.path, operation: "verifying blob \(hash)")
+        var hasher = SHA256()
+        try FileChunks.read(temporary) { chunk in hasher.update(bufferPointer: chunk) }
+        guard BlobHash(hasher.finalize()) == hash else {
+            cache.forget(hash)
+            return false
+        }
+        return true
+    }
+
+    public func servingSource(for hash: BlobHash, size: Int) throws -> BlobServingSource {
+        if let file = cache.cached(hash) { return .file(file) }
+        return .remote(ObjectRangeReader(client: client, key: key(of: hash)))
+    }
+
+    // MARK: Listing and removal
+
+    public func allBlobs() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+        try list(prefix: "\(location.prefix)objects/sha256/")
+    }
+
+    public func leftoverTemporaries() throws -> [(url: URL, modified: Date)] {
+        try FileManager.default.contentsOfDirectory(at: stagingFolder, includingPropertiesForKeys: [.contentModificationDateKey])
+            .map { ($0, (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) }
+    }
+
+    public func remove(_ hash: BlobHash) throws {
+        cache.forget(hash)
+        try delete([key(of: hash)])
+    }
+
+    /// Copied under `quarantine/` (the copy's time starts its grace period), then deleted.
+    public func quarantine(_ hash: BlobHash) throws {
+        cache.forget(hash)
+        try copy(from: key(of: hash), to: quarantineKey(of: hash), metadata: nil, operation: "quarantining blob \(hash)")
+        try delete([key(of: hash)])
+    }
+
+    public func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+        try list(prefix: "\(location.prefix)quarantine/sha256/")
+    }
+
+    public func unquarantine(_ hash: BlobHash) throws {
+        if try !exists(key(of: hash)) {
+            try copy(from: quarantineKey(of: hash), to: key(of: hash), metadata: nil, operation: "taking blob \(hash) back from the quarantine")
+        }
+        try delete([quarantineKey(of: hash)])
+    }
+
+    public func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int) {
+        let expired = try quarantined().filter { $0.modified < cutoff }
+        try delete(expired.map { quarantineKey(of: $0.hash) })
+        return (expired.count, expired.reduce(0) { $0 + $1.size })
+    }
+
+    public func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
+        try lock.whileHeld(exclusive: exclusive, body)
+    }
+
+    /// Every object under `prefix` named by a hash, a page of up to 1,000 at a time.
+    private func list(prefix: String) throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+        var found: [(BlobHash, Int, Date)] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix)]
+            if let token { query.append(("continuation-token", token)) }
+            let page = XMLText(try client.send(.GET, key: nil, query: query, operation: "listing \(prefix)").body)
+            for object in page.all("Contents") {
+                let item = XMLText(object)
+                guard let key = item.first("Key"), let hash = BlobHash(hex: String(key.split(separator: "/").last ?? "")) else { continue }
+                found.append((hash, Int(item.first("Size") ?? "") ?? 0, item.first("LastModified").flatMap(Self.date) ?? .distantPast))
+            }
+            token = page.first("IsTruncated") == "true" ? page.first("NextContinuationToken") : nil
+        } while token != nil
+        return found
+    }
+
+    /// Deletes `keys`, up to 1,000 in one request; a key that is not there counts as deleted.
+    private func delete(_ keys: [String]) throws {
+        for batch in stride(from: 0, to: keys.count, by: 1000).map({ keys[$0..<min($0 + 1000, keys.count)] }) {
+            if batch.count == 1 {
+                _ = try client.send(.DELETE, key: batch.first!, accepting: [200, 204, 404], operation: "deleting \(batch.first!)")
+                continue
+            }
+            let body = Array(("<Delete><Quiet>true</Quiet>" + batch.map { "<Object><Key>\(XMLText.escape($0))</Key></Object>" }.joined()
+                + "</Delete>").utf8)
+            let answer = try client.send(.POST, key: nil, query: [("delete", "")],
+                                         headers: ["content-md5": Data(Insecure.MD5.hash(data: body)).base64EncodedString()],
+                                         body: .bytes(body), operation: "deleting \(batch.count) objects")
+            let failures = XMLText(answer.body).all("Error").map(XMLText.init).filter { $0.first("Code") != "NoSuchKey" }
+            if let failure = failures.first {
+                throw S3Error.refused(status: answer.status, code: failure.first("Code") ?? "Error",
+                                      message: "\(failures.count) of \(batch.count) objects were not deleted, first \(failure.first("Key") ?? "?")",
+                                      operation: "deleting objects")
+            }
+        }
+    }
+
+    private static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}
+
+/// Byte ranges of one object, each one GET.
+struct ObjectRangeReader: BlobRangeReader {
+    let client: S3Client
+    let key: String
+
+    func read(_ range: ClosedRange<Int>, _ body: ([UInt8]) async throws -> Void) async throws {
+        for try await buffer in try await client.stream(key: key, range: range) {
+            try await body(Array(buffer.readableBytesView))
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import Metrics
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+
+/// Signed requests to one bucket, with a blocking interface for the store's synchronous protocol:
+/// a call waits on its own thread (an offload lane, never Swift's cooperative pool) while the
+/// request runs on NIO's event loops. Uploads stream from a file, read on the calling thread one
+/// chunk at a time as the connection takes them; downloads stream into a file. No call is retried
+/// here: a refusal is reported as it is, an outage as ``StoreFault/unavailable`` (the callers back off).
+final class S3Client: Sendable {
+    let location: S3Location
+    let signer: SigV4Signer
+    private let http: HTTPClient
+    private let logger: Logger
+    /// Requests made, by method: what tests count.
+    private let made = Mutex<[String: Int]>([:])
+    static let chunkBytes = 1 << 20
+
+    init(location: S3Location, credentials: S3Credentials, logger: Logger) throws {
+        self.location = location
+        signer = SigV4Signer(credentials: credentials, region: location.region)
+        self.logger = logger
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let file = location.trustedCertificates {
+            do {
+                tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(file))]
+            } catch {
+                throw S3Error.configuration("The certificates in \(file) cannot be read: \(error)")
+            }
+        }
+        http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(5), read: .seconds(60)), decompression: .disabled))
+    }
+
+    deinit { http.shutdown().whenComplete { _ in } }
+
+    /// How many requests of `method` this client made.
+    func requests(_ method: String) -> Int { made.withLock { $0[method, default: 0] } }
+
+    /// A request's body: none, bytes in memory, or `length` bytes of the file at `path` from
+    /// `offset` whose SHA-256 is `sha256` (they are signed).
+    enum Body {
+        case empty
+        case bytes([UInt8])
+        case file(path: String, offset: Int, length: Int, sha256: String)
+    }
+
+    struct Response {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: [UInt8]
+    }
+
+    /// Sends one signed request for `key` (nil: the bucket) and waits for the whole answer (kept in
+    /// memory: only small ones are asked this way). A status outside `accepting` throws
+    /// ``S3Error/refused(status:code:message:operation:)`` with the server's error code.
+    func send(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)] = [], headers extra: [String: String] = [:],
+              body: Body = .empty, accepting: Set<Int> = [200], operation: String) throws -> Response {
+        let payloadHash: String
+        switch body {
+        case .empty: payloadHash = SigV4Signer.emptyPayloadHash
+        case let .bytes(bytes): payloadHash = SHA256.hash(data: bytes).hex
+        case let .file(_, _, _, sha256): payloadHash = sha256
+        }
+        var request = try signedRequest(method, key: key, query: query, headers: extra, payloadHash: payloadHash)
+        // A file body is read on this thread, a chunk at a time, as the connection takes them.
+        var upload: (writer: EventLoopPromise<HTTPClient.Body.StreamWriter>, sent: EventLoopPromise<Void>)?
+        switch body {
+        case .empty: break
+        case let .bytes(bytes): request.body = .bytes(bytes)
+        case let .file(_, _, length, _):
+            let loop = HTTPClient.defaultEventLoopGroup.any()
+            let promises = (writer: loop.makePromise(of: HTTPClient.Body.StreamWriter.self), sent: loop.makePromise(of: Void.self))
+            upload = promises
+            request.body = .stream(contentLength: Int64(length)) { writer in
+                promises.writer.succeed(writer)
+                return promises.sent.futureResult
+            }
+        }
+        let answer = http.execute(request: request, deadline: .now() + .minutes(10), logger: logger)
+        if let upload, case let .file(path, offset, length, _) = body {
+            // An answer before the body was asked for (a refusal) ends the wait for a writer.
+            answer.whenComplete { _ in upload.writer.fail(CancellationError()) }
+            if let writer = try? upload.writer.futureResult.wait() {
+                do {
+                    try Self.stream(path: path, offset: offset, length: length, to: writer)
+                    upload.sent.succeed(())
+                } catch {
+                    upload.sent.fail(error)
+                }
+            } else {
+                upload.sent.succeed(())
+            }
+        }
+        let response: HTTPClient.Response
+        do {
+            response = try answer.wait()
+        } catch {
+            count(method, status: nil)
+            throw S3Error.unreachable("The object store at \(location.endpoint.absoluteString) cannot be reached (\(operation)): \(error)")
+        }
+        count(method, status: Int(response.status.code))
+        let bytes = response.body.map { Array($0.readableBytesView) } ?? []
+        let status = Int(response.status.code)
+        guard accepting.contains(status) else { throw Self.refusal(status: status, body: bytes, operation: operation) }
+        return Response(status: status, headers: response.headers, body: bytes)
+    }
+
+    /// Writes the body of a GET of `key` (bytes `range`, or all) into the file at `path`, created
+    /// owner-only; returns the status and headers. A refusal leaves no file.
+    func download(key: String, to path: String, range: ClosedRange<Int>? = nil, operation: String) throws -> (status: Int, headers: HTTPHeaders) {
+        var extra: [String: String] = [:]
+        if let range { extra["range"] = "bytes=\(range.lowerBound)-\(range.upperBound)" }
+        let request = try signedRequest(.GET, key: key, headers: extra, payloadHash: SigV4Signer.emptyPayloadHash)
+        let head = Mutex<HTTPResponseHead?>(nil)
+        let delegate = try FileDownloadDelegate(path: path, reportHead: { _, received in head.withLock { $0 = received } })
+        do {
+            _ = try http.execute(request: request, delegate: delegate, deadline: .now() + .minutes(30), logger: logger).wait()
+        } catch {
+            count("GET", status: nil)
+            try? FileManager.default.removeItem(atPath: path)
+            throw S3Error.unreachable("The object store at \(location.endpoint.absoluteString) cannot be reached (\(operation)): \(error)")
+        }
+        guard let received = head.withLock({ $0 }) else {
+            try? FileManager.default.removeItem(atPath: path)
+            throw S3Error.unreachable("The object store gave no answer (\(operation)).")
+        }
+        let status = Int(received.status.code)
+        count("GET", status: status)
+        guard status == 200 || status == 206 else {
+            let body = (try? Data(contentsOf: URL(fileURLWithPath: path))).map { Array($0) } ?? []
+            try? FileManager.default.removeItem(atPath: path)
+            throw Self.refusal(status: status, body: body, operation: operation)
+        }
+        return (status, received.headers)
+    }
+
+    /// A GET of bytes `range` of `key` whose body arrives as the caller reads it: one request,
+    /// however the caller paces it.
+    func stream(key: String, range: ClosedRange<Int>) async throws -> HTTPClientResponse.Body {
+        let signed = try signedRequest(.GET, key: key, headers: ["range": "bytes=\(range.lowerBound)-\(range.upperBound)"],
+                                       payloadHash: SigV4Signer.emptyPayloadHash)
+        var request = HTTPClientRequest(url: signed.url.absoluteString)
+        request.method = .GET
+        request.headers = signed.headers
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(request, timeout: .seconds(60), logger: logger)
+        } catch {
+            count("GET", status: nil)
+            throw S3Error.unreachable("The object store at \(location.endpoint.absoluteString) cannot be reached (read): \(error)")
+        }
+        count("GET", status: Int(response.status.code))
+        guard response.status.code == 206 || response.status.code == 200 else {
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            throw Self.refusal(status: Int(response.status.code), body: Array(body.readableBytesView), operation: "a ranged read of \(key)")
+        }
+        return response.body
+    }
+
+    private func signedRequest(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)] = [], headers extra: [String: String],
+                               payloadHash: String) throws -> HTTPClient.Request {
+        let (host, path, url) = location.address(of: key)
+        var signing = SigV4Signer.Request(method: method.rawValue, path: path, query: query, headers: ["host": host], payloadHash: payloadHash)
+        for (name, value) in extra { signing.headers[name.lowercased()] = value }
+        var headers = HTTPHeaders()
+        for (name, value) in signing.headers { headers.add(name: name, value: value) }
+        for (name, value) in signer.signedHeaders(for: signing, at: Date()) { headers.add(name: name, value: value) }
+        let queryText = query.isEmpty ? "" : "?" + query.map { "\(SigV4Signer.encode($0.name))=\(SigV4Signer.encode($0.value))" }.joined(separator: "&")
+        return try HTTPClient.Request(url: url + queryText, method: method, headers: headers)
+    }
+
+    /// Sends `length` bytes of the file at `path` from `offset` through `writer`, a chunk at a time,
+    /// each only once the one before was taken.
+    private static func stream(path: String, offset: Int, length: Int, to writer: HTTPClient.Body.StreamWriter) throws {
+        let file = open(path, O_RDONLY | O_CLOEXEC)
+        guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(file) }
+        var sent = 0
+        while sent < length {
+            var buffer = ByteBufferAllocator().buffer(capacity: min(chunkBytes, length - sent))
+            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: min(chunkBytes, length - sent)) { space in
+                max(0, pread(file, space.baseAddress, min(space.count, length - sent), off_t(offset + sent)))
+            }
+            guard count > 0 else { throw POSIXError(.EIO) }
+            sent += count
+            try writer.write(.byteBuffer(buffer)).wait()
+        }
+    }
+
+    private func count(_ method: HTTPMethod, status: Int?) { count(method.rawValue, status: status) }
+
+    private func count(_ method: String, status: Int?) {
+        made.withLock { $0[method, default: 0] += 1 }
+        Counter(label: "docpreview_s3_requests_total", dimensions: [("method", method), ("status", status.map(String.init) ?? "error")]).increment()
+    }
+
+    /// The S3 error in `body` (`<Error><Code>…</Code><Message>…</Message>`), or one named after `status`.
+    static func refusal(status: Int, body: [UInt8], operation: String) -> S3Error {
+        let text = String(decoding: body, as: UTF8.self)
+        func element(_ name: String) -> String? {
+            guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else {
+                return nil
+            }
+            return String(text[start.upperBound..<end.lowerBound])
+        }
+        let fallback = [403: "AccessDenied", 404: "NotFound", 412: "PreconditionFailed", 503: "ServiceUnavailable"][status] ?? "HTTP\(status)"
+        return .refused(status: status, code: element("Code") ?? fallback, message: element("Message") ?? "", operation: operation)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import PreviewStore
+
+/// What went wrong talking to the object store. The server being down, overloaded or failing
+/// (connection errors, 5xx) is a ``StoreFault/unavailable``: clients get 503 with `Retry-After`
+/// and workers back off. Refusals (wrong credentials, no bucket, a bad checksum) are not faults of
+/// the moment: they are reported as they are and never retried.
+public enum S3Error: StoreFaultReporting, CustomStringConvertible {
+    /// A wrong `s3://` address or missing credentials.
+    case configuration(String)
+    /// The endpoint cannot be reached, or the connection broke.
+    case unreachable(String)
+    /// The server answered `status` with S3 error `code` (`SignatureDoesNotMatch`, `BadDigest`, …).
+    case refused(status: Int, code: String, message: String, operation: String)
+    /// An object's bytes do not hash to its name.
+    case damaged(String)
+
+    public var fault: StoreFault? {
+        switch self {
+        case .unreachable: .unavailable
+        case let .refused(status, code, _, _): status >= 500 || code == "SlowDown" ? .unavailable : nil
+        case .configuration, .damaged: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .configuration(message), let .unreachable(message), let .damaged(message): message
+        case let .refused(status, code, message, operation):
+            "The object store refused \(operation): \(status) \(code)\(message.isEmpty ? "" : ": \(message)")"
+                + (code == "SignatureDoesNotMatch" || code == "InvalidAccessKeyId"
+                    ? " (check the access key and secret in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the credentials file)" : "")
+        }
+    }
+
+    /// The `code` of a refusal, if it is one.
+    public var code: String? {
+        if case let .refused(_, code, _, _) = self { return code }
+        return nil
+    }
+}

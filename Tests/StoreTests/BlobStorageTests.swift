@@ -1,0 +1,298 @@
+import Crypto
+import Foundation
+import Logging
+import PreviewBackendTestSupport
+import PreviewCore
+import PreviewDocuments
+import PreviewPipeline
+@testable import PreviewS3
+import PreviewStore
+import PreviewTestSupport
+import Synchronization
+import Testing
+
+/// The examples AWS publishes for Signature Version 4 with S3 ("Signature Calculations for the
+/// Authorization Header"): their key, their requests of 24 May 2013, the signatures AWS computed.
+@Suite struct SigV4SignerTests {
+    static let signer = SigV4Signer(credentials: S3Credentials(accessKey: "AKIAIOSFODNN7EXAMPLE",
+                                                               secretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), region: "us-east-1")
+    static let date = Date(timeIntervalSince1970: 1_369_353_600)
+
+    static func headers(_ extra: [String: String] = [:], payload: String = SigV4Signer.emptyPayloadHash) -> [String: String] {
+        ["host": "examplebucket.s3.amazonaws.com", "x-amz-date": "20130524T000000Z", "x-amz-content-sha256": payload].merging(extra) { $1 }
+    }
+
+    @Test func getObjectWithARange() {
+        let request = SigV4Signer.Request(method: "GET", path: "/test.txt", headers: Self.headers(["range": "bytes=0-9"]),
+                                          payloadHash: SigV4Signer.emptyPayloadHash)
+        #expect(Self.signer.signature(for: request, at: Self.date) == "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+        #expect(Self.signer.authorization(for: request, at: Self.date) == """
+            AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, \
+            SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, \
+            Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41
+            """)
+    }
+
+    @Test func putObjectUnderAKeyThatNeedsEncoding() {
+        let body = SHA256.hash(data: Data("Welcome to Amazon S3.".utf8)).hex
+        #expect(body == "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072")
+        let path = SigV4Signer.encode("/test$file.text", keepingSlashes: true)
+        #expect(path == "/test%24file.text")
+        let request = SigV4Signer.Request(method: "PUT", path: path, headers: Self.headers(
+            ["date": "Fri, 24 May 2013 00:00:00 GMT", "x-amz-storage-class": "REDUCED_REDUNDANCY"], payload: body), payloadHash: body)
+        #expect(Self.signer.signature(for: request, at: Self.date) == "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd")
+    }
+
+    @Test func bucketQueriesAreSortedAndEncoded() {
+        let lifecycle = SigV4Signer.Request(method: "GET", path: "/", query: [("lifecycle", "")], headers: Self.headers(),
+                                            payloadHash: SigV4Signer.emptyPayloadHash)
+        #expect(Self.signer.signature(for: lifecycle, at: Self.date) == "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543")
+        // Given out of order: the canonical query sorts them.
+        let list = SigV4Signer.Request(method: "GET", path: "/", query: [("prefix", "J"), ("max-keys", "2")], headers: Self.headers(),
+                                       payloadHash: SigV4Signer.emptyPayloadHash)
+        #expect(Self.signer.signature(for: list, at: Self.date) == "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7")
+    }
+
+    @Test func signingAddsTheDateAndPayloadHeaders() {
+        let request = SigV4Signer.Request(method: "GET", path: "/test.txt", headers: ["host": "examplebucket.s3.amazonaws.com", "range": "bytes=0-9"],
+                                          payloadHash: SigV4Signer.emptyPayloadHash)
+        let added = Self.signer.signedHeaders(for: request, at: Self.date)
+        #expect(added["x-amz-date"] == "20130524T000000Z")
+        #expect(added["x-amz-content-sha256"] == SigV4Signer.emptyPayloadHash)
+        #expect(added["authorization"]?.hasSuffix("Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41") == true)
+        #expect(SigV4Signer.timestamp(Date(timeIntervalSince1970: 1_709_251_199)) == "20240229T235959Z", "a leap day")
+    }
+
+    @Test func addressesAndCredentials() throws {
+        let aws = try S3Location("s3://media/docpreview")
+        #expect(aws.endpoint.absoluteString == "https://s3.us-east-1.amazonaws.com" && aws.addressing == .virtual && aws.prefix == "docpreview/")
+        #expect(aws.address(of: "docpreview/a b").url == "https://media.s3.us-east-1.amazonaws.com/docpreview/a%20b")
+        let seaweed = try S3Location("s3://media/?endpoint=http://127.0.0.1:18333&region=eu-west-1")
+        #expect(seaweed.addressing == .path && seaweed.prefix == "" && seaweed.region == "eu-west-1")
+        #expect(seaweed.address(of: "k").url == "http://127.0.0.1:18333/media/k" && seaweed.address(of: "k").host == "127.0.0.1:18333")
+        #expect(throws: S3Error.self) { try S3Location("s3://media/?secret=x") }
+        #expect(throws: S3Error.self) { try S3Location("https://media/") }
+
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try folder.file("credentials", Array("[default]\naws_access_key_id = A\naws_secret_access_key = B\n[other]\naws_access_key_id = C\naws_secret_access_key = D\n".utf8))
+        #expect(try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file.path, "AWS_PROFILE": "other"]) == S3Credentials(accessKey: "C", secretKey: "D"))
+        #expect(try S3Credentials.fromEnvironment(["AWS_ACCESS_KEY_ID": "E", "AWS_SECRET_ACCESS_KEY": "F", "AWS_SHARED_CREDENTIALS_FILE": file.path])
+            == S3Credentials(accessKey: "E", secretKey: "F"))
+        #expect(throws: S3Error.self) { try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": folder.url.appendingPathComponent("none").path]) }
+        #expect(XMLText.unescape("&#34;abc&#34; &amp; &#x27;") == "\"abc\" & '")
+    }
+}
+
+/// What every blob driver does alike: the folder and the object store.
+@Suite struct BlobStorageContractTests {
+    static func open(_ blobs: TestBlobs, _ folder: TemporaryFolder) throws -> Store {
+        try TestBackend.sqlite.open(root: folder.url.appendingPathComponent("store"), blobs: blobs).store
+    }
+
+    @Test(arguments: TestBlobs.available) func storesReadsAndDeduplicates(blobs: TestBlobs) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Self.open(blobs, folder)
+        let bytes = Array(try Data(contentsOf: Fixtures.sample("image.webp")))
+        let first = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+        let second = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+        #expect(first.hash == second.hash && first.hash == BlobHash.of(bytes) && first.size == bytes.count)
+        #expect(store.blobs.contains(first.hash))
+        #expect(!store.blobs.contains(BlobHash.of([1, 2, 3])))
+        #expect(try store.blobs.read(first.hash) == bytes)
+        #expect(try Array(Data(contentsOf: store.blobs.localFile(for: first.hash))) == bytes)
+        #expect(try store.blobs.verify(first.hash))
+        let listed = try store.blobs.allBlobs()
+        #expect(listed.map(\.hash) == [first.hash] && listed.first?.size == bytes.count)
+        #expect(abs(listed.first!.modified.timeIntervalSinceNow) < 120, "the time it was stored")
+        #expect(try store.blobs.leftoverTemporaries().isEmpty)
+    }
+
+    @Test(arguments: TestBlobs.available) func anOriginalOverADerivativeMakesItAnOriginal(blobs: TestBlobs) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Self.open(blobs, folder)
+        let hash = try store.blobs.put(bytes: Array("a preview, for now".utf8), as: .derivative)
+        #expect(store.blobs.role(of: hash) == .derivative)
+        #expect(try store.blobs.put(bytes: Array("a preview, for now".utf8), as: .derivative) == hash)
+        #expect(store.blobs.role(of: hash) == .derivative)
+        #expect(try store.blobs.put(bytes: Array("a preview, for now".utf8), as: .original) == hash)
+        #expect(store.blobs.role(of: hash) == .original)
+        #expect(try store.blobs.allBlobs().count == 1)
+    }
+
+    @Test(arguments: TestBlobs.available) func theQuarantineKeepsWhatGCTookForItsGrace(blobs: TestBlobs) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Self.open(blobs, folder)
+        let kept = try store.blobs.put(bytes: Array("kept".utf8), as: .original)
+        let hash = try store.blobs.put(bytes: Array("taken away".utf8), as: .derivative)
+        try store.blobs.quarantine(hash)
+        #expect(!store.blobs.contains(hash) && store.blobs.contains(kept))
+        #expect(try store.blobs.quarantined().map(\.hash) == [hash])
+        try store.blobs.unquarantine(hash)
+        #expect(store.blobs.contains(hash) && store.blobs.role(of: hash) == .derivative)
+        #expect(try store.blobs.quarantined().isEmpty)
+        try store.blobs.quarantine(hash)
+        #expect(try store.blobs.purgeQuarantine(before: Date().addingTimeInterval(-3600)) == (0, 0), "still in its grace period")
+        let purged = try store.blobs.purgeQuarantine(before: Date().addingTimeInterval(60))
+        #expect(purged.blobs == 1 && purged.bytes == 10)
+        #expect(try store.blobs.quarantined().isEmpty && !store.blobs.contains(hash))
+        try store.blobs.remove(kept)
+        #expect(try store.blobs.allBlobs().isEmpty)
+    }
+
+    @Test(arguments: TestBlobs.available) func documentsLiveAndAreCollected(blobs: TestBlobs) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try Self.open(blobs, folder)
+        let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
+        let outcome = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "letter", filename: "letter.pdf"))
+        #expect(outcome.status == .ok, "\(outcome.error?.message ?? "")")
+        let page = try pipeline.preview(source: #require(outcome.sha256), kind: .pdf, request: RenderRequest(page: 3, width: 300))
+        #expect(!page.cached)
+        #expect(try store.verify().isClean)
+        let orphan = try store.blobs.put(bytes: Array("nobody refers to me".utf8), as: .derivative)
+        let collected = try store.collectGarbage(grace: 0, dryRun: false, logger: Logger(label: "test"))
+        #expect(collected.blobs == 1 && collected.bytes == 19)
+        #expect(!store.blobs.contains(orphan))
+        #expect(try store.verify().isClean)
+    }
+}
+
+/// What only the object store does: checksums the server checks, conditional writes, parts,
+/// ranges, the local copies.
+@Suite(.enabled(if: TestBlobs.available.contains(.s3)))
+struct S3BlobStorageTests {
+    /// A storage over a prefix of the test bucket, as one host sees it (its own local folder).
+    static func host(_ prefix: String, _ folder: TemporaryFolder, name: String, secret: String? = nil,
+                     threshold: Int = 64 << 20, cacheBytes: Int = 1 << 30) throws -> S3BlobStorage {
+        var credentials = try S3Credentials.fromEnvironment()
+        if let secret { credentials.secretKey = secret }
+        let local = folder.url.appendingPathComponent(name)
+        return try S3BlobStorage(location: S3Location(TestBlobs.address(prefix: prefix)), credentials: credentials, localFolder: local,
+                                 cacheBytes: cacheBytes, lock: FileReferenceLock(file: folder.url.appendingPathComponent("reference.lock")),
+                                 multipartThreshold: threshold, logger: Logger(label: "test"))
+    }
+
+    static func prefix() -> String { "test-\(UUID().uuidString.lowercased())" }
+
+    @Test func aWrongSecretIsSaidOnceAndClearly() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let storage = try Self.host(Self.prefix(), folder, name: "a", secret: "not-the-secret")
+        let error = try #require(throws: S3Error.self) { try storage.checkAccess() }
+        #expect(error.code == "SignatureDoesNotMatch")
+        #expect(error.fault == nil, "not an outage to wait out")
+        #expect("\(error)".contains("AWS_SECRET_ACCESS_KEY"))
+        #expect(storage.requests("GET") == 1, "never retried")
+        #expect(throws: S3Error.self) { try storage.put(bytes: Array("x".utf8), as: .original) }
+        #expect(storage.requests("PUT") == 1)
+    }
+
+    @Test func bytesThatDoNotMatchTheirChecksumAreRefused() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let storage = try Self.host(Self.prefix(), folder, name: "a")
+        let file = try folder.file("upload", Array("the bytes we send".utf8))
+        let claimed = BlobHash.of(Array("the bytes we meant".utf8))
+        // The key and checksum say one thing, the body another: the server must refuse it.
+        let error = try #require(throws: S3Error.self) { try storage.publish(stagedFile: file, as: claimed, role: .original) }
+        #expect(error.code == "BadDigest", "\(error)")
+        #expect(!storage.contains(claimed))
+        #expect(try storage.allBlobs().isEmpty)
+    }
+
+    @Test func twoHostsPuttingTheSameBlobAtOnceBothSucceedWithOneObject() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let prefix = Self.prefix()
+        let hosts = [try Self.host(prefix, folder, name: "a"), try Self.host(prefix, folder, name: "b")]
+        let rounds = 20
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: rounds * 2) { index in
+            let bytes = Array(String(repeating: "blob \(index / 2) ", count: 5000).utf8)
+            do {
+                _ = try hosts[index % 2].put(bytes: bytes, as: .original)
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let listed = try hosts[0].allBlobs()
+        #expect(listed.count == rounds)
+        for blob in listed { #expect(try hosts[1].verify(blob.hash)) }
+    }
+
+    @Test func largeBlobsGoUpInCheckedParts() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let prefix = Self.prefix()
+        let writer = try Self.host(prefix, folder, name: "a", threshold: 5 << 20)
+        let bytes = Array(try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: 12 << 20))
+        let hash = try writer.put(bytes: bytes, as: .original)
+        #expect(writer.requests("POST") == 2, "one upload started and completed")
+        #expect(writer.requests("PUT") == 3, "three parts")
+        let reader = try Self.host(prefix, folder, name: "b")
+        #expect(try reader.allBlobs().first?.size == bytes.count)
+        #expect(try reader.read(hash) == bytes)
+        #expect(try reader.verify(hash))
+        #expect(try writer.put(bytes: bytes, as: .original) == hash)
+        #expect(writer.requests("POST") == 2, "stored already: no second upload")
+    }
+
+    @Test func aRangeIsOneRangedGet() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let prefix = Self.prefix()
+        let bytes = Array(try Data(contentsOf: Fixtures.sample("video-h264.mp4")))
+        let hash = try Self.host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
+        let server = try Self.host(prefix, folder, name: "b")
+        guard case let .remote(reader) = try server.servingSource(for: hash, size: bytes.count) else {
+            Issue.record("a blob with no local copy is read from the store")
+            return
+        }
+        var received: [UInt8] = []
+        try await reader.read(100_000...199_999) { received += $0 }
+        #expect(received == Array(bytes[100_000...199_999]))
+        #expect(server.requests("GET") == 1 && server.requests("HEAD") == 0)
+        #expect(server.cacheCounts == (0, 0), "nothing downloaded whole")
+    }
+
+    @Test func concurrentReadersShareOneDownloadAndTheCopyIsChecked() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let prefix = Self.prefix()
+        let bytes = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))
+        let hash = try Self.host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
+        let reader = try Self.host(prefix, folder, name: "b")
+        let paths = Mutex<Set<String>>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            if let url = try? reader.localFile(for: hash) { paths.withLock { _ = $0.insert(url.path) } }
+        }
+        #expect(paths.withLock { $0.count } == 1)
+        #expect(reader.requests("GET") == 1 && reader.cacheCounts == (7, 1))
+        // A copy whose bytes are not the blob's is never used.
+        let other = BlobHash.of(Array("other".utf8))
+        #expect(throws: S3Error.self) { try reader.cache.file(for: other) { try Data("not other".utf8).write(to: $0) } }
+        #expect(reader.cache.cached(other) == nil)
+    }
+
+    @Test func theCacheForgetsTheLeastRecentlyUsedFirst() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let cache = try BlobCache(folder: folder.url.appendingPathComponent("cache"), capacity: 250, minimumAge: 0)
+        var hashes: [BlobHash] = []
+        for index in 0..<3 {
+            let bytes = Array(String(repeating: "\(index)", count: 100).utf8)
+            hashes.append(BlobHash.of(bytes))
+            _ = try cache.file(for: hashes[index]) { try Data(bytes).write(to: $0) }
+            if index == 1 { _ = cache.cached(hashes[0]) }  // 0 used after 1
+        }
+        #expect(cache.cached(hashes[1]) == nil, "the least recently used went")
+        #expect(cache.cached(hashes[0]) != nil && cache.cached(hashes[2]) != nil && cache.bytes == 200)
+        let reopened = try BlobCache(folder: folder.url.appendingPathComponent("cache"), capacity: 250)
+        #expect(reopened.bytes == 200 && reopened.cached(hashes[2]) != nil, "copies survive a restart")
+    }
+}
