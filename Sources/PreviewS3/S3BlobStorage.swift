@@ -209,9 +209,14 @@ public final class S3BlobStorage: BlobStorage {
         return true
     }
 
-    public func servingSource(for hash: BlobHash, size: Int) throws -> BlobServingSource {
+    /// The local copy when there is one, else the object read by range (a HEAD first when `size` is not known).
+    public func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource {
         if let file = cache.cached(hash) { return .file(file) }
-        return .remote(ObjectRangeReader(client: client, key: key(of: hash)))
+        let key = key(of: hash)
+        guard let size = try size ?? Int(client.send(.HEAD, key: key, operation: "reading the size of \(hash)").headers.first(name: "content-length") ?? "") else {
+            throw S3Error.refused(status: 200, code: "NoContentLength", message: "", operation: "reading the size of \(hash)")
+        }
+        return .remote(ObjectRangeReader(client: client, key: key), size: size)
     }
 
     // MARK: Listing and removal

@@ -40,8 +40,9 @@ public protocol BlobStorage: Sendable {
     /// between reading which blobs are referenced and removing the others. So `gc` never removes a
     /// blob a writer has just decided to reuse.
     func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T
-    /// Where a server reads blob `hash` (`size` bytes) from to send it to a client.
-    func servingSource(for hash: BlobHash, size: Int) throws -> BlobServingSource
+    /// Where a server reads blob `hash` from to send it to a client; `size`, when the caller knows it,
+    /// saves asking the object store.
+    func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource
     /// True when reading a blob costs a transfer from elsewhere (an object store): `verify` then
     /// re-hashes only when asked to.
     var isRemote: Bool { get }
@@ -51,7 +52,7 @@ public protocol BlobStorage: Sendable {
 /// (one request per range a client asks for, never a whole download first).
 public enum BlobServingSource: Sendable {
     case file(URL)
-    case remote(any BlobRangeReader)
+    case remote(any BlobRangeReader, size: Int)
 }
 
 /// Reads byte ranges of one remote blob.
@@ -61,7 +62,7 @@ public protocol BlobRangeReader: Sendable {
 }
 
 extension BlobStorage {
-    public func servingSource(for hash: BlobHash, size: Int) throws -> BlobServingSource { .file(try localFile(for: hash)) }
+    public func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource { .file(try localFile(for: hash)) }
 
     public var isRemote: Bool { false }
 

@@ -42,11 +42,15 @@ struct VerifyCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
+    @Flag(help: "With S3 blobs, re-hash every object too (each is downloaded); without it, objects are checked for existence. Folder blobs are always re-hashed.")
+    var deep = false
+
     @Flag(help: "Print JSON.")
     var json = false
 
     func run() throws {
-        let report = try storeOptions.open().verify()
+        let store = try storeOptions.open()
+        let report = try store.verify(rehash: deep || !store.blobs.isRemote)
         let lost = report.unreferenced.filter { !$0.indexed && $0.role == .original }
         var human = """
             \(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count); \

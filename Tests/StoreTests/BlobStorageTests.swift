@@ -5,6 +5,7 @@ import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
+import PreviewPostgres
 @testable import PreviewS3
 import PreviewStore
 import PreviewTestSupport
@@ -249,7 +250,7 @@ struct S3BlobStorageTests {
         let bytes = Array(try Data(contentsOf: Fixtures.sample("video-h264.mp4")))
         let hash = try Self.host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
         let server = try Self.host(prefix, folder, name: "b")
-        guard case let .remote(reader) = try server.servingSource(for: hash, size: bytes.count) else {
+        guard case let .remote(reader, size) = try server.servingSource(for: hash, size: bytes.count), size == bytes.count else {
             Issue.record("a blob with no local copy is read from the store")
             return
         }
@@ -294,5 +295,40 @@ struct S3BlobStorageTests {
         #expect(cache.cached(hashes[0]) != nil && cache.cached(hashes[2]) != nil && cache.bytes == 200)
         let reopened = try BlobCache(folder: folder.url.appendingPathComponent("cache"), capacity: 250)
         #expect(reopened.bytes == 200 && reopened.cached(hashes[2]) != nil, "copies survive a restart")
+    }
+}
+
+/// The reference lock of hosts that share blobs in an object store: PostgreSQL's advisory lock.
+@Suite(.enabled(if: TestBackend.available.contains(.postgres)))
+struct PostgresReferenceLockTests {
+    @Test func writersShareItAndGCWaitsForThemAll() throws {
+        let database = try #require(try TestBackend.postgres.freshDatabase())
+        let hosts = [try PostgresReferenceLock(url: database, logger: Logger(label: "a")),
+                     try PostgresReferenceLock(url: database, logger: Logger(label: "b"))]
+        let events = Mutex<[String]>([])
+        let writersIn = DispatchSemaphore(value: 0)
+        let writers = (0..<2).map { index in
+            Thread {
+                try? hosts[index].whileHeld(exclusive: false) {
+                    events.withLock { $0.append("writer \(index) in") }
+                    writersIn.signal()
+                    usleep(300_000)
+                    events.withLock { $0.append("writer \(index) out") }
+                }
+            }
+        }
+        writers.forEach { $0.start() }
+        writersIn.wait()
+        writersIn.wait()  // both inside at once: the lock is shared
+        try hosts[1].whileHeld(exclusive: true) { events.withLock { $0.append("gc in") } }
+        let order = events.withLock { $0 }
+        #expect(order.prefix(2).allSatisfy { $0.hasSuffix(" in") })
+        #expect(order.last == "gc in", "gc waited for both writers: \(order)")
+        let late = DispatchSemaphore(value: 0)
+        try hosts[0].whileHeld(exclusive: true) {
+            Thread { try? hosts[1].whileHeld(exclusive: false) { late.signal() } }.start()
+            #expect(late.wait(timeout: .now() + 0.3) == .timedOut, "a writer waits while gc holds it")
+        }
+        #expect(late.wait(timeout: .now() + 5) == .success, "and goes on once gc is done")
     }
 }

@@ -29,47 +29,49 @@ struct ContentController {
             routes.add(method, "/v1/documents/:id/renditions/:name") { request, context in
                 try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let rendition = manifest.rendition, rendition.name == context.parameters.get("name") else { return nil }
-                    return (rendition.sha256, rendition.mime)
+                    return (rendition.sha256, rendition.mime, rendition.size)
                 }
             }
             routes.add(method, "/v1/documents/:id/hls/:file") { request, context in
                 try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let file = context.parameters.get("file"), let hash = manifest.ladder?.files[file] else { return nil }
-                    return (hash, file.hasSuffix(".m3u8") ? DocumentPipeline.playlistMime : "video/mp4")
+                    return (hash, file.hasSuffix(".m3u8") ? DocumentPipeline.playlistMime : "video/mp4", nil)
                 }
             }
             routes.add(method, "/v1/documents/:id/trickplay/:file") { request, context in
                 try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let trickplay = manifest.trickplay, let file = context.parameters.get("file") else { return nil }
-                    if file == PlaybackManifest.Trickplay.trackName { return (trickplay.track, "text/vtt; charset=utf-8") }
-                    return trickplay.sheets[file].map { ($0, "image/jpeg") }
+                    if file == PlaybackManifest.Trickplay.trackName { return (trickplay.track, "text/vtt; charset=utf-8", nil) }
+                    return trickplay.sheets[file].map { ($0, "image/jpeg", nil) }
                 }
             }
         }
     }
 
-    /// The stored bytes, streamed from the blob file, with single byte ranges for players that seek.
+    /// The stored bytes, streamed from the blob (a local file, or the object store by range), with
+    /// single byte ranges for players that seek.
     func content(_ id: String, request: Request, channel: (any Channel)?) async throws -> Response {
         let documents = documents
-        let (document, path) = try await offload.run(.reads) { () throws -> (DocumentRecord, String) in
+        let (document, source) = try await offload.run(.reads) { () throws -> (DocumentRecord, BlobServingSource) in
             let document = try documents.document(id: id)
-            return (document, try documents.store.blobs.localFile(for: document.sha256).path)
+            return (document, try documents.store.blobs.servingSource(for: document.sha256, size: document.size))
         }
-        return try serve(path: path, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
+        return try serve(source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
                          disposition: ContentDisposition.value(inline: request.uri.queryParameters.get("download") == nil
                                                                    && Self.showsInline(document.kind), fileName: document.filename))
     }
 
-    /// A file of a video's playback manifest that `pick` names (its blob and type), or `not_found`.
+    /// A file of a video's playback manifest that `pick` names (its blob, type and size when the
+    /// manifest says), or `not_found`.
     func playbackFile(_ id: String, request: Request, context: ServerContext,
-                      pick: @escaping @Sendable (PlaybackManifest, DocumentRecord) -> (BlobHash, String)?) async throws -> Response {
+                      pick: @escaping @Sendable (PlaybackManifest, DocumentRecord) -> (BlobHash, String, Int?)?) async throws -> Response {
         let documents = documents
-        let (hash, mime, path) = try await offload.run(.reads) { () throws -> (BlobHash, String, String) in
+        let (hash, mime, source) = try await offload.run(.reads) { () throws -> (BlobHash, String, BlobServingSource) in
             let document = try documents.document(id: id)
-            guard let manifest = try documents.pipeline.playbackManifest(of: document), let (hash, mime) = pick(manifest, document) else {
+            guard let manifest = try documents.pipeline.playbackManifest(of: document), let (hash, mime, size) = pick(manifest, document) else {
                 throw APIError(.notFound, "The document has no such playback file (yet).")
             }
-            return (hash, mime, try documents.store.blobs.localFile(for: hash).path)
+            return (hash, mime, try documents.store.blobs.servingSource(for: hash, size: size))
         }
         if let grant = context.signedGrant, let references = Reference(mime: mime) {
             let text = try await offload.run(.reads) { String(decoding: try documents.store.blobs.read(hash), as: UTF8.self) }
@@ -78,10 +80,16 @@ struct ContentController {
                             body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string:
                                 references.signing(text, folder: folder, signed: signed, grant: grant))))
         }
-        var file = stat()
-        guard stat(path, &file) == 0 else { throw APIError(.internal, "The stored file is missing; it cannot be served.") }
-        return try serve(path: path, hash: hash, size: Int(file.st_size), mime: mime, request: request, channel: context.channel,
-                         disposition: "inline")
+        let size: Int
+        switch source {
+        case let .file(url):
+            var file = stat()
+            guard stat(url.path, &file) == 0 else { throw APIError(.internal, "The stored file is missing; it cannot be served.") }
+            size = Int(file.st_size)
+        case let .remote(_, remoteSize):
+            size = remoteSize
+        }
+        return try serve(source, hash: hash, size: size, mime: mime, request: request, channel: context.channel, disposition: "inline")
     }
 
     /// The files a text file of a video's names beside itself: an HLS playlist's URI lines and
@@ -117,16 +125,18 @@ struct ContentController {
         }
     }
 
-    /// Blob `hash` at `path` (`size` bytes, as its row says): whole, or one byte range; `ETag` its
+    /// Blob `hash` from `source` (`size` bytes, as its row says): whole, or one byte range; `ETag` its
     /// hash, immutable, never sniffed, never a page of this site.
-    private func serve(path: String, hash: BlobHash, size: Int, mime: String, request: Request, channel: (any Channel)?,
+    private func serve(_ source: BlobServingSource, hash: BlobHash, size: Int, mime: String, request: Request, channel: (any Channel)?,
                        disposition: String) throws -> Response {
         // A missing or shortened file is an error before any header goes out, not a 200 cut short.
-        var file = stat()
-        guard stat(path, &file) == 0, Int(file.st_size) == size, size > 0 else {
-            logger.error("a stored file is missing or damaged", metadata: ["preview.sha256": "\(hash)"])
-            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
-            throw APIError(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
+        if case let .file(url) = source {
+            var file = stat()
+            guard stat(url.path, &file) == 0, Int(file.st_size) == size, size > 0 else {
+                logger.error("a stored file is missing or damaged", metadata: ["preview.sha256": "\(hash)"])
+                Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
+                throw APIError(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
+            }
         }
         let etag = "\"\(hash.hex)\""
         var headers: HTTPFields = [
@@ -158,8 +168,40 @@ struct ContentController {
         if request.method == .head { return Response(status: status, headers: headers) }
         // The whole file is checked against its name as it streams: a mismatch aborts the response.
         let expected = range == .whole ? hash : nil
-        return Response(status: status, headers: headers,
-                        body: Self.fileBody(path: path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger))
+        switch source {
+        case let .file(url):
+            return Response(status: status, headers: headers,
+                            body: Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger))
+        case let .remote(remote, _):
+            return Response(status: status, headers: headers,
+                            body: Self.remoteBody(remote, range: bytes, hasher: offload, expected: expected, logger: logger))
+        }
+    }
+
+    /// Bytes `range` of a remote blob in one ranged read, passed on as they arrive (the next only
+    /// once the one before was written). The whole blob is checked against `expected` as it goes,
+    /// on `hasher`'s reads lane, like a file's.
+    static func remoteBody(_ remote: any BlobRangeReader, range: ClosedRange<Int>, hasher: Offload, expected: BlobHash?,
+                           logger: Logger) -> ResponseBody {
+        ResponseBody(contentLength: range.count) { writer in
+            let digest = expected.map { _ in Locked(SHA256()) }
+            var received = 0
+            try await remote.read(range) { chunk in
+                received += chunk.count
+                if let digest { try await hasher.run(.reads) { digest.withLock { $0.update(data: chunk) } } }
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            guard received == range.count else {
+                logger.error("the object store sent fewer bytes than asked", metadata: ["bytes": "\(received)", "expected": "\(range.count)"])
+                throw PreviewError(.unavailable, "The object store sent \(received) of \(range.count) bytes.")
+            }
+            if let expected, let digest, digest.withLock({ BlobHash($0.finalize()) }) != expected {
+                logger.error("a stored original is damaged; its download was aborted", metadata: ["preview.sha256": "\(expected)"])
+                Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
+                throw PreviewError(.internal, "The stored file is damaged.")
+            }
+            try await writer.finish(nil)
+        }
     }
 
     /// What a streamed response reads and sends at a time; `serve` maps buffers of this size and more
