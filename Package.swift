@@ -218,7 +218,7 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "ServerTests", dependencies: [
-            "PreviewServer", "PreviewPostgres", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
+            "PreviewServer", "PreviewPostgres", "PreviewS3", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

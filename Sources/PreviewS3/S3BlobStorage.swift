@@ -25,11 +25,20 @@ public final class S3BlobStorage: BlobStorage {
     public let stagingFolder: URL
     /// Files larger than this are uploaded in parts of this size.
     public let multipartThreshold: Int
+    /// Objects asked for per listing page (S3's most is 1,000), and keys per batched delete.
+    let pageSize: Int
 
     /// Blobs in `location`, signed with `credentials`; writes staged and copies cached under `localFolder`
     /// (`tmp/`, `cache/`), the copies kept to `cacheBytes`.
-    public init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
+    public convenience init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
                 multipartThreshold: Int = 64 << 20, logger: Logger) throws {
+        try self.init(location: location, credentials: credentials, localFolder: localFolder, cacheBytes: cacheBytes, lock: lock,
+                      multipartThreshold: multipartThreshold, pageSize: 1000, logger: logger)
+    }
+
+    init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
+         multipartThreshold: Int, pageSize: Int, logger: Logger) throws {
+        self.pageSize = pageSize
         client = try S3Client(location: location, credentials: credentials, logger: logger)
         stagingFolder = localFolder.appendingPathComponent("tmp")
         for folder in [localFolder, stagingFolder] {
@@ -263,12 +272,12 @@ public final class S3BlobStorage: BlobStorage {
         try lock.whileHeld(exclusive: exclusive, body)
     }
 
-    /// Every object under `prefix` named by a hash, a page of up to 1,000 at a time.
+    /// Every object under `prefix` named by a hash, a page of up to ``pageSize`` at a time.
     private func list(prefix: String) throws -> [(hash: BlobHash, size: Int, modified: Date)] {
         var found: [(BlobHash, Int, Date)] = []
         var token: String?
         repeat {
-            var query = [("list-type", "2"), ("prefix", prefix)]
+            var query = [("list-type", "2"), ("max-keys", "\(pageSize)"), ("prefix", prefix)]
             if let token { query.append(("continuation-token", token)) }
             let page = XMLText(try client.send(.GET, key: nil, query: query, operation: "listing \(prefix)").body)
             for object in page.all("Contents") {
@@ -281,9 +290,9 @@ public final class S3BlobStorage: BlobStorage {
         return found
     }
 
-    /// Deletes `keys`, up to 1,000 in one request; a key that is not there counts as deleted.
+    /// Deletes `keys`, up to ``pageSize`` in one request; a key that is not there counts as deleted.
     private func delete(_ keys: [String]) throws {
-        for batch in stride(from: 0, to: keys.count, by: 1000).map({ keys[$0..<min($0 + 1000, keys.count)] }) {
+        for batch in stride(from: 0, to: keys.count, by: pageSize).map({ keys[$0..<min($0 + pageSize, keys.count)] }) {
             if batch.count == 1 {
                 _ = try client.send(.DELETE, key: batch.first!, accepting: [200, 204, 404], operation: "deleting \(batch.first!)")
                 continue

@@ -17,6 +17,9 @@ final class S3Client: Sendable {
     let location: S3Location
     let signer: SigV4Signer
     private let http: HTTPClient
+    /// For bytes passed on to a client as it reads them: a reader that pauses (a player whose buffer
+    /// is full) must not time the transfer out; the server's write timeout bounds a client that stops.
+    private let streaming: HTTPClient
     private let logger: Logger
     /// Requests made, by method: what tests count.
     private let made = Mutex<[String: Int]>([:])
@@ -34,12 +37,18 @@ final class S3Client: Sendable {
                 throw S3Error.configuration("The certificates in \(file) cannot be read: \(error)")
             }
         }
-        http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(
-            tlsConfiguration: tls, redirectConfiguration: .disallow,
-            timeout: .init(connect: .seconds(5), read: .seconds(60)), decompression: .disabled))
+        func client(read: TimeAmount) -> HTTPClient {
+            HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(
+                tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: read), decompression: .disabled))
+        }
+        http = client(read: .seconds(60))
+        streaming = client(read: .minutes(10))
     }
 
-    deinit { http.shutdown().whenComplete { _ in } }
+    deinit {
+        http.shutdown().whenComplete { _ in }
+        streaming.shutdown().whenComplete { _ in }
+    }
 
     /// How many requests of `method` this client made.
     func requests(_ method: String) -> Int { made.withLock { $0[method, default: 0] } }
@@ -152,7 +161,7 @@ final class S3Client: Sendable {
         request.headers = signed.headers
         let response: HTTPClientResponse
         do {
-            response = try await http.execute(request, timeout: .seconds(60), logger: logger)
+            response = try await streaming.execute(request, timeout: .seconds(60), logger: logger)
         } catch {
             count("GET", status: nil)
             throw S3Error.unreachable("The object store at \(location.endpoint.absoluteString) cannot be reached (read): \(error)")

@@ -74,7 +74,8 @@ public struct DocumentServer: Sendable {
         IIIFController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
         ZoomScript.register(on: routes)
         SignedURLsController(documents: documents, offload: offload, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
-        SharesController(documents: documents, offload: offload, signed: signed, logger: logger).register(on: routes)
+        SharesController(documents: documents, offload: offload, signed: signed, passwordWindow: settings.passwordWindow, logger: logger)
+            .register(on: routes)
         PagesController(api: api).register(on: routes)
         routes.refuseOtherMethods()
         return router

@@ -45,6 +45,8 @@ public struct ServerSettings: Sendable {
     public var blockingThreads = 4
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
     public var uploadTimeout: Duration = .seconds(600)
+    /// How long a wrong share password counts against its share and its client (the 6th within it is refused).
+    public var passwordWindow: Duration = .seconds(60)
     /// After SIGTERM, how long uploads still arriving may take before they are cut off.
     public var grace: Duration = .seconds(30)
     /// Tests only (`DOCPREVIEW_TEST_HOOKS=1`): a preview waits 0.5 s before checking its client is

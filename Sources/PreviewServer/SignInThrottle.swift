@@ -8,7 +8,6 @@ import PreviewCore
 final class SignInThrottle: Sendable {
     static let perAddress = 5
     static let overall = 100
-    static let window: Duration = .seconds(60)
     static let maxLockout: Duration = .seconds(3600)
     static let capacity = 10_000
 
@@ -25,6 +24,10 @@ final class SignInThrottle: Sendable {
     }
 
     private let state = Locked(State())
+    /// How long a failure counts, and the first lockout.
+    let window: Duration
+
+    init(window: Duration = .seconds(60)) { self.window = window }
 
     /// How long `address` must wait before trying again; nil when it may try now.
     func refusal(for address: String, now: ContinuousClock.Instant = .now) -> Duration? {
@@ -38,21 +41,21 @@ final class SignInThrottle: Sendable {
     func recordFailure(from address: String, now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             if state.addresses[address] == nil, state.addresses.count >= Self.capacity {
-                state.addresses = state.addresses.filter { ($0.value.lockedUntil ?? now) > now || $0.value.failures.contains { $0.duration(to: now) < Self.window } }
+                state.addresses = state.addresses.filter { ($0.value.lockedUntil ?? now) > now || $0.value.failures.contains { $0.duration(to: now) < window } }
                 if state.addresses.count >= Self.capacity { state.addresses.removeAll() }
             }
             var entry = state.addresses[address] ?? Address()
-            entry.failures = entry.failures.filter { $0.duration(to: now) < Self.window } + [now]
+            entry.failures = entry.failures.filter { $0.duration(to: now) < window } + [now]
             if entry.failures.count >= Self.perAddress {
-                let lockout = min(Self.window * (1 << min(entry.lockouts, 16)), Self.maxLockout)
+                let lockout = min(window * (1 << min(entry.lockouts, 16)), Self.maxLockout)
                 entry.lockedUntil = now + lockout
                 entry.lockouts += 1
                 entry.failures.removeAll()
             }
             state.addresses[address] = entry
-            state.recent = state.recent.filter { $0.duration(to: now) < Self.window } + [now]
+            state.recent = state.recent.filter { $0.duration(to: now) < window } + [now]
             if state.recent.count >= Self.overall {
-                state.everyoneLockedUntil = now + Self.window
+                state.everyoneLockedUntil = now + window
                 state.recent.removeAll()
             }
         }

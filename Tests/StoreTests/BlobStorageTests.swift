@@ -179,6 +179,25 @@ struct S3BlobStorageTests {
 
     static func prefix() -> String { "test-\(UUID().uuidString.lowercased())" }
 
+    @Test func listingsArePagedAndPurgesBatched() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let storage = try S3BlobStorage(location: S3Location(TestBlobs.address(prefix: Self.prefix())), credentials: S3Credentials.fromEnvironment(),
+                                        localFolder: folder.url.appendingPathComponent("a"), cacheBytes: 1 << 20,
+                                        lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock")), multipartThreshold: 64 << 20,
+                                        pageSize: 2, logger: Logger(label: "test"))
+        let hashes = try (0..<5).map { try storage.put(bytes: Array("blob \($0)".utf8), as: .derivative) }
+        let listings = storage.requests("GET")
+        #expect(Set(try storage.allBlobs().map(\.hash)) == Set(hashes))
+        #expect(storage.requests("GET") == listings + 3, "five objects, two a page")
+        for hash in hashes { try storage.quarantine(hash) }
+        #expect(try storage.quarantined().count == 5)
+        let posts = storage.requests("POST")
+        #expect(try storage.purgeQuarantine(before: Date().addingTimeInterval(60)) == (5, 30))
+        #expect(storage.requests("POST") == posts + 2, "DeleteObjects of two keys, twice; the last one alone")
+        #expect(try storage.quarantined().isEmpty && storage.allBlobs().isEmpty)
+    }
+
     @Test func aWrongSecretIsSaidOnceAndClearly() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -16,9 +16,15 @@ struct SharesController {
     let offload: Offload
     let signed: SignedURLs
     let logger: Logger
-    /// Wrong passwords, per share and per client address (the 6th within a minute is refused).
-    let perShare = SignInThrottle()
-    let perAddress = SignInThrottle()
+    /// Wrong passwords, per share and per client address (the 6th within the window, a minute by default, is refused).
+    let perShare: SignInThrottle
+    let perAddress: SignInThrottle
+
+    init(documents: DocumentService, offload: Offload, signed: SignedURLs, passwordWindow: Duration, logger: Logger) {
+        (self.documents, self.offload, self.signed, self.logger) = (documents, offload, signed, logger)
+        perShare = SignInThrottle(window: passwordWindow)
+        perAddress = SignInThrottle(window: passwordWindow)
+    }
 
     /// A share as the API shows it (never its token or password).
     struct ShareView: Encodable {
