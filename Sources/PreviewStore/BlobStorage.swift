@@ -1,8 +1,8 @@
 import Foundation
 
 /// Where blobs live, named by the SHA-256 of their bytes. ``BlobStore`` keeps them in a
-/// directory, which many hosts may share (DESIGN §11); an object store can implement the same
-/// protocol: writes are staged in a local file, hashed as they arrive, then handed to
+/// directory, which many hosts may share (DESIGN §11); PreviewS3's `S3BlobStorage` in an S3
+/// bucket. Writes are staged in a local file, hashed as they arrive, then handed to
 /// ``publish(stagedFile:as:role:)``; renderers read through ``localFile(for:)``.
 public protocol BlobStorage: Sendable {
     /// A local folder for writes in progress (on the same filesystem as the blobs when they are
