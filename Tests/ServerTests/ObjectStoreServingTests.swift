@@ -58,9 +58,15 @@ struct ObjectStoreServingTests {
             openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout seaweedfs/tls/key.pem -out server.csr -subj /CN=127.0.0.1 && \
             openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext -out seaweedfs/tls/cert.pem
             """])
-        let port = Int.random(in: 20_000..<29_000)
-        try Self.run(Fixtures.packageRoot.appendingPathComponent("scripts/seaweedfs").path, ["start", server.path, "\(port)"])
-        defer { try? Self.run(Fixtures.packageRoot.appendingPathComponent("scripts/seaweedfs").path, ["stop", server.path]) }
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/seaweedfs").path
+        // Ports picked at random (it needs twelve); another pick when one is taken.
+        var started: Int?
+        for _ in 0..<3 where started == nil {
+            let port = Int.random(in: 20_000..<29_000)
+            if (try? Self.run(script, ["start", server.path, "\(port)"])) != nil { started = port } else { try? Self.run(script, ["stop", server.path, "--keep"]) }
+        }
+        let port = try #require(started, "SeaweedFS did not start")
+        defer { try? Self.run(script, ["stop", server.path]) }
         let credentials = try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": server.appendingPathComponent("credentials").path])
         func storage(_ query: String, _ name: String) throws -> S3BlobStorage {
             try S3BlobStorage(location: S3Location("s3://docpreview/tls/?endpoint=https://127.0.0.1:\(port + 5)\(query)"), credentials: credentials,
