@@ -262,10 +262,34 @@ public final class S3BlobStorage: BlobStorage {
         try delete([quarantineKey(of: hash)])
     }
 
+    /// Also abandons multipart uploads of blobs started before `cutoff` and never completed (a
+    /// writer killed mid-upload), so their parts stop taking space.
     public func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int) {
         let expired = try quarantined().filter { $0.modified < cutoff }
         try delete(expired.map { quarantineKey(of: $0.hash) })
+        for upload in try unfinishedUploads() where upload.started < cutoff {
+            _ = try client.send(.DELETE, key: upload.key, query: [("uploadId", upload.id)], accepting: [200, 204, 404],
+                                operation: "abandoning an unfinished upload of \(upload.key)")
+        }
         return (expired.count, expired.reduce(0) { $0 + $1.size })
+    }
+
+    /// Multipart uploads of blobs started and neither completed nor aborted, a page at a time.
+    func unfinishedUploads() throws -> [(key: String, id: String, started: Date)] {
+        var found: [(String, String, Date)] = []
+        var markers: (key: String, upload: String)?
+        repeat {
+            var query = [("uploads", ""), ("max-uploads", "\(pageSize)"), ("prefix", "\(location.prefix)objects/")]
+            if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.upload)] }
+            let page = XMLText(try client.send(.GET, key: nil, query: query, operation: "listing unfinished uploads").body)
+            for upload in page.all("Upload").map(XMLText.init) {
+                guard let key = upload.first("Key"), let id = upload.first("UploadId") else { continue }
+                found.append((key, id, upload.first("Initiated").flatMap(Self.date) ?? .distantPast))
+            }
+            markers = page.first("IsTruncated") == "true"
+                ? page.first("NextKeyMarker").map { ($0, page.first("NextUploadIdMarker") ?? "") } : nil
+        } while markers != nil
+        return found
     }
 
     public func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {

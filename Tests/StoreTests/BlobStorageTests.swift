@@ -196,6 +196,15 @@ struct S3BlobStorageTests {
         #expect(try storage.purgeQuarantine(before: Date().addingTimeInterval(60)) == (5, 30))
         #expect(storage.requests("POST") == posts + 2, "DeleteObjects of two keys, twice; the last one alone")
         #expect(try storage.quarantined().isEmpty && storage.allBlobs().isEmpty)
+
+        // An upload a killed writer started and never finished is abandoned once past the grace.
+        let key = storage.key(of: BlobHash.of(Array("never finished".utf8)))
+        _ = try storage.client.send(.POST, key: key, query: [("uploads", "")], operation: "starting an upload")
+        #expect(try storage.unfinishedUploads().map(\.key) == [key])
+        _ = try storage.purgeQuarantine(before: Date().addingTimeInterval(-3600))
+        #expect(try storage.unfinishedUploads().count == 1, "still in its grace period")
+        _ = try storage.purgeQuarantine(before: Date().addingTimeInterval(60))
+        #expect(try storage.unfinishedUploads().isEmpty)
     }
 
     @Test func aWrongSecretIsSaidOnceAndClearly() throws {
