@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Metrics
 import PreviewStore
@@ -73,9 +72,7 @@ final class BlobCache: @unchecked Sendable {  // `entries`, `total`, `downloadin
         let temporary = staging.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: temporary) }
         try fetch(temporary)
-        var hasher = SHA256()
-        try FileChunks.read(temporary) { chunk in hasher.update(bufferPointer: chunk) }
-        guard BlobHash(hasher.finalize()) == hash else {
+        guard try SourceFile(temporary, followLinks: false).contentHash() == hash else {
             throw S3Error.damaged("The object for blob \(hash) does not hash to its name: it is damaged in the object store.")
         }
         return try adopt(temporary, as: hash)

@@ -67,7 +67,7 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     func key(of hash: BlobHash) -> String {
-        "\(location.prefix)objects/sha256/\(hash.hex.prefix(2))/\(hash.hex.dropFirst(2).prefix(2))/\(hash.hex)"
+        "\(location.prefix)objects/sha256/\(hash.fannedOut)"
     }
 
     func quarantineKey(of hash: BlobHash) -> String { "\(location.prefix)quarantine/sha256/\(hash.hex)" }
@@ -131,14 +131,10 @@ public final class S3BlobStorage: BlobStorage {
             let list = parts.map {
                 "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escape($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>"
             }.joined()
-            let done = try client.send(.POST, key: key, query: [("uploadId", upload)],
-                                       body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
-                                       operation: "completing the upload of \(hash)")
-            // A completion can fail after its 200 has gone out: the error is then in the body.
-            if let code = XMLText(done.body).first("Code") {
-                throw S3Error.refused(status: done.status, code: code, message: XMLText(done.body).first("Message") ?? "",
-                                      operation: "completing the upload of \(hash)")
-            }
+            let operation = "completing the upload of \(hash)"
+            _ = try S3Client.checked(client.send(.POST, key: key, query: [("uploadId", upload)],
+                                                 body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
+                                                 operation: operation), operation: operation)
             return true
         } catch {
             _ = try? client.send(.DELETE, key: key, query: [("uploadId", upload)], accepting: [200, 204, 404],
@@ -152,7 +148,7 @@ public final class S3BlobStorage: BlobStorage {
         var hasher = SHA256()
         var position = offset
         while position < offset + length {
-            let chunk = source.read(at: position, count: min(FileChunks.chunkSize, offset + length - position))
+            let chunk = source.read(at: position, count: min(S3Client.chunkBytes, offset + length - position))
             guard !chunk.isEmpty else { throw POSIXError(.EIO) }
             hasher.update(data: chunk)
             position += chunk.count
@@ -165,10 +161,7 @@ public final class S3BlobStorage: BlobStorage {
         var headers = ["x-amz-copy-source": "/\(location.bucket)/\(SigV4Signer.encode(source, keepingSlashes: true))"]
         headers["x-amz-metadata-directive"] = metadata == nil ? "COPY" : "REPLACE"
         for (name, value) in metadata ?? [:] { headers["x-amz-meta-\(name)"] = value }
-        let answer = try client.send(.PUT, key: destination, headers: headers, operation: operation)
-        if let code = XMLText(answer.body).first("Code") {
-            throw S3Error.refused(status: answer.status, code: code, message: XMLText(answer.body).first("Message") ?? "", operation: operation)
-        }
+        _ = try S3Client.checked(client.send(.PUT, key: destination, headers: headers, operation: operation), operation: operation)
     }
 
     // MARK: Reads
@@ -209,9 +202,7 @@ public final class S3BlobStorage: BlobStorage {
         let temporary = stagingFolder.appendingPathComponent("verify-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
         _ = try client.download(key: key(of: hash), to: temporary.path, operation: "verifying blob \(hash)")
-        var hasher = SHA256()
-        try FileChunks.read(temporary) { chunk in hasher.update(bufferPointer: chunk) }
-        guard BlobHash(hasher.finalize()) == hash else {
+        guard try SourceFile(temporary, followLinks: false).contentHash() == hash else {
             cache.forget(hash)
             return false
         }
@@ -232,11 +223,6 @@ public final class S3BlobStorage: BlobStorage {
 
     public func allBlobs() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
         try list(prefix: "\(location.prefix)objects/sha256/")
-    }
-
-    public func leftoverTemporaries() throws -> [(url: URL, modified: Date)] {
-        try FileManager.default.contentsOfDirectory(at: stagingFolder, includingPropertiesForKeys: [.contentModificationDateKey])
-            .map { ($0, (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) }
     }
 
     public func remove(_ hash: BlobHash) throws {

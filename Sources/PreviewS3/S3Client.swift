@@ -112,8 +112,7 @@ final class S3Client: Sendable {
         do {
             response = try answer.wait()
         } catch {
-            count(method, status: nil)
-            throw S3Error.unreachable("The object store at \(location.endpoint.absoluteString) cannot be reached (\(operation)): \(error)")
+            throw unreachable(error, method: method.rawValue, operation: operation)
         }
         count(method, status: Int(response.status.code))
         let bytes = response.body.map { Array($0.readableBytesView) } ?? []
@@ -133,9 +132,8 @@ final class S3Client: Sendable {
         do {
             _ = try http.execute(request: request, delegate: delegate, deadline: .now() + .minutes(30), logger: logger).wait()
         } catch {
-            count("GET", status: nil)
             try? FileManager.default.removeItem(atPath: path)
-            throw S3Error.unreachable("The object store at \(location.endpoint.absoluteString) cannot be reached (\(operation)): \(error)")
+            throw unreachable(error, method: "GET", operation: operation)
         }
         guard let received = head.withLock({ $0 }) else {
             try? FileManager.default.removeItem(atPath: path)
@@ -163,8 +161,7 @@ final class S3Client: Sendable {
         do {
             response = try await streaming.execute(request, timeout: .seconds(60), logger: logger)
         } catch {
-            count("GET", status: nil)
-            throw S3Error.unreachable("The object store at \(location.endpoint.absoluteString) cannot be reached (read): \(error)")
+            throw unreachable(error, method: "GET", operation: "read")
         }
         count("GET", status: Int(response.status.code))
         guard response.status.code == 206 || response.status.code == 200 else {
@@ -213,14 +210,21 @@ final class S3Client: Sendable {
 
     /// The S3 error in `body` (`<Error><Code>…</Code><Message>…</Message>`), or one named after `status`.
     static func refusal(status: Int, body: [UInt8], operation: String) -> S3Error {
-        let text = String(decoding: body, as: UTF8.self)
-        func element(_ name: String) -> String? {
-            guard let start = text.range(of: "<\(name)>"), let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex) else {
-                return nil
-            }
-            return String(text[start.upperBound..<end.lowerBound])
-        }
+        let answer = XMLText(body)
         let fallback = [403: "AccessDenied", 404: "NotFound", 412: "PreconditionFailed", 503: "ServiceUnavailable"][status] ?? "HTTP\(status)"
-        return .refused(status: status, code: element("Code") ?? fallback, message: element("Message") ?? "", operation: operation)
+        return .refused(status: status, code: answer.first("Code") ?? fallback, message: answer.first("Message") ?? "", operation: operation)
+    }
+
+    /// `response` unless its body is an S3 error: copies and multipart completions can fail after
+    /// their `200` has gone out.
+    static func checked(_ response: Response, operation: String) throws -> Response {
+        guard XMLText(response.body).first("Code") == nil else { throw refusal(status: response.status, body: response.body, operation: operation) }
+        return response
+    }
+
+    /// `error` of a request that got no answer, counted.
+    private func unreachable(_ error: any Error, method: String, operation: String) -> S3Error {
+        count(method, status: nil)
+        return .unreachable("The object store at \(location.endpoint.absoluteString) cannot be reached (\(operation)): \(error)")
     }
 }

@@ -62,7 +62,4 @@ public struct S3Location: Sendable, Equatable {
             return (host + port, objectPath, "\(scheme)://\(host)\(port)\(objectPath)")
         }
     }
-
-    /// How it is written in logs and reports: no query (it holds no secrets, but is long).
-    public var description: String { "s3://\(bucket)/\(prefix)" }
 }

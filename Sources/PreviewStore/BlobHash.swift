@@ -28,6 +28,9 @@ public struct BlobHash: Hashable, Sendable, Codable, CustomStringConvertible, Co
 
     public var description: String { hex }
 
+    /// Where a blob sits under a store's `objects/sha256/`: `ab/cd/abcd…`, two levels of 256 folders.
+    public var fannedOut: String { "\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex)" }
+
     /// The 32 bytes of the digest.
     public var bytes: [UInt8] {
         var bytes: [UInt8] = []

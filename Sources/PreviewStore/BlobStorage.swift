@@ -24,8 +24,6 @@ public protocol BlobStorage: Sendable {
     func verify(_ hash: BlobHash) throws -> Bool
     /// Every blob with its size and modification time.
     func allBlobs() throws -> [(hash: BlobHash, size: Int, modified: Date)]
-    /// Files left in the staging folder by interrupted writes, with their modification times.
-    func leftoverTemporaries() throws -> [(url: URL, modified: Date)]
     func remove(_ hash: BlobHash) throws
     /// Moves blob `hash` out of the store into its quarantine, where it stays until ``purgeQuarantine(before:)``.
     func quarantine(_ hash: BlobHash) throws
@@ -65,6 +63,12 @@ extension BlobStorage {
     public func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource { .file(try localFile(for: hash)) }
 
     public var isRemote: Bool { false }
+
+    /// Files left in the staging folder by interrupted writes, with their modification times.
+    public func leftoverTemporaries() throws -> [(url: URL, modified: Date)] {
+        try FileManager.default.contentsOfDirectory(at: stagingFolder, includingPropertiesForKeys: [.contentModificationDateKey])
+            .map { ($0, (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) }
+    }
 
     /// Copies the file at `source` in, hashing as it goes. Returns its hash and size; identical
     /// content already present is not written twice.

@@ -39,10 +39,7 @@ public struct BlobStore: BlobStorage {
 
     /// Where the blob named `hash` lives (whether or not it exists).
     public func url(for hash: BlobHash) -> URL {
-        let hex = hash.hex
-        return objects.appendingPathComponent(String(hex.prefix(2)))
-            .appendingPathComponent(String(hex.dropFirst(2).prefix(2)))
-            .appendingPathComponent(hex)
+        objects.appendingPathComponent(hash.fannedOut)
     }
 
     public func localFile(for hash: BlobHash) -> URL { url(for: hash) }
@@ -84,11 +81,6 @@ public struct BlobStore: BlobStorage {
         let length = getxattr(url.path, roleAttribute, &value, value.count)
         guard length > 0 else { return .original }
         return BlobRole(rawValue: String(decoding: value.prefix(length), as: UTF8.self)) ?? .original
-    }
-
-    public func leftoverTemporaries() throws -> [(url: URL, modified: Date)] {
-        try FileManager.default.contentsOfDirectory(at: stagingFolder, includingPropertiesForKeys: [.contentModificationDateKey])
-            .map { ($0, (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) }
     }
 
     public func remove(_ hash: BlobHash) throws {

@@ -179,6 +179,14 @@ struct S3BlobStorageTests {
 
     static func prefix() -> String { "test-\(UUID().uuidString.lowercased())" }
 
+    /// Sample `name` stored by one host, and a second host on the same prefix that has no copy of it.
+    static func storedByAnotherHost(_ name: String, _ folder: TemporaryFolder) throws -> (bytes: [UInt8], hash: BlobHash, reader: S3BlobStorage) {
+        let prefix = prefix()
+        let bytes = Array(try Data(contentsOf: Fixtures.sample(name)))
+        let hash = try host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
+        return (bytes, hash, try host(prefix, folder, name: "b"))
+    }
+
     @Test func listingsArePagedAndPurgesBatched() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -274,10 +282,7 @@ struct S3BlobStorageTests {
     @Test func aRangeIsOneRangedGet() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let prefix = Self.prefix()
-        let bytes = Array(try Data(contentsOf: Fixtures.sample("video-h264.mp4")))
-        let hash = try Self.host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
-        let server = try Self.host(prefix, folder, name: "b")
+        let (bytes, hash, server) = try Self.storedByAnotherHost("video-h264.mp4", folder)
         guard case let .remote(reader, size) = try server.servingSource(for: hash, size: bytes.count), size == bytes.count else {
             Issue.record("a blob with no local copy is read from the store")
             return
@@ -292,10 +297,7 @@ struct S3BlobStorageTests {
     @Test func concurrentReadersShareOneDownloadAndTheCopyIsChecked() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let prefix = Self.prefix()
-        let bytes = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))
-        let hash = try Self.host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
-        let reader = try Self.host(prefix, folder, name: "b")
+        let (bytes, hash, reader) = try Self.storedByAnotherHost("document-5-pages.pdf", folder)
         let paths = Mutex<Set<String>>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             if let url = try? reader.localFile(for: hash) { paths.withLock { _ = $0.insert(url.path) } }
