@@ -150,10 +150,19 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
 
+        // Shared links fetched in child processes of their own: an address-checking proxy as their only
+        // way out, direct media over async-http-client, social sites through yt-dlp.
+        .target(name: "PreviewFetch", dependencies: [
+            "PreviewCore", "CProcessControl",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+
         // A document's life above the pipeline and the queue: the worker service, recovery, the
         // store's fault handling, and the choice between the embedded and the PostgreSQL backends.
         .target(name: "PreviewDocuments", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewPostgres", "PreviewS3",
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewPostgres", "PreviewS3", "PreviewFetch",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
@@ -197,6 +206,7 @@ let package = Package(
                 "PreviewPipeline",
                 "PreviewPostgres",
                 "PreviewDocuments",
+                "PreviewFetch",
                 "PreviewServer",
                 "PreviewStore",
                 "PreviewVips",

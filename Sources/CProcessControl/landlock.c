@@ -60,3 +60,24 @@ int docpreview_restrict_files(const char *const readable[], int readable_count,
     close(ruleset);
     return result;
 }
+
+// Landlock's network rights (ABI 4, Linux 6.7), which Debian 12's kernel headers predate.
+#define DOCPREVIEW_LANDLOCK_ACCESS_NET_BIND_TCP (1ULL << 0)
+#define DOCPREVIEW_LANDLOCK_ACCESS_NET_CONNECT_TCP (1ULL << 1)
+#define DOCPREVIEW_LANDLOCK_RULE_NET_PORT 2
+
+int docpreview_restrict_connect(int port) {
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+    if (abi < 0) return errno ? errno : ENOSYS;
+    if (abi < 4) return EOPNOTSUPP;
+    struct { uint64_t handled_access_fs, handled_access_net; } attributes = {
+        0, DOCPREVIEW_LANDLOCK_ACCESS_NET_BIND_TCP | DOCPREVIEW_LANDLOCK_ACCESS_NET_CONNECT_TCP };
+    int ruleset = syscall(SYS_landlock_create_ruleset, &attributes, sizeof(attributes), 0);
+    if (ruleset < 0) return errno;
+    struct { uint64_t allowed_access, port; } rule = { DOCPREVIEW_LANDLOCK_ACCESS_NET_CONNECT_TCP, (uint64_t)port };
+    int result = syscall(SYS_landlock_add_rule, ruleset, DOCPREVIEW_LANDLOCK_RULE_NET_PORT, &rule, 0) == 0 ? 0 : errno;
+    if (result == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) result = errno;
+    if (result == 0 && syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) result = errno;
+    close(ruleset);
+    return result;
+}

@@ -3,7 +3,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 int docpreview_spawn_piped(const char *path, char *const argv[], char *const envp[], pid_t *pid, int *input, int *output) {
@@ -34,4 +39,21 @@ int docpreview_spawn_piped(const char *path, char *const argv[], char *const env
     *input = toChild[1];
     *output = fromChild[0];
     return 0;
+}
+
+/// `docpreview fetch-exec PORT -- PROGRAM ARGS…`, how a fetch child starts its tool (yt-dlp): before
+/// main (so nothing of Swift's runtime, which would read /proc/self, runs under the confinement), it
+/// makes the process die with the thread that started it, confines its TCP to PORT
+/// (``docpreview_restrict_connect``) and becomes PROGRAM, keeping the file confinement it inherited.
+__attribute__((constructor)) static void docpreview_fetch_exec(int argc, char **argv, char **envp) {
+    if (argc < 5 || strcmp(argv[1], "fetch-exec") != 0 || strcmp(argv[3], "--") != 0) return;
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) _exit(126);
+    int result = docpreview_restrict_connect(atoi(argv[2]));
+    if (result != 0 && result != EOPNOTSUPP && result != ENOSYS) {
+        dprintf(STDERR_FILENO, "ERROR: could not confine the tool's network (%s)\n", strerror(result));
+        _exit(126);
+    }
+    execve(argv[4], argv + 4, envp);
+    dprintf(STDERR_FILENO, "ERROR: could not start %s (%s)\n", argv[4], strerror(errno));
+    _exit(127);
 }

@@ -51,6 +51,9 @@ extension PreviewError {
             case tooLong = "too_long"
             case gone
             case notImplemented = "not_implemented"
+            case unsupportedSite = "unsupported_site"
+            case privateAddress = "private_address"
+            case linkFailed = "link_failed"
         }
 
         private let value: Value
@@ -109,6 +112,13 @@ extension PreviewError {
         public static let gone = Code(.gone)
         /// A well-formed request for a feature we do not offer (a IIIF rotation of 45°, a bitonal image).
         public static let notImplemented = Code(.notImplemented)
+        /// A shared link to a site we do not download from.
+        public static let unsupportedSite = Code(.unsupportedSite)
+        /// A shared link that leads (at once, by a redirect or through its DNS answer) to an address
+        /// that is not on the public Internet: loopback, private, link-local, cloud metadata, ….
+        public static let privateAddress = Code(.privateAddress)
+        /// A shared link whose site failed: it answered an HTTP error, or could not be reached.
+        public static let linkFailed = Code(.linkFailed)
 
         /// Every code, for documentation and exhaustive tests.
         public static var all: [Code] { Value.allCases.map(Code.init) }
@@ -119,8 +129,8 @@ extension PreviewError {
         public var disposition: Disposition {
             switch value {
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused, .fileTooLarge, .emptyFile,
-                 .tooManyPixels, .tooLong, .zipBomb, .noVideoStream, .pageOutOfRange: .refused
-            case .corrupt, .encrypted, .timeout: .unreadable
+                 .tooManyPixels, .tooLong, .zipBomb, .noVideoStream, .pageOutOfRange, .unsupportedSite, .privateAddress: .refused
+            case .corrupt, .encrypted, .timeout, .linkFailed: .unreadable
             case .internal, .storageFull, .unavailable, .storeDamaged: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
                  .misdirectedRequest, .clientGone, .gone, .notImplemented: .request
@@ -132,7 +142,8 @@ extension PreviewError {
             switch value {
             case .fileTooLarge: 413
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: 415
-            case .emptyFile, .tooManyPixels, .tooLong, .zipBomb, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout: 422
+            case .emptyFile, .tooManyPixels, .tooLong, .zipBomb, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout,
+                 .unsupportedSite, .privateAddress, .linkFailed: 422
             case .notFound: 404
             case .unauthorized: 401
             case .forbidden: 403

@@ -19,7 +19,9 @@ public enum JobRun: Sendable {
 extension DocumentService {
     /// `document` as `GET /v1/documents/{id}` shows it: with its playback when it is a video.
     public func view(of document: DocumentRecord) throws -> DocumentView {
-        DocumentView(document, playback: try playback(of: document))
+        var view = DocumentView(document, playback: try playback(of: document))
+        view.sources = try sources(ofDocument: document.id).map(DocumentView.Source.init)
+        return view
     }
 
     /// A video's renditions and thumbnails as far as its playback job has gone; nil for other documents.

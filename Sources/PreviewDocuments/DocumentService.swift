@@ -15,11 +15,15 @@ public struct DocumentService: Sendable {
     public let queue: any JobQueue
     /// Told of every job enqueued here, so this process's idle workers take it at once.
     public let arrivals: JobArrivals?
+    /// Shared links and device tokens; nil where the backend keeps none (then the download routes
+    /// answer `unavailable`).
+    public let downloads: (any LinkDownloads)?
 
-    public init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil) {
+    public init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil, downloads: (any LinkDownloads)? = nil) {
         self.pipeline = pipeline
         self.queue = queue
         self.arrivals = arrivals
+        self.downloads = downloads
     }
 
     public var store: Store { pipeline.store }

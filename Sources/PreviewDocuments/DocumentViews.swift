@@ -24,6 +24,30 @@ public struct DocumentView: Encodable, Sendable {
     public var links: [String: String]
     /// For a video: its renditions and scrubbing thumbnails (``DocumentService/view(of:)``).
     public var playback: PlaybackView?
+    /// The shared links it was downloaded from (``DocumentService/view(of:)``).
+    public var sources: [Source] = []
+
+    /// A link the document was downloaded from, and the device that sent it.
+    public struct Source: Encodable, Sendable {
+        public var downloadID: String
+        public var url: String
+        public var clientID: String
+        public var receivedAt: Date
+
+        public init(_ download: DownloadRecord) {
+            downloadID = download.id
+            url = download.url
+            clientID = download.clientID
+            receivedAt = download.createdAt
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case url
+            case downloadID = "download_id"
+            case clientID = "client_id"
+            case receivedAt = "received_at"
+        }
+    }
 
     public init(_ document: DocumentRecord, playback: PlaybackView? = nil) {
         self.playback = playback
@@ -52,7 +76,7 @@ public struct DocumentView: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case owner, type, title, filename, sha256, kind, mime, size, version, status, error, links
+        case owner, type, title, filename, sha256, kind, mime, size, version, status, error, links, sources
         case documentID = "document_id"
         case previewStatus = "preview_status"
         case createdAt = "created_at"
@@ -75,6 +99,7 @@ public struct DocumentView: Encodable, Sendable {
         try container.encodeIfPresent(error, forKey: .error)
         try container.encode(createdAt, forKey: .createdAt)
         try container.encode(links, forKey: .links)
+        if !sources.isEmpty { try container.encode(sources, forKey: .sources) }
         try facts.encode(to: encoder)
         try playback?.encode(to: encoder)
     }

@@ -4,11 +4,13 @@ import PreviewPostgres
 import PreviewS3
 import PreviewStore
 
-/// A store and its queue: the embedded SQLite index in the store folder, or PostgreSQL when a
+/// A store, its job queue and its downloads: the embedded SQLite index in the store folder, or PostgreSQL when a
 /// `postgres://` database is given (DESIGN §11); the blobs in the store folder, or in an S3 bucket.
 public struct StoreBackend: Sendable {
     public let store: Store
     public let queue: any JobQueue
+    /// Shared links to download, and the devices that may send them.
+    public let downloads: any LinkDownloads
 
     /// Where the blobs live.
     public enum Blobs: Sendable, Equatable {
@@ -47,10 +49,12 @@ public struct StoreBackend: Sendable {
             let index = try PostgresIndex(connections: try PostgresConnections(url: database, size: 20, logger: logger))
             store = Store(blobs: storage, index: index)
             queue = PostgresJobQueue(index: index)
+            downloads = PostgresDownloadQueue(index: index)
         } else {
             let index = try SQLiteIndex(url: Store.sqliteIndex(in: root))
             store = Store(blobs: storage, index: index)
             queue = SQLiteJobQueue(index: index)
+            downloads = SQLiteDownloadQueue(index: index)
         }
     }
 

@@ -101,6 +101,24 @@ enum PostgresSchema {
             "CREATE TABLE share_visits (id bigserial PRIMARY KEY, share_id text NOT NULL, kind text NOT NULL, at timestamptz NOT NULL)",
             "CREATE INDEX share_visits_share ON share_visits (share_id, id)",
         ]),
+        ("v13-downloads", [
+            """
+            CREATE TABLE downloads (seq bigserial PRIMARY KEY, id text NOT NULL, client_id text NOT NULL, device text,
+                owner text NOT NULL, url text NOT NULL, normalized_url text NOT NULL, route text NOT NULL, status text NOT NULL,
+                attempts bigint NOT NULL, available_at timestamptz NOT NULL, lease_owner text, lease_expires_at timestamptz, document_id text,
+                error_code text, error_message text, client_timestamp text, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX downloads_id ON downloads (id)",
+            "CREATE UNIQUE INDEX downloads_link ON downloads (client_id, normalized_url)",
+            "CREATE INDEX downloads_client ON downloads (client_id, seq)",
+            "CREATE INDEX downloads_due ON downloads (status, available_at)",
+            "CREATE INDEX downloads_document ON downloads (document_id)",
+            """
+            CREATE TABLE devices (name text PRIMARY KEY, token_sha256 text NOT NULL, owner text NOT NULL, created_at timestamptz NOT NULL,
+                revoked_at timestamptz)
+            """,
+            "CREATE UNIQUE INDEX devices_token ON devices (token_sha256)",
+        ]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

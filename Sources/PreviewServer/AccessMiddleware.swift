@@ -6,6 +6,8 @@ import Logging
 import Metrics
 import NIOCore
 import PreviewCore
+import PreviewDocuments
+import PreviewStore
 
 /// Who may do what, in front of every route.
 ///
@@ -17,6 +19,8 @@ import PreviewCore
 /// - A request with a `sig` query parameter is a signed URL (``SignedURLs``): a read of one of a
 ///   document's files, needing no token until it expires; it is refused (403) when anything in it
 ///   was changed, its key retired or its time run out, and never reaches any other route.
+/// - A device's token (`docpreview tokens add --device`) opens the download routes (`/api/v1/`) and
+///   nothing else; a revoked one opens nothing.
 /// - With a token: every route but `/healthz` and the sign-in page needs `Authorization: Bearer`,
 ///   or the cookie of a session the sign-in form made (``SessionStore``). A write made with the
 ///   cookie also needs that session's CSRF token, from a hidden form field (`csrf`) or
@@ -28,6 +32,7 @@ struct AccessMiddleware: RouterMiddleware {
     let access: Access?
     let signed: SignedURLs
     let shares: ShareGate
+    let devices: DeviceGate
     let hosts: HostCheck
     let logger: Logger
 
@@ -54,10 +59,17 @@ struct AccessMiddleware: RouterMiddleware {
         }
         if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
             try access.checkThrottle(context.clientAddress)
-            guard access.credentials.isToken(String(bearer.dropFirst(7))) else {
+            let token = String(bearer.dropFirst(7))
+            if access.credentials.isToken(token) { return try await next(request, context) }
+            guard let device = try await devices.device(token: token) else {
                 access.failedSignIn(from: context.clientAddress, logger: logger)
                 throw APIError(.unauthorized, "A valid bearer token is required.")
             }
+            guard request.uri.path.hasPrefix(DeviceGate.pathPrefix) else {
+                throw APIError(.forbidden, "A device token may only send links and read their downloads.")
+            }
+            var context = context
+            context.device = device
             return try await next(request, context)
         }
         if let cookie = Self.cookie(Access.cookieName, in: request), let session = access.sessions.session(cookie: cookie) {
@@ -177,6 +189,20 @@ final class Access: Sendable {
         throttle.recordFailure(from: address)
         Counter(label: "docpreview_signins_total", dimensions: [("outcome", "wrong_token")]).increment()
         logger.warning("wrong token", metadata: ["preview.client": "\(address)"])
+    }
+}
+
+/// Looks up device tokens (``DocumentService/device(token:)``) off the cooperative pool.
+struct DeviceGate: Sendable {
+    let documents: DocumentService
+    let offload: Offload
+    /// The routes a device token opens.
+    static let pathPrefix = "/api/v1/"
+
+    func device(token: String) async throws -> DeviceRecord? {
+        guard token.hasPrefix("dpd_"), token.count < 100 else { return nil }
+        let documents = documents
+        return try await offload.run(.reads) { try documents.device(token: token) }
     }
 }
 

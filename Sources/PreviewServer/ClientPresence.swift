@@ -1,4 +1,5 @@
 import Hummingbird
+import PreviewStore
 import NIOCore
 import Synchronization
 
@@ -41,6 +42,9 @@ public struct ServerContext: RequestContext {
     var formCSRFToken: String?
     /// What a signed URL granted, when one authorised the request (set by ``AccessMiddleware``).
     var signedGrant: SignedURLs.Grant?
+    /// The device whose token authorised the request (set by ``AccessMiddleware``): it may use the
+    /// download routes only.
+    var device: DeviceRecord?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

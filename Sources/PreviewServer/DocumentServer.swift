@@ -60,9 +60,11 @@ public struct DocumentServer: Sendable {
     /// methods on a known path get 405 with `Allow`, not 404.
     public func buildRouter() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
+        router.add(middleware: DownloadEnvelopeMiddleware())
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: DrainMiddleware(drain: drain))
         router.add(middleware: AccessMiddleware(access: access, signed: signed, shares: ShareGate(documents: documents, offload: offload),
+                                                devices: DeviceGate(documents: documents, offload: offload),
                                                 hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
         let api = DocumentsController(documents: documents, offload: offload, settings: settings, uploads: uploads, queueDepth: queueDepth)
@@ -76,6 +78,7 @@ public struct DocumentServer: Sendable {
         SignedURLsController(documents: documents, offload: offload, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
         SharesController(documents: documents, offload: offload, signed: signed, passwordWindow: settings.passwordWindow, logger: logger)
             .register(on: routes)
+        DownloadsController(documents: documents, offload: offload, signed: signed).register(on: routes)
         PagesController(api: api).register(on: routes)
         routes.refuseOtherMethods()
         return router

@@ -148,6 +148,22 @@ extension SQLiteIndex {
                 CREATE INDEX share_visits_share ON share_visits (share_id, id);
                 """)
         }
+        migrator.registerMigration("v13-downloads") { db in
+            try db.execute(sql: """
+                CREATE TABLE downloads (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, client_id TEXT NOT NULL, device TEXT,
+                    owner TEXT NOT NULL, url TEXT NOT NULL, normalized_url TEXT NOT NULL, route TEXT NOT NULL, status TEXT NOT NULL,
+                    attempts INTEGER NOT NULL, available_at DATETIME NOT NULL, lease_owner TEXT, lease_expires_at DATETIME, document_id TEXT,
+                    error_code TEXT, error_message TEXT, client_timestamp TEXT, created_at DATETIME NOT NULL, updated_at DATETIME NOT NULL);
+                CREATE UNIQUE INDEX downloads_id ON downloads (id);
+                CREATE UNIQUE INDEX downloads_link ON downloads (client_id, normalized_url);
+                CREATE INDEX downloads_client ON downloads (client_id, seq);
+                CREATE INDEX downloads_due ON downloads (status, available_at);
+                CREATE INDEX downloads_document ON downloads (document_id);
+                CREATE TABLE devices (name TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, owner TEXT NOT NULL, created_at DATETIME NOT NULL,
+                    revoked_at DATETIME);
+                CREATE UNIQUE INDEX devices_token ON devices (token_sha256);
+                """)
+        }
         return migrator
     }
 

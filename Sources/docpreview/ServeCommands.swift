@@ -76,6 +76,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var fetch: FetchOptions
 
     func validate() throws {
         try OptionRange.check("--port", port, 0...65_535)
@@ -165,10 +166,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         // Uploads announce their jobs to this process's workers, when it has any.
-        let documents = DocumentService(pipeline: pipeline, queue: backend.queue, arrivals: workers > 0 ? JobArrivals() : nil)
+        let documents = DocumentService(pipeline: pipeline, queue: backend.queue, arrivals: workers > 0 ? JobArrivals() : nil,
+                                        downloads: backend.downloads)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger)
         var services: [any Service] = [try buildApplication(server)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }
+        if let fetcher = fetch.worker(documents: documents, logger: logger) { services.append(fetcher) }
         // Shut down first (the group goes in reverse): new requests are refused from the signal on.
         services.append(server.drainService)
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -195,6 +198,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var isolation: IsolationOptions
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var fetch: FetchOptions
 
     func run() async throws {
         let logger = Logger.cli
@@ -203,9 +207,12 @@ struct WorkerCommand: AsyncParsableCommand {
         let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
                                         isolation: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),
                                         logger: logger)
-        var worker = QueueWorker(documents: DocumentService(pipeline: pipeline, queue: backend.queue), concurrency: concurrency, logger: logger)
+        let documents = DocumentService(pipeline: pipeline, queue: backend.queue, downloads: backend.downloads)
+        var worker = QueueWorker(documents: documents, concurrency: concurrency, logger: logger)
         if let leaseSeconds { worker.leaseSeconds = leaseSeconds }
-        let group = ServiceGroup(configuration: .init(services: [worker], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        var services: [any Service] = [worker]
+        if let fetcher = fetch.worker(documents: documents, logger: logger) { services.append(fetcher) }
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

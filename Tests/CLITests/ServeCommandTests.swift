@@ -14,12 +14,13 @@ final class ServerProcess {
     /// The bearer token `get` and `upload` send, when the server was started with one.
     let token: String?
 
-    init(store: String, workers: Int = 2, extra: [String] = [], environment: [String: String] = [:], token: String? = nil) throws {
+    init(store: String, workers: Int = 2, extra: [String] = [], environment: [String: String] = [:], token: String? = nil,
+         port: Int? = nil) throws {
         self.store = store
         self.token = token
-        port = Int.random(in: 20_000...45_000)
+        self.port = port ?? Int.random(in: 20_000...45_000)
         process.executableURL = DocPreviewProcess.binary
-        process.arguments = ["serve", "--store", store, "--host", "127.0.0.1", "--port", "\(port)", "--workers", "\(workers)"] + extra
+        process.arguments = ["serve", "--store", store, "--host", "127.0.0.1", "--port", "\(self.port)", "--workers", "\(workers)"] + extra
         process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(token.map { ["DOCPREVIEW_TOKEN": $0] } ?? [:]) { $1 }) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -29,7 +30,7 @@ final class ServerProcess {
             if (try? get("/healthz").status) == 200 { return }
             usleep(100_000)
         }
-        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "server did not start on \(port)"])
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "server did not start on \(self.port)"])
     }
 
     deinit {

@@ -21,7 +21,7 @@ import Testing
         let server = Process()
         server.executableURL = DocPreviewProcess.binary
         server.arguments = ["serve", "--store", folder.url.appendingPathComponent("store").path, "--port", "\(port)", "--workers", "1",
-                            "--tls-cert", certificate, "--tls-key", key]
+                            "--tls-cert", certificate, "--tls-key", key, "--fetch-workers", "0"]
         server.environment = ProcessInfo.processInfo.environment.merging(["DOCPREVIEW_TOKEN": Self.token]) { $1 }
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
@@ -57,6 +57,11 @@ import Testing
         #expect(document["status"] as? String == "done" && document["preview_status"] as? String == "ready", "\(document)")
         let range = try Self.curl(pinned + bearer + ["-r", "0-9", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "\(base)/v1/documents/\(id)/content"])
         #expect(range.output == "206 10", "\(range)")
+        // The share-sheet client's request, as it sends it to the certificate it pins.
+        let link = try Self.curl(pinned + bearer + ["-H", "Content-Type: application/json", "-w", "\n%{http_code}", "--data",
+                                                   #"{"url": "https://www.tiktok.com/@ana/video/7", "client_id": "0b6f5c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b", "timestamp": "2026-11-24T12:00:00Z"}"#,
+                                                   "\(base)/api/v1/download"])
+        #expect(link.status == 0 && link.output.hasSuffix("\n202") && link.output.contains(#""status":"queued""#), "\(link)")
         let preview = try Self.curl(pinned + bearer + ["-o", "/dev/null", "-w", "%{http_code} %{content_type}", "\(base)/v1/documents/\(id)/preview"])
         #expect(preview.output.hasPrefix("200 image/"), "\(preview)")
         let signIn = try Self.curl(pinned + ["-D", "-", "-o", "/dev/null", "--data", "token=\(Self.token)", "\(base)/ui/signin"])

@@ -135,7 +135,8 @@ private func sample(_ name: String) throws -> [UInt8] { Array(try Data(contentsO
     @Test func everyCodeHasADisposition() {
         let refused = PreviewError.Code.all.filter { $0.disposition == .refused }.map(\.rawValue)
         #expect(Set(refused) == ["extension_not_allowed", "content_mismatch", "unsupported_type", "executable_refused",
-                                 "file_too_large", "empty_file", "too_many_pixels", "too_long", "zip_bomb", "no_video_stream", "page_out_of_range"])
+                                 "file_too_large", "empty_file", "too_many_pixels", "too_long", "zip_bomb", "no_video_stream", "page_out_of_range",
+                                 "unsupported_site", "private_address"])
         #expect(PreviewError.Code(rawValue: "encrypted")?.disposition == .unreadable)
         #expect(PreviewError.Code(rawValue: "bogus") == nil)
     }

@@ -25,6 +25,11 @@ int docpreview_restrict_syscalls(void);
 int docpreview_restrict_files(const char *const readable[], int readable_count,
                               const char *const writable[], int writable_count);
 
+/// Confines this process's TCP for good (Landlock's network rights, Linux 6.7): connections to
+/// `port` only (on any address), no listening. Returns 0, or an errno (EOPNOTSUPP where the kernel's
+/// Landlock has no network rights).
+int docpreview_restrict_connect(int port);
+
 /// Arms this process's one alarm: after `seconds`, whatever the process is doing (a library call
 /// that cannot be interrupted included), `message` is written to `descriptor` and the process ends
 /// with `status`, from a SIGALRM handler that makes async-signal-safe calls only. No thread is

@@ -1,0 +1,118 @@
+import Foundation
+import PreviewCore
+import PreviewStore
+
+/// Links sent from a phone's share sheet (`POST /api/v1/download`), and the devices that send them.
+extension DocumentService {
+    /// Who sent a link: a device (its token), or the service token (`device` nil).
+    public struct LinkSender: Sendable {
+        public var device: DeviceRecord?
+        public var owner: String
+
+        /// The service token's links belong to `owner` (default ``DocumentService/serviceLinkOwner``).
+        public init(device: DeviceRecord?, owner: String? = nil) {
+            self.device = device
+            self.owner = device?.owner ?? owner ?? DocumentService.serviceLinkOwner
+        }
+    }
+
+    /// The owner of documents from links sent with the service token.
+    public static let serviceLinkOwner = "share-sheet"
+    /// The most downloads one client may have waiting at once.
+    public static let maxPendingDownloads = 50
+
+    var linkDownloads: any LinkDownloads {
+        get throws(PreviewError) {
+            guard let downloads else { throw PreviewError(.unavailable, "This server keeps no downloads.") }
+            return downloads
+        }
+    }
+
+    /// Records the link, once per client and normalised link, queued for download: committed before
+    /// this returns. The same link from the same client again returns the same download.
+    public func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) throws -> (download: DownloadRecord, created: Bool) {
+        guard let client = UUID(uuidString: clientID.trimmingCharacters(in: .whitespaces)) else {
+            throw PreviewError(.badRequest, "client_id must be the device's UUID.")
+        }
+        let link = try DownloadLink(url, settings: pipeline.configuration.downloads)
+        let timestamp = clientTimestamp.map { String($0.prefix(64)) }
+        let record = DownloadRecord(id: DownloadRecord.newID(), clientID: client.uuidString.lowercased(), device: sender.device?.name,
+                                    owner: sender.owner, url: String(url.prefix(DownloadSettings.maxLinkLength)), link: link, clientTimestamp: timestamp)
+        return try linkDownloads.submit(record, maxPending: Self.maxPendingDownloads)
+    }
+
+    /// Download `id`, if `sender` may see it (a device sees its own only).
+    public func download(id: String, for sender: LinkSender) throws -> DownloadRecord {
+        guard let download = try linkDownloads.download(id: id), sender.device == nil || download.device == sender.device?.name else {
+            throw PreviewError(.notFound, "No download \(id).")
+        }
+        return download
+    }
+
+    /// A client's downloads that `sender` may see, newest first: `limit` of them after `cursor`, and
+    /// the cursor of the next page (nil on the last).
+    public func downloads(clientID: String, after cursor: String?, limit: Int, for sender: LinkSender) throws -> (downloads: [DownloadRecord], next: String?) {
+        guard let client = UUID(uuidString: clientID) else { throw PreviewError(.badRequest, "client_id must be the device's UUID.") }
+        var before: Int64?
+        if let cursor {
+            guard let seq = Int64(cursor), seq > 0 else { throw PreviewError(.badRequest, "cursor is not one this server gave.") }
+            before = seq
+        }
+        var page = try linkDownloads.downloads(clientID: client.uuidString.lowercased(), before: before, limit: limit + 1)
+        let more = page.count > limit
+        page = Array(page.prefix(limit))
+        page = page.filter { sender.device == nil || $0.device == sender.device?.name }
+        return (page, more ? page.last.flatMap { $0.seq.map(String.init) } : nil)
+    }
+
+    /// The downloads that became document `id`: where it came from.
+    public func sources(ofDocument id: String) throws -> [DownloadRecord] {
+        guard let downloads else { return [] }
+        return try downloads.downloads(documentID: id)
+    }
+
+    // MARK: Devices
+
+    /// Adds a device and returns its token, shown this once (only its SHA-256 is kept).
+    public func addDevice(name: String, owner: String?) throws -> (device: DeviceRecord, token: String) {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 100, trimmed.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
+            throw PreviewError(.badRequest, "A device name is 1 to 100 characters, none of them control characters.")
+        }
+        let token = "dpd_" + Base64URL.randomToken(bytes: 32)
+        let device = DeviceRecord(name: trimmed, tokenSha256: Self.tokenHash(token), owner: owner ?? trimmed)
+        try linkDownloads.addDevice(device)
+        return (device, token)
+    }
+
+    /// The live device `token` belongs to, or nil.
+    public func device(token: String) throws -> DeviceRecord? {
+        guard token.hasPrefix("dpd_"), let downloads else { return nil }
+        return try downloads.device(tokenSha256: Self.tokenHash(token))
+    }
+
+    public func devices() throws -> [DeviceRecord] { try linkDownloads.devices() }
+
+    public func revokeDevice(name: String) throws -> Bool { try linkDownloads.revokeDevice(name: name) }
+
+    // MARK: Storing what was fetched
+
+    /// Stores a fetched file as a `highlight_video` of the download's owner, like an upload: its
+    /// type from its bytes (a page or a picture is `no_video_stream`), validated, published and
+    /// indexed with its preview job. The same bytes under the same title are the same document.
+    func storeFetched(_ file: URL, title: String, for download: DownloadRecord) throws -> DocumentRecord {
+        let kind = ContentDetector.detect(try ByteProbe(contentsOf: file)).kind
+        guard kind.category == .video else {
+            throw PreviewError(.noVideoStream, "The link gave \(kind.label.lowercased()), not a video.")
+        }
+        let writer = try BlobWriter(storage: store.blobs)
+        let input = try FileHandle(forReadingFrom: file)
+        defer { try? input.close() }
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(chunk) }
+        let cleanTitle = String(title.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }.prefix(200))
+            .trimmingCharacters(in: .whitespaces)
+        let labels = DocumentLabels(owner: download.owner, type: rules.type(id: "highlight_video"), title: cleanTitle.isEmpty ? "Video" : cleanTitle,
+                                    filename: "video.\(kind.extensions.first ?? kind.rawValue)")
+        return try accept(writer, labels: labels).document
+    }
+}

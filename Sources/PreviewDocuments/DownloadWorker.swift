@@ -1,0 +1,175 @@
+import Foundation
+import Logging
+import Metrics
+import PreviewCore
+import PreviewFetch
+import PreviewStore
+import ServiceLifecycle
+
+/// Downloads queued links with `concurrency` slots: each leases a download, fetches it in a child
+/// of its own (``LinkFetcher``), stores what came as a document with its preview job
+/// (``DocumentService/storeFetched(_:title:for:)``), and records the outcome: done with the
+/// document, queued again after the queue's back-off for a transient failure, failed at once for a
+/// permanent one. On shutdown it stops leasing and gives back what still runs after `drainSeconds`.
+public struct DownloadWorker: Service {
+    public let documents: DocumentService
+    public let fetcher: LinkFetcher
+    public var concurrency: Int
+    public var drainSeconds: Double
+    public var pollInterval: Duration = .milliseconds(500)
+    let logger: Logger
+    let name = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(UUID().uuidString.prefix(8))"
+    let offload: Offload
+
+    public init(documents: DocumentService, fetcher: LinkFetcher, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
+        self.documents = documents
+        self.fetcher = fetcher
+        self.concurrency = max(1, concurrency)
+        self.drainSeconds = drainSeconds
+        self.logger = logger
+        offload = Offload(reads: 1, writes: self.concurrency + 1, renders: self.concurrency)
+    }
+
+    private var settings: DownloadSettings { documents.pipeline.configuration.downloads }
+    /// The fetch, then storing up to the size limit: a lease outlives both, so only a dead
+    /// fetcher's download is taken over.
+    private var leaseSeconds: TimeInterval { settings.fetchSeconds + 300 }
+    private var maxBytes: Int { settings.maxBytes ?? documents.pipeline.configuration.limits.maxFileBytes }
+    /// `STORE/fetch/`: one workspace per attempt, removed after it.
+    private var workspaces: URL { documents.store.blobs.stagingFolder.deletingLastPathComponent().appendingPathComponent("fetch") }
+
+    public func run() async throws {
+        guard let queue = documents.downloads else { return }
+        await cleanUp(queue)
+        let running = RunningDownloads()
+        await withDiscardingTaskGroup { group in
+            for _ in 0..<concurrency {
+                group.addTask { await work(queue, running: running) }
+            }
+            await withGracefulShutdownHandler {
+                while !running.stopping || !running.isEmpty {
+                    if running.stopping, running.stoppedFor > drainSeconds { break }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            } onGracefulShutdown: {
+                running.stop()
+            }
+            group.cancelAll()
+        }
+        for download in running.remaining() {
+            try? await offload.run(.writes) { try queue.release(download) }
+            logger.warning("released a running download at shutdown", metadata: ["preview.download": "\(download.id)"])
+        }
+    }
+
+    /// Downloads that a crashed process on this host held go back to the queue; workspaces of
+    /// processes that are gone are removed.
+    private func cleanUp(_ queue: any LinkDownloads) async {
+        do {
+            let reclaimed = try await offload.run(.writes) { try queue.reclaimDownloadLeases(where: QueueWorker.isDeadLocalWorker) }
+            if reclaimed > 0 { logger.warning("reclaimed downloads of a process that died", metadata: ["preview.downloads": "\(reclaimed)"]) }
+        } catch {
+            logger.error("could not reclaim downloads", metadata: ["preview.error": "\(error)"])
+        }
+        for folder in (try? FileManager.default.contentsOfDirectory(atPath: workspaces.path)) ?? [] {
+            guard let pid = Int32(folder.prefix { $0 != "-" }), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(at: workspaces.appendingPathComponent(folder))
+        }
+    }
+
+    private func work(_ queue: any LinkDownloads, running: RunningDownloads) async {
+        while !running.stopping, !Task.isCancelled {
+            let leased: DownloadRecord?
+            do {
+                let (name, leaseSeconds) = (name, leaseSeconds)
+                leased = try await offload.run(.writes) { try queue.leaseDownload(worker: name, leaseSeconds: leaseSeconds) }
+            } catch {
+                logger.error("could not lease a download", metadata: ["preview.error": "\(error)"])
+                try? await Task.sleep(for: .seconds(2))
+                continue
+            }
+            guard let download = leased else {
+                try? await Task.sleep(for: pollInterval)
+                continue
+            }
+            running.add(download)
+            // A download the drain cut off stays among the running ones, to be released.
+            guard await process(download, queue) else { return }
+            running.remove(download)
+        }
+    }
+
+    /// Fetches and stores `download` and records how it ended; false when the drain cut it off first
+    /// (nothing recorded: it is released).
+    private func process(_ download: DownloadRecord, _ queue: any LinkDownloads) async -> Bool {
+        var logger = logger
+        logger[metadataKey: "preview.download"] = "\(download.id)"
+        let workspace = workspaces.appendingPathComponent("\(getpid())-\(download.seq ?? 0)-\(download.attempts)")
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        let (fetcher, documents, settings, maxBytes) = (fetcher, documents, settings, maxBytes)
+        let outcome: Result<DocumentRecord, FetchFailureReport>
+        do {
+            outcome = try await offload.run(.renders) { () -> Result<DocumentRecord, FetchFailureReport> in
+                let link = try DownloadLink(download.normalizedURL, settings: settings)
+                let reply = fetcher.fetch(link, into: workspace, maxBytes: maxBytes, seconds: settings.fetchSeconds)
+                guard let file = reply.file, let title = reply.title else {
+                    return .failure(FetchFailureReport(error: reply.error ?? PreviewError(.internal, "The download failed."), retryable: reply.retryable))
+                }
+                return .success(try documents.storeFetched(URL(fileURLWithPath: file), title: title, for: download))
+            }
+        } catch is CancellationError {
+            return false
+        } catch {
+            // The link no longer passes the rules (they changed), the file was refused, or the store failed.
+            let failure = error as? PreviewError ?? StoreFault(error)?.previewError ?? PreviewError(.internal, "\(error)")
+            outcome = .failure(FetchFailureReport(error: failure, retryable: StoreFault(error) != nil || failure.code == .internal))
+        }
+        do {
+            switch outcome {
+            case let .success(document):
+                let recorded = try await offload.run(.writes) { try queue.finish(download, documentID: document.id) }
+                Counter(label: "docpreview_downloads_total", dimensions: [("outcome", recorded ? "done" : "lease_lost")]).increment()
+                logger.info("download done", metadata: ["preview.document": "\(document.id)"])
+            case let .failure(report):
+                let recorded = try await offload.run(.writes) { try queue.fail(download, error: report.error, retryable: report.retryable) }
+                let retrying = recorded.status == .queued
+                Counter(label: "docpreview_downloads_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
+                logger.info("download failed", metadata: ["preview.code": "\(report.error.code)", "preview.reason": "\(report.error.message)",
+                                                          "preview.status": "\(recorded.status.rawValue)"])
+            }
+        } catch is CancellationError {
+            return false
+        } catch {
+            logger.error("could not record a download's outcome", metadata: ["preview.error": "\(error)"])
+        }
+        return true
+    }
+}
+
+/// A failed fetch and whether to try again.
+struct FetchFailureReport: Error {
+    var error: PreviewError
+    var retryable: Bool
+}
+
+/// The downloads this worker holds and whether it is stopping.
+final class RunningDownloads: Sendable {
+    private struct State {
+        var stoppedAt: ContinuousClock.Instant?
+        var downloads: [String: DownloadRecord] = [:]
+    }
+
+    private let state = Locked(State())
+
+    var stopping: Bool { state.withLock { $0.stoppedAt != nil } }
+    var isEmpty: Bool { state.withLock { $0.downloads.isEmpty } }
+    /// Seconds since ``stop()``.
+    var stoppedFor: Double {
+        state.withLock { state in state.stoppedAt.map { Double($0.duration(to: .now).components.seconds) } ?? 0 }
+    }
+
+    func stop() { state.withLock { $0.stoppedAt = $0.stoppedAt ?? .now } }
+    func add(_ download: DownloadRecord) { state.withLock { $0.downloads[download.id] = download } }
+    func remove(_ download: DownloadRecord) { state.withLock { $0.downloads[download.id] = nil } }
+    func remaining() -> [DownloadRecord] { state.withLock { Array($0.downloads.values) } }
+}

@@ -1,0 +1,122 @@
+import CProcessControl
+import Foundation
+import PreviewCore
+
+/// The child side of ``LinkFetcher``: `docpreview fetch-child` reads one ``FetchOrder`` on stdin,
+/// fetches it and writes one ``FetchReply`` line on stdout.
+///
+/// Before anything else it confines itself: files (Landlock) to reading the system and the
+/// libraries it loaded and writing its workspace; files it writes to the size limit
+/// (`RLIMIT_FSIZE`); its whole run to the time limit (an alarm that answers `timeout` and exits,
+/// taking `yt-dlp` with it). Its connections all go through its ``AddressCheckingProxy``.
+public enum FetchChild {
+    private static let answered = Locked(false)
+
+    public static func run() -> Int32 {
+        let input = FileHandle.standardInput.readDataToEndOfFile()
+        guard let order = try? JSONDecoder().decode(FetchOrder.self, from: input) else {
+            return answer(.failure(PreviewError(.internal, "The fetch child was sent a malformed order."), retryable: false))
+        }
+        let timeout = FetchReply.failure(PreviewError(.timeout, "The download took longer than \(Int(order.seconds)) s."), retryable: true)
+        let line = (String(decoding: (try? JSONEncoder().encode(timeout)) ?? Data(), as: UTF8.self) + "\n")
+        _ = docpreview_watchdog_arm(order.seconds, line, STDOUT_FILENO, 0)
+        if let problem = confine(order) {
+            return answer(.failure(PreviewError(.internal, "The fetch child could not confine itself (\(problem))."), retryable: true))
+        }
+        let proxy: AddressCheckingProxy
+        do {
+            // A link that leads to a refused address is refused whatever else it might lead to: the
+            // answer goes at once (clients retry a refused connection until their deadline).
+            proxy = try AddressCheckingProxy(policy: order.policy) { refusal in
+                _ = answer(.failure(FetchFailure.privateAddress(refusal).error, retryable: false))
+                _exit(0)
+            }
+        } catch {
+            return answer(.failure(PreviewError(.internal, "The fetch child could not start its proxy (\(error))."), retryable: true))
+        }
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        do throws(FetchFailure) {
+            let (file, title) = try fetch(order, proxy: proxy, executable: executable)
+            return answer(.success(file: file.path, title: title))
+        } catch {
+            return answer(.failure(error.error, retryable: error.retryable))
+        }
+    }
+
+    private static func fetch(_ order: FetchOrder, proxy: AddressCheckingProxy, executable: String) throws(FetchFailure) -> (URL, String) {
+        let extractor = ExtractorFetch(order: order, proxyPort: proxy.port, executable: executable)
+        if order.route == .extractor { return try extractor.run() }
+        switch try blocking({ () async throws(FetchFailure) in try await DirectFetch(order: order, proxyPort: proxy.port).run() }) {
+        case let .file(file, title): return (file, title)
+        case .page: return try extractor.run()
+        }
+    }
+
+    /// Runs `body` to its end from this (non-pool) thread.
+    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(FetchFailure) -> T) throws(FetchFailure) -> T {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var result: Result<T, FetchFailure>?
+        Task {
+            do throws(FetchFailure) { result = .success(try await body()) } catch { result = .failure(error) }
+            done.signal()
+        }
+        done.wait()
+        return try result!.get()
+    }
+
+    /// Landlock and the size limit; nil, or what failed. Where the kernel has no Landlock the fetch
+    /// goes on without it (as renderer children do), the proxy still checking every address.
+    private static func confine(_ order: FetchOrder) -> String? {
+        signal(SIGXFSZ, SIG_IGN)
+        var size = rlimit(rlim_cur: rlim_t(order.maxBytes + 1024 * 1024), rlim_max: rlim_t(order.maxBytes + 1024 * 1024))
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &size) == 0 else { return "RLIMIT_FSIZE: \(String(cString: strerror(errno)))" }
+        var readable = ["/usr", "/etc", "/lib", "/lib64", "/bin", "/proc/self", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu"]
+            + loadedLibraryFolders()
+        if let extractor = order.extractor { readable += toolFolders(extractor) }
+        let writable = [order.workspace, "/dev/null"]
+        let result = withCStrings(readable) { r in withCStrings(writable) { w in docpreview_restrict_files(r, Int32(readable.count), w, Int32(writable.count)) } }
+        return result == 0 || result == ENOSYS || result == EOPNOTSUPP ? nil : "Landlock: \(String(cString: strerror(result)))"
+    }
+
+    /// The installation folders of `tool` and of its script's interpreter (a virtual environment's
+    /// root, a Python's prefix): the folder above the one each sits in, symbolic links followed.
+    private static func toolFolders(_ tool: String) -> [String] {
+        var programs = [tool]
+        if let handle = FileHandle(forReadingAtPath: tool), let head = try? handle.read(upToCount: 256), head.starts(with: Array("#!".utf8)) {
+            let line = String(decoding: head.dropFirst(2).prefix { $0 != 10 }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            if let interpreter = line.split(separator: " ").first { programs.append(String(interpreter)) }
+        }
+        return programs.flatMap { program in
+            [URL(fileURLWithPath: program), URL(fileURLWithPath: program).resolvingSymlinksInPath()]
+                .map { $0.deletingLastPathComponent().deletingLastPathComponent().path }
+        }
+    }
+
+    /// The folders of the files this process has mapped (its binary, the Swift runtime's libraries).
+    private static func loadedLibraryFolders() -> [String] {
+        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [] }
+        let paths = maps.split(separator: "\n").compactMap { line -> String? in
+            guard let slash = line.firstIndex(of: "/") else { return nil }
+            return URL(fileURLWithPath: String(line[slash...])).deletingLastPathComponent().path
+        }
+        return Array(Set(paths)).sorted()
+    }
+
+    /// Writes the one reply: the first caller's (refusals on the proxy's threads race each other and
+    /// the main thread), whole before any other caller returns to exit.
+    private static func answer(_ reply: FetchReply) -> Int32 {
+        answered.withLock { done in
+            guard !done else { return }
+            done = true
+            docpreview_watchdog_disarm()
+            FileHandle.standardOutput.write(((try? JSONEncoder().encode(reply)) ?? Data()) + Data("\n".utf8))
+        }
+        return 0
+    }
+
+    static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
+        let copies = strings.map { UnsafePointer(strdup($0)) }
+        defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+        return body(copies)
+    }
+}

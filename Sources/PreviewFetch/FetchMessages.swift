@@ -1,0 +1,96 @@
+import Foundation
+import PreviewCore
+
+/// What a fetch child is asked: one link, where to put it, and the bounds.
+public struct FetchOrder: Codable, Sendable {
+    public var url: String
+    public var route: DownloadLink.Route
+    /// The child's only writable folder; the download lands in it.
+    public var workspace: String
+    public var maxBytes: Int
+    public var seconds: Double
+    public var policy: FetchAddressPolicy
+    /// The `yt-dlp` program, or nil where it is not installed (extractor links then fail, retryably).
+    public var extractor: String?
+
+    public init(url: String, route: DownloadLink.Route, workspace: String, maxBytes: Int, seconds: Double, policy: FetchAddressPolicy, extractor: String?) {
+        self.url = url
+        self.route = route
+        self.workspace = workspace
+        self.maxBytes = maxBytes
+        self.seconds = seconds
+        self.policy = policy
+        self.extractor = extractor
+    }
+}
+
+/// What a fetch child answers: the file it wrote and its title, or why not.
+public struct FetchReply: Codable, Sendable {
+    public var file: String?
+    /// The video's title (the extractor's), or the file name of a direct link.
+    public var title: String?
+    public var code: String?
+    public var message: String?
+    /// Whether another attempt later may succeed (a site down, a time-out), as opposed to a link
+    /// that can never give a video (404, private address, too large, no video).
+    public var retryable: Bool
+
+    public static func success(file: String, title: String) -> FetchReply {
+        FetchReply(file: file, title: title, code: nil, message: nil, retryable: false)
+    }
+
+    public static func failure(_ error: PreviewError, retryable: Bool) -> FetchReply {
+        FetchReply(file: nil, title: nil, code: error.code.rawValue, message: error.message, retryable: retryable)
+    }
+
+    /// The failure as a ``PreviewError`` (nil on success).
+    public var error: PreviewError? {
+        guard file == nil else { return nil }
+        return PreviewError(code.flatMap(PreviewError.Code.init(rawValue:)) ?? .internal, message ?? "The download failed.")
+    }
+}
+
+/// A failure of a fetch, and whether it is worth another attempt.
+struct FetchFailure: Error {
+    var error: PreviewError
+    var retryable: Bool
+
+    static func permanent(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
+        FetchFailure(error: PreviewError(code, message), retryable: false)
+    }
+
+    static func transient(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
+        FetchFailure(error: PreviewError(code, message), retryable: true)
+    }
+
+    static func tooLarge(_ maxBytes: Int) -> FetchFailure {
+        permanent(.fileTooLarge, "The video is larger than the \(Limits.describe(byteCount: maxBytes)) limit.")
+    }
+
+    static func privateAddress(_ reason: String) -> FetchFailure {
+        permanent(.privateAddress, "The link leads to an address that is not on the public Internet (\(reason)).")
+    }
+
+    /// The failure an HTTP status from the site means.
+    static func status(_ status: Int) -> FetchFailure {
+        let text = "The site answered \(status) (\(HTTPStatusText.phrase(status)))."
+        return [408, 425, 429].contains(status) || status >= 500 ? transient(.linkFailed, text) : permanent(.linkFailed, text)
+    }
+}
+
+enum HTTPStatusText {
+    static func phrase(_ status: Int) -> String {
+        switch status {
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 410: "Gone"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: status >= 500 ? "server error" : "client error"
+        }
+    }
+}

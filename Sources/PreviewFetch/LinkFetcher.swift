@@ -1,0 +1,78 @@
+import CProcessControl
+import Foundation
+import PreviewCore
+
+/// Fetches a shared link in a child process of its own (`<executable> fetch-child`, see
+/// ``FetchChild``), one per download: whatever a site or `yt-dlp` does costs that child only. The
+/// child answers within the time limit or is killed a little after it. Blocking: run it on an
+/// offload lane.
+public struct LinkFetcher: Sendable {
+    /// The `docpreview` binary.
+    public let executable: URL
+    /// The `yt-dlp` program, or nil.
+    public let extractor: String?
+    public let policy: FetchAddressPolicy
+
+    public init(executable: URL, extractor: String?, policy: FetchAddressPolicy) {
+        self.executable = executable
+        self.extractor = extractor
+        self.policy = policy
+    }
+
+    /// Seconds the parent waits past the child's own time limit before it kills it.
+    static let grace: Double = 10
+
+    /// Fetches `link` into `workspace` (created, and the child's only writable folder). Returns the
+    /// file and a title, or throws the failure and whether it is worth retrying.
+    public func fetch(_ link: DownloadLink, into workspace: URL, maxBytes: Int, seconds: Double) -> FetchReply {
+        do {
+            try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
+        } catch {
+            return .failure(PreviewError(.storageFull, "The download's workspace could not be made (\(error))."), retryable: true)
+        }
+        let order = FetchOrder(url: link.normalized, route: link.route, workspace: workspace.path, maxBytes: maxBytes, seconds: seconds,
+                               policy: policy, extractor: extractor)
+        let environment = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "SWIFT_BACKTRACE=enable=no"]
+            + ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }.map { "\($0.key)=\($0.value)" }
+        let argv: [UnsafeMutablePointer<CChar>?] = [executable.path, "fetch-child"].map { (text: String) in strdup(text) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { (text: String) in strdup(text) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var (pid, input, output): (pid_t, Int32, Int32) = (0, -1, -1)
+        let started = docpreview_spawn_piped(executable.path, argv, envp, &pid, &input, &output)
+        guard started == 0 else {
+            return .failure(PreviewError(.internal, "The fetch child could not be started (\(String(cString: strerror(started))))."), retryable: true)
+        }
+        defer { close(output) }
+        let orderBytes = [UInt8]((try? JSONEncoder().encode(order)) ?? Data())
+        _ = orderBytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+        close(input)
+        let answer = Self.read(output, within: seconds + Self.grace)
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard let line = answer, let reply = try? JSONDecoder().decode(FetchReply.self, from: line) else {
+            return .failure(PreviewError(.timeout, "The download took longer than \(Int(seconds)) s and was stopped."), retryable: true)
+        }
+        return reply
+    }
+
+    /// Everything the child writes until it closes its end, or nil past `seconds` (or past 64 KiB).
+    private static func read(_ descriptor: Int32, within seconds: Double) -> Data? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while data.count < 64 * 1024 {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return nil }
+            var descriptors = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptors, 1, Int32(min(left, 3600) * 1000))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return nil }
+            let count = Glibc.read(descriptor, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return data }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return nil
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import PreviewBackendTestSupport
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// The download queue and the device tokens on both backends: one download per client and link,
+/// leases, the retry policy, keyset history, reclaiming a dead process's downloads.
+@Suite struct DownloadQueueTests {
+    static let settings = DownloadSettings(domains: ["media.example.org"])
+    static let client = "6f1c2c4e-3d2b-4a6e-9b1f-0a1b2c3d4e5f"
+
+    static func record(_ url: String, client: String = client) throws -> DownloadRecord {
+        DownloadRecord(id: DownloadRecord.newID(), clientID: client, device: nil, owner: "ana", url: url,
+                       link: try DownloadLink(url, settings: settings), clientTimestamp: "2026-11-24T10:00:00Z")
+    }
+
+    func withQueue(_ backend: TestBackend, _ body: (any LinkDownloads) throws -> Void) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try body(try backend.open(root: folder.url).downloads)
+    }
+
+    @Test(arguments: TestBackend.available) func theSameLinkFromTheSameClientIsOneDownload(backend: TestBackend) throws {
+        try withQueue(backend) { queue in
+            let first = try queue.submit(try Self.record("https://www.tiktok.com/@ana/video/1?utm_source=copy"), maxPending: 10)
+            let again = try queue.submit(try Self.record("https://tiktok.com/@ana/video/1#t=3"), maxPending: 10)
+            let otherClient = try queue.submit(try Self.record("https://tiktok.com/@ana/video/1", client: "0e4a7a36-6a39-4c55-9a68-58f8a0c9a1b2"),
+                                               maxPending: 10)
+            #expect(first.created && !again.created && otherClient.created)
+            #expect(again.download.id == first.download.id)
+            #expect(otherClient.download.id != first.download.id, "another device's link is its own download")
+            #expect(try queue.download(id: first.download.id)?.normalizedURL == "https://tiktok.com/@ana/video/1")
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func aClientHasABoundedNumberWaiting(backend: TestBackend) throws {
+        try withQueue(backend) { queue in
+            for n in 0..<3 { _ = try queue.submit(try Self.record("https://media.example.org/\(n).mp4"), maxPending: 3) }
+            #expect(throws: PreviewError.self) { _ = try queue.submit(try Self.record("https://media.example.org/9.mp4"), maxPending: 3) }
+            // A link it sent before is still answered.
+            #expect(try !queue.submit(try Self.record("https://media.example.org/0.mp4"), maxPending: 3).created)
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func failuresRetryWithBackOffOrFailAtOnce(backend: TestBackend) throws {
+        try withQueue(backend) { queue in
+            let transient = try queue.submit(try Self.record("https://media.example.org/a.mp4"), maxPending: 10).download
+            let permanent = try queue.submit(try Self.record("https://media.example.org/b.mp4"), maxPending: 10).download
+            let first = try #require(try queue.leaseDownload(worker: "w", leaseSeconds: 60))
+            let second = try #require(try queue.leaseDownload(worker: "w", leaseSeconds: 60))
+            #expect(Set([first.id, second.id]) == Set([transient.id, permanent.id]))
+            #expect(first.status == .downloading && first.attempts == 1)
+            #expect(try queue.leaseDownload(worker: "w", leaseSeconds: 60) == nil, "nothing else is due")
+            let leasedTransient = first.id == transient.id ? first : second
+            let leasedPermanent = first.id == transient.id ? second : first
+            // Attempt 1 failing retries at once (the policy's first delay is 0), attempt 2 after 30 s.
+            let retried = try queue.fail(leasedTransient, error: PreviewError(.linkFailed, "503"), retryable: true)
+            #expect(retried.status == .queued && retried.errorCode == .linkFailed)
+            let failed = try queue.fail(leasedPermanent, error: PreviewError(.linkFailed, "404"), retryable: false)
+            #expect(failed.status == .failed)
+            let again = try #require(try queue.leaseDownload(worker: "w", leaseSeconds: 60))
+            #expect(again.id == transient.id && again.attempts == 2)
+            let later = try queue.fail(again, error: PreviewError(.timeout, "slow"), retryable: true)
+            #expect(later.status == .queued && later.availableAt > Date().addingTimeInterval(20))
+            #expect(try queue.leaseDownload(worker: "w", leaseSeconds: 60) == nil, "the retry waits its delay")
+            // The person sends the failed link again: queued again, its attempts fresh.
+            let resent = try queue.submit(try Self.record("https://media.example.org/b.mp4"), maxPending: 10)
+            #expect(!resent.created && resent.download.id == permanent.id && resent.download.status == .queued && resent.download.attempts == 0)
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func onlyTheLeaseHolderRecordsTheOutcome(backend: TestBackend) throws {
+        try withQueue(backend) { queue in
+            _ = try queue.submit(try Self.record("https://media.example.org/a.mp4"), maxPending: 10)
+            let leased = try #require(try queue.leaseDownload(worker: "w1", leaseSeconds: 60))
+            var stale = leased
+            stale.leaseOwner = "w2"
+            #expect(try !queue.finish(stale, documentID: "doc"))
+            #expect(try queue.renewLease(leased, leaseSeconds: 120))
+            #expect(try queue.finish(leased, documentID: "doc"))
+            let done = try #require(try queue.download(id: leased.id))
+            #expect(done.status == .done && done.documentID == "doc" && done.leaseOwner == nil)
+            #expect(try queue.downloads(documentID: "doc").map(\.id) == [leased.id])
+            #expect(try queue.downloadCounts()[.done] == 1)
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func aDeadProcessesDownloadsGoBackToTheQueue(backend: TestBackend) throws {
+        try withQueue(backend) { queue in
+            _ = try queue.submit(try Self.record("https://media.example.org/a.mp4"), maxPending: 10)
+            let leased = try #require(try queue.leaseDownload(worker: "host/1/dead", leaseSeconds: 3600))
+            #expect(try queue.reclaimDownloadLeases { $0 == "host/2/alive" } == 0)
+            #expect(try queue.reclaimDownloadLeases { $0 == "host/1/dead" } == 1)
+            let again = try #require(try queue.leaseDownload(worker: "w", leaseSeconds: 60))
+            #expect(again.id == leased.id && again.attempts == 2, "the attempt the dead process used stays counted")
+            try queue.release(again)
+            #expect(try queue.download(id: leased.id)?.attempts == 1, "a release uncounts its attempt")
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func historyPagesStayStableWhileLinksArrive(backend: TestBackend) throws {
+        try withQueue(backend) { queue in
+            var sent: [String] = []
+            for n in 0..<5 { sent.append(try queue.submit(try Self.record("https://media.example.org/\(n).mp4"), maxPending: 100).download.id) }
+            let first = try queue.downloads(clientID: Self.client, before: nil, limit: 2)
+            #expect(first.map(\.id) == [sent[4], sent[3]])
+            for n in 5..<8 { _ = try queue.submit(try Self.record("https://media.example.org/\(n).mp4"), maxPending: 100) }
+            let second = try queue.downloads(clientID: Self.client, before: first.last?.seq, limit: 2)
+            let third = try queue.downloads(clientID: Self.client, before: second.last?.seq, limit: 2)
+            #expect(second.map(\.id) == [sent[2], sent[1]] && third.map(\.id) == [sent[0]], "new links never move a later page")
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func devicesAreAddedOnceAndRevokedAtOnce(backend: TestBackend) throws {
+        try withQueue(backend) { queue in
+            try queue.addDevice(DeviceRecord(name: "Ana's iPhone", tokenSha256: "aa", owner: "ana"))
+            #expect(throws: PreviewError.self) { try queue.addDevice(DeviceRecord(name: "Ana's iPhone", tokenSha256: "bb", owner: "ana")) }
+            #expect(try queue.device(tokenSha256: "aa")?.owner == "ana")
+            #expect(try queue.revokeDevice(name: "Ana's iPhone"))
+            #expect(try !queue.revokeDevice(name: "Ana's iPhone"))
+            #expect(try queue.device(tokenSha256: "aa") == nil)
+            #expect(try queue.devices().map(\.name) == ["Ana's iPhone"])
+        }
+    }
+}
