@@ -35,6 +35,7 @@ extension DocumentService {
             throw PreviewError(.badRequest, "client_id must be the device's UUID.")
         }
         let link = try DownloadLink(url, settings: pipeline.configuration.downloads)
+        try DocumentLabels(owner: sender.owner, title: "link", filename: "link").check()
         let timestamp = clientTimestamp.map { String($0.prefix(64)) }
         let record = DownloadRecord(id: DownloadRecord.newID(), clientID: client.uuidString.lowercased(), device: sender.device?.name,
                                     owner: sender.owner, url: String(url.prefix(DownloadSettings.maxLinkLength)), link: link, clientTimestamp: timestamp)

@@ -1,3 +1,4 @@
+import CProcessControl
 import Foundation
 import PreviewCore
 
@@ -18,30 +19,29 @@ struct ExtractorFetch {
         }
         let workspace = URL(fileURLWithPath: order.workspace)
         let proxy = "http://127.0.0.1:\(proxyPort)"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["fetch-exec", String(proxyPort), "--", extractor,
-                             "--proxy", proxy, "--no-config", "--no-cache-dir", "--no-playlist", "--max-downloads", "1",
-                             "--format", "b[ext=mp4]/b[ext=mov]/b", "--max-filesize", String(order.maxBytes), "--fixup", "never",
-                             "--ffmpeg-location", workspace.appendingPathComponent("no-ffmpeg").path,
-                             "--socket-timeout", "30", "--no-progress", "--no-colors", "--restrict-filenames",
-                             "--paths", workspace.path, "--output", "download.%(ext)s",
-                             "--print", "before_dl:title:%(title).200s", "--print", "after_move:file:%(filepath)s", order.url]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": workspace.path, "TMPDIR": workspace.path, "LANG": "C.UTF-8",
-                               "http_proxy": proxy, "https_proxy": proxy, "HTTP_PROXY": proxy, "HTTPS_PROXY": proxy, "no_proxy": "",
-                               "SWIFT_BACKTRACE": "enable=no", "PYTHONDONTWRITEBYTECODE": "1"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw .transient(.internal, "yt-dlp could not be started (\(error)).")
-        }
-        try? output.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let arguments = [executable, "fetch-exec", String(proxyPort), "--", extractor,
+                         "--proxy", proxy, "--no-config", "--no-cache-dir", "--no-playlist", "--max-downloads", "1",
+                         "--format", "b[ext=mp4]/b[ext=mov]/b", "--max-filesize", String(order.maxBytes), "--fixup", "never",
+                         "--ffmpeg-location", workspace.appendingPathComponent("no-ffmpeg").path,
+                         "--socket-timeout", "30", "--no-progress", "--no-colors", "--restrict-filenames",
+                         "--paths", workspace.path, "--output", "download.%(ext)s",
+                         "--print", "before_dl:title:%(title).200s", "--print", "after_move:file:%(filepath)s", order.url]
+        let environment = ["PATH=/usr/bin:/bin", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "LANG=C.UTF-8",
+                           "http_proxy=\(proxy)", "https_proxy=\(proxy)", "HTTP_PROXY=\(proxy)", "HTTPS_PROXY=\(proxy)", "no_proxy=",
+                           "SWIFT_BACKTRACE=enable=no", "PYTHONDONTWRITEBYTECODE=1"]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { (text: String) in strdup(text) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { (text: String) in strdup(text) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var (pid, output): (pid_t, Int32) = (0, -1)
+        let started = docpreview_spawn_merged(executable, argv, envp, &pid, &output)
+        guard started == 0 else { throw .transient(.internal, "yt-dlp could not be started (\(String(cString: strerror(started)))).") }
+        // The child's alarm bounds the wait; what yt-dlp prints past a megabyte is not read.
+        let printed = ChildOutput.read(output, within: order.seconds, limit: 1 << 20)
+        close(output)
+        if printed == nil { kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = String(decoding: printed ?? Data(), as: UTF8.self)
         let lines = text.split(separator: "\n").map(String.init)
         let title = lines.last { $0.hasPrefix("title:") }.map { String($0.dropFirst(6)) }
         if let file = lines.last(where: { $0.hasPrefix("file:") }).map({ URL(fileURLWithPath: String($0.dropFirst(5))) }),

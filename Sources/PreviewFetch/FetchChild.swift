@@ -46,22 +46,10 @@ public enum FetchChild {
     private static func fetch(_ order: FetchOrder, proxy: AddressCheckingProxy, executable: String) throws(FetchFailure) -> (URL, String) {
         let extractor = ExtractorFetch(order: order, proxyPort: proxy.port, executable: executable)
         if order.route == .extractor { return try extractor.run() }
-        switch try blocking({ () async throws(FetchFailure) in try await DirectFetch(order: order, proxyPort: proxy.port).run() }) {
+        switch try DirectFetch(order: order, proxyPort: proxy.port).run() {
         case let .file(file, title): return (file, title)
         case .page: return try extractor.run()
         }
-    }
-
-    /// Runs `body` to its end from this (non-pool) thread.
-    private static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws(FetchFailure) -> T) throws(FetchFailure) -> T {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<T, FetchFailure>?
-        Task {
-            do throws(FetchFailure) { result = .success(try await body()) } catch { result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return try result!.get()
     }
 
     /// Landlock and the size limit; nil, or what failed. Where the kernel has no Landlock the fetch
@@ -70,9 +58,15 @@ public enum FetchChild {
         signal(SIGXFSZ, SIG_IGN)
         var size = rlimit(rlim_cur: rlim_t(order.maxBytes + 1024 * 1024), rlim_max: rlim_t(order.maxBytes + 1024 * 1024))
         guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &size) == 0 else { return "RLIMIT_FSIZE: \(String(cString: strerror(errno)))" }
+        // Of /proc, this process's own folder only: other processes' command lines and environments
+        // stay closed. (Nothing here starts libdispatch's workers, whose monitor reads /proc/TID/stat.)
         var readable = ["/usr", "/etc", "/lib", "/lib64", "/bin", "/proc/self", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu"]
             + loadedLibraryFolders()
         if let extractor = order.extractor { readable += toolFolders(extractor) }
+        // Under a sanitizer, the suppression files its options name are read at exit.
+        readable += ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }.values.flatMap { options in
+            options.split(separator: ":").filter { $0.hasPrefix("suppressions=") }.map { String($0.dropFirst("suppressions=".count)) }
+        }
         let writable = [order.workspace, "/dev/null"]
         let result = withCStrings(readable) { r in withCStrings(writable) { w in docpreview_restrict_files(r, Int32(readable.count), w, Int32(writable.count)) } }
         return result == 0 || result == ENOSYS || result == EOPNOTSUPP ? nil : "Landlock: \(String(cString: strerror(result)))"
@@ -92,14 +86,17 @@ public enum FetchChild {
         }
     }
 
-    /// The folders of the files this process has mapped (its binary, the Swift runtime's libraries).
+    /// The folders of this program and of every shared library loaded (the Swift runtime's, the
+    /// sanitizers'): what `fetch-exec`, the same program, loads again before it becomes the tool.
     private static func loadedLibraryFolders() -> [String] {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [] }
-        let paths = maps.split(separator: "\n").compactMap { line -> String? in
-            guard let slash = line.firstIndex(of: "/") else { return nil }
-            return URL(fileURLWithPath: String(line[slash...])).deletingLastPathComponent().path
+        var folders: Set<String> = [URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+            .deletingLastPathComponent().path]
+        var buffer = [CChar](repeating: 0, count: 64 * 1024)
+        if docpreview_loaded_objects(&buffer, buffer.count) < buffer.count {
+            let list = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            for path in list.split(separator: "\n") { folders.insert(URL(fileURLWithPath: String(path)).deletingLastPathComponent().path) }
         }
-        return Array(Set(paths)).sorted()
+        return folders.sorted()
     }
 
     /// Writes the one reply: the first caller's (refusals on the proxy's threads race each other and

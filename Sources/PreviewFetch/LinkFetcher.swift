@@ -22,8 +22,8 @@ public struct LinkFetcher: Sendable {
     /// Seconds the parent waits past the child's own time limit before it kills it.
     static let grace: Double = 10
 
-    /// Fetches `link` into `workspace` (created, and the child's only writable folder). Returns the
-    /// file and a title, or throws the failure and whether it is worth retrying.
+    /// Fetches `link` into `workspace` (created, and the child's only writable folder): the reply
+    /// names the file and a title, or the failure and whether it is worth retrying.
     public func fetch(_ link: DownloadLink, into workspace: URL, maxBytes: Int, seconds: Double) -> FetchReply {
         do {
             try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
@@ -46,7 +46,7 @@ public struct LinkFetcher: Sendable {
         let orderBytes = [UInt8]((try? JSONEncoder().encode(order)) ?? Data())
         _ = orderBytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
         close(input)
-        let answer = Self.read(output, within: seconds + Self.grace)
+        let answer = ChildOutput.read(output, within: seconds + Self.grace, limit: 64 * 1024)
         kill(pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -54,25 +54,5 @@ public struct LinkFetcher: Sendable {
             return .failure(PreviewError(.timeout, "The download took longer than \(Int(seconds)) s and was stopped."), retryable: true)
         }
         return reply
-    }
-
-    /// Everything the child writes until it closes its end, or nil past `seconds` (or past 64 KiB).
-    private static func read(_ descriptor: Int32, within seconds: Double) -> Data? {
-        let deadline = Date().addingTimeInterval(seconds)
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while data.count < 64 * 1024 {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return nil }
-            var descriptors = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptors, 1, Int32(min(left, 3600) * 1000))
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return nil }
-            let count = Glibc.read(descriptor, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return data }
-            data.append(contentsOf: buffer[0..<count])
-        }
-        return nil
     }
 }

@@ -10,6 +10,11 @@
 /// `pid`, `input` (write end, the child's stdin) and `output` (read end, its stdout), or an errno.
 int docpreview_spawn_piped(const char *path, char *const argv[], char *const envp[], pid_t *pid, int *input, int *output);
 
+/// Starts `path` with `argv` and `envp` (NULL-terminated), its stdin /dev/null and its stdout and
+/// stderr one new pipe, every other descriptor closed (a tool whose whole output is read). Returns
+/// 0 and sets `pid` and `output` (the read end, close-on-exec), or an errno.
+int docpreview_spawn_merged(const char *path, char *const argv[], char *const envp[], pid_t *pid, int *output);
+
 /// How a renderer child left the host's network before main: 0 not at all, 1 a network
 /// namespace of its own, 2 a user namespace with a network namespace.
 int docpreview_network_isolation(void);
@@ -29,6 +34,11 @@ int docpreview_restrict_files(const char *const readable[], int readable_count,
 /// `port` only (on any address), no listening. Returns 0, or an errno (EOPNOTSUPP where the kernel's
 /// Landlock has no network rights).
 int docpreview_restrict_connect(int port);
+
+/// The paths of the shared objects this process has loaded (dl_iterate_phdr), one per line, into
+/// `buffer` (NUL-terminated when they fit). Returns the bytes they need: more than `size`, and the
+/// list was cut.
+size_t docpreview_loaded_objects(char *buffer, size_t size);
 
 /// Arms this process's one alarm: after `seconds`, whatever the process is doing (a library call
 /// that cannot be interrupted included), `message` is written to `descriptor` and the process ends
