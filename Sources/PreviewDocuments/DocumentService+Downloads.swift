@@ -29,7 +29,8 @@ extension DocumentService {
     }
 
     /// Records the link, once per client and normalised link, queued for download: committed before
-    /// this returns. The same link from the same client again returns the same download.
+    /// this returns, and announced to this process's idle fetchers (``arrivals``, shared with the
+    /// jobs). The same link from the same client again returns the same download.
     public func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) throws -> (download: DownloadRecord, created: Bool) {
         guard let client = UUID(uuidString: clientID.trimmingCharacters(in: .whitespaces)) else {
             throw PreviewError(.badRequest, "client_id must be the device's UUID.")
@@ -39,7 +40,9 @@ extension DocumentService {
         let timestamp = clientTimestamp.map { String($0.prefix(64)) }
         let record = DownloadRecord(id: DownloadRecord.newID(), clientID: client.uuidString.lowercased(), device: sender.device?.name,
                                     owner: sender.owner, url: String(url.prefix(DownloadSettings.maxLinkLength)), link: link, clientTimestamp: timestamp)
-        return try linkDownloads.submit(record, maxPending: Self.maxPendingDownloads)
+        let submitted = try linkDownloads.submit(record, maxPending: Self.maxPendingDownloads)
+        if submitted.download.status == .queued { arrivals?.announce() }
+        return submitted
     }
 
     /// Download `id`, if `sender` may see it (a device sees its own only).

@@ -79,6 +79,7 @@ public struct DownloadWorker: Service {
 
     private func work(_ queue: any LinkDownloads, running: RunningDownloads) async {
         while !running.stopping, !Task.isCancelled {
+            let announced = documents.arrivals?.announcements ?? 0
             let leased: DownloadRecord?
             do {
                 let (name, leaseSeconds) = (name, leaseSeconds)
@@ -89,7 +90,10 @@ public struct DownloadWorker: Service {
                 continue
             }
             guard let download = leased else {
-                try? await Task.sleep(for: pollInterval)
+                // Links sent to this process wake an idle slot at once; other processes' are found by polling.
+                if let arrivals = documents.arrivals { _ = await arrivals.wait(since: announced, upTo: pollInterval) } else {
+                    try? await Task.sleep(for: pollInterval)
+                }
                 continue
             }
             running.add(download)

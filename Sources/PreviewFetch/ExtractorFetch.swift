@@ -29,11 +29,10 @@ struct ExtractorFetch {
         let environment = ["PATH=/usr/bin:/bin", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "LANG=C.UTF-8",
                            "http_proxy=\(proxy)", "https_proxy=\(proxy)", "HTTP_PROXY=\(proxy)", "HTTPS_PROXY=\(proxy)", "no_proxy=",
                            "SWIFT_BACKTRACE=enable=no", "PYTHONDONTWRITEBYTECODE=1"]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { (text: String) in strdup(text) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { (text: String) in strdup(text) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
         var (pid, output): (pid_t, Int32) = (0, -1)
-        let started = docpreview_spawn_merged(executable, argv, envp, &pid, &output)
+        let started = CStrings.with(arguments) { argv in
+            CStrings.with(environment) { envp in docpreview_spawn_merged(executable, argv, envp, &pid, &output) }
+        }
         guard started == 0 else { throw .transient(.internal, "yt-dlp could not be started (\(String(cString: strerror(started)))).") }
         // The child's alarm bounds the wait; what yt-dlp prints past a megabyte is not read.
         let printed = ChildOutput.read(output, within: order.seconds, limit: 1 << 20)

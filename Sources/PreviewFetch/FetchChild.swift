@@ -68,7 +68,11 @@ public enum FetchChild {
             options.split(separator: ":").filter { $0.hasPrefix("suppressions=") }.map { String($0.dropFirst("suppressions=".count)) }
         }
         let writable = [order.workspace, "/dev/null"]
-        let result = withCStrings(readable) { r in withCStrings(writable) { w in docpreview_restrict_files(r, Int32(readable.count), w, Int32(writable.count)) } }
+        let result = CStrings.with(readable) { r in
+            CStrings.with(writable) { w in
+                docpreview_restrict_files(r.map { UnsafePointer($0) }, Int32(readable.count), w.map { UnsafePointer($0) }, Int32(writable.count))
+            }
+        }
         return result == 0 || result == ENOSYS || result == EOPNOTSUPP ? nil : "Landlock: \(String(cString: strerror(result)))"
     }
 
@@ -109,11 +113,5 @@ public enum FetchChild {
             FileHandle.standardOutput.write(((try? JSONEncoder().encode(reply)) ?? Data()) + Data("\n".utf8))
         }
         return 0
-    }
-
-    static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
-        let copies = strings.map { UnsafePointer(strdup($0)) }
-        defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
-        return body(copies)
     }
 }

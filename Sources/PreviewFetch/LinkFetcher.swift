@@ -34,11 +34,10 @@ public struct LinkFetcher: Sendable {
                                policy: policy, extractor: extractor)
         let environment = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "SWIFT_BACKTRACE=enable=no"]
             + ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }.map { "\($0.key)=\($0.value)" }
-        let argv: [UnsafeMutablePointer<CChar>?] = [executable.path, "fetch-child"].map { (text: String) in strdup(text) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { (text: String) in strdup(text) } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
         var (pid, input, output): (pid_t, Int32, Int32) = (0, -1, -1)
-        let started = docpreview_spawn_piped(executable.path, argv, envp, &pid, &input, &output)
+        let started = CStrings.with([executable.path, "fetch-child"]) { argv in
+            CStrings.with(environment) { envp in docpreview_spawn_piped(executable.path, argv, envp, &pid, &input, &output) }
+        }
         guard started == 0 else {
             return .failure(PreviewError(.internal, "The fetch child could not be started (\(String(cString: strerror(started))))."), retryable: true)
         }

@@ -165,9 +165,9 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
-        // Uploads announce their jobs to this process's workers, when it has any.
-        let documents = DocumentService(pipeline: pipeline, queue: backend.queue, arrivals: workers > 0 ? JobArrivals() : nil,
-                                        downloads: backend.downloads)
+        // Uploads and links announce their work to this process's workers and fetchers, when it has any.
+        let documents = DocumentService(pipeline: pipeline, queue: backend.queue,
+                                        arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, downloads: backend.downloads)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger)
         var services: [any Service] = [try buildApplication(server)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }

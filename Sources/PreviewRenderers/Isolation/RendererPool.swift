@@ -268,13 +268,13 @@ private final class Child {
     let output: Int32
 
     init(executable: URL, arguments: [String], environment: [String: String]) throws {
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let envp = Self.environment(ProcessInfo.processInfo.environment).merging(environment) { _, own in own }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        let variables = Self.environment(ProcessInfo.processInfo.environment).merging(environment) { _, own in own }.map { "\($0.key)=\($0.value)" }
         var pid: pid_t = 0
         var input: Int32 = -1
         var output: Int32 = -1
-        let result = docpreview_spawn_piped(executable.path, argv, envp, &pid, &input, &output)
+        let result = CStrings.with([executable.path] + arguments) { argv in
+            CStrings.with(variables) { envp in docpreview_spawn_piped(executable.path, argv, envp, &pid, &input, &output) }
+        }
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
         self.pid = pid
         self.input = input

@@ -136,19 +136,14 @@ struct OfficeConverter {
         let environment = ProcessInfo.processInfo.environment
         let writable = [profile().path, environment[workspaceVariable] ?? environment["TMPDIR"] ?? NSTemporaryDirectory(), "/dev/null", "/dev/shm"]
         try? FileManager.default.createDirectory(at: profile(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let result = withCStrings(systemReadable) { readable in
-            withCStrings(writable) { writable in
-                docpreview_restrict_files(readable, Int32(systemReadable.count), writable, Int32(writable.count))
+        let result = CStrings.with(systemReadable) { readable in
+            CStrings.with(writable) { writable in
+                docpreview_restrict_files(readable.map { UnsafePointer($0) }, Int32(systemReadable.count), writable.map { UnsafePointer($0) },
+                                          Int32(writable.count))
             }
         }
         return result == 0 ? "landlock" : "unavailable: \(String(cString: strerror(result)))"
     }()
-
-    private static func withCStrings<T>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> T) -> T {
-        let copies = strings.map { UnsafePointer(strdup($0)) }
-        defer { copies.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
-        return body(copies)
-    }
 
     /// The profile the parent chose for this child, else one of this process's own.
     private static func profile() -> URL {

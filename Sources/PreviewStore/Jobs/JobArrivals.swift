@@ -1,8 +1,8 @@
 import Synchronization
 
-/// Tells the idle queue workers of this process that a job was just enqueued here, so an upload
-/// is picked up at once rather than at the workers' next poll (jobs enqueued by other processes
-/// are still found by polling). A worker notes ``announcements`` before it looks for a job and
+/// Tells the idle queue workers (and link fetchers) of this process that a job (or a link) was just
+/// enqueued here, so an upload is picked up at once rather than at the workers' next poll (work
+/// enqueued by other processes is still found by polling). A worker notes ``announcements`` before it looks for a job and
 /// waits ``since`` that count: an announcement between its look and its wait is not missed.
 public final class JobArrivals: Sendable {
     private struct Waiting {
