@@ -68,9 +68,10 @@ public enum FetchChild {
             options.split(separator: ":").filter { $0.hasPrefix("suppressions=") }.map { String($0.dropFirst("suppressions=".count)) }
         }
         let writable = [order.workspace, "/dev/null"]
-        let result = CStrings.with(readable) { r in
-            CStrings.with(writable) { w in
-                docpreview_restrict_files(r.map { UnsafePointer($0) }, Int32(readable.count), w.map { UnsafePointer($0) }, Int32(writable.count))
+        let result = CStrings.with(readable) { readablePaths in
+            CStrings.with(writable) { writablePaths in
+                docpreview_restrict_files(readablePaths.map { UnsafePointer($0) }, Int32(readable.count),
+                                          writablePaths.map { UnsafePointer($0) }, Int32(writable.count))
             }
         }
         return result == 0 || result == ENOSYS || result == EOPNOTSUPP ? nil : "Landlock: \(String(cString: strerror(result)))"

@@ -136,10 +136,10 @@ struct OfficeConverter {
         let environment = ProcessInfo.processInfo.environment
         let writable = [profile().path, environment[workspaceVariable] ?? environment["TMPDIR"] ?? NSTemporaryDirectory(), "/dev/null", "/dev/shm"]
         try? FileManager.default.createDirectory(at: profile(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let result = CStrings.with(systemReadable) { readable in
-            CStrings.with(writable) { writable in
-                docpreview_restrict_files(readable.map { UnsafePointer($0) }, Int32(systemReadable.count), writable.map { UnsafePointer($0) },
-                                          Int32(writable.count))
+        let result = CStrings.with(systemReadable) { readablePaths in
+            CStrings.with(writable) { writablePaths in
+                docpreview_restrict_files(readablePaths.map { UnsafePointer($0) }, Int32(systemReadable.count),
+                                          writablePaths.map { UnsafePointer($0) }, Int32(writable.count))
             }
         }
         return result == 0 ? "landlock" : "unavailable: \(String(cString: strerror(result)))"
