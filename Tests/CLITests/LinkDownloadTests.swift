@@ -11,23 +11,29 @@ import Testing
 @Suite(.serialized) struct LinkDownloadTests {
     static let client = "8d1f0c3a-5b7e-4f2a-9c6d-1e2f3a4b5c6d"
 
-    /// A store folder with a configuration that lets links name 127.0.0.1, with short limits.
+    /// A store folder (and a database, on PostgreSQL) with a configuration that lets links name
+    /// 127.0.0.1, with short limits.
     struct Setup {
         let folder: TemporaryFolder
         let site: LinkTestSite
+        /// `--database URL`, or nothing for the embedded index.
+        let database: [String]
         var store: String { folder.url.appendingPathComponent("store").path }
         var config: String { folder.url.appendingPathComponent("config.json").path }
+        /// Where every command of a test finds the store.
+        var storeArguments: [String] { ["--store", store] + database }
 
-        init(otherPort: Int = 9) throws {
+        init(otherPort: Int = 9, backend: TestBackend = .sqlite) throws {
             folder = try TemporaryFolder()
             site = try LinkTestSite(otherPort: otherPort)
+            database = try backend.freshDatabase().map { ["--database", $0] } ?? []
             try Data(#"{"downloads": {"domains": ["127.0.0.1"], "fetch_seconds": 6, "max_bytes": 4000000}}"#.utf8)
                 .write(to: URL(fileURLWithPath: config))
         }
 
         func serve(allowing: Bool = true, port: Int? = nil, token: String? = nil, fetchWorkers: Int = 2) throws -> ServerProcess {
             let allowance = allowing ? ["--allow-private-fetch", "127.0.0.1:\(site.port)"] : []
-            return try ServerProcess(store: store, workers: 1, extra: ["--config", config, "--fetch-workers", "\(fetchWorkers)"] + allowance,
+            return try ServerProcess(store: store, workers: 1, extra: ["--config", config, "--fetch-workers", "\(fetchWorkers)"] + allowance + database,
                                      environment: ["DOCPREVIEW_YT_DLP": LinkTestSite.extractor], token: token, port: port)
         }
 
@@ -136,7 +142,7 @@ import Testing
     @Test func deviceTokensOpenTheDownloadRoutesOnlyUntilRevoked() throws {
         let setup = try Setup()
         defer { setup.remove() }
-        let added = try DocPreviewProcess.run(["tokens", "add", "--device", "Ana's iPhone", "--owner", "ana", "--store", setup.store, "--json"])
+        let added = try DocPreviewProcess.run(["tokens", "add", "--device", "Ana's iPhone", "--owner", "ana", "--json"] + setup.storeArguments)
         #expect(added.status == 0, "\(added.stderr)")
         let token = try #require(added.json?["token"] as? String)
         let server = try setup.serve(token: "service-" + UUID().uuidString + UUID().uuidString)
@@ -152,17 +158,17 @@ import Testing
         let download = try Self.settled(server, id)
         let document = try #require(download["document_id"] as? String)
         #expect(try server.get("/v1/documents/\(document)").json?["owner"] as? String == "ana")
-        let revoked = try DocPreviewProcess.run(["tokens", "revoke", "Ana's iPhone", "--store", setup.store])
+        let revoked = try DocPreviewProcess.run(["tokens", "revoke", "Ana's iPhone"] + setup.storeArguments)
         #expect(revoked.status == 0)
         #expect(try Self.submit(server, setup.site.url("page.html"), token: token).status == 401, "revoked at once")
-        let listed = try DocPreviewProcess.run(["tokens", "list", "--store", setup.store])
+        let listed = try DocPreviewProcess.run(["tokens", "list"] + setup.storeArguments)
         #expect(listed.stdout.contains("Ana's iPhone\tana\trevoked"))
     }
 
     /// The client's retry pattern: the same request ten times, some while the server restarts,
     /// gives one download, one document and one job.
-    @Test func theClientsRetriesMakeOneDownloadAcrossRestarts() throws {
-        let setup = try Setup()
+    @Test(arguments: TestBackend.available) func theClientsRetriesMakeOneDownloadAcrossRestarts(backend: TestBackend) throws {
+        let setup = try Setup(backend: backend)
         defer { setup.remove() }
         let port = Int.random(in: 20_000...45_000)
         var server = try setup.serve(port: port)
@@ -185,14 +191,14 @@ import Testing
         let history = try #require(try server.get("/api/v1/downloads?client_id=\(Self.client)").json?["downloads"] as? [[String: Any]])
         #expect(history.count == 1)
         #expect((try server.get("/v1/documents").json?["documents"] as? [[String: Any]])?.count == 1)
-        let jobs = try DocPreviewProcess.run(["jobs", "list", "--store", setup.store, "--json"])
+        let jobs = try DocPreviewProcess.run(["jobs", "list", "--json"] + setup.storeArguments)
         let list = try #require(try JSONSerialization.jsonObject(with: Data(jobs.stdout.utf8)) as? [[String: Any]])
         #expect(list.filter { $0["kind"] as? String == "preview" }.count == 1, "\(jobs.stdout)")
     }
 
     /// `kill -9` right after `queued`: the link was committed, so the restarted server downloads it.
-    @Test func aKilledServerLosesNoQueuedLink() throws {
-        let setup = try Setup()
+    @Test(arguments: TestBackend.available) func aKilledServerLosesNoQueuedLink(backend: TestBackend) throws {
+        let setup = try Setup(backend: backend)
         defer { setup.remove() }
         let port = Int.random(in: 20_000...45_000)
         let server = try setup.serve(port: port)
