@@ -1,4 +1,4 @@
-import Synchronization
+import PreviewCore
 
 /// Tells the idle queue workers (and link fetchers) of this process that a job (or a link) was just
 /// enqueued here, so an upload is picked up at once rather than at the workers' next poll (work
@@ -13,7 +13,7 @@ public final class JobArrivals: Sendable {
         var announcements: UInt64 = 0
     }
 
-    private let state = Mutex(Waiting())
+    private let state = Locked(Waiting())
 
     public init() {}
 
