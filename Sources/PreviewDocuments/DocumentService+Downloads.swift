@@ -32,17 +32,23 @@ extension DocumentService {
     /// this returns, and announced to this process's idle fetchers (``arrivals``, shared with the
     /// jobs). The same link from the same client again returns the same download.
     public func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) throws -> (download: DownloadRecord, created: Bool) {
-        guard let client = UUID(uuidString: clientID.trimmingCharacters(in: .whitespaces)) else {
-            throw PreviewError(.badRequest, "client_id must be the device's UUID.")
-        }
+        let client = try Self.client(clientID.trimmingCharacters(in: .whitespaces))
         let link = try DownloadLink(url, settings: pipeline.configuration.downloads)
         try DocumentLabels(owner: sender.owner, title: "link", filename: "link").check()
         let timestamp = clientTimestamp.map { String($0.prefix(64)) }
-        let record = DownloadRecord(id: DownloadRecord.newID(), clientID: client.uuidString.lowercased(), device: sender.device?.name,
+        let record = DownloadRecord(id: DownloadRecord.newID(), clientID: client, device: sender.device?.name,
                                     owner: sender.owner, url: String(url.prefix(DownloadSettings.maxLinkLength)), link: link, clientTimestamp: timestamp)
         let submitted = try linkDownloads.submit(record, maxPending: Self.maxPendingDownloads)
         if submitted.download.status == .queued { arrivals?.announce() }
         return submitted
+    }
+
+    /// `clientID` in the form the queue keeps (a lowercase UUID); `bad_request` when it is not a UUID.
+    static func client(_ clientID: String) throws(PreviewError) -> String {
+        guard let client = UUID(uuidString: clientID) else {
+            throw PreviewError(.badRequest, "client_id must be the device's UUID.")
+        }
+        return client.uuidString.lowercased()
     }
 
     /// Download `id`, if `sender` may see it (a device sees its own only).
@@ -56,13 +62,13 @@ extension DocumentService {
     /// A client's downloads that `sender` may see, newest first: `limit` of them after `cursor`, and
     /// the cursor of the next page (nil on the last).
     public func downloads(clientID: String, after cursor: String?, limit: Int, for sender: LinkSender) throws -> (downloads: [DownloadRecord], next: String?) {
-        guard let client = UUID(uuidString: clientID) else { throw PreviewError(.badRequest, "client_id must be the device's UUID.") }
+        let client = try Self.client(clientID)
         var before: Int64?
         if let cursor {
             guard let seq = Int64(cursor), seq > 0 else { throw PreviewError(.badRequest, "cursor is not one this server gave.") }
             before = seq
         }
-        var page = try linkDownloads.downloads(clientID: client.uuidString.lowercased(), before: before, limit: limit + 1)
+        var page = try linkDownloads.downloads(clientID: client, before: before, limit: limit + 1)
         let more = page.count > limit
         page = Array(page.prefix(limit))
         page = page.filter { sender.device == nil || $0.device == sender.device?.name }
@@ -83,7 +89,7 @@ extension DocumentService {
         guard !trimmed.isEmpty, trimmed.count <= 100, trimmed.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
             throw PreviewError(.badRequest, "A device name is 1 to 100 characters, none of them control characters.")
         }
-        let token = "dpd_" + Base64URL.randomToken(bytes: 32)
+        let token = Self.deviceTokenPrefix + Base64URL.randomToken(bytes: 32)
         let device = DeviceRecord(name: trimmed, tokenSha256: Self.tokenHash(token), owner: owner ?? trimmed)
         try linkDownloads.addDevice(device)
         return (device, token)
@@ -91,8 +97,15 @@ extension DocumentService {
 
     /// The live device `token` belongs to, or nil.
     public func device(token: String) throws -> DeviceRecord? {
-        guard token.hasPrefix("dpd_"), let downloads else { return nil }
+        guard Self.mayBeDeviceToken(token), let downloads else { return nil }
         return try downloads.device(tokenSha256: Self.tokenHash(token))
+    }
+
+    static let deviceTokenPrefix = "dpd_"
+
+    /// Whether `token` has a device token's form (its prefix, a bounded length): only such are looked up.
+    public static func mayBeDeviceToken(_ token: String) -> Bool {
+        token.hasPrefix(deviceTokenPrefix) && token.count < 100
     }
 
     public func devices() throws -> [DeviceRecord] { try linkDownloads.devices() }
@@ -109,10 +122,7 @@ extension DocumentService {
         guard kind.category == .video else {
             throw PreviewError(.noVideoStream, "The link gave \(kind.label.lowercased()), not a video.")
         }
-        let writer = try BlobWriter(storage: store.blobs)
-        let input = try FileHandle(forReadingFrom: file)
-        defer { try? input.close() }
-        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty { try writer.write(chunk) }
+        let writer = try store.blobs.stage(fileAt: file)
         let cleanTitle = String(title.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }.prefix(200))
             .trimmingCharacters(in: .whitespaces)
         let labels = DocumentLabels(owner: download.owner, type: rules.type(id: "highlight_video"), title: cleanTitle.isEmpty ? "Video" : cleanTitle,

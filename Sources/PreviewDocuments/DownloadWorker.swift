@@ -18,8 +18,11 @@ public struct DownloadWorker: Service {
     public var drainSeconds: Double
     public var pollInterval: Duration = .milliseconds(500)
     let logger: Logger
-    let name = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(UUID().uuidString.prefix(8))"
+    let name = QueueWorker.newLeaseOwner()
     let offload: Offload
+    /// While the database or the disk refuses the fetcher: its slots pause, the faults are told once.
+    let backoff = Backoff()
+    let faults = FaultBurst(place: "fetcher")
 
     public init(documents: DocumentService, fetcher: LinkFetcher, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
         self.documents = documents
@@ -41,16 +44,13 @@ public struct DownloadWorker: Service {
     public func run() async throws {
         guard let queue = documents.downloads else { return }
         await cleanUp(queue)
-        let running = RunningDownloads()
+        let running = RunningWork<DownloadRecord>(drainSeconds: drainSeconds) { $0.id }
         await withDiscardingTaskGroup { group in
             for _ in 0..<concurrency {
                 group.addTask { await work(queue, running: running) }
             }
             await withGracefulShutdownHandler {
-                while !running.stopping || !running.isEmpty {
-                    if running.stopping, running.stoppedFor > drainSeconds { break }
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
+                await running.settle()
             } onGracefulShutdown: {
                 running.stop()
             }
@@ -77,19 +77,31 @@ public struct DownloadWorker: Service {
         }
     }
 
-    private func work(_ queue: any LinkDownloads, running: RunningDownloads) async {
-        while !running.stopping, !Task.isCancelled {
+    private func work(_ queue: any LinkDownloads, running: RunningWork<DownloadRecord>) async {
+        while !running.isStopping, !Task.isCancelled {
             let announced = documents.arrivals?.announcements ?? 0
             let leased: DownloadRecord?
+            await backoff.pause()
+            // Counted until the download it brings is among the running ones, so the drain waits for it.
+            running.beginLease()
             do {
                 let (name, leaseSeconds) = (name, leaseSeconds)
                 leased = try await offload.run(.writes) { try queue.leaseDownload(worker: name, leaseSeconds: leaseSeconds) }
+                backoff.succeed()
+                faults.clear(logger: logger)
+            } catch is CancellationError {
+                running.endLease()
+                return
             } catch {
-                logger.error("could not lease a download", metadata: ["preview.error": "\(error)"])
-                try? await Task.sleep(for: .seconds(2))
+                running.endLease()
+                if !faults.recordRefusal(error, pausing: backoff, logger: logger) {
+                    backoff.fail()
+                    logger.error("could not lease a download", metadata: ["preview.error": "\(error)"])
+                }
                 continue
             }
             guard let download = leased else {
+                running.endLease()
                 // Links sent to this process wake an idle slot at once; other processes' are found by polling.
                 if let arrivals = documents.arrivals { _ = await arrivals.wait(since: announced, upTo: pollInterval) } else {
                     try? await Task.sleep(for: pollInterval)
@@ -97,6 +109,7 @@ public struct DownloadWorker: Service {
                 continue
             }
             running.add(download)
+            running.endLease()
             // A download the drain cut off stays among the running ones, to be released.
             guard await process(download, queue) else { return }
             running.remove(download)
@@ -111,13 +124,13 @@ public struct DownloadWorker: Service {
         let workspace = workspaces.appendingPathComponent("\(getpid())-\(download.seq ?? 0)-\(download.attempts)")
         defer { try? FileManager.default.removeItem(at: workspace) }
         let (fetcher, documents, settings, maxBytes) = (fetcher, documents, settings, maxBytes)
-        let outcome: Result<DocumentRecord, FetchFailureReport>
+        let outcome: Result<DocumentRecord, FetchFailure>
         do {
-            outcome = try await offload.run(.renders) { () -> Result<DocumentRecord, FetchFailureReport> in
+            outcome = try await offload.run(.renders) { () -> Result<DocumentRecord, FetchFailure> in
                 let link = try DownloadLink(download.normalizedURL, settings: settings)
                 let reply = fetcher.fetch(link, into: workspace, maxBytes: maxBytes, seconds: settings.fetchSeconds)
                 guard let file = reply.file, let title = reply.title else {
-                    return .failure(FetchFailureReport(error: reply.error ?? PreviewError(.internal, "The download failed."), retryable: reply.retryable))
+                    return .failure(reply.failure ?? .transient(.internal, "The download failed."))
                 }
                 return .success(try documents.storeFetched(URL(fileURLWithPath: file), title: title, for: download))
             }
@@ -126,7 +139,7 @@ public struct DownloadWorker: Service {
         } catch {
             // The link no longer passes the rules (they changed), the file was refused, or the store failed.
             let failure = error as? PreviewError ?? StoreFault(error)?.previewError ?? PreviewError(.internal, "\(error)")
-            outcome = .failure(FetchFailureReport(error: failure, retryable: StoreFault(error) != nil || failure.code == .internal))
+            outcome = .failure(FetchFailure(error: failure, retryable: StoreFault(error) != nil || failure.code == .internal))
         }
         do {
             switch outcome {
@@ -148,32 +161,4 @@ public struct DownloadWorker: Service {
         }
         return true
     }
-}
-
-/// A failed fetch and whether to try again.
-struct FetchFailureReport: Error {
-    var error: PreviewError
-    var retryable: Bool
-}
-
-/// The downloads this worker holds and whether it is stopping.
-final class RunningDownloads: Sendable {
-    private struct State {
-        var stoppedAt: ContinuousClock.Instant?
-        var downloads: [String: DownloadRecord] = [:]
-    }
-
-    private let state = Locked(State())
-
-    var stopping: Bool { state.withLock { $0.stoppedAt != nil } }
-    var isEmpty: Bool { state.withLock { $0.downloads.isEmpty } }
-    /// Seconds since ``stop()``.
-    var stoppedFor: Double {
-        state.withLock { state in state.stoppedAt.map { Double($0.duration(to: .now).components.seconds) } ?? 0 }
-    }
-
-    func stop() { state.withLock { $0.stoppedAt = $0.stoppedAt ?? .now } }
-    func add(_ download: DownloadRecord) { state.withLock { $0.downloads[download.id] = download } }
-    func remove(_ download: DownloadRecord) { state.withLock { $0.downloads[download.id] = nil } }
-    func remaining() -> [DownloadRecord] { state.withLock { Array($0.downloads.values) } }
 }

@@ -42,6 +42,15 @@ public final class FaultBurst: Sendable {
         ])
     }
 
+    /// When `error` is the store refusing a worker (a full disk, an unreachable database): `backoff`
+    /// pauses its slots and the fault is recorded. False for any other error.
+    func recordRefusal(_ error: any Error, pausing backoff: Backoff, logger: Logger) -> Bool {
+        guard let fault = StoreFault(error) else { return false }
+        backoff.fail()
+        record(fault, cause: error, logger: logger)
+        return true
+    }
+
     /// Ends the burst going on, if any, and logs how many faults it had.
     public func clear(logger: Logger) {
         let ended: (fault: StoreFault, count: Int)? = state.withLock { state in

@@ -38,13 +38,13 @@ public struct QueueWorker: Service {
         // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
         self.leaseSeconds = documents.pipeline.configuration.limits.jobSeconds * 2 + 30
         self.drainSeconds = drainSeconds
-        self.name = "\(Self.host)/\(getpid())/\(UUID().uuidString.prefix(8))"
+        self.name = Self.newLeaseOwner()
         self.logger = logger
         self.offload = Offload(reads: 1, writes: self.concurrency + 1, renders: self.concurrency)
     }
 
     public func run() async throws {
-        let running = RunningJobs(drainSeconds: drainSeconds)
+        let running = RunningWork<JobRecord>(drainSeconds: drainSeconds) { "\($0.id ?? 0)" }
         await withDiscardingTaskGroup { group in
             for slot in 0..<concurrency {
                 group.addTask { await work(slot: slot, running: running) }
@@ -73,6 +73,10 @@ public struct QueueWorker: Service {
 
     private static let host = ProcessInfo.processInfo.hostName
 
+    /// A lease owner's name for a worker of this process: `host/pid/random`, which
+    /// ``isDeadLocalWorker(_:)`` reads back.
+    static func newLeaseOwner() -> String { "\(host)/\(getpid())/\(UUID().uuidString.prefix(8))" }
+
     private var queue: any JobQueue { documents.queue }
     private var arrivals: JobArrivals? { documents.arrivals }
 
@@ -93,7 +97,7 @@ public struct QueueWorker: Service {
         }
     }
 
-    private func work(slot: Int, running: RunningJobs) async {
+    private func work(slot: Int, running: RunningWork<JobRecord>) async {
         if slot == 0 { await reclaimDeadLeases() }
         var idlePolls = 0
         while !running.isStopping, !Task.isCancelled {
@@ -208,78 +212,6 @@ public struct QueueWorker: Service {
     /// When `error` is the store refusing (a full disk, an unreachable database): the slots pause
     /// and the fault is told once per burst. False for any other error.
     private func storeRefused(_ error: any Error, logger: Logger) -> Bool {
-        guard let fault = StoreFault(error) else { return false }
-        backoff.fail()
-        faults.record(fault, cause: error, logger: logger)
-        return true
-    }
-}
-
-/// The jobs this worker holds, the leases being taken, and whether it is stopping. Every change
-/// wakes ``settle()``, which waits without polling.
-final class RunningJobs: Sendable {
-    private struct State {
-        var stopping = false
-        var drainOver = false
-        var jobs: [Int64: JobRecord] = [:]
-        /// Lease calls in flight: one may bring a job to finish before the drain ends.
-        var leasing = 0
-        /// ``settle()`` waiting for the next change.
-        var waiter: CheckedContinuation<Bool, Never>?
-    }
-
-    private let drainSeconds: Double
-    private let state = Locked(State())
-
-    /// - Parameter drainSeconds: how long running jobs may go on after ``stop()``.
-    init(drainSeconds: Double) {
-        self.drainSeconds = drainSeconds
-    }
-
-    var isStopping: Bool { state.withLock { $0.stopping } }
-    func add(_ job: JobRecord) { change { $0.jobs[job.id ?? 0] = job } }
-    func remove(_ job: JobRecord) { change { $0.jobs[job.id ?? 0] = nil } }
-    func beginLease() { change { $0.leasing += 1 } }
-    func endLease() { change { $0.leasing -= 1 } }
-    func remaining() -> [JobRecord] { state.withLock { Array($0.jobs.values) } }
-
-    /// Stops taking jobs; the running ones have `drainSeconds` from now.
-    func stop() {
-        change { $0.stopping = true }
-        let seconds = drainSeconds
-        Task { [self] in
-            try? await Task.sleep(for: .seconds(seconds))
-            change { $0.drainOver = true }
-        }
-    }
-
-    /// Returns after ``stop()``, once no job runs and no lease is being taken, or once the drain time
-    /// is over; also when the task is cancelled.
-    func settle() async {
-        while true {
-            let settled = await withTaskCancellationHandler {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    let settled = state.withLock { state -> Bool in
-                        if Task.isCancelled || state.stopping && (state.drainOver || state.jobs.isEmpty && state.leasing == 0) { return true }
-                        state.waiter = continuation
-                        return false
-                    }
-                    if settled { continuation.resume(returning: true) }
-                }
-            } onCancel: {
-                change { _ in }
-            }
-            if settled { return }
-        }
-    }
-
-    /// Applies `body` to the state and wakes ``settle()`` to look again.
-    private func change(_ body: (inout State) -> Void) {
-        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            body(&state)
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: false)
+        faults.recordRefusal(error, pausing: backoff, logger: logger)
     }
 }

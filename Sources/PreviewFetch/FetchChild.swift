@@ -15,31 +15,31 @@ public enum FetchChild {
     public static func run() -> Int32 {
         let input = FileHandle.standardInput.readDataToEndOfFile()
         guard let order = try? JSONDecoder().decode(FetchOrder.self, from: input) else {
-            return answer(.failure(PreviewError(.internal, "The fetch child was sent a malformed order."), retryable: false))
+            return answer(.failure(.permanent(.internal, "The fetch child was sent a malformed order.")))
         }
-        let timeout = FetchReply.failure(PreviewError(.timeout, "The download took longer than \(Int(order.seconds)) s."), retryable: true)
+        let timeout = FetchReply.failure(.transient(.timeout, "The download took longer than \(Int(order.seconds)) s."))
         let line = (String(decoding: (try? JSONEncoder().encode(timeout)) ?? Data(), as: UTF8.self) + "\n")
         _ = docpreview_watchdog_arm(order.seconds, line, STDOUT_FILENO, 0)
         if let problem = confine(order) {
-            return answer(.failure(PreviewError(.internal, "The fetch child could not confine itself (\(problem))."), retryable: true))
+            return answer(.failure(.transient(.internal, "The fetch child could not confine itself (\(problem)).")))
         }
         let proxy: AddressCheckingProxy
         do {
             // A link that leads to a refused address is refused whatever else it might lead to: the
             // answer goes at once (clients retry a refused connection until their deadline).
             proxy = try AddressCheckingProxy(policy: order.policy) { refusal in
-                _ = answer(.failure(FetchFailure.privateAddress(refusal).error, retryable: false))
+                _ = answer(.failure(.privateAddress(refusal)))
                 _exit(0)
             }
         } catch {
-            return answer(.failure(PreviewError(.internal, "The fetch child could not start its proxy (\(error))."), retryable: true))
+            return answer(.failure(.transient(.internal, "The fetch child could not start its proxy (\(error)).")))
         }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         do throws(FetchFailure) {
             let (file, title) = try fetch(order, proxy: proxy, executable: executable)
             return answer(.success(file: file.path, title: title))
         } catch {
-            return answer(.failure(error.error, retryable: error.retryable))
+            return answer(.failure(error))
         }
     }
 

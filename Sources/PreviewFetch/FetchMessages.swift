@@ -39,27 +39,35 @@ public struct FetchReply: Codable, Sendable {
         FetchReply(file: file, title: title, code: nil, message: nil, retryable: false)
     }
 
-    public static func failure(_ error: PreviewError, retryable: Bool) -> FetchReply {
-        FetchReply(file: nil, title: nil, code: error.code.rawValue, message: error.message, retryable: retryable)
+    public static func failure(_ failure: FetchFailure) -> FetchReply {
+        FetchReply(file: nil, title: nil, code: failure.error.code.rawValue, message: failure.error.message, retryable: failure.retryable)
     }
 
-    /// The failure as a ``PreviewError`` (nil on success).
-    public var error: PreviewError? {
+    /// The failure (nil on success).
+    public var failure: FetchFailure? {
         guard file == nil else { return nil }
-        return PreviewError(code.flatMap(PreviewError.Code.init(rawValue:)) ?? .internal, message ?? "The download failed.")
+        return FetchFailure(error: PreviewError(code.flatMap(PreviewError.Code.init(rawValue:)) ?? .internal, message ?? "The download failed."),
+                            retryable: retryable)
     }
 }
 
 /// A failure of a fetch, and whether it is worth another attempt.
-struct FetchFailure: Error {
-    var error: PreviewError
-    var retryable: Bool
+public struct FetchFailure: Error, Sendable {
+    public var error: PreviewError
+    /// Whether another attempt later may succeed (a site down, a time-out), as opposed to a link
+    /// that can never give a video (404, private address, too large, no video).
+    public var retryable: Bool
 
-    static func permanent(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
+    public init(error: PreviewError, retryable: Bool) {
+        self.error = error
+        self.retryable = retryable
+    }
+
+    public static func permanent(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
         FetchFailure(error: PreviewError(code, message), retryable: false)
     }
 
-    static func transient(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
+    public static func transient(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
         FetchFailure(error: PreviewError(code, message), retryable: true)
     }
 

@@ -28,7 +28,7 @@ public struct LinkFetcher: Sendable {
         do {
             try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
         } catch {
-            return .failure(PreviewError(.storageFull, "The download's workspace could not be made (\(error))."), retryable: true)
+            return .failure(.transient(.storageFull, "The download's workspace could not be made (\(error))."))
         }
         let order = FetchOrder(url: link.normalized, route: link.route, workspace: workspace.path, maxBytes: maxBytes, seconds: seconds,
                                policy: policy, extractor: extractor)
@@ -39,7 +39,7 @@ public struct LinkFetcher: Sendable {
             CStrings.with(environment) { envp in docpreview_spawn_piped(executable.path, argv, envp, &pid, &input, &output) }
         }
         guard started == 0 else {
-            return .failure(PreviewError(.internal, "The fetch child could not be started (\(String(cString: strerror(started))))."), retryable: true)
+            return .failure(.transient(.internal, "The fetch child could not be started (\(String(cString: strerror(started))))."))
         }
         defer { close(output) }
         let orderBytes = [UInt8]((try? JSONEncoder().encode(order)) ?? Data())
@@ -50,7 +50,7 @@ public struct LinkFetcher: Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard let line = answer, let reply = try? JSONDecoder().decode(FetchReply.self, from: line) else {
-            return .failure(PreviewError(.timeout, "The download took longer than \(Int(seconds)) s and was stopped."), retryable: true)
+            return .failure(.transient(.timeout, "The download took longer than \(Int(seconds)) s and was stopped."))
         }
         return reply
     }

@@ -200,7 +200,7 @@ struct DeviceGate: Sendable {
     static let pathPrefix = "/api/v1/"
 
     func device(token: String) async throws -> DeviceRecord? {
-        guard token.hasPrefix("dpd_"), token.count < 100 else { return nil }
+        guard DocumentService.mayBeDeviceToken(token) else { return nil }
         let documents = documents
         return try await offload.run(.reads) { try documents.device(token: token) }
     }

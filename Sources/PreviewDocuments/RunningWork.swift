@@ -1,0 +1,74 @@
+import PreviewCore
+
+/// The work a worker holds (jobs, downloads), the leases being taken, and whether it is stopping.
+/// Every change wakes ``settle()``, which waits without polling.
+final class RunningWork<Item: Sendable>: Sendable {
+    private struct State {
+        var stopping = false
+        var drainOver = false
+        var items: [String: Item] = [:]
+        /// Lease calls in flight: one may bring work to finish before the drain ends.
+        var leasing = 0
+        /// ``settle()`` waiting for the next change.
+        var waiter: CheckedContinuation<Bool, Never>?
+    }
+
+    private let drainSeconds: Double
+    private let key: @Sendable (Item) -> String
+    private let state = Locked(State())
+
+    /// - Parameters:
+    ///   - drainSeconds: how long running work may go on after ``stop()``.
+    ///   - key: what tells two items apart.
+    init(drainSeconds: Double, key: @escaping @Sendable (Item) -> String) {
+        self.drainSeconds = drainSeconds
+        self.key = key
+    }
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+    func add(_ item: Item) { change { $0.items[key(item)] = item } }
+    func remove(_ item: Item) { change { $0.items[key(item)] = nil } }
+    func beginLease() { change { $0.leasing += 1 } }
+    func endLease() { change { $0.leasing -= 1 } }
+    func remaining() -> [Item] { state.withLock { Array($0.items.values) } }
+
+    /// Stops taking work; what runs has `drainSeconds` from now.
+    func stop() {
+        change { $0.stopping = true }
+        let seconds = drainSeconds
+        Task { [self] in
+            try? await Task.sleep(for: .seconds(seconds))
+            change { $0.drainOver = true }
+        }
+    }
+
+    /// Returns after ``stop()``, once nothing runs and no lease is being taken, or once the drain time
+    /// is over; also when the task is cancelled.
+    func settle() async {
+        while true {
+            let settled = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    let settled = state.withLock { state -> Bool in
+                        if Task.isCancelled || state.stopping && (state.drainOver || state.items.isEmpty && state.leasing == 0) { return true }
+                        state.waiter = continuation
+                        return false
+                    }
+                    if settled { continuation.resume(returning: true) }
+                }
+            } onCancel: {
+                change { _ in }
+            }
+            if settled { return }
+        }
+    }
+
+    /// Applies `body` to the state and wakes ``settle()`` to look again.
+    private func change(_ body: (inout State) -> Void) {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            body(&state)
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: false)
+    }
+}
