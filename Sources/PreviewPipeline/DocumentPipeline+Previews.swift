@@ -15,22 +15,48 @@ extension DocumentPipeline {
     public func preview(source: BlobHash, kind: FileKind, request: RenderRequest, repairing: Bool = false,
                         afterMiss: Bool = false) throws(PreviewError) -> PreviewOutcome {
         let outcome = try made(source: source, kind: kind, request: request, lookingUp: !repairing && !afterMiss)
-        guard let new = outcome.new else { return outcome }
+        if let new = outcome.new { try record(new) }
+        return outcome
+    }
+
+    /// A preview the cache did not have (the caller just looked), rendered now and not yet stored:
+    /// answer with its bytes (``PreviewOutcome/rendered``), then ``keep(_:)`` it. Until it is kept,
+    /// nothing of it is on disk, so a crash in between costs only the cache entry.
+    public func previewToKeep(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> PreviewOutcome {
+        try made(source: source, kind: kind, request: request, lookingUp: false, storing: false)
+    }
+
+    /// Stores and records a preview ``previewToKeep(source:kind:request:)`` made (a cache entry:
+    /// the blob first, then its row, so no row ever names a missing blob).
+    public func keep(_ outcome: PreviewOutcome) throws(PreviewError) {
+        guard let new = outcome.new, let image = outcome.rendered else { return }
+        do {
+            try store.blobs.put(bytes: image.bytes, as: .derivative)
+        } catch {
+            throw PreviewError.storing(error, "The preview could not be stored.")
+        }
+        try record(new)
+    }
+
+    /// Records a derivative whose blob is stored; an on-demand one then shares the preview budget.
+    private func record(_ new: NewDerivative) throws(PreviewError) {
         do {
             try store.index.recordDerivative(new.record, resultSize: new.size, resultMime: new.mime)
         } catch {
             throw PreviewError.storing(error, "The preview could not be stored.")
         }
         if new.record.onDemand { keepWithinBudget(source: new.record.sourceSha256) }
-        return outcome
     }
 
     /// ``preview(source:kind:request:repairing:afterMiss:)`` but for the row: a derivative made now
-    /// is stored and returned as ``PreviewOutcome/new``, for the caller to record (a job records it
-    /// with its outcome, in one transaction).
-    func made(source: BlobHash, kind: FileKind, request: RenderRequest, lookingUp: Bool = true) throws(PreviewError) -> PreviewOutcome {
+    /// is returned as ``PreviewOutcome/new``, stored unless not `storing` (its name is then the hash
+    /// of its bytes, for ``keep(_:)`` to store), for the caller to record (a job records it with
+    /// its outcome, in one transaction).
+    func made(source: BlobHash, kind: FileKind, request: RenderRequest, lookingUp: Bool = true,
+              storing: Bool = true) throws(PreviewError) -> PreviewOutcome {
         if Renderers.needsPivot(kind) {
-            return try made(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request, lookingUp: lookingUp)
+            return try made(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request,
+                            lookingUp: lookingUp, storing: storing)
         }
         guard let renderer = renderers.renderer(for: kind) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
@@ -42,7 +68,7 @@ extension DocumentPipeline {
         }
         let result: BlobHash
         do {
-            result = try store.blobs.put(bytes: image.bytes, as: .derivative)
+            result = storing ? try store.blobs.put(bytes: image.bytes, as: .derivative) : BlobHash.of(image.bytes)
         } catch {
             throw PreviewError.storing(error, "The preview could not be stored.")
         }

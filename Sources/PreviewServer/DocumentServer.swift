@@ -18,6 +18,8 @@ public struct DocumentServer: Sendable {
     let logger: Logger
     /// Bounds the preview renders in flight, overall, per owner and per document.
     let renders: RenderGate
+    /// Stores previews rendered for requests once they are answered.
+    let keeping: PreviewKeeping
     /// Bounds the uploads being received (connections, staging files, disk writes), overall and per client.
     let uploads: UploadSlots
     /// The token, the sessions and the sign-in throttle; nil when the server is open.
@@ -50,6 +52,7 @@ public struct DocumentServer: Sendable {
         signed = SignedURLs(keys: settings.signingKeys ?? .ephemeral())
         // A render past the gate always finds a thread: one per render in flight, and one for a repair.
         offload = Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + 1)
+        keeping = PreviewKeeping(offload: offload, pipeline: documents.pipeline, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)
         _ = ServerMetrics.registry
     }
 
@@ -71,7 +74,7 @@ public struct DocumentServer: Sendable {
         OperationsController(documents: documents, offload: offload, gauges: gauges, faults: faults).register(on: routes)
         SignInController(access: access, logger: logger).register(on: routes)
         api.register(on: routes)
-        PreviewsController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
+        PreviewsController(documents: documents, offload: offload, settings: settings, renders: renders, keeping: keeping).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, logger: logger).register(on: routes)
         IIIFController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
         ZoomScript.register(on: routes)
@@ -85,7 +88,7 @@ public struct DocumentServer: Sendable {
     }
 
     /// The service that starts this server's drain on shutdown; list it after the application.
-    public var drainService: DrainService { DrainService(drain: drain, uploads: uploads, grace: settings.grace) }
+    public var drainService: DrainService { DrainService(drain: drain, uploads: uploads, keeping: keeping, grace: settings.grace) }
 }
 
 /// The HTTP application of `server`, listening on its configured address, with `services` run

@@ -41,6 +41,7 @@ struct DrainMiddleware: RouterMiddleware {
 public struct DrainService: Service {
     let drain: Drain
     let uploads: UploadSlots
+    let keeping: PreviewKeeping
     let grace: Duration
 
     public func run() async throws {
@@ -52,5 +53,7 @@ public struct DrainService: Service {
             try? await Task.sleep(for: grace)
             uploads.closeAll()
         }
+        // Previews already answered are stored if that takes a moment; one cut short is only a cache entry lost.
+        await keeping.settle(within: min(grace, .seconds(5)))
     }
 }

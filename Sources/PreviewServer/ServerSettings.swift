@@ -50,7 +50,8 @@ public struct ServerSettings: Sendable {
     /// After SIGTERM, how long uploads still arriving may take before they are cut off.
     public var grace: Duration = .seconds(30)
     /// Tests only (`DOCPREVIEW_TEST_HOOKS=1`): a preview waits 0.5 s before checking its client is
-    /// still there, so a test can disconnect first.
+    /// still there, so a test can disconnect first, and one rendered for a request is stored 2 s
+    /// after its answer, so a test can crash the server in between.
     public var testHooks = false
 
     public init() {}

@@ -34,16 +34,20 @@ public struct VerifyReport: Sendable, Codable {
     public var damaged: [String] = []
     /// Hashes the index refers to that have no blob on disk.
     public var missing: [String] = []
-    /// Blobs nothing refers to: a deleted document's, awaiting `gc` (`indexed`), or ones the index
-    /// lost track of (for `recover`).
+    /// Blobs nothing refers to: a deleted document's, awaiting `gc` (`indexed`), ones the index
+    /// lost track of (for `recover`), or cache entries whose write a crash cut short.
     public var unreferenced: [UnreferencedBlob] = []
     /// Sources of derivative rows that have no blob on disk.
     public var derivativeSourcesMissing: [String] = []
     /// What the database's own consistency checks found.
     public var indexProblems: [String] = []
 
+    /// Nothing is damaged, missing or lost. A cache entry whose write a crash cut short (a
+    /// derivative's blob stored, its row not yet: ``UnreferencedBlob/isCutShortCacheWrite``) is
+    /// listed but no problem: it is made again when asked for, and `gc` removes it.
     public var isClean: Bool {
-        damaged.isEmpty && missing.isEmpty && unreferenced.isEmpty && derivativeSourcesMissing.isEmpty && indexProblems.isEmpty
+        damaged.isEmpty && missing.isEmpty && unreferenced.allSatisfy(\.isCutShortCacheWrite) && derivativeSourcesMissing.isEmpty
+            && indexProblems.isEmpty
     }
 
     enum CodingKeys: String, CodingKey {
@@ -62,6 +66,10 @@ public struct UnreferencedBlob: Sendable, Codable, Equatable {
     public var role: BlobRole
     /// The index still has its row (a deleted document's blob awaiting `gc`); false when the index lost it.
     public var indexed: Bool
+
+    /// A derivative the index never had a row for: what a crash between storing a cache entry and
+    /// recording it leaves.
+    public var isCutShortCacheWrite: Bool { role == .derivative && !indexed }
 }
 
 /// What `gc` removed (or, in a dry run, would remove).

@@ -61,7 +61,8 @@ struct VerifyCommand: ParsableCommand {
             human += hashes.map { "\n  \(label)\t\($0)" }.joined()
         }
         human += report.unreferenced.map { blob in
-            "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role.rawValue)\t\(blob.indexed ? "deleted, awaiting gc" : "not in the index")"
+            let why = blob.indexed ? "deleted, awaiting gc" : blob.isCutShortCacheWrite ? "a cache write cut short, for gc" : "not in the index"
+            return "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role.rawValue)\t\(why)"
         }.joined()
         human += report.indexProblems.map { "\n  index\t\(SafeText.terminal($0))" }.joined()
         if !lost.isEmpty { human += "\n`docpreview recover` makes documents of the \(lost.count) lost originals again." }

@@ -519,6 +519,8 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         #expect(try previews() == before, "a page was rendered for a client that had gone")
 
         #expect(try server.get("/v1/documents/\(id)/preview?page=4&width=1024").status == 200)
+        // Stored once answered (2 s after, under the test hooks).
+        for _ in 0..<50 where try previews() == before { usleep(100_000) }
         #expect(try previews() == before + 1, "a client that stays gets its render")
     }
 

@@ -32,12 +32,15 @@ import Testing
             }
             let hash = try #require(BlobHash(hex: String(etag.dropFirst().dropLast())))
             for damaged: [UInt8]? in [Array(repeating: 0, count: body.count), [], nil] {
+                await harness.previewsKept()
                 try damage(harness, hash, with: damaged)
                 try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300", method: .get) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.eTag] == etag)
                     #expect(Data(buffer: response.body) == body, "the preview served is the intact one")
                 }
+                // A missing blob is a cache miss: rendered for the request, stored after its answer.
+                await harness.previewsKept()
                 #expect(try harness.pipeline.store.blobs.verify(hash), "the blob was rewritten")
             }
         }

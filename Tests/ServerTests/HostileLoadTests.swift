@@ -95,6 +95,7 @@ import Testing
             }
             try harness.drainQueue()
             try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300", method: .get) { #expect($0.status == .ok) }
+            await harness.previewsKept()
             // Every render slot is held by one stranger's documents.
             let gate = harness.server.renders
             for index in 0..<gate.total { #expect(await gate.enter(owner: "stranger-\(index)", document: "d\(index)") == .entered) }

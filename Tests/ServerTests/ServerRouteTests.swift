@@ -48,6 +48,11 @@ struct Harness {
         try await buildApplication(server).test(.router, body)
     }
 
+    /// Waits until the previews rendered for requests so far are stored (they are, just after their answers).
+    func previewsKept() async {
+        await server.keeping.settle(within: .seconds(10))
+    }
+
     /// What a worker does, once per queued job.
     func drainQueue() throws {
         while let (job, document) = try queue.lease(worker: "test", leaseSeconds: 60) {

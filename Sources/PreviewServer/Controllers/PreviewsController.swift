@@ -10,13 +10,15 @@ import PreviewPipeline
 import PreviewStore
 
 /// `GET /v1/documents/{id}/preview`: a document's previews, stored or rendered on demand within
-/// the render gate's bounds.
+/// the render gate's bounds; one rendered now is answered from the renderer's bytes and stored after.
 struct PreviewsController {
     let documents: DocumentService
     let offload: Offload
     let settings: ServerSettings
     /// Bounds the preview renders in flight, overall, per owner and per document.
     let renders: RenderGate
+    /// Stores what was rendered for a request once it is answered.
+    let keeping: PreviewKeeping
 
     func register(on routes: RouteTable) {
         routes.add(.get, "/v1/documents/:id/preview") { request, context in
@@ -57,6 +59,7 @@ struct PreviewsController {
             let made = try await render(document, request: rendering, context: context)
             record = made.record
             bytes = made.rendered?.bytes
+            keeping.keep(made)
         }
         // Private: a preview is one owner's document; shared caches (proxies, CDNs) must not keep it.
         var headers: HTTPFields = [.eTag: "\"\(record.resultSha256.hex)\"", .cacheControl: "private, max-age=31536000, immutable"]
@@ -83,15 +86,15 @@ struct PreviewsController {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes ?? [])))
     }
 
-    /// Renders a preview the cache did not have, once a render slot is free: only a render takes
-    /// one, so a stored preview is served whatever is being rendered.
+    /// Renders a preview the cache did not have, once a render slot is free (only a render takes
+    /// one, so a stored preview is served whatever is being rendered); not stored yet.
     private func render(_ document: DocumentRecord, request: RenderRequest, context: ServerContext) async throws
         -> DocumentPipeline.PreviewOutcome {
         try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
             let started = ContinuousClock.now
             let pipeline = documents.pipeline
             let made = try await offload.render { () throws(PreviewError) in
-                try pipeline.preview(source: document.sha256, kind: document.kind, request: request, afterMiss: true)
+                try pipeline.previewToKeep(source: document.sha256, kind: document.kind, request: request)
             }
             Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", document.kind.category.rawValue)])
                 .recordNanoseconds(started.duration(to: .now).nanoseconds)
