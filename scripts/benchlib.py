@@ -1,6 +1,7 @@
 """Shared by scripts/bench-peers and scripts/bench-scaling: timing with hyperfine, peak memory with
 /usr/bin/time, a throwaway `docpreview serve`, and the Markdown / gnuplot output."""
 
+import http.client
 import json
 import os
 import platform
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
@@ -76,14 +78,31 @@ class Server:
 
     def upload(self, path):
         """Uploads `path`, waits until its first preview is made; returns the document id."""
-        output = subprocess.run(["curl", "-sf", "-F", f"file=@{path}", self.base + "/v1/documents"],
-                                check=True, capture_output=True, text=True).stdout
-        document = json.loads(output)["document_id"]
-        for _ in range(600):
-            status = json.load(urllib.request.urlopen(f"{self.base}/v1/documents/{document}"))["preview_status"]
-            if status != "pending":
-                return document
-            time.sleep(0.05)
+        return self.upload_ready(path)[0]
+
+    def upload_ready(self, path, poll=0.002):
+        """Uploads `path` as an app does (its bytes, on a kept-alive connection) and asks after it every
+        `poll` seconds until its first preview is made (or failed); returns the document id and the
+        milliseconds from the upload's first byte to the answer that said so."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        try:
+            body = Path(path).read_bytes()
+            started = time.monotonic()
+            connection.request("POST", "/v1/documents?filename=" + urllib.parse.quote(Path(path).name), body=body)
+            response = connection.getresponse()
+            if response.status != 202:
+                raise RuntimeError(f"upload of {path}: {response.status} {response.read()[:200]}")
+            document = json.loads(response.read())["document_id"]
+            deadline = started + 60
+            while time.monotonic() < deadline:
+                connection.request("GET", f"/v1/documents/{document}")
+                response = connection.getresponse()
+                status = json.loads(response.read())["preview_status"]
+                if status != "pending":
+                    return document, (time.monotonic() - started) * 1000
+                time.sleep(poll)
+        finally:
+            connection.close()
         raise RuntimeError("the upload was not processed")
 
     def request_ms(self, path):

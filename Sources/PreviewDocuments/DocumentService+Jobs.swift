@@ -56,13 +56,15 @@ extension DocumentService {
 /// that records it with the job's end (for the writes lane).
 extension DocumentService {
     /// What `job` makes of `document`: for a preview job its facts and thumbnail, or its failure
-    /// (``DocumentPipeline/outcome(of:)``), with a playback job to follow for a video; for a playback
-    /// job its rendition and scrubbing thumbnails (``DocumentPipeline/playbackOutcome(of:)``).
-    /// A playback job's transcode reports its progress on the job's row now and then (every 5 %).
+    /// (``DocumentPipeline/outcome(of:early:)``), with a playback job to follow for a video; for a
+    /// playback job its rendition and scrubbing thumbnails (``DocumentPipeline/playbackOutcome(of:)``).
+    /// An office document's thumbnail is recorded, and the document ready, as soon as its first
+    /// page is made; the job's end records the rest. A playback job's transcode reports its
+    /// progress on the job's row now and then (every 5 %).
     public func outcome(of job: JobRecord, _ document: DocumentRecord) -> JobOutcome {
         switch job.kind {
         case .preview:
-            var outcome = pipeline.outcome(of: document)
+            var outcome = pipeline.outcome(of: document) { early in recordAhead(early, documentID: document.id) }
             if outcome.error == nil, outcome.facts?.playback != nil { outcome.followUp = .playback }
             return outcome
         case .playback:
@@ -77,6 +79,17 @@ extension DocumentService {
                     pipeline.logger.warning("could not record a transcode's progress", metadata: ["preview.error": "\(error)"])
                 }
             }
+        }
+    }
+
+    /// Records what a job made ahead of its end (an office document's thumbnail, and the document
+    /// ready), under the reference lock like the job's end. A failure is logged: the job's end
+    /// records it again with the rest.
+    public func recordAhead(_ early: JobOutcome, documentID: String) {
+        do {
+            try store.blobs.whileReferencing(exclusive: false) { try store.index.record(early, documentID: documentID) }
+        } catch {
+            pipeline.logger.warning("could not record a thumbnail ahead of its job", metadata: ["preview.error": "\(error)"])
         }
     }
 

@@ -35,10 +35,11 @@ public final class OfficeDocument {
     /// Sheets of a spreadsheet, slides of a presentation; 1 for a text document.
     public var parts: Int { office.serialized { Int(docpreview_office_parts(handle)) } }
 
-    /// Writes the document as a PDF of at most `maxPages` pages to `file`.
+    /// Writes the first `maxPages` pages of the document (at most) as a PDF to `file`.
     public func savePDF(to file: URL, maxPages: Int) throws(OfficeError) {
         // The PDF filter takes its settings (FilterData) as JSON in the filter options.
-        let options = #"{"PageRange":{"type":"string","value":"1-\#(max(1, maxPages))"}}"#
+        let pages = maxPages > 1 ? "1-\(maxPages)" : "1"
+        let options = #"{"PageRange":{"type":"string","value":"\#(pages)"}}"#
         let saved = office.serialized { docpreview_office_save(handle, file.absoluteString, "pdf", options) }
         guard saved != 0 else { throw OfficeError(.unreadable, "LibreOffice could not convert the document to PDF.") }
     }

@@ -14,11 +14,56 @@ extension DocumentPipeline {
         var facts: MediaFacts
     }
 
-    /// The facts of the stored original `source`: for office kinds, those of its pivot.
-    func facts(of source: BlobHash, kind: FileKind, renderer: any Renderer) throws(PreviewError) -> MediaFacts {
+    /// The facts of the stored original `source`: for office kinds, those of its pivot, whose
+    /// conversion hands its `firstPage` over first when it is made now.
+    func facts(of source: BlobHash, kind: FileKind, renderer: any Renderer,
+               firstPage: RendererPool.FirstPage? = nil) throws(PreviewError) -> MediaFacts {
         guard Renderers.needsPivot(kind) else { return try renderer.probe(try localPath(of: source)) }
-        let (pivot, documentFacts) = try pivot(of: source, kind: kind)
+        let (pivot, documentFacts) = try pivot(of: source, kind: kind, firstPage: firstPage)
         return try pivotFacts(pivot, adding: documentFacts ?? MediaFacts())
+    }
+
+    /// An office document's facts and thumbnail (made now and stored, its row left to the caller,
+    /// or found). A pivot made now exports the first page alone first: the thumbnail is made from
+    /// it and handed to `early` (its outcome: the thumbnail's row, the first page's facts, ready)
+    /// while LibreOffice exports the rest, so the document can be ready before its pivot is.
+    func officeOutcome(of document: DocumentRecord, renderer: any Renderer,
+                       early: ((JobOutcome) -> Void)?) throws(PreviewError) -> (facts: MediaFacts, thumbnail: PreviewOutcome) {
+        let (source, kind) = (document.sha256, document.kind)
+        let key = try derivativeKey(source: source, kind: kind, request: .thumbnail, renderer: renderer)
+        if let hit = try cached(key: key.hash) {
+            return (try facts(of: source, kind: kind, renderer: renderer), PreviewOutcome(record: hit, cached: true))
+        }
+        var first: PreviewOutcome?
+        let firstPage = early.map { early in
+            RendererPool.FirstPage(request: normalized(.thumbnail, kind)) { image in
+                guard first == nil, let made = storedFirstPage(image, key: key, source: source, renderer: renderer),
+                      let new = made.new else { return }
+                first = made
+                early(JobOutcome(facts: image.facts, previewStatus: .ready, derivatives: [new]))
+            }
+        }
+        let facts = try self.facts(of: source, kind: kind, renderer: renderer, firstPage: firstPage)
+        if let first { return (facts, first) }
+        return (facts, try made(source: source, kind: kind, request: .thumbnail))
+    }
+
+    /// The thumbnail an office conversion rendered from the document's first page, stored under
+    /// `key` (the original's: no pivot exists yet); nil, and logged, when it could not be stored.
+    private func storedFirstPage(_ image: RenderedImage, key: (hash: String, parameters: String), source: BlobHash,
+                                    renderer: any Renderer) -> PreviewOutcome? {
+        do {
+            let result = try store.blobs.put(bytes: image.bytes, as: .derivative)
+            let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
+                                          renderer: renderer.version, resultSha256: result, width: image.width, height: image.height,
+                                          createdAt: Date())
+            return PreviewOutcome(record: record, cached: false, rendered: image,
+                                  new: NewDerivative(record: record, size: image.bytes.count, mime: image.format.mime))
+        } catch {
+            logger.warning("an office document's first page could not be stored; its thumbnail waits for the pivot",
+                           metadata: ["preview.sha256": "\(source)", "preview.error": "\(error)"])
+            return nil
+        }
     }
 
     /// The pivot's pages and page size, with the office document's own facts (sheets, slides).
@@ -28,19 +73,20 @@ extension DocumentPipeline {
 
     /// The recorded pivot of the stored original `source`, made now (once) when there is none; the
     /// document's own facts come with it only when it was made now (a recorded pivot does not keep them).
-    func pivot(of source: BlobHash, kind: FileKind) throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
+    func pivot(of source: BlobHash, kind: FileKind,
+               firstPage: RendererPool.FirstPage? = nil) throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
         let key = try pivotKey(source: source).hash
         if let hit = try cached(key: key) { return (hit, nil) }
         let made = try remembering(key: key, source: source) { () throws(PreviewError) in
-            try makePivot(of: try localPath(of: source), source: source, kind: kind)
+            try makePivot(of: try localPath(of: source), source: source, kind: kind, firstPage: firstPage)
         }
         try record { try store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
         return (made.record, made.facts)
     }
 
     /// Converts the file at `path` (whose hash is `source`) in an office child and stores the PDF.
-    func makePivot(of path: String, source: BlobHash, kind: FileKind) throws(PreviewError) -> Pivot {
-        let (pdf, facts) = try renderers.office.convert(path, kind: kind)
+    func makePivot(of path: String, source: BlobHash, kind: FileKind, firstPage: RendererPool.FirstPage? = nil) throws(PreviewError) -> Pivot {
+        let (pdf, facts) = try renderers.office.convert(path, kind: kind, firstPage: firstPage)
         let key = try pivotKey(source: source)
         do {
             let result = try store.blobs.put(bytes: pdf, as: .derivative)

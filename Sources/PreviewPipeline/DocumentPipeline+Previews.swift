@@ -55,6 +55,9 @@ extension DocumentPipeline {
     func made(source: BlobHash, kind: FileKind, request: RenderRequest, lookingUp: Bool = true,
               storing: Bool = true) throws(PreviewError) -> PreviewOutcome {
         if Renderers.needsPivot(kind) {
+            if lookingUp, let hit = try firstPageThumbnail(source: source, kind: kind, request: request) {
+                return PreviewOutcome(record: hit, cached: true)
+            }
             return try made(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request,
                             lookingUp: lookingUp, storing: storing)
         }
@@ -94,6 +97,7 @@ extension DocumentPipeline {
     /// The cached derivative, if its blob is present.
     public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
         if Renderers.needsPivot(kind) {
+            if let hit = try firstPageThumbnail(source: source, kind: kind, request: request) { return hit }
             guard let pivot = try cached(key: pivotKey(source: source).hash) else { return nil }
             return try cachedPreview(source: pivot.resultSha256, kind: .pdf, request: request)
         }
@@ -107,6 +111,14 @@ extension DocumentPipeline {
             }
         }
         return hit
+    }
+
+    /// The thumbnail of an office document made from its first page ahead of its pivot, when
+    /// `request` asks for its thumbnail and it was made so.
+    private func firstPageThumbnail(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
+        guard request.page == 1, normalized(request, kind) == normalized(.thumbnail, kind),
+              let renderer = renderers.renderer(for: kind) else { return nil }
+        return try cached(key: derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
     }
 
     /// Pages mean nothing outside PDFs: normalise them so equal requests share one key.

@@ -49,15 +49,17 @@ public struct DocumentPipeline: Sendable {
     /// now and stored, its row left to the caller's transaction) and its preview status, or the
     /// failure. A video or image takes one renderer call: the thumbnail brings the facts with it.
     /// Writes nothing to the index but an office document's PDF pivot and remembered failures.
-    public func outcome(of document: DocumentRecord) -> JobOutcome {
+    /// - Parameter early: for an office document, takes an outcome ahead of this one, to record at
+    ///   once: its thumbnail, made from its first page while the rest of its pivot is (see
+    ///   ``officeOutcome(of:renderer:early:)``).
+    public func outcome(of document: DocumentRecord, early: ((JobOutcome) -> Void)? = nil) -> JobOutcome {
         let kind = document.kind
         guard let renderer = renderers.renderer(for: kind) else { return JobOutcome(previewStatus: .noPreview) }
         do throws(PreviewError) {
             let facts: MediaFacts
             let thumbnail: PreviewOutcome
             if Renderers.needsPivot(kind) {
-                facts = try self.facts(of: document.sha256, kind: kind, renderer: renderer)
-                thumbnail = try made(source: document.sha256, kind: kind, request: .thumbnail)
+                (facts, thumbnail) = try officeOutcome(of: document, renderer: renderer, early: early)
             } else {
                 thumbnail = try made(source: document.sha256, kind: kind, request: .thumbnail)
                 if let rendered = thumbnail.rendered {

@@ -236,6 +236,45 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         }
     }
 
+    /// An office document is ready as soon as its first page is made (issue 31): its thumbnail is
+    /// recorded and served while its job still runs (its other pages wait for the job, 202); the
+    /// job's end records its pivot and page count.
+    @Test(arguments: TestBackend.available) func anOfficeThumbnailIsServedBeforeItsJobEnds(backend: TestBackend) async throws {
+        let harness = try Harness(backend)
+        defer { harness.folder.remove() }
+        let documents = harness.server.documents
+        try await harness.test { client in
+            let id = try await client.execute(uri: "/v1/documents?filename=s.xlsx", method: .post, body: try sample("office-stats.xlsx")) {
+                try #require(try json($0)["document_id"] as? String)
+            }
+            let (job, document) = try #require(try harness.queue.lease(worker: "test", leaseSeconds: 60))
+            var recordedAhead = false
+            let outcome = harness.pipeline.outcome(of: document) { early in
+                documents.recordAhead(early, documentID: document.id)
+                recordedAhead = true
+            }
+            #expect(recordedAhead, "the thumbnail came from the first page, ahead of the pivot")
+            try await client.execute(uri: "/v1/documents/\(id)", method: .get) { response in
+                let body = try json(response)
+                #expect(body["status"] as? String == "processing" && body["preview_status"] as? String == "ready", "\(body)")
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/preview", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(Array(Data(buffer: response.body).prefix(2)) == [0xFF, 0xD8])
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=512", method: .get) { #expect($0.status == .accepted) }
+            guard case .done = try documents.finish(job, with: outcome) else { Issue.record("not done"); return }
+            try await client.execute(uri: "/v1/documents/\(id)", method: .get) { response in
+                let body = try json(response)
+                #expect(body["status"] as? String == "done" && body["pages"] as? Int == 2, "\(body)")
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=512", method: .get) { #expect($0.status == .ok) }
+        }
+        await harness.previewsKept()
+        let report = try harness.pipeline.store.verify()
+        #expect(report.isClean, "\(report)")
+    }
+
     @Test(arguments: TestBackend.available) func failedAndOfficeDocuments(backend: TestBackend) async throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }

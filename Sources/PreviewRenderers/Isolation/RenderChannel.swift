@@ -55,6 +55,9 @@ struct RenderReply: Codable {
     /// The child asks to be replaced after this answer (it grew past its memory bound, or has
     /// converted as many office documents as one child may).
     var retire: Bool?
+    /// An office conversion's first page, rendered as its call's request asks (the image's bytes
+    /// follow), sent ahead of the pivot.
+    var firstPage: Bool?
 }
 
 extension RenderReply {
@@ -71,10 +74,16 @@ extension RenderReply {
         case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
         case .render:
-            let edges = 1...RenderRequest.maxEdge
-            return bytes.map { !$0.isEmpty } == true && width.map(edges.contains) == true && height.map(edges.contains) == true
-                && format == (call.request ?? RenderRequest()).format
+            return isPlausibleImage(for: call, bytes: bytes)
         }
+    }
+
+    /// Whether this could be an image rendered as `call` asked: not empty, within the largest
+    /// edges, of the asked format.
+    func isPlausibleImage(for call: RenderCall, bytes: [UInt8]?) -> Bool {
+        let edges = 1...RenderRequest.maxEdge
+        return bytes.map { !$0.isEmpty } == true && width.map(edges.contains) == true && height.map(edges.contains) == true
+            && format == (call.request ?? RenderRequest()).format
     }
 }
 

@@ -1,6 +1,7 @@
 internal import CProcessControl
 import Foundation
 import PreviewCore
+import PreviewOffice
 
 /// The child side of ``RendererPool``: `docpreview render-child` reads calls on stdin and answers
 /// on stdout until stdin closes. It renders in-process with its own PDF document cache and dies
@@ -46,16 +47,27 @@ public enum RendererChild {
             allowCPU(seconds: call.seconds.map { $0 * Double(ProcessInfo.processInfo.activeProcessorCount) } ?? limits.jobSeconds)
             if hooks { testHook(call) }
             if call.operation == .convert { conversions += 1 }
-            var (reply, bytes) = call.operation == .convert ? outcome(of: call, office) : outcome(of: call, renderers)
+            // A converted document is closed only once its answer has gone.
+            var converted: OfficeDocument?
+            var (reply, bytes): (RenderReply, [UInt8]?)
+            if call.operation == .convert {
+                (reply, bytes, converted) = outcome(of: call, office, firstPagesBy: renderers.pdfRenderer)
+            } else {
+                (reply, bytes) = outcome(of: call, renderers)
+            }
             // LibreOffice grows with what it has loaded: a child that converted many documents, or
             // grew large, is replaced by a fresh one after this answer.
             if conversions >= (hooks ? 2 : maxConversions) || residentBytes() > maxResidentBytes { reply.retire = true }
-            do {
-                try RenderChannel.write(reply, to: 1)
-                if let bytes { try RenderChannel.write(bytes, to: 1) }
-            } catch {
-                return 0  // the parent went away
+            let answered = withExtendedLifetime(converted) { () -> Bool in
+                do {
+                    try RenderChannel.write(reply, to: 1)
+                    if let bytes { try RenderChannel.write(bytes, to: 1) }
+                    return true
+                } catch {
+                    return false
+                }
             }
+            guard answered else { return 0 }  // the parent went away
         }
     }
 
@@ -64,12 +76,27 @@ public enum RendererChild {
     /// Resident memory past which a child is replaced after its current call.
     static let maxResidentBytes = 1 << 30
 
-    private static func outcome(of call: RenderCall, _ office: OfficeConverter) -> (RenderReply, [UInt8]?) {
+    /// An office conversion. A call with a request first gets the first page rendered as it asks,
+    /// ahead of the pivot (``RenderReply/firstPage``), unless that page does not render.
+    private static func outcome(of call: RenderCall, _ office: OfficeConverter, firstPagesBy pdf: any Renderer)
+        -> (RenderReply, [UInt8]?, OfficeDocument?) {
+        // The PDF library lies beside the executable, outside what the office's file confinement
+        // lets this process read once it is on: mapped (by asking its version) before it is.
+        if call.request != nil { _ = pdf.version }
+        let firstPage = call.request.map { request in
+            { (file: URL, documentFacts: MediaFacts) in
+                guard let image = try? pdf.render(file.path, request) else { return }
+                let reply = RenderReply(facts: documentFacts.adding(image.facts), width: image.width, height: image.height,
+                                        format: image.format, firstPage: true)
+                _ = try? RenderChannel.write(reply, to: 1)
+                _ = try? RenderChannel.write(image.bytes, to: 1)
+            }
+        }
         do throws(PreviewError) {
-            let (pdf, facts) = try office.convert(call.path, kind: call.kind)
-            return (RenderReply(facts: facts), pdf)
+            let conversion = try office.convert(call.path, kind: call.kind, firstPage: firstPage)
+            return (RenderReply(facts: conversion.facts), conversion.pdf, conversion.document)
         } catch {
-            return (RenderReply(failure: .init(error)), nil)
+            return (RenderReply(failure: .init(error)), nil, nil)
         }
     }
 

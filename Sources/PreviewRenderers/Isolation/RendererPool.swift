@@ -101,14 +101,30 @@ public final class RendererPool: Sendable {
         return facts
     }
 
-    /// The PDF pivot of an office document, text or CSV file, made by LibreOffice in an office child.
-    public func convert(_ path: String, kind: FileKind) throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
-        let (reply, bytes) = try call(RenderCall(operation: .convert, kind: kind, path: path, request: nil))
+    /// The first page of an office document wanted before its whole pivot: rendered as `request`
+    /// asks and handed to `made` as soon as it exists (more than once, should the call be retried).
+    public struct FirstPage {
+        public var request: RenderRequest
+        public var made: (RenderedImage) -> Void
+
+        public init(request: RenderRequest, made: @escaping (RenderedImage) -> Void) {
+            self.request = request
+            self.made = made
+        }
+    }
+
+    /// The PDF pivot of an office document, text or CSV file, made by LibreOffice in an office
+    /// child; with `firstPage`, its first page is rendered and handed over first. A first page that
+    /// could not be rendered is not handed over: the pivot's page 1 is the fallback.
+    public func convert(_ path: String, kind: FileKind, firstPage: FirstPage? = nil) throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
+        let (reply, bytes) = try call(RenderCall(operation: .convert, kind: kind, path: path, request: firstPage?.request),
+                                      firstPage: firstPage?.made ?? { _ in })
         guard let bytes else { throw PreviewError(.internal, "The office converter sent an incomplete answer.") }
         return (bytes, reply.facts ?? MediaFacts())
     }
 
-    private func call(_ call: RenderCall, progress: (Double) -> Void = { _ in }) throws(PreviewError) -> (RenderReply, [UInt8]?) {
+    private func call(_ call: RenderCall, progress: (Double) -> Void = { _ in },
+                      firstPage: (RenderedImage) -> Void = { _ in }) throws(PreviewError) -> (RenderReply, [UInt8]?) {
         callCount.add(1, ordering: .relaxed)
         let slot = choose(for: call, among: call.operation == .convert ? officeSlots : slots)
         defer { slot.lock.unlock() }
@@ -120,13 +136,14 @@ public final class RendererPool: Sendable {
         defer { if slot.inbox != nil { unlink(call.path) } }
         let seconds = call.seconds ?? limits.jobSeconds
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000)))
-        var outcome = slot.exchange(call, deadline: deadline, progress: progress)
+        var outcome = slot.exchange(call, deadline: deadline, progress: progress, firstPage: firstPage)
         // A child that died or was stopped during the call may have been killed from outside (the OOM
         // killer, an operator): the call goes once more to a fresh child before the file is judged.
         if case let .crashed(signal) = outcome {
             logger.warning("renderer child died during a call; trying once more on a fresh one",
                            metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
-            outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000))), progress: progress)
+            outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000))), progress: progress,
+                                    firstPage: firstPage)
         }
         switch outcome {
         case let .answered(reply, bytes):
@@ -208,10 +225,12 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
         case failed(String)
     }
 
-    /// Sends `call` and waits for the answer until `deadline`. Must hold `lock`. A child that died
-    /// while idle is replaced first, so its death is never blamed on this call; one found stopped
-    /// at the deadline counts as dead (`SIGSTOP`), not as a file that took too long.
-    func exchange(_ call: RenderCall, deadline: ContinuousClock.Instant, progress: (Double) -> Void) -> Outcome {
+    /// Sends `call` and waits for the answer until `deadline`, handing what comes before it to
+    /// `progress` (an encoding's) and `firstPage` (an office conversion's). Must hold `lock`. A child
+    /// that died while idle is replaced first, so its death is never blamed on this call; one found
+    /// stopped at the deadline counts as dead (`SIGSTOP`), not as a file that took too long.
+    func exchange(_ call: RenderCall, deadline: ContinuousClock.Instant, progress: (Double) -> Void,
+                  firstPage: (RenderedImage) -> Void) -> Outcome {
         if let idle = child, !idle.isRunning {
             idle.kill()
             child = nil
@@ -230,6 +249,14 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
             while call.operation.encodes, let fraction = reply.progress, reply.rendition == nil, reply.ladder == nil, reply.failure == nil {
                 guard (0...1).contains(fraction) else { throw .malformed }
                 progress(fraction)
+                reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
+            }
+            // A conversion asked for its first page sends it first, at most once.
+            if call.operation == .convert, call.request != nil, reply.firstPage == true, reply.failure == nil {
+                let image = try RenderChannel.read(from: child.output, limit: RenderChannel.maxImage, deadline: deadline)
+                guard reply.isPlausibleImage(for: call, bytes: image), let width = reply.width, let height = reply.height,
+                      let format = reply.format else { throw .malformed }
+                firstPage(RenderedImage(bytes: image, format: format, width: width, height: height, facts: reply.facts ?? MediaFacts()))
                 reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
             }
             let bytes = reply.failure == nil && call.operation.sendsBytes

@@ -22,8 +22,18 @@ struct OfficeConverter {
 
     let limits: Limits
 
-    /// The PDF's bytes, and the sheet or slide count of spreadsheets and presentations.
-    func convert(_ path: String, kind: FileKind) throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
+    /// A conversion's PDF, the sheet or slide count of spreadsheets and presentations, and the
+    /// loaded document: closing one takes LibreOffice 10–16 ms, so the caller releases it once it
+    /// has answered.
+    struct Conversion {
+        var pdf: [UInt8]
+        var facts: MediaFacts
+        var document: OfficeDocument
+    }
+
+    /// Converts the file at `path`. With `firstPage`, the first page is exported alone first and
+    /// handed to it (a PDF file, for the caller's thumbnail to be made before the whole pivot is).
+    func convert(_ path: String, kind: FileKind, firstPage: ((URL, MediaFacts) -> Void)? = nil) throws(PreviewError) -> Conversion {
         let workspace: URL
         do {
             workspace = try Self.makeWorkspace()
@@ -35,18 +45,24 @@ struct OfficeConverter {
         _ = Self.fileConfinement
         let office: Office
         do {
-            office = try Office.shared(profile: Self.profile())
+            office = try Office.shared(profile: Self.preparedProfile)
         } catch {
             throw PreviewError(.internal, "Office previews are not available here: LibreOffice did not start.", detail: error.description)
         }
         let output = workspace.appendingPathComponent("pivot.pdf")
         var facts = MediaFacts()
+        let document: OfficeDocument
         do {
-            let document = try OfficeDocument(input, in: office)
+            document = try OfficeDocument(input, in: office)
             switch document.family {
             case .spreadsheet where kind != .csv: facts.sheets = document.parts
             case .presentation: facts.slides = document.parts
             default: break
+            }
+            if let firstPage {
+                let first = workspace.appendingPathComponent("first.pdf")
+                try document.savePDF(to: first, maxPages: 1)
+                firstPage(first, facts)
             }
             try document.savePDF(to: output, maxPages: limits.maxOfficePages)
         } catch {
@@ -56,7 +72,7 @@ struct OfficeConverter {
         guard let pdf = FileManager.default.contents(atPath: output.path), !pdf.isEmpty else {
             throw PreviewError(.corrupt, "The document converted to nothing; it is damaged or empty.")
         }
-        return ([UInt8](pdf), facts)
+        return Conversion(pdf: [UInt8](pdf), facts: facts, document: document)
     }
 
     /// The file LibreOffice opens: office files as they are (by a link with their kind's extension,
@@ -143,6 +159,14 @@ struct OfficeConverter {
             }
         }
         return result == 0 ? "landlock" : "unavailable: \(String(cString: strerror(result)))"
+    }()
+
+    /// The profile, with the settings a preview wants (``OfficeSettings``) put in before the office
+    /// starts. Settings that cannot be written leave LibreOffice's defaults: slower, no less right.
+    private static let preparedProfile: URL = {
+        let chosen = profile()
+        try? OfficeSettings.apply(to: chosen)
+        return chosen
     }()
 
     /// The profile the parent chose for this child, else one of this process's own.

@@ -34,13 +34,19 @@ struct PreviewsController {
         if wanted.width == nil && wanted.height == nil && kind.category != .pdf { wanted = wanted.asThumbnail }
         wanted = wanted.onServedEdges
 
+        func notYet() throws -> Response {
+            try JSON.response(["status": document.status.rawValue, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
+        }
+        // An office document's thumbnail is ready before its job ends (made from its first page):
+        // while the job runs, what is stored is served and nothing is rendered.
+        let processing: Bool
         switch document.status {
-        case .done: break
+        case .done: processing = false
         case .failed:
             throw APIError(document.error ?? PreviewError(.corrupt, "The document could not be processed."))
         case .queued, .processing:
-            return try JSON.response(["status": document.status.rawValue, "document_id": document.id], status: .accepted,
-                                     headers: [.retryAfter: "2"])
+            guard document.previewStatus == .ready else { return try notYet() }
+            processing = true
         }
         if document.previewStatus == .noPreview {
             throw APIError(.unsupportedType, "No preview is made for \(kind.label).")
@@ -55,6 +61,8 @@ struct PreviewsController {
         var bytes: [UInt8]?
         if let hit {
             record = hit
+        } else if processing {
+            return try notYet()
         } else {
             let made = try await render(document, request: rendering, context: context)
             record = made.record
