@@ -144,6 +144,18 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
+def package_benchmark_ms(target, name):
+    """The median wall clock (ms) of package benchmark `name` in `target` (Benchmarks/), run now."""
+    completed = subprocess.run(["swift", "package", "--allow-writing-to-package-directory", "benchmark", "--target", target,
+                                "--filter", name, "--no-progress"], cwd=ROOT / "Benchmarks", check=True, capture_output=True, text=True)
+    for line in completed.stdout.splitlines():
+        if line.startswith("│ Time (wall clock)"):
+            cells = [cell.strip() for cell in line.split("│")[1:-1]]
+            unit = 1000.0 if "(s)" in cells[0] else 0.001 if "(us)" in cells[0] or "(μs)" in cells[0] else 1.0
+            return float(cells[3]) * unit
+    raise RuntimeError(f"no wall clock for {name} in:\n{completed.stdout[-2000:]}")
+
+
 def median(values):
     return statistics.median(values)
 

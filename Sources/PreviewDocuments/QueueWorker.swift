@@ -151,6 +151,10 @@ public struct QueueWorker: Service {
         logger[metadataKey: "preview.document"] = "\(document.id)"
         logger[metadataKey: "preview.sha256"] = "\(document.sha256)"
         let started = ContinuousClock.now
+        // From when the job could run (its upload's commit, for a new one) to its lease: the queue's wake-up.
+        let waited = max(0, Date().timeIntervalSince(job.availableAt))
+        Timer(label: "docpreview_job_wait_seconds", dimensions: [("kind", job.kind.rawValue)]).recordNanoseconds(Int64(waited * 1e9))
+        logger[metadataKey: "preview.waited_ms"] = "\((waited * 10_000).rounded() / 10)"
         let documents = documents
         let outcome: JobOutcome
         let heartbeat = Task { [logger] in await renewLease(of: job, logger: logger) }
@@ -167,7 +171,7 @@ public struct QueueWorker: Service {
             switch try await offload.run(.writes, { try documents.finish(job, with: outcome) }) {
             case .done:
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
-                logger.info("job done")
+                logger.info("job done", metadata: ["preview.ms": "\(started.duration(to: .now).roundedMilliseconds)"])
             case let .failed(code, retrying):
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
                 logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? JobRecord.Status.queued : .failed)"])

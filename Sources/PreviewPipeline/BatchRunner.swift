@@ -55,16 +55,24 @@ public struct BatchRunner: Sendable {
         self.renditions = renditions
     }
 
-    /// Ingests the files under `folder`, `jobs` at a time on the renders lane of an ``Offload`` of
-    /// its own (the files' C work never runs on the cooperative pool), telling `progress` after each.
+    /// Files in flight at once. Rendering in children, twice `jobs`: the children (`jobs` of them)
+    /// bound the C work, and while they render, the other files are copied, hashed and flushed to
+    /// the store (a batch of the mixed samples waited on fsync for a fifth of its time with `jobs`
+    /// files in flight). Rendering in this process, `jobs`.
+    var filesInFlight: Int { pipeline.renderers.isolation == nil ? jobs : 2 * jobs }
+
+    /// Ingests the files under `folder`, ``filesInFlight`` at a time on the renders lane of an
+    /// ``Offload`` of its own (the files' C work never runs on the cooperative pool), telling
+    /// `progress` after each.
     public func run(_ folder: URL, progress: @escaping @Sendable (BatchProgress) -> Void = { _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
         let (entries, skipped) = try DirectoryWalker.walk(folder)
-        let offload = Offload(reads: 1, writes: 1, renders: jobs)
+        let inFlight = filesInFlight
+        let offload = Offload(reads: 1, writes: 1, renders: inFlight)
         let (pipeline, owner, type, renditions) = (pipeline, owner, type, renditions)
         var found = [IngestOutcome?](repeating: nil, count: entries.count)
         try await withThrowingTaskGroup(of: (Int, IngestOutcome).self) { group in
-            // A window of `jobs` files in flight, the next one added as one finishes.
+            // A window of files in flight, the next one added as one finishes.
             var next = 0
             func ingest(_ index: Int) -> @Sendable () async throws -> (Int, IngestOutcome) {
                 let entry = entries[index]
@@ -76,7 +84,7 @@ public struct BatchRunner: Sendable {
                     })
                 }
             }
-            while next < min(jobs, entries.count) {
+            while next < min(inFlight, entries.count) {
                 group.addTask(operation: ingest(next))
                 next += 1
             }

@@ -51,7 +51,7 @@ extension DocumentPipeline {
     /// The thumbnail an office conversion rendered from the document's first page, stored under
     /// `key` (the original's: no pivot exists yet); nil, and logged, when it could not be stored.
     private func storedFirstPage(_ image: RenderedImage, key: (hash: String, parameters: String), source: BlobHash,
-                                    renderer: any Renderer) -> PreviewOutcome? {
+                                 renderer: any Renderer) -> PreviewOutcome? {
         do {
             let result = try store.blobs.put(bytes: image.bytes, as: .derivative)
             let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,

@@ -51,7 +51,8 @@ public enum RendererChild {
             var converted: OfficeDocument?
             var (reply, bytes): (RenderReply, [UInt8]?)
             if call.operation == .convert {
-                (reply, bytes, converted) = outcome(of: call, office, firstPagesBy: renderers.pdfRenderer)
+                // First pages are read once: not kept among the open documents.
+                (reply, bytes, converted) = outcome(of: call, office, firstPagesBy: PDFRenderer(pageSeconds: limits.pageBudget))
             } else {
                 (reply, bytes) = outcome(of: call, renderers)
             }

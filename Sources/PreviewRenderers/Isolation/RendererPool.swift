@@ -15,8 +15,8 @@ import PreviewCore
 /// spreadsheet never makes an image, PDF or video job wait; each keeps a LibreOffice user profile
 /// that no other process uses at the same time (``OfficeProfiles``) and is replaced when it asks to be.
 public final class RendererPool: Sendable {
-    private let slots: [Slot]
-    private let officeSlots: [Slot]
+    private let group: SlotGroup
+    private let officeGroup: SlotGroup
     private let profiles: OfficeProfiles
     private let limits: Limits
     private let logger: Logger
@@ -31,9 +31,9 @@ public final class RendererPool: Sendable {
     ///   - officeSize: children for office conversions.
     public init(executable: URL, size: Int, officeSize: Int = 1, limits: Limits, logger: Logger) {
         let arguments = ["render-child", String(decoding: (try? JSONEncoder().encode(limits)) ?? Data("{}".utf8), as: UTF8.self)]
-        slots = (0..<max(1, size)).map { _ in Slot(executable: executable, arguments: arguments) }
+        group = SlotGroup((0..<max(1, size)).map { _ in Slot(executable: executable, arguments: arguments) })
         profiles = OfficeProfiles(count: max(1, officeSize))
-        officeSlots = profiles.folders.map { folders in
+        officeGroup = SlotGroup(profiles.folders.map { folders in
             Slot(executable: executable, arguments: arguments, inbox: folders.workspace.appendingPathComponent("inbox"),
                  environment: [OfficeConverter.profileVariable: folders.profile.path, OfficeConverter.workspaceVariable: folders.workspace.path,
                                "TMPDIR": folders.workspace.appendingPathComponent("tmp").path,
@@ -41,7 +41,7 @@ public final class RendererPool: Sendable {
                                // and the headless plugin keeps GTK and its settings daemon out.
                                "HOME": folders.workspace.path, "XDG_CACHE_HOME": folders.workspace.appendingPathComponent("tmp").path,
                                "XDG_CONFIG_HOME": folders.workspace.appendingPathComponent("tmp").path, "SAL_USE_VCLPLUGIN": "svp"])
-        }
+        })
         self.limits = limits
         self.logger = logger
         // A write to a child that just died must fail with EPIPE, not kill this process.
@@ -126,8 +126,9 @@ public final class RendererPool: Sendable {
     private func call(_ call: RenderCall, progress: (Double) -> Void = { _ in },
                       firstPage: (RenderedImage) -> Void = { _ in }) throws(PreviewError) -> (RenderReply, [UInt8]?) {
         callCount.add(1, ordering: .relaxed)
-        let slot = choose(for: call, among: call.operation == .convert ? officeSlots : slots)
-        defer { slot.lock.unlock() }
+        let group = call.operation == .convert ? officeGroup : group
+        let slot = group.take(for: call.path)
+        defer { group.giveBack(slot) }
         // An office child reads only its own workspace: the file goes into its inbox for the call.
         var call = call
         if let inbox = slot.inbox {
@@ -184,18 +185,37 @@ public final class RendererPool: Sendable {
             throw PreviewError(.internal, "The document could not be handed to the office converter.", detail: "\(error)")
         }
     }
+}
 
-    /// Locks and returns the slot for `call`: the one its path hashes to when free (so a PDF's next
-    /// page finds its document open), else any free one (a busy child, perhaps stuck on a bomb until
-    /// the deadline, holds up nobody else), else the hashed one when it frees up.
-    private func choose(for call: RenderCall, among slots: [Slot]) -> Slot {
+/// Children of one kind and the calls waiting for them: a call waits until one of them is free
+/// (more calls than children may be in flight: a batch keeps files moving through the store while
+/// every child renders), then takes the one its file's path hashes to when that one is free (so a
+/// PDF's next page finds its document open), else any free one.
+private final class SlotGroup: Sendable {
+    let slots: [Slot]
+    private let free: DispatchSemaphore
+
+    init(_ slots: [Slot]) {
+        self.slots = slots
+        free = DispatchSemaphore(value: slots.count)
+    }
+
+    /// Waits for a free slot and locks it; give it back with ``giveBack(_:)``.
+    func take(for path: String) -> Slot {
+        free.wait()
         var hasher = Hasher()
-        hasher.combine(call.path)
+        hasher.combine(path)
         let home = slots[Int(UInt(bitPattern: hasher.finalize()) % UInt(slots.count))]
         if home.lock.try() { return home }
-        for slot in slots where slot !== home && slot.lock.try() { return slot }
-        home.lock.lock()
-        return home
+        // Each holder of a slot holds one of `free`'s permits: with one, some slot is unlocked.
+        while true {
+            for slot in slots where slot.lock.try() { return slot }
+        }
+    }
+
+    func giveBack(_ slot: Slot) {
+        slot.lock.unlock()
+        free.signal()
     }
 }
 
