@@ -17,7 +17,7 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: "Owner of the documents.")
     var owner = ""
 
-    @Option(help: "Files processed at once (default: the number of cores).")
+    @Option(help: "Files rendered at once (default: the number of cores); twice as many are read and stored meanwhile.")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Write the JSON report here.", valueName: "file.json"))

@@ -184,7 +184,8 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         func startWorker() throws -> Process {
             let worker = Process()
             worker.executableURL = DocPreviewProcess.binary
-            worker.arguments = ["worker", "--store", store, "--database", database, "--concurrency", "1", "--timeout", "3"]
+            // 10 s: an office child's first start on two cores busy with other suites fits; the hanging job's does not.
+            worker.arguments = ["worker", "--store", store, "--database", database, "--concurrency", "1", "--timeout", "10"]
             worker.environment = ProcessInfo.processInfo.environment.merging(["DOCPREVIEW_TEST_HOOKS": "1"]) { $1 }
             worker.standardError = FileHandle.nullDevice
             try worker.run()
