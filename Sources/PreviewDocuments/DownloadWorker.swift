@@ -80,36 +80,20 @@ public struct DownloadWorker: Service {
     private func work(_ queue: any LinkDownloads, running: RunningWork<DownloadRecord>) async {
         while !running.isStopping, !Task.isCancelled {
             let announced = documents.arrivals?.announcements ?? 0
-            let leased: DownloadRecord?
-            await backoff.pause()
-            // Counted until the download it brings is among the running ones, so the drain waits for it.
-            running.beginLease()
-            do {
-                let (name, leaseSeconds) = (name, leaseSeconds)
-                leased = try await offload.run(.writes) { try queue.leaseDownload(worker: name, leaseSeconds: leaseSeconds) }
-                backoff.succeed()
-                faults.clear(logger: logger)
-            } catch is CancellationError {
-                running.endLease()
-                return
-            } catch {
-                running.endLease()
-                if !faults.recordRefusal(error, pausing: backoff, logger: logger) {
-                    backoff.fail()
-                    logger.error("could not lease a download", metadata: ["preview.error": "\(error)"])
-                }
-                continue
-            }
-            guard let download = leased else {
-                running.endLease()
+            let (name, leaseSeconds) = (name, leaseSeconds)
+            let download: DownloadRecord
+            switch await running.lease({ try await offload.run(.writes) { try queue.leaseDownload(worker: name, leaseSeconds: leaseSeconds) } },
+                                       item: { $0 }, backoff: backoff, faults: faults, logger: logger, failure: "could not lease a download") {
+            case let .leased(leased): download = leased
+            case .failed: continue
+            case .cancelled: return
+            case .idle:
                 // Links sent to this process wake an idle slot at once; other processes' are found by polling.
                 if let arrivals = documents.arrivals { _ = await arrivals.wait(since: announced, upTo: pollInterval) } else {
                     try? await Task.sleep(for: pollInterval)
                 }
                 continue
             }
-            running.add(download)
-            running.endLease()
             // A download the drain cut off stays among the running ones, to be released.
             guard await process(download, queue) else { return }
             running.remove(download)

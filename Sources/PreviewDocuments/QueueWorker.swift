@@ -102,42 +102,27 @@ public struct QueueWorker: Service {
         var idlePolls = 0
         while !running.isStopping, !Task.isCancelled {
             let announced = arrivals?.announcements ?? 0
-            let leased: (job: JobRecord, document: DocumentRecord)?
-            await backoff.pause()
-            // Counted until the job it brings is among the running ones, so the drain waits for it.
-            running.beginLease()
-            do {
-                // Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail
-                // never waits behind transcodes; every slot takes preview jobs first.
-                let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
-                let takesPlayback = slot > 0 || concurrency == 1
-                leased = try await offload.run(.writes) {
+            // Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail
+            // never waits behind transcodes; every slot takes preview jobs first.
+            let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
+            let takesPlayback = slot > 0 || concurrency == 1
+            let turn = await running.lease({
+                try await offload.run(.writes) {
                     try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview])
                         ?? (takesPlayback ? try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback]) : nil)
                 }
-                backoff.succeed()
-                faults.clear(logger: logger)
-            } catch is CancellationError {
-                // The drain ran out while the database held the call: a job it leased comes back when the lease does.
-                running.endLease()
-                return
-            } catch {
-                running.endLease()
-                if !storeRefused(error, logger: logger) {
-                    backoff.fail()
-                    logger.error("lease failed", metadata: ["preview.error": "\(error)"])
-                }
-                continue
-            }
-            guard let (job, document) = leased else {
-                running.endLease()
+            }, item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
+            let job: JobRecord, document: DocumentRecord
+            switch turn {
+            case let .leased(leased): (job, document) = leased
+            case .failed: continue
+            case .cancelled: return
+            case .idle:
                 idlePolls += 1
                 if slot == 0, idlePolls % 25 == 0 { await reclaimDeadLeases() }
                 if let arrivals { await arrivals.wait(since: announced, upTo: pollInterval) } else { try? await Task.sleep(for: pollInterval) }
                 continue
             }
-            running.add(job)
-            running.endLease()
             // A job the drain cut off stays among the running ones, to be released.
             guard await process(job, document) else { return }
             running.remove(job)
@@ -177,7 +162,7 @@ public struct QueueWorker: Service {
                 logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? JobRecord.Status.queued : .failed)"])
             case let .released(refusal):
                 // The store refused, not the file: the slots pause and the fault is told once.
-                _ = storeRefused(refusal, logger: logger)
+                _ = faults.recordRefusal(refusal, pausing: backoff, logger: logger)
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
             case .leaseLost:
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()
@@ -186,7 +171,7 @@ public struct QueueWorker: Service {
         } catch is CancellationError {
             return false
         } catch {
-            if !storeRefused(error, logger: logger) {
+            if !faults.recordRefusal(error, pausing: backoff, logger: logger) {
                 logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])
             }
         }
@@ -211,11 +196,5 @@ public struct QueueWorker: Service {
                 logger.warning("could not renew a running job's lease", metadata: ["preview.error": "\(error)"])
             }
         }
-    }
-
-    /// When `error` is the store refusing (a full disk, an unreachable database): the slots pause
-    /// and the fault is told once per burst. False for any other error.
-    private func storeRefused(_ error: any Error, logger: Logger) -> Bool {
-        faults.recordRefusal(error, pausing: backoff, logger: logger)
     }
 }

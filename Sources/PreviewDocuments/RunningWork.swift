@@ -1,3 +1,4 @@
+import Logging
 import PreviewCore
 
 /// The work a worker holds (jobs, downloads), the leases being taken, and whether it is stopping.
@@ -70,5 +71,45 @@ final class RunningWork<Item: Sendable>: Sendable {
             return state.waiter
         }
         waiter?.resume(returning: false)
+    }
+}
+
+/// What one lease of a worker's slot came to (``RunningWork/lease(_:item:backoff:faults:logger:failure:)``).
+enum LeaseTurn<Leased> {
+    /// Work, already among the running items.
+    case leased(Leased)
+    /// Nothing to do now.
+    case idle
+    /// The lease call failed; it was logged, and a store that refused pauses the slots.
+    case failed
+    /// Cancelled while the database held the call: what it leased comes back when its lease runs out.
+    case cancelled
+}
+
+extension RunningWork {
+    /// One lease for a worker's slot, after `backoff`'s pause: `lease` runs counted as a lease in
+    /// flight (the drain waits for it) until what it brings is among the running items.
+    func lease<Leased>(_ lease: () async throws -> Leased?, item: (Leased) -> Item, backoff: Backoff, faults: FaultBurst,
+                       logger: Logger, failure: String) async -> LeaseTurn<Leased> {
+        await backoff.pause()
+        beginLease()
+        defer { endLease() }
+        let leased: Leased?
+        do {
+            leased = try await lease()
+            backoff.succeed()
+            faults.clear(logger: logger)
+        } catch is CancellationError {
+            return .cancelled
+        } catch {
+            if !faults.recordRefusal(error, pausing: backoff, logger: logger) {
+                backoff.fail()
+                logger.error("\(failure)", metadata: ["preview.error": "\(error)"])
+            }
+            return .failed
+        }
+        guard let leased else { return .idle }
+        add(item(leased))
+        return .leased(leased)
     }
 }
