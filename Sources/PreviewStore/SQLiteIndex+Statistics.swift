@@ -68,3 +68,17 @@ extension SQLiteIndex {
             """, arguments: [owner, owner]) ?? 0
     }
 }
+
+extension SQLiteIndex {
+    /// How many rows of `table` (the jobs, the downloads) have each status; 0 for those none has.
+    func statusCounts<Status: CaseIterable & Hashable & RawRepresentable>(in table: String) throws -> [Status: Int]
+        where Status.RawValue == String {
+        try pool.read { db in
+            var counts = Dictionary(uniqueKeysWithValues: Status.allCases.map { ($0, 0) })
+            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM \(table) GROUP BY status") {
+                if let status = Status(rawValue: row["status"]) { counts[status] = row["n"] }
+            }
+            return counts
+        }
+    }
+}

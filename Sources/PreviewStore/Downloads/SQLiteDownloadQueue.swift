@@ -125,13 +125,7 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
     }
 
     public func downloadCounts() throws -> [DownloadRecord.Status: Int] {
-        try index.pool.read { db in
-            var counts = Dictionary(uniqueKeysWithValues: DownloadRecord.Status.allCases.map { ($0, 0) })
-            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM downloads GROUP BY status") {
-                if let status = DownloadRecord.Status(rawValue: row["status"]) { counts[status] = row["n"] }
-            }
-            return counts
-        }
+        try index.statusCounts(in: "downloads")
     }
 
     private func holdsLease(_ download: DownloadRecord, in db: Database) throws -> Bool {

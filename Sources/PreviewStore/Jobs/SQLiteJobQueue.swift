@@ -191,13 +191,7 @@ public struct SQLiteJobQueue: JobQueue {
     }
 
     public func counts() throws -> [JobRecord.Status: Int] {
-        try index.pool.read { db in
-            var counts = Dictionary(uniqueKeysWithValues: JobRecord.Status.allCases.map { ($0, 0) })
-            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM jobs GROUP BY status") {
-                if let status = JobRecord.Status(rawValue: row["status"]) { counts[status] = row["n"] }
-            }
-            return counts
-        }
+        try index.statusCounts(in: "jobs")
     }
 
     public func reclaimLeases(where isDead: (String) -> Bool) throws -> Int {
