@@ -53,12 +53,8 @@ extension DocumentPipeline {
     private func storedFirstPage(_ image: RenderedImage, key: (hash: String, parameters: String), source: BlobHash,
                                  renderer: any Renderer) -> PreviewOutcome? {
         do {
-            let result = try store.blobs.put(bytes: image.bytes, as: .derivative)
-            let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
-                                          renderer: renderer.version, resultSha256: result, width: image.width, height: image.height,
-                                          createdAt: Date())
-            return PreviewOutcome(record: record, cached: false, rendered: image,
-                                  new: NewDerivative(record: record, size: image.bytes.count, mime: image.format.mime))
+            return rendered(image, as: try store.blobs.put(bytes: image.bytes, as: .derivative), key: key, source: source,
+                            renderer: renderer, onDemand: false)
         } catch {
             logger.warning("an office document's first page could not be stored; its thumbnail waits for the pivot",
                            metadata: ["preview.sha256": "\(source)", "preview.error": "\(error)"])

@@ -75,11 +75,18 @@ extension DocumentPipeline {
         } catch {
             throw PreviewError.storing(error, "The preview could not be stored.")
         }
+        logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(result)"])
         // Anything but the thumbnail was asked for by a client: it shares the preview budget.
+        return rendered(image, as: result, key: key, source: source, renderer: renderer,
+                        onDemand: normalized(request, kind) != normalized(.thumbnail, kind))
+    }
+
+    /// A render made now, `image`, whose blob is (or will be) `result`: its row, not yet recorded.
+    func rendered(_ image: RenderedImage, as result: BlobHash, key: (hash: String, parameters: String), source: BlobHash,
+                  renderer: any Renderer, onDemand: Bool) -> PreviewOutcome {
         let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
                                       renderer: renderer.version, resultSha256: result, width: image.width, height: image.height,
-                                      createdAt: Date(), onDemand: normalized(request, kind) != normalized(.thumbnail, kind))
-        logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(result)"])
+                                      createdAt: Date(), onDemand: onDemand)
         return PreviewOutcome(record: record, cached: false, rendered: image,
                               new: NewDerivative(record: record, size: image.bytes.count, mime: image.format.mime))
     }
