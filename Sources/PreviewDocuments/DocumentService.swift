@@ -52,14 +52,31 @@ public struct DocumentService: Sendable {
 
     /// Indexes `record` with its job, `writer`'s staged bytes published first when given, under the
     /// reference lock (`gc` cannot remove the blob, new or stored long ago, before the row names
-    /// it), and announces a job that waits to this process's workers.
+    /// it). A new job goes to an idle worker of this process, leased to it in the same transaction
+    /// (``JobArrivals/reserve()``); else a job that waits is announced to this process's workers.
+    /// Either way the job is returned as accepted: queued (DESIGN §4's answer to an upload).
     func enqueue(_ record: DocumentRecord, publishing writer: BlobWriter? = nil) throws -> (document: DocumentRecord, job: JobRecord) {
-        let stored = try store.blobs.whileReferencing(exclusive: false) {
-            _ = try writer?.publish(as: .original)
-            return try queue.enqueue(record)
+        let taker = arrivals?.reserve()
+        let stored: (document: DocumentRecord, job: JobRecord, leased: Bool)
+        do {
+            stored = try store.blobs.whileReferencing(exclusive: false) {
+                _ = try writer?.publish(as: .original)
+                return try queue.enqueue(record, leasingTo: taker?.lease)
+            }
+        } catch {
+            taker?.decline()
+            throw error
         }
-        if stored.job.status == .queued { arrivals?.announce() }
-        return stored
+        guard stored.leased, let taker else {
+            taker?.decline()
+            if stored.job.status == .queued { arrivals?.announce() }
+            return (stored.document, stored.job)
+        }
+        taker.hand((stored.job, stored.document))
+        var accepted = (document: stored.document, job: stored.job)
+        (accepted.job.status, accepted.job.attempts, accepted.job.leaseOwner, accepted.job.leaseExpiresAt) = (.queued, 0, nil, nil)
+        accepted.document.jobStatus = .queued
+        return accepted
     }
 
     // MARK: Reading

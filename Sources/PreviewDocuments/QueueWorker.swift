@@ -100,33 +100,56 @@ public struct QueueWorker: Service {
     private func work(slot: Int, running: RunningWork<JobRecord>) async {
         if slot == 0 { await reclaimDeadLeases() }
         var idlePolls = 0
-        while !running.isStopping, !Task.isCancelled {
-            let announced = arrivals?.announcements ?? 0
-            // Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail
-            // never waits behind transcodes; every slot takes preview jobs first.
-            let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
-            let takesPlayback = slot > 0 || concurrency == 1
-            let turn = await running.lease({
-                try await offload.run(.writes) {
-                    try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview])
-                        ?? (takesPlayback ? try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback]) : nil)
-                }
-            }, item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
+        var handed: JobArrivals.Handed?
+        while !Task.isCancelled {
             let job: JobRecord, document: DocumentRecord
-            switch turn {
-            case let .leased(leased): (job, document) = leased
-            case .failed: continue
-            case .cancelled: return
-            case .idle:
-                idlePolls += 1
-                if slot == 0, idlePolls % 25 == 0 { await reclaimDeadLeases() }
-                if let arrivals { await arrivals.wait(since: announced, upTo: pollInterval) } else { try? await Task.sleep(for: pollInterval) }
-                continue
+            if let next = handed {
+                // Leased to this worker by the upload's own transaction, already among the running ones.
+                (job, document) = next
+                handed = nil
+            } else {
+                guard !running.isStopping else { return }
+                let announced = arrivals?.announcements ?? 0
+                // Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail
+                // never waits behind transcodes; every slot takes preview jobs first.
+                let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
+                let takesPlayback = slot > 0 || concurrency == 1
+                let turn = await running.lease({
+                    try await offload.run(.writes) {
+                        try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview])
+                            ?? (takesPlayback ? try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback]) : nil)
+                    }
+                }, item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
+                switch turn {
+                case let .leased(leased): (job, document) = leased
+                case .failed: continue
+                case .cancelled: return
+                case .idle:
+                    idlePolls += 1
+                    if slot == 0, idlePolls % 25 == 0 { await reclaimDeadLeases() }
+                    handed = await idle(since: announced, running: running)
+                    continue
+                }
             }
             // A job the drain cut off stays among the running ones, to be released.
             guard await process(job, document) else { return }
             running.remove(job)
         }
+    }
+
+    /// Waits for the next arrival or poll. Offers the slot to this process's enqueues meanwhile:
+    /// returns the job one handed it (leased to this worker, and added to the running ones), if any.
+    private func idle(since announced: UInt64, running: RunningWork<JobRecord>) async -> JobArrivals.Handed? {
+        guard let arrivals else {
+            try? await Task.sleep(for: pollInterval)
+            return nil
+        }
+        // A reserved slot counts as a lease in flight: a drain waits for the job it is being handed.
+        let taker = JobArrivals.Taker(lease: JobLease(worker: name, seconds: leaseSeconds)) { running.beginLeaseUnlessStopping() }
+        guard case let .handed(handed) = await arrivals.wait(since: announced, upTo: pollInterval, taking: taker) else { return nil }
+        if let handed { running.add(handed.job) }
+        running.endLease()
+        return handed
     }
 
     /// Runs `job` and records how it ended; false when the drain cut it off first (nothing recorded).

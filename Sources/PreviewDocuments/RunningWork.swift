@@ -31,6 +31,16 @@ final class RunningWork<Item: Sendable>: Sendable {
     func remove(_ item: Item) { change { $0.items[key(item)] = nil } }
     func beginLease() { change { $0.leasing += 1 } }
     func endLease() { change { $0.leasing -= 1 } }
+    /// ``beginLease()`` unless stopping; whether it began.
+    func beginLeaseUnlessStopping() -> Bool {
+        var began = false
+        change { state in
+            guard !state.stopping else { return }
+            state.leasing += 1
+            began = true
+        }
+        return began
+    }
     func remaining() -> [Item] { state.withLock { Array($0.items.values) } }
 
     /// Stops taking work; what runs has `drainSeconds` from now.

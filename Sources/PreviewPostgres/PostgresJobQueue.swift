@@ -19,17 +19,22 @@ public struct PostgresJobQueue: JobQueue {
         self.policy = policy
     }
 
-    public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
+    public func enqueue(_ document: DocumentRecord, leasingTo lease: JobLease?) throws -> (document: DocumentRecord, job: JobRecord, leased: Bool) {
         try connections.transaction { session in
             let (stored, inserted) = try PostgresIndex.insertVersion(document, in: session)
-            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: session) { return (stored, existing) }
+            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: session) { return (stored, existing, false) }
+            let first = JobRecord.Status.first(for: stored)
+            let leasing = first == .queued ? lease : nil
+            // The lease's length is ours (the worker's settings), never a client's: written as a literal.
+            let expires = leasing.map { "now() + make_interval(secs => \($0.seconds))" } ?? "NULL"
             let job = try JobRecord(row: try session.query("""
-                INSERT INTO jobs (document_id, status, attempts, available_at, created_at, updated_at)
-                VALUES (\(stored.id), \(JobRecord.Status.first(for: stored).rawValue), 0, now(), now(), now()) RETURNING *
+                INSERT INTO jobs (document_id, status, attempts, lease_owner, lease_expires_at, available_at, created_at, updated_at)
+                VALUES (\(stored.id), \(leasing == nil ? first.rawValue : JobRecord.Status.processing.rawValue), \(leasing == nil ? 0 : 1),
+                        \(leasing?.worker), \(unescaped: expires), now(), now(), now()) RETURNING *
                 """)[0])
             var document = stored
             document.jobStatus = job.status
-            return (document, job)
+            return (document, job, leasing != nil)
         }
     }
 

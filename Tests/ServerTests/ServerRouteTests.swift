@@ -23,15 +23,15 @@ struct Harness {
     let server: DocumentServer
 
     init(_ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
-         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60)) throws {
+         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil) throws {
         let folder = try TemporaryFolder()
         try self.init(opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits,
-                      signingKeys: signingKeys, passwordWindow: passwordWindow)
+                      signingKeys: signingKeys, passwordWindow: passwordWindow, arrivals: arrivals)
     }
 
     /// A server over the store `opened`, whose files `folder` holds (removed with it).
     init(opened: StoreBackend, folder: TemporaryFolder, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
-         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60)) throws {
+         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil) throws {
         self.folder = folder
         pipeline = DocumentPipeline(store: opened.store, configuration: Configuration(limits: limits), logger: Logger(label: "test"))
         queue = opened.queue
@@ -40,7 +40,8 @@ struct Harness {
         settings.maxQueuedJobs = maxQueued
         settings.signingKeys = signingKeys
         settings.passwordWindow = passwordWindow
-        server = DocumentServer(documents: DocumentService(pipeline: pipeline, queue: queue), settings: settings, logger: Logger(label: "test"))
+        server = DocumentServer(documents: DocumentService(pipeline: pipeline, queue: queue, arrivals: arrivals), settings: settings,
+                                logger: Logger(label: "test"))
     }
 
     @discardableResult

@@ -8,8 +8,11 @@ import PreviewCore
 /// whose lease ran out and was taken over by another cannot overwrite that worker's outcome.
 public protocol JobQueue: Sendable {
     /// Indexes `document` as the next version of its (owner, type, title) and queues its job, in one
-    /// transaction. The same bytes again return the existing document and its job.
-    func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord)
+    /// transaction. The same bytes again return the existing document and its job. With `lease`, a
+    /// new job that would wait is leased to it in the same transaction instead (processing, its
+    /// attempt counted), for a worker of this process to be handed in memory (``JobArrivals``);
+    /// `leased` tells whether it was.
+    func enqueue(_ document: DocumentRecord, leasingTo lease: JobLease?) throws -> (document: DocumentRecord, job: JobRecord, leased: Bool)
     /// Takes the next ready job of one of `kinds` (or one whose lease expired) for `worker`,
     /// counting an attempt: preview jobs before playback jobs, then fairly across owners (see
     /// ``SQLiteJobQueue``). Jobs whose attempts are spent are failed instead of leased.
@@ -52,7 +55,24 @@ public protocol JobQueue: Sendable {
     func reclaimLeases(where isDead: (String) -> Bool) throws -> Int
 }
 
+/// Whom a job is leased to, for how long.
+public struct JobLease: Sendable, Equatable {
+    public var worker: String
+    public var seconds: TimeInterval
+
+    public init(worker: String, seconds: TimeInterval) {
+        self.worker = worker
+        self.seconds = seconds
+    }
+}
+
 extension JobQueue {
+    /// Indexes `document` and queues its job (``enqueue(_:leasingTo:)`` without a lease).
+    public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
+        let stored = try enqueue(document, leasingTo: nil)
+        return (stored.document, stored.job)
+    }
+
     /// Takes the next ready job of any kind.
     public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
         try lease(worker: worker, leaseSeconds: leaseSeconds, kinds: Set(JobRecord.Kind.allCases))

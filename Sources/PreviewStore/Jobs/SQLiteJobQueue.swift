@@ -13,17 +13,24 @@ public struct SQLiteJobQueue: JobQueue {
         self.policy = policy
     }
 
-    public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
+    public func enqueue(_ document: DocumentRecord, leasingTo lease: JobLease?) throws -> (document: DocumentRecord, job: JobRecord, leased: Bool) {
         try index.pool.write { db in
             let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
-            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) { return (stored, existing) }
+            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) { return (stored, existing, false) }
             let now = Date()
             var job = JobRecord(id: nil, documentID: stored.id, status: .first(for: stored), attempts: 0,
                                 availableAt: now, createdAt: now, updatedAt: now)
+            let leasing = job.status == .queued ? lease : nil
+            if let leasing {
+                job.status = .processing
+                job.attempts = 1
+                job.leaseOwner = leasing.worker
+                job.leaseExpiresAt = now.addingTimeInterval(leasing.seconds)
+            }
             try job.insert(db)
             var document = stored
             document.jobStatus = job.status
-            return (document, job)
+            return (document, job, leasing != nil)
         }
     }
 
