@@ -63,17 +63,19 @@ extension DocumentPipeline {
             return
         }
 
-        // Probe: media facts, and corrupt/encrypted/no-video files stop here, before storing. An
-        // office file is converted to its PDF pivot here; the pivot is recorded once the original is.
+        // Facts: corrupt/encrypted/no-video files stop here, before storing. An office file is
+        // converted to its PDF pivot here; the pivot is recorded once the original is. Any other
+        // file's thumbnail is made here, bringing its facts (one renderer call).
         let renderer = renderers.renderer(for: verdict.kind)
         var facts = MediaFacts()
         var pivot: Pivot?
+        var thumbnail: Result<PreviewOutcome, PreviewError>?
         if Renderers.needsPivot(verdict.kind) {
             let made = try makePivot(of: intake.url.path, source: hash, kind: verdict.kind)
             facts = try pivotFacts(made.record, adding: made.facts)
             pivot = made
         } else if let renderer {
-            facts = try renderer.probe(intake.url.path)
+            (facts, thumbnail) = try factsWithThumbnail(of: intake.url.path, source: hash, kind: verdict.kind, renderer: renderer)
         }
 
         // Store the original, then index this version (the blob is durable before any row names it;
@@ -88,10 +90,10 @@ extension DocumentPipeline {
         }
         logger[metadataKey: "preview.document"] = "\(document.id)"
 
-        // Thumbnail through the derivative cache.
+        // Thumbnail through the derivative cache (made already, or failed, with the facts).
         if renderer != nil, document.previewStatus != PreviewStatus.ready {
             do {
-                try makeThumbnail(document)
+                try makeThumbnail(document, made: thumbnail)
             } catch {
                 fill(&outcome, from: document)
                 throw error
@@ -183,12 +185,27 @@ extension DocumentPipeline {
         }
     }
 
-    /// Renders (or finds) the thumbnail and records it with the document's preview status, either
-    /// way, in one transaction.
-    func makeThumbnail(_ document: DocumentRecord) throws(PreviewError) {
+    /// The facts of the file at `path` (bytes `source`), and its thumbnail made from it when none is
+    /// cached: one renderer call, the thumbnail bringing the facts. When the thumbnail fails, the
+    /// probe decides: a file it refuses is not ingested (its error is thrown); one it accepts is
+    /// stored, with the thumbnail's failure.
+    func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any Renderer)
+        throws(PreviewError) -> (MediaFacts, Result<PreviewOutcome, PreviewError>?) {
+        if try cachedPreview(source: source, kind: kind, request: .thumbnail) != nil { return (try renderer.probe(path), nil) }
+        do throws(PreviewError) {
+            let thumbnail = try made(source: source, kind: kind, request: .thumbnail, lookingUp: false, path: path)
+            return (thumbnail.rendered?.facts ?? MediaFacts(), .success(thumbnail))
+        } catch {
+            return (try renderer.probe(path), .failure(error))
+        }
+    }
+
+    /// Renders (or finds) the thumbnail, unless it was `made` already, and records it with the
+    /// document's preview status, either way, in one transaction.
+    func makeThumbnail(_ document: DocumentRecord, made early: Result<PreviewOutcome, PreviewError>?) throws(PreviewError) {
         let outcome: JobOutcome
         do throws(PreviewError) {
-            let thumbnail = try made(source: document.sha256, kind: document.kind, request: .thumbnail)
+            let thumbnail = if let early { try early.get() } else { try made(source: document.sha256, kind: document.kind, request: .thumbnail) }
             outcome = JobOutcome(previewStatus: .ready, derivatives: thumbnail.new.map { [$0] } ?? [])
         } catch {
             outcome = .failed(error)

@@ -52,8 +52,10 @@ extension DocumentPipeline {
     /// is returned as ``PreviewOutcome/new``, stored unless not `storing` (its name is then the hash
     /// of its bytes, for ``keep(_:)`` to store), for the caller to record (a job records it with
     /// its outcome, in one transaction).
+    /// - Parameter path: where the renderer reads `source`'s bytes, when not from the store (a file
+    ///   being ingested, rendered before it is stored).
     func made(source: BlobHash, kind: FileKind, request: RenderRequest, lookingUp: Bool = true,
-              storing: Bool = true) throws(PreviewError) -> PreviewOutcome {
+              storing: Bool = true, path: String? = nil) throws(PreviewError) -> PreviewOutcome {
         if Renderers.needsPivot(kind) {
             if lookingUp, let hit = try firstPageThumbnail(source: source, kind: kind, request: request) {
                 return PreviewOutcome(record: hit, cached: true)
@@ -67,7 +69,8 @@ extension DocumentPipeline {
         let key = try derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
         if lookingUp, let hit = try cached(key: key.hash) { return PreviewOutcome(record: hit, cached: true) }
         let image = try remembering(key: key.hash, source: source) { () throws(PreviewError) in
-            try renderer.render(try localPath(of: source), normalized(request, kind))
+            let file = if let path { path } else { try localPath(of: source) }
+            return try renderer.render(file, normalized(request, kind))
         }
         let result: BlobHash
         do {

@@ -102,6 +102,30 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         #expect(pool.calls == 2, "a second run finds the thumbnail and probes once")
     }
 
+    /// Ingesting a file (`ingest`, `batch`) calls its renderer child once too: the thumbnail, made
+    /// before the original is stored, brings the facts. The same bytes under other labels find the
+    /// thumbnail and probe; a file whose thumbnail fails is probed, and stored with the failure.
+    @Test func anIngestCallsTheRendererOnce() throws {
+        let (store, folder) = try makeStore()
+        defer { folder.remove() }
+        let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, limits: Limits(), logger: logger)
+        let pipeline = DocumentPipeline(store: store, isolation: pool, logger: logger)
+        let first = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", title: "film", filename: "film.mp4"))
+        #expect(first.status == .ok && first.durationSeconds != nil && first.preview != nil, "\(first)")
+        #expect(pool.calls == 1, "one render, no probe")
+        let again = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ben", title: "film", filename: "film.mp4"))
+        #expect(again.status == .ok && again.preview?.path == first.preview?.path)
+        #expect(pool.calls == 2, "the thumbnail is found; a probe is the one call")
+        // A PNG whose header is whole and whose pixels are cut off: the probe accepts it, the render does not.
+        var png = try Data(contentsOf: Fixtures.sample("image-alpha.png"))
+        png.removeLast(png.count / 2)
+        let file = folder.url.appendingPathComponent("cut.png")
+        try png.write(to: file)
+        let cut = pipeline.ingest(file, labels: DocumentLabels(owner: "ana", title: "cut", filename: "cut.png"))
+        #expect(cut.status == .failed && cut.documentID != nil && cut.error?.code == "corrupt", "\(cut)")
+        #expect(pool.calls == 4, "the render failed, then the probe")
+    }
+
     @Test(arguments: TestBackend.available) func identicalUploadsShareOneBlob(backend: TestBackend) throws {
         let (store, folder) = try makeStore(backend)
         defer { folder.remove() }
