@@ -54,13 +54,15 @@ public struct DocumentService: Sendable {
     /// reference lock (`gc` cannot remove the blob, new or stored long ago, before the row names
     /// it). A new job goes to an idle worker of this process, leased to it in the same transaction
     /// (``JobArrivals/reserve()``); else a job that waits is announced to this process's workers.
-    /// Either way the job is returned as accepted: queued (DESIGN §4's answer to an upload).
+    /// Either way the job is returned as accepted: queued (DESIGN §8's answer to an upload).
     func enqueue(_ record: DocumentRecord, publishing writer: BlobWriter? = nil) throws -> (document: DocumentRecord, job: JobRecord) {
-        let taker = arrivals?.reserve()
+        var taker: JobArrivals.Reservation?
         let stored: (document: DocumentRecord, job: JobRecord, leased: Bool)
         do {
             stored = try store.blobs.whileReferencing(exclusive: false) {
                 _ = try writer?.publish(as: .original)
+                // Reserved last: the worker waits only for the transaction.
+                taker = arrivals?.reserve()
                 return try queue.enqueue(record, leasingTo: taker?.lease)
             }
         } catch {

@@ -21,19 +21,18 @@ public struct PDFPage {
     /// rows where Splash drew them, freed when `body` returns. A page that outlasts `seconds` stops
     /// drawing and throws `.outOfTime`.
     public func withPixels<T>(width: Int, height: Int, seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
-        try withPixels(scaledTo: (Double(width), Double(height)), slice: (0, 0, width, height), seconds: seconds, keepingGlyphs: false, body)
+        try withPixels(scaledTo: (Double(width), Double(height)), slice: (0, 0, width, height), seconds: seconds, body)
     }
 
     /// As ``withPixels(width:height:seconds:_:)``, but of the page scaled to `scaled` pixels, only the
     /// `slice` (inside it) is drawn: a region of a page at any zoom costs its own pixels, not the page's.
-    /// `keepingGlyphs` draws with the document's own rasteriser, whose glyphs (per size) stay cached
-    /// for its next regions.
+    /// Both draw with the document's rasteriser, whose fonts and glyphs (per size) stay cached for its
+    /// next pages and regions.
     public func withPixels<T>(scaledTo scaled: (width: Double, height: Double), slice: (x: Int, y: Int, width: Int, height: Int),
-                              seconds: Double, keepingGlyphs: Bool = true, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
+                              seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
         var outOfTime: Int32 = 0
         guard let bitmap = lazy_docpreview_pdf_render()(document.document, Int32(number), scaled.width, scaled.height, Int32(slice.x),
-                                                        Int32(slice.y), Int32(slice.width), Int32(slice.height), seconds,
-                                                        keepingGlyphs ? 1 : 0, &outOfTime)
+                                                        Int32(slice.y), Int32(slice.width), Int32(slice.height), seconds, &outOfTime)
         else {
             if outOfTime != 0 {
                 throw PDFError(function: "PDFDoc::displayPageSlice", reason: .outOfTime, message: "page \(number) took longer than \(seconds) s")

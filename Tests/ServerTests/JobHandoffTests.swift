@@ -8,7 +8,7 @@ import Testing
 
 /// An upload's job goes to an idle worker of the same process leased in the upload's own
 /// transaction and handed over in memory: no lease query of its own, no other worker can take it,
-/// and the upload is answered as queued (DESIGN §4) all the same.
+/// and the upload is answered as queued (DESIGN §8) all the same.
 @Suite struct JobHandoffTests {
     static let lease = JobLease(worker: "slot", seconds: 60)
 

@@ -52,13 +52,13 @@ typedef struct docpreview_pdf_bitmap docpreview_pdf_bitmap;
 /// calling thread's CPU time. The caller bounded the slice; the scaled page itself is never allocated.
 /// Returns NULL for a page number outside 1…page count, a slice outside the scaled page, when Splash
 /// produced no bitmap, or when drawing outlasted `seconds` (then `*out_of_time` is 1: the page stops
-/// between operators, and nested forms are skipped, so it ends soon after). With `keep_glyphs`, the
-/// rasteriser (and its cache of glyphs drawn at each size) is the document's, kept for its next call:
-/// regions of pages at one zoom draw the same glyphs again and again. The caller owns the result
-/// and frees it once with `docpreview_pdf_bitmap_free`.
+/// between operators, and nested forms are skipped, so it ends soon after). The rasteriser (its
+/// fonts, and its cache of glyphs drawn at each size) is the document's, kept for its next call: the
+/// next page, or the next region at one zoom, draws the same glyphs again. The caller owns the
+/// result and frees it once with `docpreview_pdf_bitmap_free`.
 docpreview_pdf_bitmap *_Nullable docpreview_pdf_render(docpreview_pdf *_Nonnull document, int page, double width, double height,
                                                        int slice_x, int slice_y, int slice_width, int slice_height,
-                                                       double seconds, int keep_glyphs, int *_Nonnull out_of_time);
+                                                       double seconds, int *_Nonnull out_of_time);
 
 /// The bitmap's `slice_width * slice_height * 3` bytes.
 const unsigned char *_Nonnull docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *_Nonnull bitmap);

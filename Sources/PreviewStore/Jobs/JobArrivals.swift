@@ -1,4 +1,3 @@
-import Foundation
 import PreviewCore
 
 /// Tells the idle queue workers (and link fetchers) of this process that a job (or a link) was just
