@@ -185,13 +185,15 @@ extension DocumentPipeline {
         }
     }
 
-    /// The facts of the file at `path` (bytes `source`), and its thumbnail made from it when none is
-    /// cached: one renderer call, the thumbnail bringing the facts. When the thumbnail fails, the
+    /// The facts of the file at `path` (bytes `source`), and its thumbnail: the cached one (then a
+    /// probe is the one renderer call), or made from it, bringing the facts. When the thumbnail fails, the
     /// probe decides: a file it refuses is not ingested (its error is thrown); one it accepts is
     /// stored, with the thumbnail's failure.
     func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any Renderer)
         throws(PreviewError) -> (MediaFacts, Result<PreviewOutcome, PreviewError>?) {
-        if try cachedPreview(source: source, kind: kind, request: .thumbnail) != nil { return (try renderer.probe(path), nil) }
+        if let hit = try cachedPreview(source: source, kind: kind, request: .thumbnail) {
+            return (try renderer.probe(path), .success(PreviewOutcome(record: hit, cached: true)))
+        }
         do throws(PreviewError) {
             let thumbnail = try made(source: source, kind: kind, request: .thumbnail, lookingUp: false, path: path)
             return (thumbnail.rendered?.facts ?? MediaFacts(), .success(thumbnail))

@@ -25,11 +25,12 @@ public struct PostgresJobQueue: JobQueue {
             if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: session) { return (stored, existing, false) }
             let first = JobRecord.Status.first(for: stored)
             let leasing = first == .queued ? lease : nil
+            let status = leasing == nil ? first : .processing
             // The lease's length is ours (the worker's settings), never a client's: written as a literal.
             let expires = leasing.map { "now() + make_interval(secs => \($0.seconds))" } ?? "NULL"
             let job = try JobRecord(row: try session.query("""
                 INSERT INTO jobs (document_id, status, attempts, lease_owner, lease_expires_at, available_at, created_at, updated_at)
-                VALUES (\(stored.id), \(leasing == nil ? first.rawValue : JobRecord.Status.processing.rawValue), \(leasing == nil ? 0 : 1),
+                VALUES (\(stored.id), \(status.rawValue), \(leasing == nil ? 0 : 1),
                         \(leasing?.worker), \(unescaped: expires), now(), now(), now()) RETURNING *
                 """)[0])
             var document = stored
