@@ -193,7 +193,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "PreviewBackendTestSupport", dependencies: [
-            "PreviewDocuments", "PreviewPostgres", "PreviewS3",
+            "PreviewDocuments", "PreviewPostgres", "PreviewS3", "PreviewTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),

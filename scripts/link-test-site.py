@@ -6,9 +6,12 @@
 Serves on 127.0.0.1 (a free port, written to PORT_FILE once listening) until killed:
   /video.mp4          VIDEO, as video/mp4                  /page.html      a page with a <video> of it
   /hop/N              a redirect chain of N hops to /video.mp4
-  /to-loopback, /to-metadata, /to-mapped, /to-decimal
-                      a redirect to 127.0.0.1:OTHER_PORT, 169.254.169.254, [::ffff:127.0.0.1]:OTHER_PORT,
-                      and 2130706433:OTHER_PORT (127.0.0.1 written as one decimal number)
+  /to-loopback, /to-mapped, /to-decimal, /to-octal
+                      a redirect to 127.0.0.1:OTHER_PORT, [::ffff:127.0.0.1]:OTHER_PORT, 2130706433:OTHER_PORT
+                      (127.0.0.1 as one decimal number) and 0177.0.0.1:OTHER_PORT (in octal)
+Every redirect names a loopback address and a port the test owns: no test may make the program
+connect anywhere else, not even where it is expected to refuse (the address rules for other
+addresses are tested as a pure function, FetchAddressPolicy).
   /missing            404                                  /no-video.html  a page with no video
   /large.mp4          8 MiB (VIDEO, then zeros) with its length; /large-unsized.mp4 the same, chunked
   /trickle.mp4        VIDEO's length announced, then a byte every half second
@@ -59,8 +62,8 @@ class Site(http.server.BaseHTTPRequestHandler):
             self.redirect("/video.mp4" if hops <= 1 else f"/hop/{hops - 1}")
         elif path == "/to-loopback":
             self.redirect(f"http://127.0.0.1:{other_port}/metrics")
-        elif path == "/to-metadata":
-            self.redirect("http://169.254.169.254/latest/meta-data/")
+        elif path == "/to-octal":
+            self.redirect(f"http://0177.0.0.1:{other_port}/metrics")
         elif path == "/to-mapped":
             self.redirect(f"http://[::ffff:127.0.0.1]:{other_port}/metrics")
         elif path == "/to-decimal":

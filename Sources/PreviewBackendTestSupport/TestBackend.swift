@@ -4,17 +4,19 @@ import PostgresNIO
 import PreviewDocuments
 import PreviewPostgres
 import PreviewS3
+import PreviewTestSupport
 
-/// The backends that the shared behaviour tests run on: the embedded SQLite index always, and
-/// PostgreSQL when `$DOCPREVIEW_TEST_DATABASE` names a throwaway server (`scripts/test` starts one
-/// through `scripts/with-test-postgres`). Each test gets a new, empty database on it.
+/// The backends that the shared behaviour tests run on: the embedded SQLite index, and PostgreSQL
+/// on the throwaway server `$DOCPREVIEW_TEST_DATABASE` names (`scripts/test` starts one through
+/// `scripts/with-test-postgres`); without one its tests fail saying so, unless
+/// `DOCPREVIEW_TEST_SKIP=postgres` leaves them out. Each test gets a new, empty database on it.
 public enum TestBackend: String, Sendable, CustomStringConvertible {
     case sqlite, postgres
 
     /// The server the PostgreSQL tests create their databases on.
     public static let serverURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
 
-    public static var available: [TestBackend] { serverURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+    public static var available: [TestBackend] { TestSkips.skips("postgres") ? [.sqlite] : [.sqlite, .postgres] }
 
     public var description: String { rawValue }
 
@@ -27,7 +29,7 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
     public func freshDatabase() throws -> String? {
         guard self == .postgres else { return nil }
         guard let server = Self.serverURL, var address = URLComponents(string: server) else {
-            throw PostgresDriverError("DOCPREVIEW_TEST_DATABASE is not set")
+            throw MissingTestNeed("postgres", "DOCPREVIEW_TEST_DATABASE names no PostgreSQL server")
         }
         let name = "test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
         // One at a time: concurrent CREATE DATABASE can fail while template1 is being copied.
@@ -41,16 +43,17 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
     private static let creating = NSLock()
 }
 
-/// The blob drivers that the blob-store tests run on: the folder always, and S3 when
-/// `$DOCPREVIEW_TEST_S3` names a throwaway server's bucket (`scripts/test` starts SeaweedFS through
-/// `scripts/with-test-s3`, which also gives the credentials). Each test gets a prefix of its own.
+/// The blob drivers that the blob-store tests run on: the folder, and S3 in the throwaway server's
+/// bucket `$DOCPREVIEW_TEST_S3` names (`scripts/test` starts SeaweedFS through `scripts/with-test-s3`,
+/// which also gives the credentials); without one its tests fail saying so, unless
+/// `DOCPREVIEW_TEST_SKIP=s3` leaves them out. Each test gets a prefix of its own.
 public enum TestBlobs: String, Sendable, CustomStringConvertible {
     case folder, s3
 
     /// The bucket the S3 tests use, `s3://bucket/?endpoint=…`.
     public static let bucketURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_S3"].flatMap { $0.isEmpty ? nil : $0 }
 
-    public static var available: [TestBlobs] { bucketURL == nil ? [.folder] : [.folder, .s3] }
+    public static var available: [TestBlobs] { TestSkips.skips("s3") ? [.folder] : [.folder, .s3] }
 
     public var description: String { rawValue }
 
@@ -62,7 +65,9 @@ public enum TestBlobs: String, Sendable, CustomStringConvertible {
 
     /// The test bucket's address with `prefix`.
     public static func address(prefix: String) throws -> String {
-        guard let bucketURL, var address = URLComponents(string: bucketURL) else { throw S3Error.configuration("DOCPREVIEW_TEST_S3 is not set") }
+        guard let bucketURL, var address = URLComponents(string: bucketURL) else {
+            throw MissingTestNeed("s3", "DOCPREVIEW_TEST_S3 names no S3 bucket")
+        }
         address.path = "/\(prefix)/"
         return address.string!
     }

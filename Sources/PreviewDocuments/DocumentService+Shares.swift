@@ -53,7 +53,8 @@ extension DocumentService {
 
     /// Shares document `id` (the version `request` names, or its latest); the share and its token,
     /// which is not kept.
-    public func share(_ id: String, _ request: ShareRequest, now: Date = Date()) throws -> (share: ShareRecord, token: String) {
+    public func share(_ id: String, _ request: ShareRequest) throws -> (share: ShareRecord, token: String) {
+        let now = clock.now
         let label = request.label.trimmingCharacters(in: .whitespaces)
         guard !label.isEmpty, label.count <= Self.maxShareLabel, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw PreviewError(.badRequest, "label must have 1 to \(Self.maxShareLabel) characters and no control characters")
@@ -90,16 +91,16 @@ extension DocumentService {
 
     /// The share a link's token names and the document version it shows now; `not_found` for no
     /// such link, `gone` for one revoked, expired or whose document was deleted.
-    public func openShare(token: String, now: Date = Date()) throws -> (share: ShareRecord, document: DocumentRecord) {
+    public func openShare(token: String) throws -> (share: ShareRecord, document: DocumentRecord) {
         guard let share = try store.index.share(tokenSha256: Self.tokenHash(token)) else {
             throw PreviewError(.notFound, "There is no such link.")
         }
-        return (share, try sharedDocument(share, now: now))
+        return (share, try sharedDocument(share))
     }
 
     /// The version `share` shows now, or `gone`.
-    public func sharedDocument(_ share: ShareRecord, now: Date = Date()) throws -> DocumentRecord {
-        guard share.isLive(at: now) else { throw PreviewError(.gone, "This link has been withdrawn or has expired.") }
+    public func sharedDocument(_ share: ShareRecord) throws -> DocumentRecord {
+        guard share.isLive(at: clock.now) else { throw PreviewError(.gone, "This link has been withdrawn or has expired.") }
         let versions = try store.index.versions(of: share.documentID)
         guard let document = share.version.map({ number in versions.first { $0.version == number } }) ?? versions.first else {
             throw PreviewError(.gone, "The shared document no longer exists.")

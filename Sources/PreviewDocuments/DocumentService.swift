@@ -27,6 +27,8 @@ public struct DocumentService: Sendable {
     }
 
     public var store: Store { pipeline.store }
+    /// The time this service reads (``DocumentPipeline/clock``).
+    public var clock: any ServiceClock { pipeline.clock }
     public var rules: DocumentRules { pipeline.configuration.rules }
 
     // MARK: Accepting

@@ -21,11 +21,12 @@ public struct DownloadWorker: Service {
     let name = QueueWorker.newLeaseOwner()
     let offload: Offload
     /// While the database or the disk refuses the fetcher: its slots pause, the faults are told once.
-    let backoff = Backoff()
+    let backoff: Backoff
     let faults = FaultBurst(place: "fetcher")
 
     public init(documents: DocumentService, fetcher: LinkFetcher, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
         self.documents = documents
+        backoff = Backoff(clock: documents.clock)
         self.fetcher = fetcher
         self.concurrency = max(1, concurrency)
         self.drainSeconds = drainSeconds

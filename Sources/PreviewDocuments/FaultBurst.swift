@@ -69,18 +69,21 @@ public final class FaultBurst: Sendable {
 final class Backoff: Sendable {
     private let base: Duration
     private let cap: Duration
+    private let clock: any ServiceClock
     private let state = Locked((failures: 0, pause: Duration.zero, until: ContinuousClock.Instant?.none))
 
-    init(base: Duration = .milliseconds(250), cap: Duration = .seconds(30)) {
+    init(base: Duration = .milliseconds(250), cap: Duration = .seconds(30), clock: any ServiceClock) {
         self.base = base
         self.cap = cap
+        self.clock = clock
     }
 
     func fail() {
+        let now = clock.instant
         state.withLock { state in
             state.failures += 1
             state.pause = min(cap, base * (1 << min(state.failures - 1, 20)))
-            state.until = .now + state.pause
+            state.until = now + state.pause
         }
     }
 
@@ -93,7 +96,7 @@ final class Backoff: Sendable {
 
     /// Sleeps out the pause going on, if any.
     func pause() async {
-        guard let until = state.withLock({ $0.until }), until > .now else { return }
-        try? await Task.sleep(until: until, clock: .continuous)
+        guard let until = state.withLock({ $0.until }), until > clock.instant else { return }
+        try? await clock.sleep(until: until)
     }
 }

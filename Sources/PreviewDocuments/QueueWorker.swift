@@ -27,13 +27,14 @@ public struct QueueWorker: Service {
     /// and for the jobs' renders (one per slot).
     let offload: Offload
     /// While the database or the disk refuses the worker: its slots pause, the faults are told once.
-    let backoff = Backoff()
+    let backoff: Backoff
     let faults = FaultBurst(place: "worker")
 
     /// - Parameter documents: its ``DocumentService/arrivals`` (jobs enqueued in this process) are
     ///   taken at once by an idle slot; other processes' jobs are found by polling.
     public init(documents: DocumentService, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
         self.documents = documents
+        backoff = Backoff(clock: documents.clock)
         self.concurrency = max(1, concurrency)
         // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
         self.leaseSeconds = documents.pipeline.configuration.limits.jobSeconds * 2 + 30

@@ -42,9 +42,15 @@ final class PreviewUse: Sendable {
 
     private let touched = Locked<[String: Date]>([:])
     private let lastBudgetCheck = Locked<ContinuousClock.Instant?>(nil)
+    private let clock: any ServiceClock
+
+    init(clock: any ServiceClock) {
+        self.clock = clock
+    }
 
     /// True (and remembered) when `derivative` was last marked used over an hour ago.
-    func isStale(_ derivative: DerivativeRecord, now: Date = Date()) -> Bool {
+    func isStale(_ derivative: DerivativeRecord) -> Bool {
+        let now = clock.now
         guard now.timeIntervalSince(derivative.usedAt) > Self.touchInterval else { return false }
         return touched.withLock { touched in
             if let last = touched[derivative.key], now.timeIntervalSince(last) < Self.touchInterval { return false }
@@ -54,8 +60,9 @@ final class PreviewUse: Sendable {
         }
     }
 
-    func isBudgetCheckDue(now: ContinuousClock.Instant = .now) -> Bool {
-        lastBudgetCheck.withLock { last in
+    func isBudgetCheckDue() -> Bool {
+        let now = clock.instant
+        return lastBudgetCheck.withLock { last in
             if let last, last.duration(to: now) < Self.budgetInterval { return false }
             last = now
             return true

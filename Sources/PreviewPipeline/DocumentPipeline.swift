@@ -13,14 +13,18 @@ public struct DocumentPipeline: Sendable {
     public let configuration: Configuration
     public let renderers: Renderers
     public let logger: Logger
+    /// The time of this service: expiries, windows, back-off and the preview budget read it.
+    public let clock: any ServiceClock
     /// When on-demand previews were last marked used and the store's preview budget last checked.
-    let previewUse = PreviewUse()
+    let previewUse: PreviewUse
 
     /// - Parameter openDocuments: PDFs kept open between renders; long-running processes set it so the
     ///   next page of a document skips parsing.
     /// - Parameter isolation: child processes to render in (see ``RendererPool``); nil renders in this process.
     public init(store: Store, configuration: Configuration = Configuration(), openDocuments: Int = 0,
-                isolation: RendererPool? = nil, logger: Logger) {
+                isolation: RendererPool? = nil, clock: any ServiceClock = SystemClock(), logger: Logger) {
+        self.clock = clock
+        previewUse = PreviewUse(clock: clock)
         self.store = store
         self.configuration = configuration
         self.renderers = Renderers(limits: configuration.limits, renditions: configuration.renditions,

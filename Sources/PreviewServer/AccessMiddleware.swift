@@ -167,14 +167,16 @@ struct AccessMiddleware: RouterMiddleware {
 final class Access: Sendable {
     static let cookieName = "docpreview_session"
     let credentials: Credentials
-    let sessions = SessionStore()
-    let throttle = SignInThrottle()
+    let sessions: SessionStore
+    let throttle: SignInThrottle
     /// The server speaks TLS itself: its cookies are `Secure` whatever the request says.
     let servesTLS: Bool
 
-    init(token: String, servesTLS: Bool = false) {
+    init(token: String, servesTLS: Bool = false, clock: any ServiceClock) {
         credentials = Credentials(token: token)
         self.servesTLS = servesTLS
+        sessions = SessionStore(clock: clock)
+        throttle = SignInThrottle(clock: clock)
     }
 
     /// Throws 429 with `Retry-After` while `address` (or everyone) is locked out.

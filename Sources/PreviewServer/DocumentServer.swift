@@ -48,8 +48,8 @@ public struct DocumentServer: Sendable {
                              perDocument: settings.maxRendersPerDocument)
         uploads = UploadSlots(total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
                               minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
-        access = settings.token.map { Access(token: $0, servesTLS: settings.tls != nil) }
-        signed = SignedURLs(keys: settings.signingKeys ?? .ephemeral())
+        access = settings.token.map { Access(token: $0, servesTLS: settings.tls != nil, clock: documents.clock) }
+        signed = SignedURLs(keys: settings.signingKeys ?? .ephemeral(), clock: documents.clock)
         // A render past the gate always finds a thread: one per render in flight, and one for a repair.
         offload = Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + 1)
         keeping = PreviewKeeping(offload: offload, pipeline: documents.pipeline, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)

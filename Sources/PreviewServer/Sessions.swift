@@ -25,9 +25,15 @@ final class SessionStore: Sendable {
     static let capacity = 10_000
 
     private let sessions = Locked<[String: Session]>([:])
+    private let clock: any ServiceClock
+
+    init(clock: any ServiceClock) {
+        self.clock = clock
+    }
 
     /// A new session; returns the cookie value to set.
-    func create(now: ContinuousClock.Instant = .now) -> String {
+    func create() -> String {
+        let now = clock.instant
         let cookie = Base64URL.randomToken(bytes: 32)
         let session = Session(csrfToken: Base64URL.randomToken(bytes: 32), createdAt: now, lastSeen: now)
         sessions.withLock { sessions in
@@ -43,7 +49,8 @@ final class SessionStore: Sendable {
     }
 
     /// The live session the cookie value names, marked used now; nil for an unknown or ended one.
-    func session(cookie: String, now: ContinuousClock.Instant = .now) -> Session? {
+    func session(cookie: String) -> Session? {
+        let now = clock.instant
         let key = Self.digest(cookie)
         return sessions.withLock { sessions in
             guard var session = sessions[key] else { return nil }

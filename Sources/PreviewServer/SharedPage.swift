@@ -18,8 +18,8 @@ enum SharedPage {
     static let mediaSeconds = 3600
 
     static func response(_ document: DocumentRecord, share: ShareRecord, playback: PlaybackManifest?, rules: DocumentRules,
-                         signed: SignedURLs, now: Date = Date()) -> Response {
-        let expires = min(Int(now.timeIntervalSince1970) + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
+                         signed: SignedURLs) -> Response {
+        let expires = min(signed.clock.unixSeconds + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
         let links = ViewerPage.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in
             signed.sign(path, query: query + [("share", share.id)], expires: expires)
         }, zoom: { identifier in

@@ -26,19 +26,25 @@ final class SignInThrottle: Sendable {
     private let state = Locked(State())
     /// How long a failure counts, and the first lockout.
     let window: Duration
+    private let clock: any ServiceClock
 
-    init(window: Duration = .seconds(60)) { self.window = window }
+    init(window: Duration = .seconds(60), clock: any ServiceClock) {
+        self.window = window
+        self.clock = clock
+    }
 
     /// How long `address` must wait before trying again; nil when it may try now.
-    func refusal(for address: String, now: ContinuousClock.Instant = .now) -> Duration? {
-        state.withLock { state in
+    func refusal(for address: String) -> Duration? {
+        let now = clock.instant
+        return state.withLock { state in
             let waits = [state.addresses[address]?.lockedUntil, state.everyoneLockedUntil].compactMap { $0 }.map { now.duration(to: $0) }
             return waits.filter { $0 > .zero }.max()
         }
     }
 
     /// Counts a failed sign-in from `address`.
-    func recordFailure(from address: String, now: ContinuousClock.Instant = .now) {
+    func recordFailure(from address: String) {
+        let now = clock.instant
         state.withLock { state in
             if state.addresses[address] == nil, state.addresses.count >= Self.capacity {
                 state.addresses = state.addresses.filter { ($0.value.lockedUntil ?? now) > now || $0.value.failures.contains { $0.duration(to: now) < window } }

@@ -68,6 +68,13 @@ public struct SigningKeys: Sendable {
 /// original, previews, renditions, ladder and thumbnails): never listings, writes or other routes.
 struct SignedURLs: Sendable {
     let keys: SigningKeys
+    /// What expiries are checked against.
+    let clock: any ServiceClock
+
+    init(keys: SigningKeys, clock: any ServiceClock = SystemClock()) {
+        self.keys = keys
+        self.clock = clock
+    }
     /// How long a URL lives unless asked otherwise, and at most.
     static let defaultSeconds = 900
     static let maxSeconds = 86_400
@@ -87,11 +94,11 @@ struct SignedURLs: Sendable {
     }
 
     /// The grant of a request for `path` whose query is `query`, or the reason it is refused.
-    func verify(_ path: String, query: [(String, String)], now: Date = Date()) throws(APIError) -> Grant {
+    func verify(_ path: String, query: [(String, String)]) throws(APIError) -> Grant {
         guard Self.isSignable(path) else { throw APIError(.forbidden, "Signed links reach a document's files only.") }
         let signatures = query.filter { $0.0 == "sig" }
         guard signatures.count == 1 else { throw Self.refused }
-        return try check(path, query.filter { $0.0 != "sig" }, signature: signatures[0].1, now: now)
+        return try check(path, query.filter { $0.0 != "sig" }, signature: signatures[0].1)
     }
 
     /// The path of the IIIF image `identifier` (`{document_id}~v{n}`, with `~p{n}` for a page) under
@@ -112,7 +119,7 @@ struct SignedURLs: Sendable {
     }
 
     /// The grant of a IIIF path whose identifier is signed; nil when `path` has no signed identifier.
-    func verify(iiifPath path: String, now: Date = Date()) throws(APIError) -> Grant? {
+    func verify(iiifPath path: String) throws(APIError) -> Grant? {
         guard path.hasPrefix(IIIFService.prefix) else { return nil }
         let identifier = path.dropFirst(IIIFService.prefix.count).prefix { $0 != "/" }
         guard let marker = identifier.range(of: "~s") else { return nil }
@@ -120,7 +127,7 @@ struct SignedURLs: Sendable {
         guard parts.count == 3 || parts.count == 4 else { throw Self.refused }
         let share = parts.count == 4 ? parts[2] : nil
         var grant = try check(IIIFService.prefix + identifier[..<marker.lowerBound],
-                              [("exp", parts[0]), ("kid", parts[1])] + (share.map { [("share", $0)] } ?? []), signature: parts.last!, now: now)
+                              [("exp", parts[0]), ("kid", parts[1])] + (share.map { [("share", $0)] } ?? []), signature: parts.last!)
         grant.share = share
         return grant
     }
@@ -128,7 +135,7 @@ struct SignedURLs: Sendable {
     private static let refused = APIError(.forbidden, "This link is not valid: it was changed, or its key was retired.")
 
     /// The grant of `signature` over `path` and `query` (its `exp` and `kid` among them), or the refusal.
-    private func check(_ path: String, _ query: [(String, String)], signature text: String, now: Date) throws(APIError) -> Grant {
+    private func check(_ path: String, _ query: [(String, String)], signature text: String) throws(APIError) -> Grant {
         // Only the canonical encoding: no second spelling of the same signature.
         guard let signature = Base64URL.decode(text), Base64URL.encode(signature) == text,
               let kid = Self.single("kid", in: query), let key = keys.keys.first(where: { $0.id == kid }),
@@ -136,7 +143,7 @@ struct SignedURLs: Sendable {
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(Self.message(path, query).utf8), using: key.symmetric) else {
             throw Self.refused
         }
-        guard Double(expires) >= now.timeIntervalSince1970 else { throw APIError(.forbidden, "This link has expired.") }
+        guard Double(expires) >= clock.now.timeIntervalSince1970 else { throw APIError(.forbidden, "This link has expired.") }
         return Grant(expires: expires)
     }
 

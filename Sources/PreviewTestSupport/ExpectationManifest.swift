@@ -32,9 +32,13 @@ public struct ExpectationManifest: Sendable {
     /// The Samples manifest.
     public static func samples() throws -> ExpectationManifest { try ExpectationManifest(folder: Fixtures.samples) }
 
-    /// The shared corpus manifest, or nil when the corpus is not beside the project.
+    /// The shared corpus manifest; nil when this run leaves the corpus out (``TestSkips``), an error
+    /// when it is not beside the project.
     public static func corpus() throws -> ExpectationManifest? {
-        guard FileManager.default.fileExists(atPath: Fixtures.corpus.appendingPathComponent("manifest.tsv").path) else { return nil }
+        if TestSkips.skips("corpus") { return nil }
+        guard FileManager.default.fileExists(atPath: Fixtures.corpus.appendingPathComponent("manifest.tsv").path) else {
+            throw MissingTestNeed("corpus", "the shared corpus is not at \(Fixtures.corpus.path)")
+        }
         return try ExpectationManifest(folder: Fixtures.corpus)
     }
 }

@@ -17,7 +17,7 @@ import Testing
         let server = try ServerProcess(store: store, workers: 1, extra: database, environment: ["DOCPREVIEW_TEST_HOOKS": "1"])
         let id = try #require(try server.upload(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "filename=d.pdf")
             .json?["document_id"] as? String)
-        for _ in 0..<100 where (try server.get("/v1/documents/\(id)").json?["status"] as? String) != "done" { usleep(100_000) }
+        try server.document(id, reaching: ["done"])
         func previews(_ server: ServerProcess) throws -> Int { try server.get("/v1/stats").json?["previews"] as? Int ?? -1 }
         let before = try previews(server)
         let blobsBefore = try verify(store, database)["blobs_checked"] as? Int
@@ -33,12 +33,8 @@ import Testing
         let restarted = try ServerProcess(store: store, workers: 1, extra: database)
         #expect(try previews(restarted) == before, "the page is not in the cache")
         #expect(try restarted.get("/v1/documents/\(id)/preview?page=3&width=600").status == 200)
-        var kept = false
-        for _ in 0..<50 where !kept {
-            kept = try previews(restarted) == before + 1
-            if !kept { usleep(100_000) }
-        }
-        #expect(kept, "rendered again, and kept after its answer")
+        try? waitUntil("the page to be kept after its answer") { try previews(restarted) != before }
+        #expect(try previews(restarted) == before + 1, "rendered again, and kept after its answer")
         kill(restarted.process.processIdentifier, SIGTERM)
         restarted.process.waitUntilExit()
         #expect(try verify(store, database)["clean"] as? Bool == true)

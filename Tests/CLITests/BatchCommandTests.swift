@@ -119,7 +119,7 @@ private func copySamples(into folder: URL) throws -> URL {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            usleep(UInt32.random(in: 20_000...(round < 4 ? 400_000 : 1_200_000), using: &generator))
+            usleep(UInt32.random(in: 20_000...(round < 4 ? 400_000 : 1_200_000), using: &generator))  // the kill's random moment: what is tested
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             // A kill between publishing a blob and committing its row leaves the blob unreferenced

@@ -35,7 +35,7 @@ import Testing
                                                 "--config", config.path, "--report", report.path],
                                                environment: ["DOCPREVIEW_TEST_HOOKS": "1"], timeout: 60)
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")
-        #expect(Date().timeIntervalSince(started) < 20, "the hang was not cut off at the 3 s deadline")
+        #expect(Date().timeIntervalSince(started) < 45, "the hang was not cut off at the 3 s deadline")  // an uncut hang runs to the 60 s kill
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let files = try #require(json["files"] as? [[String: Any]])
         func outcome(_ name: String) -> (status: String?, code: String?, message: String?) {
@@ -52,28 +52,36 @@ import Testing
         #expect(result.stderr.contains("renderer child crashed"), "the crash is logged")
     }
 
-    /// What fuzzing found inside the C libraries and cannot be fixed here (Fuzz/findings, listed in the
-    /// README): each is contained by its child's deadline and costs only itself.
+    /// What fuzzing found inside the C libraries and cannot be fixed here (Fuzz/findings, listed in its
+    /// README): each is contained. Whether a finding still spins depends on the library's point
+    /// release (a fixed FFmpeg renders it), so what is asserted is containment: the batch ends
+    /// (within the run's bound, far below what an unbounded spin would take), each finding ends as
+    /// `ok`, `timeout` or `corrupt`, and its neighbour is served.
     @Test func fuzzFindingsInTheLibrariesCostOnlyThemselves() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let findings = Fixtures.packageRoot.appendingPathComponent("Fuzz/findings")
-        let names = try FileManager.default.contentsOfDirectory(atPath: findings.path).sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: findings.path).filter { $0 != "README.md" }.sorted()
+        #expect(!names.isEmpty)
         let inbox = try inbox(in: folder, hooks: [], samples: ["image.webp"])
         for name in names { try FileManager.default.copyItem(at: findings.appendingPathComponent(name), to: inbox.appendingPathComponent(name)) }
         let config = folder.url.appendingPathComponent("limits.json")
         try Data(#"{"limits": {"job_seconds": 2}}"#.utf8).write(to: config)
         let report = folder.url.appendingPathComponent("report.json")
-        let started = Date()
+        // Killed (status 137) past the bound: a spin that the deadline did not stop.
         let result = try DocPreviewProcess.run(["batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
-                                                "--config", config.path, "--report", report.path], timeout: 120)
-        #expect(result.status == 0)
-        #expect(Date().timeIntervalSince(started) < Double(names.count) * 2 + 15)
+                                                "--config", config.path, "--report", report.path], timeout: 240)
+        #expect(result.status == 0, "the batch ended: \(result.status) \(result.stderr.suffix(1000))")
         let files = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])?["files"] as? [[String: Any]])
+        #expect(Set(files.compactMap { $0["path"] as? String }) == Set(names + ["image.webp"]), "every file has its outcome")
         for file in files {
             let path = file["path"] as? String ?? ""
-            let code = (file["error"] as? [String: String])?["code"]
-            #expect(path == "image.webp" ? file["status"] as? String == "ok" : ["timeout", "corrupt"].contains(code), "\(path): \(code ?? "ok")")
+            let outcome = (file["error"] as? [String: String])?["code"] ?? (file["status"] as? String == "ok" ? "ok" : "failed")
+            if path == "image.webp" {
+                #expect(outcome == "ok", "the neighbour suffered: \(outcome)")
+            } else {
+                #expect(["ok", "timeout", "corrupt"].contains(outcome), "\(path): \(outcome)")
+            }
         }
     }
 
@@ -90,12 +98,7 @@ import Testing
             try #require(try server.upload(image, query: "filename=a.png&title=\(title)").json?["document_id"] as? String)
         }
         func status(_ id: String) throws -> String? {
-            for _ in 0..<200 {
-                let status = try server.get("/v1/documents/\(id)").json?["status"] as? String
-                if status == "done" || status == "failed" { return status }
-                usleep(50_000)
-            }
-            return nil
+            try server.document(id)["status"] as? String
         }
         // A first upload starts the children.
         #expect(try status(upload("warm")) == "done")
@@ -104,7 +107,9 @@ import Testing
             while let child = Self.renderChild(of: server.process.processIdentifier, within: 1) {
                 kill(child, SIGKILL)
                 killed += 1
-                usleep(100_000)
+                try waitUntil("the killed child to leave /proc") {
+                    (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(child)/cmdline")))?.isEmpty ?? true
+                }
                 if killed >= 4 { break }
             }
             #expect(killed > 0, "no idle child to kill in round \(round)")
@@ -190,7 +195,7 @@ import Testing
                 usleep(300_000)  // past the hook's open of its file
                 return pid
             }
-            usleep(50_000)
+            usleep(50_000)  // polling /proc: a child's start sends this test no event
         }
         return nil
     }

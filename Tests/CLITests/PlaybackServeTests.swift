@@ -23,14 +23,13 @@ import Testing
     /// The document once its playback has settled (a rendition ready or failed, thumbnails listed),
     /// or for a document that is no video, once its job is done.
     static func settled(_ server: ServerProcess, _ id: String, needsPlayback: Bool = true) throws -> [String: Any] {
-        for _ in 0..<600 {
+        try waitFor("playback of \(id) to settle", timeout: .seconds(300), interval: .milliseconds(100)) {
             let json = try server.get("/v1/documents/\(id)").json ?? [:]
             let renditions = json["renditions"] as? [[String: Any]] ?? []
             if !needsPlayback, json["status"] as? String == "done" { return json }
             if json["trickplay"] is String, renditions.allSatisfy({ $0["status"] as? String != "pending" }) { return json }
-            usleep(100_000)
+            return nil
         }
-        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "playback of \(id) did not settle"])
     }
 
     @Test func anAVIGetsARenditionAndThumbnails() throws {
@@ -206,20 +205,18 @@ import Testing
         defer { folder.remove() }
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2)
         let video = try #require(try server.upload(try Self.longAVI(in: folder), query: "owner=ana&title=Long&filename=long.avi").json?["document_id"] as? String)
-        for _ in 0..<300 where try server.get("/v1/documents/\(video)").json?["status"] as? String != "done" { usleep(50_000) }
+        try server.document(video, reaching: ["done"])
         let photo = try #require(try server.upload(Data(contentsOf: Fixtures.sample("image.webp")), query: "owner=bo&title=Photo&filename=p.webp")
             .json?["document_id"] as? String)
-        for _ in 0..<100 where try server.get("/v1/documents/\(photo)").json?["status"] as? String != "done" { usleep(50_000) }
-        #expect(try server.get("/v1/documents/\(photo)").json?["status"] as? String == "done")
+        try server.document(photo, reaching: ["done"])
         let rendition = (try server.get("/v1/documents/\(video)").json?["renditions"] as? [[String: Any]])?.first
         #expect(rendition?["status"] as? String == "pending", "the transcode was still running when the photo was done: \(rendition ?? [:])")
         // The running transcode tells how far it has come.
         var seen: [Int] = []
-        for _ in 0..<400 {
+        try? waitUntil("the transcode to end", timeout: .seconds(300), interval: .milliseconds(25)) {
             let entry = (try server.get("/v1/documents/\(video)").json?["renditions"] as? [[String: Any]])?.first
-            if entry?["status"] as? String != "pending" { break }
             if let percent = entry?["progress"] as? Int, percent != seen.last { seen.append(percent) }
-            usleep(25_000)
+            return entry?["status"] as? String != "pending"
         }
         #expect(!seen.isEmpty && seen == seen.sorted() && seen.allSatisfy { (0...100).contains($0) }, "progress seen: \(seen)")
         #expect((try Self.settled(server, video)["renditions"] as? [[String: Any]])?.first?["status"] as? String == "ready")
@@ -240,7 +237,7 @@ import Testing
                 .compactMap { try? FileManager.default.contentsOfDirectory(atPath: staging.appendingPathComponent($0).path) }.flatMap { $0 }
                 .filter { $0.hasPrefix("rendition.mp4") }
         }
-        for _ in 0..<400 where stagedRenditions().isEmpty { usleep(25_000) }
+        try? waitUntil("the transcode to write its rendition", interval: .milliseconds(25)) { !stagedRenditions().isEmpty }
         #expect(!stagedRenditions().isEmpty, "the transcode started")
         kill(server!.process.processIdentifier, SIGKILL)
         server!.process.waitUntilExit()

@@ -29,7 +29,7 @@ import Testing
         defer { kill(server.processIdentifier, SIGKILL) }
         let base = "https://127.0.0.1:\(port)"
         let pinned = ["--cacert", certificate, "--pinnedpubkey", pin]
-        for _ in 0..<300 where (try? Self.curl(pinned + ["\(base)/healthz"]))?.status != 0 { usleep(100_000) }
+        try waitUntil("the TLS server to answer", interval: .milliseconds(100)) { (try? Self.curl(pinned + ["\(base)/healthz"]))?.status == 0 }
 
         let health = try Self.curl(pinned + ["-w", "\n%{http_version}", "\(base)/healthz"])
         #expect(health.status == 0 && health.output.hasSuffix("\n2"), "HTTP/2 by ALPN: \(health)")
@@ -48,11 +48,10 @@ import Testing
         let id = try #require((try? JSONSerialization.jsonObject(with: Data(upload.output.utf8)) as? [String: Any])?["document_id"] as? String,
                               "\(upload)")
         var document: [String: Any] = [:]
-        for _ in 0..<300 {
+        try? waitUntil("the upload to be done", interval: .milliseconds(100)) {
             let read = try Self.curl(pinned + bearer + ["\(base)/v1/documents/\(id)"])
             document = (try? JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any]) ?? [:]
-            if document["status"] as? String == "done" { break }
-            usleep(100_000)
+            return document["status"] as? String == "done"
         }
         #expect(document["status"] as? String == "done" && document["preview_status"] as? String == "ready", "\(document)")
         let range = try Self.curl(pinned + bearer + ["-r", "0-9", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "\(base)/v1/documents/\(id)/content"])

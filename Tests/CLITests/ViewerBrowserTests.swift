@@ -252,7 +252,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (server, id) = try Self.serving("document-5-pages.pdf", in: folder)
-        for _ in 0..<300 where try server.get("/v1/documents/\(id)").json?["status"] as? String != "done" { usleep(100_000) }
+        try server.document(id, reaching: ["done"])
         _ = try Self.chromium(chromium, ["--blink-settings=lazyLoadEnabled=true", "--window-size=1200,900",
                                          "--screenshot=\(folder.url.appendingPathComponent("viewer.png").path)",
                                          "\(server.base)/ui/documents/\(id)"], profile: folder)

@@ -31,17 +31,15 @@ import Testing
         }
         let first = try worker()
         defer { kill(first.processIdentifier, SIGKILL) }
-        let deadline = Date().addingTimeInterval(120)
-        while try playbackJob()?["status"] as? String != "processing", Date() < deadline { usleep(50_000) }
+        try waitUntil("the playback job to be processing", interval: .milliseconds(50)) { try playbackJob()?["status"] as? String == "processing" }
         let second = try worker()
         defer { kill(second.processIdentifier, SIGKILL) }
         var leaseEnds: Set<String> = []
         var job: [String: Any] = [:]
-        for _ in 0..<1200 {
+        try? waitUntil("the playback job to end", timeout: .seconds(300), interval: .milliseconds(250)) {
             job = try playbackJob() ?? [:]
-            if job["status"] as? String != "processing" { break }
             if let end = job["lease_expires_at"] as? String { leaseEnds.insert(end) }
-            usleep(250_000)
+            return job["status"] as? String != "processing"
         }
         #expect(job["status"] as? String == "done" && job["attempts"] as? Int == 1, "\(job)")
         #expect(leaseEnds.count >= 2, "the lease was renewed as the job ran: \(leaseEnds.sorted())")

@@ -34,19 +34,58 @@ import Testing
         }
     }
 
+    /// The address rules as a pure function over bare addresses: nothing here is connected to.
+    /// Each row: an address as a link or a DNS answer may spell it, and the range it must be refused
+    /// as (nil: public). Decimal, octal and hexadecimal hosts are read as the proxy's resolver reads
+    /// them (`getaddrinfo` with numeric hosts only: no lookup leaves the machine).
     @Test func onlyPublicAddressesAreReachable() throws {
+        let table: [(host: String, range: String?)] = [
+            ("127.0.0.1", "loopback"), ("127.255.255.254", "loopback"), ("0.0.0.0", "this network"),
+            ("10.1.2.3", "private"), ("172.16.0.1", "private"), ("172.31.255.255", "private"), ("192.168.1.1", "private"),
+            ("100.64.0.1", "CGNAT"), ("100.127.255.255", "CGNAT"),
+            ("169.254.169.254", "cloud metadata"), ("169.254.1.1", "link-local"),
+            ("224.0.0.1", "multicast"), ("255.255.255.255", "reserved"), ("192.0.2.1", "documentation"),
+            ("::1", "loopback"), ("::", "unspecified"), ("fe80::1", "link-local"), ("fc00::1", "unique local"),
+            ("fd00:ec2::254", "cloud metadata"), ("ff02::1", "multicast"), ("2001:db8::1", "documentation"),
+            // IPv4 inside IPv6: mapped, compatible, NAT64, 6to4.
+            ("::ffff:127.0.0.1", "loopback"), ("::ffff:169.254.169.254", "cloud metadata"), ("::127.0.0.1", "loopback"),
+            ("64:ff9b::a9fe:a9fe", "cloud metadata"), ("64:ff9b::10.0.0.1", "private"), ("2002:7f00:1::", "loopback"),
+            ("2002:a9fe:a9fe::", "cloud metadata"), ("2002:6440:1::", "CGNAT"),
+            // One number, octal and hexadecimal spellings of IPv4 addresses.
+            ("2130706433", "loopback"), ("0177.0.0.1", "loopback"), ("0x7f.1", "loopback"), ("127.1", "loopback"),
+            ("2852039166", "cloud metadata"), ("0251.0376.0251.0376", "cloud metadata"), ("0xa9fea9fe", "cloud metadata"),
+            ("012.0.0.1", "private"), ("0300.0250.1.1", "private"), ("1681915905", "CGNAT"),
+            // Public.
+            ("93.184.216.34", nil), ("8.8.8.8", nil), ("172.32.0.1", nil), ("100.128.0.1", nil), ("2606:4700::1111", nil),
+            ("::ffff:8.8.8.8", nil), ("64:ff9b::808:808", nil), ("2002:808:808::", nil), ("134744072", nil),
+        ]
         let policy = FetchAddressPolicy()
-        let refused = ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "100.64.0.1", "169.254.169.254", "169.254.1.1", "0.0.0.0",
-                       "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "fd00:ec2::254", "ff02::1",
-                       "::ffff:127.0.0.1", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "2002:7f00:1::", "::127.0.0.1"]
-        for text in refused {
-            let address = try #require(NetworkAddress(text), "\(text)")
-            #expect(policy.refusal(address, port: 80) != nil, "\(text) must be refused")
+        for (host, range) in table {
+            let address = try #require(Self.numericAddress(host), "\(host) reads as an address")
+            let refusal = policy.refusal(address, port: 80)
+            if let range {
+                #expect(refusal?.contains(range) == true, "\(host) must be refused as \(range): \(refusal ?? "allowed")")
+            } else {
+                #expect(refusal == nil, "\(host) is public: \(refusal ?? "")")
+            }
         }
-        for text in ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"] {
-            #expect(policy.refusal(try #require(NetworkAddress(text)), port: 443) == nil, "\(text) is public")
+    }
+
+    /// `host` as `getaddrinfo` reads a numeric host (what the fetch proxy connects to), or nil.
+    static func numericAddress(_ host: String) -> NetworkAddress? {
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else { return nil }
+        defer { freeaddrinfo(list) }
+        let info = first.pointee
+        if info.ai_family == AF_INET {
+            var ipv4 = info.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+            return withUnsafeBytes(of: &ipv4) { NetworkAddress(bytes: Array($0)) }
         }
-        #expect(policy.refusal(try #require(NetworkAddress("169.254.169.254")), port: 80)?.contains("cloud metadata") == true)
+        var ipv6 = info.ai_addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+        return withUnsafeBytes(of: &ipv6) { NetworkAddress(bytes: Array($0)) }
     }
 
     @Test func anExceptionNamesAnAddressAndPort() throws {

@@ -112,12 +112,14 @@ import Testing
     }
 
     @Test func anOwnersRendersWaitTheirTurn() async throws {
-        let gate = RenderGate(total: 4, perOwner: 1, perDocument: 1, wait: .milliseconds(300))
+        let impatient = RenderGate(total: 4, perOwner: 1, perDocument: 1, wait: .milliseconds(300))
+        #expect(await impatient.enter(owner: "a", document: "1") == .entered)
+        #expect(await impatient.enter(owner: "b", document: "2") == .entered, "another owner is not held up")
+        #expect(await impatient.enter(owner: "a", document: "3") == .waitedTooLong, "the owner's share stays taken")
+        // A wait no load outlasts: whenever the first render ends, the next one goes.
+        let gate = RenderGate(total: 4, perOwner: 1, perDocument: 1, wait: .seconds(3600))
         #expect(await gate.enter(owner: "a", document: "1") == .entered)
-        #expect(await gate.enter(owner: "b", document: "2") == .entered, "another owner is not held up")
-        #expect(await gate.enter(owner: "a", document: "3") == .waitedTooLong, "the owner's share stays taken")
         async let waiting = gate.enter(owner: "a", document: "3")
-        try await Task.sleep(for: .milliseconds(50))
         gate.leave(owner: "a", document: "1")
         #expect(await waiting == .entered, "the owner's next render goes once the first ends")
     }
@@ -174,19 +176,25 @@ import Testing
     }
 
     @Test func sessionsEndWhenIdleOrOld() {
-        let sessions = SessionStore()
-        let start = ContinuousClock.now
-        let idle = sessions.create(now: start)
-        #expect(sessions.session(cookie: idle, now: start + .seconds(3600)) != nil)
-        #expect(sessions.session(cookie: idle, now: start + .seconds(3600) + SessionStore.idleLifetime + .seconds(1)) == nil)
-        let busy = sessions.create(now: start)
-        var now = start
-        while now < start + SessionStore.absoluteLifetime {
-            #expect(sessions.session(cookie: busy, now: now) != nil)
-            now += .seconds(6 * 3600)
+        let clock = ManualClock()
+        let sessions = SessionStore(clock: clock)
+        let idle = sessions.create()
+        let busy = sessions.create()
+        clock.advance(by: .seconds(3600))
+        #expect(sessions.session(cookie: idle) != nil)
+        clock.advance(by: SessionStore.idleLifetime + .seconds(1))
+        #expect(sessions.session(cookie: idle) == nil, "idle past its lifetime")
+        #expect(sessions.session(cookie: busy) == nil, "unused for as long")
+        let used = sessions.create()
+        var elapsed = Duration.zero
+        while elapsed < SessionStore.absoluteLifetime {
+            #expect(sessions.session(cookie: used) != nil)
+            clock.advance(by: .seconds(6 * 3600))
+            elapsed += .seconds(6 * 3600)
         }
-        #expect(sessions.session(cookie: busy, now: start + SessionStore.absoluteLifetime + .seconds(1)) == nil, "a week at most")
-        #expect(sessions.session(cookie: "made-up", now: start) == nil)
+        clock.advance(by: .seconds(1))
+        #expect(sessions.session(cookie: used) == nil, "a week at most, however busy")
+        #expect(sessions.session(cookie: "made-up") == nil)
     }
 
     @Test func wrongTokensAreThrottledPerAddress() async throws {
@@ -201,19 +209,25 @@ import Testing
             try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer correct-horse"]) {
                 #expect($0.status == .tooManyRequests, "bearer guesses share the address's lockout")
             }
+            harness.clock.advance(by: .seconds(61))
+            #expect(try await signIn(client).cookie != nil, "the right token once the lockout has ended")
         }
-        let throttle = SignInThrottle()
-        let start = ContinuousClock.now
-        for _ in 0..<SignInThrottle.perAddress { throttle.recordFailure(from: "a", now: start) }
-        let firstLockout = try #require(throttle.refusal(for: "a", now: start))
-        #expect(throttle.refusal(for: "b", now: start) == nil, "another address is not locked")
-        let after = start + firstLockout + .seconds(1)
-        #expect(throttle.refusal(for: "a", now: after) == nil)
-        for _ in 0..<SignInThrottle.perAddress { throttle.recordFailure(from: "a", now: after) }
-        #expect(try #require(throttle.refusal(for: "a", now: after)) > firstLockout, "the lockout grows")
-        let many = SignInThrottle()
-        for index in 0..<SignInThrottle.overall { many.recordFailure(from: "addr-\(index)", now: start) }
-        #expect(many.refusal(for: "anyone", now: start) != nil, "guessing from many addresses slows everyone's sign-in")
+        let clock = ManualClock()
+        let throttle = SignInThrottle(clock: clock)
+        for _ in 0..<SignInThrottle.perAddress { throttle.recordFailure(from: "a") }
+        let firstLockout = try #require(throttle.refusal(for: "a"))
+        #expect(throttle.refusal(for: "b") == nil, "another address is not locked")
+        clock.advance(by: firstLockout - .seconds(1))
+        #expect(throttle.refusal(for: "a") != nil, "locked until the lockout ends")
+        clock.advance(by: .seconds(2))
+        #expect(throttle.refusal(for: "a") == nil)
+        for _ in 0..<SignInThrottle.perAddress { throttle.recordFailure(from: "a") }
+        #expect(try #require(throttle.refusal(for: "a")) > firstLockout, "the lockout grows")
+        let many = SignInThrottle(clock: clock)
+        for index in 0..<SignInThrottle.overall { many.recordFailure(from: "addr-\(index)") }
+        #expect(many.refusal(for: "anyone") != nil, "guessing from many addresses slows everyone's sign-in")
+        clock.advance(by: throttle.window + .seconds(1))
+        #expect(many.refusal(for: "anyone") == nil, "for one window")
     }
 
     @Test func htmlRefusesFraming() async throws {

@@ -248,7 +248,7 @@ import Testing
             try await client.execute(uri: otherPage + "/info.json", method: .get) { #expect($0.status == .forbidden) }
             let changed = String(base.dropLast()) + (base.last == "A" ? "B" : "A")
             try await client.execute(uri: changed + "/info.json", method: .get) { #expect($0.status == .forbidden) }
-            let expired = SignedURLs(keys: keys).iiifPath("\(id)~v1~p2", expires: Int(Date().timeIntervalSince1970) - 1)
+            let expired = SignedURLs(keys: keys).iiifPath("\(id)~v1~p2", expires: harness.clock.unixSeconds - 1)
             try await client.execute(uri: "\(expired)/info.json", method: .get) { #expect($0.status == .forbidden) }
             // The signature reads; it writes nothing and reaches no other route.
             try await client.execute(uri: "/v1/documents/\(id)/content?iiif=\(base)", method: .get) { #expect($0.status == .unauthorized) }

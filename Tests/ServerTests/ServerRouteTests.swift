@@ -15,9 +15,11 @@ import PreviewTestSupport
 import Synchronization
 import Testing
 
-/// A server over a fresh store, driven in process through Hummingbird's router test client.
+/// A server over a fresh store, driven in process through Hummingbird's router test client. Its
+/// time is ``clock``'s, which moves only when the test advances it.
 struct Harness {
     let folder: TemporaryFolder
+    let clock = ManualClock()
     let pipeline: DocumentPipeline
     let queue: any JobQueue
     let server: DocumentServer
@@ -33,7 +35,7 @@ struct Harness {
     init(opened: StoreBackend, folder: TemporaryFolder, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
          signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil) throws {
         self.folder = folder
-        pipeline = DocumentPipeline(store: opened.store, configuration: Configuration(limits: limits), logger: Logger(label: "test"))
+        pipeline = DocumentPipeline(store: opened.store, configuration: Configuration(limits: limits), clock: clock, logger: Logger(label: "test"))
         queue = opened.queue
         var settings = ServerSettings()
         settings.token = token
@@ -756,7 +758,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let arrivals = JobArrivals()
         let seen = arrivals.announcements
         async let waited = arrivals.wait(since: seen, upTo: .seconds(3600))
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil("the worker to wait") { arrivals.waiting == 1 }
         arrivals.announce()
         #expect(await waited == .announced)
         let missed = arrivals.announcements

@@ -159,18 +159,21 @@ import Testing
                                      body: ByteBuffer(string: #"{"label": "Late", "expires_at": "2020-01-01T00:00:00Z"}"#)) {
                 #expect($0.status == .badRequest)
             }
-            let later = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
+            let later = ISO8601DateFormatter().string(from: harness.clock.now.addingTimeInterval(3600))
             let expiring = try #require(try await Self.share(client, first, #"{"label": "Later", "expires_at": "\#(later)"}"#)["url"] as? String)
             let latest = try #require(try await Self.share(client, first, #"{"label": "Latest"}"#)["url"] as? String)
             let pinned = try #require(try await Self.share(client, first, #"{"label": "V2", "version": 2}"#)["url"] as? String)
             try await client.execute(uri: expiring, method: .get) { #expect($0.status == .ok) }
             // One whose time has come (made straight in the index: the API refuses a past expiry).
-            let (token, hour) = ("expired-link-token-0000", Date().addingTimeInterval(-3600))
+            let (token, hour) = ("expired-link-token-0000", harness.clock.now.addingTimeInterval(-3600))
             try harness.pipeline.store.index.insertShare(ShareRecord(id: "expired", tokenSha256: DocumentService.tokenHash(token), documentID: first,
                                                                      version: nil, label: "Soon", passwordHash: nil, allowDownload: false,
                                                                      createdAt: hour.addingTimeInterval(-60), expiresAt: hour))
             try await client.execute(uri: "/s/\(token)", method: .get) { #expect($0.status == .gone) }
             #expect(try await Self.shares(client, first).contains { $0["label"] as? String == "Soon" && $0["status"] as? String == "expired" })
+            // An hour on, the share made to last an hour has ended too.
+            harness.clock.advance(by: .seconds(3601))
+            try await client.execute(uri: expiring, method: .get) { #expect($0.status == .gone) }
 
             try await client.execute(uri: "/v1/documents/\(second)?version=2", method: .delete, headers: Self.bearer) { #expect($0.status == .ok) }
             try await client.execute(uri: pinned, method: .get) { #expect($0.status == .gone) }

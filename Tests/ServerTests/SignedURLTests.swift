@@ -26,7 +26,6 @@ import Testing
             let id = try await client.execute(uri: "/v1/documents?filename=a.webp&title=A", method: .post, headers: Self.bearer,
                                               body: ByteBuffer(bytes: original)) { try #require(try json($0)["document_id"] as? String) }
             try harness.drainQueue()
-            let asked = Date().timeIntervalSince1970
             let links = try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Self.bearer,
                                                  body: ByteBuffer(string: #"{"expires_in": 3600}"#)) { response in
                 #expect(response.status == .ok)
@@ -36,7 +35,7 @@ import Testing
             let preview = try #require(links["preview"] as? String)
             #expect(content.hasPrefix("/v1/documents/\(id)/content?exp=") && content.contains("&kid=k2&sig="))
             let expires = try #require(links["expires_at"] as? Int)
-            #expect((asked + 3599...Date().timeIntervalSince1970 + 3601).contains(Double(expires)))
+            #expect(expires == harness.clock.unixSeconds + 3600)
 
             // No token: the original (whole, a range, HEAD) and the thumbnail.
             try await client.execute(uri: content, method: .get) { response in
@@ -60,7 +59,7 @@ import Testing
             }
             // Expired, signed for another route, or used to write: refused.
             let signer = SignedURLs(keys: try SigningKeys([Self.current]))
-            try await client.execute(uri: signer.sign("/v1/documents/\(id)/content", expires: Int(Date().timeIntervalSince1970) - 1), method: .get) {
+            try await client.execute(uri: signer.sign("/v1/documents/\(id)/content", expires: harness.clock.unixSeconds - 1), method: .get) {
                 response in
                 #expect(response.status == .forbidden)
                 let message = (try json(response)["error"] as? [String: Any])?["message"] as? String
@@ -76,6 +75,13 @@ import Testing
             try await client.execute(uri: "/v1/documents/\(id)", method: .delete, headers: Self.bearer) { #expect($0.status == .ok) }
             try await client.execute(uri: content, method: .get) { #expect($0.status == .notFound) }
             try await client.execute(uri: preview, method: .get) { #expect($0.status == .notFound) }
+            // An hour on, the link has expired.
+            harness.clock.advance(by: .seconds(3601))
+            try await client.execute(uri: content, method: .get) { response in
+                #expect(response.status == .forbidden)
+                let message = (try json(response)["error"] as? [String: Any])?["message"] as? String
+                #expect(message == "This link has expired.")
+            }
         }
     }
 
@@ -84,7 +90,7 @@ import Testing
         let listed = try Harness(token: Self.token, signingKeys: try SigningKeys([Self.current, Self.retired]))
         defer { listed.folder.remove() }
         let id = try Self.storedPhoto(listed)
-        let old = SignedURLs(keys: try SigningKeys([Self.retired])).sign("/v1/documents/\(id)/content", expires: Int(Date().timeIntervalSince1970) + 3600)
+        let old = SignedURLs(keys: try SigningKeys([Self.retired])).sign("/v1/documents/\(id)/content", expires: listed.clock.unixSeconds + 3600)
         try await listed.test { client in
             try await client.execute(uri: old, method: .get) { #expect($0.status == .ok) }
         }
@@ -100,7 +106,7 @@ import Testing
         let harness = try Harness(token: Self.token)
         defer { harness.folder.remove() }
         let id = try Self.storedPhoto(harness)
-        let url = SignedURLs(keys: try SigningKeys([Self.current])).sign("/v1/documents/\(id)/content", expires: Int(Date().timeIntervalSince1970) + 3600)
+        let url = SignedURLs(keys: try SigningKeys([Self.current])).sign("/v1/documents/\(id)/content", expires: harness.clock.unixSeconds + 3600)
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Self.bearer) { #expect($0.status == .badRequest) }
             try await client.execute(uri: url, method: .get) { #expect($0.status == .forbidden) }

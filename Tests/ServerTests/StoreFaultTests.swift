@@ -47,7 +47,8 @@ import Testing
     }
 
     @Test func aDatabaseOutageIs503WithABodyAndMetricsStillAnswer() async throws {
-        guard TestBackend.available.contains(.postgres), let address = try TestBackend.postgres.freshDatabase() else { return }
+        guard TestBackend.available.contains(.postgres) else { return }  // DOCPREVIEW_TEST_SKIP=postgres
+        let address = try #require(try TestBackend.postgres.freshDatabase())
         let folder = try TemporaryFolder()
         let opened = try StoreBackend(root: folder.url, database: address, logger: Logger(label: "test"))
         let harness = try Harness(opened: opened, folder: folder)
@@ -86,7 +87,7 @@ import Testing
     }
 
     @Test func workersBackOffExponentiallyUpToACap() {
-        let backoff = Backoff(base: .milliseconds(250), cap: .seconds(30))
+        let backoff = Backoff(base: .milliseconds(250), cap: .seconds(30), clock: ManualClock())
         var pauses: [Duration] = []
         for _ in 0..<10 {
             backoff.fail()
@@ -96,6 +97,20 @@ import Testing
         #expect(pauses.last == .seconds(30), "capped")
         backoff.succeed()
         #expect(backoff.pending == .zero, "a success ends it")
+    }
+
+    @Test func aPauseEndsWhenItsTimeHasPassed() async throws {
+        let clock = ManualClock()
+        let backoff = Backoff(base: .seconds(1), cap: .seconds(30), clock: clock)
+        backoff.fail()
+        let paused = Task { await backoff.pause() }
+        try await waitUntil("the worker's slot pauses on the clock") { clock.sleeping == 1 }
+        clock.advance(by: .milliseconds(999))
+        #expect(clock.sleeping == 1, "still paused a millisecond before its end")
+        clock.advance(by: .milliseconds(1))
+        await paused.value
+        backoff.succeed()
+        await backoff.pause()
     }
 
     @Test func aBurstOfFaultsIsLoggedOnceAndItsEndOnce() {

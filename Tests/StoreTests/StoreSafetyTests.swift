@@ -95,8 +95,10 @@ import Testing
             files.append(try folder.file("t\(index).txt", bytes))
         }
         let writing = Atomic<Bool>(true)
+        let collected = DispatchSemaphore(value: 0)
         let collector = Thread {
             while writing.load(ordering: .acquiring) { _ = try? store.collectGarbage(grace: 3600, dryRun: false, force: true, logger: Logger(label: "gc")) }
+            collected.signal()
         }
         collector.start()
         for (index, file) in files.enumerated() {
@@ -104,7 +106,7 @@ import Testing
             #expect(outcome.status == .ok, "\(outcome.error?.message ?? "")")
         }
         writing.store(false, ordering: .releasing)
-        while collector.isExecuting { usleep(1000) }
+        collected.wait()
         let report = try store.verify()
         #expect(report.missing.isEmpty, "gc removed \(report.missing.count) blobs that documents name")
         #expect(report.blobsChecked >= count, "each original, with its pivot and thumbnail")

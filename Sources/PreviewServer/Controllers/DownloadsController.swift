@@ -171,8 +171,8 @@ struct DownloadsController {
     }
 
     private func view(_ download: DownloadRecord) -> View {
-        let expires = Int(Date().timeIntervalSince1970) + 3600
-        let waiting = download.status == .queued && download.availableAt > Date()
+        let expires = signed.clock.unixSeconds + 3600
+        let waiting = download.status == .queued && download.availableAt > signed.clock.now
         return View(downloadID: download.id, status: download.status.rawValue, url: download.url, clientID: download.clientID,
                     attempts: download.attempts, createdAt: Self.format(download.createdAt), updatedAt: Self.format(download.updatedAt),
                     documentID: download.documentID, documentURL: download.documentID.map { "/v1/documents/\($0)" },

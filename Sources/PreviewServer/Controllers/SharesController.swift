@@ -22,8 +22,8 @@ struct SharesController {
 
     init(documents: DocumentService, offload: Offload, signed: SignedURLs, passwordWindow: Duration, logger: Logger) {
         (self.documents, self.offload, self.signed, self.logger) = (documents, offload, signed, logger)
-        perShare = SignInThrottle(window: passwordWindow)
-        perAddress = SignInThrottle(window: passwordWindow)
+        perShare = SignInThrottle(window: passwordWindow, clock: documents.clock)
+        perAddress = SignInThrottle(window: passwordWindow, clock: documents.clock)
     }
 
     /// A share as the API shows it (never its token or password).
@@ -44,7 +44,7 @@ struct SharesController {
         /// Only when it is made: the link to give the person (its token is not kept).
         var url: String?
 
-        init(_ share: ShareRecord, url: String? = nil, now: Date = Date()) {
+        init(_ share: ShareRecord, url: String? = nil, now: Date) {
             shareID = share.id
             label = share.label
             version = share.version.map(String.init) ?? "latest"
@@ -87,12 +87,12 @@ struct SharesController {
             let (share, token) = try await offload.run(.writes) { try documents.share(id, asked) }
             Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment()
             context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
-            return try JSON.response(ShareView(share, url: SharedPage.pathPrefix + token), status: .created)
+            return try JSON.response(ShareView(share, url: SharedPage.pathPrefix + token, now: documents.clock.now), status: .created)
         }
         routes.add(.get, "/v1/documents/:id/shares") { _, context in
             let id = try context.parameters.require("id")
             let documents = documents
-            return try await offload.run(.reads) { try JSON.response(["shares": try documents.shares(of: id).map { ShareView($0) }]) }
+            return try await offload.run(.reads) { try JSON.response(["shares": try documents.shares(of: id).map { ShareView($0, now: documents.clock.now) }]) }
         }
         routes.add(.delete, "/v1/shares/:id") { _, context in
             let id = try context.parameters.require("id")

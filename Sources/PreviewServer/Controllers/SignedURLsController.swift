@@ -55,7 +55,7 @@ struct SignedURLsController {
             }
             Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "issued")]).increment()
             return try JSON.response(Self.links(for: document, playback: playback, signed: signed,
-                                                expires: Int(Date().timeIntervalSince1970) + seconds))
+                                                expires: documents.clock.unixSeconds + seconds))
         }
     }
 

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A wait that ran out: what did not happen, and how long it was waited for.
+public struct WaitTimedOut: Error, CustomStringConvertible {
+    public let what: String
+    public let timeout: Duration
+    public var description: String { "waited \(timeout) for \(what), in vain" }
+}
+
+/// Returns once `condition` holds, checking it every `interval`; throws ``WaitTimedOut`` naming
+/// `what` after `timeout`. The timeout is generous on purpose: it bounds a test that would
+/// otherwise hang, it is not a measure of speed.
+public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+                      _ condition: () throws -> Bool) throws {
+    let deadline = ContinuousClock.now + timeout
+    while try !condition() {
+        guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what, timeout: timeout) }
+        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+    }
+}
+
+/// The asynchronous ``waitUntil(_:timeout:interval:_:)``: suspends between checks.
+public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+                      _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what, timeout: timeout) }
+        try await Task.sleep(for: interval)
+    }
+}
+
+/// The first non-nil value of `value`, waited for as ``waitUntil(_:timeout:interval:_:)`` waits.
+public func waitFor<Value>(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+                           _ value: () throws -> Value?) throws -> Value {
+    var found: Value?
+    try waitUntil(what, timeout: timeout, interval: interval) {
+        found = try value()
+        return found != nil
+    }
+    return found!
+}
