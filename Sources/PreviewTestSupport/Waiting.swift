@@ -14,7 +14,11 @@ public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interva
                       _ condition: () throws -> Bool) throws {
     let deadline = ContinuousClock.now + timeout
     while try !condition() {
-        guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what, timeout: timeout) }
+        // Checked once more after the deadline: a thread held up past it by a loaded machine still sees what happened meanwhile.
+        guard ContinuousClock.now < deadline else {
+            if try condition() { return }
+            throw WaitTimedOut(what: what, timeout: timeout)
+        }
         Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
     }
 }
@@ -24,7 +28,11 @@ public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interva
                       _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
-        guard ContinuousClock.now < deadline else { throw WaitTimedOut(what: what, timeout: timeout) }
+        guard ContinuousClock.now < deadline else {
+            await Task.yield()
+            if try await condition() { return }
+            throw WaitTimedOut(what: what, timeout: timeout)
+        }
         try await Task.sleep(for: interval)
     }
 }

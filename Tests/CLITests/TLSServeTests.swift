@@ -17,11 +17,14 @@ import Testing
         let (certificate, key) = (tls.appendingPathComponent("cert.pem").path, tls.appendingPathComponent("key.pem").path)
         #expect(try DocPreviewProcess.run(["tls-init", "--out", tls.path]).status != 0, "an existing key is not replaced")
 
+        // Links may name loopback only, and no fetcher runs (--fetch-workers 0): the link below is queued, never fetched.
+        let config = folder.url.appendingPathComponent("config.json")
+        try Data(#"{"downloads": {"domains": ["127.0.0.1"]}}"#.utf8).write(to: config)
         let port = Int.random(in: 20_000...45_000)
         let server = Process()
         server.executableURL = DocPreviewProcess.binary
         server.arguments = ["serve", "--store", folder.url.appendingPathComponent("store").path, "--port", "\(port)", "--workers", "1",
-                            "--tls-cert", certificate, "--tls-key", key, "--fetch-workers", "0"]
+                            "--tls-cert", certificate, "--tls-key", key, "--fetch-workers", "0", "--config", config.path]
         server.environment = ProcessInfo.processInfo.environment.merging(["DOCPREVIEW_TOKEN": Self.token]) { $1 }
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
@@ -58,7 +61,7 @@ import Testing
         #expect(range.output == "206 10", "\(range)")
         // The share-sheet client's request, as it sends it to the certificate it pins.
         let link = try Self.curl(pinned + bearer + ["-H", "Content-Type: application/json", "-w", "\n%{http_code}", "--data",
-                                                   #"{"url": "https://www.tiktok.com/@ana/video/7", "client_id": "0b6f5c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b", "timestamp": "2026-11-24T12:00:00Z"}"#,
+                                                   #"{"url": "http://127.0.0.1:9/highlight.mp4", "client_id": "0b6f5c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b", "timestamp": "2026-11-24T12:00:00Z"}"#,
                                                    "\(base)/api/v1/download"])
         #expect(link.status == 0 && link.output.hasSuffix("\n202") && link.output.contains(#""status":"queued""#), "\(link)")
         let preview = try Self.curl(pinned + bearer + ["-o", "/dev/null", "-w", "%{http_code} %{content_type}", "\(base)/v1/documents/\(id)/preview"])

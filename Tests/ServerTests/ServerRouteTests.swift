@@ -758,7 +758,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let arrivals = JobArrivals()
         let seen = arrivals.announcements
         async let waited = arrivals.wait(since: seen, upTo: .seconds(3600))
-        try await waitUntil("the worker to wait") { arrivals.waiting == 1 }
+        try await Task.sleep(for: .milliseconds(50))  // either order is tested: the announcement after the wait began, or before
         arrivals.announce()
         #expect(await waited == .announced)
         let missed = arrivals.announcements
