@@ -23,20 +23,6 @@ public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interva
     }
 }
 
-/// The asynchronous ``waitUntil(_:timeout:interval:_:)``: suspends between checks.
-public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
-                      _ condition: () async throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            await Task.yield()
-            if try await condition() { return }
-            throw WaitTimedOut(what: what, timeout: timeout)
-        }
-        try await Task.sleep(for: interval)
-    }
-}
-
 /// The first non-nil value of `value`, waited for as ``waitUntil(_:timeout:interval:_:)`` waits.
 public func waitFor<Value>(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
                            _ value: () throws -> Value?) throws -> Value {

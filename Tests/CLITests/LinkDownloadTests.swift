@@ -69,7 +69,7 @@ import Testing
 
     @Test func everyCaseOfTheTestSiteEndsAsExpected() throws {
         // The redirects to loopback point at the server's own port: the request a rebinding page would want to make.
-        let port = Int.random(in: 20_000...45_000)
+        let port = LoopbackPort.free()
         let setup = try Setup(otherPort: port)
         defer { setup.remove() }
         let server = try setup.serve(port: port)
@@ -168,7 +168,7 @@ import Testing
     @Test(arguments: TestBackend.available) func theClientsRetriesMakeOneDownloadAcrossRestarts(backend: TestBackend) throws {
         let setup = try Setup(backend: backend)
         defer { setup.remove() }
-        let port = Int.random(in: 20_000...45_000)
+        let port = LoopbackPort.free()
         var server = try setup.serve(port: port)
         var ids: Set<String> = []
         var refused = 0
@@ -198,7 +198,7 @@ import Testing
     @Test(arguments: TestBackend.available) func aKilledServerLosesNoQueuedLink(backend: TestBackend) throws {
         let setup = try Setup(backend: backend)
         defer { setup.remove() }
-        let port = Int.random(in: 20_000...45_000)
+        let port = LoopbackPort.free()
         let server = try setup.serve(port: port)
         let answer = try Self.submit(server, setup.site.url("page.html"))
         kill(server.process.processIdentifier, SIGKILL)

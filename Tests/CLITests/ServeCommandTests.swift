@@ -18,7 +18,7 @@ final class ServerProcess {
          port: Int? = nil) throws {
         self.store = store
         self.token = token
-        self.port = port ?? Int.random(in: 20_000...45_000)
+        self.port = port ?? LoopbackPort.free()
         process.executableURL = DocPreviewProcess.binary
         process.arguments = ["serve", "--store", store, "--host", "127.0.0.1", "--port", "\(self.port)", "--workers", "\(workers)"] + extra
         process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(token.map { ["DOCPREVIEW_TOKEN": $0] } ?? [:]) { $1 }) { $1 }
@@ -26,7 +26,9 @@ final class ServerProcess {
         process.standardError = FileHandle.nullDevice
         try process.run()
         try waitUntil("the server to listen on \(self.port)") {
-            guard process.isRunning else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "server exited"]) }
+            guard process.isRunning else {
+                throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the server exited with status \(process.terminationStatus)"])
+            }
             return (try? get("/healthz").status) == 200
         }
     }

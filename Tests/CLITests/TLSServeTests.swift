@@ -20,7 +20,7 @@ import Testing
         // Links may name loopback only, and no fetcher runs (--fetch-workers 0): the link below is queued, never fetched.
         let config = folder.url.appendingPathComponent("config.json")
         try Data(#"{"downloads": {"domains": ["127.0.0.1"]}}"#.utf8).write(to: config)
-        let port = Int.random(in: 20_000...45_000)
+        let port = LoopbackPort.free()
         let server = Process()
         server.executableURL = DocPreviewProcess.binary
         server.arguments = ["serve", "--store", folder.url.appendingPathComponent("store").path, "--port", "\(port)", "--workers", "1",
