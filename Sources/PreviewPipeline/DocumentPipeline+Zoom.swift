@@ -40,7 +40,8 @@ extension DocumentPipeline {
             }
             guard let renderer = renderers.renderer(for: kind) else { throw Self.noZoom(document) }
             let facts = try renderer.probe(try localPath(of: source), page: page)
-            let size = ImageRegion.pageSize(points: (Double(facts.width ?? 612), Double(facts.height ?? 792)), dpi: dpi)
+            let points = (width: Double(facts.width ?? 612), height: Double(facts.height ?? 792))
+            guard let size = ImageRegion.pageSize(points: points, dpi: dpi) else { throw ImageRegion.pageTooLarge(points: points, dpi: dpi) }
             // The page's own record of its size is in points; its pixels are the PDF's, pivot or not.
             return ZoomSource(hash: source, kind: kind, width: size.width, height: size.height, page: page, pageDPI: dpi, fromPyramid: false)
         case (false, .image, nil):

@@ -63,7 +63,11 @@ struct ZoomCommand: ParsableCommand {
             }
             let facts = try renderer.probe(path, page: page)
             var full = (width: facts.width ?? 1, height: facts.height ?? 1)
-            if kind.isPaged { full = ImageRegion.pageSize(points: (Double(full.width), Double(full.height)), dpi: dpi) }
+            if kind.isPaged {
+                let points = (width: Double(full.width), height: Double(full.height))
+                guard let size = ImageRegion.pageSize(points: points, dpi: dpi) else { throw ImageRegion.pageTooLarge(points: points, dpi: dpi) }
+                full = size
+            }
             let parts = request.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             let wanted: IIIFImageRequest
             do throws(IIIFImageRequest.Refusal) {

@@ -46,6 +46,27 @@ import Testing
         #expect(isBad(refusal("-1,0,10,10")) && isBad(refusal("1,2,3")) && isBad(refusal("pct:1,2,3,x")) && isBad(refusal("nonsense")))
     }
 
+    /// A stranger's numbers at their extremes: refused or answered, never a trap (a trap is a crash of
+    /// the whole server). An image's sides are bounded before any product of them is taken.
+    @Test func extremeNumbersAreRefusedNotTrapped() throws {
+        let side = ImageRegion.maxSide
+        #expect(isBad(refusal(width: side + 1, height: 10)) && isBad(refusal(width: 10, height: Int.max)) && isBad(refusal(width: 0, height: 10)))
+        for region in ["full", "square", "pct:0,0,1,999999999999", "pct:999999999,0,100,100", "0,0,999999999,999999999",
+                       "pct:0,0,100,100", "999999998,0,1,1"] {
+            for size in ["max", "^max", "^pct:999999999999", "pct:100", "^!999999999,999999999", "^999999999,", "^,999999999",
+                         "^999999999,999999999", "!1,1", "1,"] {
+                _ = refusal(region, size, width: side, height: side)
+                _ = refusal(region, size, width: 612, height: side)
+                _ = refusal(region, size, width: 1, height: 1)
+            }
+        }
+        #expect(isBad(refusal("pct:0,0,1,999999999999", "max", width: 612, height: side)) == false, "a sliver of a tall page is a region")
+        #expect(ImageRegion.pageSize(points: (612, 5e18), dpi: 600) == nil)
+        #expect(ImageRegion.pageSize(points: (2_147_483_647, 2_147_483_647), dpi: 600) == nil)
+        #expect(ImageRegion.pageSize(points: (.infinity, 1), dpi: 600) == nil && ImageRegion.pageSize(points: (.nan, 1), dpi: 600) == nil)
+        #expect(ImageRegion.pageSize(points: (612, 792), dpi: 600)! == (5100, 6600))
+    }
+
     @Test func sizes() throws {
         let width = try parse("0,0,1000,500", "250,")
         #expect((width.outputWidth, width.outputHeight) == (250, 125))
@@ -189,6 +210,36 @@ import Testing
                     #expect(answered == code, "\(uri)")
                 }
             }
+        }
+    }
+
+    /// PDFs whose page boxes are absurd (the held-out attack: 2147483647 pt square, 612 × 5e18 pt)
+    /// are stored like any PDF; their zoom is refused with `too_many_pixels`, and the server lives on
+    /// (in process here: a trap would end the test run).
+    @Test func absurdPageBoxesAreRefusedNotTrapped() async throws {
+        let harness = try Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            var ids: [String] = []
+            for (index, box) in ["0 0 2147483647 2147483647", "0 0 612 5000000000000000000", "0 0 612 2147483647"].enumerated() {
+                let pdf = PDFWriter.document(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                                              "<< /Type /Page /Parent 2 0 R /MediaBox [\(box)] >>"])
+                ids.append(try await client.execute(uri: "/v1/documents?filename=box\(index).pdf", method: .post, body: ByteBuffer(bytes: pdf)) {
+                    try #require(try json($0)["document_id"] as? String)
+                })
+            }
+            try harness.drainQueue()
+            for id in ids {
+                for uri in ["/iiif/3/\(id)~p1/info.json", "/iiif/3/\(id)~p1/full/max/0/default.jpg",
+                            "/iiif/3/\(id)~p1/pct:0,0,1,999999999999/max/0/default.jpg"] {
+                    try await client.execute(uri: uri, method: .get) { response in
+                        #expect(response.status == .unprocessableContent, "\(uri)")
+                        let code = try errorCode(response)
+                        #expect(code == "too_many_pixels", "\(uri)")
+                    }
+                }
+            }
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
         }
     }
 

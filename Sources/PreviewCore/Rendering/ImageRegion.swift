@@ -40,8 +40,22 @@ public struct ImageRegion: Sendable, Hashable, Codable {
         case color, gray, bitonal
     }
 
-    /// A page's full size in pixels at `dpi`, from its size in points.
-    public static func pageSize(points: (width: Double, height: Double), dpi: Int) -> (width: Int, height: Int) {
-        (max(1, Int((points.width * Double(dpi) / 72).rounded())), max(1, Int((points.height * Double(dpi) / 72).rounded())))
+    /// The longest side of an image that regions are cut from, in pixels (16,777,216: a page of
+    /// 2,000 m at 600 dpi). Bounding it first keeps every product of a region's numbers (a stranger's
+    /// `pct:` and sizes included) far inside `Int`.
+    public static let maxSide = 1 << 24
+
+    /// A page's full size in pixels at `dpi`, from its size in points; nil when a side is not a
+    /// number or longer than ``maxSide`` (a page box a stranger made absurd).
+    public static func pageSize(points: (width: Double, height: Double), dpi: Int) -> (width: Int, height: Int)? {
+        let (width, height) = (points.width * Double(dpi) / 72, points.height * Double(dpi) / 72)
+        guard width.isFinite, height.isFinite, width <= Double(maxSide), height <= Double(maxSide) else { return nil }
+        return (max(1, Int(width.rounded())), max(1, Int(height.rounded())))
+    }
+
+    /// The refusal of a page whose size ``pageSize(points:dpi:)`` does not give.
+    public static func pageTooLarge(points: (width: Double, height: Double), dpi: Int) -> PreviewError {
+        PreviewError(.tooManyPixels, "The page is \(points.width)×\(points.height) pt: too large to zoom at \(dpi) dpi "
+            + "(at most \(maxSide) pixels a side).")
     }
 }

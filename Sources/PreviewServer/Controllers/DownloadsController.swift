@@ -172,13 +172,15 @@ struct DownloadsController {
 
     private func view(_ download: DownloadRecord) -> View {
         let expires = signed.clock.unixSeconds + 3600
-        let waiting = download.status == .queued && download.availableAt > signed.clock.now
+        // A failed attempt's retry is due at `availableAt`: said until a fetcher takes it, also in the
+        // moment after it fell due (a loaded machine's fetchers may take a while to get to it).
+        let retrying = download.status == .queued && download.errorCode != nil
         return View(downloadID: download.id, status: download.status.rawValue, url: download.url, clientID: download.clientID,
                     attempts: download.attempts, createdAt: Self.format(download.createdAt), updatedAt: Self.format(download.updatedAt),
                     documentID: download.documentID, documentURL: download.documentID.map { "/v1/documents/\($0)" },
                     thumbnailURL: download.documentID.map { signed.sign("/v1/documents/\($0)/preview", expires: expires) },
                     error: download.errorCode?.rawValue, message: download.errorMessage,
-                    retryAt: waiting && download.errorCode != nil ? Self.format(download.availableAt) : nil)
+                    retryAt: retrying ? Self.format(download.availableAt) : nil)
     }
 
     static func now() -> String { format(Date()) }

@@ -19,6 +19,10 @@ public struct IIIFImageRequest: Equatable, Sendable {
 
     /// The request's four path segments, checked against an image of `width`×`height` (full size).
     public init(region: String, size: String, rotation: String, file: String, width: Int, height: Int) throws(Refusal) {
+        // Every product below stays inside Int once the image's sides are bounded.
+        guard (1...ImageRegion.maxSide).contains(width), (1...ImageRegion.maxSide).contains(height) else {
+            throw .badRequest("The image is \(width)×\(height): too large to cut regions from (at most \(ImageRegion.maxSide) a side).")
+        }
         let (x, y, w, h) = try Self.region(region, width: width, height: height)
         let (outputWidth, outputHeight) = try Self.size(size, regionWidth: w, regionHeight: h)
         let (turn, mirrored) = try Self.rotation(rotation)
