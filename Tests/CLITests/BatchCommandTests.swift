@@ -182,7 +182,8 @@ private func copySamples(into folder: URL) throws -> URL {
 
     @Test(arguments: entries)
     func ingestOutcome(entry: ExpectationManifest.Entry) throws {
-        let result = try DocPreviewProcess.run(["ingest", "--json", "--timeout", String(corpusJobSeconds), "--store", Self.store.path, "--", entry.url.path])
+        let result = try DocPreviewProcess.run(["ingest", "--json", "--timeout", String(corpusJobSeconds), "--store", Self.store.path, "--", entry.url.path],
+                                               timeout: Double(corpusJobSeconds + 60))
         #expect([0, 3, 4].contains(result.status), "\(entry.file): exit \(result.status) \(result.stderr.suffix(300))")
         let json = try #require(result.json, "\(entry.file): no JSON")
         let status = json["status"] as? String ?? (json["error"] != nil ? "failed" : "?")

@@ -94,7 +94,7 @@ import Testing
     @Test(arguments: entries)
     func renderOutcome(entry: ExpectationManifest.Entry) throws {
         let result = try DocPreviewProcess.run(["render", "--json", "--timeout", String(corpusJobSeconds), "-o", "/dev/null", "--",
-                                                entry.url.path])
+                                                entry.url.path], timeout: Double(corpusJobSeconds + 60))
         #expect([0, 3, 4].contains(result.status), "\(entry.file): exit \(result.status), stderr \(result.stderr.suffix(300))")
         let json = try #require(result.json, "\(entry.file): no JSON (exit \(result.status))")
         var outcome = (json["error"] as? [String: String])?["code"] ?? "ok"
