@@ -4,18 +4,21 @@ import PreviewCore
 /// A ``ServiceClock`` that moves only when a test calls ``advance(by:)``: a throttle's window or an
 /// expiry is then decided by the test, never by how slow the machine is. Sleepers wake when the
 /// clock is advanced past their deadline.
-public final class ManualClock: ServiceClock, @unchecked Sendable {  // `state` is only touched with `lock` held
+public final class ManualClock: ServiceClock {
     private struct Sleeper {
         let deadline: ContinuousClock.Instant
         let continuation: CheckedContinuation<Void, any Error>
     }
 
-    private let lock = NSLock()
+    private struct State {
+        var elapsed = Duration.zero
+        var sleepers: [UInt64: Sleeper] = [:]
+        var nextSleeper: UInt64 = 0
+    }
+
     private let startDate: Date
     private let startInstant: ContinuousClock.Instant
-    private var elapsed = Duration.zero
-    private var sleepers: [UInt64: Sleeper] = [:]
-    private var nextSleeper: UInt64 = 0
+    private let state = Locked(State())
 
     /// A clock standing at `date` (wall time); its monotonic reading starts at the machine's.
     public init(date: Date = Date()) {
@@ -24,38 +27,41 @@ public final class ManualClock: ServiceClock, @unchecked Sendable {  // `state` 
     }
 
     public var now: Date {
-        lock.withLock { startDate.addingTimeInterval(Self.seconds(elapsed)) }
+        let elapsed = state.withLock { $0.elapsed }
+        return startDate.addingTimeInterval(TimeInterval(elapsed.components.seconds) + TimeInterval(elapsed.components.attoseconds) / 1e18)
     }
 
     public var instant: ContinuousClock.Instant {
-        lock.withLock { startInstant + elapsed }
+        startInstant + state.withLock { $0.elapsed }
     }
 
     /// How many tasks sleep on this clock.
-    public var sleeping: Int { lock.withLock { sleepers.count } }
+    public var sleeping: Int { state.withLock { $0.sleepers.count } }
 
     /// Moves the clock on by `duration` and wakes every sleeper whose deadline it passed.
     public func advance(by duration: Duration) {
-        let woken: [Sleeper] = lock.withLock {
-            elapsed += duration
-            let now = startInstant + elapsed
-            let due = sleepers.filter { $0.value.deadline <= now }
-            for key in due.keys { sleepers[key] = nil }
+        let startInstant = startInstant
+        let woken: [Sleeper] = state.withLock { state in
+            state.elapsed += duration
+            let now = startInstant + state.elapsed
+            let due = state.sleepers.filter { $0.value.deadline <= now }
+            for key in due.keys { state.sleepers[key] = nil }
             return Array(due.values)
         }
         for sleeper in woken { sleeper.continuation.resume() }
     }
 
     public func sleep(until deadline: ContinuousClock.Instant) async throws {
-        let id: UInt64 = lock.withLock {
-            nextSleeper += 1
-            return nextSleeper
+        let id: UInt64 = state.withLock { state in
+            state.nextSleeper += 1
+            return state.nextSleeper
         }
+        let startInstant = startInstant
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Bool = lock.withLock {
-                    if deadline <= startInstant + elapsed || Task.isCancelled { return true }
-                    sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                let resumeNow: Bool = state.withLock { state in
+                    if deadline <= startInstant + state.elapsed || Task.isCancelled { return true }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                     return false
                 }
                 if resumeNow {
@@ -63,12 +69,8 @@ public final class ManualClock: ServiceClock, @unchecked Sendable {  // `state` 
                 }
             }
         } onCancel: {
-            let sleeper = lock.withLock { sleepers.removeValue(forKey: id) }
+            let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
             sleeper?.continuation.resume(throwing: CancellationError())
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 }

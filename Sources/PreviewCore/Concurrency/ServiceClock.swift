@@ -16,11 +16,6 @@ public protocol ServiceClock: Sendable {
 }
 
 extension ServiceClock {
-    /// Suspends for `duration` of this clock's time.
-    public func sleep(for duration: Duration) async throws {
-        try await sleep(until: instant + duration)
-    }
-
     /// Seconds since 1970 of ``now``, whole.
     public var unixSeconds: Int { Int(now.timeIntervalSince1970) }
 }
