@@ -74,9 +74,8 @@ public struct PDFRenderer: Renderer {
     /// (Splash draws only that slice of the scaled page), then mirrored, turned and grayed.
     private func slice(_ region: ImageRegion, of page: PDFPage, size: (width: Double, height: Double),
                        _ request: RenderRequest) throws(PDFError) -> Result<RenderedImage, PreviewError> {
-        guard let full = ImageRegion.pageSize(points: size, dpi: region.pageDPI ?? 72) else {
-            return .failure(ImageRegion.pageTooLarge(points: size, dpi: region.pageDPI ?? 72))
-        }
+        let dpi = region.pageDPI ?? 72
+        guard let full = ImageRegion.pageSize(points: size, dpi: dpi) else { return .failure(ImageRegion.pageTooLarge(points: size, dpi: dpi)) }
         let scaleX = Double(region.outputWidth) / Double(region.width)
         let scaleY = Double(region.outputHeight) / Double(region.height)
         let scaled = (width: Double(full.width) * scaleX, height: Double(full.height) * scaleY)
