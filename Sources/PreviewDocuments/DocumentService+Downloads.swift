@@ -28,9 +28,10 @@ extension DocumentService {
         }
     }
 
-    /// Records the link, once per client and normalised link, queued for download: committed before
-    /// this returns, and announced to this process's idle fetchers (``arrivals``, shared with the
-    /// jobs). The same link from the same client again returns the same download.
+    /// Records the link, once per sender (the device, or the service token), client and normalised
+    /// link, queued for download: committed before this returns, and announced to this process's
+    /// idle fetchers (``arrivals``, shared with the jobs). The same link from the same client again
+    /// returns the same download; another device sending the same `client_id` shares nothing with it.
     public func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) throws -> (download: DownloadRecord, created: Bool) {
         let client = try Self.client(clientID.trimmingCharacters(in: .whitespaces))
         let link = try DownloadLink(url, settings: pipeline.configuration.downloads)
@@ -68,11 +69,9 @@ extension DocumentService {
             guard let seq = Int64(cursor), seq > 0 else { throw PreviewError(.badRequest, "cursor is not one this server gave.") }
             before = seq
         }
-        var page = try linkDownloads.downloads(clientID: client, before: before, limit: limit + 1)
-        let more = page.count > limit
-        page = Array(page.prefix(limit))
-        page = page.filter { sender.device == nil || $0.device == sender.device?.name }
-        return (page, more ? page.last.flatMap { $0.seq.map(String.init) } : nil)
+        let page = try linkDownloads.downloads(clientID: client, device: sender.device?.name, before: before, limit: limit + 1)
+        let shown = Array(page.prefix(limit))
+        return (shown, page.count > limit ? shown.last.flatMap { $0.seq.map(String.init) } : nil)
     }
 
     /// The downloads that became document `id`: where it came from.

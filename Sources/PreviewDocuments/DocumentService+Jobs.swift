@@ -29,26 +29,22 @@ extension DocumentService {
         guard document.playback != nil else { return nil }
         let manifest = try pipeline.playbackManifest(of: document)
         let base = "/v1/documents/\(document.id)"
-        var renditions: [PlaybackView.Rendition] = []
-        if DocumentPipeline.needsRendition(document) {
-            var entry = PlaybackView.Rendition(name: DocumentPipeline.renditionName, mime: "video/mp4", status: "pending")
-            if let made = manifest?.rendition {
-                entry = .init(name: made.name, mime: made.mime, codecs: made.codecs, width: made.width, height: made.height, bitrate: made.bitrate,
-                              size: made.size, url: "\(base)/renditions/\(made.name)", status: "ready")
-            } else if let refused = manifest?.renditionError {
-                (entry.status, entry.error) = ("failed", refused)
-            } else if let job = try queue.latestJob(documentID: document.id, kind: .playback) {
-                if job.status == .failed {
-                    (entry.status, entry.error) = ("failed", job.errorCode.map { ErrorEnvelope.Body(code: $0.rawValue, message: job.errorMessage ?? "") })
-                } else if job.status == .processing {
-                    entry.progress = job.progress.map { Int(($0 * 100).rounded(.down)) }
-                }
+        var entry = PlaybackView.Rendition(name: DocumentPipeline.renditionName, mime: "video/mp4", status: "pending")
+        if let made = manifest?.rendition {
+            entry = .init(name: made.name, mime: made.mime, codecs: made.codecs, width: made.width, height: made.height, bitrate: made.bitrate,
+                          size: made.size, url: "\(base)/renditions/\(made.name)", status: "ready")
+        } else if let refused = manifest?.renditionError {
+            (entry.status, entry.error) = ("failed", refused)
+        } else if let job = try queue.latestJob(documentID: document.id, kind: .playback) {
+            if job.status == .failed {
+                (entry.status, entry.error) = ("failed", job.errorCode.map { ErrorEnvelope.Body(code: $0.rawValue, message: job.errorMessage ?? "") })
+            } else if job.status == .processing {
+                entry.progress = job.progress.map { Int(($0 * 100).rounded(.down)) }
             }
-            renditions.append(entry)
         }
         let trickplay = manifest?.trickplay.map { _ in "\(base)/trickplay/\(PlaybackManifest.Trickplay.trackName)" }
         let hls = manifest?.ladder.map { _ in "\(base)/hls/\(PlaybackManifest.Ladder.masterName)" }
-        return PlaybackView(renditions: renditions, trickplay: trickplay, hls: hls, hlsError: manifest?.ladderError)
+        return PlaybackView(renditions: [entry], trickplay: trickplay, hls: hls, hlsError: manifest?.ladderError)
     }
 }
 

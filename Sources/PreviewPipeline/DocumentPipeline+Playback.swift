@@ -58,13 +58,6 @@ extension DocumentPipeline {
     /// The type of an HLS playlist.
     public static let playlistMime = "application/vnd.apple.mpegurl"
 
-    /// Whether `document` gets a rendition: a video the players cannot all play as it is (every
-    /// decision but `direct`, and HEVC, which most browsers cannot decode).
-    public static func needsRendition(_ document: DocumentRecord) -> Bool {
-        guard let playback = document.playback else { return false }
-        return playback != .direct || document.codec == "hevc"
-    }
-
     /// Whether `document` gets an HLS ladder: a video long or large enough (``RenditionSettings/wantsLadder(seconds:bytes:)``).
     public func wantsLadder(_ document: DocumentRecord) -> Bool {
         document.playback != nil && renderers.playback.settings.wantsLadder(seconds: document.durationSeconds, bytes: document.size)
@@ -80,8 +73,7 @@ extension DocumentPipeline {
         }
     }
 
-    /// What a video's playback job comes to: its rendition (when it needs one), its ladder (when
-    /// long or large) and scrubbing thumbnails, found in the derivative cache (the same bytes are
+    /// What a video's playback job comes to: its rendition, its ladder (when long or large) and scrubbing thumbnails, found in the derivative cache (the same bytes are
     /// transcoded once) or made now in a renderer child into the staging folder, stored as
     /// derivatives whose rows are left to the caller's transaction. A rendition or ladder refused by
     /// the limits is recorded in the manifest, not failed: the thumbnails still serve. The
@@ -118,22 +110,20 @@ extension DocumentPipeline {
             // Progress runs over the encodings by their work: a rendition's 1, a ladder's its rungs'.
             let shortSide = Double(min(document.width ?? 0, document.height ?? 0))
             let ladderWork = wantsLadder(document) ? VideoLadder.relativeWork(shortSide: shortSide) : 0
-            let renditionShare = Self.needsRendition(document) ? 1 / (1 + ladderWork) : 0
-            if Self.needsRendition(document) {
-                let file = folder.appendingPathComponent("rendition.mp4")
-                do {
-                    let rendition = try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path) {
-                        progress($0 * renditionShare)
-                    }
-                    let stored = try keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
-                    made.append(stored)
-                    manifest.rendition = .init(name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
-                                               height: rendition.height,
-                                               bitrate: rendition.durationSeconds > 0 ? Int(Double(stored.size * 8) / rendition.durationSeconds) : 0,
-                                               size: stored.size, durationSeconds: rendition.durationSeconds, sha256: stored.record.resultSha256)
-                } catch where error.code.disposition != .internal {
-                    manifest.renditionError = ErrorEnvelope(error).error
+            let renditionShare = 1 / (1 + ladderWork)
+            let file = folder.appendingPathComponent("rendition.mp4")
+            do {
+                let rendition = try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path) {
+                    progress($0 * renditionShare)
                 }
+                let stored = try keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
+                made.append(stored)
+                manifest.rendition = .init(name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
+                                           height: rendition.height,
+                                           bitrate: rendition.durationSeconds > 0 ? Int(Double(stored.size * 8) / rendition.durationSeconds) : 0,
+                                           size: stored.size, durationSeconds: rendition.durationSeconds, sha256: stored.record.resultSha256)
+            } catch where error.code.disposition != .internal {
+                manifest.renditionError = ErrorEnvelope(error).error
             }
             if ladderWork > 0 {
                 let ladder = folder.appendingPathComponent("hls")
@@ -180,9 +170,7 @@ extension DocumentPipeline {
         do throws(PreviewError) {
             try settle(document, with: made)
             let manifest = try playbackManifest(of: document)
-            if !Self.needsRendition(document) {
-                outcome.rendition = .init(status: "not_needed")
-            } else if let rendition = manifest?.rendition {
+            if let rendition = manifest?.rendition {
                 outcome.rendition = .init(status: "ready", size: rendition.size, codecs: rendition.codecs)
             } else {
                 outcome.rendition = .init(status: "failed", error: manifest?.renditionError)

@@ -36,7 +36,7 @@ public struct IngestOutcome: Sendable, Encodable {
     public var ladder: RenditionOutcome?
 
     /// `ready` (with the rendition's size and codecs; a ladder's bytes over all its files and its top
-    /// rung's codecs), `not_needed` (the original plays everywhere) or `failed` (with the reason).
+    /// rung's codecs) or `failed` (with the reason).
     public struct RenditionOutcome: Sendable, Encodable {
         public var status: String
         public var size: Int?

@@ -26,12 +26,14 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
                     available_at = CASE WHEN status = 'failed' THEN now() ELSE available_at END,
                     error_code = CASE WHEN status = 'failed' THEN NULL ELSE error_code END,
                     error_message = CASE WHEN status = 'failed' THEN NULL ELSE error_message END
-                WHERE client_id = \(download.clientID) AND normalized_url = \(download.normalizedURL) RETURNING *
+                WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
+                    AND normalized_url = \(download.normalizedURL) RETURNING *
                 """).first {
                 return (try DownloadRecord(row: existing), false)
             }
             let pending = try session.query("""
-                SELECT COUNT(*) AS n FROM downloads WHERE client_id = \(download.clientID) AND status IN ('queued', 'downloading')
+                SELECT COUNT(*) AS n FROM downloads WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
+                    AND status IN ('queued', 'downloading')
                 """)[0]["n"].decode(Int.self)
             guard pending < maxPending else { throw DownloadRecord.tooManyPending(maxPending) }
             let row = try session.query("""
@@ -49,9 +51,10 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
         try connections.query("SELECT * FROM downloads WHERE id = \(id)").first.map(DownloadRecord.init(row:))
     }
 
-    public func downloads(clientID: String, before: Int64?, limit: Int) throws -> [DownloadRecord] {
+    public func downloads(clientID: String, device: String?, before: Int64?, limit: Int) throws -> [DownloadRecord] {
         try connections.query("""
-            SELECT * FROM downloads WHERE client_id = \(clientID) AND seq < \(before ?? Int64.max) ORDER BY seq DESC LIMIT \(limit)
+            SELECT * FROM downloads WHERE client_id = \(clientID) AND (\(device)::text IS NULL OR coalesce(device, '') = \(device))
+                AND seq < \(before ?? Int64.max) ORDER BY seq DESC LIMIT \(limit)
             """).map(DownloadRecord.init(row:))
     }
 

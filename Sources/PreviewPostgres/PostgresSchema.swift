@@ -119,6 +119,10 @@ enum PostgresSchema {
             """,
             "CREATE UNIQUE INDEX devices_token ON devices (token_sha256)",
         ]),
+        ("v14-downloads-per-device", [
+            "DROP INDEX downloads_link",
+            "CREATE UNIQUE INDEX downloads_link ON downloads (coalesce(device, ''), client_id, normalized_url)",
+        ]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

@@ -54,7 +54,7 @@ public struct PlaybackMaker: Sendable {
 
     /// Names the recipe of each derivative (with the libraries' versions): part of its cache key, so
     /// a new encoder or new settings make them again.
-    public var renditionRecipe: String { "rendition/1 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }
+    public var renditionRecipe: String { "rendition/2 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }
     public var ladderRecipe: String {
         "ladder/1 \(VideoRenderer.libraryVersions) \(settings.preset) crf \(settings.crf) from \(settings.ladderMinSeconds) s or \(settings.ladderMinBytes) B"
     }

@@ -2,9 +2,12 @@ import Foundation
 import PreviewCore
 import PreviewFFmpeg
 
-/// Renditions of videos that the apps' players cannot play as they are (``RenditionPlan``), made
-/// by ``Transcoder`` under the limits: no longer than ``Limits/maxRenditionSeconds``, no frame
-/// larger than ``Limits/maxRenditionPixels``, no DRM-protected stream. The file is written beside
+/// Renditions of videos (``RenditionPlan``), made by ``Transcoder``: re-encoded when the apps'
+/// players cannot all play the original as it is, else its streams copied into a fresh MP4 that
+/// carries none of the original's metadata (a phone's location), so a page can play a video
+/// without handing out its original. Under the limits: no frame larger than
+/// ``Limits/maxRenditionPixels``, no DRM-protected stream, no re-encode longer than
+/// ``Limits/maxRenditionSeconds``. The file is written beside
 /// its destination under a staged name and moved there only when complete: a crash, a kill or a
 /// failure leaves no partial rendition.
 public struct VideoTranscoding: Sendable {
@@ -92,7 +95,7 @@ public struct VideoTranscoding: Sendable {
             throw PreviewError(.tooManyPixels, "The video is \(video.width)×\(video.height): a rendition would be "
                                + "\(plan.width)×\(plan.height), past the \(Self.maxEdge) pixels a side that players take.")
         }
-        if let duration = input.durationSeconds, duration > limits.maxRenditionSeconds {
+        if plan.videoAction == .encode, let duration = input.durationSeconds, duration > limits.maxRenditionSeconds {
             throw PreviewError(.tooLong, "The video lasts \(Int(duration / 60)) minutes, longer than renditions are made of "
                                + "(\(Int(limits.maxRenditionSeconds / 60)) minutes).")
         }

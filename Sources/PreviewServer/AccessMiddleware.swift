@@ -26,7 +26,11 @@ import PreviewStore
 ///   cookie also needs that session's CSRF token, from a hidden form field (`csrf`) or
 ///   `X-CSRF-Token`; an upload form's field is checked by the upload once its parts are read. A
 ///   browser without a session is shown the sign-in form instead of a bare 401. Wrong tokens are
-///   throttled per client address and overall (``SignInThrottle``): 429 with `Retry-After`.
+///   throttled per client address and overall (``SignInThrottle``): 429 with `Retry-After`; the
+///   service token and a device's token are never refused by the throttle.
+/// - A share's page (`/s/{token}`) needs no credential and acts on none, so its password form's
+///   post is not refused as cross-site: the page sends no referrer, and browsers then send
+///   `Origin: null` with the form.
 struct AccessMiddleware: RouterMiddleware {
     typealias Context = ServerContext
     let access: Access?
@@ -44,7 +48,7 @@ struct AccessMiddleware: RouterMiddleware {
             throw APIError(.misdirectedRequest, "This server does not answer to that host name.")
         }
         let writes = ![.get, .head, .options].contains(request.method)
-        if writes, let refusal = Self.crossSiteRefusal(request) { throw refusal }
+        if writes, !request.uri.path.hasPrefix(SharedPage.pathPrefix), let refusal = Self.crossSiteRefusal(request) { throw refusal }
         if request.uri.queryParameters.get("sig") != nil { return try await next(request, try await signedContext(request, context)) }
         if let grant = try await signedIIIF(request) {
             var context = context
@@ -58,11 +62,11 @@ struct AccessMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
-            try access.checkThrottle(context.clientAddress)
+            // The right token is never throttled: a stranger's guesses cannot lock the service out.
             let token = String(bearer.dropFirst(7))
             if access.credentials.isToken(token) { return try await next(request, context) }
             guard let device = try await devices.device(token: token) else {
-                access.failedSignIn(from: context.clientAddress, logger: logger)
+                try access.failedSignIn(from: context.clientAddress, logger: logger)
                 throw APIError(.unauthorized, "A valid bearer token is required.")
             }
             guard request.uri.path.hasPrefix(DeviceGate.pathPrefix) else {
@@ -95,7 +99,7 @@ struct AccessMiddleware: RouterMiddleware {
             if let share = query.first(where: { $0.0 == "share" })?.1 {
                 let range = request.headers[.range]
                 let download = request.method == .get && query.contains { $0.0 == "download" } && (range == nil || range == "bytes=0-")
-                try await shares.admit(share: share, download: download)
+                try await shares.admit(share: share, original: request.uri.path.hasSuffix("/content"), download: download)
                 context.signedGrant?.share = share
             }
             Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "accepted")]).increment()
@@ -112,7 +116,7 @@ struct AccessMiddleware: RouterMiddleware {
         do {
             guard let grant = try signed.verify(iiifPath: request.uri.path) else { return nil }
             guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
-            if let share = grant.share { try await shares.admit(share: share, download: false) }
+            if let share = grant.share { try await shares.admit(share: share, original: false, download: false) }
             Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "accepted")]).increment()
             return grant
         } catch {
@@ -179,16 +183,14 @@ final class Access: Sendable {
         throttle = SignInThrottle(clock: clock)
     }
 
-    /// Throws 429 with `Retry-After` while `address` (or everyone) is locked out.
-    func checkThrottle(_ address: String) throws {
-        guard let wait = throttle.refusal(for: address) else { return }
-        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
-        throw APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
-                            headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
-    }
-
-    func failedSignIn(from address: String, logger: Logger) {
-        throttle.recordFailure(from: address)
+    /// Counts a wrong token from `address`; throws 429 with `Retry-After` instead while `address`
+    /// (or everyone) is locked out, counting nothing.
+    func failedSignIn(from address: String, logger: Logger) throws {
+        if let wait = throttle.attempt(from: address) {
+            Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
+            throw APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
+                           headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
+        }
         Counter(label: "docpreview_signins_total", dimensions: [("outcome", "wrong_token")]).increment()
         logger.warning("wrong token", metadata: ["preview.client": "\(address)"])
     }

@@ -37,13 +37,12 @@ enum SignInPage {
         let form = FormFields(try await request.body.collect(upTo: 8192))
         let returnTo = safeReturn(form["return"] ?? "/")
         guard let access else { return Response(status: .seeOther, headers: [.location: returnTo]) }
-        do {
-            try access.checkThrottle(context.clientAddress)
-        } catch let refusal as APIError {
-            return response(status: .tooManyRequests, returnTo: returnTo, failed: true, headers: refusal.headers)
-        }
         guard let token = form["token"], access.credentials.isToken(token) else {
-            access.failedSignIn(from: context.clientAddress, logger: logger)
+            do {
+                try access.failedSignIn(from: context.clientAddress, logger: logger)
+            } catch let refusal as APIError {
+                return response(status: .tooManyRequests, returnTo: returnTo, failed: true, headers: refusal.headers)
+            }
             return response(status: .unauthorized, returnTo: returnTo, failed: true)
         }
         access.throttle.recordSuccess(from: context.clientAddress)

@@ -29,10 +29,19 @@ public struct SigningKeys: Sendable {
         guard Set(keys.map(\.id)).count == keys.count else { throw PreviewError(.badRequest, "Two signing keys share an id.") }
     }
 
+    /// What a key file holds, said whenever one is refused.
+    static let fileFormat = "a text file of `ID SECRET` lines, the signing key first (`docpreview signing-key` prints one)"
+
     /// The keys of a file of `ID SECRET` lines (blank lines and `#` comments skipped).
     public init(contentsOf url: URL) throws(PreviewError) {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-            throw PreviewError(.badRequest, "Cannot read the signing key file \(url.path).")
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw PreviewError(.badRequest, "Cannot read the signing key file \(url.path): \((error as NSError).localizedDescription)")
+        }
+        guard let text = String(data: data, encoding: .utf8), !text.contains("\0") else {
+            throw PreviewError(.badRequest, "The signing key file \(url.path) is not text; it must be \(Self.fileFormat).")
         }
         let pairs = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
@@ -40,7 +49,11 @@ public struct SigningKeys: Sendable {
                 let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
                 return (id: parts[0], secret: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
             }
-        try self.init(pairs)
+        do {
+            try self.init(pairs)
+        } catch {
+            throw PreviewError(.badRequest, "\(error.message) The signing key file \(url.path) must be \(Self.fileFormat).")
+        }
     }
 
     /// A key of this process only, for the URLs of share pages when no key file is given: they end

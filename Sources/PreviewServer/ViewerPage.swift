@@ -125,6 +125,7 @@ enum ViewerPage {
         case .video:
             return video(document, playback: playback, links: links)
         case .audio:
+            guard links.offersDownload else { return "<p>This recording plays from its original, which this link does not share.</p>" }
             return "<div class=\"media\"><audio controls preload=\"metadata\" src=\"\(links.url("content"))\"></audio></div>"
         case .image:
             let size = document.width.map { w in document.height.map { " (\(w)×\($0))" } ?? "" } ?? ""
@@ -153,8 +154,9 @@ enum ViewerPage {
 
     /// A video's player: its HLS ladder first (a browser that plays HLS, Safari, adapts to the
     /// network; the others skip it by its type or when it fails to load), its rendition next (what
-    /// every browser plays), the original after it (a browser that plays it natively may pick it),
-    /// then the filmstrip of its thumbnails.
+    /// every browser plays), the original after it (a browser that plays it natively may pick it;
+    /// only where the page offers the original: a share without downloads plays what was made of
+    /// it, never the file with its metadata), then the filmstrip of its thumbnails.
     static func video(_ document: DocumentRecord, playback: PlaybackManifest?, links: MediaLinks) -> String {
         var sources = ""
         if playback?.ladder != nil {
@@ -163,11 +165,18 @@ enum ViewerPage {
         if let rendition = playback?.rendition {
             sources += "<source src=\"\(links.url("renditions/\(rendition.name)"))\" type='\(rendition.mime); codecs=\"\(rendition.codecs)\"'>"
         }
-        sources += "<source src=\"\(links.url("content"))\" type=\"\(SafeText.html(document.mime))\">"
+        if links.offersDownload {
+            sources += "<source src=\"\(links.url("content"))\" type=\"\(SafeText.html(document.mime))\">"
+        } else if playback?.ladder == nil && playback?.rendition == nil {
+            return "<div class=\"media\"><img src=\"\(links.url("preview", [("width", "1024")]))\" alt=\"\(SafeText.html(document.title))\"></div>"
+                + "<p class=\"note\">This video is not playable yet: its playable version is still being made.</p>"
+        }
         var html = "<div class=\"media\"><video controls preload=\"metadata\" poster=\"\(links.url("preview", [("width", "1024")]))\">\(sources)</video></div>"
         if let refused = playback?.renditionError { html += "<p class=\"note\">No rendition: \(SafeText.html(refused.message))</p>" }
         guard let trickplay = playback?.trickplay?.layout else { return html }
-        let target = playback?.rendition.map { links.url("renditions/\($0.name)") } ?? links.url("content")
+        guard let target = playback?.rendition.map({ links.url("renditions/\($0.name)") }) ?? (links.offersDownload ? links.url("content") : nil) else {
+            return html
+        }
         let tiles = (0..<trickplay.tiles).map { index -> String in
             let (sheet, offset) = (index / trickplay.perSheet, index % trickplay.perSheet)
             let (x, y) = ((offset % trickplay.columns) * trickplay.tileWidth, (offset / trickplay.columns) * trickplay.tileHeight)

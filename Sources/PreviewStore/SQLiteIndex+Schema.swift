@@ -164,6 +164,12 @@ extension SQLiteIndex {
                 CREATE UNIQUE INDEX devices_token ON devices (token_sha256);
                 """)
         }
+        migrator.registerMigration("v14-downloads-per-device") { db in
+            try db.execute(sql: """
+                DROP INDEX downloads_link;
+                CREATE UNIQUE INDEX downloads_link ON downloads (ifnull(device, ''), client_id, normalized_url);
+                """)
+        }
         return migrator
     }
 

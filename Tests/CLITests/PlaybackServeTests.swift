@@ -81,16 +81,27 @@ import Testing
         #expect(html.contains("class=\"filmstrip\"") && html.contains("href=\"/v1/documents/\(id)/renditions/mp4#t=5\""))
     }
 
-    /// An H.264 MP4 plays as it is: no rendition, thumbnails only; its statistics count what was made.
-    @Test func aPlayableVideoGetsThumbnailsOnly() throws {
+    /// An H.264 MP4 plays as it is: its rendition is its streams copied into a fresh MP4, which
+    /// carries none of the original's metadata (here a phone's location), so a page can play it
+    /// without handing out the original.
+    @Test func aPlayableVideosRenditionCopiesItsStreamsWithoutItsMetadata() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
-        let uploaded = try server.upload(Data(contentsOf: Fixtures.sample("video-h264.mp4")), query: "owner=ana&title=Direct&filename=direct.mp4")
+        let location = "+48.8584+002.2945/"
+        let original = try Self.video("phone.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-metadata", "location=\(location)",
+                                                           "-movflags", "use_metadata_tags"], in: folder)
+        #expect(original.range(of: Data(location.utf8)) != nil, "the test's original carries its location")
+        let uploaded = try server.upload(original, query: "owner=ana&title=Direct&filename=phone.mp4")
         let id = try #require(uploaded.json?["document_id"] as? String)
         let document = try Self.settled(server, id)
-        #expect(document["playback"] as? String == "direct" && (document["renditions"] as? [Any])?.isEmpty == true)
+        #expect(document["playback"] as? String == "direct")
         #expect(document["status"] as? String == "done" && document["preview_status"] as? String == "ready")
+        let rendition = try #require((document["renditions"] as? [[String: Any]])?.first)
+        #expect(rendition["status"] as? String == "ready" && rendition["height"] as? Int == 360, "\(rendition)")
+        let (copy, response) = try Self.fetch(URLRequest(url: URL(string: server.base + (rendition["url"] as? String ?? ""))!))
+        #expect(response.statusCode == 200 && copy.count > original.count / 2)
+        #expect(copy.range(of: Data(location.utf8)) == nil, "the location stays with the original")
     }
 
     /// A video long enough for a ladder (the threshold lowered to 5 s here) gets one beside its

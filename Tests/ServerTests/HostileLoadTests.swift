@@ -205,12 +205,11 @@ import Testing
             let sixth = try await signIn(client, token: "guess")
             #expect(sixth.status == .tooManyRequests)
             #expect(Int(sixth.headers[.retryAfter] ?? "") ?? 0 > 0)
-            #expect(try await signIn(client).status == .tooManyRequests, "even the right token waits out the lockout")
-            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer correct-horse"]) {
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer wrong-guess"]) {
                 #expect($0.status == .tooManyRequests, "bearer guesses share the address's lockout")
             }
             harness.clock.advance(by: .seconds(61))
-            #expect(try await signIn(client).cookie != nil, "the right token once the lockout has ended")
+            #expect(try await signIn(client, token: "guess").status == .unauthorized, "guessing again once the lockout has ended")
         }
         let clock = ManualClock()
         let throttle = SignInThrottle(clock: clock)
@@ -228,6 +227,30 @@ import Testing
         #expect(many.refusal(for: "anyone") != nil, "guessing from many addresses slows everyone's sign-in")
         clock.advance(by: throttle.window + .seconds(1))
         #expect(many.refusal(for: "anyone") == nil, "for one window")
+    }
+
+    /// However many wrong tokens come, from one address or from many, the service's token and a
+    /// device's token are never refused: a stranger cannot lock the service out.
+    @Test func wrongTokensNeverLockOutTheRightOnes() async throws {
+        let harness = try Harness(token: "correct-horse")
+        defer { harness.folder.remove() }
+        let (_, deviceToken) = try harness.server.documents.addDevice(name: "Ana's iPhone", owner: "ana")
+        try await harness.test { client in
+            for _ in 0..<SignInThrottle.overall {
+                try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer wrong"]) {
+                    #expect([.unauthorized, .tooManyRequests].contains($0.status))
+                }
+            }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer wrong"]) { #expect($0.status == .tooManyRequests) }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer correct-horse"]) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/v1/downloads?client_id=\(UUID().uuidString)", method: .get,
+                                     headers: [.authorization: "Bearer \(deviceToken)"]) { #expect($0.status == .ok) }
+            #expect(try await signIn(client).cookie != nil, "the form signs the right token in")
+        }
+        let clock = ManualClock()
+        let many = SignInThrottle(clock: clock)
+        for index in 0..<SignInThrottle.overall { many.recordFailure(from: "addr-\(index % 20)") }
+        #expect(many.refusal(for: "anyone") != nil, "the overall counter still slows anonymous guessing from many addresses")
     }
 
     @Test func htmlRefusesFraming() async throws {

@@ -42,7 +42,7 @@ struct Harness {
         settings.maxQueuedJobs = maxQueued
         settings.signingKeys = signingKeys
         settings.passwordWindow = passwordWindow
-        server = DocumentServer(documents: DocumentService(pipeline: pipeline, queue: queue, arrivals: arrivals), settings: settings,
+        server = DocumentServer(documents: DocumentService(pipeline: pipeline, queue: queue, arrivals: arrivals, downloads: opened.downloads), settings: settings,
                                 logger: Logger(label: "test"))
     }
 

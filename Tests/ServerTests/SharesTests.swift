@@ -147,6 +147,65 @@ import Testing
         }
     }
 
+    /// Concurrent guesses get no more tries than sequential ones: each is counted before its hash.
+    /// The page's form posts with `Origin: null` (it sends no referrer) and is not refused for it;
+    /// `HEAD` answers as `GET` does, and is not counted as an opening.
+    @Test func concurrentGuessesGetNoMoreTriesAndTheFormPosts() async throws {
+        let harness = try Harness(token: Self.token, passwordWindow: .seconds(3600))
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await Self.upload(client, harness, "image.webp")
+            let url = try #require(try await Self.share(client, id, #"{"label": "Coach", "password": "blue-harbour-42"}"#)["url"] as? String)
+            try await client.execute(uri: url, method: .head) { #expect($0.status == .ok && $0.body.readableBytes == 0) }
+            let browserForm: HTTPFields = [.contentType: "application/x-www-form-urlencoded", HTTPField.Name("Origin")!: "null",
+                                           HTTPField.Name("Sec-Fetch-Site")!: "same-origin"]
+            try await client.execute(uri: url, method: .post, headers: browserForm, body: ByteBuffer(string: "password=blue-harbour-42")) {
+                #expect($0.status == .ok && String(buffer: $0.body).contains("/v1/documents/\(id)/preview?"))
+            }
+            #expect(try await Self.shares(client, id).first?["opened_count"] as? Int == 1, "the HEAD was not an opening")
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for attempt in 0..<20 {
+                    group.addTask {
+                        try await client.execute(uri: url, method: .post, headers: browserForm, body: ByteBuffer(string: "password=guess-\(attempt)")) {
+                            $0.status
+                        }
+                    }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count <= SignInThrottle.perAddress, "\(statuses)")
+            #expect(statuses.allSatisfy { [.unauthorized, .tooManyRequests].contains($0) }, "\(statuses)")
+        }
+        // The shares' throttles have no overall counter: guesses at many shares lock none of the others.
+        let throttle = SignInThrottle(overall: nil, clock: ManualClock())
+        for index in 0..<SignInThrottle.overall { #expect(throttle.attempt(from: "share-\(index % 25)") == nil) }
+        #expect(throttle.refusal(for: "another-share") == nil)
+    }
+
+    /// A share without downloads never serves the original's bytes: its page plays and shows what
+    /// was made of it, and a signed URL of the original for that share is refused.
+    @Test func noDownloadSharesNeverServeTheOriginal() async throws {
+        let harness = try Harness(token: Self.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let video = try await Self.upload(client, harness, "video-h264.mp4", title: "Game")
+            let videoShare = try await Self.share(client, video, #"{"label": "Coach"}"#)
+            let html = try await client.execute(uri: try #require(videoShare["url"] as? String), method: .get) { String(buffer: $0.body) }
+            let sources = Self.sources(html)
+            #expect(sources.contains { $0.contains("/renditions/") } || sources.contains { $0.contains("/hls/") }, "\(sources)")
+            #expect(!html.contains("/content"), "neither a source nor a filmstrip link reaches the original")
+            let expires = harness.clock.unixSeconds + 600
+            for (allowed, shareBody) in [(false, #"{"label": "Scout"}"#), (true, #"{"label": "Coach", "allow_download": true}"#)] {
+                let share = try #require(try await Self.share(client, video, shareBody)["share_id"] as? String)
+                let original = harness.server.signed.sign("/v1/documents/\(video)/content", query: [("share", share)], expires: expires)
+                try await client.execute(uri: original, method: .get) { #expect($0.status == (allowed ? .ok : .forbidden), "\(shareBody)") }
+                try await client.execute(uri: original, method: .get, headers: [.range: "bytes=0-99"]) {
+                    #expect($0.status == (allowed ? .partialContent : .forbidden), "\(shareBody)")
+                }
+            }
+        }
+    }
+
     /// Expiry ends a share; so does deleting its version; a share of the latest version follows the
     /// document to the version that remains.
     @Test(arguments: TestBackend.available) func expiryAndDeletionEndShares(backend: TestBackend) async throws {

@@ -105,11 +105,11 @@ import Testing
         try withQueue(backend) { queue in
             var sent: [String] = []
             for n in 0..<5 { sent.append(try queue.submit(try Self.record("https://media.example.org/\(n).mp4"), maxPending: 100).download.id) }
-            let first = try queue.downloads(clientID: Self.client, before: nil, limit: 2)
+            let first = try queue.downloads(clientID: Self.client, device: nil, before: nil, limit: 2)
             #expect(first.map(\.id) == [sent[4], sent[3]])
             for n in 5..<8 { _ = try queue.submit(try Self.record("https://media.example.org/\(n).mp4"), maxPending: 100) }
-            let second = try queue.downloads(clientID: Self.client, before: first.last?.seq, limit: 2)
-            let third = try queue.downloads(clientID: Self.client, before: second.last?.seq, limit: 2)
+            let second = try queue.downloads(clientID: Self.client, device: nil, before: first.last?.seq, limit: 2)
+            let third = try queue.downloads(clientID: Self.client, device: nil, before: second.last?.seq, limit: 2)
             #expect(second.map(\.id) == [sent[2], sent[1]] && third.map(\.id) == [sent[0]], "new links never move a later page")
         }
     }

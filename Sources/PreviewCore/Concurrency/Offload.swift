@@ -14,12 +14,14 @@ public final class Offload: Sendable {
         case writes
         /// A C library or a renderer child, up to the job's deadline.
         case renders
+        /// Password hashes, slow on purpose: a guesser's flood waits here, not in front of reads.
+        case hashes
     }
 
     private let lanes: [BlockingExecutor]
 
-    public init(reads: Int, writes: Int, renders: Int) {
-        lanes = [reads, writes, renders].map(BlockingExecutor.init(width:))
+    public init(reads: Int, writes: Int, renders: Int, hashes: Int = 1) {
+        lanes = [reads, writes, renders, hashes].map(BlockingExecutor.init(width:))
     }
 
     /// Runs `work` on a thread of `lane` and returns its result.

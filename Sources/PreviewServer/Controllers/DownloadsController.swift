@@ -136,7 +136,8 @@ struct DownloadsController {
             }
             Counter(label: "docpreview_download_requests_total", dimensions: [("outcome", created ? "queued" : "repeated")]).increment()
             let message = created ? "Queued for download." : Self.repeatedMessage(download)
-            return try JSON.response(Envelope(status: "queued", downloadID: download.id, message: message, timestamp: Self.now(), error: nil),
+            return try JSON.response(Envelope(status: created ? "queued" : download.status.rawValue, downloadID: download.id, message: message,
+                                              timestamp: Self.now(), error: nil),
                                      status: created ? .accepted : .ok)
         }
         routes.add(.get, "/api/v1/download/:id") { _, context in

@@ -16,14 +16,21 @@ struct SharesController {
     let offload: Offload
     let signed: SignedURLs
     let logger: Logger
-    /// Wrong passwords, per share and per client address (the 6th within the window, a minute by default, is refused).
+    /// Wrong passwords, per share and per client address (the 6th within the window, a minute by
+    /// default, is refused). A try is counted before its hash and given back when right, so
+    /// concurrent guesses get no more tries than sequential ones; one share's guessers never lock
+    /// out another share.
     let perShare: SignInThrottle
     let perAddress: SignInThrottle
+    /// Password checks waiting for or on the hashes lane; past ``maxPasswordChecks`` a try is
+    /// answered 503 at once, so a flood from many addresses holds a bounded queue.
+    private let passwordChecks = Locked(0)
+    static let maxPasswordChecks = 32
 
     init(documents: DocumentService, offload: Offload, signed: SignedURLs, passwordWindow: Duration, logger: Logger) {
         (self.documents, self.offload, self.signed, self.logger) = (documents, offload, signed, logger)
-        perShare = SignInThrottle(window: passwordWindow, clock: documents.clock)
-        perAddress = SignInThrottle(window: passwordWindow, clock: documents.clock)
+        perShare = SignInThrottle(window: passwordWindow, overall: nil, clock: documents.clock)
+        perAddress = SignInThrottle(window: passwordWindow, overall: nil, clock: documents.clock)
     }
 
     /// A share as the API shows it (never its token or password).
@@ -84,7 +91,7 @@ struct SharesController {
             }
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
-            let (share, token) = try await offload.run(.writes) { try documents.share(id, asked) }
+            let (share, token) = try await offload.run(asked.password == nil ? .writes : .hashes) { try documents.share(id, asked) }
             Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment()
             context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
             return try JSON.response(ShareView(share, url: SharedPage.pathPrefix + token, now: documents.clock.now), status: .created)
@@ -109,8 +116,8 @@ struct SharesController {
                 return try JSON.response(["visits": try documents.store.index.shareVisits(id: id)])
             }
         }
-        routes.add(.get, SharedPage.pathPrefix + ":token") { _, context in
-            try await open(try context.parameters.require("token"), password: nil, client: context.clientAddress)
+        routes.add(.get, SharedPage.pathPrefix + ":token") { request, context in
+            try await open(try context.parameters.require("token"), password: nil, client: context.clientAddress, visit: request.method == .get)
         }
         routes.add(.post, SharedPage.pathPrefix + ":token") { request, context in
             let form = FormFields(try await request.body.collect(upTo: 16 * 1024))
@@ -119,8 +126,9 @@ struct SharesController {
     }
 
     /// The page of the share `token` names: its document, or the password form (again, with 401,
-    /// after a wrong one; 429 while this share or this client tried too many), 404 or 410.
-    func open(_ token: String, password: String?, client: String) async throws -> Response {
+    /// after a wrong one; 429 while this share or this client tried too many), 404 or 410. A `HEAD`
+    /// (`visit` false) is not counted as an opening.
+    func open(_ token: String, password: String?, client: String, visit: Bool = true) async throws -> Response {
         let documents = documents
         let opened: (share: ShareRecord, document: DocumentRecord)
         do {
@@ -131,40 +139,60 @@ struct SharesController {
         let share = opened.share
         if let hash = share.passwordHash {
             guard let password else { return SharedPage.passwordForm(token: token, wrong: false) }
-            if let wait = perShare.refusal(for: share.id) ?? perAddress.refusal(for: client) {
+            if let wait = perAddress.attempt(from: client) ?? perShare.attempt(from: share.id) {
                 Counter(label: "docpreview_shares_total", dimensions: [("event", "throttled")]).increment()
                 return SharedPage.throttled(after: wait)
             }
-            guard try await offload.run(.reads, { SharePassword.matches(password, hash) }) else {
-                perShare.recordFailure(from: share.id)
-                perAddress.recordFailure(from: client)
+            guard try await checkPassword(password, hash) else {
                 logger.warning("wrong share password", metadata: ["preview.share": "\(share.id)", "preview.client": "\(client)"])
                 return SharedPage.passwordForm(token: token, wrong: true)
             }
+            perShare.giveBack(from: share.id)
             perAddress.recordSuccess(from: client)
         }
         let playback = try await offload.run(.writes) { () throws -> PlaybackManifest? in
-            try documents.store.index.recordShareVisit(id: share.id, .opened)
+            if visit { try documents.store.index.recordShareVisit(id: share.id, .opened) }
             return try documents.pipeline.playbackManifest(of: opened.document)
         }
         Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
         return SharedPage.response(opened.document, share: share, playback: playback, rules: documents.rules, signed: signed)
     }
+
+    /// Whether `password` is the one `hash` was made of, checked on the hashes lane; 503 with
+    /// `Retry-After` when ``maxPasswordChecks`` already wait.
+    private func checkPassword(_ password: String, _ hash: String) async throws -> Bool {
+        let admitted = passwordChecks.withLock { waiting in
+            guard waiting < Self.maxPasswordChecks else { return false }
+            waiting += 1
+            return true
+        }
+        guard admitted else {
+            Counter(label: "docpreview_shares_total", dimensions: [("event", "busy")]).increment()
+            throw APIError(PreviewError(.unavailable, "Too many passwords are being checked; try again in a moment."), headers: [.retryAfter: "1"])
+        }
+        defer { passwordChecks.withLock { $0 -= 1 } }
+        return try await offload.run(.hashes) { SharePassword.matches(password, hash) }
+    }
 }
 
 /// Media URLs of a share's page carry its id under their signature: checked here on every request,
-/// they stop working when the share is revoked or expires, and the original's downloads are counted.
+/// they stop working when the share is revoked or expires, the original's bytes are served only by
+/// a share that allows its download, and its downloads are counted.
 struct ShareGate: Sendable {
     let documents: DocumentService
     let offload: Offload
 
-    func admit(share id: String, download: Bool) async throws {
+    /// Admits a request for a share's media: of the `original` (`/content`, refused unless the share
+    /// allows downloads), counted as a `download` when it asks for one.
+    func admit(share id: String, original: Bool, download: Bool) async throws {
         let documents = documents
         try await offload.run(.reads) {
             guard let share = try documents.store.index.share(id: id) else { throw APIError(.forbidden, "This link is not valid.") }
             _ = try documents.sharedDocument(share)
-            if download {
+            if original || download {
                 guard share.allowDownload else { throw APIError(.forbidden, "This link does not allow downloads.") }
+            }
+            if download {
                 try documents.store.index.recordShareVisit(id: id, .downloaded)
             }
         }

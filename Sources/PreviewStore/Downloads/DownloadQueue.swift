@@ -6,14 +6,16 @@ import PreviewCore
 /// retries and back-off follow the job queue's (``RetryPolicy``); `finish`, `fail` and `release`
 /// act only while the caller still holds the lease.
 public protocol DownloadQueue: Sendable {
-    /// Records `download`, unless its client sent the same normalised link before: then returns
-    /// that one (a failed one queued again with fresh attempts: the person sent it again), and
-    /// `created` is false. Throws `queue_full` when the client has `maxPending` downloads waiting.
+    /// Records `download`, unless its client (its device and `client_id`: another device's
+    /// downloads are never touched) sent the same normalised link before: then returns that one (a
+    /// failed one queued again with fresh attempts: the person sent it again), and `created` is
+    /// false. Throws `queue_full` when the client has `maxPending` downloads waiting.
     func submit(_ download: DownloadRecord, maxPending: Int) throws -> (download: DownloadRecord, created: Bool)
     func download(id: String) throws -> DownloadRecord?
     /// A client's downloads, newest first, after the one whose `seq` is `before` (keyset pages:
-    /// links that arrive meanwhile never move a later page).
-    func downloads(clientID: String, before: Int64?, limit: Int) throws -> [DownloadRecord]
+    /// links that arrive meanwhile never move a later page): those `device` sent, or with `device`
+    /// nil every sender's.
+    func downloads(clientID: String, device: String?, before: Int64?, limit: Int) throws -> [DownloadRecord]
     /// Takes the next due download (or one whose lease expired), the client with the fewest running first,
     /// counting an attempt; downloads whose attempts are spent are failed instead.
     func leaseDownload(worker: String, leaseSeconds: TimeInterval) throws -> DownloadRecord?

@@ -15,16 +15,17 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
 
     public func submit(_ download: DownloadRecord, maxPending: Int) throws -> (download: DownloadRecord, created: Bool) {
         try index.pool.write { db in
-            if var existing = try DownloadRecord.filter(DownloadRecord.CodingKeys.clientID == download.clientID
-                                                        && DownloadRecord.CodingKeys.normalizedURL == download.normalizedURL).fetchOne(db) {
+            let sender: [any DatabaseValueConvertible] = [download.device ?? "", download.clientID]
+            if var existing = try DownloadRecord.fetchOne(db, sql: "SELECT * FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND normalized_url = ?",
+                                                          arguments: StatementArguments(sender + [download.normalizedURL])) {
                 if existing.status == .failed {
                     existing.requeue(now: Date())
                     try existing.update(db)
                 }
                 return (existing, false)
             }
-            let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM downloads WHERE client_id = ? AND status IN (?, ?)",
-                                           arguments: [download.clientID, DownloadRecord.Status.queued, DownloadRecord.Status.downloading]) ?? 0
+            let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND status IN (?, ?)",
+                                           arguments: StatementArguments(sender + [DownloadRecord.Status.queued, DownloadRecord.Status.downloading])) ?? 0
             guard pending < maxPending else { throw DownloadRecord.tooManyPending(maxPending) }
             var inserted = download
             try inserted.insert(db)
@@ -36,10 +37,11 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
         try index.pool.read { db in try DownloadRecord.filter(DownloadRecord.CodingKeys.id == id).fetchOne(db) }
     }
 
-    public func downloads(clientID: String, before: Int64?, limit: Int) throws -> [DownloadRecord] {
+    public func downloads(clientID: String, device: String?, before: Int64?, limit: Int) throws -> [DownloadRecord] {
         try index.pool.read { db in
-            try DownloadRecord.fetchAll(db, sql: "SELECT * FROM downloads WHERE client_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-                                        arguments: [clientID, before ?? Int64.max, limit])
+            try DownloadRecord.fetchAll(db, sql: """
+                SELECT * FROM downloads WHERE client_id = ? AND (? IS NULL OR ifnull(device, '') = ?) AND seq < ? ORDER BY seq DESC LIMIT ?
+                """, arguments: [clientID, device, device, before ?? Int64.max, limit])
         }
     }
 
