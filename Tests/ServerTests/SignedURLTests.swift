@@ -142,6 +142,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         try Data("# rotated in today\n\(line)\n\nk1 \(Self.retired.secret)\n".utf8).write(to: file)
         #expect(try SigningKeys(contentsOf: file).keys.map(\.id) == [String(parts[0]), "k1"])
+        // A readable file in another format is refused as such, with the format it must have.
+        for (content, says) in [(Data([0x30, 0x82, 0x01, 0x0a, 0x00, 0xff]), "is not text"), (Data(#"{"k1": "secret"}"#.utf8), "must be letters, digits")] {
+            try content.write(to: file)
+            let error = try #require(throws: PreviewError.self) { try SigningKeys(contentsOf: file) }
+            #expect(error.message.contains(says) && error.message.contains("`ID SECRET` lines"), "\(error.message)")
+        }
+        let missing = try #require(throws: PreviewError.self) { try SigningKeys(contentsOf: file.appendingPathExtension("gone")) }
+        #expect(missing.message.hasPrefix("Cannot read the signing key file"))
     }
 
     static func storedPhoto(_ harness: Harness) throws -> String {
