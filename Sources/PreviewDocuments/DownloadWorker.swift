@@ -66,19 +66,26 @@ public struct DownloadWorker: Service {
     /// Downloads that a crashed process on this host held go back to the queue; workspaces of
     /// processes that are gone are removed.
     private func cleanUp(_ queue: any LinkDownloads) async {
-        do {
-            let reclaimed = try await offload.run(.writes) { try queue.reclaimDownloadLeases(where: QueueWorker.isDeadLocalWorker) }
-            if reclaimed > 0 { logger.warning("reclaimed downloads of a process that died", metadata: ["preview.downloads": "\(reclaimed)"]) }
-        } catch {
-            logger.error("could not reclaim downloads", metadata: ["preview.error": "\(error)"])
-        }
+        await reclaimDeadLeases(queue)
         for folder in (try? FileManager.default.contentsOfDirectory(atPath: workspaces.path)) ?? [] {
             guard let pid = Int32(folder.prefix { $0 != "-" }), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             try? FileManager.default.removeItem(at: workspaces.appendingPathComponent(folder))
         }
     }
 
+    /// Downloads that a process of this host held when it died go back to the queue at once, not
+    /// when their leases run out.
+    private func reclaimDeadLeases(_ queue: any LinkDownloads) async {
+        do {
+            let reclaimed = try await offload.run(.writes) { try queue.reclaimDownloadLeases(where: QueueWorker.isDeadLocalWorker) }
+            if reclaimed > 0 { logger.warning("reclaimed downloads of a process that died", metadata: ["preview.downloads": "\(reclaimed)"]) }
+        } catch {
+            logger.error("could not reclaim downloads", metadata: ["preview.error": "\(error)"])
+        }
+    }
+
     private func work(_ queue: any LinkDownloads, running: RunningWork<DownloadRecord>) async {
+        var idlePolls = 0
         while !running.isStopping, !Task.isCancelled {
             let announced = documents.arrivals?.announcements ?? 0
             let (name, leaseSeconds) = (name, leaseSeconds)
@@ -89,6 +96,9 @@ public struct DownloadWorker: Service {
             case .failed: continue
             case .cancelled: return
             case .idle:
+                // A process of this host that died while this one ran leaves its downloads to be taken back.
+                idlePolls += 1
+                if idlePolls % 25 == 0 { await reclaimDeadLeases(queue) }
                 // Links sent to this process wake an idle slot at once; other processes' are found by polling.
                 if let arrivals = documents.arrivals { _ = await arrivals.wait(since: announced, upTo: pollInterval) } else {
                     try? await Task.sleep(for: pollInterval)

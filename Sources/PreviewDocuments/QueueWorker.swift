@@ -72,7 +72,7 @@ public struct QueueWorker: Service {
         }
     }
 
-    private static let host = ProcessInfo.processInfo.hostName
+    static let host = ProcessInfo.processInfo.hostName
 
     /// A lease owner's name for a worker of this process: `host/pid/random`, which
     /// ``isDeadLocalWorker(_:)`` reads back.
@@ -81,11 +81,19 @@ public struct QueueWorker: Service {
     private var queue: any JobQueue { documents.queue }
     private var arrivals: JobArrivals? { documents.arrivals }
 
-    /// True for a lease owner that was a worker process on this host which no longer exists.
+    /// True for a lease owner that was a worker process on this host which no longer runs: gone,
+    /// or killed and not yet reaped by its parent (a zombie keeps its pid but runs nothing).
     static func isDeadLocalWorker(_ owner: String) -> Bool {
         let parts = owner.split(separator: "/")
         guard parts.count == 3, parts[0] == host, let pid = Int32(parts[1]), pid != getpid() else { return false }
-        return kill(pid, 0) != 0 && errno == ESRCH
+        if kill(pid, 0) != 0 { return errno == ESRCH }
+        return isZombie(pid)
+    }
+
+    /// Whether process `pid` has exited and waits to be reaped (its state in `/proc/PID/stat` is `Z`).
+    static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let name = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: name)...].drop { $0 == " " }.first == "Z"
     }
 
     private func reclaimDeadLeases() async {

@@ -39,12 +39,16 @@ public struct DocumentServer: Sendable {
     let faults = FaultBurst(place: "requests")
     /// The store's figures for /metrics, never waited on for long.
     let gauges = StoreGauges()
+    /// Bounds the connections held, overall and per client address.
+    let connections: ConnectionBudget
+    /// Bounds the stored files being sent, overall and per connection.
+    let streams: StreamSlots
 
     public init(documents: DocumentService, settings: ServerSettings, logger: Logger) {
         self.documents = documents
         self.settings = settings
         self.logger = logger
-        renders = RenderGate(total: settings.maxRendersInFlight, perOwner: settings.maxRendersPerOwner,
+        renders = RenderGate(total: settings.maxRendersInFlight, perRequester: settings.maxRendersPerOwner,
                              perDocument: settings.maxRendersPerDocument)
         uploads = UploadSlots(total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
                               minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
@@ -52,6 +56,9 @@ public struct DocumentServer: Sendable {
         signed = SignedURLs(keys: settings.signingKeys ?? .ephemeral(), clock: documents.clock)
         // A render past the gate always finds a thread: one per render in flight, and one for a repair.
         offload = Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + 1)
+        let shares = settings.maxConnections == nil || settings.maxStreams == nil ? DescriptorBudget.shares(of: DescriptorBudget.raisedLimit()) : nil
+        connections = ConnectionBudget(total: settings.maxConnections ?? shares?.connections ?? 1, perClient: settings.maxConnectionsPerClient)
+        streams = StreamSlots(total: settings.maxStreams ?? shares?.streams ?? 1, perConnection: settings.maxStreamsPerConnection)
         keeping = PreviewKeeping(offload: offload, pipeline: documents.pipeline, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)
         _ = ServerMetrics.registry
     }
@@ -75,7 +82,7 @@ public struct DocumentServer: Sendable {
         SignInController(access: access, logger: logger).register(on: routes)
         api.register(on: routes)
         PreviewsController(documents: documents, offload: offload, settings: settings, renders: renders, keeping: keeping).register(on: routes)
-        ContentController(documents: documents, offload: offload, signed: signed, logger: logger).register(on: routes)
+        ContentController(documents: documents, offload: offload, signed: signed, streams: streams, logger: logger).register(on: routes)
         IIIFController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
         ZoomScript.register(on: routes)
         SignedURLsController(documents: documents, offload: offload, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
@@ -93,14 +100,20 @@ public struct DocumentServer: Sendable {
 
 /// The HTTP application of `server`, listening on its configured address, with `services` run
 /// beside it: what `serve` runs and what the tests drive (the Hummingbird template's shape). With
-/// TLS, HTTP/2 is offered by ALPN beside HTTP/1.1.
+/// TLS, HTTP/2 is offered by ALPN beside HTTP/1.1. Every connection passes the server's
+/// ``ConnectionBudget`` first, and a TLS one must finish its handshake in time (``GuardedChildChannel``).
 public func buildApplication(_ server: DocumentServer, services: [any Service] = []) throws -> some ApplicationProtocol {
-    let idleTimeout = TimeAmount(server.settings.idleTimeout)
+    let settings = server.settings
+    let idleTimeout = TimeAmount(settings.idleTimeout)
     let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ClientPresence(), WriteStall(timeout: idleTimeout)], idleTimeout: idleTimeout)
-    let builder: HTTPServerBuilder = if let tls = server.settings.tls {
-        try .http2Upgrade(tlsConfiguration: tls, configuration: .init(idleTimeout: server.settings.idleTimeout, streamConfiguration: http1))
-    } else {
-        .http1(configuration: http1)
+    let budget = server.connections
+    let builder = HTTPServerBuilder { responder in
+        if let tls = settings.tls {
+            let http2 = try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(idleTimeout: settings.idleTimeout, streamConfiguration: http1),
+                                                responder: responder)
+            return GuardedChildChannel(base: http2, budget: budget, handshakeTimeout: TimeAmount(settings.handshakeTimeout))
+        }
+        return GuardedChildChannel(base: HTTP1Channel(responder: responder, configuration: http1), budget: budget, handshakeTimeout: nil)
     }
     return Application(router: server.buildRouter(), server: builder,
                        configuration: .init(address: .hostname(server.settings.host, port: server.settings.port)),

@@ -2,84 +2,166 @@ import PreviewCore
 import PreviewStore
 
 /// Admission for on-demand renders (a preview not in the store yet): at most ``total`` at once, at
-/// most ``perOwner`` for one owner and ``perDocument`` for one document, so one viewer of one slow
-/// document holds one renderer, never all of them. A request over its owner's or document's share
-/// waits its turn for up to ``wait`` (a viewer's lazy pages queue instead of breaking); over the
-/// total, or after the wait, it is refused (429). Previews already stored never come here.
+/// most ``perRequester`` for one requester's lane and ``perDocument`` for one document, so one
+/// viewer of one slow document holds one renderer, never all of them. A share's visitors render in
+/// lanes of their own, one per share and one per client address, never in the owner's: a stranger
+/// with a link cannot make the owner's previews wait. A request over its lane's or document's share
+/// waits its turn, in order of arrival, for up to ``wait`` (a viewer's lazy pages queue instead of
+/// breaking); over the total, or after the wait, it is refused (429). Previews already stored never
+/// come here.
 final class RenderGate: Sendable {
+    /// Whom a render is for.
+    enum Requester: Hashable, Sendable {
+        /// The document's owner: the service token, a session, or a URL the owner's app had signed.
+        case owner(String)
+        /// A visitor of one of the document's shares, from a client address.
+        case visitor(share: String, address: String)
+
+        /// The lanes the render takes a place in.
+        var lanes: [String] {
+            switch self {
+            case let .owner(owner): ["owner:" + owner]
+            case let .visitor(share, address): ["share:" + share, "visitor:" + address]
+            }
+        }
+    }
+
     let total: Int
-    let perOwner: Int
+    let perRequester: Int
     let perDocument: Int
     let wait: Duration
+
+    enum Entry: Sendable {
+        case entered
+        /// Every render slot is taken.
+        case full
+        /// The lane's or document's share stayed taken for the whole wait.
+        case waitedTooLong
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let lanes: [String]
+        let document: String
+        let continuation: CheckedContinuation<Entry, Never>
+    }
 
     private struct State {
         var running = 0
         var highest = 0
-        var owners: [String: Int] = [:]
+        var lanes: [String: Int] = [:]
         var documents: [String: Int] = [:]
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+
+        func hasRoom(_ lanes: [String], _ document: String, perLane: Int, perDocument: Int) -> Bool {
+            lanes.allSatisfy { self.lanes[$0, default: 0] < perLane } && documents[document, default: 0] < perDocument
+        }
+
+        mutating func take(_ lanes: [String], _ document: String) {
+            running += 1
+            highest = max(highest, running)
+            for lane in lanes { self.lanes[lane, default: 0] += 1 }
+            documents[document, default: 0] += 1
+        }
     }
 
     private let state = Locked(State())
 
-    init(total: Int, perOwner: Int, perDocument: Int, wait: Duration = .seconds(30)) {
+    init(total: Int, perRequester: Int, perDocument: Int, wait: Duration = .seconds(30)) {
         self.total = max(1, total)
-        self.perOwner = max(1, perOwner)
+        self.perRequester = max(1, perRequester)
         self.perDocument = max(1, perDocument)
         self.wait = wait
     }
 
-    enum Entry {
-        case entered
-        /// Every render slot is taken.
-        case full
-        /// The owner's or document's share stayed taken for the whole wait.
-        case waitedTooLong
-    }
-
-    /// Takes a render slot for `document` of `owner`; pair `.entered` with ``leave(owner:document:)``.
-    func enter(owner: String, document: String) async -> Entry {
-        let deadline = ContinuousClock.now + wait
-        while true {
-            let outcome: Entry? = state.withLock { state in
-                guard state.running < total else { return .full }
-                guard state.owners[owner, default: 0] < perOwner, state.documents[document, default: 0] < perDocument else { return nil }
-                state.running += 1
-                state.highest = max(state.highest, state.running)
-                state.owners[owner, default: 0] += 1
-                state.documents[document, default: 0] += 1
-                return .entered
+    /// Takes a render slot for `document` on behalf of `requester`; pair `.entered` with
+    /// ``leave(_:document:)``.
+    func enter(_ requester: Requester, document: String) async -> Entry {
+        let lanes = requester.lanes
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Entry, Never>) in
+                let now = state.withLock { state -> Entry? in
+                    guard state.running < total else { return .full }
+                    if state.waiters.isEmpty, state.hasRoom(lanes, document, perLane: perRequester, perDocument: perDocument) {
+                        state.take(lanes, document)
+                        return .entered
+                    }
+                    state.waiters.append(Waiter(id: id, lanes: lanes, document: document, continuation: continuation))
+                    return nil
+                }
+                if let now {
+                    continuation.resume(returning: now)
+                } else {
+                    Task { [wait] in
+                        try? await Task.sleep(for: wait)
+                        self.giveUp(id)
+                    }
+                }
             }
-            if let outcome { return outcome }
-            guard ContinuousClock.now < deadline, !Task.isCancelled else { return .waitedTooLong }
-            try? await Task.sleep(for: .milliseconds(20))
+        } onCancel: {
+            giveUp(id)
         }
     }
 
-    func leave(owner: String, document: String) {
-        state.withLock { state in
-            state.running -= 1
-            state.owners[owner, default: 1] -= 1
-            if state.owners[owner] == 0 { state.owners[owner] = nil }
-            state.documents[document, default: 1] -= 1
-            if state.documents[document] == 0 { state.documents[document] = nil }
+    /// Ends waiter `id`'s wait with `.waitedTooLong`, unless it entered meanwhile.
+    private func giveUp(_ id: UInt64) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
         }
+        waiter?.continuation.resume(returning: .waitedTooLong)
+    }
+
+    /// Gives back the slot ``enter(_:document:)`` took, and lets in the waiters that now fit, in order.
+    func leave(_ requester: Requester, document: String) {
+        let admitted = state.withLock { state -> [Waiter] in
+            state.running -= 1
+            for lane in requester.lanes {
+                let left = state.lanes[lane, default: 1] - 1
+                state.lanes[lane] = left > 0 ? left : nil
+            }
+            let left = state.documents[document, default: 1] - 1
+            state.documents[document] = left > 0 ? left : nil
+            var admitted: [Waiter] = []
+            var index = 0
+            while index < state.waiters.count, state.running < total {
+                let waiter = state.waiters[index]
+                if state.hasRoom(waiter.lanes, waiter.document, perLane: perRequester, perDocument: perDocument) {
+                    state.take(waiter.lanes, waiter.document)
+                    admitted.append(state.waiters.remove(at: index))
+                } else {
+                    index += 1
+                }
+            }
+            return admitted
+        }
+        for waiter in admitted { waiter.continuation.resume(returning: .entered) }
     }
 
     /// The most renders ever in flight at once.
     var highest: Int { state.withLock { $0.highest } }
+    /// Renders waiting their turn now.
+    var waiting: Int { state.withLock { $0.waiters.count } }
 }
 
 extension RenderGate {
     /// Runs `render` in a render slot for `document` (429 when none comes in time), unless the client
-    /// went away while it waited: then no render is started for it.
+    /// went away while it waited: then no render is started for it. A request signed for a share
+    /// renders as that share's visitor.
     func admitting<T>(_ document: DocumentRecord, context: ServerContext, testHooks: Bool,
                       _ render: () async throws -> T) async throws -> T {
-        switch await enter(owner: document.owner, document: document.id) {
+        let requester: Requester = context.signedGrant?.share.map { .visitor(share: $0, address: context.clientAddress) } ?? .owner(document.owner)
+        switch await enter(requester, document: document.id) {
         case .entered: break
         case .full, .waitedTooLong:
             throw APIError(.queueFull, "Too many previews are being made right now; try again in a moment.", headers: [.retryAfter: "1"])
         }
-        defer { leave(owner: document.owner, document: document.id) }
+        defer { leave(requester, document: document.id) }
         if testHooks { try await Task.sleep(for: .milliseconds(500)) }
         if await ClientPresence.hasGone(context.channel) {
             context.logger.info("render skipped: the client disconnected", metadata: ["preview.document": "\(document.id)"])

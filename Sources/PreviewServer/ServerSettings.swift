@@ -24,12 +24,24 @@ public struct ServerSettings: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// On-demand previews being rendered at once (stored ones do not count); more get 429 with `Retry-After`.
     public var maxRendersInFlight = 8
-    /// On-demand renders of one owner's documents at once, and of one document; more wait their turn.
+    /// On-demand renders of one owner's documents at once (and, apart from the owner's, of one
+    /// share's visitors, and of one visitor's address), and of one document; more wait their turn.
     public var maxRendersPerOwner = 1
     public var maxRendersPerDocument = 1
     /// Uploads being received at once, and from one client address; more get 429 with `Retry-After`.
     public var maxUploadsInFlight = 16
     public var maxUploadsPerClient = 4
+    /// Connections held at once (nil: half of what the descriptor limit leaves after a reserve,
+    /// ``DescriptorBudget``), and from one client address; past them a connection is shed, plain
+    /// HTTP with a 503.
+    public var maxConnections: Int?
+    public var maxConnectionsPerClient = 64
+    /// Stored files being sent at once (nil: as many as connections), and on one connection (an
+    /// HTTP/2 connection's streams share it); more wait their turn.
+    public var maxStreams: Int?
+    public var maxStreamsPerConnection = 4
+    /// How long a TLS handshake may take before its connection is closed.
+    public var handshakeTimeout: Duration = .seconds(10)
     /// The slowest an upload may arrive (over each 30 s); slower ones are cut off, and lose their slot
     /// to a new upload when every slot is taken.
     public var minimumUploadBytesPerSecond = 1024

@@ -33,3 +33,12 @@ public func waitFor<Value>(_ what: String, timeout: Duration = .seconds(120), in
     }
     return found!
 }
+
+/// Runs blocking `work` (sockets, ``waitUntil(_:timeout:interval:_:)``) on a thread of its own and
+/// returns its result: an in-process server's requests run on Swift's few cooperative threads,
+/// which a test blocked on a socket must not hold.
+public func onOwnThread<T: Sendable>(_ work: @Sendable @escaping () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+    }
+}

@@ -70,6 +70,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Uploads received at once from one client address.")
     var maxUploadsPerClient = 4
 
+    @Option(help: "Connections held at once from one client address; more are answered 503 and closed.")
+    var maxConnectionsPerClient = 64
+
     @Option(help: ArgumentHelp("Keep at most this much of on-demand previews (pages and sizes clients asked for; thumbnails and converted documents are kept whatever their size), least recently used evicted first. Default 10GB, or limits.preview_cache_bytes.", valueName: "size"))
     var previewCacheSize: String?
 
@@ -86,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionRange.check("--max-renders", maxRenders, 1...1024)
         try OptionRange.check("--max-uploads", maxUploads, 1...4096)
         try OptionRange.check("--max-uploads-per-client", maxUploadsPerClient, 1...4096)
+        try OptionRange.check("--max-connections-per-client", maxConnectionsPerClient, 1...1_000_000)
         try OptionRange.check("--grace", grace, 0...3600)
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("Give --tls-cert and --tls-key together.") }
         if let previewCacheSize, Limits.parseByteCount(previewCacheSize) == nil {
@@ -146,6 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxRendersInFlight = maxRenders
         settings.maxUploadsInFlight = maxUploads
         settings.maxUploadsPerClient = maxUploadsPerClient
+        settings.maxConnectionsPerClient = maxConnectionsPerClient
         settings.grace = .seconds(grace)
         settings.publicHosts = publicHost
         guard (72...2400).contains(zoomDPI) else { throw ValidationError("--zoom-dpi must be in 72…2400") }

@@ -510,7 +510,9 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
     @Test func downloadsThatAreNotReadAreBoundedAndClosed() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--idle-timeout", "4"])
+        // A hundred clients from one address: more than an address's share of connections by default.
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0,
+                                       extra: ["--idle-timeout", "4", "--max-connections-per-client", "200"])
         let payload = String(repeating: "0123456789abcdef", count: 24 << 16)
         let large = PDFWriter.document(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
                                         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
@@ -655,74 +657,6 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
             #expect((document["error"] as? [String: Any])?["code"] as? String == "timeout", "\(document)")
         }
         #expect(Date().timeIntervalSince(started) < 60, "remembered timeouts fail at once")
-    }
-}
-
-/// A plain TCP connection to the loopback server, for requests URLSession will not send.
-private final class RawConnection {
-    private let descriptor: Int32
-
-    init(port: Int, receiveBuffer: Int32? = nil) throws {
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
-        var address = LoopbackPort.address(port)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
-    }
-
-    func send(_ text: String) {
-        _ = text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
-    }
-
-    /// True when the peer closes the connection (read returns 0 or fails) within `seconds`.
-    func waitForClose(seconds: Int) -> Bool {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            if count == 0 { return true }
-            if count < 0 { return errno == ECONNRESET }
-        }
-    }
-
-    func close() {
-        _ = Glibc.close(descriptor)
-    }
-
-    /// The status of the response that arrives within 10 s; nil if none.
-    func readStatus() -> Int? {
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var buffer = [UInt8](repeating: 0, count: 512)
-        let count = read(descriptor, &buffer, buffer.count)
-        return count > 12 ? Int(String(decoding: buffer[9..<12], as: UTF8.self)) : nil
-    }
-
-    /// Sends `head` (a request line and headers ending in `Transfer-Encoding: chunked`), then each
-    /// piece as a chunk, until the server answers or stops reading: the status it answered with
-    /// (nil if none within 10 s) and how many body bytes went out before that.
-    func streamChunked(head: String, pieces: some Sequence<[UInt8]>) -> (status: Int?, sent: Int) {
-        var sent = 0
-        func write(_ bytes: [UInt8]) -> Bool {
-            var offset = 0
-            while offset < bytes.count {
-                let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if count <= 0 { return false }
-                offset += count
-            }
-            return true
-        }
-        _ = write(Array(head.utf8) + Array("\r\n".utf8))
-        for piece in pieces {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&poller, 1, 0) > 0 { break }
-            guard write(Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Array("\r\n".utf8)) else { break }
-            sent += piece.count
-        }
-        return (readStatus(), sent)
     }
 }
 

@@ -98,7 +98,7 @@ import Testing
             await harness.previewsKept()
             // Every render slot is held by one stranger's documents.
             let gate = harness.server.renders
-            for index in 0..<gate.total { #expect(await gate.enter(owner: "stranger-\(index)", document: "d\(index)") == .entered) }
+            for index in 0..<gate.total { #expect(await gate.enter(.owner("stranger-\(index)"), document: "d\(index)") == .entered) }
             try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300", method: .get) {
                 #expect($0.status == .ok, "a stored preview needs no slot")
             }
@@ -106,22 +106,44 @@ import Testing
                 #expect(response.status == .tooManyRequests, "a render needs one")
                 #expect(response.headers[.retryAfter] == "1")
             }
-            for index in 0..<gate.total { gate.leave(owner: "stranger-\(index)", document: "d\(index)") }
+            for index in 0..<gate.total { gate.leave(.owner("stranger-\(index)"), document: "d\(index)") }
             try await client.execute(uri: "/v1/documents/\(id)/preview?page=3", method: .get) { #expect($0.status == .ok) }
         }
     }
 
     @Test func anOwnersRendersWaitTheirTurn() async throws {
-        let impatient = RenderGate(total: 4, perOwner: 1, perDocument: 1, wait: .milliseconds(300))
-        #expect(await impatient.enter(owner: "a", document: "1") == .entered)
-        #expect(await impatient.enter(owner: "b", document: "2") == .entered, "another owner is not held up")
-        #expect(await impatient.enter(owner: "a", document: "3") == .waitedTooLong, "the owner's share stays taken")
+        let impatient = RenderGate(total: 4, perRequester: 1, perDocument: 1, wait: .milliseconds(300))
+        #expect(await impatient.enter(.owner("a"), document: "1") == .entered)
+        #expect(await impatient.enter(.owner("b"), document: "2") == .entered, "another owner is not held up")
+        #expect(await impatient.enter(.owner("a"), document: "3") == .waitedTooLong, "the owner's share stays taken")
         // A wait no load outlasts: whenever the first render ends, the next one goes.
-        let gate = RenderGate(total: 4, perOwner: 1, perDocument: 1, wait: .seconds(3600))
-        #expect(await gate.enter(owner: "a", document: "1") == .entered)
-        async let waiting = gate.enter(owner: "a", document: "3")
-        gate.leave(owner: "a", document: "1")
+        let gate = RenderGate(total: 4, perRequester: 1, perDocument: 1, wait: .seconds(3600))
+        #expect(await gate.enter(.owner("a"), document: "1") == .entered)
+        async let waiting = gate.enter(.owner("a"), document: "3")
+        gate.leave(.owner("a"), document: "1")
         #expect(await waiting == .entered, "the owner's next render goes once the first ends")
+    }
+
+    /// A share's visitors render in lanes of their own (per share, per address): however many
+    /// regions they ask for, the owner's previews do not wait behind them. Waiters go in order.
+    @Test func visitorsRenderApartFromTheOwnerAndInOrder() async throws {
+        let gate = RenderGate(total: 4, perRequester: 1, perDocument: 1, wait: .milliseconds(300))
+        #expect(await gate.enter(.visitor(share: "s", address: "10.0.0.1"), document: "1") == .entered)
+        #expect(await gate.enter(.owner("ana"), document: "2") == .entered, "the owner's lane is not the visitor's")
+        #expect(await gate.enter(.visitor(share: "s", address: "10.0.0.2"), document: "3") == .waitedTooLong, "one lane per share")
+        #expect(await gate.enter(.visitor(share: "t", address: "10.0.0.1"), document: "4") == .waitedTooLong, "and one per address")
+        #expect(await gate.enter(.visitor(share: "t", address: "10.0.0.3"), document: "5") == .entered)
+
+        let ordered = RenderGate(total: 4, perRequester: 1, perDocument: 1, wait: .seconds(3600))
+        #expect(await ordered.enter(.owner("ana"), document: "1") == .entered)
+        let first = Task { await ordered.enter(.owner("ana"), document: "2") }
+        try await onOwnThread { try waitUntil("the first to wait") { ordered.waiting == 1 } }
+        let second = Task { await ordered.enter(.owner("ana"), document: "3") }
+        try await onOwnThread { try waitUntil("the second to wait") { ordered.waiting == 2 } }
+        ordered.leave(.owner("ana"), document: "1")
+        #expect(await first.value == .entered && ordered.waiting == 1, "the first to come goes first")
+        ordered.leave(.owner("ana"), document: "2")
+        #expect(await second.value == .entered)
     }
 
     @Test func slowUploadsHoldOnlyTheirOwnSlots() {

@@ -25,15 +25,17 @@ struct Harness {
     let server: DocumentServer
 
     init(_ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
-         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil) throws {
+         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil,
+         settings adjust: (inout ServerSettings) -> Void = { _ in }) throws {
         let folder = try TemporaryFolder()
         try self.init(opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits,
-                      signingKeys: signingKeys, passwordWindow: passwordWindow, arrivals: arrivals)
+                      signingKeys: signingKeys, passwordWindow: passwordWindow, arrivals: arrivals, settings: adjust)
     }
 
     /// A server over the store `opened`, whose files `folder` holds (removed with it).
     init(opened: StoreBackend, folder: TemporaryFolder, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
-         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil) throws {
+         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil,
+         settings adjust: (inout ServerSettings) -> Void = { _ in }) throws {
         self.folder = folder
         pipeline = DocumentPipeline(store: opened.store, configuration: Configuration(limits: limits), clock: clock, logger: Logger(label: "test"))
         queue = opened.queue
@@ -42,6 +44,7 @@ struct Harness {
         settings.maxQueuedJobs = maxQueued
         settings.signingKeys = signingKeys
         settings.passwordWindow = passwordWindow
+        adjust(&settings)
         server = DocumentServer(documents: DocumentService(pipeline: pipeline, queue: queue, arrivals: arrivals, downloads: opened.downloads), settings: settings,
                                 logger: Logger(label: "test"))
     }
@@ -49,6 +52,12 @@ struct Harness {
     @discardableResult
     func test<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
         try await buildApplication(server).test(.router, body)
+    }
+
+    /// Runs `body` with the server listening on a loopback port (its connections real ones).
+    @discardableResult
+    func live<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
+        try await buildApplication(server).test(.live, body)
     }
 
     /// Waits until the previews rendered for requests so far are stored (they are, just after their answers).

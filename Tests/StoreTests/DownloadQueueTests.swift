@@ -1,7 +1,7 @@
 import Foundation
 import PreviewBackendTestSupport
 import PreviewCore
-import PreviewDocuments
+@testable import PreviewDocuments
 import PreviewStore
 import PreviewTestSupport
 import Testing
@@ -99,6 +99,22 @@ import Testing
             try queue.release(again)
             #expect(try queue.download(id: leased.id)?.attempts == 1, "a release uncounts its attempt")
         }
+    }
+
+    /// A worker process of this host is dead once it has gone, and also while it waits to be
+    /// reaped (a `kill -9`'d `serve` whose parent has not waited for it yet).
+    @Test func aKilledProcessNotYetReapedIsDead() throws {
+        var pid: pid_t = 0
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+        defer { for argument in arguments { free(argument) } }
+        #expect(posix_spawn(&pid, "/bin/true", nil, nil, arguments, environ) == 0)
+        let owner = "\(QueueWorker.host)/\(pid)/x"
+        try waitUntil("the child to exit") { QueueWorker.isZombie(pid) }
+        #expect(QueueWorker.isDeadLocalWorker(owner), "exited, not yet reaped")
+        var status: Int32 = 0
+        #expect(waitpid(pid, &status, 0) == pid)
+        #expect(QueueWorker.isDeadLocalWorker(owner), "gone")
+        #expect(!QueueWorker.isDeadLocalWorker("\(QueueWorker.host)/\(getppid())/x"), "a running process is alive")
     }
 
     @Test(arguments: TestBackend.available) func historyPagesStayStableWhileLinksArrive(backend: TestBackend) throws {

@@ -19,6 +19,8 @@ struct ContentController {
     let documents: DocumentService
     let offload: Offload
     let signed: SignedURLs
+    /// Bounds the files being sent, overall and per connection.
+    let streams: StreamSlots
     let logger: Logger
 
     func register(on routes: RouteTable) {
@@ -168,13 +170,18 @@ struct ContentController {
         if request.method == .head { return Response(status: status, headers: headers) }
         // The whole file is checked against its name as it streams: a mismatch aborts the response.
         let expected = range == .whole ? hash : nil
-        switch source {
-        case let .file(url):
-            return Response(status: status, headers: headers,
-                            body: Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger))
-        case let .remote(remote, _):
-            return Response(status: status, headers: headers,
-                            body: Self.remoteBody(remote, range: bytes, hasher: offload, expected: expected, logger: logger))
+        let body = switch source {
+        case let .file(url): Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger)
+        case let .remote(remote, _): Self.remoteBody(remote, range: bytes, hasher: offload, expected: expected, logger: logger)
+        }
+        return Response(status: status, headers: headers, body: inSlot(body, on: StreamSlots.connection(of: channel)))
+    }
+
+    /// `body`, written once a slot of ``streams`` is free for `connection`: its file is opened only then.
+    private func inSlot(_ body: ResponseBody, on connection: ObjectIdentifier?) -> ResponseBody {
+        let streams = streams
+        return ResponseBody(contentLength: body.contentLength) { writer in
+            try await streams.withSlot(on: connection) { try await body.write(writer) }
         }
     }
 

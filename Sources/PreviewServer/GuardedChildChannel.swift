@@ -1,0 +1,104 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOSSL
+import NIOTLS
+import PreviewCore
+
+/// A server's child channel (`base`: HTTP/1.1, or TLS with HTTP/2 by ALPN) with a budget in front:
+/// a connection past the ``ConnectionBudget`` is shed before `base` sees a byte of it (plain HTTP
+/// is told `503` with `Retry-After`; a TLS client, whose handshake has not begun, sees the
+/// connection close), and a TLS connection whose handshake is not done within `handshakeTimeout`
+/// is closed: the idle timeout starts only once a request can be read, so without this a client
+/// that never sends its ClientHello would hold its descriptor for ever.
+struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+    let budget: ConnectionBudget
+    /// Set for TLS: how long a handshake may take.
+    let handshakeTimeout: TimeAmount?
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        let address = channel.remoteAddress?.ipAddress ?? "unknown"
+        let refusal = budget.admit(address)
+        if refusal == nil { channel.closeFuture.whenComplete { _ in budget.release(address) } }
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            if let refusal {
+                // First in the pipeline: what the client sends never reaches `base`, which sees the close.
+                logger.debug("connection shed", metadata: ["preview.client": "\(address)", "reason": "\(refusal.rawValue)"])
+                try channel.pipeline.syncOperations.addHandler(ShedConnection(answer: handshakeTimeout == nil), position: .first)
+            } else if let handshakeTimeout {
+                let tls = try channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
+                try channel.pipeline.syncOperations.addHandler(HandshakeDeadline(timeout: handshakeTimeout), position: .after(tls))
+            }
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+/// Closes its connection unless the TLS handshake completes within `timeout`; gone once it has.
+final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    private let timeout: TimeAmount
+    private var timer: Scheduled<Void>?
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        timer = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        context.fireUserInboundEventTriggered(event)
+        if case .handshakeCompleted = event as? TLSUserEvent {
+            timer?.cancel()
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
+    }
+}
+
+/// The whole life of a shed connection: with `answer`, a `503` with `Retry-After` once it is
+/// active; then it is closed, and nothing it sends is read.
+final class ShedConnection: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    private let answer: Bool
+
+    init(answer: Bool) {
+        self.answer = answer
+    }
+
+    static let response: ByteBuffer = {
+        let body = (try? StableJSON.encode(ErrorEnvelope(PreviewError(.unavailable, "The server has no room for another connection.")))) ?? []
+        var response = ByteBuffer(string: "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
+                                  + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+        response.writeBytes(body)
+        return response
+    }()
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { shed(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        shed(context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
+
+    private func shed(_ context: ChannelHandlerContext) {
+        let channel = context.channel
+        guard answer else { return channel.close(promise: nil) }
+        context.writeAndFlush(NIOAny(Self.response)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}

@@ -1,0 +1,103 @@
+import NIOCore
+import PreviewCore
+
+/// Stored files (originals, renditions, a ladder's media) being sent, overall and on one
+/// connection: each holds a descriptor, or an object store's connection, and a few chunks of
+/// buffer until its client has read it. Past either bound a stream waits its turn, in order of
+/// arrival, holding neither; so an HTTP/2 connection's hundred streams whose client never opens its
+/// window hold ``perConnection`` files, not a hundred.
+final class StreamSlots: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let connection: ObjectIdentifier?
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var total = 0
+        var byConnection: [ObjectIdentifier: Int] = [:]
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
+
+        func hasRoom(for connection: ObjectIdentifier?, total limit: Int, perConnection: Int) -> Bool {
+            total < limit && connection.map { byConnection[$0, default: 0] < perConnection } != false
+        }
+
+        mutating func take(_ connection: ObjectIdentifier?) {
+            total += 1
+            if let connection { byConnection[connection, default: 0] += 1 }
+        }
+    }
+
+    let total: Int
+    let perConnection: Int
+    private let state = Locked(State())
+
+    init(total: Int, perConnection: Int) {
+        self.total = max(1, total)
+        self.perConnection = max(1, perConnection)
+    }
+
+    /// The connection a request came on: an HTTP/2 stream's parent, else its own channel (nil in process).
+    static func connection(of channel: (any Channel)?) -> ObjectIdentifier? {
+        guard let channel else { return nil }
+        if let parent = channel.parent, parent.parent != nil { return ObjectIdentifier(parent) }
+        return ObjectIdentifier(channel)
+    }
+
+    /// Runs `body` in a slot of `connection`'s, once one is free.
+    func withSlot<T: Sendable>(on connection: ObjectIdentifier?, _ body: () async throws -> T) async throws -> T {
+        try await acquire(connection)
+        defer { release(connection) }
+        return try await body()
+    }
+
+    private func acquire(_ connection: ObjectIdentifier?) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let now = state.withLock { state -> Bool in
+                    if state.waiters.isEmpty, state.hasRoom(for: connection, total: total, perConnection: perConnection) {
+                        state.take(connection)
+                        return true
+                    }
+                    state.waiters.append(Waiter(id: id, connection: connection, continuation: continuation))
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    private func release(_ connection: ObjectIdentifier?) {
+        let woken = state.withLock { state -> [Waiter] in
+            state.total -= 1
+            if let connection {
+                let left = state.byConnection[connection, default: 1] - 1
+                state.byConnection[connection] = left > 0 ? left : nil
+            }
+            var woken: [Waiter] = []
+            var index = 0
+            while index < state.waiters.count, state.total < total {
+                let waiter = state.waiters[index]
+                if state.hasRoom(for: waiter.connection, total: total, perConnection: perConnection) {
+                    state.take(waiter.connection)
+                    woken.append(state.waiters.remove(at: index))
+                } else {
+                    index += 1
+                }
+            }
+            return woken
+        }
+        for waiter in woken { waiter.continuation.resume() }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP connection to the loopback server, for requests URLSession will not send.
+public final class RawConnection {
+    private let descriptor: Int32
+
+    public init(port: Int, receiveBuffer: Int32? = nil) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+        var address = LoopbackPort.address(port)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
+    }
+
+    public func send(_ text: String) {
+        _ = text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// True when the peer closes the connection (read returns 0 or fails) within `seconds`.
+    public func waitForClose(seconds: Int) -> Bool {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    public func close() {
+        _ = Glibc.close(descriptor)
+    }
+
+    /// The status of the response that arrives within `seconds`; nil if none.
+    public func readStatus(seconds: Int = 10) -> Int? {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = read(descriptor, &buffer, buffer.count)
+        return count > 12 ? Int(String(decoding: buffer[9..<12], as: UTF8.self)) : nil
+    }
+
+    /// Sends `head` (a request line and headers ending in `Transfer-Encoding: chunked`), then each
+    /// piece as a chunk, until the server answers or stops reading: the status it answered with
+    /// (nil if none within 10 s) and how many body bytes went out before that.
+    public func streamChunked(head: String, pieces: some Sequence<[UInt8]>) -> (status: Int?, sent: Int) {
+        var sent = 0
+        func write(_ bytes: [UInt8]) -> Bool {
+            var offset = 0
+            while offset < bytes.count {
+                let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if count <= 0 { return false }
+                offset += count
+            }
+            return true
+        }
+        _ = write(Array(head.utf8) + Array("\r\n".utf8))
+        for piece in pieces {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, 0) > 0 { break }
+            guard write(Array("\(String(piece.count, radix: 16))\r\n".utf8) + piece + Array("\r\n".utf8)) else { break }
+            sent += piece.count
+        }
+        return (readStatus(), sent)
+    }
+}
