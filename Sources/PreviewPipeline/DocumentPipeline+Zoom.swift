@@ -22,7 +22,7 @@ extension DocumentPipeline {
     }
 
     /// The side of the tiles a zoom client is told to ask for (IIIF `tiles.width`).
-    public static let zoomTile = 512
+    public static let zoomTile = ImageRegion.zoomTile
     /// The largest side of a video's poster frame.
     static let posterEdge = RenderRequest.maxEdge
 

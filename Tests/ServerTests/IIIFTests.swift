@@ -62,6 +62,7 @@ import Testing
         }
         #expect(isBad(refusal("pct:0,0,1,999999999999", "max", width: 612, height: side)) == false, "a sliver of a tall page is a region")
         #expect(ImageRegion.pageSize(points: (612, 5e18), dpi: 600) == nil)
+        #expect(ImageRegion.pageSize(points: (612, -5e18), dpi: 600) == nil, "found by scripts/fuzz request: a negative side trapped")
         #expect(ImageRegion.pageSize(points: (2_147_483_647, 2_147_483_647), dpi: 600) == nil)
         #expect(ImageRegion.pageSize(points: (.infinity, 1), dpi: 600) == nil && ImageRegion.pageSize(points: (.nan, 1), dpi: 600) == nil)
         #expect(ImageRegion.pageSize(points: (612, 792), dpi: 600)! == (5100, 6600))
@@ -84,7 +85,7 @@ import Testing
         #expect((enlarged.outputWidth, enlarged.outputHeight) == (200, 200))
         // max fits the limits: a whole 600 dpi page is 5100×6600, answered at 3167×4096.
         let whole = try parse("full", "max")
-        #expect(whole.outputHeight == 4096 && whole.outputWidth * whole.outputHeight <= IIIFService.maxArea)
+        #expect(whole.outputHeight == 4096 && whole.outputWidth * whole.outputHeight <= IIIFLimits.maxArea)
         // An explicit size over maxWidth or maxArea is refused, as info.json says.
         #expect(isBad(refusal("full", "4097,")) && isBad(refusal("full", "^5000,5000")))
         #expect(isBad(refusal("full", "0,")) && isBad(refusal("full", "w,h")) && isBad(refusal("full", "!100")) && isBad(refusal("full", "full")))
@@ -115,7 +116,7 @@ import Testing
         #expect(try canonical("0,0,512,512", "512,512", "0", "default.png"), "a page's tiles in PNG")
         #expect(try !canonical("0,0,512,512", "512,512", "90") && !canonical("0,0,512,512", "512,512", "0", "gray.jpg")
                 && !canonical("0,0,512,512", "512,512", "0", "default.webp"))
-        #expect(IIIFService.scaleFactors(width: 5100, height: 6600) == [1, 2, 4, 8, 16])
+        #expect(IIIFLimits.scaleFactors(width: 5100, height: 6600) == [1, 2, 4, 8, 16])
     }
 
     @Test func identifiers() {

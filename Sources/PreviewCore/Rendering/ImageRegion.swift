@@ -44,12 +44,15 @@ public struct ImageRegion: Sendable, Hashable, Codable {
     /// 2,000 m at 600 dpi). Bounding it first keeps every product of a region's numbers (a stranger's
     /// `pct:` and sizes included) far inside `Int`.
     public static let maxSide = 1 << 24
+    /// The side of the tiles a zoom client is told to ask for (IIIF `tiles.width`), and of a pyramid's.
+    public static let zoomTile = 512
 
     /// A page's full size in pixels at `dpi`, from its size in points; nil when a side is not a
-    /// number or longer than ``maxSide`` (a page box a stranger made absurd).
+    /// number, negative or longer than ``maxSide`` (a page box a stranger made absurd).
     public static func pageSize(points: (width: Double, height: Double), dpi: Int) -> (width: Int, height: Int)? {
         let (width, height) = (points.width * Double(dpi) / 72, points.height * Double(dpi) / 72)
-        guard width.isFinite, height.isFinite, width <= Double(maxSide), height <= Double(maxSide) else { return nil }
+        let sides = 0...Double(maxSide)
+        guard sides.contains(width), sides.contains(height) else { return nil }
         return (max(1, Int(width.rounded())), max(1, Int(height.rounded())))
     }
 

@@ -2,7 +2,7 @@ import PreviewCore
 
 /// One IIIF Image API 3.0 image request (`{region}/{size}/{rotation}/{quality}.{format}`), parsed
 /// and checked against the image's full size before any work: the region inside the image, the
-/// size within ``IIIFService`` limits and never larger than the region without `^`, quarter turns
+/// size within ``IIIFLimits`` and never larger than the region without `^`, quarter turns
 /// only. Bad syntax is a 400; a well-formed request for what we do not do (a rotation of 45°,
 /// bitonal, TIFF) is a 501, as the specification says.
 public struct IIIFImageRequest: Equatable, Sendable {
@@ -37,8 +37,8 @@ public struct IIIFImageRequest: Equatable, Sendable {
     /// text stays sharp). Only these are kept.
     func isCanonicalTile(width: Int, height: Int) -> Bool {
         guard region.rotation == 0, !region.mirrored, region.tone == .color, format != .webp else { return false }
-        return IIIFService.scaleFactors(width: width, height: height).contains { factor in
-            let side = IIIFService.tile * factor
+        return IIIFLimits.scaleFactors(width: width, height: height).contains { factor in
+            let side = IIIFLimits.tile * factor
             return region.x % side == 0 && region.y % side == 0 && region.width == min(side, width - region.x)
                 && region.height == min(side, height - region.y)
                 && region.outputWidth == (region.width + factor - 1) / factor && region.outputHeight == (region.height + factor - 1) / factor
@@ -82,7 +82,7 @@ public struct IIIFImageRequest: Equatable, Sendable {
     static func size(_ text: String, regionWidth rw: Int, regionHeight rh: Int) throws(Refusal) -> (Int, Int) {
         let upscale = text.hasPrefix("^")
         let body = upscale ? String(text.dropFirst()) : text
-        let limits = IIIFService.self
+        let limits = IIIFLimits.self
         var out: (width: Int, height: Int)
         func scaled(_ scale: Double) -> (Int, Int) {
             (max(1, Int((Double(rw) * scale).rounded())), max(1, Int((Double(rh) * scale).rounded())))

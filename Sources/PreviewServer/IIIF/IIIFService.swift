@@ -1,5 +1,4 @@
 import Foundation
-import PreviewPipeline
 
 /// What our IIIF Image API 3.0 service offers (level 2, with mirroring, upscaling, WebP), and its
 /// `info.json`.
@@ -8,24 +7,11 @@ public enum IIIFService {
     static let prefix = "/iiif/3/"
     /// The resolution a page's full size is given at, unless configured.
     public static let defaultDPI = 600
-    /// The tile side clients are told to ask for.
-    static let tile = DocumentPipeline.zoomTile
-    /// The largest answer: 4096 px a side, 16.7 megapixels (what iOS and browsers' canvases take).
-    static let maxWidth = 4096
-    static let maxHeight = 4096
-    static let maxArea = 4096 * 4096
-
-    /// 1, 2, 4… up to the first factor at which the whole image fits in one tile.
-    static func scaleFactors(width: Int, height: Int) -> [Int] {
-        var factors = [1]
-        while max(width, height) > tile * factors.last! { factors.append(factors.last! * 2) }
-        return factors
-    }
-
     /// The image information document of the image `id` (its full URL) of `width`×`height`.
     static func information(id: String, width: Int, height: Int) -> Information {
-        Information(id: id, width: width, height: height, maxWidth: maxWidth, maxHeight: maxHeight, maxArea: maxArea,
-                    tiles: [.init(width: tile, height: tile, scaleFactors: scaleFactors(width: width, height: height))])
+        Information(id: id, width: width, height: height, maxWidth: IIIFLimits.maxWidth, maxHeight: IIIFLimits.maxHeight,
+                    maxArea: IIIFLimits.maxArea,
+                    tiles: [.init(width: IIIFLimits.tile, height: IIIFLimits.tile, scaleFactors: IIIFLimits.scaleFactors(width: width, height: height))])
     }
 
     struct Information: Encodable {
