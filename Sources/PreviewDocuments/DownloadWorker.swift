@@ -140,6 +140,7 @@ public struct DownloadWorker: Service {
             switch outcome {
             case let .success(document):
                 let recorded = try await offload.run(.writes) { try queue.finish(download, documentID: document.id) }
+                faults.clear(logger: logger, proof: .write, backoff: backoff)
                 Counter(label: "docpreview_downloads_total", dimensions: [("outcome", recorded ? "done" : "lease_lost")]).increment()
                 logger.info("download done", metadata: ["preview.document": "\(document.id)"])
             case let .failure(report):

@@ -4,13 +4,23 @@ import PreviewCore
 import PreviewStore
 
 /// A run of ``StoreFault``s told once: the first is logged with its cause, then a reminder with the
-/// count at most once a minute while they go on, and the recovery when ``clear(logger:)`` is
-/// called after a success. Every fault is counted in `docpreview_store_faults_total{fault, place}`.
+/// count at most once a minute while they go on, and the recovery when ``clear(logger:proof:)`` is
+/// called after a success that proves it. Every fault is counted in `docpreview_store_faults_total{fault, place}`.
 public final class FaultBurst: Sendable {
+    /// What a success proves works again.
+    public enum Proof: Sendable {
+        /// A lease or another call to the database: it ends a burst of the database's refusals only.
+        case database
+        /// A written outcome (a job's derivatives or a download's file stored, and recorded): it ends any burst.
+        case write
+    }
+
     private struct State {
         var fault: StoreFault?
         var count = 0
         var loggedAt: ContinuousClock.Instant?
+        /// Whether a write was refused in this burst (the blobs' disk or object store, not only the database).
+        var writes = false
     }
 
     private let place: String
@@ -24,13 +34,16 @@ public final class FaultBurst: Sendable {
     /// The fault of the burst going on, if any.
     public var current: StoreFault? { state.withLock { $0.fault } }
 
-    public func record(_ fault: StoreFault, cause: any Error, logger: Logger) {
+    /// Counts `fault`, met by a write (`write`) or by a call to the database, and tells it when it
+    /// starts a burst (or a minute has passed).
+    public func record(_ fault: StoreFault, cause: any Error, write: Bool = false, logger: Logger) {
         Counter(label: "docpreview_store_faults_total", dimensions: [("fault", fault.rawValue), ("place", place)]).increment()
         let told: (first: Bool, count: Int)? = state.withLock { state in
             let first = state.fault != fault
-            if first { state.count = 0 }
+            if first { (state.count, state.writes) = (0, false) }
             state.count += 1
             state.fault = fault
+            state.writes = state.writes || write
             guard first || state.loggedAt.map({ $0.duration(to: .now) >= .seconds(60) }) ?? true else { return nil }
             state.loggedAt = .now
             return (first, state.count)
@@ -42,31 +55,40 @@ public final class FaultBurst: Sendable {
         ])
     }
 
-    /// When `error` is the store refusing a worker (a full disk, an unreachable database): `backoff`
-    /// pauses its slots and the fault is recorded. False for any other error.
-    func recordRefusal(_ error: any Error, pausing backoff: Backoff, logger: Logger) -> Bool {
+    /// When `error` is the store refusing a worker (a full disk, an unreachable database or object
+    /// store) in a `write` or a call to the database: `backoff` pauses its slots and the fault is
+    /// recorded. False for any other error.
+    func recordRefusal(_ error: any Error, write: Bool = false, pausing backoff: Backoff, logger: Logger) -> Bool {
         guard let fault = StoreFault(error) else { return false }
         backoff.fail()
-        record(fault, cause: error, logger: logger)
+        record(fault, cause: error, write: write, logger: logger)
         return true
     }
 
-    /// Ends the burst going on, if any, and logs how many faults it had.
-    public func clear(logger: Logger) {
-        let ended: (fault: StoreFault, count: Int)? = state.withLock { state in
-            guard let fault = state.fault else { return nil }
+    /// A success that gives `proof`: it ends the burst going on (logging how many faults it had)
+    /// unless a write was refused in it and this success is no write (a lease goes through while
+    /// the object store still refuses every write), and `backoff`, if given, with it. True when no
+    /// burst goes on any more.
+    @discardableResult
+    public func clear(logger: Logger, proof: Proof = .write, backoff: Backoff? = nil) -> Bool {
+        let ended: (fault: StoreFault, count: Int)?? = state.withLock { state in
+            guard let fault = state.fault else { return .some(nil) }
+            if state.writes && proof == .database { return nil }
             defer { state = State() }
             return (fault, state.count)
         }
+        guard let ended else { return false }
+        backoff?.succeed()
         if let ended {
             logger.notice("store fault cleared: \(ended.fault.rawValue)", metadata: ["preview.place": "\(place)", "preview.count": "\(ended.count)"])
         }
+        return true
     }
 }
 
 /// Exponential back-off shared by a worker's slots while the store refuses them: each fault doubles
 /// the pause before the next lease (from `base`, capped at `cap`), a success ends it.
-final class Backoff: Sendable {
+public final class Backoff: Sendable {
     private let base: Duration
     private let cap: Duration
     private let clock: any ServiceClock

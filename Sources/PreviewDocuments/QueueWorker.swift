@@ -187,6 +187,7 @@ public struct QueueWorker: Service {
         do {
             switch try await offload.run(.writes, { try documents.finish(job, with: outcome) }) {
             case .done:
+                faults.clear(logger: logger, proof: .write, backoff: backoff)
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
                 logger.info("job done", metadata: ["preview.ms": "\(started.duration(to: .now).roundedMilliseconds)"])
             case let .failed(code, retrying):
@@ -194,7 +195,7 @@ public struct QueueWorker: Service {
                 logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? JobRecord.Status.queued : .failed)"])
             case let .released(refusal):
                 // The store refused, not the file: the slots pause and the fault is told once.
-                _ = faults.recordRefusal(refusal, pausing: backoff, logger: logger)
+                _ = faults.recordRefusal(refusal, write: true, pausing: backoff, logger: logger)
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
             case .leaseLost:
                 Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()

@@ -107,8 +107,7 @@ extension RunningWork {
         let leased: Leased?
         do {
             leased = try await lease()
-            backoff.succeed()
-            faults.clear(logger: logger)
+            faults.clear(logger: logger, proof: .database, backoff: backoff)
         } catch is CancellationError {
             return .cancelled
         } catch {

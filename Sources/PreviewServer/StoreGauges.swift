@@ -23,7 +23,7 @@ final class StoreGauges: Sendable {
                 do {
                     try await offload.run(.reads) { try Self.record(queue: queue, index: index) }
                     Gauge(label: "docpreview_store_up").record(1)
-                    faults.clear(logger: logger)
+                    faults.clear(logger: logger, proof: .database)
                 } catch {
                     Gauge(label: "docpreview_store_up").record(0)
                     if let fault = StoreFault(error) {

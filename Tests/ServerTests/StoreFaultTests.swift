@@ -112,6 +112,26 @@ import Testing
         #expect(backoff.pending == .seconds(2), "the next fault doubles it")
     }
 
+    /// While the object store refuses every write, leases still go through: they must not end the
+    /// burst (nor its back-off, nor announce a recovery); a stored outcome does.
+    @Test func onlyAWriteEndsABurstOfRefusedWrites() {
+        let messages = Locked<[(level: Logger.Level, message: String)]>([])
+        let logger = Logger(label: "test") { _ in CollectingLogHandler(into: messages) }
+        let burst = FaultBurst(place: "worker")
+        let backoff = Backoff(base: .milliseconds(250), cap: .seconds(30), clock: ManualClock())
+        for _ in 0..<5 {
+            #expect(burst.recordRefusal(PreviewError(.unavailable, "503 SlowDown"), write: true, pausing: backoff, logger: logger))
+            #expect(!burst.clear(logger: logger, proof: .database, backoff: backoff), "a lease proves the database only")
+        }
+        #expect(backoff.pending == .seconds(4), "the pause grew with each refused write: 250 ms doubled four times")
+        #expect(burst.clear(logger: logger, proof: .write, backoff: backoff))
+        #expect(backoff.pending == .zero && burst.current == nil)
+        #expect(messages.withLock { $0 }.map(\.level) == [.error, .notice], "the burst told once, its end once")
+        // A burst of the database's refusals ends with the database.
+        _ = burst.recordRefusal(PreviewError(.unavailable, "database down"), pausing: backoff, logger: logger)
+        #expect(burst.clear(logger: logger, proof: .database, backoff: backoff) && backoff.pending == .zero)
+    }
+
     @Test func aBurstOfFaultsIsLoggedOnceAndItsEndOnce() {
         let messages = Locked<[(level: Logger.Level, message: String)]>([])
         let logger = Logger(label: "test") { _ in CollectingLogHandler(into: messages) }
