@@ -1,11 +1,14 @@
 import Foundation
+import Logging
 import Metrics
 import PreviewStore
 import Synchronization
 
 /// Local copies of remote blobs, for the libraries that open paths: each checked against its hash
-/// before first use, one download per blob however many readers want it at once, the least
-/// recently used removed first once they take more than `capacity` bytes.
+/// before first use and again whenever anything about the file changed (``VerifiedFiles``: a copy
+/// damaged later is found out, logged, counted and fetched again, never used), one download per
+/// blob however many readers want it at once, the least recently used removed first once they take
+/// more than `capacity` bytes.
 ///
 /// A copy used in the last `minimumAge` is never removed (a renderer child may be about to open
 /// the path it was given), so the folder can exceed its capacity for a while under load.
@@ -45,9 +48,19 @@ final class BlobCache: @unchecked Sendable {  // `entries`, `total`, `downloadin
         folder.appendingPathComponent(String(hash.hex.prefix(2))).appendingPathComponent(hash.hex)
     }
 
-    /// The copy of `hash` when it is here, marked as used.
+    /// The copy of `hash` when it is here and checked, marked as used.
     func cached(_ hash: BlobHash) -> URL? {
-        condition.withLock { lookUp(hash) }
+        guard let url = condition.withLock({ lookUp(hash) }), isIntact(url, hash) else { return nil }
+        return url
+    }
+
+    /// Whether the copy at `url` holds `hash`; a damaged one is removed (and fetched again when next asked for).
+    private func isIntact(_ url: URL, _ hash: BlobHash) -> Bool {
+        if (try? VerifiedFiles.shared.holds(url, hash)) == true { return true }
+        Logger(label: "docpreview.blob-cache").error("a local copy of a blob is damaged; it is fetched again", metadata: ["preview.sha256": "\(hash)"])
+        Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "cache"), ("problem", "damaged")]).increment()
+        forget(hash)
+        return false
     }
 
     /// The copy of `hash`: the one here, or one `fetch` writes to the file it is given (then checked
@@ -57,9 +70,13 @@ final class BlobCache: @unchecked Sendable {  // `entries`, `total`, `downloadin
         while true {
             if let url = lookUp(hash) {
                 condition.unlock()
-                hits.add(1, ordering: .relaxed)
-                Counter(label: "docpreview_blob_cache_total", dimensions: [("result", "hit")]).increment()
-                return url
+                if isIntact(url, hash) {
+                    hits.add(1, ordering: .relaxed)
+                    Counter(label: "docpreview_blob_cache_total", dimensions: [("result", "hit")]).increment()
+                    return url
+                }
+                condition.lock()
+                continue
             }
             if !downloading.contains(hash) { break }
             condition.wait()
@@ -86,6 +103,7 @@ final class BlobCache: @unchecked Sendable {  // `entries`, `total`, `downloadin
                                                 attributes: [.posixPermissions: 0o700])
         chmod(source.path, 0o400)
         guard rename(source.path, destination.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        VerifiedFiles.shared.remember(destination, holds: hash)
         var info = stat()
         let size = stat(destination.path, &info) == 0 ? Int(info.st_size) : 0
         condition.withLock {
@@ -102,6 +120,7 @@ final class BlobCache: @unchecked Sendable {  // `entries`, `total`, `downloadin
             guard let entry = entries.removeValue(forKey: hash) else { return }
             total -= entry.size
             try? FileManager.default.removeItem(at: path(of: hash))
+            VerifiedFiles.shared.forget(path(of: hash))
         }
     }
 

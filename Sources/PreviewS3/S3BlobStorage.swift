@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import Logging
+import Metrics
 import NIOCore
 import PreviewStore
 
@@ -78,9 +80,19 @@ public final class S3BlobStorage: BlobStorage {
         var info = stat()
         guard stat(stagedFile.path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let size = Int(info.st_size)
-        let created = size > multipartThreshold
-            ? try putInParts(stagedFile, size: size, as: hash, role: role)
-            : try put(stagedFile, size: size, as: hash, role: role)
+        let expected = try expectedETag(of: stagedFile, size: size)
+        var created = size > multipartThreshold
+            ? try putInParts(stagedFile, size: size, as: hash, role: role, expecting: expected)
+            : try put(stagedFile, size: size, as: hash, role: role, expecting: expected)
+        if !created, try storedETag(of: hash) != expected {
+            // The object under this name holds other bytes than its name says: damaged behind our back.
+            // These bytes hash to the name, so they replace it.
+            logger.error("a damaged object was replaced by an upload of its bytes", metadata: ["preview.sha256": "\(hash)"])
+            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "object"), ("problem", "repaired")]).increment()
+            created = size > multipartThreshold
+                ? try putInParts(stagedFile, size: size, as: hash, role: role, expecting: expected, replacing: true)
+                : try put(stagedFile, size: size, as: hash, role: role, expecting: expected, replacing: true)
+        }
         if !created, role == .original, self.role(of: hash) == .derivative {
             // Stored before as a derivative: the same bytes are now a document's, kept as an original.
             try copy(from: key(of: hash), to: key(of: hash), metadata: [:], operation: "marking \(hash) an original")
@@ -88,25 +100,57 @@ public final class S3BlobStorage: BlobStorage {
         try cache.adopt(stagedFile, as: hash)
     }
 
-    /// One PUT that the store checks against `hash` and refuses over an existing object. Returns
-    /// false when the object was there already.
-    private func put(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole) throws -> Bool {
-        var headers = ["if-none-match": "*", "x-amz-checksum-sha256": Data(hash.bytes).base64EncodedString(),
-                       "content-type": "application/octet-stream"]
+    /// One PUT that the store checks against `hash` and refuses over an existing object (unless
+    /// `replacing`). Returns false when the object was there already. The ETag the store answers
+    /// must be `expected` (the MD5 of what was sent): a store that ignores the checksum and kept
+    /// other bytes has failed the write, and its object is removed.
+    private func put(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, expecting expected: String, replacing: Bool = false) throws -> Bool {
+        var headers = ["x-amz-checksum-sha256": Data(hash.bytes).base64EncodedString(), "content-type": "application/octet-stream"]
+        if !replacing { headers["if-none-match"] = "*" }
         if role == .derivative { headers["x-amz-meta-role"] = role.rawValue }
         let answer = try client.send(.PUT, key: key(of: hash), headers: headers,
                                      body: .file(path: file.path, offset: 0, length: size, sha256: hash.hex),
                                      accepting: [200, 409, 412], operation: "storing blob \(hash)")
         // 409: a put of the same key is in flight elsewhere; when it is not there after all, ours goes again.
-        if answer.status == 409, try !exists(key(of: hash)) { return try put(file, size: size, as: hash, role: role) }
+        if answer.status == 409, try !exists(key(of: hash)) {
+            return try put(file, size: size, as: hash, role: role, expecting: expected, replacing: replacing)
+        }
+        if answer.status == 200 { try checkStored(answer.headers.first(name: "etag"), expected, hash) }
         return answer.status == 200
     }
 
+    /// Fails the write of `hash` whose answer's ETag is not `expected`, removing what the store kept.
+    private func checkStored(_ etag: String?, _ expected: String, _ hash: BlobHash) throws {
+        guard let etag, etag != expected else { return }
+        _ = try? client.send(.DELETE, key: key(of: hash), accepting: [200, 204, 404], operation: "removing a misstored blob \(hash)")
+        throw S3Error.damaged("The object store kept other bytes than were sent for blob \(hash) (ETag \(etag), sent \(expected)).")
+    }
+
+    /// The ETag S3 gives an object of the `size` bytes of `file` as this storage writes it: the MD5
+    /// of the bytes in one PUT, or past ``multipartThreshold`` the MD5 of its parts' MD5s and `-N`.
+    func expectedETag(of file: URL, size: Int) throws -> String {
+        guard size > multipartThreshold else { return "\"\(try Self.md5(of: file, offset: 0, length: size).hex)\"" }
+        var digests: [UInt8] = []
+        var offset = 0
+        while offset < size {
+            digests += try Self.md5(of: file, offset: offset, length: min(multipartThreshold, size - offset))
+            offset += multipartThreshold
+        }
+        let parts = (size + multipartThreshold - 1) / multipartThreshold
+        return "\"\(Insecure.MD5.hash(data: digests).hex)-\(parts)\""
+    }
+
+    /// The ETag of the object of `hash`, as the store says.
+    private func storedETag(of hash: BlobHash) throws -> String? {
+        try client.send(.HEAD, key: key(of: hash), accepting: [200, 404], operation: "reading the ETag of \(hash)").headers.first(name: "etag")
+    }
+
     /// A multipart upload in parts of `multipartThreshold` bytes, each checked by its SHA-256;
-    /// abandoned (its parts deleted) on any failure.
-    private func putInParts(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole) throws -> Bool {
+    /// abandoned (its parts deleted) on any failure. The completed object's ETag must be `expected`.
+    private func putInParts(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, expecting expected: String,
+                            replacing: Bool = false) throws -> Bool {
         let key = key(of: hash)
-        if try exists(key) { return false }
+        if !replacing, try exists(key) { return false }
         var headers = ["x-amz-checksum-algorithm": "SHA256", "content-type": "application/octet-stream"]
         if role == .derivative { headers["x-amz-meta-role"] = role.rawValue }
         let started = try client.send(.POST, key: key, query: [("uploads", "")], headers: headers, operation: "starting an upload of \(hash)")
@@ -132,9 +176,10 @@ public final class S3BlobStorage: BlobStorage {
                 "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escape($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>"
             }.joined()
             let operation = "completing the upload of \(hash)"
-            _ = try S3Client.checked(client.send(.POST, key: key, query: [("uploadId", upload)],
-                                                 body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
-                                                 operation: operation), operation: operation)
+            let completed = try S3Client.checked(client.send(.POST, key: key, query: [("uploadId", upload)],
+                                                             body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
+                                                             operation: operation), operation: operation)
+            try checkStored(XMLText(completed.body).first("ETag"), expected, hash)
             return true
         } catch {
             _ = try? client.send(.DELETE, key: key, query: [("uploadId", upload)], accepting: [200, 204, 404],
@@ -144,8 +189,16 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     private static func sha256(of file: URL, offset: Int, length: Int) throws -> [UInt8] {
+        try digest(of: file, offset: offset, length: length, SHA256())
+    }
+
+    private static func md5(of file: URL, offset: Int, length: Int) throws -> [UInt8] {
+        try digest(of: file, offset: offset, length: length, Insecure.MD5())
+    }
+
+    private static func digest<Hasher: HashFunction>(of file: URL, offset: Int, length: Int, _ hasher: Hasher) throws -> [UInt8] {
+        var hasher = hasher
         let source = try SourceFile(file, followLinks: false)
-        var hasher = SHA256()
         var position = offset
         while position < offset + length {
             let chunk = source.read(at: position, count: min(S3Client.chunkBytes, offset + length - position))
@@ -188,8 +241,12 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     public func localFile(for hash: BlobHash) throws -> URL {
-        try cache.file(for: hash) { destination in
-            _ = try client.download(key: key(of: hash), to: destination.path, operation: "reading blob \(hash)")
+        do {
+            return try cache.file(for: hash) { destination in
+                _ = try client.download(key: key(of: hash), to: destination.path, operation: "reading blob \(hash)")
+            }
+        } catch let error as S3Error where error.status == 404 {
+            throw BlobMissing(hash.hex)
         }
     }
 
@@ -335,9 +392,40 @@ struct ObjectRangeReader: BlobRangeReader {
     let client: S3Client
     let key: String
 
-    func read(_ range: ClosedRange<Int>, _ body: ([UInt8]) async throws -> Void) async throws {
-        for try await buffer in try await client.stream(key: key, range: range) {
-            try await body(Array(buffer.readableBytesView))
+    func open(_ range: ClosedRange<Int>) async throws -> BlobByteStream {
+        let body: HTTPClientResponse.Body
+        do {
+            body = try await client.stream(key: key, range: range)
+        } catch let error as S3Error where error.code == "NoSuchKey" || error.status == 404 {
+            throw BlobMissing(String(key.split(separator: "/").last ?? ""))
+        }
+        let chunks = Chunks(body.makeAsyncIterator())
+        return BlobByteStream { try await chunks.next() }
+    }
+
+    func storedSize() throws -> Int {
+        let head: S3Client.Response
+        do {
+            head = try client.send(.HEAD, key: key, operation: "reading the size of \(key)")
+        } catch let error as S3Error where error.status == 404 {
+            throw BlobMissing(String(key.split(separator: "/").last ?? ""))
+        }
+        guard let size = head.headers.first(name: "content-length").flatMap(Int.init) else {
+            throw S3Error.refused(status: head.status, code: "NoContentLength", message: "", operation: "reading the size of \(key)")
+        }
+        return size
+    }
+
+    /// The response body's iterator, advanced by the one task that reads the stream.
+    private final class Chunks: @unchecked Sendable {  // `iterator` is used by one task at a time, in turn
+        private var iterator: HTTPClientResponse.Body.AsyncIterator
+
+        init(_ iterator: HTTPClientResponse.Body.AsyncIterator) {
+            self.iterator = iterator
+        }
+
+        func next() async throws -> [UInt8]? {
+            try await iterator.next().map { Array($0.readableBytesView) }
         }
     }
 }

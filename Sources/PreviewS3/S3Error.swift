@@ -33,6 +33,12 @@ public enum S3Error: StoreFaultReporting, CustomStringConvertible {
         }
     }
 
+    /// The HTTP status of a refusal, if it is one.
+    public var status: Int? {
+        if case let .refused(status, _, _, _) = self { return status }
+        return nil
+    }
+
     /// The `code` of a refusal, if it is one.
     public var code: String? {
         if case let .refused(_, code, _, _) = self { return code }

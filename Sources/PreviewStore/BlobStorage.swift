@@ -55,8 +55,34 @@ public enum BlobServingSource: Sendable {
 
 /// Reads byte ranges of one remote blob.
 public protocol BlobRangeReader: Sendable {
-    /// Bytes `range` of the blob in one request, handed to `body` as they arrive.
-    func read(_ range: ClosedRange<Int>, _ body: ([UInt8]) async throws -> Void) async throws
+    /// Asks for bytes `range` of the blob in one request, and returns once the store has answered:
+    /// a missing object (``BlobMissing``) or a refusal throws here, before anything was sent on.
+    /// The bytes then arrive through the stream, in order.
+    func open(_ range: ClosedRange<Int>) async throws -> BlobByteStream
+    /// The size the store holds the blob at (blocking: one request); ``BlobMissing`` when it has none.
+    func storedSize() throws -> Int
+}
+
+/// The bytes of a range a ``BlobRangeReader`` opened, read by one task in order; nil at the end.
+public struct BlobByteStream: Sendable {
+    private let nextChunk: @Sendable () async throws -> [UInt8]?
+
+    public init(next: @escaping @Sendable () async throws -> [UInt8]?) {
+        nextChunk = next
+    }
+
+    public func next() async throws -> [UInt8]? { try await nextChunk() }
+}
+
+/// A blob the index names that its storage does not have.
+public struct BlobMissing: Error, CustomStringConvertible {
+    public let hash: String
+
+    public init(_ hash: String) {
+        self.hash = hash
+    }
+
+    public var description: String { "blob \(hash) is missing from its storage" }
 }
 
 extension BlobStorage {

@@ -6,16 +6,18 @@ import HummingbirdTesting
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
+@testable import PreviewServer
 @testable import PreviewS3
 import PreviewStore
 import PreviewTestSupport
 import Testing
 
-/// Originals in an object store reach clients by byte range, straight from the store: a seek in a
-/// player is one ranged GET, never a whole download first.
+/// Originals in an object store reach clients checked against their names, never a damaged or a
+/// missing byte after a status: a small one is read whole in one GET and checked first; a range of a
+/// large one comes from its checked local copy; a large one sent whole is checked as it streams.
 @Suite(.enabled(if: TestBlobs.available.contains(.s3)))
 struct ObjectStoreServingTests {
-    @Test func aSeekIsOneRangedGet() async throws {
+    @Test func aSmallOriginalIsOneGetCheckedBeforeItsStatus() async throws {
         let folder = try TemporaryFolder()
         let harness = try Harness(opened: try TestBackend.sqlite.open(root: folder.url, blobs: .s3), folder: folder)
         defer { harness.folder.remove() }
@@ -34,12 +36,82 @@ struct ObjectStoreServingTests {
                 #expect(response.headers[.contentRange] == "bytes 100000-149999/\(bytes.count)")
                 #expect(Data(buffer: response.body) == bytes[100_000...149_999])
             }
-            #expect(storage.requests("GET") == before.get + 1 && storage.requests("HEAD") == before.head, "one ranged GET, nothing else")
+            #expect(storage.requests("GET") == before.get + 1 && storage.requests("HEAD") == before.head, "one GET, nothing else")
             try await client.execute(uri: "/v1/documents/\(id)/content", method: .get) { response in
                 #expect(response.status == .ok && Data(buffer: response.body) == bytes, "whole, checked against its hash as it streams")
             }
             #expect(storage.requests("GET") == before.get + 2)
             #expect(storage.cacheCounts.misses == 0, "served without a download into the cache")
+        }
+    }
+
+    /// An object damaged or removed behind the store's back (no local copy) is an error object
+    /// before any header, whole or by range, small or large; uploading the intact bytes again
+    /// replaces the damaged object; a local copy damaged after it was checked is fetched again.
+    @Test func damagedAndMissingObjectsAreRefusedBeforeAnyHeaderAndRepaired() async throws {
+        let folder = try TemporaryFolder()
+        let harness = try Harness(opened: try TestBackend.sqlite.open(root: folder.url, blobs: .s3), folder: folder)
+        defer { harness.folder.remove() }
+        let storage = try #require(harness.pipeline.store.blobs as? S3BlobStorage)
+        let payload = String(repeating: "0123456789abcdef", count: 6 << 16)  // 6 MB: past what is read whole
+        let large = PDFWriter.document(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                                        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+                                        "<< /Length \(payload.utf8.count) >>\nstream\n\(payload)\nendstream"])
+        let small = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))
+        try await harness.test { client in
+            for (name, bytes) in [("small.pdf", small), ("large.pdf", large)] {
+                let id = try await client.execute(uri: "/v1/documents?filename=\(name)", method: .post, body: ByteBuffer(bytes: bytes)) {
+                    try #require(try json($0)["document_id"] as? String)
+                }
+                let hash = BlobHash.of(bytes)
+                var flipped = bytes
+                flipped[bytes.count / 2] ^= 0xFF
+                // Damaged in the bucket (the same length), with no local copy: as another host sees it.
+                _ = try storage.client.send(.PUT, key: storage.key(of: hash), body: .bytes(flipped), operation: "damaging \(name)")
+                storage.cache.forget(hash)
+                for range in [nil, "bytes=0-99", "bytes=\(bytes.count / 2 - 10)-\(bytes.count / 2 + 10)"] {
+                    if range == nil && bytes.count > ContentController.checkedBeforeHeaders {
+                        // Too large to read before the status: checked as it streams, its last chunk withheld.
+                        do {
+                            try await client.execute(uri: "/v1/documents/\(id)/content", method: .get) { response in
+                                #expect(Data(buffer: response.body) != Data(flipped), "the damaged file went out whole")
+                            }
+                        } catch {
+                            // The transfer was aborted: what a client of a real connection sees.
+                        }
+                        continue
+                    }
+                    try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: range.map { [.range: $0] } ?? [:]) { response in
+                        #expect(response.status == .internalServerError, "\(name) \(range ?? "whole")")
+                        #expect((try? errorCode(response)) == "store_damaged", "\(name) \(range ?? "whole")")
+                    }
+                }
+                // The intact bytes again: the damaged object is replaced.
+                try await client.execute(uri: "/v1/documents?filename=\(name)&title=again", method: .post, body: ByteBuffer(bytes: bytes)) {
+                    #expect($0.status == .accepted)
+                }
+                #expect(try storage.verify(hash), "\(name) repaired in the bucket")
+                try await client.execute(uri: "/v1/documents/\(id)/content", method: .get) { response in
+                    #expect(response.status == .ok && Array(Data(buffer: response.body)) == bytes, "\(name)")
+                }
+                // A local copy damaged after it was checked is not used: fetched again, intact.
+                let copy = try storage.localFile(for: hash)
+                chmod(copy.path, 0o600)
+                try Data(flipped).write(to: copy)
+                try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: [.range: "bytes=0-99"]) { response in
+                    #expect(response.status == .partialContent && Array(Data(buffer: response.body)) == Array(bytes[0...99]), "\(name)")
+                }
+                #expect(try SourceFile(try storage.localFile(for: hash), followLinks: false).contentHash() == hash, "\(name): fetched again")
+                // Gone from the bucket, with no local copy.
+                _ = try storage.client.send(.DELETE, key: storage.key(of: hash), accepting: [200, 204], operation: "removing \(name)")
+                storage.cache.forget(hash)
+                for range in [nil, "bytes=0-99"] {
+                    try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: range.map { [.range: $0] } ?? [:]) { response in
+                        #expect(response.status == .internalServerError && (try? errorCode(response)) == "store_damaged", "\(name) \(range ?? "whole")")
+                        #expect(String(buffer: response.body).contains("missing"), "\(name)")
+                    }
+                }
+            }
         }
     }
 

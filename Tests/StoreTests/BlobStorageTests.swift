@@ -288,7 +288,8 @@ struct S3BlobStorageTests {
             return
         }
         var received: [UInt8] = []
-        try await reader.read(100_000...199_999) { received += $0 }
+        let stream = try await reader.open(100_000...199_999)
+        while let chunk = try await stream.next() { received += chunk }
         #expect(received == Array(bytes[100_000...199_999]))
         #expect(server.requests("GET") == 1 && server.requests("HEAD") == 0)
         #expect(server.cacheCounts == (0, 0), "nothing downloaded whole")

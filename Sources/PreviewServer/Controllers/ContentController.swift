@@ -58,7 +58,7 @@ struct ContentController {
             let document = try documents.document(id: id)
             return (document, try documents.store.blobs.servingSource(for: document.sha256, size: document.size))
         }
-        return try serve(source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
+        return try await serve(source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
                          disposition: ContentDisposition.value(inline: request.uri.queryParameters.get("download") == nil
                                                                    && Self.showsInline(document.kind), fileName: document.filename))
     }
@@ -91,7 +91,7 @@ struct ContentController {
         case let .remote(_, remoteSize):
             size = remoteSize
         }
-        return try serve(source, hash: hash, size: size, mime: mime, request: request, channel: context.channel, disposition: "inline")
+        return try await serve(source, hash: hash, size: size, mime: mime, request: request, channel: context.channel, disposition: "inline")
     }
 
     /// The files a text file of a video's names beside itself: an HLS playlist's URI lines and
@@ -128,17 +128,15 @@ struct ContentController {
     }
 
     /// Blob `hash` from `source` (`size` bytes, as its row says): whole, or one byte range; `ETag` its
-    /// hash, immutable, never sniffed, never a page of this site.
+    /// hash, immutable, never sniffed, never a page of this site. No damaged byte is served: what can
+    /// be checked before the status is (``checkedBody(_:hash:size:bytes:whole:channel:)``), and a
+    /// missing or damaged blob is an error object before any header.
     private func serve(_ source: BlobServingSource, hash: BlobHash, size: Int, mime: String, request: Request, channel: (any Channel)?,
-                       disposition: String) throws -> Response {
+                       disposition: String) async throws -> Response {
         // A missing or shortened file is an error before any header goes out, not a 200 cut short.
         if case let .file(url) = source {
             var file = stat()
-            guard stat(url.path, &file) == 0, Int(file.st_size) == size, size > 0 else {
-                logger.error("a stored file is missing or damaged", metadata: ["preview.sha256": "\(hash)"])
-                Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
-                throw APIError(.internal, "The stored file is missing or damaged; it cannot be served. Uploading it again repairs it.")
-            }
+            guard stat(url.path, &file) == 0, Int(file.st_size) == size, size > 0 else { throw damaged(hash, missing: true) }
         }
         let etag = "\"\(hash.hex)\""
         var headers: HTTPFields = [
@@ -168,13 +166,77 @@ struct ContentController {
         Counter(label: "docpreview_content_responses_total", dimensions: [("status", "\(status.code)")]).increment()
         headers[.contentLength] = "\(bytes.count)"
         if request.method == .head { return Response(status: status, headers: headers) }
-        // The whole file is checked against its name as it streams: a mismatch aborts the response.
-        let expected = range == .whole ? hash : nil
-        let body = switch source {
-        case let .file(url): Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: expected, logger: logger)
-        case let .remote(remote, _): Self.remoteBody(remote, range: bytes, hasher: offload, expected: expected, logger: logger)
+        let body = try await checkedBody(source, hash: hash, size: size, bytes: bytes, whole: range == .whole, channel: channel)
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// Blobs up to this size are read whole and checked before their status is sent.
+    static let checkedBeforeHeaders = 4 << 20
+
+    /// The body of bytes `bytes` of blob `hash`, checked against its name:
+    /// - a blob of up to ``checkedBeforeHeaders`` is read whole and checked before the status is sent;
+    /// - a range of a larger one comes from a checked local copy (``VerifiedFiles``; an object
+    ///   store's blob is fetched into its checked cache first);
+    /// - a larger one sent whole is checked as it streams, its last chunk withheld on a mismatch
+    ///   (the client sees a broken transfer, never a whole damaged file), after the object store
+    ///   said it has it.
+    /// A blob found missing or damaged before the status is an error object, logged and counted.
+    private func checkedBody(_ source: BlobServingSource, hash: BlobHash, size: Int, bytes: ClosedRange<Int>, whole: Bool,
+                             channel: (any Channel)?) async throws -> ResponseBody {
+        let connection = StreamSlots.connection(of: channel)
+        if size <= Self.checkedBeforeHeaders {
+            let all = try await streams.withSlot(on: connection) { try await wholeBlob(source, hash: hash, size: size) }
+            guard BlobHash.of(all) == hash else { throw damaged(hash) }
+            return ResponseBody(byteBuffer: ByteBuffer(bytes: all[bytes]))
         }
-        return Response(status: status, headers: headers, body: inSlot(body, on: StreamSlots.connection(of: channel)))
+        let (offload, logger, blobs) = (offload, logger, documents.store.blobs)
+        switch source {
+        case let .file(url):
+            if !whole, try await !offload.run(.reads, { try VerifiedFiles.shared.holds(url, hash) }) { throw damaged(hash) }
+            return inSlot(Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: whole ? hash : nil, logger: logger),
+                          on: connection)
+        case let .remote(remote, _) where whole:
+            do {
+                guard try await offload.run(.reads, { try remote.storedSize() }) == size else { throw damaged(hash) }
+            } catch is BlobMissing {
+                throw damaged(hash, missing: true)
+            }
+            return inSlot(Self.remoteBody(remote, range: bytes, hasher: offload, expected: hash, logger: logger), on: connection)
+        case .remote:
+            let copy: URL
+            do {
+                copy = try await offload.run(.reads) { try blobs.localFile(for: hash) }
+            } catch let error where StoreFault(error) == nil {
+                throw damaged(hash, missing: error is BlobMissing)
+            }
+            return inSlot(Self.fileBody(path: copy.path, range: bytes, reader: offload, channel: channel, expected: nil, logger: logger),
+                          on: connection)
+        }
+    }
+
+    /// The whole of a small blob, read (a file on the reads lane; an object in one request).
+    private func wholeBlob(_ source: BlobServingSource, hash: BlobHash, size: Int) async throws -> [UInt8] {
+        switch source {
+        case let .file(url):
+            return try await offload.run(.reads) { Array(try Data(contentsOf: url)) }
+        case let .remote(remote, _):
+            var all: [UInt8] = []
+            all.reserveCapacity(size)
+            do {
+                let stream = try await remote.open(0...(size - 1))
+                while let chunk = try await stream.next() { all += chunk }
+            } catch is BlobMissing {
+                throw damaged(hash, missing: true)
+            }
+            return all
+        }
+    }
+
+    /// The error object of a blob that is missing or does not hash to its name, logged and counted.
+    private func damaged(_ hash: BlobHash, missing: Bool = false) -> APIError {
+        logger.error(missing ? "a stored file is missing" : "a stored file is damaged", metadata: ["preview.sha256": "\(hash)"])
+        Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original"), ("problem", missing ? "missing" : "damaged")]).increment()
+        return APIError(.storeDamaged, "The stored file is \(missing ? "missing" : "damaged"); it cannot be served. Uploading it again repairs it.")
     }
 
     /// `body`, written once a slot of ``streams`` is free for `connection`: its file is opened only then.
@@ -187,16 +249,19 @@ struct ContentController {
 
     /// Bytes `range` of a remote blob in one ranged read, passed on as they arrive (the next only
     /// once the one before was written). The whole blob is checked against `expected` as it goes,
-    /// on `hasher`'s reads lane, like a file's.
+    /// on `hasher`'s reads lane, like a file's: the last chunk is withheld until it completes the hash.
     static func remoteBody(_ remote: any BlobRangeReader, range: ClosedRange<Int>, hasher: Offload, expected: BlobHash?,
                            logger: Logger) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             let digest = expected.map { _ in Locked(SHA256()) }
             var received = 0
-            try await remote.read(range) { chunk in
+            var held: [UInt8]?
+            let stream = try await remote.open(range)
+            while let chunk = try await stream.next() {
                 received += chunk.count
                 if let digest { try await hasher.run(.reads) { digest.withLock { $0.update(data: chunk) } } }
-                try await writer.write(ByteBuffer(bytes: chunk))
+                if let previous = held { try await writer.write(ByteBuffer(bytes: previous)) }
+                held = chunk
             }
             guard received == range.count else {
                 logger.error("the object store sent fewer bytes than asked", metadata: ["bytes": "\(received)", "expected": "\(range.count)"])
@@ -204,9 +269,10 @@ struct ContentController {
             }
             if let expected, let digest, digest.withLock({ BlobHash($0.finalize()) }) != expected {
                 logger.error("a stored original is damaged; its download was aborted", metadata: ["preview.sha256": "\(expected)"])
-                Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
-                throw PreviewError(.internal, "The stored file is damaged.")
+                Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original"), ("problem", "damaged")]).increment()
+                throw PreviewError(.storeDamaged, "The stored file is damaged.")
             }
+            if let held { try await writer.write(ByteBuffer(bytes: held)) }
             try await writer.finish(nil)
         }
     }
@@ -254,8 +320,8 @@ struct ContentController {
                 offset += chunk.count
                 if let expected, let hasher, offset > range.upperBound, hasher.withLock({ BlobHash($0.finalize()) }) != expected {
                     logger.error("a stored original is damaged; its download was aborted", metadata: ["preview.sha256": "\(expected)"])
-                    Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original")]).increment()
-                    throw PreviewError(.internal, "The stored file is damaged.")
+                    Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original"), ("problem", "damaged")]).increment()
+                    throw PreviewError(.storeDamaged, "The stored file is damaged.")
                 }
                 try await writer.write(ByteBuffer(bytes: chunk))
             }

@@ -81,7 +81,7 @@ struct PreviewsController {
         if bytes == nil {
             context.logger.error("a stored preview is damaged or missing; rendering it again",
                                  metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])
-            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "preview")]).increment()
+            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "preview"), ("problem", "damaged")]).increment()
             record = try await offload.render { () throws(PreviewError) in
                 try pipeline.preview(source: document.sha256, kind: kind, request: rendering, repairing: true).record
             }
