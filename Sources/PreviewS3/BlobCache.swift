@@ -124,6 +124,16 @@ final class BlobCache: @unchecked Sendable {  // `entries`, `total`, `downloadin
         }
     }
 
+    /// Checks every copy here (``VerifiedFiles``: those unchanged since they were checked are not
+    /// read again); the damaged ones are removed, and returned.
+    func checkAll() -> [BlobHash] {
+        let held = condition.withLock { Array(entries.keys) }
+        return held.filter { hash in
+            guard let url = condition.withLock({ lookUp(hash) }) else { return false }
+            return !isIntact(url, hash)
+        }
+    }
+
     /// Bytes held now.
     var bytes: Int { condition.withLock { total } }
 

@@ -254,6 +254,8 @@ public final class S3BlobStorage: BlobStorage {
         Array(try Data(contentsOf: try localFile(for: hash)))
     }
 
+    public func checkLocalCopies() -> [BlobHash] { cache.checkAll() }
+
     /// Downloads the object (not into the cache) and hashes it.
     public func verify(_ hash: BlobHash) throws -> Bool {
         let temporary = stagingFolder.appendingPathComponent("verify-\(UUID().uuidString)")

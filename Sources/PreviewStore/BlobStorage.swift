@@ -41,6 +41,8 @@ public protocol BlobStorage: Sendable {
     /// Where a server reads blob `hash` from to send it to a client; `size`, when the caller knows it,
     /// saves asking the object store.
     func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource
+    /// Checks the local copies of remote blobs, removing the damaged ones; those it removed.
+    func checkLocalCopies() -> [BlobHash]
     /// True when reading a blob costs a transfer from elsewhere (an object store): `verify` then
     /// re-hashes only when asked to.
     var isRemote: Bool { get }
@@ -86,6 +88,9 @@ public struct BlobMissing: Error, CustomStringConvertible {
 }
 
 extension BlobStorage {
+    /// A store whose blobs are local files has no copies of them.
+    public func checkLocalCopies() -> [BlobHash] { [] }
+
     public func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource { .file(try localFile(for: hash)) }
 
     public var isRemote: Bool { false }

@@ -41,6 +41,9 @@ public struct VerifyReport: Sendable, Codable {
     public var derivativeSourcesMissing: [String] = []
     /// What the database's own consistency checks found.
     public var indexProblems: [String] = []
+    /// Local copies of remote blobs found damaged, and removed (fetched again when next used): no
+    /// problem of the store's, repaired as found.
+    public var damagedCopies: [String] = []
 
     /// Nothing is damaged, missing or lost. A cache entry whose write a crash cut short (a
     /// derivative's blob stored, its row not yet: ``UnreferencedBlob/isCutShortCacheWrite``) is
@@ -55,6 +58,7 @@ public struct VerifyReport: Sendable, Codable {
         case blobsChecked = "blobs_checked"
         case derivativeSourcesMissing = "derivative_sources_missing"
         case indexProblems = "index_problems"
+        case damagedCopies = "damaged_copies"
     }
 }
 
@@ -106,6 +110,7 @@ extension Store {
             report.blobsChecked += 1
             if rehash, try !blobs.verify(blob.hash) { report.damaged.append(blob.hash.hex) }
         }
+        if rehash { report.damagedCopies = blobs.checkLocalCopies().map(\.hex).sorted() }
         let (referenced, indexed) = try references()
         let sources = try index.derivativeSources()
         report.indexProblems = try index.integrityProblems()

@@ -65,6 +65,7 @@ struct VerifyCommand: ParsableCommand {
             return "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role.rawValue)\t\(why)"
         }.joined()
         human += report.indexProblems.map { "\n  index\t\(SafeText.terminal($0))" }.joined()
+        human += report.damagedCopies.map { "\n  local copy damaged, removed\t\($0)" }.joined()
         if !lost.isEmpty { human += "\n`docpreview recover` makes documents of the \(lost.count) lost originals again." }
         try CommandReport(json: json).succeed(report, human: human)
         if !report.isClean { throw ExitCode.failure }

@@ -102,6 +102,12 @@ struct ObjectStoreServingTests {
                     #expect(response.status == .partialContent && Array(Data(buffer: response.body)) == Array(bytes[0...99]), "\(name)")
                 }
                 #expect(try SourceFile(try storage.localFile(for: hash), followLinks: false).contentHash() == hash, "\(name): fetched again")
+                // `verify --deep` checks the local copies too, and removes a damaged one.
+                let again = try storage.localFile(for: hash)
+                chmod(again.path, 0o600)
+                try Data(flipped).write(to: again)
+                #expect(try harness.pipeline.store.verify(rehash: true).damagedCopies == [hash.hex], "\(name)")
+                #expect(storage.cache.cached(hash) == nil)
                 // Gone from the bucket, with no local copy.
                 _ = try storage.client.send(.DELETE, key: storage.key(of: hash), accepting: [200, 204], operation: "removing \(name)")
                 storage.cache.forget(hash)
