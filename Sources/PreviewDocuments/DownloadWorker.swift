@@ -106,14 +106,14 @@ public struct DownloadWorker: Service {
                 continue
             }
             // A download the drain cut off stays among the running ones, to be released.
-            guard await process(download, queue) else { return }
+            guard await process(download, queue, running: running) else { return }
             running.remove(download)
         }
     }
 
     /// Fetches and stores `download` and records how it ended; false when the drain cut it off first
     /// (nothing recorded: it is released).
-    private func process(_ download: DownloadRecord, _ queue: any LinkDownloads) async -> Bool {
+    private func process(_ download: DownloadRecord, _ queue: any LinkDownloads, running: RunningWork<DownloadRecord>) async -> Bool {
         var logger = logger
         logger[metadataKey: "preview.download"] = "\(download.id)"
         let workspace = workspaces.appendingPathComponent("\(getpid())-\(download.seq ?? 0)-\(download.attempts)")
@@ -136,25 +136,41 @@ public struct DownloadWorker: Service {
             let failure = error as? PreviewError ?? StoreFault(error)?.previewError ?? PreviewError(.internal, "\(error)")
             outcome = .failure(FetchFailure(error: failure, retryable: StoreFault(error) != nil || failure.code == .internal))
         }
-        do {
-            switch outcome {
-            case let .success(document):
-                let recorded = try await offload.run(.writes) { try queue.finish(download, documentID: document.id) }
-                faults.clear(logger: logger, proof: .write, backoff: backoff)
-                Counter(label: "docpreview_downloads_total", dimensions: [("outcome", recorded ? "done" : "lease_lost")]).increment()
-                logger.info("download done", metadata: ["preview.document": "\(document.id)"])
-            case let .failure(report):
-                let recorded = try await offload.run(.writes) { try queue.fail(download, error: report.error, retryable: report.retryable) }
-                let retrying = recorded.status == .queued
-                Counter(label: "docpreview_downloads_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
-                logger.info("download failed", metadata: ["preview.code": "\(report.error.code)", "preview.reason": "\(report.error.message)",
-                                                          "preview.status": "\(recorded.status.rawValue)"])
+        // While the database refuses, the outcome is recorded again after the back-off's pause, until
+        // it is or the lease runs out: the download does not wait out its lease once the database is back.
+        let deadline = documents.clock.instant + .seconds(leaseSeconds)
+        while true {
+            do {
+                try await record(outcome, of: download, queue, logger: logger)
+                return true
+            } catch is CancellationError {
+                return false
+            } catch {
+                guard faults.recordRefusal(error, pausing: backoff, logger: logger), documents.clock.instant < deadline, !running.isStopping else {
+                    logger.error("could not record a download's outcome", metadata: ["preview.error": "\(error)"])
+                    return true
+                }
+                await backoff.pause()
             }
-        } catch is CancellationError {
-            return false
-        } catch {
-            logger.error("could not record a download's outcome", metadata: ["preview.error": "\(error)"])
         }
-        return true
+    }
+
+    /// Records how `download` ended: done as its document, or failed (to be retried, or for good).
+    private func record(_ outcome: Result<DocumentRecord, FetchFailure>, of download: DownloadRecord, _ queue: any LinkDownloads,
+                        logger: Logger) async throws {
+        switch outcome {
+        case let .success(document):
+            let recorded = try await offload.run(.writes) { try queue.finish(download, documentID: document.id) }
+            faults.clear(logger: logger, proof: .write, backoff: backoff)
+            Counter(label: "docpreview_downloads_total", dimensions: [("outcome", recorded ? "done" : "lease_lost")]).increment()
+            logger.info("download done", metadata: ["preview.document": "\(document.id)"])
+        case let .failure(report):
+            let recorded = try await offload.run(.writes) { try queue.fail(download, error: report.error, retryable: report.retryable) }
+            faults.clear(logger: logger, proof: .database, backoff: backoff)
+            let retrying = recorded.status == .queued
+            Counter(label: "docpreview_downloads_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
+            logger.info("download failed", metadata: ["preview.code": "\(report.error.code)", "preview.reason": "\(report.error.message)",
+                                                      "preview.status": "\(recorded.status.rawValue)"])
+        }
     }
 }

@@ -30,6 +30,9 @@ public struct VideoLadder: Sendable {
         /// Peak and average bits per second over its segments, as `EXT-X-STREAM-INF` states them.
         public var bandwidth: Int
         public var averageBandwidth: Int
+        /// Frames per second (`FRAME-RATE`, which Apple's authoring rules ask of every variant);
+        /// nil in ladders made before it was kept.
+        public var frameRate: Double?
 
         /// Its media playlist, and the fragmented MP4 whose byte ranges that playlist lists.
         public var playlist: String { "\(name).m3u8" }
@@ -38,6 +41,7 @@ public struct VideoLadder: Sendable {
         enum CodingKeys: String, CodingKey {
             case name, width, height, codecs, bandwidth
             case averageBandwidth = "average_bandwidth"
+            case frameRate = "frame_rate"
         }
     }
 
@@ -90,7 +94,7 @@ public struct VideoLadder: Sendable {
             done += share
             let rates = try Self.bitRates(playlist: playlist)
             made.append(Rung(name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
-                             bandwidth: rates.peak, averageBandwidth: rates.average))
+                             bandwidth: rates.peak, averageBandwidth: rates.average, frameRate: result.frameRate))
         }
         do {
             try Data(Self.masterPlaylist(made).utf8).write(to: staged.appendingPathComponent(Self.masterName))
@@ -106,8 +110,9 @@ public struct VideoLadder: Sendable {
     static func masterPlaylist(_ rungs: [Rung]) -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
         for rung in rungs {
+            let frameRate = rung.frameRate.map { ",FRAME-RATE=" + String(format: "%.3f", $0) } ?? ""
             lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(rung.bandwidth),AVERAGE-BANDWIDTH=\(rung.averageBandwidth),"
-                         + "RESOLUTION=\(rung.width)x\(rung.height),CODECS=\"\(rung.codecs)\"")
+                         + "RESOLUTION=\(rung.width)x\(rung.height)\(frameRate),CODECS=\"\(rung.codecs)\"")
             lines.append(rung.playlist)
         }
         return lines.joined(separator: "\n") + "\n"

@@ -190,11 +190,15 @@ extension Store {
             report.bytes = bytes
             guard !dryRun else { return }
             try index.forgetDeadDerivatives()
-            _ = try index.forgetBlobs(ifUnused: unreferenced.map(\.hash))
             for blob in unreferenced {
                 logger.debug("unreferenced blob quarantined", metadata: ["preview.sha256": "\(blob.hash)"])
                 try blobs.quarantine(blob.hash)
             }
+            // Rows go only once their blobs are in the quarantine: a gc cut short leaves deleted
+            // documents' rows beside blobs that are either still stored (collected next time) or
+            // quarantined (their rows forgotten here next time), never a stored blob without its row
+            // that `recover` would make a document again.
+            _ = try index.forgetBlobs(ifUnused: try blobs.quarantined().map(\.hash))
         }
         if dryRun {
             report.purged = try blobs.quarantined().filter { $0.modified < cutoff }.count

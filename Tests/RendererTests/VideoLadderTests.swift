@@ -29,8 +29,10 @@ import Testing
 
         let master = try String(contentsOf: ladder.appendingPathComponent("master.m3u8"), encoding: .utf8)
         #expect(master.hasPrefix("#EXTM3U\n"))
-        #expect(master.contains("RESOLUTION=640x360,CODECS=\"\(rungs[0].codecs)\"\n360p.m3u8"))
-        #expect(master.contains("RESOLUTION=1280x720,CODECS=\"\(rungs[1].codecs)\"\n720p.m3u8"))
+        // Every variant states its frame rate, as Apple's HLS authoring rules ask.
+        #expect(rungs.allSatisfy { $0.frameRate == 30 })
+        #expect(master.contains("RESOLUTION=640x360,FRAME-RATE=30.000,CODECS=\"\(rungs[0].codecs)\"\n360p.m3u8"))
+        #expect(master.contains("RESOLUTION=1280x720,FRAME-RATE=30.000,CODECS=\"\(rungs[1].codecs)\"\n720p.m3u8"))
 
         for rung in rungs {
             let playlist = ladder.appendingPathComponent("\(rung.name).m3u8")

@@ -78,6 +78,29 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         #expect(try store.blobs.allBlobs().count == before - 1)
         #expect(try store.verify().isClean)
     }
+
+    /// A gc cut short between quarantining a deleted document's blob and forgetting its rows leaves a
+    /// store that verifies, whose `recover` brings nothing back, and that the next gc finishes.
+    @Test(arguments: TestBackend.available) func aGcCutShortBringsNoDeletionBack(backend: TestBackend) throws {
+        let (store, folder) = try makeStore(backend)
+        defer { folder.remove() }
+        let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
+        let outcome = pipeline.ingest(Fixtures.sample("image.webp"), labels: DocumentLabels(title: "photo", filename: "photo.webp"))
+        let (id, original) = (try #require(outcome.documentID), try #require(outcome.sha256))
+        _ = try store.index.delete(documentID: id, version: nil)
+        // Where a gc stopped by a refused request left it: the dead derivatives' rows forgotten, the
+        // original quarantined, the document's rows still there.
+        try store.index.forgetDeadDerivatives()
+        try store.blobs.quarantine(original)
+        let report = try store.verify()
+        #expect(report.missing.isEmpty && report.damaged.isEmpty && report.indexProblems.isEmpty, "\(report)")
+        #expect(!report.unreferenced.contains { !$0.indexed && $0.role == .original }, "no original the index lost, for recover to bring back")
+        #expect(try store.index.indexedBlobs().contains(original))
+        // Forced past the "more than half the store" guard: the deleted photo is all this store holds.
+        _ = try store.collectGarbage(grace: 0, dryRun: false, force: true, logger: Logger(label: "test"))
+        #expect(try !store.index.indexedBlobs().contains(original), "the next gc forgot the quarantined blob's rows")
+        #expect(try store.verify().isClean)
+    }
 }
 
 @Suite struct PipelineTests {

@@ -33,6 +33,8 @@ public struct Transcoder: Sendable {
         public var durationSeconds: Double
         /// RFC 6381 names of the streams, comma-separated (`avc1.64001f,mp4a.40.2`).
         public var codecs: String
+        /// Frames per second of the video written, when it says.
+        public var frameRate: Double?
     }
 
     /// Writes the rendition of `input` that `plan` describes to `output` (created or truncated; on a
@@ -106,7 +108,12 @@ public struct Transcoder: Sendable {
         progress(1)
         let written = max(streams.values.map(\.reachedSeconds).max() ?? 0, copies.values.map(\.reachedSeconds).max() ?? 0)
         let codecs = (0..<Int(file.context.pointee.nb_streams)).compactMap { file.context.pointee.streams[$0].flatMap { CodecString.of($0.pointee.codecpar) } }
-        return Result(plan: plan, durationSeconds: written, codecs: codecs.joined(separator: ","))
+        let rates = (0..<Int(file.context.pointee.nb_streams)).compactMap { index -> Double? in
+            guard let stream = file.context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else { return nil }
+            let rate = stream.pointee.avg_frame_rate
+            return rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil
+        }
+        return Result(plan: plan, durationSeconds: written, codecs: codecs.joined(separator: ","), frameRate: rates.first)
     }
 
     /// The video chain: decoder, then rotation, scaling to the planned size, tone-mapping for HDR
