@@ -15,6 +15,7 @@ addresses are tested as a pure function, FetchAddressPolicy).
   /missing            404                                  /no-video.html  a page with no video
   /large.mp4          8 MiB (VIDEO, then zeros) with its length; /large-unsized.mp4 the same, chunked
   /trickle.mp4        VIDEO's length announced, then a byte every half second
+  /delayed/video.mp4  VIDEO, after 3 s
 """
 import http.server
 import os
@@ -51,6 +52,9 @@ class Site(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         path = self.path.split("?")[0]
         if path == "/video.mp4" or path == "/clip.mp4":
+            self.send(200, video, "video/mp4")
+        elif path == "/delayed/video.mp4":
+            time.sleep(3)
             self.send(200, video, "video/mp4")
         elif path == "/page.html":
             self.send(200, b"<!doctype html><html><head><title>Highlight reel</title></head><body>"

@@ -2,7 +2,7 @@ import Foundation
 
 /// The loopback site link-download tests fetch from (`scripts/link-test-site.py`: an MP4, a page
 /// with a `<video>`, redirects, redirects to private addresses, a 404, a page with no video, a file
-/// over the size limit, a trickle), started on a free port and stopped by ``stop()``.
+/// over the size limit, a trickle, a file sent after 3 s), started on a free port and stopped by ``stop()``.
 public final class LinkTestSite: @unchecked Sendable {  // immutable after init
     public let port: Int
     private let process = Process()

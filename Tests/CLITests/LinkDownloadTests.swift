@@ -67,6 +67,32 @@ import Testing
         }
     }
 
+    /// The database goes away while a link is fetched: the fetcher's outcome, refused, is recorded
+    /// again once the database is back, instead of the download waiting out its lease (320 s here).
+    @Test func anOutcomeTheDatabaseRefusedIsRecordedOnceItIsBack() throws {
+        guard TestBackend.available.contains(.postgres) else { return }  // DOCPREVIEW_TEST_SKIP=postgres
+        let setup = try Setup(backend: .postgres)
+        defer { setup.remove() }
+        // One fetcher: busy with the link, it leases nothing else, so the first fault it counts is its outcome refused.
+        let server = try setup.serve(fetchWorkers: 1)
+        let answer = try Self.submit(server, setup.site.url("delayed/video.mp4"))
+        let id = try #require(answer.json?["download_id"] as? String, "\(answer)")
+        try waitUntil("the fetch to start") { try server.get("/api/v1/download/\(id)").json?["status"] as? String == "downloading" }
+        let outage = try DatabaseOutage.begin(setup.database[1])
+        // The fetch ends (3 s after it began) during the outage, and recording its outcome is refused.
+        try waitUntil("the fetcher's outcome to be refused") {
+            let metrics = try PlaybackServeTests.fetch(server.authorized(URLRequest(url: URL(string: server.base + "/metrics")!))).0
+            return String(decoding: metrics, as: UTF8.self).contains("place=\"fetcher\"")
+        }
+        try outage.end()
+        let settled = try waitFor("the outcome to be recorded", timeout: .seconds(120)) { () -> String? in
+            guard let status = try? server.get("/api/v1/download/\(id)").json?["status"] as? String, status != "downloading" else { return nil }
+            return status
+        }
+        #expect(["queued", "done"].contains(settled), "recorded, to be tried again or done: \(settled)")
+        #expect((try Self.settled(server, id))["status"] as? String == "done", "the next attempt downloads it")
+    }
+
     @Test func everyCaseOfTheTestSiteEndsAsExpected() throws {
         // The redirects to loopback point at the server's own port: the request a rebinding page would want to make.
         let port = LoopbackPort.free()
