@@ -166,12 +166,37 @@ public final class RendererPool: Sendable {
             throw PreviewError(.internal, "The renderer was stopped from outside; the file will be tried again.", detail: "signal \(signal)")
         case let .crashed(signal):
             logger.error("renderer child crashed", metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
-            throw PreviewError(.corrupt, "The file crashed the renderer (signal \(signal)); it is probably damaged.",
-                               detail: "signal \(signal)")
+            throw Self.crashError(signal: signal, output: call.output)
         case let .failed(reason):
             logger.error("renderer child failed", metadata: ["preview.file": "\(call.path)", "preview.error": "\(reason)"])
             throw PreviewError(.internal, "The renderer could not process the file.", detail: reason)
         }
+    }
+
+    /// What a child's death by `signal` during a call says. While it wrote to `output` on a disk that
+    /// is (nearly) full, the disk is to blame, not the file: libraries that write through mapped
+    /// files die by SIGBUS or SIGSEGV when the disk runs out under them. That is `storage_full`
+    /// (507, tried again later, never remembered against the file); otherwise the file crashed it.
+    static func crashError(signal: Int32, output: String?) -> PreviewError {
+        if let output, let free = freeBytes(near: output), free < nearlyFullBytes {
+            return PreviewError(.storageFull, "There is no room left to write the preview: the disk is full.", detail: "signal \(signal)")
+        }
+        return PreviewError(.corrupt, "The file crashed the renderer (signal \(signal)); it is probably damaged.", detail: "signal \(signal)")
+    }
+
+    /// Free bytes below which a disk counts as full when a child dies writing to it.
+    static let nearlyFullBytes = 64 << 20
+
+    /// The bytes free to unprivileged writers on the file system of `path` (or of the nearest folder above it that exists).
+    static func freeBytes(near path: String) -> Int? {
+        var folder = URL(fileURLWithPath: path)
+        var info = statvfs()
+        while statvfs(folder.path, &info) != 0 {
+            guard folder.path != "/" else { return nil }
+            folder.deleteLastPathComponent()
+        }
+        let (bytes, overflow) = UInt64(info.f_bavail).multipliedReportingOverflow(by: UInt64(info.f_frsize))
+        return overflow ? Int.max : Int(clamping: bytes)
     }
 
     /// A hard link to `path` in `inbox` (a copy across file systems), named to be unique.
