@@ -20,6 +20,9 @@ public struct FFmpegError: Error, Sendable, CustomStringConvertible {
     /// True when FFmpeg stopped because the interrupt callback asked it to.
     public var isInterrupted: Bool { code == docpreview_averror_exit() }
 
+    /// The disk ran out under a write (`AVERROR(ENOSPC)`).
+    public var isDiskFull: Bool { code == -ENOSPC }
+
     init(function: String, code: Int32) {
         self.function = function
         self.code = code

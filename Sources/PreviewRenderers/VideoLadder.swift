@@ -92,6 +92,7 @@ public struct VideoLadder: Sendable {
                 progress(done + $0 * share)
             }
             done += share
+            try Self.check(playlist: playlist, media: staged.appendingPathComponent("\(name).mp4"))
             let rates = try Self.bitRates(playlist: playlist)
             made.append(Rung(name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
                              bandwidth: rates.peak, averageBandwidth: rates.average, frameRate: result.frameRate))
@@ -116,6 +117,36 @@ public struct VideoLadder: Sendable {
             lines.append(rung.playlist)
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Refuses a rung whose playlist and media file disagree: no segment, or a byte range past the
+    /// end of the media (what a muxer that lost writes leaves). On a (nearly) full disk that is
+    /// `storage_full`, to be tried again once there is room; never a ladder recorded half written.
+    static func check(playlist: URL, media: URL) throws(PreviewError) {
+        let text = (try? String(contentsOf: playlist, encoding: .utf8)) ?? ""
+        var info = stat()
+        let size = stat(media.path, &info) == 0 ? Int(info.st_size) : 0
+        var segments = 0
+        var fits = size > 0
+        for line in text.split(separator: "\n") {
+            let range: Substring
+            if line.hasPrefix("#EXT-X-BYTERANGE:") {
+                range = line.dropFirst(17)
+                segments += 1
+            } else if line.hasPrefix("#EXT-X-MAP:"), let start = line.range(of: "BYTERANGE=\"") {
+                range = line[start.upperBound...].prefix { $0 != "\"" }
+            } else {
+                continue
+            }
+            let parts = range.split(separator: "@").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] >= 0, parts[0] <= size - parts[1] else { fits = false; break }
+        }
+        if segments > 0 && fits { return }
+        let full = RendererPool.freeBytes(near: media.path).map { $0 < RendererPool.nearlyFullBytes } ?? false
+        throw PreviewError(full ? .storageFull : .internal,
+                           full ? "There is no room left to write the video's ladder: the disk is full."
+                                : "The ladder's \(playlist.lastPathComponent) does not match its media file.",
+                           detail: "\(segments) segments over \(size) bytes")
     }
 
     /// Peak and average bits per second of a media playlist's segments, from their byte ranges

@@ -113,6 +113,9 @@ public struct VideoTranscoding: Sendable {
             return PreviewError(.unsupportedType, "This video's codec is not supported.", detail: error.description)
         }
         if error.isEncrypted { return PreviewError(.encrypted, "The video is DRM-protected (encrypted); it has no rendition.") }
+        if error.isDiskFull {
+            return PreviewError(.storageFull, "There is no room left to write the rendition: the disk is full.", detail: error.description)
+        }
         return PreviewError(.corrupt, "The video could not be transcoded; it may be damaged.", detail: error.description)
     }
 }

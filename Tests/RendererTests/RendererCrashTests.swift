@@ -23,4 +23,31 @@ import Testing
         disk.free()
         #expect(RendererPool.crashError(signal: SIGBUS, output: output).code == .corrupt, "room again")
     }
+
+    /// A ladder rung whose playlist names bytes its media file lacks (a muxer that lost writes) is
+    /// never recorded: on a full disk it is `storage_full`, to be made again once there is room.
+    @Test func aRungWhosePlaylistOutrunsItsMediaIsRefused() throws {
+        guard let disk = try SmallDisk.mount(megabytes: 128) else {
+            Issue.record("mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root")
+            return
+        }
+        let (playlist, media) = (disk.url.appendingPathComponent("360p.m3u8"), disk.url.appendingPathComponent("360p.mp4"))
+        try Data(repeating: 1, count: 1000).write(to: media)
+        func write(_ ranges: [String]) throws {
+            let lines = ["#EXTM3U", #"#EXT-X-MAP:URI="360p.mp4",BYTERANGE="100@0""#]
+                + ranges.flatMap { ["#EXTINF:2.0,", "#EXT-X-BYTERANGE:\($0)", "360p.mp4"] }
+            try Data(lines.joined(separator: "\n").utf8).write(to: playlist)
+        }
+        try write(["400@100", "500@500"])
+        #expect(throws: Never.self) { try VideoLadder.check(playlist: playlist, media: media) }
+        for broken in [["400@100", "500@600"], []] {
+            try write(broken)
+            let roomy = #expect(throws: PreviewError.self) { try VideoLadder.check(playlist: playlist, media: media) }
+            #expect(roomy?.code == .internal, "\(broken): room left, the muxer is to blame")
+        }
+        try write(["400@100", "500@600"])
+        disk.fill()
+        let full = #expect(throws: PreviewError.self) { try VideoLadder.check(playlist: playlist, media: media) }
+        #expect(full?.code == .storageFull)
+    }
 }
