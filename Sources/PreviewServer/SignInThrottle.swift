@@ -2,7 +2,7 @@ import PreviewCore
 
 /// Failed sign-ins (a wrong token, from the form or a bearer header; a wrong share password)
 /// counted per key (a client address, a share) and, for tokens, over all keys. A key with
-/// ``perAddress`` failures within ``window`` is refused for a lockout that doubles with each one it
+/// `limit` failures (``perAddress`` unless set) within ``window`` is refused for a lockout that doubles with each one it
 /// earns (one ``window`` first, at most ``maxLockout``); all keys together are refused for one
 /// window once they reach `overall` failures in it, so guessing from many addresses is slowed too.
 ///
@@ -32,12 +32,15 @@ final class SignInThrottle: Sendable {
     private let state = Locked(State())
     /// How long a failure counts, and the first lockout.
     let window: Duration
+    /// Failures of one key within a window that lock it out.
+    private let limit: Int
     /// Failures over all keys within a window that lock everyone out; nil for none.
     private let overall: Int?
     private let clock: any ServiceClock
 
-    init(window: Duration = .seconds(60), overall: Int? = SignInThrottle.overall, clock: any ServiceClock) {
+    init(window: Duration = .seconds(60), limit: Int = SignInThrottle.perAddress, overall: Int? = SignInThrottle.overall, clock: any ServiceClock) {
         self.window = window
+        self.limit = limit
         self.overall = overall
         self.clock = clock
     }
@@ -94,7 +97,7 @@ final class SignInThrottle: Sendable {
         }
         var entry = state.addresses[address] ?? Address()
         entry.failures = entry.failures.filter { $0.duration(to: now) < window } + [now]
-        if entry.failures.count >= Self.perAddress {
+        if entry.failures.count >= limit {
             let lockout = min(window * (1 << min(entry.lockouts, 16)), Self.maxLockout)
             entry.lockedUntil = now + lockout
             entry.lockouts += 1

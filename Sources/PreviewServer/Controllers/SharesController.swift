@@ -16,20 +16,23 @@ struct SharesController {
     let offload: Offload
     let signed: SignedURLs
     let logger: Logger
-    /// Wrong passwords, per share and per client address (the 6th within the window, a minute by
-    /// default, is refused). A try is counted before its hash and given back when right, so
-    /// concurrent guesses get no more tries than sequential ones; one share's guessers never lock
-    /// out another share.
+    /// Wrong passwords, per client address (the 6th within the window, a minute by default, is
+    /// refused) and per share (the 21st: one guesser alone cannot lock a share's visitors out,
+    /// guessers from many addresses are still slowed). A try is counted before its hash and given
+    /// back when right, so concurrent guesses get no more tries than sequential ones; one share's
+    /// guessers never lock out another share.
     let perShare: SignInThrottle
     let perAddress: SignInThrottle
     /// Password checks waiting for or on the hashes lane; past ``maxPasswordChecks`` a try is
     /// answered 503 at once, so a flood from many addresses holds a bounded queue.
     private let passwordChecks = Locked(0)
     static let maxPasswordChecks = 32
+    /// Wrong passwords for one share within the window, from all addresses, before it is locked.
+    static let perShareLimit = 4 * SignInThrottle.perAddress
 
     init(documents: DocumentService, offload: Offload, signed: SignedURLs, passwordWindow: Duration, logger: Logger) {
         (self.documents, self.offload, self.signed, self.logger) = (documents, offload, signed, logger)
-        perShare = SignInThrottle(window: passwordWindow, overall: nil, clock: documents.clock)
+        perShare = SignInThrottle(window: passwordWindow, limit: Self.perShareLimit, overall: nil, clock: documents.clock)
         perAddress = SignInThrottle(window: passwordWindow, overall: nil, clock: documents.clock)
     }
 
