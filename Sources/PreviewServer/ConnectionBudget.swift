@@ -42,8 +42,7 @@ final class ConnectionBudget: Sendable {
     func release(_ address: String) {
         open.withLock { open in
             open.total -= 1
-            let left = open.byClient[address, default: 1] - 1
-            open.byClient[address] = left > 0 ? left : nil
+            open.byClient.decrement(address)
         }
     }
 

@@ -51,7 +51,7 @@ final class RenderGate: Sendable {
         var highest = 0
         var lanes: [String: Int] = [:]
         var documents: [String: Int] = [:]
-        var waiters: [Waiter] = []
+        var waiters = WaitingLine<Waiter>()
         var nextID: UInt64 = 0
 
         func hasRoom(_ lanes: [String], _ document: String, perLane: Int, perDocument: Int) -> Bool {
@@ -110,34 +110,23 @@ final class RenderGate: Sendable {
 
     /// Ends waiter `id`'s wait with `.waitedTooLong`, unless it entered meanwhile.
     private func giveUp(_ id: UInt64) {
-        let waiter = state.withLock { state -> Waiter? in
-            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters.remove(at: index)
-        }
+        let waiter = state.withLock { $0.waiters.remove { $0.id == id } }
         waiter?.continuation.resume(returning: .waitedTooLong)
     }
 
     /// Gives back the slot ``enter(_:document:)`` took, and lets in the waiters that now fit, in order.
     func leave(_ requester: Requester, document: String) {
+        let (total, perRequester, perDocument) = (total, perRequester, perDocument)
         let admitted = state.withLock { state -> [Waiter] in
             state.running -= 1
-            for lane in requester.lanes {
-                let left = state.lanes[lane, default: 1] - 1
-                state.lanes[lane] = left > 0 ? left : nil
-            }
-            let left = state.documents[document, default: 1] - 1
-            state.documents[document] = left > 0 ? left : nil
-            var admitted: [Waiter] = []
-            var index = 0
-            while index < state.waiters.count, state.running < total {
-                let waiter = state.waiters[index]
-                if state.hasRoom(waiter.lanes, waiter.document, perLane: perRequester, perDocument: perDocument) {
-                    state.take(waiter.lanes, waiter.document)
-                    admitted.append(state.waiters.remove(at: index))
-                } else {
-                    index += 1
-                }
-            }
+            for lane in requester.lanes { state.lanes.decrement(lane) }
+            state.documents.decrement(document)
+            // The line is taken out of the state while the closures below read the state.
+            var line = state.waiters
+            let admitted = line.admit(while: { state.running < total },
+                                      fits: { state.hasRoom($0.lanes, $0.document, perLane: perRequester, perDocument: perDocument) },
+                                      take: { state.take($0.lanes, $0.document) })
+            state.waiters = line
             return admitted
         }
         for waiter in admitted { waiter.continuation.resume(returning: .entered) }

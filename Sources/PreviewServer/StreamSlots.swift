@@ -16,7 +16,7 @@ final class StreamSlots: Sendable {
     private struct State {
         var total = 0
         var byConnection: [ObjectIdentifier: Int] = [:]
-        var waiters: [Waiter] = []
+        var waiters = WaitingLine<Waiter>()
         var nextID: UInt64 = 0
 
         func hasRoom(for connection: ObjectIdentifier?, total limit: Int, perConnection: Int) -> Bool {
@@ -26,6 +26,11 @@ final class StreamSlots: Sendable {
         mutating func take(_ connection: ObjectIdentifier?) {
             total += 1
             if let connection { byConnection[connection, default: 0] += 1 }
+        }
+
+        mutating func give(_ connection: ObjectIdentifier?) {
+            total -= 1
+            if let connection { byConnection.decrement(connection) }
         }
     }
 
@@ -70,32 +75,21 @@ final class StreamSlots: Sendable {
                 if now { continuation.resume() }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
-            }
+            let waiter = state.withLock { $0.waiters.remove { $0.id == id } }
             waiter?.continuation.resume(throwing: CancellationError())
         }
     }
 
     private func release(_ connection: ObjectIdentifier?) {
+        let (total, perConnection) = (total, perConnection)
         let woken = state.withLock { state -> [Waiter] in
-            state.total -= 1
-            if let connection {
-                let left = state.byConnection[connection, default: 1] - 1
-                state.byConnection[connection] = left > 0 ? left : nil
-            }
-            var woken: [Waiter] = []
-            var index = 0
-            while index < state.waiters.count, state.total < total {
-                let waiter = state.waiters[index]
-                if state.hasRoom(for: waiter.connection, total: total, perConnection: perConnection) {
-                    state.take(waiter.connection)
-                    woken.append(state.waiters.remove(at: index))
-                } else {
-                    index += 1
-                }
-            }
+            state.give(connection)
+            // The line is taken out of the state while the closures below read the state.
+            var line = state.waiters
+            let woken = line.admit(while: { state.total < total },
+                                   fits: { state.hasRoom(for: $0.connection, total: total, perConnection: perConnection) },
+                                   take: { state.take($0.connection) })
+            state.waiters = line
             return woken
         }
         for waiter in woken { waiter.continuation.resume() }

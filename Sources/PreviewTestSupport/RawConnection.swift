@@ -5,7 +5,8 @@ import Glibc
 
 /// A plain TCP connection to the loopback server, for requests URLSession will not send.
 public final class RawConnection {
-    private let descriptor: Int32
+    /// -1 once closed: a descriptor closed twice may close another's that reused its number.
+    private var descriptor: Int32
 
     public init(port: Int, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -33,8 +34,11 @@ public final class RawConnection {
         }
     }
 
+    /// Closes the connection, once however often it is called.
     public func close() {
+        guard descriptor >= 0 else { return }
         _ = Glibc.close(descriptor)
+        descriptor = -1
     }
 
     /// The status of the response that arrives within `seconds`; nil if none.
