@@ -170,32 +170,29 @@ struct ContentController {
         return Response(status: status, headers: headers, body: body)
     }
 
-    /// Blobs up to this size are read whole and checked before their status is sent.
+    /// Blobs up to this size are checked whole before their status is sent.
     static let checkedBeforeHeaders = 4 << 20
 
     /// The body of bytes `bytes` of blob `hash`, checked against its name:
-    /// - a blob of up to ``checkedBeforeHeaders`` is read whole and checked before the status is sent;
-    /// - a range of a larger one comes from a checked local copy (``VerifiedFiles``; an object
-    ///   store's blob is fetched into its checked cache first);
+    /// - a blob of up to ``checkedBeforeHeaders``, and any range, comes from a local file checked
+    ///   before the status is sent (``VerifiedFiles``: hashed once, then trusted while unchanged; an
+    ///   object store's blob is fetched into its checked cache first);
     /// - a larger one sent whole is checked as it streams, its last chunk withheld on a mismatch
     ///   (the client sees a broken transfer, never a whole damaged file), after the object store
     ///   said it has it.
-    /// A blob found missing or damaged before the status is an error object, logged and counted.
+    /// Nothing is held in memory whole. A blob found missing or damaged before the status is an
+    /// error object, logged and counted.
     private func checkedBody(_ source: BlobServingSource, hash: BlobHash, size: Int, bytes: ClosedRange<Int>, whole: Bool,
                              channel: (any Channel)?) async throws -> ResponseBody {
         let connection = StreamSlots.connection(of: channel)
-        if size <= Self.checkedBeforeHeaders {
-            let all = try await streams.withSlot(on: connection) { try await wholeBlob(source, hash: hash, size: size) }
-            guard BlobHash.of(all) == hash else { throw damaged(hash) }
-            return ResponseBody(byteBuffer: ByteBuffer(bytes: all[bytes]))
-        }
+        let checkedFirst = !whole || size <= Self.checkedBeforeHeaders
         let (offload, logger, blobs) = (offload, logger, documents.store.blobs)
         switch source {
         case let .file(url):
-            if !whole, try await !offload.run(.reads, { try VerifiedFiles.shared.holds(url, hash) }) { throw damaged(hash) }
-            return inSlot(Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: whole ? hash : nil, logger: logger),
-                          on: connection)
-        case let .remote(remote, _) where whole:
+            if checkedFirst, try await !offload.run(.reads, { try VerifiedFiles.shared.holds(url, hash) }) { throw damaged(hash) }
+            return inSlot(Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: checkedFirst ? nil : hash,
+                                        logger: logger), on: connection)
+        case let .remote(remote, _) where !checkedFirst:
             do {
                 guard try await offload.run(.reads, { try remote.storedSize() }) == size else { throw damaged(hash) }
             } catch is BlobMissing {
@@ -211,24 +208,6 @@ struct ContentController {
             }
             return inSlot(Self.fileBody(path: copy.path, range: bytes, reader: offload, channel: channel, expected: nil, logger: logger),
                           on: connection)
-        }
-    }
-
-    /// The whole of a small blob, read (a file on the reads lane; an object in one request).
-    private func wholeBlob(_ source: BlobServingSource, hash: BlobHash, size: Int) async throws -> [UInt8] {
-        switch source {
-        case let .file(url):
-            return try await offload.run(.reads) { Array(try Data(contentsOf: url)) }
-        case let .remote(remote, _):
-            var all: [UInt8] = []
-            all.reserveCapacity(size)
-            do {
-                let stream = try await remote.open(0...(size - 1))
-                while let chunk = try await stream.next() { all += chunk }
-            } catch is BlobMissing {
-                throw damaged(hash, missing: true)
-            }
-            return all
         }
     }
 
