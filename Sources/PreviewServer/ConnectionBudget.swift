@@ -34,6 +34,8 @@ final class ConnectionBudget: Sendable {
         }
         if let refusal {
             Counter(label: "docpreview_connections_shed_total", dimensions: [("reason", refusal.rawValue)]).increment()
+        } else {
+            Gauge(label: "docpreview_connections_open").record(held)
         }
         return refusal
     }
@@ -44,6 +46,7 @@ final class ConnectionBudget: Sendable {
             open.total -= 1
             open.byClient.decrement(address)
         }
+        Gauge(label: "docpreview_connections_open").record(held)
     }
 
     /// Connections held now.

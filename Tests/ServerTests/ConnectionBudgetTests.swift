@@ -38,6 +38,20 @@ import Testing
         }
     }
 
+    /// What the budget holds and sheds is in `/metrics`.
+    @Test func heldAndShedConnectionsAreCounted() async throws {
+        let harness = try Harness { $0.maxConnectionsPerClient = 1 }
+        defer { harness.folder.remove() }
+        let budget = harness.server.connections
+        #expect(budget.admit("192.0.2.1") == nil && budget.admit("192.0.2.1") == .client)
+        try await harness.test { client in
+            let metrics = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+            #expect(metrics.contains("docpreview_connections_shed_total{reason=\"client\"}") && metrics.contains("docpreview_connections_open"))
+        }
+        budget.release("192.0.2.1")
+        #expect(budget.held == 0)
+    }
+
     /// A TLS connection that never sends its ClientHello is closed once the handshake's time is up,
     /// and its place in the budget given back.
     @Test func aSilentTLSConnectionIsClosed() async throws {
