@@ -142,7 +142,7 @@ public struct VideoLadder: Sendable {
             guard parts.count == 2, parts[0] > 0, parts[1] >= 0, parts[0] <= size - parts[1] else { fits = false; break }
         }
         if segments > 0 && fits { return }
-        let full = RendererPool.freeBytes(near: media.path).map { $0 < RendererPool.nearlyFullBytes } ?? false
+        let full = RendererPool.isNearlyFull(near: media.path)
         throw PreviewError(full ? .storageFull : .internal,
                            full ? "There is no room left to write the video's ladder: the disk is full."
                                 : "The ladder's \(playlist.lastPathComponent) does not match its media file.",

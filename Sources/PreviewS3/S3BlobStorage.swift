@@ -80,18 +80,18 @@ public final class S3BlobStorage: BlobStorage {
         var info = stat()
         guard stat(stagedFile.path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let size = Int(info.st_size)
-        let expected = try expectedETag(of: stagedFile, size: size)
-        var created = size > multipartThreshold
-            ? try putInParts(stagedFile, size: size, as: hash, role: role, expecting: expected)
-            : try put(stagedFile, size: size, as: hash, role: role, expecting: expected)
-        if !created, try storedETag(of: hash) != expected {
+        func store(replacing: Bool) throws -> Bool {
+            size > multipartThreshold
+                ? try putInParts(stagedFile, size: size, as: hash, role: role, replacing: replacing)
+                : try put(stagedFile, size: size, as: hash, role: role, replacing: replacing)
+        }
+        var created = try store(replacing: false)
+        if !created, try storedETag(of: hash) != expectedETag(of: stagedFile, size: size) {
             // The object under this name holds other bytes than its name says: damaged behind our back.
             // These bytes hash to the name, so they replace it.
             logger.error("a damaged object was replaced by an upload of its bytes", metadata: ["preview.sha256": "\(hash)"])
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "object"), ("problem", "repaired")]).increment()
-            created = size > multipartThreshold
-                ? try putInParts(stagedFile, size: size, as: hash, role: role, expecting: expected, replacing: true)
-                : try put(stagedFile, size: size, as: hash, role: role, expecting: expected, replacing: true)
+            created = try store(replacing: true)
         }
         if !created, role == .original, self.role(of: hash) == .derivative {
             // Stored before as a derivative: the same bytes are now a document's, kept as an original.
@@ -102,9 +102,9 @@ public final class S3BlobStorage: BlobStorage {
 
     /// One PUT that the store checks against `hash` and refuses over an existing object (unless
     /// `replacing`). Returns false when the object was there already. The ETag the store answers
-    /// must be `expected` (the MD5 of what was sent): a store that ignores the checksum and kept
-    /// other bytes has failed the write, and its object is removed.
-    private func put(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, expecting expected: String, replacing: Bool = false) throws -> Bool {
+    /// must be the MD5 of what was sent: a store that ignores the checksum and kept other bytes has
+    /// failed the write, and its object is removed.
+    private func put(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, replacing: Bool) throws -> Bool {
         var headers = ["x-amz-checksum-sha256": Data(hash.bytes).base64EncodedString(), "content-type": "application/octet-stream"]
         if !replacing { headers["if-none-match"] = "*" }
         if role == .derivative { headers["x-amz-meta-role"] = role.rawValue }
@@ -113,9 +113,9 @@ public final class S3BlobStorage: BlobStorage {
                                      accepting: [200, 409, 412], operation: "storing blob \(hash)")
         // 409: a put of the same key is in flight elsewhere; when it is not there after all, ours goes again.
         if answer.status == 409, try !exists(key(of: hash)) {
-            return try put(file, size: size, as: hash, role: role, expecting: expected, replacing: replacing)
+            return try put(file, size: size, as: hash, role: role, replacing: replacing)
         }
-        if answer.status == 200 { try checkStored(answer.headers.first(name: "etag"), expected, hash) }
+        if answer.status == 200 { try checkStored(answer.headers.first(name: "etag"), try expectedETag(of: file, size: size), hash) }
         return answer.status == 200
     }
 
@@ -130,14 +130,16 @@ public final class S3BlobStorage: BlobStorage {
     /// of the bytes in one PUT, or past ``multipartThreshold`` the MD5 of its parts' MD5s and `-N`.
     func expectedETag(of file: URL, size: Int) throws -> String {
         guard size > multipartThreshold else { return "\"\(try Self.md5(of: file, offset: 0, length: size).hex)\"" }
-        var digests: [UInt8] = []
-        var offset = 0
-        while offset < size {
-            digests += try Self.md5(of: file, offset: offset, length: min(multipartThreshold, size - offset))
-            offset += multipartThreshold
+        var parts: [[UInt8]] = []
+        for offset in stride(from: 0, to: size, by: multipartThreshold) {
+            parts.append(try Self.md5(of: file, offset: offset, length: min(multipartThreshold, size - offset)))
         }
-        let parts = (size + multipartThreshold - 1) / multipartThreshold
-        return "\"\(Insecure.MD5.hash(data: digests).hex)-\(parts)\""
+        return Self.multipartETag(parts)
+    }
+
+    /// The ETag of an object completed from parts whose MD5s are `parts`.
+    private static func multipartETag(_ parts: [[UInt8]]) -> String {
+        "\"\(Insecure.MD5.hash(data: parts.flatMap { $0 }).hex)-\(parts.count)\""
     }
 
     /// The ETag of the object of `hash`, as the store says.
@@ -146,9 +148,9 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// A multipart upload in parts of `multipartThreshold` bytes, each checked by its SHA-256;
-    /// abandoned (its parts deleted) on any failure. The completed object's ETag must be `expected`.
-    private func putInParts(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, expecting expected: String,
-                            replacing: Bool = false) throws -> Bool {
+    /// abandoned (its parts deleted) on any failure. The completed object's ETag must be the one its
+    /// parts' MD5s make (each part read once for both digests).
+    private func putInParts(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, replacing: Bool) throws -> Bool {
         let key = key(of: hash)
         if !replacing, try exists(key) { return false }
         var headers = ["x-amz-checksum-algorithm": "SHA256", "content-type": "application/octet-stream"]
@@ -159,10 +161,18 @@ public final class S3BlobStorage: BlobStorage {
         }
         do {
             var parts: [(number: Int, etag: String, checksum: String)] = []
+            var md5s: [[UInt8]] = []
             var offset = 0
             while offset < size {
                 let length = min(multipartThreshold, size - offset)
-                let digest = try Self.sha256(of: file, offset: offset, length: length)
+                // Each part is read once, for the store's checksum and for the ETag it will make.
+                var (sha256, md5) = (SHA256(), Insecure.MD5())
+                try Self.read(file, offset: offset, length: length) { chunk in
+                    sha256.update(data: chunk)
+                    md5.update(data: chunk)
+                }
+                let digest = Array(sha256.finalize())
+                md5s.append(Array(md5.finalize()))
                 let checksum = Data(digest).base64EncodedString()
                 let number = parts.count + 1
                 let answer = try client.send(.PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", upload)],
@@ -179,7 +189,7 @@ public final class S3BlobStorage: BlobStorage {
             let completed = try S3Client.checked(client.send(.POST, key: key, query: [("uploadId", upload)],
                                                              body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
                                                              operation: operation), operation: operation)
-            try checkStored(XMLText(completed.body).first("ETag"), expected, hash)
+            try checkStored(XMLText(completed.body).first("ETag"), Self.multipartETag(md5s), hash)
             return true
         } catch {
             _ = try? client.send(.DELETE, key: key, query: [("uploadId", upload)], accepting: [200, 204, 404],
@@ -188,25 +198,23 @@ public final class S3BlobStorage: BlobStorage {
         }
     }
 
-    private static func sha256(of file: URL, offset: Int, length: Int) throws -> [UInt8] {
-        try digest(of: file, offset: offset, length: length, SHA256())
-    }
-
+    /// The MD5 (an object's ETag) of `length` bytes of `file` from `offset`.
     private static func md5(of file: URL, offset: Int, length: Int) throws -> [UInt8] {
-        try digest(of: file, offset: offset, length: length, Insecure.MD5())
+        var md5 = Insecure.MD5()
+        try read(file, offset: offset, length: length) { md5.update(data: $0) }
+        return Array(md5.finalize())
     }
 
-    private static func digest<Hasher: HashFunction>(of file: URL, offset: Int, length: Int, _ hasher: Hasher) throws -> [UInt8] {
-        var hasher = hasher
+    /// Hands `length` bytes of `file` from `offset` to `body`, a chunk at a time.
+    private static func read(_ file: URL, offset: Int, length: Int, _ body: ([UInt8]) -> Void) throws {
         let source = try SourceFile(file, followLinks: false)
         var position = offset
         while position < offset + length {
             let chunk = source.read(at: position, count: min(S3Client.chunkBytes, offset + length - position))
             guard !chunk.isEmpty else { throw POSIXError(.EIO) }
-            hasher.update(data: chunk)
+            body(chunk)
             position += chunk.count
         }
-        return Array(hasher.finalize())
     }
 
     /// A server-side copy; `metadata` nil keeps the source's, else replaces it.
@@ -245,7 +253,7 @@ public final class S3BlobStorage: BlobStorage {
             return try cache.file(for: hash) { destination in
                 _ = try client.download(key: key(of: hash), to: destination.path, operation: "reading blob \(hash)")
             }
-        } catch let error as S3Error where error.status == 404 {
+        } catch let error as S3Error where error.isMissing {
             throw BlobMissing(hash.hex)
         }
     }
@@ -398,19 +406,22 @@ struct ObjectRangeReader: BlobRangeReader {
         let body: HTTPClientResponse.Body
         do {
             body = try await client.stream(key: key, range: range)
-        } catch let error as S3Error where error.code == "NoSuchKey" || error.status == 404 {
-            throw BlobMissing(String(key.split(separator: "/").last ?? ""))
+        } catch let error as S3Error where error.isMissing {
+            throw missing
         }
         let chunks = Chunks(body.makeAsyncIterator())
         return BlobByteStream { try await chunks.next() }
     }
 
+    /// The error of this object's absence: its blob's hash is the key's last part.
+    private var missing: BlobMissing { BlobMissing(String(key.split(separator: "/").last ?? "")) }
+
     func storedSize() throws -> Int {
         let head: S3Client.Response
         do {
             head = try client.send(.HEAD, key: key, operation: "reading the size of \(key)")
-        } catch let error as S3Error where error.status == 404 {
-            throw BlobMissing(String(key.split(separator: "/").last ?? ""))
+        } catch let error as S3Error where error.isMissing {
+            throw missing
         }
         guard let size = head.headers.first(name: "content-length").flatMap(Int.init) else {
             throw S3Error.refused(status: head.status, code: "NoContentLength", message: "", operation: "reading the size of \(key)")

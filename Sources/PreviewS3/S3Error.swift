@@ -33,10 +33,10 @@ public enum S3Error: StoreFaultReporting, CustomStringConvertible {
         }
     }
 
-    /// The HTTP status of a refusal, if it is one.
-    public var status: Int? {
-        if case let .refused(status, _, _, _) = self { return status }
-        return nil
+    /// Whether the store said it has no such object (`404`, `NoSuchKey`).
+    public var isMissing: Bool {
+        if case let .refused(status, _, _, _) = self { return status == 404 }
+        return false
     }
 
     /// The `code` of a refusal, if it is one.

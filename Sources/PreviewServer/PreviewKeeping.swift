@@ -39,12 +39,7 @@ final class PreviewKeeping: Sendable {
     /// Stores `outcome`'s new preview in the background; returns at once.
     func keep(_ outcome: DocumentPipeline.PreviewOutcome) {
         guard outcome.new != nil else { return }
-        let admitted = pending.withLock { pending in
-            guard pending < Self.maxPending else { return false }
-            pending += 1
-            return true
-        }
-        guard admitted else {
+        guard pending.increment(below: Self.maxPending) else {
             Counter(label: "docpreview_previews_not_kept_total", dimensions: [("reason", "backlog")]).increment()
             return
         }

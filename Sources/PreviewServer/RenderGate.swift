@@ -52,7 +52,6 @@ final class RenderGate: Sendable {
         var lanes: [String: Int] = [:]
         var documents: [String: Int] = [:]
         var waiters = WaitingLine<Waiter>()
-        var nextID: UInt64 = 0
 
         func hasRoom(_ lanes: [String], _ document: String, perLane: Int, perDocument: Int) -> Bool {
             lanes.allSatisfy { self.lanes[$0, default: 0] < perLane } && documents[document, default: 0] < perDocument
@@ -79,10 +78,7 @@ final class RenderGate: Sendable {
     /// ``leave(_:document:)``.
     func enter(_ requester: Requester, document: String) async -> Entry {
         let lanes = requester.lanes
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
+        let id = state.withLock { $0.waiters.ticket() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Entry, Never>) in
                 let now = state.withLock { state -> Entry? in

@@ -17,7 +17,6 @@ final class StreamSlots: Sendable {
         var total = 0
         var byConnection: [ObjectIdentifier: Int] = [:]
         var waiters = WaitingLine<Waiter>()
-        var nextID: UInt64 = 0
 
         func hasRoom(for connection: ObjectIdentifier?, total limit: Int, perConnection: Int) -> Bool {
             total < limit && connection.map { byConnection[$0, default: 0] < perConnection } != false
@@ -58,10 +57,7 @@ final class StreamSlots: Sendable {
     }
 
     private func acquire(_ connection: ObjectIdentifier?) async throws {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
+        let id = state.withLock { $0.waiters.ticket() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let now = state.withLock { state -> Bool in

@@ -3,9 +3,16 @@
 /// that does not fit (its own key is full) does not hold back those behind it.
 struct WaitingLine<Waiter> {
     private(set) var waiters: [Waiter] = []
+    private var issued: UInt64 = 0
 
     var isEmpty: Bool { waiters.isEmpty }
     var count: Int { waiters.count }
+
+    /// A number no other waiter of this line had, to find one's place again (a wait given up).
+    mutating func ticket() -> UInt64 {
+        issued += 1
+        return issued
+    }
 
     mutating func append(_ waiter: Waiter) {
         waiters.append(waiter)

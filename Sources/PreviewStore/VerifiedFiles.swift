@@ -43,16 +43,16 @@ public final class VerifiedFiles: Sendable {
             forget(url)
             return false
         }
-        checked.withLock { checked in
-            if checked.count >= Self.capacity { checked.removeAll() }
-            checked[url.path] = (hash, before)
-        }
+        record(url, hash, before)
         return true
     }
 
     /// Records that the file at `url` was just checked to hold `hash` (written from bytes that hashed to it).
     public func remember(_ url: URL, holds hash: BlobHash) {
-        guard let stamp = Stamp(url) else { return }
+        if let stamp = Stamp(url) { record(url, hash, stamp) }
+    }
+
+    private func record(_ url: URL, _ hash: BlobHash, _ stamp: Stamp) {
         checked.withLock { checked in
             if checked.count >= Self.capacity { checked.removeAll() }
             checked[url.path] = (hash, stamp)

@@ -19,3 +19,14 @@ public final class Locked<Value>: @unchecked Sendable {  // `value` is only touc
         return try body(&value)
     }
 }
+
+extension Locked where Value == Int {
+    /// Counts one more when fewer than `limit` are counted; false (nothing counted) otherwise.
+    public func increment(below limit: Int) -> Bool {
+        withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+}

@@ -164,12 +164,7 @@ struct SharesController {
     /// Whether `password` is the one `hash` was made of, checked on the hashes lane; 503 with
     /// `Retry-After` when ``maxPasswordChecks`` already wait.
     private func checkPassword(_ password: String, _ hash: String) async throws -> Bool {
-        let admitted = passwordChecks.withLock { waiting in
-            guard waiting < Self.maxPasswordChecks else { return false }
-            waiting += 1
-            return true
-        }
-        guard admitted else {
+        guard passwordChecks.increment(below: Self.maxPasswordChecks) else {
             Counter(label: "docpreview_shares_total", dimensions: [("event", "busy")]).increment()
             throw APIError(PreviewError(.unavailable, "Too many passwords are being checked; try again in a moment."), headers: [.retryAfter: "1"])
         }
