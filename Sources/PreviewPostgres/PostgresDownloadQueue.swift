@@ -138,7 +138,7 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
 
     public func downloadCounts() throws -> [DownloadRecord.Status: Int] {
         var counts = Dictionary(uniqueKeysWithValues: DownloadRecord.Status.allCases.map { ($0, 0) })
-        for row in try connections.query("SELECT status, COUNT(*) AS n FROM downloads GROUP BY status") {
+        for row in try connections.query(PostgresQuery(unsafeSQL: StatusCounts.query("downloads", DownloadRecord.Status.self))) {
             if let status = DownloadRecord.Status(rawValue: try row["status"].decode(String.self)) { counts[status] = try row["n"].decode(Int.self) }
         }
         return counts

@@ -6,10 +6,21 @@ import PreviewStore
 /// Listing, versions, deletion and relabelling in PostgreSQL; the same behaviour as ``SQLiteIndex``'s.
 extension PostgresIndex {
     public func list(_ query: DocumentQuery) throws -> DocumentPage {
+        if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
+        let rows = try connections.query(Self.listing(query))
+        let page = rows.prefix(query.limit)
+        let next = try rows.count > query.limit ? page.last.map { row in
+            DocumentCursor(sort: query.sort, keys: try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
+        } : nil
+        return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
+    }
+
+    /// The statement of a listing's page (one row more than the page, to tell whether another follows).
+    static func listing(_ query: DocumentQuery) -> PostgresQuery {
         let (keys, descending) = Self.sortKeys(query.sort)
         var sql = PostgresQuery(stringLiteral: """
             SELECT d.*, \(keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM documents d
-            WHERE \(IndexSQL.isLatestVersion)
+            WHERE d.latest
             """)
         func filter(_ condition: String, _ value: String?) {
             guard let value else { return }
@@ -21,7 +32,7 @@ extension PostgresIndex {
         filter("d.kind = ?", query.kind)
         filter("strpos(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
         filter("d.preview_status = ?", query.status?.rawValue)
-        if let shared = query.shared { sql.sql += " AND \(Self.liveShares) \(shared ? ">" : "=") 0" }
+        if let shared = query.shared { sql.sql += " AND d.live_shares \(shared ? ">" : "=") 0" }
         if let after = query.after {
             var placeholders: [String] = []
             for (key, value) in zip(keys, after.keys) {
@@ -32,12 +43,7 @@ extension PostgresIndex {
         }
         let direction = descending ? " DESC" : ""
         sql.sql += " ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)"
-        let rows = try connections.query(sql)
-        let page = rows.prefix(query.limit)
-        let next = try rows.count > query.limit ? page.last.map { row in
-            DocumentCursor(sort: query.sort, keys: try keys.indices.map { try row["sort_key_\($0)"].decode(String.self) })
-        } : nil
-        return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
+        return sql
     }
 
     /// A sort key: the expression rows are ordered and compared by (indexed where it matters), its
@@ -50,7 +56,7 @@ extension PostgresIndex {
 
     /// The keys of a sort order (ending with the id) and whether it is descending. Times are whole
     /// microseconds in a cursor, so it compares exactly what the rows hold; rows are ordered by the
-    /// column itself, which `documents_created` indexes.
+    /// column itself, which ``CurrentDocuments`` indexes for every order.
     private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [SortKey], descending: Bool) {
         let created = SortKey(expression: "d.created_at", cursor: "(extract(epoch FROM d.created_at) * 1000000)::bigint") { text in
             "('epoch'::timestamptz + \(text)::bigint * interval '1 microsecond')"
@@ -62,14 +68,17 @@ extension PostgresIndex {
         case .newest: return ([created, id], true)
         case .oldest: return ([created, id], false)
         case .title: return ([title, id], false)
-        case .type: return ([SortKey(expression: "d.type", cursor: "d.type") { $0 }, title, id], false)
+        case .type: return ([SortKey(expression: "d.type COLLATE \"C\"", cursor: "d.type") { $0 }, title, id], false)
         case .mostShared:
-            let shares = "lpad(\(liveShares)::text, 10, '0')"
-            return ([SortKey(expression: shares, cursor: shares) { $0 }, id], true)
+            return ([SortKey(expression: "d.live_shares", cursor: "lpad(d.live_shares::text, 10, '0')") { "\($0)::bigint" }, id], true)
         }
     }
 
-    static let liveShares = IndexSQL.liveShares(now: "now()")
+    /// Marks the shares past their expiry lapsed (``CurrentDocuments/sweep(now:)``); an index scan
+    /// that finds nothing when none has expired since the last sweep.
+    func sweepLapsedShares() throws {
+        try connections.query(PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")))
+    }
 
     public func versions(of id: String) throws -> [DocumentRecord] {
         try connections.query(Self.versionsQuery(of: id)).map(DocumentRecord.init(row:))

@@ -184,28 +184,34 @@ public struct PostgresIndex: DocumentIndex {
     }
 
     public func statistics(owner: String?) throws -> StorageStatistics {
-        let rows = try connections.query("""
-            SELECT name, value FROM figures WHERE scope = \(StoreFigures.scope(owner: owner))
-            UNION ALL SELECT 'evicted_previews', value FROM counters WHERE name = 'evicted_previews'
-            """)
+        try sweepLapsedShares()
+        let rows = try connections.query(Self.statisticsQuery(owner: owner))
         var figures = try rows.map { (name: try $0["name"].decode(String.self), value: try $0["value"].decode(Int.self)) }
         let evicted = figures.first { $0.name == "evicted_previews" }?.value ?? 0
         figures.removeAll { $0.name == "evicted_previews" }
         var statistics = StoreFigures.statistics(owner: owner, rows: figures)
         if owner == nil { statistics.evictedPreviews = evicted }
-        statistics.sharedDocuments = try sharedDocuments(owner: owner)
         return statistics
     }
 
-    /// The owner's (or everyone's) documents with a live share.
+    /// A scope's kept figures (a few dozen rows at most: one per type and kind used) and the evictions.
+    static func statisticsQuery(owner: String?) -> PostgresQuery {
+        """
+        SELECT name, value FROM figures WHERE scope = \(StoreFigures.scope(owner: owner))
+        UNION ALL SELECT 'evicted_previews', value FROM counters WHERE name = 'evicted_previews'
+        """
+    }
+
+    /// The owner's (or everyone's) documents with a live share, counted from the shares.
     func sharedDocuments(owner: String?) throws -> Int {
         try connections.query("""
             SELECT COUNT(*) AS n FROM documents d WHERE (\(owner)::text IS NULL OR d.owner = \(owner)) AND \(unescaped: IndexSQL.isLatestVersion)
-            AND \(unescaped: Self.liveShares) > 0
+            AND \(unescaped: IndexSQL.liveShares(now: "now()")) > 0
             """).first.map { try $0["n"].decode(Int.self) } ?? 0
     }
 
     public func recountStatistics(owner: String?) throws -> StorageStatistics {
+        try sweepLapsedShares()
         // One round trip: every figure is an aggregate over the owner's documents ($1 NULL: all owners).
         let row = try connections.query("""
             WITH scoped AS (SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner)),

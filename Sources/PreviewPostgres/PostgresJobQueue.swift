@@ -199,7 +199,7 @@ public struct PostgresJobQueue: JobQueue {
     public func counts() throws -> [JobRecord.Status: Int] {
         try connections.withConnection { session in
             var counts = Dictionary(uniqueKeysWithValues: JobRecord.Status.allCases.map { ($0, 0) })
-            for row in try session.query("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status") {
+            for row in try session.query(PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))) {
                 counts[try row.decode("status", as: JobRecord.Status.self)] = try row["n"].decode(Int.self)
             }
             return counts

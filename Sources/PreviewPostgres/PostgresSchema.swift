@@ -123,6 +123,23 @@ enum PostgresSchema {
             "DROP INDEX downloads_link",
             "CREATE UNIQUE INDEX downloads_link ON downloads (coalesce(device, ''), client_id, normalized_url)",
         ]),
+        ("v15-kept-at-scale", [
+            "ALTER TABLE documents ADD COLUMN latest boolean NOT NULL DEFAULT false",
+            "ALTER TABLE documents ADD COLUMN live_shares bigint NOT NULL DEFAULT 0",
+            "ALTER TABLE shares ADD COLUMN lapsed boolean NOT NULL DEFAULT false",
+        ] + CurrentDocuments.backfill(now: "now()")
+          + trigger("current_version_inserted", "AFTER INSERT ON documents", CurrentDocuments.versionInserted, returning: "NULL")
+          + trigger("current_version_deleted", "AFTER DELETE ON documents", CurrentDocuments.versionDeleted, returning: "NULL")
+          + trigger("current_version_changed", "AFTER UPDATE OF latest, live_shares ON documents", CurrentDocuments.versionChanged,
+                    returning: "NULL")
+          + trigger("current_share_inserted", "AFTER INSERT ON shares", CurrentDocuments.shareInserted, returning: "NULL")
+          + trigger("current_share_changed", "AFTER UPDATE OF revoked_at, lapsed, document_id ON shares", CurrentDocuments.shareChanged,
+                    returning: "NULL")
+          + trigger("current_share_deleted", "AFTER DELETE ON shares", CurrentDocuments.shareDeleted, returning: "NULL")
+          // Titles and types sort in byte order, as SQLite sorts them (the listing orders by the same expressions).
+          + CurrentDocuments.indexStatements { "\($0) COLLATE \"C\"" }
+          + ["jobs", "downloads"].map(StatusCounts.backfill)
+          + StatusCounts.triggers.flatMap { trigger($0.name, $0.event, $0.statements, returning: "NULL") }),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

@@ -5,8 +5,22 @@ import PreviewCore
 /// Listing, versions, deletion and relabelling in the embedded index.
 extension SQLiteIndex {
     public func list(_ query: DocumentQuery) throws -> DocumentPage {
+        if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
+        let (sql, arguments) = Self.listing(query)
+        return try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            let page = rows.prefix(query.limit)
+            let next = rows.count > query.limit ? page.last.map { row in
+                DocumentCursor(sort: query.sort, keys: (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
+            } : nil
+            return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
+        }
+    }
+
+    /// The statement of a listing's page (one row more than the page, to tell whether another follows).
+    static func listing(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
         let (keys, descending) = Self.sortKeys(query.sort)
-        var conditions = [IndexSQL.isLatestVersion]
+        var conditions = ["d.latest"]
         var arguments = StatementArguments()
         func filter(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
             guard let value else { return }
@@ -18,41 +32,62 @@ extension SQLiteIndex {
         filter("d.kind = ?", query.kind)
         filter("instr(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
         filter("d.preview_status = ?", query.status)
-        if let shared = query.shared { conditions.append("\(Self.liveShares) \(shared ? ">" : "=") 0") }
+        // Shared documents are few: read from their own index, then ordered. Unshared ones are most:
+        // the order's index is walked (the unary + keeps the sort-by-shares index out of it).
+        if let shared = query.shared { conditions.append(shared ? "d.live_shares > 0" : "+d.live_shares = 0") }
         if let after = query.after {
-            let placeholders = Array(repeating: "?", count: keys.count).joined(separator: ", ")
-            conditions.append("(\(keys.joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders))")
+            let placeholders = keys.map(\.placeholder).joined(separator: ", ")
+            conditions.append("(\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders))")
             arguments += StatementArguments(after.keys)
         }
         let direction = descending ? " DESC" : ""
-        let selectedKeys = keys.enumerated().map { "\($1) AS sort_key_\($0)" }.joined(separator: ", ")
+        let selectedKeys = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
+        let chosen = query.shared == true ? " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" : ""
         let sql = """
-            SELECT d.*, \(selectedKeys) FROM documents d WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(keys.map { $0 + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)
+            SELECT d.*, \(selectedKeys) FROM documents d\(chosen) WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)
             """
-        return try pool.read { db in
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-            let page = rows.prefix(query.limit)
-            let next = rows.count > query.limit ? page.last.map { row in
-                DocumentCursor(sort: query.sort, keys: keys.indices.map { row["sort_key_\($0)"] as String })
-            } : nil
-            return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
+        return (sql, arguments)
+    }
+
+    /// A sort key: the column rows are ordered and compared by (``CurrentDocuments`` indexes each
+    /// order), its text in a cursor, and the placeholder that reads that text back.
+    private struct SortKey {
+        var expression: String
+        var cursor: String
+        var placeholder = "?"
+
+        init(_ column: String) {
+            (expression, cursor) = (column, column)
+        }
+
+        init(expression: String, cursor: String, placeholder: String) {
+            (self.expression, self.cursor, self.placeholder) = (expression, cursor, placeholder)
         }
     }
 
-    /// The key columns of a sort order (ending with the id) and whether it is descending.
-    private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [String], descending: Bool) {
+    /// The keys of a sort order (ending with the id) and whether it is descending.
+    private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [SortKey], descending: Bool) {
+        let (created, title, id) = (SortKey("d.created_at"), SortKey("d.title_key"), SortKey("d.id"))
         switch sort {
-        case .newest: (["d.created_at", "d.id"], true)
-        case .oldest: (["d.created_at", "d.id"], false)
-        case .title: (["d.title_key", "d.id"], false)
-        case .type: (["d.type", "d.title_key", "d.id"], false)
-        case .mostShared: (["printf('%010d', \(liveShares))", "d.id"], true)
+        case .newest: return ([created, id], true)
+        case .oldest: return ([created, id], false)
+        case .title: return ([title, id], false)
+        case .type: return ([SortKey("d.type"), title, id], false)
+        case .mostShared:
+            return ([SortKey(expression: "d.live_shares", cursor: "printf('%010d', d.live_shares)", placeholder: "CAST(? AS INTEGER)"), id], true)
         }
     }
 
-    /// ``IndexSQL/liveShares(now:)`` against the time as GRDB stores dates.
-    static let liveShares = IndexSQL.liveShares(now: "strftime('%Y-%m-%d %H:%M:%f', 'now')")
+    /// Marks the shares past their expiry lapsed (``CurrentDocuments/sweep(now:)``); writes only
+    /// when one has expired since the last sweep.
+    func sweepLapsedShares() throws {
+        let due = try pool.read { db in try Bool.fetchOne(db, sql: Self.lapsedSharesQuery) ?? false }
+        if due { try pool.write { db in try db.execute(sql: CurrentDocuments.sweep(now: Self.now)) } }
+    }
+
+    /// Whether a share has expired since the last sweep.
+    static let lapsedSharesQuery = "SELECT EXISTS (SELECT 1 FROM shares WHERE \(CurrentDocuments.expired(now: now)))"
 
     public func versions(of id: String) throws -> [DocumentRecord] {
         try pool.read { db in try Self.versions(of: id, in: db) }

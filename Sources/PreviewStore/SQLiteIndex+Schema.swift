@@ -170,8 +170,28 @@ extension SQLiteIndex {
                 CREATE UNIQUE INDEX downloads_link ON downloads (ifnull(device, ''), client_id, normalized_url);
                 """)
         }
+        migrator.registerMigration("v15-kept-at-scale") { db in
+            try db.execute(sql: """
+                ALTER TABLE documents ADD COLUMN latest BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE documents ADD COLUMN live_shares INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE shares ADD COLUMN lapsed BOOLEAN NOT NULL DEFAULT 0;
+                """)
+            for statement in CurrentDocuments.backfill(now: now) { try db.execute(sql: statement) }
+            try trigger("current_version_inserted", "AFTER INSERT ON documents", CurrentDocuments.versionInserted, in: db)
+            try trigger("current_version_deleted", "AFTER DELETE ON documents", CurrentDocuments.versionDeleted, in: db)
+            try trigger("current_version_changed", "AFTER UPDATE OF latest, live_shares ON documents", CurrentDocuments.versionChanged, in: db)
+            try trigger("current_share_inserted", "AFTER INSERT ON shares", CurrentDocuments.shareInserted, in: db)
+            try trigger("current_share_changed", "AFTER UPDATE OF revoked_at, lapsed, document_id ON shares", CurrentDocuments.shareChanged, in: db)
+            try trigger("current_share_deleted", "AFTER DELETE ON shares", CurrentDocuments.shareDeleted, in: db)
+            for statement in CurrentDocuments.indexStatements() { try db.execute(sql: statement) }
+            for table in ["jobs", "downloads"] { try db.execute(sql: StatusCounts.backfill(table)) }
+            for (name, event, statements) in StatusCounts.triggers { try trigger(name, event, statements, in: db) }
+        }
         return migrator
     }
+
+    /// The time as GRDB stores dates, for the SQL both dialects share.
+    static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
 
     /// A row trigger running the shared `statements`.
     private static func trigger(_ name: String, _ event: String, _ statements: [String], in db: Database) throws {

@@ -5,10 +5,10 @@ import PreviewCore
 /// The storage figures: kept by triggers (``StoreFigures``), and counted again from every row for `verify`.
 extension SQLiteIndex {
     public func statistics(owner: String?) throws -> StorageStatistics {
-        try pool.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT name, value FROM figures WHERE scope = ?", arguments: [StoreFigures.scope(owner: owner)])
+        try sweepLapsedShares()
+        return try pool.read { db in
+            let rows = try Row.fetchAll(db, sql: Self.figuresQuery, arguments: [StoreFigures.scope(owner: owner)])
             var statistics = StoreFigures.statistics(owner: owner, rows: rows.map { ($0["name"], $0["value"]) })
-            statistics.sharedDocuments = try Self.sharedDocuments(owner: owner, in: db)
             if owner == nil {
                 statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
             }
@@ -16,8 +16,12 @@ extension SQLiteIndex {
         }
     }
 
+    /// A scope's kept figures: a few dozen rows at most (one per type and kind used).
+    static let figuresQuery = "SELECT name, value FROM figures WHERE scope = ?"
+
     public func recountStatistics(owner: String?) throws -> StorageStatistics {
-        try pool.read { db in
+        try sweepLapsedShares()
+        return try pool.read { db in
             let scope = owner == nil ? "1 = 1" : "owner = :owner"
             let arguments: StatementArguments = owner.map { ["owner": $0] } ?? [:]
             let current = """
@@ -61,10 +65,11 @@ extension SQLiteIndex {
         }
     }
 
-    /// The owner's (or everyone's) documents with a live share.
+    /// The owner's (or everyone's) documents with a live share, counted from the shares.
     static func sharedDocuments(owner: String?, in db: Database) throws -> Int {
         try Int.fetchOne(db, sql: """
-            SELECT COUNT(*) FROM documents d WHERE (? IS NULL OR d.owner = ?) AND \(IndexSQL.isLatestVersion) AND \(liveShares) > 0
+            SELECT COUNT(*) FROM documents d WHERE (? IS NULL OR d.owner = ?) AND \(IndexSQL.isLatestVersion)
+            AND \(IndexSQL.liveShares(now: now)) > 0
             """, arguments: [owner, owner]) ?? 0
     }
 }
@@ -75,7 +80,7 @@ extension SQLiteIndex {
         where Status.RawValue == String {
         try pool.read { db in
             var counts = Dictionary(uniqueKeysWithValues: Status.allCases.map { ($0, 0) })
-            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM \(table) GROUP BY status") {
+            for row in try Row.fetchAll(db, sql: StatusCounts.query(table, Status.self)) {
                 if let status = Status(rawValue: row["status"]) { counts[status] = row["n"] }
             }
             return counts

@@ -7,7 +7,8 @@ import PreviewCore
 ///
 /// - `figures (scope, name, value)`: scope `''` is the whole store, `owner:<owner>` one owner; names
 ///   `documents`, `versions`, `logical_bytes`, `stored_bytes`, `previews`, `preview_bytes`,
-///   `type:<type>` and `kind:<kind>` (current versions).
+///   `type:<type>` and `kind:<kind>` (current versions), and `shared_documents` (kept by
+///   ``CurrentDocuments``).
 /// - `blob_users (scope, sha256, refs)`: how many versions in a scope name an original, so its bytes
 ///   and previews count once per scope (deduplication).
 /// - `blob_previews (sha256, previews, bytes)`: the derivatives made from an original, an office
@@ -193,8 +194,11 @@ public enum StoreFigures {
                 values[name] = value
             }
         }
-        return StorageStatistics(owner: owner, documents: values["documents"] ?? 0, versions: values["versions"] ?? 0, byType: byType,
-                                 byKind: byKind, logicalBytes: values["logical_bytes"] ?? 0, storedBytes: values["stored_bytes"] ?? 0,
-                                 previews: values["previews"] ?? 0, previewBytes: values["preview_bytes"] ?? 0)
+        var statistics = StorageStatistics(
+            owner: owner, documents: values["documents"] ?? 0, versions: values["versions"] ?? 0, byType: byType, byKind: byKind,
+            logicalBytes: values["logical_bytes"] ?? 0, storedBytes: values["stored_bytes"] ?? 0,
+            previews: values["previews"] ?? 0, previewBytes: values["preview_bytes"] ?? 0)
+        statistics.sharedDocuments = values["shared_documents"] ?? 0
+        return statistics
     }
 }

@@ -1,16 +1,17 @@
 import Foundation
+import GRDB
 import Logging
 import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
-import PreviewStore
+@testable import PreviewStore
 import PreviewTestSupport
 import Testing
 
 /// The statistics kept by triggers agree with a recount from the rows after every kind of change,
-/// on both backends.
+/// on both backends; so do the listings, which read the kept `latest` and `live_shares` columns.
 @Suite struct StoreFiguresTests {
     @Test(arguments: TestBackend.available) func keptFiguresMatchARecountThroughEveryChange(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
@@ -25,8 +26,27 @@ import Testing
                 var recounted = try store.index.recountStatistics(owner: owner)
                 (kept.evictedPreviews, recounted.evictedPreviews) = (nil, nil)
                 #expect(kept == recounted, "\(step), owner \(owner ?? "(all)")")
+                let listed = try store.index.list(DocumentQuery(owner: owner, limit: DocumentQuery.maxLimit)).documents
+                let shared = try store.index.list(DocumentQuery(owner: owner, shared: true, limit: DocumentQuery.maxLimit)).documents
+                let mostShared = try store.index.list(DocumentQuery(owner: owner, sort: .mostShared, limit: DocumentQuery.maxLimit)).documents
+                #expect(listed.count == recounted.documents && shared.count == recounted.sharedDocuments, "\(step), owner \(owner ?? "(all)")")
+                for document in listed { #expect(try store.index.versions(of: document.id).first?.id == document.id, "\(step): latest") }
+                let liveCounts = try mostShared.map { document in
+                    try store.index.shares(documentIDs: try store.index.versions(of: document.id).map(\.id)).filter { $0.isLive() }.count
+                }
+                #expect(liveCounts == liveCounts.sorted(by: >) && Set(mostShared.map(\.id)) == Set(listed.map(\.id)), "\(step): most shared")
             }
         }
+        /// Shares one of the document's versions, pinned or not, live or already expired.
+        func share(_ document: DocumentRecord, expired: Bool, pinned: Bool = Bool.random()) throws -> ShareRecord {
+            let share = ShareRecord(
+                id: UUID().uuidString, tokenSha256: UUID().uuidString, documentID: document.id, version: pinned ? document.version : nil,
+                label: "school", passwordHash: nil, allowDownload: true, createdAt: Date(),
+                expiresAt: expired ? Date(timeIntervalSinceNow: -1) : Bool.random() ? Date(timeIntervalSinceNow: 3600) : nil)
+            try store.index.insertShare(share)
+            return share
+        }
+        var shares: [ShareRecord] = []
         try check("empty")
         var generator = SystemRandomNumberGenerator()
         var documents: [DocumentRecord] = []
@@ -43,9 +63,23 @@ import Testing
         try check("a page of an office pivot")
         let figures = try store.index.statistics()
         #expect(figures.documents == 3 && figures.versions == 4 && figures.previews == 6 && figures.storedBytes > 0, "\(figures)")
-        for round in 0..<60 {
+        // Version 1 of ana's "file 0" shared, then its version 2 deleted: the share keeps the document shared.
+        #expect(documents[0].version == 1 && documents[3].version == 2 && documents[3].title == documents[0].title)
+        shares.append(try share(documents[0], expired: false, pinned: true))
+        try check("a version shared")
+        _ = try store.index.delete(documentID: documents[3].id, version: 2)
+        try check("the later version deleted")
+        #expect(try store.index.statistics(owner: "ana").sharedDocuments == 1)
+        for round in 0..<80 {
             let owner = owners.randomElement(using: &generator)!
-            switch Int.random(in: 0..<6, using: &generator) {
+            switch Int.random(in: 0..<8, using: &generator) {
+            case 6:
+                guard let shared = documents.randomElement(using: &generator),
+                      let current = try store.index.versions(of: shared.id).randomElement(using: &generator) else { continue }
+                shares.append(try share(current, expired: Int.random(in: 0..<4, using: &generator) == 0))
+            case 7:
+                guard let revoked = shares.randomElement(using: &generator) else { continue }
+                _ = try store.index.revokeShare(id: revoked.id)
             case 0, 1:
                 let content = Array("\(owner) \(round) \(Int.random(in: 0..<4, using: &generator))".utf8)
                 let hash = try store.blobs.put(bytes: content, as: .original)
@@ -76,5 +110,49 @@ import Testing
             try check("round \(round)")
         }
         #expect(try store.verify().indexProblems.isEmpty, "verify compares them too")
+    }
+}
+
+/// A store indexed before the kept `latest` and `live_shares` columns gets them from its rows.
+@Suite struct CurrentDocumentsMigrationTests {
+    @Test func anOlderStoreIsBackfilled() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let url = folder.url.appendingPathComponent("index.sqlite")
+        let older = try DatabaseQueue(path: url.path)
+        let hash = BlobHash.of(Data("older".utf8)).hex
+        try SQLiteIndex.migrator.migrate(older, upTo: "v14-downloads-per-device")
+        try older.write { db in
+            try db.execute(sql: "INSERT INTO blobs (sha256, size, mime, created_at) VALUES (?, 10, 'application/pdf', '2026-01-01 00:00:00.000')",
+                           arguments: [hash])
+            for (id, title, version) in [("a1", "A", 1), ("a2", "A", 2), ("b1", "B", 1), ("c1", "C", 1)] {
+                try db.execute(sql: """
+                    INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
+                    VALUES (?, 'ana', '', ?, lower(?), 'f.pdf', ?, 'pdf', 'application/pdf', 10, ?, 'ready', '2026-01-01 00:00:00.000')
+                    """, arguments: [id, title, title, hash, version])
+            }
+            for (document, status) in [("a1", "done"), ("a2", "done"), ("b1", "failed")] {
+                try db.execute(sql: """
+                    INSERT INTO jobs (document_id, status, available_at, created_at, updated_at)
+                    VALUES (?, ?, '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
+                    """, arguments: [document, status])
+            }
+            // A: a live share of its first version; B: one revoked, one expired; C: none.
+            for (id, document, revoked, expires) in [("s1", "a1", nil, "2999-01-01 00:00:00.000"), ("s2", "b1", "2026-01-02 00:00:00.000", nil),
+                                                     ("s3", "b1", nil, "2026-01-02 00:00:00.000")] as [(String, String, String?, String?)] {
+                try db.execute(sql: """
+                    INSERT INTO shares (id, token_sha256, document_id, label, allow_download, created_at, revoked_at, expires_at)
+                    VALUES (?, ?, ?, 'school', 1, '2026-01-01 00:00:00.000', ?, ?)
+                    """, arguments: [id, id, document, revoked, expires])
+            }
+        }
+        try older.close()
+        let index = try SQLiteIndex(url: url)
+        #expect(try index.statistics(owner: "ana").sharedDocuments == 1)
+        #expect(try index.statistics() == index.recountStatistics(owner: nil))
+        #expect(try index.list(DocumentQuery(sort: .title)).documents.map(\.id) == ["a2", "b1", "c1"])
+        #expect(try index.list(DocumentQuery(shared: true)).documents.map(\.id) == ["a2"])
+        let jobs: [JobRecord.Status: Int] = try index.statusCounts(in: "jobs")
+        #expect(jobs[.done] == 2 && jobs[.failed] == 1 && jobs[.queued] == 0)
     }
 }

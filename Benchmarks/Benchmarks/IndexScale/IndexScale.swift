@@ -8,8 +8,10 @@ import PreviewPostgres
 import PreviewStore
 
 /// The index at scale: fills a fresh index with N synthetic documents (1,000 owners, five types and
-/// kinds, a thumbnail each; the rows go through the same triggers as real ones), then times what
-/// grows with the store. Prints one JSON object per measurement.
+/// kinds, a thumbnail each, one in 97 shared, one in 53 failed; the rows go through the same
+/// triggers as real ones), then times what could grow with the store: the statistics, and the first
+/// and next page of every listing sort and filter, store-wide and for one owner. Prints one JSON
+/// object per measurement.
 ///
 ///     index-scale sqlite|postgres://… [documents]
 @main
@@ -44,8 +46,17 @@ enum IndexScale {
         measure(name, count, "stats of one owner (kept counters)", runs: 50) { _ in _ = try index.statistics(owner: "owner-7") }
         measure(name, count, "stats (recounted from the rows, as before)", runs: 1) { _ in _ = try index.recountStatistics(owner: nil) }
         measure(name, count, "stats of one owner (recounted, as before)", runs: 1) { _ in _ = try index.recountStatistics(owner: "owner-7") }
-        measure(name, count, "list, first page (newest, 50)", runs: 20) { _ in _ = try index.list(DocumentQuery(limit: 50)) }
-        measure(name, count, "list, first page of one owner", runs: 20) { _ in _ = try index.list(DocumentQuery(owner: "owner-7", limit: 50)) }
+        for (what, query) in listings {
+            for owner in [nil, "owner-7"] {
+                var first = query
+                first.owner = owner
+                let scope = owner == nil ? "" : ", one owner"
+                measure(name, count, "list \(what)\(scope)", runs: 20) { _ in _ = try index.list(first) }
+                guard let next = try index.list(first).next else { continue }
+                first.after = next
+                measure(name, count, "list \(what)\(scope), next page", runs: 20) { _ in _ = try index.list(first) }
+            }
+        }
         measure(name, count, "upload commit (blob row, document, job)", runs: 50) { run in
             let hash = BlobHash.of(Data("index-scale upload \(run)".utf8))
             _ = try backend.queue.enqueue(DocumentRecord(
@@ -53,6 +64,14 @@ enum IndexScale {
                 kind: .pdf, mime: "application/pdf", size: 1000, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date()))
         }
     }
+
+    /// Every sort, and every filter with the default sort (newest first); 50 a page.
+    static let listings: [(String, DocumentQuery)] = DocumentQuery.Sort.allCases.map { ("sort=\($0.rawValue)", DocumentQuery(sort: $0)) } + [
+        ("type=resume", DocumentQuery(type: "resume")), ("kind=pdf", DocumentQuery(kind: "pdf")), ("status=failed", DocumentQuery(status: .failed)),
+        ("shared=true", DocumentQuery(shared: true)), ("shared=false", DocumentQuery(shared: false)),
+        ("q=title 12 (a common title)", DocumentQuery(titleContains: "title 12")),
+        ("q=nobody's (a title nobody has)", DocumentQuery(titleContains: "nobody's")),
+    ]
 
     /// Median milliseconds of `runs` calls.
     static func measure(_ backend: String, _ count: Int, _ what: String, runs: Int, _ body: (Int) throws -> Void) {
@@ -81,9 +100,10 @@ enum IndexScale {
         return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
-    /// Rows for document `i` (SQL expressions over `i`): 1,000 owners, five types and kinds.
-    static let types = "CASE i % 5 WHEN 0 THEN 'resume' WHEN 1 THEN 'transcript' WHEN 2 THEN 'highlight_video' WHEN 3 THEN 'stats' ELSE '' END"
-    static let kinds = "CASE i % 5 WHEN 0 THEN 'pdf' WHEN 1 THEN 'mp4' WHEN 2 THEN 'jpeg' WHEN 3 THEN 'docx' ELSE 'webp' END"
+    /// Rows for document `i` (SQL expressions over `i`): 1,000 owners, each with five types and kinds.
+    static let types = "CASE (i / 1000) % 5 WHEN 0 THEN 'resume' WHEN 1 THEN 'transcript' WHEN 2 THEN 'highlight_video' WHEN 3 THEN 'stats' ELSE '' END"
+    static let status = "CASE i % 53 WHEN 7 THEN 'failed' ELSE 'ready' END"
+    static let kinds = "CASE (i / 3) % 5 WHEN 0 THEN 'pdf' WHEN 1 THEN 'mp4' WHEN 2 THEN 'jpeg' WHEN 3 THEN 'docx' ELSE 'webp' END"
 
     static func sqliteFill(_ count: Int) -> [String] {
         let series = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))"
@@ -92,9 +112,13 @@ enum IndexScale {
             "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(hash), 1000 + i % 100000, 'application/octet-stream', datetime('now') FROM n",
             "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(thumb), 20000 + i % 5000, 'image/webp', datetime('now') FROM n",
             """
-            \(series) INSERT INTO documents (id, owner, type, title, filename, sha256, kind, mime, size, version, preview_status, created_at)
-            SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'file-' || i, \(hash), \(kinds), 'application/octet-stream',
-                   1000 + i % 100000, 1, 'ready', datetime('now', '-' || i || ' seconds') FROM n
+            \(series) INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
+            SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'title ' || i, 'file-' || i, \(hash), \(kinds), 'application/octet-stream',
+                   1000 + i % 100000, 1, \(status), datetime('now', '-' || i || ' seconds') FROM n
+            """,
+            """
+            \(series) INSERT INTO shares (id, token_sha256, document_id, label, allow_download, created_at)
+            SELECT 'share-' || i, 'token-' || i, 'doc-' || i, 'school', 1, datetime('now') FROM n WHERE i % 97 = 0
             """,
             """
             \(series) INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
@@ -114,9 +138,13 @@ enum IndexScale {
                 "INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(hash), 1000 + i % 100000, 'application/octet-stream', now() \(series)",
                 "INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(thumb), 20000 + i % 5000, 'image/webp', now() \(series)",
                 """
-                INSERT INTO documents (id, owner, type, title, filename, sha256, kind, mime, size, version, preview_status, created_at)
-                SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'file-' || i, \(hash), \(kinds), 'application/octet-stream',
-                       1000 + i % 100000, 1, 'ready', now() - i * interval '1 second' \(series)
+                INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
+                SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'title ' || i, 'file-' || i, \(hash), \(kinds), 'application/octet-stream',
+                       1000 + i % 100000, 1, \(status), now() - i * interval '1 second' \(series)
+                """,
+                """
+                INSERT INTO shares (id, token_sha256, document_id, label, allow_download, created_at)
+                SELECT 'share-' || i, 'token-' || i, 'doc-' || i, 'school', true, now() \(series) WHERE i % 97 = 0
                 """,
                 """
                 INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)

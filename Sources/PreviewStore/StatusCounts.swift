@@ -1,0 +1,46 @@
+/// How many rows of a queue table (`jobs`, `downloads`) have each status, kept in `counters` as
+/// `<table>:<status>` by triggers in the transaction that changes a row, so `/metrics` and an
+/// upload's queue-depth check read a few rows whatever the history's length (issue 43). Shared by
+/// both backends.
+public enum StatusCounts {
+    /// The counter of `status` (an SQL expression) in `table`.
+    private static func name(_ table: String, _ status: String) -> String {
+        "'\(table):' || \(status)"
+    }
+
+    private static func add(_ delta: Int, _ table: String, _ status: String, when condition: String = "true") -> String {
+        """
+        INSERT INTO counters (name, value) SELECT \(name(table, status)), \(delta) WHERE \(condition)
+        ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
+        """
+    }
+
+    /// After a row is inserted.
+    public static func inserted(_ table: String) -> [String] { [add(1, table, "NEW.status")] }
+
+    /// After a row's status is updated.
+    public static func changed(_ table: String) -> [String] {
+        [add(-1, table, "OLD.status", when: "OLD.status <> NEW.status"), add(1, table, "NEW.status", when: "OLD.status <> NEW.status")]
+    }
+
+    /// After a row is deleted.
+    public static func deleted(_ table: String) -> [String] { [add(-1, table, "OLD.status")] }
+
+    /// Counts the rows of a table indexed before the counters existed (in the migration, before the triggers).
+    public static func backfill(_ table: String) -> String {
+        "INSERT INTO counters (name, value) SELECT \(name(table, "status")), COUNT(*) FROM \(table) GROUP BY status"
+    }
+
+    /// The triggers of both tables: name, event and statements.
+    public static let triggers: [(name: String, event: String, statements: [String])] = ["jobs", "downloads"].flatMap { table in
+        [("\(table)_counted_inserted", "AFTER INSERT ON \(table)", inserted(table)),
+         ("\(table)_counted_changed", "AFTER UPDATE OF status ON \(table)", changed(table)),
+         ("\(table)_counted_deleted", "AFTER DELETE ON \(table)", deleted(table))]
+    }
+
+    /// Reads the counts of `Status`'s cases in `table`: rows of `status` and `n`.
+    public static func query<Status: CaseIterable & RawRepresentable>(_ table: String, _: Status.Type) -> String where Status.RawValue == String {
+        let names = Status.allCases.map { "'\(table):\($0.rawValue)'" }.joined(separator: ", ")
+        return "SELECT substr(name, \(table.count + 2)) AS status, value AS n FROM counters WHERE name IN (\(names))"
+    }
+}

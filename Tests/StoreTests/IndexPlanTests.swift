@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+import PreviewBackendTestSupport
+import PreviewCore
+@testable import PreviewPostgres
+@testable import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// What grows with the store is read from an index in the order it is returned, so a listing's page
+/// and the statistics cost about the same at any size (issue 43): checked on each backend's plans,
+/// which do not depend on how many rows there are (SQLite is never analysed; PostgreSQL is asked
+/// with sequential scans and sorts priced out, so a plan that still has one has no index to use).
+@Suite struct IndexPlanTests {
+    /// Each sort alone, each filter alone (newest first), a title search in each order, store-wide
+    /// and for one owner, first and next pages.
+    static let listings: [DocumentQuery] = {
+        let after = { (sort: DocumentQuery.Sort) in DocumentCursor(sort: sort, keys: Array(repeating: "1", count: sort.keyCount)) }
+        var queries = DocumentQuery.Sort.allCases.map { DocumentQuery(sort: $0) }
+        queries += [DocumentQuery(type: "resume"), DocumentQuery(kind: "pdf"), DocumentQuery(status: .failed),
+                    DocumentQuery(shared: true), DocumentQuery(shared: false)]
+        queries += DocumentQuery.Sort.allCases.map { DocumentQuery(titleContains: "resume", sort: $0) }
+        queries += queries.map { query in
+            var next = query
+            next.after = after(query.sort)
+            return next
+        }
+        return queries + queries.map { query in
+            var mine = query
+            mine.owner = "ana"
+            return mine
+        }
+    }()
+
+    @Test func sqliteListsAndCountsFromIndexes() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let index = try SQLiteIndex(url: folder.url.appendingPathComponent("index.sqlite"))
+        try index.pool.read { db in
+            func plan(_ sql: String, _ arguments: StatementArguments = []) throws -> [String] {
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            }
+            /// A table read whole, or rows sorted after they are read.
+            func growsWithTheStore(_ step: String) -> Bool {
+                step.contains("TEMP B-TREE") || (step.hasPrefix("SCAN") && !step.contains("INDEX") && step != "SCAN CONSTANT ROW")
+            }
+            for query in Self.listings {
+                let (sql, arguments) = SQLiteIndex.listing(query)
+                let steps = try plan(sql, arguments)
+                #expect(!steps.contains(where: growsWithTheStore), "\(query): \(steps)")
+            }
+            let statistics: [(String, StatementArguments)] = [
+                (SQLiteIndex.figuresQuery, [""]), (SQLiteIndex.lapsedSharesQuery, StatementArguments()),
+                (StatusCounts.query("jobs", JobRecord.Status.self), StatementArguments()),
+            ]
+            for (sql, arguments) in statistics {
+                let steps = try plan(sql, arguments)
+                #expect(!steps.contains(where: growsWithTheStore) && steps.contains { $0.hasPrefix("SEARCH") }, "\(sql): \(steps)")
+            }
+        }
+    }
+
+    @Test(.enabled(if: TestBackend.available.contains(.postgres))) func postgresListsAndCountsFromIndexes() throws {
+        let address = try #require(try TestBackend.postgres.freshDatabase())
+        let connections = try PostgresConnections(url: address, size: 1, logger: Logger(label: "test"))
+        _ = try PostgresIndex(connections: connections)
+        try connections.withConnection { session in
+            try session.query("SET enable_seqscan = off")
+            try session.query("SET enable_sort = off")
+            func plan(_ query: PostgresQuery) throws -> String {
+                var explained = query
+                explained.sql = "EXPLAIN " + query.sql
+                return try session.query(explained).map { try $0["QUERY PLAN"].decode(String.self) }.joined(separator: "\n")
+            }
+            for query in Self.listings {
+                let steps = try plan(PostgresIndex.listing(query))
+                #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && !steps.contains("Bitmap"), "\(query): \(steps)")
+            }
+            for query in [PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),
+                          PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))] {
+                let steps = try plan(query)
+                #expect(!steps.contains("Seq Scan"), "\(query.sql): \(steps)")
+            }
+        }
+    }
+}
