@@ -61,8 +61,7 @@ public struct DocumentService: Sendable {
         var taker: JobArrivals.Reservation?
         let stored: (document: DocumentRecord, job: JobRecord, leased: Bool)
         do {
-            stored = try store.blobs.whileReferencing(exclusive: false) {
-                _ = try writer?.publish(as: .original)
+            stored = try store.storeOriginal(writer) {
                 // Reserved last: the worker waits only for the transaction.
                 taker = arrivals?.reserve()
                 return try queue.enqueue(record, leasingTo: taker?.lease)

@@ -10,9 +10,11 @@ public struct RecoveryReport: Sendable, Codable {
     /// Blobs moved back from the quarantine first.
     public var unquarantined = 0
     /// Unreferenced blobs left alone: derivatives (made again from their sources), blobs the index
-    /// still knows (deleted documents' ones, awaiting `gc`), and damaged ones (their bytes are gone).
+    /// still knows (deleted documents' ones, awaiting `gc`), orphans of writes never acknowledged
+    /// (``UnreferencedBlob/isOrphan``, awaiting `gc`), and damaged ones (their bytes are gone).
     public var derivatives = 0
     public var deleted = 0
+    public var orphans = 0
     public var damaged: [String] = []
 }
 
@@ -45,17 +47,19 @@ extension DocumentService {
                 report.unquarantined += 1
             }
         }
-        let onDisk = try store.blobs.allBlobs()
         let (referenced, indexed) = try store.references()
-        for blob in onDisk where !referenced.contains(blob.hash) {
-            if indexed.contains(blob.hash) {
+        for blob in try store.unreferencedBlobs(try store.blobs.allBlobs().filter { !referenced.contains($0.hash) }, indexed: indexed) {
+            guard let hash = BlobHash(hex: blob.sha256) else { continue }
+            if blob.indexed {
                 report.deleted += 1
-            } else if store.blobs.role(of: blob.hash) == .derivative {
+            } else if blob.role == .derivative {
                 report.derivatives += 1
-            } else if try !store.blobs.verify(blob.hash) {
-                report.damaged.append(blob.hash.hex)
+            } else if blob.isOrphan {
+                report.orphans += 1
+            } else if try !store.blobs.verify(hash) {
+                report.damaged.append(blob.sha256)
             } else {
-                report.recovered.append(try recover(blob.hash, size: blob.size))
+                report.recovered.append(try recover(hash, size: blob.size))
             }
         }
         return report

@@ -81,9 +81,8 @@ extension DocumentPipeline {
         // Store the original, then index this version (the blob is durable before any row names it;
         // `gc` cannot remove a stored blob between the check and the row).
         let record = DocumentRecord(labels: labels, sha256: hash, kind: verdict.kind, size: size, facts: facts, hasRenderer: renderer != nil)
-        var document = try store.blobs.whileReferencing(exclusive: false) {
-            // Published even when stored already: a damaged copy is replaced by these bytes.
-            if case let .staged(writer, _) = intake { _ = try writer.publish(as: .original) }
+        // Published even when stored already: a damaged copy is replaced by these bytes.
+        var document = try store.storeOriginal(intake.writer) {
             let document = try store.index.insertVersion(record).document
             if let pivot { try store.index.recordDerivative(pivot.record, resultSize: pivot.size, resultMime: FileKind.pdf.mime) }
             return document
@@ -109,6 +108,11 @@ extension DocumentPipeline {
     enum Intake {
         case staged(BlobWriter, hash: BlobHash)
         case stored(hash: BlobHash, size: Int, url: URL)
+
+        /// The staged copy to publish; nil when the blob is stored already.
+        var writer: BlobWriter? {
+            if case let .staged(writer, _) = self { writer } else { nil }
+        }
 
         var url: URL {
             switch self {

@@ -7,8 +7,9 @@ import NIOCore
 import PreviewStore
 
 /// Blobs in an S3-compatible object store (DESIGN §5, §11): `PREFIX/objects/sha256/ab/cd/abcd…`,
-/// blobs `gc` removed under `PREFIX/quarantine/sha256/` until their grace period is over; a
-/// derivative's object carries the metadata `x-amz-meta-role: derivative`.
+/// blobs `gc` removed under `PREFIX/quarantine/sha256/` until their grace period is over, pending
+/// marks (empty objects) under `PREFIX/pending/sha256/`; a derivative's object carries the metadata
+/// `x-amz-meta-role: derivative`.
 ///
 /// Writes cannot tear and never overwrite: a put carries `x-amz-checksum-sha256` (the key is the
 /// SHA-256 already, so the store checks our bytes against it and refuses others) and
@@ -73,6 +74,7 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     func quarantineKey(of hash: BlobHash) -> String { "\(location.prefix)quarantine/sha256/\(hash.hex)" }
+    func pendingKey(of hash: BlobHash) -> String { "\(location.prefix)pending/sha256/\(hash.hex)" }
 
     // MARK: Writes
 
@@ -302,6 +304,18 @@ public final class S3BlobStorage: BlobStorage {
         cache.forget(hash)
         try copy(from: key(of: hash), to: quarantineKey(of: hash), metadata: nil, operation: "quarantining blob \(hash)")
         try delete([key(of: hash)])
+    }
+
+    public func markPending(_ hash: BlobHash) throws {
+        _ = try client.send(.PUT, key: pendingKey(of: hash), operation: "marking blob \(hash) pending")
+    }
+
+    public func clearPending(_ hash: BlobHash) throws {
+        try delete([pendingKey(of: hash)])
+    }
+
+    public func pendingMarks() throws -> [(hash: BlobHash, modified: Date)] {
+        try list(prefix: "\(location.prefix)pending/sha256/").map { ($0.hash, $0.modified) }
     }
 
     public func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)] {

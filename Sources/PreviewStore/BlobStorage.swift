@@ -33,6 +33,15 @@ public protocol BlobStorage: Sendable {
     func unquarantine(_ hash: BlobHash) throws
     /// Deletes what was moved into the quarantine before `cutoff`; returns how many blobs and bytes.
     func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int)
+    /// Marks blob `hash` pending: about to be stored for a document whose row is not committed yet.
+    /// A pending blob that no row names is the orphan of a refused or interrupted write (nothing was
+    /// acknowledged), not a loss: ``Store/verify(rehash:)`` says so, `gc` collects it after its grace
+    /// period and `recover` leaves it alone. A mark that was never made errs on the side of keeping.
+    func markPending(_ hash: BlobHash) throws
+    /// Removes the pending mark of `hash` (none is no error).
+    func clearPending(_ hash: BlobHash) throws
+    /// The pending marks, with when each was made.
+    func pendingMarks() throws -> [(hash: BlobHash, modified: Date)]
     /// Runs `body` while holding the store's reference lock: shared by writers between taking a
     /// blob (new or already there) and committing the row that names it, exclusive for `gc`
     /// between reading which blobs are referenced and removing the others. So `gc` never removes a

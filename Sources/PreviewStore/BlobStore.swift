@@ -6,8 +6,9 @@ import Glibc
 #endif
 
 /// Blobs in a directory: `objects/sha256/ab/cd/abcd…`, writes in progress under `tmp/`, blobs
-/// `gc` removed under `quarantine/sha256/` until their grace period is over. A derivative's blob
-/// carries the extended attribute `user.docpreview.role` = `derivative`.
+/// `gc` removed under `quarantine/sha256/` until their grace period is over, pending marks (empty
+/// files) under `pending/sha256/`. A derivative's blob carries the extended attribute
+/// `user.docpreview.role` = `derivative`.
 ///
 /// Several hosts may share one through a network filesystem (DESIGN §11) when `tmp/` and
 /// `objects/` are on the same filesystem (publishing is a rename) and rename is atomic there
@@ -24,6 +25,7 @@ public struct BlobStore: BlobStorage {
     var objects: URL { root.appendingPathComponent("objects/sha256") }
     public var stagingFolder: URL { root.appendingPathComponent("tmp") }
     var quarantineFolder: URL { root.appendingPathComponent("quarantine/sha256") }
+    var pendingFolder: URL { root.appendingPathComponent("pending/sha256") }
     private static let roleAttribute = "user.docpreview.role"
 
     /// Opens (creating when needed) a blob store at `root`.
@@ -94,6 +96,29 @@ public struct BlobStore: BlobStorage {
         // The grace period counts from the move, not from when the blob was written.
         try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: destination.path)
         for folder in [source.deletingLastPathComponent(), quarantineFolder] { try Self.synchronizeFolder(folder) }
+    }
+
+    /// Not fsync'd: a mark lost in a crash leaves the blob counted as a loss, which keeps it.
+    public func markPending(_ hash: BlobHash) throws {
+        try Self.createPrivateFolder(pendingFolder)
+        let mark = pendingFolder.appendingPathComponent(hash.hex)
+        guard FileManager.default.createFile(atPath: mark.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    public func clearPending(_ hash: BlobHash) throws {
+        guard unlink(pendingFolder.appendingPathComponent(hash.hex).path) == 0 || errno == ENOENT else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    public func pendingMarks() throws -> [(hash: BlobHash, modified: Date)] {
+        guard FileManager.default.fileExists(atPath: pendingFolder.path) else { return [] }
+        return try FileManager.default.contentsOfDirectory(at: pendingFolder, includingPropertiesForKeys: [.contentModificationDateKey]).compactMap { url in
+            guard let hash = BlobHash(hex: url.lastPathComponent) else { return nil }
+            return (hash, try url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate ?? .distantPast)
+        }
     }
 
     public func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)] {

@@ -35,7 +35,8 @@ public struct VerifyReport: Sendable, Codable {
     /// Hashes the index refers to that have no blob on disk.
     public var missing: [String] = []
     /// Blobs nothing refers to: a deleted document's, awaiting `gc` (`indexed`), ones the index
-    /// lost track of (for `recover`), or cache entries whose write a crash cut short.
+    /// lost track of (for `recover`), orphans of writes never acknowledged (`pending`), or cache
+    /// entries whose write a crash cut short.
     public var unreferenced: [UnreferencedBlob] = []
     /// Sources of derivative rows that have no blob on disk.
     public var derivativeSourcesMissing: [String] = []
@@ -45,12 +46,12 @@ public struct VerifyReport: Sendable, Codable {
     /// problem of the store's, repaired as found.
     public var damagedCopies: [String] = []
 
-    /// Nothing is damaged, missing or lost. A cache entry whose write a crash cut short (a
-    /// derivative's blob stored, its row not yet: ``UnreferencedBlob/isCutShortCacheWrite``) is
-    /// listed but no problem: it is made again when asked for, and `gc` removes it.
+    /// Nothing is damaged, missing or lost. What a cut-short write leaves is listed but no problem,
+    /// and `gc` removes it: a cache entry (``UnreferencedBlob/isCutShortCacheWrite``, made again
+    /// when asked for) or an original whose document was never acknowledged (``UnreferencedBlob/isOrphan``).
     public var isClean: Bool {
-        damaged.isEmpty && missing.isEmpty && unreferenced.allSatisfy(\.isCutShortCacheWrite) && derivativeSourcesMissing.isEmpty
-            && indexProblems.isEmpty
+        damaged.isEmpty && missing.isEmpty && unreferenced.allSatisfy { $0.isCutShortCacheWrite || $0.isOrphan }
+            && derivativeSourcesMissing.isEmpty && indexProblems.isEmpty
     }
 
     enum CodingKeys: String, CodingKey {
@@ -70,10 +71,19 @@ public struct UnreferencedBlob: Sendable, Codable, Equatable {
     public var role: BlobRole
     /// The index still has its row (a deleted document's blob awaiting `gc`); false when the index lost it.
     public var indexed: Bool
+    /// Marked pending (``BlobStorage/markPending(_:)``): stored for a document whose row was never committed.
+    public var pending = false
 
     /// A derivative the index never had a row for: what a crash between storing a cache entry and
     /// recording it leaves.
     public var isCutShortCacheWrite: Bool { role == .derivative && !indexed }
+
+    /// An original stored for an upload or a link download that was then refused or cut short:
+    /// nothing was acknowledged, so it is no loss (`recover` leaves it; `gc` collects it).
+    public var isOrphan: Bool { role == .original && !indexed && pending }
+
+    /// An original the index lost track of: `gc` refuses to run, `recover` makes it a document again.
+    public var isLoss: Bool { role == .original && !indexed && !pending }
 }
 
 /// What `gc` removed (or, in a dry run, would remove).
@@ -101,6 +111,24 @@ public struct CollectRefusal: Error, Sendable, CustomStringConvertible {
 }
 
 extension Store {
+    /// Publishes `writer`'s bytes as an original (nil: they are stored already) and runs `commit`,
+    /// which writes the rows that name them, under the shared reference lock. A blob new to the
+    /// store is marked pending until `commit` returns, so a refused or interrupted commit leaves an
+    /// orphan that `verify`, `gc` and `recover` tell apart from a loss (``BlobStorage/markPending(_:)``).
+    /// A mark the clearing misses is cleared by `gc`: its blob is referenced.
+    public func storeOriginal<T>(_ writer: BlobWriter?, commit: () throws -> T) throws -> T {
+        try blobs.whileReferencing(exclusive: false) {
+            guard let writer else { return try commit() }
+            let hash = try writer.finish()
+            let isNew = !blobs.contains(hash)
+            if isNew { try blobs.markPending(hash) }
+            _ = try writer.publish(as: .original)
+            let committed = try commit()
+            if isNew { try? blobs.clearPending(hash) }
+            return committed
+        }
+    }
+
     /// Re-hashes every blob (unless not `rehash`: then only their existence is checked), checks
     /// every index reference against the blobs, the index's own integrity, and lists blobs nothing refers to.
     public func verify(rehash: Bool = true) throws -> VerifyReport {
@@ -120,11 +148,17 @@ extension Store {
         let present = Set(onDisk.map(\.hash))
         report.missing = referenced.subtracting(present).map(\.hex).sorted()
         report.derivativeSourcesMissing = sources.subtracting(present).map(\.hex).sorted()
-        report.unreferenced = onDisk.filter { !referenced.contains($0.hash) }.map { blob in
-            UnreferencedBlob(sha256: blob.hash.hex, size: blob.size, role: blobs.role(of: blob.hash),
-                             indexed: indexed.contains(blob.hash))
-        }.sorted { $0.sha256 < $1.sha256 }
+        report.unreferenced = try unreferencedBlobs(onDisk.filter { !referenced.contains($0.hash) }, indexed: indexed)
         return report
+    }
+
+    /// Each of `blobs` nothing refers to, with what it was stored as and whether it was pending.
+    public func unreferencedBlobs(_ unreferenced: [(hash: BlobHash, size: Int, modified: Date)], indexed: Set<BlobHash>) throws -> [UnreferencedBlob] {
+        let pending = Set(try blobs.pendingMarks().map(\.hash))
+        return unreferenced.map { blob in
+            UnreferencedBlob(sha256: blob.hash.hex, size: blob.size, role: blobs.role(of: blob.hash), indexed: indexed.contains(blob.hash),
+                             pending: pending.contains(blob.hash))
+        }.sorted { $0.sha256 < $1.sha256 }
     }
 
     /// The blobs the index refers to and those it has a row for, read together under the exclusive
@@ -171,12 +205,12 @@ extension Store {
             let referenced = try index.referencedBlobs()
             let indexed = try index.indexedBlobs()
             let unreferenced = candidates.filter { !referenced.contains($0.hash) }
-            let lost = unreferenced.filter { !indexed.contains($0.hash) && blobs.role(of: $0.hash) == .original }
+            let lost = try unreferencedBlobs(unreferenced, indexed: indexed).filter(\.isLoss)
             if !lost.isEmpty, !force {
                 throw CollectRefusal(description: """
                     The index has no row for \(lost.count) original\(lost.count == 1 ? "" : "s") on disk \
-                    (\(lost.reduce(0) { $0 + $1.size }) bytes): it lost track of documents. Run `docpreview recover` to make them \
-                    documents again; --force removes them anyway.
+                    (\(lost.reduce(0) { $0 + $1.size }) bytes) that no refused write explains: it lost track of documents. \
+                    Run `docpreview recover` to make them documents again; --force removes them anyway.
                     """)
             }
             let bytes = unreferenced.reduce(0) { $0 + $1.size }
@@ -199,6 +233,11 @@ extension Store {
             // quarantined (their rows forgotten here next time), never a stored blob without its row
             // that `recover` would make a document again.
             _ = try index.forgetBlobs(ifUnused: try blobs.quarantined().map(\.hash))
+            // A mark goes once its blob is referenced (a write whose clearing was missed) or, past
+            // the grace period, gone (collected above, or never published).
+            for mark in try blobs.pendingMarks() where referenced.contains(mark.hash) || (mark.modified < cutoff && !blobs.contains(mark.hash)) {
+                try blobs.clearPending(mark.hash)
+            }
         }
         if dryRun {
             report.purged = try blobs.quarantined().filter { $0.modified < cutoff }.count

@@ -51,17 +51,19 @@ struct VerifyCommand: ParsableCommand {
     func run() throws {
         let store = try storeOptions.open()
         let report = try store.verify(rehash: deep || !store.blobs.isRemote)
-        let lost = report.unreferenced.filter { !$0.indexed && $0.role == .original }
+        let lost = report.unreferenced.filter(\.isLoss)
         var human = """
             \(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count); \
-            unreferenced \(report.unreferenced.count) (\(lost.count) originals the index lost); \
+            unreferenced \(report.unreferenced.count) (\(lost.count) originals the index lost, \
+            \(report.unreferenced.filter(\.isOrphan).count) orphans of refused writes); \
             derivative sources missing \(report.derivativeSourcesMissing.count); index problems \(report.indexProblems.count)
             """
         for (label, hashes) in [("damaged", report.damaged), ("missing", report.missing), ("derivative source missing", report.derivativeSourcesMissing)] {
             human += hashes.map { "\n  \(label)\t\($0)" }.joined()
         }
         human += report.unreferenced.map { blob in
-            let why = blob.indexed ? "deleted, awaiting gc" : blob.isCutShortCacheWrite ? "a cache write cut short, for gc" : "not in the index"
+            let why = blob.indexed ? "deleted, awaiting gc" : blob.isCutShortCacheWrite ? "a cache write cut short, for gc"
+                : blob.isOrphan ? "a refused write's orphan, for gc" : "not in the index"
             return "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role.rawValue)\t\(why)"
         }.joined()
         human += report.indexProblems.map { "\n  index\t\(SafeText.terminal($0))" }.joined()
@@ -140,7 +142,8 @@ struct RecoverCommand: ParsableCommand {
         let report = try storeOptions.documents().recover(includingQuarantine: quarantined)
         var human = """
             recovered \(report.recovered.count) documents (owner recovered; `docpreview worker` or `serve` makes their previews); \
-            left \(report.derivatives) derivatives, \(report.deleted) deleted documents' blobs, \(report.damaged.count) damaged blobs
+            left \(report.derivatives) derivatives, \(report.deleted) deleted documents' blobs, \(report.orphans) orphans of refused \
+            writes, \(report.damaged.count) damaged blobs
             """
         if quarantined { human += "; \(report.unquarantined) moved back from the quarantine" }
         human += report.recovered.map { "\n  \($0.documentID)\t\($0.kind)\t\($0.title)" }.joined()

@@ -23,6 +23,34 @@ import Testing
         _ = try store.index.forgetBlobs(ifUnused: try store.blobs.allBlobs().map(\.hash))
     }
 
+    /// An original stored for a write whose rows were refused (the database down, a crash) was never
+    /// acknowledged: `verify` lists it as an orphan but passes, `recover` leaves it, `gc` collects it
+    /// without refusing; a committed write leaves no mark. In both blob stores.
+    @Test(arguments: TestBlobs.available) func aRefusedWriteLeavesAnOrphanNotALoss(blobs: TestBlobs) throws {
+        struct Refused: Error {}
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let opened = try TestBackend.sqlite.open(root: folder.url.appendingPathComponent("store"), blobs: blobs)
+        let store = opened.store
+        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let refused = try store.blobs.stage(fileAt: Fixtures.sample("document-5-pages.pdf"))
+        let orphan = try refused.finish()
+        #expect(throws: Refused.self) { try store.storeOriginal(refused) { throw Refused() } }
+        #expect(try store.blobs.contains(orphan) && store.blobs.pendingMarks().map(\.hash) == [orphan])
+        let accepted = try #require(pipeline.ingest(Fixtures.sample("image.webp"),
+                                                   labels: DocumentLabels(owner: "ana", title: "accepted", filename: "a.webp")).documentID)
+        #expect(try store.blobs.pendingMarks().map(\.hash) == [orphan], "a committed write leaves no mark")
+
+        let report = try store.verify()
+        #expect(report.isClean && report.unreferenced.map(\.sha256) == [orphan.hex] && report.unreferenced[0].isOrphan, "\(report)")
+        let recovery = try DocumentService(pipeline: pipeline, queue: opened.queue).recover(includingQuarantine: false)
+        #expect(recovery.recovered.isEmpty && recovery.orphans == 1)
+
+        let collected = try store.collectGarbage(grace: 0, dryRun: false, logger: logger)
+        #expect(try collected.blobs == 1 && !store.blobs.contains(orphan) && store.blobs.pendingMarks().isEmpty)
+        #expect(try store.index.document(id: accepted) != nil && store.verify().unreferenced.isEmpty)
+    }
+
     @Test(arguments: TestBackend.available) func lostRowsAreFoundRefusedAndRecovered(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
