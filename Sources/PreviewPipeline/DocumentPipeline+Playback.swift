@@ -135,7 +135,7 @@ extension DocumentPipeline {
                     var files: [String: BlobHash] = [:]
                     var size = 0
                     for (name, mime) in [(PlaybackManifest.Ladder.masterName, Self.playlistMime)]
-                        + rungs.flatMap({ [($0.playlist, Self.playlistMime), ($0.media, "video/mp4")] }) {
+                        + rungs.flatMap({ $0.files.map { ($0, $0.hasSuffix(".mp4") ? "video/mp4" : Self.playlistMime) } }) {
                         let stored = try keep(ladder.appendingPathComponent(name), of: document, file: "hls/\(name)", mime: mime, width: 0, height: 0)
                         files[name] = stored.record.resultSha256
                         size += stored.size

@@ -56,7 +56,7 @@ public struct PlaybackMaker: Sendable {
     /// a new encoder or new settings make them again.
     public var renditionRecipe: String { "rendition/2 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }
     public var ladderRecipe: String {
-        "ladder/2 \(VideoRenderer.libraryVersions) \(settings.preset) crf \(settings.crf) from \(settings.ladderMinSeconds) s or \(settings.ladderMinBytes) B"
+        "ladder/3 \(VideoRenderer.libraryVersions) \(settings.preset) crf \(settings.crf) from \(settings.ladderMinSeconds) s or \(settings.ladderMinBytes) B"
     }
     public var spritesRecipe: String { "sprites/1 \(VideoRenderer.libraryVersions)" }
 }

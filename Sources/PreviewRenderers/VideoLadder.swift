@@ -7,6 +7,8 @@ import PreviewFFmpeg
 /// a 2 s keyframe grid, and a master playlist over
 /// them with each rung's peak and average bit rate, resolution and codecs, so AVPlayer (and hls.js)
 /// starts on a rung the network carries and switches as it changes, and a seek lands within 2 s.
+/// Each rung has an I-frame playlist too (`EXT-X-I-FRAME-STREAM-INF`): each segment's keyframe as a
+/// byte range, what Apple devices fetch to show frames while scrubbing.
 ///
 /// Every rung is re-encoded (capped CRF: the settings' CRF under a ceiling per rung), so its
 /// keyframes fall on the segment grid whatever the source's spacing. Written into a staged folder
@@ -33,15 +35,23 @@ public struct VideoLadder: Sendable {
         /// Frames per second (`FRAME-RATE`, which Apple's authoring rules ask of every variant);
         /// nil in ladders made before it was kept.
         public var frameRate: Double?
+        /// The peak bits per second of its I-frame playlist (``iFramePlaylist``); nil when it has none.
+        public var iFrameBandwidth: Int?
 
         /// Its media playlist, and the fragmented MP4 whose byte ranges that playlist lists.
         public var playlist: String { "\(name).m3u8" }
         public var media: String { "\(name).mp4" }
+        /// Its I-frame playlist: its segments' keyframes, as byte ranges of ``media``.
+        public var iFramePlaylist: String { "\(name)-iframes.m3u8" }
+
+        /// Its files in the ladder's folder.
+        public var files: [String] { [playlist, media] + (iFrameBandwidth == nil ? [] : [iFramePlaylist]) }
 
         enum CodingKeys: String, CodingKey {
             case name, width, height, codecs, bandwidth
             case averageBandwidth = "average_bandwidth"
             case frameRate = "frame_rate"
+            case iFrameBandwidth = "iframe_bandwidth"
         }
     }
 
@@ -92,10 +102,22 @@ public struct VideoLadder: Sendable {
                 progress(done + $0 * share)
             }
             done += share
-            try Self.check(playlist: playlist, media: staged.appendingPathComponent("\(name).mp4"))
+            let media = staged.appendingPathComponent("\(name).mp4")
+            try Self.check(playlist: playlist, media: media)
             let rates = try Self.bitRates(playlist: playlist)
-            made.append(Rung(name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
-                             bandwidth: rates.peak, averageBandwidth: rates.average, frameRate: result.frameRate))
+            var rung = Rung(name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
+                            bandwidth: rates.peak, averageBandwidth: rates.average, frameRate: result.frameRate)
+            if let iFrames = Self.iFramePlaylist(of: playlist, media: media) {
+                let file = staged.appendingPathComponent(rung.iFramePlaylist)
+                do {
+                    try Data(iFrames.utf8).write(to: file)
+                } catch {
+                    throw PreviewError(RendererPool.isNearlyFull(near: file.path) ? .storageFull : .internal,
+                                       "The rung's I-frame playlist could not be written.", detail: "\(error)")
+                }
+                rung.iFrameBandwidth = try Self.bitRates(playlist: file).peak
+            }
+            made.append(rung)
         }
         do {
             try Data(Self.masterPlaylist(made).utf8).write(to: staged.appendingPathComponent(Self.masterName))
@@ -116,7 +138,41 @@ public struct VideoLadder: Sendable {
                          + "RESOLUTION=\(rung.width)x\(rung.height)\(frameRate),CODECS=\"\(rung.codecs)\"")
             lines.append(rung.playlist)
         }
+        for rung in rungs {
+            guard let bandwidth = rung.iFrameBandwidth else { continue }
+            lines.append("#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(bandwidth),RESOLUTION=\(rung.width)x\(rung.height),"
+                         + "CODECS=\"\(rung.codecs.split(separator: ",").first ?? "")\",URI=\"\(rung.iFramePlaylist)\"")
+        }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A rung's I-frame playlist: its media playlist with each segment's byte range cut to the
+    /// segment's `moof` and first video sample (``FragmentKeyframes``); nil when a segment's
+    /// keyframe cannot be found (the ladder then has none: scrubbing fetches whole segments).
+    static func iFramePlaylist(of playlist: URL, media: URL) -> String? {
+        guard let text = try? String(contentsOf: playlist, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let map = lines.first(where: { $0.hasPrefix("#EXT-X-MAP:") }), let start = map.range(of: "BYTERANGE=\""),
+              let initRange = byteRange(map[start.upperBound...].prefix { $0 != "\"" }),
+              let keyframes = FragmentKeyframes(media: media, initRange: initRange) else { return nil }
+        var out: [String] = []
+        for line in lines {
+            if line.hasPrefix("#EXT-X-BYTERANGE:") {
+                guard let segment = byteRange(line.dropFirst(17)), let keyframe = keyframes.keyframe(of: segment) else { return nil }
+                out.append("#EXT-X-BYTERANGE:\(keyframe.count)@\(keyframe.lowerBound)")
+            } else {
+                out.append(String(line))
+                if line.hasPrefix("#EXT-X-PLAYLIST-TYPE:") { out.append("#EXT-X-I-FRAMES-ONLY") }
+            }
+        }
+        return out.contains("#EXT-X-I-FRAMES-ONLY") ? out.joined(separator: "\n") : nil
+    }
+
+    /// `length@offset` as a range of bytes.
+    private static func byteRange(_ text: Substring) -> Range<Int>? {
+        let parts = text.split(separator: "@").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] > 0, parts[1] >= 0, parts[1] <= Int.max - parts[0] else { return nil }
+        return parts[1]..<(parts[1] + parts[0])
     }
 
     /// Refuses a rung whose playlist and media file disagree: no segment, or a byte range past the
@@ -138,8 +194,7 @@ public struct VideoLadder: Sendable {
             } else {
                 continue
             }
-            let parts = range.split(separator: "@").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] > 0, parts[1] >= 0, parts[0] <= size - parts[1] else { fits = false; break }
+            guard let bytes = byteRange(range), bytes.upperBound <= size else { fits = false; break }
         }
         if segments > 0 && fits { return }
         let full = RendererPool.isNearlyFull(near: media.path)

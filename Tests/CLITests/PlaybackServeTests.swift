@@ -147,6 +147,16 @@ import Testing
         let (signedText, _) = try Self.fetch(URLRequest(url: URL(string: server.base + signedMaster)!))
         let references = String(decoding: signedText, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(references.count == 2 && references.allSatisfy { $0.hasPrefix("/v1/documents/\(id)/hls/") && $0.contains("&sig=") }, "\(references)")
+        // Each rung's I-frame playlist too (its URI attribute), which names its media by a signed URL.
+        let iFrames = String(decoding: signedText, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:") }
+        #expect(iFrames.count == 2, "\(String(decoding: signedText, as: UTF8.self))")
+        for line in iFrames {
+            let uri = try #require(line.split(separator: "URI=\"").last?.prefix { $0 != "\"" })
+            #expect(uri.hasPrefix("/v1/documents/\(id)/hls/") && uri.contains("-iframes.m3u8?") && uri.contains("&sig="), "\(line)")
+            let (iFramePlaylist, iFrameResponse) = try Self.fetch(URLRequest(url: URL(string: server.base + uri)!))
+            let iFrameText = String(decoding: iFramePlaylist, as: UTF8.self)
+            #expect(iFrameResponse.statusCode == 200 && iFrameText.contains("#EXT-X-I-FRAMES-ONLY") && iFrameText.contains(".mp4?"), "\(iFrameText)")
+        }
         // Every rung, read through the signed master over HTTP as a player does: all 180 frames, 6 s.
         for rung in 0..<2 {
             let frames = try MediaTools.ffprobeValue(input: server.base + signedMaster, ["-count_packets", "-select_streams", "v:\(rung)",

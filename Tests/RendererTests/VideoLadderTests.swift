@@ -47,13 +47,39 @@ import Testing
             // (ffprobe lists an HLS stream twice: in its program, and on its own.)
             #expect(frames.split(separator: "\n").first == "180", "\(rung.name): \(frames) frames")
         }
+        // Each rung's I-frame playlist: every segment's keyframe alone, a byte range inside the
+        // segment, shorter than it, and each decodes as a keyframe.
+        for rung in rungs {
+            #expect(master.contains("#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(try #require(rung.iFrameBandwidth)),RESOLUTION=\(rung.width)x\(rung.height),"
+                                    + "CODECS=\"\(rung.codecs.split(separator: ",")[0])\",URI=\"\(rung.iFramePlaylist)\""))
+            let ranges = { (name: String) throws -> [[Int]] in
+                try String(contentsOf: ladder.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")
+                    .filter { $0.hasPrefix("#EXT-X-BYTERANGE:") }.map { $0.dropFirst(17).split(separator: "@").compactMap { Int($0) } }
+            }
+            let (segments, keyframes) = (try ranges(rung.playlist), try ranges(rung.iFramePlaylist))
+            #expect(keyframes.count == segments.count
+                    && zip(segments, keyframes).allSatisfy { $1[1] >= $0[1] && $1[0] + $1[1] < $0[0] + $0[1] && $1[0] < $0[0] / 2 },
+                    "\(rung.name): \(segments) \(keyframes)")
+            let text = try String(contentsOf: ladder.appendingPathComponent(rung.iFramePlaylist), encoding: .utf8)
+            #expect(text.contains("#EXT-X-I-FRAMES-ONLY\n") && text.contains("#EXT-X-MAP:URI=\"\(rung.media)\""))
+            // A player's view of each: the init segment then the range; its first video packet is a keyframe.
+            let media = try Data(contentsOf: ladder.appendingPathComponent(rung.media))
+            let initEnd = try #require(segments.first?[1])
+            for (index, range) in keyframes.enumerated() {
+                let alone = folder.url.appendingPathComponent("\(rung.name)-keyframe-\(index).mp4")
+                try (media[0..<initEnd] + media[range[1]..<(range[1] + range[0])]).write(to: alone)
+                let flags = try MediaTools.ffprobeValue(alone, ["-select_streams", "v:0", "-show_entries", "packet=flags", "-read_intervals", "%+#1"])
+                #expect(flags.hasPrefix("K"), "\(rung.name) keyframe \(index): \(flags)")
+                try FileManager.default.removeItem(at: alone)
+            }
+        }
         // Through the master too: each variant's video decodes.
         for variant in 0..<rungs.count {
             try MediaTools.ffmpeg(["-i", ladder.appendingPathComponent("master.m3u8").path, "-map", "0:v:\(variant)", "-f", "null", "-"])
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["ladder", "source.mp4"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: ladder.path).sorted()
-                == ["360p.m3u8", "360p.mp4", "720p.m3u8", "720p.mp4", "master.m3u8"])
+                == ["360p-iframes.m3u8", "360p.m3u8", "360p.mp4", "720p-iframes.m3u8", "720p.m3u8", "720p.mp4", "master.m3u8"])
     }
 
     /// A source smaller than the lowest rung is one rung at its own size.

@@ -94,8 +94,9 @@ struct ContentController {
         return try await serve(source, hash: hash, size: size, mime: mime, request: request, channel: context.channel, disposition: "inline")
     }
 
-    /// The files a text file of a video's names beside itself: an HLS playlist's URI lines and
-    /// `EXT-X-MAP` URIs, a thumbnails track's sprite sheets (`sprite-0.jpg#xywh=…`).
+    /// The files a text file of a video's names beside itself: an HLS playlist's URI lines and its
+    /// tags' `URI` attributes (`EXT-X-MAP`, `EXT-X-I-FRAME-STREAM-INF`), a thumbnails track's sprite
+    /// sheets (`sprite-0.jpg#xywh=…`).
     enum Reference {
         case playlist, track
 
@@ -117,7 +118,7 @@ struct ContentController {
                 switch self {
                 case .playlist:
                     if !line.isEmpty && !line.hasPrefix("#") { return sign(line) }
-                    guard line.hasPrefix("#EXT-X-MAP:"), let start = line.range(of: "URI=\""),
+                    guard line.hasPrefix("#EXT-X-"), let start = line.range(of: "URI=\""),
                           let end = line[start.upperBound...].firstIndex(of: "\"") else { return String(line) }
                     return line[..<start.upperBound] + sign(line[start.upperBound..<end]) + line[end...]
                 case .track:
