@@ -107,6 +107,14 @@ public struct PostgresIndex: DocumentIndex {
         try connections.query("SELECT * FROM derivatives WHERE key = \(key)").first.map(DerivativeRecord.init(row:))
     }
 
+    public func derivatives(parameters: String) throws -> [DerivativeRecord] {
+        try connections.query("SELECT * FROM derivatives WHERE parameters = \(parameters)").map(DerivativeRecord.init(row:))
+    }
+
+    public func blobSize(_ hash: BlobHash) throws -> Int? {
+        try connections.query("SELECT size FROM blobs WHERE sha256 = \(hash.hex)").first.map { try $0["size"].decode(Int.self) }
+    }
+
     public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
         try connections.transaction { session in
             try PostgresWrites(session).recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime)

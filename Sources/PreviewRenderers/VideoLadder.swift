@@ -175,15 +175,24 @@ public struct VideoLadder: Sendable {
         return parts[1]..<(parts[1] + parts[0])
     }
 
-    /// Refuses a rung whose playlist and media file disagree: no segment, or a byte range past the
-    /// end of the media (what a muxer that lost writes leaves). On a (nearly) full disk that is
-    /// `storage_full`, to be tried again once there is room; never a ladder recorded half written.
+    /// Refuses a rung whose playlist and media file disagree (``mismatch(playlist:mediaSize:)``).
+    /// On a (nearly) full disk that is `storage_full`, to be tried again once there is room; never
+    /// a ladder recorded half written.
     static func check(playlist: URL, media: URL) throws(PreviewError) {
-        let text = (try? String(contentsOf: playlist, encoding: .utf8)) ?? ""
         var info = stat()
         let size = stat(media.path, &info) == 0 ? Int(info.st_size) : 0
+        guard let mismatch = mismatch(playlist: (try? String(contentsOf: playlist, encoding: .utf8)) ?? "", mediaSize: size) else { return }
+        let full = RendererPool.isNearlyFull(near: media.path)
+        throw PreviewError(full ? .storageFull : .internal,
+                           full ? "There is no room left to write the video's ladder: the disk is full."
+                                : "The ladder's \(playlist.lastPathComponent) does not match its media file.",
+                           detail: mismatch)
+    }
+
+    /// What is wrong with a media playlist over a media file of `mediaSize` bytes (what a muxer that
+    /// lost writes leaves): no segment, or a byte range past the media's end; nil when they agree.
+    public static func mismatch(playlist text: String, mediaSize: Int) -> String? {
         var segments = 0
-        var fits = size > 0
         for line in text.split(separator: "\n") {
             let range: Substring
             if line.hasPrefix("#EXT-X-BYTERANGE:") {
@@ -194,14 +203,11 @@ public struct VideoLadder: Sendable {
             } else {
                 continue
             }
-            guard let bytes = byteRange(range), bytes.upperBound <= size else { fits = false; break }
+            guard let bytes = byteRange(range), bytes.upperBound <= mediaSize else {
+                return "the byte range \(range) is past the end of the \(mediaSize) bytes of media"
+            }
         }
-        if segments > 0 && fits { return }
-        let full = RendererPool.isNearlyFull(near: media.path)
-        throw PreviewError(full ? .storageFull : .internal,
-                           full ? "There is no room left to write the video's ladder: the disk is full."
-                                : "The ladder's \(playlist.lastPathComponent) does not match its media file.",
-                           detail: "\(segments) segments over \(size) bytes")
+        return segments > 0 ? nil : "no segment over \(mediaSize) bytes of media"
     }
 
     /// Peak and average bits per second of a media playlist's segments, from their byte ranges

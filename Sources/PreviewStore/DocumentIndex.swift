@@ -62,6 +62,10 @@ public protocol DocumentIndex: Sendable {
     func relabel(documentID id: String, title: String, type: String) throws -> DocumentRecord?
 
     func derivative(key: String) throws -> DerivativeRecord?
+    /// The derivative rows made with `parameters` (every video's `playback.json`, for `verify`).
+    func derivatives(parameters: String) throws -> [DerivativeRecord]
+    /// The size the index has for blob `hash`; nil when it has no row.
+    func blobSize(_ hash: BlobHash) throws -> Int?
     /// Records a derivative whose result blob is already durable (first writer wins).
     func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws
 

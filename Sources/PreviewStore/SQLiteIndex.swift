@@ -131,6 +131,14 @@ public final class SQLiteIndex: DocumentIndex {
         try pool.read { db in try DerivativeRecord.fetchOne(db, key: key) }
     }
 
+    public func derivatives(parameters: String) throws -> [DerivativeRecord] {
+        try pool.read { db in try DerivativeRecord.fetchAll(db, sql: "SELECT * FROM derivatives WHERE parameters = ?", arguments: [parameters]) }
+    }
+
+    public func blobSize(_ hash: BlobHash) throws -> Int? {
+        try pool.read { db in try Int.fetchOne(db, sql: "SELECT size FROM blobs WHERE sha256 = ?", arguments: [hash.hex]) }
+    }
+
     public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
         try pool.write { db in try SQLiteWrites(db).recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime) }
     }

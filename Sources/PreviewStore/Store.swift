@@ -42,6 +42,8 @@ public struct VerifyReport: Sendable, Codable {
     public var derivativeSourcesMissing: [String] = []
     /// What the database's own consistency checks found.
     public var indexProblems: [String] = []
+    /// Ladder playlists that name bytes their media does not have (`DocumentPipeline.verify`).
+    public var ladderProblems: [String] = []
     /// Local copies of remote blobs found damaged, and removed (fetched again when next used): no
     /// problem of the store's, repaired as found.
     public var damagedCopies: [String] = []
@@ -51,7 +53,7 @@ public struct VerifyReport: Sendable, Codable {
     /// when asked for) or an original whose document was never acknowledged (``UnreferencedBlob/isOrphan``).
     public var isClean: Bool {
         damaged.isEmpty && missing.isEmpty && unreferenced.allSatisfy { $0.isCutShortCacheWrite || $0.isOrphan }
-            && derivativeSourcesMissing.isEmpty && indexProblems.isEmpty
+            && derivativeSourcesMissing.isEmpty && indexProblems.isEmpty && ladderProblems.isEmpty
     }
 
     enum CodingKeys: String, CodingKey {
@@ -59,6 +61,7 @@ public struct VerifyReport: Sendable, Codable {
         case blobsChecked = "blobs_checked"
         case derivativeSourcesMissing = "derivative_sources_missing"
         case indexProblems = "index_problems"
+        case ladderProblems = "ladder_problems"
         case damagedCopies = "damaged_copies"
     }
 }

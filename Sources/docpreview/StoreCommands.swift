@@ -49,14 +49,15 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let store = try storeOptions.open()
-        let report = try store.verify(rehash: deep || !store.blobs.isRemote)
+        let pipeline = try storeOptions.documents().pipeline
+        let report = try pipeline.verify(rehash: deep || !pipeline.store.blobs.isRemote)
         let lost = report.unreferenced.filter(\.isLoss)
         var human = """
             \(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count); \
             unreferenced \(report.unreferenced.count) (\(lost.count) originals the index lost, \
             \(report.unreferenced.filter(\.isOrphan).count) orphans of refused writes); \
-            derivative sources missing \(report.derivativeSourcesMissing.count); index problems \(report.indexProblems.count)
+            derivative sources missing \(report.derivativeSourcesMissing.count); index problems \(report.indexProblems.count); \
+            ladder problems \(report.ladderProblems.count)
             """
         for (label, hashes) in [("damaged", report.damaged), ("missing", report.missing), ("derivative source missing", report.derivativeSourcesMissing)] {
             human += hashes.map { "\n  \(label)\t\($0)" }.joined()
@@ -67,6 +68,7 @@ struct VerifyCommand: ParsableCommand {
             return "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role.rawValue)\t\(why)"
         }.joined()
         human += report.indexProblems.map { "\n  index\t\(SafeText.terminal($0))" }.joined()
+        human += report.ladderProblems.map { "\n  ladder\t\($0)" }.joined()
         human += report.damagedCopies.map { "\n  local copy damaged, removed\t\($0)" }.joined()
         if !lost.isEmpty { human += "\n`docpreview recover` makes documents of the \(lost.count) lost originals again." }
         try CommandReport(json: json).succeed(report, human: human)

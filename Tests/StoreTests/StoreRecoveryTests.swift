@@ -4,9 +4,10 @@ import Logging
 import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
+@testable import PreviewPipeline
 import PreviewPostgres
 import PreviewStore
+@testable import PreviewRenderers
 import PreviewTestSupport
 import Testing
 
@@ -148,5 +149,44 @@ import Testing
         let report = try store.verify()
         #expect(!report.indexProblems.isEmpty && !report.isClean, "rows naming blob rows that are gone")
         #expect(throws: CollectRefusal.self) { try store.collectGarbage(grace: 0, dryRun: false, logger: logger) }
+    }
+}
+
+/// `verify` checks every kept ladder's playlists against their media's size: a ladder recorded
+/// half written (a rung whose playlist names bytes past its media's end) is a problem, an intact one is not.
+@Suite struct LadderVerifyTests {
+    @Test(arguments: TestBackend.available) func aHalfWrittenLadderIsFound(backend: TestBackend) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try backend.open(root: folder.url.appendingPathComponent("store")).store
+        let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
+        let video = try #require(pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", title: "clip", filename: "c.mp4"))
+            .documentID.flatMap { try store.index.document(id: $0) })
+        /// Records a ladder of one rung whose playlist lists `segment` (`length@offset`) of 1,000 bytes of media.
+        func record(segment: String, tag: String) throws {
+            func keep(_ text: String, _ file: String, mime: String) throws -> BlobHash {
+                let hash = try store.blobs.put(bytes: Array(text.utf8), as: .derivative)
+                try store.index.recordDerivative(DerivativeRecord(
+                    key: "test-\(tag)-\(file)", sourceSha256: video.sha256, operation: "playback", parameters: file, renderer: "test",
+                    resultSha256: hash, width: 0, height: 0, createdAt: Date()), resultSize: text.utf8.count, resultMime: mime)
+                return hash
+            }
+            let media = try keep(String(repeating: tag, count: 1000), "hls/360p.mp4", mime: "video/mp4")
+            let playlist = try keep("""
+                #EXTM3U
+                #EXT-X-MAP:URI="360p.mp4",BYTERANGE="100@0"
+                #EXTINF:2.0,
+                #EXT-X-BYTERANGE:\(segment)
+                360p.mp4
+                """, "hls/360p.m3u8", mime: "application/vnd.apple.mpegurl")
+            let rung = VideoLadder.Rung(name: "360p", width: 640, height: 360, codecs: "avc1.64001e", bandwidth: 1, averageBandwidth: 1)
+            let manifest = PlaybackManifest(ladder: .init(rungs: [rung], files: ["360p.m3u8": playlist, "360p.mp4": media], size: 1000))
+            _ = try keep(String(decoding: try StableJSON.encode(manifest), as: UTF8.self), "playback.json", mime: "application/json")
+        }
+        try record(segment: "900@100", tag: "a")
+        #expect(try pipeline.verify(rehash: true).ladderProblems.isEmpty)
+        try record(segment: "901@100", tag: "b")
+        let problems = try pipeline.verify(rehash: true).ladderProblems
+        #expect(problems.count == 1 && problems[0].contains("360p.m3u8") && problems[0].contains("past the end"), "\(problems)")
     }
 }

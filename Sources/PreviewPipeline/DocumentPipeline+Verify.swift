@@ -1,0 +1,31 @@
+import Foundation
+import PreviewRenderers
+import PreviewStore
+
+extension DocumentPipeline {
+    /// ``Store/verify(rehash:)``, and every kept ladder's playlists (media and I-frame) against the
+    /// size of their media: a rung whose playlist names bytes its media does not have (a ladder
+    /// recorded half written, as stores from before issue 43 may hold) is a problem.
+    public func verify(rehash: Bool) throws -> VerifyReport {
+        var report = try store.verify(rehash: rehash)
+        for row in try store.index.derivatives(parameters: "playback.json") {
+            // An unreadable manifest or playlist is reported already (damaged or missing).
+            guard let manifest = try? JSONDecoder().decode(PlaybackManifest.self, from: Data(store.blobs.read(row.resultSha256))),
+                  let ladder = manifest.ladder else { continue }
+            for rung in ladder.rungs {
+                for playlist in rung.files where playlist.hasSuffix(".m3u8") {
+                    guard let playlistHash = ladder.files[playlist], let mediaHash = ladder.files[rung.media] else {
+                        report.ladderProblems.append("video \(row.sourceSha256.hex): its ladder has no \(playlist) or \(rung.media)")
+                        continue
+                    }
+                    guard let text = try? store.blobs.read(playlistHash) else { continue }
+                    let size = try store.index.blobSize(mediaHash) ?? 0
+                    if let mismatch = VideoLadder.mismatch(playlist: String(decoding: text, as: UTF8.self), mediaSize: size) {
+                        report.ladderProblems.append("video \(row.sourceSha256.hex): \(playlist): \(mismatch)")
+                    }
+                }
+            }
+        }
+        return report
+    }
+}
