@@ -45,29 +45,43 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
 
 /// The blob drivers that the blob-store tests run on: the folder, and S3 in the throwaway server's
 /// bucket `$DOCPREVIEW_TEST_S3` names (`scripts/test` starts SeaweedFS through `scripts/with-test-s3`,
-/// which also gives the credentials); without one its tests fail saying so, unless
-/// `DOCPREVIEW_TEST_SKIP=s3` leaves them out. Each test gets a prefix of its own.
+/// which also gives the credentials), and a second S3 implementation, moto's server, in the bucket
+/// `$DOCPREVIEW_TEST_S3_MOTO` names (`scripts/with-test-moto`); without one its tests fail saying
+/// so, unless `DOCPREVIEW_TEST_SKIP=s3` (or `moto`) leaves them out. Each test gets a prefix of its own.
 public enum TestBlobs: String, Sendable, CustomStringConvertible {
-    case folder, s3
+    case folder, s3, moto
 
     /// The bucket the S3 tests use, `s3://bucket/?endpoint=…`.
     public static let bucketURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_S3"].flatMap { $0.isEmpty ? nil : $0 }
+    /// The bucket on the second implementation.
+    static let motoBucketURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_S3_MOTO"].flatMap { $0.isEmpty ? nil : $0 }
 
-    public static var available: [TestBlobs] { TestSkips.skips("s3") ? [.folder] : [.folder, .s3] }
+    public static var available: [TestBlobs] {
+        [.folder] + (TestSkips.skips("s3") ? [] : [.s3]) + (TestSkips.skips("moto") ? [] : [.moto])
+    }
 
     public var description: String { rawValue }
 
     /// Where a new, empty store's blobs go: the folder, or a new prefix in the test bucket.
     public func fresh(cacheBytes: Int = 1 << 30) throws -> StoreBackend.Blobs {
-        guard self == .s3 else { return .folder }
-        return .s3(try S3Location(Self.address(prefix: "test-\(UUID().uuidString.lowercased())")), cacheBytes: cacheBytes)
+        let prefix = "test-\(UUID().uuidString.lowercased())"
+        switch self {
+        case .folder: return .folder
+        case .s3: return .s3(try S3Location(Self.address(prefix: prefix)), cacheBytes: cacheBytes)
+        case .moto:
+            guard let motoBucketURL = Self.motoBucketURL else { throw MissingTestNeed("moto", "DOCPREVIEW_TEST_S3_MOTO names no bucket on moto's S3 server") }
+            return .s3(try S3Location(Self.address(prefix: prefix, in: motoBucketURL)), cacheBytes: cacheBytes)
+        }
     }
 
     /// The test bucket's address with `prefix`.
     public static func address(prefix: String) throws -> String {
-        guard let bucketURL, var address = URLComponents(string: bucketURL) else {
-            throw MissingTestNeed("s3", "DOCPREVIEW_TEST_S3 names no S3 bucket")
-        }
+        guard let bucketURL else { throw MissingTestNeed("s3", "DOCPREVIEW_TEST_S3 names no S3 bucket") }
+        return try address(prefix: prefix, in: bucketURL)
+    }
+
+    private static func address(prefix: String, in bucket: String) throws -> String {
+        guard var address = URLComponents(string: bucket) else { throw MissingTestNeed("s3", "\(bucket) is no s3:// address") }
         address.path = "/\(prefix)/"
         return address.string!
     }
