@@ -32,6 +32,12 @@ struct APIError: HTTPResponseError {
     /// A malformed request (a parameter out of range, a body that is not the JSON expected).
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
 
+    /// A body past its route's limit (what `collect(upTo:)` throws): `413 file_too_large` with the
+    /// error object, not NIO's empty answer.
+    init(_ error: NIOTooManyBytesError) {
+        self.init(.fileTooLarge, "The request body is too large" + (error.maxBytes.map { ": this route takes at most \($0) bytes." } ?? "."))
+    }
+
     /// An upload whose body arrives too slowly or takes too long: `timeout`, answered as the
     /// request's own timeout (408) rather than a render's (422).
     static func uploadTimedOut(_ message: String) -> APIError {

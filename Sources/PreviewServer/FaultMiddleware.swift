@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Metrics
+import NIOCore
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -23,6 +24,8 @@ struct FaultMiddleware: RouterMiddleware {
             throw told(APIError(error), logger: context.logger)
         } catch let response as APIError {
             throw told(response, logger: context.logger)
+        } catch let error as NIOTooManyBytesError {
+            throw APIError(error)
         } catch let error as any HTTPResponseError {
             throw error
         } catch {

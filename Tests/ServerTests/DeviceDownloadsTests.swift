@@ -20,6 +20,24 @@ import Testing
                                         body: ByteBuffer(string: body)) { ($0.status, try json($0)) }
     }
 
+    /// A JSON body past its route's limit is `413 file_too_large` in the route's error object, not
+    /// NIO's empty answer (found by `scripts/api-fuzz`): on the download routes and on `/v1`.
+    @Test func bodiesPastTheLimitGetTheErrorObject() async throws {
+        let harness = try Harness(.sqlite, token: Self.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let large = ByteBuffer(string: #"{"url": "\#(String(repeating: "x", count: 70_000))", "client_id": "a"}"#)
+            for (uri, method) in [("/api/v1/download", HTTPRequest.Method.post), ("/v1/documents/any/shares", .post), ("/v1/documents/any", .patch)] {
+                try await client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(Self.token)", .contentType: "application/json"],
+                                         body: large) { response in
+                    #expect(response.status == .contentTooLarge && response.headers[.contentType]?.hasPrefix("application/json") == true, "\(uri)")
+                    let body = try json(response)
+                    #expect((body["error"] as? String ?? (body["error"] as? [String: Any])?["code"] as? String) == "file_too_large", "\(uri): \(body)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: TestBackend.available) func downloadsAreKeptPerDevice(backend: TestBackend) async throws {
         let harness = try Harness(backend, token: Self.token)
         defer { harness.folder.remove() }

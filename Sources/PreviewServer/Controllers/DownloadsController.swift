@@ -204,6 +204,8 @@ struct DownloadEnvelopeMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as APIError {
             failure = error
+        } catch let error as NIOTooManyBytesError {
+            failure = APIError(error)
         } catch let error as HTTPError {
             let code: PreviewError.Code = switch error.status.code {
             case 404: .notFound
