@@ -108,15 +108,15 @@ public enum CurrentDocuments {
 
     /// A partial index over the latest versions: its name and columns, and the extra condition of
     /// its rows beyond `latest`.
-    public struct ListingIndex: Sendable {
-        public var name: String
-        public var columns: [String]
-        public var condition: String?
+    private struct ListingIndex {
+        var name: String
+        var columns: [String]
+        var condition: String?
     }
 
     /// One index per sort order and per filter (each with the default order, newest first), for the
     /// whole store and per owner. `collated` wraps a text column that is sorted in byte order.
-    public static func listingIndexes(collated: (String) -> String = { $0 }) -> [ListingIndex] {
+    private static func listingIndexes(collated: (String) -> String) -> [ListingIndex] {
         let orders: [(String, [String], String?)] = [
             ("created", ["created_at", "id"], nil),
             ("title", [collated("title_key"), "id"], nil),

@@ -15,27 +15,18 @@ public enum StatusCounts {
         """
     }
 
-    /// After a row is inserted.
-    public static func inserted(_ table: String) -> [String] { [add(1, table, "NEW.status")] }
-
-    /// After a row's status is updated.
-    public static func changed(_ table: String) -> [String] {
-        [add(-1, table, "OLD.status", when: "OLD.status <> NEW.status"), add(1, table, "NEW.status", when: "OLD.status <> NEW.status")]
-    }
-
-    /// After a row is deleted.
-    public static func deleted(_ table: String) -> [String] { [add(-1, table, "OLD.status")] }
-
     /// Counts the rows of a table indexed before the counters existed (in the migration, before the triggers).
     public static func backfill(_ table: String) -> String {
         "INSERT INTO counters (name, value) SELECT \(name(table, "status")), COUNT(*) FROM \(table) GROUP BY status"
     }
 
-    /// The triggers of both tables: name, event and statements.
+    /// The triggers of both tables (name, event, statements): after a row is inserted, its status
+    /// changes, or it is deleted.
     public static let triggers: [(name: String, event: String, statements: [String])] = ["jobs", "downloads"].flatMap { table in
-        [("\(table)_counted_inserted", "AFTER INSERT ON \(table)", inserted(table)),
-         ("\(table)_counted_changed", "AFTER UPDATE OF status ON \(table)", changed(table)),
-         ("\(table)_counted_deleted", "AFTER DELETE ON \(table)", deleted(table))]
+        [("\(table)_counted_inserted", "AFTER INSERT ON \(table)", [add(1, table, "NEW.status")]),
+         ("\(table)_counted_changed", "AFTER UPDATE OF status ON \(table)",
+          [add(-1, table, "OLD.status", when: "OLD.status <> NEW.status"), add(1, table, "NEW.status", when: "OLD.status <> NEW.status")]),
+         ("\(table)_counted_deleted", "AFTER DELETE ON \(table)", [add(-1, table, "OLD.status")])]
     }
 
     /// Reads the counts of `Status`'s cases in `table`: rows of `status` and `n`.
