@@ -1,4 +1,5 @@
 import Foundation
+import PreviewBackendTestSupport
 import PreviewTestSupport
 import Testing
 
@@ -46,6 +47,32 @@ import Testing
         #expect(Set(listed?.compactMap { $0["kind"] as? String } ?? []) == ["pdf", "mp4"])
         let gc = try run(["gc", "--grace", "0", "--json"])
         #expect(gc.status == 0, "with every original a document again, gc takes only the unreferenced thumbnails: \(gc.stderr)")
+    }
+
+    /// A zoom pyramid built on a full disk (its renderer child dies writing the tiles) is `507
+    /// storage_full`, never `422 corrupt`, and nothing is remembered against the image: once there
+    /// is room the same tile is made. On both backends (PostgreSQL kept the crash as the file's
+    /// fault before issue 43).
+    @Test(arguments: TestBackend.available) func aPyramidOnAFullDiskIs507AndNotRemembered(backend: TestBackend) throws {
+        guard let disk = try SmallDisk.mount(megabytes: 64) else {
+            Issue.record("mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root")
+            return
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Larger than two tiles, so its regions are cut from a pyramid made on first use.
+        let photo = folder.url.appendingPathComponent("photo.jpg")
+        _ = try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=3000x2000", "-frames:v", "1", photo.path])
+        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let server = try ServerProcess(store: disk.url.appendingPathComponent("store").path, workers: 1, extra: database)
+        let id = try #require(try server.upload(try Data(contentsOf: photo), query: "filename=photo.jpg").json?["document_id"] as? String)
+        try server.document(id, reaching: ["done"])
+        let tile = "/iiif/3/\(id)/0,0,1024,1024/512,512/0/default.jpg"
+        disk.fill()
+        let full = try server.get(tile)
+        disk.free()
+        #expect(full.status == 507 && (full.json?["error"] as? [String: Any])?["code"] as? String == "storage_full", "\(full)")
+        #expect(try server.get(tile).status == 200, "nothing was remembered against the image")
     }
 
     @Test func batchOnAFullDiskSaysSoAndReusesStoredFiles() throws {
