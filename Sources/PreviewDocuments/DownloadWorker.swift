@@ -68,7 +68,7 @@ public struct DownloadWorker: Service {
     private func cleanUp(_ queue: any LinkDownloads) async {
         await reclaimDeadLeases(queue)
         for folder in (try? FileManager.default.contentsOfDirectory(atPath: workspaces.path)) ?? [] {
-            guard let pid = Int32(folder.prefix { $0 != "-" }), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let pid = Int32(folder.prefix { $0 != "-" }), pid != getpid(), QueueWorker.isGone(pid) else { continue }
             try? FileManager.default.removeItem(at: workspaces.appendingPathComponent(folder))
         }
     }

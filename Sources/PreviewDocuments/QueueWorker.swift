@@ -86,6 +86,11 @@ public struct QueueWorker: Service {
     static func isDeadLocalWorker(_ owner: String) -> Bool {
         let parts = owner.split(separator: "/")
         guard parts.count == 3, parts[0] == host, let pid = Int32(parts[1]), pid != getpid() else { return false }
+        return isGone(pid)
+    }
+
+    /// Whether process `pid` of this host no longer runs: gone, or a zombie.
+    static func isGone(_ pid: Int32) -> Bool {
         if kill(pid, 0) != 0 { return errno == ESRCH }
         return isZombie(pid)
     }

@@ -168,8 +168,10 @@ enum ViewerPage {
         if links.offersDownload {
             sources += "<source src=\"\(links.url("content"))\" type=\"\(SafeText.html(document.mime))\">"
         } else if playback?.ladder == nil && playback?.rendition == nil {
+            let why = playback?.renditionError.map { "This video cannot be played here: \(SafeText.html($0.message))" }
+                ?? "This video is not playable yet: its playable version is still being made."
             return "<div class=\"media\"><img src=\"\(links.url("preview", [("width", "1024")]))\" alt=\"\(SafeText.html(document.title))\"></div>"
-                + "<p class=\"note\">This video is not playable yet: its playable version is still being made.</p>"
+                + "<p class=\"note\">\(why)</p>"
         }
         var html = "<div class=\"media\"><video controls preload=\"metadata\" poster=\"\(links.url("preview", [("width", "1024")]))\">\(sources)</video></div>"
         if let refused = playback?.renditionError { html += "<p class=\"note\">No rendition: \(SafeText.html(refused.message))</p>" }

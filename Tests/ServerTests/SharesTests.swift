@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewPipeline
 @testable import PreviewDocuments
 @testable import PreviewServer
 import PreviewStore
@@ -279,5 +280,20 @@ import Testing
             #expect(shared == 2)
             #expect(try harness.pipeline.store.index.recountStatistics(owner: nil).sharedDocuments == 2)
         }
+    }
+}
+
+/// A share without downloads plays only what was made of a video; when nothing could be, its page
+/// says why instead of promising a playable version that will not come.
+@Suite struct ShareVideoPageTests {
+    @Test func aVideoWithoutAPlayableVersionSaysWhy() throws {
+        let video = DocumentRecord(labels: DocumentLabels(owner: "ana", title: "Clip", filename: "clip.mov"), sha256: BlobHash.of(Data("clip".utf8)),
+                                   kind: .mov, size: 4, hasRenderer: true)
+        let links = ViewerPage.MediaLinks(documentID: video.id, offersDownload: false)
+        let making = ViewerPage.video(video, playback: nil, links: links)
+        #expect(making.contains("still being made") && !making.contains("<video"))
+        let refused = try JSONDecoder().decode(PlaybackManifest.self, from: Data(#"{"renditionError": {"code": "too_long", "message": "The video is longer than 10 minutes."}}"#.utf8))
+        let failed = ViewerPage.video(video, playback: refused, links: links)
+        #expect(failed.contains("cannot be played here: The video is longer than 10 minutes.") && !failed.contains("still being made"), "\(failed)")
     }
 }
