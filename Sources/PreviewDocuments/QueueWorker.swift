@@ -146,7 +146,7 @@ public struct QueueWorker: Service {
                 }
             }
             // A job the drain cut off stays among the running ones, to be released.
-            guard await process(job, document) else { return }
+            guard await process(job, document, running: running) else { return }
             running.remove(job)
         }
     }
@@ -167,7 +167,7 @@ public struct QueueWorker: Service {
     }
 
     /// Runs `job` and records how it ended; false when the drain cut it off first (nothing recorded).
-    private func process(_ job: JobRecord, _ document: DocumentRecord) async -> Bool {
+    private func process(_ job: JobRecord, _ document: DocumentRecord, running: RunningWork<JobRecord>) async -> Bool {
         var logger = logger
         logger[metadataKey: "preview.job"] = "\(job.id ?? 0)"
         logger[metadataKey: "preview.document"] = "\(document.id)"
@@ -189,31 +189,45 @@ public struct QueueWorker: Service {
         if Task.isCancelled { return false }
         Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind.rawValue)])
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
-        do {
-            switch try await offload.run(.writes, { try documents.finish(job, with: outcome) }) {
-            case .done:
-                faults.clear(logger: logger, proof: .write, backoff: backoff)
-                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
-                logger.info("job done", metadata: ["preview.ms": "\(started.duration(to: .now).roundedMilliseconds)"])
-            case let .failed(code, retrying):
-                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
-                logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? JobRecord.Status.queued : .failed)"])
-            case let .released(refusal):
-                // The store refused, not the file: the slots pause and the fault is told once.
-                _ = faults.recordRefusal(refusal, write: true, pausing: backoff, logger: logger)
-                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
-            case .leaseLost:
-                Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()
-                logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
-            }
-        } catch is CancellationError {
-            return false
-        } catch {
-            if !faults.recordRefusal(error, pausing: backoff, logger: logger) {
-                logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"])
+        // While the store refuses the outcome (a full disk under SQLite, a database outage), it is
+        // recorded again after the back-off's pause, until it is or the lease runs out: the job does
+        // not wait out its lease once the store takes writes again.
+        let deadline = documents.clock.instant + .seconds(leaseSeconds)
+        while true {
+            do {
+                try await record(outcome, of: job, started: started, logger: logger)
+                return true
+            } catch is CancellationError {
+                return false
+            } catch {
+                guard faults.recordRefusal(error, pausing: backoff, logger: logger), documents.clock.instant < deadline, !running.isStopping else {
+                    if StoreFault(error) == nil { logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"]) }
+                    return true
+                }
+                await backoff.pause()
             }
         }
-        return true
+    }
+
+    /// Records how `job` ended, in one transaction.
+    private func record(_ outcome: JobOutcome, of job: JobRecord, started: ContinuousClock.Instant, logger: Logger) async throws {
+        let documents = documents
+        switch try await offload.run(.writes, { try documents.finish(job, with: outcome) }) {
+        case .done:
+            faults.clear(logger: logger, proof: .write, backoff: backoff)
+            Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
+            logger.info("job done", metadata: ["preview.ms": "\(started.duration(to: .now).roundedMilliseconds)"])
+        case let .failed(code, retrying):
+            Counter(label: "docpreview_jobs_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
+            logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? JobRecord.Status.queued : .failed)"])
+        case let .released(refusal):
+            // The store refused, not the file: the slots pause and the fault is told once.
+            _ = faults.recordRefusal(refusal, write: true, pausing: backoff, logger: logger)
+            Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
+        case .leaseLost:
+            Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()
+            logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
+        }
     }
 
     /// Renews `job`'s lease every third of it until cancelled (the job ended) or the lease is lost.

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PreviewBackendTestSupport
 import PreviewTestSupport
 import Testing
 
@@ -30,6 +31,43 @@ import Testing
             if json["trickplay"] is String, renditions.allSatisfy({ $0["status"] as? String != "pending" }) { return json }
             return nil
         }
+    }
+
+    /// A ladder made while the disk is full is never recorded half written: each attempt on the full
+    /// disk is refused (`storage_full`, counted; with the index on that disk too, the outcome's
+    /// recording is what is refused, and tried again), and once there is room the job makes it whole,
+    /// without waiting out its lease; `verify` then finds its playlists and media in agreement.
+    @Test(arguments: TestBackend.available) func aLadderOnAFullDiskIsMadeWholeOnceThereIsRoom(backend: TestBackend) throws {
+        guard let disk = try SmallDisk.mount(megabytes: 96) else {
+            Issue.record("mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root")
+            return
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = folder.url.appendingPathComponent("ladder.json")
+        try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
+        let store = disk.url.appendingPathComponent("store").path
+        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let server = try ServerProcess(store: store, workers: 1, extra: ["--config", config.path] + database)
+        let file = folder.url.appendingPathComponent("clip.avi")
+        try MediaTools.aviClip(file, size: "1280x720", seconds: 6)
+        let id = try #require(try server.upload(Data(contentsOf: file), query: "owner=ana&title=Clip&filename=clip.avi").json?["document_id"] as? String)
+        disk.fill()
+        // Tried on the full disk at least twice (the second try is where a truncated ladder was once recorded).
+        try waitUntil("two attempts refused by the full disk", timeout: .seconds(120)) {
+            let (text, _) = try Self.fetch(URLRequest(url: URL(string: server.base + "/metrics")!))
+            let line = String(decoding: text, as: UTF8.self).split(separator: "\n")
+                .first { $0.hasPrefix("docpreview_store_faults_total{fault=\"storage_full\",place=\"worker\"}") }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") }.map { $0 >= 2 } ?? false
+        }
+        #expect(try server.get("/v1/documents/\(id)").json?["hls"] == nil, "no ladder while the disk is full")
+        disk.free()
+        let document = try Self.settled(server, id)
+        #expect(document["hls"] is String, "made whole once there is room: \(document)")
+        kill(server.process.processIdentifier, SIGTERM)
+        server.process.waitUntilExit()
+        let verify = try DocPreviewProcess.run(["verify", "--store", store, "--json"] + database)
+        #expect(verify.status == 0 && (verify.json?["ladder_problems"] as? [String])?.isEmpty == true, "\(verify.stdout)")
     }
 
     @Test func anAVIGetsARenditionAndThumbnails() throws {
