@@ -72,10 +72,26 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
         return try body(Session(connection: connection, timeout: queryTimeout, logger: logger))
     }
 
-    /// Runs `body` in a transaction on a connection of its own.
+    /// Runs `body` in a transaction on a connection of its own; one that PostgreSQL ends for a
+    /// conflict with another (a deadlock among the counters' row locks, a serialization failure) is
+    /// run again, up to ``conflictRetries`` times. So `body` must only talk to the database.
     public func transaction<T>(_ body: (Session) throws -> T) throws -> T {
-        try withConnection { session in try session.transaction { try body(session) } }
+        try withConnection { session in
+            var conflicts = 0
+            while true {
+                do {
+                    return try session.transaction { try body(session) }
+                } catch let error as PostgresDriverError where error.isConflict && conflicts < Self.conflictRetries {
+                    conflicts += 1
+                    logger.debug("a transaction met a conflict and runs again", metadata: ["preview.error": "\(error)"])
+                }
+            }
+        }
     }
+
+    /// How often a transaction ended by a conflict is run again before the conflict is the caller's
+    /// (then a passing fault: ``StoreFault/unavailable``).
+    static let conflictRetries = 4
 
     private func connect() throws -> PostgresConnection {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -161,17 +177,25 @@ public struct Session {
 public struct PostgresDriverError: StoreFaultReporting, CustomStringConvertible {
     public let description: String
     public let fault: StoreFault?
+    /// The server ended the transaction for a conflict with another (deadlock, serialization
+    /// failure): running it again may succeed.
+    public let isConflict: Bool
 
     public init(_ description: String, fault: StoreFault? = nil) {
         self.description = description
         self.fault = fault
+        isConflict = false
     }
 
     /// PSQLError's description hides the server's message; the logs need it.
     init(_ error: PSQLError, fault: StoreFault? = nil) {
         description = String(reflecting: error)
         self.fault = fault ?? Self.fault(of: error)
+        isConflict = error.code == .server && Self.conflicts.contains(error.serverInfo?[.sqlState] ?? "")
     }
+
+    /// `deadlock_detected` and `serialization_failure`.
+    static let conflicts: Set<String> = ["40P01", "40001"]
 
     /// Connections lost, and the server's SQLSTATE classes for a full disk (53100), too many
     /// connections (53300), connection failures (08) and an operator's shutdown or restart (57P).
@@ -182,7 +206,8 @@ public struct PostgresDriverError: StoreFaultReporting, CustomStringConvertible 
         case .server:
             let state = error.serverInfo?[.sqlState] ?? ""
             if state == "53100" { return .storageFull }
-            if state == "53300" || state.hasPrefix("08") || state.hasPrefix("57P") { return .unavailable }
+            // A conflict left after the retries passes too: callers back off and try again.
+            if state == "53300" || state.hasPrefix("08") || state.hasPrefix("57P") || conflicts.contains(state) { return .unavailable }
             return nil
         default:
             return nil

@@ -19,9 +19,12 @@ public struct PostgresReferenceLock: ReferenceLock {
     }
 
     public func whileHeld<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
-        try connections.transaction { session in
-            try session.query(exclusive ? "SELECT pg_advisory_xact_lock(\(Self.key))" : "SELECT pg_advisory_xact_lock_shared(\(Self.key))")
-            return try body()
+        // Not `connections.transaction`: `body` does more than talk to this connection, so it is never run twice.
+        try connections.withConnection { session in
+            try session.transaction {
+                try session.query(exclusive ? "SELECT pg_advisory_xact_lock(\(Self.key))" : "SELECT pg_advisory_xact_lock_shared(\(Self.key))")
+                return try body()
+            }
         }
     }
 }

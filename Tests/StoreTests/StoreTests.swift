@@ -339,4 +339,45 @@ struct PostgresConnectionTests {
         // The query deadline is 30 s: an answer well before it came from a new connection, not a timed-out one.
         #expect(Date().timeIntervalSince(started) < 25, "not after waiting out the query deadline")
     }
+
+    /// Two transactions that lock two rows in opposite orders deadlock; PostgreSQL ends one, which is
+    /// run again and succeeds: neither caller sees the conflict (the counters' rows can meet this way).
+    @Test func aTransactionEndedByADeadlockRunsAgain() throws {
+        let database = try #require(try TestBackend.postgres.freshDatabase())
+        let connections = try PostgresConnections(url: database, size: 2, logger: Logger(label: "test"))
+        try connections.query("CREATE TABLE pair (id int PRIMARY KEY, n int NOT NULL)")
+        try connections.query("INSERT INTO pair VALUES (1, 0), (2, 0)")
+        let attempts = Mutex(0)
+        let (firstLocked, secondLocked) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let failures = Mutex<[String]>([])
+        /// Locks row `first`, then (on the first attempts, once the other holds its row) row `second`.
+        @Sendable func lock(_ first: Int, then second: Int, signal: DispatchSemaphore, waitFor other: DispatchSemaphore) {
+            do {
+                try connections.transaction { session in
+                    let attempt = attempts.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    try session.query("UPDATE pair SET n = n + 1 WHERE id = \(first)")
+                    if attempt <= 2 {
+                        signal.signal()
+                        other.wait()
+                    }
+                    try session.query("UPDATE pair SET n = n + 1 WHERE id = \(second)")
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        let done = DispatchGroup()
+        for (first, second, signal, other) in [(1, 2, firstLocked, secondLocked), (2, 1, secondLocked, firstLocked)] {
+            done.enter()
+            Thread { lock(first, then: second, signal: signal, waitFor: other); done.leave() }.start()
+        }
+        done.wait()
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(attempts.withLock { $0 } == 3, "one of the two ran again")
+        let totals = try connections.query("SELECT sum(n)::int FROM pair").first?[0].decode(Int.self)
+        #expect(totals == 4, "each transaction's two updates, once")
+    }
 }
