@@ -90,7 +90,12 @@ import Testing
             return status
         }
         #expect(["queued", "done"].contains(settled), "recorded, to be tried again or done: \(settled)")
-        #expect((try Self.settled(server, id))["status"] as? String == "done", "the next attempt downloads it")
+        // Not `settled`: a retry waiting its turn counts as settled there, and here the retry is the point.
+        let ended = try waitFor("the download to end", timeout: .seconds(120), interval: .milliseconds(200)) { () -> [String: Any]? in
+            guard let json = try server.get("/api/v1/download/\(id)").json, ["done", "failed"].contains(json["status"] as? String ?? "") else { return nil }
+            return json
+        }
+        #expect(ended["status"] as? String == "done", "the next attempt downloads it: \(ended)")
     }
 
     @Test func everyCaseOfTheTestSiteEndsAsExpected() throws {
