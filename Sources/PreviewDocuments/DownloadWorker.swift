@@ -136,22 +136,16 @@ public struct DownloadWorker: Service {
             let failure = error as? PreviewError ?? StoreFault(error)?.previewError ?? PreviewError(.internal, "\(error)")
             outcome = .failure(FetchFailure(error: failure, retryable: StoreFault(error) != nil || failure.code == .internal))
         }
-        // While the database refuses, the outcome is recorded again after the back-off's pause, until
-        // it is or the lease runs out: the download does not wait out its lease once the database is back.
-        let deadline = documents.clock.instant + .seconds(leaseSeconds)
-        while true {
-            do {
+        // While the database refuses, the outcome is recorded again until it is or the lease runs out.
+        do {
+            let failure = try await faults.retrying(until: documents.clock.instant + .seconds(leaseSeconds), on: documents.clock, pausing: backoff,
+                                                    logger: logger, while: { !running.isStopping }) {
                 try await record(outcome, of: download, queue, logger: logger)
-                return true
-            } catch is CancellationError {
-                return false
-            } catch {
-                guard faults.recordRefusal(error, pausing: backoff, logger: logger), documents.clock.instant < deadline, !running.isStopping else {
-                    logger.error("could not record a download's outcome", metadata: ["preview.error": "\(error)"])
-                    return true
-                }
-                await backoff.pause()
             }
+            if let failure { logger.error("could not record a download's outcome", metadata: ["preview.error": "\(failure)"]) }
+            return true
+        } catch {
+            return false
         }
     }
 

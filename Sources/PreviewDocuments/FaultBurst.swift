@@ -65,6 +65,26 @@ public final class FaultBurst: Sendable {
         return true
     }
 
+    /// Runs `attempt` (a worker recording an outcome) until it goes through. While the store refuses
+    /// it (``recordRefusal(_:write:pausing:logger:)``), it runs again after `backoff`'s pause, as long
+    /// as `clock` is before `deadline` (the lease's end) and `keepTrying()`: the work does not wait
+    /// out its lease once the store takes writes again. Returns the error it gave up on, nil once it
+    /// went through; a cancellation is thrown.
+    func retrying(until deadline: ContinuousClock.Instant, on clock: any ServiceClock, pausing backoff: Backoff, logger: Logger,
+                  while keepTrying: () -> Bool, _ attempt: () async throws -> Void) async throws(CancellationError) -> (any Error)? {
+        while true {
+            do {
+                try await attempt()
+                return nil
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                guard recordRefusal(error, pausing: backoff, logger: logger), clock.instant < deadline, keepTrying() else { return error }
+                await backoff.pause()
+            }
+        }
+    }
+
     /// A success that gives `proof`: it ends the burst going on (logging how many faults it had)
     /// unless a write was refused in it and this success is no write (a lease goes through while
     /// the object store still refuses every write), and `backoff`, if given, with it. True when no

@@ -190,22 +190,18 @@ public struct QueueWorker: Service {
         Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind.rawValue)])
             .recordNanoseconds(started.duration(to: .now).nanoseconds)
         // While the store refuses the outcome (a full disk under SQLite, a database outage), it is
-        // recorded again after the back-off's pause, until it is or the lease runs out: the job does
-        // not wait out its lease once the store takes writes again.
-        let deadline = documents.clock.instant + .seconds(leaseSeconds)
-        while true {
-            do {
+        // recorded again until it is or the lease runs out.
+        do {
+            let failure = try await faults.retrying(until: documents.clock.instant + .seconds(leaseSeconds), on: documents.clock, pausing: backoff,
+                                                    logger: logger, while: { !running.isStopping }) {
                 try await record(outcome, of: job, started: started, logger: logger)
-                return true
-            } catch is CancellationError {
-                return false
-            } catch {
-                guard faults.recordRefusal(error, pausing: backoff, logger: logger), documents.clock.instant < deadline, !running.isStopping else {
-                    if StoreFault(error) == nil { logger.error("could not record the job's outcome", metadata: ["preview.error": "\(error)"]) }
-                    return true
-                }
-                await backoff.pause()
             }
+            if let failure, StoreFault(failure) == nil {
+                logger.error("could not record the job's outcome", metadata: ["preview.error": "\(failure)"])
+            }
+            return true
+        } catch {
+            return false
         }
     }
 

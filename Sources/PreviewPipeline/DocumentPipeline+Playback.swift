@@ -50,6 +50,9 @@ public struct PlaybackManifest: Sendable, Codable, Equatable {
     /// Why a video long or large enough for a ladder has none.
     public var ladderError: ErrorEnvelope.Body?
     public var trickplay: Trickplay?
+
+    /// Its file name, and its derivative row's parameters.
+    public static let fileName = "playback.json"
 }
 
 extension DocumentPipeline {
@@ -65,7 +68,7 @@ extension DocumentPipeline {
 
     /// The stored playback manifest of `document`, if its playback job has made one.
     public func playbackManifest(of document: DocumentRecord) throws(PreviewError) -> PlaybackManifest? {
-        guard document.playback != nil, let record = try cached(key: playbackKey(document.sha256, file: "playback.json")) else { return nil }
+        guard document.playback != nil, let record = try cached(key: playbackKey(document.sha256, file: PlaybackManifest.fileName)) else { return nil }
         do {
             return try JSONDecoder().decode(PlaybackManifest.self, from: Data(try store.blobs.read(record.resultSha256)))
         } catch {
@@ -80,7 +83,7 @@ extension DocumentPipeline {
     /// document's own status is left as it is. `progress` is told the fraction of the encoding done.
     public func playbackOutcome(of document: DocumentRecord, progress: (Double) -> Void = { _ in }) -> JobOutcome {
         do throws(PreviewError) {
-            let manifestKey = playbackKey(document.sha256, file: "playback.json")
+            let manifestKey = playbackKey(document.sha256, file: PlaybackManifest.fileName)
             if try cached(key: manifestKey) != nil { return JobOutcome(previewStatus: nil) }
             let folder = store.blobs.stagingFolder.appendingPathComponent("playback-\(UUID().uuidString)")
             do {
@@ -135,7 +138,7 @@ extension DocumentPipeline {
                     var files: [String: BlobHash] = [:]
                     var size = 0
                     for (name, mime) in [(PlaybackManifest.Ladder.masterName, Self.playlistMime)]
-                        + rungs.flatMap({ $0.files.map { ($0, $0.hasSuffix(".mp4") ? "video/mp4" : Self.playlistMime) } }) {
+                        + rungs.flatMap({ $0.playlists.map { ($0, Self.playlistMime) } + [($0.media, "video/mp4")] }) {
                         let stored = try keep(ladder.appendingPathComponent(name), of: document, file: "hls/\(name)", mime: mime, width: 0, height: 0)
                         files[name] = stored.record.resultSha256
                         size += stored.size
@@ -146,13 +149,13 @@ extension DocumentPipeline {
                     manifest.ladderError = ErrorEnvelope(error).error
                 }
             }
-            let manifestFile = folder.appendingPathComponent("playback.json")
+            let manifestFile = folder.appendingPathComponent(PlaybackManifest.fileName)
             do {
                 try Data(StableJSON.encode(manifest)).write(to: manifestFile)
             } catch {
                 throw PreviewError.storing(error, "The playback manifest could not be written.")
             }
-            made.append(try keep(manifestFile, of: document, file: "playback.json", mime: "application/json", width: 0, height: 0))
+            made.append(try keep(manifestFile, of: document, file: PlaybackManifest.fileName, mime: "application/json", width: 0, height: 0))
             return JobOutcome(previewStatus: nil, derivatives: made)
         } catch {
             return JobOutcome(previewStatus: nil, error: error)

@@ -8,12 +8,12 @@ extension DocumentPipeline {
     /// recorded half written, as stores from before issue 43 may hold) is a problem.
     public func verify(rehash: Bool) throws -> VerifyReport {
         var report = try store.verify(rehash: rehash)
-        for row in try store.index.derivatives(parameters: "playback.json") {
+        for row in try store.index.derivatives(parameters: PlaybackManifest.fileName) {
             // An unreadable manifest or playlist is reported already (damaged or missing).
             guard let manifest = try? JSONDecoder().decode(PlaybackManifest.self, from: Data(store.blobs.read(row.resultSha256))),
                   let ladder = manifest.ladder else { continue }
             for rung in ladder.rungs {
-                for playlist in rung.files where playlist.hasSuffix(".m3u8") {
+                for playlist in rung.playlists {
                     guard let playlistHash = ladder.files[playlist], let mediaHash = ladder.files[rung.media] else {
                         report.ladderProblems.append("video \(row.sourceSha256.hex): its ladder has no \(playlist) or \(rung.media)")
                         continue

@@ -44,8 +44,8 @@ public struct VideoLadder: Sendable {
         /// Its I-frame playlist: its segments' keyframes, as byte ranges of ``media``.
         public var iFramePlaylist: String { "\(name)-iframes.m3u8" }
 
-        /// Its files in the ladder's folder.
-        public var files: [String] { [playlist, media] + (iFrameBandwidth == nil ? [] : [iFramePlaylist]) }
+        /// Its playlists: the media playlist, and the I-frame one when it has it.
+        public var playlists: [String] { [playlist] + (iFrameBandwidth == nil ? [] : [iFramePlaylist]) }
 
         enum CodingKeys: String, CodingKey {
             case name, width, height, codecs, bandwidth
@@ -103,11 +103,11 @@ public struct VideoLadder: Sendable {
             }
             done += share
             let media = staged.appendingPathComponent("\(name).mp4")
-            try Self.check(playlist: playlist, media: media)
-            let rates = try Self.bitRates(playlist: playlist)
+            let text = try Self.check(playlist: playlist, media: media)
+            let rates = Self.bitRates(text)
             var rung = Rung(name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
                             bandwidth: rates.peak, averageBandwidth: rates.average, frameRate: result.frameRate)
-            if let iFrames = Self.iFramePlaylist(of: playlist, media: media) {
+            if let iFrames = Self.iFramePlaylist(of: text, media: media) {
                 let file = staged.appendingPathComponent(rung.iFramePlaylist)
                 do {
                     try Data(iFrames.utf8).write(to: file)
@@ -115,7 +115,7 @@ public struct VideoLadder: Sendable {
                     throw PreviewError(RendererPool.isNearlyFull(near: file.path) ? .storageFull : .internal,
                                        "The rung's I-frame playlist could not be written.", detail: "\(error)")
                 }
-                rung.iFrameBandwidth = try Self.bitRates(playlist: file).peak
+                rung.iFrameBandwidth = Self.bitRates(iFrames).peak
             }
             made.append(rung)
         }
@@ -149,11 +149,9 @@ public struct VideoLadder: Sendable {
     /// A rung's I-frame playlist: its media playlist with each segment's byte range cut to the
     /// segment's `moof` and first video sample (``FragmentKeyframes``); nil when a segment's
     /// keyframe cannot be found (the ladder then has none: scrubbing fetches whole segments).
-    static func iFramePlaylist(of playlist: URL, media: URL) -> String? {
-        guard let text = try? String(contentsOf: playlist, encoding: .utf8) else { return nil }
+    static func iFramePlaylist(of text: String, media: URL) -> String? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard let map = lines.first(where: { $0.hasPrefix("#EXT-X-MAP:") }), let start = map.range(of: "BYTERANGE=\""),
-              let initRange = byteRange(map[start.upperBound...].prefix { $0 != "\"" }),
+        guard let map = lines.lazy.compactMap(mapRange).first, let initRange = byteRange(map),
               let keyframes = FragmentKeyframes(media: media, initRange: initRange) else { return nil }
         var out: [String] = []
         for line in lines {
@@ -168,6 +166,12 @@ public struct VideoLadder: Sendable {
         return out.contains("#EXT-X-I-FRAMES-ONLY") ? out.joined(separator: "\n") : nil
     }
 
+    /// The `length@offset` of an `EXT-X-MAP` line's `BYTERANGE` (the init segment); nil for other lines.
+    private static func mapRange(_ line: Substring) -> Substring? {
+        guard line.hasPrefix("#EXT-X-MAP:"), let start = line.range(of: "BYTERANGE=\"") else { return nil }
+        return line[start.upperBound...].prefix { $0 != "\"" }
+    }
+
     /// `length@offset` as a range of bytes.
     private static func byteRange(_ text: Substring) -> Range<Int>? {
         let parts = text.split(separator: "@").compactMap { Int($0) }
@@ -175,13 +179,15 @@ public struct VideoLadder: Sendable {
         return parts[1]..<(parts[1] + parts[0])
     }
 
-    /// Refuses a rung whose playlist and media file disagree (``mismatch(playlist:mediaSize:)``).
+    /// The rung's playlist, refused when it and its media file disagree (``mismatch(playlist:mediaSize:)``).
     /// On a (nearly) full disk that is `storage_full`, to be tried again once there is room; never
     /// a ladder recorded half written.
-    static func check(playlist: URL, media: URL) throws(PreviewError) {
+    @discardableResult
+    static func check(playlist: URL, media: URL) throws(PreviewError) -> String {
         var info = stat()
         let size = stat(media.path, &info) == 0 ? Int(info.st_size) : 0
-        guard let mismatch = mismatch(playlist: (try? String(contentsOf: playlist, encoding: .utf8)) ?? "", mediaSize: size) else { return }
+        let text = (try? String(contentsOf: playlist, encoding: .utf8)) ?? ""
+        guard let mismatch = mismatch(playlist: text, mediaSize: size) else { return text }
         let full = RendererPool.isNearlyFull(near: media.path)
         throw PreviewError(full ? .storageFull : .internal,
                            full ? "There is no room left to write the video's ladder: the disk is full."
@@ -198,8 +204,8 @@ public struct VideoLadder: Sendable {
             if line.hasPrefix("#EXT-X-BYTERANGE:") {
                 range = line.dropFirst(17)
                 segments += 1
-            } else if line.hasPrefix("#EXT-X-MAP:"), let start = line.range(of: "BYTERANGE=\"") {
-                range = line[start.upperBound...].prefix { $0 != "\"" }
+            } else if let map = mapRange(line) {
+                range = map
             } else {
                 continue
             }
@@ -212,10 +218,7 @@ public struct VideoLadder: Sendable {
 
     /// Peak and average bits per second of a media playlist's segments, from their byte ranges
     /// (`#EXT-X-BYTERANGE:length@offset`) and `#EXTINF` durations.
-    static func bitRates(playlist: URL) throws(PreviewError) -> (peak: Int, average: Int) {
-        guard let text = try? String(contentsOf: playlist, encoding: .utf8) else {
-            throw PreviewError(.internal, "The rung's playlist was not written.")
-        }
+    static func bitRates(_ text: String) -> (peak: Int, average: Int) {
         var (peak, bits, seconds) = (0.0, 0.0, 0.0)
         var duration: Double?
         for line in text.split(separator: "\n") {
