@@ -41,9 +41,11 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
     }
 
     /// Runs one statement (its interpolations are sent as bind parameters) and returns its rows.
+    /// A statement that PostgreSQL ends for a conflict was undone whole, so it is run again as
+    /// a transaction is (``transaction(_:)``).
     @discardableResult
     public func query(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
-        try withConnection { session in try session.query(query) }
+        try withConnection { session in try retryingConflicts { try session.query(query) } }
     }
 
     /// Runs `body` with a connection of its own (no transaction).
@@ -76,15 +78,19 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
     /// conflict with another (a deadlock among the counters' row locks, a serialization failure) is
     /// run again, up to ``conflictRetries`` times. So `body` must only talk to the database.
     public func transaction<T>(_ body: (Session) throws -> T) throws -> T {
-        try withConnection { session in
-            var conflicts = 0
-            while true {
-                do {
-                    return try session.transaction { try body(session) }
-                } catch let error as PostgresDriverError where error.isConflict && conflicts < Self.conflictRetries {
-                    conflicts += 1
-                    logger.debug("a transaction met a conflict and runs again", metadata: ["preview.error": "\(error)"])
-                }
+        try withConnection { session in try retryingConflicts { try session.transaction { try body(session) } } }
+    }
+
+    /// Runs `work` (a statement or a transaction) again while PostgreSQL ends it for a conflict, up
+    /// to ``conflictRetries`` times.
+    private func retryingConflicts<T>(_ work: () throws -> T) throws -> T {
+        var conflicts = 0
+        while true {
+            do {
+                return try work()
+            } catch let error as PostgresDriverError where error.isConflict && conflicts < Self.conflictRetries {
+                conflicts += 1
+                logger.debug("a statement met a conflict and runs again", metadata: ["preview.error": "\(error)"])
             }
         }
     }

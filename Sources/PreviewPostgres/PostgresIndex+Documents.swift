@@ -6,8 +6,13 @@ import PreviewStore
 /// Listing, versions, deletion and relabelling in PostgreSQL; the same behaviour as ``SQLiteIndex``'s.
 extension PostgresIndex {
     public func list(_ query: DocumentQuery) throws -> DocumentPage {
+        try list(query, search: nil)
+    }
+
+    /// A listing's page, its title search made the given way (nil: the way ``TitleSearch`` chooses).
+    func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
-        let rows = try connections.query(Self.listing(query))
+        let rows = try connections.query(Self.listing(query, search: try search ?? titleSearch(query)))
         let page = rows.prefix(query.limit)
         let next = try rows.count > query.limit ? page.last.map { row in
             DocumentCursor(sort: query.sort, keys: try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
@@ -15,13 +20,34 @@ extension PostgresIndex {
         return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
     }
 
+    /// How to find the rows of `query`'s title search (``TitleSearch``): the title index's matches
+    /// are counted up to its limit.
+    func titleSearch(_ query: DocumentQuery) throws -> TitleSearch {
+        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), TitleSearch.isIndexable(key) else { return .walk }
+        let matches = try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0
+        return TitleSearch.choosing(matches: matches)
+    }
+
+    /// How many of the latest versions' title keys hold `key`, counted up to the lookup's limit.
+    static func titleMatches(_ key: String) -> PostgresQuery {
+        """
+        SELECT COUNT(*) AS n FROM (SELECT 1 FROM documents WHERE latest AND title_key LIKE \(TitleSearch.likePattern(key))
+                                   LIMIT \(TitleSearch.matchLimit)) AS matches
+        """
+    }
+
     /// The statement of a listing's page (one row more than the page, to tell whether another follows).
-    static func listing(_ query: DocumentQuery) -> PostgresQuery {
+    static func listing(_ query: DocumentQuery, search: TitleSearch = .walk) -> PostgresQuery {
         let (keys, descending) = Self.sortKeys(query.sort)
-        var sql = PostgresQuery(stringLiteral: """
-            SELECT d.*, \(keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM documents d
-            WHERE d.latest
-            """)
+        var sql = PostgresQuery(stringLiteral: "SELECT d.*, \(keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM ")
+        if search == .lookUp, let text = query.titleContains {
+            // The matches are read from the title index first (OFFSET 0 keeps the subquery whole), then ordered.
+            sql.binds.append(TitleSearch.likePattern(DocumentLabels.titleKey(text)))
+            sql.sql += "(SELECT * FROM documents WHERE latest AND title_key LIKE $1 OFFSET 0) AS d"
+        } else {
+            sql.sql += "documents d"
+        }
+        sql.sql += " WHERE d.latest"
         func filter(_ condition: String, _ value: String?) {
             guard let value else { return }
             sql.binds.append(value)

@@ -40,7 +40,8 @@ public struct PostgresJobQueue: JobQueue {
     }
 
     public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: DocumentRecord)? {
-        try connections.withConnection { session in
+        // A transaction, so that a lease PostgreSQL ends for a conflict is run again.
+        try connections.transaction { session in
             // Jobs whose worker died with them every time (the lease ran out) are dead-lettered in
             // the same statement, with their documents marked failed.
             let leased = try session.query("""

@@ -140,6 +140,12 @@ enum PostgresSchema {
           + CurrentDocuments.indexStatements { "\($0) COLLATE \"C\"" }
           + ["jobs", "downloads"].map(StatusCounts.backfill)
           + StatusCounts.triggers.flatMap { trigger($0.name, $0.event, $0.statements, returning: "NULL") }),
+        // The latest versions' title keys by trigram (``TitleSearch``); the status counters take their
+        // row locks in one order (``StatusCounts``).
+        ("v16-title-search", [
+            "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+            "CREATE INDEX documents_current_title_trigrams ON documents USING gin (title_key gin_trgm_ops) WHERE latest",
+        ] + StatusCounts.triggers.map { function($0.name, $0.statements, returning: "NULL") }),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

@@ -5,9 +5,14 @@ import PreviewCore
 /// Listing, versions, deletion and relabelling in the embedded index.
 extension SQLiteIndex {
     public func list(_ query: DocumentQuery) throws -> DocumentPage {
+        try list(query, search: nil)
+    }
+
+    /// A listing's page, its title search made the given way (nil: the way ``TitleSearch`` chooses).
+    func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
-        let (sql, arguments) = Self.listing(query)
         return try pool.read { db in
+            let (sql, arguments) = Self.listing(query, search: try search ?? Self.titleSearch(query, in: db))
             let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
             let page = rows.prefix(query.limit)
             let next = rows.count > query.limit ? page.last.map { row in
@@ -17,11 +22,28 @@ extension SQLiteIndex {
         }
     }
 
+    /// How to find the rows of `query`'s title search (``TitleSearch``): the title index's matches
+    /// are counted up to its limit.
+    static func titleSearch(_ query: DocumentQuery, in db: Database) throws -> TitleSearch {
+        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), TitleSearch.isIndexable(key) else { return .walk }
+        let matches = try Int.fetchOne(db, sql: titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
+        return TitleSearch.choosing(matches: matches)
+    }
+
+    /// How many title index rows match a phrase, counted up to a limit.
+    static let titleMatchesQuery = "SELECT COUNT(*) FROM (SELECT 1 FROM document_titles WHERE document_titles MATCH ? LIMIT ?)"
+
     /// The statement of a listing's page (one row more than the page, to tell whether another follows).
-    static func listing(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
+    static func listing(_ query: DocumentQuery, search: TitleSearch = .walk) -> (sql: String, arguments: StatementArguments) {
         let (keys, descending) = Self.sortKeys(query.sort)
         var conditions = ["d.latest"]
         var arguments = StatementArguments()
+        // A lookup reads the title index's matches first (CROSS JOIN keeps that order of the loops).
+        var source = "documents d"
+        if search == .lookUp, let text = query.titleContains {
+            source = "(SELECT rowid AS hit FROM document_titles WHERE document_titles MATCH ?) AS t CROSS JOIN documents d ON d.rowid = t.hit"
+            arguments += [TitleSearch.phrase(DocumentLabels.titleKey(text))]
+        }
         func filter(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
             guard let value else { return }
             conditions.append(condition)
@@ -42,9 +64,9 @@ extension SQLiteIndex {
         }
         let direction = descending ? " DESC" : ""
         let selectedKeys = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
-        let chosen = query.shared == true ? " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" : ""
+        if query.shared == true && search == .walk { source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" }
         let sql = """
-            SELECT d.*, \(selectedKeys) FROM documents d\(chosen) WHERE \(conditions.joined(separator: " AND "))
+            SELECT d.*, \(selectedKeys) FROM \(source) WHERE \(conditions.joined(separator: " AND "))
             ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)
             """
         return (sql, arguments)

@@ -187,6 +187,23 @@ extension SQLiteIndex {
             for table in ["jobs", "downloads"] { try db.execute(sql: StatusCounts.backfill(table)) }
             for (name, event, statements) in StatusCounts.triggers { try trigger(name, event, statements, in: db) }
         }
+        migrator.registerMigration("v16-title-search") { db in
+            // Every version's title key, by trigram (the rows are `documents`' own, by rowid).
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE document_titles USING fts5(title_key, content = 'documents', content_rowid = 'rowid', tokenize = 'trigram');
+                INSERT INTO document_titles (document_titles) VALUES ('rebuild');
+                """)
+            let (indexed, unindexed) = ("INSERT INTO document_titles (rowid, title_key) VALUES (NEW.rowid, NEW.title_key)",
+                                        "INSERT INTO document_titles (document_titles, rowid, title_key) VALUES ('delete', OLD.rowid, OLD.title_key)")
+            try trigger("title_inserted", "AFTER INSERT ON documents", [indexed], in: db)
+            try trigger("title_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
+            try trigger("title_changed", "AFTER UPDATE OF title_key ON documents", [unindexed, indexed], in: db)
+            // The status counters take their row locks in one order (``StatusCounts``).
+            for (name, event, statements) in StatusCounts.triggers {
+                try db.execute(sql: "DROP TRIGGER \(name)")
+                try trigger(name, event, statements, in: db)
+            }
+        }
         return migrator
     }
 

@@ -8,9 +8,22 @@ public enum StatusCounts {
         "'\(table):' || \(status)"
     }
 
-    private static func add(_ delta: Int, _ table: String, _ status: String, when condition: String = "true") -> String {
+    private static func add(_ delta: Int, _ table: String, _ status: String) -> String {
         """
-        INSERT INTO counters (name, value) SELECT \(name(table, status)), \(delta) WHERE \(condition)
+        INSERT INTO counters (name, value) SELECT \(name(table, status)), \(delta) WHERE true
+        ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
+        """
+    }
+
+    /// Moves a row from its old status's counter to its new one's, in one statement that takes the
+    /// two counters' row locks in the order of their names: transactions moving rows in opposite
+    /// directions (a lease, a release) then wait for each other instead of deadlocking.
+    private static func move(_ table: String) -> String {
+        """
+        INSERT INTO counters (name, value)
+        SELECT moved.name, moved.delta FROM (SELECT \(name(table, "OLD.status")) AS name, -1 AS delta
+                                             UNION ALL SELECT \(name(table, "NEW.status")), 1) AS moved
+        WHERE OLD.status <> NEW.status ORDER BY moved.name
         ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
         """
     }
@@ -24,8 +37,7 @@ public enum StatusCounts {
     /// changes, or it is deleted.
     public static let triggers: [(name: String, event: String, statements: [String])] = ["jobs", "downloads"].flatMap { table in
         [("\(table)_counted_inserted", "AFTER INSERT ON \(table)", [add(1, table, "NEW.status")]),
-         ("\(table)_counted_changed", "AFTER UPDATE OF status ON \(table)",
-          [add(-1, table, "OLD.status", when: "OLD.status <> NEW.status"), add(1, table, "NEW.status", when: "OLD.status <> NEW.status")]),
+         ("\(table)_counted_changed", "AFTER UPDATE OF status ON \(table)", [move(table)]),
          ("\(table)_counted_deleted", "AFTER DELETE ON \(table)", [add(-1, table, "OLD.status")])]
     }
 

@@ -4,8 +4,8 @@ import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
-import PreviewPostgres
-import PreviewStore
+@testable import PreviewPostgres
+@testable import PreviewStore
 import PreviewTestSupport
 import Testing
 
@@ -35,16 +35,25 @@ import Testing
             return try store.index.insertVersion(record).document
         }
 
-        /// Every page of `query`, followed cursor by cursor.
-        func all(_ query: DocumentQuery) throws -> [DocumentRecord] {
+        /// Every page of `query`, followed cursor by cursor; its title search made the given way
+        /// (nil: the way the index chooses).
+        func all(_ query: DocumentQuery, search: TitleSearch? = nil) throws -> [DocumentRecord] {
             var query = query
             var documents: [DocumentRecord] = []
             while true {
-                let page = try store.index.list(query)
+                let page = try list(query, search: search)
                 documents += page.documents
                 guard let next = page.next else { return documents }
                 #expect(DocumentCursor(token: next.token, sort: query.sort) == next, "a cursor survives its token")
                 query.after = next
+            }
+        }
+
+        private func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
+            switch (search, store.index) {
+            case let (search?, index as SQLiteIndex): try index.list(query, search: search)
+            case let (search?, index as PostgresIndex): try index.list(query, search: search)
+            default: try store.index.list(query)
             }
         }
     }
@@ -84,6 +93,41 @@ import Testing
         #expect(DocumentCursor(token: "not a cursor", sort: .newest) == nil)
         let titleCursor = try #require(try indexed.store.index.list(DocumentQuery(sort: .title, limit: 1)).next)
         #expect(DocumentCursor(token: titleCursor.token, sort: .newest) == nil, "a cursor is for the order it was made in")
+    }
+
+    /// A title search finds the same documents, in the same order and pages, whether it walks the
+    /// order's index or looks the title up in the title index (``TitleSearch``), and what a title
+    /// holds is matched as text: case and accents folded, quotes and wildcards literal. Relabelled
+    /// and deleted versions leave the title index with their rows.
+    @Test(arguments: TestBackend.available) func aTitleSearchFindsTheSameEitherWay(backend: TestBackend) throws {
+        let indexed = try Indexed(backend)
+        defer { indexed.folder.remove() }
+        let titles = ["Junior Report", "report card", "REPORTS 2026", "Résumé final", "resume draft", "Say \"hi\" there",
+                      "50% done", "50 percent", "x_y notes", "xay notes", "back\\slash", "Reporter's notebook"]
+        for (number, title) in titles.enumerated() {
+            try indexed.add(owner: number % 3 == 0 ? "ben" : "ana", type: number % 2 == 0 ? "resume" : "", title: title)
+        }
+        try indexed.add(owner: "ana", type: "", title: "report card")  // a second version: one document still
+        let relabelled = try indexed.add(owner: "ana", title: "old report")
+        _ = try indexed.store.index.relabel(documentID: relabelled.id, title: "new summary", type: "")
+        let deleted = try indexed.add(owner: "ana", title: "gone report")
+        _ = try indexed.store.index.delete(documentID: deleted.id, version: nil)
+
+        let listed = try indexed.all(DocumentQuery(limit: 200))
+        for text in ["report", "RÉSUM", "\"hi\"", "50%", "x_y", "\\sl", "summary", "old report", "gone", "nobody's"] {
+            for sort in DocumentQuery.Sort.allCases {
+                for owner in [nil, "ana"] {
+                    let query = DocumentQuery(owner: owner, titleContains: text, sort: sort, limit: 2)
+                    let walked = try indexed.all(query, search: .walk)
+                    let expected = try indexed.all(DocumentQuery(owner: owner, sort: sort, limit: 200))
+                        .filter { DocumentLabels.titleKey($0.title).contains(DocumentLabels.titleKey(text)) }
+                    #expect(walked.map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): walked")
+                    #expect(try indexed.all(query, search: .lookUp).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): looked up")
+                }
+            }
+        }
+        #expect(try indexed.all(DocumentQuery(titleContains: "report", limit: 200)).count == 4, "\(listed.map(\.title))")
+        #expect(try indexed.all(DocumentQuery(titleContains: "new summary")).map(\.id) == [relabelled.id])
     }
 
     /// Pages read while others upload: every document that was there throughout appears exactly once.

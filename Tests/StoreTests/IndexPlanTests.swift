@@ -34,6 +34,10 @@ import Testing
         }
     }()
 
+    /// The title searches of ``listings``: a lookup reads its matches (at most ``TitleSearch/matchLimit``)
+    /// from the title index before ordering them.
+    static let lookUps = listings.filter { $0.titleContains != nil }
+
     @Test func sqliteListsAndCountsFromIndexes() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -51,6 +55,14 @@ import Testing
                 let steps = try plan(sql, arguments)
                 #expect(!steps.contains(where: growsWithTheStore), "\(query): \(steps)")
             }
+            for query in Self.lookUps {
+                let (sql, arguments) = SQLiteIndex.listing(query, search: .lookUp)
+                let steps = try plan(sql, arguments)
+                #expect(steps.first?.hasPrefix("SCAN document_titles VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
+                        "\(query): \(steps)")
+            }
+            let matches = try plan(SQLiteIndex.titleMatchesQuery, [TitleSearch.phrase("resume"), TitleSearch.matchLimit])
+            #expect(matches.contains { $0.contains("document_titles VIRTUAL TABLE") }, "\(matches)")
             let statistics: [(String, StatementArguments)] = [
                 (SQLiteIndex.figuresQuery, [""]), (SQLiteIndex.lapsedSharesQuery, StatementArguments()),
                 (StatusCounts.query("jobs", JobRecord.Status.self), StatementArguments()),
@@ -77,6 +89,19 @@ import Testing
             for query in Self.listings {
                 let steps = try plan(PostgresIndex.listing(query))
                 #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && !steps.contains("Bitmap"), "\(query): \(steps)")
+            }
+            // Any index of the latest versions serves an empty table; with titles of its own the table
+            // shows which one a title lookup is read from.
+            try session.query("INSERT INTO blobs (sha256, size, mime, created_at) VALUES ('plan', 1, 'application/pdf', now())")
+            try session.query("""
+                INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
+                SELECT 'doc-' || i, 'owner-' || i % 10, '', 'title ' || i, 'title ' || i, 'f.pdf', 'plan', 'pdf', 'application/pdf', 1, 1, 'ready',
+                       now() - i * interval '1 second' FROM generate_series(1, 5000) AS n(i)
+                """)
+            try session.query("ANALYZE documents")
+            for query in Self.lookUps + [DocumentQuery()] {
+                let steps = try plan(query.titleContains == nil ? PostgresIndex.titleMatches("resume") : PostgresIndex.listing(query, search: .lookUp))
+                #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_title_trigrams"), "\(query): \(steps)")
             }
             for query in [PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),
                           PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))] {

@@ -9,7 +9,8 @@ import PreviewTestSupport
 import Testing
 
 /// The two backends' migrators build the same schema: tables, columns, indexes and triggers by name
-/// (types are each dialect's own).
+/// (types are each dialect's own). The title index is each dialect's own too (``TitleSearch``):
+/// an FTS5 table kept by triggers in SQLite, a trigram index in PostgreSQL.
 @Suite struct SchemaParityTests {
     struct Schema: Equatable {
         var columns: Set<String> = []
@@ -54,6 +55,12 @@ import Testing
         for row in try connections.query("SELECT DISTINCT trigger_name FROM information_schema.triggers WHERE trigger_schema = 'public'") {
             shared.triggers.insert(try row["trigger_name"].decode(String.self))
         }
+        let sqliteTitleIndex = (columns: embedded.columns.filter { $0.hasPrefix("document_titles") },
+                                triggers: Set(["title_inserted", "title_deleted", "title_changed"]))
+        #expect(sqliteTitleIndex.columns.contains("document_titles.title_key") && sqliteTitleIndex.triggers.isSubset(of: embedded.triggers))
+        embedded.columns.subtract(sqliteTitleIndex.columns)
+        embedded.triggers.subtract(sqliteTitleIndex.triggers)
+        #expect(shared.indexes.remove("documents_current_title_trigrams") != nil)
         #expect(embedded.columns == shared.columns, "only in SQLite: \(embedded.columns.subtracting(shared.columns).sorted()); only in PostgreSQL: \(shared.columns.subtracting(embedded.columns).sorted())")
         #expect(embedded.indexes == shared.indexes, "only in SQLite: \(embedded.indexes.subtracting(shared.indexes).sorted()); only in PostgreSQL: \(shared.indexes.subtracting(embedded.indexes).sorted())")
         #expect(embedded.triggers == shared.triggers)

@@ -113,7 +113,7 @@ import Testing
     }
 }
 
-/// A store indexed before the kept `latest` and `live_shares` columns gets them from its rows.
+/// A store indexed before the kept `latest` and `live_shares` columns and the title index gets them from its rows.
 @Suite struct CurrentDocumentsMigrationTests {
     @Test func anOlderStoreIsBackfilled() throws {
         let folder = try TemporaryFolder()
@@ -125,7 +125,7 @@ import Testing
         try older.write { db in
             try db.execute(sql: "INSERT INTO blobs (sha256, size, mime, created_at) VALUES (?, 10, 'application/pdf', '2026-01-01 00:00:00.000')",
                            arguments: [hash])
-            for (id, title, version) in [("a1", "A", 1), ("a2", "A", 2), ("b1", "B", 1), ("c1", "C", 1)] {
+            for (id, title, version) in [("a1", "Alpha", 1), ("a2", "Alpha", 2), ("b1", "Bravo", 1), ("c1", "Charlie", 1)] {
                 try db.execute(sql: """
                     INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
                     VALUES (?, 'ana', '', ?, lower(?), 'f.pdf', ?, 'pdf', 'application/pdf', 10, ?, 'ready', '2026-01-01 00:00:00.000')
@@ -152,6 +152,7 @@ import Testing
         #expect(try index.statistics() == index.recountStatistics(owner: nil))
         #expect(try index.list(DocumentQuery(sort: .title)).documents.map(\.id) == ["a2", "b1", "c1"])
         #expect(try index.list(DocumentQuery(shared: true)).documents.map(\.id) == ["a2"])
+        #expect(try index.list(DocumentQuery(titleContains: "RAV"), search: .lookUp).documents.map(\.id) == ["b1"])
         let jobs: [JobRecord.Status: Int] = try index.statusCounts(in: "jobs")
         #expect(jobs[.done] == 2 && jobs[.failed] == 1 && jobs[.queued] == 0)
     }
