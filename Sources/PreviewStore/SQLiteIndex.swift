@@ -11,18 +11,18 @@ public final class SQLiteIndex: DocumentIndex {
     public let pool: DatabasePool
 
     /// Opens (creating and migrating when needed) the index at `url`.
-    public init(url: URL) throws {
+    public convenience init(url: URL) throws {
+        try self.init(url: url, preparing: { _ in })
+    }
+
+    /// Opens the index at `url`; `prepare` runs on each of its connections when it opens, after the
+    /// index's own set-up (a test counts the work of its statements this way).
+    init(url: URL, preparing prepare: @escaping @Sendable (Database) throws -> Void) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            // The log and its shared-memory index stay when the last connection closes, so a store
-            // on a full disk can still be opened and read: creating them anew (or GRDB's write to
-            // an empty log) needs room. No journal_size_limit: it would empty the log on close.
-            // Read-only connections cannot set it, nor need to.
-            guard !db.configuration.readonly else { return }
-            var persist: CInt = 1
-            let code = sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, &persist)
-            guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+            try Self.persistLog(db)
+            try prepare(db)
         }
         // Opening is serialised across processes by a file lock: switching a new database to WAL
         // fails with "database is locked" when two connections do it at once, and GRDB's migrator
@@ -40,6 +40,17 @@ public final class SQLiteIndex: DocumentIndex {
         // Checked by a read first: migrating writes, even when there is nothing to do, and a store
         // on a full disk must still open.
         if try !pool.read(Self.migrator.hasCompletedMigrations) { try Self.migrator.migrate(pool) }
+    }
+
+    /// The log and its shared-memory index stay when the last connection closes, so a store on a
+    /// full disk can still be opened and read: creating them anew (or GRDB's write to an empty log)
+    /// needs room. No journal_size_limit: it would empty the log on close. Read-only connections
+    /// cannot set it, nor need to.
+    private static func persistLog(_ db: Database) throws {
+        guard !db.configuration.readonly else { return }
+        var persist: CInt = 1
+        let code = sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, &persist)
+        guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
     }
 
     // MARK: Blobs
