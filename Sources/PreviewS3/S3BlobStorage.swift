@@ -73,8 +73,12 @@ public final class S3BlobStorage: BlobStorage {
         "\(location.prefix)objects/sha256/\(hash.fannedOut)"
     }
 
-    func quarantineKey(of hash: BlobHash) -> String { "\(location.prefix)quarantine/sha256/\(hash.hex)" }
-    func pendingKey(of hash: BlobHash) -> String { "\(location.prefix)pending/sha256/\(hash.hex)" }
+    /// The prefixes of quarantined copies and of pending marks, each object named by its blob's hash.
+    private var quarantinePrefix: String { "\(location.prefix)quarantine/sha256/" }
+    private var pendingPrefix: String { "\(location.prefix)pending/sha256/" }
+
+    func quarantineKey(of hash: BlobHash) -> String { quarantinePrefix + hash.hex }
+    func pendingKey(of hash: BlobHash) -> String { pendingPrefix + hash.hex }
 
     // MARK: Writes
 
@@ -315,11 +319,11 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     public func pendingMarks() throws -> [(hash: BlobHash, modified: Date)] {
-        try list(prefix: "\(location.prefix)pending/sha256/").map { ($0.hash, $0.modified) }
+        try list(prefix: pendingPrefix).map { ($0.hash, $0.modified) }
     }
 
     public func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
-        try list(prefix: "\(location.prefix)quarantine/sha256/")
+        try list(prefix: quarantinePrefix)
     }
 
     public func unquarantine(_ hash: BlobHash) throws {

@@ -208,7 +208,8 @@ extension Store {
             let referenced = try index.referencedBlobs()
             let indexed = try index.indexedBlobs()
             let unreferenced = candidates.filter { !referenced.contains($0.hash) }
-            let lost = try unreferencedBlobs(unreferenced, indexed: indexed).filter(\.isLoss)
+            // Only a blob without a row can be a loss: the others' roles are not read (a HEAD each on S3).
+            let lost = try unreferencedBlobs(unreferenced.filter { !indexed.contains($0.hash) }, indexed: indexed).filter(\.isLoss)
             if !lost.isEmpty, !force {
                 throw CollectRefusal(description: """
                     The index has no row for \(lost.count) original\(lost.count == 1 ? "" : "s") on disk \
