@@ -12,22 +12,22 @@ extension SQLiteIndex {
     func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
         return try pool.read { db in
-            let (sql, arguments) = Self.listing(query, search: try search ?? Self.titleSearch(query, in: db))
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-            let page = rows.prefix(query.limit)
-            let next = rows.count > query.limit ? page.last.map { row in
-                DocumentCursor(sort: query.sort, keys: (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
-            } : nil
-            return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
+            let page = { (search: TitleSearch) in try Self.page(query, search: search, in: db) }
+            if let search { return try page(search) }
+            return try TitleSearch.page(for: query, page: page) { key in
+                try Int.fetchOne(db, sql: Self.titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
+            }
         }
     }
 
-    /// How to find the rows of `query`'s title search (``TitleSearch``): the title index's matches
-    /// are counted up to its limit.
-    static func titleSearch(_ query: DocumentQuery, in db: Database) throws -> TitleSearch {
-        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), TitleSearch.isIndexable(key) else { return .walk }
-        let matches = try Int.fetchOne(db, sql: titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
-        return TitleSearch.choosing(matches: matches)
+    private static func page(_ query: DocumentQuery, search: TitleSearch, in db: Database) throws -> DocumentPage {
+        let (sql, arguments) = listing(query, search: search)
+        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+        let page = rows.prefix(query.limit)
+        let next = rows.count > query.limit ? page.last.map { row in
+            DocumentCursor(sort: query.sort, keys: (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
+        } : nil
+        return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
     }
 
     /// How many title index rows match a phrase, counted up to a limit.
@@ -52,7 +52,8 @@ extension SQLiteIndex {
         filter("d.owner = ?", query.owner)
         filter("d.type = ?", query.type)
         filter("d.kind = ?", query.kind)
-        filter("instr(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
+        let titleKey = query.titleContains.map(DocumentLabels.titleKey)
+        if search != .glance { filter("instr(d.title_key, ?) > 0", titleKey) }
         filter("d.preview_status = ?", query.status)
         // Shared documents are few: read from their own index, then ordered. Unshared ones are most:
         // the order's index is walked (the unary + keeps the sort-by-shares index out of it).
@@ -64,11 +65,16 @@ extension SQLiteIndex {
         }
         let direction = descending ? " DESC" : ""
         let selectedKeys = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
-        if query.shared == true && search == .walk { source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" }
-        let sql = """
+        if query.shared == true && search != .lookUp { source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" }
+        let order = "ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", "))"
+        var sql = """
             SELECT d.*, \(selectedKeys) FROM \(source) WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)
+            \(order) LIMIT \(search == .glance ? TitleSearch.glanceRows : query.limit + 1)
             """
+        if search == .glance, let titleKey {
+            sql = "SELECT * FROM (\(sql)) AS d WHERE instr(d.title_key, ?) > 0 \(order) LIMIT \(query.limit + 1)"
+            arguments += [titleKey]
+        }
         return (sql, arguments)
     }
 

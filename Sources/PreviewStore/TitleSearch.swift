@@ -1,11 +1,13 @@
 import Foundation
+import PreviewCore
 
 /// How a listing with a title search (`q=`) finds its rows, so that a page costs about the same at
-/// any size (issue 43). Each backend keeps a trigram index of the latest versions' title keys
-/// (SQLite's FTS5 `trigram` tokenizer, PostgreSQL's `pg_trgm`); the listing first counts the
-/// indexed matches, up to ``matchLimit``, and then:
-/// - few matches (a title nobody or few have): they are read from the title index and ordered;
-/// - many: the order's index is walked and each title tested, where matches come soon.
+/// any size (issue 43). Each backend keeps a trigram index of the titles (SQLite's FTS5 `trigram`
+/// tokenizer, PostgreSQL's `pg_trgm`). A search first glances at the first ``glanceRows`` rows
+/// of the order: a common title fills its page there. Otherwise it counts the indexed matches, up
+/// to ``matchLimit``, and then
+/// - reads fewer from the title index and orders them (a title nobody or few have);
+/// - walks the order's index for more, testing each title.
 ///
 /// Text of one or two characters has no trigram to look up: it is always walked.
 public enum TitleSearch: Sendable, Equatable {
@@ -13,11 +15,16 @@ public enum TitleSearch: Sendable, Equatable {
     case walk
     /// Read the rows whose title holds the text from the title index, then order them.
     case lookUp
+    /// Keep the rows whose title holds the text among the first ``glanceRows`` of the order: the
+    /// page is right when it is full.
+    case glance
+
+    /// The rows of the order a search glances at before it asks the title index.
+    public static let glanceRows = 1_000
 
     /// The most matches that are read and ordered; above it the order's index is walked. At
-    /// 10⁶ documents, ordering 2,000 rows costs about as much as walking to a page of matches as
-    /// frequent as 1 in 500.
-    public static let matchLimit = 2_000
+    /// 10⁶ documents ordering them costs under 10 ms, and more are 2 % of the titles or more.
+    public static let matchLimit = 20_000
 
     /// Whether the title index can find `key` (a folded title key): it holds three characters.
     public static func isIndexable(_ key: String) -> Bool {
@@ -27,6 +34,16 @@ public enum TitleSearch: Sendable, Equatable {
     /// The way to search, given how many indexed rows match (counted up to ``matchLimit``).
     public static func choosing(matches: Int) -> TitleSearch {
         matches < matchLimit ? .lookUp : .walk
+    }
+
+    /// A listing's page: `page` lists it made one way, `matches` counts the title index's rows
+    /// that hold a title key, up to ``matchLimit``.
+    public static func page(for query: DocumentQuery, page: (TitleSearch) throws -> DocumentPage,
+                            matches: (String) throws -> Int) throws -> DocumentPage {
+        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return try page(.walk) }
+        let glanced = try page(.glance)
+        if glanced.next != nil { return glanced }
+        return try page(choosing(matches: try matches(key)))
     }
 
     /// An FTS5 query for the rows whose text holds `key`: one phrase, its quotes doubled.

@@ -96,7 +96,7 @@ import Testing
     }
 
     /// A title search finds the same documents, in the same order and pages, whether it walks the
-    /// order's index or looks the title up in the title index (``TitleSearch``), and what a title
+    /// order's index, glances at its start or looks the title up in the title index (``TitleSearch``), and what a title
     /// holds is matched as text: case and accents folded, quotes and wildcards literal. Relabelled
     /// and deleted versions leave the title index with their rows.
     @Test(arguments: TestBackend.available) func aTitleSearchFindsTheSameEitherWay(backend: TestBackend) throws {
@@ -123,6 +123,8 @@ import Testing
                         .filter { DocumentLabels.titleKey($0.title).contains(DocumentLabels.titleKey(text)) }
                     #expect(walked.map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): walked")
                     #expect(try indexed.all(query, search: .lookUp).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): looked up")
+                    // A glance sees the whole of a store this small.
+                    #expect(try indexed.all(query, search: .glance).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): glanced")
                 }
             }
         }

@@ -35,7 +35,7 @@ import Testing
     }()
 
     /// The title searches of ``listings``: a lookup reads its matches (at most ``TitleSearch/matchLimit``)
-    /// from the title index before ordering them.
+    /// from the title index before ordering them; a glance keeps those of the first rows of the order.
     static let lookUps = listings.filter { $0.titleContains != nil }
 
     @Test func sqliteListsAndCountsFromIndexes() throws {
@@ -60,6 +60,12 @@ import Testing
                 let steps = try plan(sql, arguments)
                 #expect(steps.first?.hasPrefix("SCAN document_titles VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
                         "\(query): \(steps)")
+            }
+            // A glance orders what it kept of the first rows of the order's index (at most ``TitleSearch/glanceRows``).
+            for query in Self.lookUps {
+                let (sql, arguments) = SQLiteIndex.listing(query, search: .glance)
+                let steps = try plan(sql, arguments)
+                #expect(steps.count == 4 && steps[0] == "CO-ROUTINE d" && steps[1].contains("USING INDEX documents_current_"), "\(query): \(steps)")
             }
             let matches = try plan(SQLiteIndex.titleMatchesQuery, [TitleSearch.phrase("resume"), TitleSearch.matchLimit])
             #expect(matches.contains { $0.contains("document_titles VIRTUAL TABLE") }, "\(matches)")
@@ -99,6 +105,10 @@ import Testing
                        now() - i * interval '1 second' FROM generate_series(1, 5000) AS n(i)
                 """)
             try session.query("ANALYZE documents")
+            for query in Self.lookUps {
+                let steps = try plan(PostgresIndex.listing(query, search: .glance))
+                #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && steps.contains("Index Scan"), "\(query): \(steps)")
+            }
             for query in Self.lookUps + [DocumentQuery()] {
                 let steps = try plan(query.titleContains == nil ? PostgresIndex.titleMatches("resume") : PostgresIndex.listing(query, search: .lookUp))
                 #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_title_trigrams"), "\(query): \(steps)")
