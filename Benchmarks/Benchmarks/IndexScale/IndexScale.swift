@@ -71,6 +71,7 @@ enum IndexScale {
         ("shared=true", DocumentQuery(shared: true)), ("shared=false", DocumentQuery(shared: false)),
         ("q=title 12 (a common title)", DocumentQuery(titleContains: "title 12")),
         ("q=nobody's (a title nobody has)", DocumentQuery(titleContains: "nobody's")),
+        ("q=title 12, oldest first (its matches far along the order)", DocumentQuery(titleContains: "title 12", sort: .oldest)),
     ]
 
     /// Median milliseconds of `runs` calls.
