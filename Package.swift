@@ -216,7 +216,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // Installed, the PDF library sits in ../lib (scripts/install-layout); built, beside the binary ($ORIGIN).
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib"])]
         ),
 
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),

@@ -25,11 +25,13 @@ public enum DocPreviewProcess {
         return folder.appendingPathComponent("docpreview")
     }
 
-    /// Runs `docpreview arguments…` to completion with extra environment variables; after
-    /// `timeout` seconds the process is killed (and the result says so with status 137).
-    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 120) throws -> Result {
+    /// Runs `docpreview arguments…` (the built one, or `executable`) to completion with extra
+    /// environment variables; after `timeout` seconds the process is killed (and the result says so
+    /// with status 137).
+    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 120,
+                           executable: URL = binary) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
