@@ -103,6 +103,11 @@ private let extensionsToTry = Set(designTable.values.joined()).union(["jpg", "pn
         let tabbed = try DocumentLabels(owner: "ana", typeID: "resume", title: "CV\t2026", filename: "dir/cv.pdf", rules: rules)
         #expect(tabbed.title == "CV\t2026" && tabbed.filename == "cv.pdf" && tabbed.type?.id == "resume")
         #expect(try DocumentLabels(owner: nil, typeID: "", title: "", filename: nil, rules: rules).title == "upload", "the name stands in")
+        // A title a relabel would refuse is refused on upload too.
+        let longest = String(repeating: "é", count: DocumentLabels.maxTitleLength)
+        #expect(try DocumentLabels(owner: nil, typeID: nil, title: longest, filename: "a.pdf", rules: rules).title == longest)
+        #expect(throws: PreviewError.self) { try DocumentLabels(owner: nil, typeID: nil, title: longest + "e", filename: "a.pdf", rules: rules) }
+        #expect(throws: PreviewError.self) { try DocumentLabels(owner: nil, typeID: nil, title: nil, filename: longest + ".pdf", rules: rules) }
         do {
             _ = try DocumentLabels(owner: nil, typeID: "photo", title: nil, filename: "a.jpg", rules: rules)
             Issue.record("an unknown type must be refused")
@@ -115,6 +120,9 @@ private let extensionsToTry = Set(designTable.values.joined()).union(["jpg", "pn
         let found = DocumentLabels(owner: "", type: nil, foundAt: "in/new\nline.webp", filename: "new\nline.webp")
         #expect(found.title == "in/new\u{FFFD}line.webp" && found.filename == "new\u{FFFD}line.webp")
         try found.check()
+        let deep = DocumentLabels(owner: "", type: nil, foundAt: String(repeating: "folder/", count: 200) + "cv.pdf", filename: "cv.pdf")
+        #expect(deep.title.count == DocumentLabels.maxTitleLength && deep.title.hasSuffix("folder/cv.pdf"), "a path too long keeps its end")
+        try deep.check()
     }
 
     @Test func titleKeysFoldAllOfUnicode() {

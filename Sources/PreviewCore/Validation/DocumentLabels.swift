@@ -31,9 +31,10 @@ public struct DocumentLabels: Sendable, Equatable {
 
     /// Labels for a file a folder walk found: its path relative to the folder as the title. A
     /// file system allows control characters in names, so they are replaced (U+FFFD) rather than
-    /// refused: nobody is there to rename the file.
+    /// refused, and a path longer than a title keeps its end: nobody is there to rename the file.
     public init(owner: String, type: DocumentType?, foundAt relativePath: String, filename: String) {
-        self.init(owner: owner, type: type, title: Self.replacingControls(relativePath), filename: Self.replacingControls(filename))
+        self.init(owner: owner, type: type, title: String(Self.replacingControls(relativePath).suffix(Self.maxTitleLength)),
+                  filename: Self.replacingControls(filename))
     }
 
     /// The type `id` names: nil for none (absent or empty), `bad_request` when the rules have no such type.
@@ -46,10 +47,12 @@ public struct DocumentLabels: Sendable, Equatable {
     /// Labels are shown and indexed, never interpreted: control characters (NUL among them, which
     /// PostgreSQL cannot store in text; line breaks, which forge lines in logs and listings) have no
     /// place in them. A tab is allowed: it is whitespace a pasted title may carry, and listings escape it.
+    /// The title is held to ``checkTitle(_:)``, as a relabel's is.
     public func check() throws(PreviewError) {
-        for (name, value) in [("owner", owner), ("title", title), ("filename", filename)] where Self.hasControls(value) {
+        for (name, value) in [("owner", owner), ("filename", filename)] where Self.hasControls(value) {
             throw PreviewError(.badRequest, "\(name) must not contain control characters")
         }
+        try Self.checkTitle(title)
     }
 
     /// The rules for a title given to a stored document (``check()``'s, and a length).
