@@ -123,6 +123,23 @@ extension DocumentService {
         public var playback = 0
     }
 
+    /// Queues failed job `id` again. A retry is deliberate: the remembered timeouts and crashes of its
+    /// document's file are forgotten first, so its renders are tried again instead of failing at
+    /// once. False when there is no failed job `id`.
+    public func retryJob(id: Int64) throws -> Bool {
+        if let job = try queue.job(id: id), job.status == .failed, let document = try store.index.document(id: job.documentID) {
+            try store.index.forgetFailures(source: document.sha256)
+        }
+        return try queue.retry(id: id)
+    }
+
+    /// Queues every failed job again, every remembered failure forgotten first (``retryJob(id:)``).
+    /// Returns how many were queued.
+    public func retryFailedJobs() throws -> Int {
+        try store.index.forgetFailures(source: nil)
+        return try queue.retryFailed()
+    }
+
     /// Queues the jobs that give the latest version of every stored video its playback derivatives,
     /// for a worker to run; a video whose job already waits or runs is left alone, so running it
     /// twice queues nothing more.

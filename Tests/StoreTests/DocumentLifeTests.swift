@@ -228,6 +228,26 @@ import Testing
         #expect(throws: PreviewError.self) { try documents.restore(version: 9, of: v1) }
     }
 
+    /// A failed job is queued again with what was remembered against its file forgotten, so its
+    /// renders are tried again; a job that did not fail is not.
+    @Test(arguments: TestBackend.available) func aRetriedJobForgetsItsFilesFailures(backend: TestBackend) throws {
+        let indexed = try Indexed(backend)
+        defer { indexed.folder.remove() }
+        let documents = DocumentService(pipeline: DocumentPipeline(store: indexed.store, logger: logger), queue: indexed.backend.queue)
+        let (stored, _) = try indexed.backend.queue.enqueue(try indexed.add(title: "scan", status: .pending))
+        let (leased, _) = try #require(try indexed.backend.queue.lease(worker: "test", leaseSeconds: 60, kinds: [.preview]))
+        let crash = PreviewError(.corrupt, "The file crashed the renderer.")
+        let failed = try indexed.backend.queue.fail(leased, error: crash, retryable: false, recording: nil)
+        try indexed.store.index.recordFailure(RenderFailure(key: "scan-thumbnail", sourceSha256: stored.sha256, error: crash))
+        let other = try indexed.backend.queue.enqueue(try indexed.add(title: "letter", status: .pending)).job
+
+        #expect(try documents.retryJob(id: try #require(other.id)) == false, "a queued job is not retried")
+        #expect(try documents.retryJob(id: try #require(failed.id)))
+        #expect(try indexed.backend.queue.job(id: try #require(failed.id))?.status == .queued)
+        #expect(try indexed.store.index.failure(key: "scan-thumbnail") == nil, "the file's crash is forgotten")
+        #expect(try documents.retryFailedJobs() == 0)
+    }
+
     @Test(arguments: TestBackend.available) func relabellingMovesEveryVersion(backend: TestBackend) throws {
         let indexed = try Indexed(backend)
         defer { indexed.folder.remove() }

@@ -1,0 +1,89 @@
+import ArgumentParser
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `docpreview jobs list|retry ID|retry-failed|backfill`.
+struct JobsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jobs", abstract: "List jobs, queue failed ones again, or queue the playback work stored videos lack.",
+        subcommands: [List.self, Retry.self, RetryFailed.self, Backfill.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List jobs, newest first (1,000 at most).")
+
+        @Option(help: "Only jobs with this status (queued, processing, done, failed).")
+        var status: JobRecord.Status?
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let jobs = try storeOptions.backend().queue.jobs(status: status, limit: 1000)
+            let lines = jobs.map { "\($0.id ?? 0)\t\($0.kind.rawValue)\t\($0.status.rawValue)\t\($0.attempts) attempts\t\($0.documentID)\t\($0.errorCode?.rawValue ?? "")" }
+            try CommandReport(json: json).succeed(jobs, human: lines.isEmpty ? "no jobs" : lines.joined(separator: "\n"))
+        }
+    }
+
+    struct Retry: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue a failed job again, its file's remembered timeouts and crashes forgotten first.")
+
+        @Argument(help: "The job's id (`jobs list`).")
+        var id: Int64
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let report = CommandReport(json: json)
+            guard try storeOptions.documents().retryJob(id: id) else { try report.fail(PreviewError(.notFound, "No failed job \(id).")) }
+            try report.succeed(["retried": 1], human: "job \(id) queued again")
+        }
+    }
+
+    struct RetryFailed: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "retry-failed", abstract: "Queue every failed job again, every remembered failure forgotten first.")
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let count = try storeOptions.documents().retryFailedJobs()
+            try CommandReport(json: json).succeed(["retried": count], human: "\(count) failed jobs queued again")
+        }
+    }
+
+    struct Backfill: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Queue the playback work stored videos lack.",
+            discussion: """
+                For the latest version of every stored video without its playback derivatives (stored before schema v9, or by \
+                ingest/batch without --renditions), queues the job that makes them (its preview job again when its playback \
+                decision was never made); a worker or serve runs them. Give the workers' --config.
+                """)
+
+        @Option(help: ArgumentHelp("The workers' configuration (its rendition settings name the derivatives).", valueName: "file"))
+        var config: String?
+
+        @OptionGroup var storeOptions: StoreOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func run() throws {
+            let queued = try storeOptions.documents(configuration: try ValidationSettings(config: config).configuration()).backfillPlayback()
+            try CommandReport(json: json).succeed(queued, human: "\(queued.playback) playback jobs queued; \(queued.probes) videos without a "
+                                                  + "playback decision queued for their preview job again (their playback job follows)")
+        }
+    }
+}
+
+extension JobRecord.Status: ExpressibleByArgument {}
