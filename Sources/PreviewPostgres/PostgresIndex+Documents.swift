@@ -13,9 +13,11 @@ extension PostgresIndex {
     func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
         if let search { return try page(query, search: search) }
-        return try TitleSearch.page(for: query, page: { try page(query, search: $0) }) { key in
+        return try TitleSearch.page(for: query, page: { try page(query, search: $0) }, glance: {
+            try connections.query(Self.glancing(query)).map { try $0["id"].decode(String.self) }
+        }, matches: { key in
             try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0
-        }
+        })
     }
 
     private func page(_ query: DocumentQuery, search: TitleSearch) throws -> DocumentPage {
@@ -37,13 +39,32 @@ extension PostgresIndex {
 
     /// The statement of a listing's page (one row more than the page, to tell whether another follows).
     static func listing(_ query: DocumentQuery, search: TitleSearch = .walk) -> PostgresQuery {
+        statement(query, search: search, selecting: nil, limit: query.limit + 1)
+    }
+
+    /// The statement of the ids of the first ``TitleSearch/glanceRows`` rows of `query`'s order,
+    /// its title aside: read from the order's index alone.
+    static func glancing(_ query: DocumentQuery) -> PostgresQuery {
+        var untitled = query
+        untitled.titleContains = nil
+        return statement(untitled, search: .walk, selecting: "d.id", limit: TitleSearch.glanceRows)
+    }
+
+    /// A listing's statement: `selecting` its columns (nil: the rows and their cursor keys).
+    private static func statement(_ query: DocumentQuery, search: TitleSearch, selecting: String?, limit: Int) -> PostgresQuery {
         let (keys, descending) = Self.sortKeys(query.sort)
-        var sql = PostgresQuery(stringLiteral: "SELECT d.*, \(keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM ")
-        if search == .lookUp, let text = query.titleContains {
-            // The matches are read from the title index first (OFFSET 0 keeps the subquery whole), then ordered.
+        let selected = selecting ?? "d.*, " + keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")
+        var sql = PostgresQuery(stringLiteral: "SELECT \(selected) FROM ")
+        // The candidates are read first (OFFSET 0 keeps the subquery whole), then ordered: a
+        // lookup's from the title index, a glance's by id.
+        switch (search, query.titleContains) {
+        case let (.lookUp, text?):
             sql.binds.append(TitleSearch.likePattern(DocumentLabels.titleKey(text)))
             sql.sql += "(SELECT * FROM documents WHERE latest AND title_key LIKE $1 OFFSET 0) AS d"
-        } else {
+        case let (.among(ids), _):
+            sql.binds.append(ids)
+            sql.sql += "(SELECT * FROM documents WHERE id = ANY($1) OFFSET 0) AS d"
+        default:
             sql.sql += "documents d"
         }
         sql.sql += " WHERE d.latest"
@@ -55,8 +76,7 @@ extension PostgresIndex {
         filter("d.owner = ?", query.owner)
         filter("d.type = ?", query.type)
         filter("d.kind = ?", query.kind)
-        let titleKey = query.titleContains.map(DocumentLabels.titleKey)
-        if search != .glance { filter("strpos(d.title_key, ?) > 0", titleKey) }
+        filter("strpos(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
         filter("d.preview_status = ?", query.status?.rawValue)
         if let shared = query.shared { sql.sql += " AND d.live_shares \(shared ? ">" : "=") 0" }
         if let after = query.after {
@@ -68,12 +88,7 @@ extension PostgresIndex {
             sql.sql += " AND (\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders.joined(separator: ", ")))"
         }
         let direction = descending ? " DESC" : ""
-        let order = " ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", "))"
-        sql.sql += order + " LIMIT \(search == .glance ? TitleSearch.glanceRows : query.limit + 1)"
-        if search == .glance, let titleKey {
-            sql.binds.append(titleKey)
-            sql.sql = "SELECT * FROM (\(sql.sql)) AS d WHERE strpos(d.title_key, $\(sql.binds.count)) > 0\(order) LIMIT \(query.limit + 1)"
-        }
+        sql.sql += " ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(limit)"
         return sql
     }
 

@@ -4,8 +4,9 @@ import PreviewCore
 /// How a listing with a title search (`q=`) finds its rows, so that a page costs about the same at
 /// any size (issue 43). Each backend keeps a trigram index of the titles (SQLite's FTS5 `trigram`
 /// tokenizer, PostgreSQL's `pg_trgm`). A search first glances at the first ``glanceRows`` rows
-/// of the order: a common title fills its page there. Otherwise it counts the indexed matches, up
-/// to ``matchLimit``, and then
+/// of the order (their ids, from the order's index): a common title fills its page there, and a
+/// listing that short (one owner's few documents) is done there. Otherwise it counts the indexed
+/// matches, up to ``matchLimit``, and then
 /// - reads fewer from the title index and orders them (a title nobody or few have);
 /// - walks the order's index for more, testing each title.
 ///
@@ -15,12 +16,11 @@ public enum TitleSearch: Sendable, Equatable {
     case walk
     /// Read the rows whose title holds the text from the title index, then order them.
     case lookUp
-    /// Keep the rows whose title holds the text among the first ``glanceRows`` of the order: the
-    /// page is right when it is full.
-    case glance
+    /// Keep the rows whose title holds the text among these (the ids of the first rows of the order).
+    case among([String])
 
-    /// The rows of the order a search glances at before it asks the title index: about half a
-    /// millisecond's walk, in which a title that one document in a hundred has fills a page.
+    /// The rows of the order a search glances at before it asks the title index: their ids are read
+    /// from the order's index alone, and a title that one document in a hundred has fills a page.
     public static let glanceRows = 5_000
 
     /// The most matches that are read and ordered; above it the order's index is walked. At
@@ -37,13 +37,16 @@ public enum TitleSearch: Sendable, Equatable {
         matches < matchLimit ? .lookUp : .walk
     }
 
-    /// A listing's page: `page` lists it made one way, `matches` counts the title index's rows
+    /// A listing's page: `page` lists it made one way, `glance` reads the ids of the first
+    /// ``glanceRows`` rows of its order (its title aside), `matches` counts the title index's rows
     /// that hold a title key, up to ``matchLimit``.
-    public static func page(for query: DocumentQuery, page: (TitleSearch) throws -> DocumentPage,
+    public static func page(for query: DocumentQuery, page: (TitleSearch) throws -> DocumentPage, glance: () throws -> [String],
                             matches: (String) throws -> Int) throws -> DocumentPage {
         guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return try page(.walk) }
-        let glanced = try page(.glance)
-        if glanced.next != nil { return glanced }
+        let first = try glance()
+        let glanced = try page(.among(first))
+        // A full page is the first matches; fewer rows than a glance's are the whole order.
+        if glanced.next != nil || first.count < glanceRows { return glanced }
         return try page(choosing(matches: try matches(key)))
     }
 

@@ -123,8 +123,9 @@ import Testing
                         .filter { DocumentLabels.titleKey($0.title).contains(DocumentLabels.titleKey(text)) }
                     #expect(walked.map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): walked")
                     #expect(try indexed.all(query, search: .lookUp).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): looked up")
-                    // A glance sees the whole of a store this small.
-                    #expect(try indexed.all(query, search: .glance).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): glanced")
+                    // Chosen (a glance sees the whole of a store this small), and among any rows that hold them.
+                    #expect(try indexed.all(query).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): chosen")
+                    #expect(try indexed.all(query, search: .among(listed.map(\.id))).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): among")
                 }
             }
         }
