@@ -12,21 +12,20 @@ extension PostgresIndex {
     /// A listing's page, its title search made the given way (nil: the way ``TitleSearch`` chooses).
     func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
-        if let search { return try page(query, search: search) }
-        return try TitleSearch.page(for: query, page: { try page(query, search: $0) }, glance: {
-            try connections.query(Self.glancing(query)).map { try $0["id"].decode(String.self) }
-        }, matches: { key in
-            try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0
-        })
-    }
-
-    private func page(_ query: DocumentQuery, search: TitleSearch) throws -> DocumentPage {
-        let rows = try connections.query(Self.listing(query, search: search))
+        let rows = try connections.query(Self.listing(query, search: try search ?? titleSearch(query)))
         let page = rows.prefix(query.limit)
         let next = try rows.count > query.limit ? page.last.map { row in
             DocumentCursor(sort: query.sort, keys: try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
         } : nil
         return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
+    }
+
+    /// How to find the rows of `query`'s title search (``TitleSearch``): the title index's matches
+    /// are counted up to its limit.
+    func titleSearch(_ query: DocumentQuery) throws -> TitleSearch {
+        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), TitleSearch.isIndexable(key) else { return .walk }
+        let matches = try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0
+        return TitleSearch.choosing(matches: matches)
     }
 
     /// How many of the latest versions' title keys hold `key`, counted up to the lookup's limit.
@@ -39,32 +38,13 @@ extension PostgresIndex {
 
     /// The statement of a listing's page (one row more than the page, to tell whether another follows).
     static func listing(_ query: DocumentQuery, search: TitleSearch = .walk) -> PostgresQuery {
-        statement(query, search: search, selecting: nil, limit: query.limit + 1)
-    }
-
-    /// The statement of the ids of the first ``TitleSearch/glanceRows`` rows of `query`'s order,
-    /// its title aside: read from the order's index alone.
-    static func glancing(_ query: DocumentQuery) -> PostgresQuery {
-        var untitled = query
-        untitled.titleContains = nil
-        return statement(untitled, search: .walk, selecting: "d.id", limit: TitleSearch.glanceRows)
-    }
-
-    /// A listing's statement: `selecting` its columns (nil: the rows and their cursor keys).
-    private static func statement(_ query: DocumentQuery, search: TitleSearch, selecting: String?, limit: Int) -> PostgresQuery {
         let (keys, descending) = Self.sortKeys(query.sort)
-        let selected = selecting ?? "d.*, " + keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")
-        var sql = PostgresQuery(stringLiteral: "SELECT \(selected) FROM ")
-        // The candidates are read first (OFFSET 0 keeps the subquery whole), then ordered: a
-        // lookup's from the title index, a glance's by id.
-        switch (search, query.titleContains) {
-        case let (.lookUp, text?):
+        var sql = PostgresQuery(stringLiteral: "SELECT d.*, \(keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM ")
+        if search == .lookUp, let text = query.titleContains {
+            // The matches are read from the title index first (OFFSET 0 keeps the subquery whole), then ordered.
             sql.binds.append(TitleSearch.likePattern(DocumentLabels.titleKey(text)))
             sql.sql += "(SELECT * FROM documents WHERE latest AND title_key LIKE $1 OFFSET 0) AS d"
-        case let (.among(ids), _):
-            sql.binds.append(ids)
-            sql.sql += "(SELECT * FROM documents WHERE id = ANY($1) OFFSET 0) AS d"
-        default:
+        } else {
             sql.sql += "documents d"
         }
         sql.sql += " WHERE d.latest"
@@ -88,7 +68,7 @@ extension PostgresIndex {
             sql.sql += " AND (\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders.joined(separator: ", ")))"
         }
         let direction = descending ? " DESC" : ""
-        sql.sql += " ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(limit)"
+        sql.sql += " ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)"
         return sql
     }
 

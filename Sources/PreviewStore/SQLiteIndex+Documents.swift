@@ -12,61 +12,37 @@ extension SQLiteIndex {
     func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
         return try pool.read { db in
-            let page = { (search: TitleSearch) in try Self.page(query, search: search, in: db) }
-            if let search { return try page(search) }
-            return try TitleSearch.page(for: query, page: page, glance: {
-                let (sql, arguments) = try Self.glancing(query)
-                return try String.fetchAll(db, sql: sql, arguments: arguments)
-            }, matches: { key in
-                try Int.fetchOne(db, sql: Self.titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
-            })
+            let (sql, arguments) = Self.listing(query, search: try search ?? Self.titleSearch(query, in: db))
+            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+            let page = rows.prefix(query.limit)
+            let next = rows.count > query.limit ? page.last.map { row in
+                DocumentCursor(sort: query.sort, keys: (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
+            } : nil
+            return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
         }
     }
 
-    private static func page(_ query: DocumentQuery, search: TitleSearch, in db: Database) throws -> DocumentPage {
-        let (sql, arguments) = try listing(query, search: search)
-        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-        let page = rows.prefix(query.limit)
-        let next = rows.count > query.limit ? page.last.map { row in
-            DocumentCursor(sort: query.sort, keys: (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
-        } : nil
-        return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
+    /// How to find the rows of `query`'s title search (``TitleSearch``): the title index's matches
+    /// are counted up to its limit.
+    static func titleSearch(_ query: DocumentQuery, in db: Database) throws -> TitleSearch {
+        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), TitleSearch.isIndexable(key) else { return .walk }
+        let matches = try Int.fetchOne(db, sql: titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
+        return TitleSearch.choosing(matches: matches)
     }
 
     /// How many title index rows match a phrase, counted up to a limit.
     static let titleMatchesQuery = "SELECT COUNT(*) FROM (SELECT 1 FROM document_titles WHERE document_titles MATCH ? LIMIT ?)"
 
     /// The statement of a listing's page (one row more than the page, to tell whether another follows).
-    static func listing(_ query: DocumentQuery, search: TitleSearch = .walk) throws -> (sql: String, arguments: StatementArguments) {
-        try statement(query, search: search, selecting: nil, limit: query.limit + 1)
-    }
-
-    /// The statement of the ids of the first ``TitleSearch/glanceRows`` rows of `query`'s order,
-    /// its title aside: read from the order's index alone.
-    static func glancing(_ query: DocumentQuery) throws -> (sql: String, arguments: StatementArguments) {
-        var untitled = query
-        untitled.titleContains = nil
-        return try statement(untitled, search: .walk, selecting: "d.id", limit: TitleSearch.glanceRows)
-    }
-
-    /// A listing's statement: `selecting` its columns (nil: the rows and their cursor keys).
-    private static func statement(_ query: DocumentQuery, search: TitleSearch, selecting: String?,
-                                  limit: Int) throws -> (sql: String, arguments: StatementArguments) {
+    static func listing(_ query: DocumentQuery, search: TitleSearch = .walk) -> (sql: String, arguments: StatementArguments) {
         let (keys, descending) = Self.sortKeys(query.sort)
         var conditions = ["d.latest"]
         var arguments = StatementArguments()
-        // The candidates are read first (CROSS JOIN keeps that order of the loops), then ordered:
-        // a lookup's from the title index, a glance's by id.
+        // A lookup reads the title index's matches first (CROSS JOIN keeps that order of the loops).
         var source = "documents d"
-        switch (search, query.titleContains) {
-        case let (.lookUp, text?):
+        if search == .lookUp, let text = query.titleContains {
             source = "(SELECT rowid AS hit FROM document_titles WHERE document_titles MATCH ?) AS t CROSS JOIN documents d ON d.rowid = t.hit"
             arguments += [TitleSearch.phrase(DocumentLabels.titleKey(text))]
-        case let (.among(ids), _):
-            source = "json_each(?) AS t CROSS JOIN documents d ON d.id = t.value"
-            arguments += [String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)]
-        default:
-            break
         }
         func filter(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
             guard let value else { return }
@@ -87,11 +63,11 @@ extension SQLiteIndex {
             arguments += StatementArguments(after.keys)
         }
         let direction = descending ? " DESC" : ""
-        let selected = selecting ?? "d.*, " + keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
+        let selectedKeys = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
         if query.shared == true && search == .walk { source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" }
         let sql = """
-            SELECT \(selected) FROM \(source) WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(limit)
+            SELECT d.*, \(selectedKeys) FROM \(source) WHERE \(conditions.joined(separator: " AND "))
+            ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)
             """
         return (sql, arguments)
     }

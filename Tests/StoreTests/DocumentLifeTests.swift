@@ -96,7 +96,7 @@ import Testing
     }
 
     /// A title search finds the same documents, in the same order and pages, whether it walks the
-    /// order's index, glances at its start or looks the title up in the title index (``TitleSearch``), and what a title
+    /// order's index or looks the title up in the title index (``TitleSearch``), and what a title
     /// holds is matched as text: case and accents folded, quotes and wildcards literal. Relabelled
     /// and deleted versions leave the title index with their rows.
     @Test(arguments: TestBackend.available) func aTitleSearchFindsTheSameEitherWay(backend: TestBackend) throws {
@@ -123,9 +123,7 @@ import Testing
                         .filter { DocumentLabels.titleKey($0.title).contains(DocumentLabels.titleKey(text)) }
                     #expect(walked.map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): walked")
                     #expect(try indexed.all(query, search: .lookUp).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): looked up")
-                    // Chosen (a glance sees the whole of a store this small), and among any rows that hold them.
                     #expect(try indexed.all(query).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): chosen")
-                    #expect(try indexed.all(query, search: .among(listed.map(\.id))).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): among")
                 }
             }
         }

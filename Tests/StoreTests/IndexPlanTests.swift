@@ -35,7 +35,7 @@ import Testing
     }()
 
     /// The title searches of ``listings``: a lookup reads its matches (at most ``TitleSearch/matchLimit``)
-    /// from the title index before ordering them; a glance keeps those of the first rows of the order.
+    /// from the title index before ordering them.
     static let lookUps = listings.filter { $0.titleContains != nil }
 
     @Test func sqliteListsAndCountsFromIndexes() throws {
@@ -51,25 +51,14 @@ import Testing
                 step.contains("TEMP B-TREE") || (step.hasPrefix("SCAN") && !step.contains("INDEX") && step != "SCAN CONSTANT ROW")
             }
             for query in Self.listings {
-                let (sql, arguments) = try SQLiteIndex.listing(query)
+                let (sql, arguments) = SQLiteIndex.listing(query)
                 let steps = try plan(sql, arguments)
                 #expect(!steps.contains(where: growsWithTheStore), "\(query): \(steps)")
             }
             for query in Self.lookUps {
-                let (sql, arguments) = try SQLiteIndex.listing(query, search: .lookUp)
+                let (sql, arguments) = SQLiteIndex.listing(query, search: .lookUp)
                 let steps = try plan(sql, arguments)
                 #expect(steps.first?.hasPrefix("SCAN document_titles VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
-                        "\(query): \(steps)")
-            }
-            // A glance reads the first ids of the order from its index alone, then orders the matches
-            // among them (at most ``TitleSearch/glanceRows``), found by id.
-            for query in Self.lookUps {
-                let (glancing, glancingArguments) = try SQLiteIndex.glancing(query)
-                let first = try plan(glancing, glancingArguments)
-                #expect(first.count == 1 && first[0].contains("INDEX documents_current_"), "\(query): \(first)")
-                let (sql, arguments) = try SQLiteIndex.listing(query, search: .among(["a", "b"]))
-                let steps = try plan(sql, arguments)
-                #expect(steps.count == 3 && steps[0].contains("VIRTUAL TABLE") && steps[1].hasPrefix("SEARCH d USING INDEX sqlite_autoindex_documents"),
                         "\(query): \(steps)")
             }
             let matches = try plan(SQLiteIndex.titleMatchesQuery, [TitleSearch.phrase("resume"), TitleSearch.matchLimit])
@@ -110,13 +99,6 @@ import Testing
                        now() - i * interval '1 second' FROM generate_series(1, 5000) AS n(i)
                 """)
             try session.query("ANALYZE documents")
-            for query in Self.lookUps {
-                let first = try plan(PostgresIndex.glancing(query))
-                #expect(!first.contains("Seq Scan") && !first.contains("Sort") && first.contains("using documents_current_"),
-                        "\(query): \(first)")
-                let steps = try plan(PostgresIndex.listing(query, search: .among(["a", "b"])))
-                #expect(!steps.contains("Seq Scan") && steps.contains("Index Scan on documents_pkey"), "\(query): \(steps)")
-            }
             for query in Self.lookUps + [DocumentQuery()] {
                 let steps = try plan(query.titleContains == nil ? PostgresIndex.titleMatches("resume") : PostgresIndex.listing(query, search: .lookUp))
                 #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_title_trigrams"), "\(query): \(steps)")
@@ -130,48 +112,16 @@ import Testing
     }
 }
 
-/// How a title search chooses its way (``TitleSearch/page(for:page:glance:matches:)``), on pages
-/// made up for each way.
+/// How a title search chooses its way (``TitleSearch``).
 @Suite struct TitleSearchChoiceTests {
-    /// The ways asked for, in order, and the page returned, for a glance of `glanced` ids whose
-    /// page is `full` or not, and `matches` in the title index.
-    func choose(_ text: String = "report", glanced: Int, full: Bool, matches: Int) throws -> (asked: [String], page: String) {
-        var asked: [String] = []
-        let page = try TitleSearch.page(for: DocumentQuery(titleContains: text), page: { search in
-            let name: String
-            switch search {
-            case .walk: name = "walk"
-            case .lookUp: name = "lookUp"
-            case let .among(ids): name = "among \(ids.count)"
-            }
-            asked.append(name)
-            let cursor = DocumentCursor(sort: .newest, keys: ["1", name])
-            return DocumentPage(documents: [], next: name.hasPrefix("among") && !full ? nil : cursor)
-        }, glance: {
-            asked.append("glance")
-            return Array(repeating: "id", count: glanced)
-        }, matches: { _ in
-            asked.append("count")
-            return matches
-        })
-        return (asked, page.next?.keys.last ?? "the glance's last page")
+    @Test func fewMatchesAreLookedUpAndManyWalked() {
+        #expect(TitleSearch.choosing(matches: 0) == .lookUp)
+        #expect(TitleSearch.choosing(matches: TitleSearch.matchLimit - 1) == .lookUp)
+        #expect(TitleSearch.choosing(matches: TitleSearch.matchLimit) == .walk, "the count stops at the limit")
     }
 
-    @Test func aFullGlanceIsThePage() throws {
-        #expect(try choose(glanced: TitleSearch.glanceRows, full: true, matches: 0) == (["glance", "among 5000"], "among 5000"))
-    }
-
-    @Test func aGlanceOfTheWholeOrderIsThePageFullOrNot() throws {
-        #expect(try choose(glanced: 12, full: false, matches: 0) == (["glance", "among 12"], "the glance's last page"))
-    }
-
-    @Test func aShortGlanceOfALongOrderAsksTheTitleIndex() throws {
-        let rows = TitleSearch.glanceRows
-        #expect(try choose(glanced: rows, full: false, matches: 3) == (["glance", "among \(rows)", "count", "lookUp"], "lookUp"))
-        #expect(try choose(glanced: rows, full: false, matches: TitleSearch.matchLimit) == (["glance", "among \(rows)", "count", "walk"], "walk"))
-    }
-
-    @Test func textWithoutATrigramIsWalked() throws {
-        #expect(try choose("cv", glanced: 0, full: false, matches: 0) == (["walk"], "walk"))
+    @Test func textWithoutATrigramIsWalked() {
+        #expect(!TitleSearch.isIndexable("cv") && !TitleSearch.isIndexable(""))
+        #expect(TitleSearch.isIndexable("cv ") && TitleSearch.isIndexable(DocumentLabels.titleKey("RÉS")), "three characters, whatever their bytes")
     }
 }
