@@ -43,7 +43,8 @@ private func upload(_ client: any TestClientProtocol, _ name: String, _ query: S
                 #expect(documents.map { $0["title"] as? String } == ["Doc 1"])
                 #expect(documents.first?["status"] as? String == "queued")
             }
-            for bad in ["limit=0", "limit=201", "sort=size", "status=done", "cursor=garbage"] {
+            let long = String(repeating: "a", count: DocumentLabels.maxTitleLength + 1)
+            for bad in ["limit=0", "limit=201", "sort=size", "status=done", "cursor=garbage", "q=%00ab", "q=a%0Ab", "owner=%01", "q=\(long)"] {
                 try await client.execute(uri: "/v1/documents?\(bad)", method: .get) { response in
                     #expect(response.status == .badRequest, "\(bad)")
                 }

@@ -63,6 +63,13 @@ public struct DocumentLabels: Sendable, Equatable {
         if hasControls(title) { throw PreviewError(.badRequest, "title must not contain control characters") }
     }
 
+    /// A listing's filter text (`owner`, `type`, `kind`, `q`): what labels may hold, so no control
+    /// character (a NUL would break the title index's query), and no longer than a title.
+    public static func checkFilter(_ text: String, named name: String) throws(PreviewError) {
+        if hasControls(text) { throw PreviewError(.badRequest, "\(name) must not contain control characters") }
+        guard text.count <= maxTitleLength else { throw PreviewError(.badRequest, "\(name) must have at most \(maxTitleLength) characters") }
+    }
+
     /// `text` folded for case-insensitive search and sorting, all of Unicode (`Résumé` and `RÉSUMÉ`
     /// alike): what the index keeps beside a title, and what a title search is folded to, so both
     /// backends search and sort titles the same way.

@@ -68,9 +68,13 @@ struct DocumentsController {
         let shared = try parsed("shared", { ["true": true, "false": false][$0] }, expected: "true or false")
         let cursor = try parsed("cursor", { DocumentCursor(token: $0, sort: sort) },
                                 expected: "a next_cursor this listing returned, with the same sort")
-        func text(_ name: String) -> String? { items.get(name).flatMap { $0.isEmpty ? nil : $0 } }
-        return DocumentQuery(owner: text("owner"), type: items.get("type"), kind: text("kind"), titleContains: text("q"),
-                             status: status, shared: shared, sort: sort, limit: limit, after: cursor)
+        func text(_ name: String, emptyIsNone: Bool = true) throws -> String? {
+            guard let value = items.get(name), !(emptyIsNone && value.isEmpty) else { return nil }
+            try DocumentLabels.checkFilter(value, named: name)
+            return value
+        }
+        return DocumentQuery(owner: try text("owner"), type: try text("type", emptyIsNone: false), kind: try text("kind"),
+                             titleContains: try text("q"), status: status, shared: shared, sort: sort, limit: limit, after: cursor)
     }
 
     /// `PATCH /v1/documents/{id}`'s body: `{"title"?, "type"?}`.
