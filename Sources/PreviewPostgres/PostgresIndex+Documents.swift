@@ -20,12 +20,9 @@ extension PostgresIndex {
         return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
     }
 
-    /// How to find the rows of `query`'s title search (``TitleSearch``): the title index's matches
-    /// are counted up to its limit.
+    /// How to find the rows of `query`'s title search (``TitleSearch``).
     func titleSearch(_ query: DocumentQuery) throws -> TitleSearch {
-        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), TitleSearch.isIndexable(key) else { return .walk }
-        let matches = try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0
-        return TitleSearch.choosing(matches: matches)
+        try TitleSearch.way(for: query) { key in try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0 }
     }
 
     /// How many of the latest versions' title keys hold `key`, counted up to the lookup's limit.

@@ -22,12 +22,11 @@ extension SQLiteIndex {
         }
     }
 
-    /// How to find the rows of `query`'s title search (``TitleSearch``): the title index's matches
-    /// are counted up to its limit.
+    /// How to find the rows of `query`'s title search (``TitleSearch``).
     static func titleSearch(_ query: DocumentQuery, in db: Database) throws -> TitleSearch {
-        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), TitleSearch.isIndexable(key) else { return .walk }
-        let matches = try Int.fetchOne(db, sql: titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
-        return TitleSearch.choosing(matches: matches)
+        try TitleSearch.way(for: query) { key in
+            try Int.fetchOne(db, sql: titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
+        }
     }
 
     /// How many title index rows match a phrase, counted up to a limit.

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 
 /// How a listing with a title search (`q=`) finds its rows, so that a page costs about the same at
 /// any size (issue 43). Each backend keeps a trigram index of the latest versions' title keys
@@ -24,6 +25,13 @@ public enum TitleSearch: Sendable, Equatable {
     /// Whether the title index can find `key` (a folded title key): it holds three characters.
     public static func isIndexable(_ key: String) -> Bool {
         key.unicodeScalars.count >= 3
+    }
+
+    /// The way to search `query`'s title: `matches` counts the title index's rows that hold a
+    /// title key, up to ``matchLimit``.
+    public static func way(for query: DocumentQuery, matches: (String) throws -> Int) rethrows -> TitleSearch {
+        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
+        return choosing(matches: try matches(key))
     }
 
     /// The way to search, given how many indexed rows match (counted up to ``matchLimit``).

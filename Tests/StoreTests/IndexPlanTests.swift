@@ -121,6 +121,15 @@ import Testing
     }
 
     @Test func textWithoutATrigramIsWalked() {
+        var counted: [String] = []
+        let count = { (key: String) -> Int in
+            counted.append(key)
+            return 0
+        }
+        #expect(TitleSearch.way(for: DocumentQuery(titleContains: "CV"), matches: count) == .walk)
+        #expect(TitleSearch.way(for: DocumentQuery(), matches: count) == .walk)
+        #expect(TitleSearch.way(for: DocumentQuery(titleContains: "Résumé"), matches: count) == .lookUp)
+        #expect(counted == ["résumé"], "the folded key is counted, only when it has a trigram")
         #expect(!TitleSearch.isIndexable("cv") && !TitleSearch.isIndexable(""))
         #expect(TitleSearch.isIndexable("cv ") && TitleSearch.isIndexable(DocumentLabels.titleKey("RÉS")), "three characters, whatever their bytes")
     }
