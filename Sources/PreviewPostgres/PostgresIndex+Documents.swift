@@ -12,17 +12,19 @@ extension PostgresIndex {
     /// A listing's page, its title search made the given way (nil: the way ``TitleSearch`` chooses).
     func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
-        let rows = try connections.query(Self.listing(query, search: try search ?? titleSearch(query)))
+        if let search { return try page(query, search: search) }
+        return try TitleSearch.page(for: query, page: { try page(query, search: $0) }) { key in
+            try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0
+        }
+    }
+
+    private func page(_ query: DocumentQuery, search: TitleSearch) throws -> DocumentPage {
+        let rows = try connections.query(Self.listing(query, search: search))
         let page = rows.prefix(query.limit)
         let next = try rows.count > query.limit ? page.last.map { row in
             DocumentCursor(sort: query.sort, keys: try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
         } : nil
         return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
-    }
-
-    /// How to find the rows of `query`'s title search (``TitleSearch``).
-    func titleSearch(_ query: DocumentQuery) throws -> TitleSearch {
-        try TitleSearch.way(for: query) { key in try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0 }
     }
 
     /// How many of the latest versions' title keys hold `key`, counted up to the lookup's limit.
@@ -53,7 +55,8 @@ extension PostgresIndex {
         filter("d.owner = ?", query.owner)
         filter("d.type = ?", query.type)
         filter("d.kind = ?", query.kind)
-        filter("strpos(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
+        let titleKey = query.titleContains.map(DocumentLabels.titleKey)
+        if search != .walkStart { filter("strpos(d.title_key, ?) > 0", titleKey) }
         filter("d.preview_status = ?", query.status?.rawValue)
         if let shared = query.shared { sql.sql += " AND d.live_shares \(shared ? ">" : "=") 0" }
         if let after = query.after {
@@ -64,8 +67,13 @@ extension PostgresIndex {
             }
             sql.sql += " AND (\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders.joined(separator: ", ")))"
         }
-        let direction = descending ? " DESC" : ""
-        sql.sql += " ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)"
+        let order = " ORDER BY " + keys.map { $0.expression + (descending ? " DESC" : "") }.joined(separator: ", ")
+        if search == .walkStart, let titleKey {
+            // The first rows of the order (read in its order, no sort), then their matches.
+            sql.binds.append(titleKey)
+            sql.sql = "SELECT * FROM (\(sql.sql)\(order) LIMIT \(TitleSearch.walkedRows)) AS d WHERE strpos(d.title_key, $\(sql.binds.count)) > 0"
+        }
+        sql.sql += order + " LIMIT \(query.limit + 1)"
         return sql
     }
 

@@ -12,21 +12,22 @@ extension SQLiteIndex {
     func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
         return try pool.read { db in
-            let (sql, arguments) = Self.listing(query, search: try search ?? Self.titleSearch(query, in: db))
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-            let page = rows.prefix(query.limit)
-            let next = rows.count > query.limit ? page.last.map { row in
-                DocumentCursor(sort: query.sort, keys: (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
-            } : nil
-            return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
+            let page = { (search: TitleSearch) in try Self.page(query, search: search, in: db) }
+            if let search { return try page(search) }
+            return try TitleSearch.page(for: query, page: page) { key in
+                try Int.fetchOne(db, sql: Self.titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
+            }
         }
     }
 
-    /// How to find the rows of `query`'s title search (``TitleSearch``).
-    static func titleSearch(_ query: DocumentQuery, in db: Database) throws -> TitleSearch {
-        try TitleSearch.way(for: query) { key in
-            try Int.fetchOne(db, sql: titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
-        }
+    private static func page(_ query: DocumentQuery, search: TitleSearch, in db: Database) throws -> DocumentPage {
+        let (sql, arguments) = listing(query, search: search)
+        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+        let page = rows.prefix(query.limit)
+        let next = rows.count > query.limit ? page.last.map { row in
+            DocumentCursor(sort: query.sort, keys: (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
+        } : nil
+        return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
     }
 
     /// How many title index rows match a phrase, counted up to a limit.
@@ -37,12 +38,6 @@ extension SQLiteIndex {
         let (keys, descending) = Self.sortKeys(query.sort)
         var conditions = ["d.latest"]
         var arguments = StatementArguments()
-        // A lookup reads the title index's matches first (CROSS JOIN keeps that order of the loops).
-        var source = "documents d"
-        if search == .lookUp, let text = query.titleContains {
-            source = "(SELECT rowid AS hit FROM document_titles WHERE document_titles MATCH ?) AS t CROSS JOIN documents d ON d.rowid = t.hit"
-            arguments += [TitleSearch.phrase(DocumentLabels.titleKey(text))]
-        }
         func filter(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
             guard let value else { return }
             conditions.append(condition)
@@ -51,7 +46,6 @@ extension SQLiteIndex {
         filter("d.owner = ?", query.owner)
         filter("d.type = ?", query.type)
         filter("d.kind = ?", query.kind)
-        filter("instr(d.title_key, ?) > 0", query.titleContains.map(DocumentLabels.titleKey))
         filter("d.preview_status = ?", query.status)
         // Shared documents are few: read from their own index, then ordered. Unshared ones are most:
         // the order's index is walked (the unary + keeps the sort-by-shares index out of it).
@@ -61,12 +55,32 @@ extension SQLiteIndex {
             conditions.append("(\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders))")
             arguments += StatementArguments(after.keys)
         }
-        let direction = descending ? " DESC" : ""
+        let order = "ORDER BY " + keys.map { $0.expression + (descending ? " DESC" : "") }.joined(separator: ", ")
+        var source = "documents d"
+        if query.shared == true && search != .lookUp { source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" }
+        let titleKey = query.titleContains.map(DocumentLabels.titleKey)
+        // The candidates are read first (CROSS JOIN keeps that order of the loops), then ordered:
+        // a lookup's matches from the title index; the first rows of the order, by rowid.
+        switch (search, titleKey) {
+        case let (.lookUp, key?):
+            source = "(SELECT rowid AS hit FROM document_titles WHERE document_titles MATCH ?) AS t CROSS JOIN documents d ON d.rowid = t.hit"
+            arguments = StatementArguments([TitleSearch.phrase(key)]) + arguments
+        case (.walkStart, _?):
+            source = """
+                (SELECT d.rowid AS hit FROM \(source) WHERE \(conditions.joined(separator: " AND ")) \(order) LIMIT \(TitleSearch.walkedRows)) AS t
+                CROSS JOIN documents d ON d.rowid = t.hit
+                """
+            conditions = []
+        default:
+            break
+        }
+        if let titleKey {
+            conditions.append("instr(d.title_key, ?) > 0")
+            arguments += [titleKey]
+        }
         let selectedKeys = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
-        if query.shared == true && search == .walk { source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" }
         let sql = """
-            SELECT d.*, \(selectedKeys) FROM \(source) WHERE \(conditions.joined(separator: " AND "))
-            ORDER BY \(keys.map { $0.expression + direction }.joined(separator: ", ")) LIMIT \(query.limit + 1)
+            SELECT d.*, \(selectedKeys) FROM \(source) WHERE \(conditions.joined(separator: " AND ")) \(order) LIMIT \(query.limit + 1)
             """
         return (sql, arguments)
     }

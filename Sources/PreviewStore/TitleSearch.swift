@@ -6,7 +6,9 @@ import PreviewCore
 /// (SQLite's FTS5 `trigram` tokenizer, PostgreSQL's `pg_trgm`); the listing first counts the
 /// indexed matches, up to ``matchLimit``, and then:
 /// - few matches (a title nobody or few have): they are read from the title index and ordered;
-/// - many: the order's index is walked and each title tested, where matches come soon.
+/// - many: the first ``walkedRows`` rows of the order are walked and each title tested, where
+///   matches usually come soon; when they do not fill the page there, the matches lie far along
+///   the order, and all of them are read from the title index and ordered after all.
 ///
 /// Text of one or two characters has no trigram to look up: it is always walked.
 public enum TitleSearch: Sendable, Equatable {
@@ -14,13 +16,16 @@ public enum TitleSearch: Sendable, Equatable {
     case walk
     /// Read the rows whose title holds the text from the title index, then order them.
     case lookUp
+    /// Walk the first ``walkedRows`` rows of the order only: the page is right when it is full.
+    case walkStart
 
-    /// The most matches that are read and ordered; above it the order's index is walked. Counting
-    /// to it costs a third of a millisecond at 10⁶ documents; ordering that many costs about as much
-    /// as walking to a page of matches as frequent as 1 in 1,000. A title whose matches are more
-    /// but lie far along the order (the oldest first of many recent ones) walks far: measured in
-    /// docs/performance/index-scale.md.
+    /// The most matches that are read and ordered before the order is walked first. Counting to it
+    /// costs a third of a millisecond at 10⁶ documents.
     public static let matchLimit = 1_000
+
+    /// The rows of the order walked before the title index is asked after all: a page of a title
+    /// that one row in 200 holds.
+    public static let walkedRows = 10_000
 
     /// Whether the title index can find `key` (a folded title key): it holds three characters.
     public static func isIndexable(_ key: String) -> Bool {
@@ -36,7 +41,18 @@ public enum TitleSearch: Sendable, Equatable {
 
     /// The way to search, given how many indexed rows match (counted up to ``matchLimit``).
     public static func choosing(matches: Int) -> TitleSearch {
-        matches < matchLimit ? .lookUp : .walk
+        matches < matchLimit ? .lookUp : .walkStart
+    }
+
+    /// A listing's page: `page` lists it made one way, `matches` counts the title index's rows
+    /// that hold a title key (``way(for:matches:)``). A walk of the order's start that does not fill
+    /// the page leaves it to the title index.
+    public static func page(for query: DocumentQuery, page: (TitleSearch) throws -> DocumentPage,
+                            matches: (String) throws -> Int) throws -> DocumentPage {
+        let way = try way(for: query, matches: matches)
+        guard way == .walkStart else { return try page(way) }
+        let started = try page(.walkStart)
+        return started.next != nil ? started : try page(.lookUp)
     }
 
     /// An FTS5 query for the rows whose text holds `key`: one phrase, its quotes doubled.

@@ -96,7 +96,7 @@ import Testing
     }
 
     /// A title search finds the same documents, in the same order and pages, whether it walks the
-    /// order's index or looks the title up in the title index (``TitleSearch``), and what a title
+    /// order's index (whole, or its start) or looks the title up in the title index (``TitleSearch``), and what a title
     /// holds is matched as text: case and accents folded, quotes and wildcards literal. Relabelled
     /// and deleted versions leave the title index with their rows.
     @Test(arguments: TestBackend.available) func aTitleSearchFindsTheSameEitherWay(backend: TestBackend) throws {
@@ -124,6 +124,8 @@ import Testing
                     #expect(walked.map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): walked")
                     #expect(try indexed.all(query, search: .lookUp).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): looked up")
                     #expect(try indexed.all(query).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): chosen")
+                    // The start of an order this short is all of it.
+                    #expect(try indexed.all(query, search: .walkStart).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): start")
                 }
             }
         }

@@ -35,7 +35,8 @@ import Testing
     }()
 
     /// The title searches of ``listings``: a lookup reads its matches (at most ``TitleSearch/matchLimit``)
-    /// from the title index before ordering them.
+    /// from the title index before ordering them; a walk of the order's start reads at most
+    /// ``TitleSearch/walkedRows``.
     static let lookUps = listings.filter { $0.titleContains != nil }
 
     @Test func sqliteListsAndCountsFromIndexes() throws {
@@ -60,6 +61,14 @@ import Testing
                 let steps = try plan(sql, arguments)
                 #expect(steps.first?.hasPrefix("SCAN document_titles VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
                         "\(query): \(steps)")
+            }
+            // The start of the order: its rowids from the order's index (at most ``TitleSearch/walkedRows``),
+            // each row by rowid, the matches ordered.
+            for query in Self.lookUps {
+                let (sql, arguments) = SQLiteIndex.listing(query, search: .walkStart)
+                let steps = try plan(sql, arguments)
+                #expect(steps.count == 5 && steps[0] == "CO-ROUTINE t" && steps[1].contains("USING INDEX documents_current_")
+                        && steps[3] == "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)", "\(query): \(steps)")
             }
             let matches = try plan(SQLiteIndex.titleMatchesQuery, [TitleSearch.phrase("resume"), TitleSearch.matchLimit])
             #expect(matches.contains { $0.contains("document_titles VIRTUAL TABLE") }, "\(matches)")
@@ -99,6 +108,10 @@ import Testing
                        now() - i * interval '1 second' FROM generate_series(1, 5000) AS n(i)
                 """)
             try session.query("ANALYZE documents")
+            for query in Self.lookUps {
+                let steps = try plan(PostgresIndex.listing(query, search: .walkStart))
+                #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && steps.contains("using documents_current_"), "\(query): \(steps)")
+            }
             for query in Self.lookUps + [DocumentQuery()] {
                 let steps = try plan(query.titleContains == nil ? PostgresIndex.titleMatches("resume") : PostgresIndex.listing(query, search: .lookUp))
                 #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_title_trigrams"), "\(query): \(steps)")
@@ -117,7 +130,29 @@ import Testing
     @Test func fewMatchesAreLookedUpAndManyWalked() {
         #expect(TitleSearch.choosing(matches: 0) == .lookUp)
         #expect(TitleSearch.choosing(matches: TitleSearch.matchLimit - 1) == .lookUp)
-        #expect(TitleSearch.choosing(matches: TitleSearch.matchLimit) == .walk, "the count stops at the limit")
+        #expect(TitleSearch.choosing(matches: TitleSearch.matchLimit) == .walkStart, "the count stops at the limit")
+    }
+
+    /// The ways asked for and the one whose page was returned, when a walk of the order's start
+    /// fills the page or not.
+    func page(startFills: Bool) throws -> (asked: [TitleSearch], returned: TitleSearch?) {
+        var asked: [TitleSearch] = []
+        let page = try TitleSearch.page(for: DocumentQuery(titleContains: "report"), page: { search in
+            asked.append(search)
+            let full = search != .walkStart || startFills
+            return DocumentPage(documents: [], next: full ? DocumentCursor(sort: .newest, keys: ["1", "\(asked.count)"]) : nil)
+        }, matches: { _ in TitleSearch.matchLimit })
+        return (asked, page.next.map { asked[Int($0.keys[1])! - 1] })
+    }
+
+    @Test func aStartThatFillsThePageIsThePage() throws {
+        let (asked, returned) = try page(startFills: true)
+        #expect(asked == [.walkStart] && returned == .walkStart)
+    }
+
+    @Test func aStartThatDoesNotFillThePageLeavesItToTheTitleIndex() throws {
+        let (asked, returned) = try page(startFills: false)
+        #expect(asked == [.walkStart, .lookUp] && returned == .lookUp)
     }
 
     @Test func textWithoutATrigramIsWalked() {
