@@ -59,8 +59,11 @@ extension SQLiteIndex {
         var source = "documents d"
         if query.shared == true && search != .lookUp { source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" }
         let titleKey = query.titleContains.map(DocumentLabels.titleKey)
-        // The candidates are read first (CROSS JOIN keeps that order of the loops), then ordered:
-        // a lookup's matches from the title index; the first rows of the order, by rowid.
+        // The candidates are read first (CROSS JOIN keeps that order of the loops): a lookup's
+        // matches from the title index, then ordered; the first rows of the order, by rowid, in
+        // the order's own order, as the co-routine yields them: sorting them again would read them
+        // all where the page may fill from the first few hundred.
+        var outerOrder = order
         switch (search, titleKey) {
         case let (.lookUp, key?):
             source = "(SELECT rowid AS hit FROM document_titles WHERE document_titles MATCH ?) AS t CROSS JOIN documents d ON d.rowid = t.hit"
@@ -71,6 +74,7 @@ extension SQLiteIndex {
                 CROSS JOIN documents d ON d.rowid = t.hit
                 """
             conditions = []
+            outerOrder = ""
         default:
             break
         }
@@ -80,7 +84,7 @@ extension SQLiteIndex {
         }
         let selectedKeys = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
         let sql = """
-            SELECT d.*, \(selectedKeys) FROM \(source) WHERE \(conditions.joined(separator: " AND ")) \(order) LIMIT \(query.limit + 1)
+            SELECT d.*, \(selectedKeys) FROM \(source) WHERE \(conditions.joined(separator: " AND ")) \(outerOrder) LIMIT \(query.limit + 1)
             """
         return (sql, arguments)
     }
