@@ -80,7 +80,7 @@ import Testing
             try observer.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(try table["relname"].decode(String.self)) SET (autovacuum_enabled = false)"))
         }
         /// Rows read from tables and index entries read so far (by the store's connection: the
-        /// observer's own reads, its ANALYZE, are sent on before).
+        /// observer's own, its VACUUM ANALYZE's, are sent on before).
         func rowsRead() throws -> Int {
             // The server sends a connection's statistics on when it next goes idle, told to here.
             for connection in [connections, observer] {
