@@ -3,19 +3,24 @@ import Logging
 import PreviewCore
 
 /// A small tmpfs mounted for one test, to run out of disk for real. Mounting needs root (or
-/// CAP_SYS_ADMIN): ``mount(megabytes:)`` returns nil where it is not allowed.
+/// CAP_SYS_ADMIN): ``mount(megabytes:)`` throws ``MountRefused`` where it is not allowed.
 public final class SmallDisk: Sendable {
     public let url: URL
     private var filler: URL { url.appendingPathComponent("filler") }
 
-    public static func mount(megabytes: Int) throws -> SmallDisk? {
+    public static func mount(megabytes: Int) throws -> SmallDisk {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-disk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", url.path]) else {
             try? FileManager.default.removeItem(at: url)
-            return nil
+            throw MountRefused()
         }
         return SmallDisk(url: url)
+    }
+
+    /// This process may not mount a tmpfs.
+    public struct MountRefused: Error, CustomStringConvertible {
+        public var description: String { "mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root" }
     }
 
     private init(url: URL) {
