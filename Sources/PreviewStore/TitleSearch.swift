@@ -2,8 +2,8 @@ import Foundation
 import PreviewCore
 
 /// How a listing with a title search (`q=`) finds its rows, so that a page costs about the same at
-/// any size (issue 43). Each backend keeps a trigram index of the latest versions' title keys
-/// (SQLite's FTS5 `trigram` tokenizer, PostgreSQL's `pg_trgm`); the listing first counts the
+/// any size (issue 43). Each backend keeps a trigram index of the title keys (SQLite's FTS5
+/// `trigram` table of every version, PostgreSQL's `pg_trgm` of the latest); the listing first counts the
 /// indexed matches, up to ``matchLimit``, and then:
 /// - few matches (a title nobody or few have): they are read from the title index and ordered;
 /// - many: the first ``walkedRows`` rows of the order are walked and each title tested, where
