@@ -5,7 +5,7 @@ import Testing
 
 /// Answer first, persist right after (issue 31): a preview rendered for a request is answered from
 /// the renderer's bytes and stored once the answer has gone.
-@Suite(.serialized) struct AnswerFirstTests {
+@Suite(.blocking, .serialized) struct AnswerFirstTests {
     /// The test hook stores a rendered page 2 s after its answer. A SIGKILL in between leaves a
     /// store that `verify` finds clean and that has no trace of the page; the restarted server
     /// renders it again when asked, and keeps it then.

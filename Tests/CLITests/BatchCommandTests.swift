@@ -14,7 +14,7 @@ private func copySamples(into folder: URL) throws -> URL {
 }
 
 /// `docpreview batch` (and the store commands around it) end to end.
-@Suite struct BatchCommandTests {
+@Suite(.blocking) struct BatchCommandTests {
     @Test(arguments: TestBackend.available) func reportShapeContactSheetAndResume(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -176,7 +176,7 @@ private func copySamples(into folder: URL) throws -> URL {
 }
 
 /// `ingest` over every file of the shared corpus, all into one store from parallel processes.
-@Suite struct CorpusIngestTests {
+@Suite(.blocking) struct CorpusIngestTests {
     static let store = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-corpus-store-\(UUID().uuidString)")
     static let entries = (try? ExpectationManifest.corpus())?.entries ?? []
 

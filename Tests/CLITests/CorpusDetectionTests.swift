@@ -5,7 +5,7 @@ import Testing
 /// `info` (detection, validation and the renderer's probe) over every file of the shared corpus:
 /// refusals carry a code from the file's expected set; files accepted for rendering expect a
 /// renderer outcome.
-@Suite struct CorpusDetectionTests {
+@Suite(.blocking) struct CorpusDetectionTests {
     static let entries = (try? ExpectationManifest.corpus())?.entries ?? []
 
     @Test func corpusIsPresent() throws {

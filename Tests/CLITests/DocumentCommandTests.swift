@@ -3,7 +3,7 @@ import PreviewTestSupport
 import Testing
 
 /// `list`, `versions`, `restore` and `delete` on a store that `ingest` filled.
-@Suite struct DocumentCommandTests {
+@Suite(.blocking) struct DocumentCommandTests {
     @Test func aDocumentsLifeFromTheCommandLine() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -5,7 +5,7 @@ import Testing
 /// Office files are the richest input we accept. Each hostile one ends with its code within the job
 /// limit and costs only itself; the next file is served as usual. (What documents link to:
 /// `OfficeRendererTests.aDocumentReachesNothingItLinksTo`.)
-@Suite struct HostileOfficeTests {
+@Suite(.blocking) struct HostileOfficeTests {
     /// A document whose macro writes a file into the office child's temporary folder when it is
     /// opened (it does, with macros enabled): rendered, and the file never appears.
     @Test func aMacroNeverRuns() throws {

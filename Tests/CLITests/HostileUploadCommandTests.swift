@@ -4,7 +4,7 @@ import Testing
 
 /// The reported attacks, as a user of the CLI meets them (run against an older binary through
 /// `$DOCPREVIEW_BIN`, they show the hole; against this one, that it is closed).
-@Suite struct HostileUploadCommandTests {
+@Suite(.blocking) struct HostileUploadCommandTests {
     /// 104 bytes named `.mp3`: an ID3 header, then an HLS playlist naming a video elsewhere on the
     /// disk. FFmpeg followed it and the "thumbnail" was that video's first frame.
     @Test func id3PlaylistCannotExfiltrateAVideo() throws {
@@ -42,7 +42,7 @@ import Testing
 }
 
 /// `serve` refuses to start in ways that would leave it open by mistake.
-@Suite struct ServeStartupTests {
+@Suite(.blocking) struct ServeStartupTests {
     @Test func refusesAnEmptyTokenAndAnOpenNonLoopbackAddress() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -3,7 +3,7 @@ import PreviewTestSupport
 import Testing
 
 /// `docpreview info` end to end: the built binary, its JSON, its exit codes.
-@Suite struct InfoCommandTests {
+@Suite(.blocking) struct InfoCommandTests {
     @Test func helpListsCommands() throws {
         let result = try DocPreviewProcess.run(["--help"])
         #expect(result.status == 0)

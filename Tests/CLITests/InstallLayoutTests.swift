@@ -5,7 +5,7 @@ import Testing
 /// An installation (scripts/install-layout, which `scripts/build-release --prefix` runs) works from
 /// wherever it is copied: its binary finds its PDF library in its own `../lib`, and its example
 /// configuration is one the binary accepts.
-@Suite struct InstallLayoutTests {
+@Suite(.blocking) struct InstallLayoutTests {
     @Test func aCopiedInstallationRendersAPDF() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -3,7 +3,7 @@ import PreviewTestSupport
 import Testing
 
 /// Renders in `batch` run in child processes (RendererPool): a crash or a hang costs one file.
-@Suite struct IsolationTests {
+@Suite(.blocking) struct IsolationTests {
     /// A valid PDF carrying a test-hook marker (DOCPREVIEW_TEST_HOOKS=1 makes the child act on it).
     private func hookPDF(_ marker: String, in folder: URL) throws {
         let source = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
@@ -231,7 +231,7 @@ import Testing
 
 /// The whole shared corpus through one isolated `batch`: every outcome in the manifest's set (or a
 /// documented disagreement), no crash of the batch, every file done within the job limit.
-@Suite struct CorpusBatchTests {
+@Suite(.blocking) struct CorpusBatchTests {
     @Test func everyCorpusFileThroughOneBatch() throws {
         guard let manifest = try ExpectationManifest.corpus() else { return }
         let folder = try TemporaryFolder()

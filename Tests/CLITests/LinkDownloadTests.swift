@@ -8,7 +8,7 @@ import Testing
 
 /// `POST /api/v1/download` end to end: a real `serve`, its fetch children and `yt-dlp`, against
 /// the loopback test site, with `--allow-private-fetch` naming that site's port only.
-@Suite(.serialized) struct LinkDownloadTests {
+@Suite(.blocking, .serialized) struct LinkDownloadTests {
     static let client = "8d1f0c3a-5b7e-4f2a-9c6d-1e2f3a4b5c6d"
 
     /// A store folder (and a database, on PostgreSQL) with a configuration that lets links name

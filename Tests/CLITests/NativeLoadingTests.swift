@@ -4,7 +4,7 @@ import Testing
 
 /// FFmpeg, Poppler, libvips (and glib under them) are opened when a file needs them, not at process start
 /// (Sources/CNativeLoader): the dynamic loader's own trace (LD_DEBUG=files) says which were loaded.
-@Suite struct NativeLoadingTests {
+@Suite(.blocking) struct NativeLoadingTests {
     private func loadedLibraries(_ arguments: [String], status: Int32 = 0) throws -> String {
         let result = try DocPreviewProcess.run(arguments, environment: ["LD_DEBUG": "files"])
         #expect(result.status == status, "\(result.stderr.suffix(2000))")

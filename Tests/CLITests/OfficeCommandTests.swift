@@ -4,7 +4,7 @@ import Testing
 
 /// Office documents through the single-file commands: each converts in an office child with the
 /// job's deadline, never in the command's own process.
-@Suite struct OfficeCommandTests {
+@Suite(.blocking) struct OfficeCommandTests {
     @Test func infoCountsPagesSheetsAndSlides() throws {
         let sheet = try #require(try DocPreviewProcess.run(["info", Fixtures.sample("office-stats.xlsx").path, "--json"]).json)
         #expect(sheet["kind"] as? String == "xlsx")

@@ -4,7 +4,7 @@ import Testing
 
 /// `render` draws a page into heap that transparent huge pages back (`OneFileHeap`): seen from
 /// outside, in the running process's memory map, while it works on a page that takes long.
-@Suite struct OneFileHeapTests {
+@Suite(.blocking) struct OneFileHeapTests {
     /// No sanitizer's allocator stands in for malloc's heap (`scripts/sanitize` sets their options).
     static let applies: Bool = {
         let environment = ProcessInfo.processInfo.environment

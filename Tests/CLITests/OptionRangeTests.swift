@@ -4,7 +4,7 @@ import Testing
 
 /// Every size, count and time a person or a config file gives: out of range, negative, NaN or
 /// infinite is a usage error (exit 2) with a message, never a trap (`--max-size infB` crashed).
-@Suite struct OptionRangeTests {
+@Suite(.blocking) struct OptionRangeTests {
     @Test func absurdNumbersAreUsageErrors() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

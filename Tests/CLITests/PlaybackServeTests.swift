@@ -9,7 +9,7 @@ import Testing
 /// A video uploaded to `serve` gets its playback job after its thumbnail: a rendition when the
 /// players need one, and scrubbing thumbnails, made in the renderer children, stored as
 /// derivatives, listed on the document and served with byte ranges.
-@Suite(.serialized) struct PlaybackServeTests {
+@Suite(.blocking, .serialized) struct PlaybackServeTests {
     /// 6 s of a moving pattern and a tone, encoded as `encode` says.
     static func video(_ name: String, _ encode: [String], in folder: TemporaryFolder) throws -> Data {
         let file = folder.url.appendingPathComponent(name)

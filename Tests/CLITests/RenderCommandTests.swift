@@ -3,7 +3,7 @@ import PreviewTestSupport
 import Testing
 
 /// `docpreview render` end to end.
-@Suite struct RenderCommandTests {
+@Suite(.blocking) struct RenderCommandTests {
     @Test func writesTheImageAndReportsIt() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -88,7 +88,7 @@ import Testing
 
 /// `render` over every file of the shared corpus whose outcome a renderer can decide: the
 /// outcome is in the file's expected set, within the job limit, and no process crashes.
-@Suite struct CorpusRenderTests {
+@Suite(.blocking) struct CorpusRenderTests {
     static let entries = ((try? ExpectationManifest.corpus())?.entries ?? []).filter { !$0.expected.isDisjoint(with: renderOutcomes) }
 
     @Test(arguments: entries)

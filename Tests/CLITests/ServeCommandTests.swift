@@ -103,7 +103,7 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
     }
 }
 
-@Suite(.serialized) struct ServeCommandTests {
+@Suite(.blocking, .serialized) struct ServeCommandTests {
     /// Uploads in parallel, SIGKILL mid-way, restart on the same store: every acknowledged upload
     /// reaches `done`, once, with its blobs; no document is duplicated.
     @Test(arguments: TestBackend.available) func acknowledgedUploadsSurviveSIGKILL(backend: TestBackend) throws {

@@ -4,7 +4,7 @@ import PreviewTestSupport
 import Testing
 
 /// `verify`, `gc` and `recover` on a store whose index lost its write-ahead log.
-@Suite struct StoreCommandTests {
+@Suite(.blocking) struct StoreCommandTests {
     @Test func aLostWriteAheadLogIsReportedRefusedAndRecovered() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

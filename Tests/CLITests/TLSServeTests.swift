@@ -5,7 +5,7 @@ import Testing
 /// `serve --tls-cert --tls-key` with a `tls-init` certificate: a client pinning the printed key gets
 /// through, one pinning another key does not; HTTP/2 where the client offers it, HTTP/1.1 else;
 /// the API's uploads, reads and ranges work over it, and the session cookie is `Secure`.
-@Suite(.serialized) struct TLSServeTests {
+@Suite(.blocking, .serialized) struct TLSServeTests {
     static let token = "T" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
 
     @Test func pinnedClientsReachTheAPIOverTLS() throws {

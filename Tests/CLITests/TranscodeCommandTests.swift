@@ -3,7 +3,7 @@ import PreviewTestSupport
 import Testing
 
 /// `docpreview transcode` end to end.
-@Suite struct TranscodeCommandTests {
+@Suite(.blocking) struct TranscodeCommandTests {
     @Test func writesTheRenditionAndReportsIt() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -41,7 +41,7 @@ import Testing
 }
 
 /// `docpreview sprites` end to end.
-@Suite struct SpritesCommandTests {
+@Suite(.blocking) struct SpritesCommandTests {
     @Test func writesSheetsAndTrack() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -65,7 +65,7 @@ import Testing
 /// Every video of the shared corpus (real files from public test suites: fragmented, truncated,
 /// encrypted, hand-made), through `transcode` and `sprites`: each ends with its output or a clear
 /// error its manifest entry allows, never a crash, a hang or a partial rendition.
-@Suite struct CorpusRenditionTests {
+@Suite(.blocking) struct CorpusRenditionTests {
     static let videos = ((try? ExpectationManifest.corpus())?.entries ?? []).filter {
         ["mp4", "mov", "m4v", "avi", "mkv", "webm", "flv", "wmv", "mpg", "ts", "3gp", "ogv"].contains($0.url.pathExtension.lowercased())
     }
@@ -88,7 +88,7 @@ import Testing
 
 /// `batch --renditions`: videos get their playback derivatives in the batch, as the queue's
 /// playback jobs make them, and the report says what became of each rendition.
-@Suite struct BatchRenditionTests {
+@Suite(.blocking) struct BatchRenditionTests {
     /// `ingest --renditions`: the same for one file; a video past the ladder threshold (lowered
     /// to 2 s here) gets its ladder too.
     @Test func ingestMakesTheRenditionAndLadder() throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// The original of a video plays and seeks in headless Chromium through `/content`: the browser asks
 /// for byte ranges and the server answers 206. So do renditions of what Chromium cannot play.
-@Suite(.serialized) struct ViewerBrowserTests {
+@Suite(.blocking, .serialized) struct ViewerBrowserTests {
     static let chromiumPath = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     @Test func aVideoPlaysAndSeeksInChromium() throws {

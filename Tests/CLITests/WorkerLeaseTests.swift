@@ -7,7 +7,7 @@ import Testing
 /// and renews its lease every third of it; the second, started while it runs, never takes the job
 /// over, which ends done on its first attempt. (Worker processes of their own: the renewals run on
 /// a Swift pool that no test blocks.)
-@Suite struct WorkerLeaseTests {
+@Suite(.blocking) struct WorkerLeaseTests {
     @Test func aLongJobKeepsItsLeaseWhileItsWorkerRuns() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

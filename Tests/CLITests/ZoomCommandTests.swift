@@ -3,7 +3,7 @@ import PreviewTestSupport
 import Testing
 
 /// `docpreview zoom` and `docpreview pyramid` end to end.
-@Suite struct ZoomCommandTests {
+@Suite(.blocking) struct ZoomCommandTests {
     @Test func aRegionOfAPageAndOfAPhotosPyramid() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

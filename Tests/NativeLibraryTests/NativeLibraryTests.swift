@@ -5,7 +5,7 @@ import PreviewVips
 import Testing
 
 /// Each C library is linked, opens a real sample, reads one fact, and reports failures as typed errors.
-@Suite struct FFmpegTests {
+@Suite(.blocking) struct FFmpegTests {
     @Test func readsStreamsAndDuration() throws {
         let input = try MediaInput(path: Fixtures.sample("video-h264.mp4").path)
         #expect(input.streamCount == 2)
@@ -34,7 +34,7 @@ import Testing
     }()
 }
 
-@Suite struct PopplerTests {
+@Suite(.blocking) struct PopplerTests {
     @Test func countsPages() throws {
         #expect(try PDFDocument(path: Fixtures.sample("document-5-pages.pdf").path).pageCount == 5)
     }
@@ -50,7 +50,7 @@ import Testing
     }
 }
 
-@Suite struct VipsTests {
+@Suite(.blocking) struct VipsTests {
     @Test func readsHeader() throws {
         let image = try VipsImageRef.header(path: Fixtures.sample("image-alpha.png").path, load: .png)
         #expect(image.width == 320 && image.height == 200)

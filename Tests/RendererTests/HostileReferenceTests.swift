@@ -8,7 +8,7 @@ import Testing
 /// Files that name other files or URLs: a renderer must read the file it is given and nothing else.
 /// Each input here worked as an attack before FFmpeg's demuxers, libvips's loaders and librsvg's
 /// base folder were pinned down.
-@Suite struct HostileReferenceTests {
+@Suite(.blocking) struct HostileReferenceTests {
     private static let video = Fixtures.sample("video-h264.mp4").path
 
     /// Media kinds the pipeline accepts, so every extension a stranger may upload under.

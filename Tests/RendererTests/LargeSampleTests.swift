@@ -8,7 +8,7 @@ import Testing
 /// is set (not in CI: making the set takes minutes). Properties only; timings belong to benchmarks.
 private let largeSamples = ProcessInfo.processInfo.environment["DOCPREVIEW_LARGE_SAMPLES"].map { URL(fileURLWithPath: $0) }
 
-@Suite(.enabled(if: largeSamples != nil, "set DOCPREVIEW_LARGE_SAMPLES to a make-samples --large folder"))
+@Suite(.blocking, .enabled(if: largeSamples != nil, "set DOCPREVIEW_LARGE_SAMPLES to a make-samples --large folder"))
 struct LargeSampleTests {    let renderers = Renderers()
 
     private func path(_ name: String) throws -> String {

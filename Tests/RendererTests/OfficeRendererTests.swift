@@ -7,7 +7,7 @@ import Testing
 
 /// Office documents, text and CSV through their PDF pivot (made by LibreOffice in an office child
 /// of the `docpreview` built beside this test bundle), decoded back to pixels.
-@Suite struct OfficeRendererTests {
+@Suite(.blocking) struct OfficeRendererTests {
     private let renderers = Renderers()
 
     private func render(_ url: URL, _ request: RenderRequest = RenderRequest()) throws -> RenderedImage {

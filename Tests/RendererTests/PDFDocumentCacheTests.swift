@@ -5,7 +5,7 @@ import PreviewTestSupport
 import Synchronization
 import Testing
 
-@Suite struct PDFDocumentCacheTests {
+@Suite(.blocking) struct PDFDocumentCacheTests {
     private let path = Fixtures.sample("document-5-pages.pdf").path
 
     @Test func cachedPagesAreTheSameBytes() throws {

@@ -7,7 +7,7 @@ import Testing
 /// A page that would draw for hours stops at its budget with `timeout`, and its renderer (and its
 /// open document) goes on to the next page: forms two operators long, which Poppler's own abort
 /// check never sees, and forms long enough for it.
-@Suite struct PageBudgetTests {
+@Suite(.blocking) struct PageBudgetTests {
     @Test(arguments: [(30, 2), (10, 12)]) func aSlowPageStopsAtItsBudget(depth: Int, fanOut: Int) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

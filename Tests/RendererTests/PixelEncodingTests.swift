@@ -6,7 +6,7 @@ import PreviewVips
 import Testing
 
 /// Decoded pixels (PDF pages, video frames) are turned and encoded without libvips.
-@Suite struct PixelEncodingTests {
+@Suite(.blocking) struct PixelEncodingTests {
     /// 3×2 pixels numbered 0…5 in reading order (each pixel's three samples carry its number).
     let numbered = PixelBuffer(width: 3, height: 2, bands: 3, bytes: (0..<6).flatMap { (index: Int) -> [UInt8] in Array(repeating: UInt8(index), count: 3) })
 

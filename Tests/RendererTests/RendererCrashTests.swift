@@ -5,7 +5,7 @@ import PreviewTestSupport
 import Testing
 
 /// What a renderer child's death says: the file's fault, or the disk's.
-@Suite struct RendererCrashTests {
+@Suite(.blocking) struct RendererCrashTests {
     /// A child that dies while writing to a full disk (libvips' pyramid tiles through mapped files
     /// die by SIGSEGV there) is the disk's fault: `storage_full`, which is tried again later and never
     /// remembered against the file. With room left, the file crashed it.

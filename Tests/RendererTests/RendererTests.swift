@@ -27,7 +27,7 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
     try renderers.renderer(for: Validator().validate(fileAt: Fixtures.sample(sample)).kind)!.render(Fixtures.sample(sample).path, request)
 }
 
-@Suite struct VideoRendererTests {
+@Suite(.blocking) struct VideoRendererTests {
     @Test func firstFrameFitsTheBoxAndReportsFacts() throws {
         let image = try render("video-h264.mp4")
         #expect((image.width, image.height) == (512, 288))
@@ -68,7 +68,7 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
     }
 }
 
-@Suite struct PDFRendererTests {
+@Suite(.blocking) struct PDFRendererTests {
     @Test func pageCountWithoutRendering() throws {
         let facts = try renderers.pdf.probe(Fixtures.sample("document-5-pages.pdf").path)
         #expect(facts.pages == 5)
@@ -104,7 +104,7 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
     }
 }
 
-@Suite struct ImageRendererTests {
+@Suite(.blocking) struct ImageRendererTests {
     @Test func exifOrientationIsApplied() throws {
         let image = try render("photo-exif-orientation-6.jpg")
         #expect((image.width, image.height) == (384, 512))
@@ -151,7 +151,7 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
 }
 
 /// Same input and parameters → byte-identical output, for every kind and format.
-@Suite struct ReproducibilityTests {
+@Suite(.blocking) struct ReproducibilityTests {
     @Test(arguments: ["video-h264.mp4", "document-5-pages.pdf", "photo-exif-orientation-6.jpg", "image-alpha.png"])
     func identicalBytes(sample: String) throws {
         for format in RenderRequest.Format.allCases {
@@ -162,7 +162,7 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
 }
 
 /// Every sample with a renderer outcome gets it through the renderers.
-@Suite struct SampleRenderTests {
+@Suite(.blocking) struct SampleRenderTests {
     @Test(arguments: try ExpectationManifest.samples().entries.filter { !$0.expected.isDisjoint(with: renderOutcomes) })
     func sampleOutcome(entry: ExpectationManifest.Entry) throws {
         let verdict = try Validator().validate(fileAt: entry.url)
@@ -180,7 +180,7 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
 
 /// Highlight videos open with fades and blank leaders of several seconds, at any frame rate: the
 /// thumbnail is the first frame with something in it within 10 s, found without decoding every frame.
-@Suite struct VideoOpeningTests {
+@Suite(.blocking) struct VideoOpeningTests {
     /// A video of `black` seconds of black, then 2 s of a test pattern, at `fps` (or black only).
     private static func video(black: Double, fps: Int, pattern: Bool = true, keyframeEvery: Int? = nil,
                               in folder: TemporaryFolder) throws -> URL {

@@ -6,7 +6,7 @@ import Testing
 
 /// Seek-bar thumbnails: a tile every interval, each the picture at its time (the keyframe there),
 /// laid out in sheets that the WebVTT track points into, bounded in number however long the video.
-@Suite struct ScrubbingSpritesTests {
+@Suite(.blocking) struct ScrubbingSpritesTests {
     /// `seconds` of a picture that brightens frame by frame (a ramp the tiles can be placed on), 30 fps,
     /// a keyframe every `keyframeEvery` frames.
     static func ramp(seconds: Int, keyframeEvery: Int, in folder: TemporaryFolder, size: String = "320x180") throws -> URL {

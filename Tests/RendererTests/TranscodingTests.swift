@@ -8,7 +8,7 @@ import Testing
 /// playback decision is, what is copied and re-encoded, and that what comes out plays everywhere —
 /// H.264 High 4:2:0 8-bit, AAC-LC (or a copied MP3/AAC), `moov` before `mdat`, the source's
 /// duration, audio in sync, the picture upright, HDR tone-mapped.
-@Suite struct TranscodingTests {
+@Suite(.blocking) struct TranscodingTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
         var file: String

@@ -7,7 +7,7 @@ import Testing
 /// The HLS ladder: rungs up to the source's size, each a VOD playlist over byte ranges of one
 /// fragmented MP4, segments on a 2 s keyframe grid whatever the source's keyframes, under a master
 /// playlist a player chooses from.
-@Suite struct VideoLadderTests {
+@Suite(.blocking) struct VideoLadderTests {
     @Test func rungsFollowTheSourceAndEveryOnePlays() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

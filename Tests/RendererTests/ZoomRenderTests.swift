@@ -7,7 +7,7 @@ import Testing
 
 /// Regions of pages drawn from their vectors, and regions of pictures cut from their pyramid:
 /// the same pixels the peer tools make of the same region, turned, mirrored and grayed as asked.
-@Suite struct ZoomRenderTests {
+@Suite(.blocking) struct ZoomRenderTests {
     let renderers = Renderers()
 
     private func region(_ x: Int, _ y: Int, _ width: Int, _ height: Int, out: (Int, Int), rotation: Int = 0, mirrored: Bool = false,

@@ -24,7 +24,7 @@ import Testing
         return try harness.queue.enqueue(record).document
     }
 
-    @Test(arguments: TestBackend.available) func ownersTakeTurnsAtTheQueue(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func ownersTakeTurnsAtTheQueue(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         let pdf = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))

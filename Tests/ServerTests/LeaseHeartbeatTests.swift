@@ -10,7 +10,7 @@ import Testing
 /// A lease is renewed only by its holder; one that is not renewed runs out and the job is taken
 /// over. (That a running worker renews it: WorkerLeaseTests, in worker processes of their own.)
 @Suite struct LeaseHeartbeatTests {
-    @Test(arguments: TestBackend.available) func onlyTheHolderRenewsALease(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func onlyTheHolderRenewsALease(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try harness.queue.enqueue(try Self.video(harness, seconds: 1))

@@ -123,7 +123,7 @@ struct ObjectStoreServingTests {
 
     /// An `https` endpoint is reached over TLS, trusting the certificates `ca=` names (here a private
     /// CA's) besides the system's; without them the connection is refused, never made unchecked.
-    @Test func theEndpointIsReachedOverTLS() throws {
+    @Test(.blocking) func theEndpointIsReachedOverTLS() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let server = folder.url.appendingPathComponent("seaweedfs")

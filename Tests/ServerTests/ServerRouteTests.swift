@@ -544,7 +544,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         return try harness.queue.enqueue(record).job
     }
 
-    @Test(arguments: TestBackend.available) func transientFailuresBackOffAndInputErrorsFailAtOnce(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func transientFailuresBackOffAndInputErrorsFailAtOnce(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness)
@@ -563,7 +563,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try harness.queue.retry(id: later.id!) == false, "only failed jobs are retried by hand")
     }
 
-    @Test(arguments: TestBackend.available) func crashedWorkersJobsAreRetriedThenDeadLettered(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func crashedWorkersJobsAreRetriedThenDeadLettered(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         let job = try queuedDocument(harness)
@@ -580,7 +580,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60)?.job.attempts == 1)
     }
 
-    @Test(arguments: TestBackend.available) func leasesOfDeadWorkersAreReclaimedAtOnce(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func leasesOfDeadWorkersAreReclaimedAtOnce(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness)
@@ -591,7 +591,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(again.job.id == job.id && again.job.attempts == 2, "the crashed attempt stays counted")
     }
 
-    @Test(arguments: TestBackend.available) func aWorkerThatLostItsLeaseCannotOverwriteTheNewOwner(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func aWorkerThatLostItsLeaseCannotOverwriteTheNewOwner(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness)
@@ -610,7 +610,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     /// A job's run ends in one transaction: its thumbnail's row, the document's facts and status and
     /// the job's completion; the document's row carries its job's state. A run whose lease was lost
     /// leaves only its (correct) thumbnail row behind.
-    @Test(arguments: TestBackend.available) func aJobsOutcomeIsRecordedWithItsCompletion(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func aJobsOutcomeIsRecordedWithItsCompletion(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         let documents = harness.server.documents
@@ -633,7 +633,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 
     /// Two slots of one worker process share its name: the slot whose lease ran out and was taken
     /// over by its sibling must not record, fail or release the sibling's attempt.
-    @Test(arguments: TestBackend.available) func twoSlotsOfOneWorkerRaceOnOneExpiredJob(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func twoSlotsOfOneWorkerRaceOnOneExpiredJob(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness)
@@ -649,7 +649,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try harness.queue.job(id: second.id!)?.status == .done)
     }
 
-    @Test(arguments: TestBackend.available) func concurrentWorkersNeverTakeTheSameJob(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func concurrentWorkersNeverTakeTheSameJob(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         let jobs = 60
@@ -681,7 +681,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     /// A preview job's completion queues its follow-up (a video's playback job) in the same
     /// transaction; preview jobs are leased before playback jobs, a slot that asks for previews only
     /// never gets a playback job, and the document's own state follows its preview job alone.
-    @Test(arguments: TestBackend.available) func playbackJobsFollowAndWaitBehindPreviews(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func playbackJobsFollowAndWaitBehindPreviews(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness, title: "first")
@@ -712,7 +712,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 
     /// A backfill's queueing: a job of a kind is queued unless the document's latest one of that
     /// kind still waits or runs; once it has ended, another may be queued.
-    @Test(arguments: TestBackend.available) func queueingAgainSkipsAJobThatWaits(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func queueingAgainSkipsAJobThatWaits(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         let document = try queuedDocument(harness)
@@ -727,7 +727,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try harness.pipeline.store.index.document(id: document.documentID)?.jobStatus == .queued, "the document shows its new preview job")
     }
 
-    @Test(arguments: TestBackend.available) func releaseGivesTheAttemptBack(backend: TestBackend) throws {
+    @Test(.blocking, arguments: TestBackend.available) func releaseGivesTheAttemptBack(backend: TestBackend) throws {
         let harness = try Harness(backend)
         defer { harness.folder.remove() }
         _ = try queuedDocument(harness)

@@ -14,7 +14,7 @@ import Testing
 
 /// The examples AWS publishes for Signature Version 4 with S3 ("Signature Calculations for the
 /// Authorization Header"): their key, their requests of 24 May 2013, the signatures AWS computed.
-@Suite struct SigV4SignerTests {
+@Suite(.blocking) struct SigV4SignerTests {
     static let signer = SigV4Signer(credentials: S3Credentials(accessKey: "AKIAIOSFODNN7EXAMPLE",
                                                                secretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), region: "us-east-1")
     static let date = Date(timeIntervalSince1970: 1_369_353_600)
@@ -86,7 +86,7 @@ import Testing
 }
 
 /// What every blob driver does alike: the folder and the object store.
-@Suite struct BlobStorageContractTests {
+@Suite(.blocking) struct BlobStorageContractTests {
     static func open(_ blobs: TestBlobs, _ folder: TemporaryFolder) throws -> Store {
         try TestBackend.sqlite.open(root: folder.url.appendingPathComponent("store"), blobs: blobs).store
     }
@@ -187,7 +187,7 @@ struct S3BlobStorageTests {
         return (bytes, hash, try host(prefix, folder, name: "b"))
     }
 
-    @Test func listingsArePagedAndPurgesBatched() throws {
+    @Test(.blocking) func listingsArePagedAndPurgesBatched() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let storage = try S3BlobStorage(location: S3Location(TestBlobs.address(prefix: Self.prefix())), credentials: S3Credentials.fromEnvironment(),
@@ -215,7 +215,7 @@ struct S3BlobStorageTests {
         #expect(try storage.unfinishedUploads().isEmpty)
     }
 
-    @Test func aWrongSecretIsSaidOnceAndClearly() throws {
+    @Test(.blocking) func aWrongSecretIsSaidOnceAndClearly() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let storage = try Self.host(Self.prefix(), folder, name: "a", secret: "not-the-secret")
@@ -228,7 +228,7 @@ struct S3BlobStorageTests {
         #expect(storage.requests("PUT") == 1)
     }
 
-    @Test func bytesThatDoNotMatchTheirChecksumAreRefused() throws {
+    @Test(.blocking) func bytesThatDoNotMatchTheirChecksumAreRefused() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let storage = try Self.host(Self.prefix(), folder, name: "a")
@@ -241,7 +241,7 @@ struct S3BlobStorageTests {
         #expect(try storage.allBlobs().isEmpty)
     }
 
-    @Test func twoHostsPuttingTheSameBlobAtOnceBothSucceedWithOneObject() throws {
+    @Test(.blocking) func twoHostsPuttingTheSameBlobAtOnceBothSucceedWithOneObject() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let prefix = Self.prefix()
@@ -262,7 +262,7 @@ struct S3BlobStorageTests {
         for blob in listed { #expect(try hosts[1].verify(blob.hash)) }
     }
 
-    @Test func largeBlobsGoUpInCheckedParts() throws {
+    @Test(.blocking) func largeBlobsGoUpInCheckedParts() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let prefix = Self.prefix()
@@ -295,7 +295,7 @@ struct S3BlobStorageTests {
         #expect(server.cacheCounts == (0, 0), "nothing downloaded whole")
     }
 
-    @Test func concurrentReadersShareOneDownloadAndTheCopyIsChecked() throws {
+    @Test(.blocking) func concurrentReadersShareOneDownloadAndTheCopyIsChecked() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (bytes, hash, reader) = try Self.storedByAnotherHost("document-5-pages.pdf", folder)
@@ -311,7 +311,7 @@ struct S3BlobStorageTests {
         #expect(reader.cache.cached(other) == nil)
     }
 
-    @Test func theCacheForgetsTheLeastRecentlyUsedFirst() throws {
+    @Test(.blocking) func theCacheForgetsTheLeastRecentlyUsedFirst() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let cache = try BlobCache(folder: folder.url.appendingPathComponent("cache"), capacity: 250, minimumAge: 0)
@@ -330,7 +330,7 @@ struct S3BlobStorageTests {
 }
 
 /// The reference lock of hosts that share blobs in an object store: PostgreSQL's advisory lock.
-@Suite(.enabled(if: TestBackend.available.contains(.postgres)))
+@Suite(.blocking, .enabled(if: TestBackend.available.contains(.postgres)))
 struct PostgresReferenceLockTests {
     @Test func writersShareItAndGCWaitsForThemAll() throws {
         let database = try #require(try TestBackend.postgres.freshDatabase())

@@ -15,7 +15,7 @@ import Testing
 /// downloads' counts by status) costs the same whatever the store's size (issue 43): counted as the
 /// instructions SQLite's virtual machine runs, and as the rows PostgreSQL reads (within the few
 /// that its planner's probes vary by), with 20 documents and again with 420.
-@Suite struct ConstantStatisticsTests {
+@Suite(.blocking) struct ConstantStatisticsTests {
     /// Instructions run on the traced SQLite index's connections.
     static let instructions = Atomic<Int>(0)
 

@@ -10,7 +10,7 @@ import PreviewTestSupport
 import Testing
 
 /// Listing, deletion, versions and relabelling, on both backends.
-@Suite struct DocumentLifeTests {
+@Suite(.blocking) struct DocumentLifeTests {
     let logger = Logger(label: "test")
 
     /// A store whose documents are indexed straight away (their bytes are small made-up blobs).

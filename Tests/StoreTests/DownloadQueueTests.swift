@@ -8,7 +8,7 @@ import Testing
 
 /// The download queue and the device tokens on both backends: one download per client and link,
 /// leases, the retry policy, keyset history, reclaiming a dead process's downloads.
-@Suite struct DownloadQueueTests {
+@Suite(.blocking) struct DownloadQueueTests {
     static let settings = DownloadSettings(domains: ["media.example.org"])
     static let client = "6f1c2c4e-3d2b-4a6e-9b1f-0a1b2c3d4e5f"
 

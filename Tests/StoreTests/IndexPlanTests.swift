@@ -13,7 +13,7 @@ import Testing
 /// and the statistics cost about the same at any size (issue 43): checked on each backend's plans,
 /// which do not depend on how many rows there are (SQLite is never analysed; PostgreSQL is asked
 /// with sequential scans and sorts priced out, so a plan that still has one has no index to use).
-@Suite struct IndexPlanTests {
+@Suite(.blocking) struct IndexPlanTests {
     /// Each sort alone, each filter alone (newest first), a title search in each order, store-wide
     /// and for one owner, first and next pages.
     static let listings: [DocumentQuery] = {
@@ -126,7 +126,7 @@ import Testing
 }
 
 /// How a title search chooses its way (``TitleSearch``).
-@Suite struct TitleSearchChoiceTests {
+@Suite(.blocking) struct TitleSearchChoiceTests {
     @Test func fewMatchesAreLookedUpAndManyWalked() {
         #expect(TitleSearch.choosing(matches: 0) == .lookUp)
         #expect(TitleSearch.choosing(matches: TitleSearch.matchLimit - 1) == .lookUp)

@@ -9,7 +9,7 @@ import Testing
 
 /// On-demand previews (pages and sizes clients asked for) stay within their budget: beyond it the
 /// least recently used are forgotten and their blobs removed; thumbnails and pivots always stay.
-@Suite struct PreviewBudgetTests {
+@Suite(.blocking) struct PreviewBudgetTests {
     @Test(arguments: TestBackend.available) func onDemandPreviewsStayWithinTheirBudget(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -11,7 +11,7 @@ import Testing
 /// The two backends' migrators build the same schema: tables, columns, indexes and triggers by name
 /// (types are each dialect's own). The title index is each dialect's own too (``TitleSearch``):
 /// an FTS5 table kept by triggers in SQLite, a trigram index in PostgreSQL.
-@Suite struct SchemaParityTests {
+@Suite(.blocking) struct SchemaParityTests {
     struct Schema: Equatable {
         var columns: Set<String> = []
         var indexes: Set<String> = []

@@ -12,7 +12,7 @@ import Testing
 
 /// The statistics kept by triggers agree with a recount from the rows after every kind of change,
 /// on both backends; so do the listings, which read the kept `latest` and `live_shares` columns.
-@Suite struct StoreFiguresTests {
+@Suite(.blocking) struct StoreFiguresTests {
     @Test(arguments: TestBackend.available) func keptFiguresMatchARecountThroughEveryChange(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -114,7 +114,7 @@ import Testing
 }
 
 /// A store indexed before the kept `latest` and `live_shares` columns and the title index gets them from its rows.
-@Suite struct CurrentDocumentsMigrationTests {
+@Suite(.blocking) struct CurrentDocumentsMigrationTests {
     @Test func anOlderStoreIsBackfilled() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

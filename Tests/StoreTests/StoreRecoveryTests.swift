@@ -13,7 +13,7 @@ import Testing
 
 /// An index that lost rows: `verify` finds it, `gc` refuses to make the loss permanent, `recover`
 /// makes documents of the originals again. On both backends.
-@Suite struct StoreRecoveryTests {
+@Suite(.blocking) struct StoreRecoveryTests {
     let logger = Logger(label: "test")
 
     /// Makes the index forget `documents` the way a lost write-ahead log does: their rows, their
@@ -154,7 +154,7 @@ import Testing
 
 /// `verify` checks every kept ladder's playlists against their media's size: a ladder recorded
 /// half written (a rung whose playlist names bytes past its media's end) is a problem, an intact one is not.
-@Suite struct LadderVerifyTests {
+@Suite(.blocking) struct LadderVerifyTests {
     @Test(arguments: TestBackend.available) func aHalfWrittenLadderIsFound(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -10,7 +10,7 @@ import Testing
 
 /// The store keeps strangers' documents from other local users, and a batch reads exactly the
 /// files its walk found, however the folder changes underneath it.
-@Suite struct StoreSafetyTests {
+@Suite(.blocking) struct StoreSafetyTests {
     @Test(arguments: TestBackend.available) func aNewStoreIsOwnerOnly(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -78,7 +78,7 @@ import Testing
 
 /// `gc` beside writers that reuse bytes stored long ago (and unreferenced until now): no row may
 /// end up naming a blob `gc` removed.
-@Suite struct CollectorRaceTests {
+@Suite(.blocking) struct CollectorRaceTests {
     @Test(arguments: TestBackend.available) func gcNeverRemovesABlobAWriterIsReusing(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -114,7 +114,7 @@ import Testing
 }
 
 /// The derivative cache key is the request's own encoding: every field is in it.
-@Suite struct DerivativeKeyTests {
+@Suite(.blocking) struct DerivativeKeyTests {
     @Test func everyRequestFieldChangesTheKeyAndTheParametersDecodeBack() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -16,7 +16,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
     return (try backend.open(root: folder.url.appendingPathComponent("store")).store, folder)
 }
 
-@Suite struct BlobStoreTests {
+@Suite(.blocking) struct BlobStoreTests {
     @Test func contentAddressedAndDeduplicated() throws {
         let (store, folder) = try makeStore()
         defer { folder.remove() }
@@ -103,7 +103,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
     }
 }
 
-@Suite struct PipelineTests {
+@Suite(.blocking) struct PipelineTests {
     let logger = Logger(label: "test")
 
     /// A job calls its renderer child once: the thumbnail's render brings the facts; with the
@@ -294,7 +294,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
 
 /// Opening one new store from several places at once (batch jobs in separate processes, a server and
 /// its workers starting together) must migrate it exactly once.
-@Suite struct StoreOpeningTests {
+@Suite(.blocking) struct StoreOpeningTests {
     @Test(arguments: TestBackend.available) func concurrentFirstOpensMigrateOnce(backend: TestBackend) throws {
         for _ in 0..<10 {
             let folder = try TemporaryFolder()
@@ -315,7 +315,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
 
 /// The PostgreSQL driver outlives its connections: the server ending them (a restart, a failover,
 /// an administrator) costs no more than the calls in flight.
-@Suite(.enabled(if: TestBackend.available.contains(.postgres)))
+@Suite(.blocking, .enabled(if: TestBackend.available.contains(.postgres)))
 struct PostgresConnectionTests {
     @Test func connectionsEndedByTheServerAreReplaced() throws {
         let folder = try TemporaryFolder()
