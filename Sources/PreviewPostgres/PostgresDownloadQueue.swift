@@ -7,6 +7,7 @@ import PreviewStore
 /// with `FOR UPDATE SKIP LOCKED`; the policy and the order are ``SQLiteDownloadQueue``'s, times the
 /// database server's.
 public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
+    private typealias Status = DownloadRecord.Status
     let connections: PostgresConnections
     public var policy: RetryPolicy
 
@@ -21,11 +22,11 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
             // Serialises a client's submissions, so its pending count and its duplicates are exact.
             try session.query("SELECT pg_advisory_xact_lock(hashtext(\(download.clientID)))")
             if let existing = try session.query("""
-                UPDATE downloads SET status = CASE WHEN status = 'failed' THEN 'queued' ELSE status END,
-                    attempts = CASE WHEN status = 'failed' THEN 0 ELSE attempts END,
-                    available_at = CASE WHEN status = 'failed' THEN now() ELSE available_at END,
-                    error_code = CASE WHEN status = 'failed' THEN NULL ELSE error_code END,
-                    error_message = CASE WHEN status = 'failed' THEN NULL ELSE error_message END
+                UPDATE downloads SET status = CASE WHEN status = \(Status.failed.rawValue) THEN \(Status.queued.rawValue) ELSE status END,
+                    attempts = CASE WHEN status = \(Status.failed.rawValue) THEN 0 ELSE attempts END,
+                    available_at = CASE WHEN status = \(Status.failed.rawValue) THEN now() ELSE available_at END,
+                    error_code = CASE WHEN status = \(Status.failed.rawValue) THEN NULL ELSE error_code END,
+                    error_message = CASE WHEN status = \(Status.failed.rawValue) THEN NULL ELSE error_message END
                 WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
                     AND normalized_url = \(download.normalizedURL) RETURNING *
                 """).first {
@@ -33,7 +34,7 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
             }
             let pending = try session.query("""
                 SELECT COUNT(*) AS n FROM downloads WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
-                    AND status IN ('queued', 'downloading')
+                    AND status IN (\(Status.queued.rawValue), \(Status.downloading.rawValue))
                 """)[0]["n"].decode(Int.self)
             guard pending < maxPending else { throw DownloadRecord.tooManyPending(maxPending) }
             let row = try session.query("""
@@ -61,16 +62,16 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     public func leaseDownload(worker: String, leaseSeconds: TimeInterval) throws -> DownloadRecord? {
         try connections.withConnection { session in
             try session.query("""
-                UPDATE downloads SET status = 'failed', lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
+                UPDATE downloads SET status = \(Status.failed.rawValue), lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
                     error_message = 'The download stopped ' || attempts || ' times without finishing; giving up.', updated_at = now()
                 WHERE seq IN (SELECT seq FROM downloads WHERE \(unescaped: Self.due("downloads")) AND attempts >= \(policy.maxAttempts)
                               FOR UPDATE SKIP LOCKED)
                 """)
             return try session.query("""
-                UPDATE downloads SET status = 'downloading', attempts = attempts + 1, lease_owner = \(worker),
+                UPDATE downloads SET status = \(Status.downloading.rawValue), attempts = attempts + 1, lease_owner = \(worker),
                     lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
                 WHERE seq = (SELECT d.seq FROM downloads d
-                             LEFT JOIN (SELECT client_id, COUNT(*) AS n FROM downloads WHERE status = 'downloading' AND lease_expires_at >= now()
+                             LEFT JOIN (SELECT client_id, COUNT(*) AS n FROM downloads WHERE status = \(Status.downloading.rawValue) AND lease_expires_at >= now()
                                         GROUP BY client_id) running ON running.client_id = d.client_id
                              WHERE \(unescaped: Self.due("d")) AND d.attempts < \(policy.maxAttempts)
                              ORDER BY COALESCE(running.n, 0), d.available_at, d.seq LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
@@ -79,24 +80,28 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
         }
     }
 
+    /// A status as an SQL literal, from its Swift name, for the one fragment that is not a query of its own.
+    private static func literal(_ status: Status) -> String { "'\(status.rawValue)'" }
+
     /// A download of `table` that can be leased: queued and due, or downloading with its lease run out.
     private static func due(_ table: String) -> String {
-        "((\(table).status = 'queued' AND \(table).available_at <= now()) OR (\(table).status = 'downloading' AND \(table).lease_expires_at < now()))"
+        "((\(table).status = \(literal(.queued)) AND \(table).available_at <= now())"
+            + " OR (\(table).status = \(literal(.downloading)) AND \(table).lease_expires_at < now()))"
     }
 
     public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) throws -> Bool {
         try !connections.query("""
             UPDATE downloads SET lease_expires_at = now() + make_interval(secs => \(leaseSeconds))
-            WHERE seq = \(download.seq) AND status = 'downloading' AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING seq
+            WHERE seq = \(download.seq) AND status = \(Status.downloading.rawValue) AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING seq
             """).isEmpty
     }
 
     @discardableResult
     public func finish(_ download: DownloadRecord, documentID: String) throws -> Bool {
         try !connections.query("""
-            UPDATE downloads SET status = 'done', document_id = \(documentID), lease_owner = NULL, lease_expires_at = NULL,
+            UPDATE downloads SET status = \(Status.done.rawValue), document_id = \(documentID), lease_owner = NULL, lease_expires_at = NULL,
                 error_code = NULL, error_message = NULL, updated_at = now()
-            WHERE seq = \(download.seq) AND status = 'downloading' AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING seq
+            WHERE seq = \(download.seq) AND status = \(Status.downloading.rawValue) AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING seq
             """).isEmpty
     }
 
@@ -104,18 +109,18 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) throws -> DownloadRecord {
         let delay = retryable ? policy.delay(afterAttempts: download.attempts) : nil
         return try connections.query("""
-            UPDATE downloads SET status = \(delay == nil ? "failed" : "queued"), lease_owner = NULL, lease_expires_at = NULL,
+            UPDATE downloads SET status = \((delay == nil ? Status.failed : .queued).rawValue), lease_owner = NULL, lease_expires_at = NULL,
                 error_code = \(error.code.rawValue), error_message = \(error.message),
                 available_at = now() + make_interval(secs => \(delay ?? 0)), updated_at = now()
-            WHERE seq = \(download.seq) AND status = 'downloading' AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING *
+            WHERE seq = \(download.seq) AND status = \(Status.downloading.rawValue) AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING *
             """).first.map(DownloadRecord.init(row:)) ?? download
     }
 
     public func release(_ download: DownloadRecord) throws {
         try connections.query("""
-            UPDATE downloads SET status = 'queued', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
+            UPDATE downloads SET status = \(Status.queued.rawValue), attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
                 updated_at = now()
-            WHERE seq = \(download.seq) AND status = 'downloading' AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts)
+            WHERE seq = \(download.seq) AND status = \(Status.downloading.rawValue) AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts)
             """)
     }
 
@@ -124,13 +129,13 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     }
 
     public func reclaimDownloadLeases(where isDead: (String) -> Bool) throws -> Int {
-        let owners = try connections.query("SELECT DISTINCT lease_owner FROM downloads WHERE status = 'downloading'")
+        let owners = try connections.query("SELECT DISTINCT lease_owner FROM downloads WHERE status = \(Status.downloading.rawValue)")
             .compactMap { try $0["lease_owner"].decode(String?.self) }.filter(isDead)
         var reclaimed = 0
         for owner in owners {
             reclaimed += try connections.query("""
-                UPDATE downloads SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL
-                WHERE status = 'downloading' AND lease_owner = \(owner) RETURNING seq
+                UPDATE downloads SET status = \(Status.queued.rawValue), lease_owner = NULL, lease_expires_at = NULL
+                WHERE status = \(Status.downloading.rawValue) AND lease_owner = \(owner) RETURNING seq
                 """).count
         }
         return reclaimed

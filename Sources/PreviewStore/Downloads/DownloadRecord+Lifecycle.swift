@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PreviewCore
 
 /// The steps of a download's life, the same on both backends (each driver writes the record back).
@@ -53,17 +54,27 @@ extension DownloadRecord {
         updatedAt = now
     }
 
-    /// The next download to lease (SQLite; `:now` bound): of those due (queued and due, or
-    /// downloading with their lease run out), one of the client with the fewest running, then the oldest.
+    /// The next download to lease (SQLite; `:now`, `:queued` and `:downloading` bound, see
+    /// ``fairestArguments(now:)``): of those due (queued and due, or downloading with their lease run
+    /// out), one of the client with the fewest running, then the oldest.
     static let fairest = """
-        WITH running AS (SELECT client_id, COUNT(*) AS n FROM downloads WHERE status = 'downloading' AND lease_expires_at >= :now GROUP BY client_id)
+        WITH running AS (SELECT client_id, COUNT(*) AS n FROM downloads WHERE status = :downloading AND lease_expires_at >= :now GROUP BY client_id)
         SELECT d.* FROM downloads d LEFT JOIN running ON running.client_id = d.client_id
-        WHERE (d.status = 'queued' AND d.available_at <= :now) OR (d.status = 'downloading' AND d.lease_expires_at < :now)
+        WHERE (d.status = :queued AND d.available_at <= :now) OR (d.status = :downloading AND d.lease_expires_at < :now)
         ORDER BY COALESCE(running.n, 0), d.available_at, d.seq LIMIT 1
         """
 
-    /// The row is `seq` (first argument), still leased by `lease_owner` for the same attempt.
-    static let heldLease = "seq = ? AND status = 'downloading' AND lease_owner = ? AND attempts = ?"
+    static func fairestArguments(now: Date) -> StatementArguments {
+        ["now": now, "queued": Status.queued, "downloading": Status.downloading]
+    }
+
+    /// The row is `download`, still leased by its `lease_owner` for the same attempt (its arguments:
+    /// ``heldLeaseArguments(_:)``).
+    static let heldLease = "seq = ? AND status = ? AND lease_owner = ? AND attempts = ?"
+
+    static func heldLeaseArguments(_ download: DownloadRecord) -> StatementArguments {
+        [download.seq, Status.downloading, download.leaseOwner, download.attempts]
+    }
 
     /// The refusal of a client's link while `limit` of its downloads wait.
     public static func tooManyPending(_ limit: Int) -> PreviewError {

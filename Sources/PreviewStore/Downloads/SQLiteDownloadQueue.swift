@@ -48,7 +48,7 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
     public func leaseDownload(worker: String, leaseSeconds: TimeInterval) throws -> DownloadRecord? {
         try index.pool.write { db in
             let now = Date()
-            while var download = try DownloadRecord.fetchOne(db, sql: DownloadRecord.fairest, arguments: ["now": now]) {
+            while var download = try DownloadRecord.fetchOne(db, sql: DownloadRecord.fairest, arguments: DownloadRecord.fairestArguments(now: now)) {
                 download.updatedAt = now
                 download.leaseOwner = nil
                 download.leaseExpiresAt = nil
@@ -71,7 +71,7 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
     public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) throws -> Bool {
         try index.pool.write { db in
             try db.execute(sql: "UPDATE downloads SET lease_expires_at = ? WHERE \(DownloadRecord.heldLease)",
-                           arguments: [Date().addingTimeInterval(leaseSeconds), download.seq, download.leaseOwner, download.attempts])
+                           arguments: StatementArguments([Date().addingTimeInterval(leaseSeconds)]) + DownloadRecord.heldLeaseArguments(download))
             return db.changesCount > 0
         }
     }
@@ -115,11 +115,12 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
 
     public func reclaimDownloadLeases(where isDead: (String) -> Bool) throws -> Int {
         try index.pool.write { db in
-            let owners = try String.fetchAll(db, sql: "SELECT DISTINCT lease_owner FROM downloads WHERE status = 'downloading'").filter(isDead)
+            let owners = try String.fetchAll(db, sql: "SELECT DISTINCT lease_owner FROM downloads WHERE status = ?",
+                                             arguments: [DownloadRecord.Status.downloading]).filter(isDead)
             var reclaimed = 0
             for owner in owners {
-                try db.execute(sql: "UPDATE downloads SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL WHERE status = 'downloading' AND lease_owner = ?",
-                               arguments: [owner])
+                try db.execute(sql: "UPDATE downloads SET status = ?, lease_owner = NULL, lease_expires_at = NULL WHERE status = ? AND lease_owner = ?",
+                               arguments: [DownloadRecord.Status.queued, DownloadRecord.Status.downloading, owner])
                 reclaimed += db.changesCount
             }
             return reclaimed
@@ -132,7 +133,7 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
 
     private func holdsLease(_ download: DownloadRecord, in db: Database) throws -> Bool {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM downloads WHERE \(DownloadRecord.heldLease)",
-                         arguments: [download.seq, download.leaseOwner, download.attempts]) == 1
+                         arguments: DownloadRecord.heldLeaseArguments(download)) == 1
     }
 
     // MARK: Devices
