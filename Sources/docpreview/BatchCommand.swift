@@ -45,8 +45,8 @@ struct BatchCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("No such folder: \(directory)")
         }
-        let pipeline = DocumentPipeline(store: try storeOptions.open(), configuration: configuration, openDocuments: 8,
-                                        isolation: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli), logger: .cli)
+        let pipeline = try storeOptions.documents(configuration: configuration,
+                                                  renderers: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli)).pipeline
         let runner = BatchRunner(pipeline: pipeline, jobs: jobs, owner: owner, type: type, renditions: renditions)
         let bar = ProgressBar()
         let result = try await runner.run(folder) { bar.update($0) }

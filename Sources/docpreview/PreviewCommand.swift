@@ -25,8 +25,8 @@ struct PreviewCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let store = try storeOptions.open()
-        let pipeline = DocumentPipeline(store: store, logger: .cli)
+        let pipeline = try storeOptions.documents().pipeline
+        let store = pipeline.store
         let report = CommandReport(json: json)
         let document: DocumentRecord?
         if let hash = BlobHash(hex: reference) {

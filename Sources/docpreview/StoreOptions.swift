@@ -5,6 +5,7 @@ import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
+import PreviewRenderers
 import PreviewStore
 
 /// `--store DIR`, else `$DOCPREVIEW_STORE`, else `./docpreview-store`; `--database postgres://…`,
@@ -59,10 +60,12 @@ struct StoreOptions: ParsableArguments {
 
     func open() throws -> Store { try backend().store }
 
-    /// The document service over the store and its queue, holding documents to `configuration`'s rules.
-    func documents(configuration: Configuration = Configuration()) throws -> DocumentService {
-        let backend = try backend()
-        return DocumentService(pipeline: DocumentPipeline(store: backend.store, configuration: configuration, logger: .cli), queue: backend.queue)
+    /// The document service over the store, its queue and downloads, holding documents to
+    /// `configuration`'s rules, rendering in `renderers`' children (nil: in this process).
+    func documents(configuration: Configuration = Configuration(), renderers: RendererPool? = nil,
+                   arrivals: JobArrivals? = nil, logger: Logger = .cli) throws -> DocumentService {
+        DocumentService(backend: try backend(), configuration: configuration, renderers: renderers,
+                        openDocuments: 8, arrivals: arrivals, logger: logger)
     }
 
     private func databaseAddress() throws -> String? {

@@ -37,7 +37,10 @@ struct Harness {
          signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil,
          settings adjust: (inout ServerSettings) -> Void = { _ in }) throws {
         self.folder = folder
-        pipeline = DocumentPipeline(store: opened.store, configuration: Configuration(limits: limits), clock: clock, logger: Logger(label: "test"))
+        // Built as `serve` builds it, rendering in this process.
+        let documents = DocumentService(backend: opened, configuration: Configuration(limits: limits), arrivals: arrivals, clock: clock,
+                                        logger: Logger(label: "test"))
+        pipeline = documents.pipeline
         queue = opened.queue
         var settings = ServerSettings()
         settings.token = token
@@ -45,8 +48,7 @@ struct Harness {
         settings.signingKeys = signingKeys
         settings.passwordWindow = passwordWindow
         adjust(&settings)
-        server = DocumentServer(documents: DocumentService(pipeline: pipeline, queue: queue, arrivals: arrivals, downloads: opened.downloads), settings: settings,
-                                logger: Logger(label: "test"))
+        server = DocumentServer(documents: documents, settings: settings, logger: Logger(label: "test"))
     }
 
     @discardableResult

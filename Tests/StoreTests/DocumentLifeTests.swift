@@ -211,13 +211,13 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let opened = try backend.open(root: folder.url.appendingPathComponent("store"))
-        let pipeline = DocumentPipeline(store: opened.store, logger: logger)
+        let documents = DocumentService(backend: opened, logger: logger)
+        let pipeline = documents.pipeline
         let labels = DocumentLabels(owner: "ana", title: "clip", filename: "clip.mp4")
         let v1 = try #require(pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: labels).documentID)
         _ = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "ana", title: "clip", filename: "clip.pdf"))
         let blobs = try opened.store.blobs.allBlobs().count
 
-        let documents = DocumentService(pipeline: pipeline, queue: opened.queue)
         let (restored, job) = try documents.restore(version: 1, of: v1)
         let original = try #require(try opened.store.index.document(id: v1))
         #expect(restored.version == 3 && restored.sha256 == original.sha256 && restored.id != v1)
@@ -234,7 +234,7 @@ import Testing
     @Test(arguments: TestBackend.available) func aRetriedJobForgetsItsFilesFailures(backend: TestBackend) throws {
         let indexed = try Indexed(backend)
         defer { indexed.folder.remove() }
-        let documents = DocumentService(pipeline: DocumentPipeline(store: indexed.store, logger: logger), queue: indexed.backend.queue)
+        let documents = DocumentService(backend: indexed.backend, logger: logger)
         let (stored, _) = try indexed.backend.queue.enqueue(try indexed.add(title: "scan", status: .pending))
         let (leased, _) = try #require(try indexed.backend.queue.lease(worker: "test", leaseSeconds: 60, kinds: [.preview]))
         let crash = PreviewError(.corrupt, "The file crashed the renderer.")

@@ -33,7 +33,8 @@ import Testing
         defer { folder.remove() }
         let opened = try TestBackend.sqlite.open(root: folder.url.appendingPathComponent("store"), blobs: blobs)
         let store = opened.store
-        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let documents = DocumentService(backend: opened, logger: logger)
+        let pipeline = documents.pipeline
         let refused = try store.blobs.stage(fileAt: Fixtures.sample("document-5-pages.pdf"))
         let orphan = try refused.finish()
         #expect(throws: Refused.self) { try store.storeOriginal(refused) { throw Refused() } }
@@ -44,7 +45,7 @@ import Testing
 
         let report = try store.verify()
         #expect(report.isClean && report.unreferenced.map(\.sha256) == [orphan.hex] && report.unreferenced[0].isOrphan, "\(report)")
-        let recovery = try DocumentService(pipeline: pipeline, queue: opened.queue).recover(includingQuarantine: false)
+        let recovery = try documents.recover(includingQuarantine: false)
         #expect(recovery.recovered.isEmpty && recovery.orphans == 1)
 
         let collected = try store.collectGarbage(grace: 0, dryRun: false, logger: logger)
@@ -111,7 +112,8 @@ import Testing
         defer { folder.remove() }
         let opened = try backend.open(root: folder.url.appendingPathComponent("store"))
         let store = opened.store
-        let pipeline = DocumentPipeline(store: store, logger: logger)
+        let documents = DocumentService(backend: opened, logger: logger)
+        let pipeline = documents.pipeline
         _ = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "letter", filename: "letter.pdf"))
         let film = pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(title: "film", filename: "film.mp4"))
         _ = try store.index.delete(documentID: try #require(film.documentID), version: nil)
@@ -127,7 +129,7 @@ import Testing
         #expect(try store.verify().isClean)
         #expect(try store.collectGarbage(grace: 3600, dryRun: false, logger: logger).purged == 0, "kept for the grace period")
 
-        let recovery = try DocumentService(pipeline: pipeline, queue: opened.queue).recover(includingQuarantine: true)
+        let recovery = try documents.recover(includingQuarantine: true)
         #expect(recovery.unquarantined == 2 && recovery.derivatives == 1)
         #expect(recovery.recovered.map(\.sha256) == [filmHash.hex], "a removal by mistake can be undone within the grace period")
         #expect(try store.blobs.quarantined().isEmpty)

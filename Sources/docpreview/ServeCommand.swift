@@ -137,10 +137,6 @@ struct ServeCommand: AsyncParsableCommand {
         if let bytes = previewCacheSize.flatMap(Limits.parseByteCount) { configuration.limits.previewCacheBytes = bytes }
         // Workers and preview requests share the children: two more than the workers, so one owner's slow
         // pages (one on-demand render per owner) leave a child for everyone else's previews.
-        let backend = try storeOptions.backend()
-        let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
-                                        isolation: isolation.pool(jobs: workers + 2, limits: configuration.limits, logger: logger),
-                                        logger: logger)
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
@@ -171,8 +167,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         // Uploads and links announce their work to this process's workers and fetchers, when it has any.
-        let documents = DocumentService(pipeline: pipeline, queue: backend.queue,
-                                        arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, downloads: backend.downloads)
+        let documents = try storeOptions.documents(configuration: configuration,
+                                                   renderers: isolation.pool(jobs: workers + 2, limits: configuration.limits, logger: logger),
+                                                   arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger)
         var services: [any Service] = [try buildApplication(server)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }
@@ -182,110 +179,4 @@ struct ServeCommand: AsyncParsableCommand {
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
-}
-
-/// `docpreview worker`: processes a store's queue from another process.
-struct WorkerCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "worker", abstract: "Process queued jobs of a store until SIGTERM/SIGINT.")
-
-    @Option(help: "Jobs processed at once.")
-    var concurrency = ProcessInfo.processInfo.activeProcessorCount
-
-    @Option(help: ArgumentHelp("How long a job stays this worker's without word from it (renewed every third of it while the job runs): how soon another host takes over a dead worker's jobs. Default: twice the job time + 30 s.", valueName: "seconds"))
-    var leaseSeconds: Double?
-
-    func validate() throws {
-        try OptionRange.check("--concurrency", concurrency, 1...256)
-        if let leaseSeconds { try OptionRange.check("--lease-seconds", leaseSeconds, 3...86_400) }
-    }
-
-    @OptionGroup var isolation: IsolationOptions
-    @OptionGroup var validation: ValidationOptions
-    @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var fetch: FetchOptions
-
-    func run() async throws {
-        let logger = Logger.cli
-        let configuration = try validation.settings.configuration()
-        let backend = try storeOptions.backend()
-        let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: 8,
-                                        isolation: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),
-                                        logger: logger)
-        let documents = DocumentService(pipeline: pipeline, queue: backend.queue, downloads: backend.downloads)
-        var worker = QueueWorker(documents: documents, concurrency: concurrency, logger: logger)
-        if let leaseSeconds { worker.leaseSeconds = leaseSeconds }
-        var services: [any Service] = [worker]
-        if let fetcher = fetch.worker(documents: documents, logger: logger) { services.append(fetcher) }
-        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
-    }
-}
-
-
-/// `docpreview signing-key`: a new line for `serve --signing-key-file`.
-struct SigningKeyCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "signing-key", abstract: "Print a new signing key line (ID SECRET) for serve --signing-key-file.",
-        discussion: """
-            Rotation: put the new line first in the file (it signs from the next start), keep the old one until the URLs \
-            it signed have expired (a day at most), then remove it: its URLs are refused from then on.
-            """)
-
-    func run() throws {
-        print(SigningKeys.newLine())
-    }
-}
-
-/// `docpreview tls-init --out DIR`: a self-signed certificate for a private server, and its pin.
-struct TLSInitCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "tls-init", abstract: "Make a self-signed TLS certificate and key for serve --tls-cert/--tls-key; print the pin clients check.",
-        discussion: """
-            Writes DIR/cert.pem and DIR/key.pem (readable by this user only) for the names and addresses given with --name \
-            (default: localhost, 127.0.0.1, ::1 and this host's name), valid for 825 days. Prints the SHA-256 pin of its \
-            public key (base64, and as curl's --pinnedpubkey takes it): what a mobile client pins instead of trusting a CA.
-            """)
-
-    @Option(help: ArgumentHelp("The folder for cert.pem and key.pem.", valueName: "dir"))
-    var out: String
-
-    @Option(help: ArgumentHelp("A host name or IP address clients reach the server by (repeatable).", valueName: "name"))
-    var name: [String] = []
-
-    @Flag(help: "Print JSON.")
-    var json = false
-
-    func run() throws {
-        let names = name.isEmpty ? ["localhost", "127.0.0.1", "::1", ProcessInfo.processInfo.hostName] : name
-        let made = try SelfSignedCertificate(names: names.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })
-        let folder = URL(fileURLWithPath: out)
-        let (certificate, key) = (folder.appendingPathComponent("cert.pem"), folder.appendingPathComponent("key.pem"))
-        guard !FileManager.default.fileExists(atPath: key.path) else {
-            throw ValidationError("\(key.path) exists; a new key would change the pin clients check. Remove it first if that is what you want.")
-        }
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: key.path, contents: Data(made.privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteNoPermission)
-            }
-            try Data(made.certificatePEM.utf8).write(to: certificate)
-        } catch {
-            throw ValidationError("Cannot write to \(folder.path): \(error.localizedDescription)")
-        }
-        try CommandReport(json: json).succeed(TLSInitReport(certificate: certificate.path, key: key.path, pin: made.pin, curlPin: "sha256//\(made.pin)"),
-                                              human: "\(certificate.path)\n\(key.path)\npin (SHA-256 of the public key): \(made.pin)\n"
-                                                  + "curl --cacert \(certificate.path) --pinnedpubkey sha256//\(made.pin) https://localhost:8080/healthz")
-    }
-}
-
-/// What `tls-init --json` prints.
-struct TLSInitReport: Encodable {
-    var certificate: String
-    var key: String
-    var pin: String
-    /// The pin as curl's `--pinnedpubkey` takes it.
-    var curlPin: String
-
-    enum CodingKeys: String, CodingKey { case certificate, key, pin, curlPin = "curl_pin" }
 }

@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `docpreview delete ID [--version N]`: a document with all its versions, or one version.
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a document (all versions, or one); gc reclaims what nothing refers to any more.")
+
+    @Argument(help: "A document id (any of its versions).")
+    var id: String
+
+    @Option(help: "Only this version.")
+    var version: Int?
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        if let version { try OptionRange.check("--version", version, 1...Int(Int32.max)) }
+    }
+
+    func run() throws {
+        let documents = try storeOptions.documents()
+        let report = CommandReport(json: json)
+        let deletion = try report.attempt { try documents.delete(id: id, version: version) }
+        let numbers = deletion.versions.map(\.version).sorted()
+        try report.succeed(DeletionView(deletion, id: id), human: "deleted \(numbers.map { "v\($0)" }.joined(separator: ", ")); \(deletion.cancelledJobs) jobs cancelled")
+    }
+}

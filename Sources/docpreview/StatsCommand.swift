@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PreviewCore
+import PreviewDocuments
+import PreviewPipeline
+import PreviewStore
+
+/// `docpreview stats [--owner O]`: the storage cards, from the index.
+struct StatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Storage statistics, overall or for one owner.")
+
+    @Option(help: "Only this owner's documents.")
+    var owner: String?
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let statistics = try storeOptions.documents().statistics(owner: owner)
+        func listed(_ counts: [String: Int]) -> String {
+            counts.isEmpty ? "—" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        }
+        let human = """
+            documents \(statistics.documents) (\(statistics.versions) versions)\(owner.map { " for \($0)" } ?? "")
+            most common type: \(statistics.mostCommonType ?? "—")
+            by type: \(listed(statistics.byType))
+            by kind: \(listed(statistics.byKind))
+            logical \(statistics.logicalBytes) bytes, stored \(statistics.storedBytes) bytes, dedup ratio \(String(format: "%.2f", statistics.dedupRatio))
+            previews \(statistics.previews), \(statistics.previewBytes) bytes
+            """
+        try CommandReport(json: json).succeed(statistics, human: human)
+    }
+}
