@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "PreviewPipeline", targets: ["PreviewPipeline"]),
         .library(name: "PreviewPostgres", targets: ["PreviewPostgres"]),
         .library(name: "PreviewDocuments", targets: ["PreviewDocuments"]),
+        .library(name: "PreviewComposition", targets: ["PreviewComposition"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -160,14 +161,21 @@ let package = Package(
         ]),
 
         // A document's life above the pipeline and the queue: the worker service, recovery, the
-        // store's fault handling, and the choice between the embedded and the PostgreSQL backends.
+        // store's fault handling; over the index, queue and blob protocols, whichever drivers they have.
         .target(name: "PreviewDocuments", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewPostgres", "PreviewS3", "PreviewFetch",
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewFetch",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+
+        // The composition root: the choice of backends (SQLite or PostgreSQL, a folder or S3) and the
+        // one place the document service is built, for the commands and the tests alike.
+        .target(name: "PreviewComposition", dependencies: [
+            "PreviewCore", "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewPostgres", "PreviewS3", "PreviewDocuments",
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         // The HTTP front: uploads, documents, previews, statistics, health, metrics, a small page.
@@ -194,7 +202,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "PreviewBackendTestSupport", dependencies: [
-            "PreviewDocuments", "PreviewPostgres", "PreviewS3", "PreviewTestSupport",
+            "PreviewComposition", "PreviewPostgres", "PreviewS3", "PreviewTestSupport",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
@@ -207,6 +215,7 @@ let package = Package(
                 "PreviewPipeline",
                 "PreviewPostgres",
                 "PreviewDocuments",
+                "PreviewComposition",
                 "PreviewFetch",
                 "PreviewServer",
                 "PreviewStore",
@@ -225,13 +234,14 @@ let package = Package(
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: [
-            "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewTestSupport",
+            "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
             "PreviewBackendTestSupport", "PreviewS3",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "ServerTests", dependencies: [
-            "PreviewServer", "PreviewPostgres", "PreviewS3", "PreviewDocuments", "PreviewTestSupport", "PreviewBackendTestSupport",
+            "PreviewServer", "PreviewPostgres", "PreviewS3", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
+            "PreviewBackendTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

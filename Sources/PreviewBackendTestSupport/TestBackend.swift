@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import PreviewDocuments
+import PreviewComposition
 import PreviewPostgres
 import PreviewS3
 import PreviewTestSupport

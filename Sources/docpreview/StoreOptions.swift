@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PreviewCore
+import PreviewComposition
 import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import PreviewBackendTestSupport
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline

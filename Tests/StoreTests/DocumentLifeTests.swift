@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PreviewBackendTestSupport
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline

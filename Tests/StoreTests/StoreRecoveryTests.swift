@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import PreviewBackendTestSupport
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 @testable import PreviewPipeline

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PreviewDocuments
 import PreviewPostgres
 import PreviewS3
 import PreviewStore

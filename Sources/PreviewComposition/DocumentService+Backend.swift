@@ -1,5 +1,6 @@
 import Logging
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 import PreviewRenderers
 import PreviewStore
