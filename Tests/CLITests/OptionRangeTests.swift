@@ -34,6 +34,7 @@ import Testing
             ["serve", "--workers", "100000"] + store, ["serve", "--idle-timeout", "9223372036854775807"] + store,
             ["serve", "--idle-timeout", "0"] + store, ["serve", "--max-renders", "0"] + store, ["serve", "--max-queued", "-1"] + store,
             ["worker", "--concurrency", "0"] + store, ["worker", "--concurrency", "9223372036854775807"] + store,
+            ["tokens", "add"] + store, ["tokens", "revoke"] + store, ["tokens", "forget", "x"] + store,
         ]
         for arguments in cases {
             let result = try DocPreviewProcess.run(arguments, timeout: 30)
