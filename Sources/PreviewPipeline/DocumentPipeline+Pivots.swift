@@ -87,7 +87,7 @@ extension DocumentPipeline {
         do {
             let result = try store.blobs.put(bytes: pdf, as: .derivative)
             logger.debug("converted", metadata: ["preview.sha256": "\(source)", "preview.pivot": "\(result)"])
-            return Pivot(record: DerivativeRecord(key: key.hash, sourceSha256: source, operation: "convert", parameters: key.parameters,
+            return Pivot(record: DerivativeRecord(key: key.hash, sourceSha256: source, operation: .convert, parameters: key.parameters,
                                                   renderer: Renderers.officeVersion, resultSha256: result, width: 0, height: 0,
                                                   createdAt: Date()),
                          size: pdf.count, facts: facts)

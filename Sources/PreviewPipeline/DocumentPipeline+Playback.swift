@@ -207,7 +207,7 @@ extension DocumentPipeline {
         } catch {
             throw PreviewError.storing(error, "A playback file could not be stored.")
         }
-        let record = DerivativeRecord(key: playbackKey(document.sha256, file: file), sourceSha256: document.sha256, operation: "playback",
+        let record = DerivativeRecord(key: playbackKey(document.sha256, file: file), sourceSha256: document.sha256, operation: .playback,
                                       parameters: file, renderer: renderers.playback.renditionRecipe, resultSha256: hash,
                                       width: width, height: height, createdAt: Date())
         return NewDerivative(record: record, size: size, mime: mime)

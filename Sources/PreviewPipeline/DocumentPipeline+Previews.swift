@@ -87,7 +87,7 @@ extension DocumentPipeline {
     /// A render made now, `image`, whose blob is (or will be) `result`: its row, not yet recorded.
     func rendered(_ image: RenderedImage, as result: BlobHash, key: (hash: String, parameters: String), source: BlobHash,
                   renderer: any Renderer, onDemand: Bool) -> PreviewOutcome {
-        let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: "render", parameters: key.parameters,
+        let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: .render, parameters: key.parameters,
                                       renderer: renderer.version, resultSha256: result, width: image.width, height: image.height,
                                       createdAt: Date(), onDemand: onDemand)
         return PreviewOutcome(record: record, cached: false, rendered: image,

@@ -86,7 +86,7 @@ extension DocumentPipeline {
             do {
                 let writer = try store.blobs.stage(fileAt: output)
                 let hash = try writer.publish(as: .derivative)
-                return (DerivativeRecord(key: key, sourceSha256: source, operation: "pyramid", parameters: "{}", renderer: recipe,
+                return (DerivativeRecord(key: key, sourceSha256: source, operation: .pyramid, parameters: "{}", renderer: recipe,
                                          resultSha256: hash, width: facts.width ?? 0, height: facts.height ?? 0, createdAt: Date()),
                         writer.size)
             } catch {

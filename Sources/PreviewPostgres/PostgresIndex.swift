@@ -224,7 +224,7 @@ public struct PostgresIndex: DocumentIndex {
         let row = try connections.query("""
             WITH scoped AS (SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner)),
             current AS (SELECT DISTINCT ON (owner, type, title) * FROM scoped ORDER BY owner, type, title, version DESC),
-            pivots AS (SELECT result_sha256 AS sha256 FROM derivatives WHERE operation = 'convert' AND source_sha256 IN (SELECT sha256 FROM scoped)),
+            pivots AS (SELECT result_sha256 AS sha256 FROM derivatives WHERE operation = \(DerivativeOperation.convert.rawValue) AND source_sha256 IN (SELECT sha256 FROM scoped)),
             results AS (SELECT COALESCE(b.size, 0) AS size FROM derivatives v LEFT JOIN blobs b ON b.sha256 = v.result_sha256
                         WHERE v.source_sha256 IN (SELECT sha256 FROM scoped) OR v.source_sha256 IN (SELECT sha256 FROM pivots))
             SELECT
@@ -275,7 +275,7 @@ struct PostgresWrites: IndexWrites {
         try session.query("""
             INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at,
                                      on_demand, used_at)
-            VALUES (\(derivative.key), \(derivative.sourceSha256.hex), \(derivative.operation), \(derivative.parameters),
+            VALUES (\(derivative.key), \(derivative.sourceSha256.hex), \(derivative.operation.rawValue), \(derivative.parameters),
                 \(derivative.renderer), \(derivative.resultSha256.hex), \(derivative.width), \(derivative.height), \(derivative.createdAt),
                 \(derivative.onDemand), \(derivative.usedAt))
             ON CONFLICT DO NOTHING

@@ -26,7 +26,7 @@ extension DocumentRecord {
 extension DerivativeRecord {
     init(row: PostgresRandomAccessRow) throws {
         self.init(key: try row["key"].decode(String.self), sourceSha256: try row.hash("source_sha256"),
-                  operation: try row["operation"].decode(String.self), parameters: try row["parameters"].decode(String.self),
+                  operation: try row.decode("operation", as: DerivativeOperation.self), parameters: try row["parameters"].decode(String.self),
                   renderer: try row["renderer"].decode(String.self), resultSha256: try row.hash("result_sha256"),
                   width: try row["width"].decode(Int.self), height: try row["height"].decode(Int.self),
                   createdAt: try row["created_at"].decode(Date.self), onDemand: try row["on_demand"].decode(Bool.self),

@@ -122,6 +122,18 @@ public struct BlobRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
     }
 }
 
+/// What a derivative was made by.
+public enum DerivativeOperation: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    /// A picture of a page, a frame or an image (previews, thumbnails, zoom regions).
+    case render
+    /// An office, text or CSV document's PDF pivot, which its pages are rendered from.
+    case convert
+    /// A large picture's tiled pyramid, which its zoom regions are cut from.
+    case pyramid
+    /// A video's playback files (rendition, ladder, thumbnails track) and their manifest.
+    case playback
+}
+
 /// A derivative: (source, operation, parameters, renderer version) → result blob. Like an action
 /// cache over the blob store: the same request is never rendered twice.
 public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
@@ -130,7 +142,7 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
     /// SHA-256 over the other key fields; the primary key.
     public var key: String
     public var sourceSha256: BlobHash
-    public var operation: String
+    public var operation: DerivativeOperation
     /// Canonical JSON of the request.
     public var parameters: String
     public var renderer: String
@@ -144,7 +156,7 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
     /// When it was last served (at most an hour stale); for eviction.
     public var usedAt: Date
 
-    public init(key: String, sourceSha256: BlobHash, operation: String, parameters: String, renderer: String,
+    public init(key: String, sourceSha256: BlobHash, operation: DerivativeOperation, parameters: String, renderer: String,
                 resultSha256: BlobHash, width: Int, height: Int, createdAt: Date, onDemand: Bool = false, usedAt: Date? = nil) {
         self.key = key
         self.sourceSha256 = sourceSha256

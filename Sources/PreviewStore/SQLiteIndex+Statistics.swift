@@ -42,7 +42,7 @@ extension SQLiteIndex {
             let derivatives = """
                 SELECT COALESCE(b.size, 0) AS size FROM derivatives v LEFT JOIN blobs b ON b.sha256 = v.result_sha256
                 WHERE v.source_sha256 IN (\(originals))
-                OR v.source_sha256 IN (SELECT p.result_sha256 FROM derivatives p WHERE p.operation = 'convert' AND p.source_sha256 IN (\(originals)))
+                OR v.source_sha256 IN (SELECT p.result_sha256 FROM derivatives p WHERE p.operation = '\(DerivativeOperation.convert.rawValue)' AND p.source_sha256 IN (\(originals)))
                 """
             var statistics = StorageStatistics(
                 owner: owner,

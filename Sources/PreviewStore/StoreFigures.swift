@@ -116,7 +116,7 @@ public enum StoreFigures {
     public static let derivativeInserted = [
         """
         INSERT INTO derivative_figures (key, root, size) VALUES (NEW.key,
-            COALESCE((SELECT p.source_sha256 FROM derivatives p WHERE p.result_sha256 = NEW.source_sha256 AND p.operation = 'convert' LIMIT 1),
+            COALESCE((SELECT p.source_sha256 FROM derivatives p WHERE p.result_sha256 = NEW.source_sha256 AND p.operation = '\(DerivativeOperation.convert.rawValue)' LIMIT 1),
                      NEW.source_sha256),
             COALESCE((SELECT size FROM blobs WHERE sha256 = NEW.result_sha256), 0))
         """,
@@ -147,7 +147,7 @@ public enum StoreFigures {
         """
         INSERT INTO derivative_figures (key, root, size)
         SELECT v.key, COALESCE((SELECT p.source_sha256 FROM derivatives p WHERE p.result_sha256 = v.source_sha256
-                                AND p.operation = 'convert' LIMIT 1), v.source_sha256), COALESCE(b.size, 0)
+                                AND p.operation = '\(DerivativeOperation.convert.rawValue)' LIMIT 1), v.source_sha256), COALESCE(b.size, 0)
         FROM derivatives v LEFT JOIN blobs b ON b.sha256 = v.result_sha256
         """,
         "INSERT INTO blob_previews (sha256, previews, bytes) SELECT root, COUNT(*), SUM(size) FROM derivative_figures GROUP BY root",

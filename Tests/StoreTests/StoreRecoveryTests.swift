@@ -170,7 +170,7 @@ import Testing
             func keep(_ text: String, _ file: String, mime: String) throws -> BlobHash {
                 let hash = try store.blobs.put(bytes: Array(text.utf8), as: .derivative)
                 try store.index.recordDerivative(DerivativeRecord(
-                    key: "test-\(tag)-\(file)", sourceSha256: video.sha256, operation: "playback", parameters: file, renderer: "test",
+                    key: "test-\(tag)-\(file)", sourceSha256: video.sha256, operation: .playback, parameters: file, renderer: "test",
                     resultSha256: hash, width: 0, height: 0, createdAt: Date()), resultSize: text.utf8.count, resultMime: mime)
                 return hash
             }
