@@ -180,7 +180,7 @@ let package = Package(
 
         // The HTTP front: uploads, documents, previews, statistics, health, metrics, a small page.
         .target(name: "PreviewServer", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewDocuments",
+            "PreviewCore", "PreviewStore", "PreviewDocuments",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdHTTP2", package: "hummingbird"),

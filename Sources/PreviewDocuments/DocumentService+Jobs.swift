@@ -24,6 +24,12 @@ extension DocumentService {
         return view
     }
 
+    /// The files a video's playback job has made so far (rendition, ladder, thumbnails track); nil
+    /// for other documents and before it has made any.
+    public func playbackManifest(of document: DocumentRecord) throws -> PlaybackManifest? {
+        try pipeline.playbackManifest(of: document)
+    }
+
     /// A video's renditions and thumbnails as far as its playback job has gone; nil for other documents.
     func playback(of document: DocumentRecord) throws -> PlaybackView? {
         guard document.playback != nil else { return nil }

@@ -2,6 +2,7 @@ import _CryptoExtras
 import Crypto
 import Foundation
 import PreviewCore
+import PreviewPipeline
 import PreviewStore
 
 /// Share links: a document shared with a person (a school), who opens it at `/s/<token>` without
@@ -96,6 +97,31 @@ extension DocumentService {
             throw PreviewError(.notFound, "There is no such link.")
         }
         return (share, try sharedDocument(share))
+    }
+
+    /// Share `id`'s openings and downloads, newest first; `not_found` for no such share.
+    public func visits(ofShare id: String) throws -> [ShareVisit] {
+        guard try store.index.share(id: id) != nil else { throw PreviewError(.notFound, "No share \(id).") }
+        return try store.index.shareVisits(id: id)
+    }
+
+    /// The page of an opened share shows `document` with its playback files: the opening is
+    /// counted when `counted` (a `GET`; a `HEAD` is not).
+    public func showShare(_ share: ShareRecord, document: DocumentRecord, counted: Bool) throws -> PlaybackManifest? {
+        if counted { try store.index.recordShareVisit(id: share.id, .opened) }
+        return try playbackManifest(of: document)
+    }
+
+    /// Admits a request for the media of share `id`'s page: `forbidden` for no such share, `gone`
+    /// when it no longer shows anything, `forbidden` for the `original` (or a `download`) unless
+    /// it allows downloads. A `download` is counted.
+    public func admitShareMedia(share id: String, original: Bool, download: Bool) throws {
+        guard let share = try store.index.share(id: id) else { throw PreviewError(.forbidden, "This link is not valid.") }
+        _ = try sharedDocument(share)
+        if original || download {
+            guard share.allowDownload else { throw PreviewError(.forbidden, "This link does not allow downloads.") }
+        }
+        if download { try store.index.recordShareVisit(id: id, .downloaded) }
     }
 
     /// The version `share` shows now, or `gone`.

@@ -33,6 +33,18 @@ public struct DocumentService: Sendable {
 
     // MARK: Accepting
 
+    /// The largest file accepted, in bytes.
+    public var maxFileBytes: Int { pipeline.configuration.limits.maxFileBytes }
+
+    /// How many jobs wait to be leased.
+    public func queuedJobs() throws -> Int { try jobCounts()[.queued, default: 0] }
+
+    /// The jobs of each status.
+    public func jobCounts() throws -> [JobRecord.Status: Int] { try queue.counts() }
+
+    /// A writer that stages an upload's bytes in the store while they arrive, for ``accept(_:labels:)``.
+    public func receiving() throws -> BlobWriter { try BlobWriter(storage: store.blobs) }
+
     /// Accepts bytes received into `writer` (an upload) under `labels`: validated like a local
     /// file, published, and indexed with its job in one transaction. Only then is it accepted.
     /// Throws the refusal (a ``PreviewError``) or the store's failure.
@@ -48,8 +60,10 @@ public struct DocumentService: Sendable {
 
     /// Ingests the local file at `url` under `labels` (`ingest`, `batch`): stored and its thumbnail
     /// made now, not queued. Never throws: every failure is an outcome.
-    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil) -> IngestOutcome {
-        pipeline.ingest(url, labels: labels, reportedPath: reportedPath)
+    /// With `renditions`, a video's playback files are made too (`ingest --renditions`).
+    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, renditions: Bool = false) -> IngestOutcome {
+        let outcome = pipeline.ingest(url, labels: labels, reportedPath: reportedPath)
+        return renditions ? pipeline.addingPlayback(to: outcome) : outcome
     }
 
     /// Indexes `record` with its job, `writer`'s staged bytes published first when given, under the

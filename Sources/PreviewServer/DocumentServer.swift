@@ -59,7 +59,7 @@ public struct DocumentServer: Sendable {
         let shares = settings.maxConnections == nil || settings.maxStreams == nil ? DescriptorBudget.shares(of: DescriptorBudget.raisedLimit()) : nil
         connections = ConnectionBudget(total: settings.maxConnections ?? shares?.connections ?? 1, perClient: settings.maxConnectionsPerClient)
         streams = StreamSlots(total: settings.maxStreams ?? shares?.streams ?? 1, perConnection: settings.maxStreamsPerConnection)
-        keeping = PreviewKeeping(offload: offload, pipeline: documents.pipeline, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)
+        keeping = PreviewKeeping(offload: offload, documents: documents, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)
         _ = ServerMetrics.registry
     }
 

@@ -1,10 +1,10 @@
 import Logging
 import Metrics
 import PreviewCore
-import PreviewPipeline
+import PreviewDocuments
 
 /// Answer first, persist right after: a preview rendered for a request is stored once its answer
-/// has gone (``DocumentPipeline/keep(_:)`` on the writes lane), so the client never waits on the
+/// has gone (``DocumentService/keep(_:)`` on the writes lane), so the client never waits on the
 /// cache write's fsyncs and rows. A write that fails, or one that a crash or a shutdown cuts short,
 /// costs that cache entry only: the next request renders the preview again. A shutdown waits a
 /// little for the writes pending (``settle(within:)``).
@@ -15,15 +15,15 @@ final class PreviewKeeping: Sendable {
     static let maxPending = 64
 
     private let offload: Offload
-    private let pipeline: DocumentPipeline
+    private let documents: DocumentService
     /// How long each write waits before it starts (test hooks only: a window to crash in).
     private let delay: Duration?
     private let logger: Logger
     private let pending = Locked(0)
 
-    init(offload: Offload, pipeline: DocumentPipeline, delay: Duration?, logger: Logger) {
+    init(offload: Offload, documents: DocumentService, delay: Duration?, logger: Logger) {
         self.offload = offload
-        self.pipeline = pipeline
+        self.documents = documents
         self.delay = delay
         self.logger = logger
     }
@@ -37,18 +37,18 @@ final class PreviewKeeping: Sendable {
     }
 
     /// Stores `outcome`'s new preview in the background; returns at once.
-    func keep(_ outcome: DocumentPipeline.PreviewOutcome) {
+    func keep(_ outcome: DocumentService.RenderedPreview) {
         guard outcome.new != nil else { return }
         guard pending.increment(below: Self.maxPending) else {
             Counter(label: "docpreview_previews_not_kept_total", dimensions: [("reason", "backlog")]).increment()
             return
         }
-        let (offload, pipeline, delay, logger, pending) = (offload, pipeline, delay, logger, pending)
+        let (offload, documents, delay, logger, pending) = (offload, documents, delay, logger, pending)
         Task {
             defer { pending.withLock { $0 -= 1 } }
             if let delay { try? await Task.sleep(for: delay) }
             do {
-                try await offload.run(.writes) { () throws -> Void in try pipeline.keep(outcome) }
+                try await offload.run(.writes) { () throws -> Void in try documents.keep(outcome) }
             } catch {
                 Counter(label: "docpreview_previews_not_kept_total", dimensions: [("reason", "failed")]).increment()
                 logger.error("a rendered preview could not be kept; it is rendered again when asked for",

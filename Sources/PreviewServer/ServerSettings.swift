@@ -7,7 +7,6 @@ import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 import ServiceLifecycle
 

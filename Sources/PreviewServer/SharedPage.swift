@@ -4,7 +4,6 @@ import Hummingbird
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 
 /// `/s/{token}`: a document shared with a person who has no account. Its title and its previews
@@ -17,7 +16,7 @@ enum SharedPage {
     /// How long the page's media URLs live: a film watched to its end, not a link kept for later.
     static let mediaSeconds = 3600
 
-    static func response(_ document: DocumentRecord, share: ShareRecord, playback: PlaybackManifest?, rules: DocumentRules,
+    static func response(_ document: DocumentRecord, share: ShareRecord, playback: DocumentService.Playback?, rules: DocumentRules,
                          signed: SignedURLs) -> Response {
         let expires = min(signed.clock.unixSeconds + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
         let links = ViewerPage.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in

@@ -4,7 +4,6 @@ import Hummingbird
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 
 /// `GET /ui/documents/{id}`: one document for people. Pages of a paged document as images the
@@ -59,7 +58,7 @@ enum ViewerPage {
             \(HomePage.byteText(document.size)) · \(SafeText.html(status.rawValue)) · \
             <a href="/v1/documents/\(document.id)/content?download=1">Download</a> · <a href="/ui/documents/\(document.id)/delete">Delete…</a></p>
             \(notice)\(document.errorMessage.map { "<p class=\"failed\">\(SafeText.html($0))</p>" } ?? "")
-            \(body(document, kind: kind, status: status, playback: try documents.pipeline.playbackManifest(of: document),
+            \(body(document, kind: kind, status: status, playback: try documents.playbackManifest(of: document),
                    links: MediaLinks(documentID: document.id)))
             <h2>Versions</h2>
             <table><tr><th>Version</th><th>File</th><th>Size</th><th>Uploaded</th><th>Status</th><th></th></tr>
@@ -115,7 +114,7 @@ enum ViewerPage {
     }
 
     /// What the document is shown as.
-    static func body(_ document: DocumentRecord, kind: FileKind, status: JobRecord.Status, playback: PlaybackManifest?,
+    static func body(_ document: DocumentRecord, kind: FileKind, status: JobRecord.Status, playback: DocumentService.Playback?,
                      links: MediaLinks) -> String {
         guard status == .done else { return "<p>The preview is \(SafeText.html(status.rawValue)); reload in a moment.</p>" }
         if document.previewStatus == .noPreview {
@@ -157,10 +156,10 @@ enum ViewerPage {
     /// every browser plays), the original after it (a browser that plays it natively may pick it;
     /// only where the page offers the original: a share without downloads plays what was made of
     /// it, never the file with its metadata), then the filmstrip of its thumbnails.
-    static func video(_ document: DocumentRecord, playback: PlaybackManifest?, links: MediaLinks) -> String {
+    static func video(_ document: DocumentRecord, playback: DocumentService.Playback?, links: MediaLinks) -> String {
         var sources = ""
         if playback?.ladder != nil {
-            sources += "<source src=\"\(links.url("hls/\(PlaybackManifest.Ladder.masterName)"))\" type=\"\(DocumentPipeline.playlistMime)\">"
+            sources += "<source src=\"\(links.url("hls/\(DocumentService.Playback.Ladder.masterName)"))\" type=\"\(DocumentService.playlistMime)\">"
         }
         if let rendition = playback?.rendition {
             sources += "<source src=\"\(links.url("renditions/\(rendition.name)"))\" type='\(rendition.mime); codecs=\"\(rendition.codecs)\"'>"

@@ -36,8 +36,7 @@ struct IngestCommand: ParsableCommand {
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
         let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent)
-        var outcome = documents.ingest(url, labels: labels, reportedPath: input)
-        if renditions { outcome = documents.pipeline.addingPlayback(to: outcome) }
+        let outcome = documents.ingest(url, labels: labels, reportedPath: input, renditions: renditions)
         print(json ? try CommandReport.encode(outcome) : CommandReport.forPeople(outcome.humanReadable))
         if outcome.exitCode != .success { throw outcome.exitCode }
     }

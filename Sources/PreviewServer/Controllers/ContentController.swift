@@ -7,7 +7,6 @@ import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 
 /// `GET|HEAD /v1/documents/{id}/content`: a document's original, streamed from its blob, with
@@ -37,13 +36,13 @@ struct ContentController {
             routes.add(method, "/v1/documents/:id/hls/:file") { request, context in
                 try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let file = context.parameters.get("file"), let hash = manifest.ladder?.files[file] else { return nil }
-                    return (hash, file.hasSuffix(".m3u8") ? DocumentPipeline.playlistMime : "video/mp4", nil)
+                    return (hash, file.hasSuffix(".m3u8") ? DocumentService.playlistMime : "video/mp4", nil)
                 }
             }
             routes.add(method, "/v1/documents/:id/trickplay/:file") { request, context in
                 try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let trickplay = manifest.trickplay, let file = context.parameters.get("file") else { return nil }
-                    if file == PlaybackManifest.Trickplay.trackName { return (trickplay.track, "text/vtt; charset=utf-8", nil) }
+                    if file == DocumentService.Playback.Trickplay.trackName { return (trickplay.track, "text/vtt; charset=utf-8", nil) }
                     return trickplay.sheets[file].map { ($0, "image/jpeg", nil) }
                 }
             }
@@ -56,7 +55,7 @@ struct ContentController {
         let documents = documents
         let (document, source) = try await offload.run(.reads) { () throws -> (DocumentRecord, BlobServingSource) in
             let document = try documents.document(id: id)
-            return (document, try documents.store.blobs.servingSource(for: document.sha256, size: document.size))
+            return (document, try documents.blobs.servingSource(for: document.sha256, size: document.size))
         }
         return try await serve(source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
                          disposition: ContentDisposition.value(inline: request.uri.queryParameters.get("download") == nil
@@ -66,17 +65,17 @@ struct ContentController {
     /// A file of a video's playback manifest that `pick` names (its blob, type and size when the
     /// manifest says), or `not_found`.
     func playbackFile(_ id: String, request: Request, context: ServerContext,
-                      pick: @escaping @Sendable (PlaybackManifest, DocumentRecord) -> (BlobHash, String, Int?)?) async throws -> Response {
+                      pick: @escaping @Sendable (DocumentService.Playback, DocumentRecord) -> (BlobHash, String, Int?)?) async throws -> Response {
         let documents = documents
         let (hash, mime, source) = try await offload.run(.reads) { () throws -> (BlobHash, String, BlobServingSource) in
             let document = try documents.document(id: id)
-            guard let manifest = try documents.pipeline.playbackManifest(of: document), let (hash, mime, size) = pick(manifest, document) else {
+            guard let manifest = try documents.playbackManifest(of: document), let (hash, mime, size) = pick(manifest, document) else {
                 throw APIError(.notFound, "The document has no such playback file (yet).")
             }
-            return (hash, mime, try documents.store.blobs.servingSource(for: hash, size: size))
+            return (hash, mime, try documents.blobs.servingSource(for: hash, size: size))
         }
         if let grant = context.signedGrant, let references = Reference(mime: mime) {
-            let text = try await offload.run(.reads) { String(decoding: try documents.store.blobs.read(hash), as: UTF8.self) }
+            let text = try await offload.run(.reads) { String(decoding: try documents.blobs.read(hash), as: UTF8.self) }
             let folder = String(request.uri.path[...request.uri.path.lastIndex(of: "/")!])
             return Response(status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
                             body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string:
@@ -101,7 +100,7 @@ struct ContentController {
         case playlist, track
 
         init?(mime: String) {
-            if mime == DocumentPipeline.playlistMime { self = .playlist } else if mime.hasPrefix("text/vtt") { self = .track } else { return nil }
+            if mime == DocumentService.playlistMime { self = .playlist } else if mime.hasPrefix("text/vtt") { self = .track } else { return nil }
         }
 
         /// `text` with each of its references to a file in `folder` replaced by a URL signed as `grant`
@@ -187,7 +186,7 @@ struct ContentController {
                              channel: (any Channel)?) async throws -> ResponseBody {
         let connection = StreamSlots.connection(of: channel)
         let checkedFirst = !whole || size <= Self.checkedBeforeHeaders
-        let (offload, logger, blobs) = (offload, logger, documents.store.blobs)
+        let (offload, logger, blobs) = (offload, logger, documents.blobs)
         switch source {
         case let .file(url):
             if checkedFirst, try await !offload.run(.reads, { try VerifiedFiles.shared.holds(url, hash) }) { throw damaged(hash) }

@@ -36,9 +36,9 @@ extension DocumentsController {
             throw APIError(.queueFull, "Too many uploads are arriving right now; try again shortly.", headers: [.retryAfter: "5"])
         }
         defer { uploads.leave(ticket) }
-        let limit = documents.pipeline.configuration.limits.maxFileBytes
-        let (queue, queueDepth) = (documents.queue, queueDepth)
-        let queued = try await offload.run(.reads) { try queueDepth.current { try queue.counts()[.queued, default: 0] } }
+        let (documents, queueDepth) = (documents, queueDepth)
+        let limit = documents.maxFileBytes
+        let queued = try await offload.run(.reads) { try queueDepth.current { try documents.queuedJobs() } }
         if queued > settings.maxQueuedJobs {
             throw APIError(.queueFull, "Too many documents are waiting; try again later.", headers: [.retryAfter: "30"])
         }
@@ -46,7 +46,7 @@ extension DocumentsController {
             Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "too_large")]).increment()
             throw UploadReceiver.tooLarge(limit)
         }
-        let writer = try BlobWriter(storage: documents.store.blobs)
+        let writer = try documents.receiving()
         var receiver = UploadReceiver(deadline: .now + settings.uploadTimeout)
         receiver.minimumBytesPerSecond = settings.minimumUploadBytesPerSecond
         let uploads = uploads
@@ -66,7 +66,6 @@ extension DocumentsController {
         let labels = try DocumentLabels(owner: fields["owner"], typeID: fields["type"], title: fields["title"],
                                         filename: fields["filename"] ?? receiver.fileName, rules: documents.rules)
         // Validation reads the staged file, publishing fsyncs it, the rows commit: off the cooperative pool.
-        let documents = documents
         let (document, job): (DocumentRecord, JobRecord)
         do {
             (document, job) = try await offload.run(.writes) { try documents.accept(writer, labels: labels) }

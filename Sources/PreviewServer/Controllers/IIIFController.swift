@@ -5,7 +5,6 @@ import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 import Synchronization
 
@@ -70,25 +69,25 @@ struct IIIFController {
             throw APIError(.notImplemented, message)
         }
         let keeping = wanted.isCanonicalTile(width: zoom.width, height: zoom.height)
-        let pipeline = documents.pipeline
+        let documents = documents
         var bytes: [UInt8]?
         var hash: BlobHash?
-        if keeping, let hit = try await offload.run(.reads, { try pipeline.cachedZoom(zoom, wanted.region, format: wanted.format) }) {
+        if keeping, let hit = try await offload.run(.reads, { try documents.storedZoom(zoom, wanted.region, format: wanted.format) }) {
             hash = hit.resultSha256
             if request.headers[.ifNoneMatch] == "\"\(hit.resultSha256.hex)\"" {
                 return Response(status: .notModified, headers: headers(identifier, etag: hit.resultSha256, format: wanted.format))
             }
-            bytes = try await offload.run(.reads) { PreviewsController.intactBytes(of: hit.resultSha256, in: pipeline.store) }
+            bytes = try await offload.run(.reads) { documents.intactBytes(of: hit.resultSha256) }
         }
         if bytes == nil {
             let made = try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
                 try await offload.render { () throws(PreviewError) in
-                    try pipeline.zoomed(zoom, wanted.region, format: wanted.format, keeping: keeping)
+                    try documents.zoom(zoom, wanted.region, format: wanted.format, keeping: keeping)
                 }
             }
             hash = made.hash
             bytes = made.bytes
-            if bytes == nil { bytes = try await offload.run(.reads) { PreviewsController.intactBytes(of: made.hash, in: pipeline.store) } }
+            if bytes == nil { bytes = try await offload.run(.reads) { documents.intactBytes(of: made.hash) } }
         }
         guard let bytes, let hash else { throw APIError(.internal, "The image could not be read back from the store; try again.") }
         Counter(label: "docpreview_iiif_images_total", dimensions: [("kind", keeping ? "tile" : "region")]).increment()
@@ -98,26 +97,19 @@ struct IIIFController {
     /// The document the identifier names, done, and what its regions are cut from (found once per
     /// version and page, in a render slot: it may build a pyramid or draw a poster frame).
     private func source(of identifier: IIIFService.Identifier, context: ServerContext) async throws
-        -> (DocumentRecord, DocumentPipeline.ZoomSource) {
+        -> (DocumentRecord, DocumentService.ZoomSource) {
         let documents = documents
-        let document = try await offload.run(.reads) { () throws -> DocumentRecord in
-            guard let version = identifier.version else { return try documents.document(id: identifier.document) }
-            guard let record = try documents.versions(of: identifier.document).first(where: { $0.version == version }) else {
-                throw APIError(.notFound, "The document has no version \(version).")
-            }
-            return record
-        }
-        switch document.status {
-        case .done: break
-        case .failed: throw APIError(document.error ?? PreviewError(.corrupt, "The document could not be processed."))
-        case .queued, .processing:
-            throw APIError(.unavailable, "The document is still being processed; ask again in a moment.", headers: [.retryAfter: "2"])
+        let document: DocumentRecord
+        do {
+            document = try await offload.run(.reads) { try documents.zoomable(identifier.document, version: identifier.version) }
+        } catch let error as PreviewError where error.code == .unavailable {
+            throw APIError(error, headers: [.retryAfter: "2"])
         }
         let key = ZoomSources.Key(document: document.id, version: document.version, page: identifier.page, dpi: settings.zoomDPI)
         if let known = sources[key] { return (document, known) }
-        let (pipeline, dpi) = (documents.pipeline, settings.zoomDPI)
+        let dpi = settings.zoomDPI
         let found = try await renders.admitting(document, context: context, testHooks: false) {
-            try await offload.render { () throws(PreviewError) in try pipeline.zoomSource(of: document, page: identifier.page, dpi: dpi) }
+            try await offload.render { () throws(PreviewError) in try documents.zoomSource(of: document, page: identifier.page, dpi: dpi) }
         }
         sources[key] = found
         return (document, found)
@@ -148,10 +140,10 @@ final class ZoomSources: Sendable {
     }
 
     static let capacity = 4096
-    private let known = Mutex<[Key: (DocumentPipeline.ZoomSource, Int)]>([:])
+    private let known = Mutex<[Key: (DocumentService.ZoomSource, Int)]>([:])
     private let clock = Atomic<Int>(0)
 
-    subscript(key: Key) -> DocumentPipeline.ZoomSource? {
+    subscript(key: Key) -> DocumentService.ZoomSource? {
         get { known.withLock { $0[key]?.0 } }
         set {
             let now = clock.wrappingAdd(1, ordering: .relaxed).newValue

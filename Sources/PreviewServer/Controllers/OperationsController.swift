@@ -15,7 +15,7 @@ struct OperationsController {
     func register(on routes: RouteTable) {
         routes.add(.get, "/healthz") { _, _ in "ok\n" }
         routes.add(.get, "/metrics") { _, context in
-            await gauges.refresh(queue: documents.queue, index: documents.store.index, offload: offload, faults: faults, logger: context.logger)
+            await gauges.refresh(documents: documents, offload: offload, faults: faults, logger: context.logger)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
         }

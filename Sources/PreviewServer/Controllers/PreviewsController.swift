@@ -6,7 +6,6 @@ import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 
 /// `GET /v1/documents/{id}/preview`: a document's previews, stored or rendered on demand within
@@ -28,43 +27,23 @@ struct PreviewsController {
 
     func preview(_ id: String, request: Request, context: ServerContext) async throws -> Response {
         let documents = documents
-        let document = try await offload.run(.reads) { try documents.document(id: id) }
-        let kind = document.kind
-        var wanted = try Self.renderRequest(request)
-        if wanted.width == nil && wanted.height == nil && kind.category != .pdf { wanted = wanted.asThumbnail }
-        wanted = wanted.onServedEdges
-
-        func notYet() throws -> Response {
-            try JSON.response(["status": document.status.rawValue, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
-        }
-        // An office document's thumbnail is ready before its job ends (made from its first page):
-        // while the job runs, what is stored is served and nothing is rendered.
-        let processing: Bool
-        switch document.status {
-        case .done: processing = false
-        case .failed:
-            throw APIError(document.error ?? PreviewError(.corrupt, "The document could not be processed."))
-        case .queued, .processing:
-            guard document.previewStatus == .ready else { return try notYet() }
-            processing = true
-        }
-        if document.previewStatus == .noPreview {
-            throw APIError(.unsupportedType, "No preview is made for \(kind.label).")
-        }
-        let (pipeline, rendering) = (documents.pipeline, wanted)
+        let asked = try Self.renderRequest(request)
         // A preview already made is found on the reads lane; only a render goes to the renders lane.
-        let hit = try await offload.run(.reads) { () throws -> DerivativeRecord? in
-            try pipeline.cachedPreview(source: document.sha256, kind: kind, request: rendering)
+        let (document, wanted, answer) = try await offload.run(.reads) { () throws -> (DocumentRecord, RenderRequest, DocumentService.PreviewAnswer) in
+            let document = try documents.document(id: id)
+            let wanted = documents.previewRequest(asked, for: document)
+            return (document, wanted, try documents.previewAnswer(wanted, of: document))
         }
         var record: DerivativeRecord
         // A preview rendered for this request is answered from the bytes the renderer returned.
         var bytes: [UInt8]?
-        if let hit {
-            record = hit
-        } else if processing {
-            return try notYet()
-        } else {
-            let made = try await render(document, request: rendering, context: context)
+        switch answer {
+        case .notYet:
+            return try JSON.response(["status": document.status.rawValue, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
+        case let .stored(stored):
+            record = stored
+        case .render:
+            let made = try await render(document, request: wanted, context: context)
             record = made.record
             bytes = made.rendered?.bytes
             keeping.keep(made)
@@ -76,17 +55,15 @@ struct PreviewsController {
         // is rendered again, which rewrites its blob.
         if bytes == nil {
             let stored = record.resultSha256
-            bytes = try await offload.run(.reads) { Self.intactBytes(of: stored, in: pipeline.store) }
+            bytes = try await offload.run(.reads) { documents.intactBytes(of: stored) }
         }
         if bytes == nil {
             context.logger.error("a stored preview is damaged or missing; rendering it again",
                                  metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "preview"), ("problem", "damaged")]).increment()
-            record = try await offload.render { () throws(PreviewError) in
-                try pipeline.preview(source: document.sha256, kind: kind, request: rendering, repairing: true).record
-            }
+            record = try await offload.render { () throws(PreviewError) in try documents.repairPreview(wanted, of: document) }
             let repaired = record.resultSha256
-            bytes = try await offload.run(.reads) { Self.intactBytes(of: repaired, in: pipeline.store) }
+            bytes = try await offload.run(.reads) { documents.intactBytes(of: repaired) }
             guard bytes != nil else { throw APIError(.internal, "The preview could not be stored intact; try again later.") }
             headers[.eTag] = "\"\(repaired.hex)\""
         }
@@ -97,13 +74,11 @@ struct PreviewsController {
     /// Renders a preview the cache did not have, once a render slot is free (only a render takes
     /// one, so a stored preview is served whatever is being rendered); not stored yet.
     private func render(_ document: DocumentRecord, request: RenderRequest, context: ServerContext) async throws
-        -> DocumentPipeline.PreviewOutcome {
+        -> DocumentService.RenderedPreview {
         try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
             let started = ContinuousClock.now
-            let pipeline = documents.pipeline
-            let made = try await offload.render { () throws(PreviewError) in
-                try pipeline.previewToKeep(source: document.sha256, kind: document.kind, request: request)
-            }
+            let documents = documents
+            let made = try await offload.render { () throws(PreviewError) in try documents.renderPreview(request, of: document) }
             Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", document.kind.category.rawValue)])
                 .recordNanoseconds(started.duration(to: .now).nanoseconds)
             return made
@@ -125,20 +100,5 @@ struct PreviewsController {
             wanted.format = parsed
         }
         return wanted
-    }
-
-    /// The bytes of blob `hash` when they still hash to its name; nil when it is missing or damaged.
-    static func intactBytes(of hash: BlobHash, in store: Store) -> [UInt8]? {
-        guard let bytes = try? store.blobs.read(hash), BlobHash.of(bytes) == hash else { return nil }
-        return bytes
-    }
-}
-
-extension RenderRequest {
-    var asThumbnail: RenderRequest {
-        var request = RenderRequest.thumbnail
-        request.page = page
-        request.format = format
-        return request
     }
 }

@@ -5,7 +5,6 @@ import Logging
 import Metrics
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 
 /// Share links, made and watched with the token (`POST|GET /v1/documents/{id}/shares`,
@@ -114,10 +113,7 @@ struct SharesController {
         routes.add(.get, "/v1/shares/:id/visits") { _, context in
             let id = try context.parameters.require("id")
             let documents = documents
-            return try await offload.run(.reads) {
-                guard try documents.store.index.share(id: id) != nil else { throw APIError(.notFound, "No share \(id).") }
-                return try JSON.response(["visits": try documents.store.index.shareVisits(id: id)])
-            }
+            return try await offload.run(.reads) { try JSON.response(["visits": try documents.visits(ofShare: id)]) }
         }
         routes.add(.get, SharedPage.pathPrefix + ":token") { request, context in
             try await open(try context.parameters.require("token"), password: nil, client: context.clientAddress, visit: request.method == .get)
@@ -153,10 +149,7 @@ struct SharesController {
             perShare.giveBack(from: share.id)
             perAddress.recordSuccess(from: client)
         }
-        let playback = try await offload.run(.writes) { () throws -> PlaybackManifest? in
-            if visit { try documents.store.index.recordShareVisit(id: share.id, .opened) }
-            return try documents.pipeline.playbackManifest(of: opened.document)
-        }
+        let playback = try await offload.run(.writes) { try documents.showShare(share, document: opened.document, counted: visit) }
         Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
         return SharedPage.response(opened.document, share: share, playback: playback, rules: documents.rules, signed: signed)
     }
@@ -184,15 +177,6 @@ struct ShareGate: Sendable {
     /// allows downloads), counted as a `download` when it asks for one.
     func admit(share id: String, original: Bool, download: Bool) async throws {
         let documents = documents
-        try await offload.run(.reads) {
-            guard let share = try documents.store.index.share(id: id) else { throw APIError(.forbidden, "This link is not valid.") }
-            _ = try documents.sharedDocument(share)
-            if original || download {
-                guard share.allowDownload else { throw APIError(.forbidden, "This link does not allow downloads.") }
-            }
-            if download {
-                try documents.store.index.recordShareVisit(id: id, .downloaded)
-            }
-        }
+        try await offload.run(.reads) { try documents.admitShareMedia(share: id, original: original, download: download) }
     }
 }

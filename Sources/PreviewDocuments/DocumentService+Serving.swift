@@ -1,0 +1,123 @@
+import PreviewCore
+import PreviewPipeline
+import PreviewStore
+
+/// What is served of a document, decided here: which preview answers a request and whether it
+/// must be rendered, a page's or picture's zoom, a video's playback files. The server's controllers
+/// translate HTTP to these calls and back; they bound the renders (slots, lanes), not the rules.
+/// Every call blocks (the index, the blobs, the renderers): on an ``Offload`` lane.
+extension DocumentService {
+    /// The files a video's playback job made (``playbackManifest(of:)``).
+    public typealias Playback = PlaybackManifest
+    /// What a document's zoom regions are cut from, and its full size.
+    public typealias ZoomSource = DocumentPipeline.ZoomSource
+    /// A zoom region's image: its blob, and its bytes when rendered now.
+    public typealias ZoomImage = DocumentPipeline.Zoomed
+    /// A preview rendered for a request, not stored yet (``keep(_:)`` stores it).
+    public typealias RenderedPreview = DocumentPipeline.PreviewOutcome
+    /// The media type of the ladder's playlists.
+    public static let playlistMime = DocumentPipeline.playlistMime
+
+    /// How a preview request is answered.
+    public enum PreviewAnswer: Sendable {
+        /// Not before the document's job has made it: ask again (`202`).
+        case notYet
+        /// Stored already.
+        case stored(DerivativeRecord)
+        /// To be rendered (``renderPreview(_:of:)``), in a render slot.
+        case render
+    }
+
+    /// The preview `asked` becomes for `document`: without a size, a picture's is its thumbnail
+    /// (a PDF's page at its own size); sizes rounded up to the edges served.
+    public func previewRequest(_ asked: RenderRequest, for document: DocumentRecord) -> RenderRequest {
+        var request = asked
+        if request.width == nil && request.height == nil && document.kind.category != .pdf {
+            request = .thumbnail
+            request.page = asked.page
+            request.format = asked.format
+        }
+        return request.onServedEdges
+    }
+
+    /// How `request` (from ``previewRequest(_:for:)``) of `document` is answered: `failed` when its
+    /// job failed, `unsupported_type` for a kind without previews. While its job runs only what is
+    /// stored is served (an office document's thumbnail is ready before its job ends).
+    public func previewAnswer(_ request: RenderRequest, of document: DocumentRecord) throws -> PreviewAnswer {
+        let processing: Bool
+        switch document.status {
+        case .done: processing = false
+        case .failed: throw document.error ?? PreviewError(.corrupt, "The document could not be processed.")
+        case .queued, .processing:
+            guard document.previewStatus == .ready else { return .notYet }
+            processing = true
+        }
+        if document.previewStatus == .noPreview {
+            throw PreviewError(.unsupportedType, "No preview is made for \(document.kind.label).")
+        }
+        if let stored = try pipeline.cachedPreview(source: document.sha256, kind: document.kind, request: request) { return .stored(stored) }
+        return processing ? .notYet : .render
+    }
+
+    /// Renders `request` of `document` and answers it, not stored yet: ``keep(_:)`` stores it once
+    /// it is answered.
+    public func renderPreview(_ request: RenderRequest, of document: DocumentRecord) throws(PreviewError) -> RenderedPreview {
+        try pipeline.previewToKeep(source: document.sha256, kind: document.kind, request: request)
+    }
+
+    /// Stores a preview rendered for a request.
+    public func keep(_ preview: RenderedPreview) throws(PreviewError) {
+        try pipeline.keep(preview)
+    }
+
+    /// Renders `request` of `document` again and stores it over a damaged or missing blob.
+    public func repairPreview(_ request: RenderRequest, of document: DocumentRecord) throws(PreviewError) -> DerivativeRecord {
+        try pipeline.preview(source: document.sha256, kind: document.kind, request: request, repairing: true).record
+    }
+
+    /// Where originals and playback files are streamed from (by range, checked as they go).
+    public var blobs: any BlobStorage { store.blobs }
+
+    /// The bytes of blob `hash` when they still hash to its name; nil when it is missing or damaged.
+    public func intactBytes(of hash: BlobHash) -> [UInt8]? {
+        guard let bytes = try? store.blobs.read(hash), BlobHash.of(bytes) == hash else { return nil }
+        return bytes
+    }
+
+    // MARK: Zoom
+
+    /// Version `version` of document `id` (nil: the latest) when its regions can be served:
+    /// `failed` when its job failed, `unavailable` while it runs.
+    public func zoomable(_ id: String, version: Int?) throws -> DocumentRecord {
+        let document: DocumentRecord
+        if let version {
+            guard let record = try versions(of: id).first(where: { $0.version == version }) else {
+                throw PreviewError(.notFound, "The document has no version \(version).")
+            }
+            document = record
+        } else {
+            document = try self.document(id: id)
+        }
+        switch document.status {
+        case .done: return document
+        case .failed: throw document.error ?? PreviewError(.corrupt, "The document could not be processed.")
+        case .queued, .processing: throw PreviewError(.unavailable, "The document is still being processed; ask again in a moment.")
+        }
+    }
+
+    /// What `document`'s regions are cut from: page `page` at `dpi`, or its picture (its pyramid
+    /// built now, once, when large). Renders: in a render slot.
+    public func zoomSource(of document: DocumentRecord, page: Int?, dpi: Int) throws(PreviewError) -> ZoomSource {
+        try pipeline.zoomSource(of: document, page: page, dpi: dpi)
+    }
+
+    /// Region `region` of `zoom` as stored already (a canonical tile is kept), or nil.
+    public func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) throws(PreviewError) -> DerivativeRecord? {
+        try pipeline.cachedZoom(zoom, region, format: format)
+    }
+
+    /// Renders region `region` of `zoom`, stored when `keeping` (a canonical tile).
+    public func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) throws(PreviewError) -> ZoomImage {
+        try pipeline.zoomed(zoom, region, format: format, keeping: keeping)
+    }
+}
