@@ -60,9 +60,11 @@ public struct DocumentService: Sendable {
 
     /// Ingests the local file at `url` under `labels` (`ingest`, `batch`): stored and its thumbnail
     /// made now, not queued. Never throws: every failure is an outcome.
-    /// With `renditions`, a video's playback files are made too (`ingest --renditions`).
-    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, renditions: Bool = false) -> IngestOutcome {
-        let outcome = pipeline.ingest(url, labels: labels, reportedPath: reportedPath)
+    /// With `renditions`, a video's playback files are made too (`--renditions`); `walked` is the
+    /// file a folder walk found at `url` (``BatchRunner``): it must still be that one.
+    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil,
+                       renditions: Bool = false) -> IngestOutcome {
+        let outcome = pipeline.ingest(url, labels: labels, reportedPath: reportedPath, walked: walked)
         return renditions ? pipeline.addingPlayback(to: outcome) : outcome
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PreviewCore
+import PreviewDocuments
 import PreviewPipeline
 
 /// `docpreview batch DIR …`: every regular file under DIR into the store, in parallel.
@@ -45,9 +46,9 @@ struct BatchCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("No such folder: \(directory)")
         }
-        let pipeline = try storeOptions.documents(configuration: configuration,
-                                                  renderers: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli)).pipeline
-        let runner = BatchRunner(pipeline: pipeline, jobs: jobs, owner: owner, type: type, renditions: renditions)
+        let documents = try storeOptions.documents(configuration: configuration,
+                                                   renderers: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli))
+        let runner = BatchRunner(documents: documents, jobs: jobs, owner: owner, type: type, renditions: renditions)
         let bar = ProgressBar()
         let result = try await runner.run(folder) { bar.update($0) }
         bar.finish()
