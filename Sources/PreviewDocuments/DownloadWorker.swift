@@ -46,20 +46,14 @@ public struct DownloadWorker: Service {
         guard let queue = documents.downloads else { return }
         await cleanUp(queue)
         let running = RunningWork<DownloadRecord>(drainSeconds: drainSeconds) { $0.id }
-        await withDiscardingTaskGroup { group in
-            for _ in 0..<concurrency {
-                group.addTask { await work(queue, running: running) }
+        await running.serve(slots: concurrency, work: { _ in await work(queue, running: running) }) { download in
+            do {
+                try await offload.run(.writes) { try queue.release(download) }
+                logger.warning("released a running download at shutdown", metadata: ["preview.download": "\(download.id)"])
+            } catch {
+                logger.error("could not release a running download at shutdown",
+                             metadata: ["preview.download": "\(download.id)", "preview.error": "\(error)"])
             }
-            await withGracefulShutdownHandler {
-                await running.settle()
-            } onGracefulShutdown: {
-                running.stop()
-            }
-            group.cancelAll()
-        }
-        for download in running.remaining() {
-            try? await offload.run(.writes) { try queue.release(download) }
-            logger.warning("released a running download at shutdown", metadata: ["preview.download": "\(download.id)"])
         }
     }
 

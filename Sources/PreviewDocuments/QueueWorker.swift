@@ -46,23 +46,9 @@ public struct QueueWorker: Service {
 
     public func run() async throws {
         let running = RunningWork<JobRecord>(drainSeconds: drainSeconds) { "\($0.id ?? 0)" }
-        await withDiscardingTaskGroup { group in
-            for slot in 0..<concurrency {
-                group.addTask { await work(slot: slot, running: running) }
-            }
-            await withGracefulShutdownHandler {
-                await running.settle()
-            } onGracefulShutdown: {
-                running.stop()
-            }
-            // The drain is over: slots still waiting for a job's thread stop waiting. The thread runs
-            // on to the job's deadline (nothing can hurry a library call); its outcome is dropped.
-            group.cancelAll()
-        }
-        // What still runs after the drain goes back to the queue, its attempt not counted; if it
-        // finishes later after all, the lease is gone and its outcome is not recorded.
+        // A released job that finishes later after all records nothing: its lease is gone.
         let queue = queue
-        for job in running.remaining() {
+        await running.serve(slots: concurrency, work: { await work(slot: $0, running: running) }) { job in
             do {
                 try await offload.run(.writes) { try queue.release(job) }
                 logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])

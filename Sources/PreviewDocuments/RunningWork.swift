@@ -1,5 +1,6 @@
 import Logging
 import PreviewCore
+import ServiceLifecycle
 
 /// The work a worker holds (jobs, downloads), the leases being taken, and whether it is stopping.
 /// Every change wakes ``settle()``, which waits without polling.
@@ -120,5 +121,27 @@ extension RunningWork {
         guard let leased else { return .idle }
         add(item(leased))
         return .leased(leased)
+    }
+}
+
+extension RunningWork {
+    /// The life of a leasing worker (``QueueWorker``, ``DownloadWorker``): `slots` copies of `work`
+    /// (given the slot's number) take and run items until a graceful shutdown; then what runs has
+    /// the drain time to finish, the slots still waiting on a thread stop waiting (the thread runs on
+    /// to its deadline: nothing can hurry a library call, and its outcome is dropped), and each item
+    /// still running goes back to its queue through `release`, its attempt not counted.
+    func serve(slots: Int, work: @escaping @Sendable (Int) async -> Void, release: (Item) async -> Void) async {
+        await withDiscardingTaskGroup { group in
+            for slot in 0..<slots {
+                group.addTask { await work(slot) }
+            }
+            await withGracefulShutdownHandler {
+                await settle()
+            } onGracefulShutdown: { [self] in
+                stop()
+            }
+            group.cancelAll()
+        }
+        for item in remaining() { await release(item) }
     }
 }
