@@ -38,6 +38,8 @@ struct DirectFetch {
             var request = try HTTPClient.Request(url: order.url)
             request.headers.add(name: "User-Agent", value: "DocPreview/1 (link download)")
             request.headers.add(name: "Accept", value: "video/*, */*;q=0.5")
+            // Waited on, not awaited: this runs in the fetch child (`FetchChild`), a process of its own
+            // with one download to do, no event loop of ours and no cooperative pool to hold.
             let outcome = try client.execute(request: request, delegate: download, deadline: .now() + .seconds(Int64(order.seconds))).wait()
             switch outcome {
             case .media: return .file(file, title: Self.title(of: download.lastURL ?? URL(string: order.url)))
