@@ -84,6 +84,15 @@ extension DocumentService {
         return bytes
     }
 
+    /// Preview `request` of the document `reference` names (its id, or the SHA-256 of its original:
+    /// the latest document of those bytes), rendered and stored now unless it is stored already
+    /// (`docpreview preview`); `not_found` when nothing matches.
+    public func preview(of reference: String, _ request: RenderRequest) throws -> (document: DocumentRecord, preview: RenderedPreview) {
+        let found = try BlobHash(hex: reference).map { try store.index.latestDocument(sha256: $0) } ?? store.index.document(id: reference)
+        guard let document = found else { throw PreviewError(.notFound, "No document \(reference) in the store.") }
+        return (document, try pipeline.preview(source: document.sha256, kind: document.kind, request: request))
+    }
+
     // MARK: Zoom
 
     /// Version `version` of document `id` (nil: the latest) when its regions can be served:

@@ -11,8 +11,8 @@ import PreviewStore
 /// Its calls block (files, the index, the renderers): callers off Swift's cooperative pool run
 /// them on an ``Offload`` lane.
 public struct DocumentService: Sendable {
-    public let pipeline: DocumentPipeline
-    public let queue: any JobQueue
+    let pipeline: DocumentPipeline
+    let queue: any JobQueue
     /// Told of every job enqueued here, so this process's idle workers take it at once.
     public let arrivals: JobArrivals?
     /// Shared links and device tokens; nil where the backend keeps none (then the download routes
@@ -26,15 +26,15 @@ public struct DocumentService: Sendable {
         self.downloads = downloads
     }
 
-    public var store: Store { pipeline.store }
+    var store: Store { pipeline.store }
     /// The time this service reads (``DocumentPipeline/clock``).
     public var clock: any ServiceClock { pipeline.clock }
     public var rules: DocumentRules { pipeline.configuration.rules }
 
     // MARK: Accepting
 
-    /// The largest file accepted, in bytes.
-    public var maxFileBytes: Int { pipeline.configuration.limits.maxFileBytes }
+    /// What a document may cost: its size, pages, pixels, time.
+    public var limits: Limits { pipeline.configuration.limits }
 
     /// How many jobs wait to be leased.
     public func queuedJobs() throws -> Int { try jobCounts()[.queued, default: 0] }
@@ -116,6 +116,12 @@ public struct DocumentService: Sendable {
         let versions = try store.index.versions(of: id)
         guard !versions.isEmpty else { throw PreviewError(.notFound, "No document \(id).") }
         return versions
+    }
+
+    /// Checks the store (``DocumentPipeline/verify(rehash:)``): every blob re-hashed when `deep` or
+    /// when the blobs are in a folder (an object store's are otherwise only checked to exist).
+    public func verify(deep: Bool) throws -> VerifyReport {
+        try pipeline.verify(rehash: deep || !store.blobs.isRemote)
     }
 
     /// The storage figures of `owner`, or of the whole store.

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PreviewCore
-import PreviewPipeline
+import PreviewDocuments
 import PreviewStore
 
 /// `docpreview preview SHA256|DOCUMENT_ID …`: a preview from the store, rendered now only if it
@@ -25,31 +25,20 @@ struct PreviewCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let pipeline = try storeOptions.documents().pipeline
-        let store = pipeline.store
+        let documents = try storeOptions.documents()
         let report = CommandReport(json: json)
-        let document: DocumentRecord?
-        if let hash = BlobHash(hex: reference) {
-            document = try store.index.latestDocument(sha256: hash)
-        } else {
-            document = try store.index.document(id: reference)
-        }
-        guard let document else {
-            try report.fail(PreviewError(.notFound, "No document \(reference) in the store."))
-        }
-        let request = image.request(defaultFormat: .jpeg)
-        let watchdog = JobWatchdog(seconds: pipeline.configuration.limits.jobSeconds, json: json)
+        let watchdog = JobWatchdog(seconds: documents.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let result: DocumentPipeline.PreviewOutcome
+        let (document, result): (DocumentRecord, DocumentService.RenderedPreview)
         do {
-            result = try pipeline.preview(source: document.sha256, kind: document.kind, request: request)
-        } catch {
+            (document, result) = try documents.preview(of: reference, image.request(defaultFormat: .jpeg))
+        } catch let error as PreviewError {
             try report.fail(error)
         }
-        let blob = try store.blobs.localFile(for: result.record.resultSha256)
+        let blob = try documents.blobs.localFile(for: result.record.resultSha256)
         if let output {
             do {
-                try OutputFile.write(store.blobs.read(result.record.resultSha256), to: output)
+                try OutputFile.write(documents.blobs.read(result.record.resultSha256), to: output)
             } catch {
                 throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
             }

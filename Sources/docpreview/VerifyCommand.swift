@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 
 /// `docpreview verify`: re-hash every blob, check every reference and the index itself; exit 1 on any problem.
@@ -20,8 +19,7 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let pipeline = try storeOptions.documents().pipeline
-        let report = try pipeline.verify(rehash: deep || !pipeline.store.blobs.isRemote)
+        let report = try storeOptions.documents().verify(deep: deep)
         let lost = report.unreferenced.filter(\.isLoss)
         var human = """
             \(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count); \

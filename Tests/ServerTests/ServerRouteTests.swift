@@ -7,7 +7,7 @@ import NIOCore
 import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
-import PreviewDocuments
+@testable import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
 @testable import PreviewServer

@@ -3,7 +3,7 @@ import Logging
 import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
-import PreviewDocuments
+@testable import PreviewDocuments
 import PreviewPipeline
 @testable import PreviewPostgres
 @testable import PreviewStore

@@ -4,7 +4,7 @@ import Logging
 import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
-import PreviewDocuments
+@testable import PreviewDocuments
 @testable import PreviewPipeline
 import PreviewPostgres
 import PreviewStore

@@ -37,7 +37,7 @@ extension DocumentsController {
         }
         defer { uploads.leave(ticket) }
         let (documents, queueDepth) = (documents, queueDepth)
-        let limit = documents.maxFileBytes
+        let limit = documents.limits.maxFileBytes
         let queued = try await offload.run(.reads) { try queueDepth.current { try documents.queuedJobs() } }
         if queued > settings.maxQueuedJobs {
             throw APIError(.queueFull, "Too many documents are waiting; try again later.", headers: [.retryAfter: "30"])
