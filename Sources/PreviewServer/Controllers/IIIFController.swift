@@ -45,7 +45,7 @@ struct IIIFController {
     }
 
     func information(_ identifier: IIIFService.Identifier, request: Request, context: ServerContext) async throws -> Response {
-        let (document, zoom) = try await source(of: identifier, context: context)
+        let (_, zoom) = try await source(of: identifier, context: context)
         let scheme = settings.tls == nil ? "http" : "https"
         let host = request.head.authority ?? "\(settings.host):\(settings.port)"
         let id = "\(scheme)://\(host)\(request.uri.path.dropLast("/info.json".count))"
