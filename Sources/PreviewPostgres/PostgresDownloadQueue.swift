@@ -60,10 +60,11 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     }
 
     public func leaseDownload(worker: String, leaseSeconds: TimeInterval) throws -> DownloadRecord? {
-        try connections.withConnection { session in
+        let gaveUp = RetryPolicy.gaveUp("The download")
+        return try connections.withConnection { session in
             try session.query("""
                 UPDATE downloads SET status = \(Status.failed.rawValue), lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
-                    error_message = 'The download stopped ' || attempts || ' times without finishing; giving up.', updated_at = now()
+                    error_message = \(gaveUp.before) || attempts || \(gaveUp.after), updated_at = now()
                 WHERE seq IN (SELECT seq FROM downloads WHERE \(unescaped: Self.due("downloads")) AND attempts >= \(policy.maxAttempts)
                               FOR UPDATE SKIP LOCKED)
                 """)

@@ -41,13 +41,14 @@ public struct PostgresJobQueue: JobQueue {
 
     public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: DocumentRecord)? {
         // A transaction, so that a lease PostgreSQL ends for a conflict is run again.
-        try connections.transaction { session in
+        let gaveUp = RetryPolicy.gaveUp("Processing")
+        return try connections.transaction { session in
             // Jobs whose worker died with them every time (the lease ran out) are dead-lettered in
             // the same statement, with their documents marked failed.
             let leased = try session.query("""
                 WITH spent AS (
                     UPDATE jobs SET status = \(unescaped: Self.literal(.failed)), lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
-                        error_message = 'Processing stopped ' || attempts || ' times without finishing; giving up.', updated_at = now()
+                        error_message = \(gaveUp.before) || attempts || \(gaveUp.after), updated_at = now()
                     WHERE id IN (SELECT id FROM jobs WHERE \(unescaped: Self.ready("jobs")) AND attempts >= \(policy.maxAttempts)
                                  FOR UPDATE SKIP LOCKED)
                     RETURNING document_id, kind, error_code, error_message),

@@ -578,6 +578,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60) == nil)
         let dead = try #require(try harness.queue.job(id: job.id!))
         #expect(dead.status == .failed && dead.attempts == 10)
+        #expect(dead.errorMessage == RetryPolicy.gaveUp("Processing", after: 10), "the same words on both backends")
         #expect(try harness.pipeline.store.index.document(id: dead.documentID)?.previewStatus == PreviewStatus.failed)
         #expect(try harness.queue.retryFailed() == 1)
         #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60)?.job.attempts == 1)

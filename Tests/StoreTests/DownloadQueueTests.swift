@@ -101,6 +101,24 @@ import Testing
         }
     }
 
+    /// A download whose fetcher died with it every time is failed for good after its attempts, in the
+    /// same words on both backends, and no longer leased.
+    @Test(arguments: TestBackend.available) func aDownloadThatKillsItsFetcherEveryTimeIsGivenUp(backend: TestBackend) throws {
+        try withQueue(backend) { queue in
+            let submitted = try queue.submit(try Self.record("https://media.example.org/a.mp4"), maxPending: 10).download
+            let attempts = RetryPolicy().maxAttempts
+            for attempt in 1...attempts {
+                // A lease that has already run out: as if the fetcher died holding it.
+                let leased = try #require(try queue.leaseDownload(worker: "host/1/doomed", leaseSeconds: -1), "attempt \(attempt)")
+                #expect(leased.attempts == attempt)
+            }
+            #expect(try queue.leaseDownload(worker: "w", leaseSeconds: 60) == nil)
+            let given = try #require(try queue.download(id: submitted.id))
+            #expect(given.status == .failed && given.errorCode == .internal)
+            #expect(given.errorMessage == RetryPolicy.gaveUp("The download", after: attempts))
+        }
+    }
+
     /// A worker process of this host is dead once it has gone, and also while it waits to be
     /// reaped (a `kill -9`'d `serve` whose parent has not waited for it yet).
     @Test func aKilledProcessNotYetReapedIsDead() throws {

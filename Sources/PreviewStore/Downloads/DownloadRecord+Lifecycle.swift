@@ -18,7 +18,7 @@ extension DownloadRecord {
     mutating func giveUp() {
         status = .failed
         errorCode = .internal
-        errorMessage = "The download stopped \(attempts) times without finishing; giving up."
+        errorMessage = RetryPolicy.gaveUp("The download", after: attempts)
     }
 
     mutating func finish(documentID: String, now: Date) {

@@ -94,4 +94,16 @@ public struct RetryPolicy: Sendable {
         guard attempts < maxAttempts else { return nil }
         return delays[min(max(attempts - 1, 0), delays.count - 1)]
     }
+
+    /// What a job or download whose worker died with it every time says once it is dead-lettered:
+    /// `work` (`Processing`, `The download`) stopped `attempts` times.
+    public static func gaveUp(_ work: String, after attempts: Int) -> String {
+        let (before, after) = gaveUp(work)
+        return before + "\(attempts)" + after
+    }
+
+    /// ``gaveUp(_:after:)`` around the attempts, for SQL that fills them in row by row.
+    public static func gaveUp(_ work: String) -> (before: String, after: String) {
+        ("\(work) stopped ", " times without finishing; giving up.")
+    }
 }

@@ -47,7 +47,7 @@ public struct SQLiteJobQueue: JobQueue {
                     job.leaseOwner = nil
                     job.leaseExpiresAt = nil
                     job.errorCode = .internal
-                    job.errorMessage = "Processing stopped \(job.attempts) times without finishing; giving up."
+                    job.errorMessage = RetryPolicy.gaveUp("Processing", after: job.attempts)
                     try job.update(db)
                     if job.kind == .preview { try setDocumentFailed(job, in: db) }
                     continue
