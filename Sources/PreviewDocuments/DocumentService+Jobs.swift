@@ -35,15 +35,15 @@ extension DocumentService {
         guard document.playback != nil else { return nil }
         let manifest = try pipeline.playbackManifest(of: document)
         let base = "/v1/documents/\(document.id)"
-        var entry = PlaybackView.Rendition(name: DocumentPipeline.renditionName, mime: "video/mp4", status: "pending")
+        var entry = PlaybackView.Rendition(name: DocumentPipeline.renditionName, mime: "video/mp4", status: .pending)
         if let made = manifest?.rendition {
             entry = .init(name: made.name, mime: made.mime, codecs: made.codecs, width: made.width, height: made.height, bitrate: made.bitrate,
-                          size: made.size, url: "\(base)/renditions/\(made.name)", status: "ready")
+                          size: made.size, url: "\(base)/renditions/\(made.name)", status: .ready)
         } else if let refused = manifest?.renditionError {
-            (entry.status, entry.error) = ("failed", refused)
+            (entry.status, entry.error) = (.failed, refused)
         } else if let job = try queue.latestJob(documentID: document.id, kind: .playback) {
             if job.status == .failed {
-                (entry.status, entry.error) = ("failed", job.errorCode.map { ErrorEnvelope.Body(code: $0.rawValue, message: job.errorMessage ?? "") })
+                (entry.status, entry.error) = (.failed, job.errorCode.map { ErrorEnvelope.Body(code: $0.rawValue, message: job.errorMessage ?? "") })
             } else if job.status == .processing {
                 entry.progress = job.progress.map { Int(($0 * 100).rounded(.down)) }
             }

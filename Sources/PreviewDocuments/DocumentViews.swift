@@ -111,6 +111,11 @@ public struct DocumentView: Encodable, Sendable {
 /// ladder (a long or large video's, once made; null otherwise, with `hls_error` when it was refused).
 public struct PlaybackView: Encodable, Sendable {
     public struct Rendition: Encodable, Sendable {
+        /// Where a rendition is: being made (or waiting to be), ready to play, or refused.
+        public enum Status: String, Encodable, Sendable {
+            case pending, ready, failed
+        }
+
         public var name: String
         public var mime: String
         public var codecs: String?
@@ -119,7 +124,7 @@ public struct PlaybackView: Encodable, Sendable {
         public var bitrate: Int?
         public var size: Int?
         public var url: String?
-        public var status: String
+        public var status: Status
         /// While it is being made: percent done.
         public var progress: Int?
         public var error: ErrorEnvelope.Body?

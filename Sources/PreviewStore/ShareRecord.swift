@@ -46,6 +46,21 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         revokedAt == nil && (expiresAt.map { $0 > now } ?? true)
     }
 
+    /// Where a share link is.
+    public enum Status: String, Codable, Sendable {
+        /// It opens.
+        case live
+        /// Ended by its owner.
+        case revoked
+        /// Past its expiry.
+        case expired
+    }
+
+    /// Where the link is at `now`.
+    public func status(at now: Date) -> Status {
+        revokedAt != nil ? .revoked : isLive(at: now) ? .live : .expired
+    }
+
     enum CodingKeys: String, CodingKey {
         case id, version, label
         case tokenSha256 = "token_sha256"

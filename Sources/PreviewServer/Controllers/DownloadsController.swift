@@ -79,7 +79,7 @@ struct DownloadsController {
     /// A download as the status and history routes show it.
     struct View: Encodable {
         var downloadID: String
-        var status: String
+        var status: DownloadRecord.Status
         var url: String
         var clientID: String
         var attempts: Int
@@ -176,7 +176,7 @@ struct DownloadsController {
         // A failed attempt's retry is due at `availableAt`: said until a fetcher takes it, also in the
         // moment after it fell due (a loaded machine's fetchers may take a while to get to it).
         let retrying = download.status == .queued && download.errorCode != nil
-        return View(downloadID: download.id, status: download.status.rawValue, url: download.url, clientID: download.clientID,
+        return View(downloadID: download.id, status: download.status, url: download.url, clientID: download.clientID,
                     attempts: download.attempts, createdAt: Self.format(download.createdAt), updatedAt: Self.format(download.updatedAt),
                     documentID: download.documentID, documentURL: download.documentID.map { "/v1/documents/\($0)" },
                     thumbnailURL: download.documentID.map { signed.sign("/v1/documents/\($0)/preview", expires: expires) },

@@ -41,7 +41,7 @@ struct SharesController {
         var label: String
         /// `latest`, or the version number it is pinned to.
         var version: String
-        var status: String
+        var status: ShareRecord.Status
         var createdAt: Date
         var expiresAt: Date?
         var revokedAt: Date?
@@ -57,7 +57,7 @@ struct SharesController {
             shareID = share.id
             label = share.label
             version = share.version.map(String.init) ?? "latest"
-            status = share.revokedAt != nil ? "revoked" : share.isLive(at: now) ? "live" : "expired"
+            status = share.status(at: now)
             createdAt = share.createdAt
             expiresAt = share.expiresAt
             revokedAt = share.revokedAt
