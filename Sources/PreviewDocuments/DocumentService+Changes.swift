@@ -41,10 +41,7 @@ extension DocumentService {
     /// previews come from the derivative cache, and its job. Restoring what is already current
     /// changes nothing. `not_found` when there is no such version.
     public func restore(version number: Int, of id: String) throws -> (document: DocumentRecord, job: JobRecord) {
-        guard let earlier = try store.index.versions(of: id).first(where: { $0.version == number }) else {
-            throw PreviewError(.notFound, "No version \(number) of document \(id).")
-        }
-        var restored = earlier
+        var restored = try version(number, of: id)
         restored.id = UUID().uuidString.lowercased()
         restored.createdAt = Date()
         restored.jobStatus = nil

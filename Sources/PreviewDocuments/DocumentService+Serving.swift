@@ -98,15 +98,7 @@ extension DocumentService {
     /// Version `version` of document `id` (nil: the latest) when its regions can be served:
     /// `failed` when its job failed, `unavailable` while it runs.
     public func zoomable(_ id: String, version: Int?) throws -> DocumentRecord {
-        let document: DocumentRecord
-        if let version {
-            guard let record = try versions(of: id).first(where: { $0.version == version }) else {
-                throw PreviewError(.notFound, "The document has no version \(version).")
-            }
-            document = record
-        } else {
-            document = try self.document(id: id)
-        }
+        let document = try version.map { try self.version($0, of: id) } ?? self.document(id: id)
         switch document.status {
         case .done: return document
         case .failed: throw document.error ?? PreviewError(.corrupt, "The document could not be processed.")

@@ -64,13 +64,7 @@ extension DocumentService {
         if let password = request.password, password.isEmpty || password.count > Self.maxSharePassword {
             throw PreviewError(.badRequest, "password must have 1 to \(Self.maxSharePassword) characters")
         }
-        let versions = try versions(of: id)
-        let shared = try request.version.map { number throws(PreviewError) in
-            guard let version = versions.first(where: { $0.version == number }) else {
-                throw PreviewError(.notFound, "No version \(number) of document \(id).")
-            }
-            return version
-        } ?? versions[0]
+        let shared = try request.version.map { try version($0, of: id) } ?? versions(of: id)[0]
         // 128 random bits.
         let token = Base64URL.randomToken(bytes: 16)
         let record = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: Self.tokenHash(token), documentID: shared.id,

@@ -118,6 +118,14 @@ public struct DocumentService: Sendable {
         return versions
     }
 
+    /// Version `number` of document `id`; `not_found` when there is none.
+    public func version(_ number: Int, of id: String) throws -> DocumentRecord {
+        guard let version = try store.index.versions(of: id).first(where: { $0.version == number }) else {
+            throw PreviewError(.notFound, "No version \(number) of document \(id).")
+        }
+        return version
+    }
+
     /// Checks the store (``DocumentPipeline/verify(rehash:)``): every blob re-hashed when `deep` or
     /// when the blobs are in a folder (an object store's are otherwise only checked to exist).
     public func verify(deep: Bool) throws -> VerifyReport {
