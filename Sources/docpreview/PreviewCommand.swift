@@ -29,12 +29,7 @@ struct PreviewCommand: ParsableCommand {
         let report = CommandReport(json: json)
         let watchdog = JobWatchdog(seconds: documents.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let (document, result): (DocumentRecord, DocumentService.RenderedPreview)
-        do {
-            (document, result) = try documents.preview(of: reference, image.request(defaultFormat: .jpeg))
-        } catch let error as PreviewError {
-            try report.fail(error)
-        }
+        let (document, result) = try report.attempt { try documents.preview(of: reference, image.request(defaultFormat: .jpeg)) }
         let blob = try documents.blobs.localFile(for: result.record.resultSha256)
         if let output {
             do {

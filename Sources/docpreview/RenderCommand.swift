@@ -58,14 +58,7 @@ struct RenderJob: Equatable {
         } catch {
             try report.fail(error)
         }
-        do {
-            try OutputFile.write(rendered.bytes, to: output)
-        } catch {
-            throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
-        }
-        try report.succeed(RenderReport(output: output, width: rendered.width, height: rendered.height,
-                                    ms: started.duration(to: .now).roundedMilliseconds, facts: rendered.facts),
-                       human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
+        try RenderReport.deliver(rendered, to: output, since: started, report: report)
     }
 
     /// The format an output name implies: `.png` and `.webp` by extension, JPEG otherwise.
@@ -85,4 +78,16 @@ struct RenderReport: Encodable {
     var height: Int
     var ms: Double
     var facts: MediaFacts
+
+    /// Writes `rendered` to `output` and reports it, timed from `started` (`render`, `zoom`).
+    static func deliver(_ rendered: RenderedImage, to output: String, since started: ContinuousClock.Instant, report: CommandReport) throws {
+        do {
+            try OutputFile.write(rendered.bytes, to: output)
+        } catch {
+            throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
+        }
+        try report.succeed(RenderReport(output: output, width: rendered.width, height: rendered.height,
+                                        ms: started.duration(to: .now).roundedMilliseconds, facts: rendered.facts),
+                           human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
+    }
 }

@@ -89,13 +89,6 @@ struct ZoomCommand: ParsableCommand {
             renderRequest.region = region
             return try (renderers.renderer(for: kind) ?? renderer).render(path, renderRequest)
         }
-        do {
-            try OutputFile.write(rendered.bytes, to: output)
-        } catch {
-            throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
-        }
-        try report.succeed(RenderReport(output: output, width: rendered.width, height: rendered.height,
-                                        ms: started.duration(to: .now).roundedMilliseconds, facts: rendered.facts),
-                           human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
+        try RenderReport.deliver(rendered, to: output, since: started, report: report)
     }
 }
