@@ -3,9 +3,9 @@ import PostgresNIO
 import PreviewCore
 import PreviewStore
 
-/// Downloads and device tokens in PostgreSQL, for fetchers on many hosts: a lease is one statement
-/// with `FOR UPDATE SKIP LOCKED`; the policy and the order are ``SQLiteDownloadQueue``'s, times the
-/// database server's.
+/// Downloads and device tokens in PostgreSQL, for fetchers on many hosts: leasing is the contract
+/// both backends share (``Leases``), taking rows with `FOR UPDATE SKIP LOCKED`, times the database
+/// server's.
 public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     private typealias Status = DownloadRecord.Status
     let connections: PostgresConnections
@@ -22,15 +22,12 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
             // Serialises a client's submissions, so its pending count and its duplicates are exact.
             try session.query("SELECT pg_advisory_xact_lock(hashtext(\(download.clientID)))")
             if let existing = try session.query("""
-                UPDATE downloads SET status = CASE WHEN status = \(Status.failed.rawValue) THEN \(Status.queued.rawValue) ELSE status END,
-                    attempts = CASE WHEN status = \(Status.failed.rawValue) THEN 0 ELSE attempts END,
-                    available_at = CASE WHEN status = \(Status.failed.rawValue) THEN now() ELSE available_at END,
-                    error_code = CASE WHEN status = \(Status.failed.rawValue) THEN NULL ELSE error_code END,
-                    error_message = CASE WHEN status = \(Status.failed.rawValue) THEN NULL ELSE error_message END
-                WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
-                    AND normalized_url = \(download.normalizedURL) RETURNING *
-                """).first {
-                return (try DownloadRecord(row: existing), false)
+                SELECT * FROM downloads WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
+                    AND normalized_url = \(download.normalizedURL)
+                """).first.map(DownloadRecord.init(row:)) {
+                // A failed one is queued again with fresh attempts: the person sent it again.
+                let requeued = existing.status == .failed ? try leases(in: session).requeueFailed(key: existing.holder.key).first : nil
+                return (requeued ?? existing, false)
             }
             let pending = try session.query("""
                 SELECT COUNT(*) AS n FROM downloads WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
@@ -60,69 +57,30 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     }
 
     public func leaseDownload(worker: String, leaseSeconds: TimeInterval) throws -> DownloadRecord? {
-        let gaveUp = RetryPolicy.gaveUp("The download")
-        return try connections.withConnection { session in
-            try session.query("""
-                UPDATE downloads SET status = \(Status.failed.rawValue), lease_owner = NULL, lease_expires_at = NULL, error_code = \(PreviewError.Code.internal.rawValue),
-                    error_message = \(gaveUp.before) || attempts || \(gaveUp.after), updated_at = now()
-                WHERE seq IN (SELECT seq FROM downloads WHERE \(unescaped: Self.due("downloads")) AND attempts >= \(policy.maxAttempts)
-                              FOR UPDATE SKIP LOCKED)
-                """)
-            return try session.query("""
-                UPDATE downloads SET status = \(Status.downloading.rawValue), attempts = attempts + 1, lease_owner = \(worker),
-                    lease_expires_at = now() + make_interval(secs => \(leaseSeconds)), updated_at = now()
-                WHERE seq = (SELECT d.seq FROM downloads d
-                             LEFT JOIN (SELECT client_id, COUNT(*) AS n FROM downloads WHERE status = \(Status.downloading.rawValue) AND lease_expires_at >= now()
-                                        GROUP BY client_id) running ON running.client_id = d.client_id
-                             WHERE \(unescaped: Self.due("d")) AND d.attempts < \(policy.maxAttempts)
-                             ORDER BY COALESCE(running.n, 0), d.available_at, d.seq LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
-                RETURNING *
-                """).first.map(DownloadRecord.init(row:))
-        }
+        try connections.transaction { session in try leases(in: session).lease(worker: worker, seconds: leaseSeconds).leased }
     }
 
-    /// A status as an SQL literal, from its Swift name, for the one fragment that is not a query of its own.
-    private static func literal(_ status: Status) -> String { "'\(status.rawValue)'" }
-
-    /// A download of `table` that can be leased: queued and due, or downloading with its lease run out.
-    private static func due(_ table: String) -> String {
-        "((\(table).status = \(literal(.queued)) AND \(table).available_at <= now())"
-            + " OR (\(table).status = \(literal(.downloading)) AND \(table).lease_expires_at < now()))"
+    /// The lease contract over the downloads, on `session`.
+    private func leases(in session: Session) -> Leases<DownloadRecord> {
+        Leases(.downloads, dialect: .postgres, policy: policy) { sql in try session.run(sql).map(DownloadRecord.init(row:)) }
     }
 
     public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) throws -> Bool {
-        try !connections.query("""
-            UPDATE downloads SET lease_expires_at = now() + make_interval(secs => \(leaseSeconds))
-            WHERE seq = \(download.seq) AND status = \(Status.downloading.rawValue) AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING seq
-            """).isEmpty
+        try connections.withConnection { session in try leases(in: session).renew(download.holder, seconds: leaseSeconds) }
     }
 
     @discardableResult
     public func finish(_ download: DownloadRecord, documentID: String) throws -> Bool {
-        try !connections.query("""
-            UPDATE downloads SET status = \(Status.done.rawValue), document_id = \(documentID), lease_owner = NULL, lease_expires_at = NULL,
-                error_code = NULL, error_message = NULL, updated_at = now()
-            WHERE seq = \(download.seq) AND status = \(Status.downloading.rawValue) AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING seq
-            """).isEmpty
+        try connections.withConnection { session in try leases(in: session).finish(download.holder, setting: "document_id = \(documentID)") != nil }
     }
 
     @discardableResult
     public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) throws -> DownloadRecord {
-        let delay = retryable ? policy.delay(afterAttempts: download.attempts) : nil
-        return try connections.query("""
-            UPDATE downloads SET status = \((delay == nil ? Status.failed : .queued).rawValue), lease_owner = NULL, lease_expires_at = NULL,
-                error_code = \(error.code.rawValue), error_message = \(error.message),
-                available_at = now() + make_interval(secs => \(delay ?? 0)), updated_at = now()
-            WHERE seq = \(download.seq) AND status = \(Status.downloading.rawValue) AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts) RETURNING *
-            """).first.map(DownloadRecord.init(row:)) ?? download
+        try connections.withConnection { session in try leases(in: session).fail(download.holder, error: error, retryable: retryable) ?? download }
     }
 
     public func release(_ download: DownloadRecord) throws {
-        try connections.query("""
-            UPDATE downloads SET status = \(Status.queued.rawValue), attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL,
-                updated_at = now()
-            WHERE seq = \(download.seq) AND status = \(Status.downloading.rawValue) AND lease_owner = \(download.leaseOwner) AND attempts = \(download.attempts)
-            """)
+        try connections.withConnection { session in _ = try leases(in: session).release(download.holder) }
     }
 
     public func downloads(documentID: String) throws -> [DownloadRecord] {
@@ -130,16 +88,7 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     }
 
     public func reclaimDownloadLeases(where isDead: (String) -> Bool) throws -> Int {
-        let owners = try connections.query("SELECT DISTINCT lease_owner FROM downloads WHERE status = \(Status.downloading.rawValue)")
-            .compactMap { try $0["lease_owner"].decode(String?.self) }.filter(isDead)
-        var reclaimed = 0
-        for owner in owners {
-            reclaimed += try connections.query("""
-                UPDATE downloads SET status = \(Status.queued.rawValue), lease_owner = NULL, lease_expires_at = NULL
-                WHERE status = \(Status.downloading.rawValue) AND lease_owner = \(owner) RETURNING seq
-                """).count
-        }
-        return reclaimed
+        try connections.withConnection { session in try leases(in: session).reclaim(where: isDead) }
     }
 
     public func downloadCounts() throws -> [DownloadRecord.Status: Int] {

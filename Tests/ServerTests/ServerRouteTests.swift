@@ -547,70 +547,6 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         return try harness.queue.enqueue(record).job
     }
 
-    @Test(.blocking, arguments: TestBackend.available) func transientFailuresBackOffAndInputErrorsFailAtOnce(backend: TestBackend) throws {
-        let harness = try Harness(backend)
-        defer { harness.folder.remove() }
-        _ = try queuedDocument(harness)
-        let (job, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
-        #expect(job.attempts == 1 && job.status == .processing)
-        #expect(try harness.queue.lease(worker: "other", leaseSeconds: 60) == nil, "a leased job is not handed out twice")
-        let retried = try harness.queue.fail(job, error: PreviewError(.internal, "disk hiccup"), retryable: true)
-        #expect(retried.status == .queued && retried.availableAt.timeIntervalSinceNow < 1, "first retry is immediate")
-        let (second, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
-        let later = try harness.queue.fail(second, error: PreviewError(.internal, "again"), retryable: true)
-        #expect(abs(later.availableAt.timeIntervalSinceNow - 30) < 2, "then 30 s")
-        #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60) == nil, "not before its time")
-        let policy = RetryPolicy()
-        #expect([1, 2, 3, 4, 5, 9].map { policy.delay(afterAttempts: $0) } == [0, 30, 120, 300, 300, 300])
-        #expect(policy.delay(afterAttempts: 10) == nil)
-        #expect(try harness.queue.retry(id: later.id!) == false, "only failed jobs are retried by hand")
-    }
-
-    @Test(.blocking, arguments: TestBackend.available) func crashedWorkersJobsAreRetriedThenDeadLettered(backend: TestBackend) throws {
-        let harness = try Harness(backend)
-        defer { harness.folder.remove() }
-        let job = try queuedDocument(harness)
-        for attempt in 1...RetryPolicy().maxAttempts {
-            // A lease that has already expired: as if the worker died holding it.
-            let (leased, _) = try #require(try harness.queue.lease(worker: "doomed", leaseSeconds: -1), "attempt \(attempt)")
-            #expect(leased.attempts == attempt)
-        }
-        #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60) == nil)
-        let dead = try #require(try harness.queue.job(id: job.id!))
-        #expect(dead.status == .failed && dead.attempts == 10)
-        #expect(dead.errorMessage == RetryPolicy.gaveUp("Processing", after: 10), "the same words on both backends")
-        #expect(try harness.pipeline.store.index.document(id: dead.documentID)?.previewStatus == PreviewStatus.failed)
-        #expect(try harness.queue.retryFailed() == 1)
-        #expect(try harness.queue.lease(worker: "w", leaseSeconds: 60)?.job.attempts == 1)
-    }
-
-    @Test(.blocking, arguments: TestBackend.available) func leasesOfDeadWorkersAreReclaimedAtOnce(backend: TestBackend) throws {
-        let harness = try Harness(backend)
-        defer { harness.folder.remove() }
-        _ = try queuedDocument(harness)
-        let (job, _) = try #require(try harness.queue.lease(worker: "box/4242/abc", leaseSeconds: 3600))
-        #expect(try harness.queue.reclaimLeases { $0 == "someone/else" } == 0)
-        #expect(try harness.queue.reclaimLeases { $0 == "box/4242/abc" } == 1)
-        let again = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
-        #expect(again.job.id == job.id && again.job.attempts == 2, "the crashed attempt stays counted")
-    }
-
-    @Test(.blocking, arguments: TestBackend.available) func aWorkerThatLostItsLeaseCannotOverwriteTheNewOwner(backend: TestBackend) throws {
-        let harness = try Harness(backend)
-        defer { harness.folder.remove() }
-        _ = try queuedDocument(harness)
-        let (slow, _) = try #require(try harness.queue.lease(worker: "slow", leaseSeconds: -1))
-        let (fast, _) = try #require(try harness.queue.lease(worker: "fast", leaseSeconds: 60), "the run-out lease is taken over")
-        try harness.queue.complete(slow)
-        #expect(try harness.queue.fail(slow, error: PreviewError(.internal, "late"), retryable: true).leaseOwner == "slow",
-                "nothing recorded for the old owner")
-        try harness.queue.release(slow)
-        let current = try #require(try harness.queue.job(id: fast.id!))
-        #expect(current.status == .processing && current.leaseOwner == "fast" && current.attempts == 2)
-        try harness.queue.complete(fast)
-        #expect(try harness.queue.job(id: fast.id!)?.status == .done)
-    }
-
     /// A job's run ends in one transaction: its thumbnail's row, the document's facts and status and
     /// the job's completion; the document's row carries its job's state. A run whose lease was lost
     /// leaves only its (correct) thumbnail row behind.
@@ -731,15 +667,6 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try harness.pipeline.store.index.document(id: document.documentID)?.jobStatus == .queued, "the document shows its new preview job")
     }
 
-    @Test(.blocking, arguments: TestBackend.available) func releaseGivesTheAttemptBack(backend: TestBackend) throws {
-        let harness = try Harness(backend)
-        defer { harness.folder.remove() }
-        _ = try queuedDocument(harness)
-        let (job, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
-        try harness.queue.release(job)
-        let again = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
-        #expect(again.job.attempts == 1)
-    }
 }
 
 @Suite struct MethodTests {

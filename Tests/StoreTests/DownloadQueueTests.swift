@@ -7,7 +7,7 @@ import PreviewTestSupport
 import Testing
 
 /// The download queue and the device tokens on both backends: one download per client and link,
-/// leases, the retry policy, keyset history, reclaiming a dead process's downloads.
+/// keyset history, which processes are dead. (Leasing, retries and reclaiming: LeaseContractTests.)
 @Suite(.blocking) struct DownloadQueueTests {
     static let settings = DownloadSettings(domains: ["media.example.org"])
     static let client = "6f1c2c4e-3d2b-4a6e-9b1f-0a1b2c3d4e5f"
@@ -45,77 +45,16 @@ import Testing
         }
     }
 
-    @Test(arguments: TestBackend.available) func failuresRetryWithBackOffOrFailAtOnce(backend: TestBackend) throws {
-        try withQueue(backend) { queue in
-            let transient = try queue.submit(try Self.record("https://media.example.org/a.mp4"), maxPending: 10).download
-            let permanent = try queue.submit(try Self.record("https://media.example.org/b.mp4"), maxPending: 10).download
-            let first = try #require(try queue.leaseDownload(worker: "w", leaseSeconds: 60))
-            let second = try #require(try queue.leaseDownload(worker: "w", leaseSeconds: 60))
-            #expect(Set([first.id, second.id]) == Set([transient.id, permanent.id]))
-            #expect(first.status == .downloading && first.attempts == 1)
-            #expect(try queue.leaseDownload(worker: "w", leaseSeconds: 60) == nil, "nothing else is due")
-            let leasedTransient = first.id == transient.id ? first : second
-            let leasedPermanent = first.id == transient.id ? second : first
-            // Attempt 1 failing retries at once (the policy's first delay is 0), attempt 2 after 30 s.
-            let retried = try queue.fail(leasedTransient, error: PreviewError(.linkFailed, "503"), retryable: true)
-            #expect(retried.status == .queued && retried.errorCode == .linkFailed)
-            let failed = try queue.fail(leasedPermanent, error: PreviewError(.linkFailed, "404"), retryable: false)
-            #expect(failed.status == .failed)
-            let again = try #require(try queue.leaseDownload(worker: "w", leaseSeconds: 60))
-            #expect(again.id == transient.id && again.attempts == 2)
-            let later = try queue.fail(again, error: PreviewError(.timeout, "slow"), retryable: true)
-            #expect(later.status == .queued && later.availableAt > Date().addingTimeInterval(20))
-            #expect(try queue.leaseDownload(worker: "w", leaseSeconds: 60) == nil, "the retry waits its delay")
-            // The person sends the failed link again: queued again, its attempts fresh.
-            let resent = try queue.submit(try Self.record("https://media.example.org/b.mp4"), maxPending: 10)
-            #expect(!resent.created && resent.download.id == permanent.id && resent.download.status == .queued && resent.download.attempts == 0)
-        }
-    }
-
-    @Test(arguments: TestBackend.available) func onlyTheLeaseHolderRecordsTheOutcome(backend: TestBackend) throws {
+    /// A finished download names the document it became, and the document its sources.
+    @Test(arguments: TestBackend.available) func aFinishedDownloadNamesItsDocument(backend: TestBackend) throws {
         try withQueue(backend) { queue in
             _ = try queue.submit(try Self.record("https://media.example.org/a.mp4"), maxPending: 10)
             let leased = try #require(try queue.leaseDownload(worker: "w1", leaseSeconds: 60))
-            var stale = leased
-            stale.leaseOwner = "w2"
-            #expect(try !queue.finish(stale, documentID: "doc"))
-            #expect(try queue.renewLease(leased, leaseSeconds: 120))
             #expect(try queue.finish(leased, documentID: "doc"))
             let done = try #require(try queue.download(id: leased.id))
             #expect(done.status == .done && done.documentID == "doc" && done.leaseOwner == nil)
             #expect(try queue.downloads(documentID: "doc").map(\.id) == [leased.id])
             #expect(try queue.downloadCounts()[.done] == 1)
-        }
-    }
-
-    @Test(arguments: TestBackend.available) func aDeadProcessesDownloadsGoBackToTheQueue(backend: TestBackend) throws {
-        try withQueue(backend) { queue in
-            _ = try queue.submit(try Self.record("https://media.example.org/a.mp4"), maxPending: 10)
-            let leased = try #require(try queue.leaseDownload(worker: "host/1/dead", leaseSeconds: 3600))
-            #expect(try queue.reclaimDownloadLeases { $0 == "host/2/alive" } == 0)
-            #expect(try queue.reclaimDownloadLeases { $0 == "host/1/dead" } == 1)
-            let again = try #require(try queue.leaseDownload(worker: "w", leaseSeconds: 60))
-            #expect(again.id == leased.id && again.attempts == 2, "the attempt the dead process used stays counted")
-            try queue.release(again)
-            #expect(try queue.download(id: leased.id)?.attempts == 1, "a release uncounts its attempt")
-        }
-    }
-
-    /// A download whose fetcher died with it every time is failed for good after its attempts, in the
-    /// same words on both backends, and no longer leased.
-    @Test(arguments: TestBackend.available) func aDownloadThatKillsItsFetcherEveryTimeIsGivenUp(backend: TestBackend) throws {
-        try withQueue(backend) { queue in
-            let submitted = try queue.submit(try Self.record("https://media.example.org/a.mp4"), maxPending: 10).download
-            let attempts = RetryPolicy().maxAttempts
-            for attempt in 1...attempts {
-                // A lease that has already run out: as if the fetcher died holding it.
-                let leased = try #require(try queue.leaseDownload(worker: "host/1/doomed", leaseSeconds: -1), "attempt \(attempt)")
-                #expect(leased.attempts == attempt)
-            }
-            #expect(try queue.leaseDownload(worker: "w", leaseSeconds: 60) == nil)
-            let given = try #require(try queue.download(id: submitted.id))
-            #expect(given.status == .failed && given.errorCode == .internal)
-            #expect(given.errorMessage == RetryPolicy.gaveUp("The download", after: attempts))
         }
     }
 

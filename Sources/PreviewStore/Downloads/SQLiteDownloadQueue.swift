@@ -16,13 +16,11 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
     public func submit(_ download: DownloadRecord, maxPending: Int) throws -> (download: DownloadRecord, created: Bool) {
         try index.pool.write { db in
             let sender: [any DatabaseValueConvertible] = [download.device ?? "", download.clientID]
-            if var existing = try DownloadRecord.fetchOne(db, sql: "SELECT * FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND normalized_url = ?",
+            if let existing = try DownloadRecord.fetchOne(db, sql: "SELECT * FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND normalized_url = ?",
                                                           arguments: StatementArguments(sender + [download.normalizedURL])) {
-                if existing.status == .failed {
-                    existing.requeue(now: Date())
-                    try existing.update(db)
-                }
-                return (existing, false)
+                // A failed one is queued again with fresh attempts: the person sent it again.
+                let requeued = existing.status == .failed ? try leases(in: db).requeueFailed(key: existing.holder.key).first : nil
+                return (requeued ?? existing, false)
             }
             let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND status IN (?, ?)",
                                            arguments: StatementArguments(sender + [DownloadRecord.Status.queued, DownloadRecord.Status.downloading])) ?? 0
@@ -46,65 +44,30 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
     }
 
     public func leaseDownload(worker: String, leaseSeconds: TimeInterval) throws -> DownloadRecord? {
-        try index.pool.write { db in
-            let now = Date()
-            while var download = try DownloadRecord.fetchOne(db, sql: DownloadRecord.fairest, arguments: DownloadRecord.fairestArguments(now: now)) {
-                download.updatedAt = now
-                download.leaseOwner = nil
-                download.leaseExpiresAt = nil
-                if download.attempts >= policy.maxAttempts {
-                    download.giveUp()
-                    try download.update(db)
-                    continue
-                }
-                download.status = .downloading
-                download.attempts += 1
-                download.leaseOwner = worker
-                download.leaseExpiresAt = now.addingTimeInterval(leaseSeconds)
-                try download.update(db)
-                return download
-            }
-            return nil
-        }
+        try index.pool.write { db in try leases(in: db).lease(worker: worker, seconds: leaseSeconds).leased }
+    }
+
+    /// The lease contract over the downloads, in `db`'s transaction.
+    private func leases(in db: Database) -> Leases<DownloadRecord> {
+        Leases(.downloads, dialect: .sqlite, policy: policy, run: db.records)
     }
 
     public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) throws -> Bool {
-        try index.pool.write { db in
-            try db.execute(sql: "UPDATE downloads SET lease_expires_at = ? WHERE \(DownloadRecord.heldLease)",
-                           arguments: StatementArguments([Date().addingTimeInterval(leaseSeconds)]) + DownloadRecord.heldLeaseArguments(download))
-            return db.changesCount > 0
-        }
+        try index.pool.write { db in try leases(in: db).renew(download.holder, seconds: leaseSeconds) }
     }
 
     @discardableResult
     public func finish(_ download: DownloadRecord, documentID: String) throws -> Bool {
-        try index.pool.write { db in
-            guard try holdsLease(download, in: db) else { return false }
-            var done = download
-            done.finish(documentID: documentID, now: Date())
-            try done.update(db)
-            return true
-        }
+        try index.pool.write { db in try leases(in: db).finish(download.holder, setting: "document_id = \(documentID)") != nil }
     }
 
     @discardableResult
     public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) throws -> DownloadRecord {
-        try index.pool.write { db in
-            guard try holdsLease(download, in: db) else { return download }
-            var failed = download
-            failed.fail(error, retryIn: retryable ? policy.delay(afterAttempts: download.attempts) : nil, now: Date())
-            try failed.update(db)
-            return failed
-        }
+        try index.pool.write { db in try leases(in: db).fail(download.holder, error: error, retryable: retryable) ?? download }
     }
 
     public func release(_ download: DownloadRecord) throws {
-        try index.pool.write { db in
-            guard try holdsLease(download, in: db) else { return }
-            var released = download
-            released.release(now: Date())
-            try released.update(db)
-        }
+        try index.pool.write { db in _ = try leases(in: db).release(download.holder) }
     }
 
     public func downloads(documentID: String) throws -> [DownloadRecord] {
@@ -114,26 +77,11 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
     }
 
     public func reclaimDownloadLeases(where isDead: (String) -> Bool) throws -> Int {
-        try index.pool.write { db in
-            let owners = try String.fetchAll(db, sql: "SELECT DISTINCT lease_owner FROM downloads WHERE status = ?",
-                                             arguments: [DownloadRecord.Status.downloading]).filter(isDead)
-            var reclaimed = 0
-            for owner in owners {
-                try db.execute(sql: "UPDATE downloads SET status = ?, lease_owner = NULL, lease_expires_at = NULL WHERE status = ? AND lease_owner = ?",
-                               arguments: [DownloadRecord.Status.queued, DownloadRecord.Status.downloading, owner])
-                reclaimed += db.changesCount
-            }
-            return reclaimed
-        }
+        try index.pool.write { db in try leases(in: db).reclaim(where: isDead) }
     }
 
     public func downloadCounts() throws -> [DownloadRecord.Status: Int] {
         try index.statusCounts(in: "downloads")
-    }
-
-    private func holdsLease(_ download: DownloadRecord, in db: Database) throws -> Bool {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM downloads WHERE \(DownloadRecord.heldLease)",
-                         arguments: DownloadRecord.heldLeaseArguments(download)) == 1
     }
 
     // MARK: Devices

@@ -12,11 +12,6 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         case preview
         /// A video's rendition and scrubbing thumbnails, queued when its preview job is done.
         case playback
-
-        /// `kinds` as a list of SQL literals (the enum's own names: nothing a caller sends).
-        public static func literals(_ kinds: Set<Kind>) -> String {
-            kinds.isEmpty ? "NULL" : kinds.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ")
-        }
     }
 
     /// `queued`, `processing`, `done`, `failed`.

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+
+/// A statement written once for both backends: its text, its values (always sent as bound
+/// parameters) and the database's clock, rendered for one ``SQLDialect`` when it runs.
+///
+/// Interpolated values are bound; table and column names of our own go in with `raw:`.
+public struct SQL: Sendable, ExpressibleByStringInterpolation {
+    enum Part: Sendable {
+        case text(String)
+        case value(SQLValue)
+        /// The database's time now.
+        case now
+        /// The database's time, this many seconds from now.
+        case later(TimeInterval)
+    }
+
+    var parts: [Part]
+
+    public init(stringLiteral text: String) {
+        parts = [.text(text)]
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        parts = stringInterpolation.parts
+    }
+
+    /// The database's time now: the transaction's start on PostgreSQL (the server's clock, which
+    /// every host shares), the moment it runs on SQLite.
+    public static let now = SQL(parts: [.now])
+
+    /// The database's time `seconds` from now.
+    public static func later(_ seconds: TimeInterval) -> SQL {
+        SQL(parts: [.later(seconds)])
+    }
+
+    private init(parts: [Part]) {
+        self.parts = parts
+    }
+
+    /// `fragments` joined by `separator` (a keyword of ours, such as `AND`).
+    public static func joined(_ fragments: [SQL], separator: String) -> SQL {
+        var parts: [Part] = []
+        for (position, fragment) in fragments.enumerated() {
+            if position > 0 { parts.append(.text(separator)) }
+            parts += fragment.parts
+        }
+        return SQL(parts: parts)
+    }
+
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var parts: [Part] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {}
+
+        public mutating func appendLiteral(_ literal: String) {
+            parts.append(.text(literal))
+        }
+
+        /// A value, bound as a parameter.
+        public mutating func appendInterpolation(_ value: some SQLBindable) {
+            parts.append(.value(value.sqlValue))
+        }
+
+        /// A value or NULL, bound as a parameter.
+        public mutating func appendInterpolation(_ value: (some SQLBindable)?) {
+            parts.append(.value(value?.sqlValue ?? .null))
+        }
+
+        /// Another statement's fragment, its values kept.
+        public mutating func appendInterpolation(_ fragment: SQL) {
+            parts += fragment.parts
+        }
+
+        /// A name of ours (a table, a column, an alias), never a caller's text.
+        public mutating func appendInterpolation(raw name: String) {
+            parts.append(.text(name))
+        }
+    }
+
+    /// The text and values to send to a database of `dialect`, `now` standing for its clock where
+    /// it has none of its own (SQLite).
+    public func rendered(in dialect: SQLDialect, now: Date = Date()) -> (text: String, values: [SQLValue]) {
+        var text = ""
+        var values: [SQLValue] = []
+        func bind(_ value: SQLValue) {
+            values.append(value)
+            text += dialect.placeholder(values.count)
+        }
+        for part in parts {
+            switch part {
+            case let .text(literal): text += literal
+            case let .value(value): bind(value)
+            case .now:
+                switch dialect {
+                case .sqlite: bind(.date(now))
+                case .postgres: text += "now()"
+                }
+            case let .later(seconds):
+                switch dialect {
+                case .sqlite: bind(.date(now.addingTimeInterval(seconds)))
+                case .postgres:
+                    text += "(now() + make_interval(secs => "
+                    bind(.real(seconds))
+                    text += "))"
+                }
+            }
+        }
+        return (text, values)
+    }
+}
+
+/// The two SQL databases an index can live in: where their statements differ.
+public enum SQLDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// The text that stands for the `position`th bound value (from 1).
+    func placeholder(_ position: Int) -> String {
+        self == .sqlite ? "?" : "$\(position)"
+    }
+
+    /// What ends a query that takes rows to update, so that concurrent takers skip each other's rows
+    /// instead of waiting for them (`alias` names the table whose rows are taken). SQLite needs none:
+    /// its writes are serialised.
+    public func skipLocked(of alias: String) -> String {
+        self == .sqlite ? "" : " FOR UPDATE OF \(alias) SKIP LOCKED"
+    }
+}
+
+/// A value sent to the database as a bound parameter.
+public enum SQLValue: Sendable, Equatable {
+    case text(String)
+    case integer(Int64)
+    case real(Double)
+    case date(Date)
+    case null
+
+    /// The value as GRDB binds it (a date as GRDB stores dates, so comparisons with stored ones hold).
+    public var databaseValue: DatabaseValue {
+        switch self {
+        case let .text(text): text.databaseValue
+        case let .integer(integer): integer.databaseValue
+        case let .real(real): real.databaseValue
+        case let .date(date): date.databaseValue
+        case .null: .null
+        }
+    }
+}
+
+extension SQLValue: SQLBindable {
+    public var sqlValue: SQLValue { self }
+}
+
+/// A Swift value that goes into a statement as a bound parameter.
+public protocol SQLBindable {
+    var sqlValue: SQLValue { get }
+}
+
+extension String: SQLBindable {
+    public var sqlValue: SQLValue { .text(self) }
+}
+
+extension Int: SQLBindable {
+    public var sqlValue: SQLValue { .integer(Int64(self)) }
+}
+
+extension Int64: SQLBindable {
+    public var sqlValue: SQLValue { .integer(self) }
+}
+
+extension Double: SQLBindable {
+    public var sqlValue: SQLValue { .real(self) }
+}
+
+extension Date: SQLBindable {
+    public var sqlValue: SQLValue { .date(self) }
+}
+
+extension RawRepresentable where RawValue == String {
+    /// A status or kind, bound by its name.
+    public var sqlValue: SQLValue { .text(rawValue) }
+}
