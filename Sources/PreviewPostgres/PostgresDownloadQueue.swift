@@ -62,7 +62,7 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
 
     /// The lease contract over the downloads, on `session`.
     private func leases(in session: Session) -> Leases<DownloadRecord> {
-        Leases(.downloads, dialect: .postgres, policy: policy) { sql in try session.run(sql).map(DownloadRecord.init(row:)) }
+        Leases(.downloads, dialect: .postgres, policy: policy) { sql in try session.query(PostgresQuery(sql)).map(DownloadRecord.init(row:)) }
     }
 
     public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) throws -> Bool {

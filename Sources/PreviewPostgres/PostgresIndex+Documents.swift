@@ -12,96 +12,15 @@ extension PostgresIndex {
     /// A listing's page, its title search made the given way (nil: the way ``TitleSearch`` chooses).
     func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
-        if let search { return try page(query, search: search) }
-        return try TitleSearch.page(for: query, page: { try page(query, search: $0) }) { key in
-            try connections.query(Self.titleMatches(key)).first?["n"].decode(Int.self) ?? 0
+        let page = { (search: TitleSearch) in
+            let rows = try connections.query(PostgresQuery(DocumentListing.statement(query, search: search, in: .postgres)))
+            return DocumentListing.page(try rows.map { row in
+                (try DocumentRecord(row: row), try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
+            }, of: query)
         }
-    }
-
-    private func page(_ query: DocumentQuery, search: TitleSearch) throws -> DocumentPage {
-        let rows = try connections.query(Self.listing(query, search: search))
-        let page = rows.prefix(query.limit)
-        let next = try rows.count > query.limit ? page.last.map { row in
-            DocumentCursor(sort: query.sort, keys: try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
-        } : nil
-        return DocumentPage(documents: try page.map(DocumentRecord.init(row:)), next: next)
-    }
-
-    /// How many of the latest versions' title keys hold `key`, counted up to the lookup's limit.
-    static func titleMatches(_ key: String) -> PostgresQuery {
-        """
-        SELECT COUNT(*) AS n FROM (SELECT 1 FROM documents WHERE latest AND title_key LIKE \(TitleSearch.likePattern(key))
-                                   LIMIT \(TitleSearch.matchLimit)) AS matches
-        """
-    }
-
-    /// The statement of a listing's page (one row more than the page, to tell whether another follows).
-    static func listing(_ query: DocumentQuery, search: TitleSearch = .walk) -> PostgresQuery {
-        let (keys, descending) = Self.sortKeys(query.sort)
-        var sql = PostgresQuery(stringLiteral: "SELECT d.*, \(keys.enumerated().map { "(\($1.cursor))::text AS sort_key_\($0)" }.joined(separator: ", ")) FROM ")
-        if search == .lookUp, let text = query.titleContains {
-            // The matches are read from the title index first (OFFSET 0 keeps the subquery whole), then ordered.
-            sql.binds.append(TitleSearch.likePattern(DocumentLabels.titleKey(text)))
-            sql.sql += "(SELECT * FROM documents WHERE latest AND title_key LIKE $1 OFFSET 0) AS d"
-        } else {
-            sql.sql += "documents d"
-        }
-        sql.sql += " WHERE d.latest"
-        func filter(_ condition: String, _ value: String?) {
-            guard let value else { return }
-            sql.binds.append(value)
-            sql.sql += " AND " + condition.replacingOccurrences(of: "?", with: "$\(sql.binds.count)")
-        }
-        filter("d.owner = ?", query.owner)
-        filter("d.type = ?", query.type)
-        filter("d.kind = ?", query.kind)
-        let titleKey = query.titleContains.map(DocumentLabels.titleKey)
-        if search != .walkStart { filter("strpos(d.title_key, ?) > 0", titleKey) }
-        filter("d.preview_status = ?", query.status?.rawValue)
-        if let shared = query.shared { sql.sql += " AND d.live_shares \(shared ? ">" : "=") 0" }
-        if let after = query.after {
-            var placeholders: [String] = []
-            for (key, value) in zip(keys, after.keys) {
-                sql.binds.append(value)
-                placeholders.append(key.value("$\(sql.binds.count)::text"))
-            }
-            sql.sql += " AND (\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders.joined(separator: ", ")))"
-        }
-        let order = " ORDER BY " + keys.map { $0.expression + (descending ? " DESC" : "") }.joined(separator: ", ")
-        if search == .walkStart, let titleKey {
-            // The first rows of the order (read in its order, no sort), then their matches.
-            sql.binds.append(titleKey)
-            sql.sql = "SELECT * FROM (\(sql.sql)\(order) LIMIT \(TitleSearch.walkedRows)) AS d WHERE strpos(d.title_key, $\(sql.binds.count)) > 0"
-        }
-        sql.sql += order + " LIMIT \(query.limit + 1)"
-        return sql
-    }
-
-    /// A sort key: the expression rows are ordered and compared by (indexed where it matters), its
-    /// form in a cursor, and the expression that turns a cursor's text back into a comparable value.
-    private struct SortKey {
-        var expression: String
-        var cursor: String
-        var value: (String) -> String
-    }
-
-    /// The keys of a sort order (ending with the id) and whether it is descending. Times are whole
-    /// microseconds in a cursor, so it compares exactly what the rows hold; rows are ordered by the
-    /// column itself, which ``CurrentDocuments`` indexes for every order.
-    private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [SortKey], descending: Bool) {
-        let created = SortKey(expression: "d.created_at", cursor: "(extract(epoch FROM d.created_at) * 1000000)::bigint") { text in
-            "('epoch'::timestamptz + \(text)::bigint * interval '1 microsecond')"
-        }
-        // Byte order, as SQLite sorts: the same titles page the same way on both backends.
-        let title = SortKey(expression: "d.title_key COLLATE \"C\"", cursor: "d.title_key") { $0 }
-        let id = SortKey(expression: "d.id", cursor: "d.id") { $0 }
-        switch sort {
-        case .newest: return ([created, id], true)
-        case .oldest: return ([created, id], false)
-        case .title: return ([title, id], false)
-        case .type: return ([SortKey(expression: "d.type COLLATE \"C\"", cursor: "d.type") { $0 }, title, id], false)
-        case .mostShared:
-            return ([SortKey(expression: "d.live_shares", cursor: "lpad(d.live_shares::text, 10, '0')") { "\($0)::bigint" }, id], true)
+        if let search { return try page(search) }
+        return try TitleSearch.page(for: query, page: page) { key in
+            try connections.query(PostgresQuery(DocumentListing.titleMatches(key, in: .postgres))).first?["n"].decode(Int.self) ?? 0
         }
     }
 

@@ -25,12 +25,13 @@ public struct PostgresJobQueue: JobQueue {
             let first = JobRecord.Status.first(for: stored)
             let leasing = first == .queued ? lease : nil
             let status = leasing == nil ? first : .processing
-            let expires: SQL = leasing.map { SQL.later($0.seconds) } ?? "NULL"
-            let job = try JobRecord(row: try session.run("""
+            let expires: PortableSQL = leasing.map { PortableSQL.later($0.seconds) } ?? "NULL"
+            let insert: PortableSQL = """
                 INSERT INTO jobs (document_id, status, attempts, lease_owner, lease_expires_at, available_at, created_at, updated_at)
-                VALUES (\(stored.id), \(status), \(leasing == nil ? 0 : 1), \(leasing?.worker), \(expires), \(SQL.now), \(SQL.now), \(SQL.now))
+                VALUES (\(stored.id), \(status), \(leasing == nil ? 0 : 1), \(leasing?.worker), \(expires), \(PortableSQL.now), \(PortableSQL.now), \(PortableSQL.now))
                 RETURNING *
-                """)[0])
+                """
+            let job = try JobRecord(row: try session.query(PostgresQuery(insert))[0])
             var document = stored
             document.jobStatus = job.status
             return (document, job, leasing != nil)
@@ -48,7 +49,7 @@ public struct PostgresJobQueue: JobQueue {
 
     /// The lease contract over the jobs, on `session`.
     private func leases(in session: Session) -> Leases<JobRecord> {
-        Leases(.jobs, dialect: .postgres, policy: policy) { sql in try session.run(sql).map(JobRecord.init(row:)) }
+        Leases(.jobs, dialect: .postgres, policy: policy) { sql in try session.query(PostgresQuery(sql)).map(JobRecord.init(row:)) }
     }
 
     @discardableResult

@@ -12,109 +12,16 @@ extension SQLiteIndex {
     func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
         return try pool.read { db in
-            let page = { (search: TitleSearch) in try Self.page(query, search: search, in: db) }
+            let page = { (search: TitleSearch) in
+                let rows = try db.rows(DocumentListing.statement(query, search: search, in: .sqlite))
+                return DocumentListing.page(try rows.map { row in
+                    (try DocumentRecord(row: row), (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
+                }, of: query)
+            }
             if let search { return try page(search) }
             return try TitleSearch.page(for: query, page: page) { key in
-                try Int.fetchOne(db, sql: Self.titleMatchesQuery, arguments: [TitleSearch.phrase(key), TitleSearch.matchLimit]) ?? 0
+                try db.rows(DocumentListing.titleMatches(key, in: .sqlite)).first?["n"] ?? 0
             }
-        }
-    }
-
-    private static func page(_ query: DocumentQuery, search: TitleSearch, in db: Database) throws -> DocumentPage {
-        let (sql, arguments) = listing(query, search: search)
-        let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-        let page = rows.prefix(query.limit)
-        let next = rows.count > query.limit ? page.last.map { row in
-            DocumentCursor(sort: query.sort, keys: (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
-        } : nil
-        return DocumentPage(documents: try page.map { try DocumentRecord(row: $0) }, next: next)
-    }
-
-    /// How many title index rows match a phrase, counted up to a limit.
-    static let titleMatchesQuery = "SELECT COUNT(*) FROM (SELECT 1 FROM document_titles WHERE document_titles MATCH ? LIMIT ?)"
-
-    /// The statement of a listing's page (one row more than the page, to tell whether another follows).
-    static func listing(_ query: DocumentQuery, search: TitleSearch = .walk) -> (sql: String, arguments: StatementArguments) {
-        let (keys, descending) = Self.sortKeys(query.sort)
-        var conditions = ["d.latest"]
-        var arguments = StatementArguments()
-        func filter(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
-            guard let value else { return }
-            conditions.append(condition)
-            arguments += [value]
-        }
-        filter("d.owner = ?", query.owner)
-        filter("d.type = ?", query.type)
-        filter("d.kind = ?", query.kind)
-        filter("d.preview_status = ?", query.status)
-        // Shared documents are few: read from their own index, then ordered. Unshared ones are most:
-        // the order's index is walked (the unary + keeps the sort-by-shares index out of it).
-        if let shared = query.shared { conditions.append(shared ? "d.live_shares > 0" : "+d.live_shares = 0") }
-        if let after = query.after {
-            let placeholders = keys.map(\.placeholder).joined(separator: ", ")
-            conditions.append("(\(keys.map(\.expression).joined(separator: ", "))) \(descending ? "<" : ">") (\(placeholders))")
-            arguments += StatementArguments(after.keys)
-        }
-        let order = "ORDER BY " + keys.map { $0.expression + (descending ? " DESC" : "") }.joined(separator: ", ")
-        var source = "documents d"
-        if query.shared == true && search != .lookUp { source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))" }
-        let titleKey = query.titleContains.map(DocumentLabels.titleKey)
-        // The candidates are read first (CROSS JOIN keeps that order of the loops): a lookup's
-        // matches from the title index, then ordered; the first rows of the order, by rowid, in
-        // the order's own order, as the co-routine yields them: sorting them again would read them
-        // all where the page may fill from the first few hundred.
-        var outerOrder = order
-        switch (search, titleKey) {
-        case let (.lookUp, key?):
-            source = "(SELECT rowid AS hit FROM document_titles WHERE document_titles MATCH ?) AS t CROSS JOIN documents d ON d.rowid = t.hit"
-            arguments = StatementArguments([TitleSearch.phrase(key)]) + arguments
-        case (.walkStart, _?):
-            source = """
-                (SELECT d.rowid AS hit FROM \(source) WHERE \(conditions.joined(separator: " AND ")) \(order) LIMIT \(TitleSearch.walkedRows)) AS t
-                CROSS JOIN documents d ON d.rowid = t.hit
-                """
-            conditions = []
-            outerOrder = ""
-        default:
-            break
-        }
-        if let titleKey {
-            conditions.append("instr(d.title_key, ?) > 0")
-            arguments += [titleKey]
-        }
-        let selectedKeys = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
-        let sql = """
-            SELECT d.*, \(selectedKeys) FROM \(source) WHERE \(conditions.joined(separator: " AND ")) \(outerOrder) LIMIT \(query.limit + 1)
-            """
-        return (sql, arguments)
-    }
-
-    /// A sort key: the column rows are ordered and compared by (``CurrentDocuments`` indexes each
-    /// order), its text in a cursor, and the placeholder that reads that text back.
-    private struct SortKey {
-        var expression: String
-        var cursor: String
-        var placeholder = "?"
-
-        init(_ column: String) {
-            (expression, cursor) = (column, column)
-        }
-
-        init(expression: String, cursor: String, placeholder: String) {
-            (self.expression, self.cursor, self.placeholder) = (expression, cursor, placeholder)
-        }
-    }
-
-    /// The keys of a sort order (ending with the id) and whether it is descending.
-    private static func sortKeys(_ sort: DocumentQuery.Sort) -> (keys: [SortKey], descending: Bool) {
-        let (created, title, id) = (SortKey("d.created_at"), SortKey("d.title_key"), SortKey("d.id"))
-        switch sort {
-        case .newest: return ([created, id], true)
-        case .oldest: return ([created, id], false)
-        case .title: return ([title, id], false)
-        case .type: return ([SortKey("d.type"), title, id], false)
-        case .mostShared:
-            return ([SortKey(expression: "d.live_shares", cursor: "printf('%010d', d.live_shares)", placeholder: "CAST(? AS INTEGER)"), id], true)
         }
     }
 

@@ -47,30 +47,31 @@ import Testing
             func plan(_ sql: String, _ arguments: StatementArguments = []) throws -> [String] {
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
             }
+            func plan(_ statement: PortableSQL) throws -> [String] {
+                let (sql, values) = statement.rendered(in: .sqlite)
+                return try plan(sql, StatementArguments(values.map(\.databaseValue)))
+            }
             /// A table read whole, or rows sorted after they are read.
             func growsWithTheStore(_ step: String) -> Bool {
                 step.contains("TEMP B-TREE") || (step.hasPrefix("SCAN") && !step.contains("INDEX") && step != "SCAN CONSTANT ROW")
             }
             for query in Self.listings {
-                let (sql, arguments) = SQLiteIndex.listing(query)
-                let steps = try plan(sql, arguments)
+                let steps = try plan(DocumentListing.statement(query, in: .sqlite))
                 #expect(!steps.contains(where: growsWithTheStore), "\(query): \(steps)")
             }
             for query in Self.lookUps {
-                let (sql, arguments) = SQLiteIndex.listing(query, search: .lookUp)
-                let steps = try plan(sql, arguments)
+                let steps = try plan(DocumentListing.statement(query, search: .lookUp, in: .sqlite))
                 #expect(steps.first?.hasPrefix("SCAN document_titles VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
                         "\(query): \(steps)")
             }
             // The start of the order: its rowids from the order's index (at most ``TitleSearch/walkedRows``),
             // each row by rowid, in that order (no sort: the walk stops at a full page).
             for query in Self.lookUps {
-                let (sql, arguments) = SQLiteIndex.listing(query, search: .walkStart)
-                let steps = try plan(sql, arguments)
+                let steps = try plan(DocumentListing.statement(query, search: .walkStart, in: .sqlite))
                 #expect(steps.count == 4 && steps[0] == "CO-ROUTINE t" && steps[1].contains("USING INDEX documents_current_")
                         && steps[3] == "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)", "\(query): \(steps)")
             }
-            let matches = try plan(SQLiteIndex.titleMatchesQuery, [TitleSearch.phrase("resume"), TitleSearch.matchLimit])
+            let matches = try plan(DocumentListing.titleMatches("resume", in: .sqlite))
             #expect(matches.contains { $0.contains("document_titles VIRTUAL TABLE") }, "\(matches)")
             let statistics: [(String, StatementArguments)] = [
                 (SQLiteIndex.figuresQuery, [""]), (SQLiteIndex.lapsedSharesQuery, StatementArguments()),
@@ -96,7 +97,7 @@ import Testing
                 return try session.query(explained).map { try $0["QUERY PLAN"].decode(String.self) }.joined(separator: "\n")
             }
             for query in Self.listings {
-                let steps = try plan(PostgresIndex.listing(query))
+                let steps = try plan(PostgresQuery(DocumentListing.statement(query, in: .postgres)))
                 #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && !steps.contains("Bitmap"), "\(query): \(steps)")
             }
             // Any index of the latest versions serves an empty table; with titles of its own the table
@@ -109,11 +110,13 @@ import Testing
                 """)
             try session.query("ANALYZE documents")
             for query in Self.lookUps {
-                let steps = try plan(PostgresIndex.listing(query, search: .walkStart))
+                let steps = try plan(PostgresQuery(DocumentListing.statement(query, search: .walkStart, in: .postgres)))
                 #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && steps.contains("using documents_current_"), "\(query): \(steps)")
             }
             for query in Self.lookUps + [DocumentQuery()] {
-                let steps = try plan(query.titleContains == nil ? PostgresIndex.titleMatches("resume") : PostgresIndex.listing(query, search: .lookUp))
+                let statement = query.titleContains == nil ? DocumentListing.titleMatches("resume", in: .postgres)
+                    : DocumentListing.statement(query, search: .lookUp, in: .postgres)
+                let steps = try plan(PostgresQuery(statement))
                 #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_title_trigrams"), "\(query): \(steps)")
             }
             for query in [PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),

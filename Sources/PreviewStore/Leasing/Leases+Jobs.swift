@@ -9,8 +9,8 @@ extension Leases where Record == JobRecord {
     /// across owners (``Leases/lease(worker:seconds:filter:priority:)``). The documents of preview
     /// jobs dead-lettered on the way are failed through `writes`.
     public func lease(worker: String, seconds: TimeInterval, kinds: Set<JobRecord.Kind>, writes: some IndexWrites) throws -> JobRecord? {
-        let listed = SQL.joined(kinds.sorted { $0.rawValue < $1.rawValue }.map { "\($0)" }, separator: ", ")
-        let filter: SQL = kinds.isEmpty ? "FALSE" : "x.kind IN (\(listed))"
+        let listed = PortableSQL.joined(kinds.sorted { $0.rawValue < $1.rawValue }.map { "\($0)" }, separator: ", ")
+        let filter: PortableSQL = kinds.isEmpty ? "FALSE" : "x.kind IN (\(listed))"
         let (leased, deadLettered) = try lease(worker: worker, seconds: seconds, filter: filter, priority: "x.kind <> \(JobRecord.Kind.preview)")
         for job in deadLettered where job.kind == .preview {
             try writes.setPreviewStatus(documentID: job.documentID, status: .failed, error: job.errorCode.map { PreviewError($0, job.errorMessage ?? "") })

@@ -13,9 +13,9 @@ public struct Leases<Record: Leased> {
     public let table: LeaseTable
     public let dialect: SQLDialect
     public let policy: RetryPolicy
-    let run: (SQL) throws -> [Record]
+    let run: (PortableSQL) throws -> [Record]
 
-    public init(_ table: LeaseTable, dialect: SQLDialect, policy: RetryPolicy, run: @escaping (SQL) throws -> [Record]) {
+    public init(_ table: LeaseTable, dialect: SQLDialect, policy: RetryPolicy, run: @escaping (PortableSQL) throws -> [Record]) {
         self.table = table
         self.dialect = dialect
         self.policy = policy
@@ -26,27 +26,27 @@ public struct Leases<Record: Leased> {
     /// time), then leases the fairest ready row to `worker` for `seconds`, counting an attempt:
     /// among rows matching `filter`, ordered first by `priority` (a row where it is false or 0
     /// first), then the group with the fewest rows running, then the longest waiting.
-    public func lease(worker: String, seconds: TimeInterval, filter: SQL = "TRUE", priority: SQL? = nil) throws
+    public func lease(worker: String, seconds: TimeInterval, filter: PortableSQL = "TRUE", priority: PortableSQL? = nil) throws
         -> (leased: Record?, deadLettered: [Record]) {
         let (name, key) = (table.name, table.key)
         let gaveUp = RetryPolicy.gaveUp(table.work)
         let deadLettered = try run("""
             UPDATE \(raw: name) SET status = \(table.failed), lease_owner = NULL, lease_expires_at = NULL,
-                error_code = \(PreviewError.Code.internal), error_message = \(gaveUp.before) || attempts || \(gaveUp.after), updated_at = \(SQL.now)
+                error_code = \(PreviewError.Code.internal), error_message = \(gaveUp.before) || attempts || \(gaveUp.after), updated_at = \(PortableSQL.now)
             WHERE \(raw: key) IN (SELECT x.\(raw: key) FROM \(raw: name) x WHERE \(ready("x")) AND x.attempts >= \(policy.maxAttempts)\(raw: dialect.skipLocked(of: "x")))
             RETURNING *
             """)
         let (join, group) = table.group("x")
         let (runningJoin, runningGroup) = table.group("r")
         let cleared = table.clearedOnLease.map { ", \($0) = NULL" }.joined()
-        let first: SQL = priority.map { "\($0), " } ?? ""
+        let first: PortableSQL = priority.map { "\($0), " } ?? ""
         let leased = try run("""
             UPDATE \(raw: name) SET status = \(table.running), attempts = attempts + 1, lease_owner = \(worker),
-                lease_expires_at = \(SQL.later(seconds)), updated_at = \(SQL.now)\(raw: cleared)
+                lease_expires_at = \(PortableSQL.later(seconds)), updated_at = \(PortableSQL.now)\(raw: cleared)
             WHERE \(raw: key) = (
                 SELECT x.\(raw: key) FROM \(raw: name) x \(raw: join)
                 LEFT JOIN (SELECT \(raw: runningGroup) AS grouped, COUNT(*) AS n FROM \(raw: name) r \(raw: runningJoin)
-                           WHERE r.status = \(table.running) AND r.lease_expires_at >= \(SQL.now) GROUP BY \(raw: runningGroup)) running
+                           WHERE r.status = \(table.running) AND r.lease_expires_at >= \(PortableSQL.now) GROUP BY \(raw: runningGroup)) running
                     ON running.grouped = \(raw: group)
                 WHERE \(ready("x")) AND x.attempts < \(policy.maxAttempts) AND (\(filter))
                 ORDER BY \(first)COALESCE(running.n, 0), x.available_at, x.\(raw: key)
@@ -58,29 +58,29 @@ public struct Leases<Record: Leased> {
 
     /// A row of the table under `alias` that can be leased: waiting and due, or leased with its
     /// lease run out.
-    private func ready(_ alias: String) -> SQL {
+    private func ready(_ alias: String) -> PortableSQL {
         """
-        ((\(raw: alias).status = \(table.waiting) AND \(raw: alias).available_at <= \(SQL.now))
-         OR (\(raw: alias).status = \(table.running) AND \(raw: alias).lease_expires_at < \(SQL.now)))
+        ((\(raw: alias).status = \(table.waiting) AND \(raw: alias).available_at <= \(PortableSQL.now))
+         OR (\(raw: alias).status = \(table.running) AND \(raw: alias).lease_expires_at < \(PortableSQL.now)))
         """
     }
 
     /// The row is still leased by `holder` for the same attempt.
-    private func held(by holder: LeaseHolder) -> SQL {
+    private func held(by holder: LeaseHolder) -> PortableSQL {
         "\(raw: table.key) = \(holder.key) AND status = \(table.running) AND lease_owner = \(holder.owner) AND attempts = \(holder.attempts)"
     }
 
     /// Extends the lease to `seconds` from now while `holder` holds it; false when it was lost.
     public func renew(_ holder: LeaseHolder, seconds: TimeInterval) throws -> Bool {
-        try !run("UPDATE \(raw: table.name) SET lease_expires_at = \(SQL.later(seconds)) WHERE \(held(by: holder)) RETURNING *").isEmpty
+        try !run("UPDATE \(raw: table.name) SET lease_expires_at = \(PortableSQL.later(seconds)) WHERE \(held(by: holder)) RETURNING *").isEmpty
     }
 
     /// Marks the row done, with `setting` (`column = value` assignments) besides; nil when the lease was lost.
-    public func finish(_ holder: LeaseHolder, setting: SQL? = nil) throws -> Record? {
-        let besides: SQL = setting.map { ", \($0)" } ?? ""
+    public func finish(_ holder: LeaseHolder, setting: PortableSQL? = nil) throws -> Record? {
+        let besides: PortableSQL = setting.map { ", \($0)" } ?? ""
         return try run("""
             UPDATE \(raw: table.name) SET status = \(table.done), lease_owner = NULL, lease_expires_at = NULL, error_code = NULL,
-                error_message = NULL, updated_at = \(SQL.now)\(besides)
+                error_message = NULL, updated_at = \(PortableSQL.now)\(besides)
             WHERE \(held(by: holder)) RETURNING *
             """).first
     }
@@ -89,10 +89,10 @@ public struct Leases<Record: Leased> {
     /// remain, else failed for good. Nil when the lease was lost.
     public func fail(_ holder: LeaseHolder, error: PreviewError, retryable: Bool) throws -> Record? {
         let delay = retryable ? policy.delay(afterAttempts: holder.attempts) : nil
-        let availability: SQL = delay.map(SQL.later) ?? "available_at"
+        let availability: PortableSQL = delay.map(PortableSQL.later) ?? "available_at"
         return try run("""
             UPDATE \(raw: table.name) SET status = \(delay == nil ? table.failed : table.waiting), available_at = \(availability),
-                lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code), error_message = \(error.message), updated_at = \(SQL.now)
+                lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code), error_message = \(error.message), updated_at = \(PortableSQL.now)
             WHERE \(held(by: holder)) RETURNING *
             """).first
     }
@@ -103,7 +103,7 @@ public struct Leases<Record: Leased> {
     public func release(_ holder: LeaseHolder) throws -> Bool {
         try !run("""
             UPDATE \(raw: table.name) SET status = \(table.waiting), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
-                lease_owner = NULL, lease_expires_at = NULL, updated_at = \(SQL.now)
+                lease_owner = NULL, lease_expires_at = NULL, updated_at = \(PortableSQL.now)
             WHERE \(held(by: holder)) RETURNING *
             """).isEmpty
     }
@@ -118,7 +118,7 @@ public struct Leases<Record: Leased> {
         for owner in Set(owners) where isDead(owner) {
             reclaimed += try run("""
                 UPDATE \(raw: table.name) SET status = \(table.waiting), lease_owner = NULL, lease_expires_at = NULL,
-                    available_at = \(SQL.now), updated_at = \(SQL.now)
+                    available_at = \(PortableSQL.now), updated_at = \(PortableSQL.now)
                 WHERE status = \(table.running) AND lease_owner = \(owner) RETURNING *
                 """).count
         }
@@ -128,10 +128,10 @@ public struct Leases<Record: Leased> {
     /// Queues failed rows again (the one of `key`, or every one) with a fresh set of attempts, their
     /// last failure forgotten; returns them.
     public func requeueFailed(key: SQLValue? = nil) throws -> [Record] {
-        let only: SQL = key.map { "AND \(raw: table.key) = \($0)" } ?? ""
+        let only: PortableSQL = key.map { "AND \(raw: table.key) = \($0)" } ?? ""
         return try run("""
-            UPDATE \(raw: table.name) SET status = \(table.waiting), attempts = 0, available_at = \(SQL.now), error_code = NULL,
-                error_message = NULL, updated_at = \(SQL.now)
+            UPDATE \(raw: table.name) SET status = \(table.waiting), attempts = 0, available_at = \(PortableSQL.now), error_code = NULL,
+                error_message = NULL, updated_at = \(PortableSQL.now)
             WHERE status = \(table.failed) \(only) RETURNING *
             """)
     }

@@ -5,7 +5,7 @@ import GRDB
 /// parameters) and the database's clock, rendered for one ``SQLDialect`` when it runs.
 ///
 /// Interpolated values are bound; table and column names of our own go in with `raw:`.
-public struct SQL: Sendable, ExpressibleByStringInterpolation {
+public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
     enum Part: Sendable {
         case text(String)
         case value(SQLValue)
@@ -27,11 +27,11 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
 
     /// The database's time now: the transaction's start on PostgreSQL (the server's clock, which
     /// every host shares), the moment it runs on SQLite.
-    public static let now = SQL(parts: [.now])
+    public static let now = PortableSQL(parts: [.now])
 
     /// The database's time `seconds` from now.
-    public static func later(_ seconds: TimeInterval) -> SQL {
-        SQL(parts: [.later(seconds)])
+    public static func later(_ seconds: TimeInterval) -> PortableSQL {
+        PortableSQL(parts: [.later(seconds)])
     }
 
     private init(parts: [Part]) {
@@ -39,13 +39,13 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
     }
 
     /// `fragments` joined by `separator` (a keyword of ours, such as `AND`).
-    public static func joined(_ fragments: [SQL], separator: String) -> SQL {
+    public static func joined(_ fragments: [PortableSQL], separator: String) -> PortableSQL {
         var parts: [Part] = []
         for (position, fragment) in fragments.enumerated() {
             if position > 0 { parts.append(.text(separator)) }
             parts += fragment.parts
         }
-        return SQL(parts: parts)
+        return PortableSQL(parts: parts)
     }
 
     public struct StringInterpolation: StringInterpolationProtocol {
@@ -68,7 +68,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
         }
 
         /// Another statement's fragment, its values kept.
-        public mutating func appendInterpolation(_ fragment: SQL) {
+        public mutating func appendInterpolation(_ fragment: PortableSQL) {
             parts += fragment.parts
         }
 

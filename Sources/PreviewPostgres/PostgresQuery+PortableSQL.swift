@@ -1,10 +1,9 @@
 import PostgresNIO
 import PreviewStore
 
-extension Session {
-    /// Runs `sql` rendered for PostgreSQL, its values bound, and returns its rows.
-    @discardableResult
-    public func run(_ sql: SQL) throws -> [PostgresRandomAccessRow] {
+extension PostgresQuery {
+    /// `sql` rendered for PostgreSQL, its values bound.
+    public init(_ sql: PortableSQL) {
         let (text, values) = sql.rendered(in: .postgres)
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
@@ -16,6 +15,6 @@ extension Session {
             case .null: binds.appendNull()
             }
         }
-        return try query(PostgresQuery(unsafeSQL: text, binds: binds))
+        self.init(unsafeSQL: text, binds: binds)
     }
 }
