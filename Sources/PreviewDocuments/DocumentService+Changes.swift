@@ -4,22 +4,27 @@ import PreviewStore
 
 /// What happens to a stored document: a new label, deletion, an earlier version made current.
 extension DocumentService {
-    /// Gives every version of document `id` the title and type given (nil keeps one; an empty type
-    /// id is none), held to the same rules as an upload's: labels without control characters, a
-    /// known type that allows the stored file's extension. `conflict` when the owner has another
-    /// document under that (type, title); `not_found` when there is no such document.
-    public func relabel(id: String, title: String?, typeID: String?) throws -> DocumentRecord {
+    /// Gives document `id` the labels given (nil keeps one): every version the title and type (an
+    /// empty type id is none), the latest version the description and school (an empty school is
+    /// none), held to the same rules as an upload's: labels without control characters, a known
+    /// type that allows the stored file's extension. `conflict` when the owner has another document
+    /// under that (type, title); `not_found` when there is no such document.
+    public func relabel(id: String, title: String? = nil, typeID: String? = nil, description: String? = nil,
+                        school: String? = nil) throws -> DocumentRecord {
         if let title { try DocumentLabels.checkTitle(title) }
+        let description = description.map(DocumentLabels.description)
+        if let description { try DocumentLabels.checkDescription(description) }
+        let school = school.map(DocumentLabels.school)
+        if let school = school ?? nil { try DocumentLabels.checkSchool(school) }
         let type = try typeID.map { id throws(PreviewError) in try DocumentLabels.type(id, in: rules) }
-        let document = try document(id: id)
+        guard let document = try versions(of: id).first else { throw PreviewError(.notFound, "No document \(id).") }
         if let type = type ?? nil, !type.admits(fileName: document.filename, kind: document.kind) {
             throw PreviewError(.extensionNotAllowed, type.refusalMessage)
         }
+        let labels = Relabelling(title: title ?? document.title, type: type.map { $0?.id ?? "" } ?? document.type,
+                                 description: description ?? document.description, school: school ?? document.school)
         do {
-            guard let relabelled = try store.index.relabel(documentID: id, title: title ?? document.title,
-                                                           type: type.map { $0?.id ?? "" } ?? document.type) else {
-                throw PreviewError(.notFound, "No document \(id).")
-            }
+            guard let relabelled = try store.index.relabel(documentID: id, to: labels) else { throw PreviewError(.notFound, "No document \(id).") }
             return relabelled
         } catch let taken as LabelTaken {
             throw PreviewError(.conflict, "The owner already has a document titled \(taken.title) of that type.")

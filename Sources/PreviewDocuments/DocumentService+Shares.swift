@@ -52,6 +52,14 @@ extension DocumentService {
     public static let maxShareLabel = 200
     public static let maxSharePassword = 1024
 
+    /// A new link's expiry (in the future) and password (1 to ``maxSharePassword`` characters), or `bad_request`.
+    static func checkLink(expiresAt: Date?, password: String?, now: Date) throws(PreviewError) {
+        if let expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
+        if let password, password.isEmpty || password.count > maxSharePassword {
+            throw PreviewError(.badRequest, "password must have 1 to \(maxSharePassword) characters")
+        }
+    }
+
     /// Shares document `id` (the version `request` names, or its latest); the share and its token,
     /// which is not kept.
     public func share(_ id: String, _ request: ShareRequest) throws -> (share: ShareRecord, token: String) {
@@ -60,10 +68,7 @@ extension DocumentService {
         guard !label.isEmpty, label.count <= Self.maxShareLabel, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw PreviewError(.badRequest, "label must have 1 to \(Self.maxShareLabel) characters and no control characters")
         }
-        if let expiresAt = request.expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
-        if let password = request.password, password.isEmpty || password.count > Self.maxSharePassword {
-            throw PreviewError(.badRequest, "password must have 1 to \(Self.maxSharePassword) characters")
-        }
+        try Self.checkLink(expiresAt: request.expiresAt, password: request.password, now: now)
         let shared = try request.version.map { try version($0, of: id) } ?? versions(of: id)[0]
         // 128 random bits.
         let token = Base64URL.randomToken(bytes: 16)

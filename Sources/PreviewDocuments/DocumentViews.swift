@@ -11,6 +11,9 @@ public struct DocumentView: Encodable, Sendable {
     public var type: String?
     public var title: String
     public var filename: String
+    /// "" when the owner said nothing.
+    public var description: String
+    public var school: String?
     public var sha256: String
     public var kind: FileKind
     public var mime: String
@@ -56,6 +59,8 @@ public struct DocumentView: Encodable, Sendable {
         type = document.type.isEmpty ? nil : document.type
         title = document.title
         filename = document.filename
+        description = document.description
+        school = document.school
         sha256 = document.sha256.hex
         kind = document.kind
         mime = document.mime
@@ -76,7 +81,7 @@ public struct DocumentView: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case owner, type, title, filename, sha256, kind, mime, size, version, status, error, links, sources
+        case owner, type, title, filename, description, school, sha256, kind, mime, size, version, status, error, links, sources
         case documentID = "document_id"
         case previewStatus = "preview_status"
         case createdAt = "created_at"
@@ -89,6 +94,8 @@ public struct DocumentView: Encodable, Sendable {
         try container.encodeIfPresent(type, forKey: .type)
         try container.encode(title, forKey: .title)
         try container.encode(filename, forKey: .filename)
+        try container.encode(description, forKey: .description)
+        try container.encodeIfPresent(school, forKey: .school)
         try container.encode(sha256, forKey: .sha256)
         try container.encode(kind, forKey: .kind)
         try container.encode(mime, forKey: .mime)

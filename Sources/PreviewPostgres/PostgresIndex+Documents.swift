@@ -9,18 +9,18 @@ extension PostgresIndex {
         try list(query, search: nil)
     }
 
-    /// A listing's page, its title search made the given way (nil: the way ``TitleSearch`` chooses).
-    func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
+    /// A listing's page, its title search made the given way (nil: the way ``TextSearch`` chooses).
+    func list(_ query: DocumentQuery, search: TextSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
-        let page = { (search: TitleSearch) in
+        let page = { (search: TextSearch) in
             let rows = try connections.query(PostgresQuery(DocumentListing.statement(query, search: search, in: .postgres)))
             return DocumentListing.page(try rows.map { row in
                 (try DocumentRecord(row: row), try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
             }, of: query)
         }
         if let search { return try page(search) }
-        return try TitleSearch.page(for: query, page: page) { key in
-            try connections.query(PostgresQuery(DocumentListing.titleMatches(key, in: .postgres))).first?["n"].decode(Int.self) ?? 0
+        return try TextSearch.page(for: query, page: page) { key in
+            try connections.query(PostgresQuery(DocumentListing.textMatches(key, in: .postgres))).first?["n"].decode(Int.self) ?? 0
         }
     }
 
@@ -56,22 +56,24 @@ extension PostgresIndex {
         }
     }
 
-    public func relabel(documentID id: String, title: String, type: String) throws -> DocumentRecord? {
+    public func relabel(documentID id: String, to labels: Relabelling) throws -> DocumentRecord? {
         try connections.transaction { session in
-            guard let current = try session.query(Self.versionsQuery(of: id, lock: true)).first.map(DocumentRecord.init(row:)) else {
-                return nil
-            }
-            if current.title != title || current.type != type {
+            let versions = try session.query(Self.versionsQuery(of: id, lock: true)).map(DocumentRecord.init(row:))
+            guard let latest = versions.first else { return nil }
+            if labels.renames(latest) {
                 // The same lock that numbers versions: an upload under the new label waits for this rename.
-                let key = "\(current.owner)\u{1F}\(type)\u{1F}\(title)"
+                let key = "\(latest.owner)\u{1F}\(labels.type)\u{1F}\(labels.title)"
                 try session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
                 let taken = try session.query("""
-                    SELECT 1 FROM documents WHERE owner = \(current.owner) AND type = \(type) AND title = \(title) LIMIT 1
+                    SELECT 1 FROM documents WHERE owner = \(latest.owner) AND type = \(labels.type) AND title = \(labels.title) LIMIT 1
                     """)
-                if !taken.isEmpty { throw LabelTaken(type: type, title: title) }
+                if !taken.isEmpty { throw LabelTaken(type: labels.type, title: labels.title) }
+            }
+            for version in labels.applied(to: versions) {
                 try session.query("""
-                    UPDATE documents SET title = \(title), title_key = \(DocumentLabels.titleKey(title)), type = \(type)
-                    WHERE owner = \(current.owner) AND type = \(current.type) AND title = \(current.title)
+                    UPDATE documents SET title = \(version.title), title_key = \(version.titleKey), type = \(version.type),
+                        description = \(version.description), school = \(version.school), search_key = \(version.searchKey)
+                    WHERE id = \(version.id)
                     """)
             }
             return try session.query("SELECT * FROM documents WHERE id = \(id)").first.map(DocumentRecord.init(row:))
@@ -82,10 +84,28 @@ extension PostgresIndex {
 
     public func insertShare(_ share: ShareRecord) throws {
         try connections.query("""
-            INSERT INTO shares (id, token_sha256, document_id, version, label, password_hash, allow_download, created_at, expires_at)
-            VALUES (\(share.id), \(share.tokenSha256), \(share.documentID), \(share.version), \(share.label), \(share.passwordHash),
+            INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at)
+            VALUES (\(share.id), \(share.tokenSha256), \(share.documentID), \(share.version), \(share.label), \(share.school), \(share.passwordHash),
                 \(share.allowDownload), \(share.createdAt), \(share.expiresAt))
             """)
+    }
+
+    public func shareWithSchools(documentIDs: [String], schools: [String], making: (String) -> ShareRecord) throws -> [ShareRecord] {
+        try connections.transaction { session in
+            // Two changes of one document's schools take turns.
+            try session.query("SELECT id FROM documents WHERE id = ANY(\(documentIDs)) FOR UPDATE")
+            return try Self.schoolShares(in: session).share(documentIDs: documentIDs, schools: schools, making: making)
+        }
+    }
+
+    public func schools(owner: String?) throws -> [School] {
+        try connections.withConnection { session in try Self.schoolShares(in: session).schools(owner: owner) }
+    }
+
+    private static func schoolShares(in session: Session) -> SchoolShares {
+        SchoolShares(shares: { sql in try session.query(PostgresQuery(sql)).map(ShareRecord.init(row:)) }) { sql in
+            try session.query(PostgresQuery(sql)).map { (try $0["name"].decode(String.self), try $0["n"].decode(Int.self)) }
+        }
     }
 
     public func share(id: String) throws -> ShareRecord? {

@@ -70,13 +70,13 @@ public struct PostgresIndex: DocumentIndex {
             ORDER BY version DESC LIMIT 1
             """).first.map(DocumentRecord.init(row:))
         if let latest, latest.sha256 == document.sha256 { return (latest, false) }
-        var next = document
-        next.version = (latest?.version ?? 0) + 1
+        let next = document.nextVersion(after: latest)
         let facts = next.facts
         try session.query("""
-            INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, pages, duration_s, width, height,
-                codec, rotation, playback, version, preview_status, error_code, error_message, created_at)
-            VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.titleKey), \(next.filename), \(next.sha256.hex), \(next.kind.rawValue),
+            INSERT INTO documents (id, owner, type, title, title_key, filename, description, school, search_key, sha256, kind, mime, size, pages,
+                duration_s, width, height, codec, rotation, playback, version, preview_status, error_code, error_message, created_at)
+            VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.titleKey), \(next.filename), \(next.description),
+                \(next.school), \(next.searchKey), \(next.sha256.hex), \(next.kind.rawValue),
                 \(next.mime), \(next.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
                 \(facts.codec), \(facts.rotation), \(facts.playback?.rawValue), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode?.rawValue), \(next.errorMessage),
                 \(next.createdAt))

@@ -12,6 +12,7 @@ extension PostgresQuery {
             case let .integer(integer): binds.append(integer)
             case let .real(real): binds.append(real)
             case let .date(date): binds.append(date)
+            case let .bool(bool): binds.append(bool)
             case .null: binds.appendNull()
             }
         }

@@ -12,7 +12,8 @@ extension DocumentRecord {
         facts.playback = try row.decodeIfPresent("playback", as: Playback.self)
         self.init(id: try row["id"].decode(String.self), owner: try row["owner"].decode(String.self),
                   type: try row["type"].decode(String.self), title: try row["title"].decode(String.self),
-                  filename: try row["filename"].decode(String.self), sha256: try row.hash("sha256"),
+                  filename: try row["filename"].decode(String.self), description: try row["description"].decode(String.self),
+                  school: try row["school"].decode(String?.self), sha256: try row.hash("sha256"),
                   kind: try row.decode("kind", as: FileKind.self), mime: try row["mime"].decode(String.self),
                   size: try row["size"].decode(Int.self), facts: facts, version: try row["version"].decode(Int.self),
                   previewStatus: try row.decode("preview_status", as: PreviewStatus.self),
@@ -85,7 +86,7 @@ extension ShareRecord {
     init(row: PostgresRandomAccessRow) throws {
         self.init(id: try row["id"].decode(String.self), tokenSha256: try row["token_sha256"].decode(String.self),
                   documentID: try row["document_id"].decode(String.self), version: try row["version"].decode(Int?.self),
-                  label: try row["label"].decode(String.self), passwordHash: try row["password_hash"].decode(String?.self),
+                  label: try row["label"].decode(String.self), school: try row["school"].decode(String?.self), passwordHash: try row["password_hash"].decode(String?.self),
                   allowDownload: try row["allow_download"].decode(Bool.self), createdAt: try row["created_at"].decode(Date.self),
                   expiresAt: try row["expires_at"].decode(Date?.self))
         revokedAt = try row["revoked_at"].decode(Date?.self)

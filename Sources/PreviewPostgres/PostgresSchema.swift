@@ -140,22 +140,39 @@ enum PostgresSchema {
           + CurrentDocuments.indexStatements { "\($0) COLLATE \"C\"" }
           + ["jobs", "downloads"].map(StatusCounts.backfill)
           + StatusCounts.triggers.flatMap { trigger($0.name, $0.event, $0.statements, returning: "NULL") }),
-        // The latest versions' title keys by trigram (``TitleSearch``); the status counters take their
+        // The latest versions' title keys by trigram (``TextSearch``); the status counters take their
         // row locks in one order (``StatusCounts``).
         ("v16-title-search", [
             "CREATE EXTENSION IF NOT EXISTS pg_trgm",
             "CREATE INDEX documents_current_title_trigrams ON documents USING gin (title_key gin_trgm_ops) WHERE latest",
         ] + StatusCounts.triggers.map { function($0.name, $0.statements, returning: "NULL") }),
+        // A description and a school on every version; a text search reads the latest versions'
+        // search keys by trigram (made after the keys are filled: ``backfills``).
+        ("v17-description-school", [
+            "ALTER TABLE documents ADD COLUMN description text NOT NULL DEFAULT ''",
+            "ALTER TABLE documents ADD COLUMN school text",
+            "ALTER TABLE documents ADD COLUMN search_key text NOT NULL DEFAULT ''",
+            "ALTER TABLE shares ADD COLUMN school text",
+            "DROP INDEX documents_current_title_trigrams",
+        ] + CurrentDocuments.schoolIndexStatements()),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the
-    /// title keys are folded in Swift (``DocumentLabels/titleKey(_:)``), as SQLite's are.
+    /// title and search keys are folded in Swift (``DocumentLabels/titleKey(_:)``), as SQLite's are.
     static let backfills: [String: @Sendable (Session) throws -> Void] = [
         "v8-title-key": { session in
             for row in try session.query("SELECT id, title FROM documents") {
                 let (id, title) = (try row["id"].decode(String.self), try row["title"].decode(String.self))
                 try session.query("UPDATE documents SET title_key = \(DocumentLabels.titleKey(title)) WHERE id = \(id)")
             }
+        },
+        "v17-description-school": { session in
+            for row in try session.query("SELECT id, title, filename FROM documents") {
+                let (id, title, filename) = (try row["id"].decode(String.self), try row["title"].decode(String.self), try row["filename"].decode(String.self))
+                let key = DocumentLabels.searchKey(title: title, description: "", filename: filename)
+                try session.query("UPDATE documents SET search_key = \(key) WHERE id = \(id)")
+            }
+            try session.query("CREATE INDEX documents_current_search_trigrams ON documents USING gin (search_key gin_trgm_ops) WHERE latest")
         },
     ]
 

@@ -62,4 +62,16 @@ enum JSON {
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(value))))
     }
+
+    /// A request's JSON body of at most `limit` bytes as `T` (times in ISO 8601); `400` with
+    /// `expected` (the body's shape, said for people) when it is not one.
+    static func body<T: Decodable>(_ type: T.Type, of request: Request, limit: Int, expected: String) async throws -> T {
+        let body = try await request.body.collect(upTo: limit)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let value = try? decoder.decode(type, from: Data(body.readableBytesView)) else {
+            throw APIError.badRequest("the body must be a JSON object: \(expected)")
+        }
+        return value
+    }
 }

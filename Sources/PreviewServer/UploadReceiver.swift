@@ -13,7 +13,7 @@ import PreviewStore
 /// its number of parts and by how much may arrive without completing a header or a part's data
 /// (a huge header, an endless preamble or epilogue), so nothing grows with what a client sends.
 struct UploadReceiver {
-    /// Form fields (type, filename, owner, title), and the file part's own file name.
+    /// Form fields (type, filename, owner, title, description, school), and the file part's own file name.
     var fields: [String: String] = [:]
     var fileName: String?
     /// The form's own fields, without the query's (a CSRF token is read from here, never from a URL).
@@ -31,6 +31,8 @@ struct UploadReceiver {
 
     /// A form's parts: the file and its few fields, with room to spare.
     static let maxParts = 16
+    /// The longest form field: a description's 2,000 characters of up to four bytes each, with room.
+    static let maxFieldBytes = 16 * 1024
     /// Bytes a form may send without a header, a field or file data completing: bounds one part's
     /// headers, and the preamble and epilogue.
     static let maxQuietBytes = 16 * 1024
@@ -170,7 +172,7 @@ private final class MultipartState {
             }
         } else if partName != nil {
             fieldBytes += buffer.readableBytesView
-            if fieldBytes.count > 4096 { failure = APIError.badRequest("form field too long") }
+            if fieldBytes.count > UploadReceiver.maxFieldBytes { failure = APIError.badRequest("form field too long") }
         }
     }
 

@@ -133,6 +133,16 @@ public enum CurrentDocuments {
         }
     }
 
+    /// The indexes of the `school` filter (newest first, store-wide and per owner), added with the
+    /// column, and the one an owner's schools are read from.
+    public static func schoolIndexStatements() -> [String] {
+        [
+            "CREATE INDEX documents_current_school ON documents (school, created_at, id) WHERE latest",
+            "CREATE INDEX documents_current_owner_school ON documents (owner, school, created_at, id) WHERE latest",
+            "CREATE INDEX shares_document_school ON shares (document_id, school) WHERE school IS NOT NULL",
+        ]
+    }
+
     /// The index of the shared documents, newest first, store-wide or per owner.
     public static func sharedIndex(perOwner: Bool) -> String {
         perOwner ? "documents_current_owner_shared" : "documents_current_shared"

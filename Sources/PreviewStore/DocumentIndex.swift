@@ -49,6 +49,12 @@ public protocol DocumentIndex: Sendable {
     func share(tokenSha256: String) throws -> ShareRecord?
     /// The shares of the documents with these (version) ids, newest first.
     func shares(documentIDs: [String]) throws -> [ShareRecord]
+    /// Makes the live school shares of the document whose versions are `documentIDs` exactly one
+    /// per school of `schools`, in one transaction: revokes those of other schools and inserts
+    /// `making(school)` for each school without one. Returns them in the order of `schools`.
+    func shareWithSchools(documentIDs: [String], schools: [String], making: (String) -> ShareRecord) throws -> [ShareRecord]
+    /// The schools of `owner`'s current documents and of their live shares (everyone's when nil), by name.
+    func schools(owner: String?) throws -> [School]
     /// Revokes a share now; false when there is no such share or it was revoked already.
     func revokeShare(id: String) throws -> Bool
     /// Records an opening of a share's page, or a download of its original: its counts, and the
@@ -56,10 +62,10 @@ public protocol DocumentIndex: Sendable {
     func recordShareVisit(id: String, _ kind: ShareVisit.Kind) throws
     /// A share's visits, newest first.
     func shareVisits(id: String) throws -> [ShareVisit]
-    /// Gives every version of the document that `id` is a version of a new title and type; nil
-    /// when there is no such document. Throws ``LabelTaken`` when the owner has another document
-    /// under that (type, title).
-    func relabel(documentID id: String, title: String, type: String) throws -> DocumentRecord?
+    /// Gives the document that `id` is a version of new labels (``Relabelling``); returns version
+    /// `id` as it now is, or nil when there is no such document. Throws ``LabelTaken`` when the owner has
+    /// another document under the new (type, title).
+    func relabel(documentID id: String, to labels: Relabelling) throws -> DocumentRecord?
 
     func derivative(key: String) throws -> DerivativeRecord?
     /// The derivative rows made with `parameters` (every video's `playback.json`, for `verify`).

@@ -2,19 +2,20 @@ import Foundation
 import PreviewCore
 
 /// A listing's page as one keyset statement, written once for both backends: the filters, the
-/// order's keys and the cursor after which the page starts, and a title search made the way
-/// ``TitleSearch`` chose. Every sort and filter reads a partial index of ``CurrentDocuments`` in its
+/// order's keys and the cursor after which the page starts, and a text search made the way
+/// ``TextSearch`` chose. Every sort and filter reads a partial index of ``CurrentDocuments`` in its
 /// own order (`IndexPlanTests` holds both backends' plans to it); where the backends' planners need
-/// a different shape (SQLite's title index and index hints), the statement says so by ``SQLDialect``.
+/// a different shape (SQLite's search index and index hints), the statement says so by ``SQLDialect``.
 public enum DocumentListing {
     /// The statement of `query`'s page: the documents and, after them, each row's sort keys as text
     /// (`sort_key_0`, …), one row more than the page to tell whether another follows.
-    public static func statement(_ query: DocumentQuery, search: TitleSearch = .walk, in dialect: SQLDialect) -> PortableSQL {
+    public static func statement(_ query: DocumentQuery, search: TextSearch = .walk, in dialect: SQLDialect) -> PortableSQL {
         let (keys, descending) = sortKeys(query.sort, in: dialect)
         var conditions: [PortableSQL] = ["d.latest"]
         if let owner = query.owner { conditions.append("d.owner = \(owner)") }
         if let type = query.type { conditions.append("d.type = \(type)") }
         if let kind = query.kind { conditions.append("d.kind = \(kind)") }
+        if let school = query.school { conditions.append("d.school = \(school)") }
         if let status = query.status { conditions.append("d.preview_status = \(status.rawValue)") }
         // Shared documents are few: read from their own index, then ordered. Unshared ones are most:
         // the order's index is walked (on SQLite the unary + keeps the sort-by-shares index out of it).
@@ -33,10 +34,10 @@ public enum DocumentListing {
         if dialect == .sqlite, query.shared == true, search != .lookUp {
             source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))"
         }
-        guard let key = query.titleContains.map(DocumentLabels.titleKey) else {
+        guard let key = query.containing.map(DocumentLabels.titleKey) else {
             return "SELECT d.*, \(raw: selected) FROM \(raw: source) WHERE \(PortableSQL.joined(conditions, separator: " AND ")) \(raw: order) LIMIT \(page)"
         }
-        let holdsTitle: PortableSQL = dialect == .sqlite ? "instr(d.title_key, \(key)) > 0" : "strpos(d.title_key, \(key)) > 0"
+        let holdsText: PortableSQL = dialect == .sqlite ? "instr(d.search_key, \(key)) > 0" : "strpos(d.search_key, \(key)) > 0"
         switch (search, dialect) {
         case (.walkStart, .sqlite):
             // The first rows of the order, by rowid, in the order's own order as the co-routine yields
@@ -44,49 +45,49 @@ public enum DocumentListing {
             // where the page may fill from the first few hundred. Then their matches.
             return """
                 SELECT d.*, \(raw: selected) FROM (SELECT d.rowid AS hit FROM \(raw: source) WHERE \(PortableSQL.joined(conditions, separator: " AND "))
-                    \(raw: order) LIMIT \(TitleSearch.walkedRows)) AS t
-                CROSS JOIN documents d ON d.rowid = t.hit WHERE \(holdsTitle) LIMIT \(page)
+                    \(raw: order) LIMIT \(TextSearch.walkedRows)) AS t
+                CROSS JOIN documents d ON d.rowid = t.hit WHERE \(holdsText) LIMIT \(page)
                 """
         case (.walkStart, .postgres):
             // The first rows of the order (read in its order, no sort), then their matches.
             return """
                 SELECT * FROM (SELECT d.*, \(raw: selected) FROM documents d WHERE \(PortableSQL.joined(conditions, separator: " AND "))
-                    \(raw: order) LIMIT \(TitleSearch.walkedRows)) AS d
-                WHERE \(holdsTitle) \(raw: order) LIMIT \(page)
+                    \(raw: order) LIMIT \(TextSearch.walkedRows)) AS d
+                WHERE \(holdsText) \(raw: order) LIMIT \(page)
                 """
         case (.lookUp, .sqlite):
-            // The matches are read from the title index first (CROSS JOIN keeps that order), then ordered.
+            // The matches are read from the search index first (CROSS JOIN keeps that order), then ordered.
             return """
                 SELECT d.*, \(raw: selected)
-                FROM (SELECT rowid AS hit FROM document_titles WHERE document_titles MATCH \(TitleSearch.phrase(key))) AS t
+                FROM (SELECT rowid AS hit FROM document_search WHERE document_search MATCH \(TextSearch.phrase(key))) AS t
                 CROSS JOIN documents d ON d.rowid = t.hit
-                WHERE \(PortableSQL.joined(conditions + [holdsTitle], separator: " AND ")) \(raw: order) LIMIT \(page)
+                WHERE \(PortableSQL.joined(conditions + [holdsText], separator: " AND ")) \(raw: order) LIMIT \(page)
                 """
         case (.lookUp, .postgres):
-            // The matches are read from the title index first (OFFSET 0 keeps the subquery whole), then ordered.
+            // The matches are read from the search index first (OFFSET 0 keeps the subquery whole), then ordered.
             return """
                 SELECT d.*, \(raw: selected)
-                FROM (SELECT * FROM documents WHERE latest AND title_key LIKE \(TitleSearch.likePattern(key)) OFFSET 0) AS d
-                WHERE \(PortableSQL.joined(conditions + [holdsTitle], separator: " AND ")) \(raw: order) LIMIT \(page)
+                FROM (SELECT * FROM documents WHERE latest AND search_key LIKE \(TextSearch.likePattern(key)) OFFSET 0) AS d
+                WHERE \(PortableSQL.joined(conditions + [holdsText], separator: " AND ")) \(raw: order) LIMIT \(page)
                 """
         case (.walk, _):
             return """
-                SELECT d.*, \(raw: selected) FROM \(raw: source) WHERE \(PortableSQL.joined(conditions + [holdsTitle], separator: " AND "))
+                SELECT d.*, \(raw: selected) FROM \(raw: source) WHERE \(PortableSQL.joined(conditions + [holdsText], separator: " AND "))
                 \(raw: order) LIMIT \(page)
                 """
         }
     }
 
-    /// How many current documents' titles hold `key` (a folded title key), counted up to
-    /// ``TitleSearch/matchLimit``: a count the title index answers.
-    public static func titleMatches(_ key: String, in dialect: SQLDialect) -> PortableSQL {
+    /// How many current documents' search keys hold `key` (folded as a title is), counted up to
+    /// ``TextSearch/matchLimit``: a count the search index answers.
+    public static func textMatches(_ key: String, in dialect: SQLDialect) -> PortableSQL {
         switch dialect {
         case .sqlite:
-            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_titles WHERE document_titles MATCH \(TitleSearch.phrase(key)) LIMIT \(TitleSearch.matchLimit))"
+            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_search WHERE document_search MATCH \(TextSearch.phrase(key)) LIMIT \(TextSearch.matchLimit))"
         case .postgres:
             """
-            SELECT COUNT(*) AS n FROM (SELECT 1 FROM documents WHERE latest AND title_key LIKE \(TitleSearch.likePattern(key))
-                                       LIMIT \(TitleSearch.matchLimit)) AS matches
+            SELECT COUNT(*) AS n FROM (SELECT 1 FROM documents WHERE latest AND search_key LIKE \(TextSearch.likePattern(key))
+                                       LIMIT \(TextSearch.matchLimit)) AS matches
             """
         }
     }

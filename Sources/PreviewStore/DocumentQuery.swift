@@ -15,8 +15,10 @@ public struct DocumentQuery: Sendable, Equatable {
     public var type: String?
     /// A detected kind (`pdf`, `mp4`, …).
     public var kind: String?
-    /// Part of the title, matched without regard to case.
-    public var titleContains: String?
+    /// Only documents for this school.
+    public var school: String?
+    /// Text in the title, the description or the file name, matched without regard to case.
+    public var containing: String?
     public var status: PreviewStatus?
     /// Only documents with a live share (true), or with none (false).
     public var shared: Bool?
@@ -28,12 +30,13 @@ public struct DocumentQuery: Sendable, Equatable {
     /// The largest page a listing returns.
     public static let maxLimit = 200
 
-    public init(owner: String? = nil, type: String? = nil, kind: String? = nil, titleContains: String? = nil,
+    public init(owner: String? = nil, type: String? = nil, kind: String? = nil, school: String? = nil, containing: String? = nil,
                 status: PreviewStatus? = nil, shared: Bool? = nil, sort: Sort = .newest, limit: Int = 50, after: DocumentCursor? = nil) {
         self.owner = owner
         self.type = type
         self.kind = kind
-        self.titleContains = titleContains
+        self.school = school
+        self.containing = containing
         self.status = status
         self.shared = shared
         self.sort = sort

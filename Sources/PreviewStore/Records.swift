@@ -10,11 +10,22 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var owner: String
     /// Declared document type id, or "" when none was declared.
     public var type: String
-    public var title: String { didSet { titleKey = DocumentLabels.titleKey(title) } }
-    /// The title folded for search and sorting (``DocumentLabels/titleKey(_:)``), kept in its own column.
+    public var title: String {
+        didSet {
+            titleKey = DocumentLabels.titleKey(title)
+            refreshSearchKey()
+        }
+    }
+    /// The title folded for sorting (``DocumentLabels/titleKey(_:)``), kept in its own column.
     public private(set) var titleKey: String
     /// The name it arrived under (display only; never used as a path).
-    public var filename: String
+    public var filename: String { didSet { refreshSearchKey() } }
+    /// What the document is about, in its owner's words ("" for nothing said).
+    public var description: String { didSet { refreshSearchKey() } }
+    /// The school it is for, or nil.
+    public var school: String?
+    /// What a text search looks in (``DocumentLabels/searchKey(title:description:filename:)``), kept in its own column.
+    public private(set) var searchKey: String
     public var sha256: BlobHash
     public var kind: FileKind
     public var mime: String
@@ -37,14 +48,18 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var jobStatus: JobRecord.Status?
     public var createdAt: Date
 
-    public init(id: String, owner: String, type: String, title: String, filename: String, sha256: BlobHash, kind: FileKind,
-                mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus, createdAt: Date) {
+    public init(id: String, owner: String, type: String, title: String, filename: String, description: String = "", school: String? = nil,
+                sha256: BlobHash, kind: FileKind, mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus,
+                createdAt: Date) {
         self.id = id
         self.owner = owner
         self.type = type
         self.title = title
         titleKey = DocumentLabels.titleKey(title)
         self.filename = filename
+        self.description = description
+        self.school = school
+        searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename)
         self.sha256 = sha256
         self.kind = kind
         self.mime = mime
@@ -65,14 +80,15 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     /// blob `sha256`: pending when a renderer will make its previews, else without preview.
     public init(labels: DocumentLabels, sha256: BlobHash, kind: FileKind, size: Int, facts: MediaFacts = MediaFacts(), hasRenderer: Bool) {
         self.init(id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id ?? "", title: labels.title,
-                  filename: labels.filename, sha256: sha256, kind: kind, mime: kind.mime, size: size, facts: facts, version: 0,
+                  filename: labels.filename, description: labels.description, school: labels.school, sha256: sha256, kind: kind, mime: kind.mime, size: size, facts: facts, version: 0,
                   previewStatus: hasRenderer ? .pending : .noPreview, createdAt: Date())
     }
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
-        case id, owner, type, title, filename, sha256, kind, mime, size, pages, width, height, codec, rotation, playback, version
+        case id, owner, type, title, filename, description, school, sha256, kind, mime, size, pages, width, height, codec, rotation, playback, version
         case durationSeconds = "duration_s"
         case titleKey = "title_key"
+        case searchKey = "search_key"
         case previewStatus = "preview_status"
         case errorCode = "error_code"
         case errorMessage = "error_message"
@@ -98,6 +114,20 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
             errorCode = newValue?.code
             errorMessage = newValue?.message
         }
+    }
+
+    /// This upload as the version after `latest` (nil: the first): numbered, and keeping the
+    /// latest's description and school where it says none of its own.
+    public func nextVersion(after latest: DocumentRecord?) -> DocumentRecord {
+        var next = self
+        next.version = (latest?.version ?? 0) + 1
+        if next.description.isEmpty, let latest { next.description = latest.description }
+        if next.school == nil { next.school = latest?.school }
+        return next
+    }
+
+    private mutating func refreshSearchKey() {
+        searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename)
     }
 
     public var facts: MediaFacts {

@@ -8,19 +8,19 @@ extension SQLiteIndex {
         try list(query, search: nil)
     }
 
-    /// A listing's page, its title search made the given way (nil: the way ``TitleSearch`` chooses).
-    func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
+    /// A listing's page, its title search made the given way (nil: the way ``TextSearch`` chooses).
+    func list(_ query: DocumentQuery, search: TextSearch?) throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
         return try pool.read { db in
-            let page = { (search: TitleSearch) in
+            let page = { (search: TextSearch) in
                 let rows = try db.rows(DocumentListing.statement(query, search: search, in: .sqlite))
                 return DocumentListing.page(try rows.map { row in
                     (try DocumentRecord(row: row), (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
                 }, of: query)
             }
             if let search { return try page(search) }
-            return try TitleSearch.page(for: query, page: page) { key in
-                try db.rows(DocumentListing.titleMatches(key, in: .sqlite)).first?["n"] ?? 0
+            return try TextSearch.page(for: query, page: page) { key in
+                try db.rows(DocumentListing.textMatches(key, in: .sqlite)).first?["n"] ?? 0
             }
         }
     }
@@ -64,15 +64,16 @@ extension SQLiteIndex {
         }
     }
 
-    public func relabel(documentID id: String, title: String, type: String) throws -> DocumentRecord? {
+    public func relabel(documentID id: String, to labels: Relabelling) throws -> DocumentRecord? {
         try pool.write { db in
-            guard let current = try Self.versions(of: id, in: db).first else { return nil }
-            if current.title == title && current.type == type { return try DocumentRecord.fetchOne(db, key: id) }
-            let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND type = ? AND title = ?)",
-                                          arguments: [current.owner, type, title]) ?? false
-            if taken { throw LabelTaken(type: type, title: title) }
-            try db.execute(sql: "UPDATE documents SET title = ?, title_key = ?, type = ? WHERE owner = ? AND type = ? AND title = ?",
-                           arguments: [title, DocumentLabels.titleKey(title), type, current.owner, current.type, current.title])
+            let versions = try Self.versions(of: id, in: db)
+            guard let latest = versions.first else { return nil }
+            if labels.renames(latest) {
+                let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND type = ? AND title = ?)",
+                                              arguments: [latest.owner, labels.type, labels.title]) ?? false
+                if taken { throw LabelTaken(type: labels.type, title: labels.title) }
+            }
+            for version in labels.applied(to: versions) { try version.update(db) }
             return try DocumentRecord.fetchOne(db, key: id)
         }
     }
@@ -97,6 +98,18 @@ extension SQLiteIndex {
             try ShareRecord.fetchAll(db, sql: "SELECT * FROM shares WHERE document_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id",
                                      arguments: [ids])
         }
+    }
+
+    public func shareWithSchools(documentIDs: [String], schools: [String], making: (String) -> ShareRecord) throws -> [ShareRecord] {
+        try pool.write { db in try Self.schoolShares(in: db).share(documentIDs: documentIDs, schools: schools, making: making) }
+    }
+
+    public func schools(owner: String?) throws -> [School] {
+        try pool.read { db in try Self.schoolShares(in: db).schools(owner: owner) }
+    }
+
+    private static func schoolShares(in db: Database) -> SchoolShares {
+        SchoolShares(shares: db.records) { sql in try db.rows(sql).map { ($0["name"], $0["n"]) } }
     }
 
     public func revokeShare(id: String) throws -> Bool {

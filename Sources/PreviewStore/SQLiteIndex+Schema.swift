@@ -204,6 +204,35 @@ extension SQLiteIndex {
                 try trigger(name, event, statements, in: db)
             }
         }
+        migrator.registerMigration("v17-description-school") { db in
+            try db.execute(sql: """
+                ALTER TABLE documents ADD COLUMN description TEXT NOT NULL DEFAULT '';
+                ALTER TABLE documents ADD COLUMN school TEXT;
+                ALTER TABLE documents ADD COLUMN search_key TEXT NOT NULL DEFAULT '';
+                ALTER TABLE shares ADD COLUMN school TEXT;
+                DROP TRIGGER title_inserted;
+                DROP TRIGGER title_deleted;
+                DROP TRIGGER title_changed;
+                DROP TABLE document_titles;
+                """)
+            // The search keys are folded in Swift (``DocumentLabels/searchKey(title:description:filename:)``).
+            let rows = try Row.fetchCursor(db, sql: "SELECT rowid, title, filename FROM documents")
+            while let row = try rows.next() {
+                try db.execute(sql: "UPDATE documents SET search_key = ? WHERE rowid = ?",
+                               arguments: [DocumentLabels.searchKey(title: row["title"], description: "", filename: row["filename"]), row["rowid"] as Int64])
+            }
+            // Every version's search key, by trigram (the rows are `documents`' own, by rowid).
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE document_search USING fts5(search_key, content = 'documents', content_rowid = 'rowid', tokenize = 'trigram');
+                INSERT INTO document_search (document_search) VALUES ('rebuild');
+                """)
+            let (indexed, unindexed) = ("INSERT INTO document_search (rowid, search_key) VALUES (NEW.rowid, NEW.search_key)",
+                                        "INSERT INTO document_search (document_search, rowid, search_key) VALUES ('delete', OLD.rowid, OLD.search_key)")
+            try trigger("search_inserted", "AFTER INSERT ON documents", [indexed], in: db)
+            try trigger("search_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
+            try trigger("search_changed", "AFTER UPDATE OF search_key ON documents", [unindexed, indexed], in: db)
+            for statement in CurrentDocuments.schoolIndexStatements() { try db.execute(sql: statement) }
+        }
         return migrator
     }
 

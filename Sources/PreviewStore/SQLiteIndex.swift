@@ -103,8 +103,7 @@ public final class SQLiteIndex: DocumentIndex {
             .insert(db, onConflict: .ignore)
         let latest = try versions(owner: document.owner, type: document.type, title: document.title).fetchOne(db)
         if let latest, latest.sha256 == document.sha256 { return (latest, false) }
-        var next = document
-        next.version = (latest?.version ?? 0) + 1
+        let next = document.nextVersion(after: latest)
         try next.insert(db)
         return (next, true)
     }

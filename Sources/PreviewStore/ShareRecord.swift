@@ -15,6 +15,8 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// The version number it is pinned to; nil for whatever version is latest.
     public var version: Int?
     public var label: String
+    /// The school it was made for (``DocumentIndex/shareWithSchools(documentIDs:schools:making:)``), or nil.
+    public var school: String?
     /// PBKDF2-SHA256 (`pbkdf2-sha256$ROUNDS$SALT$HASH`, base64), or nil for no password.
     public var passwordHash: String?
     public var allowDownload: Bool
@@ -26,13 +28,14 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var lastOpenedAt: Date?
     public var downloadCount: Int
 
-    public init(id: String, tokenSha256: String, documentID: String, version: Int?, label: String, passwordHash: String?,
+    public init(id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
                 allowDownload: Bool, createdAt: Date, expiresAt: Date?) {
         self.id = id
         self.tokenSha256 = tokenSha256
         self.documentID = documentID
         self.version = version
         self.label = label
+        self.school = school
         self.passwordHash = passwordHash
         self.allowDownload = allowDownload
         self.createdAt = createdAt
@@ -62,7 +65,7 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, version, label
+        case id, version, label, school
         case tokenSha256 = "token_sha256"
         case documentID = "document_id"
         case passwordHash = "password_hash"

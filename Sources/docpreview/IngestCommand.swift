@@ -19,6 +19,12 @@ struct IngestCommand: ParsableCommand {
     @Option(help: "Title (default: the file name). The same owner, type and title again makes a new version.")
     var title: String?
 
+    @Option(help: "What the document is about.")
+    var description = ""
+
+    @Option(help: "The school the document is for.")
+    var school: String?
+
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
 
@@ -35,7 +41,8 @@ struct IngestCommand: ParsableCommand {
         let documents = try storeOptions.documents(configuration: configuration)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent)
+        let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent,
+                                    description: DocumentLabels.description(description), school: DocumentLabels.school(school))
         let outcome = documents.ingest(url, labels: labels, reportedPath: input, renditions: renditions)
         print(json ? try CommandReport.encode(outcome) : CommandReport.forPeople(outcome.humanReadable))
         if outcome.exitCode != .success { throw outcome.exitCode }

@@ -17,13 +17,16 @@ struct ListCommand: ParsableCommand {
     @Option(help: "Only documents of this detected kind (pdf, mp4, docx, …).")
     var kind: String?
 
-    @Option(name: .customLong("q"), help: "Only titles containing this text (any case).")
-    var titleContains: String?
+    @Option(help: "Only documents for this school.")
+    var school: String?
+
+    @Option(name: .customLong("q"), help: "Only documents whose title, description or file name contains this text (any case).")
+    var containing: String?
 
     @Option(help: "Only documents whose preview is pending, ready, no_preview or failed.")
     var status: PreviewStatus?
 
-    @Option(help: "newest, oldest, title or type.")
+    @Option(help: "newest, oldest, title, type or most_shared.")
     var sort: DocumentQuery.Sort = .newest
 
     @Option(help: "Documents per page (1–\(DocumentQuery.maxLimit)).")
@@ -45,7 +48,7 @@ struct ListCommand: ParsableCommand {
     }
 
     func run() throws {
-        let query = DocumentQuery(owner: owner, type: type, kind: kind, titleContains: titleContains, status: status, sort: sort,
+        let query = DocumentQuery(owner: owner, type: type, kind: kind, school: school, containing: containing, status: status, sort: sort,
                                   limit: limit, after: cursor.flatMap { DocumentCursor(token: $0, sort: sort) })
         let page = try storeOptions.documents().list(query)
         var lines = page.documents.map { document in

@@ -38,7 +38,7 @@ import Testing
 
         /// Every page of `query`, followed cursor by cursor; its title search made the given way
         /// (nil: the way the index chooses).
-        func all(_ query: DocumentQuery, search: TitleSearch? = nil) throws -> [DocumentRecord] {
+        func all(_ query: DocumentQuery, search: TextSearch? = nil) throws -> [DocumentRecord] {
             var query = query
             var documents: [DocumentRecord] = []
             while true {
@@ -50,7 +50,7 @@ import Testing
             }
         }
 
-        private func list(_ query: DocumentQuery, search: TitleSearch?) throws -> DocumentPage {
+        private func list(_ query: DocumentQuery, search: TextSearch?) throws -> DocumentPage {
             switch (search, store.index) {
             case let (search?, index as SQLiteIndex): try index.list(query, search: search)
             case let (search?, index as PostgresIndex): try index.list(query, search: search)
@@ -86,21 +86,21 @@ import Testing
         #expect(try indexed.all(DocumentQuery(type: "resume")).map(\.title).sorted() == ["Ben CV", "Zebra CV", "beta résumé"])
         #expect(try indexed.all(DocumentQuery(owner: "ana", type: "")).map(\.title) == ["untyped note"])
         #expect(try indexed.all(DocumentQuery(kind: "mp4")).map(\.title) == ["Game film"])
-        #expect(try indexed.all(DocumentQuery(titleContains: "cV")).map(\.title).sorted() == ["Ben CV", "Zebra CV"])
-        #expect(try indexed.all(DocumentQuery(titleContains: "RÉSUMÉ")).map(\.title) == ["beta résumé"],
+        #expect(try indexed.all(DocumentQuery(containing: "cV")).map(\.title).sorted() == ["Ben CV", "Zebra CV"])
+        #expect(try indexed.all(DocumentQuery(containing: "RÉSUMÉ")).map(\.title) == ["beta résumé"],
                 "titles fold the same on both backends, beyond ASCII")
         #expect(try indexed.all(DocumentQuery(status: .failed)).map(\.title) == ["Game film"])
-        #expect(try indexed.all(DocumentQuery(owner: "ana", titleContains: "%")).isEmpty, "search text is text, not a pattern")
+        #expect(try indexed.all(DocumentQuery(owner: "ana", containing: "%")).isEmpty, "search text is text, not a pattern")
         #expect(DocumentCursor(token: "not a cursor", sort: .newest) == nil)
         let titleCursor = try #require(try indexed.store.index.list(DocumentQuery(sort: .title, limit: 1)).next)
         #expect(DocumentCursor(token: titleCursor.token, sort: .newest) == nil, "a cursor is for the order it was made in")
     }
 
-    /// A title search finds the same documents, in the same order and pages, whether it walks the
-    /// order's index (whole, or its start) or looks the title up in the title index (``TitleSearch``), and what a title
-    /// holds is matched as text: case and accents folded, quotes and wildcards literal. Relabelled
-    /// and deleted versions leave the title index with their rows.
-    @Test(arguments: TestBackend.available) func aTitleSearchFindsTheSameEitherWay(backend: TestBackend) throws {
+    /// A text search finds the same documents, in the same order and pages, whether it walks the
+    /// order's index (whole, or its start) or looks the text up in the search index (``TextSearch``),
+    /// and what a title or file name holds is matched as text: case and accents folded, quotes and
+    /// wildcards literal. Relabelled and deleted versions leave the search index with their rows.
+    @Test(arguments: TestBackend.available) func aTextSearchFindsTheSameEitherWay(backend: TestBackend) throws {
         let indexed = try Indexed(backend)
         defer { indexed.folder.remove() }
         let titles = ["Junior Report", "report card", "REPORTS 2026", "Résumé final", "resume draft", "Say \"hi\" there",
@@ -110,7 +110,7 @@ import Testing
         }
         try indexed.add(owner: "ana", type: "", title: "report card")  // a second version: one document still
         let relabelled = try indexed.add(owner: "ana", title: "old report")
-        _ = try indexed.store.index.relabel(documentID: relabelled.id, title: "new summary", type: "")
+        _ = try indexed.store.index.relabel(documentID: relabelled.id, to: Relabelling(title: "new summary", type: ""))
         let deleted = try indexed.add(owner: "ana", title: "gone report")
         _ = try indexed.store.index.delete(documentID: deleted.id, version: nil)
 
@@ -118,10 +118,14 @@ import Testing
         for text in ["report", "RÉSUM", "\"hi\"", "50%", "x_y", "\\sl", "summary", "old report", "gone", "nobody's"] {
             for sort in DocumentQuery.Sort.allCases {
                 for owner in [nil, "ana"] {
-                    let query = DocumentQuery(owner: owner, titleContains: text, sort: sort, limit: 2)
+                    let query = DocumentQuery(owner: owner, containing: text, sort: sort, limit: 2)
                     let walked = try indexed.all(query, search: .walk)
                     let expected = try indexed.all(DocumentQuery(owner: owner, sort: sort, limit: 200))
-                        .filter { DocumentLabels.titleKey($0.title).contains(DocumentLabels.titleKey(text)) }
+                        .filter { document in
+                            [document.title, document.description, document.filename].contains {
+                                DocumentLabels.titleKey($0).contains(DocumentLabels.titleKey(text))
+                            }
+                        }
                     #expect(walked.map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): walked")
                     #expect(try indexed.all(query, search: .lookUp).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): looked up")
                     #expect(try indexed.all(query).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): chosen")
@@ -130,8 +134,9 @@ import Testing
                 }
             }
         }
-        #expect(try indexed.all(DocumentQuery(titleContains: "report", limit: 200)).count == 4, "\(listed.map(\.title))")
-        #expect(try indexed.all(DocumentQuery(titleContains: "new summary")).map(\.id) == [relabelled.id])
+        #expect(try indexed.all(DocumentQuery(containing: "report", limit: 200)).count == 5,
+                "four titles, and the relabelled one's file name: \(listed.map(\.title))")
+        #expect(try indexed.all(DocumentQuery(containing: "new summary")).map(\.id) == [relabelled.id])
     }
 
     /// Pages read while others upload: every document that was there throughout appears exactly once.
@@ -256,10 +261,52 @@ import Testing
         let first = try indexed.add(type: "resume", title: "cv")
         try indexed.add(type: "resume", title: "cv")
         try indexed.add(type: "resume", title: "old cv")
-        let renamed = try #require(try indexed.store.index.relabel(documentID: first.id, title: "CV 2026", type: "resume"))
+        let renamed = try #require(try indexed.store.index.relabel(documentID: first.id, to: Relabelling(title: "CV 2026", type: "resume")))
         #expect(renamed.title == "CV 2026" && renamed.version == 1)
         #expect(try indexed.store.index.versions(of: first.id).map(\.title) == ["CV 2026", "CV 2026"])
-        #expect(throws: LabelTaken.self) { try indexed.store.index.relabel(documentID: first.id, title: "old cv", type: "resume") }
-        #expect(try indexed.store.index.relabel(documentID: "no-such-id", title: "x", type: "") == nil)
+        #expect(throws: LabelTaken.self) { try indexed.store.index.relabel(documentID: first.id, to: Relabelling(title: "old cv", type: "resume")) }
+        #expect(try indexed.store.index.relabel(documentID: "no-such-id", to: Relabelling(title: "x", type: "")) == nil)
+    }
+
+    /// A description and a school belong to a version: a new version keeps the latest's unless it
+    /// says its own, a relabel gives them to the latest only. A text search finds the latest versions
+    /// by a word of their title, description or file name, the same each way; `school` filters.
+    @Test(arguments: TestBackend.available) func descriptionsAndSchoolsAreKeptPerVersionAndSearched(backend: TestBackend) throws {
+        let indexed = try Indexed(backend)
+        defer { indexed.folder.remove() }
+        func add(_ title: String, filename: String, description: String = "", school: String? = nil, owner: String = "ana") throws -> DocumentRecord {
+            let content = Array("\(title)/\(UUID())".utf8)
+            let hash = try indexed.store.blobs.put(bytes: content, as: .original)
+            let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: "", title: title, filename: filename,
+                                        description: description, school: school, sha256: hash, kind: .pdf, mime: "application/pdf",
+                                        size: content.count, facts: MediaFacts(), version: 0, previewStatus: .ready, createdAt: Date())
+            return try indexed.store.index.insertVersion(record).document
+        }
+        let first = try add("Letter", filename: "coach.pdf", description: "From Coach Rivera, varsity", school: "Lakeside Prep")
+        let second = try add("Letter", filename: "coach-2.pdf")
+        #expect(second.version == 2 && second.description == "From Coach Rivera, varsity" && second.school == "Lakeside Prep",
+                "a new version keeps the description and school it does not replace")
+        let transcript = try add("Transcript", filename: "Transcript_Final.PDF", description: "Fall term", school: "North High")
+        try add("Stats", filename: "stats.pdf", school: "North High", owner: "ben")
+
+        let relabelled = try #require(try indexed.store.index.relabel(
+            documentID: first.id, to: Relabelling(title: "Letter", type: "", description: "All-state, two seasons", school: "Lakeside Prep")))
+        #expect(relabelled.description == "From Coach Rivera, varsity", "version 1 keeps its own")
+        #expect(try indexed.store.index.versions(of: first.id).map(\.description) == ["All-state, two seasons", "From Coach Rivera, varsity"])
+
+        for search in [nil, TextSearch.walk, .lookUp, .walkStart] {
+            func found(_ text: String, owner: String? = nil) throws -> Set<String> {
+                Set(try indexed.all(DocumentQuery(owner: owner, containing: text), search: search).map(\.id))
+            }
+            #expect(try found("ALL-STATE") == [second.id], "the latest description, any case (\(String(describing: search)))")
+            #expect(try found("rivera").isEmpty, "an earlier version's description is not the document's")
+            #expect(try found("transcript_final") == [transcript.id], "the file name")
+            #expect(try found("term") == [transcript.id])
+            #expect(try found("letter") == [second.id], "the title")
+            #expect(try found("letter all-state").isEmpty && (try found("seasons coach")).isEmpty, "no match across two fields")
+        }
+        #expect(Set(try indexed.all(DocumentQuery(school: "North High")).map(\.title)) == ["Transcript", "Stats"])
+        #expect(try indexed.all(DocumentQuery(owner: "ana", school: "North High")).map(\.id) == [transcript.id])
+        #expect(try indexed.all(DocumentQuery(school: "Lakeside Prep")).map(\.id) == [second.id])
     }
 }

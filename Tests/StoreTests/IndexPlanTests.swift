@@ -14,14 +14,14 @@ import Testing
 /// which do not depend on how many rows there are (SQLite is never analysed; PostgreSQL is asked
 /// with sequential scans and sorts priced out, so a plan that still has one has no index to use).
 @Suite(.blocking) struct IndexPlanTests {
-    /// Each sort alone, each filter alone (newest first), a title search in each order, store-wide
+    /// Each sort alone, each filter alone (newest first), a text search in each order, store-wide
     /// and for one owner, first and next pages.
     static let listings: [DocumentQuery] = {
         let after = { (sort: DocumentQuery.Sort) in DocumentCursor(sort: sort, keys: Array(repeating: "1", count: sort.keyCount)) }
         var queries = DocumentQuery.Sort.allCases.map { DocumentQuery(sort: $0) }
-        queries += [DocumentQuery(type: "resume"), DocumentQuery(kind: "pdf"), DocumentQuery(status: .failed),
+        queries += [DocumentQuery(type: "resume"), DocumentQuery(kind: "pdf"), DocumentQuery(school: "North High"), DocumentQuery(status: .failed),
                     DocumentQuery(shared: true), DocumentQuery(shared: false)]
-        queries += DocumentQuery.Sort.allCases.map { DocumentQuery(titleContains: "resume", sort: $0) }
+        queries += DocumentQuery.Sort.allCases.map { DocumentQuery(containing: "resume", sort: $0) }
         queries += queries.map { query in
             var next = query
             next.after = after(query.sort)
@@ -34,10 +34,10 @@ import Testing
         }
     }()
 
-    /// The title searches of ``listings``: a lookup reads its matches (at most ``TitleSearch/matchLimit``)
-    /// from the title index before ordering them; a walk of the order's start reads at most
-    /// ``TitleSearch/walkedRows``.
-    static let lookUps = listings.filter { $0.titleContains != nil }
+    /// The text searches of ``listings``: a lookup reads its matches (at most ``TextSearch/matchLimit``)
+    /// from the search index before ordering them; a walk of the order's start reads at most
+    /// ``TextSearch/walkedRows``.
+    static let lookUps = listings.filter { $0.containing != nil }
 
     @Test func sqliteListsAndCountsFromIndexes() throws {
         let folder = try TemporaryFolder()
@@ -61,18 +61,18 @@ import Testing
             }
             for query in Self.lookUps {
                 let steps = try plan(DocumentListing.statement(query, search: .lookUp, in: .sqlite))
-                #expect(steps.first?.hasPrefix("SCAN document_titles VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
+                #expect(steps.first?.hasPrefix("SCAN document_search VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
                         "\(query): \(steps)")
             }
-            // The start of the order: its rowids from the order's index (at most ``TitleSearch/walkedRows``),
+            // The start of the order: its rowids from the order's index (at most ``TextSearch/walkedRows``),
             // each row by rowid, in that order (no sort: the walk stops at a full page).
             for query in Self.lookUps {
                 let steps = try plan(DocumentListing.statement(query, search: .walkStart, in: .sqlite))
                 #expect(steps.count == 4 && steps[0] == "CO-ROUTINE t" && steps[1].contains("USING INDEX documents_current_")
                         && steps[3] == "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)", "\(query): \(steps)")
             }
-            let matches = try plan(DocumentListing.titleMatches("resume", in: .sqlite))
-            #expect(matches.contains { $0.contains("document_titles VIRTUAL TABLE") }, "\(matches)")
+            let matches = try plan(DocumentListing.textMatches("resume", in: .sqlite))
+            #expect(matches.contains { $0.contains("document_search VIRTUAL TABLE") }, "\(matches)")
             let statistics: [(String, StatementArguments)] = [
                 (SQLiteIndex.figuresQuery, [""]), (SQLiteIndex.lapsedSharesQuery, StatementArguments()),
                 (StatusCounts.query("jobs", JobRecord.Status.self), StatementArguments()),
@@ -104,20 +104,23 @@ import Testing
             // shows which one a title lookup is read from.
             try session.query("INSERT INTO blobs (sha256, size, mime, created_at) VALUES ('plan', 1, 'application/pdf', now())")
             try session.query("""
-                INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
-                SELECT 'doc-' || i, 'owner-' || i % 10, '', 'title ' || i, 'title ' || i, 'f.pdf', 'plan', 'pdf', 'application/pdf', 1, 1, 'ready',
+                INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, version, preview_status,
+                                       created_at)
+                SELECT 'doc-' || i, 'owner-' || i % 10, '', 'title ' || i, 'title ' || i, 'title ' || i || E'\n\nf.pdf', 'f.pdf', 'plan', 'pdf',
+                       'application/pdf', 1, 1, 'ready',
                        now() - i * interval '1 second' FROM generate_series(1, 5000) AS n(i)
                 """)
-            try session.query("ANALYZE documents")
+            // As autovacuum leaves a table: the search index's pending entries merged, the statistics fresh.
+            try session.query("VACUUM (ANALYZE) documents")
             for query in Self.lookUps {
                 let steps = try plan(PostgresQuery(DocumentListing.statement(query, search: .walkStart, in: .postgres)))
                 #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && steps.contains("using documents_current_"), "\(query): \(steps)")
             }
             for query in Self.lookUps + [DocumentQuery()] {
-                let statement = query.titleContains == nil ? DocumentListing.titleMatches("resume", in: .postgres)
+                let statement = query.containing == nil ? DocumentListing.textMatches("resume", in: .postgres)
                     : DocumentListing.statement(query, search: .lookUp, in: .postgres)
                 let steps = try plan(PostgresQuery(statement))
-                #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_title_trigrams"), "\(query): \(steps)")
+                #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_search_trigrams"), "\(query): \(steps)")
             }
             for query in [PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),
                           PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))] {
@@ -128,23 +131,23 @@ import Testing
     }
 }
 
-/// How a title search chooses its way (``TitleSearch``).
-@Suite(.blocking) struct TitleSearchChoiceTests {
+/// How a title search chooses its way (``TextSearch``).
+@Suite(.blocking) struct TextSearchChoiceTests {
     @Test func fewMatchesAreLookedUpAndManyWalked() {
-        #expect(TitleSearch.choosing(matches: 0) == .lookUp)
-        #expect(TitleSearch.choosing(matches: TitleSearch.matchLimit - 1) == .lookUp)
-        #expect(TitleSearch.choosing(matches: TitleSearch.matchLimit) == .walkStart, "the count stops at the limit")
+        #expect(TextSearch.choosing(matches: 0) == .lookUp)
+        #expect(TextSearch.choosing(matches: TextSearch.matchLimit - 1) == .lookUp)
+        #expect(TextSearch.choosing(matches: TextSearch.matchLimit) == .walkStart, "the count stops at the limit")
     }
 
     /// The ways asked for and the one whose page was returned, when a walk of the order's start
     /// fills the page or not.
-    func page(startFills: Bool) throws -> (asked: [TitleSearch], returned: TitleSearch?) {
-        var asked: [TitleSearch] = []
-        let page = try TitleSearch.page(for: DocumentQuery(titleContains: "report"), page: { search in
+    func page(startFills: Bool) throws -> (asked: [TextSearch], returned: TextSearch?) {
+        var asked: [TextSearch] = []
+        let page = try TextSearch.page(for: DocumentQuery(containing: "report"), page: { search in
             asked.append(search)
             let full = search != .walkStart || startFills
             return DocumentPage(documents: [], next: full ? DocumentCursor(sort: .newest, keys: ["1", "\(asked.count)"]) : nil)
-        }, matches: { _ in TitleSearch.matchLimit })
+        }, matches: { _ in TextSearch.matchLimit })
         return (asked, page.next.map { asked[Int($0.keys[1])! - 1] })
     }
 
@@ -164,11 +167,11 @@ import Testing
             counted.append(key)
             return 0
         }
-        #expect(TitleSearch.way(for: DocumentQuery(titleContains: "CV"), matches: count) == .walk)
-        #expect(TitleSearch.way(for: DocumentQuery(), matches: count) == .walk)
-        #expect(TitleSearch.way(for: DocumentQuery(titleContains: "Résumé"), matches: count) == .lookUp)
+        #expect(TextSearch.way(for: DocumentQuery(containing: "CV"), matches: count) == .walk)
+        #expect(TextSearch.way(for: DocumentQuery(), matches: count) == .walk)
+        #expect(TextSearch.way(for: DocumentQuery(containing: "Résumé"), matches: count) == .lookUp)
         #expect(counted == ["résumé"], "the folded key is counted, only when it has a trigram")
-        #expect(!TitleSearch.isIndexable("cv") && !TitleSearch.isIndexable(""))
-        #expect(TitleSearch.isIndexable("cv ") && TitleSearch.isIndexable(DocumentLabels.titleKey("RÉS")), "three characters, whatever their bytes")
+        #expect(!TextSearch.isIndexable("cv") && !TextSearch.isIndexable(""))
+        #expect(TextSearch.isIndexable("cv ") && TextSearch.isIndexable(DocumentLabels.titleKey("RÉS")), "three characters, whatever their bytes")
     }
 }

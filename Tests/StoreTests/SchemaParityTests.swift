@@ -9,7 +9,7 @@ import PreviewTestSupport
 import Testing
 
 /// The two backends' migrators build the same schema: tables, columns, indexes and triggers by name
-/// (types are each dialect's own). The title index is each dialect's own too (``TitleSearch``):
+/// (types are each dialect's own). The title index is each dialect's own too (``TextSearch``):
 /// an FTS5 table kept by triggers in SQLite, a trigram index in PostgreSQL.
 @Suite(.blocking) struct SchemaParityTests {
     struct Schema: Equatable {
@@ -55,12 +55,12 @@ import Testing
         for row in try connections.query("SELECT DISTINCT trigger_name FROM information_schema.triggers WHERE trigger_schema = 'public'") {
             shared.triggers.insert(try row["trigger_name"].decode(String.self))
         }
-        let sqliteTitleIndex = (columns: embedded.columns.filter { $0.hasPrefix("document_titles") },
-                                triggers: Set(["title_inserted", "title_deleted", "title_changed"]))
-        #expect(sqliteTitleIndex.columns.contains("document_titles.title_key") && sqliteTitleIndex.triggers.isSubset(of: embedded.triggers))
-        embedded.columns.subtract(sqliteTitleIndex.columns)
-        embedded.triggers.subtract(sqliteTitleIndex.triggers)
-        #expect(shared.indexes.remove("documents_current_title_trigrams") != nil)
+        let sqliteSearchIndex = (columns: embedded.columns.filter { $0.hasPrefix("document_search") },
+                                 triggers: Set(["search_inserted", "search_deleted", "search_changed"]))
+        #expect(sqliteSearchIndex.columns.contains("document_search.search_key") && sqliteSearchIndex.triggers.isSubset(of: embedded.triggers))
+        embedded.columns.subtract(sqliteSearchIndex.columns)
+        embedded.triggers.subtract(sqliteSearchIndex.triggers)
+        #expect(shared.indexes.remove("documents_current_search_trigrams") != nil)
         #expect(embedded.columns == shared.columns, "only in SQLite: \(embedded.columns.subtracting(shared.columns).sorted()); only in PostgreSQL: \(shared.columns.subtracting(embedded.columns).sorted())")
         #expect(embedded.indexes == shared.indexes, "only in SQLite: \(embedded.indexes.subtracting(shared.indexes).sorted()); only in PostgreSQL: \(shared.indexes.subtracting(embedded.indexes).sorted())")
         #expect(embedded.triggers == shared.triggers)

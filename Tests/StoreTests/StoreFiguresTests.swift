@@ -94,7 +94,7 @@ import Testing
                 _ = try store.index.delete(documentID: victim.id, version: Bool.random(using: &generator) ? victim.version : nil)
             case 3:
                 guard let victim = documents.randomElement(using: &generator) else { continue }
-                _ = try? store.index.relabel(documentID: victim.id, title: "renamed \(round)", type: ["", "resume", "stats"].randomElement(using: &generator)!)
+                _ = try? store.index.relabel(documentID: victim.id, to: Relabelling(title: "renamed \(round)", type: ["", "resume", "stats"].randomElement(using: &generator)!))
             case 4:
                 if let restorable = documents.randomElement(using: &generator) {
                     do {
@@ -113,7 +113,7 @@ import Testing
     }
 }
 
-/// A store indexed before the kept `latest` and `live_shares` columns and the title index gets them from its rows.
+/// A store indexed before the kept `latest` and `live_shares` columns and the search index gets them from its rows.
 @Suite(.blocking) struct CurrentDocumentsMigrationTests {
     @Test func anOlderStoreIsBackfilled() throws {
         let folder = try TemporaryFolder()
@@ -152,7 +152,8 @@ import Testing
         #expect(try index.statistics() == index.recountStatistics(owner: nil))
         #expect(try index.list(DocumentQuery(sort: .title)).documents.map(\.id) == ["a2", "b1", "c1"])
         #expect(try index.list(DocumentQuery(shared: true)).documents.map(\.id) == ["a2"])
-        #expect(try index.list(DocumentQuery(titleContains: "RAV"), search: .lookUp).documents.map(\.id) == ["b1"])
+        #expect(try index.list(DocumentQuery(containing: "RAV"), search: .lookUp).documents.map(\.id) == ["b1"])
+        #expect(try index.list(DocumentQuery(containing: "F.PDF"), search: .lookUp).documents.count == 3, "file names are searched too")
         let jobs: [JobRecord.Status: Int] = try index.statusCounts(in: "jobs")
         #expect(jobs[.done] == 2 && jobs[.failed] == 1 && jobs[.queued] == 0)
     }

@@ -69,9 +69,9 @@ enum IndexScale {
     static let listings: [(String, DocumentQuery)] = DocumentQuery.Sort.allCases.map { ("sort=\($0.rawValue)", DocumentQuery(sort: $0)) } + [
         ("type=resume", DocumentQuery(type: "resume")), ("kind=pdf", DocumentQuery(kind: "pdf")), ("status=failed", DocumentQuery(status: .failed)),
         ("shared=true", DocumentQuery(shared: true)), ("shared=false", DocumentQuery(shared: false)),
-        ("q=title 12 (a common title)", DocumentQuery(titleContains: "title 12")),
-        ("q=nobody's (a title nobody has)", DocumentQuery(titleContains: "nobody's")),
-        ("q=title 12, oldest first (its matches far along the order)", DocumentQuery(titleContains: "title 12", sort: .oldest)),
+        ("q=title 12 (a common title)", DocumentQuery(containing: "title 12")),
+        ("q=nobody's (a title nobody has)", DocumentQuery(containing: "nobody's")),
+        ("q=title 12, oldest first (its matches far along the order)", DocumentQuery(containing: "title 12", sort: .oldest)),
     ]
 
     /// Median milliseconds of `runs` calls.

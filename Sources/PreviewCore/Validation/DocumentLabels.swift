@@ -8,25 +8,49 @@ public struct DocumentLabels: Sendable, Equatable {
     public var title: String
     /// The name the file arrived under; only its extension matters to validation, and it is never a path.
     public var filename: String
+    /// What the document is about, in the owner's words ("" for nothing said); searched with the title.
+    public var description: String
+    /// The school the document is for (a name under its owner), or nil.
+    public var school: String?
 
     /// The longest title: titles are shown in lists and searched, not documents themselves.
     public static let maxTitleLength = 1000
+    /// The longest description: a paragraph or two.
+    public static let maxDescriptionLength = 2000
+    /// The longest school name.
+    public static let maxSchoolLength = 200
 
-    public init(owner: String = "", type: DocumentType? = nil, title: String, filename: String) {
+    public init(owner: String = "", type: DocumentType? = nil, title: String, filename: String, description: String = "", school: String? = nil) {
         self.owner = owner
         self.type = type
         self.title = title
         self.filename = filename
+        self.description = description
+        self.school = school
     }
 
     /// Labels a client sent: a type by its id (empty or absent: none), the title defaulting to the
-    /// file name, the file name reduced to its last path component. Throws `bad_request` for an
-    /// unknown type or labels that break ``check()``.
-    public init(owner: String?, typeID: String?, title: String?, filename: String?, rules: DocumentRules) throws(PreviewError) {
+    /// file name, the file name reduced to its last path component, a description with its line
+    /// breaks made `\n`, a school trimmed (empty: none). Throws `bad_request` for an unknown type or
+    /// labels that break ``check()``.
+    public init(owner: String?, typeID: String?, title: String?, filename: String?, description: String? = nil, school: String? = nil,
+                rules: DocumentRules) throws(PreviewError) {
         let name = (filename ?? "upload").split(separator: "/").last.map(String.init) ?? "upload"
         self.init(owner: owner ?? "", type: try Self.type(typeID, in: rules), title: title.flatMap { $0.isEmpty ? nil : $0 } ?? name,
-                  filename: name)
+                  filename: name, description: Self.description(description ?? ""), school: Self.school(school))
         try check()
+    }
+
+    /// A description as it is kept: line breaks of any platform made `\n`, surrounding blanks trimmed.
+    public static func description(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A school as it is kept: trimmed, and nil when nothing is left.
+    public static func school(_ text: String?) -> String? {
+        guard let trimmed = text?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
+        return trimmed
     }
 
     /// Labels for a file a folder walk found: its path relative to the folder as the title. A
@@ -53,6 +77,34 @@ public struct DocumentLabels: Sendable, Equatable {
             throw PreviewError(.badRequest, "\(name) must not contain control characters")
         }
         try Self.checkTitle(title)
+        try Self.checkDescription(description)
+        if let school { try Self.checkSchool(school) }
+    }
+
+    /// A description: at most ``maxDescriptionLength`` characters, line breaks (`\n`) and tabs its
+    /// only control characters.
+    public static func checkDescription(_ description: String) throws(PreviewError) {
+        guard description.count <= maxDescriptionLength else {
+            throw PreviewError(.badRequest, "description must have at most \(maxDescriptionLength) characters")
+        }
+        if description.unicodeScalars.contains(where: { $0 != "\n" && isRefused($0) }) {
+            throw PreviewError(.badRequest, "description must not contain control characters other than line breaks")
+        }
+    }
+
+    /// A school's name: 1 to ``maxSchoolLength`` characters, no control character.
+    public static func checkSchool(_ school: String) throws(PreviewError) {
+        guard !school.isEmpty, school.count <= maxSchoolLength else {
+            throw PreviewError(.badRequest, "school must have 1 to \(maxSchoolLength) characters")
+        }
+        if hasControls(school) { throw PreviewError(.badRequest, "school must not contain control characters") }
+    }
+
+    /// What a text search (`q`) looks in: the title, the description and the file name, each folded
+    /// as ``titleKey(_:)`` folds, on lines of their own so that no search text (which has no line
+    /// break) matches across two of them.
+    public static func searchKey(title: String, description: String, filename: String) -> String {
+        titleKey([title, description, filename].joined(separator: "\n"))
     }
 
     /// The rules for a title given to a stored document (``check()``'s, and a length).
@@ -63,7 +115,7 @@ public struct DocumentLabels: Sendable, Equatable {
         if hasControls(title) { throw PreviewError(.badRequest, "title must not contain control characters") }
     }
 
-    /// A listing's filter text (`owner`, `type`, `kind`, `q`): what labels may hold, so no control
+    /// A listing's filter text (`owner`, `type`, `kind`, `school`, `q`): what labels may hold, so no control
     /// character (a NUL would break the title index's query), and no longer than a title.
     public static func checkFilter(_ text: String, named name: String) throws(PreviewError) {
         if hasControls(text) { throw PreviewError(.badRequest, "\(name) must not contain control characters") }

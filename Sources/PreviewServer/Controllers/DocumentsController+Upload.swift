@@ -54,7 +54,7 @@ extension DocumentsController {
             guard uploads.received(bytes, for: ticket) else { throw APIError.uploadTimedOut("The upload arrived too slowly; try again.") }
         }
         let query = request.uri.queryParameters
-        for name in ["type", "filename", "owner", "title"] { receiver.fields[name] = query.get(name) }
+        for name in ["type", "filename", "owner", "title", "description", "school"] { receiver.fields[name] = query.get(name) }
         try await receiver.receive(request.body, contentType: request.headers[.contentType], into: writer, limit: limit)
         try writer.finish()
         if let expected = context.formCSRFToken {
@@ -64,7 +64,8 @@ extension DocumentsController {
         }
         let fields = receiver.fields
         let labels = try DocumentLabels(owner: fields["owner"], typeID: fields["type"], title: fields["title"],
-                                        filename: fields["filename"] ?? receiver.fileName, rules: documents.rules)
+                                        filename: fields["filename"] ?? receiver.fileName, description: fields["description"],
+                                        school: fields["school"], rules: documents.rules)
         // Validation reads the staged file, publishing fsyncs it, the rows commit: off the cooperative pool.
         let (document, job): (DocumentRecord, JobRecord)
         do {

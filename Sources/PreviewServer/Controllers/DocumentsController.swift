@@ -37,7 +37,8 @@ struct DocumentsController {
             let id = try context.parameters.require("id")
             let change = try await Self.relabelling(request)
             return try await offload.run(.writes) {
-                try JSON.response(DocumentView(try documents.relabel(id: id, title: change.title, typeID: change.type)))
+                try JSON.response(DocumentView(try documents.relabel(id: id, title: change.title, typeID: change.type,
+                                                                     description: change.description, school: change.school)))
             }
         }
         routes.add(.delete, "/v1/documents/:id") { request, context in
@@ -74,21 +75,20 @@ struct DocumentsController {
             return value
         }
         return DocumentQuery(owner: try text("owner"), type: try text("type", emptyIsNone: false), kind: try text("kind"),
-                             titleContains: try text("q"), status: status, shared: shared, sort: sort, limit: limit, after: cursor)
+                             school: try text("school"), containing: try text("q"), status: status, shared: shared, sort: sort, limit: limit, after: cursor)
     }
 
-    /// `PATCH /v1/documents/{id}`'s body: `{"title"?, "type"?}`.
+    /// `PATCH /v1/documents/{id}`'s body: `{"title"?, "type"?, "description"?, "school"?}` (an empty
+    /// school: none).
     struct Relabel: Decodable {
         var title: String?
         var type: String?
+        var description: String?
+        var school: String?
     }
 
     static func relabelling(_ request: Request) async throws -> Relabel {
-        let body = try await request.body.collect(upTo: 64 * 1024)
-        guard let change = try? JSONDecoder().decode(Relabel.self, from: Data(body.readableBytesView)) else {
-            throw APIError.badRequest("the body must be a JSON object with title and/or type")
-        }
-        return change
+        try await JSON.body(Relabel.self, of: request, limit: 64 * 1024, expected: #"{"title"?, "type"?, "description"?, "school"?}"#)
     }
 
     /// `DELETE /v1/documents/{id}[?version=N]` and the page's delete form: what it removed.

@@ -46,9 +46,7 @@ struct IIIFController {
 
     func information(_ identifier: IIIFService.Identifier, request: Request, context: ServerContext) async throws -> Response {
         let (_, zoom) = try await source(of: identifier, context: context)
-        let scheme = settings.tls == nil ? "http" : "https"
-        let host = request.head.authority ?? "\(settings.host):\(settings.port)"
-        let id = "\(scheme)://\(host)\(request.uri.path.dropLast("/info.json".count))"
+        let id = settings.origin(of: request) + request.uri.path.dropLast("/info.json".count)
         let wantsLD = request.headers[.accept]?.contains("application/ld+json") == true
         let type = wantsLD ? "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\"" : "application/json"
         var response = try JSON.response(IIIFService.information(id: id, width: zoom.width, height: zoom.height),

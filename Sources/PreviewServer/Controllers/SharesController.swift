@@ -14,6 +14,7 @@ struct SharesController {
     let documents: DocumentService
     let offload: Offload
     let signed: SignedURLs
+    let settings: ServerSettings
     let logger: Logger
     /// Wrong passwords, per client address (the 6th within the window, a minute by default, is
     /// refused) and per share (the 21st: one guesser alone cannot lock a share's visitors out,
@@ -29,16 +30,18 @@ struct SharesController {
     /// Wrong passwords for one share within the window, from all addresses, before it is locked.
     static let perShareLimit = 4 * SignInThrottle.perAddress
 
-    init(documents: DocumentService, offload: Offload, signed: SignedURLs, passwordWindow: Duration, logger: Logger) {
-        (self.documents, self.offload, self.signed, self.logger) = (documents, offload, signed, logger)
-        perShare = SignInThrottle(window: passwordWindow, limit: Self.perShareLimit, overall: nil, clock: documents.clock)
-        perAddress = SignInThrottle(window: passwordWindow, overall: nil, clock: documents.clock)
+    init(documents: DocumentService, offload: Offload, signed: SignedURLs, settings: ServerSettings, logger: Logger) {
+        (self.documents, self.offload, self.signed, self.settings, self.logger) = (documents, offload, signed, settings, logger)
+        perShare = SignInThrottle(window: settings.passwordWindow, limit: Self.perShareLimit, overall: nil, clock: documents.clock)
+        perAddress = SignInThrottle(window: settings.passwordWindow, overall: nil, clock: documents.clock)
     }
 
     /// A share as the API shows it (never its token or password).
     struct ShareView: Encodable {
         var shareID: String
         var label: String
+        /// The school it was made for.
+        var school: String?
         /// `latest`, or the version number it is pinned to.
         var version: String
         var status: ShareRecord.Status
@@ -50,12 +53,15 @@ struct SharesController {
         var openedCount: Int
         var lastOpenedAt: Date?
         var downloadCount: Int
-        /// Only when it is made: the link to give the person (its token is not kept).
+        /// Only when it is made (its token is not kept): the link's path, and `link`, the whole
+        /// address to give the person.
         var url: String?
+        var link: String?
 
-        init(_ share: ShareRecord, url: String? = nil, now: Date) {
+        init(_ share: ShareRecord, token: String? = nil, origin: String = "", now: Date) {
             shareID = share.id
             label = share.label
+            school = share.school
             version = share.version.map(String.init) ?? "latest"
             status = share.status(at: now)
             createdAt = share.createdAt
@@ -66,11 +72,12 @@ struct SharesController {
             openedCount = share.openedCount
             lastOpenedAt = share.lastOpenedAt
             downloadCount = share.downloadCount
-            self.url = url
+            url = token.map { SharedPage.pathPrefix + $0 }
+            link = url.map { origin + $0 }
         }
 
         enum CodingKeys: String, CodingKey {
-            case label, version, status, password, url
+            case label, school, version, status, password, url, link
             case shareID = "share_id"
             case createdAt = "created_at"
             case expiresAt = "expires_at"
@@ -85,18 +92,14 @@ struct SharesController {
     func register(on routes: RouteTable) {
         routes.add(.post, "/v1/documents/:id/shares") { request, context in
             let id = try context.parameters.require("id")
-            let body = try await request.body.collect(upTo: 16 * 1024)
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            guard let asked = try? decoder.decode(DocumentService.ShareRequest.self, from: Data(body.readableBytesView)) else {
-                throw APIError.badRequest("the body must be a JSON object: {\"label\", \"expires_at\"?, \"password\"?, \"allow_download\"?, \"version\"?}")
-            }
+            let asked = try await JSON.body(DocumentService.ShareRequest.self, of: request, limit: 16 * 1024,
+                                            expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "version"?}"#)
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
             let (share, token) = try await offload.run(asked.password == nil ? .writes : .hashes) { try documents.share(id, asked) }
             Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment()
             context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
-            return try JSON.response(ShareView(share, url: SharedPage.pathPrefix + token, now: documents.clock.now), status: .created)
+            return try JSON.response(ShareView(share, token: token, origin: settings.origin(of: request), now: documents.clock.now), status: .created)
         }
         routes.add(.get, "/v1/documents/:id/shares") { _, context in
             let id = try context.parameters.require("id")

@@ -134,6 +134,7 @@ public enum SQLValue: Sendable, Equatable {
     case integer(Int64)
     case real(Double)
     case date(Date)
+    case bool(Bool)
     case null
 
     /// The value as GRDB binds it (a date as GRDB stores dates, so comparisons with stored ones hold).
@@ -143,6 +144,7 @@ public enum SQLValue: Sendable, Equatable {
         case let .integer(integer): integer.databaseValue
         case let .real(real): real.databaseValue
         case let .date(date): date.databaseValue
+        case let .bool(bool): bool.databaseValue
         case .null: .null
         }
     }
@@ -175,6 +177,10 @@ extension Double: SQLBindable {
 
 extension Date: SQLBindable {
     public var sqlValue: SQLValue { .date(self) }
+}
+
+extension Bool: SQLBindable {
+    public var sqlValue: SQLValue { .bool(self) }
 }
 
 extension RawRepresentable where RawValue == String {

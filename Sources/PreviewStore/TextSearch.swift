@@ -1,20 +1,20 @@
 import Foundation
 import PreviewCore
 
-/// How a listing with a title search (`q=`) finds its rows, so that a page costs about the same at
-/// any size (issue 43). Each backend keeps a trigram index of the title keys (SQLite's FTS5
-/// `trigram` table of every version, PostgreSQL's `pg_trgm` of the latest); the listing first counts the
-/// indexed matches, up to ``matchLimit``, and then:
-/// - few matches (a title nobody or few have): they are read from the title index and ordered;
-/// - many: the first ``walkedRows`` rows of the order are walked and each title tested, where
+/// How a listing with a text search (`q=`: in the title, the description or the file name) finds
+/// its rows, so that a page costs about the same at any size (issue 43). Each backend keeps a
+/// trigram index of the search keys (SQLite's FTS5 `trigram` table of every version, PostgreSQL's
+/// `pg_trgm` of the latest); the listing first counts the indexed matches, up to ``matchLimit``, and then:
+/// - few matches (a text nobody or few have): they are read from the search index and ordered;
+/// - many: the first ``walkedRows`` rows of the order are walked and each search key tested, where
 ///   matches usually come soon; when they do not fill the page there, the matches lie far along
-///   the order, and all of them are read from the title index and ordered after all.
+///   the order, and all of them are read from the search index and ordered after all.
 ///
 /// Text of one or two characters has no trigram to look up: it is always walked.
-public enum TitleSearch: Sendable, Equatable {
-    /// Walk the order's index, keeping the rows whose title holds the text.
+public enum TextSearch: Sendable, Equatable {
+    /// Walk the order's index, keeping the rows whose search key holds the text.
     case walk
-    /// Read the rows whose title holds the text from the title index, then order them.
+    /// Read the rows whose search key holds the text from the search index, then order them.
     case lookUp
     /// Walk the first ``walkedRows`` rows of the order only: the page is right when it is full.
     case walkStart
@@ -23,31 +23,31 @@ public enum TitleSearch: Sendable, Equatable {
     /// costs a third of a millisecond at 10⁶ documents.
     public static let matchLimit = 1_000
 
-    /// The rows of the order walked before the title index is asked after all: a page of a title
+    /// The rows of the order walked before the search index is asked after all: a page of a text
     /// that one row in 200 holds.
     public static let walkedRows = 10_000
 
-    /// Whether the title index can find `key` (a folded title key): it holds three characters.
+    /// Whether the search index can find `key` (folded as a title is): it holds three characters.
     public static func isIndexable(_ key: String) -> Bool {
         key.unicodeScalars.count >= 3
     }
 
-    /// The way to search `query`'s title: `matches` counts the title index's rows that hold a
-    /// title key, up to ``matchLimit``.
-    public static func way(for query: DocumentQuery, matches: (String) throws -> Int) rethrows -> TitleSearch {
-        guard let text = query.titleContains, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
+    /// The way to search `query`'s text: `matches` counts the search index's rows that hold a
+    /// folded text, up to ``matchLimit``.
+    public static func way(for query: DocumentQuery, matches: (String) throws -> Int) rethrows -> TextSearch {
+        guard let text = query.containing, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
         return choosing(matches: try matches(key))
     }
 
     /// The way to search, given how many indexed rows match (counted up to ``matchLimit``).
-    public static func choosing(matches: Int) -> TitleSearch {
+    public static func choosing(matches: Int) -> TextSearch {
         matches < matchLimit ? .lookUp : .walkStart
     }
 
-    /// A listing's page: `page` lists it made one way, `matches` counts the title index's rows
-    /// that hold a title key (``way(for:matches:)``). A walk of the order's start that does not fill
-    /// the page leaves it to the title index.
-    public static func page(for query: DocumentQuery, page: (TitleSearch) throws -> DocumentPage,
+    /// A listing's page: `page` lists it made one way, `matches` counts the search index's rows
+    /// that hold a folded text (``way(for:matches:)``). A walk of the order's start that does not fill
+    /// the page leaves it to the search index.
+    public static func page(for query: DocumentQuery, page: (TextSearch) throws -> DocumentPage,
                             matches: (String) throws -> Int) throws -> DocumentPage {
         let way = try way(for: query, matches: matches)
         guard way == .walkStart else { return try page(way) }

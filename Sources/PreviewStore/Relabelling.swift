@@ -1,0 +1,38 @@
+import PreviewCore
+
+/// New labels for a stored document: its title and type name the document, so every version takes
+/// them; its description and school are its latest version's (earlier versions keep theirs, as
+/// they keep their files).
+public struct Relabelling: Sendable, Equatable {
+    public var title: String
+    /// A type id, "" for none.
+    public var type: String
+    public var description: String
+    public var school: String?
+
+    public init(title: String, type: String, description: String = "", school: String? = nil) {
+        self.title = title
+        self.type = type
+        self.description = description
+        self.school = school
+    }
+
+    /// Whether the document's name (title or type) changes: then the new name must be free.
+    public func renames(_ latest: DocumentRecord) -> Bool {
+        latest.title != title || latest.type != type
+    }
+
+    /// `versions` (newest first) as they are once relabelled, only those that change.
+    public func applied(to versions: [DocumentRecord]) -> [DocumentRecord] {
+        versions.enumerated().compactMap { position, version in
+            var changed = version
+            changed.title = title
+            changed.type = type
+            if position == 0 {
+                changed.description = description
+                changed.school = school
+            }
+            return changed == version ? nil : changed
+        }
+    }
+}

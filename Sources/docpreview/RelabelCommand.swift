@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `docpreview relabel ID [--title T] [--type T] [--description D] [--school S]`: what `PATCH
+/// /v1/documents/{id}` does, under the same rules.
+struct RelabelCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "relabel",
+        abstract: "Give a document a new title or type (every version), or a new description or school (its latest version).")
+
+    @Argument(help: "A document id (any of its versions).")
+    var id: String
+
+    @Option(help: "The new title.")
+    var title: String?
+
+    @Option(help: "The new declared type id (\"\" for none).")
+    var type: String?
+
+    @Option(help: "The new description (\"\" for none).")
+    var description: String?
+
+    @Option(help: "The new school (\"\" for none).")
+    var school: String?
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        if title == nil && type == nil && description == nil && school == nil {
+            throw ValidationError("Give at least one of --title, --type, --description and --school.")
+        }
+    }
+
+    func run() throws {
+        let documents = try storeOptions.documents()
+        let report = CommandReport(json: json)
+        let relabelled = try report.attempt {
+            try documents.relabel(id: id, title: title, typeID: type, description: description, school: school)
+        }
+        try report.succeed(DocumentView(relabelled), human: "\(relabelled.id)\tv\(relabelled.version)\t\(SafeText.terminal(relabelled.title))")
+    }
+}
