@@ -10,6 +10,8 @@ public struct StorageStatistics: Sendable, Equatable, Codable {
     public var byType: [String: Int]
     /// Current documents per detected kind (`pdf`, `mp4`, …).
     public var byKind: [String: Int]
+    /// Current documents per school (those for none are not counted).
+    public var bySchool: [String: Int] = [:]
     /// The declared type with the most current documents (ties: alphabetical), nil when empty.
     public var mostCommonType: String?
     /// Bytes of all versions as uploaded.
@@ -46,6 +48,7 @@ public struct StorageStatistics: Sendable, Equatable, Codable {
         case owner, documents, versions, previews
         case byType = "by_type"
         case byKind = "by_kind"
+        case bySchool = "by_school"
         case mostCommonType = "most_common_type"
         case logicalBytes = "logical_bytes"
         case storedBytes = "stored_bytes"

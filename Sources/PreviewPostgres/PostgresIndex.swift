@@ -234,6 +234,8 @@ public struct PostgresIndex: DocumentIndex {
                     (SELECT CASE type WHEN '' THEN 'unspecified' ELSE type END AS name, COUNT(*) AS n FROM current GROUP BY 1) t) AS by_type,
                 (SELECT COALESCE(json_object_agg(name, n), '{}')::text FROM
                     (SELECT CASE kind WHEN '' THEN 'unspecified' ELSE kind END AS name, COUNT(*) AS n FROM current GROUP BY 1) k) AS by_kind,
+                (SELECT COALESCE(json_object_agg(school, n), '{}')::text FROM
+                    (SELECT school, COUNT(*) AS n FROM current WHERE school IS NOT NULL GROUP BY 1) s) AS by_school,
                 (SELECT COALESCE(SUM(size), 0)::bigint FROM scoped) AS logical_bytes,
                 (SELECT COALESCE(SUM(size), 0)::bigint FROM blobs WHERE sha256 IN (SELECT sha256 FROM scoped)) AS stored_bytes,
                 (SELECT COUNT(*) FROM results) AS previews,
@@ -255,6 +257,7 @@ public struct PostgresIndex: DocumentIndex {
             previewBytes: try row["preview_bytes"].decode(Int.self))
         if owner == nil { statistics.evictedPreviews = try row["evicted_previews"].decode(Int.self) }
         statistics.sharedDocuments = try sharedDocuments(owner: owner)
+        statistics.bySchool = try counts("by_school")
         return statistics
     }
 }

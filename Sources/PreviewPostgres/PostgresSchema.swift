@@ -66,8 +66,8 @@ enum PostgresSchema {
             "CREATE INDEX derivatives_result ON derivatives (result_sha256)",
             "CREATE INDEX documents_created ON documents (created_at, id)",
         ] + StoreFigures.backfill
-          + trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted, returning: "NEW")
-          + trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted, returning: "OLD")
+          + trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted(schools: false), returning: "NEW")
+          + trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted(schools: false), returning: "OLD")
           + trigger("figures_document_relabelled", "BEFORE UPDATE OF type, title ON documents", StoreFigures.documentRelabelled,
                     returning: "NEW")
           + trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted, returning: "NULL")
@@ -154,7 +154,12 @@ enum PostgresSchema {
             "ALTER TABLE documents ADD COLUMN search_key text NOT NULL DEFAULT ''",
             "ALTER TABLE shares ADD COLUMN school text",
             "DROP INDEX documents_current_title_trigrams",
-        ] + CurrentDocuments.schoolIndexStatements()),
+        ] + CurrentDocuments.schoolIndexStatements()
+          // The figures count current documents per school (``StoreFigures``); no school existed before.
+          + [function("figures_document_inserted", StoreFigures.documentInserted(), returning: "NEW"),
+             function("figures_document_deleted", StoreFigures.documentDeleted(), returning: "OLD")]
+          + trigger("figures_document_school_changed", "BEFORE UPDATE OF school ON documents", StoreFigures.documentSchoolChanged,
+                    returning: "NEW")),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

@@ -100,8 +100,8 @@ extension SQLiteIndex {
                 CREATE INDEX documents_created ON documents (created_at, id);
                 """)
             for statement in StoreFigures.backfill { try db.execute(sql: statement) }
-            try trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted, in: db)
-            try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted, in: db)
+            try trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted(schools: false), in: db)
+            try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted(schools: false), in: db)
             try trigger("figures_document_relabelled", "BEFORE UPDATE OF type, title ON documents", StoreFigures.documentRelabelled, in: db)
             try trigger("figures_derivative_inserted", "AFTER INSERT ON derivatives", StoreFigures.derivativeInserted, in: db)
             try trigger("figures_derivative_deleted", "BEFORE DELETE ON derivatives", StoreFigures.derivativeDeleted, in: db)
@@ -232,6 +232,11 @@ extension SQLiteIndex {
             try trigger("search_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
             try trigger("search_changed", "AFTER UPDATE OF search_key ON documents", [unindexed, indexed], in: db)
             for statement in CurrentDocuments.schoolIndexStatements() { try db.execute(sql: statement) }
+            // The figures count current documents per school (``StoreFigures``); no school existed before.
+            try db.execute(sql: "DROP TRIGGER figures_document_inserted; DROP TRIGGER figures_document_deleted")
+            try trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted(), in: db)
+            try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted(), in: db)
+            try trigger("figures_document_school_changed", "BEFORE UPDATE OF school ON documents", StoreFigures.documentSchoolChanged, in: db)
         }
         return migrator
     }

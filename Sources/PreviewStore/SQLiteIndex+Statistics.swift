@@ -30,7 +30,7 @@ extension SQLiteIndex {
                 """
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
             func grouped(_ column: String) throws -> [String: Int] {
-                let rows = try Row.fetchAll(db, sql: "SELECT \(column) AS name, COUNT(*) AS n FROM (\(current)) GROUP BY \(column)",
+                let rows = try Row.fetchAll(db, sql: "SELECT \(column) AS name, COUNT(*) AS n FROM (\(current)) WHERE \(column) IS NOT NULL GROUP BY \(column)",
                                             arguments: arguments)
                 return Dictionary(uniqueKeysWithValues: rows.map { row in
                     let name: String = row["name"]
@@ -58,6 +58,7 @@ extension SQLiteIndex {
                 previewBytes: try count("SELECT COALESCE(SUM(size), 0) FROM (\(derivatives))")
             )
             statistics.sharedDocuments = try Self.sharedDocuments(owner: owner, in: db)
+            statistics.bySchool = try grouped("school")
             if owner == nil {
                 statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
             }

@@ -7,8 +7,8 @@ import PreviewCore
 ///
 /// - `figures (scope, name, value)`: scope `''` is the whole store, `owner:<owner>` one owner; names
 ///   `documents`, `versions`, `logical_bytes`, `stored_bytes`, `previews`, `preview_bytes`,
-///   `type:<type>` and `kind:<kind>` (current versions), and `shared_documents` (kept by
-///   ``CurrentDocuments``).
+///   `type:<type>`, `kind:<kind>` and `school:<school>` (current versions), and `shared_documents`
+///   (kept by ``CurrentDocuments``).
 /// - `blob_users (scope, sha256, refs)`: how many versions in a scope name an original, so its bytes
 ///   and previews count once per scope (deduplication).
 /// - `blob_previews (sha256, previews, bytes)`: the derivatives made from an original, an office
@@ -40,8 +40,31 @@ public enum StoreFigures {
         """
     }
 
-    /// Before a version is inserted: it becomes its document's current version.
-    public static let documentInserted = [
+    /// The per-school lines of ``documentInserted(schools:)``: the new version's school counts, the
+    /// previous current version's no longer.
+    private static let schoolsInserted = """
+
+                 UNION ALL SELECT 'school:' || NEW.school, 1 WHERE NEW.school IS NOT NULL
+                 UNION ALL SELECT * FROM (SELECT 'school:' || p.school AS name, -1 AS delta FROM (SELECT school FROM documents
+                     WHERE owner = NEW.owner AND type = NEW.type AND title = NEW.title ORDER BY version DESC LIMIT 1) AS p
+                     WHERE p.school IS NOT NULL) AS previous_school
+        """
+
+    /// The per-school lines of ``documentDeleted(schools:)``: a current version's school no longer
+    /// counts, the next earlier version's does.
+    private static let schoolsDeleted = """
+
+                 UNION ALL SELECT 'school:' || OLD.school, -1
+                     WHERE OLD.school IS NOT NULL AND NOT EXISTS (\(group("OLD", " AND version > OLD.version")))
+                 UNION ALL SELECT * FROM (SELECT 'school:' || n.school AS name, 1 AS delta FROM (SELECT school FROM documents
+                     WHERE owner = OLD.owner AND type = OLD.type AND title = OLD.title AND version < OLD.version
+                     AND NOT EXISTS (\(group("OLD", " AND version > OLD.version"))) ORDER BY version DESC LIMIT 1) AS n
+                     WHERE n.school IS NOT NULL) AS next_school
+        """
+
+    /// Before a version is inserted: it becomes its document's current version. `schools`: with
+    /// the per-school counts (migration v17 on; the triggers made before it had no school column).
+    public static func documentInserted(schools: Bool = true) -> [String] { [
         """
         INSERT INTO figures (scope, name, value)
         SELECT s.scope, d.name, SUM(d.delta) FROM \(scopes("NEW")),
@@ -51,7 +74,7 @@ public enum StoreFigures {
              UNION ALL SELECT 'documents', 1 WHERE NOT EXISTS (\(group("NEW")))
              UNION ALL SELECT 'type:' || NEW.type, 1 WHERE NOT EXISTS (\(group("NEW")))
              UNION ALL SELECT * FROM (SELECT 'kind:' || kind AS name, -1 AS delta FROM documents
-                 WHERE owner = NEW.owner AND type = NEW.type AND title = NEW.title ORDER BY version DESC LIMIT 1) AS previous) AS d
+                 WHERE owner = NEW.owner AND type = NEW.type AND title = NEW.title ORDER BY version DESC LIMIT 1) AS previous\(schools ? schoolsInserted : "")) AS d
         WHERE true GROUP BY s.scope, d.name \(upsert)
         """,
         """
@@ -63,10 +86,11 @@ public enum StoreFigures {
         INSERT INTO blob_users (scope, sha256, refs) SELECT s.scope, NEW.sha256, 1 FROM \(scopes("NEW")) WHERE true
         ON CONFLICT (scope, sha256) DO UPDATE SET refs = blob_users.refs + 1
         """,
-    ]
+    ] }
 
-    /// Before a version is deleted: when it is current, the next earlier one becomes current, or the document goes.
-    public static let documentDeleted = [
+    /// Before a version is deleted: when it is current, the next earlier one becomes current, or the
+    /// document goes. `schools` as in ``documentInserted(schools:)``.
+    public static func documentDeleted(schools: Bool = true) -> [String] { [
         """
         INSERT INTO figures (scope, name, value)
         SELECT s.scope, d.name, SUM(d.delta) FROM \(scopes("OLD")),
@@ -75,7 +99,7 @@ public enum StoreFigures {
              UNION ALL SELECT 'kind:' || OLD.kind, -1 WHERE NOT EXISTS (\(group("OLD", " AND version > OLD.version")))
              UNION ALL SELECT * FROM (SELECT 'kind:' || kind AS name, 1 AS delta FROM documents
                  WHERE owner = OLD.owner AND type = OLD.type AND title = OLD.title AND version < OLD.version
-                 AND NOT EXISTS (\(group("OLD", " AND version > OLD.version"))) ORDER BY version DESC LIMIT 1) AS next
+                 AND NOT EXISTS (\(group("OLD", " AND version > OLD.version"))) ORDER BY version DESC LIMIT 1) AS next\(schools ? schoolsDeleted : "")
              UNION ALL SELECT 'documents', -1 WHERE NOT EXISTS (\(group("OLD", " AND version <> OLD.version")))
              UNION ALL SELECT 'type:' || OLD.type, -1 WHERE NOT EXISTS (\(group("OLD", " AND version <> OLD.version")))) AS d
         WHERE true GROUP BY s.scope, d.name \(upsert)
@@ -87,7 +111,7 @@ public enum StoreFigures {
         """,
         "UPDATE blob_users SET refs = refs - 1 WHERE sha256 = OLD.sha256 AND scope IN ('', 'owner:' || OLD.owner)",
         "DELETE FROM blob_users WHERE sha256 = OLD.sha256 AND refs <= 0",
-    ]
+    ] }
 
     /// Before a version is relabelled: the current version's type moves. Every version of a
     /// document is relabelled together, to a label its owner does not use, so the current version
@@ -99,6 +123,17 @@ public enum StoreFigures {
             (SELECT 'type:' || OLD.type AS name, -1 AS delta UNION ALL SELECT 'type:' || NEW.type, 1) AS d
         WHERE OLD.type <> NEW.type AND OLD.version = (SELECT MAX(version) FROM documents WHERE owner = OLD.owner
             AND ((type = OLD.type AND title = OLD.title) OR (type = NEW.type AND title = NEW.title))) \(upsert)
+        """,
+    ]
+
+    /// Before a version's school changes: when it is its document's current version, the count moves.
+    public static let documentSchoolChanged = [
+        """
+        INSERT INTO figures (scope, name, value)
+        SELECT s.scope, d.name, d.delta FROM \(scopes("OLD")),
+            (SELECT 'school:' || OLD.school AS name, -1 AS delta WHERE OLD.school IS NOT NULL
+             UNION ALL SELECT 'school:' || NEW.school, 1 WHERE NEW.school IS NOT NULL) AS d
+        WHERE OLD.school IS DISTINCT FROM NEW.school AND NOT EXISTS (\(group("OLD", " AND version > OLD.version"))) \(upsert)
         """,
     ]
 
@@ -183,9 +218,11 @@ public enum StoreFigures {
     /// The statistics in the figures `rows` (name, value) of `owner`'s scope.
     public static func statistics(owner: String?, rows: [(name: String, value: Int)]) -> StorageStatistics {
         var values: [String: Int] = [:]
-        var byType: [String: Int] = [:], byKind: [String: Int] = [:]
+        var byType: [String: Int] = [:], byKind: [String: Int] = [:], bySchool: [String: Int] = [:]
         for (name, value) in rows {
-            if name.hasPrefix("type:") {
+            if name.hasPrefix("school:") {
+                if value > 0 { bySchool[String(name.dropFirst(7))] = value }
+            } else if name.hasPrefix("type:") {
                 let type = String(name.dropFirst(5))
                 if value > 0 { byType[type.isEmpty ? "unspecified" : type] = value }
             } else if name.hasPrefix("kind:") {
@@ -199,6 +236,7 @@ public enum StoreFigures {
             logicalBytes: values["logical_bytes"] ?? 0, storedBytes: values["stored_bytes"] ?? 0,
             previews: values["previews"] ?? 0, previewBytes: values["preview_bytes"] ?? 0)
         statistics.sharedDocuments = values["shared_documents"] ?? 0
+        statistics.bySchool = bySchool
         return statistics
     }
 }

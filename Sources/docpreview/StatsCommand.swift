@@ -28,6 +28,7 @@ struct StatsCommand: ParsableCommand {
             most common type: \(statistics.mostCommonType ?? "—")
             by type: \(listed(statistics.byType))
             by kind: \(listed(statistics.byKind))
+            by school: \(SafeText.terminal(listed(statistics.bySchool)))
             logical \(statistics.logicalBytes) bytes, stored \(statistics.storedBytes) bytes, dedup ratio \(String(format: "%.2f", statistics.dedupRatio))
             previews \(statistics.previews), \(statistics.previewBytes) bytes
             """

@@ -61,6 +61,10 @@ import Testing
             #expect(try await Self.listed(client, "q=all-state").isEmpty)
             #expect(try await Self.listed(client, "q=two%20seasons") == ["Coach letter"])
             #expect(try await Self.listed(client, "school=Lakeside%20Prep").isEmpty)
+            try await client.execute(uri: "/v1/stats?owner=ana", method: .get, headers: Self.bearer) { response in
+                let statistics = try json(response)
+                #expect(statistics["by_school"] as? [String: Int] == ["North High": 1], "the kept counts follow")
+            }
 
             let long = String(repeating: "a", count: 2001)
             for bad in [#"{"description": "\#(long)"}"#, #"{"school": "a\u0007b"}"#, #"{"description": "a\u0000b"}"#] {

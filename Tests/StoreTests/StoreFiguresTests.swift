@@ -13,6 +13,8 @@ import Testing
 /// The statistics kept by triggers agree with a recount from the rows after every kind of change,
 /// on both backends; so do the listings, which read the kept `latest` and `live_shares` columns.
 @Suite(.blocking) struct StoreFiguresTests {
+    static let schools: [String?] = [nil, "North High", "Lakeside Prep"]
+
     @Test(arguments: TestBackend.available) func keptFiguresMatchARecountThroughEveryChange(backend: TestBackend) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -20,12 +22,14 @@ import Testing
         let (store, queue) = (opened.store, opened.queue)
         let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
         let owners = ["ana", "ben", ""]
+        var countedSchools = false
         func check(_ step: String) throws {
             for owner in [nil] + owners.map(Optional.some) {
                 var kept = try store.index.statistics(owner: owner)
                 var recounted = try store.index.recountStatistics(owner: owner)
                 (kept.evictedPreviews, recounted.evictedPreviews) = (nil, nil)
                 #expect(kept == recounted, "\(step), owner \(owner ?? "(all)")")
+                countedSchools = countedSchools || !recounted.bySchool.isEmpty
                 let listed = try store.index.list(DocumentQuery(owner: owner, limit: DocumentQuery.maxLimit)).documents
                 let shared = try store.index.list(DocumentQuery(owner: owner, shared: true, limit: DocumentQuery.maxLimit)).documents
                 let mostShared = try store.index.list(DocumentQuery(owner: owner, sort: .mostShared, limit: DocumentQuery.maxLimit)).documents
@@ -85,7 +89,8 @@ import Testing
                 let hash = try store.blobs.put(bytes: content, as: .original)
                 let record = DocumentRecord(
                     id: UUID().uuidString.lowercased(), owner: owner, type: ["", "resume", "transcript"].randomElement(using: &generator)!,
-                    title: "note \(Int.random(in: 0..<5, using: &generator))", filename: "n.txt", sha256: hash,
+                    title: "note \(Int.random(in: 0..<5, using: &generator))", filename: "n.txt",
+                    school: Self.schools.randomElement(using: &generator)!, sha256: hash,
                     kind: [FileKind.text, .pdf].randomElement(using: &generator)!, mime: "text/plain", size: content.count, facts: MediaFacts(),
                     version: 0, previewStatus: .noPreview, createdAt: Date())
                 documents.append(try queue.enqueue(record).document)
@@ -93,8 +98,12 @@ import Testing
                 guard let victim = documents.randomElement(using: &generator) else { continue }
                 _ = try store.index.delete(documentID: victim.id, version: Bool.random(using: &generator) ? victim.version : nil)
             case 3:
-                guard let victim = documents.randomElement(using: &generator) else { continue }
-                _ = try? store.index.relabel(documentID: victim.id, to: Relabelling(title: "renamed \(round)", type: ["", "resume", "stats"].randomElement(using: &generator)!))
+                guard let victim = documents.randomElement(using: &generator), let latest = try store.index.versions(of: victim.id).first else { continue }
+                // A new name, or only a new school for the latest version.
+                let renamed = Bool.random(using: &generator)
+                _ = try? store.index.relabel(documentID: victim.id, to: Relabelling(
+                    title: renamed ? "renamed \(round)" : latest.title, type: renamed ? ["", "resume", "stats"].randomElement(using: &generator)! : latest.type,
+                    school: Self.schools.randomElement(using: &generator)!))
             case 4:
                 if let restorable = documents.randomElement(using: &generator) {
                     do {
@@ -109,6 +118,7 @@ import Testing
             }
             try check("round \(round)")
         }
+        #expect(countedSchools, "the rounds gave documents schools")
         #expect(try store.verify().indexProblems.isEmpty, "verify compares them too")
     }
 }
