@@ -9,7 +9,7 @@ let main = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 /// Inputs come from `scripts/make-samples --large Samples/large` (or `$DOCPREVIEW_LARGE_SAMPLES`).
 /// Run: `swift package benchmark` here; one executable target per area, benchmarks named `Area:Case`.
 /// What the store and queue tools link: both backends, no renderer.
-let storeAndQueue: [Target.Dependency] = ["PreviewCore", "PreviewStore", "PreviewPostgres", "PreviewDocuments"]
+let storeAndQueue: [Target.Dependency] = ["PreviewCore", "PreviewStore", "PreviewPostgres", "PreviewDocuments", "PreviewComposition"]
     .map { .product(name: $0, package: main) } + [.product(name: "Logging", package: "swift-log")]
 
 let package = Package(

@@ -19,9 +19,11 @@ extension PostgresIndex {
             }, of: query)
         }
         if let search { return try page(search) }
-        return try TextSearch.page(for: query, page: page) { key in
-            try connections.query(PostgresQuery(DocumentListing.textMatches(key, in: .postgres))).first?["n"].decode(Int.self) ?? 0
+        func count(_ statement: PortableSQL) throws -> Int {
+            try connections.query(PostgresQuery(statement)).first?["n"].decode(Int.self) ?? 0
         }
+        return try TextSearch.page(for: query, page: page, matches: { key in try count(DocumentListing.textMatches(key, in: .postgres)) },
+                                   candidates: { limit in try count(DocumentListing.candidates(query, upTo: limit, in: .postgres)) })
     }
 
     /// Marks the shares past their expiry lapsed (``CurrentDocuments/sweep(now:)``); an index scan

@@ -11,29 +11,11 @@ public enum DocumentListing {
     /// (`sort_key_0`, …), one row more than the page to tell whether another follows.
     public static func statement(_ query: DocumentQuery, search: TextSearch = .walk, in dialect: SQLDialect) -> PortableSQL {
         let (keys, descending) = sortKeys(query.sort, in: dialect)
-        var conditions: [PortableSQL] = ["d.latest"]
-        if let owner = query.owner { conditions.append("d.owner = \(owner)") }
-        if let type = query.type { conditions.append("d.type = \(type)") }
-        if let kind = query.kind { conditions.append("d.kind = \(kind)") }
-        if let school = query.school { conditions.append("d.school = \(school)") }
-        if let status = query.status { conditions.append("d.preview_status = \(status.rawValue)") }
-        // Shared documents are few: read from their own index, then ordered. Unshared ones are most:
-        // the order's index is walked (on SQLite the unary + keeps the sort-by-shares index out of it).
-        if let shared = query.shared {
-            conditions.append(shared ? "d.live_shares > 0" : dialect == .sqlite ? "+d.live_shares = 0" : "d.live_shares = 0")
-        }
-        if let after = query.after {
-            let columns = keys.map(\.expression).joined(separator: ", ")
-            let values = PortableSQL.joined(zip(keys, after.keys).map { key, text in key.value("\(text)") }, separator: ", ")
-            conditions.append("(\(raw: columns)) \(raw: descending ? "<" : ">") (\(values))")
-        }
+        let conditions = conditions(query, keys: keys, descending: descending, in: dialect)
         let order = "ORDER BY " + keys.map { $0.expression + (descending ? " DESC" : "") }.joined(separator: ", ")
         let selected = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
         let page = query.limit + 1
-        var source = "documents d"
-        if dialect == .sqlite, query.shared == true, search != .lookUp {
-            source += " INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))"
-        }
+        let source = source(query, search: search, in: dialect)
         guard let key = query.containing.map(DocumentLabels.titleKey) else {
             return "SELECT d.*, \(raw: selected) FROM \(raw: source) WHERE \(PortableSQL.joined(conditions, separator: " AND ")) \(raw: order) LIMIT \(page)"
         }
@@ -76,6 +58,46 @@ public enum DocumentListing {
                 \(raw: order) LIMIT \(page)
                 """
         }
+    }
+
+    /// How many rows a walk of `query`'s order reads before its text is tested (its other filters
+    /// and its cursor), counted in the order's index up to `limit + 1`.
+    public static func candidates(_ query: DocumentQuery, upTo limit: Int, in dialect: SQLDialect) -> PortableSQL {
+        let (keys, descending) = sortKeys(query.sort, in: dialect)
+        let conditions = PortableSQL.joined(conditions(query, keys: keys, descending: descending, in: dialect), separator: " AND ")
+        return """
+            SELECT COUNT(*) AS n FROM (SELECT 1 FROM \(raw: source(query, search: .walkStart, in: dialect)) WHERE \(conditions)
+                                       LIMIT \(limit + 1)) AS candidates
+            """
+    }
+
+    /// What the rows of `query` hold besides its text: the current versions, its filters, and
+    /// (for a next page) coming after its cursor in the order of `keys`.
+    private static func conditions(_ query: DocumentQuery, keys: [SortKey], descending: Bool, in dialect: SQLDialect) -> [PortableSQL] {
+        var conditions: [PortableSQL] = ["d.latest"]
+        if let owner = query.owner { conditions.append("d.owner = \(owner)") }
+        if let type = query.type { conditions.append("d.type = \(type)") }
+        if let kind = query.kind { conditions.append("d.kind = \(kind)") }
+        if let school = query.school { conditions.append("d.school = \(school)") }
+        if let status = query.status { conditions.append("d.preview_status = \(status.rawValue)") }
+        // Shared documents are few: read from their own index, then ordered. Unshared ones are most:
+        // the order's index is walked (on SQLite the unary + keeps the sort-by-shares index out of it).
+        if let shared = query.shared {
+            conditions.append(shared ? "d.live_shares > 0" : dialect == .sqlite ? "+d.live_shares = 0" : "d.live_shares = 0")
+        }
+        if let after = query.after {
+            let columns = keys.map(\.expression).joined(separator: ", ")
+            let values = PortableSQL.joined(zip(keys, after.keys).map { key, text in key.value("\(text)") }, separator: ", ")
+            conditions.append("(\(raw: columns)) \(raw: descending ? "<" : ">") (\(values))")
+        }
+        return conditions
+    }
+
+    /// The documents' table, on SQLite with the index of shared documents named where it must be read
+    /// (the planner would walk the order's instead).
+    private static func source(_ query: DocumentQuery, search: TextSearch, in dialect: SQLDialect) -> String {
+        guard dialect == .sqlite, query.shared == true, search != .lookUp else { return "documents d" }
+        return "documents d INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))"
     }
 
     /// How many current documents' search keys hold `key` (folded as a title is), counted up to

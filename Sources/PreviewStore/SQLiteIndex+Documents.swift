@@ -19,9 +19,11 @@ extension SQLiteIndex {
                 }, of: query)
             }
             if let search { return try page(search) }
-            return try TextSearch.page(for: query, page: page) { key in
+            return try TextSearch.page(for: query, page: page, matches: { key in
                 try db.rows(DocumentListing.textMatches(key, in: .sqlite)).first?["n"] ?? 0
-            }
+            }, candidates: { limit in
+                try db.rows(DocumentListing.candidates(query, upTo: limit, in: .sqlite)).first?["n"] ?? 0
+            })
         }
     }
 

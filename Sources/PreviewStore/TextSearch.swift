@@ -32,10 +32,15 @@ public enum TextSearch: Sendable, Equatable {
         key.unicodeScalars.count >= 3
     }
 
-    /// The way to search `query`'s text: `matches` counts the search index's rows that hold a
-    /// folded text, up to ``matchLimit``.
-    public static func way(for query: DocumentQuery, matches: (String) throws -> Int) rethrows -> TextSearch {
+    /// The way to search `query`'s text: `candidates(n)` counts the rows the order's walk reads
+    /// before the text is tested, up to `n + 1` (``DocumentListing/candidates(_:upTo:in:)``);
+    /// `matches` counts the search index's rows that hold a folded text, up to ``matchLimit``. An
+    /// order of at most ``matchLimit`` rows (one owner's documents) is walked whole: that reads
+    /// fewer rows than asking the index.
+    public static func way(for query: DocumentQuery, matches: (String) throws -> Int,
+                           candidates: (Int) throws -> Int) rethrows -> TextSearch {
         guard let text = query.containing, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
+        if try candidates(matchLimit) <= matchLimit { return .walk }
         return choosing(matches: try matches(key))
     }
 
@@ -44,15 +49,16 @@ public enum TextSearch: Sendable, Equatable {
         matches < matchLimit ? .lookUp : .walkStart
     }
 
-    /// A listing's page: `page` lists it made one way, `matches` counts the search index's rows
-    /// that hold a folded text (``way(for:matches:)``). A walk of the order's start that does not fill
-    /// the page leaves it to the search index.
+    /// A listing's page: `page` lists it made one way, `matches` and `candidates` count as
+    /// ``way(for:matches:candidates:)`` says. A walk of the order's start that does not fill the
+    /// page is the page when it read every candidate; else the search index is asked after all.
     public static func page(for query: DocumentQuery, page: (TextSearch) throws -> DocumentPage,
-                            matches: (String) throws -> Int) throws -> DocumentPage {
-        let way = try way(for: query, matches: matches)
+                            matches: (String) throws -> Int, candidates: (Int) throws -> Int) throws -> DocumentPage {
+        let way = try way(for: query, matches: matches, candidates: candidates)
         guard way == .walkStart else { return try page(way) }
         let started = try page(.walkStart)
-        return started.next != nil ? started : try page(.lookUp)
+        if started.next != nil { return started }
+        return try candidates(walkedRows) <= walkedRows ? started : try page(.lookUp)
     }
 
     /// An FTS5 query for the rows whose text holds `key`: one phrase, its quotes doubled.

@@ -58,6 +58,9 @@ import Testing
             for query in Self.listings {
                 let steps = try plan(DocumentListing.statement(query, in: .sqlite))
                 #expect(!steps.contains(where: growsWithTheStore), "\(query): \(steps)")
+                let candidates = try plan(DocumentListing.candidates(query, upTo: TextSearch.walkedRows, in: .sqlite))
+                // Its own co-routine holds at most the limit's rows.
+                #expect(!candidates.filter { $0 != "SCAN candidates" }.contains(where: growsWithTheStore), "\(query): candidates \(candidates)")
             }
             for query in Self.lookUps {
                 let steps = try plan(DocumentListing.statement(query, search: .lookUp, in: .sqlite))
@@ -99,6 +102,8 @@ import Testing
             for query in Self.listings {
                 let steps = try plan(PostgresQuery(DocumentListing.statement(query, in: .postgres)))
                 #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && !steps.contains("Bitmap"), "\(query): \(steps)")
+                let candidates = try plan(PostgresQuery(DocumentListing.candidates(query, upTo: TextSearch.walkedRows, in: .postgres)))
+                #expect(!candidates.contains("Seq Scan"), "\(query): candidates \(candidates)")
             }
             // Any index of the latest versions serves an empty table; with titles of its own the table
             // shows which one a title lookup is read from.
@@ -140,15 +145,19 @@ import Testing
     }
 
     /// The ways asked for and the one whose page was returned, when a walk of the order's start
-    /// fills the page or not.
-    func page(startFills: Bool) throws -> (asked: [TextSearch], returned: TextSearch?) {
+    /// fills the page or not, and the order has `candidates` rows.
+    func page(startFills: Bool, candidates: Int = 1_000_000) throws -> (asked: [TextSearch], returned: TextSearch) {
         var asked: [TextSearch] = []
         let page = try TextSearch.page(for: DocumentQuery(containing: "report"), page: { search in
             asked.append(search)
+            // The page names the way it was made by: its one document's version is its place in `asked`.
+            let marker = DocumentRecord(id: "p", owner: "", type: "", title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
+                                        mime: "application/pdf", size: 0, facts: MediaFacts(), version: asked.count, previewStatus: .ready,
+                                        createdAt: Date())
             let full = search != .walkStart || startFills
-            return DocumentPage(documents: [], next: full ? DocumentCursor(sort: .newest, keys: ["1", "\(asked.count)"]) : nil)
-        }, matches: { _ in TextSearch.matchLimit })
-        return (asked, page.next.map { asked[Int($0.keys[1])! - 1] })
+            return DocumentPage(documents: [marker], next: full ? DocumentCursor(sort: .newest, keys: ["1", "1"]) : nil)
+        }, matches: { _ in TextSearch.matchLimit }, candidates: { limit in min(candidates, limit + 1) })
+        return (asked, asked[try #require(page.documents.first).version - 1])
     }
 
     @Test func aStartThatFillsThePageIsThePage() throws {
@@ -156,9 +165,28 @@ import Testing
         #expect(asked == [.walkStart] && returned == .walkStart)
     }
 
-    @Test func aStartThatDoesNotFillThePageLeavesItToTheTitleIndex() throws {
+    @Test func aStartThatDoesNotFillThePageLeavesItToTheSearchIndex() throws {
         let (asked, returned) = try page(startFills: false)
         #expect(asked == [.walkStart, .lookUp] && returned == .lookUp)
+    }
+
+    /// An order of at most a thousand rows (one owner's documents) is walked whole, without asking
+    /// the index.
+    @Test func aShortOrderIsWalkedWhole() {
+        var counted = 0
+        let count = { (_: String) -> Int in
+            counted += 1
+            return 0
+        }
+        #expect(TextSearch.way(for: DocumentQuery(containing: "report"), matches: count, candidates: { _ in TextSearch.matchLimit }) == .walk)
+        #expect(TextSearch.way(for: DocumentQuery(containing: "report"), matches: count, candidates: { _ in TextSearch.matchLimit + 1 }) == .lookUp)
+        #expect(counted == 1, "the index is asked only for the longer order")
+    }
+
+    /// A walk of the order's start that read every candidate: its short page is the page.
+    @Test func aStartThatReadEveryCandidateIsThePage() throws {
+        #expect(try page(startFills: false, candidates: TextSearch.walkedRows) == ([.walkStart], .walkStart))
+        #expect(try page(startFills: false, candidates: TextSearch.walkedRows + 1) == ([.walkStart, .lookUp], .lookUp))
     }
 
     @Test func textWithoutATrigramIsWalked() {
@@ -167,9 +195,10 @@ import Testing
             counted.append(key)
             return 0
         }
-        #expect(TextSearch.way(for: DocumentQuery(containing: "CV"), matches: count) == .walk)
-        #expect(TextSearch.way(for: DocumentQuery(), matches: count) == .walk)
-        #expect(TextSearch.way(for: DocumentQuery(containing: "Résumé"), matches: count) == .lookUp)
+        let many = { (limit: Int) in limit + 1 }
+        #expect(TextSearch.way(for: DocumentQuery(containing: "CV"), matches: count, candidates: many) == .walk)
+        #expect(TextSearch.way(for: DocumentQuery(), matches: count, candidates: many) == .walk)
+        #expect(TextSearch.way(for: DocumentQuery(containing: "Résumé"), matches: count, candidates: many) == .lookUp)
         #expect(counted == ["résumé"], "the folded key is counted, only when it has a trigram")
         #expect(!TextSearch.isIndexable("cv") && !TextSearch.isIndexable(""))
         #expect(TextSearch.isIndexable("cv ") && TextSearch.isIndexable(DocumentLabels.titleKey("RÉS")), "three characters, whatever their bytes")

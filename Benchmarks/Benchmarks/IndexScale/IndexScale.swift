@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import PostgresNIO
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewPostgres
@@ -113,8 +114,10 @@ enum IndexScale {
             "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(hash), 1000 + i % 100000, 'application/octet-stream', datetime('now') FROM n",
             "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(thumb), 20000 + i % 5000, 'image/webp', datetime('now') FROM n",
             """
-            \(series) INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
-            SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'title ' || i, 'file-' || i, \(hash), \(kinds), 'application/octet-stream',
+            \(series) INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, version,
+                                             preview_status, created_at)
+            SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'title ' || i, 'title ' || i || char(10) || char(10) || 'file-' || i,
+                   'file-' || i, \(hash), \(kinds), 'application/octet-stream',
                    1000 + i % 100000, 1, \(status), datetime('now', '-' || i || ' seconds') FROM n
             """,
             """
@@ -139,8 +142,10 @@ enum IndexScale {
                 "INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(hash), 1000 + i % 100000, 'application/octet-stream', now() \(series)",
                 "INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(thumb), 20000 + i % 5000, 'image/webp', now() \(series)",
                 """
-                INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
-                SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'title ' || i, 'file-' || i, \(hash), \(kinds), 'application/octet-stream',
+                INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, version,
+                                       preview_status, created_at)
+                SELECT 'doc-' || i, 'owner-' || (i % 1000), \(types), 'title ' || i, 'title ' || i, 'title ' || i || chr(10) || chr(10) || 'file-' || i,
+                       'file-' || i, \(hash), \(kinds), 'application/octet-stream',
                        1000 + i % 100000, 1, \(status), now() - i * interval '1 second' \(series)
                 """,
                 """

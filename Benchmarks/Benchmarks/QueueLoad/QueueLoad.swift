@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewPostgres
