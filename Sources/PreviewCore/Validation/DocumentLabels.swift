@@ -116,7 +116,7 @@ public struct DocumentLabels: Sendable, Equatable {
     }
 
     /// A listing's filter text (`owner`, `type`, `kind`, `school`, `q`): what labels may hold, so no control
-    /// character (a NUL would break the title index's query), and no longer than a title.
+    /// character (a NUL would break the search index's query), and no longer than a title.
     public static func checkFilter(_ text: String, named name: String) throws(PreviewError) {
         if hasControls(text) { throw PreviewError(.badRequest, "\(name) must not contain control characters") }
         guard text.count <= maxTitleLength else { throw PreviewError(.badRequest, "\(name) must have at most \(maxTitleLength) characters") }
