@@ -9,29 +9,15 @@ extension DocumentService {
     /// with from now on, and how a new school's link works.
     public struct SchoolSharing: Sendable, Decodable {
         public var schools: [String]
-        public var expiresAt: Date?
-        public var password: String?
-        public var allowDownload: Bool
-
-        public init(schools: [String], expiresAt: Date? = nil, password: String? = nil, allowDownload: Bool = false) {
-            self.schools = schools
-            self.expiresAt = expiresAt
-            self.password = password
-            self.allowDownload = allowDownload
-        }
+        public var link: LinkOptions
 
         enum CodingKeys: String, CodingKey {
-            case schools, password
-            case expiresAt = "expires_at"
-            case allowDownload = "allow_download"
+            case schools
         }
 
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            schools = try container.decode([String].self, forKey: .schools)
-            expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
-            password = try container.decodeIfPresent(String.self, forKey: .password)
-            allowDownload = try container.decodeIfPresent(Bool.self, forKey: .allowDownload) ?? false
+            schools = try decoder.container(keyedBy: CodingKeys.self).decode([String].self, forKey: .schools)
+            link = try LinkOptions(from: decoder)
         }
     }
 
@@ -53,18 +39,16 @@ extension DocumentService {
             throw PreviewError(.badRequest, "a document is shared with at most \(Self.maxSchoolsPerDocument) schools")
         }
         let now = clock.now
-        try Self.checkLink(expiresAt: request.expiresAt, password: request.password, now: now)
+        try request.link.check(now: now)
         let versions = try versions(of: id)
         // One hash for every new link: they share the password, and each hash takes a quarter of a second.
-        let passwordHash = try request.password.map(SharePassword.hash)
+        let passwordHash = try request.link.password.map(SharePassword.hash)
         var tokens: [String: String] = [:]
         let shares = try store.index.shareWithSchools(documentIDs: versions.map(\.id), schools: schools) { school in
-            let token = Base64URL.randomToken(bytes: 16)
-            let share = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: Self.tokenHash(token), documentID: versions[0].id,
-                                    version: nil, label: school, school: school, passwordHash: passwordHash,
-                                    allowDownload: request.allowDownload, createdAt: now, expiresAt: request.expiresAt)
-            tokens[share.id] = token
-            return share
+            let made = Self.newLink(to: versions[0].id, version: nil, label: school, school: school, options: request.link,
+                                    passwordHash: passwordHash, now: now)
+            tokens[made.share.id] = made.token
+            return made.share
         }
         return shares.map { ($0, tokens[$0.id]) }
     }

@@ -9,35 +9,51 @@ import PreviewStore
 /// an account. The token (128 random bits) is shown once, when the share is made; the store keeps
 /// only its SHA-256, and a password only as PBKDF2.
 extension DocumentService {
-    /// What a new share is.
-    public struct ShareRequest: Sendable, Decodable {
-        public var label: String
+    /// How a new link works, whoever it is for: until when, with what password, whether it allows
+    /// the original's download. Decoded from the request's own object (`expires_at`, `password`,
+    /// `allow_download`).
+    public struct LinkOptions: Sendable, Decodable {
         public var expiresAt: Date?
         public var password: String?
         public var allowDownload: Bool
-        /// A version number, or nil for whatever version is latest when the link is opened.
-        public var version: Int?
-
-        public init(label: String, expiresAt: Date? = nil, password: String? = nil, allowDownload: Bool = false, version: Int? = nil) {
-            self.label = label
-            self.expiresAt = expiresAt
-            self.password = password
-            self.allowDownload = allowDownload
-            self.version = version
-        }
 
         enum CodingKeys: String, CodingKey {
-            case label, password, version
+            case password
             case expiresAt = "expires_at"
             case allowDownload = "allow_download"
         }
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            label = try container.decode(String.self, forKey: .label)
             expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
             password = try container.decodeIfPresent(String.self, forKey: .password)
             allowDownload = try container.decodeIfPresent(Bool.self, forKey: .allowDownload) ?? false
+        }
+
+        /// An expiry in the future and a password of 1 to ``maxSharePassword`` characters, or `bad_request`.
+        func check(now: Date) throws(PreviewError) {
+            if let expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
+            if let password, password.isEmpty || password.count > maxSharePassword {
+                throw PreviewError(.badRequest, "password must have 1 to \(maxSharePassword) characters")
+            }
+        }
+    }
+
+    /// What a new share is.
+    public struct ShareRequest: Sendable, Decodable {
+        public var label: String
+        public var link: LinkOptions
+        /// A version number, or nil for whatever version is latest when the link is opened.
+        public var version: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case label, version
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            label = try container.decode(String.self, forKey: .label)
+            link = try LinkOptions(from: decoder)
             version = nil
             // "latest" or a number.
             if let number = try? container.decodeIfPresent(Int.self, forKey: .version) {
@@ -52,12 +68,15 @@ extension DocumentService {
     public static let maxShareLabel = 200
     public static let maxSharePassword = 1024
 
-    /// A new link's expiry (in the future) and password (1 to ``maxSharePassword`` characters), or `bad_request`.
-    static func checkLink(expiresAt: Date?, password: String?, now: Date) throws(PreviewError) {
-        if let expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
-        if let password, password.isEmpty || password.count > maxSharePassword {
-            throw PreviewError(.badRequest, "password must have 1 to \(maxSharePassword) characters")
-        }
+    /// A new link to version `documentID` as `options` say (its password already hashed), and its
+    /// token (128 random bits), which is not kept.
+    static func newLink(to documentID: String, version: Int?, label: String, school: String? = nil, options: LinkOptions,
+                        passwordHash: String?, now: Date) -> (share: ShareRecord, token: String) {
+        let token = Base64URL.randomToken(bytes: 16)
+        let share = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: tokenHash(token), documentID: documentID, version: version,
+                                label: label, school: school, passwordHash: passwordHash, allowDownload: options.allowDownload,
+                                createdAt: now, expiresAt: options.expiresAt)
+        return (share, token)
     }
 
     /// Shares document `id` (the version `request` names, or its latest); the share and its token,
@@ -68,15 +87,12 @@ extension DocumentService {
         guard !label.isEmpty, label.count <= Self.maxShareLabel, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw PreviewError(.badRequest, "label must have 1 to \(Self.maxShareLabel) characters and no control characters")
         }
-        try Self.checkLink(expiresAt: request.expiresAt, password: request.password, now: now)
+        try request.link.check(now: now)
         let shared = try request.version.map { try version($0, of: id) } ?? versions(of: id)[0]
-        // 128 random bits.
-        let token = Base64URL.randomToken(bytes: 16)
-        let record = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: Self.tokenHash(token), documentID: shared.id,
-                                 version: request.version, label: label, passwordHash: try request.password.map(SharePassword.hash),
-                                 allowDownload: request.allowDownload, createdAt: now, expiresAt: request.expiresAt)
-        try store.index.insertShare(record)
-        return (record, token)
+        let made = Self.newLink(to: shared.id, version: request.version, label: label, options: request.link,
+                                passwordHash: try request.link.password.map(SharePassword.hash), now: now)
+        try store.index.insertShare(made.share)
+        return made
     }
 
     /// The shares of every version of document `id`, newest first.

@@ -32,7 +32,7 @@ struct SchoolsController {
                                             expected: #"{"schools": [names], "expires_at"?, "password"?, "allow_download"?}"#)
             let documents = documents
             // A password's hash takes a quarter of a second on purpose: on the hashes lane.
-            let shares = try await offload.run(asked.password == nil ? .writes : .hashes) { try documents.shareWithSchools(id, asked) }
+            let shares = try await offload.run(asked.link.password == nil ? .writes : .hashes) { try documents.shareWithSchools(id, asked) }
             let made = shares.filter { $0.token != nil }.count
             if made > 0 { Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment(by: made) }
             context.logger.info("document shared with schools", metadata: ["preview.document": "\(id)", "preview.schools": "\(shares.count)",

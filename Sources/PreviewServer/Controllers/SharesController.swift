@@ -96,7 +96,7 @@ struct SharesController {
                                             expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "version"?}"#)
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
-            let (share, token) = try await offload.run(asked.password == nil ? .writes : .hashes) { try documents.share(id, asked) }
+            let (share, token) = try await offload.run(asked.link.password == nil ? .writes : .hashes) { try documents.share(id, asked) }
             Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment()
             context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
             return try JSON.response(ShareView(share, token: token, origin: settings.origin(of: request), now: documents.clock.now), status: .created)
