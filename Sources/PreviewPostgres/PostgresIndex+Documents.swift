@@ -85,11 +85,7 @@ extension PostgresIndex {
     // MARK: Shares
 
     public func insertShare(_ share: ShareRecord) throws {
-        try connections.query("""
-            INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at)
-            VALUES (\(share.id), \(share.tokenSha256), \(share.documentID), \(share.version), \(share.label), \(share.school), \(share.passwordHash),
-                \(share.allowDownload), \(share.createdAt), \(share.expiresAt))
-            """)
+        try connections.query(PostgresQuery(share.insertion))
     }
 
     public func shareWithSchools(documentIDs: [String], schools: [String], making: (String) -> ShareRecord) throws -> [ShareRecord] {

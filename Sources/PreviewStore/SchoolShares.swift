@@ -37,28 +37,31 @@ public struct SchoolShares {
     public func share(documentIDs: [String], schools: [String], making: (String) -> ShareRecord) throws -> [ShareRecord] {
         let versions = PortableSQL.joined(documentIDs.map { "\($0)" }, separator: ", ")
         let live = try shares("""
-            SELECT * FROM shares WHERE document_id IN (\(versions)) AND school IS NOT NULL AND revoked_at IS NULL
-                AND (expires_at IS NULL OR expires_at > \(PortableSQL.now)) ORDER BY created_at, id
+            SELECT * FROM shares s WHERE s.document_id IN (\(versions)) AND s.school IS NOT NULL AND \(Self.isLive("s")) ORDER BY s.created_at, s.id
             """)
         var kept: [String: ShareRecord] = [:]
+        var revoked: [PortableSQL] = []
         for share in live {
-            guard let school = share.school, schools.contains(school), kept[school] == nil else {
-                _ = try shares("UPDATE shares SET revoked_at = \(PortableSQL.now) WHERE id = \(share.id) RETURNING *")
-                continue
+            if let school = share.school, schools.contains(school), kept[school] == nil {
+                kept[school] = share
+            } else {
+                revoked.append("\(share.id)")
             }
-            kept[school] = share
+        }
+        if !revoked.isEmpty {
+            _ = try shares("UPDATE shares SET revoked_at = \(PortableSQL.now) WHERE id IN (\(PortableSQL.joined(revoked, separator: ", "))) RETURNING *")
         }
         return try schools.map { school in
             if let share = kept[school] { return share }
             let made = making(school)
-            _ = try shares("""
-                INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at)
-                VALUES (\(made.id), \(made.tokenSha256), \(made.documentID), \(made.version), \(made.label), \(made.school), \(made.passwordHash),
-                        \(made.allowDownload), \(made.createdAt), \(made.expiresAt))
-                RETURNING *
-                """)
+            _ = try shares(made.insertion)
             return made
         }
+    }
+
+    /// The share under `alias` still opens: not revoked, not past its expiry.
+    private static func isLive(_ alias: String) -> PortableSQL {
+        "\(raw: alias).revoked_at IS NULL AND (\(raw: alias).expires_at IS NULL OR \(raw: alias).expires_at > \(PortableSQL.now))"
     }
 
     /// ``DocumentIndex/schools(owner:)``: each read from an index of the owner's current documents
@@ -73,12 +76,24 @@ public struct SchoolShares {
         let shared = try counts("""
             SELECT s.school AS name, COUNT(DISTINCT d.owner || \(separator) || d.type || \(separator) || d.title) AS n
             FROM shares s JOIN documents d ON d.id = s.document_id
-            WHERE s.school IS NOT NULL AND s.revoked_at IS NULL AND (s.expires_at IS NULL OR s.expires_at > \(PortableSQL.now)) \(mine)
+            WHERE s.school IS NOT NULL AND \(Self.isLive("s")) \(mine)
             GROUP BY s.school
             """)
         var schools: [String: School] = [:]
         for (name, n) in documents { schools[name, default: School(name: name, documents: 0, sharedDocuments: 0)].documents = n }
         for (name, n) in shared { schools[name, default: School(name: name, documents: 0, sharedDocuments: 0)].sharedDocuments = n }
         return schools.values.sorted { $0.name < $1.name }
+    }
+}
+
+extension ShareRecord {
+    /// The statement that inserts this new share (its counts start at 0), returning it.
+    public var insertion: PortableSQL {
+        """
+        INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at)
+        VALUES (\(id), \(tokenSha256), \(documentID), \(version), \(label), \(school), \(passwordHash), \(allowDownload), \(createdAt),
+                \(expiresAt))
+        RETURNING *
+        """
     }
 }
