@@ -188,16 +188,7 @@ extension SQLiteIndex {
             for (name, event, statements) in StatusCounts.triggers { try trigger(name, event, statements, in: db) }
         }
         migrator.registerMigration("v16-title-search") { db in
-            // Every version's title key, by trigram (the rows are `documents`' own, by rowid).
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE document_titles USING fts5(title_key, content = 'documents', content_rowid = 'rowid', tokenize = 'trigram');
-                INSERT INTO document_titles (document_titles) VALUES ('rebuild');
-                """)
-            let (indexed, unindexed) = ("INSERT INTO document_titles (rowid, title_key) VALUES (NEW.rowid, NEW.title_key)",
-                                        "INSERT INTO document_titles (document_titles, rowid, title_key) VALUES ('delete', OLD.rowid, OLD.title_key)")
-            try trigger("title_inserted", "AFTER INSERT ON documents", [indexed], in: db)
-            try trigger("title_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
-            try trigger("title_changed", "AFTER UPDATE OF title_key ON documents", [unindexed, indexed], in: db)
+            try trigramIndex("document_titles", of: "title_key", triggers: "title", in: db)
             // The status counters take their row locks in one order (``StatusCounts``).
             for (name, event, statements) in StatusCounts.triggers {
                 try db.execute(sql: "DROP TRIGGER \(name)")
@@ -221,16 +212,7 @@ extension SQLiteIndex {
                 try db.execute(sql: "UPDATE documents SET search_key = ? WHERE rowid = ?",
                                arguments: [DocumentLabels.searchKey(title: row["title"], description: "", filename: row["filename"]), row["rowid"] as Int64])
             }
-            // Every version's search key, by trigram (the rows are `documents`' own, by rowid).
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE document_search USING fts5(search_key, content = 'documents', content_rowid = 'rowid', tokenize = 'trigram');
-                INSERT INTO document_search (document_search) VALUES ('rebuild');
-                """)
-            let (indexed, unindexed) = ("INSERT INTO document_search (rowid, search_key) VALUES (NEW.rowid, NEW.search_key)",
-                                        "INSERT INTO document_search (document_search, rowid, search_key) VALUES ('delete', OLD.rowid, OLD.search_key)")
-            try trigger("search_inserted", "AFTER INSERT ON documents", [indexed], in: db)
-            try trigger("search_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
-            try trigger("search_changed", "AFTER UPDATE OF search_key ON documents", [unindexed, indexed], in: db)
+            try trigramIndex("document_search", of: "search_key", triggers: "search", in: db)
             for statement in CurrentDocuments.schoolIndexStatements() { try db.execute(sql: statement) }
             // The figures count current documents per school (``StoreFigures``); no school existed before.
             try db.execute(sql: "DROP TRIGGER figures_document_inserted; DROP TRIGGER figures_document_deleted")
@@ -243,6 +225,21 @@ extension SQLiteIndex {
 
     /// The time as GRDB stores dates, for the SQL both dialects share.
     static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+
+    /// An FTS5 `trigram` table `table` over `documents`' `column` (every version; the rows are
+    /// `documents`' own, by rowid), built from the rows and kept by triggers `<triggers>_inserted`,
+    /// `_deleted` and `_changed`.
+    private static func trigramIndex(_ table: String, of column: String, triggers: String, in db: Database) throws {
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE \(table) USING fts5(\(column), content = 'documents', content_rowid = 'rowid', tokenize = 'trigram');
+            INSERT INTO \(table) (\(table)) VALUES ('rebuild');
+            """)
+        let (indexed, unindexed) = ("INSERT INTO \(table) (rowid, \(column)) VALUES (NEW.rowid, NEW.\(column))",
+                                    "INSERT INTO \(table) (\(table), rowid, \(column)) VALUES ('delete', OLD.rowid, OLD.\(column))")
+        try trigger("\(triggers)_inserted", "AFTER INSERT ON documents", [indexed], in: db)
+        try trigger("\(triggers)_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
+        try trigger("\(triggers)_changed", "AFTER UPDATE OF \(column) ON documents", [unindexed, indexed], in: db)
+    }
 
     /// A row trigger running the shared `statements`.
     private static func trigger(_ name: String, _ event: String, _ statements: [String], in db: Database) throws {
