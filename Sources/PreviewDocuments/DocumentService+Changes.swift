@@ -21,7 +21,7 @@ extension DocumentService {
         if let type = type ?? nil, !type.admits(fileName: document.filename, kind: document.kind) {
             throw PreviewError(.extensionNotAllowed, type.refusalMessage)
         }
-        let labels = Relabelling(title: title ?? document.title, type: type.map { $0?.id ?? "" } ?? document.type,
+        let labels = Relabelling(title: title ?? document.title, type: type.map { $0?.id } ?? document.type,
                                  description: description ?? document.description, school: school ?? document.school)
         do {
             guard let relabelled = try store.index.relabel(documentID: id, to: labels) else { throw PreviewError(.notFound, "No document \(id).") }

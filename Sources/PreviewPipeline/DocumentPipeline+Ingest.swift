@@ -166,7 +166,7 @@ extension DocumentPipeline {
 
     /// The latest version of (owner, type, title) when it has these bytes and its preview is settled.
     func finishedDocument(_ hash: BlobHash, labels: DocumentLabels) throws -> DocumentRecord? {
-        guard let latest = try store.index.latestVersion(owner: labels.owner, type: labels.type?.id ?? "", title: labels.title),
+        guard let latest = try store.index.latestVersion(owner: labels.owner, type: labels.type?.id, title: labels.title),
               latest.sha256 == hash, latest.previewStatus == PreviewStatus.ready || latest.previewStatus == PreviewStatus.noPreview
         else { return nil }
         return latest

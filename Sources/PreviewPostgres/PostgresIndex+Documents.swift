@@ -64,16 +64,17 @@ extension PostgresIndex {
             guard let latest = versions.first else { return nil }
             if labels.renames(latest) {
                 // The same lock that numbers versions: an upload under the new label waits for this rename.
-                let key = "\(latest.owner)\u{1F}\(labels.type)\u{1F}\(labels.title)"
+                let type = DocumentRecord.typeColumn(labels.type)
+                let key = "\(latest.owner)\u{1F}\(type)\u{1F}\(labels.title)"
                 try session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
                 let taken = try session.query("""
-                    SELECT 1 FROM documents WHERE owner = \(latest.owner) AND type = \(labels.type) AND title = \(labels.title) LIMIT 1
+                    SELECT 1 FROM documents WHERE owner = \(latest.owner) AND type = \(type) AND title = \(labels.title) LIMIT 1
                     """)
                 if !taken.isEmpty { throw LabelTaken(type: labels.type, title: labels.title) }
             }
             for version in labels.applied(to: versions) {
                 try session.query("""
-                    UPDATE documents SET title = \(version.title), title_key = \(version.titleKey), type = \(version.type),
+                    UPDATE documents SET title = \(version.title), title_key = \(version.titleKey), type = \(version.typeColumn),
                         description = \(version.description), school = \(version.school), search_key = \(version.searchKey)
                     WHERE id = \(version.id)
                     """)

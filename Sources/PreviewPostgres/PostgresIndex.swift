@@ -59,14 +59,14 @@ public struct PostgresIndex: DocumentIndex {
     /// are numbered under a transaction-scoped advisory lock, so concurrent uploads on several
     /// hosts get consecutive versions instead of a unique-key failure.
     static func insertVersion(_ document: DocumentRecord, in session: Session) throws -> (document: DocumentRecord, inserted: Bool) {
-        let key = "\(document.owner)\u{1F}\(document.type)\u{1F}\(document.title)"
+        let key = "\(document.owner)\u{1F}\(document.typeColumn)\u{1F}\(document.title)"
         try session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
         try session.query("""
             INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(document.sha256.hex), \(document.size), \(document.mime), now())
             ON CONFLICT DO NOTHING
             """)
         let latest = try session.query("""
-            SELECT * FROM documents WHERE owner = \(document.owner) AND type = \(document.type) AND title = \(document.title)
+            SELECT * FROM documents WHERE owner = \(document.owner) AND type = \(document.typeColumn) AND title = \(document.title)
             ORDER BY version DESC LIMIT 1
             """).first.map(DocumentRecord.init(row:))
         if let latest, latest.sha256 == document.sha256 { return (latest, false) }
@@ -75,7 +75,7 @@ public struct PostgresIndex: DocumentIndex {
         try session.query("""
             INSERT INTO documents (id, owner, type, title, title_key, filename, description, school, search_key, sha256, kind, mime, size, pages,
                 duration_s, width, height, codec, rotation, playback, version, preview_status, error_code, error_message, created_at)
-            VALUES (\(next.id), \(next.owner), \(next.type), \(next.title), \(next.titleKey), \(next.filename), \(next.description),
+            VALUES (\(next.id), \(next.owner), \(next.typeColumn), \(next.title), \(next.titleKey), \(next.filename), \(next.description),
                 \(next.school), \(next.searchKey), \(next.sha256.hex), \(next.kind.rawValue),
                 \(next.mime), \(next.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
                 \(facts.codec), \(facts.rotation), \(facts.playback?.rawValue), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode?.rawValue), \(next.errorMessage),
@@ -84,9 +84,9 @@ public struct PostgresIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord? {
+    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> DocumentRecord? {
         try connections.query("""
-            SELECT * FROM documents WHERE owner = \(owner) AND type = \(type) AND title = \(title) ORDER BY version DESC LIMIT 1
+            SELECT * FROM documents WHERE owner = \(owner) AND type = \(DocumentRecord.typeColumn(type)) AND title = \(title) ORDER BY version DESC LIMIT 1
             """).first.map(DocumentRecord.init(row:))
     }
 

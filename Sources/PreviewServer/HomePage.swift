@@ -27,7 +27,7 @@ enum HomePage {
             let error = document.errorMessage.map { "<div class=\"failed\">\(SafeText.html($0))</div>" } ?? ""
             return """
                 <a class="card" href="/ui/documents/\(document.id)"><div class="thumb">\(thumbnail)</div><b>\(SafeText.html(document.title))</b>\
-                <div>\(SafeText.html(document.type.isEmpty ? document.kind.rawValue : label(document.type))) · v\(document.version) · \(SafeText.html(status.rawValue))</div>\(error)</a>
+                <div>\(SafeText.html(document.type == nil ? document.kind.rawValue : label(document.type))) · v\(document.version) · \(SafeText.html(status.rawValue))</div>\(error)</a>
                 """
         }.joined(separator: "\n")
         let html = """

@@ -232,7 +232,8 @@ enum ViewerPage {
     }
 
     static func typeLabel(_ document: DocumentRecord, rules: DocumentRules) -> String {
-        document.type.isEmpty ? "No type" : rules.type(id: document.type)?.label ?? document.type
+        guard let type = document.type else { return "No type" }
+        return rules.type(id: type)?.label ?? type
     }
 
     /// A page's response: HTML that may load only this site's images, media and scripts (the zoom).

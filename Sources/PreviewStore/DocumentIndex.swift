@@ -27,7 +27,7 @@ public protocol DocumentIndex: Sendable {
     /// that version is returned and nothing changes (idempotent).
     func insertVersion(_ document: DocumentRecord) throws -> (document: DocumentRecord, inserted: Bool)
     /// The highest version of (owner, type, title), if any.
-    func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord?
+    func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> DocumentRecord?
     /// Records what processing a document made (its derivatives, facts and preview status) in one
     /// transaction, for a document without a job (a job's outcome is recorded by its queue).
     func record(_ outcome: JobOutcome, documentID: String) throws
@@ -108,10 +108,10 @@ extension DocumentIndex {
 
 /// Another document of the owner already has the (type, title) a relabel asked for.
 public struct LabelTaken: Error, Sendable {
-    public var type: String
+    public var type: DocumentType.ID?
     public var title: String
 
-    public init(type: String, title: String) {
+    public init(type: DocumentType.ID?, title: String) {
         self.type = type
         self.title = title
     }

@@ -8,8 +8,13 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
 
     public var id: String
     public var owner: String
-    /// Declared document type id, or "" when none was declared.
-    public var type: String
+    /// The declared document type, or nil when none was declared.
+    public var type: DocumentType.ID? {
+        get { typeColumn.isEmpty ? nil : typeColumn }
+        set { typeColumn = Self.typeColumn(newValue) }
+    }
+    /// The type as the rows hold it: part of a document's name (owner, type, title), "" for none.
+    public private(set) var typeColumn: String
     public var title: String {
         didSet {
             titleKey = DocumentLabels.titleKey(title)
@@ -48,12 +53,12 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     public var jobStatus: JobRecord.Status?
     public var createdAt: Date
 
-    public init(id: String, owner: String, type: String, title: String, filename: String, description: String = "", school: String? = nil,
+    public init(id: String, owner: String, type: DocumentType.ID?, title: String, filename: String, description: String = "", school: String? = nil,
                 sha256: BlobHash, kind: FileKind, mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus,
                 createdAt: Date) {
         self.id = id
         self.owner = owner
-        self.type = type
+        typeColumn = Self.typeColumn(type)
         self.title = title
         titleKey = DocumentLabels.titleKey(title)
         self.filename = filename
@@ -79,13 +84,14 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
     /// A new document (its version is numbered when it is indexed) of `labels`, whose original is
     /// blob `sha256`: pending when a renderer will make its previews, else without preview.
     public init(labels: DocumentLabels, sha256: BlobHash, kind: FileKind, size: Int, facts: MediaFacts = MediaFacts(), hasRenderer: Bool) {
-        self.init(id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id ?? "", title: labels.title,
+        self.init(id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id, title: labels.title,
                   filename: labels.filename, description: labels.description, school: labels.school, sha256: sha256, kind: kind, mime: kind.mime, size: size, facts: facts, version: 0,
                   previewStatus: hasRenderer ? .pending : .noPreview, createdAt: Date())
     }
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
-        case id, owner, type, title, filename, description, school, sha256, kind, mime, size, pages, width, height, codec, rotation, playback, version
+        case id, owner, title, filename, description, school, sha256, kind, mime, size, pages, width, height, codec, rotation, playback, version
+        case typeColumn = "type"
         case durationSeconds = "duration_s"
         case titleKey = "title_key"
         case searchKey = "search_key"
@@ -125,6 +131,9 @@ public struct DocumentRecord: Codable, Sendable, Equatable, FetchableRecord, Per
         if next.school == nil { next.school = latest?.school }
         return next
     }
+
+    /// How the rows hold a document's `type`: its id, "" for none.
+    public static func typeColumn(_ type: DocumentType.ID?) -> String { type ?? "" }
 
     private mutating func refreshSearchKey() {
         searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename)

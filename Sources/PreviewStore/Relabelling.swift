@@ -5,12 +5,12 @@ import PreviewCore
 /// they keep their files).
 public struct Relabelling: Sendable, Equatable {
     public var title: String
-    /// A type id, "" for none.
-    public var type: String
+    /// A type id, nil for none.
+    public var type: DocumentType.ID?
     public var description: String
     public var school: String?
 
-    public init(title: String, type: String, description: String = "", school: String? = nil) {
+    public init(title: String, type: DocumentType.ID?, description: String = "", school: String? = nil) {
         self.title = title
         self.type = type
         self.description = description

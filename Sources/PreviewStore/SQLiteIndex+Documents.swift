@@ -72,7 +72,7 @@ extension SQLiteIndex {
             guard let latest = versions.first else { return nil }
             if labels.renames(latest) {
                 let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND type = ? AND title = ?)",
-                                              arguments: [latest.owner, labels.type, labels.title]) ?? false
+                                              arguments: [latest.owner, DocumentRecord.typeColumn(labels.type), labels.title]) ?? false
                 if taken { throw LabelTaken(type: labels.type, title: labels.title) }
             }
             for version in labels.applied(to: versions) { try version.update(db) }

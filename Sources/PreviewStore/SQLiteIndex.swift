@@ -108,14 +108,14 @@ public final class SQLiteIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func latestVersion(owner: String, type: String, title: String) throws -> DocumentRecord? {
+    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> DocumentRecord? {
         try pool.read { db in try Self.versions(owner: owner, type: type, title: title).fetchOne(db) }
     }
 
     /// Versions of (owner, type, title), newest first.
-    private static func versions(owner: String, type: String, title: String) -> QueryInterfaceRequest<DocumentRecord> {
+    private static func versions(owner: String, type: DocumentType.ID?, title: String) -> QueryInterfaceRequest<DocumentRecord> {
         DocumentRecord
-            .filter(DocumentRecord.CodingKeys.owner == owner && DocumentRecord.CodingKeys.type == type
+            .filter(DocumentRecord.CodingKeys.owner == owner && DocumentRecord.CodingKeys.typeColumn == DocumentRecord.typeColumn(type)
                     && DocumentRecord.CodingKeys.title == title)
             .order(DocumentRecord.CodingKeys.version.desc)
     }

@@ -18,7 +18,7 @@ import Testing
     /// A queued document of `owner`, enqueued as an upload would be.
     private func enqueue(_ harness: Harness, owner: String, title: String, bytes: [UInt8]) throws -> DocumentRecord {
         let hash = try harness.pipeline.store.blobs.put(bytes: bytes, as: .original)
-        let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: "", title: title, filename: "\(title).pdf",
+        let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: "\(title).pdf",
                                     sha256: hash, kind: .pdf, mime: FileKind.pdf.mime, size: bytes.count,
                                     facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
         return try harness.queue.enqueue(record).document

@@ -26,9 +26,9 @@ import Testing
         }
 
         @discardableResult
-        func add(owner: String = "ana", type: String = "", title: String, kind: FileKind = .pdf, bytes: String? = nil,
+        func add(owner: String = "ana", type: DocumentType.ID? = nil, title: String, kind: FileKind = .pdf, bytes: String? = nil,
                  status: PreviewStatus = .ready) throws -> DocumentRecord {
-            let content = Array((bytes ?? "\(owner)/\(type)/\(title)/\(UUID())").utf8)
+            let content = Array((bytes ?? "\(owner)/\(type ?? "")/\(title)/\(UUID())").utf8)
             let hash = try store.blobs.put(bytes: content, as: .original)
             let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: type, title: title, filename: "\(title).\(kind)",
                                         sha256: hash, kind: kind, mime: "application/octet-stream", size: content.count, facts: MediaFacts(),
@@ -67,7 +67,8 @@ import Testing
         try indexed.add(type: "resume", title: "beta résumé", kind: .docx)
         try indexed.add(type: "highlight_video", title: "Game film", kind: .mp4, status: .failed)
         try indexed.add(owner: "ben", type: "resume", title: "Ben CV")
-        try indexed.add(title: "untyped note", kind: .text, status: .noPreview)
+        let untyped = try indexed.add(title: "untyped note", kind: .text, status: .noPreview)
+        #expect(try indexed.store.index.document(id: untyped.id)?.type == nil, "no type reads back as none")
         let replaced = try indexed.add(type: "resume", title: "Zebra CV")  // a second version: listed instead of the first
         #expect(replaced.version == 2)
 
@@ -106,11 +107,11 @@ import Testing
         let titles = ["Junior Report", "report card", "REPORTS 2026", "Résumé final", "resume draft", "Say \"hi\" there",
                       "50% done", "50 percent", "x_y notes", "xay notes", "back\\slash", "Reporter's notebook"]
         for (number, title) in titles.enumerated() {
-            try indexed.add(owner: number % 3 == 0 ? "ben" : "ana", type: number % 2 == 0 ? "resume" : "", title: title)
+            try indexed.add(owner: number % 3 == 0 ? "ben" : "ana", type: number % 2 == 0 ? "resume" : nil, title: title)
         }
-        try indexed.add(owner: "ana", type: "", title: "report card")  // a second version: one document still
+        try indexed.add(owner: "ana", title: "report card")  // a second version: one document still
         let relabelled = try indexed.add(owner: "ana", title: "old report")
-        _ = try indexed.store.index.relabel(documentID: relabelled.id, to: Relabelling(title: "new summary", type: ""))
+        _ = try indexed.store.index.relabel(documentID: relabelled.id, to: Relabelling(title: "new summary", type: nil))
         let deleted = try indexed.add(owner: "ana", title: "gone report")
         _ = try indexed.store.index.delete(documentID: deleted.id, version: nil)
 
@@ -265,7 +266,7 @@ import Testing
         #expect(renamed.title == "CV 2026" && renamed.version == 1)
         #expect(try indexed.store.index.versions(of: first.id).map(\.title) == ["CV 2026", "CV 2026"])
         #expect(throws: LabelTaken.self) { try indexed.store.index.relabel(documentID: first.id, to: Relabelling(title: "old cv", type: "resume")) }
-        #expect(try indexed.store.index.relabel(documentID: "no-such-id", to: Relabelling(title: "x", type: "")) == nil)
+        #expect(try indexed.store.index.relabel(documentID: "no-such-id", to: Relabelling(title: "x", type: nil)) == nil)
     }
 
     /// A description and a school belong to a version: a new version keeps the latest's unless it
@@ -277,7 +278,7 @@ import Testing
         func add(_ title: String, filename: String, description: String = "", school: String? = nil, owner: String = "ana") throws -> DocumentRecord {
             let content = Array("\(title)/\(UUID())".utf8)
             let hash = try indexed.store.blobs.put(bytes: content, as: .original)
-            let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: "", title: title, filename: filename,
+            let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: filename,
                                         description: description, school: school, sha256: hash, kind: .pdf, mime: "application/pdf",
                                         size: content.count, facts: MediaFacts(), version: 0, previewStatus: .ready, createdAt: Date())
             return try indexed.store.index.insertVersion(record).document
@@ -290,7 +291,7 @@ import Testing
         try add("Stats", filename: "stats.pdf", school: "North High", owner: "ben")
 
         let relabelled = try #require(try indexed.store.index.relabel(
-            documentID: first.id, to: Relabelling(title: "Letter", type: "", description: "All-state, two seasons", school: "Lakeside Prep")))
+            documentID: first.id, to: Relabelling(title: "Letter", type: nil, description: "All-state, two seasons", school: "Lakeside Prep")))
         #expect(relabelled.description == "From Coach Rivera, varsity", "version 1 keeps its own")
         #expect(try indexed.store.index.versions(of: first.id).map(\.description) == ["All-state, two seasons", "From Coach Rivera, varsity"])
 

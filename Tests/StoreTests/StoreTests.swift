@@ -116,7 +116,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         let pipeline = DocumentPipeline(store: store, isolation: pool, logger: logger)
         let (hash, size) = try store.blobs.put(fileAt: Fixtures.sample("video-h264.mp4"))
         let document = try store.index.insertVersion(DocumentRecord(
-            id: UUID().uuidString.lowercased(), owner: "ana", type: "", title: "film", filename: "film.mp4", sha256: hash, kind: .mp4,
+            id: UUID().uuidString.lowercased(), owner: "ana", type: nil, title: "film", filename: "film.mp4", sha256: hash, kind: .mp4,
             mime: "video/mp4", size: size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())).document
         try pipeline.process(document)
         #expect(pool.calls == 1, "one render, no probe")

@@ -1,6 +1,6 @@
 /// A kind of document the document service accepts (resume, transcript, …) and the file
 /// extensions it may carry.
-public struct DocumentType: Sendable, Hashable, Codable {
+public struct DocumentType: Sendable, Hashable, Codable, Identifiable {
     /// The stable identifier used by APIs, e.g. `highlight_video`.
     public var id: String
     /// The name people read, e.g. `Highlight Video`.
