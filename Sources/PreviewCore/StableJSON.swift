@@ -2,12 +2,23 @@ import Foundation
 
 /// JSON as every interface writes it: sorted keys (stable output), unescaped slashes, ISO 8601 dates.
 public enum StableJSON {
+    /// How a value's keys are written.
+    public enum Keys: Sendable {
+        /// As its type names them: canonical parameters and manifests (their bytes are keys of the
+        /// derivative cache) and formats with their own spelling (IIIF's `maxWidth`).
+        case asNamed
+        /// In snake_case (`documentID` is `document_id`): what the API and the CLI print. Keys of
+        /// dictionaries are data and stay as they are.
+        case snakeCase
+    }
+
     /// Throws what `JSONEncoder` throws (a NaN or infinite number, say) rather than writing
     /// something else in its place.
-    public static func encode(_ value: some Encodable) throws -> [UInt8] {
+    public static func encode(_ value: some Encodable, keys: Keys = .asNamed) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
+        if keys == .snakeCase { encoder.keyEncodingStrategy = .convertToSnakeCase }
         return Array(try encoder.encode(value))
     }
 }

@@ -1,5 +1,5 @@
 /// The document services' "storage" cards, overall or for one owner.
-public struct StorageStatistics: Sendable, Equatable, Codable {
+public struct StorageStatistics: Sendable, Equatable, Encodable {
     /// The owner these figures cover; nil for everyone.
     public var owner: String?
     /// Documents, counting each (owner, type, title) once: its latest version.
@@ -42,19 +42,5 @@ public struct StorageStatistics: Sendable, Equatable, Codable {
         self.dedupRatio = storedBytes == 0 ? 0 : Double(logicalBytes) / Double(storedBytes)
         self.previews = previews
         self.previewBytes = previewBytes
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case owner, documents, versions, previews
-        case byType = "by_type"
-        case byKind = "by_kind"
-        case bySchool = "by_school"
-        case mostCommonType = "most_common_type"
-        case logicalBytes = "logical_bytes"
-        case storedBytes = "stored_bytes"
-        case dedupRatio = "dedup_ratio"
-        case previewBytes = "preview_bytes"
-        case evictedPreviews = "evicted_previews"
-        case sharedDocuments = "shared_documents"
     }
 }

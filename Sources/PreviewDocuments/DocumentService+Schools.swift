@@ -11,7 +11,7 @@ extension DocumentService {
         public var schools: [String]
         public var link: LinkOptions
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: CodingKey {
             case schools
         }
 

@@ -17,10 +17,8 @@ extension DocumentService {
         public var password: String?
         public var allowDownload: Bool
 
-        enum CodingKeys: String, CodingKey {
-            case password
-            case expiresAt = "expires_at"
-            case allowDownload = "allow_download"
+        enum CodingKeys: CodingKey {
+            case password, expiresAt, allowDownload
         }
 
         public init(from decoder: any Decoder) throws {
@@ -46,7 +44,7 @@ extension DocumentService {
         /// A version number, or nil for whatever version is latest when the link is opened.
         public var version: Int?
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: CodingKey {
             case label, version
         }
 

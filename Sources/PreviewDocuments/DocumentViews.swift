@@ -43,20 +43,13 @@ public struct DocumentView: Encodable, Sendable {
             clientID = download.clientID
             receivedAt = download.createdAt
         }
-
-        enum CodingKeys: String, CodingKey {
-            case url
-            case downloadID = "download_id"
-            case clientID = "client_id"
-            case receivedAt = "received_at"
-        }
     }
 
     public init(_ document: DocumentRecord, playback: PlaybackView? = nil) {
         self.playback = playback
         documentID = document.id
         owner = document.owner
-        type = document.type.isEmpty ? nil : document.type
+        type = document.type
         title = document.title
         filename = document.filename
         description = document.description
@@ -80,11 +73,9 @@ public struct DocumentView: Encodable, Sendable {
         self.links = links
     }
 
-    enum CodingKeys: String, CodingKey {
-        case owner, type, title, filename, description, school, sha256, kind, mime, size, version, status, error, links, sources
-        case documentID = "document_id"
-        case previewStatus = "preview_status"
-        case createdAt = "created_at"
+    enum CodingKeys: CodingKey {
+        case documentID, owner, type, title, filename, description, school, sha256, kind, mime, size, version, status, previewStatus, error,
+             createdAt, links, sources
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -142,9 +133,8 @@ public struct PlaybackView: Encodable, Sendable {
     public var hls: String?
     public var hlsError: ErrorEnvelope.Body?
 
-    enum CodingKeys: String, CodingKey {
-        case renditions, trickplay, hls
-        case hlsError = "hls_error"
+    enum CodingKeys: CodingKey {
+        case renditions, trickplay, hls, hlsError
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -164,11 +154,6 @@ public struct DocumentList: Encodable, Sendable {
     public init(_ page: DocumentPage) {
         documents = page.documents.map { DocumentView($0) }
         nextCursor = page.next?.token
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case documents
-        case nextCursor = "next_cursor"
     }
 }
 
@@ -195,13 +180,6 @@ public struct VersionView: Encodable, Sendable {
         previewStatus = document.previewStatus
         self.current = current
     }
-
-    enum CodingKeys: String, CodingKey {
-        case version, size, sha256, filename, status, current
-        case documentID = "document_id"
-        case uploadedAt = "uploaded_at"
-        case previewStatus = "preview_status"
-    }
 }
 
 public struct VersionList: Encodable, Sendable {
@@ -223,11 +201,5 @@ public struct DeletionView: Encodable, Sendable {
         documentID = id
         deletedVersions = deletion.versions.map(\.version).sorted()
         cancelledJobs = deletion.cancelledJobs
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case documentID = "document_id"
-        case deletedVersions = "deleted_versions"
-        case cancelledJobs = "cancelled_jobs"
     }
 }

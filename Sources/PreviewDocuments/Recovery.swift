@@ -4,7 +4,7 @@ import PreviewPipeline
 import PreviewStore
 
 /// What `recover` did.
-public struct RecoveryReport: Sendable, Codable {
+public struct RecoveryReport: Sendable, Encodable {
     /// Documents made of originals the index had lost, each queued for its facts and previews.
     public var recovered: [RecoveredDocument] = []
     /// Blobs moved back from the quarantine first.
@@ -19,16 +19,11 @@ public struct RecoveryReport: Sendable, Codable {
 }
 
 /// One original made a document again.
-public struct RecoveredDocument: Sendable, Codable {
+public struct RecoveredDocument: Sendable, Encodable {
     public var documentID: String
     public var sha256: String
     public var kind: String
     public var title: String
-
-    enum CodingKeys: String, CodingKey {
-        case sha256, kind, title
-        case documentID = "document_id"
-    }
 }
 
 extension DocumentService {

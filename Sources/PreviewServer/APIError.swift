@@ -52,23 +52,26 @@ struct APIError: HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(ErrorEnvelope(error)))))
+        Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(ErrorEnvelope(error), keys: .snakeCase))))
     }
 }
 
 enum JSON {
-    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+    /// `value` as the API writes it: its keys in snake_case unless `keys` says otherwise.
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
+                         keys: StableJSON.Keys = .snakeCase) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(value))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(value, keys: keys))))
     }
 
-    /// A request's JSON body of at most `limit` bytes as `T` (times in ISO 8601); `400` with
+    /// A request's JSON body of at most `limit` bytes as `T` (keys in snake_case, times in ISO 8601); `400` with
     /// `expected` (the body's shape, said for people) when it is not one.
     static func body<T: Decodable>(_ type: T.Type, of request: Request, limit: Int, expected: String) async throws -> T {
         let body = try await request.body.collect(upTo: limit)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
         guard let value = try? decoder.decode(type, from: Data(body.readableBytesView)) else {
             throw APIError.badRequest("the body must be a JSON object: \(expected)")
         }

@@ -2,7 +2,7 @@ import Foundation
 import PreviewCore
 
 /// A school an owner's documents are for or shared with, and how many.
-public struct School: Sendable, Equatable, Codable {
+public struct School: Sendable, Equatable, Encodable {
     public var name: String
     /// Current documents for it.
     public var documents: Int
@@ -13,11 +13,6 @@ public struct School: Sendable, Equatable, Codable {
         self.name = name
         self.documents = documents
         self.sharedDocuments = sharedDocuments
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case name, documents
-        case sharedDocuments = "shared_documents"
     }
 }
 

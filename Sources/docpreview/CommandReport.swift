@@ -39,8 +39,8 @@ struct CommandReport {
         }.joined(separator: "\n")
     }
 
-    /// Stable JSON: sorted keys, no escaped slashes.
+    /// Stable JSON as the API writes it: sorted keys in snake_case, no escaped slashes.
     static func encode(_ value: some Encodable) throws -> String {
-        String(decoding: try StableJSON.encode(value), as: UTF8.self)
+        String(decoding: try StableJSON.encode(value, keys: .snakeCase), as: UTF8.self)
     }
 }

@@ -51,9 +51,4 @@ struct PreviewReport: Encodable {
     var height: Int
     var cached: Bool
     var documentID: String
-
-    enum CodingKeys: String, CodingKey {
-        case path, sha256, width, height, cached
-        case documentID = "document_id"
-    }
 }

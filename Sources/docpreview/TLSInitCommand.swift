@@ -51,6 +51,4 @@ struct TLSInitReport: Encodable {
     var pin: String
     /// The pin as curl's `--pinnedpubkey` takes it.
     var curlPin: String
-
-    enum CodingKeys: String, CodingKey { case certificate, key, pin, curlPin = "curl_pin" }
 }

@@ -19,12 +19,6 @@ extension DocumentsController {
         var documentID: String
         var jobID: Int64
         var sha256: String
-
-        enum CodingKeys: String, CodingKey {
-            case status, sha256
-            case documentID = "document_id"
-            case jobID = "job_id"
-        }
     }
 
     /// Admits the upload (a slot, room in the queue, a declared length within the limit), streams

@@ -61,9 +61,8 @@ struct DownloadsController {
         var timestamp: String
         var error: String?
 
-        enum CodingKeys: String, CodingKey {
-            case status, message, timestamp, error
-            case downloadID = "download_id"
+        enum CodingKeys: CodingKey {
+            case status, downloadID, message, timestamp, error
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -92,27 +91,14 @@ struct DownloadsController {
         var message: String?
         /// When the next attempt starts, for a download waiting to retry.
         var retryAt: String?
-
-        enum CodingKeys: String, CodingKey {
-            case status, url, attempts, error, message
-            case downloadID = "download_id"
-            case clientID = "client_id"
-            case createdAt = "created_at"
-            case updatedAt = "updated_at"
-            case documentID = "document_id"
-            case documentURL = "document_url"
-            case thumbnailURL = "thumbnail_url"
-            case retryAt = "retry_at"
-        }
     }
 
     struct History: Encodable {
         var downloads: [View]
         var nextCursor: String?
 
-        enum CodingKeys: String, CodingKey {
-            case downloads
-            case nextCursor = "next_cursor"
+        enum CodingKeys: CodingKey {
+            case downloads, nextCursor
         }
 
         func encode(to encoder: any Encoder) throws {

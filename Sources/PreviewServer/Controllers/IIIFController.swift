@@ -50,7 +50,7 @@ struct IIIFController {
         let wantsLD = request.headers[.accept]?.contains("application/ld+json") == true
         let type = wantsLD ? "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\"" : "application/json"
         var response = try JSON.response(IIIFService.information(id: id, width: zoom.width, height: zoom.height),
-                                         headers: [.accessControlAllowOrigin: "*", .cacheControl: cacheControl(identifier)])
+                                         headers: [.accessControlAllowOrigin: "*", .cacheControl: cacheControl(identifier)], keys: .asNamed)
         response.headers[.contentType] = type
         return response
     }

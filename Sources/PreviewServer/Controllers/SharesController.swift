@@ -75,18 +75,6 @@ struct SharesController {
             url = token.map { SharedPage.pathPrefix + $0 }
             link = url.map { origin + $0 }
         }
-
-        enum CodingKeys: String, CodingKey {
-            case label, school, version, status, password, url, link
-            case shareID = "share_id"
-            case createdAt = "created_at"
-            case expiresAt = "expires_at"
-            case revokedAt = "revoked_at"
-            case allowDownload = "allow_download"
-            case openedCount = "opened_count"
-            case lastOpenedAt = "last_opened_at"
-            case downloadCount = "download_count"
-        }
     }
 
     func register(on routes: RouteTable) {

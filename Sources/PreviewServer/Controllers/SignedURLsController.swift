@@ -35,12 +35,6 @@ struct SignedURLsController {
         /// page (as `pages`), under a signed identifier: a zoom client's tiles need no token either.
         var iiif: String?
         var iiifPages: [String]?
-
-        enum CodingKeys: String, CodingKey {
-            case content, preview, pages, renditions, hls, trickplay, iiif
-            case iiifPages = "iiif_pages"
-            case expiresAt = "expires_at"
-        }
     }
 
     func register(on routes: RouteTable) {
