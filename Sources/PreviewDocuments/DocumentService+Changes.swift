@@ -10,7 +10,7 @@ extension DocumentService {
     /// type that allows the stored file's extension. `conflict` when the owner has another document
     /// under that (type, title); `not_found` when there is no such document.
     public func relabel(id: String, title: String? = nil, typeID: String? = nil, description: String? = nil,
-                        school: String? = nil) throws -> DocumentRecord {
+                        school: String? = nil) throws -> Document {
         if let title { try DocumentLabels.checkTitle(title) }
         let description = description.map(DocumentLabels.description)
         if let description { try DocumentLabels.checkDescription(description) }
@@ -45,7 +45,7 @@ extension DocumentService {
     /// new version naming the same blob (no bytes copied) with the earlier version's facts, so its
     /// previews come from the derivative cache, and its job. Restoring what is already current
     /// changes nothing. `not_found` when there is no such version.
-    public func restore(version number: Int, of id: String) throws -> (document: DocumentRecord, job: JobRecord) {
+    public func restore(version number: Int, of id: String) throws -> (document: Document, job: JobRecord) {
         var restored = try version(number, of: id)
         restored.id = UUID().uuidString.lowercased()
         restored.createdAt = Date()

@@ -116,7 +116,7 @@ extension DocumentService {
     /// Stores a fetched file as a `highlight_video` of the download's owner, like an upload: its
     /// type from its bytes (a page or a picture is `no_video_stream`), validated, published and
     /// indexed with its preview job. The same bytes under the same title are the same document.
-    func storeFetched(_ file: URL, title: String, for download: DownloadRecord) throws -> DocumentRecord {
+    func storeFetched(_ file: URL, title: String, for download: DownloadRecord) throws -> Document {
         let kind = ContentDetector.detect(try ByteProbe(contentsOf: file)).kind
         guard kind.category == .video else {
             throw PreviewError(.noVideoStream, "The link gave \(kind.label.lowercased()), not a video.")

@@ -18,7 +18,7 @@ public enum JobRun: Sendable {
 
 extension DocumentService {
     /// `document` as `GET /v1/documents/{id}` shows it: with its playback when it is a video.
-    public func view(of document: DocumentRecord) throws -> DocumentView {
+    public func view(of document: Document) throws -> DocumentView {
         var view = DocumentView(document, playback: try playback(of: document))
         view.sources = try sources(ofDocument: document.id).map(DocumentView.Source.init)
         return view
@@ -26,12 +26,12 @@ extension DocumentService {
 
     /// The files a video's playback job has made so far (rendition, ladder, thumbnails track); nil
     /// for other documents and before it has made any.
-    public func playbackManifest(of document: DocumentRecord) throws -> PlaybackManifest? {
+    public func playbackManifest(of document: Document) throws -> PlaybackManifest? {
         try pipeline.playbackManifest(of: document)
     }
 
     /// A video's renditions and thumbnails as far as its playback job has gone; nil for other documents.
-    func playback(of document: DocumentRecord) throws -> PlaybackView? {
+    func playback(of document: Document) throws -> PlaybackView? {
         guard document.playback != nil else { return nil }
         let manifest = try pipeline.playbackManifest(of: document)
         let base = "/v1/documents/\(document.id)"
@@ -63,7 +63,7 @@ extension DocumentService {
     /// An office document's thumbnail is recorded, and the document ready, as soon as its first
     /// page is made; the job's end records the rest. A playback job's transcode reports its
     /// progress on the job's row now and then (every 5 %).
-    public func outcome(of job: JobRecord, _ document: DocumentRecord) -> JobOutcome {
+    public func outcome(of job: JobRecord, _ document: Document) -> JobOutcome {
         switch job.kind {
         case .preview:
             var outcome = pipeline.outcome(of: document) { early in recordAhead(early, documentID: document.id) }
@@ -113,7 +113,7 @@ extension DocumentService {
     }
 
     /// ``outcome(of:)`` then ``finish(_:with:)``, in the caller's thread.
-    public func run(_ job: JobRecord, of document: DocumentRecord) throws -> JobRun {
+    public func run(_ job: JobRecord, of document: Document) throws -> JobRun {
         try finish(job, with: outcome(of: job, document))
     }
 }

@@ -30,7 +30,7 @@ extension DocumentService {
 
     /// The preview `asked` becomes for `document`: without a size, a picture's is its thumbnail
     /// (a PDF's page at its own size); sizes rounded up to the edges served.
-    public func previewRequest(_ asked: RenderRequest, for document: DocumentRecord) -> RenderRequest {
+    public func previewRequest(_ asked: RenderRequest, for document: Document) -> RenderRequest {
         var request = asked
         if request.width == nil && request.height == nil && document.kind.category != .pdf {
             request = .thumbnail
@@ -43,7 +43,7 @@ extension DocumentService {
     /// How `request` (from ``previewRequest(_:for:)``) of `document` is answered: `failed` when its
     /// job failed, `unsupported_type` for a kind without previews. While its job runs only what is
     /// stored is served (an office document's thumbnail is ready before its job ends).
-    public func previewAnswer(_ request: RenderRequest, of document: DocumentRecord) throws -> PreviewAnswer {
+    public func previewAnswer(_ request: RenderRequest, of document: Document) throws -> PreviewAnswer {
         let processing: Bool
         switch document.status {
         case .done: processing = false
@@ -61,7 +61,7 @@ extension DocumentService {
 
     /// Renders `request` of `document` and answers it, not stored yet: ``keep(_:)`` stores it once
     /// it is answered.
-    public func renderPreview(_ request: RenderRequest, of document: DocumentRecord) throws(PreviewError) -> RenderedPreview {
+    public func renderPreview(_ request: RenderRequest, of document: Document) throws(PreviewError) -> RenderedPreview {
         try pipeline.previewToKeep(source: document.sha256, kind: document.kind, request: request)
     }
 
@@ -71,7 +71,7 @@ extension DocumentService {
     }
 
     /// Renders `request` of `document` again and stores it over a damaged or missing blob.
-    public func repairPreview(_ request: RenderRequest, of document: DocumentRecord) throws(PreviewError) -> DerivativeRecord {
+    public func repairPreview(_ request: RenderRequest, of document: Document) throws(PreviewError) -> DerivativeRecord {
         try pipeline.preview(source: document.sha256, kind: document.kind, request: request, repairing: true).record
     }
 
@@ -87,7 +87,7 @@ extension DocumentService {
     /// Preview `request` of the document `reference` names (its id, or the SHA-256 of its original:
     /// the latest document of those bytes), rendered and stored now unless it is stored already
     /// (`docpreview preview`); `not_found` when nothing matches.
-    public func preview(of reference: String, _ request: RenderRequest) throws -> (document: DocumentRecord, preview: RenderedPreview) {
+    public func preview(of reference: String, _ request: RenderRequest) throws -> (document: Document, preview: RenderedPreview) {
         let found = try BlobHash(hex: reference).map { try store.index.latestDocument(sha256: $0) } ?? store.index.document(id: reference)
         guard let document = found else { throw PreviewError(.notFound, "No document \(reference) in the store.") }
         return (document, try pipeline.preview(source: document.sha256, kind: document.kind, request: request))
@@ -97,7 +97,7 @@ extension DocumentService {
 
     /// Version `version` of document `id` (nil: the latest) when its regions can be served:
     /// `failed` when its job failed, `unavailable` while it runs.
-    public func zoomable(_ id: String, version: Int?) throws -> DocumentRecord {
+    public func zoomable(_ id: String, version: Int?) throws -> Document {
         let document = try version.map { try self.version($0, of: id) } ?? self.document(id: id)
         switch document.status {
         case .done: return document
@@ -108,7 +108,7 @@ extension DocumentService {
 
     /// What `document`'s regions are cut from: page `page` at `dpi`, or its picture (its pyramid
     /// built now, once, when large). Renders: in a render slot.
-    public func zoomSource(of document: DocumentRecord, page: Int?, dpi: Int) throws(PreviewError) -> ZoomSource {
+    public func zoomSource(of document: Document, page: Int?, dpi: Int) throws(PreviewError) -> ZoomSource {
         try pipeline.zoomSource(of: document, page: page, dpi: dpi)
     }
 

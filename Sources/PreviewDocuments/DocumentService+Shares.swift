@@ -105,7 +105,7 @@ extension DocumentService {
 
     /// The share a link's token names and the document version it shows now; `not_found` for no
     /// such link, `gone` for one revoked, expired or whose document was deleted.
-    public func openShare(token: String) throws -> (share: ShareRecord, document: DocumentRecord) {
+    public func openShare(token: String) throws -> (share: ShareRecord, document: Document) {
         guard let share = try store.index.share(tokenSha256: Self.tokenHash(token)) else {
             throw PreviewError(.notFound, "There is no such link.")
         }
@@ -120,7 +120,7 @@ extension DocumentService {
 
     /// The page of an opened share shows `document` with its playback files: the opening is
     /// counted when `counted` (a `GET`; a `HEAD` is not).
-    public func showShare(_ share: ShareRecord, document: DocumentRecord, counted: Bool) throws -> PlaybackManifest? {
+    public func showShare(_ share: ShareRecord, document: Document, counted: Bool) throws -> PlaybackManifest? {
         if counted { try store.index.recordShareVisit(id: share.id, .opened) }
         return try playbackManifest(of: document)
     }
@@ -138,7 +138,7 @@ extension DocumentService {
     }
 
     /// The version `share` shows now, or `gone`.
-    public func sharedDocument(_ share: ShareRecord) throws -> DocumentRecord {
+    public func sharedDocument(_ share: ShareRecord) throws -> Document {
         guard share.isLive(at: clock.now) else { throw PreviewError(.gone, "This link has been withdrawn or has expired.") }
         let versions = try store.index.versions(of: share.documentID)
         guard let document = share.version.map({ number in versions.first { $0.version == number } }) ?? versions.first else {

@@ -48,12 +48,12 @@ public struct DocumentService: Sendable {
     /// Accepts bytes received into `writer` (an upload) under `labels`: validated like a local
     /// file, published, and indexed with its job in one transaction. Only then is it accepted.
     /// Throws the refusal (a ``PreviewError``) or the store's failure.
-    public func accept(_ writer: BlobWriter, labels: DocumentLabels) throws -> (document: DocumentRecord, job: JobRecord) {
+    public func accept(_ writer: BlobWriter, labels: DocumentLabels) throws -> (document: Document, job: JobRecord) {
         try labels.check()
         let verdict = Validator(configuration: pipeline.configuration)
             .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: labels.filename, declaredType: labels.type)
         if let refusal = verdict.refusal { throw refusal }
-        let record = DocumentRecord(labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
+        let record = Document(labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
                                     hasRenderer: pipeline.renderers.renderer(for: verdict.kind) != nil)
         return try enqueue(record, publishing: writer)
     }
@@ -73,9 +73,9 @@ public struct DocumentService: Sendable {
     /// it). A new job goes to an idle worker of this process, leased to it in the same transaction
     /// (``JobArrivals/reserve()``); else a job that waits is announced to this process's workers.
     /// Either way the job is returned as accepted: queued (DESIGN §8's answer to an upload).
-    func enqueue(_ record: DocumentRecord, publishing writer: BlobWriter? = nil) throws -> (document: DocumentRecord, job: JobRecord) {
+    func enqueue(_ record: Document, publishing writer: BlobWriter? = nil) throws -> (document: Document, job: JobRecord) {
         var taker: JobArrivals.Reservation?
-        let stored: (document: DocumentRecord, job: JobRecord, leased: Bool)
+        let stored: (document: Document, job: JobRecord, leased: Bool)
         do {
             stored = try store.storeOriginal(writer) {
                 // Reserved last: the worker waits only for the transaction.
@@ -101,7 +101,7 @@ public struct DocumentService: Sendable {
     // MARK: Reading
 
     /// Document `id`; `not_found` when there is none.
-    public func document(id: String) throws -> DocumentRecord {
+    public func document(id: String) throws -> Document {
         guard let document = try store.index.document(id: id) else { throw PreviewError(.notFound, "No document \(id).") }
         return document
     }
@@ -112,14 +112,14 @@ public struct DocumentService: Sendable {
     }
 
     /// Every version of the document that `id` is a version of, newest first; `not_found` when there is none.
-    public func versions(of id: String) throws -> [DocumentRecord] {
+    public func versions(of id: String) throws -> [Document] {
         let versions = try store.index.versions(of: id)
         guard !versions.isEmpty else { throw PreviewError(.notFound, "No document \(id).") }
         return versions
     }
 
     /// Version `number` of document `id`; `not_found` when there is none.
-    public func version(_ number: Int, of id: String) throws -> DocumentRecord {
+    public func version(_ number: Int, of id: String) throws -> Document {
         guard let version = try store.index.versions(of: id).first(where: { $0.version == number }) else {
             throw PreviewError(.notFound, "No version \(number) of document \(id).")
         }

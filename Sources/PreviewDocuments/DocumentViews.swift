@@ -45,7 +45,7 @@ public struct DocumentView: Encodable, Sendable {
         }
     }
 
-    public init(_ document: DocumentRecord, playback: PlaybackView? = nil) {
+    public init(_ document: Document, playback: PlaybackView? = nil) {
         self.playback = playback
         documentID = document.id
         owner = document.owner
@@ -169,7 +169,7 @@ public struct VersionView: Encodable, Sendable {
     public var previewStatus: PreviewStatus
     public var current: Bool
 
-    public init(_ document: DocumentRecord, current: Bool) {
+    public init(_ document: Document, current: Bool) {
         documentID = document.id
         version = document.version
         size = document.size
@@ -186,7 +186,7 @@ public struct VersionList: Encodable, Sendable {
     public var versions: [VersionView]
 
     /// `versions`, newest first: the first is the current one.
-    public init(_ versions: [DocumentRecord]) {
+    public init(_ versions: [Document]) {
         self.versions = versions.map { VersionView($0, current: $0.id == versions.first?.id) }
     }
 }

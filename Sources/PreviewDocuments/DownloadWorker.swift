@@ -113,9 +113,9 @@ public struct DownloadWorker: Service {
         let workspace = workspaces.appendingPathComponent("\(getpid())-\(download.seq ?? 0)-\(download.attempts)")
         defer { try? FileManager.default.removeItem(at: workspace) }
         let (fetcher, documents, settings, maxBytes) = (fetcher, documents, settings, maxBytes)
-        let outcome: Result<DocumentRecord, FetchFailure>
+        let outcome: Result<Document, FetchFailure>
         do {
-            outcome = try await offload.run(.renders) { () -> Result<DocumentRecord, FetchFailure> in
+            outcome = try await offload.run(.renders) { () -> Result<Document, FetchFailure> in
                 let link = try DownloadLink(download.normalizedURL, settings: settings)
                 let reply = fetcher.fetch(link, into: workspace, maxBytes: maxBytes, seconds: settings.fetchSeconds)
                 guard let file = reply.file, let title = reply.title else {
@@ -144,7 +144,7 @@ public struct DownloadWorker: Service {
     }
 
     /// Records how `download` ended: done as its document, or failed (to be retried, or for good).
-    private func record(_ outcome: Result<DocumentRecord, FetchFailure>, of download: DownloadRecord, _ queue: any LinkDownloads,
+    private func record(_ outcome: Result<Document, FetchFailure>, of download: DownloadRecord, _ queue: any LinkDownloads,
                         logger: Logger) async throws {
         switch outcome {
         case let .success(document):

@@ -102,7 +102,7 @@ public struct QueueWorker: Service {
         var idlePolls = 0
         var handed: JobArrivals.Handed?
         while !Task.isCancelled {
-            let job: JobRecord, document: DocumentRecord
+            let job: JobRecord, document: Document
             if let next = handed {
                 // Leased to this worker by the upload's own transaction, already among the running ones.
                 (job, document) = next
@@ -153,7 +153,7 @@ public struct QueueWorker: Service {
     }
 
     /// Runs `job` and records how it ended; false when the drain cut it off first (nothing recorded).
-    private func process(_ job: JobRecord, _ document: DocumentRecord, running: RunningWork<JobRecord>) async -> Bool {
+    private func process(_ job: JobRecord, _ document: Document, running: RunningWork<JobRecord>) async -> Bool {
         var logger = logger
         logger[metadataKey: "preview.job"] = "\(job.id ?? 0)"
         logger[metadataKey: "preview.document"] = "\(document.id)"

@@ -64,7 +64,7 @@ extension DocumentService {
         let kind = ContentDetector.detect(try ByteProbe(contentsOf: try store.blobs.localFile(for: hash))).kind
         let short = String(hash.hex.prefix(12))
         let labels = DocumentLabels(owner: "recovered", title: "\(kind.rawValue)-\(short)", filename: "\(short).\(kind.extensions.first ?? "bin")")
-        let record = DocumentRecord(labels: labels, sha256: hash, kind: kind, size: size, hasRenderer: pipeline.renderers.renderer(for: kind) != nil)
+        let record = Document(labels: labels, sha256: hash, kind: kind, size: size, hasRenderer: pipeline.renderers.renderer(for: kind) != nil)
         let document = try enqueue(record).document
         return RecoveredDocument(documentID: document.id, sha256: hash.hex, kind: kind.rawValue, title: document.title)
     }

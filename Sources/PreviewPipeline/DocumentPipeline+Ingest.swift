@@ -80,7 +80,7 @@ extension DocumentPipeline {
 
         // Store the original, then index this version (the blob is durable before any row names it;
         // `gc` cannot remove a stored blob between the check and the row).
-        let record = DocumentRecord(labels: labels, sha256: hash, kind: verdict.kind, size: size, facts: facts, hasRenderer: renderer != nil)
+        let record = Document(labels: labels, sha256: hash, kind: verdict.kind, size: size, facts: facts, hasRenderer: renderer != nil)
         // Published even when stored already: a damaged copy is replaced by these bytes.
         var document = try store.storeOriginal(intake.writer) {
             let document = try store.index.insertVersion(record).document
@@ -165,14 +165,14 @@ extension DocumentPipeline {
     }
 
     /// The latest version of (owner, type, title) when it has these bytes and its preview is settled.
-    func finishedDocument(_ hash: BlobHash, labels: DocumentLabels) throws -> DocumentRecord? {
+    func finishedDocument(_ hash: BlobHash, labels: DocumentLabels) throws -> Document? {
         guard let latest = try store.index.latestVersion(owner: labels.owner, type: labels.type?.id, title: labels.title),
               latest.sha256 == hash, latest.previewStatus == PreviewStatus.ready || latest.previewStatus == PreviewStatus.noPreview
         else { return nil }
         return latest
     }
 
-    func fill(_ outcome: inout IngestOutcome, from document: DocumentRecord) {
+    func fill(_ outcome: inout IngestOutcome, from document: Document) {
         outcome.documentID = document.id
         outcome.pages = document.pages
         outcome.durationSeconds = document.durationSeconds
@@ -208,7 +208,7 @@ extension DocumentPipeline {
 
     /// Renders (or finds) the thumbnail, unless it was `made` already, and records it with the
     /// document's preview status, either way, in one transaction.
-    func makeThumbnail(_ document: DocumentRecord, made early: Result<PreviewOutcome, PreviewError>?) throws(PreviewError) {
+    func makeThumbnail(_ document: Document, made early: Result<PreviewOutcome, PreviewError>?) throws(PreviewError) {
         let outcome: JobOutcome
         do throws(PreviewError) {
             let thumbnail = if let early { try early.get() } else { try made(source: document.sha256, kind: document.kind, request: .thumbnail) }

@@ -27,7 +27,7 @@ extension DocumentPipeline {
     /// or found). A pivot made now exports the first page alone first: the thumbnail is made from
     /// it and handed to `early` (its outcome: the thumbnail's row, the first page's facts, ready)
     /// while LibreOffice exports the rest, so the document can be ready before its pivot is.
-    func officeOutcome(of document: DocumentRecord, renderer: any Renderer,
+    func officeOutcome(of document: Document, renderer: any Renderer,
                        early: ((JobOutcome) -> Void)?) throws(PreviewError) -> (facts: MediaFacts, thumbnail: PreviewOutcome) {
         let (source, kind) = (document.sha256, document.kind)
         let key = try derivativeKey(source: source, kind: kind, request: .thumbnail, renderer: renderer)

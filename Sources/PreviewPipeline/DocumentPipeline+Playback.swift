@@ -62,12 +62,12 @@ extension DocumentPipeline {
     public static let playlistMime = "application/vnd.apple.mpegurl"
 
     /// Whether `document` gets an HLS ladder: a video long or large enough (``RenditionSettings/wantsLadder(seconds:bytes:)``).
-    public func wantsLadder(_ document: DocumentRecord) -> Bool {
+    public func wantsLadder(_ document: Document) -> Bool {
         document.playback != nil && renderers.playback.settings.wantsLadder(seconds: document.durationSeconds, bytes: document.size)
     }
 
     /// The stored playback manifest of `document`, if its playback job has made one.
-    public func playbackManifest(of document: DocumentRecord) throws(PreviewError) -> PlaybackManifest? {
+    public func playbackManifest(of document: Document) throws(PreviewError) -> PlaybackManifest? {
         guard document.playback != nil, let record = try cached(key: playbackKey(document.sha256, file: PlaybackManifest.fileName)) else { return nil }
         do {
             return try JSONDecoder().decode(PlaybackManifest.self, from: Data(try store.blobs.read(record.resultSha256)))
@@ -81,7 +81,7 @@ extension DocumentPipeline {
     /// derivatives whose rows are left to the caller's transaction. A rendition or ladder refused by
     /// the limits is recorded in the manifest, not failed: the thumbnails still serve. The
     /// document's own status is left as it is. `progress` is told the fraction of the encoding done.
-    public func playbackOutcome(of document: DocumentRecord, progress: (Double) -> Void = { _ in }) -> JobOutcome {
+    public func playbackOutcome(of document: Document, progress: (Double) -> Void = { _ in }) -> JobOutcome {
         do throws(PreviewError) {
             let manifestKey = playbackKey(document.sha256, file: PlaybackManifest.fileName)
             if try cached(key: manifestKey) != nil { return JobOutcome(previewStatus: nil) }
@@ -197,7 +197,7 @@ extension DocumentPipeline {
     }
 
     /// Stores the made file `url` as a derivative blob; its row is returned for the job's transaction.
-    private func keep(_ url: URL, of document: DocumentRecord, file: String, mime: String, width: Int, height: Int) throws(PreviewError) -> NewDerivative {
+    private func keep(_ url: URL, of document: Document, file: String, mime: String, width: Int, height: Int) throws(PreviewError) -> NewDerivative {
         let hash: BlobHash
         let size: Int
         do {

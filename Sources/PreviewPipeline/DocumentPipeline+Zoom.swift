@@ -29,7 +29,7 @@ extension DocumentPipeline {
     /// The source of `document`'s regions: page `page` (1-based) of a paged document at `dpi`, or the
     /// picture of an image or video (its pyramid made now, once, when it is larger than two tiles
     /// either way; a video's poster frame rendered once at its full size, up to 4096 px).
-    public func zoomSource(of document: DocumentRecord, page: Int?, dpi: Int) throws(PreviewError) -> ZoomSource {
+    public func zoomSource(of document: Document, page: Int?, dpi: Int) throws(PreviewError) -> ZoomSource {
         switch (document.kind.isPaged, document.kind.category, page) {
         case (true, _, let page?):
             var source = document.sha256
@@ -57,7 +57,7 @@ extension DocumentPipeline {
         }
     }
 
-    private static func noZoom(_ document: DocumentRecord, page: Int? = nil) -> PreviewError {
+    private static func noZoom(_ document: Document, page: Int? = nil) -> PreviewError {
         if page != nil && !document.kind.isPaged { return PreviewError(.pageOutOfRange, "\(document.kind.label) has no pages.") }
         if page == nil && document.kind.isPaged { return PreviewError(.pageOutOfRange, "Name a page of \(document.kind.label): ~p1, ~p2…") }
         return PreviewError(.unsupportedType, "No zoomable image is made for \(document.kind.label).")

@@ -38,13 +38,13 @@ public struct DocumentPipeline: Sendable {
     /// one transaction (the CLI's and the tests' way; the queue worker records the ``outcome(of:)``
     /// with its job instead). Idempotent: a second run finds the thumbnail in the derivative cache.
     /// Throws the failure, which is also recorded on the document.
-    public func process(_ document: DocumentRecord) throws(PreviewError) {
+    public func process(_ document: Document) throws(PreviewError) {
         try settle(document, with: outcome(of: document))
     }
 
     /// Records `outcome` on `document` in one transaction, under the reference lock (gc cannot take
     /// a new thumbnail before its row is written), and throws its failure, if any.
-    func settle(_ document: DocumentRecord, with outcome: JobOutcome) throws(PreviewError) {
+    func settle(_ document: Document, with outcome: JobOutcome) throws(PreviewError) {
         try record { try store.blobs.whileReferencing(exclusive: false) { try store.index.record(outcome, documentID: document.id) } }
         if let error = outcome.error { throw error }
     }
@@ -56,7 +56,7 @@ public struct DocumentPipeline: Sendable {
     /// - Parameter early: for an office document, takes an outcome ahead of this one, to record at
     ///   once: its thumbnail, made from its first page while the rest of its pivot is (see
     ///   ``officeOutcome(of:renderer:early:)``).
-    public func outcome(of document: DocumentRecord, early: ((JobOutcome) -> Void)? = nil) -> JobOutcome {
+    public func outcome(of document: Document, early: ((JobOutcome) -> Void)? = nil) -> JobOutcome {
         let kind = document.kind
         guard let renderer = renderers.renderer(for: kind) else { return JobOutcome(previewStatus: .noPreview) }
         do throws(PreviewError) {

@@ -15,7 +15,7 @@ extension PostgresIndex {
         let page = { (search: TextSearch) in
             let rows = try connections.query(PostgresQuery(DocumentListing.statement(query, search: search, in: .postgres)))
             return DocumentListing.page(try rows.map { row in
-                (try DocumentRecord(row: row), try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
+                (try Document(row: row), try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
             }, of: query)
         }
         if let search { return try page(search) }
@@ -32,8 +32,8 @@ extension PostgresIndex {
         try connections.query(PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")))
     }
 
-    public func versions(of id: String) throws -> [DocumentRecord] {
-        try connections.query(Self.versionsQuery(of: id)).map(DocumentRecord.init(row:))
+    public func versions(of id: String) throws -> [Document] {
+        try connections.query(Self.versionsQuery(of: id)).map(Document.init(row:))
     }
 
     private static func versionsQuery(of id: String, lock: Bool = false) -> PostgresQuery {
@@ -42,7 +42,7 @@ extension PostgresIndex {
 
     public func delete(documentID id: String, version: Int?) throws -> Deletion {
         try connections.transaction { session in
-            let all = try session.query(Self.versionsQuery(of: id, lock: true)).map(DocumentRecord.init(row:))
+            let all = try session.query(Self.versionsQuery(of: id, lock: true)).map(Document.init(row:))
             let removed = all.filter { version == nil || $0.version == version }
             guard !removed.isEmpty else { return Deletion(versions: [], cancelledJobs: 0) }
             let ids = removed.map(\.id)
@@ -58,13 +58,13 @@ extension PostgresIndex {
         }
     }
 
-    public func relabel(documentID id: String, to labels: Relabelling) throws -> DocumentRecord? {
+    public func relabel(documentID id: String, to labels: Relabelling) throws -> Document? {
         try connections.transaction { session in
-            let versions = try session.query(Self.versionsQuery(of: id, lock: true)).map(DocumentRecord.init(row:))
+            let versions = try session.query(Self.versionsQuery(of: id, lock: true)).map(Document.init(row:))
             guard let latest = versions.first else { return nil }
             if labels.renames(latest) {
                 // The same lock that numbers versions: an upload under the new label waits for this rename.
-                let type = DocumentRecord.typeColumn(labels.type)
+                let type = Document.typeColumn(labels.type)
                 let key = "\(latest.owner)\u{1F}\(type)\u{1F}\(labels.title)"
                 try session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
                 let taken = try session.query("""
@@ -79,7 +79,7 @@ extension PostgresIndex {
                     WHERE id = \(version.id)
                     """)
             }
-            return try session.query("SELECT * FROM documents WHERE id = \(id)").first.map(DocumentRecord.init(row:))
+            return try session.query("SELECT * FROM documents WHERE id = \(id)").first.map(Document.init(row:))
         }
     }
 

@@ -51,14 +51,14 @@ public struct PostgresIndex: DocumentIndex {
         }
     }
 
-    public func insertVersion(_ document: DocumentRecord) throws -> (document: DocumentRecord, inserted: Bool) {
+    public func insertVersion(_ document: Document) throws -> (document: Document, inserted: Bool) {
         try connections.transaction { session in try Self.insertVersion(document, in: session) }
     }
 
     /// ``insertVersion(_:)`` inside a caller's transaction. Versions of one (owner, type, title)
     /// are numbered under a transaction-scoped advisory lock, so concurrent uploads on several
     /// hosts get consecutive versions instead of a unique-key failure.
-    static func insertVersion(_ document: DocumentRecord, in session: Session) throws -> (document: DocumentRecord, inserted: Bool) {
+    static func insertVersion(_ document: Document, in session: Session) throws -> (document: Document, inserted: Bool) {
         let key = "\(document.owner)\u{1F}\(document.typeColumn)\u{1F}\(document.title)"
         try session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
         try session.query("""
@@ -68,7 +68,7 @@ public struct PostgresIndex: DocumentIndex {
         let latest = try session.query("""
             SELECT * FROM documents WHERE owner = \(document.owner) AND type = \(document.typeColumn) AND title = \(document.title)
             ORDER BY version DESC LIMIT 1
-            """).first.map(DocumentRecord.init(row:))
+            """).first.map(Document.init(row:))
         if let latest, latest.sha256 == document.sha256 { return (latest, false) }
         let next = document.nextVersion(after: latest)
         let facts = next.facts
@@ -84,23 +84,23 @@ public struct PostgresIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> DocumentRecord? {
+    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> Document? {
         try connections.query("""
-            SELECT * FROM documents WHERE owner = \(owner) AND type = \(DocumentRecord.typeColumn(type)) AND title = \(title) ORDER BY version DESC LIMIT 1
-            """).first.map(DocumentRecord.init(row:))
+            SELECT * FROM documents WHERE owner = \(owner) AND type = \(Document.typeColumn(type)) AND title = \(title) ORDER BY version DESC LIMIT 1
+            """).first.map(Document.init(row:))
     }
 
     public func record(_ outcome: JobOutcome, documentID: String) throws {
         try connections.transaction { session in try PostgresWrites(session).record(outcome, documentID: documentID) }
     }
 
-    public func document(id: String) throws -> DocumentRecord? {
-        try connections.query("SELECT * FROM documents WHERE id = \(id)").first.map(DocumentRecord.init(row:))
+    public func document(id: String) throws -> Document? {
+        try connections.query("SELECT * FROM documents WHERE id = \(id)").first.map(Document.init(row:))
     }
 
-    public func latestDocument(sha256: BlobHash) throws -> DocumentRecord? {
+    public func latestDocument(sha256: BlobHash) throws -> Document? {
         try connections.query("SELECT * FROM documents WHERE sha256 = \(sha256.hex) ORDER BY created_at DESC LIMIT 1")
-            .first.map(DocumentRecord.init(row:))
+            .first.map(Document.init(row:))
     }
 
     public func derivative(key: String) throws -> DerivativeRecord? {

@@ -18,7 +18,7 @@ public struct PostgresJobQueue: JobQueue {
         self.policy = policy
     }
 
-    public func enqueue(_ document: DocumentRecord, leasingTo lease: JobLease?) throws -> (document: DocumentRecord, job: JobRecord, leased: Bool) {
+    public func enqueue(_ document: Document, leasingTo lease: JobLease?) throws -> (document: Document, job: JobRecord, leased: Bool) {
         try connections.transaction { session in
             let (stored, inserted) = try PostgresIndex.insertVersion(document, in: session)
             if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: session) { return (stored, existing, false) }
@@ -38,12 +38,12 @@ public struct PostgresJobQueue: JobQueue {
         }
     }
 
-    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: DocumentRecord)? {
+    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: Document)? {
         // A transaction, so that a lease PostgreSQL ends for a conflict is run again.
         try connections.transaction { session in
             guard let job = try leases(in: session).lease(worker: worker, seconds: leaseSeconds, kinds: kinds, writes: PostgresWrites(session)),
                   let document = try session.query("SELECT * FROM documents WHERE id = \(job.documentID)").first else { return nil }
-            return (job, try DocumentRecord(row: document))
+            return (job, try Document(row: document))
         }
     }
 

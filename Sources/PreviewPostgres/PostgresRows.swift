@@ -4,7 +4,7 @@ import PreviewCore
 import PreviewStore
 
 /// Records from rows selected with `*` (column names as in the schema).
-extension DocumentRecord {
+extension Document {
     init(row: PostgresRandomAccessRow) throws {
         var facts = MediaFacts(width: try row["width"].decode(Int?.self), height: try row["height"].decode(Int?.self),
                                pages: try row["pages"].decode(Int?.self), durationSeconds: try row["duration_s"].decode(Double?.self),

@@ -138,7 +138,7 @@ extension RenderGate {
     /// Runs `render` in a render slot for `document` (429 when none comes in time), unless the client
     /// went away while it waited: then no render is started for it. A request signed for a share
     /// renders as that share's visitor.
-    func admitting<T>(_ document: DocumentRecord, context: ServerContext, testHooks: Bool,
+    func admitting<T>(_ document: Document, context: ServerContext, testHooks: Bool,
                       _ render: () async throws -> T) async throws -> T {
         let requester: Requester = context.signedGrant?.share.map { .visitor(share: $0, address: context.clientAddress) } ?? .owner(document.owner)
         switch await enter(requester, document: document.id) {

@@ -16,7 +16,7 @@ enum SharedPage {
     /// How long the page's media URLs live: a film watched to its end, not a link kept for later.
     static let mediaSeconds = 3600
 
-    static func response(_ document: DocumentRecord, share: ShareRecord, playback: DocumentService.Playback?, rules: DocumentRules,
+    static func response(_ document: Document, share: ShareRecord, playback: DocumentService.Playback?, rules: DocumentRules,
                          signed: SignedURLs) -> Response {
         let expires = min(signed.clock.unixSeconds + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
         let links = ViewerPage.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in

@@ -25,7 +25,7 @@ enum ViewerPage {
         let kind = document.kind
         let csrf = csrfField(session)
         let (previous, next) = try neighbours(of: current, in: documents)
-        func link(_ neighbour: DocumentRecord?, _ label: String) -> String {
+        func link(_ neighbour: Document?, _ label: String) -> String {
             guard let neighbour else { return "<span class=\"off\">\(label)</span>" }
             return "<a href=\"/ui/documents/\(neighbour.id)\" title=\"\(SafeText.html(neighbour.title))\">\(label)</a>"
         }
@@ -114,7 +114,7 @@ enum ViewerPage {
     }
 
     /// What the document is shown as.
-    static func body(_ document: DocumentRecord, kind: FileKind, status: JobRecord.Status, playback: DocumentService.Playback?,
+    static func body(_ document: Document, kind: FileKind, status: JobRecord.Status, playback: DocumentService.Playback?,
                      links: MediaLinks) -> String {
         guard status == .done else { return "<p>The preview is \(SafeText.html(status.rawValue)); reload in a moment.</p>" }
         if document.previewStatus == .noPreview {
@@ -156,7 +156,7 @@ enum ViewerPage {
     /// every browser plays), the original after it (a browser that plays it natively may pick it;
     /// only where the page offers the original: a share without downloads plays what was made of
     /// it, never the file with its metadata), then the filmstrip of its thumbnails.
-    static func video(_ document: DocumentRecord, playback: DocumentService.Playback?, links: MediaLinks) -> String {
+    static func video(_ document: Document, playback: DocumentService.Playback?, links: MediaLinks) -> String {
         var sources = ""
         if playback?.ladder != nil {
             sources += "<source src=\"\(links.url("hls/\(DocumentService.Playback.Ladder.masterName)"))\" type=\"\(DocumentService.playlistMime)\">"
@@ -211,9 +211,9 @@ enum ViewerPage {
     }
 
     /// The owner's documents (newest first) before and after `document`.
-    static func neighbours(of document: DocumentRecord, in documents: DocumentService) throws -> (previous: DocumentRecord?, next: DocumentRecord?) {
+    static func neighbours(of document: Document, in documents: DocumentService) throws -> (previous: Document?, next: Document?) {
         var query = DocumentQuery(owner: document.owner, sort: .newest, limit: DocumentQuery.maxLimit)
-        var previous: DocumentRecord?
+        var previous: Document?
         for _ in 0..<50 {
             let page = try documents.list(query)
             if let position = page.documents.firstIndex(where: { $0.id == document.id }) {
@@ -231,7 +231,7 @@ enum ViewerPage {
         return (nil, nil)
     }
 
-    static func typeLabel(_ document: DocumentRecord, rules: DocumentRules) -> String {
+    static func typeLabel(_ document: Document, rules: DocumentRules) -> String {
         guard let type = document.type else { return "No type" }
         return rules.type(id: type)?.label ?? type
     }

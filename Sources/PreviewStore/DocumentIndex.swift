@@ -25,19 +25,19 @@ public protocol DocumentIndex: Sendable {
     /// Inserts `document` as the next version of (owner, type, title), with its original's blob
     /// row in the same transaction, unless its latest version already has the same bytes — then
     /// that version is returned and nothing changes (idempotent).
-    func insertVersion(_ document: DocumentRecord) throws -> (document: DocumentRecord, inserted: Bool)
+    func insertVersion(_ document: Document) throws -> (document: Document, inserted: Bool)
     /// The highest version of (owner, type, title), if any.
-    func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> DocumentRecord?
+    func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> Document?
     /// Records what processing a document made (its derivatives, facts and preview status) in one
     /// transaction, for a document without a job (a job's outcome is recorded by its queue).
     func record(_ outcome: JobOutcome, documentID: String) throws
-    func document(id: String) throws -> DocumentRecord?
+    func document(id: String) throws -> Document?
     /// The newest document whose original has this hash.
-    func latestDocument(sha256: BlobHash) throws -> DocumentRecord?
+    func latestDocument(sha256: BlobHash) throws -> Document?
     /// One page of the latest versions that match `query`.
     func list(_ query: DocumentQuery) throws -> DocumentPage
     /// Every version of the document that `id` is a version of, newest first; empty when there is none.
-    func versions(of id: String) throws -> [DocumentRecord]
+    func versions(of id: String) throws -> [Document]
     /// Removes the document that `id` is a version of (every version, or only `version`) with its
     /// jobs, so that a running job's outcome is fenced off, in one transaction with its shares: a
     /// share of a removed version is revoked, a share of the latest version moves to the newest
@@ -65,7 +65,7 @@ public protocol DocumentIndex: Sendable {
     /// Gives the document that `id` is a version of new labels (``Relabelling``); returns version
     /// `id` as it now is, or nil when there is no such document. Throws ``LabelTaken`` when the owner has
     /// another document under the new (type, title).
-    func relabel(documentID id: String, to labels: Relabelling) throws -> DocumentRecord?
+    func relabel(documentID id: String, to labels: Relabelling) throws -> Document?
 
     func derivative(key: String) throws -> DerivativeRecord?
     /// The derivative rows made with `parameters` (every video's `playback.json`, for `verify`).

@@ -115,7 +115,7 @@ public enum DocumentListing {
     }
 
     /// A page from the statement's rows: each document with its sort keys.
-    public static func page(_ rows: [(document: DocumentRecord, sortKeys: [String])], of query: DocumentQuery) -> DocumentPage {
+    public static func page(_ rows: [(document: Document, sortKeys: [String])], of query: DocumentQuery) -> DocumentPage {
         let page = rows.prefix(query.limit)
         let next = rows.count > query.limit ? page.last.map { DocumentCursor(sort: query.sort, keys: $0.sortKeys) } : nil
         return DocumentPage(documents: page.map(\.document), next: next)

@@ -47,11 +47,11 @@ public struct DocumentQuery: Sendable, Equatable {
 
 /// One page of a listing and where the next one starts.
 public struct DocumentPage: Sendable {
-    public var documents: [DocumentRecord]
+    public var documents: [Document]
     /// Nil on the last page.
     public var next: DocumentCursor?
 
-    public init(documents: [DocumentRecord], next: DocumentCursor?) {
+    public init(documents: [Document], next: DocumentCursor?) {
         self.documents = documents
         self.next = next
     }
@@ -96,11 +96,11 @@ extension DocumentQuery.Sort {
 /// What a delete removed.
 public struct Deletion: Sendable, Equatable {
     /// The versions removed.
-    public var versions: [DocumentRecord]
+    public var versions: [Document]
     /// Jobs of theirs that were waiting or running, now cancelled.
     public var cancelledJobs: Int
 
-    public init(versions: [DocumentRecord], cancelledJobs: Int) {
+    public init(versions: [Document], cancelledJobs: Int) {
         self.versions = versions
         self.cancelledJobs = cancelledJobs
     }

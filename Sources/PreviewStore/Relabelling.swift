@@ -18,12 +18,12 @@ public struct Relabelling: Sendable, Equatable {
     }
 
     /// Whether the document's name (title or type) changes: then the new name must be free.
-    public func renames(_ latest: DocumentRecord) -> Bool {
+    public func renames(_ latest: Document) -> Bool {
         latest.title != title || latest.type != type
     }
 
     /// `versions` (newest first) as they are once relabelled, only those that change.
-    public func applied(to versions: [DocumentRecord]) -> [DocumentRecord] {
+    public func applied(to versions: [Document]) -> [Document] {
         versions.enumerated().compactMap { position, version in
             var changed = version
             changed.title = title

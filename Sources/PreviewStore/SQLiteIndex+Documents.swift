@@ -15,7 +15,7 @@ extension SQLiteIndex {
             let page = { (search: TextSearch) in
                 let rows = try db.rows(DocumentListing.statement(query, search: search, in: .sqlite))
                 return DocumentListing.page(try rows.map { row in
-                    (try DocumentRecord(row: row), (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
+                    (try DocumentRow(row: row).document, (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
                 }, of: query)
             }
             if let search { return try page(search) }
@@ -37,12 +37,12 @@ extension SQLiteIndex {
     /// Whether a share has expired since the last sweep.
     static let lapsedSharesQuery = "SELECT EXISTS (SELECT 1 FROM shares WHERE \(CurrentDocuments.expired(now: now)))"
 
-    public func versions(of id: String) throws -> [DocumentRecord] {
+    public func versions(of id: String) throws -> [Document] {
         try pool.read { db in try Self.versions(of: id, in: db) }
     }
 
-    private static func versions(of id: String, in db: Database) throws -> [DocumentRecord] {
-        try DocumentRecord.fetchAll(db, sql: "\(IndexSQL.versionsOfOne) WHERE v.id = ? ORDER BY d.version DESC", arguments: [id])
+    private static func versions(of id: String, in db: Database) throws -> [Document] {
+        try DocumentRow.fetchAll(db, sql: "\(IndexSQL.versionsOfOne) WHERE v.id = ? ORDER BY d.version DESC", arguments: [id]).map(\.document)
     }
 
     public func delete(documentID id: String, version: Int?) throws -> Deletion {
@@ -66,17 +66,17 @@ extension SQLiteIndex {
         }
     }
 
-    public func relabel(documentID id: String, to labels: Relabelling) throws -> DocumentRecord? {
+    public func relabel(documentID id: String, to labels: Relabelling) throws -> Document? {
         try pool.write { db in
             let versions = try Self.versions(of: id, in: db)
             guard let latest = versions.first else { return nil }
             if labels.renames(latest) {
                 let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND type = ? AND title = ?)",
-                                              arguments: [latest.owner, DocumentRecord.typeColumn(labels.type), labels.title]) ?? false
+                                              arguments: [latest.owner, Document.typeColumn(labels.type), labels.title]) ?? false
                 if taken { throw LabelTaken(type: labels.type, title: labels.title) }
             }
-            for version in labels.applied(to: versions) { try version.update(db) }
-            return try DocumentRecord.fetchOne(db, key: id)
+            for version in labels.applied(to: versions) { try DocumentRow(version).update(db) }
+            return try DocumentRow.fetchOne(db, key: id)?.document
         }
     }
 

@@ -93,45 +93,44 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Documents
 
-    public func insertVersion(_ document: DocumentRecord) throws -> (document: DocumentRecord, inserted: Bool) {
+    public func insertVersion(_ document: Document) throws -> (document: Document, inserted: Bool) {
         try pool.write { db in try Self.insertVersion(document, in: db) }
     }
 
     /// ``insertVersion(_:)`` inside a caller's transaction.
-    public static func insertVersion(_ document: DocumentRecord, in db: Database) throws -> (document: DocumentRecord, inserted: Bool) {
+    public static func insertVersion(_ document: Document, in db: Database) throws -> (document: Document, inserted: Bool) {
         try BlobRecord(sha256: document.sha256, size: document.size, mime: document.mime, createdAt: Date())
             .insert(db, onConflict: .ignore)
-        let latest = try versions(owner: document.owner, type: document.type, title: document.title).fetchOne(db)
+        let latest = try versions(owner: document.owner, type: document.type, title: document.title).fetchOne(db)?.document
         if let latest, latest.sha256 == document.sha256 { return (latest, false) }
         let next = document.nextVersion(after: latest)
-        try next.insert(db)
+        try DocumentRow(next).insert(db)
         return (next, true)
     }
 
-    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> DocumentRecord? {
-        try pool.read { db in try Self.versions(owner: owner, type: type, title: title).fetchOne(db) }
+    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> Document? {
+        try pool.read { db in try Self.versions(owner: owner, type: type, title: title).fetchOne(db)?.document }
     }
 
     /// Versions of (owner, type, title), newest first.
-    private static func versions(owner: String, type: DocumentType.ID?, title: String) -> QueryInterfaceRequest<DocumentRecord> {
-        DocumentRecord
-            .filter(DocumentRecord.CodingKeys.owner == owner && DocumentRecord.CodingKeys.typeColumn == DocumentRecord.typeColumn(type)
-                    && DocumentRecord.CodingKeys.title == title)
-            .order(DocumentRecord.CodingKeys.version.desc)
+    private static func versions(owner: String, type: DocumentType.ID?, title: String) -> QueryInterfaceRequest<DocumentRow> {
+        DocumentRow
+            .filter(DocumentRow.Columns.owner == owner && DocumentRow.Columns.type == Document.typeColumn(type) && DocumentRow.Columns.title == title)
+            .order(DocumentRow.Columns.version.desc)
     }
 
     public func record(_ outcome: JobOutcome, documentID: String) throws {
         try pool.write { db in try SQLiteWrites(db).record(outcome, documentID: documentID) }
     }
 
-    public func document(id: String) throws -> DocumentRecord? {
-        try pool.read { db in try DocumentRecord.fetchOne(db, key: id) }
+    public func document(id: String) throws -> Document? {
+        try pool.read { db in try DocumentRow.fetchOne(db, key: id)?.document }
     }
 
-    public func latestDocument(sha256: BlobHash) throws -> DocumentRecord? {
+    public func latestDocument(sha256: BlobHash) throws -> Document? {
         try pool.read { db in
-            try DocumentRecord.filter(DocumentRecord.CodingKeys.sha256 == sha256.hex)
-                .order(DocumentRecord.CodingKeys.createdAt.desc).fetchOne(db)
+            try DocumentRow.filter(DocumentRow.Columns.sha256 == sha256.hex)
+                .order(DocumentRow.Columns.createdAt.desc).fetchOne(db)?.document
         }
     }
 

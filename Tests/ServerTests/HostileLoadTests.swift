@@ -16,9 +16,9 @@ import Testing
 /// stranger can send (host names, wrong tokens, slow bodies) holds only its own share.
 @Suite struct FairnessTests {
     /// A queued document of `owner`, enqueued as an upload would be.
-    private func enqueue(_ harness: Harness, owner: String, title: String, bytes: [UInt8]) throws -> DocumentRecord {
+    private func enqueue(_ harness: Harness, owner: String, title: String, bytes: [UInt8]) throws -> Document {
         let hash = try harness.pipeline.store.blobs.put(bytes: bytes, as: .original)
-        let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: "\(title).pdf",
+        let record = Document(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: "\(title).pdf",
                                     sha256: hash, kind: .pdf, mime: FileKind.pdf.mime, size: bytes.count,
                                     facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
         return try harness.queue.enqueue(record).document

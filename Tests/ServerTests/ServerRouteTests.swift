@@ -542,7 +542,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 @Suite struct QueueTests {
     private func queuedDocument(_ harness: Harness, title: String = "t") throws -> JobRecord {
         let hash = try harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp")).hash
-        let record = DocumentRecord(id: UUID().uuidString, owner: "", type: nil, title: title, filename: "t.webp", sha256: hash, kind: .webp,
+        let record = Document(id: UUID().uuidString, owner: "", type: nil, title: title, filename: "t.webp", sha256: hash, kind: .webp,
                                     mime: "image/webp", size: 1, facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
         return try harness.queue.enqueue(record).job
     }

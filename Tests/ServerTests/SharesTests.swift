@@ -287,7 +287,7 @@ import Testing
 /// says why instead of promising a playable version that will not come.
 @Suite struct ShareVideoPageTests {
     @Test func aVideoWithoutAPlayableVersionSaysWhy() throws {
-        let video = DocumentRecord(labels: DocumentLabels(owner: "ana", title: "Clip", filename: "clip.mov"), sha256: BlobHash.of(Data("clip".utf8)),
+        let video = Document(labels: DocumentLabels(owner: "ana", title: "Clip", filename: "clip.mov"), sha256: BlobHash.of(Data("clip".utf8)),
                                    kind: .mov, size: 4, hasRenderer: true)
         let links = ViewerPage.MediaLinks(documentID: video.id, offersDownload: false)
         let making = ViewerPage.video(video, playback: nil, links: links)

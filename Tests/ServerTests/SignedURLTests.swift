@@ -154,7 +154,7 @@ import Testing
 
     static func storedPhoto(_ harness: Harness) throws -> String {
         let stored = try harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp"))
-        let record = DocumentRecord(id: UUID().uuidString, owner: "", type: nil, title: "photo", filename: "p.webp", sha256: stored.hash, kind: .webp,
+        let record = Document(id: UUID().uuidString, owner: "", type: nil, title: "photo", filename: "p.webp", sha256: stored.hash, kind: .webp,
                                     mime: "image/webp", size: stored.size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
         return try harness.queue.enqueue(record).document.id
     }

@@ -23,7 +23,7 @@ import Testing
     static func fill(_ queue: any JobQueue, index: any DocumentIndex, from first: Int, count: Int) throws {
         for number in first..<(first + count) {
             let content = Data("constant statistics \(number)".utf8)
-            let document = DocumentRecord(
+            let document = Document(
                 id: UUID().uuidString.lowercased(), owner: number % 2 == 0 ? "ana" : "ben", type: number % 3 == 0 ? "resume" : "",
                 title: "document \(number)", filename: "d.pdf", sha256: BlobHash.of(content), kind: number % 5 == 0 ? .mp4 : .pdf,
                 mime: "application/octet-stream", size: content.count, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())

@@ -27,10 +27,10 @@ import Testing
 
         @discardableResult
         func add(owner: String = "ana", type: DocumentType.ID? = nil, title: String, kind: FileKind = .pdf, bytes: String? = nil,
-                 status: PreviewStatus = .ready) throws -> DocumentRecord {
+                 status: PreviewStatus = .ready) throws -> Document {
             let content = Array((bytes ?? "\(owner)/\(type ?? "")/\(title)/\(UUID())").utf8)
             let hash = try store.blobs.put(bytes: content, as: .original)
-            let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: type, title: title, filename: "\(title).\(kind)",
+            let record = Document(id: UUID().uuidString.lowercased(), owner: owner, type: type, title: title, filename: "\(title).\(kind)",
                                         sha256: hash, kind: kind, mime: "application/octet-stream", size: content.count, facts: MediaFacts(),
                                         version: 0, previewStatus: status, createdAt: Date())
             return try store.index.insertVersion(record).document
@@ -38,9 +38,9 @@ import Testing
 
         /// Every page of `query`, followed cursor by cursor; its title search made the given way
         /// (nil: the way the index chooses).
-        func all(_ query: DocumentQuery, search: TextSearch? = nil) throws -> [DocumentRecord] {
+        func all(_ query: DocumentQuery, search: TextSearch? = nil) throws -> [Document] {
             var query = query
-            var documents: [DocumentRecord] = []
+            var documents: [Document] = []
             while true {
                 let page = try list(query, search: search)
                 documents += page.documents
@@ -167,7 +167,7 @@ import Testing
         defer { folder.remove() }
         let store = try backend.open(root: folder.url.appendingPathComponent("store")).store
         let pipeline = DocumentPipeline(store: store, logger: logger)
-        func ingest(_ sample: String, title: String, owner: String = "ana") throws -> DocumentRecord {
+        func ingest(_ sample: String, title: String, owner: String = "ana") throws -> Document {
             let outcome = pipeline.ingest(Fixtures.sample(sample), labels: DocumentLabels(owner: owner, title: title, filename: sample))
             let id = try #require(outcome.documentID)
             return try #require(try store.index.document(id: id))
@@ -275,10 +275,10 @@ import Testing
     @Test(arguments: TestBackend.available) func descriptionsAndSchoolsAreKeptPerVersionAndSearched(backend: TestBackend) throws {
         let indexed = try Indexed(backend)
         defer { indexed.folder.remove() }
-        func add(_ title: String, filename: String, description: String = "", school: String? = nil, owner: String = "ana") throws -> DocumentRecord {
+        func add(_ title: String, filename: String, description: String = "", school: String? = nil, owner: String = "ana") throws -> Document {
             let content = Array("\(title)/\(UUID())".utf8)
             let hash = try indexed.store.blobs.put(bytes: content, as: .original)
-            let record = DocumentRecord(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: filename,
+            let record = Document(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: filename,
                                         description: description, school: school, sha256: hash, kind: .pdf, mime: "application/pdf",
                                         size: content.count, facts: MediaFacts(), version: 0, previewStatus: .ready, createdAt: Date())
             return try indexed.store.index.insertVersion(record).document

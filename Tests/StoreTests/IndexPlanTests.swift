@@ -151,7 +151,7 @@ import Testing
         let page = try TextSearch.page(for: DocumentQuery(containing: "report"), page: { search in
             asked.append(search)
             // The page names the way it was made by: its one document's version is its place in `asked`.
-            let marker = DocumentRecord(id: "p", owner: "", type: nil, title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
+            let marker = Document(id: "p", owner: "", type: nil, title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
                                         mime: "application/pdf", size: 0, facts: MediaFacts(), version: asked.count, previewStatus: .ready,
                                         createdAt: Date())
             let full = search != .walkStart || startFills

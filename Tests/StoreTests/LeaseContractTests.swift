@@ -204,7 +204,7 @@ struct ContractQueue {
         let blob = try backend.store.blobs.put(fileAt: file)
         return ContractQueue(
             add: { owner in
-                let document = DocumentRecord(id: UUID().uuidString, owner: owner, type: nil, title: UUID().uuidString, filename: "a.txt",
+                let document = Document(id: UUID().uuidString, owner: owner, type: nil, title: UUID().uuidString, filename: "a.txt",
                                               sha256: blob.hash, kind: .text, mime: "text/plain", size: blob.size, facts: MediaFacts(), version: 0,
                                               previewStatus: .pending, createdAt: Date())
                 return try #require(try queue.enqueue(document).job.id)

@@ -42,7 +42,7 @@ import Testing
             }
         }
         /// Shares one of the document's versions, pinned or not, live or already expired.
-        func share(_ document: DocumentRecord, expired: Bool, pinned: Bool = Bool.random()) throws -> ShareRecord {
+        func share(_ document: Document, expired: Bool, pinned: Bool = Bool.random()) throws -> ShareRecord {
             let share = ShareRecord(
                 id: UUID().uuidString, tokenSha256: UUID().uuidString, documentID: document.id, version: pinned ? document.version : nil,
                 label: "school", passwordHash: nil, allowDownload: true, createdAt: Date(),
@@ -53,7 +53,7 @@ import Testing
         var shares: [ShareRecord] = []
         try check("empty")
         var generator = SystemRandomNumberGenerator()
-        var documents: [DocumentRecord] = []
+        var documents: [Document] = []
         // Real files, so previews and an office pivot with its pages are made.
         for (index, sample) in ["document-5-pages.pdf", "image.webp", "office-roster.csv", "video-h264.mp4", "image.webp"].enumerated() {
             let labels = DocumentLabels(owner: owners[index % owners.count], title: "file \(index % 3)", filename: sample)
@@ -87,7 +87,7 @@ import Testing
             case 0, 1:
                 let content = Array("\(owner) \(round) \(Int.random(in: 0..<4, using: &generator))".utf8)
                 let hash = try store.blobs.put(bytes: content, as: .original)
-                let record = DocumentRecord(
+                let record = Document(
                     id: UUID().uuidString.lowercased(), owner: owner, type: ["", "resume", "transcript"].randomElement(using: &generator)!,
                     title: "note \(Int.random(in: 0..<5, using: &generator))", filename: "n.txt",
                     school: Self.schools.randomElement(using: &generator)!, sha256: hash,

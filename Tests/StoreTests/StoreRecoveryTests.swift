@@ -19,7 +19,7 @@ import Testing
 
     /// Makes the index forget `documents` the way a lost write-ahead log does: their rows, their
     /// derivatives' rows and their blobs' rows are gone; the files stay.
-    private func lose(_ documents: [DocumentRecord], in store: Store) throws {
+    private func lose(_ documents: [Document], in store: Store) throws {
         for document in documents { _ = try store.index.delete(documentID: document.id, version: nil) }
         try store.index.forgetDeadDerivatives()
         _ = try store.index.forgetBlobs(ifUnused: try store.blobs.allBlobs().map(\.hash))
@@ -60,7 +60,7 @@ import Testing
         let opened = try backend.open(root: folder.url.appendingPathComponent("store"))
         let (store, queue) = (opened.store, opened.queue)
         let pipeline = DocumentPipeline(store: store, logger: logger)
-        func ingest(_ sample: String) throws -> DocumentRecord {
+        func ingest(_ sample: String) throws -> Document {
             let outcome = pipeline.ingest(Fixtures.sample(sample), labels: DocumentLabels(owner: "ana", title: sample, filename: sample))
             let id = try #require(outcome.documentID)
             return try #require(try store.index.document(id: id))

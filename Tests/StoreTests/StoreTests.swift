@@ -115,7 +115,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, limits: Limits(), logger: logger)
         let pipeline = DocumentPipeline(store: store, isolation: pool, logger: logger)
         let (hash, size) = try store.blobs.put(fileAt: Fixtures.sample("video-h264.mp4"))
-        let document = try store.index.insertVersion(DocumentRecord(
+        let document = try store.index.insertVersion(Document(
             id: UUID().uuidString.lowercased(), owner: "ana", type: nil, title: "film", filename: "film.mp4", sha256: hash, kind: .mp4,
             mime: "video/mp4", size: size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())).document
         try pipeline.process(document)
@@ -188,7 +188,7 @@ private func makeStore(_ backend: TestBackend = .sqlite) throws -> (Store, Tempo
         DispatchQueue.concurrentPerform(iterations: 8) { number in
             do {
                 let bytes = Array("version \(number)".utf8)
-                let record = DocumentRecord(id: UUID().uuidString, owner: "ana", type: "transcript", title: "Transcript",
+                let record = Document(id: UUID().uuidString, owner: "ana", type: "transcript", title: "Transcript",
                                             filename: "t.txt", sha256: try store.blobs.put(bytes: bytes, as: .original), kind: .text,
                                             mime: "text/plain", size: bytes.count, facts: MediaFacts(), version: 0,
                                             previewStatus: PreviewStatus.noPreview, createdAt: Date())

@@ -60,7 +60,7 @@ enum IndexScale {
         }
         measure(name, count, "upload commit (blob row, document, job)", runs: 50) { run in
             let hash = BlobHash.of(Data("index-scale upload \(run)".utf8))
-            _ = try backend.queue.enqueue(DocumentRecord(
+            _ = try backend.queue.enqueue(Document(
                 id: UUID().uuidString.lowercased(), owner: "owner-7", type: "resume", title: "upload \(run)", filename: "u.pdf", sha256: hash,
                 kind: .pdf, mime: "application/pdf", size: 1000, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date()))
         }

@@ -68,8 +68,8 @@ enum QueueLoad {
         return PostgresJobQueue(index: try PostgresIndex(connections: pool))
     }
 
-    static func emptyDocument(_ title: String) -> DocumentRecord {
-        DocumentRecord(id: UUID().uuidString, owner: "queue-load", type: "", title: title, filename: "empty.txt",
+    static func emptyDocument(_ title: String) -> Document {
+        Document(id: UUID().uuidString, owner: "queue-load", type: "", title: title, filename: "empty.txt",
                        sha256: BlobHash.of(Array(title.utf8)), kind: .text, mime: "text/plain", size: 0,
                        facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
     }

@@ -53,7 +53,7 @@ struct ContentController {
     /// single byte ranges for players that seek.
     func content(_ id: String, request: Request, channel: (any Channel)?) async throws -> Response {
         let documents = documents
-        let (document, source) = try await offload.run(.reads) { () throws -> (DocumentRecord, BlobServingSource) in
+        let (document, source) = try await offload.run(.reads) { () throws -> (Document, BlobServingSource) in
             let document = try documents.document(id: id)
             return (document, try documents.blobs.servingSource(for: document.sha256, size: document.size))
         }
@@ -65,7 +65,7 @@ struct ContentController {
     /// A file of a video's playback manifest that `pick` names (its blob, type and size when the
     /// manifest says), or `not_found`.
     func playbackFile(_ id: String, request: Request, context: ServerContext,
-                      pick: @escaping @Sendable (DocumentService.Playback, DocumentRecord) -> (BlobHash, String, Int?)?) async throws -> Response {
+                      pick: @escaping @Sendable (DocumentService.Playback, Document) -> (BlobHash, String, Int?)?) async throws -> Response {
         let documents = documents
         let (hash, mime, source) = try await offload.run(.reads) { () throws -> (BlobHash, String, BlobServingSource) in
             let document = try documents.document(id: id)

@@ -61,7 +61,7 @@ extension DocumentsController {
                                         filename: fields["filename"] ?? receiver.fileName, description: fields["description"],
                                         school: fields["school"], rules: documents.rules)
         // Validation reads the staged file, publishing fsyncs it, the rows commit: off the cooperative pool.
-        let (document, job): (DocumentRecord, JobRecord)
+        let (document, job): (Document, JobRecord)
         do {
             (document, job) = try await offload.run(.writes) { try documents.accept(writer, labels: labels) }
         } catch let refusal as PreviewError where refusal.code.disposition == .refused {

@@ -103,7 +103,7 @@ struct DocumentsController {
 
     /// `POST /v1/documents/{id}/restore?version=N` and the page's restore form: version N as a new
     /// current version (same blob), and its job.
-    func restore(_ id: String, request: Request) async throws -> (document: DocumentRecord, job: JobRecord) {
+    func restore(_ id: String, request: Request) async throws -> (document: Document, job: JobRecord) {
         let number = try Self.versionNumber(request, required: true)!
         return try await offload.run(.writes) { try documents.restore(version: number, of: id) }
     }

@@ -95,9 +95,9 @@ struct IIIFController {
     /// The document the identifier names, done, and what its regions are cut from (found once per
     /// version and page, in a render slot: it may build a pyramid or draw a poster frame).
     private func source(of identifier: IIIFService.Identifier, context: ServerContext) async throws
-        -> (DocumentRecord, DocumentService.ZoomSource) {
+        -> (Document, DocumentService.ZoomSource) {
         let documents = documents
-        let document: DocumentRecord
+        let document: Document
         do {
             document = try await offload.run(.reads) { try documents.zoomable(identifier.document, version: identifier.version) }
         } catch let error as PreviewError where error.code == .unavailable {

@@ -29,7 +29,7 @@ struct PreviewsController {
         let documents = documents
         let asked = try Self.renderRequest(request)
         // A preview already made is found on the reads lane; only a render goes to the renders lane.
-        let (document, wanted, answer) = try await offload.run(.reads) { () throws -> (DocumentRecord, RenderRequest, DocumentService.PreviewAnswer) in
+        let (document, wanted, answer) = try await offload.run(.reads) { () throws -> (Document, RenderRequest, DocumentService.PreviewAnswer) in
             let document = try documents.document(id: id)
             let wanted = documents.previewRequest(asked, for: document)
             return (document, wanted, try documents.previewAnswer(wanted, of: document))
@@ -73,7 +73,7 @@ struct PreviewsController {
 
     /// Renders a preview the cache did not have, once a render slot is free (only a render takes
     /// one, so a stored preview is served whatever is being rendered); not stored yet.
-    private func render(_ document: DocumentRecord, request: RenderRequest, context: ServerContext) async throws
+    private func render(_ document: Document, request: RenderRequest, context: ServerContext) async throws
         -> DocumentService.RenderedPreview {
         try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
             let started = ContinuousClock.now

@@ -120,7 +120,7 @@ struct SharesController {
     /// (`visit` false) is not counted as an opening.
     func open(_ token: String, password: String?, client: String, visit: Bool = true) async throws -> Response {
         let documents = documents
-        let opened: (share: ShareRecord, document: DocumentRecord)
+        let opened: (share: ShareRecord, document: Document)
         do {
             opened = try await offload.run(.reads) { try documents.openShare(token: token) }
         } catch let error as PreviewError where [.gone, .notFound].contains(error.code) {

@@ -43,7 +43,7 @@ struct SignedURLsController {
             let id = try context.parameters.require("id")
             let seconds = try await Self.lifetime(request)
             let documents = documents
-            let (document, playback) = try await offload.run(.reads) { () throws -> (DocumentRecord, PlaybackView?) in
+            let (document, playback) = try await offload.run(.reads) { () throws -> (Document, PlaybackView?) in
                 let document = try documents.document(id: id)
                 return (document, try documents.view(of: document).playback)
             }
@@ -53,7 +53,7 @@ struct SignedURLsController {
         }
     }
 
-    static func links(for document: DocumentRecord, playback: PlaybackView?, signed: SignedURLs, expires: Int) -> Links {
+    static func links(for document: Document, playback: PlaybackView?, signed: SignedURLs, expires: Int) -> Links {
         let base = "/v1/documents/\(document.id)"
         let hasPreview = document.previewStatus == .ready || document.previewStatus == .pending
         var links = Links(expiresAt: expires, content: signed.sign("\(base)/content", expires: expires),

@@ -26,7 +26,7 @@ public final class JobArrivals: Sendable {
     }
 
     /// A job leased to its worker by the enqueue that made it.
-    public typealias Handed = (job: JobRecord, document: DocumentRecord)
+    public typealias Handed = (job: JobRecord, document: Document)
 
     /// A worker that an enqueue reserved: it waits for ``hand(_:)`` or ``decline()``, exactly one of
     /// which its reserver calls.

@@ -12,11 +12,11 @@ public protocol JobQueue: Sendable {
     /// new job that would wait is leased to it in the same transaction instead (processing, its
     /// attempt counted), for a worker of this process to be handed in memory (``JobArrivals``);
     /// `leased` tells whether it was.
-    func enqueue(_ document: DocumentRecord, leasingTo lease: JobLease?) throws -> (document: DocumentRecord, job: JobRecord, leased: Bool)
+    func enqueue(_ document: Document, leasingTo lease: JobLease?) throws -> (document: Document, job: JobRecord, leased: Bool)
     /// Takes the next ready job of one of `kinds` (or one whose lease expired) for `worker`,
     /// counting an attempt: preview jobs before playback jobs, then fairly across owners (see
     /// ``SQLiteJobQueue``). Jobs whose attempts are spent are failed instead of leased.
-    func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: DocumentRecord)?
+    func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: Document)?
     /// Marks the job done and records `outcome` on its document, in one transaction; false when its
     /// lease was lost (the outcome is then the new owner's; only the derivatives are kept, being
     /// right whoever made them).
@@ -68,13 +68,13 @@ public struct JobLease: Sendable, Equatable {
 
 extension JobQueue {
     /// Indexes `document` and queues its job (``enqueue(_:leasingTo:)`` without a lease).
-    public func enqueue(_ document: DocumentRecord) throws -> (document: DocumentRecord, job: JobRecord) {
+    public func enqueue(_ document: Document) throws -> (document: Document, job: JobRecord) {
         let stored = try enqueue(document, leasingTo: nil)
         return (stored.document, stored.job)
     }
 
     /// Takes the next ready job of any kind.
-    public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: DocumentRecord)? {
+    public func lease(worker: String, leaseSeconds: TimeInterval) throws -> (job: JobRecord, document: Document)? {
         try lease(worker: worker, leaseSeconds: leaseSeconds, kinds: Set(JobRecord.Kind.allCases))
     }
 

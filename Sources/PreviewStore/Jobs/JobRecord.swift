@@ -20,7 +20,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
 
         /// A new job's status: done at once when its document's preview is already settled (the
         /// same bytes were processed before), else queued.
-        public static func first(for document: DocumentRecord) -> Status {
+        public static func first(for document: Document) -> Status {
             document.previewStatus == .ready || document.previewStatus == .noPreview ? .done : .queued
         }
     }

@@ -13,7 +13,7 @@ public struct SQLiteJobQueue: JobQueue {
         self.policy = policy
     }
 
-    public func enqueue(_ document: DocumentRecord, leasingTo lease: JobLease?) throws -> (document: DocumentRecord, job: JobRecord, leased: Bool) {
+    public func enqueue(_ document: Document, leasingTo lease: JobLease?) throws -> (document: Document, job: JobRecord, leased: Bool) {
         try index.pool.write { db in
             let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
             if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) { return (stored, existing, false) }
@@ -34,10 +34,10 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: DocumentRecord)? {
+    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: Document)? {
         try index.pool.write { db in
             guard let job = try leases(in: db).lease(worker: worker, seconds: leaseSeconds, kinds: kinds, writes: SQLiteWrites(db)),
-                  let document = try DocumentRecord.fetchOne(db, key: job.documentID) else { return nil }
+                  let document = try DocumentRow.fetchOne(db, key: job.documentID)?.document else { return nil }
             return (job, document)
         }
     }

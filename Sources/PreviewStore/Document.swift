@@ -1,0 +1,129 @@
+import Foundation
+import PreviewCore
+
+/// One version of a document: what was uploaded, by whom, what it is, and its preview status.
+public struct Document: Sendable, Equatable {
+    public var id: String
+    public var owner: String
+    /// The declared document type, or nil when none was declared.
+    public var type: DocumentType.ID?
+    public var title: String {
+        didSet {
+            titleKey = DocumentLabels.titleKey(title)
+            refreshSearchKey()
+        }
+    }
+    /// The title folded for sorting (``DocumentLabels/titleKey(_:)``), kept in its own column.
+    public private(set) var titleKey: String
+    /// The name it arrived under (display only; never used as a path).
+    public var filename: String { didSet { refreshSearchKey() } }
+    /// What the document is about, in its owner's words ("" for nothing said).
+    public var description: String { didSet { refreshSearchKey() } }
+    /// The school it is for, or nil.
+    public var school: String?
+    /// What a text search looks in (``DocumentLabels/searchKey(title:description:filename:)``), kept in its own column.
+    public private(set) var searchKey: String
+    public var sha256: BlobHash
+    public var kind: FileKind
+    public var mime: String
+    public var size: Int
+    public var pages: Int?
+    public var durationSeconds: Double?
+    public var width: Int?
+    public var height: Int?
+    public var codec: String?
+    public var rotation: Int?
+    /// For videos: whether the original plays in the apps' players, or what its rendition must do.
+    public var playback: Playback?
+    public var version: Int
+    /// `ready` (thumbnail made), `no_preview`, `failed` (with error), or `pending`.
+    public var previewStatus: PreviewStatus
+    public var errorCode: PreviewError.Code?
+    public var errorMessage: String?
+    /// Its job's state, written on this row by the schema in the transaction that changes the job
+    /// (a trigger on `jobs`); nil for a document that never had a job (ingested by the CLI).
+    public var jobStatus: JobRecord.Status?
+    public var createdAt: Date
+
+    public init(id: String, owner: String, type: DocumentType.ID?, title: String, filename: String, description: String = "", school: String? = nil,
+                sha256: BlobHash, kind: FileKind, mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus,
+                createdAt: Date) {
+        self.id = id
+        self.owner = owner
+        self.type = type.flatMap { $0.isEmpty ? nil : $0 }
+        self.title = title
+        titleKey = DocumentLabels.titleKey(title)
+        self.filename = filename
+        self.description = description
+        self.school = school
+        searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename)
+        self.sha256 = sha256
+        self.kind = kind
+        self.mime = mime
+        self.size = size
+        self.pages = facts.pages
+        self.durationSeconds = facts.durationSeconds
+        self.width = facts.width
+        self.height = facts.height
+        self.codec = facts.codec
+        self.rotation = facts.rotation
+        self.playback = facts.playback
+        self.version = version
+        self.previewStatus = previewStatus
+        self.createdAt = createdAt
+    }
+
+    /// A new document (its version is numbered when it is indexed) of `labels`, whose original is
+    /// blob `sha256`: pending when a renderer will make its previews, else without preview.
+    public init(labels: DocumentLabels, sha256: BlobHash, kind: FileKind, size: Int, facts: MediaFacts = MediaFacts(), hasRenderer: Bool) {
+        self.init(id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id, title: labels.title,
+                  filename: labels.filename, description: labels.description, school: labels.school, sha256: sha256, kind: kind, mime: kind.mime, size: size, facts: facts, version: 0,
+                  previewStatus: hasRenderer ? .pending : .noPreview, createdAt: Date())
+    }
+
+    /// Where the document stands in one lifecycle: its job's state, or, for a document that never
+    /// had a job, what its preview says.
+    public var status: JobRecord.Status {
+        if let jobStatus { return jobStatus }
+        switch previewStatus {
+        case .failed: return .failed
+        case .pending: return .queued
+        case .ready, .noPreview: return .done
+        }
+    }
+
+    /// The failure recorded on the document, if its preview failed.
+    public var error: PreviewError? {
+        get { errorCode.map { PreviewError($0, errorMessage ?? "") } }
+        set {
+            errorCode = newValue?.code
+            errorMessage = newValue?.message
+        }
+    }
+
+    /// This upload as the version after `latest` (nil: the first): numbered, and keeping the
+    /// latest's description and school where it says none of its own.
+    public func nextVersion(after latest: Document?) -> Document {
+        var next = self
+        next.version = (latest?.version ?? 0) + 1
+        if next.description.isEmpty, let latest { next.description = latest.description }
+        if next.school == nil { next.school = latest?.school }
+        return next
+    }
+
+    /// The type as the rows hold it, part of a document's name (owner, type, title): its id, "" for none.
+    public var typeColumn: String { Self.typeColumn(type) }
+
+    /// How the rows hold a document's `type`: its id, "" for none.
+    public static func typeColumn(_ type: DocumentType.ID?) -> String { type ?? "" }
+
+    private mutating func refreshSearchKey() {
+        searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename)
+    }
+
+    public var facts: MediaFacts {
+        var facts = MediaFacts(width: width, height: height, pages: pages, durationSeconds: durationSeconds, codec: codec, rotation: rotation)
+        facts.playback = playback
+        return facts
+    }
+}
