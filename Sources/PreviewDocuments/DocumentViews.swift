@@ -19,7 +19,7 @@ public struct DocumentView: Encodable, Sendable {
     public var mime: String
     public var size: Int
     public var version: Int
-    public var status: JobRecord.Status
+    public var status: DocumentStatus
     public var previewStatus: PreviewStatus
     public var error: ErrorEnvelope.Body?
     public var facts: MediaFacts
@@ -165,7 +165,7 @@ public struct VersionView: Encodable, Sendable {
     public var sha256: String
     public var filename: String
     public var uploadedAt: Date
-    public var status: JobRecord.Status
+    public var status: DocumentStatus
     public var previewStatus: PreviewStatus
     public var current: Bool
 

@@ -114,7 +114,7 @@ enum ViewerPage {
     }
 
     /// What the document is shown as.
-    static func body(_ document: Document, kind: FileKind, status: JobRecord.Status, playback: DocumentService.Playback?,
+    static func body(_ document: Document, kind: FileKind, status: DocumentStatus, playback: DocumentService.Playback?,
                      links: MediaLinks) -> String {
         guard status == .done else { return "<p>The preview is \(SafeText.html(status.rawValue)); reload in a moment.</p>" }
         if document.previewStatus == .noPreview {

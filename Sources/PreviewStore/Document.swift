@@ -83,12 +83,12 @@ public struct Document: Sendable, Equatable {
 
     /// Where the document stands in one lifecycle: its job's state, or, for a document that never
     /// had a job, what its preview says.
-    public var status: JobRecord.Status {
-        if let jobStatus { return jobStatus }
-        switch previewStatus {
-        case .failed: return .failed
-        case .pending: return .queued
-        case .ready, .noPreview: return .done
+    public var status: DocumentStatus {
+        switch (jobStatus, previewStatus) {
+        case (.queued?, _), (nil, .pending): .queued
+        case (.processing?, _): .processing
+        case (.done?, _), (nil, .ready), (nil, .noPreview): .done
+        case (.failed?, _), (nil, .failed): .failed
         }
     }
 
@@ -126,4 +126,10 @@ public struct Document: Sendable, Equatable {
         facts.playback = playback
         return facts
     }
+}
+
+/// Where a document stands, the one status every view shows: waiting for its job, being processed,
+/// done (its previews made, or none to make), or failed (its error says why).
+public enum DocumentStatus: String, Sendable, Encodable, CaseIterable {
+    case queued, processing, done, failed
 }

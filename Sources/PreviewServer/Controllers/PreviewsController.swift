@@ -19,6 +19,12 @@ struct PreviewsController {
     /// Stores what was rendered for a request once it is answered.
     let keeping: PreviewKeeping
 
+    /// The `202` answer while the document's job has not made the preview yet.
+    struct NotYet: Encodable {
+        var status: DocumentStatus
+        var documentID: String
+    }
+
     func register(on routes: RouteTable) {
         routes.add(.get, "/v1/documents/:id/preview") { request, context in
             try await preview(context.parameters.require("id"), request: request, context: context)
@@ -39,7 +45,7 @@ struct PreviewsController {
         var bytes: [UInt8]?
         switch answer {
         case .notYet:
-            return try JSON.response(["status": document.status.rawValue, "document_id": document.id], status: .accepted, headers: [.retryAfter: "2"])
+            return try JSON.response(NotYet(status: document.status, documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
         case let .stored(stored):
             record = stored
         case .render:
