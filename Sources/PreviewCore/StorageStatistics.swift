@@ -6,8 +6,10 @@ public struct StorageStatistics: Sendable, Equatable, Encodable {
     public var documents: Int
     /// Every stored version of every document.
     public var versions: Int
-    /// Current documents per declared type (`unspecified` when none was declared).
+    /// Current documents per declared type (``unspecifiedType`` when none was declared).
     public var byType: [String: Int]
+    /// The key of ``byType`` that counts documents without a declared type.
+    public static let unspecifiedType = "unspecified"
     /// Current documents per detected kind (`pdf`, `mp4`, …).
     public var byKind: [String: Int]
     /// Current documents per school (those for none are not counted).

@@ -56,8 +56,9 @@ struct AccessMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         // A share's page: its token is in its path, and its password (if any) checked by the page.
-        // Our script is public: it holds nothing of anyone's.
-        guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path, request.uri.path != ZoomScript.path,
+        // Our scripts and stylesheet are public: they hold nothing of anyone's.
+        guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path,
+              !request.uri.path.hasPrefix(StaticAsset.pathPrefix),
               !request.uri.path.hasPrefix(SharedPage.pathPrefix) else {
             return try await next(request, context)
         }

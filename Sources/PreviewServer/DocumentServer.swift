@@ -84,7 +84,7 @@ public struct DocumentServer: Sendable {
         PreviewsController(documents: documents, offload: offload, settings: settings, renders: renders, keeping: keeping).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, streams: streams, logger: logger).register(on: routes)
         IIIFController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
-        ZoomScript.register(on: routes)
+        StaticAsset.register(on: routes)
         SignedURLsController(documents: documents, offload: offload, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
         SharesController(documents: documents, offload: offload, signed: signed, settings: settings, logger: logger).register(on: routes)
         SchoolsController(documents: documents, offload: offload, settings: settings).register(on: routes)

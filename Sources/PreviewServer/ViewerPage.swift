@@ -11,7 +11,7 @@ import PreviewStore
 /// and a player on its rendition (else the original) with a filmstrip of its scrubbing thumbnails
 /// whose frames open the video there (`#t=`), an image at preview size, the versions with restore, delete
 /// behind a confirmation, and the previous and next documents of the owner. Images and pages zoom
-/// (``ZoomScript``, this site's one script); without it they are shown as they are.
+/// (``ZoomScript``); without it they are shown as they are.
 enum ViewerPage {
     /// The pages of a long document shown at most; the rest are a download away.
     static let maxPages = 500
@@ -37,7 +37,7 @@ enum ViewerPage {
             let shown = version.id == id ? " class=\"shown\"" : ""
             return """
                 <tr\(shown)><td><a href="/ui/documents/\(version.id)">v\(version.version)</a></td>\
-                <td>\(SafeText.html(version.filename))</td><td>\(HomePage.byteText(version.size))</td>\
+                <td>\(SafeText.html(version.filename))</td><td>\(ListPage.bytes(version.size))</td>\
                 <td>\(version.createdAt.formatted(.iso8601))</td><td>\(SafeText.html(version.status.rawValue))</td><td>\(action)</td></tr>
                 """
         }.joined(separator: "\n")
@@ -52,10 +52,10 @@ enum ViewerPage {
             table{border-collapse:collapse;margin-top:8px}td,th{padding:4px 10px;border-bottom:1px solid #eee;text-align:left}
             tr.shown{background:#fef9c3}form{display:inline;margin:0}
             </style></head><body>
-            <nav><a href="\(HomePage.path(owner: document.owner))">All documents</a>\(link(previous, "← Previous"))\(link(next, "Next →"))</nav>
+            <nav><a href="\(ListPage.path(owner: document.owner))">All documents</a>\(link(previous, "← Previous"))\(link(next, "Next →"))</nav>
             <h1>\(SafeText.html(document.title))</h1>
             <p>\(SafeText.html(typeLabel(document, rules: documents.rules))) · \(SafeText.html(kind.label)) · v\(document.version) · \
-            \(HomePage.byteText(document.size)) · \(SafeText.html(status.rawValue)) · \
+            \(ListPage.bytes(document.size)) · \(SafeText.html(status.rawValue)) · \
             <a href="/v1/documents/\(document.id)/content?download=1">Download</a> · <a href="/ui/documents/\(document.id)/delete">Delete…</a></p>
             \(notice)\(document.errorMessage.map { "<p class=\"failed\">\(SafeText.html($0))</p>" } ?? "")
             \(body(document, kind: kind, status: status, playback: try documents.playbackManifest(of: document),
@@ -245,7 +245,7 @@ enum ViewerPage {
     /// elsewhere, forms only to this site, and no framing by any page.
     static let htmlHeaders: HTTPFields = [
         .contentType: "text/html; charset=utf-8",
-        .contentSecurityPolicy: "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        .contentSecurityPolicy: "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
         HTTPField.Name("X-Frame-Options")!: "DENY",
     ]
 

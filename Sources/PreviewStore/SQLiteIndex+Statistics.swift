@@ -34,7 +34,7 @@ extension SQLiteIndex {
                                             arguments: arguments)
                 return Dictionary(uniqueKeysWithValues: rows.map { row in
                     let name: String = row["name"]
-                    return (name.isEmpty ? "unspecified" : name, row["n"] as Int)
+                    return (name.isEmpty ? StorageStatistics.unspecifiedType : name, row["n"] as Int)
                 })
             }
             // Previews of the originals, and of office documents' PDF pivots (pages are rendered from those).

@@ -224,7 +224,7 @@ public enum StoreFigures {
                 if value > 0 { bySchool[String(name.dropFirst(7))] = value }
             } else if name.hasPrefix("type:") {
                 let type = String(name.dropFirst(5))
-                if value > 0 { byType[type.isEmpty ? "unspecified" : type] = value }
+                if value > 0 { byType[type.isEmpty ? StorageStatistics.unspecifiedType : type] = value }
             } else if name.hasPrefix("kind:") {
                 if value > 0 { byKind[String(name.dropFirst(5))] = value }
             } else {

@@ -14,7 +14,7 @@ struct PagesController {
     func register(on routes: RouteTable) {
         routes.add(.get, "/") { request, context in
             let (documents, session) = (documents, context.session)
-            return try await offload.run(.reads) { try HomePage.response(documents: documents, request: request, session: session) }
+            return try await offload.run(.reads) { try ListPage.response(documents: documents, request: request, session: session) }
         }
         routes.add(.get, "/ui/documents/:id") { _, context in
             let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
@@ -26,7 +26,7 @@ struct PagesController {
         }
         routes.add(.post, "/ui/documents/:id/delete") { request, context in
             let deletion = try await api.delete(context.parameters.require("id"), request: request, logger: context.logger)
-            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: deletion.versions.first?.owner ?? "")])
+            return Response(status: .seeOther, headers: [.location: ListPage.path(owner: deletion.versions.first?.owner ?? "")])
         }
         routes.add(.post, "/ui/documents/:id/restore") { request, context in
             let restored = try await api.restore(context.parameters.require("id"), request: request)
@@ -34,7 +34,7 @@ struct PagesController {
         }
         routes.add(.post, "/ui/upload") { request, context in
             let accepted = try await api.upload(request, context: context)
-            return Response(status: .seeOther, headers: [.location: HomePage.path(owner: accepted.owner)])
+            return Response(status: .seeOther, headers: [.location: ListPage.path(owner: accepted.owner)])
         }
     }
 }

@@ -4,18 +4,16 @@ import NIOCore
 import PreviewCore
 import PreviewStore
 
-/// The viewer's zoom, our only script: pan and pinch or wheel zoom over the IIIF tiles of an image
+/// The viewer's zoom: pan and pinch or wheel zoom over the IIIF tiles of an image
 /// or page an `<img data-zoom="/iiif/3/ID">` shows (`data-zoom-format`: the tiles' format, jpg
 /// unless said), fetching only the tiles in view at the resolution the view needs. Without it the
 /// pages show their images as before. `#zoom=N@X,Y,S` in a page's URL opens its Nth zoomable image
 /// with full-size pixel (X, Y) at the top left and S screen pixels to one of it; zooming keeps it there.
 enum ZoomScript {
-    static let path = "/assets/zoom.js"
-    /// The script's URL, named by its content: cached for a year, fetched again when it changes.
-    static let url = "\(path)?v=\(BlobHash.of(Array(source.utf8)).hex.prefix(12))"
+    static let asset = StaticAsset(name: "zoom.js", contentType: "text/javascript; charset=utf-8", source: source)
 
     /// The `<script>` element a page that shows zoomable images carries.
-    static let element = "<script src=\"\(url)\" defer></script>"
+    static let element = "<script src=\"\(asset.url)\" defer></script>"
 
     /// The zoom overlay's style (the pages allow inline styles; no script sets a style attribute in markup).
     static let style = """
@@ -23,14 +21,6 @@ enum ZoomScript {
         .zoom img{position:absolute;max-width:none;margin:0;box-shadow:none;background:none;user-select:none;-webkit-user-drag:none}
         .zoom-close{position:absolute;top:12px;right:12px;z-index:1;font:14px system-ui,sans-serif;padding:6px 12px}
         """
-
-    static func register(on routes: RouteTable) {
-        routes.add(.get, path) { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "public, max-age=31536000, immutable",
-                                            HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
-                     body: .init(byteBuffer: ByteBuffer(string: source)))
-        }
-    }
 
     static let source = #"""
         "use strict";

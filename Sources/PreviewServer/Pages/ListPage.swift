@@ -1,0 +1,147 @@
+import Foundation
+import Hummingbird
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `GET /`: one owner's documents — the statistics cards, the upload (files picked or dropped, each
+/// with its progress and the service's own refusal), search, sort, type chips and a grid or list
+/// (``ListScript`` makes the uploads and keeps the cards current; without it the forms still work).
+/// One owner at a time, never the whole table: owners are labels under one token, and a page that
+/// lists everybody's titles is one shoulder-surf from a leak. Documents uploaded without an owner
+/// are the "(no owner)" group, shown by `/` itself, so an upload is always on the page it was made from.
+struct ListPage {
+    let pageTitle: String
+    let stylesheet = PageStyle.asset.url
+    let script: String? = ListScript.asset.url
+    let csrf: String?
+    let signOutPath = SignInPage.signOutPath
+    let owner: String
+    let ownerLabel: String
+    let stats: [Stat]
+    let uploadTypes: [Option]
+    let type: String?
+    let query: String
+    let sorts: [Option]
+    let chips: [Chip]
+    /// Type ids and their labels as JSON, for the cards the script adds.
+    let typeLabels: String
+    let cards: [Card]
+    let emptyText: String
+    let more: String?
+
+    struct Stat {
+        let label: String
+        let value: String
+        let detail: String?
+    }
+
+    struct Option {
+        let value: String
+        let label: String
+        var selected = false
+    }
+
+    struct Chip {
+        let label: String
+        let count: Int
+        let href: String
+        let selected: Bool
+    }
+
+    struct Card {
+        let id: String
+        let href: String
+        let title: String
+        let typeLabel: String
+        let version: Int
+        let status: String
+        let statusLabel: String
+        let thumbnail: String?
+        let error: String?
+    }
+
+    static func response(documents service: DocumentService, request: Request, session: Session?) throws -> Response {
+        var query = try DocumentsController.documentQuery(request)
+        let owner = query.owner ?? ""
+        query.owner = owner
+        query.limit = 60
+        let page = try service.list(query)
+        let statistics = try service.statistics(owner: owner)
+        let model = ListPage(query: query, page: page, statistics: statistics, rules: service.rules, session: session)
+        return ViewerPage.page(PageTemplates.render(model, "list"))
+    }
+
+    init(query: DocumentQuery, page: DocumentPage, statistics: StorageStatistics, rules: DocumentRules, session: Session?) {
+        let owner = query.owner ?? ""
+        func label(_ type: String?) -> String {
+            guard let type, !type.isEmpty, type != StorageStatistics.unspecifiedType else { return "No type" }
+            return rules.type(id: type)?.label ?? type
+        }
+        func link(type: String?) -> String {
+            Self.path(owner: owner, items: [("type", type), ("q", query.containing), ("sort", query.sort == .newest ? nil : query.sort.rawValue)])
+        }
+        ownerLabel = owner.isEmpty ? "(no owner)" : owner
+        pageTitle = ownerLabel
+        self.owner = owner
+        csrf = session?.csrfToken
+        let shared = statistics.sharedDocuments
+        stats = [
+            Stat(label: "Documents", value: "\(statistics.documents)", detail: "\(statistics.versions) versions"),
+            Stat(label: "Most common type", value: statistics.mostCommonType.map(label) ?? "—", detail: nil),
+            Stat(label: "Storage", value: Self.bytes(statistics.storedBytes),
+                 detail: statistics.dedupRatio > 1 ? String(format: "%.1f× saved by dedup", statistics.dedupRatio) : "\(Self.bytes(statistics.logicalBytes)) uploaded"),
+            Stat(label: "Shared", value: "\(shared)", detail: shared == 1 ? "document with a live link" : "documents with a live link"),
+        ]
+        uploadTypes = rules.types.map { Option(value: $0.id, label: $0.label) }
+        type = query.type
+        self.query = query.containing ?? ""
+        let sortLabels: [(DocumentQuery.Sort, String)] = [(.newest, "Newest"), (.oldest, "Oldest"), (.title, "Title"), (.type, "Type"), (.mostShared, "Most shared")]
+        sorts = sortLabels.map { Option(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) }
+        let byType = statistics.byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        chips = [Chip(label: "All", count: statistics.documents, href: link(type: nil), selected: query.type == nil)]
+            + byType.map { id, count in
+                let filter = id == StorageStatistics.unspecifiedType ? "" : id
+                return Chip(label: label(id), count: count, href: link(type: filter), selected: query.type == filter)
+            }
+        typeLabels = String(decoding: (try? JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: rules.types.map { ($0.id, $0.label) }),
+                                                                    options: .sortedKeys)) ?? Data("{}".utf8), as: UTF8.self)
+        cards = page.documents.map { document in
+            let status = document.status
+            let pictured = status == .done && document.previewStatus == .ready
+            return Card(id: document.id, href: "/ui/documents/\(document.id)", title: document.title, typeLabel: label(document.type),
+                        version: document.version, status: status.rawValue,
+                        statusLabel: document.previewStatus == .noPreview && status == .done ? "No preview" : Self.statusLabel(status),
+                        thumbnail: pictured ? "/v1/documents/\(document.id)/preview" : nil, error: status == .failed ? document.errorMessage : nil)
+        }
+        emptyText = query.containing.map { "Nothing matches “\($0)”." } ?? "No documents yet: upload one above."
+        more = page.next.map { next in
+            Self.path(owner: owner, items: [("type", query.type), ("q", query.containing), ("sort", query.sort.rawValue), ("cursor", next.token)])
+        }
+    }
+
+    /// What a card says of a document's status.
+    static func statusLabel(_ status: DocumentStatus) -> String {
+        switch status {
+        case .queued: "Queued"
+        case .processing: "Processing"
+        case .done: "Ready"
+        case .failed: "Failed"
+        }
+    }
+
+    /// The page listing `owner`'s documents.
+    static func path(owner: String, items: [(String, String?)] = []) -> String {
+        let pairs = [("owner", owner.isEmpty ? nil : owner)] + items
+        let query = pairs.compactMap { name, value in value.map { "\(name)=\(Self.encoded($0))" } }.joined(separator: "&")
+        return query.isEmpty ? "/" : "/?" + query
+    }
+
+    private static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .asciiAlphanumerics.union(.init(charactersIn: "-._~"))) ?? ""
+    }
+
+    static func bytes(_ count: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file)
+    }
+}

@@ -1,0 +1,52 @@
+/// The pages' stylesheet: one column on a phone, a grid from a tablet up; system fonts, contrast of
+/// at least 4.5:1 for text, and a visible focus ring on everything that takes focus.
+enum PageStyle {
+    static let asset = StaticAsset(name: "pages.css", contentType: "text/css; charset=utf-8", source: source)
+
+    static let source = """
+        :root{--ink:#1f2328;--muted:#57606a;--line:#d0d7de;--soft:#f6f8fa;--accent:#0b57d0;--bad:#b42318;--ok:#1a7f37}
+        *{box-sizing:border-box}
+        body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--ink);background:#fff}
+        a{color:var(--accent)}
+        :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+        .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:6px 10px;z-index:5}
+        .bar{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;padding:10px 16px;border-bottom:1px solid var(--line);background:var(--soft)}
+        .brand{font-weight:700;color:var(--ink);text-decoration:none;margin-right:auto}
+        .bar form{display:flex;gap:6px;align-items:center;margin:0}
+        main{max-width:1200px;margin:0 auto;padding:16px}
+        h1{font-size:22px;margin:4px 0 12px}h2{font-size:17px;margin:20px 0 8px}
+        input,select,button{font:inherit;color:inherit}
+        input,select{border:1px solid var(--line);border-radius:6px;padding:6px 8px;background:#fff;min-width:0}
+        button,.button{border:1px solid var(--line);border-radius:6px;padding:6px 12px;background:#fff;cursor:pointer;text-decoration:none;color:var(--ink)}
+        button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
+        .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:8px}
+        .stat{border:1px solid var(--line);border-radius:8px;padding:10px 12px}
+        .stat span{display:block;color:var(--muted);font-size:13px}.stat b{display:block;font-size:20px}.stat small{color:var(--muted)}
+        .upload form{display:flex;flex-wrap:wrap;gap:8px;align-items:center;border:2px dashed var(--line);border-radius:8px;padding:12px}
+        .upload form.dragging{border-color:var(--accent);background:#eef4ff}
+        .uploads{list-style:none;margin:8px 0 0;padding:0;display:grid;gap:6px}
+        .uploads li{display:grid;grid-template-columns:minmax(0,1fr) auto;gap:4px 8px;align-items:center;border:1px solid var(--line);border-radius:6px;padding:6px 10px}
+        .uploads progress{grid-column:1/-1;width:100%;height:8px}
+        .uploads .name{overflow-wrap:anywhere}.uploads .message{grid-column:1/-1;font-size:14px}
+        .uploads .refused .message,.error{color:var(--bad)}.uploads .accepted .message{color:var(--ok)}
+        .filters{display:flex;flex-wrap:wrap;gap:8px;align-items:end}
+        .filters .field{display:flex;flex-direction:column;gap:2px}.filters label{font-size:13px;color:var(--muted)}
+        .filters input[type=search]{width:min(320px,80vw)}
+        .chips{display:flex;flex-wrap:wrap;gap:6px;margin:10px 0}
+        .chips a{border:1px solid var(--line);border-radius:999px;padding:3px 10px;text-decoration:none;color:var(--ink)}
+        .chips a[aria-current]{background:var(--ink);border-color:var(--ink);color:#fff}
+        .chips span{color:inherit;opacity:.75}
+        .documents{list-style:none;margin:0;padding:0}
+        .documents.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:12px}
+        .card{border:1px solid var(--line);border-radius:8px;padding:8px;overflow-wrap:anywhere}
+        .card>a{color:inherit;text-decoration:none;display:block}
+        .thumb{height:140px;display:flex;align-items:center;justify-content:center;background:var(--soft);border-radius:4px;margin-bottom:6px;color:var(--muted);overflow:hidden}
+        .thumb img{max-width:100%;max-height:100%}
+        .meta{color:var(--muted);font-size:13px}
+        .documents.rows .card{display:grid;grid-template-columns:64px minmax(0,1fr);gap:4px 12px;align-items:center;border-width:0 0 1px;border-radius:0}
+        .documents.rows .card>a{display:contents}.documents.rows .thumb{height:48px;width:64px;margin:0;grid-row:span 2}
+        .documents.rows .meta,.documents.rows .error{grid-column:2}
+        .empty{color:var(--muted)}.more{display:inline-block;margin:16px 0}
+        @media (max-width:480px){main{padding:12px}.bar{padding:8px 12px}.documents.grid{grid-template-columns:repeat(2,minmax(0,1fr))}.thumb{height:110px}}
+        """
+}

@@ -1,0 +1,116 @@
+import Mustache
+import PreviewCore
+
+/// The pages' Mustache templates (Hummingbird's engine): every `{{value}}` is HTML-escaped, so a
+/// page's model holds plain text, never markup. They are part of the binary, not files beside it.
+enum PageTemplates {
+    static let library: MustacheLibrary = {
+        MustacheContentTypes.register(ScalarHTML(), named: ScalarHTML.name)
+        var library = MustacheLibrary()
+        do {
+            for (name, template) in [("head", head), ("bar", bar), ("list", list)] {
+                try library.register("{{% CONTENT_TYPE: \(ScalarHTML.name) }}" + template, named: name)
+            }
+        } catch {
+            preconditionFailure("a page template does not parse: \(error)")
+        }
+        return library
+    }()
+
+    /// HTML escaping by Unicode scalar (``SafeText/html(_:)``), which every template is given.
+    /// swift-mustache's own escapes by `Character`, so a `<` that a prepended scalar (U+0600) or a
+    /// combining mark folds into another grapheme would pass unescaped (`PageEscapingTests`).
+    struct ScalarHTML: MustacheContentType {
+        static let name = "SCALAR_HTML"
+
+        func escapeText(_ text: String) -> String { SafeText.html(text) }
+    }
+
+    /// `model` rendered with template `name`.
+    static func render(_ model: Any, _ name: String) -> String {
+        guard let html = library.render(model, withTemplate: name) else { preconditionFailure("no page template \(name)") }
+        return html
+    }
+
+    /// What every page's `<head>` holds: `pageTitle`, `stylesheet`, `script` and `csrf` (a session's).
+    static let head = """
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{pageTitle}} · DocPreview</title>
+        <link rel="stylesheet" href="{{stylesheet}}">
+        {{#script}}<script src="{{script}}" defer></script>{{/script}}
+        {{#csrf}}<meta name="csrf-token" content="{{csrf}}">{{/csrf}}
+        """
+
+    /// The bar at the top of every page: home, the owner on screen, signing out.
+    static let bar = """
+        <a class="skip" href="#main">Skip to the documents</a>
+        <header class="bar">
+          <a class="brand" href="/">DocPreview</a>
+          <form method="get" action="/">
+            <label for="owner-field">Owner</label>
+            <input id="owner-field" name="owner" value="{{owner}}" placeholder="(no owner)" autocomplete="off" size="14">
+            <button>Show</button>
+          </form>
+          {{#csrf}}<form method="post" action="{{signOutPath}}"><input type="hidden" name="csrf" value="{{csrf}}"><button>Sign out</button></form>{{/csrf}}
+        </header>
+        """
+
+    /// `/`: one owner's documents (``ListPage``).
+    static let list = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        {{> head}}
+        </head>
+        <body>
+        {{> bar}}
+        <main id="main">
+        <h1>{{ownerLabel}}</h1>
+        <section class="stats" aria-label="Statistics">
+        {{#stats}}<div class="stat"><span>{{label}}</span><b>{{value}}</b>{{#detail}}<small>{{detail}}</small>{{/detail}}</div>{{/stats}}
+        </section>
+
+        <section class="upload" aria-labelledby="upload-heading">
+        <h2 id="upload-heading">Upload</h2>
+        <form id="upload" method="post" action="/ui/upload" enctype="multipart/form-data" data-owner="{{owner}}">
+          {{#csrf}}<input type="hidden" name="csrf" value="{{csrf}}">{{/csrf}}
+          <input type="hidden" name="owner" value="{{owner}}">
+          <label for="upload-type">Type</label>
+          <select id="upload-type" name="type"><option value="">(none)</option>{{#uploadTypes}}<option value="{{value}}">{{label}}</option>{{/uploadTypes}}</select>
+          <label for="upload-files">Files</label>
+          <input id="upload-files" type="file" name="file" multiple required>
+          <button class="primary">Upload</button>
+          <span class="hint">or drop files here</span>
+        </form>
+        <ul id="uploads" class="uploads" aria-live="polite"></ul>
+        </section>
+
+        <section aria-labelledby="documents-heading">
+        <h2 id="documents-heading">Documents</h2>
+        <form class="filters" method="get" action="/" role="search">
+          <input type="hidden" name="owner" value="{{owner}}">
+          {{#type}}<input type="hidden" name="type" value="{{type}}">{{/type}}
+          <span class="field"><label for="search">Search</label><input id="search" type="search" name="q" value="{{query}}" placeholder="Title, description, file name"></span>
+          <span class="field"><label for="sort">Sort</label><select id="sort" name="sort">{{#sorts}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/sorts}}</select></span>
+          <button>Apply</button>
+          <button type="button" id="layout" aria-pressed="false" hidden>List view</button>
+        </form>
+        <nav class="chips" aria-label="Types">{{#chips}}<a href="{{href}}"{{#selected}} aria-current="true"{{/selected}}>{{label}} <span>{{count}}</span></a>{{/chips}}</nav>
+        <ul id="documents" class="documents grid" data-types="{{typeLabels}}">
+        {{#cards}}
+        <li class="card" data-id="{{id}}" data-status="{{status}}">
+          <a href="{{href}}"><div class="thumb">{{#thumbnail}}<img src="{{thumbnail}}" alt="{{title}}" loading="lazy">{{/thumbnail}}{{^thumbnail}}<span>{{statusLabel}}</span>{{/thumbnail}}</div><b>{{title}}</b></a>
+          <div class="meta">{{typeLabel}} · v{{version}} · <span class="status">{{statusLabel}}</span></div>
+          {{#error}}<p class="error">{{error}}</p>{{/error}}
+        </li>
+        {{/cards}}
+        </ul>
+        {{^cards}}<p class="empty">{{emptyText}}</p>{{/cards}}
+        {{#more}}<a class="more" href="{{more}}">More documents</a>{{/more}}
+        </section>
+        </main>
+        </body>
+        </html>
+        """
+}

@@ -1,0 +1,110 @@
+"""The list page in Chromium (Playwright, Debian's chromium), at a phone's size and a desktop's:
+three files picked and uploaded, each with its progress, become cards that turn ready without a
+reload; a file of the wrong type is refused inline with the service's own words; search and the
+type chips filter; the grid/list choice is remembered; axe-core finds no serious or critical
+violation. With a screenshot folder, each size's page is saved there.
+
+    python list_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]
+
+With $DOCPREVIEW_TOKEN set, each walk first signs in with it on the sign-in page (so the uploads
+carry the session's CSRF token). Prints one line per check; exits 1 at the first that fails. The
+server is the caller's, on loopback.
+"""
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect, sync_playwright
+
+SIZES = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1440, "height": 900}}
+UPLOADS = ["document-5-pages.pdf", "image.webp", "photo-exif-orientation-6.jpg"]
+
+
+def check(condition, what):
+    print(("ok    " if condition else "FAIL  ") + what, flush=True)
+    if not condition:
+        sys.exit(1)
+
+
+def serious_violations(page):
+    results = Axe().run(page)
+    return [(v["id"], v["impact"], len(v["nodes"])) for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+
+
+def walk(browser, base, samples, size, shots):
+    owner = f"athlete-{size}-{uuid.uuid4().hex[:6]}"
+    page = browser.new_context(viewport=SIZES[size]).new_page()
+    token = os.environ.get("DOCPREVIEW_TOKEN")
+    if token:
+        page.goto(f"{base}/")
+        page.get_by_label("Access token").fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    started = time.monotonic()
+    page.goto(f"{base}/?owner={owner}")
+    expect(page.get_by_role("heading", name=owner)).to_be_visible()
+    print(f"      {size}: usable after {1000 * (time.monotonic() - started):.0f} ms", flush=True)
+    check(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), f"{size}: nothing wider than the screen")
+
+    # Three files at once: each gets a row with progress, then a card that becomes ready by itself.
+    page.get_by_label("Files", exact=True).set_input_files([str(samples / name) for name in UPLOADS])
+    page.get_by_role("button", name="Upload", exact=True).click()
+    rows = page.locator("#uploads li")
+    expect(rows).to_have_count(3)
+    expect(page.locator("#uploads li.accepted")).to_have_count(3, timeout=30_000)
+    check(page.locator("#uploads li.accepted progress").count() == 3, f"{size}: each accepted upload shows its full progress bar")
+    cards = page.locator("#documents .card")
+    expect(cards).to_have_count(3, timeout=30_000)
+    navigations = page.evaluate("performance.getEntriesByType('navigation').length")
+    expect(page.locator("#documents .card[data-status=done]")).to_have_count(3, timeout=90_000)
+    expect(page.locator("#documents .card img")).to_have_count(3)
+    check(page.evaluate("performance.getEntriesByType('navigation').length") == navigations, f"{size}: the cards turned ready without a reload")
+    check(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), f"{size}: the cards fit the screen")
+    check(page.evaluate("getComputedStyle(document.querySelector('.card')).borderRadius") == "8px", f"{size}: the stylesheet applies")
+
+    # A file of the wrong type: refused inline, in the service's words.
+    page.get_by_label("Type", exact=True).select_option(label="Highlight Video")
+    page.get_by_label("Files", exact=True).set_input_files(str(samples / "document-5-pages.pdf"))
+    page.get_by_role("button", name="Upload", exact=True).click()
+    refused = page.locator("#uploads li.refused .message")
+    expect(refused).to_have_text("Invalid file type. Highlight Video requires .mp4, .mov, .avi.", timeout=30_000)
+    check(True, f"{size}: a wrong type is refused inline with the app's message")
+    page.get_by_label("Type", exact=True).select_option(value="")
+
+    # Search, chips and the remembered layout (after a reload, to see the server's page).
+    page.reload()
+    page.get_by_label("Search", exact=True).fill("image")
+    page.get_by_role("button", name="Apply").click()
+    expect(page.locator("#documents .card")).to_have_count(1)
+    check(page.locator("#documents .card b").inner_text() == "image.webp", f"{size}: search finds a document by its title")
+    page.goto(f"{base}/?owner={owner}")
+    chip = page.get_by_role("navigation", name="Types").get_by_role("link").first
+    check(chip.inner_text().startswith("All"), f"{size}: the type chips start with All")
+    page.get_by_role("button", name="List view").click()
+    page.reload()
+    expect(page.locator("#documents")).to_have_class("documents rows")
+    check(page.get_by_role("button", name="List view").get_attribute("aria-pressed") == "true", f"{size}: the list layout is remembered")
+    page.get_by_role("button", name="List view").click()
+
+    violations = serious_violations(page)
+    check(not violations, f"{size}: axe-core finds no serious or critical violation {violations}")
+    if shots:
+        page.screenshot(path=str(shots / f"list-{size}.png"), full_page=True)
+    page.close()
+
+
+def main():
+    base, samples = sys.argv[1].rstrip("/"), Path(sys.argv[2])
+    shots = Path(sys.argv[3]) if len(sys.argv) > 3 else None
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        for size in SIZES:
+            walk(browser, base, samples, size, shots)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
