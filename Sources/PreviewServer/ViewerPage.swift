@@ -16,58 +16,6 @@ enum ViewerPage {
     /// The pages of a long document shown at most; the rest are a download away.
     static let maxPages = 500
 
-    static func response(documents: DocumentService, id: String, session: Session?) throws -> Response {
-        let versions = try documents.versions(of: id)
-        guard let document = versions.first(where: { $0.id == id }), let current = versions.first else {
-            throw APIError(.notFound, "No document \(id).")
-        }
-        let status = document.status
-        let kind = document.kind
-        let csrf = csrfField(session)
-        let (previous, next) = try neighbours(of: current, in: documents)
-        func link(_ neighbour: Document?, _ label: String) -> String {
-            guard let neighbour else { return "<span class=\"off\">\(label)</span>" }
-            return "<a href=\"/ui/documents/\(neighbour.id)\" title=\"\(SafeText.html(neighbour.title))\">\(label)</a>"
-        }
-        let rows = versions.map { version -> String in
-            let action = version.id == current.id ? "current" : """
-                <form method="post" action="/ui/documents/\(version.id)/restore?version=\(version.version)">\
-                \(csrf)<button>Restore</button></form>
-                """
-            let shown = version.id == id ? " class=\"shown\"" : ""
-            return """
-                <tr\(shown)><td><a href="/ui/documents/\(version.id)">v\(version.version)</a></td>\
-                <td>\(SafeText.html(version.filename))</td><td>\(ListPage.bytes(version.size))</td>\
-                <td>\(version.createdAt.formatted(.iso8601))</td><td>\(SafeText.html(version.status.rawValue))</td><td>\(action)</td></tr>
-                """
-        }.joined(separator: "\n")
-        let notice = document.id == current.id ? "" : "<p class=\"note\">This is version \(document.version); the current one is v\(current.version).</p>"
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(SafeText.html(document.title)) · DocPreview</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1">\(ZoomScript.element)
-            <style>
-            \(mediaStyle)
-            nav{display:flex;gap:16px;align-items:center}.off{color:#aaa}.failed{color:#b91c1c}
-            table{border-collapse:collapse;margin-top:8px}td,th{padding:4px 10px;border-bottom:1px solid #eee;text-align:left}
-            tr.shown{background:#fef9c3}form{display:inline;margin:0}
-            </style></head><body>
-            <nav><a href="\(ListPage.path(owner: document.owner))">All documents</a>\(link(previous, "← Previous"))\(link(next, "Next →"))</nav>
-            <h1>\(SafeText.html(document.title))</h1>
-            <p>\(SafeText.html(typeLabel(document, rules: documents.rules))) · \(SafeText.html(kind.label)) · v\(document.version) · \
-            \(ListPage.bytes(document.size)) · \(SafeText.html(status.rawValue)) · \
-            <a href="/v1/documents/\(document.id)/content?download=1">Download</a> · <a href="/ui/documents/\(document.id)/delete">Delete…</a></p>
-            \(notice)\(document.errorMessage.map { "<p class=\"failed\">\(SafeText.html($0))</p>" } ?? "")
-            \(body(document, kind: kind, status: status, playback: try documents.playbackManifest(of: document),
-                   links: MediaLinks(documentID: document.id)))
-            <h2>Versions</h2>
-            <table><tr><th>Version</th><th>File</th><th>Size</th><th>Uploaded</th><th>Status</th><th></th></tr>
-            \(rows)
-            </table></body></html>
-            """
-        return page(html)
-    }
-
     /// The style of a page showing a document's media (``body(_:kind:status:playback:links:)``):
     /// the viewer's and a share's.
     static let mediaStyle = """

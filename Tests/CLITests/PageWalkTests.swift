@@ -14,6 +14,10 @@ import Testing
         try walk("list_page.py")
     }
 
+    @Test func theDetailPage() throws {
+        try walk("detail_page.py")
+    }
+
     private func walk(_ script: String) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python.path), "scripts/install-deps makes .venv-tools")
         let folder = try TemporaryFolder()

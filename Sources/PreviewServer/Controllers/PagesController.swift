@@ -18,7 +18,7 @@ struct PagesController {
         }
         routes.add(.get, "/ui/documents/:id") { _, context in
             let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
-            return try await offload.run(.reads) { try ViewerPage.response(documents: documents, id: id, session: session) }
+            return try await offload.run(.reads) { try DetailPage.response(documents: documents, id: id, session: session) }
         }
         routes.add(.get, "/ui/documents/:id/delete") { _, context in
             let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)

@@ -13,7 +13,7 @@ import PreviewStore
 struct ListPage {
     let pageTitle: String
     let stylesheet = PageStyle.asset.url
-    let script: String? = ListScript.asset.url
+    let scripts = [ListScript.asset.url]
     let csrf: String?
     let signOutPath = SignInPage.signOutPath
     let owner: String

@@ -1,8 +1,9 @@
 /// The list page's script: uploads of picked or dropped files through `POST /v1/documents`, each
 /// with its progress bar, a cancel button and the service's own message when it is refused; a card
 /// for each accepted file at once; the cards of documents not settled yet kept current by asking for
-/// their document (`GET /v1/documents/{id}`) until they are, with no reload; and the grid or list
-/// layout, remembered in the browser. Text from the server is set as text, never as markup.
+/// their document (`GET /v1/documents/{id}`) until they are, with no reload; the grid or list
+/// layout, remembered in the browser; and the scroll position, so that coming back (after a
+/// delete, say) finds the list where it was. Text from the server is set as text, never as markup.
 enum ListScript {
     static let asset = StaticAsset(name: "list.js", contentType: "text/javascript; charset=utf-8", source: source)
 
@@ -27,6 +28,12 @@ enum ListScript {
             return element;
           };
           const statusLabel = { queued: "Queued", processing: "Processing", done: "Ready", failed: "Failed" };
+
+          // The scroll position, per listing, for the way back.
+          const scrollKey = `docpreview.scroll:${location.pathname}${location.search}`;
+          addEventListener("pagehide", () => sessionStorage.setItem(scrollKey, String(scrollY)));
+          const scrolled = Number(sessionStorage.getItem(scrollKey));
+          if (scrolled > 0) addEventListener("load", () => scrollTo(0, scrolled));
 
           // The layout, remembered.
           const layoutKey = "docpreview.layout";

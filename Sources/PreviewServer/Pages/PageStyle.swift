@@ -47,6 +47,27 @@ enum PageStyle {
         .documents.rows .card>a{display:contents}.documents.rows .thumb{height:48px;width:64px;margin:0;grid-row:span 2}
         .documents.rows .meta,.documents.rows .error{grid-column:2}
         .empty{color:var(--muted)}.more{display:inline-block;margin:16px 0}
+        .crumbs{display:flex;flex-wrap:wrap;gap:12px;margin-bottom:8px}
+        .heading h1{margin:6px 0}.badge{display:inline-block;background:var(--soft);border:1px solid var(--line);border-radius:999px;padding:1px 10px;font-size:13px}
+        .description{white-space:pre-line;margin:0 0 8px}.description:empty{display:none}
+        .note{color:#7a4b00}.hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+        .facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:8px;margin:12px 0}
+        .facts div{border:1px solid var(--line);border-radius:8px;padding:6px 10px}.facts dt{color:var(--muted);font-size:13px}.facts dd{margin:0;overflow-wrap:anywhere}
+        .actions{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}.danger{color:var(--bad)}
+        .row{display:flex;flex-wrap:wrap;gap:8px;align-items:center}
+        .preview{margin:16px 0}
+        .pages img,.media img,video{display:block;width:100%;max-width:1024px;margin:0 auto 16px;background:var(--soft);box-shadow:0 1px 4px #0003}
+        .preview video{max-height:80vh;object-fit:contain;background:#000}
+        .filmstrip{display:flex;gap:2px;overflow-x:auto;max-width:1024px;margin:0 auto 16px}.filmstrip a{flex:none;display:block}
+        .table{overflow-x:auto;position:relative}table{border-collapse:collapse;width:100%}td,th{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left}
+        tr.shown{background:#fff8c5}td form{margin:0}
+        dialog{border:1px solid var(--line);border-radius:10px;padding:16px;width:min(520px,94vw)}
+        dialog::backdrop{background:#0006}
+        dialog form{display:flex;flex-direction:column;gap:6px}dialog h2{margin-top:0}
+        dialog fieldset{border:1px solid var(--line);border-radius:8px;display:flex;flex-direction:column;gap:6px}
+        .check{display:flex;gap:6px;align-items:center}.schools{display:flex;flex-direction:column;gap:4px}
+        .links{padding-left:18px}.links input{width:100%;margin:4px 0}
         @media (max-width:480px){main{padding:12px}.bar{padding:8px 12px}.documents.grid{grid-template-columns:repeat(2,minmax(0,1fr))}.thumb{height:110px}}
+        \(ZoomScript.style)
         """
 }

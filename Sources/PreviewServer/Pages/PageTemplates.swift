@@ -8,7 +8,7 @@ enum PageTemplates {
         MustacheContentTypes.register(ScalarHTML(), named: ScalarHTML.name)
         var library = MustacheLibrary()
         do {
-            for (name, template) in [("head", head), ("bar", bar), ("list", list)] {
+            for (name, template) in [("head", head), ("bar", bar), ("list", list), ("detail", detail)] {
                 try library.register("{{% CONTENT_TYPE: \(ScalarHTML.name) }}" + template, named: name)
             }
         } catch {
@@ -32,13 +32,13 @@ enum PageTemplates {
         return html
     }
 
-    /// What every page's `<head>` holds: `pageTitle`, `stylesheet`, `script` and `csrf` (a session's).
+    /// What every page's `<head>` holds: `pageTitle`, `stylesheet`, `scripts` and `csrf` (a session's).
     static let head = """
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{pageTitle}} · DocPreview</title>
         <link rel="stylesheet" href="{{stylesheet}}">
-        {{#script}}<script src="{{script}}" defer></script>{{/script}}
+        {{#scripts}}<script src="{{.}}" defer></script>{{/scripts}}
         {{#csrf}}<meta name="csrf-token" content="{{csrf}}">{{/csrf}}
         """
 
@@ -108,6 +108,96 @@ enum PageTemplates {
         </ul>
         {{^cards}}<p class="empty">{{emptyText}}</p>{{/cards}}
         {{#more}}<a class="more" href="{{more}}">More documents</a>{{/more}}
+        </section>
+        </main>
+        </body>
+        </html>
+        """
+
+    /// `/ui/documents/{id}`: one document (``DetailPage``).
+    static let detail = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        {{> head}}
+        </head>
+        <body>
+        {{> bar}}
+        <main id="main" class="detail" data-id="{{id}}" data-owner="{{owner}}" data-type="{{typeID}}" data-title="{{title}}">
+        <nav class="crumbs" aria-label="Documents">
+          <a href="{{listPath}}">← {{ownerLabel}}</a>
+          {{#previous}}<a href="{{href}}" rel="prev" aria-label="Previous: {{title}}">Previous</a>{{/previous}}
+          {{#next}}<a href="{{href}}" rel="next" aria-label="Next: {{title}}">Next</a>{{/next}}
+        </nav>
+        <header class="heading">
+          <span class="badge">{{typeLabel}}</span>
+          <h1 id="title">{{title}}</h1>
+          <p id="description" class="description">{{description}}</p>
+        </header>
+        {{#notice}}<p class="note">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="error">{{error}}</p>{{/error}}
+        <dl class="facts">{{#facts}}<div><dt>{{label}}</dt><dd>{{value}}</dd></div>{{/facts}}</dl>
+        <div class="actions">
+          <a class="button" href="{{downloadPath}}">Download</a>
+          <button type="button" id="edit-open" hidden>Edit</button>
+          <button type="button" id="share-open" hidden>Share{{#sharedCount}} · {{sharedCount}}{{/sharedCount}}</button>
+          <a class="button danger" href="{{deletePath}}">Delete…</a>
+        </div>
+
+        <section class="preview" aria-label="Preview">
+        {{{media}}}
+        </section>
+
+        <dialog id="edit" aria-labelledby="edit-heading">
+          <form method="dialog" id="edit-form">
+            <h2 id="edit-heading">Edit</h2>
+            <label for="edit-title">Title</label>
+            <input id="edit-title" name="title" value="{{title}}" required maxlength="1000">
+            <label for="edit-description">Description</label>
+            <textarea id="edit-description" name="description" rows="4" maxlength="2000">{{description}}</textarea>
+            <label for="edit-school">School</label>
+            <input id="edit-school" name="school" value="{{school}}" maxlength="200">
+            <p class="error" role="alert" id="edit-message"></p>
+            <div class="actions"><button class="primary" value="save">Save</button><button value="cancel" formnovalidate>Cancel</button></div>
+          </form>
+        </dialog>
+
+        <dialog id="share" aria-labelledby="share-heading">
+          <form method="dialog" id="share-form">
+            <h2 id="share-heading">Share with schools</h2>
+            <fieldset><legend>Schools</legend><div id="share-schools" class="schools"></div>
+              <label for="share-new">Another school</label>
+              <span class="row"><input id="share-new" maxlength="200"><button type="button" id="share-add">Add</button></span>
+            </fieldset>
+            <label for="share-password">Password (optional)</label>
+            <input id="share-password" type="password" autocomplete="new-password">
+            <label for="share-expires">Expires (optional)</label>
+            <input id="share-expires" type="date">
+            <label class="check"><input id="share-download" type="checkbox"> Allow downloading the original</label>
+            <p class="error" role="alert" id="share-message"></p>
+            <div class="actions"><button class="primary" value="save">Save</button><button value="cancel" formnovalidate>Close</button></div>
+            <h3>Shared with</h3>
+            <ul id="share-links" class="links"></ul>
+          </form>
+        </dialog>
+
+        <section aria-labelledby="versions-heading">
+        <h2 id="versions-heading">Versions</h2>
+        <div class="table"><table>
+        <thead><tr><th scope="col">Version</th><th scope="col">File</th><th scope="col">Size</th><th scope="col">Uploaded</th><th scope="col">Status</th><th scope="col"><span class="hidden">Action</span></th></tr></thead>
+        <tbody>
+        {{#versions}}
+        <tr{{#shown}} class="shown"{{/shown}}><td><a href="{{href}}">v{{number}}</a>{{#restoredFrom}} <small>restored from v{{restoredFrom}}</small>{{/restoredFrom}}</td>
+          <td>{{filename}}</td><td>{{size}}</td><td>{{uploaded}}</td><td>{{status}}</td>
+          <td>{{#current}}Current{{/current}}{{^current}}<form method="post" action="{{restorePath}}">{{#csrf}}<input type="hidden" name="csrf" value="{{csrf}}">{{/csrf}}<button aria-label="Restore version {{number}}">Restore</button></form>{{/current}}</td></tr>
+        {{/versions}}
+        </tbody></table></div>
+        <form id="new-version" class="row">
+          <label for="new-version-file">Upload a new version</label>
+          <input id="new-version-file" type="file" name="file" required>
+          <button>Upload</button>
+        </form>
+        <p id="new-version-message" role="status"></p>
         </section>
         </main>
         </body>

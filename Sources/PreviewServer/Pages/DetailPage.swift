@@ -1,0 +1,128 @@
+import Foundation
+import Hummingbird
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `GET /ui/documents/{id}`: one document — its type, title and description, its facts, its preview
+/// (a player, the pages, a picture, each zoomable), and what can be done with it: edit its labels,
+/// share it with schools (``DetailScript``), restore or upload a version, download, delete.
+struct DetailPage {
+    let pageTitle: String
+    let stylesheet = PageStyle.asset.url
+    let scripts = [ZoomScript.asset.url, DetailScript.asset.url]
+    let csrf: String?
+    let signOutPath = SignInPage.signOutPath
+    let owner: String
+    let ownerLabel: String
+    let listPath: String
+    let previous: Neighbour?
+    let next: Neighbour?
+    let id: String
+    let title: String
+    let typeID: String
+    let typeLabel: String
+    let description: String
+    let school: String
+    let notice: String?
+    let error: String?
+    let facts: [Fact]
+    let downloadPath: String
+    let deletePath: String
+    let sharedCount: Int?
+    /// The preview's markup, made by ``ViewerPage/body(_:kind:status:playback:links:)`` (which escapes what it shows).
+    let media: String
+    let versions: [Version]
+
+    struct Neighbour {
+        let href: String
+        let title: String
+    }
+
+    struct Fact {
+        let label: String
+        let value: String
+    }
+
+    struct Version {
+        let number: Int
+        let href: String
+        let filename: String
+        let size: String
+        let uploaded: String
+        let status: String
+        let current: Bool
+        let shown: Bool
+        let restorePath: String
+        /// The earlier version whose bytes this one has again (a restore), if any.
+        let restoredFrom: Int?
+    }
+
+    static func response(documents: DocumentService, id: String, session: Session?) throws -> Response {
+        let versions = try documents.versions(of: id)
+        guard let document = versions.first(where: { $0.id == id }) else { throw APIError(.notFound, "No document \(id).") }
+        let (previous, next) = try ViewerPage.neighbours(of: versions[0], in: documents)
+        let shares = try documents.shares(of: id)
+        let media = ViewerPage.body(document, kind: document.kind, status: document.status, playback: try documents.playbackManifest(of: document),
+                                    links: ViewerPage.MediaLinks(documentID: document.id))
+        let model = DetailPage(document, versions: versions, neighbours: (previous, next), liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
+                               media: media, rules: documents.rules, session: session)
+        return ViewerPage.page(PageTemplates.render(model, "detail"))
+    }
+
+    init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), liveShares: Int, media: String,
+         rules: DocumentRules, session: Session?) {
+        let current = versions[0]
+        owner = document.owner
+        ownerLabel = owner.isEmpty ? "(no owner)" : owner
+        listPath = ListPage.path(owner: owner)
+        previous = neighbours.0.map { Neighbour(href: "/ui/documents/\($0.id)", title: $0.title) }
+        next = neighbours.1.map { Neighbour(href: "/ui/documents/\($0.id)", title: $0.title) }
+        id = document.id
+        title = document.title
+        pageTitle = document.title
+        typeID = document.type ?? ""
+        typeLabel = ViewerPage.typeLabel(document, rules: rules)
+        description = document.description
+        school = document.school ?? ""
+        csrf = session?.csrfToken
+        notice = document.id == current.id ? nil : "This is version \(document.version); the current one is v\(current.version)."
+        error = document.status == .failed ? document.errorMessage ?? "The document could not be processed." : nil
+        var facts = [Fact(label: "Version", value: "v\(document.version) of \(versions.count)"),
+                     Fact(label: "School", value: document.school ?? "—"),
+                     Fact(label: "Uploaded", value: Self.readable(document.createdAt)),
+                     Fact(label: "File", value: document.filename),
+                     Fact(label: "File type", value: document.kind.rawValue.uppercased()),
+                     Fact(label: "Size", value: ListPage.bytes(document.size)),
+                     Fact(label: "Status", value: ListPage.statusLabel(document.status))]
+        if let pages = document.pages { facts.append(Fact(label: "Pages", value: "\(pages)")) }
+        if let seconds = document.durationSeconds { facts.append(Fact(label: "Duration", value: Self.duration(seconds))) }
+        self.facts = facts
+        downloadPath = "/v1/documents/\(document.id)/content?download=1"
+        deletePath = "/ui/documents/\(document.id)/delete"
+        sharedCount = liveShares > 0 ? liveShares : nil
+        self.media = media
+        let oldestFirst = versions.reversed()
+        self.versions = versions.map { version in
+            let earlier = oldestFirst.first { $0.version < version.version && $0.sha256 == version.sha256 }
+            return Version(number: version.version, href: "/ui/documents/\(version.id)", filename: version.filename,
+                           size: ListPage.bytes(version.size), uploaded: Self.readable(version.createdAt),
+                           status: ListPage.statusLabel(version.status), current: version.id == current.id, shown: version.id == document.id,
+                           restorePath: "/ui/documents/\(version.id)/restore?version=\(version.version)", restoredFrom: earlier?.version)
+        }
+    }
+
+    /// A time as people read it: "27 Nov 2026, 09:20 UTC".
+    static func readable(_ date: Date) -> String {
+        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
+        style.timeZone = TimeZone(identifier: "UTC")!
+        return date.formatted(style) + " UTC"
+    }
+
+    /// A duration as `m:ss` (or `h:mm:ss`).
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        let (hours, minutes, rest) = (whole / 3600, whole / 60 % 60, whole % 60)
+        return hours > 0 ? String(format: "%d:%02d:%02d", hours, minutes, rest) : String(format: "%d:%02d", minutes, rest)
+    }
+}

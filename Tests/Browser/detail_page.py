@@ -1,0 +1,145 @@
+"""The detail page in Chromium (Playwright, Debian's chromium), at a phone's size and a desktop's:
+a transcript uploaded from the list is opened; its description edited and found again by a word
+of it; shared with two schools from the dialog with a password, one school's link opened in a fresh
+browser context (no cookie) with that password, then that school removed and the link answering
+410; a new version uploaded, a file of a type the transcript refuses refused with the service's
+words, the first version restored ("restored from v1"); the filmstrip-free PDF pages shown; the
+document deleted after its confirmation, back on the list; axe-core finds no serious or critical
+violation on the page or in its dialogs. With a screenshot folder, each size's page is saved there.
+
+    python detail_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]
+
+With $DOCPREVIEW_TOKEN set, each walk first signs in with it. Prints one line per check; exits 1 at
+the first that fails. The server is the caller's, on loopback.
+"""
+import os
+import re
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect, sync_playwright
+
+SIZES = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1440, "height": 900}}
+
+
+def check(condition, what):
+    print(("ok    " if condition else "FAIL  ") + what, flush=True)
+    if not condition:
+        sys.exit(1)
+
+
+def no_serious_violations(page, size, where):
+    results = Axe().run(page)
+    found = [(v["id"], v["impact"]) for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    check(not found, f"{size}: axe-core finds no serious or critical violation {where} {found}")
+
+
+def signed_in_page(browser, base, size):
+    page = browser.new_context(viewport=SIZES[size]).new_page()
+    token = os.environ.get("DOCPREVIEW_TOKEN")
+    if token:
+        page.goto(f"{base}/")
+        page.get_by_label("Access token").fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    return page
+
+
+def walk(browser, base, samples, size, shots):
+    owner = f"athlete-{size}-{uuid.uuid4().hex[:6]}"
+    page = signed_in_page(browser, base, size)
+    page.goto(f"{base}/?owner={owner}")
+    page.get_by_label("Type", exact=True).select_option(label="Transcript")
+    page.get_by_label("Files", exact=True).set_input_files(str(samples / "document-5-pages.pdf"))
+    page.get_by_role("button", name="Upload", exact=True).click()
+    expect(page.locator("#documents .card[data-status=done]")).to_have_count(1, timeout=60_000)
+    started = time.monotonic()
+    page.locator("#documents .card a").first.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("document-5-pages.pdf")
+    expect(page.locator(".pages img").first).to_be_visible()
+    print(f"      {size}: usable after {1000 * (time.monotonic() - started):.0f} ms", flush=True)
+    check(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), f"{size}: nothing wider than the screen")
+    check(page.locator(".badge").inner_text() == "Transcript", f"{size}: the type badge")
+    detail = page.url
+
+    # Edit the description, then find the document by a word of it.
+    page.get_by_role("button", name="Edit").click()
+    dialog = page.get_by_role("dialog", name="Edit")
+    expect(dialog).to_be_visible()
+    dialog.get_by_label("Description").fill("Junior year, with honours in chemistry")
+    no_serious_violations(page, size, "in the Edit dialog")
+    dialog.get_by_role("button", name="Save").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator("#description")).to_have_text("Junior year, with honours in chemistry")
+    page.goto(f"{base}/?owner={owner}&q=chemistry")
+    expect(page.locator("#documents .card")).to_have_count(1)
+    check(True, f"{size}: the edited description finds the document")
+    page.goto(detail)
+
+    # Share with two schools, password protected.
+    page.get_by_role("button", name=re.compile("^Share")).click()
+    share = page.get_by_role("dialog", name="Share with schools")
+    expect(share).to_be_visible()
+    for school in ["Lakeside Prep", "North High"]:
+        share.get_by_label("Another school").fill(school)
+        share.get_by_role("button", name="Add").click()
+    share.get_by_label("Password (optional)").fill("blue-heron-42")
+    no_serious_violations(page, size, "in the Share dialog")
+    share.get_by_role("button", name="Save").click()
+    expect(share.locator("#share-links li")).to_have_count(2)
+    link = share.get_by_role("textbox", name="Link for Lakeside Prep").input_value()
+    check(link.startswith(base + "/s/"), f"{size}: each school gets a whole, absolute link")
+
+    visitor = browser.new_context(viewport=SIZES[size]).new_page()
+    visitor.goto(link)
+    visitor.get_by_label("Password").fill("blue-heron-42")
+    visitor.get_by_role("button", name="Open").click()
+    expect(visitor.get_by_role("heading", level=1)).to_have_text("document-5-pages.pdf")
+    check(True, f"{size}: a school opens its password-protected link in a fresh browser")
+
+    share.get_by_role("button", name="Stop sharing with Lakeside Prep").click()
+    expect(share.locator("#share-links li")).to_have_count(1)
+    share.get_by_role("button", name="Close").click()
+    check(visitor.goto(link).status == 410, f"{size}: the removed school's link answers 410")
+    visitor.context.close()
+    expect(page.get_by_role("button", name=re.compile("^Share"))).to_have_text("Share · 1")
+
+    # Versions: a new one, a refused one, then the first restored.
+    page.get_by_label("Upload a new version").set_input_files(str(samples / "transcript.txt"))
+    page.locator("#new-version").get_by_role("button", name="Upload", exact=True).click()
+    expect(page.locator("tbody tr")).to_have_count(2, timeout=30_000)
+    page.get_by_label("Upload a new version").set_input_files(str(samples / "image.webp"))
+    page.locator("#new-version").get_by_role("button", name="Upload", exact=True).click()
+    expect(page.locator("#new-version-message")).to_have_text("Invalid file type. Transcript requires .pdf, .txt.")
+    check(True, f"{size}: a version of another type is refused in the service's words")
+    page.get_by_role("button", name="Restore version 1").click()
+    expect(page.locator("tbody tr")).to_have_count(3, timeout=30_000)
+    check("restored from v1" in page.locator("tbody tr").first.inner_text(), f"{size}: the restored version says where it came from")
+    no_serious_violations(page, size, "on the page")
+    if shots:
+        page.screenshot(path=str(shots / f"detail-{size}.png"), full_page=False)
+
+    # Delete, after the confirmation, back to the list.
+    page.get_by_role("link", name="Delete…").click()
+    page.get_by_role("button", name="Delete").click()
+    expect(page).to_have_url(re.compile(re.escape(f"/?owner={owner}") + "$"))
+    expect(page.locator("#documents .card")).to_have_count(0)
+    check(True, f"{size}: deleted, and back on the list")
+    page.context.close()
+
+
+def main():
+    base, samples = sys.argv[1].rstrip("/"), Path(sys.argv[2])
+    shots = Path(sys.argv[3]) if len(sys.argv) > 3 else None
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        for size in SIZES:
+            walk(browser, base, samples, size, shots)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()
