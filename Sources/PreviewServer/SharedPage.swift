@@ -19,16 +19,16 @@ enum SharedPage {
     static func response(_ document: Document, share: ShareRecord, playback: DocumentService.Playback?, rules: DocumentRules,
                          signed: SignedURLs) -> Response {
         let expires = min(signed.clock.unixSeconds + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
-        let links = ViewerPage.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in
+        let links = PageParts.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in
             signed.sign(path, query: query + [("share", share.id)], expires: expires)
         }, zoom: { identifier in
             signed.iiifPath(identifier, expires: expires, share: share.id)
         })
-        let body = ViewerPage.body(document, kind: document.kind, status: document.status, playback: playback, links: links)
+        let body = PageParts.body(document, kind: document.kind, status: document.status, playback: playback, links: links)
         let download = links.download("Download the original")
         return page(status: .ok, title: document.title, """
             <h1>\(SafeText.html(document.title))</h1>
-            <p>\(SafeText.html(ViewerPage.typeLabel(document, rules: rules))) · \(SafeText.html(document.kind.label))\
+            <p>\(SafeText.html(PageParts.typeLabel(document, rules: rules))) · \(SafeText.html(document.kind.label))\
             \(download.isEmpty ? "" : " · " + download)</p>
             \(body)
             """)
@@ -55,7 +55,7 @@ enum SharedPage {
     }
 
     private static func page(status: HTTPResponse.Status, title: String, _ content: String) -> Response {
-        var headers = ViewerPage.htmlHeaders
+        var headers = PageParts.htmlHeaders
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         headers[HTTPField.Name("X-Robots-Tag")!] = "noindex, nofollow"
         headers[.cacheControl] = "private, no-store"
@@ -64,7 +64,7 @@ enum SharedPage {
             <html lang="en"><head><meta charset="utf-8"><title>\(SafeText.html(title))</title>
             <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">\(ZoomScript.element)
             <style>
-            \(ViewerPage.mediaStyle)
+            \(PageParts.mediaStyle)
             </style></head><body>
             \(content)
             </body></html>

@@ -27,7 +27,7 @@ enum SignInPage {
             <label>Access token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
             <button>Sign in</button></form></body></html>
             """
-        var headers = ViewerPage.htmlHeaders
+        var headers = PageParts.htmlHeaders
         headers.append(contentsOf: extra)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }

@@ -18,6 +18,10 @@ import Testing
         try walk("detail_page.py")
     }
 
+    @Test func theViewer() throws {
+        try walk("viewer_page.py")
+    }
+
     private func walk(_ script: String) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python.path), "scripts/install-deps makes .venv-tools")
         let folder = try TemporaryFolder()

@@ -289,11 +289,11 @@ import Testing
     @Test func aVideoWithoutAPlayableVersionSaysWhy() throws {
         let video = Document(labels: DocumentLabels(owner: "ana", title: "Clip", filename: "clip.mov"), sha256: BlobHash.of(Data("clip".utf8)),
                                    kind: .mov, size: 4, hasRenderer: true)
-        let links = ViewerPage.MediaLinks(documentID: video.id, offersDownload: false)
-        let making = ViewerPage.video(video, playback: nil, links: links)
+        let links = PageParts.MediaLinks(documentID: video.id, offersDownload: false)
+        let making = PageParts.video(video, playback: nil, links: links)
         #expect(making.contains("still being made") && !making.contains("<video"))
         let refused = try JSONDecoder().decode(PlaybackManifest.self, from: Data(#"{"renditionError": {"code": "too_long", "message": "The video is longer than 10 minutes."}}"#.utf8))
-        let failed = ViewerPage.video(video, playback: refused, links: links)
+        let failed = PageParts.video(video, playback: refused, links: links)
         #expect(failed.contains("cannot be played here: The video is longer than 10 minutes.") && !failed.contains("still being made"), "\(failed)")
     }
 }

@@ -20,9 +20,13 @@ struct PagesController {
             let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
             return try await offload.run(.reads) { try DetailPage.response(documents: documents, id: id, session: session) }
         }
+        routes.add(.get, "/ui/documents/:id/view") { _, context in
+            let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
+            return try await offload.run(.reads) { try ViewerPage.response(documents: documents, id: id, session: session) }
+        }
         routes.add(.get, "/ui/documents/:id/delete") { _, context in
             let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
-            return try await offload.run(.reads) { try ViewerPage.deleteConfirmation(documents: documents, id: id, session: session) }
+            return try await offload.run(.reads) { try PageParts.deleteConfirmation(documents: documents, id: id, session: session) }
         }
         routes.add(.post, "/ui/documents/:id/delete") { request, context in
             let deletion = try await api.delete(context.parameters.require("id"), request: request, logger: context.logger)

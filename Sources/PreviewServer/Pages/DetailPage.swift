@@ -10,7 +10,7 @@ import PreviewStore
 struct DetailPage {
     let pageTitle: String
     let stylesheet = PageStyle.asset.url
-    let scripts = [ZoomScript.asset.url, DetailScript.asset.url]
+    let scripts = [ZoomScript.asset.url, MediaScript.asset.url, DetailScript.asset.url]
     let csrf: String?
     let signOutPath = SignInPage.signOutPath
     let owner: String
@@ -27,10 +27,11 @@ struct DetailPage {
     let notice: String?
     let error: String?
     let facts: [Fact]
+    let viewerPath: String
     let downloadPath: String
     let deletePath: String
     let sharedCount: Int?
-    /// The preview's markup, made by ``ViewerPage/body(_:kind:status:playback:links:)`` (which escapes what it shows).
+    /// The preview's markup, made by ``PageParts/body(_:kind:status:playback:links:)`` (which escapes what it shows).
     let media: String
     let versions: [Version]
 
@@ -61,13 +62,13 @@ struct DetailPage {
     static func response(documents: DocumentService, id: String, session: Session?) throws -> Response {
         let versions = try documents.versions(of: id)
         guard let document = versions.first(where: { $0.id == id }) else { throw APIError(.notFound, "No document \(id).") }
-        let (previous, next) = try ViewerPage.neighbours(of: versions[0], in: documents)
+        let (previous, next) = try PageParts.neighbours(of: versions[0], in: documents)
         let shares = try documents.shares(of: id)
-        let media = ViewerPage.body(document, kind: document.kind, status: document.status, playback: try documents.playbackManifest(of: document),
-                                    links: ViewerPage.MediaLinks(documentID: document.id))
+        let media = PageParts.body(document, kind: document.kind, status: document.status, playback: try documents.playbackManifest(of: document),
+                                    links: PageParts.MediaLinks(documentID: document.id))
         let model = DetailPage(document, versions: versions, neighbours: (previous, next), liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
                                media: media, rules: documents.rules, session: session)
-        return ViewerPage.page(PageTemplates.render(model, "detail"))
+        return PageParts.page(PageTemplates.render(model, "detail"))
     }
 
     init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), liveShares: Int, media: String,
@@ -82,7 +83,7 @@ struct DetailPage {
         title = document.title
         pageTitle = document.title
         typeID = document.type ?? ""
-        typeLabel = ViewerPage.typeLabel(document, rules: rules)
+        typeLabel = PageParts.typeLabel(document, rules: rules)
         description = document.description
         school = document.school ?? ""
         csrf = session?.csrfToken
@@ -98,6 +99,7 @@ struct DetailPage {
         if let pages = document.pages { facts.append(Fact(label: "Pages", value: "\(pages)")) }
         if let seconds = document.durationSeconds { facts.append(Fact(label: "Duration", value: Self.duration(seconds))) }
         self.facts = facts
+        viewerPath = ViewerPage.path(of: document.id)
         downloadPath = "/v1/documents/\(document.id)/content?download=1"
         deletePath = "/ui/documents/\(document.id)/delete"
         sharedCount = liveShares > 0 ? liveShares : nil

@@ -1,8 +1,8 @@
 /// The detail page's script: the Edit dialog (`PATCH /v1/documents/{id}`, the service's message
 /// when it refuses), the Share dialog (the owner's schools from `GET /v1/schools`, the live ones
 /// from the document's shares, saved with `PUT /v1/documents/{id}/schools`, each new link shown
-/// whole with a Copy button), a new version uploaded under the same owner, type and title (then
-/// opened), and the filmstrip's frames seeking the player. Text from the server is set as text.
+/// whole with a Copy button), and a new version uploaded under the same owner, type and title (then
+/// opened). Text from the server is set as text.
 enum DetailScript {
     static let asset = StaticAsset(name: "detail.js", contentType: "text/javascript; charset=utf-8", source: source)
 
@@ -12,6 +12,7 @@ enum DetailScript {
           const main = document.querySelector("main.detail");
           if (!main) return;
           const id = main.dataset.id;
+          if (location.hash === "#share") addEventListener("load", () => document.getElementById("share-open").click());
           const csrf = document.querySelector('meta[name="csrf-token"]')?.content;
           const headers = (json) => Object.assign({ Accept: "application/json" }, json ? { "Content-Type": "application/json" } : {},
                                                    csrf ? { "X-CSRF-Token": csrf } : {});
@@ -162,17 +163,6 @@ enum DetailScript {
               versionMessage.textContent = error.message;
             }
           });
-
-          // The filmstrip seeks the player.
-          const video = document.querySelector(".preview video");
-          for (const frame of document.querySelectorAll(".filmstrip a")) {
-            frame.addEventListener("click", (event) => {
-              if (!video) return;
-              event.preventDefault();
-              video.currentTime = Number(new URL(frame.href).hash.replace("#t=", "")) || 0;
-              video.play().catch(() => {});
-            });
-          }
         })();
         """#
 }

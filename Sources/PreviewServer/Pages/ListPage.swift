@@ -69,7 +69,7 @@ struct ListPage {
         let page = try service.list(query)
         let statistics = try service.statistics(owner: owner)
         let model = ListPage(query: query, page: page, statistics: statistics, rules: service.rules, session: session)
-        return ViewerPage.page(PageTemplates.render(model, "list"))
+        return PageParts.page(PageTemplates.render(model, "list"))
     }
 
     init(query: DocumentQuery, page: DocumentPage, statistics: StorageStatistics, rules: DocumentRules, session: Session?) {

@@ -67,6 +67,17 @@ enum PageStyle {
         dialog fieldset{border:1px solid var(--line);border-radius:8px;display:flex;flex-direction:column;gap:6px}
         .check{display:flex;gap:6px;align-items:center}.schools{display:flex;flex-direction:column;gap:4px}
         .links{padding-left:18px}.links input{width:100%;margin:4px 0}
+        body.dark{background:#111;color:#eee}.dark a{color:#9ecbff}
+        .dark .button,.dark button{background:#222;color:#eee;border-color:#555}
+        .viewer{max-width:none;padding:0;min-height:100vh;display:flex;flex-direction:column}
+        .viewer-bar{display:flex;flex-wrap:wrap;gap:8px;align-items:center;padding:8px 12px;background:#000;position:sticky;top:0;z-index:2}
+        .viewer-bar h1{font-size:16px;margin:0;flex:1 1 8em;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+        .counter{color:#ccc;font-size:14px}
+        .stage{flex:1;padding:8px}.stage .note{color:#f5c26b}
+        .stage video{max-height:calc(100vh - 130px);width:100%;object-fit:contain;box-shadow:none;background:#000}
+        .stage .media img{width:auto;max-width:100%;max-height:calc(100vh - 130px);box-shadow:none}
+        .stage .pages img{box-shadow:none}
+        .flip{display:flex;justify-content:space-between;gap:8px;padding:8px 12px}.flip [rel=next]{margin-left:auto}
         @media (max-width:480px){main{padding:12px}.bar{padding:8px 12px}.documents.grid{grid-template-columns:repeat(2,minmax(0,1fr))}.thumb{height:110px}}
         \(ZoomScript.style)
         """

@@ -8,7 +8,7 @@ enum PageTemplates {
         MustacheContentTypes.register(ScalarHTML(), named: ScalarHTML.name)
         var library = MustacheLibrary()
         do {
-            for (name, template) in [("head", head), ("bar", bar), ("list", list), ("detail", detail)] {
+            for (name, template) in [("head", head), ("bar", bar), ("list", list), ("detail", detail), ("viewer", viewer)] {
                 try library.register("{{% CONTENT_TYPE: \(ScalarHTML.name) }}" + template, named: name)
             }
         } catch {
@@ -139,12 +139,13 @@ enum PageTemplates {
         <dl class="facts">{{#facts}}<div><dt>{{label}}</dt><dd>{{value}}</dd></div>{{/facts}}</dl>
         <div class="actions">
           <a class="button" href="{{downloadPath}}">Download</a>
+          <a class="button" href="{{viewerPath}}">Open the viewer</a>
           <button type="button" id="edit-open" hidden>Edit</button>
           <button type="button" id="share-open" hidden>Share{{#sharedCount}} · {{sharedCount}}{{/sharedCount}}</button>
           <a class="button danger" href="{{deletePath}}">Delete…</a>
         </div>
 
-        <section class="preview" aria-label="Preview">
+        <section class="preview" aria-label="Preview" data-media-of="{{id}}">
         {{{media}}}
         </section>
 
@@ -199,6 +200,35 @@ enum PageTemplates {
         </form>
         <p id="new-version-message" role="status"></p>
         </section>
+        </main>
+        </body>
+        </html>
+        """
+
+    /// `/ui/documents/{id}/view`: one document on the whole screen (``ViewerPage``).
+    static let viewer = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        {{> head}}
+        </head>
+        <body class="dark">
+        <main id="main" class="viewer" data-close="{{detailPath}}"{{#previous}} data-previous="{{href}}"{{/previous}}{{#next}} data-next="{{href}}"{{/next}}>
+        <header class="viewer-bar">
+          <a class="button" href="{{detailPath}}">Close</a>
+          <h1>{{title}}</h1>
+          <span id="counter" class="counter" aria-live="polite">{{counter}}</span>
+          <button type="button" id="fullscreen" hidden>Full screen</button>
+          <a class="button" href="{{sharePath}}">Share</a>
+          <a class="button" href="{{downloadPath}}">Download</a>
+        </header>
+        <div class="stage" data-media-of="{{id}}">
+        {{{media}}}
+        </div>
+        <nav class="flip" aria-label="Documents">
+          {{#previous}}<a class="button" rel="prev" href="{{href}}" aria-label="Previous: {{title}}">← Previous</a>{{/previous}}
+          {{#next}}<a class="button" rel="next" href="{{href}}" aria-label="Next: {{title}}">Next →</a>{{/next}}
+        </nav>
         </main>
         </body>
         </html>

@@ -4,7 +4,7 @@ import NIOCore
 import PreviewCore
 import PreviewStore
 
-/// The viewer's zoom: pan and pinch or wheel zoom over the IIIF tiles of an image
+/// The pages' zoom: pan and pinch, wheel or button zoom over the IIIF tiles of an image
 /// or page an `<img data-zoom="/iiif/3/ID">` shows (`data-zoom-format`: the tiles' format, jpg
 /// unless said), fetching only the tiles in view at the resolution the view needs. Without it the
 /// pages show their images as before. `#zoom=N@X,Y,S` in a page's URL opens its Nth zoomable image
@@ -19,7 +19,8 @@ enum ZoomScript {
     static let style = """
         img[data-zoom]{cursor:zoom-in}.zoom{position:fixed;inset:0;background:#111;overflow:hidden;touch-action:none;z-index:10;cursor:grab}
         .zoom img{position:absolute;max-width:none;margin:0;box-shadow:none;background:none;user-select:none;-webkit-user-drag:none}
-        .zoom-close{position:absolute;top:12px;right:12px;z-index:1;font:14px system-ui,sans-serif;padding:6px 12px}
+        .zoom-controls{position:absolute;top:12px;right:12px;z-index:1;display:flex;gap:6px}
+        .zoom-controls button{font:14px system-ui,sans-serif;padding:6px 12px}
         """
 
     static let source = #"""
@@ -43,11 +44,19 @@ enum ZoomScript {
               this.backdrop = made("img", "zoom-backdrop");
               this.backdrop.alt = "";
               this.backdrop.src = img.currentSrc || img.src;
-              const close = made("button", "zoom-close");
-              close.type = "button";
-              close.textContent = "Close";
-              close.addEventListener("click", () => this.close());
-              this.overlay.append(this.backdrop, close);
+              const controls = made("div", "zoom-controls");
+              const button = (className, text, action) => {
+                const control = made("button", className);
+                control.type = "button";
+                control.textContent = text;
+                control.addEventListener("click", action);
+                controls.append(control);
+              };
+              const centre = (k) => this.zoomAt(this.overlay.clientWidth / 2, this.overlay.clientHeight / 2, k);
+              button("zoom-out", "Zoom out", () => centre(1 / 1.5));
+              button("zoom-in", "Zoom in", () => centre(1.5));
+              button("zoom-close", "Close", () => this.close());
+              this.overlay.append(this.backdrop, controls);
               document.body.append(this.overlay);
               this.scrolling = document.documentElement.style.overflow;
               document.documentElement.style.overflow = "hidden";

@@ -6,13 +6,13 @@ import PreviewCore
 import PreviewDocuments
 import PreviewStore
 
-/// `GET /ui/documents/{id}`: one document for people. Pages of a paged document as images the
-/// browser fetches (and so the server renders) only when they scroll into view, a video's poster
-/// and a player on its rendition (else the original) with a filmstrip of its scrubbing thumbnails
-/// whose frames open the video there (`#t=`), an image at preview size, the versions with restore, delete
-/// behind a confirmation, and the previous and next documents of the owner. Images and pages zoom
-/// (``ZoomScript``); without it they are shown as they are.
-enum ViewerPage {
+/// What the pages share: a document's media as markup (``body(_:kind:status:playback:links:)``):
+/// pages of a paged document as images the browser fetches (and so the server renders) only when
+/// they scroll into view, a video's poster and a player on its ladder, rendition or original with a
+/// filmstrip of its scrubbing thumbnails (`#t=`), an image at preview size; images and pages zoom
+/// (``ZoomScript``). Also the delete confirmation, a document's neighbours in a listing, and the
+/// headers of every HTML response.
+enum PageParts {
     /// The pages of a long document shown at most; the rest are a download away.
     static let maxPages = 500
 
@@ -121,7 +121,12 @@ enum ViewerPage {
                 + "<p class=\"note\">\(why)</p>"
         }
         var html = "<div class=\"media\"><video controls preload=\"metadata\" poster=\"\(links.url("preview", [("width", "1024")]))\">\(sources)</video></div>"
-        if let refused = playback?.renditionError { html += "<p class=\"note\">No rendition: \(SafeText.html(refused.message))</p>" }
+        if let refused = playback?.renditionError {
+            html += "<p class=\"note\">No rendition: \(SafeText.html(refused.message))</p>"
+        } else if playback?.rendition == nil {
+            // Filled in by the media script from the document's progress while its rendition is made.
+            html += "<p class=\"making note\" role=\"status\" hidden></p>"
+        }
         guard let trickplay = playback?.trickplay?.layout else { return html }
         guard let target = playback?.rendition.map({ links.url("renditions/\($0.name)") }) ?? (links.offersDownload ? links.url("content") : nil) else {
             return html
@@ -158,9 +163,12 @@ enum ViewerPage {
         return page(html)
     }
 
-    /// The owner's documents (newest first) before and after `document`.
-    static func neighbours(of document: Document, in documents: DocumentService) throws -> (previous: Document?, next: Document?) {
-        var query = DocumentQuery(owner: document.owner, sort: .newest, limit: DocumentQuery.maxLimit)
+    /// The documents before and after `document` in `listing` (the owner's, newest first, unless said).
+    static func neighbours(of document: Document, in documents: DocumentService,
+                           listing: DocumentQuery? = nil) throws -> (previous: Document?, next: Document?) {
+        var query = listing ?? DocumentQuery(owner: document.owner, sort: .newest)
+        query.limit = DocumentQuery.maxLimit
+        query.after = nil
         var previous: Document?
         for _ in 0..<50 {
             let page = try documents.list(query)

@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `GET /ui/documents/{id}/view`: one document on the whole screen — close, share, download, a
+/// counter (its page in view, or its length), full screen, and the previous and next documents of
+/// the owner's list by the arrow keys, a swipe or the buttons (``ViewerScript``). Pictures and
+/// pages zoom by pinch, wheel or buttons (``ZoomScript``); a video plays fitted to the screen,
+/// portrait or not, its filmstrip seeking it (``MediaScript``).
+struct ViewerPage {
+    let pageTitle: String
+    let stylesheet = PageStyle.asset.url
+    let scripts = [ZoomScript.asset.url, MediaScript.asset.url, ViewerScript.asset.url]
+    let csrf: String?
+    let id: String
+    let title: String
+    let counter: String
+    let detailPath: String
+    let sharePath: String
+    let downloadPath: String
+    let previous: DetailPage.Neighbour?
+    let next: DetailPage.Neighbour?
+    /// The media's markup, made by ``PageParts/body(_:kind:status:playback:links:)`` (which escapes what it shows).
+    let media: String
+
+    /// The viewer of document `id`.
+    static func path(of id: String) -> String { "/ui/documents/\(id)/view" }
+
+    static func response(documents: DocumentService, id: String, session: Session?) throws -> Response {
+        let document = try documents.document(id: id)
+        let (previous, next) = try PageParts.neighbours(of: document, in: documents)
+        let media = PageParts.body(document, kind: document.kind, status: document.status, playback: try documents.playbackManifest(of: document),
+                                   links: PageParts.MediaLinks(documentID: document.id))
+        let model = ViewerPage(document, neighbours: (previous, next), media: media, session: session)
+        return PageParts.page(PageTemplates.render(model, "viewer"))
+    }
+
+    init(_ document: Document, neighbours: (Document?, Document?), media: String, session: Session?) {
+        id = document.id
+        title = document.title
+        pageTitle = document.title
+        csrf = session?.csrfToken
+        if let pages = document.pages, document.kind.isPaged {
+            counter = pages == 1 ? "1 page" : "\(pages) pages"
+        } else {
+            counter = document.durationSeconds.map(DetailPage.duration) ?? ""
+        }
+        detailPath = "/ui/documents/\(document.id)"
+        sharePath = detailPath + "#share"
+        downloadPath = "/v1/documents/\(document.id)/content?download=1"
+        previous = neighbours.0.map { DetailPage.Neighbour(href: Self.path(of: $0.id), title: $0.title) }
+        next = neighbours.1.map { DetailPage.Neighbour(href: Self.path(of: $0.id), title: $0.title) }
+        self.media = media
+    }
+}
