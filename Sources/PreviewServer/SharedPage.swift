@@ -24,51 +24,55 @@ enum SharedPage {
         }, zoom: { identifier in
             signed.iiifPath(identifier, expires: expires, share: share.id)
         })
-        let body = PageParts.body(document, kind: document.kind, status: document.status, playback: playback, links: links)
-        let download = links.download("Download the original")
-        return page(status: .ok, title: document.title, """
-            <h1>\(SafeText.html(document.title))</h1>
-            <p>\(SafeText.html(PageParts.typeLabel(document, rules: rules))) · \(SafeText.html(document.kind.label))\
-            \(download.isEmpty ? "" : " · " + download)</p>
-            \(body)
-            """)
+        let model = Shared(pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
+                           kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
+                           downloadHref: links.offersDownload ? links.url("content", [("download", "1")]) : nil,
+                           media: PageParts.body(document, kind: document.kind, status: document.status, playback: playback, links: links))
+        return page(status: .ok, PageTemplates.render(model, "shared"))
+    }
+
+    /// The shared page's model (``PageTemplates/shared``).
+    struct Shared {
+        let pageTitle: String
+        let stylesheet = PageStyle.asset.url
+        let scripts = [ZoomScript.asset.url]
+        let csrf: String? = nil
+        let typeLabel: String
+        let title: String
+        let kindLabel: String
+        /// Escaped for an attribute already.
+        let downloadHref: String?
+        /// Made by ``PageParts/body(_:kind:status:playback:links:)``, which escapes what it shows.
+        let media: String
     }
 
     static func passwordForm(token: String, wrong: Bool) -> Response {
-        page(status: wrong ? .unauthorized : .ok, title: "A shared document", """
-            <h1>A shared document</h1>
-            <p>\(wrong ? "That password is not right." : "This link needs the password it was shared with.")</p>
-            <form method="post" action="\(pathPrefix)\(SafeText.html(token))"><label>Password <input type="password" name="password" \
-            autocomplete="off" required></label> <button>Open</button></form>
-            """)
+        let notice = NoticePage(title: "A shared document", message: wrong ? nil : "This link needs the password it was shared with.",
+                                failure: wrong ? "That password is not right." : nil,
+                                form: .init(action: pathPrefix + token, hidden: [],
+                                            input: .init(label: "Password", name: "password", type: "password", autocomplete: "off"),
+                                            button: "Open", destroys: false),
+                                noReferrer: true)
+        return page(status: wrong ? .unauthorized : .ok, notice.html)
     }
 
     static func throttled(after wait: Duration) -> Response {
-        var response = page(status: .tooManyRequests, title: "Too many tries", "<h1>Too many tries</h1><p>Wait a minute before trying again.</p>")
+        var response = page(status: .tooManyRequests, NoticePage(title: "Too many tries", message: "Wait a minute before trying again.",
+                                                                 noReferrer: true).html)
         response.headers[.retryAfter] = "\(max(1, wait.components.seconds + 1))"
         return response
     }
 
     /// 410 for a link that was revoked, expired or whose document is gone; 404 for no such link.
     static func refusal(_ error: PreviewError) -> Response {
-        page(status: error.code == .gone ? .gone : .notFound, title: "Not available", "<h1>Not available</h1><p>\(SafeText.html(error.message))</p>")
+        page(status: error.code == .gone ? .gone : .notFound, NoticePage(title: "Not available", message: error.message, noReferrer: true).html)
     }
 
-    private static func page(status: HTTPResponse.Status, title: String, _ content: String) -> Response {
+    private static func page(status: HTTPResponse.Status, _ html: String) -> Response {
         var headers = PageParts.htmlHeaders
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         headers[HTTPField.Name("X-Robots-Tag")!] = "noindex, nofollow"
         headers[.cacheControl] = "private, no-store"
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>\(SafeText.html(title))</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">\(ZoomScript.element)
-            <style>
-            \(PageParts.mediaStyle)
-            </style></head><body>
-            \(content)
-            </body></html>
-            """
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

@@ -15,18 +15,12 @@ enum SignInPage {
     static let signOutPath = "/ui/signout"
 
     static func response(status: HTTPResponse.Status, returnTo: String, failed: Bool = false, headers extra: HTTPFields = [:]) -> Response {
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Sign in · DocPreview</title>
-            <style>body{font:14px system-ui,sans-serif;margin:48px auto;max-width:360px;color:#222}
-            input{width:100%;padding:6px;margin:8px 0}.failed{color:#b91c1c}</style></head><body>
-            <h1>DocPreview</h1>
-            \(failed ? "<p class=\"failed\">\(status == .tooManyRequests ? "Too many wrong tokens; wait a minute." : "That token is not right.")</p>" : "")
-            <form method="post" action="\(path)">
-            <input type="hidden" name="return" value="\(SafeText.html(safeReturn(returnTo)))">
-            <label>Access token <input type="password" name="token" autocomplete="current-password" required autofocus></label>
-            <button>Sign in</button></form></body></html>
-            """
+        let html = NoticePage(
+            title: "Sign in", heading: "DocPreview",
+            failure: failed ? (status == .tooManyRequests ? "Too many wrong tokens; wait a minute." : "That token is not right.") : nil,
+            form: .init(action: path, hidden: [.init(name: "return", value: safeReturn(returnTo))],
+                        input: .init(label: "Access token", name: "token", type: "password", autocomplete: "current-password"),
+                        button: "Sign in", destroys: false)).html
         var headers = PageParts.htmlHeaders
         headers.append(contentsOf: extra)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))

@@ -95,15 +95,18 @@ def walk(browser, base, samples, size, shots):
 
     visitor = browser.new_context(viewport=SIZES[size]).new_page()
     visitor.goto(link)
+    no_serious_violations(visitor, size, "on a share's password form")
     visitor.get_by_label("Password").fill("blue-heron-42")
     visitor.get_by_role("button", name="Open").click()
     expect(visitor.get_by_role("heading", level=1)).to_have_text("document-5-pages.pdf")
     check(True, f"{size}: a school opens its password-protected link in a fresh browser")
+    no_serious_violations(visitor, size, "on a shared document")
 
     share.get_by_role("button", name="Stop sharing with Lakeside Prep").click()
     expect(share.locator("#share-links li")).to_have_count(1)
     share.get_by_role("button", name="Close").click()
     check(visitor.goto(link).status == 410, f"{size}: the removed school's link answers 410")
+    no_serious_violations(visitor, size, "on a withdrawn link's page")
     visitor.context.close()
     expect(page.get_by_role("button", name=re.compile("^Share"))).to_have_text("Share · 1")
 
@@ -124,6 +127,7 @@ def walk(browser, base, samples, size, shots):
 
     # Delete, after the confirmation, back to the list.
     page.get_by_role("link", name="Delete…").click()
+    no_serious_violations(page, size, "on the delete confirmation")
     page.get_by_role("button", name="Delete").click()
     expect(page).to_have_url(re.compile(re.escape(f"/?owner={owner}") + "$"))
     expect(page.locator("#documents .card")).to_have_count(0)

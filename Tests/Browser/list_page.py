@@ -40,6 +40,8 @@ def walk(browser, base, samples, size, shots):
     token = os.environ.get("DOCPREVIEW_TOKEN")
     if token:
         page.goto(f"{base}/")
+        violations = serious_violations(page)
+        check(not violations, f"{size}: axe-core finds no serious or critical violation on the sign-in page {violations}")
         page.get_by_label("Access token").fill(token)
         page.get_by_role("button", name="Sign in").click()
         expect(page.get_by_role("button", name="Sign out")).to_be_visible()

@@ -16,15 +16,6 @@ enum PageParts {
     /// The pages of a long document shown at most; the rest are a download away.
     static let maxPages = 500
 
-    /// The style of a page showing a document's media (``body(_:kind:status:playback:links:)``):
-    /// the viewer's and a share's.
-    static let mediaStyle = """
-        body{font:14px system-ui,sans-serif;margin:24px auto;color:#222;max-width:1100px;padding:0 16px}.note{color:#92400e}
-        .pages img,.media img,video{display:block;width:100%;max-width:1024px;margin:0 auto 16px;background:#f4f4f4;box-shadow:0 1px 4px #0003}
-        .filmstrip{display:flex;gap:2px;overflow-x:auto;max-width:1024px;margin:0 auto 16px}.filmstrip a{flex:none;display:block}
-        \(ZoomScript.style)
-        """
-
     /// How a page addresses a document's files: by their paths (the viewer, signed in), or by signed
     /// URLs (a share's page, whose visitor has no token); and whether it offers the original's download.
     struct MediaLinks {
@@ -150,17 +141,13 @@ enum PageParts {
     static func deleteConfirmation(documents: DocumentService, id: String, session: Session?) throws -> Response {
         let versions = try documents.versions(of: id)
         let document = versions[0]
-        let csrf = csrfField(session)
-        let html = """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Delete \(SafeText.html(document.title)) · DocPreview</title>
-            <style>body{font:14px system-ui,sans-serif;margin:48px auto;max-width:520px;color:#222}button{color:#b91c1c}</style></head><body>
-            <h1>Delete \(SafeText.html(document.title))?</h1>
-            <p>All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews go; this cannot be undone.</p>
-            <form method="post" action="/ui/documents/\(document.id)/delete">\(csrf)<button>Delete</button></form>
-            <a href="/ui/documents/\(id)">Keep it</a></body></html>
-            """
-        return page(html)
+        let page = NoticePage(
+            title: "Delete \(document.title)?",
+            message: "All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews go; this cannot be undone.",
+            form: .init(action: "/ui/documents/\(document.id)/delete", hidden: session.map { [.init(name: "csrf", value: $0.csrfToken)] } ?? [],
+                        input: nil, button: "Delete", destroys: true),
+            back: .init(href: "/ui/documents/\(id)", label: "Keep it"))
+        return Self.page(page.html)
     }
 
     /// The documents before and after `document` in `listing` (the owner's, newest first, unless said).
@@ -204,9 +191,4 @@ enum PageParts {
         .contentSecurityPolicy: "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
         HTTPField.Name("X-Frame-Options")!: "DENY",
     ]
-
-    /// The hidden form field that carries the session's CSRF token; empty without a session.
-    static func csrfField(_ session: Session?) -> String {
-        session.map { "<input type=\"hidden\" name=\"csrf\" value=\"\(SafeText.html($0.csrfToken))\">" } ?? ""
-    }
 }

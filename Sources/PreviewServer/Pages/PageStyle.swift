@@ -78,6 +78,8 @@ enum PageStyle {
         .stage .media img{width:auto;max-width:100%;max-height:calc(100vh - 130px);box-shadow:none}
         .stage .pages img{box-shadow:none}
         .flip{display:flex;justify-content:space-between;gap:8px;padding:8px 12px}.flip [rel=next]{margin-left:auto}
+        .narrow{max-width:420px;margin:48px auto}.narrow form{display:flex;flex-direction:column;gap:8px;align-items:flex-start}
+        .narrow input{width:100%}button.destroys{background:var(--bad);border-color:var(--bad)}
         @media (max-width:480px){main{padding:12px}.bar{padding:8px 12px}.documents.grid{grid-template-columns:repeat(2,minmax(0,1fr))}.thumb{height:110px}}
         \(ZoomScript.style)
         """

@@ -8,7 +8,8 @@ enum PageTemplates {
         MustacheContentTypes.register(ScalarHTML(), named: ScalarHTML.name)
         var library = MustacheLibrary()
         do {
-            for (name, template) in [("head", head), ("bar", bar), ("list", list), ("detail", detail), ("viewer", viewer)] {
+            for (name, template) in [("head", head), ("bar", bar), ("list", list), ("detail", detail), ("viewer", viewer),
+                                      ("notice", notice), ("shared", shared)] {
                 try library.register("{{% CONTENT_TYPE: \(ScalarHTML.name) }}" + template, named: name)
             }
         } catch {
@@ -229,6 +230,54 @@ enum PageTemplates {
           {{#previous}}<a class="button" rel="prev" href="{{href}}" aria-label="Previous: {{title}}">← Previous</a>{{/previous}}
           {{#next}}<a class="button" rel="next" href="{{href}}" aria-label="Next: {{title}}">Next →</a>{{/next}}
         </nav>
+        </main>
+        </body>
+        </html>
+        """
+
+    /// A page of one purpose (``NoticePage``).
+    static let notice = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        {{> head}}
+        {{#noReferrer}}<meta name="referrer" content="no-referrer">{{/noReferrer}}
+        </head>
+        <body>
+        <main id="main" class="narrow">
+        <h1>{{heading}}</h1>
+        {{#failure}}<p class="error" role="alert">{{failure}}</p>{{/failure}}
+        {{#message}}<p>{{message}}</p>{{/message}}
+        {{#form}}
+        <form method="post" action="{{action}}">
+          {{#hidden}}<input type="hidden" name="{{name}}" value="{{value}}">{{/hidden}}
+          {{#input}}<label for="field">{{label}}</label><input id="field" type="{{type}}" name="{{name}}" autocomplete="{{autocomplete}}" required autofocus>{{/input}}
+          <button class="primary{{#destroys}} destroys{{/destroys}}">{{button}}</button>
+        </form>
+        {{/form}}
+        {{#back}}<p><a href="{{href}}">{{label}}</a></p>{{/back}}
+        </main>
+        </body>
+        </html>
+        """
+
+    /// `/s/{token}`: a document shared by link (``SharedPage``). `downloadHref` comes escaped for an
+    /// attribute, as ``PageParts/MediaLinks`` makes it.
+    static let shared = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        {{> head}}
+        <meta name="referrer" content="no-referrer">
+        </head>
+        <body>
+        <main id="main">
+        <span class="badge">{{typeLabel}}</span>
+        <h1>{{title}}</h1>
+        <p>{{kindLabel}}{{#downloadHref}} · <a href="{{{downloadHref}}}">Download the original</a>{{/downloadHref}}</p>
+        <section class="preview" aria-label="Preview">
+        {{{media}}}
+        </section>
         </main>
         </body>
         </html>

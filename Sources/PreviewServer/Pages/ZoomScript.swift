@@ -12,9 +12,6 @@ import PreviewStore
 enum ZoomScript {
     static let asset = StaticAsset(name: "zoom.js", contentType: "text/javascript; charset=utf-8", source: source)
 
-    /// The `<script>` element a page that shows zoomable images carries.
-    static let element = "<script src=\"\(asset.url)\" defer></script>"
-
     /// The zoom overlay's style (the pages allow inline styles; no script sets a style attribute in markup).
     static let style = """
         img[data-zoom]{cursor:zoom-in}.zoom{position:fixed;inset:0;background:#111;overflow:hidden;touch-action:none;z-index:10;cursor:grab}
