@@ -77,6 +77,7 @@ extension DocumentService {
                 Gauge(label: "docpreview_playback_progress_ratio").record(fraction)
                 do {
                     try queue.reportProgress(job, fraction: fraction)
+                    changes.changed(job.documentID)
                 } catch {
                     pipeline.logger.warning("could not record a transcode's progress", metadata: ["preview.error": "\(error)"])
                 }
@@ -104,6 +105,7 @@ extension DocumentService {
             try queue.release(job)
             return .released(error)
         }
+        defer { changes.changed(job.documentID) }
         // Under the reference lock, like an upload: gc cannot take a new thumbnail before its row is written.
         return try store.blobs.whileReferencing(exclusive: false) { () throws -> JobRun in
             guard let error = outcome.error else { return try queue.complete(job, recording: outcome) ? .done : .leaseLost }

@@ -18,6 +18,8 @@ public struct DocumentService: Sendable {
     /// Shared links and device tokens; nil where the backend keeps none (then the download routes
     /// answer `unavailable`).
     public let downloads: (any LinkDownloads)?
+    /// Wakes the requests that wait for a document this process's workers changed.
+    public let changes = DocumentChanges()
 
     public init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil, downloads: (any LinkDownloads)? = nil) {
         self.pipeline = pipeline

@@ -73,6 +73,18 @@ public struct DocumentView: Encodable, Sendable {
         self.links = links
     }
 
+    /// Whether nothing more will change by itself: it failed, or its job is done and a video's
+    /// playable version is made or refused.
+    public var isSettled: Bool {
+        status == .failed || status == .done && playback?.renditions.allSatisfy { $0.status != .pending } != false
+    }
+
+    /// What a waiting reader compares to tell that the document moved on: its status, its preview
+    /// and its playable versions' progress.
+    public var progressMark: String {
+        "\(status.rawValue) \(previewStatus.rawValue) " + (playback?.renditions.map { "\($0.status.rawValue)\($0.progress ?? -1)" }.joined() ?? "")
+    }
+
     enum CodingKeys: CodingKey {
         case documentID, owner, type, title, filename, description, school, sha256, kind, mime, size, version, status, previewStatus, error,
              createdAt, links, sources

@@ -10,7 +10,7 @@ import PreviewTestSupport
 import Testing
 
 /// Uploads `name` from the samples under `query` and returns the document id.
-private func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) async throws -> String {
+func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) async throws -> String {
     try await client.execute(uri: "/v1/documents?\(query)", method: .post, body: try sample(name)) { response in
         #expect(response.status == .accepted, "\(name)")
         return try #require(try json(response)["document_id"] as? String)

@@ -29,9 +29,22 @@ struct DocumentsController {
                 try JSON.response(DocumentList(try documents.list(query)))
             }
         }
-        routes.add(.get, "/v1/documents/:id") { _, context in
+        routes.add(.get, "/v1/documents/:id") { request, context in
             let id = try context.parameters.require("id")
-            return try await offload.run(.reads) { try JSON.response(try documents.view(of: try documents.document(id: id))) }
+            let wait = try Self.waitSeconds(request)
+            let read = { [documents] in try await offload.run(.reads) { try documents.view(of: try documents.document(id: id)) } }
+            var view = try await read()
+            if let wait, !view.isSettled {
+                // Long polling: answered once the document changes (its status, preview or playable
+                // version), or when the wait is over.
+                let (clock, changes) = (documents.clock, documents.changes)
+                let (asked, deadline) = (view.progressMark, clock.instant + .seconds(wait))
+                while view.progressMark == asked && clock.instant < deadline {
+                    await changes.next(of: id, until: min(deadline, clock.instant + DocumentChanges.recheck), clock: clock)
+                    view = try await read()
+                }
+            }
+            return try JSON.response(view)
         }
         routes.add(.patch, "/v1/documents/:id") { request, context in
             let id = try context.parameters.require("id")
@@ -76,6 +89,18 @@ struct DocumentsController {
         }
         return DocumentQuery(owner: try text("owner"), type: try text("type", emptyIsNone: false), kind: try text("kind"),
                              school: try text("school"), containing: try text("q"), status: status, shared: shared, sort: sort, limit: limit, after: cursor)
+    }
+
+    /// The longest a read of one document waits for it to change (`wait=`, in seconds).
+    static let maxWaitSeconds = 30
+
+    /// `wait=N` of `GET /v1/documents/{id}`: 1 to ``maxWaitSeconds``, or nil when not asked.
+    static func waitSeconds(_ request: Request) throws -> Int? {
+        guard let text = request.uri.queryParameters.get("wait") else { return nil }
+        guard let seconds = Int(text), (1...maxWaitSeconds).contains(seconds) else {
+            throw APIError.badRequest("wait must be a number of seconds in 1...\(maxWaitSeconds)")
+        }
+        return seconds
     }
 
     /// `PATCH /v1/documents/{id}`'s body: `{"title"?, "type"?, "description"?, "school"?}` (an empty

@@ -1,15 +1,18 @@
 /// The list page's script: uploads of picked or dropped files through `POST /v1/documents`, each
 /// with its progress bar, a cancel button and the service's own message when it is refused; a card
-/// for each accepted file at once; the cards of documents not settled yet kept current by asking for
-/// their document (`GET /v1/documents/{id}`) until they are, with no reload; the grid or list
+/// for each accepted file at once; the cards of documents not settled yet kept current by long
+/// polling their document (`GET /v1/documents/{id}?wait=`: answered when it changes) until they
+/// are, with no reload; the grid or list
 /// layout, remembered in the browser; and the scroll position, so that coming back (after a
 /// delete, say) finds the list where it was. Text from the server is set as text, never as markup.
 enum ListScript {
     static let asset = StaticAsset(name: "list.js", contentType: "text/javascript; charset=utf-8", source: source)
 
-    /// How often an unsettled card asks for its document, in milliseconds, and at most how long.
-    static let pollMilliseconds = 1500
-    static let pollLimitMilliseconds = 15 * 60 * 1000
+    /// How long one wait for a card's document to change lasts, in seconds; after a failed ask, the
+    /// pause before the next, in milliseconds; and at most how long a card is watched.
+    static let waitSeconds = 25
+    static let retryMilliseconds = 3000
+    static let watchLimitMilliseconds = 30 * 60 * 1000
 
     static let source = #"""
         "use strict";
@@ -65,13 +68,14 @@ enum ListScript {
           const watch = (card) => {
             const started = Date.now();
             const ask = async () => {
+              let answered = false;
               try {
-                const answer = await fetch(`/v1/documents/${card.dataset.id}`, { headers: { Accept: "application/json" } });
-                if (answer.ok) show(card, await answer.json());
+                const answer = await fetch(`/v1/documents/${card.dataset.id}?wait=\#(waitSeconds)`, { headers: { Accept: "application/json" } });
+                if (answer.ok) { show(card, await answer.json()); answered = true; }
               } catch (_) { /* asked again below */ }
-              if (!settled(card.dataset.status) && Date.now() - started < \#(pollLimitMilliseconds)) setTimeout(ask, \#(pollMilliseconds));
+              if (!settled(card.dataset.status) && Date.now() - started < \#(watchLimitMilliseconds)) setTimeout(ask, answered ? 0 : \#(retryMilliseconds));
             };
-            setTimeout(ask, \#(pollMilliseconds));
+            ask();
           };
           const cardFor = (doc) => {
             const card = made("li", "card");

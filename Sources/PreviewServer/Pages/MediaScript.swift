@@ -1,7 +1,7 @@
 /// What a page showing a document's media does with it (the Detail page and the Viewer): the
 /// filmstrip's frames seek the player instead of opening a file; and while a video's playable
-/// version is being made, its progress is shown from the document's own numbers
-/// (`GET /v1/documents/{id}`) and, once it is ready, the player takes it without a reload.
+/// version is being made, its progress is shown from the document's own numbers (long polling
+/// `GET /v1/documents/{id}?wait=`) and, once it is ready, the player takes it without a reload.
 enum MediaScript {
     static let asset = StaticAsset(name: "media.js", contentType: "text/javascript; charset=utf-8", source: source)
 
@@ -22,12 +22,14 @@ enum MediaScript {
           const making = host.querySelector(".making");
           if (!video || !making) return;
           const id = host.dataset.mediaOf;
+          let first = true;
           const ask = async () => {
             let doc = null;
             try {
-              const answer = await fetch(`/v1/documents/${id}`, { headers: { Accept: "application/json" } });
+              const answer = await fetch(`/v1/documents/${id}${first ? "" : "?wait=25"}`, { headers: { Accept: "application/json" } });
               if (answer.ok) doc = await answer.json();
             } catch (_) { /* asked again below */ }
+            first = false;
             const rendition = doc?.renditions?.[0];
             if (rendition?.status === "ready" && rendition.url) {
               const source = Object.assign(document.createElement("source"), { src: rendition.url, type: rendition.mime });
@@ -42,7 +44,7 @@ enum MediaScript {
             }
             making.hidden = false;
             making.textContent = rendition?.progress !== undefined ? `Making a playable version: ${rendition.progress} %` : "A playable version is on its way.";
-            setTimeout(ask, 2000);
+            setTimeout(ask, doc ? 0 : 3000);
           };
           ask();
         })();

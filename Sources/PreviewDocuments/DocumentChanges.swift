@@ -1,0 +1,50 @@
+import PreviewCore
+
+/// Tells the requests that wait for a document to change (`GET /v1/documents/{id}?wait=`) that it
+/// may have: this process's workers say so when they record a job's end or its progress. Changes
+/// made by other hosts' workers are not heard here, so a waiter also reads again every ``recheck``.
+public final class DocumentChanges: Sendable {
+    /// How often a waiter reads its document again whatever it heard.
+    public static let recheck: Duration = .seconds(2)
+
+    private struct Waiters {
+        var next: UInt64 = 0
+        var byDocument: [String: [UInt64: AsyncStream<Void>.Continuation]] = [:]
+    }
+
+    private let waiters = Locked(Waiters())
+
+    public init() {}
+
+    /// Wakes whoever waits for document `id`.
+    public func changed(_ id: String) {
+        let woken = waiters.withLock { $0.byDocument.removeValue(forKey: id) } ?? [:]
+        for continuation in woken.values { continuation.finish() }
+    }
+
+    /// How many requests wait for a change, for tests and metrics.
+    public var waiting: Int { waiters.withLock { $0.byDocument.values.reduce(0) { $0 + $1.count } } }
+
+    /// Returns once document `id` may have changed, or when `clock` reaches `deadline`.
+    public func next(of id: String, until deadline: ContinuousClock.Instant, clock: any ServiceClock) async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        let key = waiters.withLock { waiters in
+            waiters.next += 1
+            waiters.byDocument[id, default: [:]][waiters.next] = continuation
+            return waiters.next
+        }
+        defer {
+            waiters.withLock { waiters in
+                waiters.byDocument[id]?[key] = nil
+                if waiters.byDocument[id]?.isEmpty == true { waiters.byDocument[id] = nil }
+            }
+            continuation.finish()
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in stream {} }
+            group.addTask { try? await clock.sleep(until: deadline) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}
