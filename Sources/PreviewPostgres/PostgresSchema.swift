@@ -160,6 +160,8 @@ enum PostgresSchema {
              function("figures_document_deleted", StoreFigures.documentDeleted(), returning: "OLD")]
           + trigger("figures_document_school_changed", "BEFORE UPDATE OF school ON documents", StoreFigures.documentSchoolChanged,
                     returning: "NEW")),
+        // A text search finds a document by its school too (``backfills``).
+        ("v18-search-school", []),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the
@@ -178,6 +180,13 @@ enum PostgresSchema {
                 try session.query("UPDATE documents SET search_key = \(key) WHERE id = \(id)")
             }
             try session.query("CREATE INDEX documents_current_search_trigrams ON documents USING gin (search_key gin_trgm_ops) WHERE latest")
+        },
+        "v18-search-school": { session in
+            for row in try session.query("SELECT id, title, description, filename, school FROM documents WHERE school IS NOT NULL") {
+                let key = DocumentLabels.searchKey(title: try row["title"].decode(String.self), description: try row["description"].decode(String.self),
+                                                   filename: try row["filename"].decode(String.self), school: try row["school"].decode(String?.self))
+                try session.query("UPDATE documents SET search_key = \(key) WHERE id = \(try row["id"].decode(String.self))")
+            }
         },
     ]
 

@@ -20,8 +20,8 @@ public struct Document: Sendable, Equatable {
     /// What the document is about, in its owner's words ("" for nothing said).
     public var description: String { didSet { refreshSearchKey() } }
     /// The school it is for, or nil.
-    public var school: String?
-    /// What a text search looks in (``DocumentLabels/searchKey(title:description:filename:)``), kept in its own column.
+    public var school: String? { didSet { refreshSearchKey() } }
+    /// What a text search looks in (``DocumentLabels/searchKey(title:description:filename:school:)``), kept in its own column.
     public private(set) var searchKey: String
     public var sha256: BlobHash
     public var kind: FileKind
@@ -56,7 +56,7 @@ public struct Document: Sendable, Equatable {
         self.filename = filename
         self.description = description
         self.school = school
-        searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename)
+        searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename, school: school)
         self.sha256 = sha256
         self.kind = kind
         self.mime = mime
@@ -118,7 +118,7 @@ public struct Document: Sendable, Equatable {
     public static func typeColumn(_ type: DocumentType.ID?) -> String { type ?? "" }
 
     private mutating func refreshSearchKey() {
-        searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename)
+        searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename, school: school)
     }
 
     public var facts: MediaFacts {

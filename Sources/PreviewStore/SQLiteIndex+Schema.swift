@@ -220,6 +220,14 @@ extension SQLiteIndex {
             try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted(), in: db)
             try trigger("figures_document_school_changed", "BEFORE UPDATE OF school ON documents", StoreFigures.documentSchoolChanged, in: db)
         }
+        migrator.registerMigration("v18-search-school") { db in
+            // A text search finds a document by its school too: the keys of those with one, folded again.
+            let rows = try Row.fetchCursor(db, sql: "SELECT rowid, title, description, filename, school FROM documents WHERE school IS NOT NULL")
+            while let row = try rows.next() {
+                let key = DocumentLabels.searchKey(title: row["title"], description: row["description"], filename: row["filename"], school: row["school"])
+                try db.execute(sql: "UPDATE documents SET search_key = ? WHERE rowid = ?", arguments: [key, row["rowid"] as Int64])
+            }
+        }
         return migrator
     }
 

@@ -305,6 +305,9 @@ import Testing
             #expect(try found("term") == [transcript.id])
             #expect(try found("letter") == [second.id], "the title")
             #expect(try found("letter all-state").isEmpty && (try found("seasons coach")).isEmpty, "no match across two fields")
+            #expect(try found("lakeside") == [second.id], "the school")
+            #expect(try found("north high", owner: "ana") == [transcript.id])
+            #expect(try found("seasons lakeside").isEmpty, "no match across the description and the school")
         }
         #expect(Set(try indexed.all(DocumentQuery(school: "North High")).map(\.title)) == ["Transcript", "Stats"])
         #expect(try indexed.all(DocumentQuery(owner: "ana", school: "North High")).map(\.id) == [transcript.id])

@@ -100,11 +100,11 @@ public struct DocumentLabels: Sendable, Equatable {
         if hasControls(school) { throw PreviewError(.badRequest, "school must not contain control characters") }
     }
 
-    /// What a text search (`q`) looks in: the title, the description and the file name, each folded
-    /// as ``titleKey(_:)`` folds, on lines of their own so that no search text (which has no line
-    /// break) matches across two of them.
-    public static func searchKey(title: String, description: String, filename: String) -> String {
-        titleKey([title, description, filename].joined(separator: "\n"))
+    /// What a text search (`q`) looks in: the title, the description, the file name and the school,
+    /// each folded as ``titleKey(_:)`` folds, on lines of their own so that no search text (which
+    /// has no line break) matches across two of them.
+    public static func searchKey(title: String, description: String, filename: String, school: String? = nil) -> String {
+        titleKey(([title, description, filename] + (school.map { [$0] } ?? [])).joined(separator: "\n"))
     }
 
     /// The rules for a title given to a stored document (``check()``'s, and a length).

@@ -92,7 +92,7 @@ enum PageTemplates {
         <form class="filters" method="get" action="/" role="search">
           <input type="hidden" name="owner" value="{{owner}}">
           {{#type}}<input type="hidden" name="type" value="{{type}}">{{/type}}
-          <span class="field"><label for="search">Search</label><input id="search" type="search" name="q" value="{{query}}" placeholder="Title, description, file name"></span>
+          <span class="field"><label for="search">Search</label><input id="search" type="search" name="q" value="{{query}}" placeholder="Title, description, file name, school"></span>
           <span class="field"><label for="sort">Sort</label><select id="sort" name="sort">{{#sorts}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/sorts}}</select></span>
           <button>Apply</button>
           <button type="button" id="layout" aria-pressed="false" hidden>List view</button>
