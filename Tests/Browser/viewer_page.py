@@ -1,7 +1,7 @@
 """The viewer in Chromium (Playwright, Debian's chromium), at a phone's size and a desktop's: a
 portrait phone video (made here by the ffmpeg CLI), a picture and a PDF uploaded from the list; the
 viewer opened on the newest, the next and previous documents reached by the arrow keys and by a
-swipe; the portrait video fitted to the screen and its filmstrip seeking the player; the picture
+swipe, and in the order of the list it was opened from; the portrait video fitted to the screen and its filmstrip seeking the player; the picture
 zoomed by the on-screen button; the PDF's page counter following the scroll; axe-core finds no
 serious or critical violation. With a screenshot folder, each size's viewer is saved there.
 
@@ -105,6 +105,10 @@ def walk(browser, base, samples, video, size, shots):
     page.keyboard.press("ArrowLeft")
     expect(page).to_have_url(re.compile(f"/ui/documents/{ids[0]}/view$"))
     check(True, f"{size}: a swipe to the right and the left arrow go back")
+    page.goto(f"{base}/ui/documents/{ids[2]}/view?sort=oldest")
+    page.keyboard.press("ArrowRight")
+    expect(page).to_have_url(re.compile(f"/ui/documents/{ids[1]}/view\\?sort=oldest$"))
+    check(True, f"{size}: next follows the list the viewer was opened from (oldest first)")
 
     # The picture zooms by the on-screen buttons.
     page.goto(f"{base}/ui/documents/{ids[1]}/view")

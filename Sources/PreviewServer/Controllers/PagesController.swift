@@ -16,13 +16,13 @@ struct PagesController {
             let (documents, session) = (documents, context.session)
             return try await offload.run(.reads) { try ListPage.response(documents: documents, request: request, session: session) }
         }
-        routes.add(.get, "/ui/documents/:id") { _, context in
-            let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
-            return try await offload.run(.reads) { try DetailPage.response(documents: documents, id: id, session: session) }
+        routes.add(.get, "/ui/documents/:id") { request, context in
+            let (documents, id, list, session) = (documents, try context.parameters.require("id"), try ListContext(request), context.session)
+            return try await offload.run(.reads) { try DetailPage.response(documents: documents, id: id, list: list, session: session) }
         }
-        routes.add(.get, "/ui/documents/:id/view") { _, context in
-            let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
-            return try await offload.run(.reads) { try ViewerPage.response(documents: documents, id: id, session: session) }
+        routes.add(.get, "/ui/documents/:id/view") { request, context in
+            let (documents, id, list, session) = (documents, try context.parameters.require("id"), try ListContext(request), context.session)
+            return try await offload.run(.reads) { try ViewerPage.response(documents: documents, id: id, list: list, session: session) }
         }
         routes.add(.get, "/ui/documents/:id/delete") { _, context in
             let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)

@@ -59,26 +59,27 @@ struct DetailPage {
         let restoredFrom: Int?
     }
 
-    static func response(documents: DocumentService, id: String, session: Session?) throws -> Response {
+    static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) throws -> Response {
         let versions = try documents.versions(of: id)
         guard let document = versions.first(where: { $0.id == id }) else { throw APIError(.notFound, "No document \(id).") }
-        let (previous, next) = try PageParts.neighbours(of: versions[0], in: documents)
+        let (previous, next) = try PageParts.neighbours(of: versions[0], in: documents, listing: list.query(owner: document.owner))
         let shares = try documents.shares(of: id)
         let media = PageParts.body(document, kind: document.kind, status: document.status, playback: try documents.playbackManifest(of: document),
                                     links: PageParts.MediaLinks(documentID: document.id))
-        let model = DetailPage(document, versions: versions, neighbours: (previous, next), liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
+        let model = DetailPage(document, versions: versions, neighbours: (previous, next), list: list,
+                               liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
                                media: media, rules: documents.rules, session: session)
         return PageParts.page(PageTemplates.render(model, "detail"))
     }
 
-    init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), liveShares: Int, media: String,
+    init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), list: ListContext, liveShares: Int, media: String,
          rules: DocumentRules, session: Session?) {
         let current = versions[0]
         owner = document.owner
         ownerLabel = owner.isEmpty ? "(no owner)" : owner
-        listPath = ListPage.path(owner: owner)
-        previous = neighbours.0.map { Neighbour(href: "/ui/documents/\($0.id)", title: $0.title) }
-        next = neighbours.1.map { Neighbour(href: "/ui/documents/\($0.id)", title: $0.title) }
+        listPath = ListPage.path(owner: owner, items: list.items)
+        previous = neighbours.0.map { Neighbour(href: list.carried("/ui/documents/\($0.id)"), title: $0.title) }
+        next = neighbours.1.map { Neighbour(href: list.carried("/ui/documents/\($0.id)"), title: $0.title) }
         id = document.id
         title = document.title
         pageTitle = document.title
@@ -99,7 +100,7 @@ struct DetailPage {
         if let pages = document.pages { facts.append(Fact(label: "Pages", value: "\(pages)")) }
         if let seconds = document.durationSeconds { facts.append(Fact(label: "Duration", value: Self.duration(seconds))) }
         self.facts = facts
-        viewerPath = ViewerPage.path(of: document.id)
+        viewerPath = list.carried(ViewerPage.path(of: document.id))
         downloadPath = "/v1/documents/\(document.id)/content?download=1"
         deletePath = "/ui/documents/\(document.id)/delete"
         sharedCount = liveShares > 0 ? liveShares : nil

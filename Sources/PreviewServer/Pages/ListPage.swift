@@ -81,6 +81,7 @@ struct ListPage {
         func link(type: String?) -> String {
             Self.path(owner: owner, items: [("type", type), ("q", query.containing), ("sort", query.sort == .newest ? nil : query.sort.rawValue)])
         }
+        let context = ListContext(query)
         ownerLabel = owner.isEmpty ? "(no owner)" : owner
         pageTitle = ownerLabel
         self.owner = owner
@@ -109,7 +110,7 @@ struct ListPage {
         cards = page.documents.map { document in
             let status = document.status
             let pictured = status == .done && document.previewStatus == .ready
-            return Card(id: document.id, href: "/ui/documents/\(document.id)", title: document.title, typeLabel: label(document.type),
+            return Card(id: document.id, href: context.carried("/ui/documents/\(document.id)"), title: document.title, typeLabel: label(document.type),
                         version: document.version, status: status.rawValue,
                         statusLabel: document.previewStatus == .noPreview && status == .done ? "No preview" : Self.statusLabel(status),
                         thumbnail: pictured ? "/v1/documents/\(document.id)/preview" : nil, error: status == .failed ? document.errorMessage : nil)
@@ -137,7 +138,7 @@ struct ListPage {
         return query.isEmpty ? "/" : "/?" + query
     }
 
-    private static func encoded(_ text: String) -> String {
+    static func encoded(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .asciiAlphanumerics.union(.init(charactersIn: "-._~"))) ?? ""
     }
 

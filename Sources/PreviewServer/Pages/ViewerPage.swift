@@ -6,7 +6,7 @@ import PreviewStore
 
 /// `GET /ui/documents/{id}/view`: one document on the whole screen — close, share, download, a
 /// counter (its page in view, or its length), full screen, and the previous and next documents of
-/// the owner's list by the arrow keys, a swipe or the buttons (``ViewerScript``). Pictures and
+/// the list it was opened from (``ListContext``) by the arrow keys, a swipe or the buttons (``ViewerScript``). Pictures and
 /// pages zoom by pinch, wheel or buttons (``ZoomScript``); a video plays fitted to the screen,
 /// portrait or not, its filmstrip seeking it (``MediaScript``).
 struct ViewerPage {
@@ -28,16 +28,16 @@ struct ViewerPage {
     /// The viewer of document `id`.
     static func path(of id: String) -> String { "/ui/documents/\(id)/view" }
 
-    static func response(documents: DocumentService, id: String, session: Session?) throws -> Response {
+    static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) throws -> Response {
         let document = try documents.document(id: id)
-        let (previous, next) = try PageParts.neighbours(of: document, in: documents)
+        let (previous, next) = try PageParts.neighbours(of: document, in: documents, listing: list.query(owner: document.owner))
         let media = PageParts.body(document, kind: document.kind, status: document.status, playback: try documents.playbackManifest(of: document),
                                    links: PageParts.MediaLinks(documentID: document.id))
-        let model = ViewerPage(document, neighbours: (previous, next), media: media, session: session)
+        let model = ViewerPage(document, neighbours: (previous, next), list: list, media: media, session: session)
         return PageParts.page(PageTemplates.render(model, "viewer"))
     }
 
-    init(_ document: Document, neighbours: (Document?, Document?), media: String, session: Session?) {
+    init(_ document: Document, neighbours: (Document?, Document?), list: ListContext, media: String, session: Session?) {
         id = document.id
         title = document.title
         pageTitle = document.title
@@ -47,11 +47,11 @@ struct ViewerPage {
         } else {
             counter = document.durationSeconds.map(DetailPage.duration) ?? ""
         }
-        detailPath = "/ui/documents/\(document.id)"
+        detailPath = list.carried("/ui/documents/\(document.id)")
         sharePath = detailPath + "#share"
         downloadPath = "/v1/documents/\(document.id)/content?download=1"
-        previous = neighbours.0.map { DetailPage.Neighbour(href: Self.path(of: $0.id), title: $0.title) }
-        next = neighbours.1.map { DetailPage.Neighbour(href: Self.path(of: $0.id), title: $0.title) }
+        previous = neighbours.0.map { DetailPage.Neighbour(href: list.carried(Self.path(of: $0.id)), title: $0.title) }
+        next = neighbours.1.map { DetailPage.Neighbour(href: list.carried(Self.path(of: $0.id)), title: $0.title) }
         self.media = media
     }
 }
