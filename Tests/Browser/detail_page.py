@@ -7,48 +7,20 @@ words, the first version restored ("restored from v1"); the filmstrip-free PDF p
 document deleted after its confirmation, back on the list; axe-core finds no serious or critical
 violation on the page or in its dialogs. With a screenshot folder, each size's page is saved there.
 
-    python detail_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]
+    python detail_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
 
-With $DOCPREVIEW_TOKEN set, each walk first signs in with it. Prints one line per check; exits 1 at
-the first that fails. The server is the caller's, on loopback.
+Prints one line per check; exits 1 at the first that fails.
 """
-import os
 import re
-import sys
 import time
 import uuid
-from pathlib import Path
 
-from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-SIZES = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1440, "height": 900}}
+from walk import SIZES, check, no_serious_violations, run, signed_in_page
 
 
-def check(condition, what):
-    print(("ok    " if condition else "FAIL  ") + what, flush=True)
-    if not condition:
-        sys.exit(1)
-
-
-def no_serious_violations(page, size, where):
-    results = Axe().run(page)
-    found = [(v["id"], v["impact"]) for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-    check(not found, f"{size}: axe-core finds no serious or critical violation {where} {found}")
-
-
-def signed_in_page(browser, base, size):
-    page = browser.new_context(viewport=SIZES[size]).new_page()
-    token = os.environ.get("DOCPREVIEW_TOKEN")
-    if token:
-        page.goto(f"{base}/")
-        page.get_by_label("Access token").fill(token)
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.get_by_role("button", name="Sign out")).to_be_visible()
-    return page
-
-
-def walk(browser, base, samples, size, shots):
+def walk(browser, base, samples, size, shots, _):
     owner = f"athlete-{size}-{uuid.uuid4().hex[:6]}"
     page = signed_in_page(browser, base, size)
     page.goto(f"{base}/?owner={owner}")
@@ -135,15 +107,6 @@ def walk(browser, base, samples, size, shots):
     page.context.close()
 
 
-def main():
-    base, samples = sys.argv[1].rstrip("/"), Path(sys.argv[2])
-    shots = Path(sys.argv[3]) if len(sys.argv) > 3 else None
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        for size in SIZES:
-            walk(browser, base, samples, size, shots)
-        browser.close()
-
 
 if __name__ == "__main__":
-    main()
+    run(walk)

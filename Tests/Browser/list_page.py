@@ -4,47 +4,24 @@ reload; a file of the wrong type is refused inline with the service's own words;
 type chips filter; the grid/list choice is remembered; axe-core finds no serious or critical
 violation. With a screenshot folder, each size's page is saved there.
 
-    python list_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]
+    python list_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py; signed in, the
+    uploads carry the session's CSRF token)
 
-With $DOCPREVIEW_TOKEN set, each walk first signs in with it on the sign-in page (so the uploads
-carry the session's CSRF token). Prints one line per check; exits 1 at the first that fails. The
-server is the caller's, on loopback.
+Prints one line per check; exits 1 at the first that fails.
 """
-import os
-import sys
 import time
 import uuid
-from pathlib import Path
 
-from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-SIZES = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1440, "height": 900}}
+from walk import check, no_serious_violations, run, signed_in_page
+
 UPLOADS = ["document-5-pages.pdf", "image.webp", "photo-exif-orientation-6.jpg"]
 
 
-def check(condition, what):
-    print(("ok    " if condition else "FAIL  ") + what, flush=True)
-    if not condition:
-        sys.exit(1)
-
-
-def serious_violations(page):
-    results = Axe().run(page)
-    return [(v["id"], v["impact"], len(v["nodes"])) for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
-
-
-def walk(browser, base, samples, size, shots):
+def walk(browser, base, samples, size, shots, _):
     owner = f"athlete-{size}-{uuid.uuid4().hex[:6]}"
-    page = browser.new_context(viewport=SIZES[size]).new_page()
-    token = os.environ.get("DOCPREVIEW_TOKEN")
-    if token:
-        page.goto(f"{base}/")
-        violations = serious_violations(page)
-        check(not violations, f"{size}: axe-core finds no serious or critical violation on the sign-in page {violations}")
-        page.get_by_label("Access token").fill(token)
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    page = signed_in_page(browser, base, size)
     started = time.monotonic()
     page.goto(f"{base}/?owner={owner}")
     expect(page.get_by_role("heading", name=owner)).to_be_visible()
@@ -91,22 +68,12 @@ def walk(browser, base, samples, size, shots):
     check(page.get_by_role("button", name="List view").get_attribute("aria-pressed") == "true", f"{size}: the list layout is remembered")
     page.get_by_role("button", name="List view").click()
 
-    violations = serious_violations(page)
-    check(not violations, f"{size}: axe-core finds no serious or critical violation {violations}")
+    no_serious_violations(page, size, "on the list")
     if shots:
         page.screenshot(path=str(shots / f"list-{size}.png"), full_page=True)
     page.close()
 
 
-def main():
-    base, samples = sys.argv[1].rstrip("/"), Path(sys.argv[2])
-    shots = Path(sys.argv[3]) if len(sys.argv) > 3 else None
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        for size in SIZES:
-            walk(browser, base, samples, size, shots)
-        browser.close()
-
 
 if __name__ == "__main__":
-    main()
+    run(walk)

@@ -1,34 +1,23 @@
 """The viewer in Chromium (Playwright, Debian's chromium), at a phone's size and a desktop's: a
 portrait phone video (made here by the ffmpeg CLI), a picture and a PDF uploaded from the list; the
 viewer opened on the newest, the next and previous documents reached by the arrow keys and by a
-swipe, and in the order of the list it was opened from; the portrait video fitted to the screen and its filmstrip seeking the player; the picture
-zoomed by the on-screen button; the PDF's page counter following the scroll; axe-core finds no
+swipe, and in the order of the list it was opened from; the portrait video fitted to the screen and
+its filmstrip seeking the player; the picture zoomed by the on-screen button; the PDF's page counter following the scroll; axe-core finds no
 serious or critical violation. With a screenshot folder, each size's viewer is saved there.
 
-    python viewer_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]
+    python viewer_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
 
-With $DOCPREVIEW_TOKEN set, each walk first signs in with it. Prints one line per check; exits 1 at
-the first that fails. The server is the caller's, on loopback.
+Prints one line per check; exits 1 at the first that fails.
 """
-import os
 import re
 import subprocess
-import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-SIZES = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1440, "height": 900}}
-
-
-def check(condition, what):
-    print(("ok    " if condition else "FAIL  ") + what, flush=True)
-    if not condition:
-        sys.exit(1)
+from walk import SIZES, check, no_serious_violations, run, signed_in_page
 
 
 def portrait_video(folder):
@@ -47,15 +36,9 @@ def swipe(page, dx):
     }""", dx)
 
 
-def walk(browser, base, samples, video, size, shots):
+def walk(browser, base, samples, size, shots, video):
     owner = f"athlete-{size}-{uuid.uuid4().hex[:6]}"
-    page = browser.new_context(viewport=SIZES[size], has_touch=True).new_page()
-    token = os.environ.get("DOCPREVIEW_TOKEN")
-    if token:
-        page.goto(f"{base}/")
-        page.get_by_label("Access token").fill(token)
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    page = signed_in_page(browser, base, size, has_touch=True)
     page.goto(f"{base}/?owner={owner}")
     for upload in [samples / "document-5-pages.pdf", samples / "image.webp", video]:
         page.get_by_label("Files", exact=True).set_input_files(str(upload))
@@ -87,8 +70,7 @@ def walk(browser, base, samples, video, size, shots):
     check(page.url == url, f"{size}: a filmstrip frame seeks the player without leaving the page")
     if shots:
         page.screenshot(path=str(shots / f"viewer-{size}.png"))
-    violations = [(v["id"], v["impact"]) for v in Axe().run(page).response["violations"] if v["impact"] in ("serious", "critical")]
-    check(not violations, f"{size}: axe-core finds no serious or critical violation {violations}")
+    no_serious_violations(page, size, "in the viewer")
 
     # Next and previous: keys and swipes.
     page.keyboard.press("ArrowRight")
@@ -127,16 +109,6 @@ def walk(browser, base, samples, video, size, shots):
     page.context.close()
 
 
-def main():
-    base, samples = sys.argv[1].rstrip("/"), Path(sys.argv[2])
-    shots = Path(sys.argv[3]) if len(sys.argv) > 3 else None
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        video = portrait_video(folder)
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        for size in SIZES:
-            walk(browser, base, samples, video, size, shots)
-        browser.close()
-
 
 if __name__ == "__main__":
-    main()
+    run(walk, prepare=portrait_video)

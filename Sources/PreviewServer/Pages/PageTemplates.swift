@@ -8,7 +8,7 @@ enum PageTemplates {
         MustacheContentTypes.register(ScalarHTML(), named: ScalarHTML.name)
         var library = MustacheLibrary()
         do {
-            for (name, template) in [("head", head), ("bar", bar), ("list", list), ("detail", detail), ("viewer", viewer),
+            for (name, template) in [("page", page), ("bar", bar), ("list", list), ("detail", detail), ("viewer", viewer),
                                       ("notice", notice), ("shared", shared)] {
                 try library.register("{{% CONTENT_TYPE: \(ScalarHTML.name) }}" + template, named: name)
             }
@@ -33,14 +33,25 @@ enum PageTemplates {
         return html
     }
 
-    /// What every page's `<head>` holds: `pageTitle`, `stylesheet`, `scripts` and `csrf` (a session's).
-    static let head = """
+    /// Every page (a parent: the others fill its blocks): its `<head>` from `pageTitle`, `stylesheet`,
+    /// `scripts` and `csrf` (a session's), then block `head` (more of it), `body` (the body's
+    /// attributes) and `content`.
+    static let page = """
+        <!doctype html>
+        <html lang="en">
+        <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{pageTitle}} · DocPreview</title>
         <link rel="stylesheet" href="{{stylesheet}}">
         {{#scripts}}<script src="{{.}}" defer></script>{{/scripts}}
         {{#csrf}}<meta name="csrf-token" content="{{csrf}}">{{/csrf}}
+        {{$head}}{{/head}}
+        </head>
+        <body{{$body}}{{/body}}>
+        {{$content}}{{/content}}
+        </body>
+        </html>
         """
 
     /// The bar at the top of every page: home, the owner on screen, signing out.
@@ -59,12 +70,7 @@ enum PageTemplates {
 
     /// `/`: one owner's documents (``ListPage``).
     static let list = """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        {{> head}}
-        </head>
-        <body>
+        {{<page}}{{$content}}
         {{> bar}}
         <main id="main">
         <h1>{{ownerLabel}}</h1>
@@ -111,18 +117,12 @@ enum PageTemplates {
         {{#more}}<a class="more" href="{{more}}">More documents</a>{{/more}}
         </section>
         </main>
-        </body>
-        </html>
+        {{/content}}{{/page}}
         """
 
     /// `/ui/documents/{id}`: one document (``DetailPage``).
     static let detail = """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        {{> head}}
-        </head>
-        <body>
+        {{<page}}{{$content}}
         {{> bar}}
         <main id="main" class="detail" data-id="{{id}}" data-owner="{{owner}}" data-type="{{typeID}}" data-title="{{title}}">
         <nav class="crumbs" aria-label="Documents">
@@ -202,18 +202,12 @@ enum PageTemplates {
         <p id="new-version-message" role="status"></p>
         </section>
         </main>
-        </body>
-        </html>
+        {{/content}}{{/page}}
         """
 
     /// `/ui/documents/{id}/view`: one document on the whole screen (``ViewerPage``).
     static let viewer = """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        {{> head}}
-        </head>
-        <body class="dark">
+        {{<page}}{{$body}} class="dark"{{/body}}{{$content}}
         <main id="main" class="viewer" data-close="{{detailPath}}"{{#previous}} data-previous="{{href}}"{{/previous}}{{#next}} data-next="{{href}}"{{/next}}>
         <header class="viewer-bar">
           <a class="button" href="{{detailPath}}">Close</a>
@@ -231,19 +225,12 @@ enum PageTemplates {
           {{#next}}<a class="button" rel="next" href="{{href}}" aria-label="Next: {{title}}">Next →</a>{{/next}}
         </nav>
         </main>
-        </body>
-        </html>
+        {{/content}}{{/page}}
         """
 
     /// A page of one purpose (``NoticePage``).
     static let notice = """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        {{> head}}
-        {{#noReferrer}}<meta name="referrer" content="no-referrer">{{/noReferrer}}
-        </head>
-        <body>
+        {{<page}}{{$head}}{{#noReferrer}}<meta name="referrer" content="no-referrer">{{/noReferrer}}{{/head}}{{$content}}
         <main id="main" class="narrow">
         <h1>{{heading}}</h1>
         {{#failure}}<p class="error" role="alert">{{failure}}</p>{{/failure}}
@@ -257,20 +244,13 @@ enum PageTemplates {
         {{/form}}
         {{#back}}<p><a href="{{href}}">{{label}}</a></p>{{/back}}
         </main>
-        </body>
-        </html>
+        {{/content}}{{/page}}
         """
 
     /// `/s/{token}`: a document shared by link (``SharedPage``). `downloadHref` comes escaped for an
     /// attribute, as ``PageParts/MediaLinks`` makes it.
     static let shared = """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        {{> head}}
-        <meta name="referrer" content="no-referrer">
-        </head>
-        <body>
+        {{<page}}{{$head}}<meta name="referrer" content="no-referrer">{{/head}}{{$content}}
         <main id="main">
         <span class="badge">{{typeLabel}}</span>
         <h1>{{title}}</h1>
@@ -279,7 +259,6 @@ enum PageTemplates {
         {{{media}}}
         </section>
         </main>
-        </body>
-        </html>
+        {{/content}}{{/page}}
         """
 }

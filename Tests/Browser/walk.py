@@ -1,0 +1,54 @@
+"""What the page walks share: the two window sizes, a check that stops a walk at its first failure,
+axe-core's serious and critical violations, a signed-in page, and the command line
+
+    python <walk>.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]
+
+With $DOCPREVIEW_TOKEN set, each page is first signed in with it on the sign-in page (whose own
+violations are checked then). The server is the caller's, on loopback.
+"""
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect, sync_playwright
+
+SIZES = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1440, "height": 900}}
+
+
+def check(condition, what):
+    print(("ok    " if condition else "FAIL  ") + what, flush=True)
+    if not condition:
+        sys.exit(1)
+
+
+def no_serious_violations(page, size, where):
+    results = Axe().run(page)
+    found = [(v["id"], v["impact"]) for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    check(not found, f"{size}: axe-core finds no serious or critical violation {where} {found}")
+
+
+def signed_in_page(browser, base, size, has_touch=False):
+    page = browser.new_context(viewport=SIZES[size], has_touch=has_touch).new_page()
+    token = os.environ.get("DOCPREVIEW_TOKEN")
+    if token:
+        page.goto(f"{base}/")
+        no_serious_violations(page, size, "on the sign-in page")
+        page.get_by_label("Access token").fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("button", name="Sign out")).to_be_visible()
+    return page
+
+
+def run(walk, prepare=None):
+    """Calls `walk(browser, base, samples, size, shots, prepared)` at each size, `prepared` being
+    what `prepare(folder)` made in a temporary folder (nothing without it)."""
+    base, samples = sys.argv[1].rstrip("/"), Path(sys.argv[2])
+    shots = Path(sys.argv[3]) if len(sys.argv) > 3 else None
+    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+        prepared = prepare(folder) if prepare else None
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        for size in SIZES:
+            walk(browser, base, samples, size, shots, prepared)
+        browser.close()
