@@ -1,7 +1,7 @@
 /// The detail page's script: the Edit dialog (`PATCH /v1/documents/{id}`, the service's message
 /// when it refuses), the Share dialog (the owner's schools from `GET /v1/schools`, the live ones
 /// from the document's shares, saved with `PUT /v1/documents/{id}/schools`, each new link shown
-/// whole with a Copy button), and a new version uploaded under the same owner, type and title (then
+/// whole with a Copy button, a school's lost link replaced by a new one), and a new version uploaded under the same owner, type and title (then
 /// opened). Text from the server is set as text.
 enum DetailScript {
     static let asset = StaticAsset(name: "detail.js", contentType: "text/javascript; charset=utf-8", source: source)
@@ -83,6 +83,19 @@ enum DetailScript {
                 });
                 item.append(made("br"), field, copy);
               }
+              if (!link.link) {
+                // A link is shown once, when it is made (only its hash is kept): a lost one is replaced.
+                const renew = made("button", "", "New link");
+                renew.type = "button";
+                renew.setAttribute("aria-label", `Make a new link for ${school}`);
+                renew.addEventListener("click", async () => {
+                  const box = listed().find((b) => b.value === school);
+                  if (!box) return;
+                  box.checked = false;
+                  if (await save()) { box.checked = true; await save(); }
+                });
+                item.append(" ", renew);
+              }
               const remove = made("button", "", "Remove");
               remove.type = "button";
               remove.setAttribute("aria-label", `Stop sharing with ${school}`);
@@ -108,8 +121,10 @@ enum DetailScript {
             try {
               const saved = await answer(await fetch(`/v1/documents/${id}/schools`, { method: "PUT", headers: headers(true), body: JSON.stringify(body) }));
               showLinks(saved.schools);
+              return true;
             } catch (error) {
               shareMessage.textContent = error.message;
+              return false;
             }
           };
           shareOpen.hidden = false;

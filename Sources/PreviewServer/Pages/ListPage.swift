@@ -87,8 +87,11 @@ struct ListPage {
         self.owner = owner
         csrf = session?.csrfToken
         let shared = statistics.sharedDocuments
+        let byType = statistics.byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         stats = [
             Stat(label: "Documents", value: "\(statistics.documents)", detail: "\(statistics.versions) versions"),
+            Stat(label: "By type", value: byType.count == 1 ? "1 type" : "\(byType.count) types",
+                 detail: byType.isEmpty ? nil : byType.prefix(3).map { "\(label($0.key)) \($0.value)" }.joined(separator: " · ")),
             Stat(label: "Most common type", value: statistics.mostCommonType.map(label) ?? "—", detail: nil),
             Stat(label: "Storage", value: Self.bytes(statistics.storedBytes),
                  detail: statistics.dedupRatio > 1 ? String(format: "%.1f× saved by dedup", statistics.dedupRatio) : "\(Self.bytes(statistics.logicalBytes)) uploaded"),
@@ -99,7 +102,6 @@ struct ListPage {
         self.query = query.containing ?? ""
         let sortLabels: [(DocumentQuery.Sort, String)] = [(.newest, "Newest"), (.oldest, "Oldest"), (.title, "Title"), (.type, "Type"), (.mostShared, "Most shared")]
         sorts = sortLabels.map { Option(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) }
-        let byType = statistics.byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         chips = [Chip(label: "All", count: statistics.documents, href: link(type: nil), selected: query.type == nil)]
             + byType.map { id, count in
                 let filter = id == StorageStatistics.unspecifiedType ? "" : id

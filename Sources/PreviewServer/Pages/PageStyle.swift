@@ -46,7 +46,7 @@ enum PageStyle {
         .documents.rows .card{display:grid;grid-template-columns:64px minmax(0,1fr);gap:4px 12px;align-items:center;border-width:0 0 1px;border-radius:0}
         .documents.rows .card>a{display:contents}.documents.rows .thumb{height:48px;width:64px;margin:0;grid-row:span 2}
         .documents.rows .meta,.documents.rows .error{grid-column:2}
-        .empty{color:var(--muted)}.more{display:inline-block;margin:16px 0}
+        .empty,.hint{color:var(--muted)}.hint{font-size:13px}.more{display:inline-block;margin:16px 0}
         .crumbs{display:flex;flex-wrap:wrap;gap:12px;margin-bottom:8px}
         .heading h1{margin:6px 0}.badge{display:inline-block;background:var(--soft);border:1px solid var(--line);border-radius:999px;padding:1px 10px;font-size:13px}
         .description{white-space:pre-line;margin:0 0 8px}.description:empty{display:none}

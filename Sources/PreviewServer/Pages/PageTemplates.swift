@@ -176,6 +176,7 @@ enum PageTemplates {
             <label for="share-expires">Expires (optional)</label>
             <input id="share-expires" type="date">
             <label class="check"><input id="share-download" type="checkbox"> Allow downloading the original</label>
+            <p class="hint">New links, and links made again for a school, take the password, expiry and download choice above.</p>
             <p class="error" role="alert" id="share-message"></p>
             <div class="actions"><button class="primary" value="save">Save</button><button value="cancel" formnovalidate>Close</button></div>
             <h3>Shared with</h3>
