@@ -37,6 +37,20 @@ def walk(browser, base, samples, size, shots, _):
     check(page.locator(".badge").inner_text() == "Transcript", f"{size}: the type badge")
     detail = page.url
 
+    # A document opened while its job runs (an office file, converted first): its pages appear
+    # when they are made, without a reload.
+    page.goto(f"{base}/?owner={owner}-office")
+    page.get_by_label("Files", exact=True).set_input_files(str(samples / "office-report.docx"))
+    page.get_by_role("button", name="Upload", exact=True).click()
+    expect(page.locator("#documents .card")).to_have_count(1, timeout=30_000)
+    page.locator("#documents .card a").first.click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("office-report.docx")
+    navigations = page.evaluate("performance.getEntriesByType('navigation').length")
+    expect(page.locator(".preview .pages img").first).to_be_visible(timeout=120_000)
+    check(page.evaluate("performance.getEntriesByType('navigation').length") == navigations,
+          f"{size}: a document opened while its job runs shows its pages when made, without a reload")
+    page.goto(detail)
+
     # Edit the description, then find the document by a word of it.
     page.get_by_role("button", name="Edit").click()
     dialog = page.get_by_role("dialog", name="Edit")

@@ -55,7 +55,12 @@ enum PageParts {
     /// What the document is shown as.
     static func body(_ document: Document, kind: FileKind, status: DocumentStatus, playback: DocumentService.Playback?,
                      links: MediaLinks) -> String {
-        guard status == .done else { return "<p>The preview is \(SafeText.html(status.rawValue)); reload in a moment.</p>" }
+        switch status {
+        case .failed: return "<p class=\"note\">No preview could be made of it.</p>"
+        // The media script shows the preview here once it is made.
+        case .queued, .processing: return "<p class=\"making note\" role=\"status\">The preview is being made.</p>"
+        case .done: break
+        }
         if document.previewStatus == .noPreview {
             return "<p>No preview is made for \(SafeText.html(kind.label)). \(links.download("Download it"))</p>"
         }
