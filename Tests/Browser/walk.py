@@ -16,6 +16,10 @@ from playwright.sync_api import expect, sync_playwright
 
 SIZES = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1440, "height": 900}}
 
+# Waits are bounds, not measures of speed: the suite runs on a machine whose every core is busy.
+WAIT_MS = 120_000
+expect.set_options(timeout=WAIT_MS)
+
 
 def check(condition, what):
     print(("ok    " if condition else "FAIL  ") + what, flush=True)
@@ -30,7 +34,9 @@ def no_serious_violations(page, size, where):
 
 
 def signed_in_page(browser, base, size, has_touch=False):
-    page = browser.new_context(viewport=SIZES[size], has_touch=has_touch).new_page()
+    context = browser.new_context(viewport=SIZES[size], has_touch=has_touch)
+    context.set_default_timeout(WAIT_MS)
+    page = context.new_page()
     token = os.environ.get("DOCPREVIEW_TOKEN")
     if token:
         page.goto(f"{base}/")
