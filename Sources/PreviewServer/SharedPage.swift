@@ -27,7 +27,7 @@ enum SharedPage {
         let model = Shared(pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
                            kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
                            downloadHref: links.offersDownload ? links.url("content", [("download", "1")]) : nil,
-                           media: PageParts.body(document, kind: document.kind, status: document.status, playback: playback, links: links))
+                           media: PageParts.body(document, playback: playback, links: links))
         return page(status: .ok, PageTemplates.render(model, "shared"))
     }
 
@@ -42,7 +42,7 @@ enum SharedPage {
         let kindLabel: String
         /// Escaped for an attribute already.
         let downloadHref: String?
-        /// Made by ``PageParts/body(_:kind:status:playback:links:)``, which escapes what it shows.
+        /// Made by ``PageParts/body(_:playback:links:)``, which escapes what it shows.
         let media: String
     }
 

@@ -10,7 +10,7 @@ import PreviewStore
 struct DetailPage {
     let pageTitle: String
     let stylesheet = PageStyle.asset.url
-    let scripts = [ZoomScript.asset.url, MediaScript.asset.url, DetailScript.asset.url]
+    let scripts = [ZoomScript.asset.url, PageScript.asset.url, MediaScript.asset.url, DetailScript.asset.url]
     let csrf: String?
     let signOutPath = SignInPage.signOutPath
     let owner: String
@@ -31,7 +31,7 @@ struct DetailPage {
     let downloadPath: String
     let deletePath: String
     let sharedCount: Int?
-    /// The preview's markup, made by ``PageParts/body(_:kind:status:playback:links:)`` (which escapes what it shows).
+    /// The preview's markup, made by ``PageParts/body(_:playback:links:)`` (which escapes what it shows).
     let media: String
     let versions: [Version]
 
@@ -64,8 +64,7 @@ struct DetailPage {
         guard let document = versions.first(where: { $0.id == id }) else { throw APIError(.notFound, "No document \(id).") }
         let (previous, next) = try PageParts.neighbours(of: versions[0], in: documents, listing: list.query(owner: document.owner))
         let shares = try documents.shares(of: id)
-        let media = PageParts.body(document, kind: document.kind, status: document.status, playback: try documents.playbackManifest(of: document),
-                                    links: PageParts.MediaLinks(documentID: document.id))
+        let media = try PageParts.media(of: document, in: documents)
         let model = DetailPage(document, versions: versions, neighbours: (previous, next), list: list,
                                liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
                                media: media, rules: documents.rules, session: session)

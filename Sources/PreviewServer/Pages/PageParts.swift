@@ -6,7 +6,7 @@ import PreviewCore
 import PreviewDocuments
 import PreviewStore
 
-/// What the pages share: a document's media as markup (``body(_:kind:status:playback:links:)``):
+/// What the pages share: a document's media as markup (``body(_:playback:links:)``):
 /// pages of a paged document as images the browser fetches (and so the server renders) only when
 /// they scroll into view, a video's poster and a player on its ladder, rendition or original with a
 /// filmstrip of its scrubbing thumbnails (`#t=`), an image at preview size; images and pages zoom
@@ -52,10 +52,15 @@ enum PageParts {
         }
     }
 
-    /// What the document is shown as.
-    static func body(_ document: Document, kind: FileKind, status: DocumentStatus, playback: DocumentService.Playback?,
-                     links: MediaLinks) -> String {
-        switch status {
+    /// What the document is shown as, on a signed-in page (its files by their paths).
+    static func media(of document: Document, in documents: DocumentService) throws -> String {
+        body(document, playback: try documents.playbackManifest(of: document), links: MediaLinks(documentID: document.id))
+    }
+
+    /// What the document is shown as, its files addressed by `links`.
+    static func body(_ document: Document, playback: DocumentService.Playback?, links: MediaLinks) -> String {
+        let kind = document.kind
+        switch document.status {
         case .failed: return "<p class=\"note\">No preview could be made of it.</p>"
         // The media script shows the preview here once it is made.
         case .queued, .processing: return "<p class=\"making note\" role=\"status\">The preview is being made.</p>"

@@ -12,7 +12,7 @@ import PreviewStore
 struct ViewerPage {
     let pageTitle: String
     let stylesheet = PageStyle.asset.url
-    let scripts = [ZoomScript.asset.url, MediaScript.asset.url, ViewerScript.asset.url]
+    let scripts = [ZoomScript.asset.url, PageScript.asset.url, MediaScript.asset.url, ViewerScript.asset.url]
     let csrf: String?
     let id: String
     let title: String
@@ -22,7 +22,7 @@ struct ViewerPage {
     let downloadPath: String
     let previous: DetailPage.Neighbour?
     let next: DetailPage.Neighbour?
-    /// The media's markup, made by ``PageParts/body(_:kind:status:playback:links:)`` (which escapes what it shows).
+    /// The media's markup, made by ``PageParts/body(_:playback:links:)`` (which escapes what it shows).
     let media: String
 
     /// The viewer of document `id`.
@@ -31,8 +31,7 @@ struct ViewerPage {
     static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) throws -> Response {
         let document = try documents.document(id: id)
         let (previous, next) = try PageParts.neighbours(of: document, in: documents, listing: list.query(owner: document.owner))
-        let media = PageParts.body(document, kind: document.kind, status: document.status, playback: try documents.playbackManifest(of: document),
-                                   links: PageParts.MediaLinks(documentID: document.id))
+        let media = try PageParts.media(of: document, in: documents)
         let model = ViewerPage(document, neighbours: (previous, next), list: list, media: media, session: session)
         return PageParts.page(PageTemplates.render(model, "viewer"))
     }
