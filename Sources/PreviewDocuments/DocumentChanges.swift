@@ -22,7 +22,7 @@ public final class DocumentChanges: Sendable {
         for continuation in woken.values { continuation.finish() }
     }
 
-    /// How many requests wait for a change, for tests and metrics.
+    /// How many requests wait for a change (what a test waits for).
     public var waiting: Int { waiters.withLock { $0.byDocument.values.reduce(0) { $0 + $1.count } } }
 
     /// Returns once document `id` may have changed, or when `clock` reaches `deadline`.

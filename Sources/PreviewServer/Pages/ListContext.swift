@@ -10,8 +10,12 @@ struct ListContext {
     let text: String?
     let sort: DocumentQuery.Sort
 
+    init(type: String?, text: String?, sort: DocumentQuery.Sort) {
+        (self.type, self.text, self.sort) = (type, text, sort)
+    }
+
     init(_ query: DocumentQuery) {
-        (type, text, sort) = (query.type, query.containing, query.sort)
+        self.init(type: query.type, text: query.containing, sort: query.sort)
     }
 
     /// The context in `request`'s query (none said: the owner's documents, newest first).
@@ -31,7 +35,6 @@ struct ListContext {
 
     /// `path` with the list's query items.
     func carried(_ path: String) -> String {
-        let query = items.compactMap { name, value in value.map { "\(name)=\(ListPage.encoded($0))" } }.joined(separator: "&")
-        return query.isEmpty ? path : path + "?" + query
+        ListPage.address(path, items)
     }
 }

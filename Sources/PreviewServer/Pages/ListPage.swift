@@ -13,7 +13,7 @@ import PreviewStore
 struct ListPage {
     let pageTitle: String
     let stylesheet = PageStyle.asset.url
-    let scripts = [ListScript.asset.url]
+    let scripts = [PageScript.asset.url, ListScript.asset.url]
     let csrf: String?
     let signOutPath = SignInPage.signOutPath
     let owner: String
@@ -78,10 +78,10 @@ struct ListPage {
             guard let type, !type.isEmpty, type != StorageStatistics.unspecifiedType else { return "No type" }
             return rules.type(id: type)?.label ?? type
         }
-        func link(type: String?) -> String {
-            Self.path(owner: owner, items: [("type", type), ("q", query.containing), ("sort", query.sort == .newest ? nil : query.sort.rawValue)])
-        }
         let context = ListContext(query)
+        func link(type: String?) -> String {
+            Self.path(owner: owner, items: ListContext(type: type, text: context.text, sort: context.sort).items)
+        }
         ownerLabel = owner.isEmpty ? "(no owner)" : owner
         pageTitle = ownerLabel
         self.owner = owner
@@ -119,7 +119,7 @@ struct ListPage {
         }
         emptyText = query.containing.map { "Nothing matches “\($0)”." } ?? "No documents yet: upload one above."
         more = page.next.map { next in
-            Self.path(owner: owner, items: [("type", query.type), ("q", query.containing), ("sort", query.sort.rawValue), ("cursor", next.token)])
+            Self.path(owner: owner, items: context.items + [("cursor", next.token)])
         }
     }
 
@@ -135,13 +135,14 @@ struct ListPage {
 
     /// The page listing `owner`'s documents.
     static func path(owner: String, items: [(String, String?)] = []) -> String {
-        let pairs = [("owner", owner.isEmpty ? nil : owner)] + items
-        let query = pairs.compactMap { name, value in value.map { "\(name)=\(Self.encoded($0))" } }.joined(separator: "&")
-        return query.isEmpty ? "/" : "/?" + query
+        address("/", [("owner", owner.isEmpty ? nil : owner)] + items)
     }
 
-    static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .asciiAlphanumerics.union(.init(charactersIn: "-._~"))) ?? ""
+    /// `path` with the query `items` that have a value, percent-encoded.
+    static func address(_ path: String, _ items: [(String, String?)]) -> String {
+        let allowed = CharacterSet.asciiAlphanumerics.union(.init(charactersIn: "-._~"))
+        let query = items.compactMap { name, value in value.map { "\(name)=\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" } }
+        return query.isEmpty ? path : path + "?" + query.joined(separator: "&")
     }
 
     static func bytes(_ count: Int) -> String {
