@@ -13,15 +13,9 @@ enum DetailScript {
           if (!main) return;
           const id = main.dataset.id;
           if (location.hash === "#share") addEventListener("load", () => document.getElementById("share-open").click());
-          const csrf = document.querySelector('meta[name="csrf-token"]')?.content;
+          const { csrf, made } = DocPreview;
           const headers = (json) => Object.assign({ Accept: "application/json" }, json ? { "Content-Type": "application/json" } : {},
                                                    csrf ? { "X-CSRF-Token": csrf } : {});
-          const made = (tag, className, text) => {
-            const element = document.createElement(tag);
-            if (className) element.className = className;
-            if (text !== undefined) element.textContent = text;
-            return element;
-          };
           const answer = async (response) => {
             let body = null;
             try { body = await response.json(); } catch (_) { /* not JSON */ }

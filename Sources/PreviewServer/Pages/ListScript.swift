@@ -8,28 +8,21 @@
 enum ListScript {
     static let asset = StaticAsset(name: "list.js", contentType: "text/javascript; charset=utf-8", source: source)
 
-    /// How long one wait for a card's document to change lasts, in seconds; after a failed ask, the
-    /// pause before the next, in milliseconds; and at most how long a card is watched.
-    static let waitSeconds = 25
+    /// After a failed ask, the pause before the next, in milliseconds; and at most how long a card
+    /// is watched.
     static let retryMilliseconds = 3000
     static let watchLimitMilliseconds = 30 * 60 * 1000
 
     static let source = #"""
         "use strict";
         (() => {
-          const csrf = document.querySelector('meta[name="csrf-token"]')?.content;
+          const { csrf, made } = DocPreview;
           const list = document.getElementById("documents");
           const form = document.getElementById("upload");
           const uploads = document.getElementById("uploads");
           const toggle = document.getElementById("layout");
           if (!list || !form) return;
           const types = JSON.parse(list.dataset.types || "{}");
-          const made = (tag, className, text) => {
-            const element = document.createElement(tag);
-            if (className) element.className = className;
-            if (text !== undefined) element.textContent = text;
-            return element;
-          };
           const statusLabel = { queued: "Queued", processing: "Processing", done: "Ready", failed: "Failed" };
 
           // The scroll position, per listing, for the way back.
@@ -70,8 +63,8 @@ enum ListScript {
             const ask = async () => {
               let answered = false;
               try {
-                const answer = await fetch(`/v1/documents/${card.dataset.id}?wait=\#(waitSeconds)`, { headers: { Accept: "application/json" } });
-                if (answer.ok) { show(card, await answer.json()); answered = true; }
+                const doc = await DocPreview.document(card.dataset.id, { waiting: true });
+                if (doc) { show(card, doc); answered = true; }
               } catch (_) { /* asked again below */ }
               if (!settled(card.dataset.status) && Date.now() - started < \#(watchLimitMilliseconds)) setTimeout(ask, answered ? 0 : \#(retryMilliseconds));
             };
@@ -123,9 +116,8 @@ enum ListScript {
               if (request.status >= 200 && request.status < 300 && body?.document_id) {
                 progress.value = 100;
                 end("accepted", "Uploaded: its preview is on its way.");
-                const answer = await fetch(`/v1/documents/${body.document_id}`, { headers: { Accept: "application/json" } });
-                if (!answer.ok) return;
-                const doc = await answer.json();
+                const doc = await DocPreview.document(body.document_id);
+                if (!doc) return;
                 list.querySelector(`[data-id="${doc.document_id}"]`)?.remove();
                 const card = cardFor(doc);
                 list.prepend(card);

@@ -20,10 +20,7 @@ enum MediaScript {
             video.play().catch(() => {});
           });
           const id = host.dataset.mediaOf;
-          const asked = async (wait) => {
-            const answer = await fetch(`/v1/documents/${id}${wait ? "?wait=25" : ""}`, { headers: { Accept: "application/json" } });
-            return answer.ok ? answer.json() : null;
-          };
+          const asked = (waiting) => DocPreview.document(id, { waiting });
           // A video's playable version: its progress, then the player takes it.
           const watchRendition = (video, making) => {
             let first = true;

@@ -18,7 +18,7 @@ struct StaticAsset: Sendable {
     var url: String { "\(path)?v=\(BlobHash.of(Array(source.utf8)).hex.prefix(12))" }
 
     /// Every asset the pages use.
-    static let all = [ZoomScript.asset, PageStyle.asset, ListScript.asset, DetailScript.asset, MediaScript.asset, ViewerScript.asset]
+    static let all = [ZoomScript.asset, PageStyle.asset, PageScript.asset, ListScript.asset, DetailScript.asset, MediaScript.asset, ViewerScript.asset]
 
     static func register(on routes: RouteTable) {
         for asset in all {
