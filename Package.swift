@@ -143,7 +143,7 @@ let package = Package(
         // Blobs in an S3-compatible object store: SigV4 requests over async-http-client, a local cache
         // of copies for the C libraries, byte ranges straight to clients.
         .target(name: "PreviewS3", dependencies: [
-            "PreviewStore",
+            "PreviewCore", "PreviewStore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),

@@ -10,17 +10,17 @@ public struct DatabaseOutage {
     let server: PostgresConnections
 
     /// Starts an outage of the database at `address` (made by ``TestBackend/freshDatabase()``).
-    public static func begin(_ address: String) throws -> DatabaseOutage {
+    public static func begin(_ address: String) async throws -> DatabaseOutage {
         guard let server = TestBackend.serverURL, let name = URLComponents(string: address)?.path.dropFirst() else {
             throw PostgresDriverError("no test database server")
         }
-        let outage = DatabaseOutage(name: String(name), server: try PostgresConnections(url: server, size: 1, logger: Logger(label: "test")))
-        try outage.server.query("ALTER DATABASE \(unescaped: outage.name) ALLOW_CONNECTIONS false")
-        try outage.server.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(outage.name)")
+        let outage = DatabaseOutage(name: String(name), server: try await PostgresConnections(url: server, size: 1, logger: Logger(label: "test")))
+        try await outage.server.query("ALTER DATABASE \(unescaped: outage.name) ALLOW_CONNECTIONS false")
+        try await outage.server.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(outage.name)")
         return outage
     }
 
-    public func end() throws {
-        try server.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
+    public func end() async throws {
+        try await server.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import PreviewComposition
+import PreviewCore
 import PreviewPostgres
 import PreviewS3
 import PreviewTestSupport
@@ -21,26 +22,26 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// A new, empty store in `root` with this backend's index and queue, its blobs where `blobs` says.
-    public func open(root: URL, blobs: TestBlobs = .folder) throws -> StoreBackend {
-        try StoreBackend(root: root, database: try freshDatabase(), blobs: try blobs.fresh(), logger: Logger(label: "test"))
+    public func open(root: URL, blobs: TestBlobs = .folder) async throws -> StoreBackend {
+        try await StoreBackend(root: root, database: try await freshDatabase(), blobs: try blobs.fresh(), offload: .forTests, logger: Logger(label: "test"))
     }
 
     /// The address of a new database (nil: the embedded index).
-    public func freshDatabase() throws -> String? {
+    public func freshDatabase() async throws -> String? {
         guard self == .postgres else { return nil }
         guard let server = Self.serverURL, var address = URLComponents(string: server) else {
             throw MissingTestNeed("postgres", "DOCPREVIEW_TEST_DATABASE names no PostgreSQL server")
         }
         let name = "test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
         // One at a time: concurrent CREATE DATABASE can fail while template1 is being copied.
-        _ = try Self.creating.withLock {
-            try PostgresConnections(url: server, size: 1, logger: Logger(label: "test")).query("CREATE DATABASE \(unescaped: name)")
+        _ = try await Self.creating.inside {
+            try await PostgresConnections(url: server, size: 1, logger: Logger(label: "test")).query("CREATE DATABASE \(unescaped: name)")
         }
         address.path = "/\(name)"
         return address.string!
     }
 
-    private static let creating = NSLock()
+    private static let creating = AsyncGate(width: 1)
 }
 
 /// The blob drivers that the blob-store tests run on: the folder, and S3 in the throwaway server's

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PreviewCore
 import PreviewDocuments
 import PreviewPostgres
 import PreviewS3
@@ -31,23 +32,28 @@ public struct StoreBackend: Sendable {
     /// or in `root/index.sqlite` when `database` is nil, and its blobs where `blobs` says. With an
     /// object store, the store folder holds writes in progress and the cache, and the reference lock
     /// is PostgreSQL's (shared by every host) or, with the embedded index, a file in the folder.
-    public init(root: URL, database: String?, blobs: Blobs = .folder, logger: Logger) throws {
+    /// Blobs' file work runs on `offload`'s reads and writes lanes.
+    public init(root: URL, database: String?, blobs: Blobs = .folder, offload: Offload, logger: Logger) async throws {
         let storage: any BlobStorage
         switch blobs {
         case .folder:
-            storage = try BlobStore(root: root)
+            storage = try BlobStore(root: root, offload: offload)
         case let .s3(location, cacheBytes):
-            let lock: any ReferenceLock = try database.map { try PostgresReferenceLock(url: $0, logger: logger) }
-                ?? FileReferenceLock(file: root.appendingPathComponent("reference.lock"))
+            let lock: any ReferenceLock = if let database {
+                try await PostgresReferenceLock(url: database, logger: logger)
+            } else {
+                FileReferenceLock(file: root.appendingPathComponent("reference.lock"), offload: offload)
+            }
             let s3 = try S3BlobStorage(location: location, credentials: try S3Credentials.fromEnvironment(), localFolder: root,
-                                       cacheBytes: cacheBytes, lock: lock, logger: logger)
-            try s3.checkAccess()
+                                       cacheBytes: cacheBytes, lock: lock, offload: offload, logger: logger)
+            try await s3.checkAccess()
             storage = s3
         }
         if let database {
             // Enough connections that reads never queue behind writes waiting on a lock: a server's
-            // reads (4) and upload writes (4), its renders (8) and a few worker slots.
-            let index = try PostgresIndex(connections: try PostgresConnections(url: database, size: 20, logger: logger))
+            // reads and upload writes, its renders and a few worker slots. A call beyond them waits,
+            // holding no thread.
+            let index = try await PostgresIndex(connections: try await PostgresConnections(url: database, size: 20, logger: logger))
             store = Store(blobs: storage, index: index)
             queue = PostgresJobQueue(index: index)
             downloads = PostgresDownloadQueue(index: index)

@@ -26,16 +26,17 @@ public struct BatchRunner: Sendable {
     /// bound the C work, and while they render, the other files are copied, hashed and flushed to
     /// the store (a batch of the mixed samples waited on fsync for a fifth of its time with `jobs`
     /// files in flight). Rendering in this process, `jobs`.
-    var filesInFlight: Int { documents.pipeline.renderers.isolation == nil ? jobs : 2 * jobs }
+    var filesInFlight: Int { Self.filesInFlight(jobs: jobs, isolated: documents.pipeline.renderers.isolation != nil) }
 
-    /// Ingests the files under `folder`, ``filesInFlight`` at a time on the renders lane of an
-    /// ``Offload`` of its own (the files' C work never runs on the cooperative pool), telling
-    /// `progress` after each.
+    /// ``filesInFlight`` of a batch of `jobs`, rendering in children when `isolated`.
+    public static func filesInFlight(jobs: Int, isolated: Bool) -> Int { isolated ? 2 * jobs : jobs }
+
+    /// Ingests the files under `folder`, ``filesInFlight`` at a time (their blocking work on the
+    /// service's ``Offload`` lanes), telling `progress` after each.
     public func run(_ folder: URL, progress: @escaping @Sendable (BatchProgress) -> Void = { _ in }) async throws -> BatchReport {
         let started = ContinuousClock.now
-        let (entries, skipped) = try DirectoryWalker.walk(folder)
+        let (entries, skipped) = try await documents.offload.run(.reads) { try DirectoryWalker.walk(folder) }
         let inFlight = filesInFlight
-        let offload = Offload(reads: 1, writes: 1, renders: inFlight)
         let (documents, owner, type, renditions) = (documents, owner, type, renditions)
         var found = [IngestOutcome?](repeating: nil, count: entries.count)
         try await withThrowingTaskGroup(of: (Int, IngestOutcome).self) { group in
@@ -45,9 +46,8 @@ public struct BatchRunner: Sendable {
                 let entry = entries[index]
                 return {
                     let labels = DocumentLabels(owner: owner, type: type, foundAt: entry.relativePath, filename: entry.url.lastPathComponent)
-                    return (index, try await offload.run(.renders) {
-                        documents.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file, renditions: renditions)
-                    })
+                    return (index, await documents.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file,
+                                                          renditions: renditions))
                 }
             }
             while next < min(inFlight, entries.count) {

@@ -10,21 +10,21 @@ extension DocumentService {
     /// type that allows the stored file's extension. `conflict` when the owner has another document
     /// under that (type, title); `not_found` when there is no such document.
     public func relabel(id: String, title: String? = nil, typeID: String? = nil, description: String? = nil,
-                        school: String? = nil) throws -> Document {
+                        school: String? = nil) async throws -> Document {
         if let title { try DocumentLabels.checkTitle(title) }
         let description = description.map(DocumentLabels.description)
         if let description { try DocumentLabels.checkDescription(description) }
         let school = school.map(DocumentLabels.school)
         if let school = school ?? nil { try DocumentLabels.checkSchool(school) }
         let type = try typeID.map { id throws(PreviewError) in try DocumentLabels.type(id, in: rules) }
-        guard let document = try versions(of: id).first else { throw PreviewError(.notFound, "No document \(id).") }
+        guard let document = try await versions(of: id).first else { throw PreviewError(.notFound, "No document \(id).") }
         if let type = type ?? nil, !type.admits(fileName: document.filename, kind: document.kind) {
             throw PreviewError(.extensionNotAllowed, type.refusalMessage)
         }
         let labels = Relabelling(title: title ?? document.title, type: type.map { $0?.id } ?? document.type,
                                  description: description ?? document.description, school: school ?? document.school)
         do {
-            guard let relabelled = try store.index.relabel(documentID: id, to: labels) else { throw PreviewError(.notFound, "No document \(id).") }
+            guard let relabelled = try await store.index.relabel(documentID: id, to: labels) else { throw PreviewError(.notFound, "No document \(id).") }
             return relabelled
         } catch let taken as LabelTaken {
             throw PreviewError(.conflict, "The owner already has a document titled \(taken.title) of that type.")
@@ -33,8 +33,8 @@ extension DocumentService {
 
     /// Removes document `id` (every version, or only `version`) and cancels its jobs; its blobs stay
     /// until `gc`. `not_found` when nothing matched.
-    public func delete(id: String, version: Int?) throws -> Deletion {
-        let deletion = try store.index.delete(documentID: id, version: version)
+    public func delete(id: String, version: Int?) async throws -> Deletion {
+        let deletion = try await store.index.delete(documentID: id, version: version)
         guard !deletion.versions.isEmpty else {
             throw PreviewError(.notFound, version.map { "No version \($0) of document \(id)." } ?? "No document \(id).")
         }
@@ -45,8 +45,8 @@ extension DocumentService {
     /// new version naming the same blob (no bytes copied) with the earlier version's facts, so its
     /// previews come from the derivative cache, and its job. Restoring what is already current
     /// changes nothing. `not_found` when there is no such version.
-    public func restore(version number: Int, of id: String) throws -> (document: Document, job: JobRecord) {
-        var restored = try version(number, of: id)
+    public func restore(version number: Int, of id: String) async throws -> (document: Document, job: JobRecord) {
+        var restored = try await version(number, of: id)
         restored.id = UUID().uuidString.lowercased()
         restored.createdAt = Date()
         restored.jobStatus = nil
@@ -54,6 +54,6 @@ extension DocumentService {
             restored.previewStatus = .pending
             restored.error = nil
         }
-        return try enqueue(restored)
+        return try await enqueue(restored)
     }
 }

@@ -32,14 +32,14 @@ extension DocumentService {
     /// link, queued for download: committed before this returns, and announced to this process's
     /// idle fetchers (``arrivals``, shared with the jobs). The same link from the same client again
     /// returns the same download; another device sending the same `client_id` shares nothing with it.
-    public func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) throws -> (download: DownloadRecord, created: Bool) {
+    public func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) async throws -> (download: DownloadRecord, created: Bool) {
         let client = try Self.client(clientID.trimmingCharacters(in: .whitespaces))
         let link = try DownloadLink(url, settings: pipeline.configuration.downloads)
         try DocumentLabels(owner: sender.owner, title: "link", filename: "link").check()
         let timestamp = clientTimestamp.map { String($0.prefix(64)) }
         let record = DownloadRecord(id: DownloadRecord.newID(), clientID: client, device: sender.device?.name,
                                     owner: sender.owner, url: String(url.prefix(DownloadSettings.maxLinkLength)), link: link, clientTimestamp: timestamp)
-        let submitted = try linkDownloads.submit(record, maxPending: Self.maxPendingDownloads)
+        let submitted = try await linkDownloads.submit(record, maxPending: Self.maxPendingDownloads)
         if submitted.download.status == .queued { arrivals?.announce() }
         return submitted
     }
@@ -53,8 +53,8 @@ extension DocumentService {
     }
 
     /// Download `id`, if `sender` may see it (a device sees its own only).
-    public func download(id: String, for sender: LinkSender) throws -> DownloadRecord {
-        guard let download = try linkDownloads.download(id: id), sender.device == nil || download.device == sender.device?.name else {
+    public func download(id: String, for sender: LinkSender) async throws -> DownloadRecord {
+        guard let download = try await linkDownloads.download(id: id), sender.device == nil || download.device == sender.device?.name else {
             throw PreviewError(.notFound, "No download \(id).")
         }
         return download
@@ -62,42 +62,42 @@ extension DocumentService {
 
     /// A client's downloads that `sender` may see, newest first: `limit` of them after `cursor`, and
     /// the cursor of the next page (nil on the last).
-    public func downloads(clientID: String, after cursor: String?, limit: Int, for sender: LinkSender) throws -> (downloads: [DownloadRecord], next: String?) {
+    public func downloads(clientID: String, after cursor: String?, limit: Int, for sender: LinkSender) async throws -> (downloads: [DownloadRecord], next: String?) {
         let client = try Self.client(clientID)
         var before: Int64?
         if let cursor {
             guard let seq = Int64(cursor), seq > 0 else { throw PreviewError(.badRequest, "cursor is not one this server gave.") }
             before = seq
         }
-        let page = try linkDownloads.downloads(clientID: client, device: sender.device?.name, before: before, limit: limit + 1)
+        let page = try await linkDownloads.downloads(clientID: client, device: sender.device?.name, before: before, limit: limit + 1)
         let shown = Array(page.prefix(limit))
         return (shown, page.count > limit ? shown.last.flatMap { $0.seq.map(String.init) } : nil)
     }
 
     /// The downloads that became document `id`: where it came from.
-    public func sources(ofDocument id: String) throws -> [DownloadRecord] {
+    public func sources(ofDocument id: String) async throws -> [DownloadRecord] {
         guard let downloads else { return [] }
-        return try downloads.downloads(documentID: id)
+        return try await downloads.downloads(documentID: id)
     }
 
     // MARK: Devices
 
     /// Adds a device and returns its token, shown this once (only its SHA-256 is kept).
-    public func addDevice(name: String, owner: String?) throws -> (device: DeviceRecord, token: String) {
+    public func addDevice(name: String, owner: String?) async throws -> (device: DeviceRecord, token: String) {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.count <= 100, trimmed.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
             throw PreviewError(.badRequest, "A device name is 1 to 100 characters, none of them control characters.")
         }
         let token = Self.deviceTokenPrefix + Base64URL.randomToken(bytes: 32)
         let device = DeviceRecord(name: trimmed, tokenSha256: Self.tokenHash(token), owner: owner ?? trimmed)
-        try linkDownloads.addDevice(device)
+        try await linkDownloads.addDevice(device)
         return (device, token)
     }
 
     /// The live device `token` belongs to, or nil.
-    public func device(token: String) throws -> DeviceRecord? {
+    public func device(token: String) async throws -> DeviceRecord? {
         guard Self.mayBeDeviceToken(token), let downloads else { return nil }
-        return try downloads.device(tokenSha256: Self.tokenHash(token))
+        return try await downloads.device(tokenSha256: Self.tokenHash(token))
     }
 
     static let deviceTokenPrefix = "dpd_"
@@ -107,25 +107,26 @@ extension DocumentService {
         token.hasPrefix(deviceTokenPrefix) && token.count < 100
     }
 
-    public func devices() throws -> [DeviceRecord] { try linkDownloads.devices() }
+    public func devices() async throws -> [DeviceRecord] { try await linkDownloads.devices() }
 
-    public func revokeDevice(name: String) throws -> Bool { try linkDownloads.revokeDevice(name: name) }
+    public func revokeDevice(name: String) async throws -> Bool { try await linkDownloads.revokeDevice(name: name) }
 
     // MARK: Storing what was fetched
 
     /// Stores a fetched file as a `highlight_video` of the download's owner, like an upload: its
     /// type from its bytes (a page or a picture is `no_video_stream`), validated, published and
     /// indexed with its preview job. The same bytes under the same title are the same document.
-    func storeFetched(_ file: URL, title: String, for download: DownloadRecord) throws -> Document {
-        let kind = ContentDetector.detect(try ByteProbe(contentsOf: file)).kind
+    func storeFetched(_ file: URL, title: String, for download: DownloadRecord) async throws -> Document {
+        let kind = try await offload.run(.writes) { ContentDetector.detect(try ByteProbe(contentsOf: file)).kind }
         guard kind.category == .video else {
             throw PreviewError(.noVideoStream, "The link gave \(kind.label.lowercased()), not a video.")
         }
-        let writer = try store.blobs.stage(fileAt: file)
+        let blobs = store.blobs
+        let writer = try await offload.run(.writes) { try blobs.stage(fileAt: file) }
         let cleanTitle = String(title.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }.prefix(200))
             .trimmingCharacters(in: .whitespaces)
         let labels = DocumentLabels(owner: download.owner, type: rules.type(id: "highlight_video"), title: cleanTitle.isEmpty ? "Video" : cleanTitle,
                                     filename: "video.\(kind.extensions.first ?? kind.rawValue)")
-        return try accept(writer, labels: labels).document
+        return try await accept(writer, labels: labels).document
     }
 }

@@ -18,22 +18,22 @@ public enum JobRun: Sendable {
 
 extension DocumentService {
     /// `document` as `GET /v1/documents/{id}` shows it: with its playback when it is a video.
-    public func view(of document: Document) throws -> DocumentView {
-        var view = DocumentView(document, playback: try playback(of: document))
-        view.sources = try sources(ofDocument: document.id).map(DocumentView.Source.init)
+    public func view(of document: Document) async throws -> DocumentView {
+        var view = DocumentView(document, playback: try await playback(of: document))
+        view.sources = try await sources(ofDocument: document.id).map(DocumentView.Source.init)
         return view
     }
 
     /// The files a video's playback job has made so far (rendition, ladder, thumbnails track); nil
     /// for other documents and before it has made any.
-    public func playbackManifest(of document: Document) throws -> PlaybackManifest? {
-        try pipeline.playbackManifest(of: document)
+    public func playbackManifest(of document: Document) async throws -> PlaybackManifest? {
+        try await pipeline.playbackManifest(of: document)
     }
 
     /// A video's renditions and thumbnails as far as its playback job has gone; nil for other documents.
-    func playback(of document: Document) throws -> PlaybackView? {
+    func playback(of document: Document) async throws -> PlaybackView? {
         guard document.playback != nil else { return nil }
-        let manifest = try pipeline.playbackManifest(of: document)
+        let manifest = try await pipeline.playbackManifest(of: document)
         let base = "/v1/documents/\(document.id)"
         var entry = PlaybackView.Rendition(name: DocumentPipeline.renditionName, mime: "video/mp4", status: .pending)
         if let made = manifest?.rendition {
@@ -41,7 +41,7 @@ extension DocumentService {
                           size: made.size, url: "\(base)/renditions/\(made.name)", status: .ready)
         } else if let refused = manifest?.renditionError {
             (entry.status, entry.error) = (.failed, refused)
-        } else if let job = try queue.latestJob(documentID: document.id, kind: .playback) {
+        } else if let job = try await queue.latestJob(documentID: document.id, kind: .playback) {
             if job.status == .failed {
                 (entry.status, entry.error) = (.failed, job.errorCode.map { ErrorEnvelope.Body(code: $0.rawValue, message: job.errorMessage ?? "") })
             } else if job.status == .processing {
@@ -63,34 +63,49 @@ extension DocumentService {
     /// An office document's thumbnail is recorded, and the document ready, as soon as its first
     /// page is made; the job's end records the rest. A playback job's transcode reports its
     /// progress on the job's row now and then (every 5 %).
-    public func outcome(of job: JobRecord, _ document: Document) -> JobOutcome {
+    public func outcome(of job: JobRecord, _ document: Document) async -> JobOutcome {
         switch job.kind {
         case .preview:
-            var outcome = pipeline.outcome(of: document) { early in recordAhead(early, documentID: document.id) }
+            var outcome = await pipeline.outcome(of: document) { early in await recordAhead(early, documentID: document.id) }
             if outcome.error == nil, outcome.facts?.playback != nil { outcome.followUp = .playback }
             return outcome
         case .playback:
-            var reported = 0.0
-            return pipeline.playbackOutcome(of: document) { fraction in
-                guard fraction - reported >= 0.05 || fraction == 1 else { return }
-                reported = fraction
-                Gauge(label: "docpreview_playback_progress_ratio").record(fraction)
-                do {
-                    try queue.reportProgress(job, fraction: fraction)
-                    changes.changed(job.documentID)
-                } catch {
-                    pipeline.logger.warning("could not record a transcode's progress", metadata: ["preview.error": "\(error)"])
+            // The encoder tells its progress on its thread; a task of the job's writes it, in order,
+            // the newest only when the writes fall behind.
+            let (fractions, reports) = AsyncStream.makeStream(of: Double.self, bufferingPolicy: .bufferingNewest(1))
+            let reporter = Task { for await fraction in fractions { await report(fraction, of: job) } }
+            let reported = Locked(0.0)
+            let outcome = await pipeline.playbackOutcome(of: document) { fraction in
+                let due = reported.withLock { reported in
+                    guard fraction - reported >= 0.05 || fraction == 1 else { return false }
+                    reported = fraction
+                    return true
                 }
+                if due { reports.yield(fraction) }
             }
+            reports.finish()
+            await reporter.value
+            return outcome
+        }
+    }
+
+    /// Records the progress of a playback job's transcode on its row.
+    private func report(_ fraction: Double, of job: JobRecord) async {
+        Gauge(label: "docpreview_playback_progress_ratio").record(fraction)
+        do {
+            try await queue.reportProgress(job, fraction: fraction)
+            changes.changed(job.documentID)
+        } catch {
+            pipeline.logger.warning("could not record a transcode's progress", metadata: ["preview.error": "\(error)"])
         }
     }
 
     /// Records what a job made ahead of its end (an office document's thumbnail, and the document
     /// ready), under the reference lock like the job's end. A failure is logged: the job's end
     /// records it again with the rest.
-    public func recordAhead(_ early: JobOutcome, documentID: String) {
+    public func recordAhead(_ early: JobOutcome, documentID: String) async {
         do {
-            try store.blobs.whileReferencing(exclusive: false) { try store.index.record(early, documentID: documentID) }
+            try await store.blobs.whileReferencing(exclusive: false) { try await store.index.record(early, documentID: documentID) }
         } catch {
             pipeline.logger.warning("could not record a thumbnail ahead of its job", metadata: ["preview.error": "\(error)"])
         }
@@ -100,23 +115,23 @@ extension DocumentService {
     /// job's completion or failure in one transaction (input errors are not retried; ours are, per
     /// the queue's policy). A failure of the store itself gives the job back instead. Throws when
     /// the store cannot record even that.
-    public func finish(_ job: JobRecord, with outcome: JobOutcome) throws -> JobRun {
+    public func finish(_ job: JobRecord, with outcome: JobOutcome) async throws -> JobRun {
         if let error = outcome.error, StoreFault(error) != nil {
-            try queue.release(job)
+            try await queue.release(job)
             return .released(error)
         }
         defer { changes.changed(job.documentID) }
         // Under the reference lock, like an upload: gc cannot take a new thumbnail before its row is written.
-        return try store.blobs.whileReferencing(exclusive: false) { () throws -> JobRun in
-            guard let error = outcome.error else { return try queue.complete(job, recording: outcome) ? .done : .leaseLost }
-            let recorded = try queue.fail(job, error: error, retryable: error.code.disposition == .internal, recording: outcome)
+        return try await store.blobs.whileReferencing(exclusive: false) { () throws -> JobRun in
+            guard let error = outcome.error else { return try await queue.complete(job, recording: outcome) ? .done : .leaseLost }
+            let recorded = try await queue.fail(job, error: error, retryable: error.code.disposition == .internal, recording: outcome)
             return recorded.status == .processing ? .leaseLost : .failed(error.code, retrying: recorded.status == .queued)
         }
     }
 
     /// ``outcome(of:)`` then ``finish(_:with:)``, in the caller's thread.
-    public func run(_ job: JobRecord, of document: Document) throws -> JobRun {
-        try finish(job, with: outcome(of: job, document))
+    public func run(_ job: JobRecord, of document: Document) async throws -> JobRun {
+        try await finish(job, with: outcome(of: job, document))
     }
 }
 
@@ -134,33 +149,33 @@ extension DocumentService {
     /// Queues failed job `id` again. A retry is deliberate: the remembered timeouts and crashes of its
     /// document's file are forgotten first, so its renders are tried again instead of failing at
     /// once. False when there is no failed job `id`.
-    public func retryJob(id: Int64) throws -> Bool {
-        if let job = try queue.job(id: id), job.status == .failed, let document = try store.index.document(id: job.documentID) {
-            try store.index.forgetFailures(source: document.sha256)
+    public func retryJob(id: Int64) async throws -> Bool {
+        if let job = try await queue.job(id: id), job.status == .failed, let document = try await store.index.document(id: job.documentID) {
+            try await store.index.forgetFailures(source: document.sha256)
         }
-        return try queue.retry(id: id)
+        return try await queue.retry(id: id)
     }
 
     /// Queues every failed job again, every remembered failure forgotten first (``retryJob(id:)``).
     /// Returns how many were queued.
-    public func retryFailedJobs() throws -> Int {
-        try store.index.forgetFailures(source: nil)
-        return try queue.retryFailed()
+    public func retryFailedJobs() async throws -> Int {
+        try await store.index.forgetFailures(source: nil)
+        return try await queue.retryFailed()
     }
 
     /// Queues the jobs that give the latest version of every stored video its playback derivatives,
     /// for a worker to run; a video whose job already waits or runs is left alone, so running it
     /// twice queues nothing more.
-    public func backfillPlayback() throws -> Backfill {
+    public func backfillPlayback() async throws -> Backfill {
         var queued = Backfill()
         var query = DocumentQuery(sort: .oldest, limit: 500)
         while true {
-            let page = try list(query)
+            let page = try await list(query)
             for document in page.documents where document.kind.category == .video && document.previewStatus != .failed {
                 if document.playback == nil {
-                    if try queue.queueUnlessWaiting(documentID: document.id, kind: .preview) { queued.probes += 1 }
-                } else if try pipeline.playbackManifest(of: document) == nil,
-                          try queue.queueUnlessWaiting(documentID: document.id, kind: .playback) {
+                    if try await queue.queueUnlessWaiting(documentID: document.id, kind: .preview) { queued.probes += 1 }
+                } else if try await pipeline.playbackManifest(of: document) == nil,
+                          try await queue.queueUnlessWaiting(documentID: document.id, kind: .playback) {
                     queued.playback += 1
                 }
             }

@@ -28,7 +28,7 @@ extension DocumentService {
     /// or a new one made as asked), the links of schools no longer listed revoked, in one
     /// transaction. Each school's share in the order asked, with the token of a new one (shown
     /// once). `bad_request` for a school's name that breaks the label rules.
-    public func shareWithSchools(_ id: String, _ request: SchoolSharing) throws -> [(share: ShareRecord, token: String?)] {
+    public func shareWithSchools(_ id: String, _ request: SchoolSharing) async throws -> [(share: ShareRecord, token: String?)] {
         var schools: [String] = []
         for asked in request.schools {
             guard let school = DocumentLabels.school(asked) else { throw PreviewError(.badRequest, "a school's name must not be empty") }
@@ -40,21 +40,22 @@ extension DocumentService {
         }
         let now = clock.now
         try request.link.check(now: now)
-        let versions = try versions(of: id)
+        let versions = try await versions(of: id)
         // One hash for every new link: they share the password, and each hash takes a quarter of a second.
-        let passwordHash = try request.link.password.map(SharePassword.hash)
-        var tokens: [String: String] = [:]
-        let shares = try store.index.shareWithSchools(documentIDs: versions.map(\.id), schools: schools) { school in
+        let passwordHash = try await hashed(request.link.password)
+        let tokens = Locked<[String: String]>([:])
+        let shares = try await store.index.shareWithSchools(documentIDs: versions.map(\.id), schools: schools) { school in
             let made = Self.newLink(to: versions[0].id, version: nil, label: school, school: school, options: request.link,
                                     passwordHash: passwordHash, now: now)
-            tokens[made.share.id] = made.token
+            tokens.withLock { $0[made.share.id] = made.token }
             return made.share
         }
-        return shares.map { ($0, tokens[$0.id]) }
+        let made = tokens.withLock { $0 }
+        return shares.map { ($0, made[$0.id]) }
     }
 
     /// The schools of `owner`'s documents and shares (everyone's when nil), by name.
-    public func schools(owner: String?) throws -> [School] {
-        try store.index.schools(owner: owner)
+    public func schools(owner: String?) async throws -> [School] {
+        try await store.index.schools(owner: owner)
     }
 }

@@ -43,7 +43,7 @@ extension DocumentService {
     /// How `request` (from ``previewRequest(_:for:)``) of `document` is answered: `failed` when its
     /// job failed, `unsupported_type` for a kind without previews. While its job runs only what is
     /// stored is served (an office document's thumbnail is ready before its job ends).
-    public func previewAnswer(_ request: RenderRequest, of document: Document) throws -> PreviewAnswer {
+    public func previewAnswer(_ request: RenderRequest, of document: Document) async throws -> PreviewAnswer {
         let processing: Bool
         switch document.status {
         case .done: processing = false
@@ -55,50 +55,52 @@ extension DocumentService {
         if document.previewStatus == .noPreview {
             throw PreviewError(.unsupportedType, "No preview is made for \(document.kind.label).")
         }
-        if let stored = try pipeline.cachedPreview(source: document.sha256, kind: document.kind, request: request) { return .stored(stored) }
+        if let stored = try await pipeline.cachedPreview(source: document.sha256, kind: document.kind, request: request) { return .stored(stored) }
         return processing ? .notYet : .render
     }
 
     /// Renders `request` of `document` and answers it, not stored yet: ``keep(_:)`` stores it once
     /// it is answered.
-    public func renderPreview(_ request: RenderRequest, of document: Document) throws(PreviewError) -> RenderedPreview {
-        try pipeline.previewToKeep(source: document.sha256, kind: document.kind, request: request)
+    public func renderPreview(_ request: RenderRequest, of document: Document) async throws(PreviewError) -> RenderedPreview {
+        try await pipeline.previewToKeep(source: document.sha256, kind: document.kind, request: request)
     }
 
     /// Stores a preview rendered for a request.
-    public func keep(_ preview: RenderedPreview) throws(PreviewError) {
-        try pipeline.keep(preview)
+    public func keep(_ preview: RenderedPreview) async throws(PreviewError) {
+        try await pipeline.keep(preview)
     }
 
     /// Renders `request` of `document` again and stores it over a damaged or missing blob.
-    public func repairPreview(_ request: RenderRequest, of document: Document) throws(PreviewError) -> DerivativeRecord {
-        try pipeline.preview(source: document.sha256, kind: document.kind, request: request, repairing: true).record
+    public func repairPreview(_ request: RenderRequest, of document: Document) async throws(PreviewError) -> DerivativeRecord {
+        try await pipeline.preview(source: document.sha256, kind: document.kind, request: request, repairing: true).record
     }
 
     /// Where originals and playback files are streamed from (by range, checked as they go).
     public var blobs: any BlobStorage { store.blobs }
 
     /// The bytes of blob `hash` when they still hash to its name; nil when it is missing or damaged.
-    public func intactBytes(of hash: BlobHash) -> [UInt8]? {
-        guard let bytes = try? store.blobs.read(hash), BlobHash.of(bytes) == hash else { return nil }
+    public func intactBytes(of hash: BlobHash) async -> [UInt8]? {
+        guard let bytes = try? await store.blobs.read(hash), BlobHash.of(bytes) == hash else { return nil }
         return bytes
     }
 
     /// Preview `request` of the document `reference` names (its id, or the SHA-256 of its original:
     /// the latest document of those bytes), rendered and stored now unless it is stored already
     /// (`docpreview preview`); `not_found` when nothing matches.
-    public func preview(of reference: String, _ request: RenderRequest) throws -> (document: Document, preview: RenderedPreview) {
-        let found = try BlobHash(hex: reference).map { try store.index.latestDocument(sha256: $0) } ?? store.index.document(id: reference)
+    public func preview(of reference: String, _ request: RenderRequest) async throws -> (document: Document, preview: RenderedPreview) {
+        let found = if let hash = BlobHash(hex: reference) { try await store.index.latestDocument(sha256: hash) } else {
+            try await store.index.document(id: reference)
+        }
         guard let document = found else { throw PreviewError(.notFound, "No document \(reference) in the store.") }
-        return (document, try pipeline.preview(source: document.sha256, kind: document.kind, request: request))
+        return (document, try await pipeline.preview(source: document.sha256, kind: document.kind, request: request))
     }
 
     // MARK: Zoom
 
     /// Version `version` of document `id` (nil: the latest) when its regions can be served:
     /// `failed` when its job failed, `unavailable` while it runs.
-    public func zoomable(_ id: String, version: Int?) throws -> Document {
-        let document = try version.map { try self.version($0, of: id) } ?? self.document(id: id)
+    public func zoomable(_ id: String, version: Int?) async throws -> Document {
+        let document = if let version { try await self.version(version, of: id) } else { try await self.document(id: id) }
         switch document.status {
         case .done: return document
         case .failed: throw document.error ?? PreviewError(.corrupt, "The document could not be processed.")
@@ -108,17 +110,17 @@ extension DocumentService {
 
     /// What `document`'s regions are cut from: page `page` at `dpi`, or its picture (its pyramid
     /// built now, once, when large). Renders: in a render slot.
-    public func zoomSource(of document: Document, page: Int?, dpi: Int) throws(PreviewError) -> ZoomSource {
-        try pipeline.zoomSource(of: document, page: page, dpi: dpi)
+    public func zoomSource(of document: Document, page: Int?, dpi: Int) async throws(PreviewError) -> ZoomSource {
+        try await pipeline.zoomSource(of: document, page: page, dpi: dpi)
     }
 
     /// Region `region` of `zoom` as stored already (a canonical tile is kept), or nil.
-    public func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) throws(PreviewError) -> DerivativeRecord? {
-        try pipeline.cachedZoom(zoom, region, format: format)
+    public func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) async throws(PreviewError) -> DerivativeRecord? {
+        try await pipeline.cachedZoom(zoom, region, format: format)
     }
 
     /// Renders region `region` of `zoom`, stored when `keeping` (a canonical tile).
-    public func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) throws(PreviewError) -> ZoomImage {
-        try pipeline.zoomed(zoom, region, format: format, keeping: keeping)
+    public func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async throws(PreviewError) -> ZoomImage {
+        try await pipeline.zoomed(zoom, region, format: format, keeping: keeping)
     }
 }

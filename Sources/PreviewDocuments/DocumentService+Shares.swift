@@ -79,68 +79,68 @@ extension DocumentService {
 
     /// Shares document `id` (the version `request` names, or its latest); the share and its token,
     /// which is not kept.
-    public func share(_ id: String, _ request: ShareRequest) throws -> (share: ShareRecord, token: String) {
+    public func share(_ id: String, _ request: ShareRequest) async throws -> (share: ShareRecord, token: String) {
         let now = clock.now
         let label = request.label.trimmingCharacters(in: .whitespaces)
         guard !label.isEmpty, label.count <= Self.maxShareLabel, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw PreviewError(.badRequest, "label must have 1 to \(Self.maxShareLabel) characters and no control characters")
         }
         try request.link.check(now: now)
-        let shared = try request.version.map { try version($0, of: id) } ?? versions(of: id)[0]
+        let shared = if let version = request.version { try await self.version(version, of: id) } else { try await versions(of: id)[0] }
         let made = Self.newLink(to: shared.id, version: request.version, label: label, options: request.link,
-                                passwordHash: try request.link.password.map(SharePassword.hash), now: now)
-        try store.index.insertShare(made.share)
+                                passwordHash: try await hashed(request.link.password), now: now)
+        try await store.index.insertShare(made.share)
         return made
     }
 
     /// The shares of every version of document `id`, newest first.
-    public func shares(of id: String) throws -> [ShareRecord] {
-        try store.index.shares(documentIDs: try versions(of: id).map(\.id))
+    public func shares(of id: String) async throws -> [ShareRecord] {
+        try await store.index.shares(documentIDs: try versions(of: id).map(\.id))
     }
 
     /// Revokes share `id` at once; `not_found` when there is no such live share.
-    public func revokeShare(_ id: String) throws {
-        guard try store.index.revokeShare(id: id) else { throw PreviewError(.notFound, "No share \(id) to revoke.") }
+    public func revokeShare(_ id: String) async throws {
+        guard try await store.index.revokeShare(id: id) else { throw PreviewError(.notFound, "No share \(id) to revoke.") }
     }
 
     /// The share a link's token names and the document version it shows now; `not_found` for no
     /// such link, `gone` for one revoked, expired or whose document was deleted.
-    public func openShare(token: String) throws -> (share: ShareRecord, document: Document) {
-        guard let share = try store.index.share(tokenSha256: Self.tokenHash(token)) else {
+    public func openShare(token: String) async throws -> (share: ShareRecord, document: Document) {
+        guard let share = try await store.index.share(tokenSha256: Self.tokenHash(token)) else {
             throw PreviewError(.notFound, "There is no such link.")
         }
-        return (share, try sharedDocument(share))
+        return (share, try await sharedDocument(share))
     }
 
     /// Share `id`'s openings and downloads, newest first; `not_found` for no such share.
-    public func visits(ofShare id: String) throws -> [ShareVisit] {
-        guard try store.index.share(id: id) != nil else { throw PreviewError(.notFound, "No share \(id).") }
-        return try store.index.shareVisits(id: id)
+    public func visits(ofShare id: String) async throws -> [ShareVisit] {
+        guard try await store.index.share(id: id) != nil else { throw PreviewError(.notFound, "No share \(id).") }
+        return try await store.index.shareVisits(id: id)
     }
 
     /// The page of an opened share shows `document` with its playback files: the opening is
     /// counted when `counted` (a `GET`; a `HEAD` is not).
-    public func showShare(_ share: ShareRecord, document: Document, counted: Bool) throws -> PlaybackManifest? {
-        if counted { try store.index.recordShareVisit(id: share.id, .opened) }
-        return try playbackManifest(of: document)
+    public func showShare(_ share: ShareRecord, document: Document, counted: Bool) async throws -> PlaybackManifest? {
+        if counted { try await store.index.recordShareVisit(id: share.id, .opened) }
+        return try await playbackManifest(of: document)
     }
 
     /// Admits a request for the media of share `id`'s page: `forbidden` for no such share, `gone`
     /// when it no longer shows anything, `forbidden` for the `original` (or a `download`) unless
     /// it allows downloads. A `download` is counted.
-    public func admitShareMedia(share id: String, original: Bool, download: Bool) throws {
-        guard let share = try store.index.share(id: id) else { throw PreviewError(.forbidden, "This link is not valid.") }
-        _ = try sharedDocument(share)
+    public func admitShareMedia(share id: String, original: Bool, download: Bool) async throws {
+        guard let share = try await store.index.share(id: id) else { throw PreviewError(.forbidden, "This link is not valid.") }
+        _ = try await sharedDocument(share)
         if original || download {
             guard share.allowDownload else { throw PreviewError(.forbidden, "This link does not allow downloads.") }
         }
-        if download { try store.index.recordShareVisit(id: id, .downloaded) }
+        if download { try await store.index.recordShareVisit(id: id, .downloaded) }
     }
 
     /// The version `share` shows now, or `gone`.
-    public func sharedDocument(_ share: ShareRecord) throws -> Document {
+    public func sharedDocument(_ share: ShareRecord) async throws -> Document {
         guard share.isLive(at: clock.now) else { throw PreviewError(.gone, "This link has been withdrawn or has expired.") }
-        let versions = try store.index.versions(of: share.documentID)
+        let versions = try await store.index.versions(of: share.documentID)
         guard let document = share.version.map({ number in versions.first { $0.version == number } }) ?? versions.first else {
             throw PreviewError(.gone, "The shared document no longer exists.")
         }
@@ -150,6 +150,12 @@ extension DocumentService {
     /// What the store keeps of a share's token: its SHA-256, hex.
     static func tokenHash(_ token: String) -> String {
         BlobHash.of(Array(token.utf8)).hex
+    }
+
+    /// `password`'s hash for a new link (nil: none), made on the hashes lane: slow on purpose.
+    func hashed(_ password: String?) async throws -> String? {
+        guard let password else { return nil }
+        return try await offload.run(.hashes) { try SharePassword.hash(password) }
     }
 }
 

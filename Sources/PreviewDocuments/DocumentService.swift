@@ -31,6 +31,8 @@ public struct DocumentService: Sendable {
     var store: Store { pipeline.store }
     /// The time this service reads (``DocumentPipeline/clock``).
     public var clock: any ServiceClock { pipeline.clock }
+    /// Where its blocking work runs.
+    public var offload: Offload { pipeline.offload }
     public var rules: DocumentRules { pipeline.configuration.rules }
 
     // MARK: Accepting
@@ -39,10 +41,10 @@ public struct DocumentService: Sendable {
     public var limits: Limits { pipeline.configuration.limits }
 
     /// How many jobs wait to be leased.
-    public func queuedJobs() throws -> Int { try jobCounts()[.queued, default: 0] }
+    public func queuedJobs() async throws -> Int { try await jobCounts()[.queued, default: 0] }
 
     /// The jobs of each status.
-    public func jobCounts() throws -> [JobRecord.Status: Int] { try queue.counts() }
+    public func jobCounts() async throws -> [JobRecord.Status: Int] { try await queue.counts() }
 
     /// A writer that stages an upload's bytes in the store while they arrive, for ``accept(_:labels:)``.
     public func receiving() throws -> BlobWriter { try BlobWriter(storage: store.blobs) }
@@ -50,14 +52,16 @@ public struct DocumentService: Sendable {
     /// Accepts bytes received into `writer` (an upload) under `labels`: validated like a local
     /// file, published, and indexed with its job in one transaction. Only then is it accepted.
     /// Throws the refusal (a ``PreviewError``) or the store's failure.
-    public func accept(_ writer: BlobWriter, labels: DocumentLabels) throws -> (document: Document, job: JobRecord) {
+    public func accept(_ writer: BlobWriter, labels: DocumentLabels) async throws -> (document: Document, job: JobRecord) {
         try labels.check()
-        let verdict = Validator(configuration: pipeline.configuration)
-            .validate(try ByteProbe(contentsOf: writer.stagedURL), fileName: labels.filename, declaredType: labels.type)
+        let (validator, staged) = (Validator(configuration: pipeline.configuration), writer.stagedURL)
+        let verdict = try await offload.run(.writes) {
+            validator.validate(try ByteProbe(contentsOf: staged), fileName: labels.filename, declaredType: labels.type)
+        }
         if let refusal = verdict.refusal { throw refusal }
         let record = Document(labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
                                     hasRenderer: pipeline.renderers.renderer(for: verdict.kind) != nil)
-        return try enqueue(record, publishing: writer)
+        return try await enqueue(record, publishing: writer)
     }
 
     /// Ingests the local file at `url` under `labels` (`ingest`, `batch`): stored and its thumbnail
@@ -65,9 +69,9 @@ public struct DocumentService: Sendable {
     /// With `renditions`, a video's playback files are made too (`--renditions`); `walked` is the
     /// file a folder walk found at `url` (``BatchRunner``): it must still be that one.
     public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil,
-                       renditions: Bool = false) -> IngestOutcome {
-        let outcome = pipeline.ingest(url, labels: labels, reportedPath: reportedPath, walked: walked)
-        return renditions ? pipeline.addingPlayback(to: outcome) : outcome
+                       renditions: Bool = false) async -> IngestOutcome {
+        let outcome = await pipeline.ingest(url, labels: labels, reportedPath: reportedPath, walked: walked)
+        return renditions ? await pipeline.addingPlayback(to: outcome) : outcome
     }
 
     /// Indexes `record` with its job, `writer`'s staged bytes published first when given, under the
@@ -75,14 +79,14 @@ public struct DocumentService: Sendable {
     /// it). A new job goes to an idle worker of this process, leased to it in the same transaction
     /// (``JobArrivals/reserve()``); else a job that waits is announced to this process's workers.
     /// Either way the job is returned as accepted: queued (DESIGN §8's answer to an upload).
-    func enqueue(_ record: Document, publishing writer: BlobWriter? = nil) throws -> (document: Document, job: JobRecord) {
+    func enqueue(_ record: Document, publishing writer: BlobWriter? = nil) async throws -> (document: Document, job: JobRecord) {
         var taker: JobArrivals.Reservation?
         let stored: (document: Document, job: JobRecord, leased: Bool)
         do {
-            stored = try store.storeOriginal(writer) {
+            stored = try await store.storeOriginal(writer) {
                 // Reserved last: the worker waits only for the transaction.
                 taker = arrivals?.reserve()
-                return try queue.enqueue(record, leasingTo: taker?.lease)
+                return try await queue.enqueue(record, leasingTo: taker?.lease)
             }
         } catch {
             taker?.decline()
@@ -103,26 +107,26 @@ public struct DocumentService: Sendable {
     // MARK: Reading
 
     /// Document `id`; `not_found` when there is none.
-    public func document(id: String) throws -> Document {
-        guard let document = try store.index.document(id: id) else { throw PreviewError(.notFound, "No document \(id).") }
+    public func document(id: String) async throws -> Document {
+        guard let document = try await store.index.document(id: id) else { throw PreviewError(.notFound, "No document \(id).") }
         return document
     }
 
     /// One page of the latest versions that match `query`.
-    public func list(_ query: DocumentQuery) throws -> DocumentPage {
-        try store.index.list(query)
+    public func list(_ query: DocumentQuery) async throws -> DocumentPage {
+        try await store.index.list(query)
     }
 
     /// Every version of the document that `id` is a version of, newest first; `not_found` when there is none.
-    public func versions(of id: String) throws -> [Document] {
-        let versions = try store.index.versions(of: id)
+    public func versions(of id: String) async throws -> [Document] {
+        let versions = try await store.index.versions(of: id)
         guard !versions.isEmpty else { throw PreviewError(.notFound, "No document \(id).") }
         return versions
     }
 
     /// Version `number` of document `id`; `not_found` when there is none.
-    public func version(_ number: Int, of id: String) throws -> Document {
-        guard let version = try store.index.versions(of: id).first(where: { $0.version == number }) else {
+    public func version(_ number: Int, of id: String) async throws -> Document {
+        guard let version = try await store.index.versions(of: id).first(where: { $0.version == number }) else {
             throw PreviewError(.notFound, "No version \(number) of document \(id).")
         }
         return version
@@ -130,12 +134,12 @@ public struct DocumentService: Sendable {
 
     /// Checks the store (``DocumentPipeline/verify(rehash:)``): every blob re-hashed when `deep` or
     /// when the blobs are in a folder (an object store's are otherwise only checked to exist).
-    public func verify(deep: Bool) throws -> VerifyReport {
-        try pipeline.verify(rehash: deep || !store.blobs.isRemote)
+    public func verify(deep: Bool) async throws -> VerifyReport {
+        try await pipeline.verify(rehash: deep || !store.blobs.isRemote)
     }
 
     /// The storage figures of `owner`, or of the whole store.
-    public func statistics(owner: String?) throws -> StorageStatistics {
-        try store.index.statistics(owner: owner)
+    public func statistics(owner: String?) async throws -> StorageStatistics {
+        try await store.index.statistics(owner: owner)
     }
 }

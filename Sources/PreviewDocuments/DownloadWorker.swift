@@ -48,7 +48,7 @@ public struct DownloadWorker: Service {
         let running = RunningWork<DownloadRecord>(drainSeconds: drainSeconds) { $0.id }
         await running.serve(slots: concurrency, work: { _ in await work(queue, running: running) }) { download in
             do {
-                try await offload.run(.writes) { try queue.release(download) }
+                try await queue.release(download)
                 logger.warning("released a running download at shutdown", metadata: ["preview.download": "\(download.id)"])
             } catch {
                 logger.error("could not release a running download at shutdown",
@@ -71,7 +71,7 @@ public struct DownloadWorker: Service {
     /// when their leases run out.
     private func reclaimDeadLeases(_ queue: any LinkDownloads) async {
         do {
-            let reclaimed = try await offload.run(.writes) { try queue.reclaimDownloadLeases(where: QueueWorker.isDeadLocalWorker) }
+            let reclaimed = try await queue.reclaimDownloadLeases(where: QueueWorker.isDeadLocalWorker)
             if reclaimed > 0 { logger.warning("reclaimed downloads of a process that died", metadata: ["preview.downloads": "\(reclaimed)"]) }
         } catch {
             logger.error("could not reclaim downloads", metadata: ["preview.error": "\(error)"])
@@ -84,7 +84,7 @@ public struct DownloadWorker: Service {
             let announced = documents.arrivals?.announcements ?? 0
             let (name, leaseSeconds) = (name, leaseSeconds)
             let download: DownloadRecord
-            switch await running.lease({ try await offload.run(.writes) { try queue.leaseDownload(worker: name, leaseSeconds: leaseSeconds) } },
+            switch await running.lease({ try await queue.leaseDownload(worker: name, leaseSeconds: leaseSeconds) },
                                        item: { $0 }, backoff: backoff, faults: faults, logger: logger, failure: "could not lease a download") {
             case let .leased(leased): download = leased
             case .failed: continue
@@ -115,13 +115,15 @@ public struct DownloadWorker: Service {
         let (fetcher, documents, settings, maxBytes) = (fetcher, documents, settings, maxBytes)
         let outcome: Result<Document, FetchFailure>
         do {
-            outcome = try await offload.run(.renders) { () -> Result<Document, FetchFailure> in
-                let link = try DownloadLink(download.normalizedURL, settings: settings)
-                let reply = fetcher.fetch(link, into: workspace, maxBytes: maxBytes, seconds: settings.fetchSeconds)
-                guard let file = reply.file, let title = reply.title else {
-                    return .failure(reply.failure ?? .transient(.internal, "The download failed."))
-                }
-                return .success(try documents.storeFetched(URL(fileURLWithPath: file), title: title, for: download))
+            // The fetch child is waited for on a thread of the fetches' own lane.
+            let reply = try await offload.run(.renders) {
+                fetcher.fetch(try DownloadLink(download.normalizedURL, settings: settings), into: workspace, maxBytes: maxBytes,
+                              seconds: settings.fetchSeconds)
+            }
+            if let file = reply.file, let title = reply.title {
+                outcome = .success(try await documents.storeFetched(URL(fileURLWithPath: file), title: title, for: download))
+            } else {
+                outcome = .failure(reply.failure ?? .transient(.internal, "The download failed."))
             }
         } catch is CancellationError {
             return false
@@ -148,12 +150,12 @@ public struct DownloadWorker: Service {
                         logger: Logger) async throws {
         switch outcome {
         case let .success(document):
-            let recorded = try await offload.run(.writes) { try queue.finish(download, documentID: document.id) }
+            let recorded = try await queue.finish(download, documentID: document.id)
             faults.clear(logger: logger, proof: .write, backoff: backoff)
             Counter(label: "docpreview_downloads_total", dimensions: [("outcome", recorded ? "done" : "lease_lost")]).increment()
             logger.info("download done", metadata: ["preview.document": "\(document.id)"])
         case let .failure(report):
-            let recorded = try await offload.run(.writes) { try queue.fail(download, error: report.error, retryable: report.retryable) }
+            let recorded = try await queue.fail(download, error: report.error, retryable: report.retryable)
             faults.clear(logger: logger, proof: .database, backoff: backoff)
             let retrying = recorded.status == .queued
             Counter(label: "docpreview_downloads_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()

@@ -23,9 +23,6 @@ public struct QueueWorker: Service {
     public var pollInterval: Duration = .milliseconds(200)
     let name: String
     let logger: Logger
-    /// Threads for the queue's database calls (one per slot, and one for reclaiming and releasing)
-    /// and for the jobs' renders (one per slot).
-    let offload: Offload
     /// While the database or the disk refuses the worker: its slots pause, the faults are told once.
     let backoff: Backoff
     let faults = FaultBurst(place: "worker")
@@ -41,7 +38,6 @@ public struct QueueWorker: Service {
         self.drainSeconds = drainSeconds
         self.name = Self.newLeaseOwner()
         self.logger = logger
-        self.offload = Offload(reads: 1, writes: self.concurrency + 1, renders: self.concurrency)
     }
 
     public func run() async throws {
@@ -50,7 +46,7 @@ public struct QueueWorker: Service {
         let queue = queue
         await running.serve(slots: concurrency, work: { await work(slot: $0, running: running) }) { job in
             do {
-                try await offload.run(.writes) { try queue.release(job) }
+                try await queue.release(job)
                 logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])
             } catch {
                 logger.error("could not release a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)", "preview.error": "\(error)"])
@@ -90,7 +86,7 @@ public struct QueueWorker: Service {
     private func reclaimDeadLeases() async {
         do {
             let queue = queue
-            let reclaimed = try await offload.run(.writes) { try queue.reclaimLeases(where: Self.isDeadLocalWorker) }
+            let reclaimed = try await queue.reclaimLeases(where: Self.isDeadLocalWorker)
             if reclaimed > 0 { logger.warning("reclaimed jobs of a worker that died", metadata: ["preview.jobs": "\(reclaimed)"]) }
         } catch {
             logger.error("could not reclaim leases", metadata: ["preview.error": "\(error)"])
@@ -115,10 +111,8 @@ public struct QueueWorker: Service {
                 let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
                 let takesPlayback = slot > 0 || concurrency == 1
                 let turn = await running.lease({
-                    try await offload.run(.writes) {
-                        try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview])
-                            ?? (takesPlayback ? try queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback]) : nil)
-                    }
+                    if let preview = try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview]) { return preview }
+                    return takesPlayback ? try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback]) : nil
                 }, item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
                 switch turn {
                 case let .leased(leased): (job, document) = leased
@@ -164,13 +158,8 @@ public struct QueueWorker: Service {
         Timer(label: "docpreview_job_wait_seconds", dimensions: [("kind", job.kind.rawValue)]).recordNanoseconds(Int64(waited * 1e9))
         logger[metadataKey: "preview.waited_ms"] = "\((waited * 10_000).rounded() / 10)"
         let documents = documents
-        let outcome: JobOutcome
         let heartbeat = Task { [logger] in await renewLease(of: job, logger: logger) }
-        do throws(PreviewError) {
-            outcome = try await offload.render { documents.outcome(of: job, document) }
-        } catch {
-            outcome = .failed(error)
-        }
+        let outcome = await documents.outcome(of: job, document)
         heartbeat.cancel()
         if Task.isCancelled { return false }
         Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind.rawValue)])
@@ -194,7 +183,7 @@ public struct QueueWorker: Service {
     /// Records how `job` ended, in one transaction.
     private func record(_ outcome: JobOutcome, of job: JobRecord, started: ContinuousClock.Instant, logger: Logger) async throws {
         let documents = documents
-        switch try await offload.run(.writes, { try documents.finish(job, with: outcome) }) {
+        switch try await documents.finish(job, with: outcome) {
         case .done:
             faults.clear(logger: logger, proof: .write, backoff: backoff)
             Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
@@ -219,7 +208,7 @@ public struct QueueWorker: Service {
             try? await Task.sleep(for: .seconds(leaseSeconds / 3))
             if Task.isCancelled { return }
             do {
-                guard try await offload.run(.writes, { try queue.renewLease(job, leaseSeconds: leaseSeconds) }) else {
+                guard try await queue.renewLease(job, leaseSeconds: leaseSeconds) else {
                     logger.warning("a running job's lease was lost; its outcome will not be recorded")
                     return
                 }

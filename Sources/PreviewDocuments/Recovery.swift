@@ -34,16 +34,16 @@ extension DocumentService {
     ///
     /// - Parameter includingQuarantine: first move what `gc` quarantined back into the store (its
     ///   originals then count as lost too, deleted documents' included).
-    public func recover(includingQuarantine: Bool) throws -> RecoveryReport {
+    public func recover(includingQuarantine: Bool) async throws -> RecoveryReport {
         var report = RecoveryReport()
         if includingQuarantine {
-            for blob in try store.blobs.quarantined() {
-                try store.blobs.unquarantine(blob.hash)
+            for blob in try await store.blobs.quarantined() {
+                try await store.blobs.unquarantine(blob.hash)
                 report.unquarantined += 1
             }
         }
-        let (referenced, indexed) = try store.references()
-        for blob in try store.unreferencedBlobs(try store.blobs.allBlobs().filter { !referenced.contains($0.hash) }, indexed: indexed) {
+        let (referenced, indexed) = try await store.references()
+        for blob in try await store.unreferencedBlobs(try store.blobs.allBlobs().filter { !referenced.contains($0.hash) }, indexed: indexed) {
             guard let hash = BlobHash(hex: blob.sha256) else { continue }
             if blob.indexed {
                 report.deleted += 1
@@ -51,21 +51,22 @@ extension DocumentService {
                 report.derivatives += 1
             } else if blob.isOrphan {
                 report.orphans += 1
-            } else if try !store.blobs.verify(hash) {
+            } else if try await !store.blobs.verify(hash) {
                 report.damaged.append(blob.sha256)
             } else {
-                report.recovered.append(try recover(hash, size: blob.size))
+                report.recovered.append(try await recover(hash, size: blob.size))
             }
         }
         return report
     }
 
-    private func recover(_ hash: BlobHash, size: Int) throws -> RecoveredDocument {
-        let kind = ContentDetector.detect(try ByteProbe(contentsOf: try store.blobs.localFile(for: hash))).kind
+    private func recover(_ hash: BlobHash, size: Int) async throws -> RecoveredDocument {
+        let file = try await store.blobs.localFile(for: hash)
+        let kind = try await offload.run(.reads) { ContentDetector.detect(try ByteProbe(contentsOf: file)).kind }
         let short = String(hash.hex.prefix(12))
         let labels = DocumentLabels(owner: "recovered", title: "\(kind.rawValue)-\(short)", filename: "\(short).\(kind.extensions.first ?? "bin")")
         let record = Document(labels: labels, sha256: hash, kind: kind, size: size, hasRenderer: pipeline.renderers.renderer(for: kind) != nil)
-        let document = try enqueue(record).document
+        let document = try await enqueue(record).document
         return RecoveredDocument(documentID: document.id, sha256: hash.hex, kind: kind.rawValue, title: document.title)
     }
 }

@@ -11,13 +11,13 @@ extension DocumentPipeline {
     /// - Parameters:
     ///   - walked: the file a folder walk found at `url`; the file is then opened without following
     ///     a symlink and must still be that one. Nil (a path a person named) follows symlinks.
-    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil) -> IngestOutcome {
+    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil) async -> IngestOutcome {
         let started = ContinuousClock.now
         var outcome = IngestOutcome(path: reportedPath ?? url.path, status: .failed, ms: 0)
         var logger = logger
         logger[metadataKey: "preview.file"] = "\(outcome.path)"
         do {
-            try ingestSteps(url, walked: walked, labels: labels, into: &outcome, logger: &logger)
+            try await ingestSteps(url, walked: walked, labels: labels, into: &outcome, logger: &logger)
         } catch let error as PreviewError {
             outcome.status = IngestOutcome.status(for: error)
             outcome.error = ErrorEnvelope(error).error
@@ -32,15 +32,16 @@ extension DocumentPipeline {
     }
 
     func ingestSteps(_ url: URL, walked: FileIdentity?, labels: DocumentLabels, into outcome: inout IngestOutcome,
-                     logger: inout Logger) throws {
+                     logger: inout Logger) async throws {
         // The labels' rules are every entry point's (a folder walk's names come with their controls replaced).
         try labels.check()
         // Open once: every check and the copy read this descriptor, never the path again.
-        let source = try open(url, walked: walked)
+        let source = try await offload.run(.writes) { try open(url, walked: walked) }
         let validator = Validator(configuration: configuration)
         // Validate: kind from the bytes, the declared type's rules, limits — a cheap refusal before any copy.
-        var verdict = validator.validate(ByteProbe(size: source.size, reader: source.read), fileName: labels.filename,
-                                         declaredType: labels.type)
+        var verdict = try await offload.run(.writes) {
+            validator.validate(ByteProbe(size: source.size, reader: source.read), fileName: labels.filename, declaredType: labels.type)
+        }
         outcome.kind = verdict.kind.rawValue
         outcome.mime = verdict.kind.mime
         if let refusal = verdict.refusal { throw refusal }
@@ -48,17 +49,19 @@ extension DocumentPipeline {
         // Copy into the store's staging area while hashing: one read of the file, and what is
         // probed and published is exactly what was hashed. A document already stored with these
         // bytes and a finished preview is done (the staged copy is dropped unflushed).
-        let intake = try take(source)
+        let intake = try await take(source)
         // The verdict that counts is the one on the bytes stored: the file may have changed in place while copied.
-        verdict = validator.validate(try ByteProbe(contentsOf: intake.url), fileName: labels.filename, declaredType: labels.type)
+        verdict = try await offload.run(.writes) { [url = intake.url] in
+            validator.validate(try ByteProbe(contentsOf: url), fileName: labels.filename, declaredType: labels.type)
+        }
         outcome.kind = verdict.kind.rawValue
         outcome.mime = verdict.kind.mime
         if let refusal = verdict.refusal { throw refusal }
         let (hash, size) = (intake.hash, intake.size)
         outcome.sha256 = hash
         logger[metadataKey: "preview.sha256"] = "\(hash)"
-        if let done = try finishedDocument(hash, labels: labels) {
-            fill(&outcome, from: done)
+        if let done = try await finishedDocument(hash, labels: labels) {
+            await fill(&outcome, from: done)
             outcome.reused = true
             return
         }
@@ -71,20 +74,20 @@ extension DocumentPipeline {
         var pivot: Pivot?
         var thumbnail: Result<PreviewOutcome, PreviewError>?
         if Renderers.needsPivot(verdict.kind) {
-            let made = try makePivot(of: intake.url.path, source: hash, kind: verdict.kind)
-            facts = try pivotFacts(made.record, adding: made.facts)
+            let made = try await makePivot(of: intake.url.path, source: hash, kind: verdict.kind)
+            facts = try await pivotFacts(made.record, adding: made.facts)
             pivot = made
         } else if let renderer {
-            (facts, thumbnail) = try factsWithThumbnail(of: intake.url.path, source: hash, kind: verdict.kind, renderer: renderer)
+            (facts, thumbnail) = try await factsWithThumbnail(of: intake.url.path, source: hash, kind: verdict.kind, renderer: renderer)
         }
 
         // Store the original, then index this version (the blob is durable before any row names it;
         // `gc` cannot remove a stored blob between the check and the row).
         let record = Document(labels: labels, sha256: hash, kind: verdict.kind, size: size, facts: facts, hasRenderer: renderer != nil)
         // Published even when stored already: a damaged copy is replaced by these bytes.
-        var document = try store.storeOriginal(intake.writer) {
-            let document = try store.index.insertVersion(record).document
-            if let pivot { try store.index.recordDerivative(pivot.record, resultSize: pivot.size, resultMime: FileKind.pdf.mime) }
+        var document = try await store.storeOriginal(intake.writer) {
+            let document = try await store.index.insertVersion(record).document
+            if let pivot { try await store.index.recordDerivative(pivot.record, resultSize: pivot.size, resultMime: FileKind.pdf.mime) }
             return document
         }
         logger[metadataKey: "preview.document"] = "\(document.id)"
@@ -92,14 +95,14 @@ extension DocumentPipeline {
         // Thumbnail through the derivative cache (made already, or failed, with the facts).
         if renderer != nil, document.previewStatus != PreviewStatus.ready {
             do {
-                try makeThumbnail(document, made: thumbnail)
+                try await makeThumbnail(document, made: thumbnail)
             } catch {
-                fill(&outcome, from: document)
+                await fill(&outcome, from: document)
                 throw error
             }
             document.previewStatus = PreviewStatus.ready
         }
-        fill(&outcome, from: document)
+        await fill(&outcome, from: document)
         logger.debug("ingested", metadata: ["preview.status": "\(outcome.status.rawValue)"])
     }
 
@@ -135,17 +138,18 @@ extension DocumentPipeline {
         }
     }
 
-    func take(_ source: SourceFile) throws -> Intake {
+    func take(_ source: SourceFile) async throws -> Intake {
         do {
-            let writer = try store.blobs.stage(source, limit: configuration.limits.maxFileBytes)
+            let (blobs, limit) = (store.blobs, configuration.limits.maxFileBytes)
+            let writer = try await offload.run(.writes) { try blobs.stage(source, limit: limit) }
             return .staged(writer, hash: try writer.finish())
         } catch is SourceFile.TooLarge {
             throw configuration.fileTooLarge
         } catch where StoreFault(error) == .storageFull {
             // No room for a copy: bytes stored already need none.
-            let hash = try source.contentHash()
-            guard store.blobs.contains(hash), try store.blobs.verify(hash) else { throw error }
-            return .stored(hash: hash, size: source.size, url: try store.blobs.localFile(for: hash))
+            let hash = try await offload.run(.writes) { try source.contentHash() }
+            guard await store.blobs.contains(hash), try await store.blobs.verify(hash) else { throw error }
+            return .stored(hash: hash, size: source.size, url: try await store.blobs.localFile(for: hash))
         }
     }
 
@@ -165,14 +169,14 @@ extension DocumentPipeline {
     }
 
     /// The latest version of (owner, type, title) when it has these bytes and its preview is settled.
-    func finishedDocument(_ hash: BlobHash, labels: DocumentLabels) throws -> Document? {
-        guard let latest = try store.index.latestVersion(owner: labels.owner, type: labels.type?.id, title: labels.title),
+    func finishedDocument(_ hash: BlobHash, labels: DocumentLabels) async throws -> Document? {
+        guard let latest = try await store.index.latestVersion(owner: labels.owner, type: labels.type?.id, title: labels.title),
               latest.sha256 == hash, latest.previewStatus == PreviewStatus.ready || latest.previewStatus == PreviewStatus.noPreview
         else { return nil }
         return latest
     }
 
-    func fill(_ outcome: inout IngestOutcome, from document: Document) {
+    func fill(_ outcome: inout IngestOutcome, from document: Document) async {
         outcome.documentID = document.id
         outcome.pages = document.pages
         outcome.durationSeconds = document.durationSeconds
@@ -180,8 +184,8 @@ extension DocumentPipeline {
         case PreviewStatus.noPreview: outcome.status = .noPreview
         case PreviewStatus.ready:
             outcome.status = .ok
-            if let thumbnail = try? cachedPreview(source: document.sha256, kind: document.kind, request: .thumbnail),
-               let file = try? store.blobs.localFile(for: thumbnail.resultSha256) {
+            if let thumbnail = try? await cachedPreview(source: document.sha256, kind: document.kind, request: .thumbnail),
+               let file = try? await store.blobs.localFile(for: thumbnail.resultSha256) {
                 outcome.preview = .init(path: file.path,
                                         width: thumbnail.width, height: thumbnail.height)
             }
@@ -193,29 +197,29 @@ extension DocumentPipeline {
     /// probe is the one renderer call), or made from it, bringing the facts. When the thumbnail fails, the
     /// probe decides: a file it refuses is not ingested (its error is thrown); one it accepts is
     /// stored, with the thumbnail's failure.
-    func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any Renderer)
+    func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any Renderer) async
         throws(PreviewError) -> (MediaFacts, Result<PreviewOutcome, PreviewError>?) {
-        if let hit = try cachedPreview(source: source, kind: kind, request: .thumbnail) {
-            return (try renderer.probe(path), .success(PreviewOutcome(record: hit, cached: true)))
+        if let hit = try await cachedPreview(source: source, kind: kind, request: .thumbnail) {
+            return (try await offload.render { () throws(PreviewError) in try renderer.probe(path) }, .success(PreviewOutcome(record: hit, cached: true)))
         }
         do throws(PreviewError) {
-            let thumbnail = try made(source: source, kind: kind, request: .thumbnail, lookingUp: false, path: path)
+            let thumbnail = try await made(source: source, kind: kind, request: .thumbnail, lookingUp: false, path: path)
             return (thumbnail.rendered?.facts ?? MediaFacts(), .success(thumbnail))
         } catch {
-            return (try renderer.probe(path), .failure(error))
+            return (try await offload.render { () throws(PreviewError) in try renderer.probe(path) }, .failure(error))
         }
     }
 
     /// Renders (or finds) the thumbnail, unless it was `made` already, and records it with the
     /// document's preview status, either way, in one transaction.
-    func makeThumbnail(_ document: Document, made early: Result<PreviewOutcome, PreviewError>?) throws(PreviewError) {
+    func makeThumbnail(_ document: Document, made early: Result<PreviewOutcome, PreviewError>?) async throws(PreviewError) {
         let outcome: JobOutcome
         do throws(PreviewError) {
-            let thumbnail = if let early { try early.get() } else { try made(source: document.sha256, kind: document.kind, request: .thumbnail) }
+            let thumbnail = if let early { try early.get() } else { try await made(source: document.sha256, kind: document.kind, request: .thumbnail) }
             outcome = JobOutcome(previewStatus: .ready, derivatives: thumbnail.new.map { [$0] } ?? [])
         } catch {
             outcome = .failed(error)
         }
-        try settle(document, with: outcome)
+        try await settle(document, with: outcome)
     }
 }

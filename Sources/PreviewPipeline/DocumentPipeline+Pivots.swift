@@ -17,10 +17,13 @@ extension DocumentPipeline {
     /// The facts of the stored original `source`: for office kinds, those of its pivot, whose
     /// conversion hands its `firstPage` over first when it is made now.
     func facts(of source: BlobHash, kind: FileKind, renderer: any Renderer,
-               firstPage: RendererPool.FirstPage? = nil) throws(PreviewError) -> MediaFacts {
-        guard Renderers.needsPivot(kind) else { return try renderer.probe(try localPath(of: source)) }
-        let (pivot, documentFacts) = try pivot(of: source, kind: kind, firstPage: firstPage)
-        return try pivotFacts(pivot, adding: documentFacts ?? MediaFacts())
+               firstPage: RendererPool.FirstPage? = nil) async throws(PreviewError) -> MediaFacts {
+        guard Renderers.needsPivot(kind) else {
+            let path = try await localPath(of: source)
+            return try await offload.render { () throws(PreviewError) in try renderer.probe(path) }
+        }
+        let (pivot, documentFacts) = try await pivot(of: source, kind: kind, firstPage: firstPage)
+        return try await pivotFacts(pivot, adding: documentFacts ?? MediaFacts())
     }
 
     /// An office document's facts and thumbnail (made now and stored, its row left to the caller,
@@ -28,32 +31,38 @@ extension DocumentPipeline {
     /// it and handed to `early` (its outcome: the thumbnail's row, the first page's facts, ready)
     /// while LibreOffice exports the rest, so the document can be ready before its pivot is.
     func officeOutcome(of document: Document, renderer: any Renderer,
-                       early: ((JobOutcome) -> Void)?) throws(PreviewError) -> (facts: MediaFacts, thumbnail: PreviewOutcome) {
+                       early: (@Sendable (JobOutcome) async -> Void)?) async throws(PreviewError) -> (facts: MediaFacts, thumbnail: PreviewOutcome) {
         let (source, kind) = (document.sha256, document.kind)
         let key = try derivativeKey(source: source, kind: kind, request: .thumbnail, renderer: renderer)
-        if let hit = try cached(key: key.hash) {
-            return (try facts(of: source, kind: kind, renderer: renderer), PreviewOutcome(record: hit, cached: true))
+        if let hit = try await cached(key: key.hash) {
+            return (try await facts(of: source, kind: kind, renderer: renderer), PreviewOutcome(record: hit, cached: true))
         }
-        var first: PreviewOutcome?
+        // The first page arrives on the render's thread, mid-conversion: it is stored (and handed to
+        // `early`) by a task of its own, awaited once the conversion is over.
+        let first = Locked<Task<PreviewOutcome?, Never>?>(nil)
         let firstPage = early.map { early in
             RendererPool.FirstPage(request: normalized(.thumbnail, kind)) { image in
-                guard first == nil, let made = storedFirstPage(image, key: key, source: source, renderer: renderer),
-                      let new = made.new else { return }
-                first = made
-                early(JobOutcome(facts: image.facts, previewStatus: .ready, derivatives: [new]))
+                first.withLock { storing in
+                    guard storing == nil else { return }
+                    storing = Task {
+                        guard let made = await storedFirstPage(image, key: key, source: source, renderer: renderer), let new = made.new else { return nil }
+                        await early(JobOutcome(facts: image.facts, previewStatus: .ready, derivatives: [new]))
+                        return made
+                    }
+                }
             }
         }
-        let facts = try self.facts(of: source, kind: kind, renderer: renderer, firstPage: firstPage)
-        if let first { return (facts, first) }
-        return (facts, try made(source: source, kind: kind, request: .thumbnail))
+        let facts = try await self.facts(of: source, kind: kind, renderer: renderer, firstPage: firstPage)
+        if let made = await first.withLock({ $0 })?.value { return (facts, made) }
+        return (facts, try await made(source: source, kind: kind, request: .thumbnail))
     }
 
     /// The thumbnail an office conversion rendered from the document's first page, stored under
     /// `key` (the original's: no pivot exists yet); nil, and logged, when it could not be stored.
     private func storedFirstPage(_ image: RenderedImage, key: (hash: String, parameters: String), source: BlobHash,
-                                 renderer: any Renderer) -> PreviewOutcome? {
+                                 renderer: any Renderer) async -> PreviewOutcome? {
         do {
-            return rendered(image, as: try store.blobs.put(bytes: image.bytes, as: .derivative), key: key, source: source,
+            return await rendered(image, as: try store.blobs.put(bytes: image.bytes, as: .derivative), key: key, source: source,
                             renderer: renderer, onDemand: false)
         } catch {
             logger.warning("an office document's first page could not be stored; its thumbnail waits for the pivot",
@@ -63,29 +72,31 @@ extension DocumentPipeline {
     }
 
     /// The pivot's pages and page size, with the office document's own facts (sheets, slides).
-    func pivotFacts(_ pivot: DerivativeRecord, adding documentFacts: MediaFacts) throws(PreviewError) -> MediaFacts {
-        documentFacts.adding(try renderers.pdfRenderer.probe(try localPath(of: pivot.resultSha256)))
+    func pivotFacts(_ pivot: DerivativeRecord, adding documentFacts: MediaFacts) async throws(PreviewError) -> MediaFacts {
+        let (path, pdf) = (try await localPath(of: pivot.resultSha256), renderers.pdfRenderer)
+        return documentFacts.adding(try await offload.render { () throws(PreviewError) in try pdf.probe(path) })
     }
 
     /// The recorded pivot of the stored original `source`, made now (once) when there is none; the
     /// document's own facts come with it only when it was made now (a recorded pivot does not keep them).
     func pivot(of source: BlobHash, kind: FileKind,
-               firstPage: RendererPool.FirstPage? = nil) throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
+               firstPage: RendererPool.FirstPage? = nil) async throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
         let key = try pivotKey(source: source).hash
-        if let hit = try cached(key: key) { return (hit, nil) }
-        let made = try remembering(key: key, source: source) { () throws(PreviewError) in
-            try makePivot(of: try localPath(of: source), source: source, kind: kind, firstPage: firstPage)
+        if let hit = try await cached(key: key) { return (hit, nil) }
+        let made = try await remembering(key: key, source: source) { () async throws(PreviewError) in
+            try await makePivot(of: try await localPath(of: source), source: source, kind: kind, firstPage: firstPage)
         }
-        try record { try store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
+        try await record { try await store.index.recordDerivative(made.record, resultSize: made.size, resultMime: FileKind.pdf.mime) }
         return (made.record, made.facts)
     }
 
     /// Converts the file at `path` (whose hash is `source`) in an office child and stores the PDF.
-    func makePivot(of path: String, source: BlobHash, kind: FileKind, firstPage: RendererPool.FirstPage? = nil) throws(PreviewError) -> Pivot {
-        let (pdf, facts) = try renderers.office.convert(path, kind: kind, firstPage: firstPage)
+    func makePivot(of path: String, source: BlobHash, kind: FileKind, firstPage: RendererPool.FirstPage? = nil) async throws(PreviewError) -> Pivot {
+        let office = renderers.office
+        let (pdf, facts) = try await offload.render { () throws(PreviewError) in try office.convert(path, kind: kind, firstPage: firstPage) }
         let key = try pivotKey(source: source)
         do {
-            let result = try store.blobs.put(bytes: pdf, as: .derivative)
+            let result = try await store.blobs.put(bytes: pdf, as: .derivative)
             logger.debug("converted", metadata: ["preview.sha256": "\(source)", "preview.pivot": "\(result)"])
             return Pivot(record: DerivativeRecord(key: key.hash, sourceSha256: source, operation: .convert, parameters: key.parameters,
                                                   renderer: Renderers.officeVersion, resultSha256: result, width: 0, height: 0,

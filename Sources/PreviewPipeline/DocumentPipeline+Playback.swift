@@ -67,10 +67,10 @@ extension DocumentPipeline {
     }
 
     /// The stored playback manifest of `document`, if its playback job has made one.
-    public func playbackManifest(of document: Document) throws(PreviewError) -> PlaybackManifest? {
-        guard document.playback != nil, let record = try cached(key: playbackKey(document.sha256, file: PlaybackManifest.fileName)) else { return nil }
+    public func playbackManifest(of document: Document) async throws(PreviewError) -> PlaybackManifest? {
+        guard document.playback != nil, let record = try await cached(key: playbackKey(document.sha256, file: PlaybackManifest.fileName)) else { return nil }
         do {
-            return try JSONDecoder().decode(PlaybackManifest.self, from: Data(try store.blobs.read(record.resultSha256)))
+            return try JSONDecoder().decode(PlaybackManifest.self, from: Data(try await store.blobs.read(record.resultSha256)))
         } catch {
             throw PreviewError.storing(error, "The video's playback manifest could not be read.")
         }
@@ -81,10 +81,10 @@ extension DocumentPipeline {
     /// derivatives whose rows are left to the caller's transaction. A rendition or ladder refused by
     /// the limits is recorded in the manifest, not failed: the thumbnails still serve. The
     /// document's own status is left as it is. `progress` is told the fraction of the encoding done.
-    public func playbackOutcome(of document: Document, progress: (Double) -> Void = { _ in }) -> JobOutcome {
+    public func playbackOutcome(of document: Document, progress: @escaping @Sendable (Double) -> Void = { _ in }) async -> JobOutcome {
         do throws(PreviewError) {
             let manifestKey = playbackKey(document.sha256, file: PlaybackManifest.fileName)
-            if try cached(key: manifestKey) != nil { return JobOutcome(previewStatus: nil) }
+            if try await cached(key: manifestKey) != nil { return JobOutcome(previewStatus: nil) }
             let folder = store.blobs.stagingFolder.appendingPathComponent("playback-\(UUID().uuidString)")
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -92,20 +92,20 @@ extension DocumentPipeline {
                 throw PreviewError.storing(error, "The staging folder could not be used.")
             }
             defer { try? FileManager.default.removeItem(at: folder) }
-            let source = try localPath(of: document.sha256)
+            let source = try await localPath(of: document.sha256)
             let maker = renderers.playback
             var manifest = PlaybackManifest()
             var made: [NewDerivative] = []
 
-            let sprites = try maker.sprites(source, kind: document.kind, into: folder.path)
+            let sprites = try await offload.render { () throws(PreviewError) in try maker.sprites(source, kind: document.kind, into: folder.path) }
             var sheets: [String: BlobHash] = [:]
             for sheet in sprites.sheets {
-                let stored = try keep(folder.appendingPathComponent(sheet.name), of: document, file: sheet.name, mime: "image/jpeg",
+                let stored = try await keep(folder.appendingPathComponent(sheet.name), of: document, file: sheet.name, mime: "image/jpeg",
                                       width: sheet.width, height: sheet.height)
                 sheets[sheet.name] = stored.record.resultSha256
                 made.append(stored)
             }
-            let track = try keep(folder.appendingPathComponent(sprites.track), of: document, file: sprites.track, mime: "text/vtt",
+            let track = try await keep(folder.appendingPathComponent(sprites.track), of: document, file: sprites.track, mime: "text/vtt",
                                  width: sprites.tileWidth, height: sprites.tileHeight)
             made.append(track)
             manifest.trickplay = .init(track: track.record.resultSha256, sheets: sheets, layout: sprites)
@@ -116,10 +116,10 @@ extension DocumentPipeline {
             let renditionShare = 1 / (1 + ladderWork)
             let file = folder.appendingPathComponent("rendition.mp4")
             do {
-                let rendition = try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path) {
-                    progress($0 * renditionShare)
+                let rendition = try await offload.render { () throws(PreviewError) in
+                    try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path) { progress($0 * renditionShare) }
                 }
-                let stored = try keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
+                let stored = try await keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
                 made.append(stored)
                 manifest.rendition = .init(name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
                                            height: rendition.height,
@@ -131,15 +131,16 @@ extension DocumentPipeline {
             if ladderWork > 0 {
                 let ladder = folder.appendingPathComponent("hls")
                 do {
-                    let rungs = try maker.ladder(source, kind: document.kind, duration: document.durationSeconds, shortSide: shortSide,
-                                                 into: ladder.path) {
-                        progress(renditionShare + $0 * (1 - renditionShare))
+                    let rungs = try await offload.render { () throws(PreviewError) in
+                        try maker.ladder(source, kind: document.kind, duration: document.durationSeconds, shortSide: shortSide, into: ladder.path) {
+                            progress(renditionShare + $0 * (1 - renditionShare))
+                        }
                     }
                     var files: [String: BlobHash] = [:]
                     var size = 0
                     for (name, mime) in [(PlaybackManifest.Ladder.masterName, Self.playlistMime)]
                         + rungs.flatMap({ $0.playlists.map { ($0, Self.playlistMime) } + [($0.media, "video/mp4")] }) {
-                        let stored = try keep(ladder.appendingPathComponent(name), of: document, file: "hls/\(name)", mime: mime, width: 0, height: 0)
+                        let stored = try await keep(ladder.appendingPathComponent(name), of: document, file: "hls/\(name)", mime: mime, width: 0, height: 0)
                         files[name] = stored.record.resultSha256
                         size += stored.size
                         made.append(stored)
@@ -155,7 +156,7 @@ extension DocumentPipeline {
             } catch {
                 throw PreviewError.storing(error, "The playback manifest could not be written.")
             }
-            made.append(try keep(manifestFile, of: document, file: PlaybackManifest.fileName, mime: "application/json", width: 0, height: 0))
+            made.append(try await keep(manifestFile, of: document, file: PlaybackManifest.fileName, mime: "application/json", width: 0, height: 0))
             return JobOutcome(previewStatus: nil, derivatives: made)
         } catch {
             return JobOutcome(previewStatus: nil, error: error)
@@ -164,15 +165,15 @@ extension DocumentPipeline {
 
     /// `outcome` of an ingested file with, for a video, its playback derivatives made (or found) and
     /// recorded: `batch --renditions` and `ingest --renditions`.
-    public func addingPlayback(to outcome: IngestOutcome) -> IngestOutcome {
+    public func addingPlayback(to outcome: IngestOutcome) async -> IngestOutcome {
         var outcome = outcome
-        guard outcome.status == .ok, let id = outcome.documentID, let document = try? store.index.document(id: id),
+        guard outcome.status == .ok, let id = outcome.documentID, let document = try? await store.index.document(id: id),
               let decision = document.playback else { return outcome }
         outcome.playback = decision
-        let made = playbackOutcome(of: document)
+        let made = await playbackOutcome(of: document)
         do throws(PreviewError) {
-            try settle(document, with: made)
-            let manifest = try playbackManifest(of: document)
+            try await settle(document, with: made)
+            let manifest = try await playbackManifest(of: document)
             if let rendition = manifest?.rendition {
                 outcome.rendition = .init(status: "ready", size: rendition.size, codecs: rendition.codecs)
             } else {
@@ -197,13 +198,14 @@ extension DocumentPipeline {
     }
 
     /// Stores the made file `url` as a derivative blob; its row is returned for the job's transaction.
-    private func keep(_ url: URL, of document: Document, file: String, mime: String, width: Int, height: Int) throws(PreviewError) -> NewDerivative {
+    private func keep(_ url: URL, of document: Document, file: String, mime: String, width: Int, height: Int) async throws(PreviewError) -> NewDerivative {
         let hash: BlobHash
         let size: Int
         do {
-            let writer = try store.blobs.stage(fileAt: url)
+            let blobs = store.blobs
+            let writer = try await offload.run(.writes) { try blobs.stage(fileAt: url) }
             size = writer.size
-            hash = try writer.publish(as: .derivative)
+            hash = try await writer.publish(as: .derivative)
         } catch {
             throw PreviewError.storing(error, "A playback file could not be stored.")
         }

@@ -10,14 +10,14 @@ extension DocumentPipeline {
     /// store beyond the store's budget when that was last checked a while ago (a sum over every
     /// on-demand preview is not made for each render). A failure is logged: a cache over its budget
     /// for a while costs disk, not documents.
-    func keepWithinBudget(source: BlobHash) {
+    func keepWithinBudget(source: BlobHash) async {
         let limits = configuration.limits
         do {
-            if try store.index.onDemandPreviewBytes(source: source) > limits.previewCacheBytesPerDocument {
-                report(try store.evictPreviews(source: source, downTo: limits.previewCacheBytesPerDocument))
+            if try await store.index.onDemandPreviewBytes(source: source) > limits.previewCacheBytesPerDocument {
+                await report(try store.evictPreviews(source: source, downTo: limits.previewCacheBytesPerDocument))
             }
-            if previewUse.isBudgetCheckDue(), try store.index.onDemandPreviewBytes(source: nil) > limits.previewCacheBytes {
-                report(try store.evictPreviews(downTo: limits.previewCacheBytes))
+            if previewUse.isBudgetCheckDue(), try await store.index.onDemandPreviewBytes(source: nil) > limits.previewCacheBytes {
+                await report(try store.evictPreviews(downTo: limits.previewCacheBytes))
             }
         } catch {
             logger.error("could not keep previews within their budget", metadata: ["preview.error": "\(error)"])

@@ -13,39 +13,39 @@ extension DocumentPipeline {
     /// - Parameter afterMiss: the caller has just looked in the cache (``cachedPreview(source:kind:request:)``)
     ///   and found nothing: it is not looked up again.
     public func preview(source: BlobHash, kind: FileKind, request: RenderRequest, repairing: Bool = false,
-                        afterMiss: Bool = false) throws(PreviewError) -> PreviewOutcome {
-        let outcome = try made(source: source, kind: kind, request: request, lookingUp: !repairing && !afterMiss)
-        if let new = outcome.new { try record(new) }
+                        afterMiss: Bool = false) async throws(PreviewError) -> PreviewOutcome {
+        let outcome = try await made(source: source, kind: kind, request: request, lookingUp: !repairing && !afterMiss)
+        if let new = outcome.new { try await record(new) }
         return outcome
     }
 
     /// A preview the cache did not have (the caller just looked), rendered now and not yet stored:
     /// answer with its bytes (``PreviewOutcome/rendered``), then ``keep(_:)`` it. Until it is kept,
     /// nothing of it is on disk, so a crash in between costs only the cache entry.
-    public func previewToKeep(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> PreviewOutcome {
-        try made(source: source, kind: kind, request: request, lookingUp: false, storing: false)
+    public func previewToKeep(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> PreviewOutcome {
+        try await made(source: source, kind: kind, request: request, lookingUp: false, storing: false)
     }
 
     /// Stores and records a preview ``previewToKeep(source:kind:request:)`` made (a cache entry:
     /// the blob first, then its row, so no row ever names a missing blob).
-    public func keep(_ outcome: PreviewOutcome) throws(PreviewError) {
+    public func keep(_ outcome: PreviewOutcome) async throws(PreviewError) {
         guard let new = outcome.new, let image = outcome.rendered else { return }
         do {
-            try store.blobs.put(bytes: image.bytes, as: .derivative)
+            try await store.blobs.put(bytes: image.bytes, as: .derivative)
         } catch {
             throw PreviewError.storing(error, "The preview could not be stored.")
         }
-        try record(new)
+        try await record(new)
     }
 
     /// Records a derivative whose blob is stored; an on-demand one then shares the preview budget.
-    private func record(_ new: NewDerivative) throws(PreviewError) {
+    private func record(_ new: NewDerivative) async throws(PreviewError) {
         do {
-            try store.index.recordDerivative(new.record, resultSize: new.size, resultMime: new.mime)
+            try await store.index.recordDerivative(new.record, resultSize: new.size, resultMime: new.mime)
         } catch {
             throw PreviewError.storing(error, "The preview could not be stored.")
         }
-        if new.record.onDemand { keepWithinBudget(source: new.record.sourceSha256) }
+        if new.record.onDemand { await keepWithinBudget(source: new.record.sourceSha256) }
     }
 
     /// ``preview(source:kind:request:repairing:afterMiss:)`` but for the row: a derivative made now
@@ -55,26 +55,27 @@ extension DocumentPipeline {
     /// - Parameter path: where the renderer reads `source`'s bytes, when not from the store (a file
     ///   being ingested, rendered before it is stored).
     func made(source: BlobHash, kind: FileKind, request: RenderRequest, lookingUp: Bool = true,
-              storing: Bool = true, path: String? = nil) throws(PreviewError) -> PreviewOutcome {
+              storing: Bool = true, path: String? = nil) async throws(PreviewError) -> PreviewOutcome {
         if Renderers.needsPivot(kind) {
-            if lookingUp, let hit = try firstPageThumbnail(source: source, kind: kind, request: request) {
+            if lookingUp, let hit = try await firstPageThumbnail(source: source, kind: kind, request: request) {
                 return PreviewOutcome(record: hit, cached: true)
             }
-            return try made(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request,
+            return try await made(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request,
                             lookingUp: lookingUp, storing: storing)
         }
         guard let renderer = renderers.renderer(for: kind) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
         }
         let key = try derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
-        if lookingUp, let hit = try cached(key: key.hash) { return PreviewOutcome(record: hit, cached: true) }
-        let image = try remembering(key: key.hash, source: source) { () throws(PreviewError) in
-            let file = if let path { path } else { try localPath(of: source) }
-            return try renderer.render(file, normalized(request, kind))
+        if lookingUp, let hit = try await cached(key: key.hash) { return PreviewOutcome(record: hit, cached: true) }
+        let image = try await remembering(key: key.hash, source: source) { () async throws(PreviewError) in
+            let file = if let path { path } else { try await localPath(of: source) }
+            let request = normalized(request, kind)
+            return try await offload.render { () throws(PreviewError) in try renderer.render(file, request) }
         }
         let result: BlobHash
         do {
-            result = storing ? try store.blobs.put(bytes: image.bytes, as: .derivative) : BlobHash.of(image.bytes)
+            result = if storing { try await store.blobs.put(bytes: image.bytes, as: .derivative) } else { BlobHash.of(image.bytes) }
         } catch {
             throw PreviewError.storing(error, "The preview could not be stored.")
         }
@@ -105,17 +106,17 @@ extension DocumentPipeline {
     }
 
     /// The cached derivative, if its blob is present.
-    public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
+    public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> DerivativeRecord? {
         if Renderers.needsPivot(kind) {
-            if let hit = try firstPageThumbnail(source: source, kind: kind, request: request) { return hit }
-            guard let pivot = try cached(key: pivotKey(source: source).hash) else { return nil }
-            return try cachedPreview(source: pivot.resultSha256, kind: .pdf, request: request)
+            if let hit = try await firstPageThumbnail(source: source, kind: kind, request: request) { return hit }
+            guard let pivot = try await cached(key: pivotKey(source: source).hash) else { return nil }
+            return try await cachedPreview(source: pivot.resultSha256, kind: .pdf, request: request)
         }
         guard let renderer = renderers.renderer(for: kind) else { return nil }
-        let hit = try cached(key: try derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+        let hit = try await cached(key: try derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
         if let hit, hit.onDemand, previewUse.isStale(hit) {
             do {
-                try store.index.touchDerivatives([hit.key])
+                try await store.index.touchDerivatives([hit.key])
             } catch {
                 logger.warning("could not mark a preview used", metadata: ["preview.error": "\(error)"])
             }
@@ -125,10 +126,10 @@ extension DocumentPipeline {
 
     /// The thumbnail of an office document made from its first page ahead of its pivot, when
     /// `request` asks for its thumbnail and it was made so.
-    private func firstPageThumbnail(source: BlobHash, kind: FileKind, request: RenderRequest) throws(PreviewError) -> DerivativeRecord? {
+    private func firstPageThumbnail(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> DerivativeRecord? {
         guard request.page == 1, normalized(request, kind) == normalized(.thumbnail, kind),
               let renderer = renderers.renderer(for: kind) else { return nil }
-        return try cached(key: derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
+        return try await cached(key: derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
     }
 
     /// Pages mean nothing outside PDFs: normalise them so equal requests share one key.

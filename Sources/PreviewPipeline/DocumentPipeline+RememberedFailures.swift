@@ -8,19 +8,19 @@ extension DocumentPipeline {
     /// Runs the render or conversion keyed `key`, unless it timed out or crashed its renderer before:
     /// then its remembered failure is thrown at once (until `jobs retry` forgets it). A new timeout or
     /// crash is remembered, so the same bytes cannot cost a renderer its whole budget twice.
-    func remembering<T>(key: String, source: BlobHash, _ work: () throws(PreviewError) -> T) throws(PreviewError) -> T {
+    func remembering<T>(key: String, source: BlobHash, _ work: () async throws(PreviewError) -> T) async throws(PreviewError) -> T {
         do {
-            if let remembered = try store.index.failure(key: key) { throw remembered.error }
+            if let remembered = try await store.index.failure(key: key) { throw remembered.error }
         } catch let error as PreviewError {
             throw error
         } catch {
             throw PreviewError.storing(error, "The preview index could not be read.")
         }
         do throws(PreviewError) {
-            return try work()
+            return try await work()
         } catch where Self.isCostly(error) {
             do {
-                try store.index.recordFailure(RenderFailure(key: key, sourceSha256: source, error: error))
+                try await store.index.recordFailure(RenderFailure(key: key, sourceSha256: source, error: error))
             } catch let recording {
                 logger.error("could not remember a failed render", metadata: ["preview.error": "\(recording)"])
             }

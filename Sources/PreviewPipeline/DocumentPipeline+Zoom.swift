@@ -29,29 +29,30 @@ extension DocumentPipeline {
     /// The source of `document`'s regions: page `page` (1-based) of a paged document at `dpi`, or the
     /// picture of an image or video (its pyramid made now, once, when it is larger than two tiles
     /// either way; a video's poster frame rendered once at its full size, up to 4096 px).
-    public func zoomSource(of document: Document, page: Int?, dpi: Int) throws(PreviewError) -> ZoomSource {
+    public func zoomSource(of document: Document, page: Int?, dpi: Int) async throws(PreviewError) -> ZoomSource {
         switch (document.kind.isPaged, document.kind.category, page) {
         case (true, _, let page?):
             var source = document.sha256
             var kind = document.kind
             if Renderers.needsPivot(kind) {
-                source = try pivot(of: source, kind: kind).record.resultSha256
+                source = try await pivot(of: source, kind: kind).record.resultSha256
                 kind = .pdf
             }
             guard let renderer = renderers.renderer(for: kind) else { throw Self.noZoom(document) }
-            let facts = try renderer.probe(try localPath(of: source), page: page)
+            let path = try await localPath(of: source)
+            let facts = try await offload.render { () throws(PreviewError) in try renderer.probe(path, page: page) }
             let points = (width: Double(facts.width ?? 612), height: Double(facts.height ?? 792))
             guard let size = ImageRegion.pageSize(points: points, dpi: dpi) else { throw ImageRegion.pageTooLarge(points: points, dpi: dpi) }
             // The page's own record of its size is in points; its pixels are the PDF's, pivot or not.
             return ZoomSource(hash: source, kind: kind, width: size.width, height: size.height, page: page, pageDPI: dpi, fromPyramid: false)
         case (false, .image, nil):
             guard let width = document.width, let height = document.height else { throw Self.noZoom(document) }
-            return try picture(document.sha256, kind: document.kind, width: width, height: height)
+            return try await picture(document.sha256, kind: document.kind, width: width, height: height)
         case (false, .video, nil):
             guard let width = document.width, let height = document.height, width > 0, height > 0 else { throw Self.noZoom(document) }
-            let poster = try preview(source: document.sha256, kind: document.kind,
+            let poster = try await preview(source: document.sha256, kind: document.kind,
                                      request: RenderRequest(width: min(width, Self.posterEdge), height: min(height, Self.posterEdge), quality: 92))
-            return try picture(poster.record.resultSha256, kind: .jpeg, width: poster.record.width, height: poster.record.height)
+            return try await picture(poster.record.resultSha256, kind: .jpeg, width: poster.record.width, height: poster.record.height)
         default:
             throw Self.noZoom(document, page: page)
         }
@@ -64,10 +65,10 @@ extension DocumentPipeline {
     }
 
     /// A picture of `width`×`height`: small ones are cut from themselves, larger ones from their pyramid.
-    private func picture(_ source: BlobHash, kind: FileKind, width: Int, height: Int) throws(PreviewError) -> ZoomSource {
+    private func picture(_ source: BlobHash, kind: FileKind, width: Int, height: Int) async throws(PreviewError) -> ZoomSource {
         var zoom = ZoomSource(hash: source, kind: kind, width: width, height: height, fromPyramid: false)
         if max(width, height) > 2 * Self.zoomTile {
-            zoom.hash = try pyramid(of: source, kind: kind).resultSha256
+            zoom.hash = try await pyramid(of: source, kind: kind).resultSha256
             zoom.kind = .tiff
             zoom.fromPyramid = true
         }
@@ -75,17 +76,19 @@ extension DocumentPipeline {
     }
 
     /// The recorded pyramid of the picture `source`, made now (once) in a renderer child when there is none.
-    func pyramid(of source: BlobHash, kind: FileKind) throws(PreviewError) -> DerivativeRecord {
+    func pyramid(of source: BlobHash, kind: FileKind) async throws(PreviewError) -> DerivativeRecord {
         let recipe = "pyramid/1 \(renderers.image.version)"
         let key = BlobHash.of(Array("derivative/2\n\(source.hex)\npyramid\n\(recipe)".utf8)).hex
-        if let hit = try cached(key: key) { return hit }
-        let made = try remembering(key: key, source: source) { () throws(PreviewError) -> (DerivativeRecord, Int) in
+        if let hit = try await cached(key: key) { return hit }
+        let made = try await remembering(key: key, source: source) { () async throws(PreviewError) -> (DerivativeRecord, Int) in
             let output = store.blobs.stagingFolder.appendingPathComponent("pyramid-\(UUID().uuidString).tif")
             defer { try? FileManager.default.removeItem(at: output) }
-            let facts = try renderers.pyramid(try localPath(of: source), kind: kind, to: output.path)
+            let (path, renderers) = (try await localPath(of: source), renderers)
+            let facts = try await offload.render { () throws(PreviewError) in try renderers.pyramid(path, kind: kind, to: output.path) }
             do {
-                let writer = try store.blobs.stage(fileAt: output)
-                let hash = try writer.publish(as: .derivative)
+                let blobs = store.blobs
+                let writer = try await offload.run(.writes) { try blobs.stage(fileAt: output) }
+                let hash = try await writer.publish(as: .derivative)
                 return (DerivativeRecord(key: key, sourceSha256: source, operation: .pyramid, parameters: "{}", renderer: recipe,
                                          resultSha256: hash, width: facts.width ?? 0, height: facts.height ?? 0, createdAt: Date()),
                         writer.size)
@@ -93,7 +96,7 @@ extension DocumentPipeline {
                 throw PreviewError.storing(error, "The zoom pyramid could not be stored.")
             }
         }
-        try record { try store.index.recordDerivative(made.0, resultSize: made.1, resultMime: FileKind.tiff.mime) }
+        try await record { try await store.index.recordDerivative(made.0, resultSize: made.1, resultMime: FileKind.tiff.mime) }
         return made.0
     }
 
@@ -106,21 +109,22 @@ extension DocumentPipeline {
     /// The region `region` of `zoom` encoded as `format`. Kept (a derivative, shared by every client
     /// and within the preview budget) when `keeping`, which callers reserve for the canonical tiles;
     /// otherwise rendered for this answer only, so clients cannot fill the store with one-off sizes.
-    public func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool)
+    public func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async
         throws(PreviewError) -> Zoomed {
         let request = zoomRequest(zoom, region, format: format)
         if keeping {
-            let kept = try preview(source: zoom.hash, kind: zoom.kind, request: request)
+            let kept = try await preview(source: zoom.hash, kind: zoom.kind, request: request)
             return Zoomed(hash: kept.record.resultSha256, bytes: kept.rendered?.bytes)
         }
         guard let renderer = renderers.renderer(for: zoom.kind) else { throw PreviewError(.unsupportedType, "No zoom for \(zoom.kind.label).") }
-        let image = try renderer.render(try localPath(of: zoom.hash), request)
+        let path = try await localPath(of: zoom.hash)
+        let image = try await offload.render { () throws(PreviewError) in try renderer.render(path, request) }
         return Zoomed(hash: BlobHash.of(image.bytes), bytes: image.bytes)
     }
 
     /// The kept region, when it is in the store already.
-    public func cachedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) throws(PreviewError) -> DerivativeRecord? {
-        try cachedPreview(source: zoom.hash, kind: zoom.kind, request: zoomRequest(zoom, region, format: format))
+    public func cachedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) async throws(PreviewError) -> DerivativeRecord? {
+        try await cachedPreview(source: zoom.hash, kind: zoom.kind, request: zoomRequest(zoom, region, format: format))
     }
 
     private func zoomRequest(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) -> RenderRequest {

@@ -13,6 +13,9 @@ public struct DocumentPipeline: Sendable {
     public let configuration: Configuration
     public let renderers: Renderers
     public let logger: Logger
+    /// Where the blocking work runs: renders and probes on its renders lane (a C library, or a
+    /// renderer child up to its deadline), copies into the store on its writes lane.
+    public let offload: Offload
     /// The time of this service: expiries, windows, back-off and the preview budget read it.
     public let clock: any ServiceClock
     /// When on-demand previews were last marked used and the store's preview budget last checked.
@@ -22,8 +25,9 @@ public struct DocumentPipeline: Sendable {
     ///   next page of a document skips parsing.
     /// - Parameter isolation: child processes to render in (see ``RendererPool``); nil renders in this process.
     public init(store: Store, configuration: Configuration = Configuration(), openDocuments: Int = 0,
-                isolation: RendererPool? = nil, clock: any ServiceClock = SystemClock(), logger: Logger) {
+                isolation: RendererPool? = nil, offload: Offload, clock: any ServiceClock = SystemClock(), logger: Logger) {
         self.clock = clock
+        self.offload = offload
         previewUse = PreviewUse(clock: clock)
         self.store = store
         self.configuration = configuration
@@ -38,14 +42,14 @@ public struct DocumentPipeline: Sendable {
     /// one transaction (the CLI's and the tests' way; the queue worker records the ``outcome(of:)``
     /// with its job instead). Idempotent: a second run finds the thumbnail in the derivative cache.
     /// Throws the failure, which is also recorded on the document.
-    public func process(_ document: Document) throws(PreviewError) {
-        try settle(document, with: outcome(of: document))
+    public func process(_ document: Document) async throws(PreviewError) {
+        try await settle(document, with: outcome(of: document))
     }
 
     /// Records `outcome` on `document` in one transaction, under the reference lock (gc cannot take
     /// a new thumbnail before its row is written), and throws its failure, if any.
-    func settle(_ document: Document, with outcome: JobOutcome) throws(PreviewError) {
-        try record { try store.blobs.whileReferencing(exclusive: false) { try store.index.record(outcome, documentID: document.id) } }
+    func settle(_ document: Document, with outcome: JobOutcome) async throws(PreviewError) {
+        try await record { try await store.blobs.whileReferencing(exclusive: false) { try await store.index.record(outcome, documentID: document.id) } }
         if let error = outcome.error { throw error }
     }
 
@@ -56,21 +60,22 @@ public struct DocumentPipeline: Sendable {
     /// - Parameter early: for an office document, takes an outcome ahead of this one, to record at
     ///   once: its thumbnail, made from its first page while the rest of its pivot is (see
     ///   ``officeOutcome(of:renderer:early:)``).
-    public func outcome(of document: Document, early: ((JobOutcome) -> Void)? = nil) -> JobOutcome {
+    public func outcome(of document: Document, early: (@Sendable (JobOutcome) async -> Void)? = nil) async -> JobOutcome {
         let kind = document.kind
         guard let renderer = renderers.renderer(for: kind) else { return JobOutcome(previewStatus: .noPreview) }
         do throws(PreviewError) {
             let facts: MediaFacts
             let thumbnail: PreviewOutcome
             if Renderers.needsPivot(kind) {
-                (facts, thumbnail) = try officeOutcome(of: document, renderer: renderer, early: early)
+                (facts, thumbnail) = try await officeOutcome(of: document, renderer: renderer, early: early)
             } else {
-                thumbnail = try made(source: document.sha256, kind: kind, request: .thumbnail)
+                thumbnail = try await made(source: document.sha256, kind: kind, request: .thumbnail)
                 if let rendered = thumbnail.rendered {
                     facts = rendered.facts
                 } else {
                     // A thumbnail made before leaves only the probe to do.
-                    facts = try renderer.probe(try localPath(of: document.sha256))
+                    let path = try await localPath(of: document.sha256)
+                    facts = try await offload.render { () throws(PreviewError) in try renderer.probe(path) }
                 }
             }
             return JobOutcome(facts: facts, previewStatus: .ready, derivatives: thumbnail.new.map { [$0] } ?? [])
@@ -80,26 +85,26 @@ public struct DocumentPipeline: Sendable {
     }
 
     /// Runs an index write, reporting a failure as an internal error.
-    func record(_ write: () throws -> Void) throws(PreviewError) {
+    func record(_ write: () async throws -> Void) async throws(PreviewError) {
         do {
-            try write()
+            try await write()
         } catch {
             throw PreviewError.storing(error, "The index could not be updated.")
         }
     }
 
     /// A path the renderers can open for blob `hash`.
-    func localPath(of hash: BlobHash) throws(PreviewError) -> String {
+    func localPath(of hash: BlobHash) async throws(PreviewError) -> String {
         do {
-            return try store.blobs.localFile(for: hash).path
+            return try await store.blobs.localFile(for: hash).path
         } catch {
             throw PreviewError.storing(error, "The stored original could not be read.")
         }
     }
 
-    func cached(key: String) throws(PreviewError) -> DerivativeRecord? {
+    func cached(key: String) async throws(PreviewError) -> DerivativeRecord? {
         do {
-            guard let hit = try store.index.derivative(key: key), store.blobs.contains(hit.resultSha256) else { return nil }
+            guard let hit = try await store.index.derivative(key: key), await store.blobs.contains(hit.resultSha256) else { return nil }
             return hit
         } catch {
             throw PreviewError.storing(error, "The preview index could not be read.")

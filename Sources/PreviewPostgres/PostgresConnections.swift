@@ -1,25 +1,22 @@
 import Foundation
 import Logging
 import PostgresNIO
+import PreviewCore
 import PreviewStore
 import Synchronization
 
-/// A small pool of PostgreSQL connections with a blocking interface, so the drivers fit the
-/// synchronous ``DocumentIndex`` and ``JobQueue`` protocols that the SQLite drivers implement.
+/// A small pool of PostgreSQL connections, awaited: a call beyond the pool's size waits its turn
+/// suspended, and a query's answer is awaited on NIO's event loop, so no thread is held while the
+/// database works.
 ///
-/// A call blocks its thread while the query runs on NIO's event loops (never on Swift's
-/// cooperative pool, which a blocked thread could starve). Closed connections (the server went
-/// away) are dropped, never used, and the next call opens a new one, so a database restart costs
-/// the calls in flight only. Every query also has a deadline: a connection that gives no answer
-/// in time is closed, with the idle ones opened before it.
-public final class PostgresConnections: @unchecked Sendable {  // `idle` is guarded by `lock`
+/// Closed connections (the server went away) are dropped, never used, and the next call opens a
+/// new one, so a database restart costs the calls in flight only. Every query also has a deadline:
+/// a connection that gives no answer in time is closed, with the idle ones opened before it.
+public final class PostgresConnections: Sendable {
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger
-    // NSLock (pthread), not Synchronization.Mutex: ThreadSanitizer does not see Mutex's futex on
-    // Linux and reported its accesses as races.
-    private let lock = NSLock()
-    private var idle: [PostgresConnection] = []
-    private let capacity: DispatchSemaphore
+    private let idle = Locked<[PostgresConnection]>([])
+    private let capacity: AsyncGate
     private let nextID = Atomic<Int>(0)
     private let queryTimeout: TimeAmount
 
@@ -27,67 +24,70 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
     /// `prefer` for TLS, `host=/socket/folder` for a Unix socket) and keeps up to `size`
     /// connections. A query that takes longer than `queryTimeout` fails and closes its connection.
     /// Fails at once when the server cannot be reached.
-    public init(url: String, size: Int = 4, queryTimeout: TimeAmount = .seconds(30), logger: Logger) throws {
+    public init(url: String, size: Int = 4, queryTimeout: TimeAmount = .seconds(30), logger: Logger) async throws {
         configuration = try Self.configuration(url: url)
         self.queryTimeout = queryTimeout
         self.logger = logger
-        capacity = DispatchSemaphore(value: max(1, size))
-        try withConnection { connection in _ = try connection.query("SELECT 1") }
+        capacity = AsyncGate(width: size)
+        try await withConnection { connection in _ = try await connection.query("SELECT 1") }
     }
 
     deinit {
         // The closure holds each connection until its close has finished.
-        for connection in idle { connection.close().whenComplete { _ in _ = connection } }
+        for connection in idle.withLock({ $0 }) { connection.close().whenComplete { _ in _ = connection } }
     }
 
     /// Runs one statement (its interpolations are sent as bind parameters) and returns its rows.
     /// A statement that PostgreSQL ends for a conflict was undone whole, so it is run again as
     /// a transaction is (``transaction(_:)``).
     @discardableResult
-    public func query(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
-        try withConnection { session in try retryingConflicts { try session.query(query) } }
+    public func query(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
+        try await withConnection { session in try await retryingConflicts { try await session.query(query) } }
     }
 
     /// Runs `body` with a connection of its own (no transaction).
-    public func withConnection<T>(_ body: (Session) throws -> T) throws -> T {
-        capacity.wait()
-        defer { capacity.signal() }
-        // A closed connection must not be used: postgres-nio never answers a query sent on one.
-        let reusable = lock.withLock { () -> PostgresConnection? in
-            while let candidate = idle.popLast() {
-                if !candidate.isClosed { return candidate }
-            }
-            return nil
-        }
-        let connection = try reusable ?? connect()
-        defer {
-            if connection.isClosed {
-                let stale = lock.withLock { () -> [PostgresConnection] in
-                    defer { idle.removeAll() }
-                    return idle
+    public func withConnection<T>(_ body: (Session) async throws -> T) async throws -> T {
+        try await capacity.inside {
+            // A closed connection must not be used: postgres-nio never answers a query sent on one.
+            let reusable = idle.withLock { idle -> PostgresConnection? in
+                while let candidate = idle.popLast() {
+                    if !candidate.isClosed { return candidate }
                 }
-                for suspect in stale { suspect.close().whenComplete { _ in _ = suspect } }
-            } else {
-                lock.withLock { idle.append(connection) }
+                return nil
             }
+            let connection = if let reusable { reusable } else { try await connect() }
+            defer { keep(connection) }
+            return try await body(Session(connection: connection, timeout: queryTimeout, logger: logger))
         }
-        return try body(Session(connection: connection, timeout: queryTimeout, logger: logger))
+    }
+
+    /// Puts `connection` back among the idle ones; closed, it goes, and the idle ones opened before it with it.
+    private func keep(_ connection: PostgresConnection) {
+        guard connection.isClosed else {
+            idle.withLock { $0.append(connection) }
+            return
+        }
+        let stale = idle.withLock { idle -> [PostgresConnection] in
+            defer { idle.removeAll() }
+            return idle
+        }
+        for suspect in stale { suspect.close().whenComplete { _ in _ = suspect } }
     }
 
     /// Runs `body` in a transaction on a connection of its own; one that PostgreSQL ends for a
     /// conflict with another (a deadlock among the counters' row locks, a serialization failure) is
     /// run again, up to ``conflictRetries`` times. So `body` must only talk to the database.
-    public func transaction<T>(_ body: (Session) throws -> T) throws -> T {
-        try withConnection { session in try retryingConflicts { try session.transaction { try body(session) } } }
+    public func transaction<T>(_ body: (Session) async throws -> T) async throws -> T {
+        try await withConnection { session in try await retryingConflicts { try await session.transaction { try await body(session) } } }
     }
 
     /// Runs `work` (a statement or a transaction) again while PostgreSQL ends it for a conflict, up
     /// to ``conflictRetries`` times.
-    private func retryingConflicts<T>(_ work: () throws -> T) throws -> T {
+    private func retryingConflicts<T>(_ work: () async throws -> T) async throws -> T {
         var conflicts = 0
         while true {
             do {
-                return try work()
+                return try await work()
             } catch let error as PostgresDriverError where error.isConflict && conflicts < Self.conflictRetries {
                 conflicts += 1
                 logger.debug("a statement met a conflict and runs again", metadata: ["preview.error": "\(error)"])
@@ -99,11 +99,11 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
     /// (then a passing fault: ``StoreFault/unavailable``).
     static let conflictRetries = 4
 
-    private func connect() throws -> PostgresConnection {
+    private func connect() async throws -> PostgresConnection {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         do {
-            return try PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                                  id: id, logger: logger).wait()
+            return try await PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                                                        id: id, logger: logger).get()
         } catch let error as PSQLError {
             throw PostgresDriverError(error, fault: .unavailable)
         } catch {
@@ -137,14 +137,14 @@ public final class PostgresConnections: @unchecked Sendable {  // `idle` is guar
 }
 
 /// One checked-out connection.
-public struct Session {
+public struct Session: Sendable {
     let connection: PostgresConnection
     let timeout: TimeAmount
     let logger: Logger
 
     /// Runs `query` (its interpolations are sent as bind parameters) and returns all its rows.
     @discardableResult
-    public func query(_ query: PostgresQuery) throws -> [PostgresRandomAccessRow] {
+    public func query(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
         let loop = connection.eventLoop
         let answer = loop.makePromise(of: PostgresQueryResult.self)
         let connection = connection
@@ -158,23 +158,41 @@ public struct Session {
             answer.completeWith(result)
         }
         do {
-            return try answer.futureResult.wait().map { $0.makeRandomAccess() }
+            return try await answer.futureResult.get().map { $0.makeRandomAccess() }
         } catch let error as PSQLError {
             throw PostgresDriverError(error)
         }
     }
 
     /// Runs `body` in a transaction on this connection: committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try query("BEGIN")
+    public func transaction<T>(_ body: () async throws -> T) async throws -> T {
+        try await query("BEGIN")
         do {
-            let result = try body()
-            try query("COMMIT")
+            let result = try await body()
+            try await query("COMMIT")
             return result
         } catch {
-            _ = try? query("ROLLBACK")
+            _ = try? await query("ROLLBACK")
             throw error
         }
+    }
+
+    /// Runs `plan`'s statements on this connection (in the caller's transaction), its rows read
+    /// as records by `record`.
+    public func run<Record, Result>(_ plan: SQLPlan<Record, Result>, _ record: (PostgresRandomAccessRow) throws -> Record) async throws -> Result {
+        var next = plan
+        while true {
+            switch next {
+            case let .done(result): return result
+            case let .statement(sql, rest): next = try rest(try await query(PostgresQuery(sql)).map(record))
+            case let .compute(step): next = try step()
+            }
+        }
+    }
+
+    /// Runs `statements` one after another.
+    public func execute(_ statements: [PortableSQL]) async throws {
+        for sql in statements { try await query(PostgresQuery(sql)) }
     }
 }
 

@@ -17,24 +17,24 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
         self.policy = policy
     }
 
-    public func submit(_ download: DownloadRecord, maxPending: Int) throws -> (download: DownloadRecord, created: Bool) {
-        try connections.transaction { session in
+    public func submit(_ download: DownloadRecord, maxPending: Int) async throws -> (download: DownloadRecord, created: Bool) {
+        try await connections.transaction { session in
             // Serialises a client's submissions, so its pending count and its duplicates are exact.
-            try session.query("SELECT pg_advisory_xact_lock(hashtext(\(download.clientID)))")
-            if let existing = try session.query("""
+            try await session.query("SELECT pg_advisory_xact_lock(hashtext(\(download.clientID)))")
+            if let existing = try await session.query("""
                 SELECT * FROM downloads WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
                     AND normalized_url = \(download.normalizedURL)
                 """).first.map(DownloadRecord.init(row:)) {
                 // A failed one is queued again with fresh attempts: the person sent it again.
-                let requeued = existing.status == .failed ? try leases(in: session).requeueFailed(key: existing.holder.key).first : nil
+                let requeued = existing.status == .failed ? try await run(leases.requeueFailed(key: existing.holder.key), on: session).first : nil
                 return (requeued ?? existing, false)
             }
-            let pending = try session.query("""
+            let pending = try await session.query("""
                 SELECT COUNT(*) AS n FROM downloads WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
                     AND status IN (\(Status.queued.rawValue), \(Status.downloading.rawValue))
                 """)[0]["n"].decode(Int.self)
             guard pending < maxPending else { throw DownloadRecord.tooManyPending(maxPending) }
-            let row = try session.query("""
+            let row = try await session.query("""
                 INSERT INTO downloads (id, client_id, device, owner, url, normalized_url, route, status, attempts, available_at,
                     client_timestamp, created_at, updated_at)
                 VALUES (\(download.id), \(download.clientID), \(download.device), \(download.owner), \(download.url), \(download.normalizedURL),
@@ -45,55 +45,58 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
         }
     }
 
-    public func download(id: String) throws -> DownloadRecord? {
-        try connections.query("SELECT * FROM downloads WHERE id = \(id)").first.map(DownloadRecord.init(row:))
+    public func download(id: String) async throws -> DownloadRecord? {
+        try await connections.query("SELECT * FROM downloads WHERE id = \(id)").first.map(DownloadRecord.init(row:))
     }
 
-    public func downloads(clientID: String, device: String?, before: Int64?, limit: Int) throws -> [DownloadRecord] {
-        try connections.query("""
+    public func downloads(clientID: String, device: String?, before: Int64?, limit: Int) async throws -> [DownloadRecord] {
+        try await connections.query("""
             SELECT * FROM downloads WHERE client_id = \(clientID) AND (\(device)::text IS NULL OR coalesce(device, '') = \(device))
                 AND seq < \(before ?? Int64.max) ORDER BY seq DESC LIMIT \(limit)
             """).map(DownloadRecord.init(row:))
     }
 
-    public func leaseDownload(worker: String, leaseSeconds: TimeInterval) throws -> DownloadRecord? {
-        try connections.transaction { session in try leases(in: session).lease(worker: worker, seconds: leaseSeconds).leased }
+    public func leaseDownload(worker: String, leaseSeconds: TimeInterval) async throws -> DownloadRecord? {
+        try await connections.transaction { session in try await run(leases.lease(worker: worker, seconds: leaseSeconds), on: session).leased }
     }
 
-    /// The lease contract over the downloads, on `session`.
-    private func leases(in session: Session) -> Leases<DownloadRecord> {
-        Leases(.downloads, dialect: .postgres, policy: policy) { sql in try session.query(PostgresQuery(sql)).map(DownloadRecord.init(row:)) }
+    /// The lease contract over the downloads.
+    private var leases: Leases<DownloadRecord> { Leases(.downloads, dialect: .postgres, policy: policy) }
+
+    /// Runs `plan` of the lease contract on `session`.
+    private func run<T>(_ plan: Leases<DownloadRecord>.Plan<T>, on session: Session) async throws -> T {
+        try await session.run(plan, DownloadRecord.init(row:))
     }
 
-    public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) throws -> Bool {
-        try connections.withConnection { session in try leases(in: session).renew(download.holder, seconds: leaseSeconds) }
+    public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) async throws -> Bool {
+        try await connections.withConnection { session in try await run(leases.renew(download.holder, seconds: leaseSeconds), on: session) }
     }
 
     @discardableResult
-    public func finish(_ download: DownloadRecord, documentID: String) throws -> Bool {
-        try connections.withConnection { session in try leases(in: session).finish(download.holder, setting: "document_id = \(documentID)") != nil }
+    public func finish(_ download: DownloadRecord, documentID: String) async throws -> Bool {
+        try await connections.withConnection { session in try await run(leases.finish(download.holder, setting: "document_id = \(documentID)"), on: session) != nil }
     }
 
     @discardableResult
-    public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) throws -> DownloadRecord {
-        try connections.withConnection { session in try leases(in: session).fail(download.holder, error: error, retryable: retryable) ?? download }
+    public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) async throws -> DownloadRecord {
+        try await connections.withConnection { session in try await run(leases.fail(download.holder, error: error, retryable: retryable), on: session) ?? download }
     }
 
-    public func release(_ download: DownloadRecord) throws {
-        try connections.withConnection { session in _ = try leases(in: session).release(download.holder) }
+    public func release(_ download: DownloadRecord) async throws {
+        try await connections.withConnection { session in _ = try await run(leases.release(download.holder), on: session) }
     }
 
-    public func downloads(documentID: String) throws -> [DownloadRecord] {
-        try connections.query("SELECT * FROM downloads WHERE document_id = \(documentID) ORDER BY seq").map(DownloadRecord.init(row:))
+    public func downloads(documentID: String) async throws -> [DownloadRecord] {
+        try await connections.query("SELECT * FROM downloads WHERE document_id = \(documentID) ORDER BY seq").map(DownloadRecord.init(row:))
     }
 
-    public func reclaimDownloadLeases(where isDead: (String) -> Bool) throws -> Int {
-        try connections.withConnection { session in try leases(in: session).reclaim(where: isDead) }
+    public func reclaimDownloadLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
+        try await connections.withConnection { session in try await run(leases.reclaim(where: isDead), on: session) }
     }
 
-    public func downloadCounts() throws -> [DownloadRecord.Status: Int] {
+    public func downloadCounts() async throws -> [DownloadRecord.Status: Int] {
         var counts = Dictionary(uniqueKeysWithValues: DownloadRecord.Status.allCases.map { ($0, 0) })
-        for row in try connections.query(PostgresQuery(unsafeSQL: StatusCounts.query("downloads", DownloadRecord.Status.self))) {
+        for row in try await connections.query(PostgresQuery(unsafeSQL: StatusCounts.query("downloads", DownloadRecord.Status.self))) {
             if let status = DownloadRecord.Status(rawValue: try row["status"].decode(String.self)) { counts[status] = try row["n"].decode(Int.self) }
         }
         return counts
@@ -101,24 +104,24 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
 
     // MARK: Devices
 
-    public func addDevice(_ device: DeviceRecord) throws {
-        let inserted = try connections.query("""
+    public func addDevice(_ device: DeviceRecord) async throws {
+        let inserted = try await connections.query("""
             INSERT INTO devices (name, token_sha256, owner, created_at) VALUES (\(device.name), \(device.tokenSha256), \(device.owner), \(device.createdAt))
             ON CONFLICT (name) DO NOTHING RETURNING name
             """)
         if inserted.isEmpty { throw DeviceRecord.nameTaken(device.name) }
     }
 
-    public func device(tokenSha256: String) throws -> DeviceRecord? {
-        try connections.query("SELECT * FROM devices WHERE token_sha256 = \(tokenSha256) AND revoked_at IS NULL").first.map(DeviceRecord.init(row:))
+    public func device(tokenSha256: String) async throws -> DeviceRecord? {
+        try await connections.query("SELECT * FROM devices WHERE token_sha256 = \(tokenSha256) AND revoked_at IS NULL").first.map(DeviceRecord.init(row:))
     }
 
-    public func devices() throws -> [DeviceRecord] {
-        try connections.query("SELECT * FROM devices ORDER BY created_at, name").map(DeviceRecord.init(row:))
+    public func devices() async throws -> [DeviceRecord] {
+        try await connections.query("SELECT * FROM devices ORDER BY created_at, name").map(DeviceRecord.init(row:))
     }
 
-    public func revokeDevice(name: String) throws -> Bool {
-        try !connections.query("UPDATE devices SET revoked_at = now() WHERE name = \(name) AND revoked_at IS NULL RETURNING name").isEmpty
+    public func revokeDevice(name: String) async throws -> Bool {
+        try await !connections.query("UPDATE devices SET revoked_at = now() WHERE name = \(name) AND revoked_at IS NULL RETURNING name").isEmpty
     }
 }
 

@@ -9,35 +9,35 @@ public struct PostgresIndex: DocumentIndex {
     let connections: PostgresConnections
 
     /// Uses `connections`, migrating the schema when needed.
-    public init(connections: PostgresConnections) throws {
+    public init(connections: PostgresConnections) async throws {
         self.connections = connections
-        try PostgresSchema.migrate(connections)
+        try await PostgresSchema.migrate(connections)
     }
 
-    public func referencedBlobs() throws -> Set<BlobHash> {
-        let rows = try connections.query("\(unescaped: IndexSQL.live) SELECT sha256 FROM live")
+    public func referencedBlobs() async throws -> Set<BlobHash> {
+        let rows = try await connections.query("\(unescaped: IndexSQL.live) SELECT sha256 FROM live")
         return Set(try rows.map { try $0.hash("sha256") })
     }
 
-    public func indexedBlobs() throws -> Set<BlobHash> {
-        Set(try connections.query("SELECT sha256 FROM blobs").map { try $0.hash("sha256") })
+    public func indexedBlobs() async throws -> Set<BlobHash> {
+        Set(try await connections.query("SELECT sha256 FROM blobs").map { try $0.hash("sha256") })
     }
 
-    public func derivativeSources() throws -> Set<BlobHash> {
-        Set(try connections.query("SELECT DISTINCT source_sha256 FROM derivatives").map { try $0.hash("source_sha256") })
+    public func derivativeSources() async throws -> Set<BlobHash> {
+        Set(try await connections.query("SELECT DISTINCT source_sha256 FROM derivatives").map { try $0.hash("source_sha256") })
     }
 
     @discardableResult
-    public func forgetDeadDerivatives() throws -> Int {
-        try connections.query("""
+    public func forgetDeadDerivatives() async throws -> Int {
+        try await connections.query("""
             \(unescaped: IndexSQL.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live) RETURNING key
             """).count
     }
 
     /// PostgreSQL keeps its own pages consistent and its foreign keys enforce these; what can still
     /// be wrong after a restore from parts or a manual edit is rows naming absent rows.
-    public func integrityProblems() throws -> [String] {
-        let rows = try connections.query("""
+    public func integrityProblems() async throws -> [String] {
+        let rows = try await connections.query("""
             SELECT 'documents' AS source, COUNT(*) AS n FROM documents d
                 WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = d.sha256)
             UNION ALL SELECT 'derivatives', COUNT(*) FROM derivatives v
@@ -51,28 +51,28 @@ public struct PostgresIndex: DocumentIndex {
         }
     }
 
-    public func insertVersion(_ document: Document) throws -> (document: Document, inserted: Bool) {
-        try connections.transaction { session in try Self.insertVersion(document, in: session) }
+    public func insertVersion(_ document: Document) async throws -> (document: Document, inserted: Bool) {
+        try await connections.transaction { session in try await Self.insertVersion(document, in: session) }
     }
 
     /// ``insertVersion(_:)`` inside a caller's transaction. Versions of one (owner, type, title)
     /// are numbered under a transaction-scoped advisory lock, so concurrent uploads on several
     /// hosts get consecutive versions instead of a unique-key failure.
-    static func insertVersion(_ document: Document, in session: Session) throws -> (document: Document, inserted: Bool) {
+    static func insertVersion(_ document: Document, in session: Session) async throws -> (document: Document, inserted: Bool) {
         let key = "\(document.owner)\u{1F}\(document.typeColumn)\u{1F}\(document.title)"
-        try session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
-        try session.query("""
+        try await session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
+        try await session.query("""
             INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(document.sha256.hex), \(document.size), \(document.mime), now())
             ON CONFLICT DO NOTHING
             """)
-        let latest = try session.query("""
+        let latest = try await session.query("""
             SELECT * FROM documents WHERE owner = \(document.owner) AND type = \(document.typeColumn) AND title = \(document.title)
             ORDER BY version DESC LIMIT 1
             """).first.map(Document.init(row:))
         if let latest, latest.sha256 == document.sha256 { return (latest, false) }
         let next = document.nextVersion(after: latest)
         let facts = next.facts
-        try session.query("""
+        try await session.query("""
             INSERT INTO documents (id, owner, type, title, title_key, filename, description, school, search_key, sha256, kind, mime, size, pages,
                 duration_s, width, height, codec, rotation, playback, version, preview_status, error_code, error_message, created_at)
             VALUES (\(next.id), \(next.owner), \(next.typeColumn), \(next.title), \(next.titleKey), \(next.filename), \(next.description),
@@ -84,59 +84,59 @@ public struct PostgresIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> Document? {
-        try connections.query("""
+    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) async throws -> Document? {
+        try await connections.query("""
             SELECT * FROM documents WHERE owner = \(owner) AND type = \(Document.typeColumn(type)) AND title = \(title) ORDER BY version DESC LIMIT 1
             """).first.map(Document.init(row:))
     }
 
-    public func record(_ outcome: JobOutcome, documentID: String) throws {
-        try connections.transaction { session in try PostgresWrites(session).record(outcome, documentID: documentID) }
+    public func record(_ outcome: JobOutcome, documentID: String) async throws {
+        try await connections.transaction { session in try await session.execute(IndexWrites.record(outcome, documentID: documentID)) }
     }
 
-    public func document(id: String) throws -> Document? {
-        try connections.query("SELECT * FROM documents WHERE id = \(id)").first.map(Document.init(row:))
+    public func document(id: String) async throws -> Document? {
+        try await connections.query("SELECT * FROM documents WHERE id = \(id)").first.map(Document.init(row:))
     }
 
-    public func latestDocument(sha256: BlobHash) throws -> Document? {
-        try connections.query("SELECT * FROM documents WHERE sha256 = \(sha256.hex) ORDER BY created_at DESC LIMIT 1")
+    public func latestDocument(sha256: BlobHash) async throws -> Document? {
+        try await connections.query("SELECT * FROM documents WHERE sha256 = \(sha256.hex) ORDER BY created_at DESC LIMIT 1")
             .first.map(Document.init(row:))
     }
 
-    public func derivative(key: String) throws -> DerivativeRecord? {
-        try connections.query("SELECT * FROM derivatives WHERE key = \(key)").first.map(DerivativeRecord.init(row:))
+    public func derivative(key: String) async throws -> DerivativeRecord? {
+        try await connections.query("SELECT * FROM derivatives WHERE key = \(key)").first.map(DerivativeRecord.init(row:))
     }
 
-    public func derivatives(parameters: String) throws -> [DerivativeRecord] {
-        try connections.query("SELECT * FROM derivatives WHERE parameters = \(parameters)").map(DerivativeRecord.init(row:))
+    public func derivatives(parameters: String) async throws -> [DerivativeRecord] {
+        try await connections.query("SELECT * FROM derivatives WHERE parameters = \(parameters)").map(DerivativeRecord.init(row:))
     }
 
-    public func blobSize(_ hash: BlobHash) throws -> Int? {
-        try connections.query("SELECT size FROM blobs WHERE sha256 = \(hash.hex)").first.map { try $0["size"].decode(Int.self) }
+    public func blobSize(_ hash: BlobHash) async throws -> Int? {
+        try await connections.query("SELECT size FROM blobs WHERE sha256 = \(hash.hex)").first.map { try $0["size"].decode(Int.self) }
     }
 
-    public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
-        try connections.transaction { session in
-            try PostgresWrites(session).recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime)
+    public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) async throws {
+        try await connections.transaction { session in
+            try await session.execute(IndexWrites.recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime))
         }
     }
 
-    public func touchDerivatives(_ keys: [String]) throws {
+    public func touchDerivatives(_ keys: [String]) async throws {
         guard !keys.isEmpty else { return }
-        try connections.query("UPDATE derivatives SET used_at = now() WHERE on_demand AND key = ANY(\(keys))")
+        try await connections.query("UPDATE derivatives SET used_at = now() WHERE on_demand AND key = ANY(\(keys))")
     }
 
-    public func onDemandPreviewBytes(source: BlobHash?) throws -> Int {
-        try connections.query("""
+    public func onDemandPreviewBytes(source: BlobHash?) async throws -> Int {
+        try await connections.query("""
             SELECT COALESCE(SUM(b.size), 0)::bigint AS bytes FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
             WHERE d.on_demand AND (\(source?.hex)::text IS NULL OR d.source_sha256 = \(source?.hex))
             """).first?["bytes"].decode(Int.self) ?? 0
     }
 
-    public func evictPreviews(source: BlobHash?, downTo budget: Int) throws -> PreviewEviction {
-        try connections.transaction { session in
+    public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
+        try await connections.transaction { session in
             // Newest first, with the running sum: the rows past the budget (the least recently used) go.
-            let rows = try session.query("""
+            let rows = try await session.query("""
                 WITH ranked AS (
                     SELECT d.key, d.result_sha256, b.size,
                            SUM(b.size) OVER (ORDER BY d.used_at DESC, d.key ROWS UNBOUNDED PRECEDING) AS running
@@ -152,7 +152,7 @@ public struct PostgresIndex: DocumentIndex {
                 eviction.results.append(try row.hash("result_sha256"))
             }
             if eviction.derivatives > 0 {
-                try session.query("""
+                try await session.query("""
                     INSERT INTO counters (name, value) VALUES ('evicted_previews', \(eviction.derivatives))
                     ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
                     """)
@@ -161,9 +161,9 @@ public struct PostgresIndex: DocumentIndex {
         }
     }
 
-    public func forgetBlobs(ifUnused hashes: [BlobHash]) throws -> [BlobHash] {
+    public func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash] {
         guard !hashes.isEmpty else { return [] }
-        return try connections.query("""
+        return try await connections.query("""
             DELETE FROM blobs b WHERE sha256 = ANY(\(Array(Set(hashes.map(\.hex)))))
             AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = b.sha256)
             AND NOT EXISTS (SELECT 1 FROM derivatives v WHERE v.source_sha256 = b.sha256 OR v.result_sha256 = b.sha256)
@@ -171,12 +171,12 @@ public struct PostgresIndex: DocumentIndex {
             """).map { try $0.hash("sha256") }
     }
 
-    public func failure(key: String) throws -> RenderFailure? {
-        try connections.query("SELECT * FROM render_failures WHERE key = \(key)").first.map(RenderFailure.init(row:))
+    public func failure(key: String) async throws -> RenderFailure? {
+        try await connections.query("SELECT * FROM render_failures WHERE key = \(key)").first.map(RenderFailure.init(row:))
     }
 
-    public func recordFailure(_ failure: RenderFailure) throws {
-        try connections.query("""
+    public func recordFailure(_ failure: RenderFailure) async throws {
+        try await connections.query("""
             INSERT INTO render_failures (key, source_sha256, code, message, created_at)
             VALUES (\(failure.key), \(failure.sourceSha256.hex), \(failure.code.rawValue), \(failure.message), \(failure.createdAt))
             ON CONFLICT (key) DO UPDATE SET code = excluded.code, message = excluded.message, created_at = excluded.created_at
@@ -184,16 +184,16 @@ public struct PostgresIndex: DocumentIndex {
     }
 
     @discardableResult
-    public func forgetFailures(source: BlobHash?) throws -> Int {
-        try connections.query("""
+    public func forgetFailures(source: BlobHash?) async throws -> Int {
+        try await connections.query("""
             DELETE FROM render_failures WHERE \(source?.hex)::text IS NULL OR source_sha256 = \(source?.hex)
             OR source_sha256 IN (SELECT result_sha256 FROM derivatives WHERE source_sha256 = \(source?.hex)) RETURNING key
             """).count
     }
 
-    public func statistics(owner: String?) throws -> StorageStatistics {
-        try sweepLapsedShares()
-        let rows = try connections.query(Self.statisticsQuery(owner: owner))
+    public func statistics(owner: String?) async throws -> StorageStatistics {
+        try await sweepLapsedShares()
+        let rows = try await connections.query(Self.statisticsQuery(owner: owner))
         var figures = try rows.map { (name: try $0["name"].decode(String.self), value: try $0["value"].decode(Int.self)) }
         let evicted = figures.first { $0.name == "evicted_previews" }?.value ?? 0
         figures.removeAll { $0.name == "evicted_previews" }
@@ -211,17 +211,17 @@ public struct PostgresIndex: DocumentIndex {
     }
 
     /// The owner's (or everyone's) documents with a live share, counted from the shares.
-    func sharedDocuments(owner: String?) throws -> Int {
-        try connections.query("""
+    func sharedDocuments(owner: String?) async throws -> Int {
+        try await connections.query("""
             SELECT COUNT(*) AS n FROM documents d WHERE (\(owner)::text IS NULL OR d.owner = \(owner)) AND \(unescaped: IndexSQL.isLatestVersion)
             AND \(unescaped: IndexSQL.liveShares(now: "now()")) > 0
             """).first.map { try $0["n"].decode(Int.self) } ?? 0
     }
 
-    public func recountStatistics(owner: String?) throws -> StorageStatistics {
-        try sweepLapsedShares()
+    public func recountStatistics(owner: String?) async throws -> StorageStatistics {
+        try await sweepLapsedShares()
         // One round trip: every figure is an aggregate over the owner's documents ($1 NULL: all owners).
-        let row = try connections.query("""
+        let row = try await connections.query("""
             WITH scoped AS (SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner)),
             current AS (SELECT DISTINCT ON (owner, type, title) * FROM scoped ORDER BY owner, type, title, version DESC),
             pivots AS (SELECT result_sha256 AS sha256 FROM derivatives WHERE operation = \(DerivativeOperation.convert.rawValue) AND source_sha256 IN (SELECT sha256 FROM scoped)),
@@ -256,54 +256,8 @@ public struct PostgresIndex: DocumentIndex {
             previews: try row["previews"].decode(Int.self),
             previewBytes: try row["preview_bytes"].decode(Int.self))
         if owner == nil { statistics.evictedPreviews = try row["evicted_previews"].decode(Int.self) }
-        statistics.sharedDocuments = try sharedDocuments(owner: owner)
+        statistics.sharedDocuments = try await sharedDocuments(owner: owner)
         statistics.bySchool = try counts("by_school")
         return statistics
-    }
-}
-
-/// ``IndexWrites`` in a PostgreSQL transaction.
-struct PostgresWrites: IndexWrites {
-    let session: Session
-
-    init(_ session: Session) {
-        self.session = session
-    }
-
-    func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
-        try session.query("""
-            INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(derivative.resultSha256.hex), \(resultSize), \(resultMime), now())
-            ON CONFLICT DO NOTHING
-            """)
-        try session.query("""
-            INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at,
-                                     on_demand, used_at)
-            VALUES (\(derivative.key), \(derivative.sourceSha256.hex), \(derivative.operation.rawValue), \(derivative.parameters),
-                \(derivative.renderer), \(derivative.resultSha256.hex), \(derivative.width), \(derivative.height), \(derivative.createdAt),
-                \(derivative.onDemand), \(derivative.usedAt))
-            ON CONFLICT DO NOTHING
-            """)
-    }
-
-    func setFacts(documentID: String, facts: MediaFacts) throws {
-        try session.query("""
-            UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width),
-            height = \(facts.height), codec = \(facts.codec), rotation = \(facts.rotation), playback = \(facts.playback?.rawValue)
-            WHERE id = \(documentID)
-            """)
-    }
-
-    func enqueueJob(documentID: String, kind: JobRecord.Kind) throws {
-        try session.query("""
-            INSERT INTO jobs (document_id, kind, status, attempts, available_at, created_at, updated_at)
-            VALUES (\(documentID), \(kind.rawValue), \(JobRecord.Status.queued.rawValue), 0, now(), now(), now())
-            """)
-    }
-
-    func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
-        try session.query("""
-            UPDATE documents SET preview_status = \(status.rawValue), error_code = \(error?.code.rawValue),
-            error_message = \(error?.message) WHERE id = \(documentID)
-            """)
     }
 }

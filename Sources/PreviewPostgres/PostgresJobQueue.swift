@@ -18,10 +18,10 @@ public struct PostgresJobQueue: JobQueue {
         self.policy = policy
     }
 
-    public func enqueue(_ document: Document, leasingTo lease: JobLease?) throws -> (document: Document, job: JobRecord, leased: Bool) {
-        try connections.transaction { session in
-            let (stored, inserted) = try PostgresIndex.insertVersion(document, in: session)
-            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: session) { return (stored, existing, false) }
+    public func enqueue(_ document: Document, leasingTo lease: JobLease?) async throws -> (document: Document, job: JobRecord, leased: Bool) {
+        try await connections.transaction { session in
+            let (stored, inserted) = try await PostgresIndex.insertVersion(document, in: session)
+            if !inserted, let existing = try await latestJob(documentID: stored.id, kind: .preview, in: session) { return (stored, existing, false) }
             let first = JobRecord.Status.first(for: stored)
             let leasing = first == .queued ? lease : nil
             let status = leasing == nil ? first : .processing
@@ -31,110 +31,113 @@ public struct PostgresJobQueue: JobQueue {
                 VALUES (\(stored.id), \(status), \(leasing == nil ? 0 : 1), \(leasing?.worker), \(expires), \(PortableSQL.now), \(PortableSQL.now), \(PortableSQL.now))
                 RETURNING *
                 """
-            let job = try JobRecord(row: try session.query(PostgresQuery(insert))[0])
+            let job = try JobRecord(row: try await session.query(PostgresQuery(insert))[0])
             var document = stored
             document.jobStatus = job.status
             return (document, job, leasing != nil)
         }
     }
 
-    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: Document)? {
+    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) async throws -> (job: JobRecord, document: Document)? {
         // A transaction, so that a lease PostgreSQL ends for a conflict is run again.
-        try connections.transaction { session in
-            guard let job = try leases(in: session).lease(worker: worker, seconds: leaseSeconds, kinds: kinds, writes: PostgresWrites(session)),
-                  let document = try session.query("SELECT * FROM documents WHERE id = \(job.documentID)").first else { return nil }
+        try await connections.transaction { session in
+            guard let job = try await run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds), on: session),
+                  let document = try await session.query("SELECT * FROM documents WHERE id = \(job.documentID)").first else { return nil }
             return (job, try Document(row: document))
         }
     }
 
-    /// The lease contract over the jobs, on `session`.
-    private func leases(in session: Session) -> Leases<JobRecord> {
-        Leases(.jobs, dialect: .postgres, policy: policy) { sql in try session.query(PostgresQuery(sql)).map(JobRecord.init(row:)) }
+    /// The lease contract over the jobs.
+    private var leases: Leases<JobRecord> { Leases(.jobs, dialect: .postgres, policy: policy) }
+
+    /// Runs `plan` of the lease contract on `session`.
+    private func run<T>(_ plan: Leases<JobRecord>.Plan<T>, on session: Session) async throws -> T {
+        try await session.run(plan, JobRecord.init(row:))
     }
 
     @discardableResult
-    public func complete(_ job: JobRecord, recording outcome: JobOutcome?) throws -> Bool {
-        try session(recording: outcome) { session in try leases(in: session).complete(job, recording: outcome, writes: PostgresWrites(session)) }
+    public func complete(_ job: JobRecord, recording outcome: JobOutcome?) async throws -> Bool {
+        try await session(recording: outcome) { session in try await run(leases.complete(job, recording: outcome), on: session) }
     }
 
     @discardableResult
-    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) throws -> JobRecord {
-        try session(recording: outcome) { session in
-            try leases(in: session).fail(job, error: error, retryable: retryable, recording: outcome, writes: PostgresWrites(session))
+    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) async throws -> JobRecord {
+        try await session(recording: outcome) { session in
+            try await run(leases.fail(job, error: error, retryable: retryable, recording: outcome), on: session)
         }
     }
 
     /// A transaction when there is an outcome to write with the job's own update; else that one
     /// statement alone, without the round trips of BEGIN and COMMIT.
-    private func session<T>(recording outcome: JobOutcome?, _ body: (Session) throws -> T) throws -> T {
-        outcome == nil ? try connections.withConnection(body) : try connections.transaction(body)
+    private func session<T>(recording outcome: JobOutcome?, _ body: (Session) async throws -> T) async throws -> T {
+        outcome == nil ? try await connections.withConnection(body) : try await connections.transaction(body)
     }
 
-    public func reportProgress(_ job: JobRecord, fraction: Double) throws {
-        try connections.query("""
+    public func reportProgress(_ job: JobRecord, fraction: Double) async throws {
+        try await connections.query("""
             UPDATE jobs SET progress = \(fraction) WHERE id = \(job.id) AND status = \(JobRecord.Status.processing.rawValue)
             AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts)
             """)
     }
 
-    public func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) throws -> Bool {
-        try connections.withConnection { session in try leases(in: session).renew(job.holder, seconds: leaseSeconds) }
+    public func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) async throws -> Bool {
+        try await connections.withConnection { session in try await run(leases.renew(job.holder, seconds: leaseSeconds), on: session) }
     }
 
-    public func release(_ job: JobRecord) throws {
-        try connections.withConnection { session in _ = try leases(in: session).release(job.holder) }
+    public func release(_ job: JobRecord) async throws {
+        try await connections.withConnection { session in _ = try await run(leases.release(job.holder), on: session) }
     }
 
-    public func job(id: Int64) throws -> JobRecord? {
-        try connections.query("SELECT * FROM jobs WHERE id = \(id)").first.map(JobRecord.init(row:))
+    public func job(id: Int64) async throws -> JobRecord? {
+        try await connections.query("SELECT * FROM jobs WHERE id = \(id)").first.map(JobRecord.init(row:))
     }
 
-    public func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) throws -> Bool {
-        try connections.transaction { session in
+    public func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) async throws -> Bool {
+        try await connections.transaction { session in
             // The document's row lock orders two callers: the second sees the first one's job.
-            try session.query("SELECT id FROM documents WHERE id = \(documentID) FOR UPDATE")
-            if let latest = try latestJob(documentID: documentID, kind: kind, in: session), [.queued, .processing].contains(latest.status) {
+            try await session.query("SELECT id FROM documents WHERE id = \(documentID) FOR UPDATE")
+            if let latest = try await latestJob(documentID: documentID, kind: kind, in: session), [.queued, .processing].contains(latest.status) {
                 return false
             }
-            try PostgresWrites(session).enqueueJob(documentID: documentID, kind: kind)
+            try await session.execute([IndexWrites.enqueueJob(documentID: documentID, kind: kind)])
             return true
         }
     }
 
-    public func latestJob(documentID: String, kind: JobRecord.Kind) throws -> JobRecord? {
-        try connections.withConnection { session in try latestJob(documentID: documentID, kind: kind, in: session) }
+    public func latestJob(documentID: String, kind: JobRecord.Kind) async throws -> JobRecord? {
+        try await connections.withConnection { session in try await latestJob(documentID: documentID, kind: kind, in: session) }
     }
 
-    public func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord] {
-        try connections.query("""
+    public func jobs(status: JobRecord.Status?, limit: Int) async throws -> [JobRecord] {
+        try await connections.query("""
             SELECT * FROM jobs WHERE \(status?.rawValue)::text IS NULL OR status = \(status?.rawValue) ORDER BY id DESC LIMIT \(limit)
             """).map(JobRecord.init(row:))
     }
 
-    public func retry(id: Int64) throws -> Bool {
-        try connections.withConnection { session in try !leases(in: session).requeueFailed(key: .integer(id)).isEmpty }
+    public func retry(id: Int64) async throws -> Bool {
+        try await connections.withConnection { session in try await !run(leases.requeueFailed(key: .integer(id)), on: session).isEmpty }
     }
 
-    public func retryFailed() throws -> Int {
-        try connections.withConnection { session in try leases(in: session).requeueFailed().count }
+    public func retryFailed() async throws -> Int {
+        try await connections.withConnection { session in try await run(leases.requeueFailed(), on: session).count }
     }
 
-    public func counts() throws -> [JobRecord.Status: Int] {
-        try connections.withConnection { session in
+    public func counts() async throws -> [JobRecord.Status: Int] {
+        try await connections.withConnection { session in
             var counts = Dictionary(uniqueKeysWithValues: JobRecord.Status.allCases.map { ($0, 0) })
-            for row in try session.query(PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))) {
+            for row in try await session.query(PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))) {
                 counts[try row.decode("status", as: JobRecord.Status.self)] = try row["n"].decode(Int.self)
             }
             return counts
         }
     }
 
-    public func reclaimLeases(where isDead: (String) -> Bool) throws -> Int {
-        try connections.withConnection { session in try leases(in: session).reclaim(where: isDead) }
+    public func reclaimLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
+        try await connections.withConnection { session in try await run(leases.reclaim(where: isDead), on: session) }
     }
 
-    private func latestJob(documentID: String, kind: JobRecord.Kind, in session: Session) throws -> JobRecord? {
-        try session.query("SELECT * FROM jobs WHERE document_id = \(documentID) AND kind = \(kind.rawValue) ORDER BY id DESC LIMIT 1")
+    private func latestJob(documentID: String, kind: JobRecord.Kind, in session: Session) async throws -> JobRecord? {
+        try await session.query("SELECT * FROM jobs WHERE document_id = \(documentID) AND kind = \(kind.rawValue) ORDER BY id DESC LIMIT 1")
             .first.map(JobRecord.init(row:))
     }
 }

@@ -14,16 +14,16 @@ public struct PostgresReferenceLock: ReferenceLock {
     static let key: Int64 = 0x646f_6370_7265_7669
 
     /// Connects to `url`; up to `holders` writers of this process hold the lock at once.
-    public init(url: String, holders: Int = 6, logger: Logger) throws {
-        connections = try PostgresConnections(url: url, size: holders, logger: logger)
+    public init(url: String, holders: Int = 6, logger: Logger) async throws {
+        connections = try await PostgresConnections(url: url, size: holders, logger: logger)
     }
 
-    public func whileHeld<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
+    public func whileHeld<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
         // Not `connections.transaction`: `body` does more than talk to this connection, so it is never run twice.
-        try connections.withConnection { session in
-            try session.transaction {
-                try session.query(exclusive ? "SELECT pg_advisory_xact_lock(\(Self.key))" : "SELECT pg_advisory_xact_lock_shared(\(Self.key))")
-                return try body()
+        try await connections.withConnection { session in
+            try await session.transaction {
+                try await session.query(exclusive ? "SELECT pg_advisory_xact_lock(\(Self.key))" : "SELECT pg_advisory_xact_lock_shared(\(Self.key))")
+                return try await body()
             }
         }
     }

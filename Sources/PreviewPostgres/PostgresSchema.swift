@@ -166,26 +166,26 @@ enum PostgresSchema {
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the
     /// title and search keys are folded in Swift (``DocumentLabels/titleKey(_:)``), as SQLite's are.
-    static let backfills: [String: @Sendable (Session) throws -> Void] = [
+    static let backfills: [String: @Sendable (Session) async throws -> Void] = [
         "v8-title-key": { session in
-            for row in try session.query("SELECT id, title FROM documents") {
+            for row in try await session.query("SELECT id, title FROM documents") {
                 let (id, title) = (try row["id"].decode(String.self), try row["title"].decode(String.self))
-                try session.query("UPDATE documents SET title_key = \(DocumentLabels.titleKey(title)) WHERE id = \(id)")
+                try await session.query("UPDATE documents SET title_key = \(DocumentLabels.titleKey(title)) WHERE id = \(id)")
             }
         },
         "v17-description-school": { session in
-            for row in try session.query("SELECT id, title, filename FROM documents") {
+            for row in try await session.query("SELECT id, title, filename FROM documents") {
                 let (id, title, filename) = (try row["id"].decode(String.self), try row["title"].decode(String.self), try row["filename"].decode(String.self))
                 let key = DocumentLabels.searchKey(title: title, description: "", filename: filename)
-                try session.query("UPDATE documents SET search_key = \(key) WHERE id = \(id)")
+                try await session.query("UPDATE documents SET search_key = \(key) WHERE id = \(id)")
             }
-            try session.query("CREATE INDEX documents_current_search_trigrams ON documents USING gin (search_key gin_trgm_ops) WHERE latest")
+            try await session.query("CREATE INDEX documents_current_search_trigrams ON documents USING gin (search_key gin_trgm_ops) WHERE latest")
         },
         "v18-search-school": { session in
-            for row in try session.query("SELECT id, title, description, filename, school FROM documents WHERE school IS NOT NULL") {
+            for row in try await session.query("SELECT id, title, description, filename, school FROM documents WHERE school IS NOT NULL") {
                 let key = DocumentLabels.searchKey(title: try row["title"].decode(String.self), description: try row["description"].decode(String.self),
                                                    filename: try row["filename"].decode(String.self), school: try row["school"].decode(String?.self))
-                try session.query("UPDATE documents SET search_key = \(key) WHERE id = \(try row["id"].decode(String.self))")
+                try await session.query("UPDATE documents SET search_key = \(key) WHERE id = \(try row["id"].decode(String.self))")
             }
         },
     ]
@@ -204,18 +204,28 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x646f_6370_7276
 
     /// Applies the migrations not applied yet.
-    static func migrate(_ connections: PostgresConnections) throws {
-        try connections.withConnection { session in
-            try session.query("SELECT pg_advisory_lock(\(migrationLock))")
-            defer { _ = try? session.query("SELECT pg_advisory_unlock(\(migrationLock))") }
-            try session.query("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)")
-            let applied = Set(try session.query("SELECT name FROM schema_migrations").map { try $0["name"].decode(String.self) })
-            for migration in migrations where !applied.contains(migration.name) {
-                try session.transaction {
-                    for statement in migration.statements { try session.query(.init(unsafeSQL: statement)) }
-                    try backfills[migration.name]?(session)
-                    try session.query("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), now())")
-                }
+    static func migrate(_ connections: PostgresConnections) async throws {
+        try await connections.withConnection { session in
+            try await session.query("SELECT pg_advisory_lock(\(migrationLock))")
+            do {
+                try await applyMissing(on: session)
+            } catch {
+                _ = try? await session.query("SELECT pg_advisory_unlock(\(migrationLock))")
+                throw error
+            }
+            try await session.query("SELECT pg_advisory_unlock(\(migrationLock))")
+        }
+    }
+
+    /// The migrations not applied yet, each in its transaction.
+    private static func applyMissing(on session: Session) async throws {
+        try await session.query("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)")
+        let applied = Set(try await session.query("SELECT name FROM schema_migrations").map { try $0["name"].decode(String.self) })
+        for migration in migrations where !applied.contains(migration.name) {
+            try await session.transaction {
+                for statement in migration.statements { try await session.query(.init(unsafeSQL: statement)) }
+                try await backfills[migration.name]?(session)
+                try await session.query("INSERT INTO schema_migrations (name, applied_at) VALUES (\(migration.name), now())")
             }
         }
     }

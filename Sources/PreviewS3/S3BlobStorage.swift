@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Metrics
 import NIOCore
+import PreviewCore
 import PreviewStore
 
 /// Blobs in an S3-compatible object store (DESIGN §5, §11): `PREFIX/objects/sha256/ab/cd/abcd…`,
@@ -20,9 +21,12 @@ import PreviewStore
 /// The C libraries read local copies (``BlobCache``, `--blob-cache-size`); clients are sent
 /// objects by byte range straight from the store (``servingSource(for:size:)``). Many hosts share a
 /// bucket when they share the ``ReferenceLock`` too (PostgreSQL's, beside the index).
+///
+/// Its file work (hashing, reading staged files and copies) runs on the lanes of its ``Offload``.
 public final class S3BlobStorage: BlobStorage {
     let client: S3Client
     let cache: BlobCache
+    private let offload: Offload
     private let lock: any ReferenceLock
     private let logger: Logger
     public let stagingFolder: URL
@@ -34,20 +38,21 @@ public final class S3BlobStorage: BlobStorage {
     /// Blobs in `location`, signed with `credentials`; writes staged and copies cached under `localFolder`
     /// (`tmp/`, `cache/`), the copies kept to `cacheBytes`.
     public convenience init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
-                multipartThreshold: Int = 64 << 20, logger: Logger) throws {
+                multipartThreshold: Int = 64 << 20, offload: Offload, logger: Logger) throws {
         try self.init(location: location, credentials: credentials, localFolder: localFolder, cacheBytes: cacheBytes, lock: lock,
-                      multipartThreshold: multipartThreshold, pageSize: 1000, logger: logger)
+                      multipartThreshold: multipartThreshold, pageSize: 1000, offload: offload, logger: logger)
     }
 
     init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
-         multipartThreshold: Int, pageSize: Int, logger: Logger) throws {
+         multipartThreshold: Int, pageSize: Int, offload: Offload, logger: Logger) throws {
         self.pageSize = pageSize
-        client = try S3Client(location: location, credentials: credentials, logger: logger)
+        self.offload = offload
+        client = try S3Client(location: location, credentials: credentials, offload: offload, logger: logger)
         stagingFolder = localFolder.appendingPathComponent("tmp")
         for folder in [localFolder, stagingFolder] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        cache = try BlobCache(folder: localFolder.appendingPathComponent("cache"), capacity: cacheBytes)
+        cache = try BlobCache(folder: localFolder.appendingPathComponent("cache"), capacity: cacheBytes, offload: offload)
         self.lock = lock
         self.multipartThreshold = max(5 << 20, multipartThreshold)
         self.logger = logger
@@ -64,8 +69,8 @@ public final class S3BlobStorage: BlobStorage {
 
     /// Checks that the bucket answers to these credentials: a wrong secret or a missing bucket is
     /// said at start, not at the first upload.
-    public func checkAccess() throws {
-        _ = try client.send(.GET, key: nil, query: [("list-type", "2"), ("max-keys", "1"), ("prefix", location.prefix)],
+    public func checkAccess() async throws {
+        _ = try await client.send(.GET, key: nil, query: [("list-type", "2"), ("max-keys", "1"), ("prefix", location.prefix)],
                             operation: "listing the bucket \(location.bucket)")
     }
 
@@ -82,26 +87,26 @@ public final class S3BlobStorage: BlobStorage {
 
     // MARK: Writes
 
-    public func publish(stagedFile: URL, as hash: BlobHash, role: BlobRole) throws {
+    public func publish(stagedFile: URL, as hash: BlobHash, role: BlobRole) async throws {
         var info = stat()
         guard stat(stagedFile.path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let size = Int(info.st_size)
-        func store(replacing: Bool) throws -> Bool {
-            size > multipartThreshold
+        func store(replacing: Bool) async throws -> Bool {
+            await size > multipartThreshold
                 ? try putInParts(stagedFile, size: size, as: hash, role: role, replacing: replacing)
                 : try put(stagedFile, size: size, as: hash, role: role, replacing: replacing)
         }
-        var created = try store(replacing: false)
-        if !created, try storedETag(of: hash) != expectedETag(of: stagedFile, size: size) {
+        var created = try await store(replacing: false)
+        if !created, try await storedETag(of: hash) != expectedETag(of: stagedFile, size: size) {
             // The object under this name holds other bytes than its name says: damaged behind our back.
             // These bytes hash to the name, so they replace it.
             logger.error("a damaged object was replaced by an upload of its bytes", metadata: ["preview.sha256": "\(hash)"])
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "object"), ("problem", "repaired")]).increment()
-            created = try store(replacing: true)
+            created = try await store(replacing: true)
         }
-        if !created, role == .original, self.role(of: hash) == .derivative {
+        if !created, role == .original, await self.role(of: hash) == .derivative {
             // Stored before as a derivative: the same bytes are now a document's, kept as an original.
-            try copy(from: key(of: hash), to: key(of: hash), metadata: [:], operation: "marking \(hash) an original")
+            try await copy(from: key(of: hash), to: key(of: hash), metadata: [:], operation: "marking \(hash) an original")
         }
         try cache.adopt(stagedFile, as: hash)
     }
@@ -110,37 +115,40 @@ public final class S3BlobStorage: BlobStorage {
     /// `replacing`). Returns false when the object was there already. The ETag the store answers
     /// must be the MD5 of what was sent: a store that ignores the checksum and kept other bytes has
     /// failed the write, and its object is removed.
-    private func put(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, replacing: Bool) throws -> Bool {
+    private func put(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, replacing: Bool) async throws -> Bool {
         var headers = ["x-amz-checksum-sha256": Data(hash.bytes).base64EncodedString(), "content-type": "application/octet-stream"]
         if !replacing { headers["if-none-match"] = "*" }
         if role == .derivative { headers["x-amz-meta-role"] = role.rawValue }
-        let answer = try client.send(.PUT, key: key(of: hash), headers: headers,
+        let answer = try await client.send(.PUT, key: key(of: hash), headers: headers,
                                      body: .file(path: file.path, offset: 0, length: size, sha256: hash.hex),
                                      accepting: [200, 409, 412], operation: "storing blob \(hash)")
         // 409: a put of the same key is in flight elsewhere; when it is not there after all, ours goes again.
-        if answer.status == 409, try !exists(key(of: hash)) {
-            return try put(file, size: size, as: hash, role: role, replacing: replacing)
+        if answer.status == 409, try await !exists(key(of: hash)) {
+            return try await put(file, size: size, as: hash, role: role, replacing: replacing)
         }
-        if answer.status == 200 { try checkStored(answer.headers.first(name: "etag"), try expectedETag(of: file, size: size), hash) }
+        if answer.status == 200 { try await checkStored(answer.headers.first(name: "etag"), try expectedETag(of: file, size: size), hash) }
         return answer.status == 200
     }
 
     /// Fails the write of `hash` whose answer's ETag is not `expected`, removing what the store kept.
-    private func checkStored(_ etag: String?, _ expected: String, _ hash: BlobHash) throws {
+    private func checkStored(_ etag: String?, _ expected: String, _ hash: BlobHash) async throws {
         guard let etag, etag != expected else { return }
-        _ = try? client.send(.DELETE, key: key(of: hash), accepting: [200, 204, 404], operation: "removing a misstored blob \(hash)")
+        _ = try? await client.send(.DELETE, key: key(of: hash), accepting: [200, 204, 404], operation: "removing a misstored blob \(hash)")
         throw S3Error.damaged("The object store kept other bytes than were sent for blob \(hash) (ETag \(etag), sent \(expected)).")
     }
 
     /// The ETag S3 gives an object of the `size` bytes of `file` as this storage writes it: the MD5
     /// of the bytes in one PUT, or past ``multipartThreshold`` the MD5 of its parts' MD5s and `-N`.
-    func expectedETag(of file: URL, size: Int) throws -> String {
-        guard size > multipartThreshold else { return "\"\(try Self.md5(of: file, offset: 0, length: size).hex)\"" }
-        var parts: [[UInt8]] = []
-        for offset in stride(from: 0, to: size, by: multipartThreshold) {
-            parts.append(try Self.md5(of: file, offset: offset, length: min(multipartThreshold, size - offset)))
+    func expectedETag(of file: URL, size: Int) async throws -> String {
+        let partSize = multipartThreshold
+        return try await offload.run(.reads) {
+            guard size > partSize else { return "\"\(try Self.md5(of: file, offset: 0, length: size).hex)\"" }
+            var parts: [[UInt8]] = []
+            for offset in stride(from: 0, to: size, by: partSize) {
+                parts.append(try Self.md5(of: file, offset: offset, length: min(partSize, size - offset)))
+            }
+            return Self.multipartETag(parts)
         }
-        return Self.multipartETag(parts)
     }
 
     /// The ETag of an object completed from parts whose MD5s are `parts`.
@@ -149,19 +157,19 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// The ETag of the object of `hash`, as the store says.
-    private func storedETag(of hash: BlobHash) throws -> String? {
-        try client.send(.HEAD, key: key(of: hash), accepting: [200, 404], operation: "reading the ETag of \(hash)").headers.first(name: "etag")
+    private func storedETag(of hash: BlobHash) async throws -> String? {
+        try await client.send(.HEAD, key: key(of: hash), accepting: [200, 404], operation: "reading the ETag of \(hash)").headers.first(name: "etag")
     }
 
     /// A multipart upload in parts of `multipartThreshold` bytes, each checked by its SHA-256;
     /// abandoned (its parts deleted) on any failure. The completed object's ETag must be the one its
     /// parts' MD5s make (each part read once for both digests).
-    private func putInParts(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, replacing: Bool) throws -> Bool {
+    private func putInParts(_ file: URL, size: Int, as hash: BlobHash, role: BlobRole, replacing: Bool) async throws -> Bool {
         let key = key(of: hash)
-        if !replacing, try exists(key) { return false }
+        if !replacing, try await exists(key) { return false }
         var headers = ["x-amz-checksum-algorithm": "SHA256", "content-type": "application/octet-stream"]
         if role == .derivative { headers["x-amz-meta-role"] = role.rawValue }
-        let started = try client.send(.POST, key: key, query: [("uploads", "")], headers: headers, operation: "starting an upload of \(hash)")
+        let started = try await client.send(.POST, key: key, query: [("uploads", "")], headers: headers, operation: "starting an upload of \(hash)")
         guard let upload = XMLText(started.body).first("UploadId") else {
             throw S3Error.refused(status: started.status, code: "NoUploadId", message: "", operation: "starting an upload of \(hash)")
         }
@@ -172,16 +180,18 @@ public final class S3BlobStorage: BlobStorage {
             while offset < size {
                 let length = min(multipartThreshold, size - offset)
                 // Each part is read once, for the store's checksum and for the ETag it will make.
-                var (sha256, md5) = (SHA256(), Insecure.MD5())
-                try Self.read(file, offset: offset, length: length) { chunk in
-                    sha256.update(data: chunk)
-                    md5.update(data: chunk)
+                let (digest, md5) = try await offload.run(.reads) { [offset] in
+                    var (sha256, md5) = (SHA256(), Insecure.MD5())
+                    try Self.read(file, offset: offset, length: length) { chunk in
+                        sha256.update(data: chunk)
+                        md5.update(data: chunk)
+                    }
+                    return (Array(sha256.finalize()), Array(md5.finalize()))
                 }
-                let digest = Array(sha256.finalize())
-                md5s.append(Array(md5.finalize()))
+                md5s.append(md5)
                 let checksum = Data(digest).base64EncodedString()
                 let number = parts.count + 1
-                let answer = try client.send(.PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", upload)],
+                let answer = try await client.send(.PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", upload)],
                                              headers: ["x-amz-checksum-sha256": checksum],
                                              body: .file(path: file.path, offset: offset, length: length, sha256: digest.hex),
                                              operation: "storing part \(number) of \(hash)")
@@ -192,13 +202,13 @@ public final class S3BlobStorage: BlobStorage {
                 "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escape($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>"
             }.joined()
             let operation = "completing the upload of \(hash)"
-            let completed = try S3Client.checked(client.send(.POST, key: key, query: [("uploadId", upload)],
+            let completed = try await S3Client.checked(client.send(.POST, key: key, query: [("uploadId", upload)],
                                                              body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
                                                              operation: operation), operation: operation)
-            try checkStored(XMLText(completed.body).first("ETag"), Self.multipartETag(md5s), hash)
+            try await checkStored(XMLText(completed.body).first("ETag"), Self.multipartETag(md5s), hash)
             return true
         } catch {
-            _ = try? client.send(.DELETE, key: key, query: [("uploadId", upload)], accepting: [200, 204, 404],
+            _ = try? await client.send(.DELETE, key: key, query: [("uploadId", upload)], accepting: [200, 204, 404],
                                  operation: "abandoning the upload of \(hash)")
             throw error
         }
@@ -224,23 +234,23 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// A server-side copy; `metadata` nil keeps the source's, else replaces it.
-    private func copy(from source: String, to destination: String, metadata: [String: String]?, operation: String) throws {
+    private func copy(from source: String, to destination: String, metadata: [String: String]?, operation: String) async throws {
         var headers = ["x-amz-copy-source": "/\(location.bucket)/\(SigV4Signer.encode(source, keepingSlashes: true))"]
         headers["x-amz-metadata-directive"] = metadata == nil ? "COPY" : "REPLACE"
         for (name, value) in metadata ?? [:] { headers["x-amz-meta-\(name)"] = value }
-        _ = try S3Client.checked(client.send(.PUT, key: destination, headers: headers, operation: operation), operation: operation)
+        _ = try await S3Client.checked(client.send(.PUT, key: destination, headers: headers, operation: operation), operation: operation)
     }
 
     // MARK: Reads
 
-    private func exists(_ key: String) throws -> Bool {
-        try client.send(.HEAD, key: key, accepting: [200, 404], operation: "looking for \(key)").status == 200
+    private func exists(_ key: String) async throws -> Bool {
+        try await client.send(.HEAD, key: key, accepting: [200, 404], operation: "looking for \(key)").status == 200
     }
 
-    public func contains(_ hash: BlobHash) -> Bool {
-        if cache.cached(hash) != nil { return true }
+    public func contains(_ hash: BlobHash) async -> Bool {
+        if await cache.cached(hash) != nil { return true }
         do {
-            return try exists(key(of: hash))
+            return try await exists(key(of: hash))
         } catch {
             logger.warning("the object store did not say whether a blob is there", metadata: ["preview.sha256": "\(hash)", "error": "\(error)"])
             return false
@@ -248,34 +258,35 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// From the object's metadata; an original when it cannot be told (which errs on the side of keeping).
-    public func role(of hash: BlobHash) -> BlobRole {
-        guard let head = try? client.send(.HEAD, key: key(of: hash), operation: "reading the role of \(hash)"),
+    public func role(of hash: BlobHash) async -> BlobRole {
+        guard let head = try? await client.send(.HEAD, key: key(of: hash), operation: "reading the role of \(hash)"),
               head.headers.first(name: "x-amz-meta-role") == BlobRole.derivative.rawValue else { return .original }
         return .derivative
     }
 
-    public func localFile(for hash: BlobHash) throws -> URL {
+    public func localFile(for hash: BlobHash) async throws -> URL {
         do {
-            return try cache.file(for: hash) { destination in
-                _ = try client.download(key: key(of: hash), to: destination.path, operation: "reading blob \(hash)")
+            return try await cache.file(for: hash) { destination in
+                _ = try await client.download(key: key(of: hash), to: destination.path, operation: "reading blob \(hash)")
             }
         } catch let error as S3Error where error.isMissing {
             throw BlobMissing(hash.hex)
         }
     }
 
-    public func read(_ hash: BlobHash) throws -> [UInt8] {
-        Array(try Data(contentsOf: try localFile(for: hash)))
+    public func read(_ hash: BlobHash) async throws -> [UInt8] {
+        let file = try await localFile(for: hash)
+        return try await offload.run(.reads) { Array(try Data(contentsOf: file)) }
     }
 
-    public func checkLocalCopies() -> [BlobHash] { cache.checkAll() }
+    public func checkLocalCopies() async -> [BlobHash] { await cache.checkAll() }
 
     /// Downloads the object (not into the cache) and hashes it.
-    public func verify(_ hash: BlobHash) throws -> Bool {
+    public func verify(_ hash: BlobHash) async throws -> Bool {
         let temporary = stagingFolder.appendingPathComponent("verify-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
-        _ = try client.download(key: key(of: hash), to: temporary.path, operation: "verifying blob \(hash)")
-        guard try SourceFile(temporary, followLinks: false).contentHash() == hash else {
+        _ = try await client.download(key: key(of: hash), to: temporary.path, operation: "verifying blob \(hash)")
+        guard try await offload.run(.reads, { try SourceFile(temporary, followLinks: false).contentHash() }) == hash else {
             cache.forget(hash)
             return false
         }
@@ -283,76 +294,75 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// The local copy when there is one, else the object read by range (a HEAD first when `size` is not known).
-    public func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource {
-        if let file = cache.cached(hash) { return .file(file) }
+    public func servingSource(for hash: BlobHash, size: Int?) async throws -> BlobServingSource {
+        if let file = await cache.cached(hash) { return .file(file) }
         let key = key(of: hash)
-        guard let size = try size ?? Int(client.send(.HEAD, key: key, operation: "reading the size of \(hash)").headers.first(name: "content-length") ?? "") else {
-            throw S3Error.refused(status: 200, code: "NoContentLength", message: "", operation: "reading the size of \(hash)")
-        }
-        return .remote(ObjectRangeReader(client: client, key: key), size: size)
+        let reader = ObjectRangeReader(client: client, key: key)
+        if let size { return .remote(reader, size: size) }
+        return .remote(reader, size: try await reader.storedSize())
     }
 
     // MARK: Listing and removal
 
-    public func allBlobs() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
-        try list(prefix: "\(location.prefix)objects/sha256/")
+    public func allBlobs() async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+        try await list(prefix: "\(location.prefix)objects/sha256/")
     }
 
-    public func remove(_ hash: BlobHash) throws {
+    public func remove(_ hash: BlobHash) async throws {
         cache.forget(hash)
-        try delete([key(of: hash)])
+        try await delete([key(of: hash)])
     }
 
     /// Copied under `quarantine/` (the copy's time starts its grace period), then deleted.
-    public func quarantine(_ hash: BlobHash) throws {
+    public func quarantine(_ hash: BlobHash) async throws {
         cache.forget(hash)
-        try copy(from: key(of: hash), to: quarantineKey(of: hash), metadata: nil, operation: "quarantining blob \(hash)")
-        try delete([key(of: hash)])
+        try await copy(from: key(of: hash), to: quarantineKey(of: hash), metadata: nil, operation: "quarantining blob \(hash)")
+        try await delete([key(of: hash)])
     }
 
-    public func markPending(_ hash: BlobHash) throws {
-        _ = try client.send(.PUT, key: pendingKey(of: hash), operation: "marking blob \(hash) pending")
+    public func markPending(_ hash: BlobHash) async throws {
+        _ = try await client.send(.PUT, key: pendingKey(of: hash), operation: "marking blob \(hash) pending")
     }
 
-    public func clearPending(_ hash: BlobHash) throws {
-        try delete([pendingKey(of: hash)])
+    public func clearPending(_ hash: BlobHash) async throws {
+        try await delete([pendingKey(of: hash)])
     }
 
-    public func pendingMarks() throws -> [(hash: BlobHash, modified: Date)] {
-        try list(prefix: pendingPrefix).map { ($0.hash, $0.modified) }
+    public func pendingMarks() async throws -> [(hash: BlobHash, modified: Date)] {
+        try await list(prefix: pendingPrefix).map { ($0.hash, $0.modified) }
     }
 
-    public func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
-        try list(prefix: quarantinePrefix)
+    public func quarantined() async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+        try await list(prefix: quarantinePrefix)
     }
 
-    public func unquarantine(_ hash: BlobHash) throws {
-        if try !exists(key(of: hash)) {
-            try copy(from: quarantineKey(of: hash), to: key(of: hash), metadata: nil, operation: "taking blob \(hash) back from the quarantine")
+    public func unquarantine(_ hash: BlobHash) async throws {
+        if try await !exists(key(of: hash)) {
+            try await copy(from: quarantineKey(of: hash), to: key(of: hash), metadata: nil, operation: "taking blob \(hash) back from the quarantine")
         }
-        try delete([quarantineKey(of: hash)])
+        try await delete([quarantineKey(of: hash)])
     }
 
     /// Also abandons multipart uploads of blobs started before `cutoff` and never completed (a
     /// writer killed mid-upload), so their parts stop taking space.
-    public func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int) {
-        let expired = try quarantined().filter { $0.modified < cutoff }
-        try delete(expired.map { quarantineKey(of: $0.hash) })
-        for upload in try unfinishedUploads() where upload.started < cutoff {
-            _ = try client.send(.DELETE, key: upload.key, query: [("uploadId", upload.id)], accepting: [200, 204, 404],
+    public func purgeQuarantine(before cutoff: Date) async throws -> (blobs: Int, bytes: Int) {
+        let expired = try await quarantined().filter { $0.modified < cutoff }
+        try await delete(expired.map { quarantineKey(of: $0.hash) })
+        for upload in try await unfinishedUploads() where upload.started < cutoff {
+            _ = try await client.send(.DELETE, key: upload.key, query: [("uploadId", upload.id)], accepting: [200, 204, 404],
                                 operation: "abandoning an unfinished upload of \(upload.key)")
         }
         return (expired.count, expired.reduce(0) { $0 + $1.size })
     }
 
     /// Multipart uploads of blobs started and neither completed nor aborted, a page at a time.
-    func unfinishedUploads() throws -> [(key: String, id: String, started: Date)] {
+    func unfinishedUploads() async throws -> [(key: String, id: String, started: Date)] {
         var found: [(String, String, Date)] = []
         var markers: (key: String, upload: String)?
         repeat {
             var query = [("uploads", ""), ("max-uploads", "\(pageSize)"), ("prefix", "\(location.prefix)objects/")]
             if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.upload)] }
-            let page = XMLText(try client.send(.GET, key: nil, query: query, operation: "listing unfinished uploads").body)
+            let page = XMLText(try await client.send(.GET, key: nil, query: query, operation: "listing unfinished uploads").body)
             for upload in page.all("Upload").map(XMLText.init) {
                 guard let key = upload.first("Key"), let id = upload.first("UploadId") else { continue }
                 found.append((key, id, upload.first("Initiated").flatMap(Self.date) ?? .distantPast))
@@ -363,18 +373,18 @@ public final class S3BlobStorage: BlobStorage {
         return found
     }
 
-    public func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
-        try lock.whileHeld(exclusive: exclusive, body)
+    public func whileReferencing<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
+        try await lock.whileHeld(exclusive: exclusive, body)
     }
 
     /// Every object under `prefix` named by a hash, a page of up to ``pageSize`` at a time.
-    private func list(prefix: String) throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+    private func list(prefix: String) async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
         var found: [(BlobHash, Int, Date)] = []
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("max-keys", "\(pageSize)"), ("prefix", prefix)]
             if let token { query.append(("continuation-token", token)) }
-            let page = XMLText(try client.send(.GET, key: nil, query: query, operation: "listing \(prefix)").body)
+            let page = XMLText(try await client.send(.GET, key: nil, query: query, operation: "listing \(prefix)").body)
             for object in page.all("Contents") {
                 let item = XMLText(object)
                 guard let key = item.first("Key"), let hash = BlobHash(hex: String(key.split(separator: "/").last ?? "")) else { continue }
@@ -386,15 +396,15 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// Deletes `keys`, up to ``pageSize`` in one request; a key that is not there counts as deleted.
-    private func delete(_ keys: [String]) throws {
+    private func delete(_ keys: [String]) async throws {
         for batch in stride(from: 0, to: keys.count, by: pageSize).map({ keys[$0..<min($0 + pageSize, keys.count)] }) {
             if batch.count == 1 {
-                _ = try client.send(.DELETE, key: batch.first!, accepting: [200, 204, 404], operation: "deleting \(batch.first!)")
+                _ = try await client.send(.DELETE, key: batch.first!, accepting: [200, 204, 404], operation: "deleting \(batch.first!)")
                 continue
             }
             let body = Array(("<Delete><Quiet>true</Quiet>" + batch.map { "<Object><Key>\(XMLText.escape($0))</Key></Object>" }.joined()
                 + "</Delete>").utf8)
-            let answer = try client.send(.POST, key: nil, query: [("delete", "")],
+            let answer = try await client.send(.POST, key: nil, query: [("delete", "")],
                                          headers: ["content-md5": Data(Insecure.MD5.hash(data: body)).base64EncodedString()],
                                          body: .bytes(body), operation: "deleting \(batch.count) objects")
             let failures = XMLText(answer.body).all("Error").map(XMLText.init).filter { $0.first("Code") != "NoSuchKey" }
@@ -434,10 +444,10 @@ struct ObjectRangeReader: BlobRangeReader {
     /// The error of this object's absence: its blob's hash is the key's last part.
     private var missing: BlobMissing { BlobMissing(String(key.split(separator: "/").last ?? "")) }
 
-    func storedSize() throws -> Int {
+    func storedSize() async throws -> Int {
         let head: S3Client.Response
         do {
-            head = try client.send(.HEAD, key: key, operation: "reading the size of \(key)")
+            head = try await client.send(.HEAD, key: key, operation: "reading the size of \(key)")
         } catch let error as S3Error where error.isMissing {
             throw missing
         }

@@ -6,27 +6,35 @@ import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import PreviewCore
 import Synchronization
 
-/// Signed requests to one bucket, with a blocking interface for the store's synchronous protocol:
-/// a call waits on its own thread (an offload lane, never Swift's cooperative pool) while the
-/// request runs on NIO's event loops. Uploads stream from a file, read on the calling thread one
-/// chunk at a time as the connection takes them; downloads stream into a file. No call is retried
-/// here: a refusal is reported as it is, an outage as ``StoreFault/unavailable`` (the callers back off).
+/// Signed requests to one bucket, awaited: no thread is held while a request runs on NIO's event
+/// loops. Uploads stream from a file, read on a thread of `offload`'s reads lane one chunk at a
+/// time as the connection takes them; downloads stream into a file. No call is retried here: a
+/// refusal is reported as it is, an outage as ``StoreFault/unavailable`` (the callers back off).
 final class S3Client: Sendable {
     let location: S3Location
     let signer: SigV4Signer
+    private let offload: Offload
     private let http: HTTPClient
     /// For bytes passed on to a client as it reads them: a reader that pauses (a player whose buffer
     /// is full) must not time the transfer out; the server's write timeout bounds a client that stops.
     private let streaming: HTTPClient
     private let logger: Logger
+    /// The requests of ``send`` and ``download`` in flight: one per connection of the pool, so a
+    /// burst of callers waits its turn here, suspended and for as long as it takes, never in the
+    /// pool's own queue, which gives up after the connect timeout.
+    private let inFlight = AsyncGate(width: connections)
+    /// Connections kept to the object store for the store's own requests.
+    static let connections = 16
     /// Requests made, by method: what tests count.
     private let made = Mutex<[String: Int]>([:])
     static let chunkBytes = 1 << 20
 
-    init(location: S3Location, credentials: S3Credentials, logger: Logger) throws {
+    init(location: S3Location, credentials: S3Credentials, offload: Offload, logger: Logger) throws {
         self.location = location
+        self.offload = offload
         signer = SigV4Signer(credentials: credentials, region: location.region)
         self.logger = logger
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -38,8 +46,10 @@ final class S3Client: Sendable {
             }
         }
         func client(read: TimeAmount) -> HTTPClient {
-            HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(
-                tlsConfiguration: tls, redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: read), decompression: .disabled))
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
+                                                         timeout: .init(connect: .seconds(5), read: read), decompression: .disabled)
+            configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connections)
+            return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         }
         http = client(read: .seconds(60))
         streaming = client(read: .minutes(10))
@@ -71,7 +81,13 @@ final class S3Client: Sendable {
     /// memory: only small ones are asked this way). A status outside `accepting` throws
     /// ``S3Error/refused(status:code:message:operation:)`` with the server's error code.
     func send(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)] = [], headers extra: [String: String] = [:],
-              body: Body = .empty, accepting: Set<Int> = [200], operation: String) throws -> Response {
+              body: Body = .empty, accepting: Set<Int> = [200], operation: String) async throws -> Response {
+        try await inFlight.inside { try await sendNow(method, key: key, query: query, headers: extra, body: body, accepting: accepting, operation: operation) }
+    }
+
+    /// ``send(_:key:query:headers:body:accepting:operation:)`` with a place among the requests in flight.
+    private func sendNow(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)], headers extra: [String: String],
+                         body: Body, accepting: Set<Int>, operation: String) async throws -> Response {
         let payloadHash: String
         switch body {
         case .empty: payloadHash = SigV4Signer.emptyPayloadHash
@@ -79,11 +95,20 @@ final class S3Client: Sendable {
         case let .file(_, _, _, sha256): payloadHash = sha256
         }
         var request = try signedRequest(method, key: key, query: query, headers: extra, payloadHash: payloadHash)
-        // A file body is read on this thread, a chunk at a time, as the connection takes them.
+        // A file body is read a chunk at a time, as the connection takes them.
         var upload: (writer: EventLoopPromise<HTTPClient.Body.StreamWriter>, sent: EventLoopPromise<Void>)?
         switch body {
         case .empty: break
         case let .bytes(bytes): request.body = .bytes(bytes)
+        case let .file(path, offset, length, _) where length <= Self.chunkBytes:
+            // One chunk goes whole, read first: a server that answers before reading a body that is
+            // still streaming (moto's 412 to a put over an existing object) closes the connection under it.
+            request.body = .byteBuffer(try await offload.run(.reads) {
+                let file = open(path, O_RDONLY | O_CLOEXEC)
+                guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                defer { close(file) }
+                return try Self.chunk(of: file, at: offset, count: length)
+            })
         case let .file(_, _, length, _):
             let loop = HTTPClient.defaultEventLoopGroup.any()
             let promises = (writer: loop.makePromise(of: HTTPClient.Body.StreamWriter.self), sent: loop.makePromise(of: Void.self))
@@ -97,9 +122,9 @@ final class S3Client: Sendable {
         if let upload, case let .file(path, offset, length, _) = body {
             // An answer before the body was asked for (a refusal) ends the wait for a writer.
             answer.whenComplete { _ in upload.writer.fail(CancellationError()) }
-            if let writer = try? upload.writer.futureResult.wait() {
+            if let writer = try? await upload.writer.futureResult.get() {
                 do {
-                    try Self.stream(path: path, offset: offset, length: length, to: writer)
+                    try await stream(path: path, offset: offset, length: length, to: writer)
                     upload.sent.succeed(())
                 } catch {
                     upload.sent.fail(error)
@@ -110,7 +135,7 @@ final class S3Client: Sendable {
         }
         let response: HTTPClient.Response
         do {
-            response = try answer.wait()
+            response = try await answer.get()
         } catch {
             throw unreachable(error, method: method.rawValue, operation: operation)
         }
@@ -123,14 +148,19 @@ final class S3Client: Sendable {
 
     /// Writes the body of a GET of `key` (bytes `range`, or all) into the file at `path`, created
     /// owner-only; returns the status and headers. A refusal leaves no file.
-    func download(key: String, to path: String, range: ClosedRange<Int>? = nil, operation: String) throws -> (status: Int, headers: HTTPHeaders) {
+    func download(key: String, to path: String, range: ClosedRange<Int>? = nil, operation: String) async throws -> (status: Int, headers: HTTPHeaders) {
+        try await inFlight.inside { try await downloadNow(key: key, to: path, range: range, operation: operation) }
+    }
+
+    /// ``download(key:to:range:operation:)`` with a place among the requests in flight.
+    private func downloadNow(key: String, to path: String, range: ClosedRange<Int>?, operation: String) async throws -> (status: Int, headers: HTTPHeaders) {
         var extra: [String: String] = [:]
         if let range { extra["range"] = "bytes=\(range.lowerBound)-\(range.upperBound)" }
         let request = try signedRequest(.GET, key: key, headers: extra, payloadHash: SigV4Signer.emptyPayloadHash)
         let head = Mutex<HTTPResponseHead?>(nil)
         let delegate = try FileDownloadDelegate(path: path, reportHead: { _, received in head.withLock { $0 = received } })
         do {
-            _ = try http.execute(request: request, delegate: delegate, deadline: .now() + .minutes(30), logger: logger).wait()
+            _ = try await http.execute(request: request, delegate: delegate, deadline: .now() + .minutes(30), logger: logger).get()
         } catch {
             try? FileManager.default.removeItem(atPath: path)
             throw unreachable(error, method: "GET", operation: operation)
@@ -184,21 +214,28 @@ final class S3Client: Sendable {
     }
 
     /// Sends `length` bytes of the file at `path` from `offset` through `writer`, a chunk at a time,
-    /// each only once the one before was taken.
-    private static func stream(path: String, offset: Int, length: Int, to writer: HTTPClient.Body.StreamWriter) throws {
+    /// each read (on the reads lane) only once the one before was taken.
+    private func stream(path: String, offset: Int, length: Int, to writer: HTTPClient.Body.StreamWriter) async throws {
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(file) }
         var sent = 0
         while sent < length {
-            var buffer = ByteBufferAllocator().buffer(capacity: min(chunkBytes, length - sent))
-            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: min(chunkBytes, length - sent)) { space in
-                max(0, pread(file, space.baseAddress, min(space.count, length - sent), off_t(offset + sent)))
-            }
-            guard count > 0 else { throw POSIXError(.EIO) }
-            sent += count
-            try writer.write(.byteBuffer(buffer)).wait()
+            let wanted = min(Self.chunkBytes, length - sent), at = offset + sent
+            let buffer = try await offload.run(.reads) { try Self.chunk(of: file, at: at, count: wanted) }
+            sent += buffer.readableBytes
+            try await writer.write(.byteBuffer(buffer)).get()
         }
+    }
+
+    /// Up to `count` bytes of the open `file` from `offset` (at least one, else EIO).
+    private static func chunk(of file: Int32, at offset: Int, count: Int) throws -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: count)
+        let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { space in
+            max(0, pread(file, space.baseAddress, min(space.count, count), off_t(offset)))
+        }
+        guard read > 0 else { throw POSIXError(.EIO) }
+        return buffer
     }
 
     private func count(_ method: HTTPMethod, status: Int?) { count(method.rawValue, status: status) }

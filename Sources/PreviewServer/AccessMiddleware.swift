@@ -197,17 +197,16 @@ final class Access: Sendable {
     }
 }
 
-/// Looks up device tokens (``DocumentService/device(token:)``) off the cooperative pool.
+/// Looks up device tokens (``DocumentService/device(token:)``).
 struct DeviceGate: Sendable {
     let documents: DocumentService
-    let offload: Offload
     /// The routes a device token opens.
     static let pathPrefix = "/api/v1/"
 
     func device(token: String) async throws -> DeviceRecord? {
         guard DocumentService.mayBeDeviceToken(token) else { return nil }
         let documents = documents
-        return try await offload.run(.reads) { try documents.device(token: token) }
+        return try await documents.device(token: token)
     }
 }
 

@@ -29,10 +29,8 @@ public struct DocumentServer: Sendable {
     let signed: SignedURLs
     /// Whether the server is shutting down.
     let drain = Drain()
-    /// Threads for the requests' reads (documents, statistics, stored previews), apart from the
-    /// uploads' writes (fsync, rows: writes waiting on a busy database cannot take every thread, or
-    /// database connection, that reads need) and from renders.
-    let offload: Offload
+    /// The service's lanes for blocking work: streamed files read and hashed, share passwords checked.
+    var offload: Offload { documents.offload }
     /// How many jobs wait, read at most once a second rather than counted for every upload.
     let queueDepth = QueueDepth()
     /// Full disks and database outages met by requests, told once per burst.
@@ -54,12 +52,10 @@ public struct DocumentServer: Sendable {
                               minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
         access = settings.token.map { Access(token: $0, servesTLS: settings.tls != nil, clock: documents.clock) }
         signed = SignedURLs(keys: settings.signingKeys ?? .ephemeral(), clock: documents.clock)
-        // A render past the gate always finds a thread: one per render in flight, and one for a repair.
-        offload = Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + 1)
         let shares = settings.maxConnections == nil || settings.maxStreams == nil ? DescriptorBudget.shares(of: DescriptorBudget.raisedLimit()) : nil
         connections = ConnectionBudget(total: settings.maxConnections ?? shares?.connections ?? 1, perClient: settings.maxConnectionsPerClient)
         streams = StreamSlots(total: settings.maxStreams ?? shares?.streams ?? 1, perConnection: settings.maxStreamsPerConnection)
-        keeping = PreviewKeeping(offload: offload, documents: documents, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)
+        keeping = PreviewKeeping(documents: documents, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)
         _ = ServerMetrics.registry
     }
 
@@ -73,22 +69,22 @@ public struct DocumentServer: Sendable {
         router.add(middleware: DownloadEnvelopeMiddleware())
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: DrainMiddleware(drain: drain))
-        router.add(middleware: AccessMiddleware(access: access, signed: signed, shares: ShareGate(documents: documents, offload: offload),
-                                                devices: DeviceGate(documents: documents, offload: offload),
+        router.add(middleware: AccessMiddleware(access: access, signed: signed, shares: ShareGate(documents: documents),
+                                                devices: DeviceGate(documents: documents),
                                                 hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
-        let api = DocumentsController(documents: documents, offload: offload, settings: settings, uploads: uploads, queueDepth: queueDepth)
-        OperationsController(documents: documents, offload: offload, gauges: gauges, faults: faults).register(on: routes)
+        let api = DocumentsController(documents: documents, settings: settings, uploads: uploads, queueDepth: queueDepth)
+        OperationsController(documents: documents, gauges: gauges, faults: faults).register(on: routes)
         SignInController(access: access, logger: logger).register(on: routes)
         api.register(on: routes)
-        PreviewsController(documents: documents, offload: offload, settings: settings, renders: renders, keeping: keeping).register(on: routes)
+        PreviewsController(documents: documents, settings: settings, renders: renders, keeping: keeping).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, streams: streams, logger: logger).register(on: routes)
-        IIIFController(documents: documents, offload: offload, settings: settings, renders: renders).register(on: routes)
+        IIIFController(documents: documents, settings: settings, renders: renders).register(on: routes)
         StaticAsset.register(on: routes)
-        SignedURLsController(documents: documents, offload: offload, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
+        SignedURLsController(documents: documents, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
         SharesController(documents: documents, offload: offload, signed: signed, settings: settings, logger: logger).register(on: routes)
-        SchoolsController(documents: documents, offload: offload, settings: settings).register(on: routes)
-        DownloadsController(documents: documents, offload: offload, signed: signed).register(on: routes)
+        SchoolsController(documents: documents, settings: settings).register(on: routes)
+        DownloadsController(documents: documents, signed: signed).register(on: routes)
         PagesController(api: api).register(on: routes)
         routes.refuseOtherMethods()
         return router

@@ -4,7 +4,7 @@ import PreviewCore
 import PreviewDocuments
 
 /// Answer first, persist right after: a preview rendered for a request is stored once its answer
-/// has gone (``DocumentService/keep(_:)`` on the writes lane), so the client never waits on the
+/// has gone (``DocumentService/keep(_:)``), so the client never waits on the
 /// cache write's fsyncs and rows. A write that fails, or one that a crash or a shutdown cuts short,
 /// costs that cache entry only: the next request renders the preview again. A shutdown waits a
 /// little for the writes pending (``settle(within:)``).
@@ -14,15 +14,13 @@ import PreviewDocuments
 final class PreviewKeeping: Sendable {
     static let maxPending = 64
 
-    private let offload: Offload
     private let documents: DocumentService
     /// How long each write waits before it starts (test hooks only: a window to crash in).
     private let delay: Duration?
     private let logger: Logger
     private let pending = Locked(0)
 
-    init(offload: Offload, documents: DocumentService, delay: Duration?, logger: Logger) {
-        self.offload = offload
+    init(documents: DocumentService, delay: Duration?, logger: Logger) {
         self.documents = documents
         self.delay = delay
         self.logger = logger
@@ -43,12 +41,12 @@ final class PreviewKeeping: Sendable {
             Counter(label: "docpreview_previews_not_kept_total", dimensions: [("reason", "backlog")]).increment()
             return
         }
-        let (offload, documents, delay, logger, pending) = (offload, documents, delay, logger, pending)
+        let (documents, delay, logger, pending) = (documents, delay, logger, pending)
         Task {
             defer { pending.withLock { $0 -= 1 } }
             if let delay { try? await Task.sleep(for: delay) }
             do {
-                try await offload.run(.writes) { () throws -> Void in try documents.keep(outcome) }
+                try await documents.keep(outcome)
             } catch {
                 Counter(label: "docpreview_previews_not_kept_total", dimensions: [("reason", "failed")]).increment()
                 logger.error("a rendered preview could not be kept; it is rendered again when asked for",

@@ -11,9 +11,9 @@ final class QueueDepth: Sendable {
     }
 
     /// The count, from `count()` when the last one is older than a second.
-    func current(_ count: () throws -> Int) rethrows -> Int {
+    func current(_ count: () async throws -> Int) async rethrows -> Int {
         if let last = cached.withLock({ $0 }), last.at.duration(to: .now) < .seconds(1) { return last.count }
-        let fresh = try count()
+        let fresh = try await count()
         cached.withLock { $0 = (fresh, .now) }
         return fresh
     }

@@ -52,7 +52,7 @@ public struct ServerSettings: Sendable {
     public var publicHosts: [String] = []
     /// The resolution a page's full size is given at in IIIF (`info.json`): its regions are in pixels at it.
     public var zoomDPI = IIIFService.defaultDPI
-    /// Threads for the database and file-system reads of requests, and as many for uploads' writes.
+    /// Threads for the file-system reads of requests, and as many for uploads' writes (``Offload/serving(_:workers:)``).
     public var blockingThreads = 4
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
     public var uploadTimeout: Duration = .seconds(600)
@@ -66,4 +66,13 @@ public struct ServerSettings: Sendable {
     public var testHooks = false
 
     public init() {}
+}
+
+extension Offload {
+    /// The lanes of a server with `workers` in the same process: its requests' file reads and
+    /// uploads' writes (``ServerSettings/blockingThreads`` each), and a thread for every render
+    /// that may run at once (on-demand ones past the render gate, one per worker, one for a repair).
+    public static func serving(_ settings: ServerSettings, workers: Int) -> Offload {
+        Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + workers + 1)
+    }
 }

@@ -15,13 +15,13 @@ final class StoreGauges: Sendable {
     private let running = Locked(Task<Void, Never>?.none)
 
     /// Refreshes the gauges, waiting at most `patience` for the database.
-    func refresh(documents: DocumentService, offload: Offload, faults: FaultBurst, logger: Logger) async {
+    func refresh(documents: DocumentService, faults: FaultBurst, logger: Logger) async {
         let running = running
         let refresh = running.withLock { current -> Task<Void, Never> in
             if let refresh = current { return refresh }
             let refresh = Task {
                 do {
-                    try await offload.run(.reads) { try Self.record(documents) }
+                    try await Self.record(documents)
                     Gauge(label: "docpreview_store_up").record(1)
                     faults.clear(logger: logger, proof: .database)
                 } catch {
@@ -40,11 +40,11 @@ final class StoreGauges: Sendable {
         await Self.wait(for: refresh, atMost: patience)
     }
 
-    private static func record(_ documents: DocumentService) throws {
-        for (status, count) in try documents.jobCounts() {
+    private static func record(_ documents: DocumentService) async throws {
+        for (status, count) in try await documents.jobCounts() {
             Gauge(label: "docpreview_jobs", dimensions: [("status", status.rawValue)]).record(count)
         }
-        let statistics = try documents.statistics(owner: nil)
+        let statistics = try await documents.statistics(owner: nil)
         Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "logical")]).record(statistics.logicalBytes)
         Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "stored")]).record(statistics.storedBytes)
         Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "previews")]).record(statistics.previewBytes)

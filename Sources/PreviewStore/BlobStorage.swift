@@ -8,50 +8,50 @@ public protocol BlobStorage: Sendable {
     /// A local folder for writes in progress (on the same filesystem as the blobs when they are
     /// published by rename).
     var stagingFolder: URL { get }
-    /// Makes the finished, fsync'd file at `stagedFile` the blob `hash`, taking it over; identical
+    /// Makes the finished file at `stagedFile` the blob `hash`, durably, taking it over; identical
     /// content already present wins and the file is removed. The blob keeps its `role`; an original
     /// stored over a derivative's blob makes it an original.
-    func publish(stagedFile: URL, as hash: BlobHash, role: BlobRole) throws
+    func publish(stagedFile: URL, as hash: BlobHash, role: BlobRole) async throws
     /// What blob `hash` was stored as: an original unless it was only ever stored as a derivative
     /// (what `recover` may turn back into a document when the index lost it).
-    func role(of hash: BlobHash) -> BlobRole
-    func contains(_ hash: BlobHash) -> Bool
+    func role(of hash: BlobHash) async -> BlobRole
+    func contains(_ hash: BlobHash) async -> Bool
     /// A local file with the bytes of blob `hash`, for libraries that open paths.
-    func localFile(for hash: BlobHash) throws -> URL
+    func localFile(for hash: BlobHash) async throws -> URL
     /// The bytes of blob `hash`.
-    func read(_ hash: BlobHash) throws -> [UInt8]
+    func read(_ hash: BlobHash) async throws -> [UInt8]
     /// Hashes blob `hash` again; true when its bytes still match its name.
-    func verify(_ hash: BlobHash) throws -> Bool
+    func verify(_ hash: BlobHash) async throws -> Bool
     /// Every blob with its size and modification time.
-    func allBlobs() throws -> [(hash: BlobHash, size: Int, modified: Date)]
-    func remove(_ hash: BlobHash) throws
+    func allBlobs() async throws -> [(hash: BlobHash, size: Int, modified: Date)]
+    func remove(_ hash: BlobHash) async throws
     /// Moves blob `hash` out of the store into its quarantine, where it stays until ``purgeQuarantine(before:)``.
-    func quarantine(_ hash: BlobHash) throws
+    func quarantine(_ hash: BlobHash) async throws
     /// Blobs in the quarantine, with their sizes and when they were moved there.
-    func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)]
+    func quarantined() async throws -> [(hash: BlobHash, size: Int, modified: Date)]
     /// Moves blob `hash` from the quarantine back into the store (unless it is there already).
-    func unquarantine(_ hash: BlobHash) throws
+    func unquarantine(_ hash: BlobHash) async throws
     /// Deletes what was moved into the quarantine before `cutoff`; returns how many blobs and bytes.
-    func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int)
+    func purgeQuarantine(before cutoff: Date) async throws -> (blobs: Int, bytes: Int)
     /// Marks blob `hash` pending: about to be stored for a document whose row is not committed yet.
     /// A pending blob that no row names is the orphan of a refused or interrupted write (nothing was
     /// acknowledged), not a loss: ``Store/verify(rehash:)`` says so, `gc` collects it after its grace
     /// period and `recover` leaves it alone. A mark that was never made errs on the side of keeping.
-    func markPending(_ hash: BlobHash) throws
+    func markPending(_ hash: BlobHash) async throws
     /// Removes the pending mark of `hash` (none is no error).
-    func clearPending(_ hash: BlobHash) throws
+    func clearPending(_ hash: BlobHash) async throws
     /// The pending marks, with when each was made.
-    func pendingMarks() throws -> [(hash: BlobHash, modified: Date)]
+    func pendingMarks() async throws -> [(hash: BlobHash, modified: Date)]
     /// Runs `body` while holding the store's reference lock: shared by writers between taking a
     /// blob (new or already there) and committing the row that names it, exclusive for `gc`
     /// between reading which blobs are referenced and removing the others. So `gc` never removes a
     /// blob a writer has just decided to reuse.
-    func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T
+    func whileReferencing<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T
     /// Where a server reads blob `hash` from to send it to a client; `size`, when the caller knows it,
     /// saves asking the object store.
-    func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource
+    func servingSource(for hash: BlobHash, size: Int?) async throws -> BlobServingSource
     /// Checks the local copies of remote blobs, removing the damaged ones; those it removed.
-    func checkLocalCopies() -> [BlobHash]
+    func checkLocalCopies() async -> [BlobHash]
     /// True when reading a blob costs a transfer from elsewhere (an object store): `verify` then
     /// re-hashes only when asked to.
     var isRemote: Bool { get }
@@ -71,7 +71,7 @@ public protocol BlobRangeReader: Sendable {
     /// The bytes then arrive through the stream, in order.
     func open(_ range: ClosedRange<Int>) async throws -> BlobByteStream
     /// The size the store holds the blob at (blocking: one request); ``BlobMissing`` when it has none.
-    func storedSize() throws -> Int
+    func storedSize() async throws -> Int
 }
 
 /// The bytes of a range a ``BlobRangeReader`` opened, read by one task in order; nil at the end.
@@ -100,7 +100,7 @@ extension BlobStorage {
     /// A store whose blobs are local files has no copies of them.
     public func checkLocalCopies() -> [BlobHash] { [] }
 
-    public func servingSource(for hash: BlobHash, size: Int?) throws -> BlobServingSource { .file(try localFile(for: hash)) }
+    public func servingSource(for hash: BlobHash, size: Int?) async throws -> BlobServingSource { .file(try await localFile(for: hash)) }
 
     public var isRemote: Bool { false }
 
@@ -111,14 +111,16 @@ extension BlobStorage {
     }
 
     /// Copies the file at `source` in, hashing as it goes. Returns its hash and size; identical
-    /// content already present is not written twice.
-    public func put(fileAt source: URL) throws -> (hash: BlobHash, size: Int) {
+    /// content already present is not written twice. The copy blocks: a caller on Swift's
+    /// cooperative pool runs it through an ``Offload`` lane (``stage(fileAt:)``).
+    public func put(fileAt source: URL) async throws -> (hash: BlobHash, size: Int) {
         let writer = try stage(fileAt: source)
-        return (try writer.publish(as: .original), writer.size)
+        return (try await writer.publish(as: .original), writer.size)
     }
 
     /// Copies the file at `source` into the staging folder, hashing as it goes (one read of the
     /// file), and returns the finished writer: `publish()` it to keep it, drop it to discard the copy.
+    /// Blocking file work, like ``BlobWriter/write(_:)``.
     public func stage(fileAt source: URL) throws -> BlobWriter {
         try stage(try SourceFile(source, followLinks: true))
     }
@@ -134,11 +136,11 @@ extension BlobStorage {
 
     /// Stores `bytes` as `role`. Returns their hash.
     @discardableResult
-    public func put(bytes: [UInt8], as role: BlobRole) throws -> BlobHash {
+    public func put(bytes: [UInt8], as role: BlobRole) async throws -> BlobHash {
         let writer = try BlobWriter(storage: self)
         try writer.write(Data(bytes))
         try writer.finish()
-        return try writer.publish(as: role)
+        return try await writer.publish(as: role)
     }
 }
 

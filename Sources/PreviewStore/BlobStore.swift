@@ -1,6 +1,7 @@
 import CFileAttributes
 import Crypto
 import Foundation
+import PreviewCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,17 +21,21 @@ import Glibc
 ///
 /// Private to its owner: folders it creates are `0700`, blobs `0400`, writes in progress `0600`
 /// (strangers' documents; other local users have no business reading them).
+///
+/// Its file work (reads, hashing, renames, fsync, `flock`) runs on the lanes of its ``Offload``.
 public struct BlobStore: BlobStorage {
     public let root: URL
+    private let offload: Offload
     var objects: URL { root.appendingPathComponent("objects/sha256") }
     public var stagingFolder: URL { root.appendingPathComponent("tmp") }
     var quarantineFolder: URL { root.appendingPathComponent("quarantine/sha256") }
     var pendingFolder: URL { root.appendingPathComponent("pending/sha256") }
     private static let roleAttribute = "user.docpreview.role"
 
-    /// Opens (creating when needed) a blob store at `root`.
-    public init(root: URL) throws {
+    /// Opens (creating when needed) a blob store at `root`, its file work on `offload`'s lanes.
+    public init(root: URL, offload: Offload) throws {
         self.root = root
+        self.offload = offload
         for folder in [root, objects.deletingLastPathComponent(), objects, stagingFolder] { try Self.createPrivateFolder(folder) }
     }
 
@@ -46,23 +51,37 @@ public struct BlobStore: BlobStorage {
 
     public func localFile(for hash: BlobHash) -> URL { url(for: hash) }
 
-    public func contains(_ hash: BlobHash) -> Bool {
-        FileManager.default.fileExists(atPath: url(for: hash).path)
+    public func contains(_ hash: BlobHash) async -> Bool {
+        let path = url(for: hash).path
+        return (try? await offload.run(.reads) { FileManager.default.fileExists(atPath: path) }) ?? false
     }
 
-    public func read(_ hash: BlobHash) throws -> [UInt8] {
-        let handle = try FileHandle(forReadingFrom: url(for: hash))
-        defer { try? handle.close() }
-        return Array(try handle.readToEnd() ?? Data())
+    public func read(_ hash: BlobHash) async throws -> [UInt8] {
+        let url = url(for: hash)
+        return try await offload.run(.reads) {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            return Array(try handle.readToEnd() ?? Data())
+        }
     }
 
-    public func verify(_ hash: BlobHash) throws -> Bool {
+    public func verify(_ hash: BlobHash) async throws -> Bool {
+        let url = url(for: hash)
+        return try await offload.run(.reads) { try Self.verify(url, hash) }
+    }
+
+    private static func verify(_ url: URL, _ hash: BlobHash) throws -> Bool {
         var hasher = SHA256()
-        try FileChunks.read(url(for: hash)) { chunk in hasher.update(bufferPointer: chunk) }
+        try FileChunks.read(url) { chunk in hasher.update(bufferPointer: chunk) }
         return BlobHash(hasher.finalize()) == hash
     }
 
-    public func allBlobs() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+    public func allBlobs() async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+        let objects = objects
+        return try await offload.run(.reads) { try Self.blobs(under: objects) }
+    }
+
+    private static func blobs(under objects: URL) throws -> [(hash: BlobHash, size: Int, modified: Date)] {
         guard let walker = FileManager.default.enumerator(at: objects, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]) else { return [] }
         var blobs: [(BlobHash, Int, Date)] = []
         for case let url as URL in walker {
@@ -73,8 +92,9 @@ public struct BlobStore: BlobStorage {
         return blobs
     }
 
-    public func role(of hash: BlobHash) -> BlobRole {
-        Self.role(at: url(for: hash))
+    public func role(of hash: BlobHash) async -> BlobRole {
+        let url = url(for: hash)
+        return (try? await offload.run(.reads) { Self.role(at: url) }) ?? .original
     }
 
     /// The role recorded on the blob file at `url`: an original unless it says otherwise.
@@ -85,43 +105,59 @@ public struct BlobStore: BlobStorage {
         return BlobRole(rawValue: String(decoding: value.prefix(length), as: UTF8.self)) ?? .original
     }
 
-    public func remove(_ hash: BlobHash) throws {
-        try FileManager.default.removeItem(at: url(for: hash))
+    public func remove(_ hash: BlobHash) async throws {
+        let url = url(for: hash)
+        try await offload.run(.writes) { try FileManager.default.removeItem(at: url) }
     }
 
-    public func quarantine(_ hash: BlobHash) throws {
-        try Self.createPrivateFolder(quarantineFolder)
-        let source = url(for: hash), destination = quarantineFolder.appendingPathComponent(hash.hex)
-        try Self.rename(source, to: destination)
-        // The grace period counts from the move, not from when the blob was written.
-        try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: destination.path)
-        for folder in [source.deletingLastPathComponent(), quarantineFolder] { try Self.synchronizeFolder(folder) }
+    public func quarantine(_ hash: BlobHash) async throws {
+        let source = url(for: hash), quarantineFolder = quarantineFolder
+        try await offload.run(.writes) {
+            try Self.createPrivateFolder(quarantineFolder)
+            let destination = quarantineFolder.appendingPathComponent(hash.hex)
+            try Self.rename(source, to: destination)
+            // The grace period counts from the move, not from when the blob was written.
+            try FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: destination.path)
+            for folder in [source.deletingLastPathComponent(), quarantineFolder] { try Self.synchronizeFolder(folder) }
+        }
     }
 
     /// Not fsync'd: a mark lost in a crash leaves the blob counted as a loss, which keeps it.
-    public func markPending(_ hash: BlobHash) throws {
-        try Self.createPrivateFolder(pendingFolder)
+    public func markPending(_ hash: BlobHash) async throws {
+        let pendingFolder = pendingFolder
+        try await offload.run(.writes) {
+            try Self.createPrivateFolder(pendingFolder)
+            let mark = pendingFolder.appendingPathComponent(hash.hex)
+            guard FileManager.default.createFile(atPath: mark.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+        }
+    }
+
+    public func clearPending(_ hash: BlobHash) async throws {
         let mark = pendingFolder.appendingPathComponent(hash.hex)
-        guard FileManager.default.createFile(atPath: mark.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        try await offload.run(.writes) {
+            guard unlink(mark.path) == 0 || errno == ENOENT else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         }
     }
 
-    public func clearPending(_ hash: BlobHash) throws {
-        guard unlink(pendingFolder.appendingPathComponent(hash.hex).path) == 0 || errno == ENOENT else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    public func pendingMarks() async throws -> [(hash: BlobHash, modified: Date)] {
+        let pendingFolder = pendingFolder
+        return try await offload.run(.reads) {
+            guard FileManager.default.fileExists(atPath: pendingFolder.path) else { return [] }
+            return try FileManager.default.contentsOfDirectory(at: pendingFolder, includingPropertiesForKeys: [.contentModificationDateKey]).compactMap { url in
+                guard let hash = BlobHash(hex: url.lastPathComponent) else { return nil }
+                return (hash, try url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate ?? .distantPast)
+            }
         }
     }
 
-    public func pendingMarks() throws -> [(hash: BlobHash, modified: Date)] {
-        guard FileManager.default.fileExists(atPath: pendingFolder.path) else { return [] }
-        return try FileManager.default.contentsOfDirectory(at: pendingFolder, includingPropertiesForKeys: [.contentModificationDateKey]).compactMap { url in
-            guard let hash = BlobHash(hex: url.lastPathComponent) else { return nil }
-            return (hash, try url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate ?? .distantPast)
-        }
+    public func quarantined() async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+        let quarantineFolder = quarantineFolder
+        return try await offload.run(.reads) { try Self.quarantined(in: quarantineFolder) }
     }
 
-    public func quarantined() throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+    private static func quarantined(in quarantineFolder: URL) throws -> [(hash: BlobHash, size: Int, modified: Date)] {
         guard FileManager.default.fileExists(atPath: quarantineFolder.path) else { return [] }
         let keys: Set<URLResourceKey> = [.fileSizeKey, .contentModificationDateKey]
         return try FileManager.default.contentsOfDirectory(at: quarantineFolder, includingPropertiesForKeys: Array(keys)).compactMap { url in
@@ -132,36 +168,45 @@ public struct BlobStore: BlobStorage {
     }
 
     /// Published like a staged copy, with the role it was stored as: an intact blob already in place wins.
-    public func unquarantine(_ hash: BlobHash) throws {
+    public func unquarantine(_ hash: BlobHash) async throws {
         let source = quarantineFolder.appendingPathComponent(hash.hex)
-        try publish(stagedFile: source, as: hash, role: Self.role(at: source))
+        let role = try await offload.run(.reads) { Self.role(at: source) }
+        try await publish(stagedFile: source, as: hash, role: role)
     }
 
-    public func purgeQuarantine(before cutoff: Date) throws -> (blobs: Int, bytes: Int) {
-        var purged = (blobs: 0, bytes: 0)
-        for blob in try quarantined() where blob.modified < cutoff {
-            try FileManager.default.removeItem(at: quarantineFolder.appendingPathComponent(blob.hash.hex))
-            purged.blobs += 1
-            purged.bytes += blob.size
+    public func purgeQuarantine(before cutoff: Date) async throws -> (blobs: Int, bytes: Int) {
+        let quarantineFolder = quarantineFolder
+        return try await offload.run(.writes) {
+            var purged = (blobs: 0, bytes: 0)
+            for blob in try Self.quarantined(in: quarantineFolder) where blob.modified < cutoff {
+                try FileManager.default.removeItem(at: quarantineFolder.appendingPathComponent(blob.hash.hex))
+                purged.blobs += 1
+                purged.bytes += blob.size
+            }
+            return purged
         }
-        return purged
     }
 
     /// `flock` on `reference.lock` in the store folder (``FileReferenceLock``).
-    public func whileReferencing<T>(exclusive: Bool, _ body: () throws -> T) throws -> T {
-        try FileReferenceLock(file: root.appendingPathComponent("reference.lock")).whileHeld(exclusive: exclusive, body)
+    public func whileReferencing<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
+        try await FileReferenceLock(file: root.appendingPathComponent("reference.lock"), offload: offload).whileHeld(exclusive: exclusive, body)
     }
 
-    /// Renames the staged file into place, then fsyncs the folders the rename touched. A blob already
-    /// there is kept when it is intact; a damaged one (its bytes no longer hash to its name) is
-    /// replaced by the staged copy, so storing the same bytes again repairs it.
-    public func publish(stagedFile staging: URL, as hash: BlobHash, role: BlobRole) throws {
-        let destination = url(for: hash)
-        if FileManager.default.fileExists(atPath: destination.path), (try? verify(hash)) == true {
+    /// Flushes the staged file, renames it into place, then fsyncs the folders the rename touched. A
+    /// blob already there is kept when it is intact; a damaged one (its bytes no longer hash to its
+    /// name) is replaced by the staged copy, so storing the same bytes again repairs it.
+    public func publish(stagedFile staging: URL, as hash: BlobHash, role: BlobRole) async throws {
+        let destination = url(for: hash), objects = objects
+        try await offload.run(.writes) { try Self.publish(staging, to: destination, as: hash, role: role, objects: objects) }
+    }
+
+    private static func publish(_ staging: URL, to destination: URL, as hash: BlobHash, role: BlobRole, objects: URL) throws {
+        if FileManager.default.fileExists(atPath: destination.path), (try? verify(destination, hash)) == true {
             try? FileManager.default.removeItem(at: staging)
-            if role == .original, self.role(of: hash) == .derivative { try Self.unmarkDerivative(destination) }
+            if role == .original, Self.role(at: destination) == .derivative { try unmarkDerivative(destination) }
             return
         }
+        try synchronize(staging)
         let folder = destination.deletingLastPathComponent()
         try Self.createPrivateFolder(folder)
         if role == .derivative {
@@ -174,6 +219,7 @@ public struct BlobStore: BlobStorage {
         // The rename, and any folder created for it, must survive a crash: sync up to objects/.
         for level in [folder, folder.deletingLastPathComponent(), objects] { try Self.synchronizeFolder(level) }
     }
+
 
     /// Makes the derivative blob at `url` an original (its attribute can only be changed while writable).
     private static func unmarkDerivative(_ url: URL) throws {
@@ -190,7 +236,12 @@ public struct BlobStore: BlobStorage {
 
     /// fsync on a folder makes a rename inside it durable.
     private static func synchronizeFolder(_ folder: URL) throws {
-        let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY)
+        try synchronize(folder, flags: O_DIRECTORY)
+    }
+
+    /// fsync on the file at `url`: its bytes are on disk before a rename makes it a blob.
+    private static func synchronize(_ url: URL, flags: Int32 = 0) throws {
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | flags)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }

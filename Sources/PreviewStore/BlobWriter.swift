@@ -3,11 +3,12 @@ import Foundation
 
 /// One blob being written: bytes go to a file in the storage's staging folder and into a SHA-256
 /// as they arrive (an upload is never held whole in memory). `finish()` names its hash;
-/// `publish()` fsyncs the file and hands it to the storage. A writer that is never published
-/// removes its temporary file, so content found to be stored already costs no disk flush.
+/// `publish()` hands the file to the storage, which makes it durable. A writer that is never
+/// published removes its temporary file, so content found to be stored already costs no disk flush.
 ///
-/// Not thread-safe: one writer per upload.
-public final class BlobWriter {
+/// Not thread-safe: one writer per upload. Its writes block (file IO): callers on Swift's
+/// cooperative pool make them on an ``Offload`` lane.
+public final class BlobWriter: @unchecked Sendable {  // used by one task at a time, handed between threads in turn
     private let storage: any BlobStorage
     /// The temporary file, readable once `finish()` returned (to validate before publishing).
     public let stagedURL: URL
@@ -47,12 +48,11 @@ public final class BlobWriter {
         return digest
     }
 
-    /// Makes the blob durable under its hash, stored as `role`: flushed to disk, then published.
-    public func publish(as role: BlobRole) throws -> BlobHash {
+    /// Makes the blob durable under its hash, stored as `role` (``BlobStorage/publish(stagedFile:as:role:)``).
+    public func publish(as role: BlobRole) async throws -> BlobHash {
         let hash = try finish()
-        try handle.synchronize()
         try handle.close()
-        try storage.publish(stagedFile: stagedURL, as: hash, role: role)
+        try await storage.publish(stagedFile: stagedURL, as: hash, role: role)
         published = true
         return hash
     }

@@ -9,101 +9,101 @@ import PreviewCore
 /// thread-safe and safe to share between processes.
 public protocol DocumentIndex: Sendable {
     /// Every blob a document refers to, and the derivatives of those (transitively): what `gc` keeps.
-    func referencedBlobs() throws -> Set<BlobHash>
+    func referencedBlobs() async throws -> Set<BlobHash>
     /// Every blob the index has a row for (referenced or not: a deleted document's blobs keep
     /// theirs until `gc`). A blob on disk without one is one the index lost track of.
-    func indexedBlobs() throws -> Set<BlobHash>
+    func indexedBlobs() async throws -> Set<BlobHash>
     /// The sources of every derivative row.
-    func derivativeSources() throws -> Set<BlobHash>
+    func derivativeSources() async throws -> Set<BlobHash>
     /// Forgets derivatives whose source no document (or a derivative of one) uses any more; returns how many.
     @discardableResult
-    func forgetDeadDerivatives() throws -> Int
+    func forgetDeadDerivatives() async throws -> Int
     /// What the database's own consistency checks find wrong (SQLite's integrity and foreign-key
     /// checks; rows naming blobs the index has no row for); empty when the index is sound.
-    func integrityProblems() throws -> [String]
+    func integrityProblems() async throws -> [String]
 
     /// Inserts `document` as the next version of (owner, type, title), with its original's blob
     /// row in the same transaction, unless its latest version already has the same bytes — then
     /// that version is returned and nothing changes (idempotent).
-    func insertVersion(_ document: Document) throws -> (document: Document, inserted: Bool)
+    func insertVersion(_ document: Document) async throws -> (document: Document, inserted: Bool)
     /// The highest version of (owner, type, title), if any.
-    func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> Document?
+    func latestVersion(owner: String, type: DocumentType.ID?, title: String) async throws -> Document?
     /// Records what processing a document made (its derivatives, facts and preview status) in one
     /// transaction, for a document without a job (a job's outcome is recorded by its queue).
-    func record(_ outcome: JobOutcome, documentID: String) throws
-    func document(id: String) throws -> Document?
+    func record(_ outcome: JobOutcome, documentID: String) async throws
+    func document(id: String) async throws -> Document?
     /// The newest document whose original has this hash.
-    func latestDocument(sha256: BlobHash) throws -> Document?
+    func latestDocument(sha256: BlobHash) async throws -> Document?
     /// One page of the latest versions that match `query`.
-    func list(_ query: DocumentQuery) throws -> DocumentPage
+    func list(_ query: DocumentQuery) async throws -> DocumentPage
     /// Every version of the document that `id` is a version of, newest first; empty when there is none.
-    func versions(of id: String) throws -> [Document]
+    func versions(of id: String) async throws -> [Document]
     /// Removes the document that `id` is a version of (every version, or only `version`) with its
     /// jobs, so that a running job's outcome is fenced off, in one transaction with its shares: a
     /// share of a removed version is revoked, a share of the latest version moves to the newest
     /// version that remains (revoked when none does). Blobs stay until `gc`.
-    func delete(documentID id: String, version: Int?) throws -> Deletion
+    func delete(documentID id: String, version: Int?) async throws -> Deletion
 
-    func insertShare(_ share: ShareRecord) throws
-    func share(id: String) throws -> ShareRecord?
-    func share(tokenSha256: String) throws -> ShareRecord?
+    func insertShare(_ share: ShareRecord) async throws
+    func share(id: String) async throws -> ShareRecord?
+    func share(tokenSha256: String) async throws -> ShareRecord?
     /// The shares of the documents with these (version) ids, newest first.
-    func shares(documentIDs: [String]) throws -> [ShareRecord]
+    func shares(documentIDs: [String]) async throws -> [ShareRecord]
     /// Makes the live school shares of the document whose versions are `documentIDs` exactly one
     /// per school of `schools`, in one transaction: revokes those of other schools and inserts
     /// `making(school)` for each school without one. Returns them in the order of `schools`.
-    func shareWithSchools(documentIDs: [String], schools: [String], making: (String) -> ShareRecord) throws -> [ShareRecord]
+    func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord) async throws -> [ShareRecord]
     /// The schools of `owner`'s current documents and of their live shares (everyone's when nil), by name.
-    func schools(owner: String?) throws -> [School]
+    func schools(owner: String?) async throws -> [School]
     /// Revokes a share now; false when there is no such share or it was revoked already.
-    func revokeShare(id: String) throws -> Bool
+    func revokeShare(id: String) async throws -> Bool
     /// Records an opening of a share's page, or a download of its original: its counts, and the
     /// visit with its time (the newest ``ShareVisit/kept`` are kept), in one transaction.
-    func recordShareVisit(id: String, _ kind: ShareVisit.Kind) throws
+    func recordShareVisit(id: String, _ kind: ShareVisit.Kind) async throws
     /// A share's visits, newest first.
-    func shareVisits(id: String) throws -> [ShareVisit]
+    func shareVisits(id: String) async throws -> [ShareVisit]
     /// Gives the document that `id` is a version of new labels (``Relabelling``); returns version
     /// `id` as it now is, or nil when there is no such document. Throws ``LabelTaken`` when the owner has
     /// another document under the new (type, title).
-    func relabel(documentID id: String, to labels: Relabelling) throws -> Document?
+    func relabel(documentID id: String, to labels: Relabelling) async throws -> Document?
 
-    func derivative(key: String) throws -> DerivativeRecord?
+    func derivative(key: String) async throws -> DerivativeRecord?
     /// The derivative rows made with `parameters` (every video's `playback.json`, for `verify`).
-    func derivatives(parameters: String) throws -> [DerivativeRecord]
+    func derivatives(parameters: String) async throws -> [DerivativeRecord]
     /// The size the index has for blob `hash`; nil when it has no row.
-    func blobSize(_ hash: BlobHash) throws -> Int?
+    func blobSize(_ hash: BlobHash) async throws -> Int?
     /// Records a derivative whose result blob is already durable (first writer wins).
-    func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws
+    func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) async throws
 
     /// Marks the on-demand derivatives `keys` as used now, for least-recently-used eviction.
-    func touchDerivatives(_ keys: [String]) throws
+    func touchDerivatives(_ keys: [String]) async throws
     /// Bytes of on-demand derivatives: of `source`, or of the whole store.
-    func onDemandPreviewBytes(source: BlobHash?) throws -> Int
+    func onDemandPreviewBytes(source: BlobHash?) async throws -> Int
     /// Forgets on-demand derivatives (of `source`, or of any), least recently used first, until
     /// those left take at most `bytes`; counts them in the store's evictions.
-    func evictPreviews(source: BlobHash?, downTo bytes: Int) throws -> PreviewEviction
+    func evictPreviews(source: BlobHash?, downTo bytes: Int) async throws -> PreviewEviction
     /// Of `hashes`, the blobs that no document or derivative refers to: their rows are removed and
     /// they are returned, for their files to be removed (under the exclusive reference lock).
-    func forgetBlobs(ifUnused hashes: [BlobHash]) throws -> [BlobHash]
+    func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash]
 
     /// The remembered failure of the render or conversion keyed `key` (a derivative key), if any.
-    func failure(key: String) throws -> RenderFailure?
+    func failure(key: String) async throws -> RenderFailure?
     /// Remembers that the render or conversion keyed `failure.key` timed out or crashed its renderer.
-    func recordFailure(_ failure: RenderFailure) throws
+    func recordFailure(_ failure: RenderFailure) async throws
     /// Forgets the remembered failures of `source` and of what is derived from it (an office
     /// document's pivot), or every one when `source` is nil; returns how many.
     @discardableResult
-    func forgetFailures(source: BlobHash?) throws -> Int
+    func forgetFailures(source: BlobHash?) async throws -> Int
 
     /// Figures for the storage cards: counters kept with the rows (``StoreFigures``), a few rows read
     /// whatever the store's size.
-    func statistics(owner: String?) throws -> StorageStatistics
+    func statistics(owner: String?) async throws -> StorageStatistics
     /// The same figures counted again from every row (slow): what `verify` checks the kept ones against.
-    func recountStatistics(owner: String?) throws -> StorageStatistics
+    func recountStatistics(owner: String?) async throws -> StorageStatistics
 }
 
 extension DocumentIndex {
-    public func statistics() throws -> StorageStatistics { try statistics(owner: nil) }
+    public func statistics() async throws -> StorageStatistics { try await statistics(owner: nil) }
 }
 
 /// Another document of the owner already has the (type, title) a relabel asked for.

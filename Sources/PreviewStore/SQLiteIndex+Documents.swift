@@ -4,49 +4,51 @@ import PreviewCore
 
 /// Listing, versions, deletion and relabelling in the embedded index.
 extension SQLiteIndex {
-    public func list(_ query: DocumentQuery) throws -> DocumentPage {
-        try list(query, search: nil)
+    public func list(_ query: DocumentQuery) async throws -> DocumentPage {
+        try await list(query, search: nil)
     }
 
     /// A listing's page, its title search made the given way (nil: the way ``TextSearch`` chooses).
-    func list(_ query: DocumentQuery, search: TextSearch?) throws -> DocumentPage {
-        if query.shared != nil || query.sort == .mostShared { try sweepLapsedShares() }
-        return try pool.read { db in
-            let page = { (search: TextSearch) in
+    func list(_ query: DocumentQuery, search: TextSearch?) async throws -> DocumentPage {
+        if query.shared != nil || query.sort == .mostShared { try await sweepLapsedShares() }
+        // Each step a read of its own: a page's rows come from one statement, and the counts that
+        // choose the way only steer.
+        let page = { (search: TextSearch) in
+            try await self.pool.read { db in
                 let rows = try db.rows(DocumentListing.statement(query, search: search, in: .sqlite))
                 return DocumentListing.page(try rows.map { row in
                     (try DocumentRow(row: row).document, (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
                 }, of: query)
             }
-            if let search { return try page(search) }
-            return try TextSearch.page(for: query, page: page, matches: { key in
-                try db.rows(DocumentListing.textMatches(key, in: .sqlite)).first?["n"] ?? 0
-            }, candidates: { limit in
-                try db.rows(DocumentListing.candidates(query, upTo: limit, in: .sqlite)).first?["n"] ?? 0
-            })
         }
+        if let search { return try await page(search) }
+        func count(_ statement: PortableSQL) async throws -> Int {
+            try await pool.read { db in try db.rows(statement).first?["n"] ?? 0 }
+        }
+        return try await TextSearch.page(for: query, page: page, matches: { key in try await count(DocumentListing.textMatches(key, in: .sqlite)) },
+                                         candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .sqlite)) })
     }
 
     /// Marks the shares past their expiry lapsed (``CurrentDocuments/sweep(now:)``); writes only
     /// when one has expired since the last sweep.
-    func sweepLapsedShares() throws {
-        let due = try pool.read { db in try Bool.fetchOne(db, sql: Self.lapsedSharesQuery) ?? false }
-        if due { try pool.write { db in try db.execute(sql: CurrentDocuments.sweep(now: Self.now)) } }
+    func sweepLapsedShares() async throws {
+        let due = try await pool.read { db in try Bool.fetchOne(db, sql: Self.lapsedSharesQuery) ?? false }
+        if due { try await pool.write { db in try db.execute(sql: CurrentDocuments.sweep(now: Self.now)) } }
     }
 
     /// Whether a share has expired since the last sweep.
     static let lapsedSharesQuery = "SELECT EXISTS (SELECT 1 FROM shares WHERE \(CurrentDocuments.expired(now: now)))"
 
-    public func versions(of id: String) throws -> [Document] {
-        try pool.read { db in try Self.versions(of: id, in: db) }
+    public func versions(of id: String) async throws -> [Document] {
+        try await pool.read { db in try Self.versions(of: id, in: db) }
     }
 
     private static func versions(of id: String, in db: Database) throws -> [Document] {
         try DocumentRow.fetchAll(db, sql: "\(IndexSQL.versionsOfOne) WHERE v.id = ? ORDER BY d.version DESC", arguments: [id]).map(\.document)
     }
 
-    public func delete(documentID id: String, version: Int?) throws -> Deletion {
-        try pool.write { db in
+    public func delete(documentID id: String, version: Int?) async throws -> Deletion {
+        try await pool.write { db in
             let removed = try Self.versions(of: id, in: db).filter { version == nil || $0.version == version }
             guard !removed.isEmpty else { return Deletion(versions: [], cancelledJobs: 0) }
             let ids = String(decoding: try JSONEncoder().encode(removed.map(\.id)), as: UTF8.self)
@@ -66,8 +68,8 @@ extension SQLiteIndex {
         }
     }
 
-    public func relabel(documentID id: String, to labels: Relabelling) throws -> Document? {
-        try pool.write { db in
+    public func relabel(documentID id: String, to labels: Relabelling) async throws -> Document? {
+        try await pool.write { db in
             let versions = try Self.versions(of: id, in: db)
             guard let latest = versions.first else { return nil }
             if labels.renames(latest) {
@@ -82,47 +84,43 @@ extension SQLiteIndex {
 
     // MARK: Shares
 
-    public func insertShare(_ share: ShareRecord) throws {
-        try pool.write { db in try share.insert(db) }
+    public func insertShare(_ share: ShareRecord) async throws {
+        try await pool.write { db in try share.insert(db) }
     }
 
-    public func share(id: String) throws -> ShareRecord? {
-        try pool.read { db in try ShareRecord.fetchOne(db, key: id) }
+    public func share(id: String) async throws -> ShareRecord? {
+        try await pool.read { db in try ShareRecord.fetchOne(db, key: id) }
     }
 
-    public func share(tokenSha256: String) throws -> ShareRecord? {
-        try pool.read { db in try ShareRecord.fetchOne(db, sql: "SELECT * FROM shares WHERE token_sha256 = ?", arguments: [tokenSha256]) }
+    public func share(tokenSha256: String) async throws -> ShareRecord? {
+        try await pool.read { db in try ShareRecord.fetchOne(db, sql: "SELECT * FROM shares WHERE token_sha256 = ?", arguments: [tokenSha256]) }
     }
 
-    public func shares(documentIDs: [String]) throws -> [ShareRecord] {
+    public func shares(documentIDs: [String]) async throws -> [ShareRecord] {
         let ids = String(decoding: try JSONEncoder().encode(documentIDs), as: UTF8.self)
-        return try pool.read { db in
+        return try await pool.read { db in
             try ShareRecord.fetchAll(db, sql: "SELECT * FROM shares WHERE document_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id",
                                      arguments: [ids])
         }
     }
 
-    public func shareWithSchools(documentIDs: [String], schools: [String], making: (String) -> ShareRecord) throws -> [ShareRecord] {
-        try pool.write { db in try Self.schoolShares(in: db).share(documentIDs: documentIDs, schools: schools, making: making) }
+    public func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord) async throws -> [ShareRecord] {
+        try await pool.write { db in try db.run(SchoolShares.share(documentIDs: documentIDs, schools: schools, making: making)) }
     }
 
-    public func schools(owner: String?) throws -> [School] {
-        try pool.read { db in try Self.schoolShares(in: db).schools(owner: owner) }
+    public func schools(owner: String?) async throws -> [School] {
+        try await pool.read { db in try db.run(SchoolShares.schools(owner: owner)) }
     }
 
-    private static func schoolShares(in db: Database) -> SchoolShares {
-        SchoolShares(shares: db.records) { sql in try db.rows(sql).map { ($0["name"], $0["n"]) } }
-    }
-
-    public func revokeShare(id: String) throws -> Bool {
-        try pool.write { db in
+    public func revokeShare(id: String) async throws -> Bool {
+        try await pool.write { db in
             try db.execute(sql: "UPDATE shares SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [Date(), id])
             return db.changesCount > 0
         }
     }
 
-    public func recordShareVisit(id: String, _ kind: ShareVisit.Kind) throws {
-        try pool.write { db in
+    public func recordShareVisit(id: String, _ kind: ShareVisit.Kind) async throws {
+        try await pool.write { db in
             try db.execute(sql: kind == .downloaded ? "UPDATE shares SET download_count = download_count + 1 WHERE id = ?"
                                                     : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = ? WHERE id = ?",
                            arguments: kind == .downloaded ? [id] : [Date(), id])
@@ -131,11 +129,17 @@ extension SQLiteIndex {
         }
     }
 
-    public func shareVisits(id: String) throws -> [ShareVisit] {
-        try pool.read { db in
+    public func shareVisits(id: String) async throws -> [ShareVisit] {
+        try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT kind, at FROM share_visits WHERE share_id = ? ORDER BY id DESC", arguments: [id]).map { row in
                 ShareVisit(kind: ShareVisit.Kind(rawValue: row["kind"]) ?? .opened, at: row["at"])
             }
         }
+    }
+}
+
+extension SchoolCount: FetchableRecord {
+    public init(row: Row) {
+        self.init(name: row["name"], n: row["n"])
     }
 }

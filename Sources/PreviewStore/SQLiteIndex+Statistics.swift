@@ -4,9 +4,9 @@ import PreviewCore
 
 /// The storage figures: kept by triggers (``StoreFigures``), and counted again from every row for `verify`.
 extension SQLiteIndex {
-    public func statistics(owner: String?) throws -> StorageStatistics {
-        try sweepLapsedShares()
-        return try pool.read { db in
+    public func statistics(owner: String?) async throws -> StorageStatistics {
+        try await sweepLapsedShares()
+        return try await pool.read { db in
             let rows = try Row.fetchAll(db, sql: Self.figuresQuery, arguments: [StoreFigures.scope(owner: owner)])
             var statistics = StoreFigures.statistics(owner: owner, rows: rows.map { ($0["name"], $0["value"]) })
             if owner == nil {
@@ -19,9 +19,9 @@ extension SQLiteIndex {
     /// A scope's kept figures: a few dozen rows at most (one per type and kind used).
     static let figuresQuery = "SELECT name, value FROM figures WHERE scope = ?"
 
-    public func recountStatistics(owner: String?) throws -> StorageStatistics {
-        try sweepLapsedShares()
-        return try pool.read { db in
+    public func recountStatistics(owner: String?) async throws -> StorageStatistics {
+        try await sweepLapsedShares()
+        return try await pool.read { db in
             let scope = owner == nil ? "1 = 1" : "owner = :owner"
             let arguments: StatementArguments = owner.map { ["owner": $0] } ?? [:]
             let current = """
@@ -77,9 +77,9 @@ extension SQLiteIndex {
 
 extension SQLiteIndex {
     /// How many rows of `table` (the jobs, the downloads) have each status; 0 for those none has.
-    func statusCounts<Status: CaseIterable & Hashable & RawRepresentable>(in table: String) throws -> [Status: Int]
+    func statusCounts<Status: CaseIterable & Hashable & RawRepresentable & Sendable>(in table: String) async throws -> [Status: Int]
         where Status.RawValue == String {
-        try pool.read { db in
+        try await pool.read { db in
             var counts = Dictionary(uniqueKeysWithValues: Status.allCases.map { ($0, 0) })
             for row in try Row.fetchAll(db, sql: StatusCounts.query(table, Status.self)) {
                 if let status = Status(rawValue: row["status"]) { counts[status] = row["n"] }

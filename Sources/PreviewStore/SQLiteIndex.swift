@@ -55,33 +55,33 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Blobs
 
-    public func referencedBlobs() throws -> Set<BlobHash> {
-        try pool.read { db in
+    public func referencedBlobs() async throws -> Set<BlobHash> {
+        try await pool.read { db in
             let rows = try String.fetchAll(db, sql: "\(IndexSQL.live) SELECT sha256 FROM live")
             return Set(rows.compactMap(BlobHash.init(hex:)))
         }
     }
 
-    public func indexedBlobs() throws -> Set<BlobHash> {
-        try pool.read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blobs").compactMap(BlobHash.init(hex:))) }
+    public func indexedBlobs() async throws -> Set<BlobHash> {
+        try await pool.read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blobs").compactMap(BlobHash.init(hex:))) }
     }
 
-    public func derivativeSources() throws -> Set<BlobHash> {
-        try pool.read { db in
+    public func derivativeSources() async throws -> Set<BlobHash> {
+        try await pool.read { db in
             Set(try String.fetchAll(db, sql: "SELECT DISTINCT source_sha256 FROM derivatives").compactMap(BlobHash.init(hex:)))
         }
     }
 
     @discardableResult
-    public func forgetDeadDerivatives() throws -> Int {
-        try pool.write { db in
+    public func forgetDeadDerivatives() async throws -> Int {
+        try await pool.write { db in
             try db.execute(sql: "\(IndexSQL.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live)")
             return db.changesCount
         }
     }
 
-    public func integrityProblems() throws -> [String] {
-        try pool.read { db in
+    public func integrityProblems() async throws -> [String] {
+        try await pool.read { db in
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
             let references = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { row -> String in
                 let (table, parent): (String, String) = (row[0], row[2])
@@ -93,8 +93,8 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Documents
 
-    public func insertVersion(_ document: Document) throws -> (document: Document, inserted: Bool) {
-        try pool.write { db in try Self.insertVersion(document, in: db) }
+    public func insertVersion(_ document: Document) async throws -> (document: Document, inserted: Bool) {
+        try await pool.write { db in try Self.insertVersion(document, in: db) }
     }
 
     /// ``insertVersion(_:)`` inside a caller's transaction.
@@ -108,8 +108,8 @@ public final class SQLiteIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) throws -> Document? {
-        try pool.read { db in try Self.versions(owner: owner, type: type, title: title).fetchOne(db)?.document }
+    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) async throws -> Document? {
+        try await pool.read { db in try Self.versions(owner: owner, type: type, title: title).fetchOne(db)?.document }
     }
 
     /// Versions of (owner, type, title), newest first.
@@ -119,16 +119,16 @@ public final class SQLiteIndex: DocumentIndex {
             .order(DocumentRow.Columns.version.desc)
     }
 
-    public func record(_ outcome: JobOutcome, documentID: String) throws {
-        try pool.write { db in try SQLiteWrites(db).record(outcome, documentID: documentID) }
+    public func record(_ outcome: JobOutcome, documentID: String) async throws {
+        try await pool.write { db in try db.execute(IndexWrites.record(outcome, documentID: documentID)) }
     }
 
-    public func document(id: String) throws -> Document? {
-        try pool.read { db in try DocumentRow.fetchOne(db, key: id)?.document }
+    public func document(id: String) async throws -> Document? {
+        try await pool.read { db in try DocumentRow.fetchOne(db, key: id)?.document }
     }
 
-    public func latestDocument(sha256: BlobHash) throws -> Document? {
-        try pool.read { db in
+    public func latestDocument(sha256: BlobHash) async throws -> Document? {
+        try await pool.read { db in
             try DocumentRow.filter(DocumentRow.Columns.sha256 == sha256.hex)
                 .order(DocumentRow.Columns.createdAt.desc).fetchOne(db)?.document
         }
@@ -136,34 +136,34 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Derivatives
 
-    public func derivative(key: String) throws -> DerivativeRecord? {
-        try pool.read { db in try DerivativeRecord.fetchOne(db, key: key) }
+    public func derivative(key: String) async throws -> DerivativeRecord? {
+        try await pool.read { db in try DerivativeRecord.fetchOne(db, key: key) }
     }
 
-    public func derivatives(parameters: String) throws -> [DerivativeRecord] {
-        try pool.read { db in try DerivativeRecord.fetchAll(db, sql: "SELECT * FROM derivatives WHERE parameters = ?", arguments: [parameters]) }
+    public func derivatives(parameters: String) async throws -> [DerivativeRecord] {
+        try await pool.read { db in try DerivativeRecord.fetchAll(db, sql: "SELECT * FROM derivatives WHERE parameters = ?", arguments: [parameters]) }
     }
 
-    public func blobSize(_ hash: BlobHash) throws -> Int? {
-        try pool.read { db in try Int.fetchOne(db, sql: "SELECT size FROM blobs WHERE sha256 = ?", arguments: [hash.hex]) }
+    public func blobSize(_ hash: BlobHash) async throws -> Int? {
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT size FROM blobs WHERE sha256 = ?", arguments: [hash.hex]) }
     }
 
-    public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
-        try pool.write { db in try SQLiteWrites(db).recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime) }
+    public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) async throws {
+        try await pool.write { db in try db.execute(IndexWrites.recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime)) }
     }
 
     // MARK: The preview budget
 
-    public func touchDerivatives(_ keys: [String]) throws {
+    public func touchDerivatives(_ keys: [String]) async throws {
         guard !keys.isEmpty else { return }
-        try pool.write { db in
+        try await pool.write { db in
             try db.execute(sql: "UPDATE derivatives SET used_at = ? WHERE on_demand AND key IN (SELECT value FROM json_each(?))",
                            arguments: [Date(), String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
         }
     }
 
-    public func onDemandPreviewBytes(source: BlobHash?) throws -> Int {
-        try pool.read { db in
+    public func onDemandPreviewBytes(source: BlobHash?) async throws -> Int {
+        try await pool.read { db in
             try Int.fetchOne(db, sql: """
                 SELECT COALESCE(SUM(b.size), 0) FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
                 WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source)
@@ -171,8 +171,8 @@ public final class SQLiteIndex: DocumentIndex {
         }
     }
 
-    public func evictPreviews(source: BlobHash?, downTo budget: Int) throws -> PreviewEviction {
-        try pool.write { db in
+    public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
+        try await pool.write { db in
             // Newest first: the running sum keeps rows while they fit, the rest (the least recently used) go.
             let rows = try Row.fetchAll(db, sql: """
                 SELECT d.key, d.result_sha256, b.size FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
@@ -201,9 +201,9 @@ public final class SQLiteIndex: DocumentIndex {
         }
     }
 
-    public func forgetBlobs(ifUnused hashes: [BlobHash]) throws -> [BlobHash] {
+    public func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash] {
         guard !hashes.isEmpty else { return [] }
-        return try pool.write { db in
+        return try await pool.write { db in
             let unused = try String.fetchAll(db, sql: """
                 SELECT value FROM json_each(?) WHERE value NOT IN (SELECT sha256 FROM documents)
                 AND value NOT IN (SELECT source_sha256 FROM derivatives) AND value NOT IN (SELECT result_sha256 FROM derivatives)
@@ -216,17 +216,17 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Remembered failures
 
-    public func failure(key: String) throws -> RenderFailure? {
-        try pool.read { db in try RenderFailure.fetchOne(db, key: key) }
+    public func failure(key: String) async throws -> RenderFailure? {
+        try await pool.read { db in try RenderFailure.fetchOne(db, key: key) }
     }
 
-    public func recordFailure(_ failure: RenderFailure) throws {
-        try pool.write { db in try failure.save(db) }
+    public func recordFailure(_ failure: RenderFailure) async throws {
+        try await pool.write { db in try failure.save(db) }
     }
 
     @discardableResult
-    public func forgetFailures(source: BlobHash?) throws -> Int {
-        try pool.write { db in
+    public func forgetFailures(source: BlobHash?) async throws -> Int {
+        try await pool.write { db in
             if let source {
                 try db.execute(sql: """
                     DELETE FROM render_failures WHERE source_sha256 = :source
@@ -237,36 +237,5 @@ public final class SQLiteIndex: DocumentIndex {
             }
             return db.changesCount
         }
-    }
-}
-
-/// ``IndexWrites`` in an SQLite transaction.
-struct SQLiteWrites: IndexWrites {
-    let db: Database
-
-    init(_ db: Database) {
-        self.db = db
-    }
-
-    func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) throws {
-        try BlobRecord(sha256: derivative.resultSha256, size: resultSize, mime: resultMime, createdAt: Date()).insert(db, onConflict: .ignore)
-        try derivative.insert(db, onConflict: .ignore)
-    }
-
-    func setFacts(documentID: String, facts: MediaFacts) throws {
-        try db.execute(sql: "UPDATE documents SET pages = ?, duration_s = ?, width = ?, height = ?, codec = ?, rotation = ?, playback = ? WHERE id = ?",
-                       arguments: [facts.pages, facts.durationSeconds, facts.width, facts.height, facts.codec, facts.rotation,
-                                   facts.playback?.rawValue, documentID])
-    }
-
-    func enqueueJob(documentID: String, kind: JobRecord.Kind) throws {
-        let now = Date()
-        var job = JobRecord(id: nil, documentID: documentID, kind: kind, status: .queued, attempts: 0, availableAt: now, createdAt: now, updatedAt: now)
-        try job.insert(db)
-    }
-
-    func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) throws {
-        try db.execute(sql: "UPDATE documents SET preview_status = ?, error_code = ?, error_message = ? WHERE id = ?",
-                       arguments: [status, error?.code, error?.message, documentID])
     }
 }

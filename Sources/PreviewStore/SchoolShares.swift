@@ -16,41 +16,40 @@ public struct School: Sendable, Equatable, Encodable {
     }
 }
 
-/// Sharing a document with schools and reading an owner's schools, written once for both backends:
-/// every statement runs through the backend's `shares` and `counts` (inside its transaction).
-public struct SchoolShares {
-    let shares: (PortableSQL) throws -> [ShareRecord]
-    /// Runs a statement whose rows are (`name`, `n`).
-    let counts: (PortableSQL) throws -> [(name: String, n: Int)]
-
-    public init(shares: @escaping (PortableSQL) throws -> [ShareRecord], counts: @escaping (PortableSQL) throws -> [(name: String, n: Int)]) {
-        self.shares = shares
-        self.counts = counts
-    }
-
+/// Sharing a document with schools and reading an owner's schools, written once for both backends
+/// as ``SQLPlan``s that each runs in its transaction.
+public enum SchoolShares {
     /// ``DocumentIndex/shareWithSchools(documentIDs:schools:making:)``.
-    public func share(documentIDs: [String], schools: [String], making: (String) -> ShareRecord) throws -> [ShareRecord] {
+    public static func share(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
+        -> SQLPlan<ShareRecord, [ShareRecord]> {
         let versions = PortableSQL.joined(documentIDs.map { "\($0)" }, separator: ", ")
-        let live = try shares("""
-            SELECT * FROM shares s WHERE s.document_id IN (\(versions)) AND s.school IS NOT NULL AND \(Self.isLive("s")) ORDER BY s.created_at, s.id
-            """)
-        var kept: [String: ShareRecord] = [:]
-        var revoked: [PortableSQL] = []
-        for share in live {
-            if let school = share.school, schools.contains(school), kept[school] == nil {
-                kept[school] = share
-            } else {
-                revoked.append("\(share.id)")
+        return .statement("""
+            SELECT * FROM shares s WHERE s.document_id IN (\(versions)) AND s.school IS NOT NULL AND \(isLive("s")) ORDER BY s.created_at, s.id
+            """) { live in
+            var kept: [String: ShareRecord] = [:]
+            var revoked: [PortableSQL] = []
+            for share in live {
+                if let school = share.school, schools.contains(school), kept[school] == nil {
+                    kept[school] = share
+                } else {
+                    revoked.append("\(share.id)")
+                }
             }
-        }
-        if !revoked.isEmpty {
-            _ = try shares("UPDATE shares SET revoked_at = \(PortableSQL.now) WHERE id IN (\(PortableSQL.joined(revoked, separator: ", "))) RETURNING *")
-        }
-        return try schools.map { school in
-            if let share = kept[school] { return share }
-            let made = making(school)
-            _ = try shares(made.insertion)
-            return made
+            var statements: [PortableSQL] = []
+            if !revoked.isEmpty {
+                statements.append("UPDATE shares SET revoked_at = \(PortableSQL.now) WHERE id IN (\(PortableSQL.joined(revoked, separator: ", ")))")
+            }
+            var shares: [ShareRecord] = []
+            for school in schools {
+                if let share = kept[school] {
+                    shares.append(share)
+                } else {
+                    let made = making(school)
+                    shares.append(made)
+                    statements.append(made.insertion)
+                }
+            }
+            return .each(statements, then: shares)
         }
     }
 
@@ -61,23 +60,36 @@ public struct SchoolShares {
 
     /// ``DocumentIndex/schools(owner:)``: each read from an index of the owner's current documents
     /// (`documents_current_owner_school`) and their shares (`shares_document_school`).
-    public func schools(owner: String?) throws -> [School] {
+    public static func schools(owner: String?) -> SQLPlan<SchoolCount, [School]> {
         let mine: PortableSQL = owner.map { "AND d.owner = \($0)" } ?? ""
-        let documents = try counts("""
-            SELECT d.school AS name, COUNT(*) AS n FROM documents d WHERE d.latest AND d.school IS NOT NULL \(mine) GROUP BY d.school
-            """)
         // A document is its (owner, type, title), whichever of its versions a share names.
         let separator = "\u{1F}"
-        let shared = try counts("""
-            SELECT s.school AS name, COUNT(DISTINCT d.owner || \(separator) || d.type || \(separator) || d.title) AS n
-            FROM shares s JOIN documents d ON d.id = s.document_id
-            WHERE s.school IS NOT NULL AND \(Self.isLive("s")) \(mine)
-            GROUP BY s.school
-            """)
-        var schools: [String: School] = [:]
-        for (name, n) in documents { schools[name, default: School(name: name, documents: 0, sharedDocuments: 0)].documents = n }
-        for (name, n) in shared { schools[name, default: School(name: name, documents: 0, sharedDocuments: 0)].sharedDocuments = n }
-        return schools.values.sorted { $0.name < $1.name }
+        return SQLPlan.rows("""
+            SELECT d.school AS name, COUNT(*) AS n FROM documents d WHERE d.latest AND d.school IS NOT NULL \(mine) GROUP BY d.school
+            """).then { documents in
+            SQLPlan.rows("""
+                SELECT s.school AS name, COUNT(DISTINCT d.owner || \(separator) || d.type || \(separator) || d.title) AS n
+                FROM shares s JOIN documents d ON d.id = s.document_id
+                WHERE s.school IS NOT NULL AND \(isLive("s")) \(mine)
+                GROUP BY s.school
+                """).map { shared in
+                var schools: [String: School] = [:]
+                for count in documents { schools[count.name, default: School(name: count.name, documents: 0, sharedDocuments: 0)].documents = count.n }
+                for count in shared { schools[count.name, default: School(name: count.name, documents: 0, sharedDocuments: 0)].sharedDocuments = count.n }
+                return schools.values.sorted { $0.name < $1.name }
+            }
+        }
+    }
+}
+
+/// A row of a count by school: its `name` and `n`.
+public struct SchoolCount: Sendable {
+    public var name: String
+    public var n: Int
+
+    public init(name: String, n: Int) {
+        self.name = name
+        self.n = n
     }
 }
 

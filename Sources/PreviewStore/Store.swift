@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PreviewCore
 
 /// A DocPreview store: blobs and their index (DESIGN §5). The embedded default is one folder:
 /// `objects/` (content-addressed blobs), `tmp/` (writes in progress) and `index.sqlite`.
@@ -12,9 +13,9 @@ public struct Store: Sendable {
         self.index = index
     }
 
-    /// Opens or creates the embedded store at `root`.
-    public init(root: URL) throws {
-        self.init(blobs: try BlobStore(root: root), index: try SQLiteIndex(url: Self.sqliteIndex(in: root)))
+    /// Opens or creates the embedded store at `root`, its file work on `offload`'s lanes.
+    public init(root: URL, offload: Offload) throws {
+        self.init(blobs: try BlobStore(root: root, offload: offload), index: try SQLiteIndex(url: Self.sqliteIndex(in: root)))
     }
 
     /// Where the embedded index of the store at `root` lives.
@@ -119,66 +120,68 @@ extension Store {
     /// store is marked pending until `commit` returns, so a refused or interrupted commit leaves an
     /// orphan that `verify`, `gc` and `recover` tell apart from a loss (``BlobStorage/markPending(_:)``).
     /// A mark the clearing misses is cleared by `gc`: its blob is referenced.
-    public func storeOriginal<T>(_ writer: BlobWriter?, commit: () throws -> T) throws -> T {
-        try blobs.whileReferencing(exclusive: false) {
-            guard let writer else { return try commit() }
+    public func storeOriginal<T>(_ writer: BlobWriter?, commit: () async throws -> T) async throws -> T {
+        try await blobs.whileReferencing(exclusive: false) {
+            guard let writer else { return try await commit() }
             let hash = try writer.finish()
-            let isNew = !blobs.contains(hash)
-            if isNew { try blobs.markPending(hash) }
-            _ = try writer.publish(as: .original)
-            let committed = try commit()
-            if isNew { try? blobs.clearPending(hash) }
+            let isNew = await !blobs.contains(hash)
+            if isNew { try await blobs.markPending(hash) }
+            _ = try await writer.publish(as: .original)
+            let committed = try await commit()
+            if isNew { try? await blobs.clearPending(hash) }
             return committed
         }
     }
 
     /// Re-hashes every blob (unless not `rehash`: then only their existence is checked), checks
     /// every index reference against the blobs, the index's own integrity, and lists blobs nothing refers to.
-    public func verify(rehash: Bool = true) throws -> VerifyReport {
+    public func verify(rehash: Bool = true) async throws -> VerifyReport {
         var report = VerifyReport()
-        let onDisk = try blobs.allBlobs()
+        let onDisk = try await blobs.allBlobs()
         for blob in onDisk {
             report.blobsChecked += 1
-            if rehash, try !blobs.verify(blob.hash) { report.damaged.append(blob.hash.hex) }
+            if rehash, try await !blobs.verify(blob.hash) { report.damaged.append(blob.hash.hex) }
         }
-        if rehash { report.damagedCopies = blobs.checkLocalCopies().map(\.hex).sorted() }
-        let (referenced, indexed) = try references()
-        let sources = try index.derivativeSources()
-        report.indexProblems = try index.integrityProblems()
-        var kept = try index.statistics(), recounted = try index.recountStatistics(owner: nil)
+        if rehash { report.damagedCopies = await blobs.checkLocalCopies().map(\.hex).sorted() }
+        let (referenced, indexed) = try await references()
+        let sources = try await index.derivativeSources()
+        report.indexProblems = try await index.integrityProblems()
+        var kept = try await index.statistics(), recounted = try await index.recountStatistics(owner: nil)
         (kept.evictedPreviews, recounted.evictedPreviews) = (nil, nil)
         if kept != recounted { report.indexProblems.append("the kept statistics differ from a recount: \(kept) ≠ \(recounted)") }
         let present = Set(onDisk.map(\.hash))
         report.missing = referenced.subtracting(present).map(\.hex).sorted()
         report.derivativeSourcesMissing = sources.subtracting(present).map(\.hex).sorted()
-        report.unreferenced = try unreferencedBlobs(onDisk.filter { !referenced.contains($0.hash) }, indexed: indexed)
+        report.unreferenced = try await unreferencedBlobs(onDisk.filter { !referenced.contains($0.hash) }, indexed: indexed)
         return report
     }
 
     /// Each of `blobs` nothing refers to, with what it was stored as and whether it was pending.
-    public func unreferencedBlobs(_ unreferenced: [(hash: BlobHash, size: Int, modified: Date)], indexed: Set<BlobHash>) throws -> [UnreferencedBlob] {
-        let pending = Set(try blobs.pendingMarks().map(\.hash))
-        return unreferenced.map { blob in
-            UnreferencedBlob(sha256: blob.hash.hex, size: blob.size, role: blobs.role(of: blob.hash), indexed: indexed.contains(blob.hash),
-                             pending: pending.contains(blob.hash))
-        }.sorted { $0.sha256 < $1.sha256 }
+    public func unreferencedBlobs(_ unreferenced: [(hash: BlobHash, size: Int, modified: Date)], indexed: Set<BlobHash>) async throws -> [UnreferencedBlob] {
+        let pending = Set(try await blobs.pendingMarks().map(\.hash))
+        var found: [UnreferencedBlob] = []
+        for blob in unreferenced {
+            found.append(UnreferencedBlob(sha256: blob.hash.hex, size: blob.size, role: await blobs.role(of: blob.hash),
+                                          indexed: indexed.contains(blob.hash), pending: pending.contains(blob.hash)))
+        }
+        return found.sorted { $0.sha256 < $1.sha256 }
     }
 
     /// The blobs the index refers to and those it has a row for, read together under the exclusive
     /// reference lock: a write in flight has committed its row by then. A blob on disk in neither
     /// is one the index lost track of.
-    public func references() throws -> (referenced: Set<BlobHash>, indexed: Set<BlobHash>) {
-        try blobs.whileReferencing(exclusive: true) { (try index.referencedBlobs(), try index.indexedBlobs()) }
+    public func references() async throws -> (referenced: Set<BlobHash>, indexed: Set<BlobHash>) {
+        try await blobs.whileReferencing(exclusive: true) { (try await index.referencedBlobs(), try await index.indexedBlobs()) }
     }
 
     /// Forgets on-demand previews (of `source`, or of any), least recently used first, until those
     /// left take at most `bytes`, and removes the blobs only they used.
     @discardableResult
-    public func evictPreviews(source: BlobHash? = nil, downTo bytes: Int) throws -> PreviewEviction {
-        let eviction = try index.evictPreviews(source: source, downTo: bytes)
+    public func evictPreviews(source: BlobHash? = nil, downTo bytes: Int) async throws -> PreviewEviction {
+        let eviction = try await index.evictPreviews(source: source, downTo: bytes)
         guard eviction.derivatives > 0 else { return eviction }
-        try blobs.whileReferencing(exclusive: true) {
-            for hash in try index.forgetBlobs(ifUnused: eviction.results) { try blobs.remove(hash) }
+        try await blobs.whileReferencing(exclusive: true) {
+            for hash in try await index.forgetBlobs(ifUnused: eviction.results) { try await blobs.remove(hash) }
         }
         return eviction
     }
@@ -190,26 +193,26 @@ extension Store {
     /// Unless `force`, it refuses (``CollectRefusal``) to act on a store whose index may have lost
     /// rows — one that fails its integrity check, or has no row for an original on disk — or when
     /// it would remove more than half of the stored bytes at once.
-    public func collectGarbage(grace: TimeInterval, dryRun: Bool, force: Bool = false, logger: Logger) throws -> CollectReport {
+    public func collectGarbage(grace: TimeInterval, dryRun: Bool, force: Bool = false, logger: Logger) async throws -> CollectReport {
         var report = CollectReport(dryRun: dryRun)
         let cutoff = Date().addingTimeInterval(-grace)
         // Listed before the lock (the walk is long); whatever a writer took since is referenced by
         // the time the lock is held, and a blob published since is younger than the cutoff.
-        let onDisk = try blobs.allBlobs()
+        let onDisk = try await blobs.allBlobs()
         let candidates = onDisk.filter { $0.modified < cutoff }
-        try blobs.whileReferencing(exclusive: true) {
-            let problems = try index.integrityProblems()
+        try await blobs.whileReferencing(exclusive: true) {
+            let problems = try await index.integrityProblems()
             if !problems.isEmpty, !force {
                 throw CollectRefusal(description: """
                     The index fails its integrity check (\(problems.prefix(3).joined(separator: "; "))); gc removes nothing while \
                     the index may have lost rows. Run `docpreview verify`; --force removes anyway.
                     """)
             }
-            let referenced = try index.referencedBlobs()
-            let indexed = try index.indexedBlobs()
+            let referenced = try await index.referencedBlobs()
+            let indexed = try await index.indexedBlobs()
             let unreferenced = candidates.filter { !referenced.contains($0.hash) }
             // Only a blob without a row can be a loss: the others' roles are not read (a HEAD each on S3).
-            let lost = try unreferencedBlobs(unreferenced.filter { !indexed.contains($0.hash) }, indexed: indexed).filter(\.isLoss)
+            let lost = try await unreferencedBlobs(unreferenced.filter { !indexed.contains($0.hash) }, indexed: indexed).filter(\.isLoss)
             if !lost.isEmpty, !force {
                 throw CollectRefusal(description: """
                     The index has no row for \(lost.count) original\(lost.count == 1 ? "" : "s") on disk \
@@ -227,26 +230,27 @@ extension Store {
             report.blobs = unreferenced.count
             report.bytes = bytes
             guard !dryRun else { return }
-            try index.forgetDeadDerivatives()
+            try await index.forgetDeadDerivatives()
             for blob in unreferenced {
                 logger.debug("unreferenced blob quarantined", metadata: ["preview.sha256": "\(blob.hash)"])
-                try blobs.quarantine(blob.hash)
+                try await blobs.quarantine(blob.hash)
             }
             // Rows go only once their blobs are in the quarantine: a gc cut short leaves deleted
             // documents' rows beside blobs that are either still stored (collected next time) or
             // quarantined (their rows forgotten here next time), never a stored blob without its row
             // that `recover` would make a document again.
-            _ = try index.forgetBlobs(ifUnused: try blobs.quarantined().map(\.hash))
+            _ = try await index.forgetBlobs(ifUnused: try blobs.quarantined().map(\.hash))
             // A mark goes once its blob is referenced (a write whose clearing was missed) or, past
             // the grace period, gone (collected above, or never published).
-            for mark in try blobs.pendingMarks() where referenced.contains(mark.hash) || (mark.modified < cutoff && !blobs.contains(mark.hash)) {
-                try blobs.clearPending(mark.hash)
+            for mark in try await blobs.pendingMarks() {
+                let gone = mark.modified < cutoff ? !(await blobs.contains(mark.hash)) : false
+                if referenced.contains(mark.hash) || gone { try await blobs.clearPending(mark.hash) }
             }
         }
         if dryRun {
-            report.purged = try blobs.quarantined().filter { $0.modified < cutoff }.count
+            report.purged = try await blobs.quarantined().filter { $0.modified < cutoff }.count
         } else {
-            report.purged = try blobs.purgeQuarantine(before: cutoff).blobs
+            report.purged = try await blobs.purgeQuarantine(before: cutoff).blobs
         }
         for leftover in try blobs.leftoverTemporaries() where leftover.modified < cutoff {
             report.temporaries += 1

@@ -37,11 +37,11 @@ public enum TextSearch: Sendable, Equatable {
     /// `matches` counts the search index's rows that hold a folded text, up to ``matchLimit``. An
     /// order of at most ``matchLimit`` rows (one owner's documents) is walked whole: that reads
     /// fewer rows than asking the index.
-    public static func way(for query: DocumentQuery, matches: (String) throws -> Int,
-                           candidates: (Int) throws -> Int) rethrows -> TextSearch {
+    public static func way(for query: DocumentQuery, matches: (String) async throws -> Int,
+                           candidates: (Int) async throws -> Int) async rethrows -> TextSearch {
         guard let text = query.containing, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
-        if try candidates(matchLimit) <= matchLimit { return .walk }
-        return choosing(matches: try matches(key))
+        if try await candidates(matchLimit) <= matchLimit { return .walk }
+        return choosing(matches: try await matches(key))
     }
 
     /// The way to search, given how many indexed rows match (counted up to ``matchLimit``).
@@ -52,13 +52,13 @@ public enum TextSearch: Sendable, Equatable {
     /// A listing's page: `page` lists it made one way, `matches` and `candidates` count as
     /// ``way(for:matches:candidates:)`` says. A walk of the order's start that does not fill the
     /// page is the page when it read every candidate; else the search index is asked after all.
-    public static func page(for query: DocumentQuery, page: (TextSearch) throws -> DocumentPage,
-                            matches: (String) throws -> Int, candidates: (Int) throws -> Int) throws -> DocumentPage {
-        let way = try way(for: query, matches: matches, candidates: candidates)
-        guard way == .walkStart else { return try page(way) }
-        let started = try page(.walkStart)
+    public static func page(for query: DocumentQuery, page: (TextSearch) async throws -> DocumentPage,
+                            matches: (String) async throws -> Int, candidates: (Int) async throws -> Int) async throws -> DocumentPage {
+        let way = try await way(for: query, matches: matches, candidates: candidates)
+        guard way == .walkStart else { return try await page(way) }
+        let started = try await page(.walkStart)
         if started.next != nil { return started }
-        return try candidates(walkedRows) <= walkedRows ? started : try page(.lookUp)
+        return try await candidates(walkedRows) <= walkedRows ? started : try await page(.lookUp)
     }
 
     /// An FTS5 query for the rows whose text holds `key`: one phrase, its quotes doubled.

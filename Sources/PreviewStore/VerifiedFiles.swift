@@ -36,7 +36,7 @@ public final class VerifiedFiles: Sendable {
     /// changed since, else hashed now (blocking: call it off the cooperative pool). A missing file does not.
     public func holds(_ url: URL, _ hash: BlobHash) throws -> Bool {
         guard let before = Stamp(url) else { return false }
-        if checked.withLock({ $0[url.path] }).map({ $0.hash == hash && $0.stamp == before }) == true { return true }
+        if isKnown(url, hash, stamp: before) { return true }
         let hashed = try SourceFile(url, followLinks: false).contentHash()
         // Changed while it was read: not known to be either.
         guard hashed == hash, Stamp(url) == before else {
@@ -45,6 +45,17 @@ public final class VerifiedFiles: Sendable {
         }
         record(url, hash, before)
         return true
+    }
+
+    /// Whether the file at `url` is known to hold `hash`: checked, and unchanged since. One `stat`,
+    /// no read, so cheap enough for any thread; false means ``holds(_:_:)`` must hash it.
+    public func isKnown(_ url: URL, holding hash: BlobHash) -> Bool {
+        guard let stamp = Stamp(url) else { return false }
+        return isKnown(url, hash, stamp: stamp)
+    }
+
+    private func isKnown(_ url: URL, _ hash: BlobHash, stamp: Stamp) -> Bool {
+        checked.withLock({ $0[url.path] }).map({ $0.hash == hash && $0.stamp == stamp }) == true
     }
 
     /// Records that the file at `url` was just checked to hold `hash` (written from bytes that hashed to it).

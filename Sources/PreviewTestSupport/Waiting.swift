@@ -42,3 +42,17 @@ public func onOwnThread<T: Sendable>(_ work: @Sendable @escaping () throws -> T)
         Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }
+
+/// ``waitUntil(_:timeout:interval:_:)`` for a condition that awaits (the store's calls): it sleeps
+/// between checks, holding no thread.
+public func waitUntilAsync(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+                           _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            if try await condition() { return }
+            throw WaitTimedOut(what: what, timeout: timeout)
+        }
+        try await Task.sleep(for: interval)
+    }
+}

@@ -46,8 +46,11 @@ struct BatchCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("No such folder: \(directory)")
         }
-        let documents = try storeOptions.documents(configuration: configuration,
-                                                   renderers: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli))
+        // A thread for every file in flight's render, and for their copies into the store.
+        let lanes = BatchRunner.filesInFlight(jobs: jobs, isolated: !isolation.inProcess)
+        let documents = try await storeOptions.documents(configuration: configuration,
+                                                         renderers: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli),
+                                                         offload: Offload(reads: 4, writes: lanes, renders: lanes))
         let runner = BatchRunner(documents: documents, jobs: jobs, owner: owner, type: type, renditions: renditions)
         let bar = ProgressBar()
         let result = try await runner.run(folder) { bar.update($0) }

@@ -25,6 +25,15 @@ struct CommandReport {
         }
     }
 
+    /// ``attempt(_:)`` of work that awaits (the store's).
+    func attempt<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PreviewError {
+            try fail(error)
+        }
+    }
+
     func succeed(_ value: some Encodable, human: String) throws {
         print(json ? try Self.encode(value) : Self.forPeople(human))
     }

@@ -5,7 +5,7 @@ import PreviewDocuments
 import PreviewStore
 
 /// `docpreview delete ID [--version N]`: a document with all its versions, or one version.
-struct DeleteCommand: ParsableCommand {
+struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete a document (all versions, or one); gc reclaims what nothing refers to any more.")
 
@@ -24,10 +24,10 @@ struct DeleteCommand: ParsableCommand {
         if let version { try OptionRange.check("--version", version, 1...Int(Int32.max)) }
     }
 
-    func run() throws {
-        let documents = try storeOptions.documents()
+    func run() async throws {
+        let documents = try await storeOptions.documents()
         let report = CommandReport(json: json)
-        let deletion = try report.attempt { try documents.delete(id: id, version: version) }
+        let deletion = try await report.attempt { try await documents.delete(id: id, version: version) }
         let numbers = deletion.versions.map(\.version).sorted()
         try report.succeed(DeletionView(deletion, id: id), human: "deleted \(numbers.map { "v\($0)" }.joined(separator: ", ")); \(deletion.cancelledJobs) jobs cancelled")
     }

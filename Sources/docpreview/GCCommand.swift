@@ -7,7 +7,7 @@ import PreviewPipeline
 import PreviewStore
 
 /// `docpreview gc`: quarantine what nothing refers to, sparing recent writes; refuse on a store that looks damaged.
-struct GCCommand: ParsableCommand {
+struct GCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gc", abstract: """
             Evict on-demand previews beyond their budget; move unreferenced blobs older than a grace period into the \
@@ -37,15 +37,15 @@ struct GCCommand: ParsableCommand {
         guard Limits.parseByteCount(previewCacheSize) != nil else { throw ValidationError("--preview-cache-size takes a size, e.g. 10GB.") }
     }
 
-    func run() throws {
-        let store = try storeOptions.open()
+    func run() async throws {
+        let store = try await storeOptions.open()
         var report: CollectReport
         do {
-            report = try store.collectGarbage(grace: grace, dryRun: dryRun, force: force, logger: .cli)
+            report = try await store.collectGarbage(grace: grace, dryRun: dryRun, force: force, logger: .cli)
         } catch let refusal as CollectRefusal {
             try CommandReport(json: json).fail(PreviewError(.storeDamaged, "gc refused: \(refusal.description)"))
         }
-        report.evictedPreviews = dryRun ? 0 : try store.evictPreviews(downTo: Limits.parseByteCount(previewCacheSize)!).derivatives
+        report.evictedPreviews = await dryRun ? 0 : try store.evictPreviews(downTo: Limits.parseByteCount(previewCacheSize)!).derivatives
         let verb = dryRun ? "would quarantine" : "quarantined"
         try CommandReport(json: json).succeed(report, human: """
             evicted \(report.evictedPreviews) previews over the budget; \(verb) \(report.blobs) blobs (\(report.bytes) bytes); \

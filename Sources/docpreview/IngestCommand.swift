@@ -6,7 +6,7 @@ import PreviewDocuments
 import PreviewPipeline
 
 /// `docpreview ingest INPUT …`: one file into the store, with its thumbnail.
-struct IngestCommand: ParsableCommand {
+struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ingest", abstract: "Store one file and its thumbnail; print the document (the batch report entry).")
 
@@ -34,16 +34,16 @@ struct IngestCommand: ParsableCommand {
     @Flag(help: "Also make a video's renditions and scrubbing thumbnails (as the queue's playback jobs do).")
     var renditions = false
 
-    func run() throws {
+    func run() async throws {
         let configuration = try validation.settings.localConfiguration()
         let type = try validation.settings.declaredType(in: configuration)
         let url = try ValidationSettings.existingFile(input)
-        let documents = try storeOptions.documents(configuration: configuration)
+        let documents = try await storeOptions.documents(configuration: configuration)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
         let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent,
                                     description: DocumentLabels.description(description), school: DocumentLabels.school(school))
-        let outcome = documents.ingest(url, labels: labels, reportedPath: input, renditions: renditions)
+        let outcome = await documents.ingest(url, labels: labels, reportedPath: input, renditions: renditions)
         print(json ? try CommandReport.encode(outcome) : CommandReport.forPeople(outcome.humanReadable))
         if outcome.exitCode != .success { throw outcome.exitCode }
     }

@@ -9,7 +9,7 @@ struct JobsCommand: ParsableCommand {
         commandName: "jobs", abstract: "List jobs, queue failed ones again, or queue the playback work stored videos lack.",
         subcommands: [List.self, Retry.self, RetryFailed.self, Backfill.self])
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List jobs, newest first (1,000 at most).")
 
         @Option(help: "Only jobs with this status (queued, processing, done, failed).")
@@ -20,14 +20,14 @@ struct JobsCommand: ParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func run() throws {
-            let jobs = try storeOptions.backend().queue.jobs(status: status, limit: 1000)
+        func run() async throws {
+            let jobs = try await storeOptions.backend().queue.jobs(status: status, limit: 1000)
             let lines = jobs.map { "\($0.id ?? 0)\t\($0.kind.rawValue)\t\($0.status.rawValue)\t\($0.attempts) attempts\t\($0.documentID)\t\($0.errorCode?.rawValue ?? "")" }
             try CommandReport(json: json).succeed(jobs, human: lines.isEmpty ? "no jobs" : lines.joined(separator: "\n"))
         }
     }
 
-    struct Retry: ParsableCommand {
+    struct Retry: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Queue a failed job again, its file's remembered timeouts and crashes forgotten first.")
 
@@ -39,14 +39,14 @@ struct JobsCommand: ParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func run() throws {
+        func run() async throws {
             let report = CommandReport(json: json)
-            guard try storeOptions.documents().retryJob(id: id) else { try report.fail(PreviewError(.notFound, "No failed job \(id).")) }
+            guard try await storeOptions.documents().retryJob(id: id) else { try report.fail(PreviewError(.notFound, "No failed job \(id).")) }
             try report.succeed(["retried": 1], human: "job \(id) queued again")
         }
     }
 
-    struct RetryFailed: ParsableCommand {
+    struct RetryFailed: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "retry-failed", abstract: "Queue every failed job again, every remembered failure forgotten first.")
 
@@ -55,13 +55,13 @@ struct JobsCommand: ParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func run() throws {
-            let count = try storeOptions.documents().retryFailedJobs()
+        func run() async throws {
+            let count = try await storeOptions.documents().retryFailedJobs()
             try CommandReport(json: json).succeed(["retried": count], human: "\(count) failed jobs queued again")
         }
     }
 
-    struct Backfill: ParsableCommand {
+    struct Backfill: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Queue the playback work stored videos lack.",
             discussion: """
@@ -78,8 +78,8 @@ struct JobsCommand: ParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func run() throws {
-            let queued = try storeOptions.documents(configuration: try ValidationSettings(config: config).configuration()).backfillPlayback()
+        func run() async throws {
+            let queued = try await storeOptions.documents(configuration: try ValidationSettings(config: config).configuration()).backfillPlayback()
             try CommandReport(json: json).succeed(queued, human: "\(queued.playback) playback jobs queued; \(queued.probes) videos without a "
                                                   + "playback decision queued for their preview job again (their playback job follows)")
         }

@@ -5,7 +5,7 @@ import PreviewDocuments
 import PreviewStore
 
 /// `docpreview list`: the latest version of each document, filtered and sorted like `GET /v1/documents`.
-struct ListCommand: ParsableCommand {
+struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List documents (their latest versions).")
 
     @Option(help: "Only this owner's documents.")
@@ -47,10 +47,10 @@ struct ListCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let query = DocumentQuery(owner: owner, type: type, kind: kind, school: school, containing: containing, status: status, sort: sort,
                                   limit: limit, after: cursor.flatMap { DocumentCursor(token: $0, sort: sort) })
-        let page = try storeOptions.documents().list(query)
+        let page = try await storeOptions.documents().list(query)
         var lines = page.documents.map { document in
             ["\(document.id)", "v\(document.version)", document.kind.rawValue, "\(document.size)", document.previewStatus.rawValue,
              SafeText.terminal(document.owner), SafeText.terminal(document.title)].joined(separator: "\t")

@@ -7,7 +7,7 @@ import PreviewStore
 
 /// `docpreview preview SHA256|DOCUMENT_ID …`: a preview from the store, rendered now only if it
 /// was never rendered before.
-struct PreviewCommand: ParsableCommand {
+struct PreviewCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "preview", abstract: "Get a document's preview (any PDF page, any width) from the store, rendering it once if needed.")
 
@@ -24,16 +24,16 @@ struct PreviewCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func run() throws {
-        let documents = try storeOptions.documents()
+    func run() async throws {
+        let documents = try await storeOptions.documents()
         let report = CommandReport(json: json)
         let watchdog = JobWatchdog(seconds: documents.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let (document, result) = try report.attempt { try documents.preview(of: reference, image.request(defaultFormat: .jpeg)) }
-        let blob = try documents.blobs.localFile(for: result.record.resultSha256)
+        let (document, result) = try await report.attempt { try await documents.preview(of: reference, image.request(defaultFormat: .jpeg)) }
+        let blob = try await documents.blobs.localFile(for: result.record.resultSha256)
         if let output {
             do {
-                try OutputFile.write(documents.blobs.read(result.record.resultSha256), to: output)
+                try await OutputFile.write(documents.blobs.read(result.record.resultSha256), to: output)
             } catch {
                 throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
             }

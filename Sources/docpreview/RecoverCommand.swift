@@ -7,7 +7,7 @@ import PreviewPipeline
 import PreviewStore
 
 /// `docpreview recover`: make documents of the originals the index lost.
-struct RecoverCommand: ParsableCommand {
+struct RecoverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recover", abstract: """
             Make documents again of the originals on disk that the index has no row for (owner "recovered"), queued for their \
@@ -22,8 +22,8 @@ struct RecoverCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func run() throws {
-        let report = try storeOptions.documents().recover(includingQuarantine: quarantined)
+    func run() async throws {
+        let report = try await storeOptions.documents().recover(includingQuarantine: quarantined)
         var human = """
             recovered \(report.recovered.count) documents (owner recovered; `docpreview worker` or `serve` makes their previews); \
             left \(report.derivatives) derivatives, \(report.deleted) deleted documents' blobs, \(report.orphans) orphans of refused \

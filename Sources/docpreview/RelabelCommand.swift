@@ -6,7 +6,7 @@ import PreviewStore
 
 /// `docpreview relabel ID [--title T] [--type T] [--description D] [--school S]`: what `PATCH
 /// /v1/documents/{id}` does, under the same rules.
-struct RelabelCommand: ParsableCommand {
+struct RelabelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "relabel",
         abstract: "Give a document a new title or type (every version), or a new description or school (its latest version).")
@@ -37,11 +37,11 @@ struct RelabelCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let documents = try storeOptions.documents()
+    func run() async throws {
+        let documents = try await storeOptions.documents()
         let report = CommandReport(json: json)
-        let relabelled = try report.attempt {
-            try documents.relabel(id: id, title: title, typeID: type, description: description, school: school)
+        let relabelled = try await report.attempt {
+            try await documents.relabel(id: id, title: title, typeID: type, description: description, school: school)
         }
         try report.succeed(DocumentView(relabelled), human: "\(relabelled.id)\tv\(relabelled.version)\t\(SafeText.terminal(relabelled.title))")
     }

@@ -167,9 +167,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         // Uploads and links announce their work to this process's workers and fetchers, when it has any.
-        let documents = try storeOptions.documents(configuration: configuration,
-                                                   renderers: isolation.pool(jobs: workers + 2, limits: configuration.limits, logger: logger),
-                                                   arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
+        let documents = try await storeOptions.documents(configuration: configuration,
+                                                         renderers: isolation.pool(jobs: workers + 2, limits: configuration.limits, logger: logger),
+                                                         offload: .serving(settings, workers: workers),
+                                                         arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger)
         var services: [any Service] = [try buildApplication(server)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }

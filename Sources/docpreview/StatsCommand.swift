@@ -7,7 +7,7 @@ import PreviewPipeline
 import PreviewStore
 
 /// `docpreview stats [--owner O]`: the storage cards, from the index.
-struct StatsCommand: ParsableCommand {
+struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stats", abstract: "Storage statistics, overall or for one owner.")
 
     @Option(help: "Only this owner's documents.")
@@ -18,8 +18,8 @@ struct StatsCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func run() throws {
-        let statistics = try storeOptions.documents().statistics(owner: owner)
+    func run() async throws {
+        let statistics = try await storeOptions.documents().statistics(owner: owner)
         func listed(_ counts: [String: Int]) -> String {
             counts.isEmpty ? "—" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }

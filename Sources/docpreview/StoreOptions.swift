@@ -34,8 +34,8 @@ struct StoreOptions: ParsableArguments {
                                valueName: "path"))
     var databaseFile: String?
 
-    /// The store and its queue.
-    func backend() throws -> StoreBackend {
+    /// The store and its queue, its blocking work on `offload`'s lanes.
+    func backend(offload: Offload = .commandLine) async throws -> StoreBackend {
         let location = Store.location(store)
         let database = StoreBackend.database(try databaseAddress())
         guard let cacheBytes = Limits.parseByteCount(blobCacheSize) else { throw ValidationError("--blob-cache-size takes a size, e.g. 2GB.") }
@@ -46,7 +46,7 @@ struct StoreOptions: ParsableArguments {
             throw ValidationError("--blobs: \(error)")
         }
         do {
-            return try StoreBackend(root: location, database: database, blobs: blobs, logger: .cli)
+            return try await StoreBackend(root: location, database: database, blobs: blobs, offload: offload, logger: .cli)
         } catch {
             if let fault = StoreFault(error) {
                 var failure = fault.previewError
@@ -59,14 +59,15 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    func open() throws -> Store { try backend().store }
+    func open() async throws -> Store { try await backend().store }
 
     /// The document service over the store, its queue and downloads, holding documents to
-    /// `configuration`'s rules, rendering in `renderers`' children (nil: in this process).
-    func documents(configuration: Configuration = Configuration(), renderers: RendererPool? = nil,
-                   arrivals: JobArrivals? = nil, logger: Logger = .cli) throws -> DocumentService {
-        DocumentService(backend: try backend(), configuration: configuration, renderers: renderers,
-                        openDocuments: 8, arrivals: arrivals, logger: logger)
+    /// `configuration`'s rules, rendering in `renderers`' children (nil: in this process), its
+    /// blocking work on `offload`'s lanes.
+    func documents(configuration: Configuration = Configuration(), renderers: RendererPool? = nil, offload: Offload = .commandLine,
+                   arrivals: JobArrivals? = nil, logger: Logger = .cli) async throws -> DocumentService {
+        DocumentService(backend: try await backend(offload: offload), configuration: configuration, renderers: renderers,
+                        openDocuments: 8, offload: offload, arrivals: arrivals, logger: logger)
     }
 
     private func databaseAddress() throws -> String? {
@@ -78,6 +79,11 @@ struct StoreOptions: ParsableArguments {
         }
         return String(line)
     }
+}
+
+extension Offload {
+    /// The lanes of a command that works on the store: renders as wide as the machine, a few for files.
+    static let commandLine = Offload(reads: 4, writes: 4, renders: ProcessInfo.processInfo.activeProcessorCount)
 }
 
 extension Logger {

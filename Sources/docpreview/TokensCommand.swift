@@ -12,7 +12,7 @@ struct TokensCommand: ParsableCommand {
             """,
         subcommands: [Add.self, List.self, Revoke.self])
 
-    struct Add: ParsableCommand {
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a device's token and print it, once.")
 
         @Option(help: "The device's name (e.g. \"Ana's iPhone\").")
@@ -32,14 +32,14 @@ struct TokensCommand: ParsableCommand {
             var token: String
         }
 
-        func run() throws {
-            let (record, token) = try storeOptions.documents().addDevice(name: device, owner: owner)
+        func run() async throws {
+            let (record, token) = try await storeOptions.documents().addDevice(name: device, owner: owner)
             try CommandReport(json: json).succeed(Added(device: record.name, owner: record.owner, token: token),
                                                   human: "\(token)\n(the token of \(record.name), whose links become \(record.owner)'s documents; shown once)")
         }
     }
 
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the devices, live and revoked.")
 
         @OptionGroup var storeOptions: StoreOptions
@@ -47,14 +47,14 @@ struct TokensCommand: ParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func run() throws {
-            let devices = try storeOptions.documents().devices()
+        func run() async throws {
+            let devices = try await storeOptions.documents().devices()
             let lines = devices.map { "\($0.name)\t\($0.owner)\t\($0.revokedAt == nil ? "live" : "revoked")" }
             try CommandReport(json: json).succeed(devices, human: lines.isEmpty ? "no devices" : lines.joined(separator: "\n"))
         }
     }
 
-    struct Revoke: ParsableCommand {
+    struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "End a device's token at once.")
 
         @Argument(help: "The device's name.")
@@ -65,8 +65,8 @@ struct TokensCommand: ParsableCommand {
         @Flag(help: "Print JSON.")
         var json = false
 
-        func run() throws {
-            guard try storeOptions.documents().revokeDevice(name: name) else { throw PreviewError(.notFound, "No live device named \(name).") }
+        func run() async throws {
+            guard try await storeOptions.documents().revokeDevice(name: name) else { throw PreviewError(.notFound, "No live device named \(name).") }
             try CommandReport(json: json).succeed(["revoked": name], human: "revoked \(name)")
         }
     }

@@ -6,7 +6,7 @@ import PreviewDocuments
 import PreviewStore
 
 /// `docpreview verify`: re-hash every blob, check every reference and the index itself; exit 1 on any problem.
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify", abstract: "Re-hash every blob, check every index reference and the index itself, list blobs nothing refers to.")
 
@@ -18,8 +18,8 @@ struct VerifyCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func run() throws {
-        let report = try storeOptions.documents().verify(deep: deep)
+    func run() async throws {
+        let report = try await storeOptions.documents().verify(deep: deep)
         let lost = report.unreferenced.filter(\.isLoss)
         var human = """
             \(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count); \

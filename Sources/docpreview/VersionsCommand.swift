@@ -5,7 +5,7 @@ import PreviewDocuments
 import PreviewStore
 
 /// `docpreview versions ID`: every version of a document, newest first.
-struct VersionsCommand: ParsableCommand {
+struct VersionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "versions", abstract: "List the versions of a document.")
 
     @Argument(help: "A document id (any of its versions).")
@@ -16,10 +16,10 @@ struct VersionsCommand: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func run() throws {
-        let documents = try storeOptions.documents()
+    func run() async throws {
+        let documents = try await storeOptions.documents()
         let report = CommandReport(json: json)
-        let versions = try report.attempt { try documents.versions(of: id) }
+        let versions = try await report.attempt { try await documents.versions(of: id) }
         let lines = versions.map { "v\($0.version)\t\($0.id)\t\($0.size)\t\($0.sha256.hex)\t\($0.createdAt.formatted(.iso8601))\t\($0.previewStatus.rawValue)" }
         try report.succeed(VersionList(versions), human: lines.joined(separator: "\n"))
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
 import ServiceLifecycle
@@ -29,9 +30,9 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger.cli
         let configuration = try validation.settings.configuration()
-        let documents = try storeOptions.documents(configuration: configuration,
-                                                   renderers: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),
-                                                   logger: logger)
+        let documents = try await storeOptions.documents(configuration: configuration,
+                                                         renderers: isolation.pool(jobs: concurrency, limits: configuration.limits, logger: logger),
+                                                         offload: Offload(reads: 4, writes: 4, renders: concurrency + 1), logger: logger)
         var worker = QueueWorker(documents: documents, concurrency: concurrency, logger: logger)
         if let leaseSeconds { worker.leaseSeconds = leaseSeconds }
         var services: [any Service] = [worker]

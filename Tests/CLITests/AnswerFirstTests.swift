@@ -9,11 +9,11 @@ import Testing
     /// The test hook stores a rendered page 2 s after its answer. A SIGKILL in between leaves a
     /// store that `verify` finds clean and that has no trace of the page; the restarted server
     /// renders it again when asked, and keeps it then.
-    @Test(arguments: TestBackend.available) func aPreviewAnsweredButNotYetKeptIsRenderedAgainAfterACrash(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func aPreviewAnsweredButNotYetKeptIsRenderedAgainAfterACrash(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
-        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         let server = try ServerProcess(store: store, workers: 1, extra: database, environment: ["DOCPREVIEW_TEST_HOOKS": "1"])
         let id = try #require(try server.upload(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "filename=d.pdf")
             .json?["document_id"] as? String)

@@ -15,12 +15,12 @@ private func copySamples(into folder: URL) throws -> URL {
 
 /// `docpreview batch` (and the store commands around it) end to end.
 @Suite(.blocking) struct BatchCommandTests {
-    @Test(arguments: TestBackend.available) func reportShapeContactSheetAndResume(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func reportShapeContactSheetAndResume(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let inbox = try copySamples(into: folder.url)
         let store = folder.url.appendingPathComponent("store").path
-        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         let report = folder.url.appendingPathComponent("report.json")
         let html = folder.url.appendingPathComponent("sheet.html")
         let first = try DocPreviewProcess.run(["batch", inbox.path, "--store", store, "--report", report.path, "--html", html.path] + database)
@@ -105,12 +105,12 @@ private func copySamples(into folder: URL) throws -> URL {
     }
 
     /// kill -9 at random moments, many times: the store stays consistent and a last run finishes everything.
-    @Test(arguments: TestBackend.available) func killNineLeavesAConsistentStore(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func killNineLeavesAConsistentStore(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let inbox = try copySamples(into: folder.url)
         let store = folder.url.appendingPathComponent("store").path
-        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         var generator = SystemRandomNumberGenerator()
         for round in 0..<8 {
             let process = Process()
@@ -149,11 +149,11 @@ private func copySamples(into folder: URL) throws -> URL {
         #expect((collected.json?["temporaries"] as? Int) == temporaries.count, "gc clears what kills left in tmp/")
     }
 
-    @Test(arguments: TestBackend.available) func previewFromTheStoreIsLazyAndCached(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func previewFromTheStoreIsLazyAndCached(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
-        let address = try backend.freshDatabase()
+        let address = try await backend.freshDatabase()
         let database = address.map { ["--database", $0] } ?? []
         let ingest = try #require(try DocPreviewProcess.run(["ingest", Fixtures.sample("document-5-pages.pdf").path, "--store", store,
                                                              "--owner", "ana", "--type", "resume", "--json"] + database).json)

@@ -23,10 +23,10 @@ import Testing
         /// Where every command of a test finds the store.
         var storeArguments: [String] { ["--store", store] + database }
 
-        init(otherPort: Int = 9, backend: TestBackend = .sqlite) throws {
+        init(otherPort: Int = 9, backend: TestBackend = .sqlite) async throws {
             folder = try TemporaryFolder()
             site = try LinkTestSite(otherPort: otherPort)
-            database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+            database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
             // 20 s: a fetch (yt-dlp's start included) on two cores busy with other suites stays well within
             // it; the trickling file (a byte every half second) never does.
             try Data(#"{"downloads": {"domains": ["127.0.0.1"], "fetch_seconds": 20, "max_bytes": 4000000}}"#.utf8)
@@ -69,22 +69,22 @@ import Testing
 
     /// The database goes away while a link is fetched: the fetcher's outcome, refused, is recorded
     /// again once the database is back, instead of the download waiting out its lease (320 s here).
-    @Test func anOutcomeTheDatabaseRefusedIsRecordedOnceItIsBack() throws {
+    @Test func anOutcomeTheDatabaseRefusedIsRecordedOnceItIsBack() async throws {
         guard TestBackend.available.contains(.postgres) else { return }  // DOCPREVIEW_TEST_SKIP=postgres
-        let setup = try Setup(backend: .postgres)
+        let setup = try await Setup(backend: .postgres)
         defer { setup.remove() }
         // One fetcher: busy with the link, it leases nothing else, so the first fault it counts is its outcome refused.
         let server = try setup.serve(fetchWorkers: 1)
         let answer = try Self.submit(server, setup.site.url("delayed/video.mp4"))
         let id = try #require(answer.json?["download_id"] as? String, "\(answer)")
         try waitUntil("the fetch to start") { try server.get("/api/v1/download/\(id)").json?["status"] as? String == "downloading" }
-        let outage = try DatabaseOutage.begin(setup.database[1])
+        let outage = try await DatabaseOutage.begin(setup.database[1])
         // The fetch ends (3 s after it began) during the outage, and recording its outcome is refused.
         try waitUntil("the fetcher's outcome to be refused") {
             let metrics = try PlaybackServeTests.fetch(server.authorized(URLRequest(url: URL(string: server.base + "/metrics")!))).0
             return String(decoding: metrics, as: UTF8.self).contains("place=\"fetcher\"")
         }
-        try outage.end()
+        try await outage.end()
         let settled = try waitFor("the outcome to be recorded", timeout: .seconds(120)) { () -> String? in
             guard let status = try? server.get("/api/v1/download/\(id)").json?["status"] as? String, status != "downloading" else { return nil }
             return status
@@ -98,10 +98,10 @@ import Testing
         #expect(ended["status"] as? String == "done", "the next attempt downloads it: \(ended)")
     }
 
-    @Test func everyCaseOfTheTestSiteEndsAsExpected() throws {
+    @Test func everyCaseOfTheTestSiteEndsAsExpected() async throws {
         // The redirects to loopback point at the server's own port: the request a rebinding page would want to make.
         let port = LoopbackPort.free()
-        let setup = try Setup(otherPort: port)
+        let setup = try await Setup(otherPort: port)
         defer { setup.remove() }
         let server = try setup.serve(port: port)
         let expected: [(path: String, status: String, code: String?)] = [
@@ -141,8 +141,8 @@ import Testing
         #expect(stats["documents"] as? Int == 2 && stats["stored_bytes"] as? Int == (stats["logical_bytes"] as? Int).map { $0 / 2 }, "\(stats)")
     }
 
-    @Test func withoutTheAllowanceTheLoopbackSiteIsRefused() throws {
-        let setup = try Setup()
+    @Test func withoutTheAllowanceTheLoopbackSiteIsRefused() async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         let server = try setup.serve(allowing: false)
         let id = try #require(try Self.submit(server, setup.site.url("video.mp4")).json?["download_id"] as? String)
@@ -151,8 +151,8 @@ import Testing
         #expect((download["message"] as? String)?.contains("127.0.0.1 is in a loopback range") == true)
     }
 
-    @Test func refusalsComeInTheClientsEnvelope() throws {
-        let setup = try Setup()
+    @Test func refusalsComeInTheClientsEnvelope() async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         let token = "t0k3n-" + UUID().uuidString + UUID().uuidString
         let server = try setup.serve(token: token)
@@ -168,8 +168,8 @@ import Testing
     }
 
     /// A device token sends links and reads its downloads, nothing else; revoked, it opens nothing.
-    @Test func deviceTokensOpenTheDownloadRoutesOnlyUntilRevoked() throws {
-        let setup = try Setup()
+    @Test func deviceTokensOpenTheDownloadRoutesOnlyUntilRevoked() async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         let added = try DocPreviewProcess.run(["tokens", "add", "--device", "Ana's iPhone", "--owner", "ana", "--json"] + setup.storeArguments)
         #expect(added.status == 0, "\(added.stderr)")
@@ -196,8 +196,8 @@ import Testing
 
     /// The client's retry pattern: the same request ten times, some while the server restarts,
     /// gives one download, one document and one job.
-    @Test(arguments: TestBackend.available) func theClientsRetriesMakeOneDownloadAcrossRestarts(backend: TestBackend) throws {
-        let setup = try Setup(backend: backend)
+    @Test(arguments: TestBackend.available) func theClientsRetriesMakeOneDownloadAcrossRestarts(backend: TestBackend) async throws {
+        let setup = try await Setup(backend: backend)
         defer { setup.remove() }
         let port = LoopbackPort.free()
         var server = try setup.serve(port: port)
@@ -226,8 +226,8 @@ import Testing
     }
 
     /// `kill -9` right after `queued`: the link was committed, so the restarted server downloads it.
-    @Test(arguments: TestBackend.available) func aKilledServerLosesNoQueuedLink(backend: TestBackend) throws {
-        let setup = try Setup(backend: backend)
+    @Test(arguments: TestBackend.available) func aKilledServerLosesNoQueuedLink(backend: TestBackend) async throws {
+        let setup = try await Setup(backend: backend)
         defer { setup.remove() }
         let port = LoopbackPort.free()
         let server = try setup.serve(port: port)
@@ -242,8 +242,8 @@ import Testing
     }
 
     /// History, newest first, in keyset pages that links arriving meanwhile do not move.
-    @Test func historyPagesAreStableWhileLinksArrive() throws {
-        let setup = try Setup()
+    @Test func historyPagesAreStableWhileLinksArrive() async throws {
+        let setup = try await Setup()
         defer { setup.remove() }
         let server = try setup.serve(fetchWorkers: 0)
         let first = try (0..<5).map { try #require(try Self.submit(server, setup.site.url("missing?\($0)")).json?["download_id"] as? String) }

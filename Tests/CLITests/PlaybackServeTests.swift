@@ -37,14 +37,14 @@ import Testing
     /// disk is refused (`storage_full`, counted; with the index on that disk too, the outcome's
     /// recording is what is refused, and tried again), and once there is room the job makes it whole,
     /// without waiting out its lease; `verify` then finds its playlists and media in agreement.
-    @Test(arguments: TestBackend.available) func aLadderOnAFullDiskIsMadeWholeOnceThereIsRoom(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func aLadderOnAFullDiskIsMadeWholeOnceThereIsRoom(backend: TestBackend) async throws {
         let disk = try SmallDisk.mount(megabytes: 96)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let config = folder.url.appendingPathComponent("ladder.json")
         try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
         let store = disk.url.appendingPathComponent("store").path
-        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         let server = try ServerProcess(store: store, workers: 1, extra: ["--config", config.path] + database)
         let file = folder.url.appendingPathComponent("clip.avi")
         try MediaTools.aviClip(file, size: "1280x720", seconds: 6)

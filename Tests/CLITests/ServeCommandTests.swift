@@ -106,11 +106,11 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
 @Suite(.blocking, .serialized) struct ServeCommandTests {
     /// Uploads in parallel, SIGKILL mid-way, restart on the same store: every acknowledged upload
     /// reaches `done`, once, with its blobs; no document is duplicated.
-    @Test(arguments: TestBackend.available) func acknowledgedUploadsSurviveSIGKILL(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func acknowledgedUploadsSurviveSIGKILL(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
-        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         let samples = ["document-5-pages.pdf", "image.webp", "photo-exif-orientation-6.jpg", "video-h264.mp4", "stats.csv", "image-alpha.png"]
         let payloads = try samples.map { try Data(contentsOf: Fixtures.sample($0)) }
         let acknowledged = Acknowledged()
@@ -179,11 +179,11 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
     /// PostgreSQL queue and one store folder. The worker holding a job (kept busy by the hang test
     /// hook) is SIGKILLed; a new worker takes the job over at once and every upload ends with one job.
     @Test(.enabled(if: TestBackend.available.contains(.postgres)))
-    func aKilledWorkersJobIsTakenOverOnASharedPostgresQueue() throws {
+    func aKilledWorkersJobIsTakenOverOnASharedPostgresQueue() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
-        let database = try #require(try TestBackend.postgres.freshDatabase())
+        let database = try await #require(try TestBackend.postgres.freshDatabase())
         let server = try ServerProcess(store: store, workers: 0, extra: ["--database", database])
         var ids: [String] = []
         for (index, name) in ["document-5-pages.pdf", "image.webp", "video-h264.mp4", "image-alpha.png", "stats.csv"].enumerated() {
@@ -244,11 +244,11 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
 
     /// SIGTERM while a job hangs (test hook): the server stops within the drain time (10 s) and a
     /// margin, exits 0, and the job is back in the queue with its attempt not counted.
-    @Test(arguments: TestBackend.available) func sigtermReleasesAJobThatDoesNotFinish(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func sigtermReleasesAJobThatDoesNotFinish(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
-        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         let server = try ServerProcess(store: store, workers: 1, extra: database, environment: ["DOCPREVIEW_TEST_HOOKS": "1"])
         var pdf = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
         pdf.insert(contentsOf: Data("%docpreview-test-hang\n".utf8), at: try #require(pdf.firstIndex(of: 0x0A)) + 1)
@@ -270,11 +270,11 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
     /// jobs table locked against writes) while uploads pile up waiting for it: /healthz and a
     /// stored preview keep answering, because no request waits on the database on Swift's two
     /// cooperative threads.
-    @Test(arguments: TestBackend.available) func aLockedDatabaseDoesNotFreezeTheServer(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func aLockedDatabaseDoesNotFreezeTheServer(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
-        let database = try backend.freshDatabase()
+        let database = try await backend.freshDatabase()
         let databaseArguments = database.map { ["--database", $0] } ?? []
         let ingested = try DocPreviewProcess.run(["ingest", Fixtures.sample("image.webp").path, "--store", store, "--json"] + databaseArguments)
         let id = try #require(ingested.json?["document_id"] as? String)

@@ -53,14 +53,14 @@ import Testing
     /// storage_full`, never `422 corrupt`, and nothing is remembered against the image: once there
     /// is room the same tile is made. On both backends (PostgreSQL kept the crash as the file's
     /// fault before issue 43).
-    @Test(arguments: TestBackend.available) func aPyramidOnAFullDiskIs507AndNotRemembered(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func aPyramidOnAFullDiskIs507AndNotRemembered(backend: TestBackend) async throws {
         let disk = try SmallDisk.mount(megabytes: 64)
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // Larger than two tiles, so its regions are cut from a pyramid made on first use.
         let photo = folder.url.appendingPathComponent("photo.jpg")
         _ = try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=3000x2000", "-frames:v", "1", photo.path])
-        let database = try backend.freshDatabase().map { ["--database", $0] } ?? []
+        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         let server = try ServerProcess(store: disk.url.appendingPathComponent("store").path, workers: 1, extra: database)
         let id = try #require(try server.upload(try Data(contentsOf: photo), query: "filename=photo.jpg").json?["document_id"] as? String)
         try server.document(id, reaching: ["done"])

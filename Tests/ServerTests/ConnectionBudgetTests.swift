@@ -12,7 +12,7 @@ import Testing
     /// Past its address's share a connection is answered 503 and closed before any request is
     /// read; once one of the others has gone, a new one is served.
     @Test func aClientsConnectionsPastItsShareAreShed() async throws {
-        let harness = try Harness { $0.maxConnectionsPerClient = 3 }
+        let harness = try await Harness { $0.maxConnectionsPerClient = 3 }
         defer { harness.folder.remove() }
         let budget = harness.server.connections
         try await harness.live { client in
@@ -40,7 +40,7 @@ import Testing
 
     /// What the budget holds and sheds is in `/metrics`.
     @Test func heldAndShedConnectionsAreCounted() async throws {
-        let harness = try Harness { $0.maxConnectionsPerClient = 1 }
+        let harness = try await Harness { $0.maxConnectionsPerClient = 1 }
         defer { harness.folder.remove() }
         let budget = harness.server.connections
         #expect(budget.admit("192.0.2.1") == nil && budget.admit("192.0.2.1") == .client)
@@ -62,7 +62,7 @@ import Testing
         try certificate.certificatePEM.write(to: cert, atomically: true, encoding: .utf8)
         try certificate.privateKeyPEM.write(to: key, atomically: true, encoding: .utf8)
         let tls = try ServerTLS.configuration(certificate: cert.path, key: key.path)
-        let harness = try Harness {
+        let harness = try await Harness {
             $0.tls = tls
             $0.handshakeTimeout = .seconds(1)
             $0.idleTimeout = .seconds(3600)

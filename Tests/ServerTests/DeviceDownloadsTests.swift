@@ -23,7 +23,7 @@ import Testing
     /// A JSON body past its route's limit is `413 file_too_large` in the route's error object, not
     /// NIO's empty answer (found by `scripts/api-fuzz`): on the download routes and on `/v1`.
     @Test func bodiesPastTheLimitGetTheErrorObject() async throws {
-        let harness = try Harness(.sqlite, token: Self.token)
+        let harness = try await Harness(.sqlite, token: Self.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let large = ByteBuffer(string: #"{"url": "\#(String(repeating: "x", count: 70_000))", "client_id": "a"}"#)
@@ -39,10 +39,10 @@ import Testing
     }
 
     @Test(arguments: TestBackend.available) func downloadsAreKeptPerDevice(backend: TestBackend) async throws {
-        let harness = try Harness(backend, token: Self.token)
+        let harness = try await Harness(backend, token: Self.token)
         defer { harness.folder.remove() }
-        let (_, ana) = try harness.server.documents.addDevice(name: "Ana's iPhone", owner: "ana")
-        let (_, other) = try harness.server.documents.addDevice(name: "Other phone", owner: "bo")
+        let (_, ana) = try await harness.server.documents.addDevice(name: "Ana's iPhone", owner: "ana")
+        let (_, other) = try await harness.server.documents.addDevice(name: "Other phone", owner: "bo")
         let clientID = UUID().uuidString
         try await harness.test { client in
             let link = "https://www.tiktok.com/@ana/video/7"

@@ -19,7 +19,7 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
 
 @Suite struct DocumentLifeRouteTests {
     @Test(arguments: TestBackend.available) func listingOverHTTP(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             for (index, name) in ["image.webp", "document-5-pages.pdf", "video-h264.mp4"].enumerated() {
@@ -53,13 +53,13 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
     }
 
     @Test(arguments: TestBackend.available) func deleteVersionsRestoreAndRelabel(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let first = try await upload(client, "document-5-pages.pdf", "owner=ana&type=resume&title=cv&filename=cv.pdf")
             let second = try await upload(client, "resume.docx", "owner=ana&type=resume&title=cv&filename=cv.docx")
             _ = try await upload(client, "image.webp", "owner=ana&title=photo&filename=photo.webp")
-            try harness.drainQueue()
+            try await harness.drainQueue()
             try await client.execute(uri: "/v1/documents/\(first)/versions", method: .get) { response in
                 let versions = try #require(try json(response)["versions"] as? [[String: Any]])
                 #expect(versions.map { $0["version"] as? Int } == [2, 1])
@@ -95,8 +95,8 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
             }
 
             // Delete: statistics drop by exactly its versions' bytes, at once; a second delete is 404.
-            let before = try harness.pipeline.store.index.statistics(owner: "ana")
-            let sizes = try harness.pipeline.store.index.versions(of: first).map(\.size).reduce(0, +)
+            let before = try await harness.pipeline.store.index.statistics(owner: "ana")
+            let sizes = try await harness.pipeline.store.index.versions(of: first).map(\.size).reduce(0, +)
             try await client.execute(uri: "/v1/documents/\(second)?version=2", method: .delete) { response in
                 let deleted = try json(response)["deleted_versions"] as? [Int]
                 #expect(response.status == .ok && deleted == [2])
@@ -121,26 +121,26 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
 
     /// A job that is running when its document is deleted ends without bringing the document back.
     @Test(arguments: TestBackend.available) func aDeleteRacingARunningJobWins(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await upload(client, "document-5-pages.pdf", "owner=ana&title=letter&filename=l.pdf")
-            let (job, document) = try #require(try harness.queue.lease(worker: "test", leaseSeconds: 60))
+            let (job, document) = try await #require(try harness.queue.lease(worker: "test", leaseSeconds: 60))
             try await client.execute(uri: "/v1/documents/\(id)", method: .delete) { response in
                 let cancelled = try json(response)["cancelled_jobs"] as? Int
                 #expect(cancelled == 1)
             }
-            do throws(PreviewError) { try harness.pipeline.process(document) } catch { Issue.record("\(error)") }
-            #expect(try harness.queue.complete(job) == false, "the job's outcome is fenced off")
-            #expect(try harness.pipeline.store.index.document(id: id) == nil)
-            #expect(try harness.pipeline.store.index.statistics().documents == 0)
-            #expect(try harness.queue.lease(worker: "test", leaseSeconds: 60) == nil)
+            do throws(PreviewError) { try await harness.pipeline.process(document) } catch { Issue.record("\(error)") }
+            #expect(try await harness.queue.complete(job) == false, "the job's outcome is fenced off")
+            #expect(try await harness.pipeline.store.index.document(id: id) == nil)
+            #expect(try await harness.pipeline.store.index.statistics().documents == 0)
+            #expect(try await harness.queue.lease(worker: "test", leaseSeconds: 60) == nil)
             try await client.execute(uri: "/v1/documents/\(id)", method: .get) { #expect($0.status == .notFound) }
         }
     }
 
     @Test(arguments: TestBackend.available) func originalsWithRanges(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         let bytes = try Data(contentsOf: Fixtures.sample("video-h264.mp4"))
         let size = bytes.count
@@ -189,7 +189,7 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
     /// The viewer: the page count first, every page an image loaded lazily, versions, and deletion
     /// behind a confirmation and the CSRF token.
     @Test func viewerPageAndItsDeleteFlow() async throws {
-        let harness = try Harness(token: "s3cret")
+        let harness = try await Harness(token: "s3cret")
         defer { harness.folder.remove() }
         let bearer: HTTPFields = [.authorization: "Bearer s3cret"]
         try await harness.test { client in
@@ -201,7 +201,7 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
                                                  headers: bearer, body: try sample("image.webp")) {
                 try #require(try json($0)["document_id"] as? String)
             }
-            try harness.drainQueue()
+            try await harness.drainQueue()
             try await client.execute(uri: "/ui/documents/\(id)", method: .get) { response in
                 #expect(response.status == .unauthorized, "a browser without a session is shown the sign-in form")
                 #expect(String(buffer: response.body).contains("<form method=\"post\" action=\"/ui/signin\">"))

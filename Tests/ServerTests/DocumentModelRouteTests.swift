@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test(arguments: TestBackend.available) func descriptionsAndSchoolsAreSetSearchedAndFiltered(backend: TestBackend) async throws {
-        let harness = try Harness(backend, token: SharesTests.token)
+        let harness = try await Harness(backend, token: SharesTests.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             // A form's textarea sends CRLF line breaks: kept as \n.
@@ -80,7 +80,7 @@ import Testing
     /// link (shown once, absolute), listed ones keep theirs, the others are revoked (410). An owner's
     /// schools count their documents and shares.
     @Test(arguments: TestBackend.available) func aDocumentIsSharedWithExactlyTheSchoolsListed(backend: TestBackend) async throws {
-        let harness = try Harness(backend, token: SharesTests.token)
+        let harness = try await Harness(backend, token: SharesTests.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await SharesTests.upload(client, harness, "document-5-pages.pdf")

@@ -16,25 +16,26 @@ import Testing
 /// stranger can send (host names, wrong tokens, slow bodies) holds only its own share.
 @Suite struct FairnessTests {
     /// A queued document of `owner`, enqueued as an upload would be.
-    private func enqueue(_ harness: Harness, owner: String, title: String, bytes: [UInt8]) throws -> Document {
-        let hash = try harness.pipeline.store.blobs.put(bytes: bytes, as: .original)
+    private func enqueue(_ harness: Harness, owner: String, title: String, bytes: [UInt8]) async throws -> Document {
+        let hash = try await harness.pipeline.store.blobs.put(bytes: bytes, as: .original)
         let record = Document(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: "\(title).pdf",
                                     sha256: hash, kind: .pdf, mime: FileKind.pdf.mime, size: bytes.count,
                                     facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
-        return try harness.queue.enqueue(record).document
+        return try await harness.queue.enqueue(record).document
     }
 
-    @Test(.blocking, arguments: TestBackend.available) func ownersTakeTurnsAtTheQueue(backend: TestBackend) throws {
-        let harness = try Harness(backend)
+    @Test(arguments: TestBackend.available) func ownersTakeTurnsAtTheQueue(backend: TestBackend) async throws {
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         let pdf = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))
-        let flood = try (0..<4).map { try enqueue(harness, owner: "stranger", title: "slow \($0)", bytes: pdf + Array("\($0)".utf8)) }
-        let other = try enqueue(harness, owner: "coach", title: "roster", bytes: pdf + Array("other".utf8))
-        let first = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        var flood: [Document] = []
+        for number in 0..<4 { flood.append(try await enqueue(harness, owner: "stranger", title: "slow \(number)", bytes: pdf + Array("\(number)".utf8))) }
+        let other = try await enqueue(harness, owner: "coach", title: "roster", bytes: pdf + Array("other".utf8))
+        let first = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
         #expect(first.document.id == flood[0].id, "the oldest first while nobody runs")
-        let second = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        let second = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
         #expect(second.document.id == other.id, "an owner with nothing running goes before the one with a job running")
-        let third = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        let third = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
         #expect(third.document.id == flood[1].id)
     }
 
@@ -43,32 +44,32 @@ import Testing
     @Test(arguments: TestBackend.available) func aSlowPageEndsAndIsRemembered(backend: TestBackend) async throws {
         var limits = Limits()
         limits.pageSeconds = 0.5
-        let harness = try Harness(backend, limits: limits)
+        let harness = try await Harness(backend, limits: limits)
         defer { harness.folder.remove() }
         let slow = ByteBuffer(bytes: SlowPDF.make())
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents?filename=a.pdf&owner=stranger", method: .post, body: slow) { #expect($0.status == .accepted) }
             let started = ContinuousClock.now
-            try harness.drainQueue()
+            try await harness.drainQueue()
             #expect(started.duration(to: .now) < .seconds(20), "the page stopped at its budget, not at the end of the drawing")
-            let failed = try #require(try harness.queue.jobs(status: .failed, limit: 10).first)
+            let failed = try await #require(try harness.queue.jobs(status: .failed, limit: 10).first)
             #expect(failed.errorCode == .timeout)
 
             // Remembered: what the second upload gets is the stored failure, not a new render.
-            let source = try #require(try harness.pipeline.store.index.document(id: failed.documentID)).sha256
+            let source = try await #require(try harness.pipeline.store.index.document(id: failed.documentID)).sha256
             let key = try harness.pipeline.derivativeKey(source: source, kind: .pdf, request: .thumbnail, renderer: harness.pipeline.renderers.pdf).hash
-            let remembered = try #require(try harness.pipeline.store.index.failure(key: key))
+            let remembered = try await #require(try harness.pipeline.store.index.failure(key: key))
             #expect(remembered.code == .timeout)
-            try harness.pipeline.store.index.recordFailure(RenderFailure(key: key, sourceSha256: source,
+            try await harness.pipeline.store.index.recordFailure(RenderFailure(key: key, sourceSha256: source,
                                                                          error: PreviewError(.timeout, "remembered")))
             try await client.execute(uri: "/v1/documents?filename=b.pdf&owner=stranger&title=again", method: .post, body: slow) {
                 #expect($0.status == .accepted)
             }
-            try harness.drainQueue()
-            #expect(try harness.queue.jobs(status: .failed, limit: 10).map(\.errorMessage).contains("remembered"))
+            try await harness.drainQueue()
+            #expect(try await harness.queue.jobs(status: .failed, limit: 10).map(\.errorMessage).contains("remembered"))
 
-            #expect(try harness.pipeline.store.index.forgetFailures(source: source) == 1)
-            #expect(try harness.pipeline.store.index.failure(key: key) == nil, "a deliberate retry renders again")
+            #expect(try await harness.pipeline.store.index.forgetFailures(source: source) == 1)
+            #expect(try await harness.pipeline.store.index.failure(key: key) == nil, "a deliberate retry renders again")
         }
     }
 
@@ -87,13 +88,13 @@ import Testing
     /// Stored previews are served while every render slot is taken; a render over its owner's
     /// share waits its turn; over the total it is refused.
     @Test func onlyRendersTakeRenderSlots() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await client.execute(uri: "/v1/documents?filename=a.pdf&owner=ana", method: .post, body: try sample("document-5-pages.pdf")) {
                 try #require(try json($0)["document_id"] as? String)
             }
-            try harness.drainQueue()
+            try await harness.drainQueue()
             try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300", method: .get) { #expect($0.status == .ok) }
             await harness.previewsKept()
             // Every render slot is held by one stranger's documents.
@@ -175,7 +176,7 @@ import Testing
     }
 
     @Test func everySignInIsANewSessionThatSignOutEnds() async throws {
-        let harness = try Harness(token: "correct-horse")
+        let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
         try await harness.test { client in
             let first = try #require(try await signIn(client).cookie)
@@ -220,7 +221,7 @@ import Testing
     }
 
     @Test func wrongTokensAreThrottledPerAddress() async throws {
-        let harness = try Harness(token: "correct-horse")
+        let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
         try await harness.test { client in
             for _ in 0..<SignInThrottle.perAddress { #expect(try await signIn(client, token: "guess").status == .unauthorized) }
@@ -254,9 +255,9 @@ import Testing
     /// However many wrong tokens come, from one address or from many, the service's token and a
     /// device's token are never refused: a stranger cannot lock the service out.
     @Test func wrongTokensNeverLockOutTheRightOnes() async throws {
-        let harness = try Harness(token: "correct-horse")
+        let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
-        let (_, deviceToken) = try harness.server.documents.addDevice(name: "Ana's iPhone", owner: "ana")
+        let (_, deviceToken) = try await harness.server.documents.addDevice(name: "Ana's iPhone", owner: "ana")
         try await harness.test { client in
             for _ in 0..<SignInThrottle.overall {
                 try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer wrong"]) {
@@ -276,7 +277,7 @@ import Testing
     }
 
     @Test func htmlRefusesFraming() async throws {
-        let harness = try Harness(token: "correct-horse")
+        let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
         try await harness.test { client in
             for (uri, method) in [("/ui/signin", HTTPRequest.Method.get), ("/", .get), ("/ui/documents/x", .get)] {

@@ -140,11 +140,11 @@ import Testing
     }
 
     @Test func informationAndTilesOfAPage() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await upload(client, "document-5-pages.pdf")
-            try harness.drainQueue()
+            try await harness.drainQueue()
             let info = try await client.execute(uri: "/iiif/3/\(id)~p2/info.json", method: .get) { response in
                 #expect(response.status == .ok && response.headers[.accessControlAllowOrigin] == "*")
                 return try json(response)
@@ -163,16 +163,16 @@ import Testing
                 return try #require(response.headers[.eTag])
             }
             try await client.execute(uri: tile, method: .get, headers: [.ifNoneMatch: etag]) { #expect($0.status == .notModified) }
-            let document = try harness.server.documents.document(id: id)
-            let zoom = try harness.pipeline.zoomSource(of: document, page: 2, dpi: 600)
+            let document = try await harness.server.documents.document(id: id)
+            let zoom = try await harness.pipeline.zoomSource(of: document, page: 2, dpi: 600)
             let kept = ImageRegion(x: 4608, y: 6144, width: 492, height: 456, outputWidth: 492, outputHeight: 456)
-            #expect(try harness.pipeline.cachedZoom(zoom, kept, format: .jpeg) != nil)
+            #expect(try await harness.pipeline.cachedZoom(zoom, kept, format: .jpeg) != nil)
             // Another region is rendered for its answer only.
             try await client.execute(uri: "/iiif/3/\(id)~p2/100,100,700,700/350,/90/gray.png", method: .get) { response in
                 #expect(response.status == .ok && response.headers[.contentType] == "image/png")
             }
             let oneOff = ImageRegion(x: 100, y: 100, width: 700, height: 700, outputWidth: 350, outputHeight: 350, rotation: 90, tone: .gray)
-            #expect(try harness.pipeline.cachedZoom(zoom, oneOff, format: .png) == nil)
+            #expect(try await harness.pipeline.cachedZoom(zoom, oneOff, format: .png) == nil)
             // A version's images never change: kept for a year.
             try await client.execute(uri: "/iiif/3/\(id)~v1~p2/0,0,512,512/512,512/0/default.jpg", method: .get) { response in
                 #expect(response.status == .ok && response.headers[.cacheControl] == "private, max-age=31536000, immutable")
@@ -184,13 +184,13 @@ import Testing
     }
 
     @Test func refusalsHaveTheAPIStatuses() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             let pdf = try await upload(client, "document-5-pages.pdf")
             let encrypted = try await upload(client, "bad-encrypted.pdf")
             let image = try await upload(client, "image.webp")
-            try harness.drainQueue()
+            try await harness.drainQueue()
             let cases: [(String, HTTPResponse.Status, String)] = [
                 ("/iiif/3/\(pdf)~p1/5100,0,10,10/max/0/default.jpg", .badRequest, "bad_request"),       // outside the page
                 ("/iiif/3/\(pdf)~p1/full/^5000,5000/0/default.jpg", .badRequest, "bad_request"),       // over maxArea
@@ -218,7 +218,7 @@ import Testing
     /// are stored like any PDF; their zoom is refused with `too_many_pixels`, and the server lives on
     /// (in process here: a trap would end the test run).
     @Test func absurdPageBoxesAreRefusedNotTrapped() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             var ids: [String] = []
@@ -229,7 +229,7 @@ import Testing
                     try #require(try json($0)["document_id"] as? String)
                 })
             }
-            try harness.drainQueue()
+            try await harness.drainQueue()
             for id in ids {
                 for uri in ["/iiif/3/\(id)~p1/info.json", "/iiif/3/\(id)~p1/full/max/0/default.jpg",
                             "/iiif/3/\(id)~p1/pct:0,0,1,999999999999/max/0/default.jpg"] {
@@ -247,12 +247,12 @@ import Testing
     /// An image's regions come from its pyramid once it is larger than two tiles; a video's from its
     /// poster frame.
     @Test func picturesOfImagesAndVideos() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             let photo = try await upload(client, "photo-exif-orientation-6.jpg")
             let video = try await upload(client, "video-rotated-90.mp4")
-            try harness.drainQueue()
+            try await harness.drainQueue()
             let info = try await client.execute(uri: "/iiif/3/\(photo)/info.json", method: .get) { try json($0) }
             #expect(info["width"] as? Int == 480 && info["height"] as? Int == 640, "upright")
             try await client.execute(uri: "/iiif/3/\(photo)/full/240,/!90/gray.webp", method: .get) { response in
@@ -275,13 +275,13 @@ import Testing
 
     @Test func aSignedIdentifierReadsItsImageOnly() async throws {
         let keys = try SigningKeys([Self.key])
-        let harness = try Harness(token: Self.token, signingKeys: keys)
+        let harness = try await Harness(token: Self.token, signingKeys: keys)
         defer { harness.folder.remove() }
         let bearer: HTTPFields = [.authorization: "Bearer \(Self.token)"]
         try await harness.test { client in
             let id = try await client.execute(uri: "/v1/documents?filename=a.pdf&title=A", method: .post, headers: bearer,
                                               body: try sample("document-5-pages.pdf")) { try #require(try json($0)["document_id"] as? String) }
-            try harness.drainQueue()
+            try await harness.drainQueue()
             let links = try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: bearer) { try json($0) }
             let pages = try #require(links["iiif_pages"] as? [String])
             #expect(pages.count == 5 && links["iiif"] == nil)
@@ -310,7 +310,7 @@ import Testing
     /// A share's page zooms through identifiers signed for its share: they work while the share
     /// does, and revoking it stops them (410) like the rest of its page.
     @Test func aSharesZoomEndsWithTheShare() async throws {
-        let harness = try Harness(token: SharesTests.token)
+        let harness = try await Harness(token: SharesTests.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await SharesTests.upload(client, harness, "document-5-pages.pdf")

@@ -14,7 +14,7 @@ import Testing
 
     @Test(arguments: TestBackend.available) func anIdleWorkerIsHandedTheUploadsJob(backend: TestBackend) async throws {
         let arrivals = JobArrivals()
-        let harness = try Harness(backend, arrivals: arrivals)
+        let harness = try await Harness(backend, arrivals: arrivals)
         defer { harness.folder.remove() }
         let reserved = Atomic(0)
         let taker = JobArrivals.Taker(lease: Self.lease) {
@@ -37,20 +37,20 @@ import Testing
         #expect(job.id == body.job && document.id == body.document)
         #expect(job.status == .processing && job.leaseOwner == Self.lease.worker && job.attempts == 1)
         let jobID = try #require(job.id)
-        let stored = try #require(try harness.queue.job(id: jobID))
+        let stored = try await #require(try harness.queue.job(id: jobID))
         #expect(stored.status == .processing && stored.leaseOwner == Self.lease.worker && stored.attempts == 1, "leased in the upload's transaction")
         let expires = try #require(stored.leaseExpiresAt)
         #expect((59.9...60.1).contains(expires.timeIntervalSince(stored.availableAt)), "leased for the worker's lease length from its commit")
-        #expect(try harness.queue.lease(worker: "other", leaseSeconds: 60) == nil, "no other worker can take it")
-        guard case .done = try harness.server.documents.run(job, of: document) else { Issue.record("the handed lease is not the job's"); return }
-        #expect(try harness.pipeline.store.index.document(id: document.id)?.previewStatus == .ready)
+        #expect(try await harness.queue.lease(worker: "other", leaseSeconds: 60) == nil, "no other worker can take it")
+        guard case .done = try await harness.server.documents.run(job, of: document) else { Issue.record("the handed lease is not the job's"); return }
+        #expect(try await harness.pipeline.store.index.document(id: document.id)?.previewStatus == .ready)
     }
 
     /// A worker that refuses the reservation (it is stopping) is not handed a job: the job waits in
     /// the queue and is announced, for any worker to lease.
     @Test(arguments: TestBackend.available) func aRefusingWorkerLeavesTheJobQueued(backend: TestBackend) async throws {
         let arrivals = JobArrivals()
-        let harness = try Harness(backend, arrivals: arrivals)
+        let harness = try await Harness(backend, arrivals: arrivals)
         defer { harness.folder.remove() }
         async let waited = arrivals.wait(since: arrivals.announcements, upTo: .seconds(3600), taking: .init(lease: Self.lease) { false })
         try await Self.untilWaiting(arrivals)
@@ -60,19 +60,19 @@ import Testing
             }
         }
         #expect(await waited == .announced)
-        #expect(try harness.queue.job(id: id)?.status == .queued)
-        #expect(try harness.queue.lease(worker: "other", leaseSeconds: 60)?.job.id == id)
+        #expect(try await harness.queue.job(id: id)?.status == .queued)
+        #expect(try await harness.queue.lease(worker: "other", leaseSeconds: 60)?.job.id == id)
     }
 
     /// The same bytes again make no job: the reserved worker is let go without one.
     @Test(arguments: TestBackend.available) func aDuplicateDeclinesTheReservedWorker(backend: TestBackend) async throws {
         let arrivals = JobArrivals()
-        let harness = try Harness(backend, arrivals: arrivals)
+        let harness = try await Harness(backend, arrivals: arrivals)
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents?filename=a.pdf", method: .post, body: try sample("document-5-pages.pdf")) { _ in }
         }
-        try harness.drainQueue()
+        try await harness.drainQueue()
         async let waited = arrivals.wait(since: arrivals.announcements, upTo: .seconds(3600), taking: .init(lease: Self.lease) { true })
         try await Self.untilWaiting(arrivals)
         try await harness.test { client in

@@ -9,14 +9,14 @@ import Testing
 /// clock, which the test moves); out-of-range waits are refused.
 @Suite struct LongPollTests {
     @Test func aWaitingReadIsAnsweredWhenTheJobEnds() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await upload(client, "image.webp", "owner=ana&title=photo&filename=photo.webp")
             async let waited = client.execute(uri: "/v1/documents/\(id)?wait=30", method: .get) { try json($0) }
             // The read sleeps on the service's clock, which never moves here: only the job's end can answer it.
             try await onOwnThread { try waitUntil("the read to wait") { harness.server.documents.changes.waiting == 1 } }
-            try await onOwnThread { try harness.drainQueue() }
+            try await harness.drainQueue()
             let document = try await waited
             #expect(document["status"] as? String == "done", "\(document)")
             #expect(harness.server.documents.changes.waiting == 0)
@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func aWaitThatSeesNoChangeEndsOnTime() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await upload(client, "image.webp", "owner=ana&title=photo&filename=photo.webp")
@@ -38,11 +38,11 @@ import Testing
     }
 
     @Test func aSettledDocumentIsAnsweredAtOnceAndWaitsAreBounded() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await upload(client, "image.webp", "owner=ana&title=photo&filename=photo.webp")
-            try await onOwnThread { try harness.drainQueue() }
+            try await harness.drainQueue()
             let settled = try await client.execute(uri: "/v1/documents/\(id)?wait=30", method: .get) { try json($0) }
             #expect(settled["status"] as? String == "done", "answered at once: the clock never moved")
             for wait in ["0", "31", "soon"] {

@@ -19,7 +19,7 @@ import Testing
 struct ObjectStoreServingTests {
     @Test func aSmallOriginalIsOneGetCheckedBeforeItsStatusThenLocal() async throws {
         let folder = try TemporaryFolder()
-        let harness = try Harness(opened: try TestBackend.sqlite.open(root: folder.url, blobs: .s3), folder: folder)
+        let harness = try await Harness(opened: try TestBackend.sqlite.open(root: folder.url, blobs: .s3), folder: folder)
         defer { harness.folder.remove() }
         let storage = try #require(harness.pipeline.store.blobs as? S3BlobStorage)
         let bytes = try Data(contentsOf: Fixtures.sample("video-h264.mp4"))
@@ -50,7 +50,7 @@ struct ObjectStoreServingTests {
     /// replaces the damaged object; a local copy damaged after it was checked is fetched again.
     @Test func damagedAndMissingObjectsAreRefusedBeforeAnyHeaderAndRepaired() async throws {
         let folder = try TemporaryFolder()
-        let harness = try Harness(opened: try TestBackend.sqlite.open(root: folder.url, blobs: .s3), folder: folder)
+        let harness = try await Harness(opened: try TestBackend.sqlite.open(root: folder.url, blobs: .s3), folder: folder)
         defer { harness.folder.remove() }
         let storage = try #require(harness.pipeline.store.blobs as? S3BlobStorage)
         let payload = String(repeating: "0123456789abcdef", count: 6 << 16)  // 6 MB: past what is read whole
@@ -67,7 +67,7 @@ struct ObjectStoreServingTests {
                 var flipped = bytes
                 flipped[bytes.count / 2] ^= 0xFF
                 // Damaged in the bucket (the same length), with no local copy: as another host sees it.
-                _ = try storage.client.send(.PUT, key: storage.key(of: hash), body: .bytes(flipped), operation: "damaging \(name)")
+                _ = try await storage.client.send(.PUT, key: storage.key(of: hash), body: .bytes(flipped), operation: "damaging \(name)")
                 storage.cache.forget(hash)
                 for range in [nil, "bytes=0-99", "bytes=\(bytes.count / 2 - 10)-\(bytes.count / 2 + 10)"] {
                     if range == nil && bytes.count > ContentController.checkedBeforeHeaders {
@@ -90,26 +90,26 @@ struct ObjectStoreServingTests {
                 try await client.execute(uri: "/v1/documents?filename=\(name)&title=again", method: .post, body: ByteBuffer(bytes: bytes)) {
                     #expect($0.status == .accepted)
                 }
-                #expect(try storage.verify(hash), "\(name) repaired in the bucket")
+                #expect(try await storage.verify(hash), "\(name) repaired in the bucket")
                 try await client.execute(uri: "/v1/documents/\(id)/content", method: .get) { response in
                     #expect(response.status == .ok && Array(Data(buffer: response.body)) == bytes, "\(name)")
                 }
                 // A local copy damaged after it was checked is not used: fetched again, intact.
-                let copy = try storage.localFile(for: hash)
+                let copy = try await storage.localFile(for: hash)
                 chmod(copy.path, 0o600)
                 try Data(flipped).write(to: copy)
                 try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: [.range: "bytes=0-99"]) { response in
                     #expect(response.status == .partialContent && Array(Data(buffer: response.body)) == Array(bytes[0...99]), "\(name)")
                 }
-                #expect(try SourceFile(try storage.localFile(for: hash), followLinks: false).contentHash() == hash, "\(name): fetched again")
+                #expect(try await SourceFile(try storage.localFile(for: hash), followLinks: false).contentHash() == hash, "\(name): fetched again")
                 // `verify --deep` checks the local copies too, and removes a damaged one.
-                let again = try storage.localFile(for: hash)
+                let again = try await storage.localFile(for: hash)
                 chmod(again.path, 0o600)
                 try Data(flipped).write(to: again)
-                #expect(try harness.pipeline.store.verify(rehash: true).damagedCopies == [hash.hex], "\(name)")
-                #expect(storage.cache.cached(hash) == nil)
+                #expect(try await harness.pipeline.store.verify(rehash: true).damagedCopies == [hash.hex], "\(name)")
+                #expect(await storage.cache.cached(hash) == nil)
                 // Gone from the bucket, with no local copy.
-                _ = try storage.client.send(.DELETE, key: storage.key(of: hash), accepting: [200, 204], operation: "removing \(name)")
+                _ = try await storage.client.send(.DELETE, key: storage.key(of: hash), accepting: [200, 204], operation: "removing \(name)")
                 storage.cache.forget(hash)
                 for range in [nil, "bytes=0-99"] {
                     try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: range.map { [.range: $0] } ?? [:]) { response in
@@ -123,7 +123,7 @@ struct ObjectStoreServingTests {
 
     /// An `https` endpoint is reached over TLS, trusting the certificates `ca=` names (here a private
     /// CA's) besides the system's; without them the connection is refused, never made unchecked.
-    @Test(.blocking) func theEndpointIsReachedOverTLS() throws {
+    @Test(.blocking) func theEndpointIsReachedOverTLS() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let server = folder.url.appendingPathComponent("seaweedfs")
@@ -149,13 +149,14 @@ struct ObjectStoreServingTests {
         func storage(_ query: String, _ name: String) throws -> S3BlobStorage {
             try S3BlobStorage(location: S3Location("s3://docpreview/tls/?endpoint=https://127.0.0.1:\(port + 5)\(query)"), credentials: credentials,
                               localFolder: folder.url.appendingPathComponent(name), cacheBytes: 1 << 20,
-                              lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock")), logger: Logger(label: "test"))
+                              lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock"), offload: .forTests), offload: .forTests,
+                              logger: Logger(label: "test"))
         }
         let trusting = try storage("&ca=\(folder.url.appendingPathComponent("ca.pem").path)", "a")
-        try trusting.checkAccess()
-        let hash = try trusting.put(bytes: Array("sent over TLS".utf8), as: .original)
-        #expect(try trusting.verify(hash))
-        let error = try #require(throws: S3Error.self) { try storage("", "b").checkAccess() }
+        try await trusting.checkAccess()
+        let hash = try await trusting.put(bytes: Array("sent over TLS".utf8), as: .original)
+        #expect(try await trusting.verify(hash))
+        let error = try await #require(throws: S3Error.self) { try await storage("", "b").checkAccess() }
         #expect(error.fault == .unavailable && "\(error)".contains("CERTIFICATE_VERIFY_FAILED"), "\(error)")
     }
 

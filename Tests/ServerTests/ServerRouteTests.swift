@@ -27,9 +27,9 @@ struct Harness {
 
     init(_ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
          signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil,
-         settings adjust: (inout ServerSettings) -> Void = { _ in }) throws {
+         settings adjust: (inout ServerSettings) -> Void = { _ in }) async throws {
         let folder = try TemporaryFolder()
-        try self.init(opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits,
+        try await self.init(opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits,
                       signingKeys: signingKeys, passwordWindow: passwordWindow, arrivals: arrivals, settings: adjust)
     }
 
@@ -39,7 +39,7 @@ struct Harness {
          settings adjust: (inout ServerSettings) -> Void = { _ in }) throws {
         self.folder = folder
         // Built as `serve` builds it, rendering in this process.
-        let documents = DocumentService(backend: opened, configuration: Configuration(limits: limits), arrivals: arrivals, clock: clock,
+        let documents = DocumentService(backend: opened, configuration: Configuration(limits: limits), offload: .forTests, arrivals: arrivals, clock: clock,
                                         logger: Logger(label: "test"))
         pipeline = documents.pipeline
         queue = opened.queue
@@ -69,9 +69,9 @@ struct Harness {
     }
 
     /// What a worker does, once per queued job.
-    func drainQueue() throws {
-        while let (job, document) = try queue.lease(worker: "test", leaseSeconds: 60) {
-            _ = try server.documents.run(job, of: document)
+    func drainQueue() async throws {
+        while let (job, document) = try await queue.lease(worker: "test", leaseSeconds: 60) {
+            _ = try await server.documents.run(job, of: document)
         }
     }
 }
@@ -105,7 +105,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 
 @Suite struct UploadRouteTests {
     @Test(arguments: TestBackend.available) func rawUploadIsAcknowledgedAfterItIsStored(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents?filename=Letter.PDF&type=rec_letter&owner=ana&title=Letter", method: .post,
@@ -115,8 +115,8 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect(body["status"] as? String == "queued")
                 let id = try #require(body["document_id"] as? String)
                 let sha = try #require(body["sha256"].flatMap { $0 as? String }.flatMap(BlobHash.init(hex:)))
-                #expect(harness.pipeline.store.blobs.contains(sha), "bytes durable before the 202")
-                let job = try #require(try harness.queue.latestJob(documentID: id))
+                #expect(await harness.pipeline.store.blobs.contains(sha), "bytes durable before the 202")
+                let job = try await #require(try harness.queue.latestJob(documentID: id))
                 #expect(job.status == .queued && job.id == body["job_id"] as? Int64)
                 #expect(response.headers[.location] == "/v1/documents/\(id)")
             }
@@ -124,7 +124,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     }
 
     @Test(arguments: TestBackend.available) func multipartUploadWithFields(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         let body = multipart(boundary: "XyZ-boundary", fields: ["owner": "ben", "type": "highlight_video", "title": "Senior season"],
                              file: ("clip.mp4", Array(try Data(contentsOf: Fixtures.sample("video-h264.mp4")))))
@@ -133,7 +133,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                                      headers: [.contentType: "multipart/form-data; boundary=XyZ-boundary"], body: body) { response in
                 #expect(response.status == .accepted)
                 let id = try #require(try json(response)["document_id"] as? String)
-                let document = try #require(try harness.pipeline.store.index.document(id: id))
+                let document = try await #require(try harness.pipeline.store.index.document(id: id))
                 #expect(document.owner == "ben" && document.type == "highlight_video" && document.title == "Senior season")
                 #expect(document.filename == "clip.mp4" && document.kind == .mp4)
             }
@@ -148,7 +148,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     @Test(arguments: TestBackend.available) func refusalsUseTheContractsStatuses(backend: TestBackend) async throws {
         var limits = Limits()
         limits.maxFileBytes = 64 * 1024
-        let harness = try Harness(backend, limits: limits)
+        let harness = try await Harness(backend, limits: limits)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let cases: [(String, ByteBuffer, HTTPFields, HTTPResponse.Status, String?)] = [
@@ -169,12 +169,12 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 }
             }
         }
-        #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty, "nothing refused is stored")
+        #expect(try await harness.pipeline.store.blobs.allBlobs().isEmpty, "nothing refused is stored")
         #expect(try harness.pipeline.store.blobs.leftoverTemporaries().isEmpty, "refused uploads leave nothing in tmp/")
     }
 
     @Test(arguments: TestBackend.available) func sameUploadTwiceIsOneDocumentAndOneJob(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             var ids: [String] = []
@@ -184,12 +184,12 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 }
             }
             #expect(ids[0] == ids[1])
-            #expect(try harness.queue.jobs(status: nil, limit: 10).count == 1)
+            #expect(try await harness.queue.jobs(status: nil, limit: 10).count == 1)
         }
     }
 
     @Test(arguments: TestBackend.available) func admissionControl(backend: TestBackend) async throws {
-        let harness = try Harness(backend, maxQueued: 0)
+        let harness = try await Harness(backend, maxQueued: 0)
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, body: try sample("image.webp")) {
@@ -206,7 +206,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 
 @Suite struct DocumentRouteTests {
     @Test(arguments: TestBackend.available) func previewLifecycle(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             var id = ""
@@ -220,7 +220,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect(status == "queued")
             }
             try await client.execute(uri: "/v1/documents/\(id)", method: .get) { let status = try json($0)["status"] as? String; #expect(status == "queued") }
-            try harness.drainQueue()
+            try await harness.drainQueue()
             try await client.execute(uri: "/v1/documents/\(id)", method: .get) { response in
                 let body = try json(response)
                 #expect(body["status"] as? String == "done" && body["pages"] as? Int == 5)
@@ -255,25 +255,20 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     /// recorded and served while its job still runs (its other pages wait for the job, 202); the
     /// job's end records its pivot and page count.
     @Test(arguments: TestBackend.available) func anOfficeThumbnailIsServedBeforeItsJobEnds(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         let documents = harness.server.documents
         try await harness.test { client in
             let id = try await client.execute(uri: "/v1/documents?filename=s.xlsx", method: .post, body: try sample("office-stats.xlsx")) {
                 try #require(try json($0)["document_id"] as? String)
             }
-            let (job, document) = try #require(try harness.queue.lease(worker: "test", leaseSeconds: 60))
-            // The conversion on a thread of its own, as a worker's: not on one of the few the other tests' requests need.
-            let (outcome, recordedAhead) = await withCheckedContinuation { done in
-                Thread.detachNewThread {
-                    var recordedAhead = false
-                    let outcome = harness.pipeline.outcome(of: document) { early in
-                        documents.recordAhead(early, documentID: document.id)
-                        recordedAhead = true
-                    }
-                    done.resume(returning: (outcome, recordedAhead))
-                }
+            let (job, document) = try await #require(try harness.queue.lease(worker: "test", leaseSeconds: 60))
+            let recorded = Locked(false)
+            let outcome = await harness.pipeline.outcome(of: document) { early in
+                await documents.recordAhead(early, documentID: document.id)
+                recorded.withLock { $0 = true }
             }
+            let recordedAhead = recorded.withLock { $0 }
             #expect(recordedAhead, "the thumbnail came from the first page, ahead of the pivot")
             try await client.execute(uri: "/v1/documents/\(id)", method: .get) { response in
                 let body = try json(response)
@@ -284,7 +279,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect(Array(Data(buffer: response.body).prefix(2)) == [0xFF, 0xD8])
             }
             try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=512", method: .get) { #expect($0.status == .accepted) }
-            guard case .done = try documents.finish(job, with: outcome) else { Issue.record("not done"); return }
+            guard case .done = try await documents.finish(job, with: outcome) else { Issue.record("not done"); return }
             try await client.execute(uri: "/v1/documents/\(id)", method: .get) { response in
                 let body = try json(response)
                 #expect(body["status"] as? String == "done" && body["pages"] as? Int == 2, "\(body)")
@@ -292,12 +287,12 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
             try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=512", method: .get) { #expect($0.status == .ok) }
         }
         await harness.previewsKept()
-        let report = try harness.pipeline.store.verify()
+        let report = try await harness.pipeline.store.verify()
         #expect(report.isClean, "\(report)")
     }
 
     @Test(arguments: TestBackend.available) func failedAndOfficeDocuments(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             var encrypted = "", sheet = ""
@@ -307,7 +302,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
             try await client.execute(uri: "/v1/documents?filename=s.xlsx", method: .post, body: try sample("office-stats.xlsx")) {
                 sheet = try json($0)["document_id"] as? String ?? ""
             }
-            try harness.drainQueue()
+            try await harness.drainQueue()
             try await client.execute(uri: "/v1/documents/\(encrypted)", method: .get) { response in
                 let body = try json(response)
                 #expect(body["status"] as? String == "failed")
@@ -328,17 +323,17 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 }
             }
             try await client.execute(uri: "/v1/documents/\(sheet)/preview?page=3", method: .get) { let code = try errorCode($0); #expect(code == "page_out_of_range") }
-            let failed = try harness.queue.jobs(status: .failed, limit: 10)
+            let failed = try await harness.queue.jobs(status: .failed, limit: 10)
             #expect(failed.count == 1 && failed[0].attempts == 1, "input errors are not retried")
         }
     }
 
     @Test(arguments: TestBackend.available) func statsMetricsHealthAndPage(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents?filename=a.webp&owner=ana&type=", method: .post, body: try sample("image.webp")) { _ in }
-            try harness.drainQueue()
+            try await harness.drainQueue()
             try await client.execute(uri: "/v1/stats?owner=ana", method: .get) { response in
                 let body = try json(response)
                 #expect(body["documents"] as? Int == 1 && body["previews"] as? Int == 1)
@@ -361,7 +356,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 
 @Suite struct AuthTests {
     @Test func bearerTokenGuardsAllButHealth() async throws {
-        let harness = try Harness(token: "correct-horse")
+        let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
@@ -381,7 +376,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect($0.status == .unauthorized)
             }
         }
-        #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty)
+        #expect(try await harness.pipeline.store.blobs.allBlobs().isEmpty)
     }
 }
 
@@ -402,7 +397,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     }
 
     @Test func browsersGetAFormAndACookieNotABare401() async throws {
-        let harness = try Harness(token: "correct-horse")
+        let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/?owner=ana", method: .get) { response in
@@ -429,7 +424,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     }
 
     @Test func cookieWritesNeedTheCSRFTokenAndTheSameOrigin() async throws {
-        let harness = try Harness(token: "correct-horse")
+        let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
         try await harness.test { client in
             let cookie = try await signIn(client)
@@ -455,7 +450,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
             try await client.execute(uri: "/ui/upload", method: .post, headers: crossSite, body: upload(csrf: csrf)) {
                 #expect($0.status == .forbidden, "another site's page")
             }
-            #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty)
+            #expect(try await harness.pipeline.store.blobs.allBlobs().isEmpty)
             try await client.execute(uri: "/ui/upload", method: .post, headers: type, body: upload(csrf: csrf)) {
                 #expect($0.status == .seeOther)
             }
@@ -464,7 +459,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 
     /// A page on another site posting a `text/plain` form (no preflight) to an open server.
     @Test func crossSiteWritesAreRefusedEvenWithoutAToken() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             for headers: HTTPFields in [[.contentType: "text/plain", HTTPField.Name("Origin")!: "http://evil.example"],
@@ -475,7 +470,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                     let code = try errorCode($0); #expect(code == "forbidden")
                 }
             }
-            #expect(try harness.pipeline.store.blobs.allBlobs().isEmpty)
+            #expect(try await harness.pipeline.store.blobs.allBlobs().isEmpty)
             try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, body: try sample("image.webp")) {
                 #expect($0.status == .accepted, "clients that are not browsers send no Origin")
             }
@@ -488,9 +483,9 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     /// derivatives), and renders beyond the in-flight bound are refused with 429, not queued on
     /// threads of their own.
     @Test(arguments: TestBackend.available) func manyWidthsAtOnceStayBounded(backend: TestBackend) async throws {
-        let harness = try Harness(backend)
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
-        let id = try #require(harness.pipeline.ingest(Fixtures.sample("document-5-pages.pdf"),
+        let id = try await #require(harness.pipeline.ingest(Fixtures.sample("document-5-pages.pdf"),
                                                       labels: DocumentLabels(owner: "o", title: "t", filename: "d.pdf")).documentID)
         let statuses = try await harness.test { client in
             try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
@@ -507,7 +502,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         }
         #expect(Set(statuses.keys).isSubset(of: [.ok, .tooManyRequests]), "\(statuses)")
         #expect(statuses[.ok, default: 0] > 0)
-        let derivatives = try harness.pipeline.store.index.statistics().previews
+        let derivatives = try await harness.pipeline.store.index.statistics().previews
         #expect(derivatives <= 5 * 3 + 1, "pages 1–5 × widths 128, 256, 512, and the thumbnail: \(derivatives)")
         // Each preview in flight holds at most one thread (a render's own, or a blocking-pool one).
         #expect(harness.server.renders.highest <= harness.server.settings.maxRendersInFlight)
@@ -517,7 +512,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 @Suite struct PageEscapingTests {
     /// The reported stored XSS: a title whose angle brackets hide inside grapheme clusters.
     @Test func titlesAndOwnersAreTextOnThePage() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         let title = "\u{600}<img src=x onerror=alert(1)>\u{301}"
         let owner = "\"\u{301}><script>alert(2)</script>"
@@ -540,60 +535,60 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 }
 
 @Suite struct QueueTests {
-    private func queuedDocument(_ harness: Harness, title: String = "t") throws -> JobRecord {
-        let hash = try harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp")).hash
+    private func queuedDocument(_ harness: Harness, title: String = "t") async throws -> JobRecord {
+        let hash = try await harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp")).hash
         let record = Document(id: UUID().uuidString, owner: "", type: nil, title: title, filename: "t.webp", sha256: hash, kind: .webp,
                                     mime: "image/webp", size: 1, facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
-        return try harness.queue.enqueue(record).job
+        return try await harness.queue.enqueue(record).job
     }
 
     /// A job's run ends in one transaction: its thumbnail's row, the document's facts and status and
     /// the job's completion; the document's row carries its job's state. A run whose lease was lost
     /// leaves only its (correct) thumbnail row behind.
-    @Test(.blocking, arguments: TestBackend.available) func aJobsOutcomeIsRecordedWithItsCompletion(backend: TestBackend) throws {
-        let harness = try Harness(backend)
+    @Test(arguments: TestBackend.available) func aJobsOutcomeIsRecordedWithItsCompletion(backend: TestBackend) async throws {
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         let documents = harness.server.documents
-        let queued = try queuedDocument(harness)
-        #expect(try harness.pipeline.store.index.document(id: queued.documentID)?.status == .queued)
-        let (slow, document) = try #require(try harness.queue.lease(worker: "slow", leaseSeconds: -1))
-        #expect(try harness.pipeline.store.index.document(id: document.id)?.status == .processing, "the row follows its job")
-        let (fast, _) = try #require(try harness.queue.lease(worker: "fast", leaseSeconds: 60))
-        let outcome = documents.outcome(of: fast, document)
+        let queued = try await queuedDocument(harness)
+        #expect(try await harness.pipeline.store.index.document(id: queued.documentID)?.status == .queued)
+        let (slow, document) = try await #require(try harness.queue.lease(worker: "slow", leaseSeconds: -1))
+        #expect(try await harness.pipeline.store.index.document(id: document.id)?.status == .processing, "the row follows its job")
+        let (fast, _) = try await #require(try harness.queue.lease(worker: "fast", leaseSeconds: 60))
+        let outcome = await documents.outcome(of: fast, document)
         let thumbnail = try #require(outcome.derivatives.first?.record, "made, not yet recorded")
-        #expect(try harness.pipeline.store.index.derivative(key: thumbnail.key) == nil)
-        guard case .leaseLost = try documents.finish(slow, with: outcome) else { Issue.record("the lost lease must tell"); return }
-        #expect(try harness.pipeline.store.index.derivative(key: thumbnail.key) != nil, "the thumbnail is right whoever made it")
-        let untouched = try #require(try harness.pipeline.store.index.document(id: document.id))
+        #expect(try await harness.pipeline.store.index.derivative(key: thumbnail.key) == nil)
+        guard case .leaseLost = try await documents.finish(slow, with: outcome) else { Issue.record("the lost lease must tell"); return }
+        #expect(try await harness.pipeline.store.index.derivative(key: thumbnail.key) != nil, "the thumbnail is right whoever made it")
+        let untouched = try await #require(try harness.pipeline.store.index.document(id: document.id))
         #expect(untouched.previewStatus == .pending && untouched.width == nil && untouched.status == .processing)
-        guard case .done = try documents.finish(fast, with: documents.outcome(of: fast, document)) else { Issue.record("not done"); return }
-        let finished = try #require(try harness.pipeline.store.index.document(id: document.id))
+        guard case .done = try await documents.finish(fast, with: documents.outcome(of: fast, document)) else { Issue.record("not done"); return }
+        let finished = try await #require(try harness.pipeline.store.index.document(id: document.id))
         #expect(finished.previewStatus == .ready && finished.width != nil && finished.status == .done)
     }
 
     /// Two slots of one worker process share its name: the slot whose lease ran out and was taken
     /// over by its sibling must not record, fail or release the sibling's attempt.
-    @Test(.blocking, arguments: TestBackend.available) func twoSlotsOfOneWorkerRaceOnOneExpiredJob(backend: TestBackend) throws {
-        let harness = try Harness(backend)
+    @Test(arguments: TestBackend.available) func twoSlotsOfOneWorkerRaceOnOneExpiredJob(backend: TestBackend) async throws {
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
-        _ = try queuedDocument(harness)
-        let (first, _) = try #require(try harness.queue.lease(worker: "host/1/w", leaseSeconds: -1))
-        let (second, _) = try #require(try harness.queue.lease(worker: "host/1/w", leaseSeconds: 60), "the run-out lease is taken over")
+        _ = try await queuedDocument(harness)
+        let (first, _) = try await #require(try harness.queue.lease(worker: "host/1/w", leaseSeconds: -1))
+        let (second, _) = try await #require(try harness.queue.lease(worker: "host/1/w", leaseSeconds: 60), "the run-out lease is taken over")
         #expect(first.leaseOwner == second.leaseOwner && second.attempts == first.attempts + 1)
-        #expect(try harness.queue.complete(first) == false, "the first slot's late outcome is not recorded")
-        #expect(try harness.queue.fail(first, error: PreviewError(.internal, "late"), retryable: true).status == .processing)
-        try harness.queue.release(first)
-        let current = try #require(try harness.queue.job(id: second.id!))
+        #expect(try await harness.queue.complete(first) == false, "the first slot's late outcome is not recorded")
+        #expect(try await harness.queue.fail(first, error: PreviewError(.internal, "late"), retryable: true).status == .processing)
+        try await harness.queue.release(first)
+        let current = try await #require(try harness.queue.job(id: second.id!))
         #expect(current.status == .processing && current.attempts == second.attempts, "the second slot still holds its attempt")
-        #expect(try harness.queue.complete(second))
-        #expect(try harness.queue.job(id: second.id!)?.status == .done)
+        #expect(try await harness.queue.complete(second))
+        #expect(try await harness.queue.job(id: second.id!)?.status == .done)
     }
 
-    @Test(.blocking, arguments: TestBackend.available) func concurrentWorkersNeverTakeTheSameJob(backend: TestBackend) throws {
-        let harness = try Harness(backend)
+    @Test(arguments: TestBackend.available) func concurrentWorkersNeverTakeTheSameJob(backend: TestBackend) async throws {
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         let jobs = 60
-        for number in 0..<jobs { _ = try queuedDocument(harness, title: "t\(number)") }
+        for number in 0..<jobs { _ = try await queuedDocument(harness, title: "t\(number)") }
         // NSLock, not Mutex: ThreadSanitizer sees pthread mutexes, not the futex under Synchronization.Mutex,
         // and reports the appends below as races when six threads contend for it.
         final class Tally: @unchecked Sendable {  // `ids` and `failures` only touched under `lock`
@@ -602,75 +597,79 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
             var failures: [String] = []
         }
         let tally = Tally()
-        DispatchQueue.concurrentPerform(iterations: 6) { worker in
-            do {
-                while let (job, _) = try harness.queue.lease(worker: "w\(worker)", leaseSeconds: 60) {
-                    tally.lock.withLock { tally.ids.append(job.id!) }
-                    try harness.queue.complete(job)
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<6 {
+                group.addTask {
+                    do {
+                        while let (job, _) = try await harness.queue.lease(worker: "w\(worker)", leaseSeconds: 60) {
+                            tally.lock.withLock { tally.ids.append(job.id!) }
+                            try await harness.queue.complete(job)
+                        }
+                    } catch {
+                        tally.lock.withLock { tally.failures.append("\(error)") }
+                    }
                 }
-            } catch {
-                tally.lock.withLock { tally.failures.append("\(error)") }
             }
         }
         #expect(tally.failures.isEmpty)
         let ids = tally.ids
         #expect(ids.count == jobs && Set(ids).count == jobs, "each job leased exactly once")
-        #expect(try harness.queue.counts()[.done] == jobs)
+        #expect(try await harness.queue.counts()[.done] == jobs)
     }
 
     /// A preview job's completion queues its follow-up (a video's playback job) in the same
     /// transaction; preview jobs are leased before playback jobs, a slot that asks for previews only
     /// never gets a playback job, and the document's own state follows its preview job alone.
-    @Test(.blocking, arguments: TestBackend.available) func playbackJobsFollowAndWaitBehindPreviews(backend: TestBackend) throws {
-        let harness = try Harness(backend)
+    @Test(arguments: TestBackend.available) func playbackJobsFollowAndWaitBehindPreviews(backend: TestBackend) async throws {
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
-        _ = try queuedDocument(harness, title: "first")
-        let (first, document) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
-        #expect(try harness.queue.complete(first, recording: JobOutcome(previewStatus: .ready, followUp: .playback)))
-        let playback = try #require(try harness.queue.latestJob(documentID: document.id, kind: .playback))
+        _ = try await queuedDocument(harness, title: "first")
+        let (first, document) = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(try await harness.queue.complete(first, recording: JobOutcome(previewStatus: .ready, followUp: .playback)))
+        let playback = try await #require(try harness.queue.latestJob(documentID: document.id, kind: .playback))
         #expect(playback.status == .queued && playback.kind == .playback)
-        #expect(try harness.queue.latestJob(documentID: document.id)?.id == first.id, "the latest preview job is still the document's")
-        _ = try queuedDocument(harness, title: "second")
-        let (early, _) = try #require(try harness.queue.lease(worker: "early", leaseSeconds: 60, kinds: [.playback]))
+        #expect(try await harness.queue.latestJob(documentID: document.id)?.id == first.id, "the latest preview job is still the document's")
+        _ = try await queuedDocument(harness, title: "second")
+        let (early, _) = try await #require(try harness.queue.lease(worker: "early", leaseSeconds: 60, kinds: [.playback]))
         #expect(early.id == playback.id)
-        try harness.queue.release(early)
+        try await harness.queue.release(early)
 
-        let (preview, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60), "the newer preview job comes first")
+        let (preview, _) = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60), "the newer preview job comes first")
         #expect(preview.kind == .preview)
-        #expect(try harness.queue.lease(worker: "lane", leaseSeconds: 60, kinds: [.preview]) == nil, "a previews-only slot waits")
-        let (taken, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(try await harness.queue.lease(worker: "lane", leaseSeconds: 60, kinds: [.preview]) == nil, "a previews-only slot waits")
+        let (taken, _) = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
         #expect(taken.id == playback.id)
-        #expect(try harness.pipeline.store.index.document(id: document.id)?.status == .done, "a playback job does not move the document's state")
-        try harness.queue.reportProgress(taken, fraction: 0.5)
-        try harness.queue.reportProgress(early, fraction: 0.9)
-        #expect(try harness.queue.job(id: taken.id!)?.progress == 0.5, "only the lease's holder reports progress")
-        _ = try harness.queue.fail(taken, error: PreviewError(.tooLong, "too long"), retryable: false,
+        #expect(try await harness.pipeline.store.index.document(id: document.id)?.status == .done, "a playback job does not move the document's state")
+        try await harness.queue.reportProgress(taken, fraction: 0.5)
+        try await harness.queue.reportProgress(early, fraction: 0.9)
+        #expect(try await harness.queue.job(id: taken.id!)?.progress == 0.5, "only the lease's holder reports progress")
+        _ = try await harness.queue.fail(taken, error: PreviewError(.tooLong, "too long"), retryable: false,
                                    recording: JobOutcome(previewStatus: nil, error: PreviewError(.tooLong, "too long")))
-        let after = try #require(try harness.pipeline.store.index.document(id: document.id))
+        let after = try await #require(try harness.pipeline.store.index.document(id: document.id))
         #expect(after.status == .done && after.previewStatus == .ready && after.errorCode == nil, "nor its preview status")
     }
 
     /// A backfill's queueing: a job of a kind is queued unless the document's latest one of that
     /// kind still waits or runs; once it has ended, another may be queued.
-    @Test(.blocking, arguments: TestBackend.available) func queueingAgainSkipsAJobThatWaits(backend: TestBackend) throws {
-        let harness = try Harness(backend)
+    @Test(arguments: TestBackend.available) func queueingAgainSkipsAJobThatWaits(backend: TestBackend) async throws {
+        let harness = try await Harness(backend)
         defer { harness.folder.remove() }
-        let document = try queuedDocument(harness)
-        #expect(try !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview), "its preview job waits")
-        #expect(try harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .playback))
-        #expect(try !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .playback), "queued once")
-        let (preview, _) = try #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
-        #expect(try !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview), "its preview job runs")
-        #expect(try harness.queue.complete(preview, recording: JobOutcome(previewStatus: .ready)))
-        #expect(try harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview))
-        #expect(try harness.queue.latestJob(documentID: document.documentID)?.status == .queued)
-        #expect(try harness.pipeline.store.index.document(id: document.documentID)?.jobStatus == .queued, "the document shows its new preview job")
+        let document = try await queuedDocument(harness)
+        #expect(try await !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview), "its preview job waits")
+        #expect(try await harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .playback))
+        #expect(try await !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .playback), "queued once")
+        let (preview, _) = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
+        #expect(try await !harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview), "its preview job runs")
+        #expect(try await harness.queue.complete(preview, recording: JobOutcome(previewStatus: .ready)))
+        #expect(try await harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview))
+        #expect(try await harness.queue.latestJob(documentID: document.documentID)?.status == .queued)
+        #expect(try await harness.pipeline.store.index.document(id: document.documentID)?.jobStatus == .queued, "the document shows its new preview job")
     }
 }
 
 @Suite struct MethodTests {
     @Test func otherMethodsOnKnownPathsAre405WithAllow() async throws {
-        let harness = try Harness()
+        let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
             for (uri, method, allow) in [("/v1/documents", HTTPRequest.Method.put, "POST, GET"), ("/v1/stats", .delete, "GET"),

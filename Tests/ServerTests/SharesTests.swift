@@ -22,7 +22,7 @@ import Testing
     static func upload(_ client: some TestClientProtocol, _ harness: Harness, _ file: String, title: String = "Transcript") async throws -> String {
         let id = try await client.execute(uri: "/v1/documents?filename=\(file)&title=\(title)&owner=ana", method: .post, headers: bearer,
                                           body: try sample(file)) { try #require(try json($0)["document_id"] as? String) }
-        try harness.drainQueue()
+        try await harness.drainQueue()
         return id
     }
 
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test(arguments: TestBackend.available) func aShareOpensCountsAndIsRevoked(backend: TestBackend) async throws {
-        let harness = try Harness(backend, token: Self.token)
+        let harness = try await Harness(backend, token: Self.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await Self.upload(client, harness, "document-5-pages.pdf")
@@ -82,10 +82,10 @@ import Testing
                 try json($0)["visits"] as? [[String: Any]] ?? []
             }
             #expect(visits.count == 2 && visits.allSatisfy { $0["kind"] as? String == "opened" && $0["at"] is String })
-            for _ in 0..<ShareVisit.kept { try harness.pipeline.store.index.recordShareVisit(id: shareID, .downloaded) }
-            let kept = try harness.pipeline.store.index.shareVisits(id: shareID)
+            for _ in 0..<ShareVisit.kept { try await harness.pipeline.store.index.recordShareVisit(id: shareID, .downloaded) }
+            let kept = try await harness.pipeline.store.index.shareVisits(id: shareID)
             #expect(kept.count == ShareVisit.kept && kept.allSatisfy { $0.kind == .downloaded })
-            #expect(try harness.pipeline.store.index.share(id: shareID)?.downloadCount == ShareVisit.kept)
+            #expect(try await harness.pipeline.store.index.share(id: shareID)?.downloadCount == ShareVisit.kept)
             try await client.execute(uri: "/v1/shares/nothing/visits", method: .get, headers: Self.bearer) { #expect($0.status == .notFound) }
 
             // Revoked: the link is 410 at once, and so are the media of a page already open.
@@ -102,7 +102,7 @@ import Testing
 
     /// A download is offered and counted only when the share allows it.
     @Test func downloadsAreCountedWhenAllowed() async throws {
-        let harness = try Harness(token: Self.token)
+        let harness = try await Harness(token: Self.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await Self.upload(client, harness, "image.webp")
@@ -114,14 +114,14 @@ import Testing
             }
             #expect(try await Self.shares(client, id).first?["download_count"] as? Int == 1)
             let share = try #require(try await Self.shares(client, id).first?["share_id"] as? String)
-            #expect(try harness.pipeline.store.index.shareVisits(id: share).map(\.kind) == [.downloaded, .opened])
+            #expect(try await harness.pipeline.store.index.shareVisits(id: share).map(\.kind) == [.downloaded, .opened])
         }
     }
 
     /// A password is asked for; wrong ones are 401, and the 6th within the window 429; the right one opens.
     @Test func passwordsAreCheckedAndThrottled() async throws {
         // A window no load can outlast: each attempt costs a PBKDF2 of 600,000 rounds.
-        let harness = try Harness(token: Self.token, passwordWindow: .seconds(3600))
+        let harness = try await Harness(token: Self.token, passwordWindow: .seconds(3600))
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await Self.upload(client, harness, "image.webp")
@@ -152,7 +152,7 @@ import Testing
     /// The page's form posts with `Origin: null` (it sends no referrer) and is not refused for it;
     /// `HEAD` answers as `GET` does, and is not counted as an opening.
     @Test func concurrentGuessesGetNoMoreTriesAndTheFormPosts() async throws {
-        let harness = try Harness(token: Self.token, passwordWindow: .seconds(3600))
+        let harness = try await Harness(token: Self.token, passwordWindow: .seconds(3600))
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await Self.upload(client, harness, "image.webp")
@@ -186,7 +186,7 @@ import Testing
     /// A share without downloads never serves the original's bytes: its page plays and shows what
     /// was made of it, and a signed URL of the original for that share is refused.
     @Test func noDownloadSharesNeverServeTheOriginal() async throws {
-        let harness = try Harness(token: Self.token)
+        let harness = try await Harness(token: Self.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let video = try await Self.upload(client, harness, "video-h264.mp4", title: "Game")
@@ -210,7 +210,7 @@ import Testing
     /// Expiry ends a share; so does deleting its version; a share of the latest version follows the
     /// document to the version that remains.
     @Test(arguments: TestBackend.available) func expiryAndDeletionEndShares(backend: TestBackend) async throws {
-        let harness = try Harness(backend, token: Self.token)
+        let harness = try await Harness(backend, token: Self.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let first = try await Self.upload(client, harness, "image.webp", title: "Photo")
@@ -226,7 +226,7 @@ import Testing
             try await client.execute(uri: expiring, method: .get) { #expect($0.status == .ok) }
             // One whose time has come (made straight in the index: the API refuses a past expiry).
             let (token, hour) = ("expired-link-token-0000", harness.clock.now.addingTimeInterval(-3600))
-            try harness.pipeline.store.index.insertShare(ShareRecord(id: "expired", tokenSha256: DocumentService.tokenHash(token), documentID: first,
+            try await harness.pipeline.store.index.insertShare(ShareRecord(id: "expired", tokenSha256: DocumentService.tokenHash(token), documentID: first,
                                                                      version: nil, label: "Soon", passwordHash: nil, allowDownload: false,
                                                                      createdAt: hour.addingTimeInterval(-60), expiresAt: hour))
             try await client.execute(uri: "/s/\(token)", method: .get) { #expect($0.status == .gone) }
@@ -248,7 +248,7 @@ import Testing
     /// The Documents List's needs: `shared=true|false`, `sort=most_shared` (paged by its cursor) and
     /// the statistics' `shared_documents` agree with the shares table.
     @Test(arguments: TestBackend.available) func listingsAndStatisticsCountLiveShares(backend: TestBackend) async throws {
-        let harness = try Harness(backend, token: Self.token)
+        let harness = try await Harness(backend, token: Self.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
             let most = try await Self.upload(client, harness, "image.webp", title: "Most")
@@ -278,7 +278,7 @@ import Testing
             try await client.execute(uri: "/v1/documents?shared=maybe", method: .get, headers: Self.bearer) { #expect($0.status == .badRequest) }
             let shared = try await client.execute(uri: "/v1/stats?owner=ana", method: .get, headers: Self.bearer) { try json($0)["shared_documents"] as? Int }
             #expect(shared == 2)
-            #expect(try harness.pipeline.store.index.recountStatistics(owner: nil).sharedDocuments == 2)
+            #expect(try await harness.pipeline.store.index.recountStatistics(owner: nil).sharedDocuments == 2)
         }
     }
 }

@@ -19,13 +19,13 @@ import Testing
     static let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
 
     @Test(arguments: TestBackend.available) func aSignedURLReadsUntilItExpires(backend: TestBackend) async throws {
-        let harness = try Harness(backend, token: Self.token, signingKeys: try SigningKeys([Self.current, Self.retired]))
+        let harness = try await Harness(backend, token: Self.token, signingKeys: try SigningKeys([Self.current, Self.retired]))
         defer { harness.folder.remove() }
         let original = try Data(contentsOf: Fixtures.sample("image.webp"))
         try await harness.test { client in
             let id = try await client.execute(uri: "/v1/documents?filename=a.webp&title=A", method: .post, headers: Self.bearer,
                                               body: ByteBuffer(bytes: original)) { try #require(try json($0)["document_id"] as? String) }
-            try harness.drainQueue()
+            try await harness.drainQueue()
             let links = try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Self.bearer,
                                                  body: ByteBuffer(string: #"{"expires_in": 3600}"#)) { response in
                 #expect(response.status == .ok)
@@ -87,14 +87,14 @@ import Testing
 
     /// Rotation: a URL signed with a key still listed works; once the key is removed, it is refused.
     @Test func aRetiredKeysURLsAreRefused() async throws {
-        let listed = try Harness(token: Self.token, signingKeys: try SigningKeys([Self.current, Self.retired]))
+        let listed = try await Harness(token: Self.token, signingKeys: try SigningKeys([Self.current, Self.retired]))
         defer { listed.folder.remove() }
-        let id = try Self.storedPhoto(listed)
+        let id = try await Self.storedPhoto(listed)
         let old = SignedURLs(keys: try SigningKeys([Self.retired])).sign("/v1/documents/\(id)/content", expires: listed.clock.unixSeconds + 3600)
         try await listed.test { client in
             try await client.execute(uri: old, method: .get) { #expect($0.status == .ok) }
         }
-        let removed = try Harness(opened: try TestBackend.sqlite.open(root: listed.folder.url), folder: listed.folder, token: Self.token,
+        let removed = try await Harness(opened: try TestBackend.sqlite.open(root: listed.folder.url), folder: listed.folder, token: Self.token,
                                   signingKeys: try SigningKeys([Self.current]))
         try await removed.test { client in
             try await client.execute(uri: old, method: .get) { #expect($0.status == .forbidden) }
@@ -103,9 +103,9 @@ import Testing
 
     /// Without signing keys no URL is signed or accepted.
     @Test func aServerWithoutKeysSignsNothing() async throws {
-        let harness = try Harness(token: Self.token)
+        let harness = try await Harness(token: Self.token)
         defer { harness.folder.remove() }
-        let id = try Self.storedPhoto(harness)
+        let id = try await Self.storedPhoto(harness)
         let url = SignedURLs(keys: try SigningKeys([Self.current])).sign("/v1/documents/\(id)/content", expires: harness.clock.unixSeconds + 3600)
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Self.bearer) { #expect($0.status == .badRequest) }
@@ -152,10 +152,10 @@ import Testing
         #expect(missing.message.hasPrefix("Cannot read the signing key file"))
     }
 
-    static func storedPhoto(_ harness: Harness) throws -> String {
-        let stored = try harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+    static func storedPhoto(_ harness: Harness) async throws -> String {
+        let stored = try await harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp"))
         let record = Document(id: UUID().uuidString, owner: "", type: nil, title: "photo", filename: "p.webp", sha256: stored.hash, kind: .webp,
                                     mime: "image/webp", size: stored.size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
-        return try harness.queue.enqueue(record).document.id
+        return try await harness.queue.enqueue(record).document.id
     }
 }

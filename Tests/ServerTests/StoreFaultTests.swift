@@ -19,7 +19,7 @@ import Testing
 @Suite struct StoreFaultTests {
     @Test func aFullDiskIs507WithABody() async throws {
         let disk = try SmallDisk.mount(megabytes: 16)
-        let harness = try Harness(opened: try TestBackend.sqlite.open(root: disk.url.appendingPathComponent("store")),
+        let harness = try await Harness(opened: try TestBackend.sqlite.open(root: disk.url.appendingPathComponent("store")),
                                   folder: try TemporaryFolder())
         defer { harness.folder.remove() }
         let video = try sample("video-h264.mp4")
@@ -46,9 +46,9 @@ import Testing
 
     @Test func aDatabaseOutageIs503WithABodyAndMetricsStillAnswer() async throws {
         guard TestBackend.available.contains(.postgres) else { return }  // DOCPREVIEW_TEST_SKIP=postgres
-        let address = try #require(try TestBackend.postgres.freshDatabase())
+        let address = try await #require(try TestBackend.postgres.freshDatabase())
         let folder = try TemporaryFolder()
-        let opened = try StoreBackend(root: folder.url, database: address, logger: Logger(label: "test"))
+        let opened = try await StoreBackend(root: folder.url, database: address, offload: .forTests, logger: Logger(label: "test"))
         let harness = try Harness(opened: opened, folder: folder)
         defer { harness.folder.remove() }
         let image = try sample("image.webp")
@@ -59,7 +59,7 @@ import Testing
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(String(buffer: response.body).contains("docpreview_store_up 1"))
             }
-            let outage = try DatabaseOutage.begin(address)
+            let outage = try await DatabaseOutage.begin(address)
             for (method, uri, body) in [(HTTPRequest.Method.get, "/v1/documents", nil), (.get, "/v1/stats", nil),
                                         (.post, "/v1/documents?filename=b.webp&owner=ana", image)] as [(HTTPRequest.Method, String, ByteBuffer?)] {
                 try await client.execute(uri: uri, method: method, body: body) { response in
@@ -77,7 +77,7 @@ import Testing
                 #expect(text.contains("docpreview_documents 1"), "the last figures stay")
                 #expect(text.contains("docpreview_store_faults_total{fault=\"unavailable\",place=\"requests\"}"))
             }
-            try outage.end()
+            try await outage.end()
             try await client.execute(uri: "/v1/documents", method: .get) { response in
                 #expect(response.status == .ok, "a new connection once the database is back")
             }

@@ -86,79 +86,83 @@ import Testing
 }
 
 /// What every blob driver does alike: the folder and the object store.
-@Suite(.blocking) struct BlobStorageContractTests {
-    static func open(_ blobs: TestBlobs, _ folder: TemporaryFolder) throws -> Store {
-        try TestBackend.sqlite.open(root: folder.url.appendingPathComponent("store"), blobs: blobs).store
+@Suite struct BlobStorageContractTests {
+    static func open(_ blobs: TestBlobs, _ folder: TemporaryFolder) async throws -> Store {
+        try await TestBackend.sqlite.open(root: folder.url.appendingPathComponent("store"), blobs: blobs).store
     }
 
-    @Test(arguments: TestBlobs.available) func storesReadsAndDeduplicates(blobs: TestBlobs) throws {
+    @Test(arguments: TestBlobs.available) func storesReadsAndDeduplicates(blobs: TestBlobs) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = try Self.open(blobs, folder)
+        let store = try await Self.open(blobs, folder)
         let bytes = Array(try Data(contentsOf: Fixtures.sample("image.webp")))
-        let first = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
-        let second = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+        let first = try await store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+        let second = try await store.blobs.put(fileAt: Fixtures.sample("image.webp"))
         #expect(first.hash == second.hash && first.hash == BlobHash.of(bytes) && first.size == bytes.count)
-        #expect(store.blobs.contains(first.hash))
-        #expect(!store.blobs.contains(BlobHash.of([1, 2, 3])))
-        #expect(try store.blobs.read(first.hash) == bytes)
-        #expect(try Array(Data(contentsOf: store.blobs.localFile(for: first.hash))) == bytes)
-        #expect(try store.blobs.verify(first.hash))
-        let listed = try store.blobs.allBlobs()
+        #expect(await store.blobs.contains(first.hash))
+        #expect(await !store.blobs.contains(BlobHash.of([1, 2, 3])))
+        #expect(try await store.blobs.read(first.hash) == bytes)
+        #expect(try await Array(Data(contentsOf: store.blobs.localFile(for: first.hash))) == bytes)
+        #expect(try await store.blobs.verify(first.hash))
+        let listed = try await store.blobs.allBlobs()
         #expect(listed.map(\.hash) == [first.hash] && listed.first?.size == bytes.count)
         #expect(abs(listed.first!.modified.timeIntervalSinceNow) < 120, "the time it was stored")
         #expect(try store.blobs.leftoverTemporaries().isEmpty)
     }
 
-    @Test(arguments: TestBlobs.available) func anOriginalOverADerivativeMakesItAnOriginal(blobs: TestBlobs) throws {
+    @Test(arguments: TestBlobs.available) func anOriginalOverADerivativeMakesItAnOriginal(blobs: TestBlobs) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = try Self.open(blobs, folder)
-        let hash = try store.blobs.put(bytes: Array("a preview, for now".utf8), as: .derivative)
-        #expect(store.blobs.role(of: hash) == .derivative)
-        #expect(try store.blobs.put(bytes: Array("a preview, for now".utf8), as: .derivative) == hash)
-        #expect(store.blobs.role(of: hash) == .derivative)
-        #expect(try store.blobs.put(bytes: Array("a preview, for now".utf8), as: .original) == hash)
-        #expect(store.blobs.role(of: hash) == .original)
-        #expect(try store.blobs.allBlobs().count == 1)
+        let store = try await Self.open(blobs, folder)
+        let hash = try await store.blobs.put(bytes: Array("a preview, for now".utf8), as: .derivative)
+        #expect(await store.blobs.role(of: hash) == .derivative)
+        #expect(try await store.blobs.put(bytes: Array("a preview, for now".utf8), as: .derivative) == hash)
+        #expect(await store.blobs.role(of: hash) == .derivative)
+        #expect(try await store.blobs.put(bytes: Array("a preview, for now".utf8), as: .original) == hash)
+        #expect(await store.blobs.role(of: hash) == .original)
+        #expect(try await store.blobs.allBlobs().count == 1)
     }
 
-    @Test(arguments: TestBlobs.available) func theQuarantineKeepsWhatGCTookForItsGrace(blobs: TestBlobs) throws {
+    @Test(arguments: TestBlobs.available) func theQuarantineKeepsWhatGCTookForItsGrace(blobs: TestBlobs) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = try Self.open(blobs, folder)
-        let kept = try store.blobs.put(bytes: Array("kept".utf8), as: .original)
-        let hash = try store.blobs.put(bytes: Array("taken away".utf8), as: .derivative)
-        try store.blobs.quarantine(hash)
-        #expect(!store.blobs.contains(hash) && store.blobs.contains(kept))
-        #expect(try store.blobs.quarantined().map(\.hash) == [hash])
-        try store.blobs.unquarantine(hash)
-        #expect(store.blobs.contains(hash) && store.blobs.role(of: hash) == .derivative)
-        #expect(try store.blobs.quarantined().isEmpty)
-        try store.blobs.quarantine(hash)
-        #expect(try store.blobs.purgeQuarantine(before: Date().addingTimeInterval(-3600)) == (0, 0), "still in its grace period")
-        let purged = try store.blobs.purgeQuarantine(before: Date().addingTimeInterval(60))
+        let store = try await Self.open(blobs, folder)
+        let kept = try await store.blobs.put(bytes: Array("kept".utf8), as: .original)
+        let hash = try await store.blobs.put(bytes: Array("taken away".utf8), as: .derivative)
+        try await store.blobs.quarantine(hash)
+        let (removed, stillKept) = (await !store.blobs.contains(hash), await store.blobs.contains(kept))
+        #expect(removed && stillKept)
+        #expect(try await store.blobs.quarantined().map(\.hash) == [hash])
+        try await store.blobs.unquarantine(hash)
+        let (back, role) = (await store.blobs.contains(hash), await store.blobs.role(of: hash))
+        #expect(back && role == .derivative)
+        #expect(try await store.blobs.quarantined().isEmpty)
+        try await store.blobs.quarantine(hash)
+        #expect(try await store.blobs.purgeQuarantine(before: Date().addingTimeInterval(-3600)) == (0, 0), "still in its grace period")
+        let purged = try await store.blobs.purgeQuarantine(before: Date().addingTimeInterval(60))
         #expect(purged.blobs == 1 && purged.bytes == 10)
-        #expect(try store.blobs.quarantined().isEmpty && !store.blobs.contains(hash))
-        try store.blobs.remove(kept)
-        #expect(try store.blobs.allBlobs().isEmpty)
+        let emptied = try await store.blobs.quarantined().isEmpty
+        let gone = await !store.blobs.contains(hash)
+        #expect(emptied && gone)
+        try await store.blobs.remove(kept)
+        #expect(try await store.blobs.allBlobs().isEmpty)
     }
 
-    @Test(arguments: TestBlobs.available) func documentsLiveAndAreCollected(blobs: TestBlobs) throws {
+    @Test(arguments: TestBlobs.available) func documentsLiveAndAreCollected(blobs: TestBlobs) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = try Self.open(blobs, folder)
-        let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
-        let outcome = pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "letter", filename: "letter.pdf"))
+        let store = try await Self.open(blobs, folder)
+        let pipeline = DocumentPipeline(store: store, offload: .forTests, logger: Logger(label: "test"))
+        let outcome = await pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(title: "letter", filename: "letter.pdf"))
         #expect(outcome.status == .ok, "\(outcome.error?.message ?? "")")
-        let page = try pipeline.preview(source: #require(outcome.sha256), kind: .pdf, request: RenderRequest(page: 3, width: 300))
+        let page = try await pipeline.preview(source: #require(outcome.sha256), kind: .pdf, request: RenderRequest(page: 3, width: 300))
         #expect(!page.cached)
-        #expect(try store.verify().isClean)
-        let orphan = try store.blobs.put(bytes: Array("nobody refers to me".utf8), as: .derivative)
-        let collected = try store.collectGarbage(grace: 0, dryRun: false, logger: Logger(label: "test"))
+        #expect(try await store.verify().isClean)
+        let orphan = try await store.blobs.put(bytes: Array("nobody refers to me".utf8), as: .derivative)
+        let collected = try await store.collectGarbage(grace: 0, dryRun: false, logger: Logger(label: "test"))
         #expect(collected.blobs == 1 && collected.bytes == 19)
-        #expect(!store.blobs.contains(orphan))
-        #expect(try store.verify().isClean)
+        #expect(await !store.blobs.contains(orphan))
+        #expect(try await store.verify().isClean)
     }
 }
 
@@ -173,117 +177,123 @@ struct S3BlobStorageTests {
         if let secret { credentials.secretKey = secret }
         let local = folder.url.appendingPathComponent(name)
         return try S3BlobStorage(location: S3Location(TestBlobs.address(prefix: prefix)), credentials: credentials, localFolder: local,
-                                 cacheBytes: cacheBytes, lock: FileReferenceLock(file: folder.url.appendingPathComponent("reference.lock")),
-                                 multipartThreshold: threshold, logger: Logger(label: "test"))
+                                 cacheBytes: cacheBytes, lock: FileReferenceLock(file: folder.url.appendingPathComponent("reference.lock"), offload: .forTests),
+                                 multipartThreshold: threshold, offload: .forTests, logger: Logger(label: "test"))
     }
 
     static func prefix() -> String { "test-\(UUID().uuidString.lowercased())" }
 
     /// Sample `name` stored by one host, and a second host on the same prefix that has no copy of it.
-    static func storedByAnotherHost(_ name: String, _ folder: TemporaryFolder) throws -> (bytes: [UInt8], hash: BlobHash, reader: S3BlobStorage) {
+    static func storedByAnotherHost(_ name: String, _ folder: TemporaryFolder) async throws -> (bytes: [UInt8], hash: BlobHash, reader: S3BlobStorage) {
         let prefix = prefix()
         let bytes = Array(try Data(contentsOf: Fixtures.sample(name)))
-        let hash = try host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
+        let hash = try await host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
         return (bytes, hash, try host(prefix, folder, name: "b"))
     }
 
-    @Test(.blocking) func listingsArePagedAndPurgesBatched() throws {
+    @Test func listingsArePagedAndPurgesBatched() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let storage = try S3BlobStorage(location: S3Location(TestBlobs.address(prefix: Self.prefix())), credentials: S3Credentials.fromEnvironment(),
                                         localFolder: folder.url.appendingPathComponent("a"), cacheBytes: 1 << 20,
-                                        lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock")), multipartThreshold: 64 << 20,
-                                        pageSize: 2, logger: Logger(label: "test"))
-        let hashes = try (0..<5).map { try storage.put(bytes: Array("blob \($0)".utf8), as: .derivative) }
+                                        lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock"), offload: .forTests), multipartThreshold: 64 << 20,
+                                        pageSize: 2, offload: .forTests, logger: Logger(label: "test"))
+        var hashes: [BlobHash] = []
+        for number in 0..<5 { hashes.append(try await storage.put(bytes: Array("blob \(number)".utf8), as: .derivative)) }
         let listings = storage.requests("GET")
-        #expect(Set(try storage.allBlobs().map(\.hash)) == Set(hashes))
+        #expect(await Set(try storage.allBlobs().map(\.hash)) == Set(hashes))
         #expect(storage.requests("GET") == listings + 3, "five objects, two a page")
-        for hash in hashes { try storage.quarantine(hash) }
-        #expect(try storage.quarantined().count == 5)
+        for hash in hashes { try await storage.quarantine(hash) }
+        #expect(try await storage.quarantined().count == 5)
         let posts = storage.requests("POST")
-        #expect(try storage.purgeQuarantine(before: Date().addingTimeInterval(60)) == (5, 30))
+        #expect(try await storage.purgeQuarantine(before: Date().addingTimeInterval(60)) == (5, 30))
         #expect(storage.requests("POST") == posts + 2, "DeleteObjects of two keys, twice; the last one alone")
-        #expect(try storage.quarantined().isEmpty && storage.allBlobs().isEmpty)
+        let (noneQuarantined, noneStored) = (try await storage.quarantined().isEmpty, try await storage.allBlobs().isEmpty)
+        #expect(noneQuarantined && noneStored)
 
         // An upload a killed writer started and never finished is abandoned once past the grace.
         let key = storage.key(of: BlobHash.of(Array("never finished".utf8)))
-        _ = try storage.client.send(.POST, key: key, query: [("uploads", "")], operation: "starting an upload")
-        #expect(try storage.unfinishedUploads().map(\.key) == [key])
-        _ = try storage.purgeQuarantine(before: Date().addingTimeInterval(-3600))
-        #expect(try storage.unfinishedUploads().count == 1, "still in its grace period")
-        _ = try storage.purgeQuarantine(before: Date().addingTimeInterval(60))
-        #expect(try storage.unfinishedUploads().isEmpty)
+        _ = try await storage.client.send(.POST, key: key, query: [("uploads", "")], operation: "starting an upload")
+        #expect(try await storage.unfinishedUploads().map(\.key) == [key])
+        _ = try await storage.purgeQuarantine(before: Date().addingTimeInterval(-3600))
+        #expect(try await storage.unfinishedUploads().count == 1, "still in its grace period")
+        _ = try await storage.purgeQuarantine(before: Date().addingTimeInterval(60))
+        #expect(try await storage.unfinishedUploads().isEmpty)
     }
 
-    @Test(.blocking) func aWrongSecretIsSaidOnceAndClearly() throws {
+    @Test func aWrongSecretIsSaidOnceAndClearly() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let storage = try Self.host(Self.prefix(), folder, name: "a", secret: "not-the-secret")
-        let error = try #require(throws: S3Error.self) { try storage.checkAccess() }
+        let error = try await #require(throws: S3Error.self) { try await storage.checkAccess() }
         #expect(error.code == "SignatureDoesNotMatch")
         #expect(error.fault == nil, "not an outage to wait out")
         #expect("\(error)".contains("AWS_SECRET_ACCESS_KEY"))
         #expect(storage.requests("GET") == 1, "never retried")
-        #expect(throws: S3Error.self) { try storage.put(bytes: Array("x".utf8), as: .original) }
+        await #expect(throws: S3Error.self) { try await storage.put(bytes: Array("x".utf8), as: .original) }
         #expect(storage.requests("PUT") == 1)
     }
 
-    @Test(.blocking) func bytesThatDoNotMatchTheirChecksumAreRefused() throws {
+    @Test func bytesThatDoNotMatchTheirChecksumAreRefused() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let storage = try Self.host(Self.prefix(), folder, name: "a")
         let file = try folder.file("upload", Array("the bytes we send".utf8))
         let claimed = BlobHash.of(Array("the bytes we meant".utf8))
         // The key and checksum say one thing, the body another: the server must refuse it.
-        let error = try #require(throws: S3Error.self) { try storage.publish(stagedFile: file, as: claimed, role: .original) }
+        let error = try await #require(throws: S3Error.self) { try await storage.publish(stagedFile: file, as: claimed, role: .original) }
         #expect(error.code == "BadDigest", "\(error)")
-        #expect(!storage.contains(claimed))
-        #expect(try storage.allBlobs().isEmpty)
+        #expect(await !storage.contains(claimed))
+        #expect(try await storage.allBlobs().isEmpty)
     }
 
-    @Test(.blocking) func twoHostsPuttingTheSameBlobAtOnceBothSucceedWithOneObject() throws {
+    @Test func twoHostsPuttingTheSameBlobAtOnceBothSucceedWithOneObject() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let prefix = Self.prefix()
         let hosts = [try Self.host(prefix, folder, name: "a"), try Self.host(prefix, folder, name: "b")]
         let rounds = 20
-        let failures = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: rounds * 2) { index in
-            let bytes = Array(String(repeating: "blob \(index / 2) ", count: 5000).utf8)
-            do {
-                _ = try hosts[index % 2].put(bytes: bytes, as: .original)
-            } catch {
-                failures.withLock { $0.append("\(error)") }
+        let failures = Locked<[String]>([])
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<(rounds * 2) {
+                group.addTask {
+                    let bytes = Array(String(repeating: "blob \(index / 2) ", count: 5000).utf8)
+                    do {
+                        _ = try await hosts[index % 2].put(bytes: bytes, as: .original)
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
             }
         }
         #expect(failures.withLock { $0 }.isEmpty)
-        let listed = try hosts[0].allBlobs()
+        let listed = try await hosts[0].allBlobs()
         #expect(listed.count == rounds)
-        for blob in listed { #expect(try hosts[1].verify(blob.hash)) }
+        for blob in listed { await #expect(try hosts[1].verify(blob.hash)) }
     }
 
-    @Test(.blocking) func largeBlobsGoUpInCheckedParts() throws {
+    @Test func largeBlobsGoUpInCheckedParts() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let prefix = Self.prefix()
         let writer = try Self.host(prefix, folder, name: "a", threshold: 5 << 20)
         let bytes = Array(try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: 12 << 20))
-        let hash = try writer.put(bytes: bytes, as: .original)
+        let hash = try await writer.put(bytes: bytes, as: .original)
         #expect(writer.requests("POST") == 2, "one upload started and completed")
         #expect(writer.requests("PUT") == 3, "three parts")
         let reader = try Self.host(prefix, folder, name: "b")
-        #expect(try reader.allBlobs().first?.size == bytes.count)
-        #expect(try reader.read(hash) == bytes)
-        #expect(try reader.verify(hash))
-        #expect(try writer.put(bytes: bytes, as: .original) == hash)
+        #expect(try await reader.allBlobs().first?.size == bytes.count)
+        #expect(try await reader.read(hash) == bytes)
+        #expect(try await reader.verify(hash))
+        #expect(try await writer.put(bytes: bytes, as: .original) == hash)
         #expect(writer.requests("POST") == 2, "stored already: no second upload")
     }
 
     @Test func aRangeIsOneRangedGet() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (bytes, hash, server) = try Self.storedByAnotherHost("video-h264.mp4", folder)
-        guard case let .remote(reader, size) = try server.servingSource(for: hash, size: bytes.count), size == bytes.count else {
+        let (bytes, hash, server) = try await Self.storedByAnotherHost("video-h264.mp4", folder)
+        guard case let .remote(reader, size) = try await server.servingSource(for: hash, size: bytes.count), size == bytes.count else {
             Issue.record("a blob with no local copy is read from the store")
             return
         }
@@ -295,71 +305,75 @@ struct S3BlobStorageTests {
         #expect(server.cacheCounts == (0, 0), "nothing downloaded whole")
     }
 
-    @Test(.blocking) func concurrentReadersShareOneDownloadAndTheCopyIsChecked() throws {
+    @Test func concurrentReadersShareOneDownloadAndTheCopyIsChecked() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (bytes, hash, reader) = try Self.storedByAnotherHost("document-5-pages.pdf", folder)
-        let paths = Mutex<Set<String>>([])
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            if let url = try? reader.localFile(for: hash) { paths.withLock { _ = $0.insert(url.path) } }
+        let (bytes, hash, reader) = try await Self.storedByAnotherHost("document-5-pages.pdf", folder)
+        let paths = Locked<Set<String>>([])
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask { if let url = try? await reader.localFile(for: hash) { paths.withLock { _ = $0.insert(url.path) } } }
+            }
         }
         #expect(paths.withLock { $0.count } == 1)
         #expect(reader.requests("GET") == 1 && reader.cacheCounts == (7, 1))
         // A copy whose bytes are not the blob's is never used.
         let other = BlobHash.of(Array("other".utf8))
-        #expect(throws: S3Error.self) { try reader.cache.file(for: other) { try Data("not other".utf8).write(to: $0) } }
-        #expect(reader.cache.cached(other) == nil)
+        await #expect(throws: S3Error.self) { try await reader.cache.file(for: other) { try Data("not other".utf8).write(to: $0) } }
+        #expect(await reader.cache.cached(other) == nil)
     }
 
-    @Test(.blocking) func theCacheForgetsTheLeastRecentlyUsedFirst() throws {
+    @Test func theCacheForgetsTheLeastRecentlyUsedFirst() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let cache = try BlobCache(folder: folder.url.appendingPathComponent("cache"), capacity: 250, minimumAge: 0)
+        let cache = try BlobCache(folder: folder.url.appendingPathComponent("cache"), capacity: 250, minimumAge: 0, offload: .forTests)
         var hashes: [BlobHash] = []
         for index in 0..<3 {
             let bytes = Array(String(repeating: "\(index)", count: 100).utf8)
             hashes.append(BlobHash.of(bytes))
-            _ = try cache.file(for: hashes[index]) { try Data(bytes).write(to: $0) }
-            if index == 1 { _ = cache.cached(hashes[0]) }  // 0 used after 1
+            _ = try await cache.file(for: hashes[index]) { try Data(bytes).write(to: $0) }
+            if index == 1 { _ = await cache.cached(hashes[0]) }  // 0 used after 1
         }
-        #expect(cache.cached(hashes[1]) == nil, "the least recently used went")
-        #expect(cache.cached(hashes[0]) != nil && cache.cached(hashes[2]) != nil && cache.bytes == 200)
-        let reopened = try BlobCache(folder: folder.url.appendingPathComponent("cache"), capacity: 250)
-        #expect(reopened.bytes == 200 && reopened.cached(hashes[2]) != nil, "copies survive a restart")
+        #expect(await cache.cached(hashes[1]) == nil, "the least recently used went")
+        let (first, third) = (await cache.cached(hashes[0]), await cache.cached(hashes[2]))
+        #expect(first != nil && third != nil && cache.bytes == 200)
+        let reopened = try BlobCache(folder: folder.url.appendingPathComponent("cache"), capacity: 250, offload: .forTests)
+        let kept = await reopened.cached(hashes[2])
+        #expect(reopened.bytes == 200 && kept != nil, "copies survive a restart")
     }
 }
 
 /// The reference lock of hosts that share blobs in an object store: PostgreSQL's advisory lock.
 @Suite(.blocking, .enabled(if: TestBackend.available.contains(.postgres)))
 struct PostgresReferenceLockTests {
-    @Test func writersShareItAndGCWaitsForThemAll() throws {
-        let database = try #require(try TestBackend.postgres.freshDatabase())
-        let hosts = [try PostgresReferenceLock(url: database, logger: Logger(label: "a")),
-                     try PostgresReferenceLock(url: database, logger: Logger(label: "b"))]
-        let events = Mutex<[String]>([])
-        let writersIn = DispatchSemaphore(value: 0)
+    @Test func writersShareItAndGCWaitsForThemAll() async throws {
+        let database = try await #require(try TestBackend.postgres.freshDatabase())
+        let hosts = [try await PostgresReferenceLock(url: database, logger: Logger(label: "a")),
+                     try await PostgresReferenceLock(url: database, logger: Logger(label: "b"))]
+        let events = Locked<[String]>([])
         let writers = (0..<2).map { index in
-            Thread {
-                try? hosts[index].whileHeld(exclusive: false) {
+            Task {
+                try? await hosts[index].whileHeld(exclusive: false) {
                     events.withLock { $0.append("writer \(index) in") }
-                    writersIn.signal()
-                    usleep(300_000)  // held while gc asks for the lock, so that gc has to wait (what is tested)
+                    try? await Task.sleep(for: .milliseconds(300))  // held while gc asks for the lock, so that gc has to wait (what is tested)
                     events.withLock { $0.append("writer \(index) out") }
                 }
             }
         }
-        writers.forEach { $0.start() }
-        writersIn.wait()
-        writersIn.wait()  // both inside at once: the lock is shared
-        try hosts[1].whileHeld(exclusive: true) { events.withLock { $0.append("gc in") } }
+        // Both inside at once: the lock is shared.
+        try await waitUntilAsync("both writers in") { events.withLock { $0.count { $0.hasSuffix(" in") } } == 2 }
+        try await hosts[1].whileHeld(exclusive: true) { events.withLock { $0.append("gc in") } }
+        for writer in writers { await writer.value }
         let order = events.withLock { $0 }
         #expect(order.prefix(2).allSatisfy { $0.hasSuffix(" in") })
         #expect(order.last == "gc in", "gc waited for both writers: \(order)")
-        let late = DispatchSemaphore(value: 0)
-        try hosts[0].whileHeld(exclusive: true) {
-            Thread { try? hosts[1].whileHeld(exclusive: false) { late.signal() } }.start()
-            #expect(late.wait(timeout: .now() + 0.3) == .timedOut, "a writer waits while gc holds it")
+        let late = Locked(false)
+        try await hosts[0].whileHeld(exclusive: true) {
+            Task { try? await hosts[1].whileHeld(exclusive: false) { late.withLock { $0 = true } } }
+            try await Task.sleep(for: .milliseconds(300))
+            let entered = late.withLock { $0 }
+            #expect(!entered, "a writer waits while gc holds it")
         }
-        #expect(late.wait(timeout: .now() + 120) == .success, "and goes on once gc is done")
+        try await waitUntilAsync("the writer to go on once gc is done") { late.withLock { $0 } }
     }
 }

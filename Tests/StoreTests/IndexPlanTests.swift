@@ -13,7 +13,7 @@ import Testing
 /// and the statistics cost about the same at any size (issue 43): checked on each backend's plans,
 /// which do not depend on how many rows there are (SQLite is never analysed; PostgreSQL is asked
 /// with sequential scans and sorts priced out, so a plan that still has one has no index to use).
-@Suite(.blocking) struct IndexPlanTests {
+@Suite struct IndexPlanTests {
     /// Each sort alone, each filter alone (newest first), a text search in each order, store-wide
     /// and for one owner, first and next pages.
     static let listings: [DocumentQuery] = {
@@ -39,7 +39,7 @@ import Testing
     /// ``TextSearch/walkedRows``.
     static let lookUps = listings.filter { $0.containing != nil }
 
-    @Test func sqliteListsAndCountsFromIndexes() throws {
+    @Test(.blocking) func sqliteListsAndCountsFromIndexes() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let index = try SQLiteIndex(url: folder.url.appendingPathComponent("index.sqlite"))
@@ -87,28 +87,28 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: TestBackend.available.contains(.postgres))) func postgresListsAndCountsFromIndexes() throws {
-        let address = try #require(try TestBackend.postgres.freshDatabase())
-        let connections = try PostgresConnections(url: address, size: 1, logger: Logger(label: "test"))
-        _ = try PostgresIndex(connections: connections)
-        try connections.withConnection { session in
-            try session.query("SET enable_seqscan = off")
-            try session.query("SET enable_sort = off")
-            func plan(_ query: PostgresQuery) throws -> String {
+    @Test(.enabled(if: TestBackend.available.contains(.postgres))) func postgresListsAndCountsFromIndexes() async throws {
+        let address = try await #require(try TestBackend.postgres.freshDatabase())
+        let connections = try await PostgresConnections(url: address, size: 1, logger: Logger(label: "test"))
+        _ = try await PostgresIndex(connections: connections)
+        try await connections.withConnection { session in
+            try await session.query("SET enable_seqscan = off")
+            try await session.query("SET enable_sort = off")
+            func plan(_ query: PostgresQuery) async throws -> String {
                 var explained = query
                 explained.sql = "EXPLAIN " + query.sql
-                return try session.query(explained).map { try $0["QUERY PLAN"].decode(String.self) }.joined(separator: "\n")
+                return try await session.query(explained).map { try $0["QUERY PLAN"].decode(String.self) }.joined(separator: "\n")
             }
             for query in Self.listings {
-                let steps = try plan(PostgresQuery(DocumentListing.statement(query, in: .postgres)))
+                let steps = try await plan(PostgresQuery(DocumentListing.statement(query, in: .postgres)))
                 #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && !steps.contains("Bitmap"), "\(query): \(steps)")
-                let candidates = try plan(PostgresQuery(DocumentListing.candidates(query, upTo: TextSearch.walkedRows, in: .postgres)))
+                let candidates = try await plan(PostgresQuery(DocumentListing.candidates(query, upTo: TextSearch.walkedRows, in: .postgres)))
                 #expect(!candidates.contains("Seq Scan"), "\(query): candidates \(candidates)")
             }
             // Any index of the latest versions serves an empty table; with titles of its own the table
             // shows which one a title lookup is read from.
-            try session.query("INSERT INTO blobs (sha256, size, mime, created_at) VALUES ('plan', 1, 'application/pdf', now())")
-            try session.query("""
+            try await session.query("INSERT INTO blobs (sha256, size, mime, created_at) VALUES ('plan', 1, 'application/pdf', now())")
+            try await session.query("""
                 INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, version, preview_status,
                                        created_at)
                 SELECT 'doc-' || i, 'owner-' || i % 10, '', 'title ' || i, 'title ' || i, 'title ' || i || E'\n\nf.pdf', 'f.pdf', 'plan', 'pdf',
@@ -116,20 +116,20 @@ import Testing
                        now() - i * interval '1 second' FROM generate_series(1, 5000) AS n(i)
                 """)
             // As autovacuum leaves a table: the search index's pending entries merged, the statistics fresh.
-            try session.query("VACUUM (ANALYZE) documents")
+            try await session.query("VACUUM (ANALYZE) documents")
             for query in Self.lookUps {
-                let steps = try plan(PostgresQuery(DocumentListing.statement(query, search: .walkStart, in: .postgres)))
+                let steps = try await plan(PostgresQuery(DocumentListing.statement(query, search: .walkStart, in: .postgres)))
                 #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && steps.contains("using documents_current_"), "\(query): \(steps)")
             }
             for query in Self.lookUps + [DocumentQuery()] {
                 let statement = query.containing == nil ? DocumentListing.textMatches("resume", in: .postgres)
                     : DocumentListing.statement(query, search: .lookUp, in: .postgres)
-                let steps = try plan(PostgresQuery(statement))
+                let steps = try await plan(PostgresQuery(statement))
                 #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_search_trigrams"), "\(query): \(steps)")
             }
             for query in [PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),
                           PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))] {
-                let steps = try plan(query)
+                let steps = try await plan(query)
                 #expect(!steps.contains("Seq Scan"), "\(query.sql): \(steps)")
             }
         }
@@ -137,8 +137,8 @@ import Testing
 }
 
 /// How a title search chooses its way (``TextSearch``).
-@Suite(.blocking) struct TextSearchChoiceTests {
-    @Test func fewMatchesAreLookedUpAndManyWalked() {
+@Suite struct TextSearchChoiceTests {
+    @Test(.blocking) func fewMatchesAreLookedUpAndManyWalked() {
         #expect(TextSearch.choosing(matches: 0) == .lookUp)
         #expect(TextSearch.choosing(matches: TextSearch.matchLimit - 1) == .lookUp)
         #expect(TextSearch.choosing(matches: TextSearch.matchLimit) == .walkStart, "the count stops at the limit")
@@ -146,9 +146,9 @@ import Testing
 
     /// The ways asked for and the one whose page was returned, when a walk of the order's start
     /// fills the page or not, and the order has `candidates` rows.
-    func page(startFills: Bool, candidates: Int = 1_000_000) throws -> (asked: [TextSearch], returned: TextSearch) {
+    func page(startFills: Bool, candidates: Int = 1_000_000) async throws -> (asked: [TextSearch], returned: TextSearch) {
         var asked: [TextSearch] = []
-        let page = try TextSearch.page(for: DocumentQuery(containing: "report"), page: { search in
+        let page = try await TextSearch.page(for: DocumentQuery(containing: "report"), page: { search in
             asked.append(search)
             // The page names the way it was made by: its one document's version is its place in `asked`.
             let marker = Document(id: "p", owner: "", type: nil, title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
@@ -160,45 +160,45 @@ import Testing
         return (asked, asked[try #require(page.documents.first).version - 1])
     }
 
-    @Test func aStartThatFillsThePageIsThePage() throws {
-        let (asked, returned) = try page(startFills: true)
+    @Test func aStartThatFillsThePageIsThePage() async throws {
+        let (asked, returned) = try await page(startFills: true)
         #expect(asked == [.walkStart] && returned == .walkStart)
     }
 
-    @Test func aStartThatDoesNotFillThePageLeavesItToTheSearchIndex() throws {
-        let (asked, returned) = try page(startFills: false)
+    @Test func aStartThatDoesNotFillThePageLeavesItToTheSearchIndex() async throws {
+        let (asked, returned) = try await page(startFills: false)
         #expect(asked == [.walkStart, .lookUp] && returned == .lookUp)
     }
 
     /// An order of at most a thousand rows (one owner's documents) is walked whole, without asking
     /// the index.
-    @Test func aShortOrderIsWalkedWhole() {
+    @Test func aShortOrderIsWalkedWhole() async {
         var counted = 0
         let count = { (_: String) -> Int in
             counted += 1
             return 0
         }
-        #expect(TextSearch.way(for: DocumentQuery(containing: "report"), matches: count, candidates: { _ in TextSearch.matchLimit }) == .walk)
-        #expect(TextSearch.way(for: DocumentQuery(containing: "report"), matches: count, candidates: { _ in TextSearch.matchLimit + 1 }) == .lookUp)
+        await #expect(TextSearch.way(for: DocumentQuery(containing: "report"), matches: count, candidates: { _ in TextSearch.matchLimit }) == .walk)
+        await #expect(TextSearch.way(for: DocumentQuery(containing: "report"), matches: count, candidates: { _ in TextSearch.matchLimit + 1 }) == .lookUp)
         #expect(counted == 1, "the index is asked only for the longer order")
     }
 
     /// A walk of the order's start that read every candidate: its short page is the page.
-    @Test func aStartThatReadEveryCandidateIsThePage() throws {
-        #expect(try page(startFills: false, candidates: TextSearch.walkedRows) == ([.walkStart], .walkStart))
-        #expect(try page(startFills: false, candidates: TextSearch.walkedRows + 1) == ([.walkStart, .lookUp], .lookUp))
+    @Test func aStartThatReadEveryCandidateIsThePage() async throws {
+        #expect(try await page(startFills: false, candidates: TextSearch.walkedRows) == ([.walkStart], .walkStart))
+        #expect(try await page(startFills: false, candidates: TextSearch.walkedRows + 1) == ([.walkStart, .lookUp], .lookUp))
     }
 
-    @Test func textWithoutATrigramIsWalked() {
+    @Test func textWithoutATrigramIsWalked() async {
         var counted: [String] = []
         let count = { (key: String) -> Int in
             counted.append(key)
             return 0
         }
         let many = { (limit: Int) in limit + 1 }
-        #expect(TextSearch.way(for: DocumentQuery(containing: "CV"), matches: count, candidates: many) == .walk)
-        #expect(TextSearch.way(for: DocumentQuery(), matches: count, candidates: many) == .walk)
-        #expect(TextSearch.way(for: DocumentQuery(containing: "Résumé"), matches: count, candidates: many) == .lookUp)
+        #expect(await TextSearch.way(for: DocumentQuery(containing: "CV"), matches: count, candidates: many) == .walk)
+        #expect(await TextSearch.way(for: DocumentQuery(), matches: count, candidates: many) == .walk)
+        #expect(await TextSearch.way(for: DocumentQuery(containing: "Résumé"), matches: count, candidates: many) == .lookUp)
         #expect(counted == ["résumé"], "the folded key is counted, only when it has a trigram")
         #expect(!TextSearch.isIndexable("cv") && !TextSearch.isIndexable(""))
         #expect(TextSearch.isIndexable("cv ") && TextSearch.isIndexable(DocumentLabels.titleKey("RÉS")), "three characters, whatever their bytes")

@@ -9,49 +9,51 @@ import Testing
 /// The lease contract (``Leases``) that jobs and link downloads share, run once over both tables on
 /// both backends: fairness between groups, back-off and failure, only the holder acting, dead
 /// workers' rows reclaimed, and rows that kill their worker every time dead-lettered.
-@Suite(.blocking) struct LeaseContractTests {
+@Suite struct LeaseContractTests {
     static let cases = TestBackend.available.flatMap { backend in LeasedTable.allCases.map { (backend, $0) } }
 
     /// Of the rows ready, the group (an owner's jobs, a client's downloads) with the fewest running
     /// goes first, then the row waiting longest: one who queued many waits behind nobody's first.
-    @Test(arguments: cases) func theGroupWithTheFewestRunningGoesFirst(backend: TestBackend, table: LeasedTable) throws {
-        try table.withQueue(backend) { queue in
-            let busy = try (0..<3).map { _ in try queue.add("busy") }
-            let other = try queue.add("other")
-            let order = try (0..<4).map { _ in try #require(try queue.lease("w", 60)).key }
+    @Test(arguments: cases) func theGroupWithTheFewestRunningGoesFirst(backend: TestBackend, table: LeasedTable) async throws {
+        try await table.withQueue(backend) { queue in
+            var busy: [Int64] = []
+            for _ in 0..<3 { busy.append(try await queue.add("busy")) }
+            let other = try await queue.add("other")
+            var order: [Int64] = []
+            for _ in 0..<4 { order.append(try #require(try await queue.lease("w", 60)).key) }
             #expect(order == [busy[0], other, busy[1], busy[2]])
-            #expect(try queue.lease("w", 60) == nil, "a leased row is not handed out twice")
+            #expect(try await queue.lease("w", 60) == nil, "a leased row is not handed out twice")
         }
     }
 
     /// A retryable failure waits the policy's delay (none after the first attempt, then 30 s); any
     /// other fails for good; a failed row queued again starts with fresh attempts.
-    @Test(arguments: cases) func failuresBackOffOrFailForGood(backend: TestBackend, table: LeasedTable) throws {
-        try table.withQueue(backend) { queue in
-            let key = try queue.add("ana")
-            let first = try #require(try queue.lease("w", 60))
+    @Test(arguments: cases) func failuresBackOffOrFailForGood(backend: TestBackend, table: LeasedTable) async throws {
+        try await table.withQueue(backend) { queue in
+            let key = try await queue.add("ana")
+            let first = try await #require(try queue.lease("w", 60))
             #expect(first.key == key && first.attempts == 1 && first.status == table.running)
-            let retried = try queue.fail(first, PreviewError(.timeout, "slow"), true)
+            let retried = try await queue.fail(first, PreviewError(.timeout, "slow"), true)
             #expect(retried.status == table.waiting && retried.errorCode == .timeout && retried.availableAt.timeIntervalSinceNow < 1)
-            let second = try #require(try queue.lease("w", 60), "the first retry is due at once")
+            let second = try await #require(try queue.lease("w", 60), "the first retry is due at once")
             #expect(second.attempts == 2)
-            let later = try queue.fail(second, PreviewError(.timeout, "slow"), true)
+            let later = try await queue.fail(second, PreviewError(.timeout, "slow"), true)
             #expect(abs(later.availableAt.timeIntervalSinceNow - 30) < 5, "then after 30 s")
-            #expect(try queue.lease("w", 60) == nil, "not before its time")
-            #expect(try !queue.requeue(later), "only a failed row is queued again")
+            #expect(try await queue.lease("w", 60) == nil, "not before its time")
+            #expect(try await !queue.requeue(later), "only a failed row is queued again")
 
-            _ = try queue.add("ana")
-            let doomed = try #require(try queue.lease("w", 60))
-            let failed = try queue.fail(doomed, PreviewError(.corrupt, "not a file"), false)
+            _ = try await queue.add("ana")
+            let doomed = try await #require(try queue.lease("w", 60))
+            let failed = try await queue.fail(doomed, PreviewError(.corrupt, "not a file"), false)
             #expect(failed.status == table.failed && failed.errorMessage == "not a file")
-            #expect(try queue.requeue(failed))
-            let fresh = try #require(try queue.row(doomed.key))
+            #expect(try await queue.requeue(failed))
+            let fresh = try await #require(try queue.row(doomed.key))
             #expect(fresh.status == table.waiting && fresh.attempts == 0 && fresh.errorCode == nil)
         }
     }
 
     /// Retries wait nothing after the first attempt, then 30 s, 2 min and 5 min from then on, up to ten attempts.
-    @Test func theRetryPolicyBacksOffToFiveMinutes() {
+    @Test(.blocking) func theRetryPolicyBacksOffToFiveMinutes() {
         let policy = RetryPolicy()
         #expect([1, 2, 3, 4, 5, 9].map { policy.delay(afterAttempts: $0) } == [0, 30, 120, 300, 300, 300])
         #expect(policy.delay(afterAttempts: 10) == nil)
@@ -59,63 +61,63 @@ import Testing
 
     /// A worker whose lease ran out and was taken over cannot finish, fail, release or renew it:
     /// the row is the new holder's.
-    @Test(arguments: cases) func onlyTheHolderActs(backend: TestBackend, table: LeasedTable) throws {
-        try table.withQueue(backend) { queue in
-            _ = try queue.add("ana")
+    @Test(arguments: cases) func onlyTheHolderActs(backend: TestBackend, table: LeasedTable) async throws {
+        try await table.withQueue(backend) { queue in
+            _ = try await queue.add("ana")
             // Leases run on the database's clock: a test moves them by their lengths, never by waiting.
-            let slow = try #require(try queue.lease("slow", -1))
-            let fast = try #require(try queue.lease("fast", 60), "a lease that ran out is taken over")
+            let slow = try await #require(try queue.lease("slow", -1))
+            let fast = try await #require(try queue.lease("fast", 60), "a lease that ran out is taken over")
             #expect(fast.key == slow.key && fast.attempts == 2)
-            #expect(try !queue.finish(slow))
-            #expect(try queue.fail(slow, PreviewError(.internal, "late"), true).owner == "slow", "nothing recorded for the old holder")
-            try queue.release(slow)
-            #expect(try !queue.renew(slow, 60))
+            #expect(try await !queue.finish(slow))
+            #expect(try await queue.fail(slow, PreviewError(.internal, "late"), true).owner == "slow", "nothing recorded for the old holder")
+            try await queue.release(slow)
+            #expect(try await !queue.renew(slow, 60))
             var stranger = fast
             stranger.owner = "thief"
-            #expect(try !queue.renew(stranger, 60), "one that never held it cannot renew it")
-            let current = try #require(try queue.row(fast.key))
+            #expect(try await !queue.renew(stranger, 60), "one that never held it cannot renew it")
+            let current = try await #require(try queue.row(fast.key))
             #expect(current.status == table.running && current.owner == "fast" && current.attempts == 2)
-            #expect(try queue.renew(fast, -1))
-            #expect(try queue.renew(fast, 60), "the holder renews while nobody took it over")
-            #expect(try queue.lease("thief", 60) == nil, "the renewed lease holds past its first end")
-            #expect(try queue.finish(fast))
-            #expect(try queue.row(fast.key)?.status == table.done)
+            #expect(try await queue.renew(fast, -1))
+            #expect(try await queue.renew(fast, 60), "the holder renews while nobody took it over")
+            #expect(try await queue.lease("thief", 60) == nil, "the renewed lease holds past its first end")
+            #expect(try await queue.finish(fast))
+            #expect(try await queue.row(fast.key)?.status == table.done)
         }
     }
 
     /// A crashed worker's rows are ready at once (their attempt stays counted); a release gives the
     /// attempt back.
-    @Test(arguments: cases) func deadWorkersRowsAreReclaimedAtOnce(backend: TestBackend, table: LeasedTable) throws {
-        try table.withQueue(backend) { queue in
-            _ = try queue.add("ana")
-            let leased = try #require(try queue.lease("host/4242/dead", 3600))
-            #expect(try queue.reclaim { $0 == "host/1/alive" } == 0)
-            #expect(try queue.reclaim { $0 == "host/4242/dead" } == 1)
-            let again = try #require(try queue.lease("w", 60))
+    @Test(arguments: cases) func deadWorkersRowsAreReclaimedAtOnce(backend: TestBackend, table: LeasedTable) async throws {
+        try await table.withQueue(backend) { queue in
+            _ = try await queue.add("ana")
+            let leased = try await #require(try queue.lease("host/4242/dead", 3600))
+            await #expect(try queue.reclaim { $0 == "host/1/alive" } == 0)
+            await #expect(try queue.reclaim { $0 == "host/4242/dead" } == 1)
+            let again = try await #require(try queue.lease("w", 60))
             #expect(again.key == leased.key && again.attempts == 2, "the crashed attempt stays counted")
-            try queue.release(again)
-            let released = try #require(try queue.row(leased.key))
+            try await queue.release(again)
+            let released = try await #require(try queue.row(leased.key))
             #expect(released.status == table.waiting && released.attempts == 1, "a release uncounts its attempt")
         }
     }
 
     /// A row whose worker died with it every time is failed for good after its attempts, in the same
     /// words on both backends, and never leased again; a preview job's document fails with it.
-    @Test(arguments: cases) func rowsThatKillTheirWorkerEveryTimeAreDeadLettered(backend: TestBackend, table: LeasedTable) throws {
-        try table.withQueue(backend) { queue in
-            let key = try queue.add("ana")
+    @Test(arguments: cases) func rowsThatKillTheirWorkerEveryTimeAreDeadLettered(backend: TestBackend, table: LeasedTable) async throws {
+        try await table.withQueue(backend) { queue in
+            let key = try await queue.add("ana")
             let attempts = RetryPolicy().maxAttempts
             for attempt in 1...attempts {
-                let leased = try #require(try queue.lease("host/1/doomed", -1), "attempt \(attempt)")
+                let leased = try await #require(try queue.lease("host/1/doomed", -1), "attempt \(attempt)")
                 #expect(leased.attempts == attempt)
             }
-            #expect(try queue.lease("w", 60) == nil)
-            let dead = try #require(try queue.row(key))
+            #expect(try await queue.lease("w", 60) == nil)
+            let dead = try await #require(try queue.row(key))
             #expect(dead.status == table.failed && dead.errorCode == .internal)
             #expect(dead.errorMessage == RetryPolicy.gaveUp(table.work, after: attempts))
-            if let failedDocument = queue.documentFailed { #expect(try failedDocument(dead)) }
-            #expect(try queue.requeue(dead))
-            #expect(try queue.lease("w", 60)?.attempts == 1)
+            if let failedDocument = queue.documentFailed { await #expect(try failedDocument(dead)) }
+            #expect(try await queue.requeue(dead))
+            #expect(try await queue.lease("w", 60)?.attempts == 1)
         }
     }
 }
@@ -132,11 +134,11 @@ enum LeasedTable: String, CaseIterable, CustomStringConvertible, Sendable {
     var failed: String { self == .jobs ? JobRecord.Status.failed.rawValue : DownloadRecord.Status.failed.rawValue }
     var work: String { self == .jobs ? "Processing" : "The download" }
 
-    func withQueue(_ backend: TestBackend, _ body: (ContractQueue) throws -> Void) throws {
+    func withQueue(_ backend: TestBackend, _ body: (ContractQueue) async throws -> Void) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let opened = try backend.open(root: folder.url)
-        try body(self == .jobs ? try ContractQueue.jobs(opened, folder: folder.url) : ContractQueue.downloads(opened.downloads))
+        let opened = try await backend.open(root: folder.url)
+        try await body(self == .jobs ? try ContractQueue.jobs(opened, folder: folder.url) : ContractQueue.downloads(opened.downloads))
     }
 }
 
@@ -184,40 +186,40 @@ struct ContractRow: Equatable {
 /// A queue's calls, in the contract's words.
 struct ContractQueue {
     /// Adds a waiting row of a group; returns its key.
-    var add: (_ group: String) throws -> Int64
-    var lease: (_ worker: String, _ seconds: TimeInterval) throws -> ContractRow?
-    var renew: (ContractRow, TimeInterval) throws -> Bool
-    var finish: (ContractRow) throws -> Bool
-    var fail: (ContractRow, PreviewError, _ retryable: Bool) throws -> ContractRow
-    var release: (ContractRow) throws -> Void
-    var reclaim: (_ isDead: (String) -> Bool) throws -> Int
-    var row: (Int64) throws -> ContractRow?
+    var add: (_ group: String) async throws -> Int64
+    var lease: (_ worker: String, _ seconds: TimeInterval) async throws -> ContractRow?
+    var renew: (ContractRow, TimeInterval) async throws -> Bool
+    var finish: (ContractRow) async throws -> Bool
+    var fail: (ContractRow, PreviewError, _ retryable: Bool) async throws -> ContractRow
+    var release: (ContractRow) async throws -> Void
+    var reclaim: (_ isDead: @escaping @Sendable (String) -> Bool) async throws -> Int
+    var row: (Int64) async throws -> ContractRow?
     /// Queues a failed row again (a job retried by hand, a link sent again); whether it was failed.
-    var requeue: (ContractRow) throws -> Bool
+    var requeue: (ContractRow) async throws -> Bool
     /// Whether a dead-lettered row's document failed with it (jobs only).
-    var documentFailed: ((ContractRow) throws -> Bool)?
+    var documentFailed: ((ContractRow) async throws -> Bool)?
 
-    static func jobs(_ backend: StoreBackend, folder: URL) throws -> ContractQueue {
+    static func jobs(_ backend: StoreBackend, folder: URL) async throws -> ContractQueue {
         let (queue, index) = (backend.queue, backend.store.index)
         let file = folder.appendingPathComponent("a.txt")
         try Data("a".utf8).write(to: file)
-        let blob = try backend.store.blobs.put(fileAt: file)
+        let blob = try await backend.store.blobs.put(fileAt: file)
         return ContractQueue(
             add: { owner in
                 let document = Document(id: UUID().uuidString, owner: owner, type: nil, title: UUID().uuidString, filename: "a.txt",
                                               sha256: blob.hash, kind: .text, mime: "text/plain", size: blob.size, facts: MediaFacts(), version: 0,
                                               previewStatus: .pending, createdAt: Date())
-                return try #require(try queue.enqueue(document).job.id)
+                return try await #require(try queue.enqueue(document).job.id)
             },
-            lease: { worker, seconds in try queue.lease(worker: worker, leaseSeconds: seconds).map { ContractRow($0.job) } },
-            renew: { row, seconds in try queue.renewLease(row.job, leaseSeconds: seconds) },
-            finish: { row in try queue.complete(row.job) },
-            fail: { row, error, retryable in ContractRow(try queue.fail(row.job, error: error, retryable: retryable)) },
-            release: { row in try queue.release(row.job) },
-            reclaim: { isDead in try queue.reclaimLeases(where: isDead) },
-            row: { key in try queue.job(id: key).map(ContractRow.init) },
-            requeue: { row in try queue.retry(id: row.key) },
-            documentFailed: { row in try index.document(id: row.job.documentID)?.previewStatus == .failed })
+            lease: { worker, seconds in try await queue.lease(worker: worker, leaseSeconds: seconds).map { ContractRow($0.job) } },
+            renew: { row, seconds in try await queue.renewLease(row.job, leaseSeconds: seconds) },
+            finish: { row in try await queue.complete(row.job) },
+            fail: { row, error, retryable in await ContractRow(try queue.fail(row.job, error: error, retryable: retryable)) },
+            release: { row in try await queue.release(row.job) },
+            reclaim: { isDead in try await queue.reclaimLeases(where: isDead) },
+            row: { key in try await queue.job(id: key).map(ContractRow.init) },
+            requeue: { row in try await queue.retry(id: row.key) },
+            documentFailed: { row in try await index.document(id: row.job.documentID)?.previewStatus == .failed })
     }
 
     static func downloads(_ queue: any LinkDownloads) -> ContractQueue {
@@ -226,27 +228,30 @@ struct ContractQueue {
             DownloadRecord(id: DownloadRecord.newID(), clientID: client, device: nil, owner: "ana", url: url,
                            link: try DownloadLink(url, settings: settings), clientTimestamp: nil)
         }
-        func find(_ key: Int64) throws -> DownloadRecord? {
-            try queue.downloads(clientID: "busy", device: nil, before: nil, limit: 100).first { $0.seq == key }
-                ?? queue.downloads(clientID: "other", device: nil, before: nil, limit: 100).first { $0.seq == key }
-                ?? queue.downloads(clientID: "ana", device: nil, before: nil, limit: 100).first { $0.seq == key }
+        func find(_ key: Int64) async throws -> DownloadRecord? {
+            for client in ["busy", "other", "ana"] {
+                if let found = try await queue.downloads(clientID: client, device: nil, before: nil, limit: 100).first(where: { $0.seq == key }) {
+                    return found
+                }
+            }
+            return nil
         }
         return ContractQueue(
             add: { client in
-                let added = try queue.submit(try record(client: client, url: "https://media.example.org/\(UUID().uuidString).mp4"), maxPending: 100)
+                let added = try await queue.submit(try record(client: client, url: "https://media.example.org/\(UUID().uuidString).mp4"), maxPending: 100)
                 return try #require(added.download.seq)
             },
-            lease: { worker, seconds in try queue.leaseDownload(worker: worker, leaseSeconds: seconds).map(ContractRow.init) },
-            renew: { row, seconds in try queue.renewLease(row.download, leaseSeconds: seconds) },
-            finish: { row in try queue.finish(row.download, documentID: "doc") },
-            fail: { row, error, retryable in ContractRow(try queue.fail(row.download, error: error, retryable: retryable)) },
-            release: { row in try queue.release(row.download) },
-            reclaim: { isDead in try queue.reclaimDownloadLeases(where: isDead) },
-            row: { key in try find(key).map(ContractRow.init) },
+            lease: { worker, seconds in try await queue.leaseDownload(worker: worker, leaseSeconds: seconds).map(ContractRow.init) },
+            renew: { row, seconds in try await queue.renewLease(row.download, leaseSeconds: seconds) },
+            finish: { row in try await queue.finish(row.download, documentID: "doc") },
+            fail: { row, error, retryable in await ContractRow(try queue.fail(row.download, error: error, retryable: retryable)) },
+            release: { row in try await queue.release(row.download) },
+            reclaim: { isDead in try await queue.reclaimDownloadLeases(where: isDead) },
+            row: { key in try await find(key).map(ContractRow.init) },
             requeue: { row in
                 // The person sends the same link again.
-                let before = try find(row.key)
-                let sent = try queue.submit(try record(client: row.download.clientID, url: row.download.url), maxPending: 100)
+                let before = try await find(row.key)
+                let sent = try await queue.submit(try record(client: row.download.clientID, url: row.download.url), maxPending: 100)
                 return before?.status == .failed && sent.download.status == .queued && sent.download.attempts == 0
             },
             documentFailed: nil)

@@ -11,19 +11,19 @@ import Testing
 /// The two backends' migrators build the same schema: tables, columns, indexes and triggers by name
 /// (types are each dialect's own). The title index is each dialect's own too (``TextSearch``):
 /// an FTS5 table kept by triggers in SQLite, a trigram index in PostgreSQL.
-@Suite(.blocking) struct SchemaParityTests {
+@Suite struct SchemaParityTests {
     struct Schema: Equatable {
         var columns: Set<String> = []
         var indexes: Set<String> = []
         var triggers: Set<String> = []
     }
 
-    @Test(.enabled(if: TestBackend.available.contains(.postgres))) func bothMigratorsBuildTheSameSchema() throws {
+    @Test(.enabled(if: TestBackend.available.contains(.postgres))) func bothMigratorsBuildTheSameSchema() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let sqlite = try SQLiteIndex(url: folder.url.appendingPathComponent("index.sqlite"))
-        var embedded = Schema()
-        try sqlite.pool.read { db in
+        var embedded = try await sqlite.pool.read { db in
+            var embedded = Schema()
             for table in try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations'
                 """) {
@@ -33,26 +33,27 @@ import Testing
             }
             embedded.indexes = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))
             embedded.triggers = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'"))
+            return embedded
         }
 
-        let address = try #require(try TestBackend.postgres.freshDatabase())
-        let connections = try PostgresConnections(url: address, size: 1, logger: Logger(label: "test"))
-        _ = try PostgresIndex(connections: connections)
+        let address = try await #require(try TestBackend.postgres.freshDatabase())
+        let connections = try await PostgresConnections(url: address, size: 1, logger: Logger(label: "test"))
+        _ = try await PostgresIndex(connections: connections)
         var shared = Schema()
-        for row in try connections.query("""
+        for row in try await connections.query("""
             SELECT table_name, column_name FROM information_schema.columns
             WHERE table_schema = 'public' AND table_name <> 'schema_migrations'
             """) {
             shared.columns.insert("\(try row["table_name"].decode(String.self)).\(try row["column_name"].decode(String.self))")
         }
         // Primary keys and unique constraints are the tables' own (SQLite names them automatically).
-        for row in try connections.query("""
+        for row in try await connections.query("""
             SELECT i.indexname FROM pg_indexes i WHERE i.schemaname = 'public' AND i.tablename <> 'schema_migrations'
             AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)
             """) {
             shared.indexes.insert(try row["indexname"].decode(String.self))
         }
-        for row in try connections.query("SELECT DISTINCT trigger_name FROM information_schema.triggers WHERE trigger_schema = 'public'") {
+        for row in try await connections.query("SELECT DISTINCT trigger_name FROM information_schema.triggers WHERE trigger_schema = 'public'") {
             shared.triggers.insert(try row["trigger_name"].decode(String.self))
         }
         let sqliteSearchIndex = (columns: embedded.columns.filter { $0.hasPrefix("document_search") },

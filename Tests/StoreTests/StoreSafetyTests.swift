@@ -10,13 +10,13 @@ import Testing
 
 /// The store keeps strangers' documents from other local users, and a batch reads exactly the
 /// files its walk found, however the folder changes underneath it.
-@Suite(.blocking) struct StoreSafetyTests {
-    @Test(arguments: TestBackend.available) func aNewStoreIsOwnerOnly(backend: TestBackend) throws {
+@Suite struct StoreSafetyTests {
+    @Test(arguments: TestBackend.available) func aNewStoreIsOwnerOnly(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let root = folder.url.appendingPathComponent("store")
-        let store = try backend.open(root: root).store
-        _ = try store.blobs.put(fileAt: Fixtures.sample("image.webp"))
+        let store = try await backend.open(root: root).store
+        _ = try await store.blobs.put(fileAt: Fixtures.sample("image.webp"))
         let writer = try BlobWriter(storage: store.blobs)
         try writer.write(Data("in flight".utf8))
         var checked = 0
@@ -28,14 +28,14 @@ import Testing
         }
         #expect(checked >= (backend == .sqlite ? 10 : 7), "root, objects/sha256/ab/cd, the blob, tmp/ and its file, the index")
         var info = stat()
-        let blob = try store.blobs.localFile(for: BlobHash.of(try Data(contentsOf: Fixtures.sample("image.webp")))).path
+        let blob = try await store.blobs.localFile(for: BlobHash.of(try Data(contentsOf: Fixtures.sample("image.webp")))).path
         #expect(stat(blob, &info) == 0 && info.st_mode & 0o777 == 0o400)
     }
 
     /// A walked file is swapped between the walk and the read: for a symlink to a secret outside the
     /// folder, for a FIFO (which would block a plain open), for another, larger file; and a file
     /// grows past the limit in place. None of the swapped-in bytes is stored; nothing hangs.
-    @Test(arguments: TestBackend.available) func filesSwappedAfterTheWalkAreNotRead(backend: TestBackend) throws {
+    @Test(arguments: TestBackend.available) func filesSwappedAfterTheWalkAreNotRead(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let batch = folder.url.appendingPathComponent("batch")
@@ -62,52 +62,52 @@ import Testing
 
         var limits = Limits()
         limits.maxFileBytes = image.count + 1000
-        let store = try backend.open(root: folder.url.appendingPathComponent("store")).store
-        let pipeline = DocumentPipeline(store: store, configuration: Configuration(limits: limits), logger: Logger(label: "test"))
+        let store = try await backend.open(root: folder.url.appendingPathComponent("store")).store
+        let pipeline = DocumentPipeline(store: store, configuration: Configuration(limits: limits), offload: .forTests, logger: Logger(label: "test"))
         var codes: [String: String] = [:]
         for entry in entries {
             let labels = DocumentLabels(owner: "", type: nil, title: entry.relativePath, filename: entry.url.lastPathComponent)
-            let outcome = pipeline.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file)
+            let outcome = await pipeline.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file)
             codes[entry.relativePath] = outcome.error?.code ?? outcome.status.rawValue
         }
         #expect(codes == ["link.webp": "not_found", "fifo.webp": "unsupported_type", "bigger.webp": "not_found", "grows.webp": "file_too_large"])
-        #expect(try store.blobs.allBlobs().isEmpty, "nothing swapped in was stored")
+        #expect(try await store.blobs.allBlobs().isEmpty, "nothing swapped in was stored")
         #expect(try store.blobs.leftoverTemporaries().isEmpty)
     }
 }
 
 /// `gc` beside writers that reuse bytes stored long ago (and unreferenced until now): no row may
 /// end up naming a blob `gc` removed.
-@Suite(.blocking) struct CollectorRaceTests {
-    @Test(arguments: TestBackend.available) func gcNeverRemovesABlobAWriterIsReusing(backend: TestBackend) throws {
+@Suite struct CollectorRaceTests {
+    @Test(arguments: TestBackend.available) func gcNeverRemovesABlobAWriterIsReusing(backend: TestBackend) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = try backend.open(root: folder.url.appendingPathComponent("store")).store
-        let pipeline = DocumentPipeline(store: store, logger: Logger(label: "test"))
+        let store = try await backend.open(root: folder.url.appendingPathComponent("store")).store
+        let pipeline = DocumentPipeline(store: store, offload: .forTests, logger: Logger(label: "test"))
         let count = 150
         var files: [URL] = []
         for index in 0..<count {
             let bytes = Array(String(repeating: "transcript line \(index)\n", count: 20).utf8)
-            let hash = try store.blobs.put(bytes: bytes, as: .original)
+            let hash = try await store.blobs.put(bytes: bytes, as: .original)
             // Stored two hours ago, referenced by nothing: exactly what gc removes.
             var times = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
-            #expect(utimensat(AT_FDCWD, try store.blobs.localFile(for: hash).path, &times, 0) == 0)
+            #expect(await utimensat(AT_FDCWD, try store.blobs.localFile(for: hash).path, &times, 0) == 0)
             files.append(try folder.file("t\(index).txt", bytes))
         }
         let writing = Atomic<Bool>(true)
-        let collected = DispatchSemaphore(value: 0)
-        let collector = Thread {
-            while writing.load(ordering: .acquiring) { _ = try? store.collectGarbage(grace: 3600, dryRun: false, force: true, logger: Logger(label: "gc")) }
-            collected.signal()
+        let collector = Task {
+            while writing.load(ordering: .acquiring) {
+                _ = try? await store.collectGarbage(grace: 3600, dryRun: false, force: true, logger: Logger(label: "gc"))
+                await Task.yield()
+            }
         }
-        collector.start()
         for (index, file) in files.enumerated() {
-            let outcome = pipeline.ingest(file, labels: DocumentLabels(owner: "o", title: "t\(index)", filename: "t\(index).txt"))
+            let outcome = await pipeline.ingest(file, labels: DocumentLabels(owner: "o", title: "t\(index)", filename: "t\(index).txt"))
             #expect(outcome.status == .ok, "\(outcome.error?.message ?? "")")
         }
         writing.store(false, ordering: .releasing)
-        collected.wait()
-        let report = try store.verify()
+        await collector.value
+        let report = try await store.verify()
         #expect(report.missing.isEmpty, "gc removed \(report.missing.count) blobs that documents name")
         #expect(report.blobsChecked >= count, "each original, with its pivot and thumbnail")
     }
@@ -118,7 +118,7 @@ import Testing
     @Test func everyRequestFieldChangesTheKeyAndTheParametersDecodeBack() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let pipeline = DocumentPipeline(store: try Store(root: folder.url), logger: Logger(label: "test"))
+        let pipeline = DocumentPipeline(store: try Store(root: folder.url, offload: .forTests), offload: .forTests, logger: Logger(label: "test"))
         let source = BlobHash.of(Data("x".utf8))
         let renderer = try #require(pipeline.renderers.renderer(for: .pdf))
         let base = RenderRequest(page: 2, width: 300, height: nil, format: .png, quality: 70)

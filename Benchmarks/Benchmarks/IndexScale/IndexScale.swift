@@ -27,7 +27,7 @@ enum IndexScale {
         let count = arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("index-scale-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
-        let backend = try StoreBackend(root: root, database: database, logger: Logger(label: "index-scale"))
+        let backend = try StoreBackend(root: root, database: database, offload: .forTests, logger: Logger(label: "index-scale"))
         let name = database == nil ? "sqlite" : "postgres"
 
         let fillStart = ContinuousClock.now

@@ -17,7 +17,7 @@ let benchmarks: @Sendable () -> Void = {
         where try file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true {
             try FileManager.default.copyItem(at: file, to: input.appendingPathComponent(file.lastPathComponent))
         }
-        let store = try PreviewStore.Store(root: folder.appendingPathComponent("store"))
+        let store = try PreviewStore.Store(root: folder.appendingPathComponent("store"), offload: .forTests)
         let runner = BatchRunner(pipeline: DocumentPipeline(store: store, openDocuments: 8, logger: Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })), jobs: 2)
         benchmark.startMeasurement()
         blackHole(try await runner.run(input))

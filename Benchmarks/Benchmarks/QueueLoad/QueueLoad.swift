@@ -63,7 +63,7 @@ enum QueueLoad {
 
     /// The queue on `database`, or on SQLite in `root`; PostgreSQL gets one connection per thread.
     static func openQueue(root: URL, database: String?, connections: Int) throws -> any JobQueue {
-        guard let database else { return try StoreBackend(root: root, database: nil, logger: Logger(label: "queue-load")).queue }
+        guard let database else { return try StoreBackend(root: root, database: nil, offload: .forTests, logger: Logger(label: "queue-load")).queue }
         let pool = try PostgresConnections(url: database, size: connections, logger: Logger(label: "queue-load"))
         return PostgresJobQueue(index: try PostgresIndex(connections: pool))
     }

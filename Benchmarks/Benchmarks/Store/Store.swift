@@ -10,7 +10,7 @@ import PreviewStore
 /// `Store:CachedPreview`: what serving a stored preview costs: derivative key, index lookup, blob read.
 let benchmarks: @Sendable () -> Void = {
     Benchmark("Store:Put 1MB", configuration: Inputs.configuration(maxIterations: 200)) { benchmark in
-        let store = try PreviewStore.Store(root: Inputs.temporaryFolder("docpreview-bench-store"))
+        let store = try PreviewStore.Store(root: Inputs.temporaryFolder("docpreview-bench-store"), offload: .forTests)
         defer { try? FileManager.default.removeItem(at: store.root) }
         var bytes = [UInt8](repeating: 0x5A, count: 1 << 20)
         benchmark.startMeasurement()
@@ -23,7 +23,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("Store:CachedPreview", configuration: Inputs.configuration(scalingFactor: .kilo)) { benchmark in
-        let store = try PreviewStore.Store(root: Inputs.temporaryFolder("docpreview-bench-store"))
+        let store = try PreviewStore.Store(root: Inputs.temporaryFolder("docpreview-bench-store"), offload: .forTests)
         defer { try? FileManager.default.removeItem(at: store.root) }
         let pipeline = DocumentPipeline(store: store, logger: Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() }))
         let photo = Inputs.samples.appendingPathComponent("photo-exif-orientation-6.jpg")

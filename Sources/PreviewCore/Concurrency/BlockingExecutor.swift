@@ -72,7 +72,8 @@ final class BlockingExecutor: Sendable {
         }
     }
 
-    /// A FIFO of closures with a condition variable; `serve()` runs them until `close()`.
+    /// A FIFO of closures with a condition variable; `serve()` runs them until `close()`. The
+    /// condition is where the lane's own threads wait for work: nothing else ever waits on it.
     private final class JobQueue: @unchecked Sendable {  // every field is touched with `condition` held
         private let condition = NSCondition()
         private var pending: [() -> Void] = []

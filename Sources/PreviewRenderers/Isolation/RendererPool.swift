@@ -103,11 +103,11 @@ public final class RendererPool: Sendable {
 
     /// The first page of an office document wanted before its whole pivot: rendered as `request`
     /// asks and handed to `made` as soon as it exists (more than once, should the call be retried).
-    public struct FirstPage {
+    public struct FirstPage: Sendable {
         public var request: RenderRequest
-        public var made: (RenderedImage) -> Void
+        public var made: @Sendable (RenderedImage) -> Void
 
-        public init(request: RenderRequest, made: @escaping (RenderedImage) -> Void) {
+        public init(request: RenderRequest, made: @escaping @Sendable (RenderedImage) -> Void) {
             self.request = request
             self.made = made
         }
@@ -220,7 +220,9 @@ public final class RendererPool: Sendable {
 /// Children of one kind and the calls waiting for them: a call waits until one of them is free
 /// (more calls than children may be in flight: a batch keeps files moving through the store while
 /// every child renders), then takes the one its file's path hashes to when that one is free (so a
-/// PDF's next page finds its document open), else any free one.
+/// PDF's next page finds its document open), else any free one. The wait blocks its thread: calls
+/// come on an ``Offload`` renders lane, whose width bounds the threads that can wait here, never
+/// from Swift's cooperative pool.
 private final class SlotGroup: Sendable {
     let slots: [Slot]
     private let free: DispatchSemaphore

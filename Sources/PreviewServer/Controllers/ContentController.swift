@@ -53,10 +53,8 @@ struct ContentController {
     /// single byte ranges for players that seek.
     func content(_ id: String, request: Request, channel: (any Channel)?) async throws -> Response {
         let documents = documents
-        let (document, source) = try await offload.run(.reads) { () throws -> (Document, BlobServingSource) in
-            let document = try documents.document(id: id)
-            return (document, try documents.blobs.servingSource(for: document.sha256, size: document.size))
-        }
+        let document = try await documents.document(id: id)
+        let source = try await documents.blobs.servingSource(for: document.sha256, size: document.size)
         return try await serve(source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
                          disposition: ContentDisposition.value(inline: request.uri.queryParameters.get("download") == nil
                                                                    && Self.showsInline(document.kind), fileName: document.filename))
@@ -67,15 +65,13 @@ struct ContentController {
     func playbackFile(_ id: String, request: Request, context: ServerContext,
                       pick: @escaping @Sendable (DocumentService.Playback, Document) -> (BlobHash, String, Int?)?) async throws -> Response {
         let documents = documents
-        let (hash, mime, source) = try await offload.run(.reads) { () throws -> (BlobHash, String, BlobServingSource) in
-            let document = try documents.document(id: id)
-            guard let manifest = try documents.playbackManifest(of: document), let (hash, mime, size) = pick(manifest, document) else {
-                throw APIError(.notFound, "The document has no such playback file (yet).")
-            }
-            return (hash, mime, try documents.blobs.servingSource(for: hash, size: size))
+        let document = try await documents.document(id: id)
+        guard let manifest = try await documents.playbackManifest(of: document), let (hash, mime, knownSize) = pick(manifest, document) else {
+            throw APIError(.notFound, "The document has no such playback file (yet).")
         }
+        let source = try await documents.blobs.servingSource(for: hash, size: knownSize)
         if let grant = context.signedGrant, let references = Reference(mime: mime) {
-            let text = try await offload.run(.reads) { String(decoding: try documents.blobs.read(hash), as: UTF8.self) }
+            let text = String(decoding: try await documents.blobs.read(hash), as: UTF8.self)
             let folder = String(request.uri.path[...request.uri.path.lastIndex(of: "/")!])
             return Response(status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
                             body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string:
@@ -189,12 +185,13 @@ struct ContentController {
         let (offload, logger, blobs) = (offload, logger, documents.blobs)
         switch source {
         case let .file(url):
-            if checkedFirst, try await !offload.run(.reads, { try VerifiedFiles.shared.holds(url, hash) }) { throw damaged(hash) }
+            if checkedFirst, !VerifiedFiles.shared.isKnown(url, holding: hash),
+               try await !offload.run(.reads, { try VerifiedFiles.shared.holds(url, hash) }) { throw damaged(hash) }
             return inSlot(Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: checkedFirst ? nil : hash,
                                         logger: logger), on: connection)
         case let .remote(remote, _) where !checkedFirst:
             do {
-                guard try await offload.run(.reads, { try remote.storedSize() }) == size else { throw damaged(hash) }
+                guard try await remote.storedSize() == size else { throw damaged(hash) }
             } catch is BlobMissing {
                 throw damaged(hash, missing: true)
             }
@@ -202,7 +199,7 @@ struct ContentController {
         case .remote:
             let copy: URL
             do {
-                copy = try await offload.run(.reads) { try blobs.localFile(for: hash) }
+                copy = try await blobs.localFile(for: hash)
             } catch let error where StoreFault(error) == nil {
                 throw damaged(hash, missing: error is BlobMissing)
             }

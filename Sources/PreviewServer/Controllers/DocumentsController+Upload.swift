@@ -32,7 +32,7 @@ extension DocumentsController {
         defer { uploads.leave(ticket) }
         let (documents, queueDepth) = (documents, queueDepth)
         let limit = documents.limits.maxFileBytes
-        let queued = try await offload.run(.reads) { try queueDepth.current { try documents.queuedJobs() } }
+        let queued = try await queueDepth.current { try await documents.queuedJobs() }
         if queued > settings.maxQueuedJobs {
             throw APIError(.queueFull, "Too many documents are waiting; try again later.", headers: [.retryAfter: "30"])
         }
@@ -60,10 +60,10 @@ extension DocumentsController {
         let labels = try DocumentLabels(owner: fields["owner"], typeID: fields["type"], title: fields["title"],
                                         filename: fields["filename"] ?? receiver.fileName, description: fields["description"],
                                         school: fields["school"], rules: documents.rules)
-        // Validation reads the staged file, publishing fsyncs it, the rows commit: off the cooperative pool.
+        // Validation reads the staged file on the writes lane, publishing flushes it, the rows commit: awaited.
         let (document, job): (Document, JobRecord)
         do {
-            (document, job) = try await offload.run(.writes) { try documents.accept(writer, labels: labels) }
+            (document, job) = try await documents.accept(writer, labels: labels)
         } catch let refusal as PreviewError where refusal.code.disposition == .refused {
             Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "refused")]).increment()
             context.logger.info("upload refused", metadata: ["preview.code": "\(refusal.code)"])

@@ -11,7 +11,6 @@ import PreviewStore
 /// restore; each an adapter over ``DocumentService`` on an ``Offload`` lane.
 struct DocumentsController {
     let documents: DocumentService
-    let offload: Offload
     let settings: ServerSettings
     /// Bounds the uploads being received (connections, staging files, disk writes), overall and per client.
     let uploads: UploadSlots
@@ -25,14 +24,12 @@ struct DocumentsController {
         }
         routes.add(.get, "/v1/documents") { request, _ in
             let query = try Self.documentQuery(request)
-            return try await offload.run(.reads) {
-                try JSON.response(DocumentList(try documents.list(query)))
-            }
+            return try await JSON.response(DocumentList(try documents.list(query)))
         }
         routes.add(.get, "/v1/documents/:id") { request, context in
             let id = try context.parameters.require("id")
             let wait = try Self.waitSeconds(request)
-            let read = { [documents] in try await offload.run(.reads) { try documents.view(of: try documents.document(id: id)) } }
+            let read = { [documents] in try await documents.view(of: try documents.document(id: id)) }
             var view = try await read()
             if let wait, !view.isSettled {
                 // Long polling: answered once the document changes (its status, preview or playable
@@ -49,10 +46,8 @@ struct DocumentsController {
         routes.add(.patch, "/v1/documents/:id") { request, context in
             let id = try context.parameters.require("id")
             let change = try await Self.relabelling(request)
-            return try await offload.run(.writes) {
-                try JSON.response(DocumentView(try documents.relabel(id: id, title: change.title, typeID: change.type,
-                                                                     description: change.description, school: change.school)))
-            }
+            return try JSON.response(DocumentView(try await documents.relabel(id: id, title: change.title, typeID: change.type,
+                                                                               description: change.description, school: change.school)))
         }
         routes.add(.delete, "/v1/documents/:id") { request, context in
             let id = try context.parameters.require("id")
@@ -60,7 +55,7 @@ struct DocumentsController {
         }
         routes.add(.get, "/v1/documents/:id/versions") { _, context in
             let id = try context.parameters.require("id")
-            return try await offload.run(.reads) { try JSON.response(VersionList(try documents.versions(of: id))) }
+            return try await JSON.response(VersionList(try documents.versions(of: id)))
         }
         routes.add(.post, "/v1/documents/:id/restore") { request, context in
             try JSON.response(DocumentView(try await restore(context.parameters.require("id"), request: request).document))
@@ -119,7 +114,7 @@ struct DocumentsController {
     /// `DELETE /v1/documents/{id}[?version=N]` and the page's delete form: what it removed.
     func delete(_ id: String, request: Request, logger: Logger) async throws -> Deletion {
         let version = try Self.versionNumber(request, required: false)
-        let deletion = try await offload.run(.writes) { try documents.delete(id: id, version: version) }
+        let deletion = try await documents.delete(id: id, version: version)
         Counter(label: "docpreview_deletions_total").increment()
         logger.info("document deleted", metadata: ["preview.document": "\(id)", "preview.versions": "\(deletion.versions.count)",
                                                    "preview.cancelled_jobs": "\(deletion.cancelledJobs)"])
@@ -130,7 +125,7 @@ struct DocumentsController {
     /// current version (same blob), and its job.
     func restore(_ id: String, request: Request) async throws -> (document: Document, job: JobRecord) {
         let number = try Self.versionNumber(request, required: true)!
-        return try await offload.run(.writes) { try documents.restore(version: number, of: id) }
+        return try await documents.restore(version: number, of: id)
     }
 
     private static func versionNumber(_ request: Request, required: Bool) throws -> Int? {

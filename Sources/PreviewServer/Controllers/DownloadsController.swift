@@ -19,7 +19,6 @@ import PreviewStore
 /// - `GET /api/v1/downloads?client_id=&limit=&cursor=`: a client's history, newest first, keyset pages.
 struct DownloadsController {
     let documents: DocumentService
-    let offload: Offload
     let signed: SignedURLs
 
     /// A body larger than this is not a link.
@@ -117,9 +116,7 @@ struct DownloadsController {
             }
             let sender = DocumentService.LinkSender(device: context.device, owner: context.device == nil ? submission.owner : nil)
             let documents = documents
-            let (download, created) = try await offload.run(.writes) {
-                try documents.submitDownload(url: submission.url, clientID: submission.clientID, clientTimestamp: submission.timestamp, from: sender)
-            }
+            let (download, created) = try await documents.submitDownload(url: submission.url, clientID: submission.clientID, clientTimestamp: submission.timestamp, from: sender)
             Counter(label: "docpreview_download_requests_total", dimensions: [("outcome", created ? "queued" : "repeated")]).increment()
             let message = created ? "Queued for download." : Self.repeatedMessage(download)
             return try JSON.response(Envelope(status: created ? "queued" : download.status.rawValue, downloadID: download.id, message: message,
@@ -130,7 +127,7 @@ struct DownloadsController {
             let id = try context.parameters.require("id")
             let sender = DocumentService.LinkSender(device: context.device)
             let documents = documents
-            let download = try await offload.run(.reads) { try documents.download(id: id, for: sender) }
+            let download = try await documents.download(id: id, for: sender)
             return try JSON.response(view(download))
         }
         routes.add(.get, "/api/v1/downloads") { request, context in
@@ -144,7 +141,7 @@ struct DownloadsController {
             let cursor = query.get("cursor")
             let sender = DocumentService.LinkSender(device: context.device)
             let documents = documents
-            let page = try await offload.run(.reads) { try documents.downloads(clientID: clientID, after: cursor, limit: limit, for: sender) }
+            let page = try await documents.downloads(clientID: clientID, after: cursor, limit: limit, for: sender)
             return try JSON.response(History(downloads: page.downloads.map(view), nextCursor: page.next))
         }
     }

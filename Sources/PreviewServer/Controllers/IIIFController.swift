@@ -15,7 +15,6 @@ import Synchronization
 /// both within the render gate.
 struct IIIFController {
     let documents: DocumentService
-    let offload: Offload
     let settings: ServerSettings
     let renders: RenderGate
     /// What each document version's (and page's) regions are cut from, once found.
@@ -70,22 +69,20 @@ struct IIIFController {
         let documents = documents
         var bytes: [UInt8]?
         var hash: BlobHash?
-        if keeping, let hit = try await offload.run(.reads, { try documents.storedZoom(zoom, wanted.region, format: wanted.format) }) {
+        if keeping, let hit = try await documents.storedZoom(zoom, wanted.region, format: wanted.format) {
             hash = hit.resultSha256
             if request.headers[.ifNoneMatch] == "\"\(hit.resultSha256.hex)\"" {
                 return Response(status: .notModified, headers: headers(identifier, etag: hit.resultSha256, format: wanted.format))
             }
-            bytes = try await offload.run(.reads) { documents.intactBytes(of: hit.resultSha256) }
+            bytes = await documents.intactBytes(of: hit.resultSha256)
         }
         if bytes == nil {
             let made = try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
-                try await offload.render { () throws(PreviewError) in
-                    try documents.zoom(zoom, wanted.region, format: wanted.format, keeping: keeping)
-                }
+                try await documents.zoom(zoom, wanted.region, format: wanted.format, keeping: keeping)
             }
             hash = made.hash
             bytes = made.bytes
-            if bytes == nil { bytes = try await offload.run(.reads) { documents.intactBytes(of: made.hash) } }
+            if bytes == nil { bytes = await documents.intactBytes(of: made.hash) }
         }
         guard let bytes, let hash else { throw APIError(.internal, "The image could not be read back from the store; try again.") }
         Counter(label: "docpreview_iiif_images_total", dimensions: [("kind", keeping ? "tile" : "region")]).increment()
@@ -99,7 +96,7 @@ struct IIIFController {
         let documents = documents
         let document: Document
         do {
-            document = try await offload.run(.reads) { try documents.zoomable(identifier.document, version: identifier.version) }
+            document = try await documents.zoomable(identifier.document, version: identifier.version)
         } catch let error as PreviewError where error.code == .unavailable {
             throw APIError(error, headers: [.retryAfter: "2"])
         }
@@ -107,7 +104,7 @@ struct IIIFController {
         if let known = sources[key] { return (document, known) }
         let dpi = settings.zoomDPI
         let found = try await renders.admitting(document, context: context, testHooks: false) {
-            try await offload.render { () throws(PreviewError) in try documents.zoomSource(of: document, page: identifier.page, dpi: dpi) }
+            try await documents.zoomSource(of: document, page: identifier.page, dpi: dpi)
         }
         sources[key] = found
         return (document, found)

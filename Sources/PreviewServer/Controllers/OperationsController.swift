@@ -6,7 +6,6 @@ import PreviewDocuments
 /// What operators and dashboards read: `/healthz`, `/metrics` (Prometheus) and `/v1/stats`.
 struct OperationsController {
     let documents: DocumentService
-    let offload: Offload
     /// The store's figures for /metrics, never waited on for long.
     let gauges: StoreGauges
     /// Full disks and database outages met by requests, told once per burst.
@@ -15,13 +14,13 @@ struct OperationsController {
     func register(on routes: RouteTable) {
         routes.add(.get, "/healthz") { _, _ in "ok\n" }
         routes.add(.get, "/metrics") { _, context in
-            await gauges.refresh(documents: documents, offload: offload, faults: faults, logger: context.logger)
+            await gauges.refresh(documents: documents, faults: faults, logger: context.logger)
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                             body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
         }
         routes.add(.get, "/v1/stats") { request, _ in
             let (documents, owner) = (documents, request.uri.queryParameters.get("owner"))
-            return try await offload.run(.reads) { try JSON.response(try documents.statistics(owner: owner)) }
+            return try await JSON.response(try documents.statistics(owner: owner))
         }
     }
 }

@@ -9,24 +9,23 @@ import PreviewDocuments
 struct PagesController {
     let api: DocumentsController
     var documents: DocumentService { api.documents }
-    var offload: Offload { api.offload }
 
     func register(on routes: RouteTable) {
         routes.add(.get, "/") { request, context in
             let (documents, session) = (documents, context.session)
-            return try await offload.run(.reads) { try ListPage.response(documents: documents, request: request, session: session) }
+            return try await ListPage.response(documents: documents, request: request, session: session)
         }
         routes.add(.get, "/ui/documents/:id") { request, context in
             let (documents, id, list, session) = (documents, try context.parameters.require("id"), try ListContext(request), context.session)
-            return try await offload.run(.reads) { try DetailPage.response(documents: documents, id: id, list: list, session: session) }
+            return try await DetailPage.response(documents: documents, id: id, list: list, session: session)
         }
         routes.add(.get, "/ui/documents/:id/view") { request, context in
             let (documents, id, list, session) = (documents, try context.parameters.require("id"), try ListContext(request), context.session)
-            return try await offload.run(.reads) { try ViewerPage.response(documents: documents, id: id, list: list, session: session) }
+            return try await ViewerPage.response(documents: documents, id: id, list: list, session: session)
         }
         routes.add(.get, "/ui/documents/:id/delete") { _, context in
             let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
-            return try await offload.run(.reads) { try PageParts.deleteConfirmation(documents: documents, id: id, session: session) }
+            return try await PageParts.deleteConfirmation(documents: documents, id: id, session: session)
         }
         routes.add(.post, "/ui/documents/:id/delete") { request, context in
             let deletion = try await api.delete(context.parameters.require("id"), request: request, logger: context.logger)

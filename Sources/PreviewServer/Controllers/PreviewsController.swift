@@ -12,7 +12,6 @@ import PreviewStore
 /// the render gate's bounds; one rendered now is answered from the renderer's bytes and stored after.
 struct PreviewsController {
     let documents: DocumentService
-    let offload: Offload
     let settings: ServerSettings
     /// Bounds the preview renders in flight, overall, per owner and per document.
     let renders: RenderGate
@@ -34,12 +33,9 @@ struct PreviewsController {
     func preview(_ id: String, request: Request, context: ServerContext) async throws -> Response {
         let documents = documents
         let asked = try Self.renderRequest(request)
-        // A preview already made is found on the reads lane; only a render goes to the renders lane.
-        let (document, wanted, answer) = try await offload.run(.reads) { () throws -> (Document, RenderRequest, DocumentService.PreviewAnswer) in
-            let document = try documents.document(id: id)
-            let wanted = documents.previewRequest(asked, for: document)
-            return (document, wanted, try documents.previewAnswer(wanted, of: document))
-        }
+        let document = try await documents.document(id: id)
+        let wanted = documents.previewRequest(asked, for: document)
+        let answer = try await documents.previewAnswer(wanted, of: document)
         var record: DerivativeRecord
         // A preview rendered for this request is answered from the bytes the renderer returned.
         var bytes: [UInt8]?
@@ -61,15 +57,15 @@ struct PreviewsController {
         // is rendered again, which rewrites its blob.
         if bytes == nil {
             let stored = record.resultSha256
-            bytes = try await offload.run(.reads) { documents.intactBytes(of: stored) }
+            bytes = await documents.intactBytes(of: stored)
         }
         if bytes == nil {
             context.logger.error("a stored preview is damaged or missing; rendering it again",
                                  metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])
             Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "preview"), ("problem", "damaged")]).increment()
-            record = try await offload.render { () throws(PreviewError) in try documents.repairPreview(wanted, of: document) }
+            record = try await documents.repairPreview(wanted, of: document)
             let repaired = record.resultSha256
-            bytes = try await offload.run(.reads) { documents.intactBytes(of: repaired) }
+            bytes = await documents.intactBytes(of: repaired)
             guard bytes != nil else { throw APIError(.internal, "The preview could not be stored intact; try again later.") }
             headers[.eTag] = "\"\(repaired.hex)\""
         }
@@ -84,7 +80,7 @@ struct PreviewsController {
         try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
             let started = ContinuousClock.now
             let documents = documents
-            let made = try await offload.render { () throws(PreviewError) in try documents.renderPreview(request, of: document) }
+            let made = try await documents.renderPreview(request, of: document)
             Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", document.kind.category.rawValue)])
                 .recordNanoseconds(started.duration(to: .now).nanoseconds)
             return made

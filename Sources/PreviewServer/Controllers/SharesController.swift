@@ -84,7 +84,7 @@ struct SharesController {
                                             expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "version"?}"#)
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
-            let (share, token) = try await offload.run(asked.link.password == nil ? .writes : .hashes) { try documents.share(id, asked) }
+            let (share, token) = try await documents.share(id, asked)
             Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment()
             context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
             return try JSON.response(ShareView(share, token: token, origin: settings.origin(of: request), now: documents.clock.now), status: .created)
@@ -92,19 +92,19 @@ struct SharesController {
         routes.add(.get, "/v1/documents/:id/shares") { _, context in
             let id = try context.parameters.require("id")
             let documents = documents
-            return try await offload.run(.reads) { try JSON.response(["shares": try documents.shares(of: id).map { ShareView($0, now: documents.clock.now) }]) }
+            return try JSON.response(["shares": try await documents.shares(of: id).map { ShareView($0, now: documents.clock.now) }])
         }
         routes.add(.delete, "/v1/shares/:id") { _, context in
             let id = try context.parameters.require("id")
             let documents = documents
-            try await offload.run(.writes) { try documents.revokeShare(id) }
+            try await documents.revokeShare(id)
             Counter(label: "docpreview_shares_total", dimensions: [("event", "revoked")]).increment()
             return try JSON.response(["share_id": id, "status": "revoked"])
         }
         routes.add(.get, "/v1/shares/:id/visits") { _, context in
             let id = try context.parameters.require("id")
             let documents = documents
-            return try await offload.run(.reads) { try JSON.response(["visits": try documents.visits(ofShare: id)]) }
+            return try await JSON.response(["visits": try documents.visits(ofShare: id)])
         }
         routes.add(.get, SharedPage.pathPrefix + ":token") { request, context in
             try await open(try context.parameters.require("token"), password: nil, client: context.clientAddress, visit: request.method == .get)
@@ -122,7 +122,7 @@ struct SharesController {
         let documents = documents
         let opened: (share: ShareRecord, document: Document)
         do {
-            opened = try await offload.run(.reads) { try documents.openShare(token: token) }
+            opened = try await documents.openShare(token: token)
         } catch let error as PreviewError where [.gone, .notFound].contains(error.code) {
             return SharedPage.refusal(error)
         }
@@ -140,7 +140,7 @@ struct SharesController {
             perShare.giveBack(from: share.id)
             perAddress.recordSuccess(from: client)
         }
-        let playback = try await offload.run(.writes) { try documents.showShare(share, document: opened.document, counted: visit) }
+        let playback = try await documents.showShare(share, document: opened.document, counted: visit)
         Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
         return SharedPage.response(opened.document, share: share, playback: playback, rules: documents.rules, signed: signed)
     }
@@ -162,12 +162,11 @@ struct SharesController {
 /// a share that allows its download, and its downloads are counted.
 struct ShareGate: Sendable {
     let documents: DocumentService
-    let offload: Offload
 
     /// Admits a request for a share's media: of the `original` (`/content`, refused unless the share
     /// allows downloads), counted as a `download` when it asks for one.
     func admit(share id: String, original: Bool, download: Bool) async throws {
         let documents = documents
-        try await offload.run(.reads) { try documents.admitShareMedia(share: id, original: original, download: download) }
+        try await documents.admitShareMedia(share: id, original: original, download: download)
     }
 }

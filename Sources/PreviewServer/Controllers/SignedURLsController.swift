@@ -10,7 +10,6 @@ import PreviewStore
 /// Body (optional): `{"expires_in": SECONDS}` (default 900, at most 86400).
 struct SignedURLsController {
     let documents: DocumentService
-    let offload: Offload
     let signed: SignedURLs?
 
     /// The pages a response lists at most (a long PDF's later pages are signed on request, as `page`).
@@ -43,10 +42,8 @@ struct SignedURLsController {
             let id = try context.parameters.require("id")
             let seconds = try await Self.lifetime(request)
             let documents = documents
-            let (document, playback) = try await offload.run(.reads) { () throws -> (Document, PlaybackView?) in
-                let document = try documents.document(id: id)
-                return (document, try documents.view(of: document).playback)
-            }
+            let document = try await documents.document(id: id)
+            let playback = try await documents.view(of: document).playback
             Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "issued")]).increment()
             return try JSON.response(Self.links(for: document, playback: playback, signed: signed,
                                                 expires: documents.clock.unixSeconds + seconds))

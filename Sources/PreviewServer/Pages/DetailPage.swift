@@ -59,12 +59,12 @@ struct DetailPage {
         let restoredFrom: Int?
     }
 
-    static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) throws -> Response {
-        let versions = try documents.versions(of: id)
+    static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) async throws -> Response {
+        let versions = try await documents.versions(of: id)
         guard let document = versions.first(where: { $0.id == id }) else { throw APIError(.notFound, "No document \(id).") }
-        let (previous, next) = try PageParts.neighbours(of: versions[0], in: documents, listing: list.query(owner: document.owner))
-        let shares = try documents.shares(of: id)
-        let media = try PageParts.media(of: document, in: documents)
+        let (previous, next) = try await PageParts.neighbours(of: versions[0], in: documents, listing: list.query(owner: document.owner))
+        let shares = try await documents.shares(of: id)
+        let media = try await PageParts.media(of: document, in: documents)
         let model = DetailPage(document, versions: versions, neighbours: (previous, next), list: list,
                                liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
                                media: media, rules: documents.rules, session: session)

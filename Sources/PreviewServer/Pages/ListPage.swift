@@ -61,13 +61,13 @@ struct ListPage {
         let error: String?
     }
 
-    static func response(documents service: DocumentService, request: Request, session: Session?) throws -> Response {
+    static func response(documents service: DocumentService, request: Request, session: Session?) async throws -> Response {
         var query = try DocumentsController.documentQuery(request)
         let owner = query.owner ?? ""
         query.owner = owner
         query.limit = 60
-        let page = try service.list(query)
-        let statistics = try service.statistics(owner: owner)
+        let page = try await service.list(query)
+        let statistics = try await service.statistics(owner: owner)
         let model = ListPage(query: query, page: page, statistics: statistics, rules: service.rules, session: session)
         return PageParts.page(PageTemplates.render(model, "list"))
     }

@@ -53,8 +53,8 @@ enum PageParts {
     }
 
     /// What the document is shown as, on a signed-in page (its files by their paths).
-    static func media(of document: Document, in documents: DocumentService) throws -> String {
-        body(document, playback: try documents.playbackManifest(of: document), links: MediaLinks(documentID: document.id))
+    static func media(of document: Document, in documents: DocumentService) async throws -> String {
+        await body(document, playback: try documents.playbackManifest(of: document), links: MediaLinks(documentID: document.id))
     }
 
     /// What the document is shown as, its files addressed by `links`.
@@ -148,8 +148,8 @@ enum PageParts {
     }
 
     /// `GET /ui/documents/{id}/delete`: asks before the document and all its versions go.
-    static func deleteConfirmation(documents: DocumentService, id: String, session: Session?) throws -> Response {
-        let versions = try documents.versions(of: id)
+    static func deleteConfirmation(documents: DocumentService, id: String, session: Session?) async throws -> Response {
+        let versions = try await documents.versions(of: id)
         let document = versions[0]
         let page = NoticePage(
             title: "Delete \(document.title)?",
@@ -162,20 +162,20 @@ enum PageParts {
 
     /// The documents before and after `document` in `listing` (the owner's, newest first, unless said).
     static func neighbours(of document: Document, in documents: DocumentService,
-                           listing: DocumentQuery? = nil) throws -> (previous: Document?, next: Document?) {
+                           listing: DocumentQuery? = nil) async throws -> (previous: Document?, next: Document?) {
         var query = listing ?? DocumentQuery(owner: document.owner, sort: .newest)
         query.limit = DocumentQuery.maxLimit
         query.after = nil
         var previous: Document?
         for _ in 0..<50 {
-            let page = try documents.list(query)
+            let page = try await documents.list(query)
             if let position = page.documents.firstIndex(where: { $0.id == document.id }) {
                 let before = position > 0 ? page.documents[position - 1] : previous
                 if position + 1 < page.documents.count { return (before, page.documents[position + 1]) }
                 guard let next = page.next else { return (before, nil) }
                 query.after = next
                 query.limit = 1
-                return (before, try documents.list(query).documents.first)
+                return (before, try await documents.list(query).documents.first)
             }
             guard let next = page.next else { break }
             previous = page.documents.last

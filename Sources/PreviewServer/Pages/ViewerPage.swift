@@ -28,10 +28,10 @@ struct ViewerPage {
     /// The viewer of document `id`.
     static func path(of id: String) -> String { "/ui/documents/\(id)/view" }
 
-    static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) throws -> Response {
-        let document = try documents.document(id: id)
-        let (previous, next) = try PageParts.neighbours(of: document, in: documents, listing: list.query(owner: document.owner))
-        let media = try PageParts.media(of: document, in: documents)
+    static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) async throws -> Response {
+        let document = try await documents.document(id: id)
+        let (previous, next) = try await PageParts.neighbours(of: document, in: documents, listing: list.query(owner: document.owner))
+        let media = try await PageParts.media(of: document, in: documents)
         let model = ViewerPage(document, neighbours: (previous, next), list: list, media: media, session: session)
         return PageParts.page(PageTemplates.render(model, "viewer"))
     }

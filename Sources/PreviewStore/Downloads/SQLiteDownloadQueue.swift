@@ -13,13 +13,13 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
         self.policy = policy
     }
 
-    public func submit(_ download: DownloadRecord, maxPending: Int) throws -> (download: DownloadRecord, created: Bool) {
-        try index.pool.write { db in
+    public func submit(_ download: DownloadRecord, maxPending: Int) async throws -> (download: DownloadRecord, created: Bool) {
+        try await index.pool.write { db in
             let sender: [any DatabaseValueConvertible] = [download.device ?? "", download.clientID]
             if let existing = try DownloadRecord.fetchOne(db, sql: "SELECT * FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND normalized_url = ?",
                                                           arguments: StatementArguments(sender + [download.normalizedURL])) {
                 // A failed one is queued again with fresh attempts: the person sent it again.
-                let requeued = existing.status == .failed ? try leases(in: db).requeueFailed(key: existing.holder.key).first : nil
+                let requeued = existing.status == .failed ? try db.run(leases.requeueFailed(key: existing.holder.key)).first : nil
                 return (requeued ?? existing, false)
             }
             let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND status IN (?, ?)",
@@ -31,80 +31,78 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
         }
     }
 
-    public func download(id: String) throws -> DownloadRecord? {
-        try index.pool.read { db in try DownloadRecord.filter(DownloadRecord.CodingKeys.id == id).fetchOne(db) }
+    public func download(id: String) async throws -> DownloadRecord? {
+        try await index.pool.read { db in try DownloadRecord.filter(DownloadRecord.CodingKeys.id == id).fetchOne(db) }
     }
 
-    public func downloads(clientID: String, device: String?, before: Int64?, limit: Int) throws -> [DownloadRecord] {
-        try index.pool.read { db in
+    public func downloads(clientID: String, device: String?, before: Int64?, limit: Int) async throws -> [DownloadRecord] {
+        try await index.pool.read { db in
             try DownloadRecord.fetchAll(db, sql: """
                 SELECT * FROM downloads WHERE client_id = ? AND (? IS NULL OR ifnull(device, '') = ?) AND seq < ? ORDER BY seq DESC LIMIT ?
                 """, arguments: [clientID, device, device, before ?? Int64.max, limit])
         }
     }
 
-    public func leaseDownload(worker: String, leaseSeconds: TimeInterval) throws -> DownloadRecord? {
-        try index.pool.write { db in try leases(in: db).lease(worker: worker, seconds: leaseSeconds).leased }
+    public func leaseDownload(worker: String, leaseSeconds: TimeInterval) async throws -> DownloadRecord? {
+        try await index.pool.write { db in try db.run(leases.lease(worker: worker, seconds: leaseSeconds)).leased }
     }
 
-    /// The lease contract over the downloads, in `db`'s transaction.
-    private func leases(in db: Database) -> Leases<DownloadRecord> {
-        Leases(.downloads, dialect: .sqlite, policy: policy, run: db.records)
-    }
+    /// The lease contract over the downloads.
+    private var leases: Leases<DownloadRecord> { Leases(.downloads, dialect: .sqlite, policy: policy) }
 
-    public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) throws -> Bool {
-        try index.pool.write { db in try leases(in: db).renew(download.holder, seconds: leaseSeconds) }
-    }
-
-    @discardableResult
-    public func finish(_ download: DownloadRecord, documentID: String) throws -> Bool {
-        try index.pool.write { db in try leases(in: db).finish(download.holder, setting: "document_id = \(documentID)") != nil }
+    public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) async throws -> Bool {
+        try await index.pool.write { db in try db.run(leases.renew(download.holder, seconds: leaseSeconds)) }
     }
 
     @discardableResult
-    public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) throws -> DownloadRecord {
-        try index.pool.write { db in try leases(in: db).fail(download.holder, error: error, retryable: retryable) ?? download }
+    public func finish(_ download: DownloadRecord, documentID: String) async throws -> Bool {
+        try await index.pool.write { db in try db.run(leases.finish(download.holder, setting: "document_id = \(documentID)")) != nil }
     }
 
-    public func release(_ download: DownloadRecord) throws {
-        try index.pool.write { db in _ = try leases(in: db).release(download.holder) }
+    @discardableResult
+    public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) async throws -> DownloadRecord {
+        try await index.pool.write { db in try db.run(leases.fail(download.holder, error: error, retryable: retryable)) ?? download }
     }
 
-    public func downloads(documentID: String) throws -> [DownloadRecord] {
-        try index.pool.read { db in
+    public func release(_ download: DownloadRecord) async throws {
+        try await index.pool.write { db in _ = try db.run(leases.release(download.holder)) }
+    }
+
+    public func downloads(documentID: String) async throws -> [DownloadRecord] {
+        try await index.pool.read { db in
             try DownloadRecord.fetchAll(db, sql: "SELECT * FROM downloads WHERE document_id = ? ORDER BY seq", arguments: [documentID])
         }
     }
 
-    public func reclaimDownloadLeases(where isDead: (String) -> Bool) throws -> Int {
-        try index.pool.write { db in try leases(in: db).reclaim(where: isDead) }
+    public func reclaimDownloadLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
+        try await index.pool.write { [leases] db in try db.run(leases.reclaim(where: isDead)) }
     }
 
-    public func downloadCounts() throws -> [DownloadRecord.Status: Int] {
-        try index.statusCounts(in: "downloads")
+    public func downloadCounts() async throws -> [DownloadRecord.Status: Int] {
+        try await index.statusCounts(in: "downloads")
     }
 
     // MARK: Devices
 
-    public func addDevice(_ device: DeviceRecord) throws {
-        try index.pool.write { db in
+    public func addDevice(_ device: DeviceRecord) async throws {
+        try await index.pool.write { db in
             guard try DeviceRecord.fetchOne(db, key: device.name) == nil else { throw DeviceRecord.nameTaken(device.name) }
             try device.insert(db)
         }
     }
 
-    public func device(tokenSha256: String) throws -> DeviceRecord? {
-        try index.pool.read { db in
+    public func device(tokenSha256: String) async throws -> DeviceRecord? {
+        try await index.pool.read { db in
             try DeviceRecord.fetchOne(db, sql: "SELECT * FROM devices WHERE token_sha256 = ? AND revoked_at IS NULL", arguments: [tokenSha256])
         }
     }
 
-    public func devices() throws -> [DeviceRecord] {
-        try index.pool.read { db in try DeviceRecord.fetchAll(db, sql: "SELECT * FROM devices ORDER BY created_at, name") }
+    public func devices() async throws -> [DeviceRecord] {
+        try await index.pool.read { db in try DeviceRecord.fetchAll(db, sql: "SELECT * FROM devices ORDER BY created_at, name") }
     }
 
-    public func revokeDevice(name: String) throws -> Bool {
-        try index.pool.write { db in
+    public func revokeDevice(name: String) async throws -> Bool {
+        try await index.pool.write { db in
             try db.execute(sql: "UPDATE devices SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", arguments: [Date(), name])
             return db.changesCount > 0
         }

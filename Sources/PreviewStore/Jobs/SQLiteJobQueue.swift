@@ -13,8 +13,8 @@ public struct SQLiteJobQueue: JobQueue {
         self.policy = policy
     }
 
-    public func enqueue(_ document: Document, leasingTo lease: JobLease?) throws -> (document: Document, job: JobRecord, leased: Bool) {
-        try index.pool.write { db in
+    public func enqueue(_ document: Document, leasingTo lease: JobLease?) async throws -> (document: Document, job: JobRecord, leased: Bool) {
+        try await index.pool.write { db in
             let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
             if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) { return (stored, existing, false) }
             let now = Date()
@@ -34,84 +34,82 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) throws -> (job: JobRecord, document: Document)? {
-        try index.pool.write { db in
-            guard let job = try leases(in: db).lease(worker: worker, seconds: leaseSeconds, kinds: kinds, writes: SQLiteWrites(db)),
+    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) async throws -> (job: JobRecord, document: Document)? {
+        try await index.pool.write { db in
+            guard let job = try db.run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds)),
                   let document = try DocumentRow.fetchOne(db, key: job.documentID)?.document else { return nil }
             return (job, document)
         }
     }
 
-    /// The lease contract over the jobs, in `db`'s transaction.
-    private func leases(in db: Database) -> Leases<JobRecord> {
-        Leases(.jobs, dialect: .sqlite, policy: policy, run: db.records)
+    /// The lease contract over the jobs.
+    private var leases: Leases<JobRecord> { Leases(.jobs, dialect: .sqlite, policy: policy) }
+
+    @discardableResult
+    public func complete(_ job: JobRecord, recording outcome: JobOutcome?) async throws -> Bool {
+        try await index.pool.write { db in try db.run(leases.complete(job, recording: outcome)) }
     }
 
     @discardableResult
-    public func complete(_ job: JobRecord, recording outcome: JobOutcome?) throws -> Bool {
-        try index.pool.write { db in try leases(in: db).complete(job, recording: outcome, writes: SQLiteWrites(db)) }
-    }
-
-    @discardableResult
-    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) throws -> JobRecord {
-        try index.pool.write { db in
-            try leases(in: db).fail(job, error: error, retryable: retryable, recording: outcome, writes: SQLiteWrites(db))
+    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) async throws -> JobRecord {
+        try await index.pool.write { db in
+            try db.run(leases.fail(job, error: error, retryable: retryable, recording: outcome))
         }
     }
 
-    public func reportProgress(_ job: JobRecord, fraction: Double) throws {
-        try index.pool.write { db in
+    public func reportProgress(_ job: JobRecord, fraction: Double) async throws {
+        try await index.pool.write { db in
             try db.execute(sql: "UPDATE jobs SET progress = ? WHERE id = ? AND status = ? AND lease_owner = ? AND attempts = ?",
                            arguments: [fraction, job.id, JobRecord.Status.processing, job.leaseOwner, job.attempts])
         }
     }
 
-    public func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) throws -> Bool {
-        try index.pool.write { db in try leases(in: db).renew(job.holder, seconds: leaseSeconds) }
+    public func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) async throws -> Bool {
+        try await index.pool.write { db in try db.run(leases.renew(job.holder, seconds: leaseSeconds)) }
     }
 
-    public func release(_ job: JobRecord) throws {
-        try index.pool.write { db in _ = try leases(in: db).release(job.holder) }
+    public func release(_ job: JobRecord) async throws {
+        try await index.pool.write { db in _ = try db.run(leases.release(job.holder)) }
     }
 
-    public func job(id: Int64) throws -> JobRecord? {
-        try index.pool.read { db in try JobRecord.fetchOne(db, key: id) }
+    public func job(id: Int64) async throws -> JobRecord? {
+        try await index.pool.read { db in try JobRecord.fetchOne(db, key: id) }
     }
 
-    public func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) throws -> Bool {
-        try index.pool.write { db in
+    public func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) async throws -> Bool {
+        try await index.pool.write { db in
             if let latest = try latestJob(documentID: documentID, kind: kind, in: db), [.queued, .processing].contains(latest.status) { return false }
-            try SQLiteWrites(db).enqueueJob(documentID: documentID, kind: kind)
+            try db.execute([IndexWrites.enqueueJob(documentID: documentID, kind: kind)])
             return true
         }
     }
 
-    public func latestJob(documentID: String, kind: JobRecord.Kind) throws -> JobRecord? {
-        try index.pool.read { db in try latestJob(documentID: documentID, kind: kind, in: db) }
+    public func latestJob(documentID: String, kind: JobRecord.Kind) async throws -> JobRecord? {
+        try await index.pool.read { db in try latestJob(documentID: documentID, kind: kind, in: db) }
     }
 
-    public func jobs(status: JobRecord.Status?, limit: Int) throws -> [JobRecord] {
-        try index.pool.read { db in
+    public func jobs(status: JobRecord.Status?, limit: Int) async throws -> [JobRecord] {
+        try await index.pool.read { db in
             var request = JobRecord.order(JobRecord.CodingKeys.id.desc).limit(limit)
             if let status { request = request.filter(JobRecord.CodingKeys.status == status) }
             return try request.fetchAll(db)
         }
     }
 
-    public func retry(id: Int64) throws -> Bool {
-        try index.pool.write { db in try !leases(in: db).requeueFailed(key: .integer(id)).isEmpty }
+    public func retry(id: Int64) async throws -> Bool {
+        try await index.pool.write { db in try !db.run(leases.requeueFailed(key: .integer(id))).isEmpty }
     }
 
-    public func retryFailed() throws -> Int {
-        try index.pool.write { db in try leases(in: db).requeueFailed().count }
+    public func retryFailed() async throws -> Int {
+        try await index.pool.write { db in try db.run(leases.requeueFailed()).count }
     }
 
-    public func counts() throws -> [JobRecord.Status: Int] {
-        try index.statusCounts(in: "jobs")
+    public func counts() async throws -> [JobRecord.Status: Int] {
+        try await index.statusCounts(in: "jobs")
     }
 
-    public func reclaimLeases(where isDead: (String) -> Bool) throws -> Int {
-        try index.pool.write { db in try leases(in: db).reclaim(where: isDead) }
+    public func reclaimLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
+        try await index.pool.write { [leases] db in try db.run(leases.reclaim(where: isDead)) }
     }
 
     private func latestJob(documentID: String, kind: JobRecord.Kind, in db: Database) throws -> JobRecord? {

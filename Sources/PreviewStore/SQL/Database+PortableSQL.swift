@@ -19,3 +19,22 @@ extension Database {
         return (text, StatementArguments(values.map(\.databaseValue)))
     }
 }
+
+extension Database {
+    /// Runs `plan`'s statements in this connection's transaction, its rows read as records.
+    public func run<Record: FetchableRecord, Result>(_ plan: SQLPlan<Record, Result>) throws -> Result {
+        var next = plan
+        while true {
+            switch next {
+            case let .done(result): return result
+            case let .statement(sql, rest): next = try rest(try records(sql))
+            case let .compute(step): next = try step()
+            }
+        }
+    }
+
+    /// Runs `statements` one after another.
+    public func execute(_ statements: [PortableSQL]) throws {
+        for sql in statements { _ = try rows(sql) }
+    }
+}
