@@ -67,8 +67,7 @@ final class BlobCache: Sendable {
 
     /// Whether the copy at `url` holds `hash`; a damaged one is removed (and fetched again when next asked for).
     private func isIntact(_ url: URL, _ hash: BlobHash) async -> Bool {
-        if VerifiedFiles.shared.isKnown(url, holding: hash) { return true }
-        if (try? await offload.run(.reads) { try VerifiedFiles.shared.holds(url, hash) }) == true { return true }
+        if (try? await VerifiedFiles.shared.holds(url, hash, hashingOn: offload)) == true { return true }
         Logger(label: "docpreview.blob-cache").error("a local copy of a blob is damaged; it is fetched again", metadata: ["preview.sha256": "\(hash)"])
         Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "cache"), ("problem", "damaged")]).increment()
         forget(hash)

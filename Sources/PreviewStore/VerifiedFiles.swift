@@ -47,11 +47,11 @@ public final class VerifiedFiles: Sendable {
         return true
     }
 
-    /// Whether the file at `url` is known to hold `hash`: checked, and unchanged since. One `stat`,
-    /// no read, so cheap enough for any thread; false means ``holds(_:_:)`` must hash it.
-    public func isKnown(_ url: URL, holding hash: BlobHash) -> Bool {
-        guard let stamp = Stamp(url) else { return false }
-        return isKnown(url, hash, stamp: stamp)
+    /// ``holds(_:_:)`` for a caller on Swift's cooperative pool: a file known to hold `hash` (one
+    /// `stat`, no read) is answered at once; any other is hashed on `offload`'s reads lane.
+    public func holds(_ url: URL, _ hash: BlobHash, hashingOn offload: Offload) async throws -> Bool {
+        if let stamp = Stamp(url), isKnown(url, hash, stamp: stamp) { return true }
+        return try await offload.run(.reads) { try self.holds(url, hash) }
     }
 
     private func isKnown(_ url: URL, _ hash: BlobHash, stamp: Stamp) -> Bool {

@@ -185,8 +185,7 @@ struct ContentController {
         let (offload, logger, blobs) = (offload, logger, documents.blobs)
         switch source {
         case let .file(url):
-            if checkedFirst, !VerifiedFiles.shared.isKnown(url, holding: hash),
-               try await !offload.run(.reads, { try VerifiedFiles.shared.holds(url, hash) }) { throw damaged(hash) }
+            if checkedFirst, try await !VerifiedFiles.shared.holds(url, hash, hashingOn: offload) { throw damaged(hash) }
             return inSlot(Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: checkedFirst ? nil : hash,
                                         logger: logger), on: connection)
         case let .remote(remote, _) where !checkedFirst:
