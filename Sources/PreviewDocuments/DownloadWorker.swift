@@ -19,6 +19,7 @@ public struct DownloadWorker: Service {
     public var pollInterval: Duration = .milliseconds(500)
     let logger: Logger
     let name = QueueWorker.newLeaseOwner()
+    /// Threads that wait for the fetch children, one per slot (the queue and the store are awaited).
     let offload: Offload
     /// While the database or the disk refuses the fetcher: its slots pause, the faults are told once.
     let backoff: Backoff
@@ -31,7 +32,7 @@ public struct DownloadWorker: Service {
         self.concurrency = max(1, concurrency)
         self.drainSeconds = drainSeconds
         self.logger = logger
-        offload = Offload(reads: 1, writes: self.concurrency + 1, renders: self.concurrency)
+        offload = Offload(reads: 1, writes: 1, renders: self.concurrency)
     }
 
     private var settings: DownloadSettings { documents.pipeline.configuration.downloads }

@@ -92,9 +92,9 @@ public final class S3BlobStorage: BlobStorage {
         guard stat(stagedFile.path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let size = Int(info.st_size)
         func store(replacing: Bool) async throws -> Bool {
-            await size > multipartThreshold
-                ? try putInParts(stagedFile, size: size, as: hash, role: role, replacing: replacing)
-                : try put(stagedFile, size: size, as: hash, role: role, replacing: replacing)
+            size > multipartThreshold
+                ? try await putInParts(stagedFile, size: size, as: hash, role: role, replacing: replacing)
+                : try await put(stagedFile, size: size, as: hash, role: role, replacing: replacing)
         }
         var created = try await store(replacing: false)
         if !created, try await storedETag(of: hash) != expectedETag(of: stagedFile, size: size) {
