@@ -60,7 +60,7 @@ public struct DocumentService: Sendable {
         }
         if let refusal = verdict.refusal { throw refusal }
         let record = Document(labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
-                                    hasRenderer: pipeline.renderers.renderer(for: verdict.kind) != nil)
+                                    hasRenderer: pipeline.renderers.renders(verdict.kind))
         return try await enqueue(record, publishing: writer)
     }
 

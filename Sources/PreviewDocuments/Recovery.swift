@@ -65,7 +65,7 @@ extension DocumentService {
         let kind = try await offload.run(.reads) { ContentDetector.detect(try ByteProbe(contentsOf: file)).kind }
         let short = String(hash.hex.prefix(12))
         let labels = DocumentLabels(owner: "recovered", title: "\(kind.rawValue)-\(short)", filename: "\(short).\(kind.extensions.first ?? "bin")")
-        let record = Document(labels: labels, sha256: hash, kind: kind, size: size, hasRenderer: pipeline.renderers.renderer(for: kind) != nil)
+        let record = Document(labels: labels, sha256: hash, kind: kind, size: size, hasRenderer: pipeline.renderers.renders(kind))
         let document = try await enqueue(record).document
         return RecoveredDocument(documentID: document.id, sha256: hash.hex, kind: kind.rawValue, title: document.title)
     }

@@ -69,7 +69,7 @@ extension DocumentPipeline {
         // Facts: corrupt/encrypted/no-video files stop here, before storing. An office file is
         // converted to its PDF pivot here; the pivot is recorded once the original is. Any other
         // file's thumbnail is made here, bringing its facts (one renderer call).
-        let renderer = renderers.renderer(for: verdict.kind)
+        let renderer = renderers.renderer(for: verdict.kind, on: offload)
         var facts = MediaFacts()
         var pivot: Pivot?
         var thumbnail: Result<PreviewOutcome, PreviewError>?
@@ -197,16 +197,16 @@ extension DocumentPipeline {
     /// probe is the one renderer call), or made from it, bringing the facts. When the thumbnail fails, the
     /// probe decides: a file it refuses is not ingested (its error is thrown); one it accepts is
     /// stored, with the thumbnail's failure.
-    func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any Renderer) async
+    func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any AsyncRenderer) async
         throws(PreviewError) -> (MediaFacts, Result<PreviewOutcome, PreviewError>?) {
         if let hit = try await cachedPreview(source: source, kind: kind, request: .thumbnail) {
-            return (try await offload.render { () throws(PreviewError) in try renderer.probe(path) }, .success(PreviewOutcome(record: hit, cached: true)))
+            return (try await renderer.probe(path), .success(PreviewOutcome(record: hit, cached: true)))
         }
         do throws(PreviewError) {
             let thumbnail = try await made(source: source, kind: kind, request: .thumbnail, lookingUp: false, path: path)
             return (thumbnail.rendered?.facts ?? MediaFacts(), .success(thumbnail))
         } catch {
-            return (try await offload.render { () throws(PreviewError) in try renderer.probe(path) }, .failure(error))
+            return (try await renderer.probe(path), .failure(error))
         }
     }
 

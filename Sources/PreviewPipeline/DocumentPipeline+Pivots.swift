@@ -16,11 +16,11 @@ extension DocumentPipeline {
 
     /// The facts of the stored original `source`: for office kinds, those of its pivot, whose
     /// conversion hands its `firstPage` over first when it is made now.
-    func facts(of source: BlobHash, kind: FileKind, renderer: any Renderer,
+    func facts(of source: BlobHash, kind: FileKind, renderer: any AsyncRenderer,
                firstPage: RendererPool.FirstPage? = nil) async throws(PreviewError) -> MediaFacts {
         guard Renderers.needsPivot(kind) else {
             let path = try await localPath(of: source)
-            return try await offload.render { () throws(PreviewError) in try renderer.probe(path) }
+            return try await renderer.probe(path)
         }
         let (pivot, documentFacts) = try await pivot(of: source, kind: kind, firstPage: firstPage)
         return try await pivotFacts(pivot, adding: documentFacts ?? MediaFacts())
@@ -30,7 +30,7 @@ extension DocumentPipeline {
     /// or found). A pivot made now exports the first page alone first: the thumbnail is made from
     /// it and handed to `early` (its outcome: the thumbnail's row, the first page's facts, ready)
     /// while LibreOffice exports the rest, so the document can be ready before its pivot is.
-    func officeOutcome(of document: Document, renderer: any Renderer,
+    func officeOutcome(of document: Document, renderer: any AsyncRenderer,
                        early: (@Sendable (JobOutcome) async -> Void)?) async throws(PreviewError) -> (facts: MediaFacts, thumbnail: PreviewOutcome) {
         let (source, kind) = (document.sha256, document.kind)
         let key = try derivativeKey(source: source, kind: kind, request: .thumbnail, renderer: renderer)
@@ -60,7 +60,7 @@ extension DocumentPipeline {
     /// The thumbnail an office conversion rendered from the document's first page, stored under
     /// `key` (the original's: no pivot exists yet); nil, and logged, when it could not be stored.
     private func storedFirstPage(_ image: RenderedImage, key: (hash: String, parameters: String), source: BlobHash,
-                                 renderer: any Renderer) async -> PreviewOutcome? {
+                                 renderer: any AsyncRenderer) async -> PreviewOutcome? {
         do {
             return await rendered(image, as: try store.blobs.put(bytes: image.bytes, as: .derivative), key: key, source: source,
                             renderer: renderer, onDemand: false)
@@ -73,8 +73,8 @@ extension DocumentPipeline {
 
     /// The pivot's pages and page size, with the office document's own facts (sheets, slides).
     func pivotFacts(_ pivot: DerivativeRecord, adding documentFacts: MediaFacts) async throws(PreviewError) -> MediaFacts {
-        let (path, pdf) = (try await localPath(of: pivot.resultSha256), renderers.pdfRenderer)
-        return documentFacts.adding(try await offload.render { () throws(PreviewError) in try pdf.probe(path) })
+        let (path, pdf) = (try await localPath(of: pivot.resultSha256), renderers.pdfRenderer(on: offload))
+        return documentFacts.adding(try await pdf.probe(path))
     }
 
     /// The recorded pivot of the stored original `source`, made now (once) when there is none; the
@@ -93,7 +93,7 @@ extension DocumentPipeline {
     /// Converts the file at `path` (whose hash is `source`) in an office child and stores the PDF.
     func makePivot(of path: String, source: BlobHash, kind: FileKind, firstPage: RendererPool.FirstPage? = nil) async throws(PreviewError) -> Pivot {
         let office = renderers.office
-        let (pdf, facts) = try await offload.render { () throws(PreviewError) in try office.convert(path, kind: kind, firstPage: firstPage) }
+        let (pdf, facts) = try await office.convert(path, kind: kind, firstPage: firstPage, on: offload)
         let key = try pivotKey(source: source)
         do {
             let result = try await store.blobs.put(bytes: pdf, as: .derivative)

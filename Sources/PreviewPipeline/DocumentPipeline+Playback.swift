@@ -97,7 +97,7 @@ extension DocumentPipeline {
             var manifest = PlaybackManifest()
             var made: [NewDerivative] = []
 
-            let sprites = try await offload.render { () throws(PreviewError) in try maker.sprites(source, kind: document.kind, into: folder.path) }
+            let sprites = try await maker.sprites(source, kind: document.kind, into: folder.path, on: offload)
             var sheets: [String: BlobHash] = [:]
             for sheet in sprites.sheets {
                 let stored = try await keep(folder.appendingPathComponent(sheet.name), of: document, file: sheet.name, mime: "image/jpeg",
@@ -116,9 +116,8 @@ extension DocumentPipeline {
             let renditionShare = 1 / (1 + ladderWork)
             let file = folder.appendingPathComponent("rendition.mp4")
             do {
-                let rendition = try await offload.render { () throws(PreviewError) in
-                    try maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path) { progress($0 * renditionShare) }
-                }
+                let rendition = try await maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path,
+                                                          on: offload) { progress($0 * renditionShare) }
                 let stored = try await keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
                 made.append(stored)
                 manifest.rendition = .init(name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
@@ -131,11 +130,8 @@ extension DocumentPipeline {
             if ladderWork > 0 {
                 let ladder = folder.appendingPathComponent("hls")
                 do {
-                    let rungs = try await offload.render { () throws(PreviewError) in
-                        try maker.ladder(source, kind: document.kind, duration: document.durationSeconds, shortSide: shortSide, into: ladder.path) {
-                            progress(renditionShare + $0 * (1 - renditionShare))
-                        }
-                    }
+                    let rungs = try await maker.ladder(source, kind: document.kind, duration: document.durationSeconds, shortSide: shortSide,
+                                                       into: ladder.path, on: offload) { progress(renditionShare + $0 * (1 - renditionShare)) }
                     var files: [String: BlobHash] = [:]
                     var size = 0
                     for (name, mime) in [(PlaybackManifest.Ladder.masterName, Self.playlistMime)]

@@ -63,7 +63,7 @@ extension DocumentPipeline {
             return try await made(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request,
                             lookingUp: lookingUp, storing: storing)
         }
-        guard let renderer = renderers.renderer(for: kind) else {
+        guard let renderer = renderers.renderer(for: kind, on: offload) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
         }
         let key = try derivativeKey(source: source, kind: kind, request: request, renderer: renderer)
@@ -71,7 +71,7 @@ extension DocumentPipeline {
         let image = try await remembering(key: key.hash, source: source) { () async throws(PreviewError) in
             let file = if let path { path } else { try await localPath(of: source) }
             let request = normalized(request, kind)
-            return try await offload.render { () throws(PreviewError) in try renderer.render(file, request) }
+            return try await renderer.render(file, request)
         }
         let result: BlobHash
         do {
@@ -87,7 +87,7 @@ extension DocumentPipeline {
 
     /// A render made now, `image`, whose blob is (or will be) `result`: its row, not yet recorded.
     func rendered(_ image: RenderedImage, as result: BlobHash, key: (hash: String, parameters: String), source: BlobHash,
-                  renderer: any Renderer, onDemand: Bool) -> PreviewOutcome {
+                  renderer: any AsyncRenderer, onDemand: Bool) -> PreviewOutcome {
         let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: .render, parameters: key.parameters,
                                       renderer: renderer.version, resultSha256: result, width: image.width, height: image.height,
                                       createdAt: Date(), onDemand: onDemand)
@@ -112,7 +112,7 @@ extension DocumentPipeline {
             guard let pivot = try await cached(key: pivotKey(source: source).hash) else { return nil }
             return try await cachedPreview(source: pivot.resultSha256, kind: .pdf, request: request)
         }
-        guard let renderer = renderers.renderer(for: kind) else { return nil }
+        guard let renderer = renderers.renderer(for: kind, on: offload) else { return nil }
         let hit = try await cached(key: try derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
         if let hit, hit.onDemand, previewUse.isStale(hit) {
             do {
@@ -128,7 +128,7 @@ extension DocumentPipeline {
     /// `request` asks for its thumbnail and it was made so.
     private func firstPageThumbnail(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> DerivativeRecord? {
         guard request.page == 1, normalized(request, kind) == normalized(.thumbnail, kind),
-              let renderer = renderers.renderer(for: kind) else { return nil }
+              let renderer = renderers.renderer(for: kind, on: offload) else { return nil }
         return try await cached(key: derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
     }
 
@@ -142,7 +142,7 @@ extension DocumentPipeline {
     /// The cache key of a render: the source, the request as its own `Codable` form writes it (so a
     /// field added to ``RenderRequest`` is in the key without anyone remembering it here), and the
     /// renderer's version.
-    public func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any Renderer)
+    public func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any AsyncRenderer)
         throws(PreviewError) -> (hash: String, parameters: String) {
         let parameters: String
         do {

@@ -38,9 +38,9 @@ extension DocumentPipeline {
                 source = try await pivot(of: source, kind: kind).record.resultSha256
                 kind = .pdf
             }
-            guard let renderer = renderers.renderer(for: kind) else { throw Self.noZoom(document) }
+            guard let renderer = renderers.renderer(for: kind, on: offload) else { throw Self.noZoom(document) }
             let path = try await localPath(of: source)
-            let facts = try await offload.render { () throws(PreviewError) in try renderer.probe(path, page: page) }
+            let facts = try await renderer.probe(path, page: page)
             let points = (width: Double(facts.width ?? 612), height: Double(facts.height ?? 792))
             guard let size = ImageRegion.pageSize(points: points, dpi: dpi) else { throw ImageRegion.pageTooLarge(points: points, dpi: dpi) }
             // The page's own record of its size is in points; its pixels are the PDF's, pivot or not.
@@ -83,8 +83,7 @@ extension DocumentPipeline {
         let made = try await remembering(key: key, source: source) { () async throws(PreviewError) -> (DerivativeRecord, Int) in
             let output = store.blobs.stagingFolder.appendingPathComponent("pyramid-\(UUID().uuidString).tif")
             defer { try? FileManager.default.removeItem(at: output) }
-            let (path, renderers) = (try await localPath(of: source), renderers)
-            let facts = try await offload.render { () throws(PreviewError) in try renderers.pyramid(path, kind: kind, to: output.path) }
+            let facts = try await renderers.pyramid(try await localPath(of: source), kind: kind, to: output.path, on: offload)
             do {
                 let blobs = store.blobs
                 let writer = try await offload.run(.writes) { try blobs.stage(fileAt: output) }
@@ -116,9 +115,9 @@ extension DocumentPipeline {
             let kept = try await preview(source: zoom.hash, kind: zoom.kind, request: request)
             return Zoomed(hash: kept.record.resultSha256, bytes: kept.rendered?.bytes)
         }
-        guard let renderer = renderers.renderer(for: zoom.kind) else { throw PreviewError(.unsupportedType, "No zoom for \(zoom.kind.label).") }
+        guard let renderer = renderers.renderer(for: zoom.kind, on: offload) else { throw PreviewError(.unsupportedType, "No zoom for \(zoom.kind.label).") }
         let path = try await localPath(of: zoom.hash)
-        let image = try await offload.render { () throws(PreviewError) in try renderer.render(path, request) }
+        let image = try await renderer.render(path, request)
         return Zoomed(hash: BlobHash.of(image.bytes), bytes: image.bytes)
     }
 

@@ -62,7 +62,7 @@ public struct DocumentPipeline: Sendable {
     ///   ``officeOutcome(of:renderer:early:)``).
     public func outcome(of document: Document, early: (@Sendable (JobOutcome) async -> Void)? = nil) async -> JobOutcome {
         let kind = document.kind
-        guard let renderer = renderers.renderer(for: kind) else { return JobOutcome(previewStatus: .noPreview) }
+        guard let renderer = renderers.renderer(for: kind, on: offload) else { return JobOutcome(previewStatus: .noPreview) }
         do throws(PreviewError) {
             let facts: MediaFacts
             let thumbnail: PreviewOutcome
@@ -75,7 +75,7 @@ public struct DocumentPipeline: Sendable {
                 } else {
                     // A thumbnail made before leaves only the probe to do.
                     let path = try await localPath(of: document.sha256)
-                    facts = try await offload.render { () throws(PreviewError) in try renderer.probe(path) }
+                    facts = try await renderer.probe(path)
                 }
             }
             return JobOutcome(facts: facts, previewStatus: .ready, derivatives: thumbnail.new.map { [$0] } ?? [])

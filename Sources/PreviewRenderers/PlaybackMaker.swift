@@ -17,15 +17,15 @@ public struct PlaybackMaker: Sendable {
     }
 
     /// Writes the rendition of the video at `path` to `output` (replaced only when complete),
-    /// telling `progress` the fraction done as it advances.
-    public func transcode(_ path: String, kind: FileKind, duration: Double?, to output: String,
-                          progress: (Double) -> Void = { _ in }) throws(PreviewError) -> VideoTranscoding.Rendition {
+    /// telling `progress` the fraction done as it advances; on `offload`'s renders lane or in a child.
+    public func transcode(_ path: String, kind: FileKind, duration: Double?, to output: String, on offload: Offload,
+                          progress: @escaping @Sendable (Double) -> Void = { _ in }) async throws(PreviewError) -> VideoTranscoding.Rendition {
         let seconds = transcodeSeconds(duration: duration)
         guard let isolation else {
-            return try VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds)
-                .transcode(path, kind: kind, to: output, progress: progress)
+            let transcoding = VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds)
+            return try await offload.render { () throws(PreviewError) in try transcoding.transcode(path, kind: kind, to: output, progress: progress) }
         }
-        return try isolation.transcode(path, kind: kind, to: output, settings: settings, seconds: seconds, progress: progress)
+        return try await isolation.transcode(path, kind: kind, to: output, settings: settings, seconds: seconds, on: offload, progress: progress)
     }
 
     /// Wall-clock seconds the ladder of a video of `duration` seconds whose short side is `shortSide`
@@ -35,21 +35,25 @@ public struct PlaybackMaker: Sendable {
     }
 
     /// Writes the HLS ladder of the video at `path` into the folder `output` (made when complete),
-    /// telling `progress` the fraction done.
-    public func ladder(_ path: String, kind: FileKind, duration: Double?, shortSide: Double, into output: String,
-                       progress: (Double) -> Void = { _ in }) throws(PreviewError) -> [VideoLadder.Rung] {
+    /// telling `progress` the fraction done; on `offload`'s renders lane or in a child.
+    public func ladder(_ path: String, kind: FileKind, duration: Double?, shortSide: Double, into output: String, on offload: Offload,
+                       progress: @escaping @Sendable (Double) -> Void = { _ in }) async throws(PreviewError) -> [VideoLadder.Rung] {
         let seconds = ladderSeconds(duration: duration, shortSide: shortSide)
         guard let isolation else {
-            let transcoding = VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds)
-            return try VideoLadder(transcoding: transcoding).make(path, kind: kind, into: output, progress: progress)
+            let ladder = VideoLadder(transcoding: VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds))
+            return try await offload.render { () throws(PreviewError) in try ladder.make(path, kind: kind, into: output, progress: progress) }
         }
-        return try isolation.ladder(path, kind: kind, into: output, settings: settings, seconds: seconds, progress: progress)
+        return try await isolation.ladder(path, kind: kind, into: output, settings: settings, seconds: seconds, on: offload, progress: progress)
     }
 
-    /// Writes the scrubbing thumbnails of the video at `path` into the existing folder `output`.
-    public func sprites(_ path: String, kind: FileKind, into output: String) throws(PreviewError) -> ScrubbingSprites.Files {
-        guard let isolation else { return try ScrubbingSprites(limits: limits).write(path, kind: kind, into: output) }
-        return try isolation.sprites(path, kind: kind, into: output)
+    /// Writes the scrubbing thumbnails of the video at `path` into the existing folder `output`;
+    /// on `offload`'s renders lane or in a child.
+    public func sprites(_ path: String, kind: FileKind, into output: String, on offload: Offload) async throws(PreviewError) -> ScrubbingSprites.Files {
+        guard let isolation else {
+            let sprites = ScrubbingSprites(limits: limits)
+            return try await offload.render { () throws(PreviewError) in try sprites.write(path, kind: kind, into: output) }
+        }
+        return try await isolation.sprites(path, kind: kind, into: output, on: offload)
     }
 
     /// Names the recipe of each derivative (with the libraries' versions): part of its cache key, so

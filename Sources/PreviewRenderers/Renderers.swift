@@ -29,31 +29,45 @@ public struct Renderers: Sendable {
         officeChildren = OfficeChildren(isolation: isolation, executable: executable, limits: limits)
     }
 
-    /// The renderer for `kind`, or nil when the kind has no previews.
+    /// The in-process renderer for `kind`, called on the caller's thread (by a renderer child, or
+    /// through ``renderer(for:on:)``); nil when the kind has no previews or its pages come from an
+    /// office child.
     public func renderer(for kind: FileKind) -> (any Renderer)? {
-        let local: any Renderer
         switch kind.category {
-        case .video, .audio: local = video.reading(kind)
-        case .pdf: local = pdf
-        case .image: local = image.reading(kind)
-        case .office, .text:
-            return Self.needsPivot(kind) ? OfficeRenderer(kind: kind, office: office, pdf: pdfRenderer) : nil
-        case .archive, .executable, .other: return nil
+        case .video, .audio: video.reading(kind)
+        case .pdf: pdf
+        case .image: image.reading(kind)
+        case .office, .text, .archive, .executable, .other: nil
         }
-        guard let isolation else { return local }
-        return IsolatedRenderer(local: local, kind: kind, pool: isolation)
+    }
+
+    /// The renderer for `kind` as the pipeline and the commands await it, its calls on `offload`'s
+    /// renders lane or in a child; nil when the kind has no previews.
+    public func renderer(for kind: FileKind, on offload: Offload) -> (any AsyncRenderer)? {
+        if Self.needsPivot(kind) { return OfficeRenderer(kind: kind, office: office, pdf: pdfRenderer(on: offload), offload: offload) }
+        guard let local = renderer(for: kind) else { return nil }
+        guard let isolation else { return OffloadedRenderer(local: local, offload: offload) }
+        return IsolatedRenderer(local: local, kind: kind, pool: isolation, offload: offload)
+    }
+
+    /// Whether `kind` has previews.
+    public func renders(_ kind: FileKind) -> Bool {
+        Self.needsPivot(kind) || renderer(for: kind) != nil
     }
 
     /// The PDF renderer, isolated when the others are: it also renders office documents' pivots.
-    public var pdfRenderer: any Renderer {
-        guard let isolation else { return pdf }
-        return IsolatedRenderer(local: pdf, kind: .pdf, pool: isolation)
+    public func pdfRenderer(on offload: Offload) -> any AsyncRenderer {
+        guard let isolation else { return OffloadedRenderer(local: pdf, offload: offload) }
+        return IsolatedRenderer(local: pdf, kind: .pdf, pool: isolation, offload: offload)
     }
 
     /// Writes the tiled pyramid of the image at `path` to `output` (in a child when isolated); returns its facts.
-    public func pyramid(_ path: String, kind: FileKind, to output: String) throws(PreviewError) -> MediaFacts {
-        guard let isolation else { return try image.reading(kind).writePyramid(path, to: output) }
-        return try isolation.pyramid(path, kind: kind, to: output)
+    public func pyramid(_ path: String, kind: FileKind, to output: String, on offload: Offload) async throws(PreviewError) -> MediaFacts {
+        guard let isolation else {
+            let reader = image.reading(kind)
+            return try await offload.render { () throws(PreviewError) in try reader.writePyramid(path, to: output) }
+        }
+        return try await isolation.pyramid(path, kind: kind, to: output, on: offload)
     }
 
     /// Whether `kind`'s pages come from a PDF pivot that LibreOffice makes (office, text, CSV).

@@ -36,16 +36,10 @@ enum Main {
         }
         if let command = command as? any AsyncParsableCommand {
             let parsed = Handover(command)
-            Task {
+            finish {
                 var command = parsed.value
-                do {
-                    try await command.run()
-                    finish(0)
-                } catch {
-                    finish(status(for: error))
-                }
+                try await command.run()
             }
-            dispatchMain()
         }
         var synchronous = command
         finish { try synchronous.run() }
@@ -59,6 +53,19 @@ enum Main {
         } catch {
             finish(status(for: error))
         }
+    }
+
+    /// Runs `body` on the concurrency runtime (started here), then ends the process with its status.
+    static func finish(_ body: @escaping @Sendable () async throws -> Void) -> Never {
+        Task {
+            do {
+                try await body()
+                finish(0)
+            } catch {
+                finish(status(for: error))
+            }
+        }
+        dispatchMain()
     }
 
     /// Process-wide teardown, once (with VIPS_LEAK=1 libvips lists any object still alive), then exit.

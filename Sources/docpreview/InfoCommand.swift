@@ -22,18 +22,23 @@ struct InfoCommand: ParsableCommand {
         let configuration = try validation.settings.localConfiguration()
         let verdict = try validation.settings.validate(input, in: configuration)
         let size = (try? FileManager.default.attributesOfItem(atPath: input)[.size] as? Int) ?? 0
-        var report = InfoReport(path: input, size: size, verdict: verdict)
+        let report = InfoReport(path: input, size: size, verdict: verdict)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        if verdict.isAccepted, let renderer = Renderers(limits: configuration.limits).renderer(for: verdict.kind) {
-            do {
-                report.facts = try renderer.probe(input)
-            } catch {
-                report.error = ErrorEnvelope(error).error
-                report.verdict.accepted = false
-                report.verdict.preview = "none"
-            }
+        let renderers = Renderers(limits: configuration.limits)
+        guard verdict.isAccepted else { return try deliver(report) }
+        if let renderer = renderers.renderer(for: verdict.kind) {
+            try deliver(report.probed { () throws(PreviewError) in try renderer.probe(input) })
+        } else if let renderer = renderers.renderer(for: verdict.kind, on: .commandLine) {
+            // An office document converts in a child: the one `info` that starts the concurrency runtime.
+            let (input, command) = (input, self)
+            Main.finish { try command.deliver(await report.probed { () async throws(PreviewError) in try await renderer.probe(input) }) }
+        } else {
+            try deliver(report)
         }
+    }
+
+    private func deliver(_ report: InfoReport) throws {
         print(json ? try CommandReport.encode(report) : CommandReport.forPeople(report.humanReadable))
         if let code = report.error.flatMap({ PreviewError.Code(rawValue: $0.code) }) {
             throw ExitCode(PreviewError(code, ""))

@@ -66,6 +66,34 @@ struct InfoReport: Encodable {
         self.error = verdict.refusal.map { ErrorEnvelope($0).error }
     }
 
+    /// The report with the facts `probe` finds; when it fails, with its error and the file refused.
+    func probed(_ probe: () throws(PreviewError) -> MediaFacts) -> InfoReport {
+        var report = self
+        do {
+            report.facts = try probe()
+        } catch {
+            report.refuse(error)
+        }
+        return report
+    }
+
+    /// ``probed(_:)`` by a probe that is awaited.
+    func probed(_ probe: () async throws(PreviewError) -> MediaFacts) async -> InfoReport {
+        var report = self
+        do {
+            report.facts = try await probe()
+        } catch {
+            report.refuse(error)
+        }
+        return report
+    }
+
+    private mutating func refuse(_ error: PreviewError) {
+        self.error = ErrorEnvelope(error).error
+        verdict.accepted = false
+        verdict.preview = "none"
+    }
+
     var humanReadable: String {
         var lines = [
             "\(path): \(kind) (\(mime)), \(size) bytes",

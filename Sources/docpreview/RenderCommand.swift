@@ -47,18 +47,22 @@ struct RenderJob: Equatable {
         OneFileHeap.prepare()
         let report = CommandReport(json: json)
         let (configuration, verdict) = try validation.admit(input, reporting: report)
-        guard let renderer = Renderers(limits: configuration.limits).renderer(for: verdict.kind) else {
-            try report.fail(PreviewError(.unsupportedType, "No preview is made for \(verdict.kind.label); it is stored as is."))
-        }
+        let renderers = Renderers(limits: configuration.limits)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let rendered: RenderedImage
-        do {
-            rendered = try renderer.render(input, request)
-        } catch {
-            try report.fail(error)
+        if let renderer = renderers.renderer(for: verdict.kind) {
+            let rendered = try report.attempt { () throws -> RenderedImage in try renderer.render(input, request) }
+            try RenderReport.deliver(rendered, to: output, since: started, report: report)
+        } else if let renderer = renderers.renderer(for: verdict.kind, on: .commandLine) {
+            // An office document converts in a child: the one `render` that starts the concurrency runtime.
+            let job = self
+            Main.finish { () async throws in
+                let rendered = try await report.attempt { () async throws -> RenderedImage in try await renderer.render(job.input, job.request) }
+                try RenderReport.deliver(rendered, to: job.output, since: started, report: report)
+            }
+        } else {
+            try report.fail(PreviewError(.unsupportedType, "No preview is made for \(verdict.kind.label); it is stored as is."))
         }
-        try RenderReport.deliver(rendered, to: output, since: started, report: report)
     }
 
     /// The format an output name implies: `.png` and `.webp` by extension, JPEG otherwise.

@@ -56,39 +56,46 @@ struct ZoomCommand: ParsableCommand {
         let (configuration, verdict) = try validation.settings.admit(input, reporting: report)
         // One open document for the page's size and its region.
         let renderers = Renderers(limits: configuration.limits, openDocuments: 1)
-        let rendered = try report.attempt { () throws -> RenderedImage in
-            var (path, kind) = (input, verdict.kind)
-            guard let renderer = renderers.renderer(for: kind), kind.isPaged || kind.category == .image else {
-                throw PreviewError(.unsupportedType, "No zoomable image is made of \(kind.label) here.")
-            }
-            let facts = try renderer.probe(path, page: page)
-            var full = (width: facts.width ?? 1, height: facts.height ?? 1)
-            if kind.isPaged {
-                let points = (width: Double(full.width), height: Double(full.height))
-                guard let size = ImageRegion.pageSize(points: points, dpi: dpi) else { throw ImageRegion.pageTooLarge(points: points, dpi: dpi) }
-                full = size
-            }
-            let parts = request.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-            let wanted: IIIFImageRequest
-            do throws(IIIFImageRequest.Refusal) {
-                wanted = try IIIFImageRequest(region: parts[0], size: parts[1], rotation: parts[2], file: parts[3], width: full.width,
-                                              height: full.height)
-            } catch {
-                switch error {
-                case let .badRequest(message): throw PreviewError(.badRequest, message)
-                case let .notImplemented(message): throw PreviewError(.notImplemented, message)
-                }
-            }
-            var region = wanted.region
-            if kind.isPaged { region.pageDPI = dpi }
-            if let pyramid, !kind.isPaged {
-                if !FileManager.default.fileExists(atPath: pyramid) { _ = try renderers.image.reading(kind).writePyramid(path, to: pyramid) }
-                (path, kind, region.fromPyramid) = (pyramid, .tiff, true)
-            }
-            var renderRequest = RenderRequest(page: page, format: wanted.format)
-            renderRequest.region = region
-            return try (renderers.renderer(for: kind) ?? renderer).render(path, renderRequest)
+        let command = self
+        // Awaited: an office document's page comes from its pivot, which a child makes.
+        Main.finish {
+            let rendered = try await report.attempt { () async throws -> RenderedImage in try await command.zoomed(verdict.kind, renderers) }
+            try RenderReport.deliver(rendered, to: command.output, since: started, report: report)
         }
-        try RenderReport.deliver(rendered, to: output, since: started, report: report)
+    }
+
+    /// The image the request asks for of the input, a file of `kind`.
+    private func zoomed(_ kind: FileKind, _ renderers: Renderers) async throws -> RenderedImage {
+        var (path, kind) = (input, kind)
+        guard let renderer = renderers.renderer(for: kind, on: .commandLine), kind.isPaged || kind.category == .image else {
+            throw PreviewError(.unsupportedType, "No zoomable image is made of \(kind.label) here.")
+        }
+        let facts = try await renderer.probe(path, page: page)
+        var full = (width: facts.width ?? 1, height: facts.height ?? 1)
+        if kind.isPaged {
+            let points = (width: Double(full.width), height: Double(full.height))
+            guard let size = ImageRegion.pageSize(points: points, dpi: dpi) else { throw ImageRegion.pageTooLarge(points: points, dpi: dpi) }
+            full = size
+        }
+        let parts = request.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let wanted: IIIFImageRequest
+        do throws(IIIFImageRequest.Refusal) {
+            wanted = try IIIFImageRequest(region: parts[0], size: parts[1], rotation: parts[2], file: parts[3], width: full.width,
+                                          height: full.height)
+        } catch {
+            switch error {
+            case let .badRequest(message): throw PreviewError(.badRequest, message)
+            case let .notImplemented(message): throw PreviewError(.notImplemented, message)
+            }
+        }
+        var region = wanted.region
+        if kind.isPaged { region.pageDPI = dpi }
+        if let pyramid, !kind.isPaged {
+            if !FileManager.default.fileExists(atPath: pyramid) { _ = try await renderers.pyramid(path, kind: kind, to: pyramid, on: .commandLine) }
+            (path, kind, region.fromPyramid) = (pyramid, .tiff, true)
+        }
+        var renderRequest = RenderRequest(page: page, format: wanted.format)
+        renderRequest.region = region
+        return try await (renderers.renderer(for: kind, on: .commandLine) ?? renderer).render(path, renderRequest)
     }
 }

@@ -162,14 +162,14 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
 }
 
 /// Every sample with a renderer outcome gets it through the renderers.
-@Suite(.blocking) struct SampleRenderTests {
+@Suite struct SampleRenderTests {
     @Test(arguments: try ExpectationManifest.samples().entries.filter { !$0.expected.isDisjoint(with: renderOutcomes) })
-    func sampleOutcome(entry: ExpectationManifest.Entry) throws {
+    func sampleOutcome(entry: ExpectationManifest.Entry) async throws {
         let verdict = try Validator().validate(fileAt: entry.url)
         var outcome = verdict.refusal?.code.rawValue ?? "ok"
-        if verdict.isAccepted, let renderer = renderers.renderer(for: verdict.kind) {
+        if verdict.isAccepted, let renderer = renderers.renderer(for: verdict.kind, on: .forTests) {
             do {
-                _ = try renderer.render(entry.url.path, .thumbnail)
+                _ = try await renderer.render(entry.url.path, .thumbnail)
             } catch {
                 outcome = error.code.rawValue
             }

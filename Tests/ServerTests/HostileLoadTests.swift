@@ -57,7 +57,7 @@ import Testing
 
             // Remembered: what the second upload gets is the stored failure, not a new render.
             let source = try await #require(try harness.pipeline.store.index.document(id: failed.documentID)).sha256
-            let key = try harness.pipeline.derivativeKey(source: source, kind: .pdf, request: .thumbnail, renderer: harness.pipeline.renderers.pdf).hash
+            let key = try harness.pipeline.derivativeKey(source: source, kind: .pdf, request: .thumbnail, renderer: harness.pipeline.renderers.pdfRenderer(on: .forTests)).hash
             let remembered = try await #require(try harness.pipeline.store.index.failure(key: key))
             #expect(remembered.code == .timeout)
             try await harness.pipeline.store.index.recordFailure(RenderFailure(key: key, sourceSha256: source,

@@ -120,7 +120,7 @@ import Testing
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: try Store(root: folder.url, offload: .forTests), offload: .forTests, logger: Logger(label: "test"))
         let source = BlobHash.of(Data("x".utf8))
-        let renderer = try #require(pipeline.renderers.renderer(for: .pdf))
+        let renderer = try #require(pipeline.renderers.renderer(for: .pdf, on: .forTests))
         let base = RenderRequest(page: 2, width: 300, height: nil, format: .png, quality: 70)
         var variants = [base]
         for change in [{ (r: inout RenderRequest) in r.page = 3 }, { $0.width = 301 }, { $0.height = 200 }, { $0.format = .webp },

@@ -6,7 +6,9 @@ import PreviewCore
 
 /// Renders in long-lived child processes of the same binary (`<executable> render-child <limits>`),
 /// one per slot, so that a crash, a hang or an out-of-memory in Poppler, FFmpeg or libvips costs
-/// one job, never the process that runs the batch or the server. Each call has the job's deadline:
+/// one job, never the process that runs the batch or the server. A call waits for a free child
+/// suspended, holding no thread, then waits for its answer on the renders lane of the ``Offload`` it
+/// is given. Each call has the job's deadline:
 /// past it the child is killed and the call fails with `timeout`; a crash fails it with `corrupt`
 /// (the signal in the message). A dead child is replaced on the next call. Calls about the same file
 /// go to the same child when it is free, whose open-document cache then serves a PDF's next page.
@@ -56,13 +58,14 @@ public final class RendererPool: Sendable {
         return own.lastPathComponent != "docpreview" && FileManager.default.isExecutableFile(atPath: sibling.path) ? sibling : own
     }
 
-    func probe(_ path: String, kind: FileKind, page: Int? = nil) throws(PreviewError) -> MediaFacts {
-        let (reply, _) = try call(RenderCall(operation: .probe, kind: kind, path: path, request: page.map { RenderRequest(page: $0) }))
+    func probe(_ path: String, kind: FileKind, page: Int? = nil, on offload: Offload) async throws(PreviewError) -> MediaFacts {
+        let (reply, _) = try await call(RenderCall(operation: .probe, kind: kind, path: path, request: page.map { RenderRequest(page: $0) }),
+                                        on: offload)
         return reply.facts ?? MediaFacts()
     }
 
-    func render(_ path: String, kind: FileKind, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
-        let (reply, bytes) = try call(RenderCall(operation: .render, kind: kind, path: path, request: request))
+    func render(_ path: String, kind: FileKind, _ request: RenderRequest, on offload: Offload) async throws(PreviewError) -> RenderedImage {
+        let (reply, bytes) = try await call(RenderCall(operation: .render, kind: kind, path: path, request: request), on: offload)
         guard let bytes, let width = reply.width, let height = reply.height, let format = reply.format else {
             throw PreviewError(.internal, "The renderer sent an incomplete answer.")
         }
@@ -70,33 +73,33 @@ public final class RendererPool: Sendable {
     }
 
     /// The rendition of the video at `path`, written to `output` by a child within `seconds`.
-    func transcode(_ path: String, kind: FileKind, to output: String, settings: RenditionSettings, seconds: Double,
-                   progress: (Double) -> Void) throws(PreviewError) -> VideoTranscoding.Rendition {
+    func transcode(_ path: String, kind: FileKind, to output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
+                   progress: @escaping @Sendable (Double) -> Void) async throws(PreviewError) -> VideoTranscoding.Rendition {
         let call = RenderCall(operation: .transcode, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
-        let (reply, _) = try self.call(call, progress: progress)
+        let (reply, _) = try await self.call(call, on: offload, progress: progress)
         guard let rendition = reply.rendition else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return rendition
     }
 
     /// The HLS ladder of the video at `path`, written to the folder `output` by a child within `seconds`.
-    func ladder(_ path: String, kind: FileKind, into output: String, settings: RenditionSettings, seconds: Double,
-                progress: (Double) -> Void) throws(PreviewError) -> [VideoLadder.Rung] {
+    func ladder(_ path: String, kind: FileKind, into output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
+                progress: @escaping @Sendable (Double) -> Void) async throws(PreviewError) -> [VideoLadder.Rung] {
         let call = RenderCall(operation: .ladder, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
-        let (reply, _) = try self.call(call, progress: progress)
+        let (reply, _) = try await self.call(call, on: offload, progress: progress)
         guard let rungs = reply.ladder else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return rungs
     }
 
     /// Scrubbing thumbnails of the video at `path`, written into the folder `output` by a child.
-    func sprites(_ path: String, kind: FileKind, into output: String) throws(PreviewError) -> ScrubbingSprites.Files {
-        let (reply, _) = try call(RenderCall(operation: .sprites, kind: kind, path: path, output: output))
+    func sprites(_ path: String, kind: FileKind, into output: String, on offload: Offload) async throws(PreviewError) -> ScrubbingSprites.Files {
+        let (reply, _) = try await call(RenderCall(operation: .sprites, kind: kind, path: path, output: output), on: offload)
         guard let sprites = reply.sprites else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return sprites
     }
 
     /// The tiled pyramid of the image at `path`, written to `output` by a child.
-    func pyramid(_ path: String, kind: FileKind, to output: String) throws(PreviewError) -> MediaFacts {
-        let (reply, _) = try call(RenderCall(operation: .pyramid, kind: kind, path: path, output: output))
+    func pyramid(_ path: String, kind: FileKind, to output: String, on offload: Offload) async throws(PreviewError) -> MediaFacts {
+        let (reply, _) = try await call(RenderCall(operation: .pyramid, kind: kind, path: path, output: output), on: offload)
         guard let facts = reply.facts else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return facts
     }
@@ -116,19 +119,29 @@ public final class RendererPool: Sendable {
     /// The PDF pivot of an office document, text or CSV file, made by LibreOffice in an office
     /// child; with `firstPage`, its first page is rendered and handed over first. A first page that
     /// could not be rendered is not handed over: the pivot's page 1 is the fallback.
-    public func convert(_ path: String, kind: FileKind, firstPage: FirstPage? = nil) throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
-        let (reply, bytes) = try call(RenderCall(operation: .convert, kind: kind, path: path, request: firstPage?.request),
-                                      firstPage: firstPage?.made ?? { _ in })
+    public func convert(_ path: String, kind: FileKind, firstPage: FirstPage? = nil,
+                        on offload: Offload) async throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
+        var made: @Sendable (RenderedImage) -> Void = { _ in }
+        if let firstPage { made = firstPage.made }
+        let (reply, bytes) = try await call(RenderCall(operation: .convert, kind: kind, path: path, request: firstPage?.request), on: offload,
+                                            firstPage: made)
         guard let bytes else { throw PreviewError(.internal, "The office converter sent an incomplete answer.") }
         return (bytes, reply.facts ?? MediaFacts())
     }
 
-    private func call(_ call: RenderCall, progress: (Double) -> Void = { _ in },
-                      firstPage: (RenderedImage) -> Void = { _ in }) throws(PreviewError) -> (RenderReply, [UInt8]?) {
+    /// Waits for a child of the call's kind, then exchanges the call with it on `offload`'s renders lane.
+    private func call(_ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
+                      firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in }) async throws(PreviewError) -> (RenderReply, [UInt8]?) {
         callCount.add(1, ordering: .relaxed)
         let group = call.operation == .convert ? officeGroup : group
-        let slot = group.take(for: call.path)
-        defer { group.giveBack(slot) }
+        return try await group.run(for: call.path, on: offload) { slot throws(PreviewError) in
+            try self.exchange(call, with: slot, progress: progress, firstPage: firstPage)
+        }
+    }
+
+    /// Sends `call` to the child of `slot`, once more to a fresh child if it was killed, and reads its answer.
+    private func exchange(_ call: RenderCall, with slot: Slot, progress: (Double) -> Void,
+                          firstPage: (RenderedImage) -> Void) throws(PreviewError) -> (RenderReply, [UInt8]?) {
         // An office child reads only its own workspace: the file goes into its inbox for the call.
         var call = call
         if let inbox = slot.inbox {
@@ -219,41 +232,65 @@ public final class RendererPool: Sendable {
 
 /// Children of one kind and the calls waiting for them: a call waits until one of them is free
 /// (more calls than children may be in flight: a batch keeps files moving through the store while
-/// every child renders), then takes the one its file's path hashes to when that one is free (so a
-/// PDF's next page finds its document open), else any free one. The wait blocks its thread: calls
-/// come on an ``Offload`` renders lane, whose width bounds the threads that can wait here, never
-/// from Swift's cooperative pool.
+/// every child renders), suspended in order of arrival, holding no thread; then it takes the one its
+/// file's path hashes to when that one is free (so a PDF's next page finds its document open), else
+/// any free one.
 private final class SlotGroup: Sendable {
     let slots: [Slot]
-    private let free: DispatchSemaphore
+    private let free: AsyncGate
 
     init(_ slots: [Slot]) {
         self.slots = slots
-        free = DispatchSemaphore(value: slots.count)
+        free = AsyncGate(width: slots.count)
     }
 
-    /// Waits for a free slot and locks it; give it back with ``giveBack(_:)``.
-    func take(for path: String) -> Slot {
-        free.wait()
-        var hasher = Hasher()
-        hasher.combine(path)
-        let home = slots[Int(UInt(bitPattern: hasher.finalize()) % UInt(slots.count))]
-        if home.lock.try() { return home }
-        // Each holder of a slot holds one of `free`'s permits: with one, some slot is unlocked.
-        while true {
-            for slot in slots where slot.lock.try() { return slot }
+    /// Runs `work` with a free slot on `offload`'s renders lane. The slot goes back when `work` ends:
+    /// a caller cancelled meanwhile stops waiting at once, but a slot whose child is at work on its
+    /// call is never given to another.
+    func run<T: Sendable>(for path: String, on offload: Offload,
+                          _ work: @escaping @Sendable (Slot) throws(PreviewError) -> T) async throws(PreviewError) -> T {
+        let slot: Slot
+        do {
+            slot = try await take(for: path)
+        } catch {
+            throw PreviewError(.internal, "The call was cancelled while it waited for a renderer.", detail: "\(error)")
+        }
+        // Whoever moves the loan on from `.lent` gives the slot back: `work` when it began, else the caller.
+        let loan = Locked(Loan.lent)
+        defer { if loan.moveOn(to: .abandoned) { giveBack(slot) } }
+        return try await offload.render { () throws(PreviewError) in
+            guard loan.moveOn(to: .working) else { throw PreviewError(.internal, "The call was cancelled before it reached a renderer.") }
+            defer { self.giveBack(slot) }
+            return try work(slot)
         }
     }
 
-    func giveBack(_ slot: Slot) {
-        slot.lock.unlock()
-        free.signal()
+    fileprivate enum Loan { case lent, working, abandoned }
+
+    /// Waits for a free slot, suspended, and takes it. Throws only when the task is cancelled while it waits.
+    private func take(for path: String) async throws -> Slot {
+        try await free.enter()
+        var hasher = Hasher()
+        hasher.combine(path)
+        let home = slots[Int(UInt(bitPattern: hasher.finalize()) % UInt(slots.count))]
+        if home.take() { return home }
+        // Each holder of a slot holds one of `free`'s places: with one, some slot is free.
+        while true {
+            for slot in slots where slot.take() { return slot }
+        }
+    }
+
+    private func giveBack(_ slot: Slot) {
+        slot.giveBack()
+        free.leave()
     }
 }
 
-/// One child process and the lock that gives it to one call at a time.
-private final class Slot: @unchecked Sendable {  // `child` is only touched while `lock` is held
-    let lock = NSLock()
+/// One child process, given to one call at a time.
+private final class Slot: @unchecked Sendable {  // `child` is only touched by the call that took the slot
+    /// Whether a call holds the slot. A flag, not a lock: a call takes the slot on one thread and
+    /// gives it back on another.
+    private let taken = Atomic<Bool>(false)
     private let executable: URL
     private let arguments: [String]
     private let environment: [String: String]
@@ -270,6 +307,15 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
 
     deinit { child?.kill() }
 
+    /// Takes the slot if it is free.
+    func take() -> Bool {
+        taken.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    }
+
+    func giveBack() {
+        taken.store(false, ordering: .releasing)
+    }
+
     enum Outcome {
         case answered(RenderReply, [UInt8]?)
         case timedOut
@@ -278,9 +324,10 @@ private final class Slot: @unchecked Sendable {  // `child` is only touched whil
     }
 
     /// Sends `call` and waits for the answer until `deadline`, handing what comes before it to
-    /// `progress` (an encoding's) and `firstPage` (an office conversion's). Must hold `lock`. A child
-    /// that died while idle is replaced first, so its death is never blamed on this call; one found
-    /// stopped at the deadline counts as dead (`SIGSTOP`), not as a file that took too long.
+    /// `progress` (an encoding's) and `firstPage` (an office conversion's); only by the call that
+    /// took the slot. A child that died while idle is replaced first, so its death is never blamed
+    /// on this call; one found stopped at the deadline counts as dead (`SIGSTOP`), not as a file
+    /// that took too long.
     func exchange(_ call: RenderCall, deadline: ContinuousClock.Instant, progress: (Double) -> Void,
                   firstPage: (RenderedImage) -> Void) -> Outcome {
         if let idle = child, !idle.isRunning {
@@ -407,5 +454,16 @@ private final class Child {
         let signal = status & 0x7F
         // A child already dead of its own signal reports that one; else ours (SIGKILL) or an exit code.
         return signal == 0 ? ((status >> 8) & 0xFF, nil) : (0, signal)
+    }
+}
+
+private extension Locked<SlotGroup.Loan> {
+    /// Moves a loan still `.lent` to `next`; false when it had already moved on.
+    func moveOn(to next: SlotGroup.Loan) -> Bool {
+        withLock { loan in
+            guard loan == .lent else { return false }
+            loan = next
+            return true
+        }
     }
 }

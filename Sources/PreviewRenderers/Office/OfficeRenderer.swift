@@ -4,37 +4,44 @@ import PreviewCore
 /// Office documents, text and CSV as pages without a store: the PDF pivot is made in an office
 /// child, kept in a private temporary file for the call, and rendered or probed by the PDF path.
 /// (The pipeline keeps pivots in the store instead, so each document is converted once.)
-struct OfficeRenderer: Renderer {
+struct OfficeRenderer: AsyncRenderer {
     let kind: FileKind
     let office: RendererPool
-    let pdf: any Renderer
+    let pdf: any AsyncRenderer
+    let offload: Offload
 
     var version: String { "\(Renderers.officeVersion) + \(pdf.version)" }
 
-    func probe(_ path: String) throws(PreviewError) -> MediaFacts {
-        try withPivot(path) { pivot, facts throws(PreviewError) in facts.adding(try pdf.probe(pivot)) }
+    func probe(_ path: String) async throws(PreviewError) -> MediaFacts {
+        let (pivot, facts) = try await pivot(of: path)
+        defer { unlink(pivot) }
+        return facts.adding(try await pdf.probe(pivot))
     }
 
-    func probe(_ path: String, page: Int) throws(PreviewError) -> MediaFacts {
-        try withPivot(path) { pivot, facts throws(PreviewError) in facts.adding(try pdf.probe(pivot, page: page)) }
+    func probe(_ path: String, page: Int) async throws(PreviewError) -> MediaFacts {
+        let (pivot, facts) = try await pivot(of: path)
+        defer { unlink(pivot) }
+        return facts.adding(try await pdf.probe(pivot, page: page))
     }
 
-    func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
-        try withPivot(path) { pivot, facts throws(PreviewError) in
-            var image = try pdf.render(pivot, request)
-            image.facts = facts.adding(image.facts)
-            return image
+    func render(_ path: String, _ request: RenderRequest) async throws(PreviewError) -> RenderedImage {
+        let (pivot, facts) = try await pivot(of: path)
+        defer { unlink(pivot) }
+        var image = try await pdf.render(pivot, request)
+        image.facts = facts.adding(image.facts)
+        return image
+    }
+
+    /// The path of the document's pivot in a private temporary file, which the caller removes, and its facts.
+    private func pivot(of path: String) async throws(PreviewError) -> (path: String, facts: MediaFacts) {
+        let (bytes, facts) = try await office.convert(path, kind: kind, on: offload)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-pivot-\(UUID().uuidString).pdf").path
+        try await offload.render { () throws(PreviewError) in
+            guard FileManager.default.createFile(atPath: file, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+                throw PreviewError(.internal, "The converted document could not be kept for rendering.")
+            }
         }
-    }
-
-    private func withPivot<T>(_ path: String, _ body: (String, MediaFacts) throws(PreviewError) -> T) throws(PreviewError) -> T {
-        let (bytes, facts) = try office.convert(path, kind: kind)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-pivot-\(UUID().uuidString).pdf")
-        guard FileManager.default.createFile(atPath: file.path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
-            throw PreviewError(.internal, "The converted document could not be kept for rendering.")
-        }
-        defer { try? FileManager.default.removeItem(at: file) }
-        return try body(file.path, facts)
+        return (file, facts)
     }
 }
 
