@@ -24,7 +24,7 @@ let package = Package(
     ],
     targets: [
         // Where the generated inputs are, shared by every area.
-        .target(name: "BenchmarkInputs", dependencies: [.product(name: "Benchmark", package: "benchmark")]),
+        .target(name: "BenchmarkInputs", dependencies: [.product(name: "Benchmark", package: "benchmark"), .product(name: "PreviewCore", package: main)]),
         // The job queue's own ceiling with empty jobs, on SQLite and PostgreSQL (scripts/bench-queue runs it).
         .executableTarget(name: "queue-load", dependencies: storeAndQueue, path: "Benchmarks/QueueLoad"),
         // The index at 1,000,000 documents: statistics, listing and an upload's commit (scripts/bench-index runs it).
@@ -45,6 +45,8 @@ for area in ["Detect", "Video", "PDF", "Image", "Zoom", "Store", "Pipeline"] {
             .product(name: "PreviewRenderers", package: main),
             .product(name: "PreviewStore", package: main),
             .product(name: "PreviewPipeline", package: main),
+            .product(name: "PreviewDocuments", package: main),
+            .product(name: "PreviewComposition", package: main),
             // Linked here (the CLI opens it on the first PDF) so that it is built beside the benchmark.
             .product(name: "DocPreviewSplash", package: main),
             .product(name: "Logging", package: "swift-log"),

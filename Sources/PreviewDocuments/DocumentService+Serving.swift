@@ -5,7 +5,6 @@ import PreviewStore
 /// What is served of a document, decided here: which preview answers a request and whether it
 /// must be rendered, a page's or picture's zoom, a video's playback files. The server's controllers
 /// translate HTTP to these calls and back; they bound the renders (slots, lanes), not the rules.
-/// The calls that read the index or the blobs, or render, block: run them on an ``Offload`` lane.
 extension DocumentService {
     /// The files a video's playback job made (``playbackManifest(of:)``).
     public typealias Playback = PlaybackManifest

@@ -21,7 +21,9 @@ public struct DocumentService: Sendable {
     /// Wakes the requests that wait for a document this process's workers changed.
     public let changes = DocumentChanges()
 
-    public init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil, downloads: (any LinkDownloads)? = nil) {
+    /// Only for the composition root (`DocumentService(backend:…)` in PreviewComposition), which
+    /// every process and the tests build a service with.
+    package init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil, downloads: (any LinkDownloads)? = nil) {
         self.pipeline = pipeline
         self.queue = queue
         self.arrivals = arrivals

@@ -21,6 +21,7 @@ import Testing
         let opened = try await backend.open(root: folder.url.appendingPathComponent("store"))
         let (store, queue) = (opened.store, opened.queue)
         let pipeline = DocumentPipeline(store: store, offload: .forTests, logger: Logger(label: "test"))
+        let service = DocumentService(backend: opened, offload: .forTests, logger: Logger(label: "test"))
         let owners = ["ana", "ben", ""]
         var countedSchools = false
         func check(_ step: String) async throws {
@@ -108,7 +109,7 @@ import Testing
             case 4:
                 if let restorable = documents.randomElement(using: &generator) {
                     do {
-                        _ = try await DocumentService(pipeline: pipeline, queue: queue).restore(version: 1, of: restorable.id)
+                        _ = try await service.restore(version: 1, of: restorable.id)
                     } catch let error as PreviewError where error.code == .notFound {
                         // Its first version was deleted.
                     }

@@ -89,7 +89,8 @@ import Testing
         await #expect(throws: CollectRefusal.self) { try await store.collectGarbage(grace: 0, dryRun: false, logger: logger) }
         #expect(try await store.blobs.allBlobs().count == blobsBefore, "a refusal removes nothing")
 
-        let recovery = try await DocumentService(pipeline: pipeline, queue: queue).recover(includingQuarantine: false)
+        let documents = DocumentService(backend: opened, offload: .forTests, logger: logger)
+        let recovery = try await documents.recover(includingQuarantine: false)
         #expect(Set(recovery.recovered.map(\.sha256)) == Set(lost.map(\.sha256.hex)))
         #expect(recovery.derivatives == 3 && recovery.damaged.isEmpty)
         #expect(recovery.deleted == 2, "the deleted document's original and thumbnail are not brought back")
@@ -101,7 +102,7 @@ import Testing
         }
         let pdf = try #require(recovery.recovered.first { $0.kind == "pdf" })
         #expect(try await store.index.document(id: pdf.documentID)?.facts.pages == 5, "facts probed again")
-        #expect(try await DocumentService(pipeline: pipeline, queue: queue).recover(includingQuarantine: false).recovered.isEmpty, "a second run finds nothing")
+        #expect(try await documents.recover(includingQuarantine: false).recovered.isEmpty, "a second run finds nothing")
 
         let after = try await store.verify()
         #expect(after.unreferenced.count == 2 && after.unreferenced.allSatisfy(\.indexed),

@@ -17,7 +17,7 @@ import PreviewStore
 ///     index-scale sqlite|postgres://… [documents]
 @main
 enum IndexScale {
-    static func main() throws {
+    static func main() async throws {
         let arguments = CommandLine.arguments
         guard arguments.count >= 2 else {
             FileHandle.standardError.write(Data("usage: index-scale sqlite|postgres://… [documents]\n".utf8))
@@ -27,40 +27,45 @@ enum IndexScale {
         let count = arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("index-scale-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
-        let backend = try StoreBackend(root: root, database: database, offload: .forTests, logger: Logger(label: "index-scale"))
+        let offload = Offload(reads: 1, writes: 1, renders: 1)
+        let backend = try await StoreBackend(root: root, database: database, offload: offload, logger: Logger(label: "index-scale"))
         let name = database == nil ? "sqlite" : "postgres"
 
         let fillStart = ContinuousClock.now
         if let database {
-            let connections = try PostgresConnections(url: database, size: 1, queryTimeout: .hours(1), logger: Logger(label: "index-scale"))
-            for statement in postgresFill(count) { try connections.query(PostgresQuery(unsafeSQL: statement)) }
+            let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .hours(1), logger: Logger(label: "index-scale"))
+            for statement in postgresFill(count) { try await connections.query(PostgresQuery(unsafeSQL: statement)) }
         } else {
             let pool = (backend.store.index as! SQLiteIndex).pool
-            try pool.write { db in for statement in sqliteFill(count) { try db.execute(sql: statement) } }
+            try await pool.write { db in for statement in sqliteFill(count) { try db.execute(sql: statement) } }
         }
         report(["backend": name, "documents": count, "measure": "fill", "seconds": seconds(since: fillStart)])
 
         let index = backend.store.index
-        let kept = try index.statistics()
+        let kept = try await index.statistics()
         guard kept.documents == count else { throw ScaleError("kept statistics say \(kept.documents) documents, not \(count)") }
-        measure(name, count, "stats (kept counters)", runs: 50) { _ in _ = try index.statistics() }
-        measure(name, count, "stats of one owner (kept counters)", runs: 50) { _ in _ = try index.statistics(owner: "owner-7") }
-        measure(name, count, "stats (recounted from the rows, as before)", runs: 1) { _ in _ = try index.recountStatistics(owner: nil) }
-        measure(name, count, "stats of one owner (recounted, as before)", runs: 1) { _ in _ = try index.recountStatistics(owner: "owner-7") }
+        await measure(name, count, "stats (kept counters)", runs: 50) { _ in _ = try await index.statistics() }
+        await measure(name, count, "stats of one owner (kept counters)", runs: 50) { _ in _ = try await index.statistics(owner: "owner-7") }
+        await measure(name, count, "stats (recounted from the rows, as before)", runs: 1) { _ in _ = try await index.recountStatistics(owner: nil) }
+        await measure(name, count, "stats of one owner (recounted, as before)", runs: 1) { _ in
+            _ = try await index.recountStatistics(owner: "owner-7")
+        }
         for (what, query) in listings {
             for owner in [nil, "owner-7"] {
                 var first = query
                 first.owner = owner
                 let scope = owner == nil ? "" : ", one owner"
-                measure(name, count, "list \(what)\(scope)", runs: 20) { _ in _ = try index.list(first) }
-                guard let next = try index.list(first).next else { continue }
+                let query = first
+                await measure(name, count, "list \(what)\(scope)", runs: 20) { _ in _ = try await index.list(query) }
+                guard let next = try await index.list(first).next else { continue }
                 first.after = next
-                measure(name, count, "list \(what)\(scope), next page", runs: 20) { _ in _ = try index.list(first) }
+                let nextPage = first
+                await measure(name, count, "list \(what)\(scope), next page", runs: 20) { _ in _ = try await index.list(nextPage) }
             }
         }
-        measure(name, count, "upload commit (blob row, document, job)", runs: 50) { run in
+        await measure(name, count, "upload commit (blob row, document, job)", runs: 50) { run in
             let hash = BlobHash.of(Data("index-scale upload \(run)".utf8))
-            _ = try backend.queue.enqueue(Document(
+            _ = try await backend.queue.enqueue(Document(
                 id: UUID().uuidString.lowercased(), owner: "owner-7", type: "resume", title: "upload \(run)", filename: "u.pdf", sha256: hash,
                 kind: .pdf, mime: "application/pdf", size: 1000, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date()))
         }
@@ -76,12 +81,12 @@ enum IndexScale {
     ]
 
     /// Median milliseconds of `runs` calls.
-    static func measure(_ backend: String, _ count: Int, _ what: String, runs: Int, _ body: (Int) throws -> Void) {
+    static func measure(_ backend: String, _ count: Int, _ what: String, runs: Int, _ body: @Sendable (Int) async throws -> Void) async {
         var times: [Double] = []
         do {
             for run in 0..<runs {
                 let start = ContinuousClock.now
-                try body(run)
+                try await body(run)
                 times.append(seconds(since: start) * 1000)
             }
         } catch {

@@ -2,8 +2,8 @@ import Benchmark
 import BenchmarkInputs
 import Foundation
 import Logging
-import PreviewPipeline
-import PreviewStore
+import PreviewComposition
+import PreviewDocuments
 
 /// `Pipeline:Batch Samples`: a first batch run (2 jobs) over the committed samples — videos, PDFs,
 /// images, office files and bad inputs — into an empty store: detect, validate, store, render, index.
@@ -17,8 +17,9 @@ let benchmarks: @Sendable () -> Void = {
         where try file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true {
             try FileManager.default.copyItem(at: file, to: input.appendingPathComponent(file.lastPathComponent))
         }
-        let store = try PreviewStore.Store(root: folder.appendingPathComponent("store"), offload: .forTests)
-        let runner = BatchRunner(pipeline: DocumentPipeline(store: store, openDocuments: 8, logger: Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })), jobs: 2)
+        let quiet = Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })
+        let backend = try await StoreBackend(root: folder.appendingPathComponent("store"), database: nil, offload: Inputs.offload, logger: quiet)
+        let runner = BatchRunner(documents: DocumentService(backend: backend, openDocuments: 8, offload: Inputs.offload, logger: quiet), jobs: 2)
         benchmark.startMeasurement()
         blackHole(try await runner.run(input))
         benchmark.stopMeasurement()

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import PreviewComposition
@@ -8,14 +7,14 @@ import PreviewPostgres
 import PreviewStore
 import Synchronization
 
-/// The job queue's own throughput, without rendering: empty jobs enqueued by one thread, then
-/// leased and completed by 1, 2, 4… threads, each with a connection of its own. Prints one JSON
-/// object per measurement.
+/// The job queue's own throughput, without rendering: empty jobs enqueued one after another, then
+/// leased and completed by 1, 2, 4… concurrent workers (tasks), PostgreSQL's each with a connection
+/// of its own. Prints one JSON object per measurement (`threads` is the number of workers).
 ///
-///     queue-load sqlite|postgres://… [jobs per round] [thread counts, e.g. 1,2,4,8]
+///     queue-load sqlite|postgres://… [jobs per round] [worker counts, e.g. 1,2,4,8]
 @main
 enum QueueLoad {
-    static func main() throws {
+    static func main() async throws {
         let arguments = CommandLine.arguments
         guard arguments.count >= 2 else {
             FileHandle.standardError.write(Data("usage: queue-load sqlite|postgres://… [jobs] [threads,…]\n".utf8))
@@ -27,30 +26,32 @@ enum QueueLoad {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("queue-load-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let backend = database == nil ? "sqlite" : "postgres"
-        let queue = try openQueue(root: root, database: database, connections: threadCounts.max() ?? 1)
+        let queue = try await openQueue(root: root, database: database, connections: threadCounts.max() ?? 1)
 
         for threads in threadCounts {
             let round = UUID().uuidString
             let enqueueStart = ContinuousClock.now
-            for number in 0..<jobs { _ = try queue.enqueue(emptyDocument("\(round)/\(number)")) }
+            for number in 0..<jobs { _ = try await queue.enqueue(emptyDocument("\(round)/\(number)")) }
             let enqueueSeconds = seconds(since: enqueueStart)
 
-            let taken = Atomic<Int>(0)
-            let failures = Mutex<[String]>([])
             let start = ContinuousClock.now
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
-                do {
-                    while let (job, _) = try queue.lease(worker: "load/\(thread)", leaseSeconds: 60) {
-                        try queue.complete(job)
-                        taken.add(1, ordering: .relaxed)
+            let taken = try await withThrowingTaskGroup(of: Int.self) { group in
+                for worker in 0..<threads {
+                    group.addTask {
+                        var taken = 0
+                        while let (job, _) = try await queue.lease(worker: "load/\(worker)", leaseSeconds: 60) {
+                            try await queue.complete(job)
+                            taken += 1
+                        }
+                        return taken
                     }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
                 }
+                var total = 0
+                for try await taken in group { total += taken }
+                return total
             }
             let elapsed = seconds(since: start)
-            if let failure = failures.withLock({ $0.first }) { throw QueueLoadError(failure) }
-            guard taken.load(ordering: .relaxed) == jobs else { throw QueueLoadError("took \(taken.load(ordering: .relaxed)) of \(jobs)") }
+            guard taken == jobs else { throw QueueLoadError("took \(taken) of \(jobs)") }
             let report: [String: Any] = [
                 "backend": backend, "threads": threads, "jobs": jobs,
                 "enqueue_per_s": Double(jobs) / enqueueSeconds,
@@ -61,11 +62,14 @@ enum QueueLoad {
         }
     }
 
-    /// The queue on `database`, or on SQLite in `root`; PostgreSQL gets one connection per thread.
-    static func openQueue(root: URL, database: String?, connections: Int) throws -> any JobQueue {
-        guard let database else { return try StoreBackend(root: root, database: nil, offload: .forTests, logger: Logger(label: "queue-load")).queue }
-        let pool = try PostgresConnections(url: database, size: connections, logger: Logger(label: "queue-load"))
-        return PostgresJobQueue(index: try PostgresIndex(connections: pool))
+    /// The queue on `database`, or on SQLite in `root`; PostgreSQL gets one connection per worker.
+    static func openQueue(root: URL, database: String?, connections: Int) async throws -> any JobQueue {
+        guard let database else {
+            let offload = Offload(reads: 1, writes: 1, renders: 1)
+            return try await StoreBackend(root: root, database: nil, offload: offload, logger: Logger(label: "queue-load")).queue
+        }
+        let pool = try await PostgresConnections(url: database, size: connections, logger: Logger(label: "queue-load"))
+        return PostgresJobQueue(index: try await PostgresIndex(connections: pool))
     }
 
     static func emptyDocument(_ title: String) -> Document {

@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import PreviewCore
 
 /// The generated benchmark inputs (`scripts/make-samples --large`), the committed samples and the
 /// settings every area shares.
@@ -27,6 +28,9 @@ public enum Inputs {
         }
         return url.path
     }
+
+    /// Where the store's and renderers' blocking work runs, one set of lanes for every benchmark.
+    public static let offload = Offload(reads: 4, writes: 4, renders: ProcessInfo.processInfo.activeProcessorCount)
 
     /// A new empty folder under the system's temporary folder.
     public static func temporaryFolder(_ prefix: String) throws -> URL {

@@ -13,12 +13,23 @@ public final class AsyncGate: Sendable {
         state = Locked(State(free: max(1, width)))
     }
 
+    /// How many tasks wait for a place.
+    public var waiting: Int {
+        state.withLock { $0.waiters.count }
+    }
+
     /// Waits for a place; give it back with ``leave()``.
     public func enter() async throws {
-        let id = state.withLock { state -> UInt64 in
+        // With a free place and nobody waiting, it is taken at once, with no continuation.
+        let waiting = state.withLock { state -> UInt64? in
+            if state.free > 0, state.waiters.isEmpty {
+                state.free -= 1
+                return nil
+            }
             state.issued += 1
             return state.issued
         }
+        guard let id = waiting else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Cancellation is read under the lock: a cancel that came before the waiter was
