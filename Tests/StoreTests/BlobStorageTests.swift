@@ -308,7 +308,7 @@ struct S3BlobStorageTests {
     @Test func concurrentReadersShareOneDownloadAndTheCopyIsChecked() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (bytes, hash, reader) = try await Self.storedByAnotherHost("document-5-pages.pdf", folder)
+        let (_, hash, reader) = try await Self.storedByAnotherHost("document-5-pages.pdf", folder)
         let paths = Locked<Set<String>>([])
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {

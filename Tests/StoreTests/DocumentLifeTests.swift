@@ -290,7 +290,7 @@ import Testing
         #expect(second.version == 2 && second.description == "From Coach Rivera, varsity" && second.school == "Lakeside Prep",
                 "a new version keeps the description and school it does not replace")
         let transcript = try await add("Transcript", filename: "Transcript_Final.PDF", description: "Fall term", school: "North High")
-        try await add("Stats", filename: "stats.pdf", school: "North High", owner: "ben")
+        _ = try await add("Stats", filename: "stats.pdf", school: "North High", owner: "ben")
 
         let relabelled = try await #require(try indexed.store.index.relabel(
             documentID: first.id, to: Relabelling(title: "Letter", type: nil, description: "All-state, two seasons", school: "Lakeside Prep")))
