@@ -339,12 +339,15 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect(body["documents"] as? Int == 1 && body["previews"] as? Int == 1)
             }
             try await client.execute(uri: "/healthz", method: .get) { #expect(String(buffer: $0.body) == "ok\n") }
-            try await client.execute(uri: "/metrics", method: .get) { response in
-                let text = String(buffer: response.body)
-                #expect(text.contains("docpreview_uploads_total{outcome=\"accepted\"}"))
-                #expect(text.contains("docpreview_jobs{status=\"done\"} 1"))
-                #expect(text.contains("docpreview_store_bytes{kind=\"stored\"}"))
+            // A scrape waits at most a second for the store's figures, then answers with what the
+            // process holds: on a busy machine the first scrape may come before them.
+            var text = ""
+            try await waitUntilAsync("the store's figures in /metrics") {
+                text = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+                return text.contains("docpreview_store_bytes{kind=\"stored\"}")
             }
+            #expect(text.contains("docpreview_uploads_total{outcome=\"accepted\"}"))
+            #expect(text.contains("docpreview_jobs{status=\"done\"} 1"))
             try await client.execute(uri: "/?owner=ana", method: .get) { response in
                 let page = String(buffer: response.body)
                 #expect(page.contains("<form id=\"upload\" method=\"post\" action=\"/ui/upload\" enctype=\"multipart/form-data\""))

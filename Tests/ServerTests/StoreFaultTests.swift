@@ -56,8 +56,10 @@ import Testing
             try await client.execute(uri: "/v1/documents?filename=a.webp&owner=ana", method: .post, body: image) { response in
                 #expect(response.status == .accepted)
             }
-            try await client.execute(uri: "/metrics", method: .get) { response in
-                #expect(String(buffer: response.body).contains("docpreview_store_up 1"))
+            // A scrape waits at most a second for the store's figures: on a busy machine the first
+            // may answer before them.
+            try await waitUntilAsync("the store's figures in /metrics") {
+                try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }.contains("docpreview_store_up 1")
             }
             let outage = try await DatabaseOutage.begin(address)
             for (method, uri, body) in [(HTTPRequest.Method.get, "/v1/documents", nil), (.get, "/v1/stats", nil),
@@ -69,14 +71,17 @@ import Testing
                     #expect(error["code"] as? String == "unavailable")
                 }
             }
-            // /metrics tries to refresh its figures, sees the outage, and answers.
-            try await client.execute(uri: "/metrics", method: .get) { response in
-                #expect(response.status == .ok)
-                let text = String(buffer: response.body)
-                #expect(text.contains("docpreview_store_up 0"), "the outage shows")
-                #expect(text.contains("docpreview_documents 1"), "the last figures stay")
-                #expect(text.contains("docpreview_store_faults_total{fault=\"unavailable\",place=\"requests\"}"))
+            // /metrics tries to refresh its figures, sees the outage (once the refresh has), and answers.
+            var text = ""
+            try await waitUntilAsync("the outage in /metrics") {
+                text = try await client.execute(uri: "/metrics", method: .get) { response in
+                    #expect(response.status == .ok)
+                    return String(buffer: response.body)
+                }
+                return text.contains("docpreview_store_up 0")
             }
+            #expect(text.contains("docpreview_documents 1"), "the last figures stay")
+            #expect(text.contains("docpreview_store_faults_total{fault=\"unavailable\",place=\"requests\"}"))
             try await outage.end()
             try await client.execute(uri: "/v1/documents", method: .get) { response in
                 #expect(response.status == .ok, "a new connection once the database is back")
