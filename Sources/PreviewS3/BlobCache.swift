@@ -37,10 +37,10 @@ final class BlobCache: Sendable {
         self.capacity = capacity
         self.minimumAge = minimumAge
         self.offload = offload
-        for made in [folder, folder.appendingPathComponent("tmp")] {
+        let staging = folder.appendingPathComponent("tmp")
+        for made in [folder, staging] {
             try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
-        let staging = folder.appendingPathComponent("tmp")
         for leftover in (try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? [] {
             try? FileManager.default.removeItem(at: staging.appendingPathComponent(leftover))
         }
@@ -78,7 +78,7 @@ final class BlobCache: Sendable {
     /// against `hash`), while other readers of the same blob wait for it, suspended.
     func file(for hash: BlobHash, fetch: (URL) async throws -> Void) async throws -> URL {
         enum Next { case found(URL), wait, fetch }
-        while true {
+        lookingUp: while true {
             let next = state.withLock { state -> Next in
                 if let url = lookUp(hash, in: &state) { return .found(url) }
                 if state.downloading[hash] != nil { return .wait }
@@ -100,11 +100,9 @@ final class BlobCache: Sendable {
                     }
                     if !waiting { waiter.resume() }
                 }
-                continue
             case .fetch:
-                break
+                break lookingUp
             }
-            break
         }
         defer { for waiter in state.withLock({ $0.downloading.removeValue(forKey: hash) ?? [] }) { waiter.resume() } }
         misses.add(1, ordering: .relaxed)

@@ -31,8 +31,7 @@ struct InfoCommand: ParsableCommand {
             try deliver(report.probed { () throws(PreviewError) in try renderer.probe(input) })
         } else if let renderer = renderers.renderer(for: verdict.kind, on: .commandLine) {
             // An office document converts in a child: the one `info` that starts the concurrency runtime.
-            let (input, command) = (input, self)
-            Main.finish { try command.deliver(await report.probed { () async throws(PreviewError) in try await renderer.probe(input) }) }
+            Main.finish { [self] in try deliver(await report.probed { () async throws(PreviewError) in try await renderer.probe(input) }) }
         } else {
             try deliver(report)
         }

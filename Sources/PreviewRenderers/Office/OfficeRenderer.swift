@@ -13,27 +13,24 @@ struct OfficeRenderer: AsyncRenderer {
     var version: String { "\(Renderers.officeVersion) + \(pdf.version)" }
 
     func probe(_ path: String) async throws(PreviewError) -> MediaFacts {
-        let (pivot, facts) = try await pivot(of: path)
-        defer { unlink(pivot) }
-        return facts.adding(try await pdf.probe(pivot))
+        try await withPivot(path) { pivot, facts throws(PreviewError) in facts.adding(try await pdf.probe(pivot)) }
     }
 
     func probe(_ path: String, page: Int) async throws(PreviewError) -> MediaFacts {
-        let (pivot, facts) = try await pivot(of: path)
-        defer { unlink(pivot) }
-        return facts.adding(try await pdf.probe(pivot, page: page))
+        try await withPivot(path) { pivot, facts throws(PreviewError) in facts.adding(try await pdf.probe(pivot, page: page)) }
     }
 
     func render(_ path: String, _ request: RenderRequest) async throws(PreviewError) -> RenderedImage {
-        let (pivot, facts) = try await pivot(of: path)
-        defer { unlink(pivot) }
-        var image = try await pdf.render(pivot, request)
-        image.facts = facts.adding(image.facts)
-        return image
+        try await withPivot(path) { pivot, facts throws(PreviewError) in
+            var image = try await pdf.render(pivot, request)
+            image.facts = facts.adding(image.facts)
+            return image
+        }
     }
 
-    /// The path of the document's pivot in a private temporary file, which the caller removes, and its facts.
-    private func pivot(of path: String) async throws(PreviewError) -> (path: String, facts: MediaFacts) {
+    /// Runs `body` with the path of the document's pivot, in a private temporary file removed after, and its facts.
+    private func withPivot<T>(_ path: String,
+                              _ body: (String, MediaFacts) async throws(PreviewError) -> T) async throws(PreviewError) -> T {
         let (bytes, facts) = try await office.convert(path, kind: kind, on: offload)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-pivot-\(UUID().uuidString).pdf").path
         try await offload.render { () throws(PreviewError) in
@@ -41,7 +38,8 @@ struct OfficeRenderer: AsyncRenderer {
                 throw PreviewError(.internal, "The converted document could not be kept for rendering.")
             }
         }
-        return (file, facts)
+        defer { unlink(file) }
+        return try await body(file, facts)
     }
 }
 
