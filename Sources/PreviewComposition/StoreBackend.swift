@@ -13,6 +13,8 @@ public struct StoreBackend: Sendable {
     public let queue: any JobQueue
     /// Shared links to download, and the devices that may send them.
     public let downloads: any LinkDownloads
+    /// Resumable uploads: their sessions in the index, their parts staged in the store folder's `uploads/`.
+    public let uploads: ResumableUploads
 
     /// Where the blobs live.
     public enum Blobs: Sendable, Equatable {
@@ -57,11 +59,13 @@ public struct StoreBackend: Sendable {
             store = Store(blobs: storage, index: index)
             queue = PostgresJobQueue(index: index)
             downloads = PostgresDownloadQueue(index: index)
+            uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: try FolderUploadStaging(root: root, offload: offload))
         } else {
             let index = try SQLiteIndex(url: Store.sqliteIndex(in: root))
             store = Store(blobs: storage, index: index)
             queue = SQLiteJobQueue(index: index)
             downloads = SQLiteDownloadQueue(index: index)
+            uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: try FolderUploadStaging(root: root, offload: offload))
         }
     }
 

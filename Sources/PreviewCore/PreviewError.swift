@@ -54,6 +54,7 @@ extension PreviewError {
             case unsupportedSite = "unsupported_site"
             case privateAddress = "private_address"
             case linkFailed = "link_failed"
+            case checksumMismatch = "checksum_mismatch"
         }
 
         private let value: Value
@@ -112,6 +113,8 @@ extension PreviewError {
         public static let gone = Code(.gone)
         /// A well-formed request for a feature we do not offer (a IIIF rotation of 45°, a bitonal image).
         public static let notImplemented = Code(.notImplemented)
+        /// An upload's bytes did not match the checksum sent with them (tus's 460).
+        public static let checksumMismatch = Code(.checksumMismatch)
         /// A shared link to a site we do not download from.
         public static let unsupportedSite = Code(.unsupportedSite)
         /// A shared link that leads (at once, by a redirect or through its DNS answer) to an address
@@ -133,7 +136,7 @@ extension PreviewError {
             case .corrupt, .encrypted, .timeout, .linkFailed: .unreadable
             case .internal, .storageFull, .unavailable, .storeDamaged: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
-                 .misdirectedRequest, .clientGone, .gone, .notImplemented: .request
+                 .misdirectedRequest, .clientGone, .gone, .notImplemented, .checksumMismatch: .request
             }
         }
 
@@ -159,6 +162,7 @@ extension PreviewError {
             case .clientGone: 499
             case .gone: 410
             case .notImplemented: 501
+            case .checksumMismatch: 460
             }
         }
     }

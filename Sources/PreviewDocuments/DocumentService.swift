@@ -20,14 +20,18 @@ public struct DocumentService: Sendable {
     public let downloads: (any LinkDownloads)?
     /// Wakes the requests that wait for a document this process's workers changed.
     public let changes = DocumentChanges()
+    /// Resumable uploads' sessions and staged parts; nil where the backend keeps none.
+    let resumable: ResumableUploads?
 
     /// Only for the composition root (`DocumentService(backend:…)` in PreviewComposition), which
     /// every process and the tests build a service with.
-    package init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil, downloads: (any LinkDownloads)? = nil) {
+    package init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil, downloads: (any LinkDownloads)? = nil,
+                 uploads: ResumableUploads? = nil) {
         self.pipeline = pipeline
         self.queue = queue
         self.arrivals = arrivals
         self.downloads = downloads
+        resumable = uploads
     }
 
     var store: Store { pipeline.store }

@@ -162,6 +162,21 @@ enum PostgresSchema {
                     returning: "NEW")),
         // A text search finds a document by its school too (``backfills``).
         ("v18-search-school", []),
+        // Resumable uploads: a session per upload, its parts in the staging (``UploadSessions``).
+        ("v19-uploads", [
+            """
+            CREATE TABLE upload_sessions (id text PRIMARY KEY, owner text NOT NULL, client text NOT NULL, front text NOT NULL,
+                labels text NOT NULL, content_type text, length bigint, received bigint NOT NULL, status text NOT NULL,
+                created_at bigint NOT NULL, expires_at bigint NOT NULL, document_id text, job_id bigint, sha256 text)
+            """,
+            "CREATE INDEX upload_sessions_owner ON upload_sessions (owner, status)",
+            "CREATE INDEX upload_sessions_client ON upload_sessions (client, status)",
+            "CREATE INDEX upload_sessions_expiry ON upload_sessions (expires_at)",
+            """
+            CREATE TABLE upload_parts (session_id text NOT NULL, start bigint NOT NULL, length bigint NOT NULL, name text NOT NULL,
+                PRIMARY KEY (session_id, start))
+            """,
+        ]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

@@ -77,6 +77,7 @@ public struct DocumentServer: Sendable {
         OperationsController(documents: documents, gauges: gauges, faults: faults).register(on: routes)
         SignInController(access: access, logger: logger).register(on: routes)
         api.register(on: routes)
+        UploadsController(documents: documents, settings: settings, uploads: uploads, queueDepth: queueDepth, api: api).register(on: routes)
         PreviewsController(documents: documents, settings: settings, renders: renders, keeping: keeping).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, streams: streams, logger: logger).register(on: routes)
         IIIFController(documents: documents, settings: settings, renders: renders).register(on: routes)
@@ -88,6 +89,21 @@ public struct DocumentServer: Sendable {
         PagesController(api: api).register(on: routes)
         routes.refuseOtherMethods()
         return router
+    }
+
+    /// The `104` that announces a resumable upload, sent to requests that will be let in: a host
+    /// this server answers to, and the token or a signed-in session when it has one.
+    var uploadAnnouncement: UploadAnnouncement {
+        let (access, hosts, documents) = (access, HostCheck(publicHosts: settings.publicHosts), documents)
+        return UploadAnnouncement(spoken: settings.uploadDraftLatest ? ResumableDraft.stable.union(ResumableDraft.latest) : ResumableDraft.stable,
+                                  scheme: settings.tls == nil ? "http" : "https", admits: { request in
+            if let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!], !hosts.accepts(authority) { return false }
+            guard let access else { return true }
+            if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") { return access.credentials.isToken(String(bearer.dropFirst(7))) }
+            return AccessMiddleware.cookie(Access.cookieName, in: request).flatMap(access.sessions.session(cookie:)) != nil
+        }, limits: { draft in
+            draft.limits(documents.uploadPolicy, maxFileBytes: documents.limits.maxFileBytes, secondsLeft: Int(documents.uploadPolicy.lifetime))
+        })
     }
 
     /// The service that starts this server's drain on shutdown; list it after the application.
@@ -103,7 +119,9 @@ public func buildApplication(_ server: DocumentServer, services: [any Service] =
     let idleTimeout = TimeAmount(settings.idleTimeout)
     let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ClientPresence(), WriteStall(timeout: idleTimeout)], idleTimeout: idleTimeout)
     let budget = server.connections
+    let announcement = server.uploadAnnouncement
     let builder = HTTPServerBuilder { responder in
+        let responder = announcement.wrap(responder)
         if let tls = settings.tls {
             let http2 = try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(idleTimeout: settings.idleTimeout, streamConfiguration: http1),
                                                 responder: responder)

@@ -55,7 +55,11 @@ public struct ServerSettings: Sendable {
     /// Threads for the file-system reads of requests, and as many for uploads' writes (``Offload/serving(_:workers:)``).
     public var blockingThreads = 4
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
+    /// A resumable upload's request keeps what arrived when cut off, and the client resumes.
     public var uploadTimeout: Duration = .seconds(600)
+    /// Also speak the IETF resumable-upload draft's interop versions 7 and 8 (3 and 6, what iOS
+    /// sends, always).
+    public var uploadDraftLatest = false
     /// How long a wrong share password counts against its share and its client (the 6th within it is refused).
     public var passwordWindow: Duration = .seconds(60)
     /// After SIGTERM, how long uploads still arriving may take before they are cut off.

@@ -9,7 +9,7 @@ import PreviewStore
 /// with the file in part `file` and small text fields beside it. Never holds the file in memory.
 ///
 /// Every body is bounded as it streams, whatever its framing (length or chunked): the file by the
-/// size limit, the whole body by that plus ``maxFormOverhead``, the time by a deadline; a form by
+/// size limit, the whole body by that plus ``maxFormOverhead``, the time by its ``UploadPace``; a form by
 /// its number of parts and by how much may arrive without completing a header or a part's data
 /// (a huge header, an endless preamble or epilogue), so nothing grows with what a client sends.
 struct UploadReceiver {
@@ -18,16 +18,8 @@ struct UploadReceiver {
     var fileName: String?
     /// The form's own fields, without the query's (a CSRF token is read from here, never from a URL).
     var formFields: [String: String] = [:]
-    /// When the whole body must have arrived.
-    let deadline: ContinuousClock.Instant
-    /// The slowest an upload may arrive, measured over each ``paceWindow``: a client trickling bytes
-    /// just inside the idle timeout is cut off after one window.
-    var minimumBytesPerSecond = 1024
-    static let paceWindow: Duration = .seconds(30)
-    /// Told each buffer's size as it arrives; throws to stop the upload (it lost its slot).
-    var progress: (Int) throws -> Void = { _ in }
-    private var windowStart = ContinuousClock.now
-    private var windowBytes = 0
+    /// The body's deadline, pace and slot.
+    var pace: UploadPace
 
     /// A form's parts: the file and its few fields, with room to spare.
     static let maxParts = 16
@@ -42,8 +34,8 @@ struct UploadReceiver {
     /// buffers arrive in.
     private static let sliceBytes = 8 * 1024
 
-    init(deadline: ContinuousClock.Instant) {
-        self.deadline = deadline
+    init(pace: UploadPace) {
+        self.pace = pace
     }
 
     /// Streams `body` into `writer`, stopping with 413 once more than `limit` bytes arrive.
@@ -57,7 +49,7 @@ struct UploadReceiver {
             parser.onPartComplete = { multipart.partComplete() }
             var received = 0
             for try await var buffer in body {
-                try checkPace(buffer.readableBytes)
+                try pace.count(buffer.readableBytes)
                 received += buffer.readableBytes
                 if received > limit + Self.maxFormOverhead { throw Self.tooLarge(limit) }
                 while let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.sliceBytes)), slice.readableBytes > 0 {
@@ -80,29 +72,10 @@ struct UploadReceiver {
             fileName = multipart.fileName
         } else {
             for try await buffer in body {
-                try checkPace(buffer.readableBytes)
+                try pace.count(buffer.readableBytes)
                 try writer.write(buffer.readableBytesView)
                 if writer.size > limit { throw Self.tooLarge(limit) }
             }
-        }
-    }
-
-    /// Counts `bytes` just arrived: the deadline, the pace over the current window, the slot.
-    private mutating func checkPace(_ bytes: Int) throws {
-        try checkDeadline()
-        try progress(bytes)
-        windowBytes += bytes
-        let now = ContinuousClock.now
-        guard windowStart.duration(to: now) >= Self.paceWindow else { return }
-        if windowBytes < minimumBytesPerSecond * Int(Self.paceWindow.components.seconds) {
-            throw APIError.uploadTimedOut("The upload arrived too slowly (under \(minimumBytesPerSecond) bytes a second).")
-        }
-        (windowStart, windowBytes) = (now, 0)
-    }
-
-    private func checkDeadline() throws {
-        guard ContinuousClock.now < deadline else {
-            throw APIError.uploadTimedOut("The upload took too long to arrive.")
         }
     }
 

@@ -235,12 +235,12 @@ public struct BlobStore: BlobStorage {
     }
 
     /// fsync on a folder makes a rename inside it durable.
-    private static func synchronizeFolder(_ folder: URL) throws {
+    static func synchronizeFolder(_ folder: URL) throws {
         try synchronize(folder, flags: O_DIRECTORY)
     }
 
     /// fsync on the file at `url`: its bytes are on disk before a rename makes it a blob.
-    private static func synchronize(_ url: URL, flags: Int32 = 0) throws {
+    static func synchronize(_ url: URL, flags: Int32 = 0) throws {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | flags)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(descriptor) }

@@ -228,6 +228,18 @@ extension SQLiteIndex {
                 try db.execute(sql: "UPDATE documents SET search_key = ? WHERE rowid = ?", arguments: [key, row["rowid"] as Int64])
             }
         }
+        migrator.registerMigration("v19-uploads") { db in
+            try db.execute(sql: """
+                CREATE TABLE upload_sessions (id TEXT PRIMARY KEY, owner TEXT NOT NULL, client TEXT NOT NULL, front TEXT NOT NULL,
+                    labels TEXT NOT NULL, content_type TEXT, length INTEGER, received INTEGER NOT NULL, status TEXT NOT NULL,
+                    created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, document_id TEXT, job_id INTEGER, sha256 TEXT);
+                CREATE INDEX upload_sessions_owner ON upload_sessions (owner, status);
+                CREATE INDEX upload_sessions_client ON upload_sessions (client, status);
+                CREATE INDEX upload_sessions_expiry ON upload_sessions (expires_at);
+                CREATE TABLE upload_parts (session_id TEXT NOT NULL, start INTEGER NOT NULL, length INTEGER NOT NULL, name TEXT NOT NULL,
+                    PRIMARY KEY (session_id, start));
+                """)
+        }
         return migrator
     }
 

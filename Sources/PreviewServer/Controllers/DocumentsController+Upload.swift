@@ -41,12 +41,7 @@ extension DocumentsController {
             throw UploadReceiver.tooLarge(limit)
         }
         let writer = try documents.receiving()
-        var receiver = UploadReceiver(deadline: .now + settings.uploadTimeout)
-        receiver.minimumBytesPerSecond = settings.minimumUploadBytesPerSecond
-        let uploads = uploads
-        receiver.progress = { bytes in
-            guard uploads.received(bytes, for: ticket) else { throw APIError.uploadTimedOut("The upload arrived too slowly; try again.") }
-        }
+        var receiver = UploadReceiver(pace: pace(for: ticket))
         let query = request.uri.queryParameters
         for name in ["type", "filename", "owner", "title", "description", "school"] { receiver.fields[name] = query.get(name) }
         try await receiver.receive(request.body, contentType: request.headers[.contentType], into: writer, limit: limit)
@@ -76,5 +71,15 @@ extension DocumentsController {
                                                           "preview.sha256": "\(document.sha256)"])
         return Accepted(body: AcceptedBody(status: job.status, documentID: document.id, jobID: job.id ?? 0, sha256: document.sha256.hex),
                         owner: document.owner)
+    }
+
+    /// The time rules of an upload request holding `ticket`.
+    func pace(for ticket: UploadSlots.Ticket) -> UploadPace {
+        var pace = UploadPace(deadline: .now + settings.uploadTimeout)
+        pace.minimumBytesPerSecond = settings.minimumUploadBytesPerSecond
+        pace.progress = { [uploads] bytes in
+            guard uploads.received(bytes, for: ticket) else { throw APIError.uploadTimedOut("The upload arrived too slowly; try again.") }
+        }
+        return pace
     }
 }

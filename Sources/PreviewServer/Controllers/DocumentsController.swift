@@ -7,7 +7,7 @@ import PreviewCore
 import PreviewDocuments
 import PreviewStore
 
-/// `/v1/documents`: uploads, the listing, one document, its versions, relabelling, deletion and
+/// `/v1/documents`: the upload (routed by ``UploadsController``, which resumes it when asked), the listing, one document, its versions, relabelling, deletion and
 /// restore; each an adapter over ``DocumentService`` on an ``Offload`` lane.
 struct DocumentsController {
     let documents: DocumentService
@@ -18,10 +18,6 @@ struct DocumentsController {
     let queueDepth: QueueDepth
 
     func register(on routes: RouteTable) {
-        routes.add(.post, "/v1/documents") { request, context in
-            let accepted = try await upload(request, context: context)
-            return try JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
-        }
         routes.add(.get, "/v1/documents") { request, _ in
             let query = try Self.documentQuery(request)
             return try await JSON.response(DocumentList(try documents.list(query)))

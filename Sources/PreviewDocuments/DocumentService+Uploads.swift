@@ -1,0 +1,232 @@
+import Foundation
+import PreviewCore
+import PreviewStore
+
+/// Resumable uploads (DESIGN §8): one upload-session store under both front doors (the IETF draft,
+/// tus 1.0). An upload's bytes are kept in parts as they arrive, each durable before the offset
+/// counts it; once all arrived, the parts are put together into one staged blob and accepted like
+/// any upload, so validation, dedup and the queue are the one-shot upload's own.
+extension DocumentService {
+    /// The uploads' store, or `unavailable` where this service has none.
+    func resumableUploads() throws -> ResumableUploads {
+        guard let resumable else { throw PreviewError(.unavailable, "This server keeps no resumable uploads.") }
+        return resumable
+    }
+
+    /// What resumable uploads may cost.
+    public var uploadPolicy: UploadPolicy { resumable?.policy ?? UploadPolicy() }
+
+    /// Starts upload `id` of `owner`'s file from `client` under the labels in `fields` (type, title,
+    /// filename, description, school), `length` bytes long when known. Labels and a length over the
+    /// limit are refused now, before a byte is sent; so is a new upload past the caps (429).
+    public func createUpload(id: String = UploadSession.newID(), owner: String, client: String, front: UploadSession.Front,
+                             fields: [String: String], contentType: String?, length: Int?) async throws -> UploadSession {
+        let uploads = try resumableUploads()
+        _ = try labels(owner: owner, fields)
+        if let length, length > limits.maxFileBytes { throw Self.tooLarge(limits.maxFileBytes) }
+        let now = clock.unixSeconds
+        let session = UploadSession(id: id, owner: owner, client: client, front: front, labels: fields, contentType: contentType, length: length,
+                                    createdAt: now, expiresAt: now + Int(uploads.policy.lifetime))
+        do {
+            try await uploads.sessions.create(session, caps: uploads.policy.caps, reserved: limits.maxFileBytes)
+        } catch let cap as UploadSessions.CapReached {
+            let whose = cap.who == .owner ? "This owner" : "This client"
+            let what = switch cap.limit {
+            case let .sessions(count): "has \(count) uploads open"
+            case let .bytes(bytes): "would stage more than \(Limits.describe(byteCount: bytes))"
+            }
+            throw PreviewError(.queueFull, "\(whose) \(what); finish or cancel one first.")
+        }
+        return session
+    }
+
+    /// Upload `id` as it stands: refused when unknown or cancelled (`notFound`) or out of time (`expired`).
+    public func upload(id: String) async throws -> UploadSession {
+        guard let session = try await resumableUploads().sessions.session(id: id), session.status != .cancelled else { throw UploadRefusal.notFound }
+        if session.status == .open, session.expiresAt <= clock.unixSeconds { throw UploadRefusal.expired }
+        return session
+    }
+
+    /// Becomes the one request of this process at work on upload `id`, ending the one before it
+    /// (`stop` ends this one in turn); ``ClaimedUpload/release()`` gives it up.
+    public func claimUpload(_ id: String, stop: @escaping @Sendable () -> Void) async throws -> ClaimedUpload {
+        let uploads = try resumableUploads()
+        return ClaimedUpload(id: id, token: await uploads.active.claim(id, stop: stop), active: uploads.active)
+    }
+
+    /// Starts appending to upload `claimed` at `offset`: refused unless the upload is open there.
+    /// `length` declares the upload's length (it must agree with one declared before); with
+    /// `wholeRequest`, nothing is kept until the request ends (its checksum is checked first).
+    public func beginAppend(to claimed: ClaimedUpload, at offset: Int, length: Int?, wholeRequest: Bool) async throws -> UploadAppend {
+        let uploads = try resumableUploads()
+        let session = try await upload(id: claimed.id)
+        if session.status == .complete { throw UploadRefusal.completed(session) }
+        guard session.received == offset else { throw UploadRefusal.offsetMismatch(expected: session.received) }
+        if let length {
+            if length > limits.maxFileBytes { throw Self.tooLarge(limits.maxFileBytes) }
+            if let declared = session.length, declared != length { throw UploadRefusal.inconsistentLength }
+            if length < session.received { throw UploadRefusal.inconsistentLength }
+        }
+        return UploadAppend(session: session, uploads: uploads, length: length ?? session.length, maxFileBytes: limits.maxFileBytes,
+                            checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes)
+    }
+
+    /// Accepts fully received upload `session` as a document: its parts put together, validated,
+    /// published and queued like a one-shot upload. Completing it again (a retried last request)
+    /// answers the same document. A refused file ends the upload (its parts are removed).
+    public func completeUpload(_ session: UploadSession) async throws -> (document: Document, jobID: Int64?) {
+        let uploads = try resumableUploads()
+        if session.status == .complete, let documentID = session.documentID { return (try await document(id: documentID), session.jobID) }
+        guard session.status == .open, session.isFullyReceived else { throw UploadRefusal.inconsistentLength }
+        let parts = try await uploads.sessions.parts(of: session.id)
+        var next = 0
+        for part in parts {
+            guard part.start == next else { throw PreviewError(.storeDamaged, "An upload's parts do not follow each other.") }
+            next += part.length
+        }
+        guard next == session.received else { throw PreviewError(.storeDamaged, "An upload's parts do not add up to its offset.") }
+        let writer = try receiving()
+        for part in parts { try await uploads.staging.copy(part, into: writer) }
+        let accepted: (document: Document, job: JobRecord)
+        do {
+            accepted = try await accept(writer, labels: try labels(owner: session.owner, session.labels))
+        } catch let refusal as PreviewError where refusal.code.disposition == .refused {
+            if let ended = try await uploads.sessions.cancel(session.id) { await uploads.staging.remove(ended.parts, of: session.id) }
+            throw refusal
+        }
+        guard let ended = try await uploads.sessions.complete(session.id, documentID: accepted.document.id, jobID: accepted.job.id,
+                                                               sha256: accepted.document.sha256.hex) else {
+            // Another request completed it first: the same bytes, so the same document.
+            let settled = try await upload(id: session.id)
+            guard let documentID = settled.documentID else { throw UploadRefusal.notFound }
+            return (try await document(id: documentID), settled.jobID)
+        }
+        await uploads.staging.remove(ended.parts, of: session.id)
+        return (accepted.document, accepted.job.id)
+    }
+
+    /// Cancels upload `id` and removes its bytes.
+    public func cancelUpload(_ id: String) async throws {
+        let uploads = try resumableUploads()
+        guard let ended = try await uploads.sessions.cancel(id) else {
+            _ = try await upload(id: id)  // not open: say why (unknown, expired)
+            return
+        }
+        await uploads.staging.remove(ended.parts, of: id)
+    }
+
+    /// Removes uploads whose time ran out, and their bytes; returns how many.
+    public func collectExpiredUploads() async throws -> Int {
+        guard let resumable else { return 0 }
+        var removed = 0
+        while true {
+            let expired = try await resumable.sessions.expired(now: clock.unixSeconds, limit: 100)
+            for session in expired {
+                let parts = try await resumable.sessions.forget(session.id)
+                await resumable.staging.remove(parts, of: session.id)
+            }
+            removed += expired.count
+            if expired.count < 100 { return removed }
+        }
+    }
+
+    private func labels(owner: String, _ fields: [String: String]) throws -> DocumentLabels {
+        try DocumentLabels(owner: owner, typeID: fields["type"], title: fields["title"], filename: fields["filename"],
+                           description: fields["description"], school: fields["school"], rules: rules)
+    }
+
+    static func tooLarge(_ limit: Int) -> PreviewError {
+        PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: limit)) limit.")
+    }
+}
+
+/// This process's claim on one upload (``DocumentService/claimUpload(_:stop:)``).
+public struct ClaimedUpload: Sendable {
+    public let id: String
+    let token: UUID
+    let active: ActiveUploads
+
+    /// Lets the next request for the upload in.
+    public func release() async {
+        await active.release(id, token: token)
+    }
+}
+
+/// One request's bytes appended to an upload: written into a part as they arrive, and kept (made
+/// durable, then counted by the index) every ``UploadPolicy/checkpointBytes`` and at the end, or
+/// when the request breaks off. Used by one request at a time.
+public final class UploadAppend: @unchecked Sendable {  // one request's task uses it
+    public private(set) var session: UploadSession
+    private let uploads: ResumableUploads
+    private let length: Int?
+    private let maxFileBytes: Int
+    private let checkpointBytes: Int?
+    private var part: UploadPartFile?
+    /// Bytes this request brought.
+    public private(set) var appended = 0
+
+    init(session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, checkpointBytes: Int?) {
+        self.session = session
+        self.uploads = uploads
+        self.length = length
+        self.maxFileBytes = maxFileBytes
+        self.checkpointBytes = checkpointBytes
+    }
+
+    /// Appends `bytes`: refused past the upload's length (`inconsistentLength`) or the file size limit.
+    public func write(_ bytes: some DataProtocol) async throws {
+        let total = session.received + (part?.length ?? 0) + bytes.count
+        if let length, total > length { throw UploadRefusal.inconsistentLength }
+        if total > maxFileBytes { throw DocumentService.tooLarge(maxFileBytes) }
+        let file = try part ?? uploads.staging.newPart(of: session.id, at: session.received)
+        part = file
+        try file.write(bytes)
+        appended += bytes.count
+        if let checkpointBytes, file.length >= checkpointBytes { try await keep() }
+    }
+
+    /// Keeps every byte received (the request ended) and records the length, if declared; with
+    /// `ending` (the client said this request ends the upload) the length is what arrived, and
+    /// must be what was declared.
+    public func finish(ending: Bool = false) async throws -> UploadSession {
+        try await keep()
+        if let declared = ending ? (length ?? session.received) : length, session.length == nil {
+            guard let recorded = try await uploads.sessions.append(UploadPart(start: session.received, length: 0, name: ""), to: session.id,
+                                                                   length: declared) else { throw UploadRefusal.inconsistentLength }
+            session = recorded
+        }
+        if ending, !session.isFullyReceived { throw UploadRefusal.inconsistentLength }
+        return session
+    }
+
+    /// The request broke off: keeps what arrived, so the client resumes after it.
+    public func interrupted() async {
+        do {
+            try await keep()
+        } catch {
+            discard()
+        }
+    }
+
+    /// Drops the bytes not kept yet (a checksum did not match).
+    public func discard() {
+        part?.discard()
+        part = nil
+    }
+
+    /// Makes the part durable and has the index count it.
+    private func keep() async throws {
+        guard let file = part else { return }
+        part = nil
+        guard file.length > 0 else { file.discard(); return }
+        let kept = try await uploads.staging.keep(file)
+        guard let next = try await uploads.sessions.append(kept, to: session.id, length: length) else {
+            // Another host appended or ended it meanwhile: these bytes do not count.
+            await uploads.staging.remove([kept], of: session.id)
+            let now = try await uploads.sessions.session(id: session.id)
+            if let now, now.status == .open { throw UploadRefusal.offsetMismatch(expected: now.received) }
+            throw UploadRefusal.notFound
+        }
+        session = next
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import PreviewCore
+import PreviewStore
+
+/// What resumable uploads may cost and how long they live.
+public struct UploadPolicy: Sendable {
+    /// How long an upload may take from its creation; `gc` removes it afterwards.
+    public var lifetime: TimeInterval = 24 * 3600
+    public var caps = UploadCaps()
+    /// An append's bytes are made durable and counted at least this often: a dropped connection
+    /// or a killed server costs the client at most this much sent again.
+    public var checkpointBytes = 4 << 20
+    /// The most one request may append (`Upload-Limit: max-append-size`): under common proxies' body limits.
+    public var maxAppendBytes = 64 << 20
+
+    public init() {}
+}
+
+/// The resumable uploads of one service: their rows (``UploadSessions``), their staged parts
+/// (``UploadStaging``), the policy, and which of this process's requests is appending to which.
+public struct ResumableUploads: Sendable {
+    public let sessions: UploadSessions
+    public let staging: any UploadStaging
+    public var policy: UploadPolicy
+    /// The request of this process at work on each upload (``ActiveUploads``).
+    let active = ActiveUploads()
+
+    public init(sessions: UploadSessions, staging: any UploadStaging, policy: UploadPolicy = UploadPolicy()) {
+        self.sessions = sessions
+        self.staging = staging
+        self.policy = policy
+    }
+}
+
+/// Why an upload resource refused a request; each front door answers it in its protocol's words.
+public enum UploadRefusal: Error, Sendable, Equatable {
+    /// No such upload (or it was cancelled).
+    case notFound
+    /// Its time ran out.
+    case expired
+    /// The request's offset is not the upload's (`expected`).
+    case offsetMismatch(expected: Int)
+    /// The upload completed already (as `session` says); nothing more can be appended.
+    case completed(UploadSession)
+    /// A length that contradicts the one declared, or bytes past it.
+    case inconsistentLength
+    /// The request's bytes do not match the checksum it sent; they were not kept.
+    case checksumMismatch
+}

@@ -1,0 +1,30 @@
+import Foundation
+import PostgresNIO
+import PreviewStore
+
+extension PostgresIndex: UploadSessionDatabase {
+    public func runUploads<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
+        try await connections.transaction { session in
+            if let key { try await session.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))") }
+            return try await session.run(make(), PortableRow.init(row:))
+        }
+    }
+}
+
+extension PortableRow {
+    /// The row's columns of the types our schema uses (text, integers, reals, booleans).
+    init(row: PostgresRandomAccessRow) throws {
+        var values: [String: SQLValue] = [:]
+        for cell in row {
+            guard cell.bytes != nil else { values[cell.columnName] = .null; continue }
+            values[cell.columnName] = switch cell.dataType {
+            case .int2, .int4, .int8: .integer(Int64(try cell.decode(Int.self)))
+            case .float4, .float8: .real(try cell.decode(Double.self))
+            case .bool: .bool(try cell.decode(Bool.self))
+            case .timestamptz, .timestamp: .date(try cell.decode(Date.self))
+            default: .text(try cell.decode(String.self))
+            }
+        }
+        self.init(values: values)
+    }
+}

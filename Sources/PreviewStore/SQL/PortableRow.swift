@@ -1,0 +1,39 @@
+import GRDB
+
+/// A row as either backend returns it: its columns' values by name, so that a record of ours is
+/// read from both with one initializer.
+public struct PortableRow: Sendable {
+    public var values: [String: SQLValue]
+
+    public init(values: [String: SQLValue]) {
+        self.values = values
+    }
+
+    public func text(_ column: String) -> String? {
+        if case let .text(text)? = values[column] { return text }
+        return nil
+    }
+
+    public func integer(_ column: String) -> Int64? {
+        switch values[column] {
+        case let .integer(integer)?: integer
+        case let .real(real)?: Int64(exactly: real.rounded(.towardZero))
+        default: nil
+        }
+    }
+}
+
+extension PortableRow: FetchableRecord {
+    public init(row: Row) {
+        var values: [String: SQLValue] = [:]
+        for (column, value) in row {
+            values[column] = switch value.storage {
+            case let .int64(integer): .integer(integer)
+            case let .double(real): .real(real)
+            case let .string(text): .text(text)
+            case .blob, .null: .null
+            }
+        }
+        self.init(values: values)
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import PreviewCore
+
+/// Where a backend runs the upload sessions' statements (``UploadSessions``): each plan in one transaction.
+public protocol UploadSessionDatabase: Sendable {
+    /// Runs the plan `make` builds in one transaction. With `serializing`, transactions naming the
+    /// same key run one at a time (PostgreSQL's transaction lock; SQLite's writes always do), so
+    /// that counts read in them are exact.
+    func runUploads<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T
+}
+
+/// How many uploads may be open at once, and how many bytes they may stage, per owner and per client.
+public struct UploadCaps: Sendable, Equatable {
+    public var sessionsPerOwner = 20
+    public var sessionsPerClient = 20
+    /// An open upload counts its declared length, or the largest file allowed while it has none.
+    public var stagedBytesPerOwner = 4 << 30
+    public var stagedBytesPerClient = 4 << 30
+
+    public init() {}
+}
+
+/// The resumable uploads in the index, written once for both backends: an upload's row and its
+/// parts change together, an append only at the offset the row says, so two appends (or two hosts)
+/// can never both extend it.
+public struct UploadSessions: Sendable {
+    private typealias Status = UploadSession.Status
+    let database: any UploadSessionDatabase
+
+    public init(database: any UploadSessionDatabase) {
+        self.database = database
+    }
+
+    /// Records `session`, unless its owner or its client has as many uploads open as `caps` allow
+    /// or would stage more bytes (``UploadSessions/CapReached``); `reserved` is what it counts
+    /// while its length is unknown.
+    public func create(_ session: UploadSession, caps: UploadCaps, reserved: Int) async throws {
+        try await database.runUploads(serializing: "uploads:\(session.owner)") {
+            let open = Status.open
+            func load(_ column: String, _ value: String) -> PortableSQL {
+                """
+                SELECT COUNT(*) AS sessions, CAST(COALESCE(SUM(COALESCE(length, \(reserved))), 0) AS BIGINT) AS bytes
+                FROM upload_sessions WHERE \(raw: column) = \(value) AND status = \(open)
+                """
+            }
+            let incoming = session.length ?? reserved
+            func check(_ rows: [PortableRow], sessions: Int, bytes: Int, who: CapReached.Who) throws {
+                let row = rows.first
+                if Int(row?.integer("sessions") ?? 0) >= sessions { throw CapReached(who: who, limit: .sessions(sessions)) }
+                if Int(row?.integer("bytes") ?? 0) + incoming > bytes { throw CapReached(who: who, limit: .bytes(bytes)) }
+            }
+            return .statement(load("owner", session.owner)) { rows in
+                try check(rows, sessions: caps.sessionsPerOwner, bytes: caps.stagedBytesPerOwner, who: .owner)
+                return .statement(load("client", session.client)) { rows in
+                    try check(rows, sessions: caps.sessionsPerClient, bytes: caps.stagedBytesPerClient, who: .client)
+                    return .each([Self.insert(session)], then: ())
+                }
+            }
+        }
+    }
+
+    public func session(id: String) async throws -> UploadSession? {
+        try await database.runUploads(serializing: nil) {
+            .statement("SELECT * FROM upload_sessions WHERE id = \(id)") { rows in .done(try rows.first.map(UploadSession.init(row:))) }
+        }
+    }
+
+    /// The parts of upload `id`, in order.
+    public func parts(of id: String) async throws -> [UploadPart] {
+        try await database.runUploads(serializing: nil) {
+            .statement("SELECT * FROM upload_parts WHERE session_id = \(id) ORDER BY start") { rows in .done(try rows.map(UploadPart.init(row:))) }
+        }
+    }
+
+    /// Records `part`, durable in the staging, as the bytes that follow upload `id`'s offset, and
+    /// `length` as its length when it has none yet. Nil (nothing recorded) when the upload is not
+    /// open, its offset is not `part.start` any more, or the part would pass its length.
+    public func append(_ part: UploadPart, to id: String, length: Int? = nil) async throws -> UploadSession? {
+        try await database.runUploads(serializing: nil) {
+            let update: PortableSQL = """
+                UPDATE upload_sessions SET received = received + \(part.length), length = COALESCE(length, \(length))
+                WHERE id = \(id) AND status = \(Status.open) AND received = \(part.start)
+                    AND COALESCE(length, \(length), received + \(part.length)) >= received + \(part.length)
+                RETURNING *
+                """
+            return .statement(update) { rows in
+                guard let row = rows.first else { return .done(nil) }
+                let session = try UploadSession(row: row)
+                guard part.length > 0 else { return .done(session) }
+                return .each(["INSERT INTO upload_parts (session_id, start, length, name) VALUES (\(id), \(part.start), \(part.length), \(part.name))"],
+                             then: session)
+            }
+        }
+    }
+
+    /// Declares upload `id`'s length (tus's deferred length): false when it has another one, or
+    /// more bytes than that arrived already.
+    public func declareLength(_ length: Int, of id: String) async throws -> Bool {
+        try await database.runUploads(serializing: nil) {
+            .statement("""
+                UPDATE upload_sessions SET length = \(length)
+                WHERE id = \(id) AND status = \(Status.open) AND (length IS NULL OR length = \(length)) AND received <= \(length)
+                RETURNING *
+                """) { .done(!$0.isEmpty) }
+        }
+    }
+
+    /// Marks open upload `id` complete as `documentID` (and its job and hash) and forgets its parts,
+    /// which are returned for the staging to remove. Nil when it was not open (another request
+    /// completed or cancelled it first).
+    public func complete(_ id: String, documentID: String, jobID: Int64?, sha256: String) async throws -> (session: UploadSession, parts: [UploadPart])? {
+        try await end(id, setting: "status = \(Status.complete), document_id = \(documentID), job_id = \(jobID), sha256 = \(sha256)")
+    }
+
+    /// Cancels open upload `id` and forgets its parts (returned, for the staging to remove); nil
+    /// when it was not open.
+    public func cancel(_ id: String) async throws -> (session: UploadSession, parts: [UploadPart])? {
+        try await end(id, setting: "status = \(Status.cancelled)")
+    }
+
+    private func end(_ id: String, setting: PortableSQL) async throws -> (session: UploadSession, parts: [UploadPart])? {
+        try await database.runUploads(serializing: nil) {
+            .statement("UPDATE upload_sessions SET \(setting) WHERE id = \(id) AND status = \(Status.open) RETURNING *") { rows in
+                guard let row = rows.first else { return .done(nil) }
+                let session = try UploadSession(row: row)
+                return .statement("DELETE FROM upload_parts WHERE session_id = \(id) RETURNING *") { parts in
+                    .done((session, try parts.map(UploadPart.init(row:)).sorted { $0.start < $1.start }))
+                }
+            }
+        }
+    }
+
+    /// Up to `limit` uploads whose time ran out by `now` (seconds since 1970), oldest first.
+    public func expired(now: Int, limit: Int) async throws -> [UploadSession] {
+        try await database.runUploads(serializing: nil) {
+            .statement("SELECT * FROM upload_sessions WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(limit)") { rows in
+                .done(try rows.map(UploadSession.init(row:)))
+            }
+        }
+    }
+
+    /// Removes upload `id` and its parts' rows; returns the parts, for the staging to remove.
+    public func forget(_ id: String) async throws -> [UploadPart] {
+        try await database.runUploads(serializing: nil) {
+            .statement("DELETE FROM upload_parts WHERE session_id = \(id) RETURNING *") { parts in
+                .each(["DELETE FROM upload_sessions WHERE id = \(id)"], then: try parts.map(UploadPart.init(row:)))
+            }
+        }
+    }
+
+    /// The uploads open now and the bytes they staged.
+    public func figures() async throws -> (open: Int, stagedBytes: Int) {
+        try await database.runUploads(serializing: nil) {
+            .statement("SELECT COUNT(*) AS sessions, CAST(COALESCE(SUM(received), 0) AS BIGINT) AS bytes FROM upload_sessions WHERE status = \(Status.open)") { rows in
+                .done((Int(rows.first?.integer("sessions") ?? 0), Int(rows.first?.integer("bytes") ?? 0)))
+            }
+        }
+    }
+
+    private static func insert(_ session: UploadSession) -> PortableSQL {
+        """
+        INSERT INTO upload_sessions (id, owner, client, front, labels, content_type, length, received, status, created_at, expires_at)
+        VALUES (\(session.id), \(session.owner), \(session.client), \(session.front), \(UploadSession.encode(session.labels)),
+            \(session.contentType), \(session.length), \(session.received), \(session.status), \(session.createdAt), \(session.expiresAt))
+        """
+    }
+
+    /// An owner or a client has as many uploads open, or as many bytes staged, as allowed.
+    public struct CapReached: Error, Sendable {
+        public enum Who: Sendable { case owner, client }
+        public enum Limit: Sendable { case sessions(Int), bytes(Int) }
+        public let who: Who
+        public let limit: Limit
+    }
+}
+
+extension UploadSession {
+    init(row: PortableRow) throws {
+        guard let id = row.text("id"), let owner = row.text("owner"), let client = row.text("client"),
+              let front = row.text("front").flatMap(Front.init(rawValue:)), let labels = row.text("labels"),
+              let received = row.integer("received"), let status = row.text("status").flatMap(Status.init(rawValue:)),
+              let created = row.integer("created_at"), let expires = row.integer("expires_at") else {
+            throw PreviewError(.internal, "An upload's row is incomplete.")
+        }
+        self.init(id: id, owner: owner, client: client, front: front, labels: Self.decode(labels), contentType: row.text("content_type"),
+                  length: row.integer("length").map(Int.init), createdAt: Int(created), expiresAt: Int(expires))
+        self.received = Int(received)
+        self.status = status
+        documentID = row.text("document_id")
+        jobID = row.integer("job_id")
+        sha256 = row.text("sha256")
+    }
+
+    static func encode(_ labels: [String: String]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: labels, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func decode(_ labels: String) -> [String: String] {
+        (try? JSONSerialization.jsonObject(with: Data(labels.utf8))) as? [String: String] ?? [:]
+    }
+}
+
+extension UploadPart {
+    init(row: PortableRow) throws {
+        guard let start = row.integer("start"), let length = row.integer("length"), let name = row.text("name") else {
+            throw PreviewError(.internal, "An upload part's row is incomplete.")
+        }
+        self.init(start: Int(start), length: Int(length), name: name)
+    }
+}
+
+extension UploadSession.Status: SQLBindable {}
+extension UploadSession.Front: SQLBindable {}
