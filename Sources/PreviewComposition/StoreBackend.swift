@@ -13,7 +13,8 @@ public struct StoreBackend: Sendable {
     public let queue: any JobQueue
     /// Shared links to download, and the devices that may send them.
     public let downloads: any LinkDownloads
-    /// Resumable uploads: their sessions in the index, their parts staged in the store folder's `uploads/`.
+    /// Resumable uploads: their sessions in the index, their parts where every host reaches them
+    /// (the store folder's `uploads/`, or the bucket's `staging/uploads/`).
     public let uploads: ResumableUploads
 
     /// Where the blobs live.
@@ -37,9 +38,11 @@ public struct StoreBackend: Sendable {
     /// Blobs' file work runs on `offload`'s reads and writes lanes.
     public init(root: URL, database: String?, blobs: Blobs = .folder, offload: Offload, logger: Logger) async throws {
         let storage: any BlobStorage
+        let staging: any UploadStaging
         switch blobs {
         case .folder:
             storage = try BlobStore(root: root, offload: offload)
+            staging = try FolderUploadStaging(root: root, offload: offload)
         case let .s3(location, cacheBytes):
             let lock: any ReferenceLock = if let database {
                 try await PostgresReferenceLock(url: database, logger: logger)
@@ -50,6 +53,7 @@ public struct StoreBackend: Sendable {
                                        cacheBytes: cacheBytes, lock: lock, offload: offload, logger: logger)
             try await s3.checkAccess()
             storage = s3
+            staging = try S3UploadStaging(storage: s3, root: root, offload: offload)
         }
         if let database {
             // Enough connections that reads never queue behind writes waiting on a lock: a server's
@@ -59,13 +63,13 @@ public struct StoreBackend: Sendable {
             store = Store(blobs: storage, index: index)
             queue = PostgresJobQueue(index: index)
             downloads = PostgresDownloadQueue(index: index)
-            uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: try FolderUploadStaging(root: root, offload: offload))
+            uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: staging)
         } else {
             let index = try SQLiteIndex(url: Store.sqliteIndex(in: root))
             store = Store(blobs: storage, index: index)
             queue = SQLiteJobQueue(index: index)
             downloads = SQLiteDownloadQueue(index: index)
-            uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: try FolderUploadStaging(root: root, offload: offload))
+            uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: staging)
         }
     }
 

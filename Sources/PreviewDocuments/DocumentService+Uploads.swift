@@ -115,19 +115,45 @@ extension DocumentService {
         await uploads.staging.remove(ended.parts, of: id)
     }
 
-    /// Removes uploads whose time ran out, and their bytes; returns how many.
-    public func collectExpiredUploads() async throws -> Int {
-        guard let resumable else { return 0 }
-        var removed = 0
+    /// Removes uploads whose time ran out with their bytes, and kept parts that no upload lists and
+    /// that are older than `grace` (a request that kept a part, then died before the index counted
+    /// it). With `dryRun`, only counts them.
+    public func collectUploads(grace: TimeInterval, dryRun: Bool = false) async throws -> UploadCollection {
+        guard let resumable else { return UploadCollection() }
+        var collected = UploadCollection()
+        var seen = Set<String>()
         while true {
-            let expired = try await resumable.sessions.expired(now: clock.unixSeconds, limit: 100)
+            let expired = try await resumable.sessions.expired(now: clock.unixSeconds, limit: 100).filter { !seen.contains($0.id) }
             for session in expired {
+                seen.insert(session.id)
+                collected.uploads += 1
+                if dryRun { continue }
                 let parts = try await resumable.sessions.forget(session.id)
                 await resumable.staging.remove(parts, of: session.id)
             }
-            removed += expired.count
-            if expired.count < 100 { return removed }
+            if expired.isEmpty { break }
         }
+        let listed = try await resumable.sessions.partNames()
+        let cutoff = clock.now.addingTimeInterval(-grace)
+        let strays = try await resumable.staging.kept().filter { !listed.contains($0.name) && $0.modified < cutoff }
+        collected.strayParts = strays.count
+        if !dryRun {
+            for (session, parts) in Dictionary(grouping: strays, by: { String($0.name.split(separator: "/").first ?? "") }) {
+                await resumable.staging.remove(parts.map { UploadPart(start: 0, length: 0, name: $0.name) }, of: session)
+            }
+        }
+        return collected
+    }
+
+    /// The names of every staged part, counted or not.
+    public func stagedUploadParts() async throws -> [String] {
+        try await resumableUploads().staging.kept().map(\.name)
+    }
+
+    /// The uploads open now and the bytes they staged.
+    public func uploadFigures() async throws -> (open: Int, stagedBytes: Int) {
+        guard let resumable else { return (0, 0) }
+        return try await resumable.sessions.figures()
     }
 
     private func labels(owner: String, _ fields: [String: String]) throws -> DocumentLabels {

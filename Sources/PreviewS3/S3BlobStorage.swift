@@ -377,9 +377,16 @@ public final class S3BlobStorage: BlobStorage {
         try await lock.whileHeld(exclusive: exclusive, body)
     }
 
-    /// Every object under `prefix` named by a hash, a page of up to ``pageSize`` at a time.
+    /// Every object under `prefix` named by a hash.
     private func list(prefix: String) async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
-        var found: [(BlobHash, Int, Date)] = []
+        try await listKeys(prefix: prefix).compactMap { object in
+            BlobHash(hex: String(object.key.split(separator: "/").last ?? "")).map { ($0, object.size, object.modified) }
+        }
+    }
+
+    /// Every object under `prefix`, a page of up to ``pageSize`` at a time.
+    func listKeys(prefix: String) async throws -> [(key: String, size: Int, modified: Date)] {
+        var found: [(String, Int, Date)] = []
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("max-keys", "\(pageSize)"), ("prefix", prefix)]
@@ -387,8 +394,8 @@ public final class S3BlobStorage: BlobStorage {
             let page = XMLText(try await client.send(.GET, key: nil, query: query, operation: "listing \(prefix)").body)
             for object in page.all("Contents") {
                 let item = XMLText(object)
-                guard let key = item.first("Key"), let hash = BlobHash(hex: String(key.split(separator: "/").last ?? "")) else { continue }
-                found.append((hash, Int(item.first("Size") ?? "") ?? 0, item.first("LastModified").flatMap(Self.date) ?? .distantPast))
+                guard let key = item.first("Key") else { continue }
+                found.append((key, Int(item.first("Size") ?? "") ?? 0, item.first("LastModified").flatMap(Self.date) ?? .distantPast))
             }
             token = page.first("IsTruncated") == "true" ? page.first("NextContinuationToken") : nil
         } while token != nil
@@ -396,7 +403,7 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// Deletes `keys`, up to ``pageSize`` in one request; a key that is not there counts as deleted.
-    private func delete(_ keys: [String]) async throws {
+    func delete(_ keys: [String]) async throws {
         for batch in stride(from: 0, to: keys.count, by: pageSize).map({ keys[$0..<min($0 + pageSize, keys.count)] }) {
             if batch.count == 1 {
                 _ = try await client.send(.DELETE, key: batch.first!, accepting: [200, 204, 404], operation: "deleting \(batch.first!)")

@@ -100,10 +100,12 @@ public struct CollectReport: Sendable, Codable {
     public var temporaries = 0
     /// On-demand previews evicted to keep within the preview budget.
     public var evictedPreviews = 0
+    /// Resumable uploads whose time ran out, and stray parts of them.
+    public var uploads = UploadCollection()
     public var dryRun: Bool
 
     enum CodingKeys: String, CodingKey {
-        case blobs, bytes, purged, temporaries
+        case blobs, bytes, purged, temporaries, uploads
         case evictedPreviews = "evicted_previews"
         case dryRun = "dry_run"
     }

@@ -11,7 +11,7 @@ struct GCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gc", abstract: """
             Evict on-demand previews beyond their budget; move unreferenced blobs older than a grace period into the \
-            quarantine, and delete what it held longer than that.
+            quarantine, and delete what it held longer than that; remove resumable uploads whose time ran out.
             """)
 
     @Option(help: "Spare anything younger than this many seconds (writes in flight); keep quarantined blobs this long.")
@@ -38,7 +38,8 @@ struct GCCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await storeOptions.open()
+        let backend = try await storeOptions.backend()
+        let store = backend.store
         var report: CollectReport
         do {
             report = try await store.collectGarbage(grace: grace, dryRun: dryRun, force: force, logger: .cli)
@@ -46,10 +47,12 @@ struct GCCommand: AsyncParsableCommand {
             try CommandReport(json: json).fail(PreviewError(.storeDamaged, "gc refused: \(refusal.description)"))
         }
         report.evictedPreviews = await dryRun ? 0 : try store.evictPreviews(downTo: Limits.parseByteCount(previewCacheSize)!).derivatives
+        report.uploads = try await DocumentService(backend: backend, offload: .commandLine, logger: .cli).collectUploads(grace: grace, dryRun: dryRun)
         let verb = dryRun ? "would quarantine" : "quarantined"
         try CommandReport(json: json).succeed(report, human: """
             evicted \(report.evictedPreviews) previews over the budget; \(verb) \(report.blobs) blobs (\(report.bytes) bytes); \
-            \(dryRun ? "would delete" : "deleted") \(report.purged) from the quarantine and \(report.temporaries) temporary files
+            \(dryRun ? "would delete" : "deleted") \(report.purged) from the quarantine and \(report.temporaries) temporary files; \
+            \(dryRun ? "would remove" : "removed") \(report.uploads.uploads) expired uploads and \(report.uploads.strayParts) stray upload parts
             """)
     }
 }

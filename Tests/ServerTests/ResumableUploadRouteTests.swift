@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import Logging
+import PreviewComposition
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -183,7 +185,7 @@ import Testing
             try await client.execute(uri: locations[0], method: .head, headers: Self.bearer) { #expect($0.status == .notFound) }
             harness.clock.advance(by: .seconds(Int(documents.uploadPolicy.lifetime) + 1))
             try await client.execute(uri: locations[1], method: .head, headers: Self.bearer) { #expect($0.status == .gone) }
-            #expect(try await documents.collectExpiredUploads() == locations.count, "the cancelled one's row too")
+            #expect(try await documents.collectUploads(grace: 0).uploads == locations.count, "the cancelled one's row too")
             try await client.execute(uri: locations[1], method: .head, headers: Self.bearer) { #expect($0.status == .notFound) }
             #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path).isEmpty, "their staged bytes are gone too")
         }
@@ -200,5 +202,50 @@ import Testing
                 #expect(response.status == .accepted && Self.field(response, "Upload-Draft-Interop-Version") == nil)
             }
         }
+    }
+
+    /// Two hosts on one PostgreSQL and one bucket, each with a store folder of its own: an upload
+    /// begun on one resumes on the other, whose parts it fetches from the bucket's staging, and
+    /// completes as the document of exactly the bytes sent; its staged objects are gone after.
+    @Test(.enabled(if: TestBackend.available.contains(.postgres)), arguments: TestBlobs.available.filter { $0 != .folder })
+    func anUploadResumesOnAnotherHost(blobs: TestBlobs) async throws {
+        let address = try #require(try await TestBackend.postgres.freshDatabase())
+        let bucket = try blobs.fresh()
+        let (first, second) = (try TemporaryFolder(), try TemporaryFolder())
+        defer { second.remove() }
+        let open = { (folder: TemporaryFolder) in
+            try await StoreBackend(root: folder.url, database: address, blobs: bucket, offload: .forTests, logger: Logger(label: "test"))
+        }
+        let hostA = try Harness(opened: try await open(first), folder: first, token: Self.token)
+        let hostB = try Harness(opened: try await open(second), folder: second, token: Self.token)
+        defer { hostA.folder.remove() }
+        let file = Array(try Data(contentsOf: Fixtures.sample("image-cmyk.jpg")))
+        let tus = ["Tus-Resumable": "1.0.0"]
+        let location = try await hostA.test { client in
+            let location = try await client.execute(uri: "/v1/uploads/tus?owner=ana&filename=photo.jpg", method: .post,
+                                                    headers: Self.headers(tus.merging(["Upload-Length": "\(file.count)"]) { $1 })) { response in
+                try Self.path(response.headers[.location])
+            }
+            try await client.execute(uri: location, method: .patch,
+                                     headers: Self.headers(tus.merging(["Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"]) { $1 }),
+                                     body: ByteBuffer(bytes: file[..<400_000])) { #expect($0.status == .noContent) }
+            return location
+        }
+        try await hostB.test { client in
+            try await client.execute(uri: location, method: .head, headers: Self.headers(tus)) { response in
+                #expect(Self.field(response, "Upload-Offset") == "400000")
+            }
+            let id = try await client.execute(uri: location, method: .patch,
+                                              headers: Self.headers(tus.merging(["Content-Type": "application/offset+octet-stream",
+                                                                                 "Upload-Offset": "400000"]) { $1 }),
+                                              body: ByteBuffer(bytes: file[400_000...])) { response in
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                return try #require(Self.field(response, "DocPreview-Document-ID"))
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: Self.bearer) { response in
+                #expect(Array(response.body.readableBytesView) == file, "the document is the bytes sent, across the two hosts")
+            }
+        }
+        #expect(try await hostB.server.documents.stagedUploadParts().isEmpty, "no staged part is left")
     }
 }

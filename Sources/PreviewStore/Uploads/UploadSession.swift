@@ -85,6 +85,21 @@ public struct UploadPart: Sendable, Equatable {
     }
 }
 
+/// What `gc` removed of the resumable uploads.
+public struct UploadCollection: Sendable, Codable, Equatable {
+    /// Uploads whose time ran out (with their parts).
+    public var uploads = 0
+    /// Kept parts that no upload listed.
+    public var strayParts = 0
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case uploads
+        case strayParts = "stray_parts"
+    }
+}
+
 extension String {
     fileprivate func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self

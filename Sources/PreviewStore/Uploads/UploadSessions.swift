@@ -148,6 +148,13 @@ public struct UploadSessions: Sendable {
         }
     }
 
+    /// The names of every part an upload lists.
+    public func partNames() async throws -> Set<String> {
+        try await database.runUploads(serializing: nil) {
+            .statement("SELECT name FROM upload_parts") { rows in .done(Set(rows.compactMap { $0.text("name") })) }
+        }
+    }
+
     /// The uploads open now and the bytes they staged.
     public func figures() async throws -> (open: Int, stagedBytes: Int) {
         try await database.runUploads(serializing: nil) {

@@ -14,6 +14,8 @@ public protocol UploadStaging: Sendable {
     func copy(_ part: UploadPart, into writer: BlobWriter) async throws
     /// Removes the parts' bytes (what is already gone is no failure).
     func remove(_ parts: [UploadPart], of session: String) async
+    /// Every part kept, by name, with when it was kept (for `gc`: parts no upload lists).
+    func kept() async throws -> [(name: String, modified: Date)]
 }
 
 /// Bytes of one part as they arrive: written to a file, never held in memory. Used by one request
@@ -25,7 +27,8 @@ public final class UploadPartFile: @unchecked Sendable {  // one request writes 
     private let handle: FileHandle
     public private(set) var length = 0
 
-    init(url: URL, start: Int, name: String) throws {
+    /// A new file at `url` (which must not exist), for the part `name` from offset `start`.
+    public init(url: URL, start: Int, name: String) throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
@@ -40,8 +43,13 @@ public final class UploadPartFile: @unchecked Sendable {  // one request writes 
     }
 
     /// Flushes the bytes to disk and closes the file.
-    func synchronize() throws {
+    public func synchronize() throws {
         try handle.synchronize()
+        try handle.close()
+    }
+
+    /// Closes the file, its bytes kept.
+    public func close() throws {
         try handle.close()
     }
 
@@ -92,6 +100,22 @@ public struct FolderUploadStaging: UploadStaging {
                 try writer.write(chunk)
                 remaining -= chunk.count
             }
+        }
+    }
+
+    public func kept() async throws -> [(name: String, modified: Date)] {
+        let folder = folder
+        return try await offload.run(.reads) {
+            var found: [(String, Date)] = []
+            for session in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+                let sessionFolder = folder.appendingPathComponent(session)
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: sessionFolder.path)) ?? [] where file.hasSuffix(".part") {
+                    let modified = (try? sessionFolder.appendingPathComponent(file).resourceValues(forKeys: [.contentModificationDateKey]))?
+                        .contentModificationDate ?? .distantPast
+                    found.append(("\(session)/\(file)", modified))
+                }
+            }
+            return found
         }
     }
 
