@@ -30,6 +30,9 @@ public struct StorageStatistics: Sendable, Equatable, Encodable {
     public var evictedPreviews: Int?
     /// Documents with at least one live share.
     public var sharedDocuments = 0
+    /// Resumable uploads open now, and the bytes they staged; store-wide figures only (nil for one owner's).
+    public var openUploads: Int?
+    public var stagedUploadBytes: Int?
 
     public init(owner: String?, documents: Int, versions: Int, byType: [String: Int], byKind: [String: Int],
                 logicalBytes: Int, storedBytes: Int, previews: Int, previewBytes: Int) {

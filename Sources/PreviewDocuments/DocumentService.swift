@@ -146,6 +146,10 @@ public struct DocumentService: Sendable {
 
     /// The storage figures of `owner`, or of the whole store.
     public func statistics(owner: String?) async throws -> StorageStatistics {
-        try await store.index.statistics(owner: owner)
+        var statistics = try await store.index.statistics(owner: owner)
+        if owner == nil, resumable != nil {
+            (statistics.openUploads, statistics.stagedUploadBytes) = try await uploadFigures()
+        }
+        return statistics
     }
 }

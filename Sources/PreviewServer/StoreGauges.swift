@@ -49,6 +49,8 @@ final class StoreGauges: Sendable {
         Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "stored")]).record(statistics.storedBytes)
         Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "previews")]).record(statistics.previewBytes)
         Gauge(label: "docpreview_documents").record(statistics.documents)
+        Gauge(label: "docpreview_uploads_open").record(statistics.openUploads ?? 0)
+        Gauge(label: "docpreview_uploads_staged_bytes").record(statistics.stagedUploadBytes ?? 0)
     }
 
     /// Returns when `task` ends or `limit` has passed, whichever is first; the task runs on.
