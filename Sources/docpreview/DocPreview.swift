@@ -14,7 +14,7 @@ struct DocPreview: AsyncParsableCommand {
             """,
         subcommands: [InfoCommand.self, RenderCommand.self, ZoomCommand.self, PyramidCommand.self, TranscodeCommand.self, SpritesCommand.self, IngestCommand.self, BatchCommand.self, PreviewCommand.self,
                       StatsCommand.self, ListCommand.self, VersionsCommand.self, RelabelCommand.self, RestoreCommand.self, DeleteCommand.self,
-                      ServeCommand.self, WorkerCommand.self, JobsCommand.self, SigningKeyCommand.self, TLSInitCommand.self, VerifyCommand.self, GCCommand.self, RecoverCommand.self,
+                      ServeCommand.self, UploadCommand.self, WorkerCommand.self, JobsCommand.self, SigningKeyCommand.self, TLSInitCommand.self, VerifyCommand.self, GCCommand.self, RecoverCommand.self,
                       TokensCommand.self, RenderChildCommand.self, FetchChildCommand.self]
     )
 }

@@ -1,0 +1,211 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PreviewCore
+
+/// A client of the server's resumable uploads (the IETF draft, interop version 6, as iOS sends it):
+/// creates the upload empty, then appends the file a chunk at a time. When a connection drops or
+/// the server fails (5xx, 429), it asks the server how much arrived (`HEAD`) and goes on from
+/// there, after a pause that grows while nothing moves. The upload's URL is remembered in `state`
+/// until it completes, so the next run for the same file resumes it too.
+struct ResumableUploadClient {
+    let http: HTTPClient
+    let server: String
+    let token: String?
+    let chunkBytes: Int
+    /// Consecutive failures without progress before giving up.
+    let retries: Int
+    let offload: Offload
+    /// Told of each resumption (what the server had, and why).
+    let note: @Sendable (String) -> Void
+
+    struct Refusal: Error, CustomStringConvertible {
+        var status: Int
+        var body: String
+        var description: String { "the server answered \(status): \(body)" }
+    }
+
+    /// Uploads `file` (`size` bytes) under `labels`; returns the server's answer to the last append (the document).
+    func upload(_ file: URL, size: Int, labels: [String: String], state: URL) async throws -> [String: Any] {
+        var location = try? String(contentsOf: state, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        var offset = 0
+        var limit = chunkBytes
+        if let known = location {
+            switch try await remaining(known) {
+            case let .open(at, appendLimit):
+                (offset, limit) = (at, min(chunkBytes, appendLimit ?? chunkBytes))
+                note("resuming \(file.lastPathComponent) at byte \(at) of \(size)")
+            case .gone:
+                location = nil
+            }
+        }
+        if location == nil {
+            let created = try await create(labels: labels, size: size)
+            location = created.location
+            limit = min(chunkBytes, created.appendLimit ?? chunkBytes)
+            try FileManager.default.createDirectory(at: state.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(created.location.utf8).write(to: state)
+        }
+        let upload = location!
+        var failures = 0
+        while true {
+            let length = min(limit, size - offset)
+            let ends = offset + length == size
+            do {
+                let answer = try await append(file, to: upload, offset: offset, length: length, ends: ends)
+                if ends {
+                    try? FileManager.default.removeItem(at: state)
+                    return answer.json
+                }
+                offset = answer.offset ?? offset + length
+                failures = 0
+            } catch let refusal as Refusal where refusal.status == 409 || refusal.status >= 500 || refusal.status == 429 {
+                failures += 1
+                try await resume(after: refusal, failures: failures)
+                guard case let .open(at, _) = try await remaining(upload) else { throw refusal }
+                if at > offset { failures = 0 }
+                offset = at
+            } catch let refusal as Refusal {
+                throw refusal
+            } catch {
+                // The connection dropped, or the server could not be reached.
+                failures += 1
+                try await resume(after: error, failures: failures)
+                guard case let .open(at, _) = try await remaining(upload) else { throw error }
+                if at > offset { failures = 0 }
+                offset = at
+            }
+        }
+    }
+
+    private enum Remaining {
+        case open(at: Int, appendLimit: Int?)
+        case gone
+    }
+
+    /// Waits before resuming: half a second, doubling to 8 s while failures follow each other.
+    private func resume(after error: any Error, failures: Int) async throws {
+        guard failures <= retries else { throw error }
+        let pause = min(8.0, 0.5 * pow(2, Double(failures - 1)))
+        note("\(error); resuming in \(pause) s")
+        try await Task.sleep(for: .seconds(pause))
+    }
+
+    /// Where upload `location` stands, asked until the server answers.
+    private func remaining(_ location: String) async throws -> Remaining {
+        var failures = 0
+        while true {
+            do {
+                var request = self.request(location, method: .HEAD)
+                request.headers.add(name: "Upload-Draft-Interop-Version", value: "6")
+                let response = try await http.execute(request, timeout: .seconds(60))
+                let status = Int(response.status.code)
+                if status == 404 || status == 410 { return .gone }
+                guard (200..<300).contains(status), let offset = response.headers.first(name: "Upload-Offset").flatMap(Int.init) else {
+                    throw Refusal(status: status, body: "")
+                }
+                if response.headers.first(name: "Upload-Complete") == "?1" { return .gone }
+                return .open(at: offset, appendLimit: Self.appendLimit(response.headers))
+            } catch let refusal as Refusal where refusal.status < 500 && refusal.status != 429 {
+                throw refusal
+            } catch {
+                failures += 1
+                try await resume(after: error, failures: failures)
+            }
+        }
+    }
+
+    private func create(labels: [String: String], size: Int) async throws -> (location: String, appendLimit: Int?) {
+        var query = URLComponents()
+        query.queryItems = labels.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        var request = self.request(server + "/v1/uploads?" + (query.percentEncodedQuery ?? ""), method: .POST)
+        request.headers.add(name: "Upload-Draft-Interop-Version", value: "6")
+        request.headers.add(name: "Upload-Complete", value: "?0")
+        request.headers.add(name: "Upload-Length", value: "\(size)")
+        let response = try await http.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .created, let location = response.headers.first(name: "Location") else {
+            throw Refusal(status: Int(response.status.code), body: String(buffer: body))
+        }
+        return (location.hasPrefix("/") ? server + location : location, Self.appendLimit(response.headers))
+    }
+
+    /// Sends `length` bytes of `file` from `offset`; the offset the server then has, or its final answer.
+    private func append(_ file: URL, to location: String, offset: Int, length: Int, ends: Bool) async throws -> (offset: Int?, json: [String: Any]) {
+        var request = self.request(location, method: .PATCH)
+        request.headers.add(name: "Upload-Draft-Interop-Version", value: "6")
+        request.headers.add(name: "Upload-Complete", value: ends ? "?1" : "?0")
+        request.headers.add(name: "Upload-Offset", value: "\(offset)")
+        request.headers.add(name: "Content-Type", value: "application/partial-upload")
+        request.body = .stream(FileRegion(url: file, offset: offset, length: length, offload: offload), length: .known(Int64(length)))
+        let response = try await http.execute(request, timeout: .hours(1))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard (200..<300).contains(response.status.code) else { throw Refusal(status: Int(response.status.code), body: String(buffer: body)) }
+        let json = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+        return (response.headers.first(name: "Upload-Offset").flatMap(Int.init), json)
+    }
+
+    private func request(_ url: String, method: HTTPMethod) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        return request
+    }
+
+    /// `max-append-size` of an `Upload-Limit`.
+    private static func appendLimit(_ headers: HTTPHeaders) -> Int? {
+        headers.first(name: "Upload-Limit")?.split(separator: ",").lazy
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.hasPrefix("max-append-size=") }
+            .flatMap { Int($0.dropFirst("max-append-size=".count)) }
+    }
+
+    /// Where the URL of an unfinished upload of `file` to `server` is kept: one file per file
+    /// (its path, size and time of change) and server, under the user's cache folder.
+    static func state(for file: URL, size: Int, server: String) -> URL {
+        let changed = (try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate?.timeIntervalSince1970) ?? 0
+        let key = SHA256.hash(data: Data("\(server)\n\(file.standardizedFileURL.path)\n\(size)\n\(changed)".utf8))
+            .prefix(16).map { String(format: "%02x", $0) }.joined()
+        let environment = ProcessInfo.processInfo.environment
+        let cache = environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        return cache.appendingPathComponent("docpreview/uploads/\(key)")
+    }
+}
+
+/// `length` bytes of a file from `offset`, read a chunk at a time on the reads lane as the request takes them.
+struct FileRegion: AsyncSequence {
+    typealias Element = ByteBuffer
+    let url: URL
+    let offset: Int
+    let length: Int
+    let offload: Offload
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(region: self)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let region: FileRegion
+        var sent = 0
+        var handle: FileHandle?
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard sent < region.length else {
+                try? handle?.close()
+                return nil
+            }
+            if handle == nil { handle = try FileHandle(forReadingFrom: region.url) }
+            let (file, at, wanted) = (handle!, region.offset + sent, Swift.min(256 * 1024, region.length - sent))
+            let chunk = try await region.offload.run(.reads) {
+                try file.seek(toOffset: UInt64(at))
+                return try file.read(upToCount: wanted) ?? Data()
+            }
+            guard !chunk.isEmpty else { throw CocoaError(.fileReadTooLarge) }
+            sent += chunk.count
+            return ByteBuffer(data: chunk)
+        }
+    }
+}
