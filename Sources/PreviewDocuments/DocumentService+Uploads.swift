@@ -17,13 +17,20 @@ extension DocumentService {
     public var uploadPolicy: UploadPolicy { resumable?.policy ?? UploadPolicy() }
 
     /// Starts upload `id` of `owner`'s file from `client` under the labels in `fields` (type, title,
-    /// filename, description, school), `length` bytes long when known. Labels and a length over the
-    /// limit are refused now, before a byte is sent; so is a new upload past the caps (429).
+    /// filename, description, school), `length` bytes long when known. Labels, an extension the
+    /// type does not allow and a length over the limit are refused now, before a byte is sent; so
+    /// is a new upload past the caps (429).
     public func createUpload(id: String = UploadSession.newID(), owner: String, client: String, front: UploadSession.Front,
                              fields: [String: String], contentType: String?, length: Int?) async throws -> UploadSession {
         let uploads = try resumableUploads()
-        _ = try labels(owner: owner, fields)
+        let labels = try labels(owner: owner, fields)
         if let length, length > limits.maxFileBytes { throw Self.tooLarge(limits.maxFileBytes) }
+        // A file name whose extension the declared type does not allow is refused now, as the
+        // whole file would be (whatever its bytes turn out to be).
+        if let type = labels.type, let ext = Validator.fileExtension(of: labels.filename), !FileKind.claiming(extension: ext).isEmpty,
+           !type.admits(fileName: labels.filename, kind: .unknown) {
+            throw PreviewError(.extensionNotAllowed, type.refusalMessage)
+        }
         let now = clock.unixSeconds
         let session = UploadSession(id: id, owner: owner, client: client, front: front, labels: fields, contentType: contentType, length: length,
                                     createdAt: now, expiresAt: now + Int(uploads.policy.lifetime))
@@ -179,8 +186,8 @@ public struct ClaimedUpload: Sendable {
 }
 
 /// One request's bytes appended to an upload: written into a part as they arrive, and kept (made
-/// durable, then counted by the index) every ``UploadPolicy/checkpointBytes`` and at the end, or
-/// when the request breaks off. Used by one request at a time.
+/// durable, then counted by the index) every ``UploadPolicy/checkpointBytes`` or second, whichever
+/// comes first, and at the end, or when the request breaks off. Used by one request at a time.
 public final class UploadAppend: @unchecked Sendable {  // one request's task uses it
     public private(set) var session: UploadSession
     private let uploads: ResumableUploads
@@ -208,8 +215,16 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
         part = file
         try file.write(bytes)
         appended += bytes.count
-        if let checkpointBytes, file.length >= checkpointBytes { try await keep() }
+        guard let checkpointBytes else { return }
+        // Every so many bytes on a fast link, every second on a slow one.
+        if file.length >= checkpointBytes || (ContinuousClock.now - lastKept >= Self.checkpointInterval && file.length >= 64 * 1024) {
+            try await keep()
+        }
     }
+
+    /// The longest a request's bytes wait to be made durable, when they arrive slowly.
+    static let checkpointInterval: Duration = .seconds(1)
+    private var lastKept = ContinuousClock.now
 
     /// Keeps every byte received (the request ended) and records the length, if declared; with
     /// `ending` (the client said this request ends the upload) the length is what arrived, and
@@ -246,6 +261,7 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
         part = nil
         guard file.length > 0 else { file.discard(); return }
         let kept = try await uploads.staging.keep(file)
+        lastKept = ContinuousClock.now
         guard let next = try await uploads.sessions.append(kept, to: session.id, length: length) else {
             // Another host appended or ended it meanwhile: these bytes do not count.
             await uploads.staging.remove([kept], of: session.id)

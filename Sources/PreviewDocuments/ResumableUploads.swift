@@ -7,8 +7,9 @@ public struct UploadPolicy: Sendable {
     /// How long an upload may take from its creation; `gc` removes it afterwards.
     public var lifetime: TimeInterval = 24 * 3600
     public var caps = UploadCaps()
-    /// An append's bytes are made durable and counted at least this often: a dropped connection
-    /// or a killed server costs the client at most this much sent again.
+    /// An append's bytes are made durable and counted at least this often (and at least every
+    /// second): a killed server costs the client at most this much, or a second's worth, sent
+    /// again; a dropped connection costs nothing of what arrived.
     public var checkpointBytes = 4 << 20
     /// The most one request may append (`Upload-Limit: max-append-size`): under common proxies' body limits.
     public var maxAppendBytes = 64 << 20

@@ -165,4 +165,55 @@ import Testing
         #expect(try Self.curl(["-I"] + interop + [location]).stdout.hasPrefix("HTTP/1.1 404"))
         #expect(!FileManager.default.fileExists(atPath: partFolder), "its bytes are gone")
     }
+
+    /// `docpreview upload` over a link that resets its connection every 2 MB, killed half-way and
+    /// run again: the second run resumes the first's upload (its URL kept in the cache folder),
+    /// each reset costs at most the bytes in flight, and the document is the file.
+    @Test func theCLIResumesThroughResetsAndAcrossRuns() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, token: Self.token)
+        let video = folder.url.appendingPathComponent("highlight.mp4")
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=6", "-c:v", "mpeg4", "-q:v", "1", video.path])
+        let bytes = try Data(contentsOf: video)
+        let stats = folder.url.appendingPathComponent("link.json")
+        let link = LoopbackPort.free()
+        let relay = Process()
+        relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        relay.arguments = [Fixtures.packageRoot.appendingPathComponent("Tests/Uploads/impaired_relay.py").path, "--listen", "\(link)",
+                           "--to", "\(server.port)", "--stats", stats.path, "--reset-every", "2000000", "--rate", "4000000"]
+        relay.standardOutput = FileHandle.nullDevice
+        relay.standardError = FileHandle.nullDevice
+        try relay.run()
+        defer {
+            kill(relay.processIdentifier, SIGKILL)
+            relay.waitUntilExit()
+        }
+        func sent() -> [String: Int] {
+            (try? JSONSerialization.jsonObject(with: Data(contentsOf: stats))) as? [String: Int] ?? [:]
+        }
+        try waitUntil("the link to listen") { sent()["connections"] != nil }
+        let upload = ["upload", video.path, "--server", "http://127.0.0.1:\(link)", "--owner", "ana", "--chunk-size", "1MB", "--json"]
+        let environment = ["DOCPREVIEW_TOKEN": Self.token, "XDG_CACHE_HOME": folder.url.appendingPathComponent("cache").path]
+        let first = Process()
+        first.executableURL = DocPreviewProcess.binary
+        first.arguments = upload
+        first.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        first.standardOutput = FileHandle.nullDevice
+        first.standardError = FileHandle.nullDevice
+        try first.run()
+        try waitUntil("half of the file sent") { (sent()["upstream_bytes"] ?? 0) >= bytes.count / 2 || !first.isRunning }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let second = try DocPreviewProcess.run(upload, environment: environment, timeout: 600)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("resuming highlight.mp4 at byte"), "the second run resumed the first's upload: \(second.stderr)")
+        let answer = try #require(second.json, "\(second.stdout)")
+        #expect(answer["sha256"] as? String == Self.sha256(bytes), "the document is the file")
+        let wire = sent()
+        let resets = wire["resets"] ?? 0
+        #expect(resets >= 3, "the link reset the connection: \(wire)")
+        // What a reset throws away is what was in flight: the link's and the sockets' buffers.
+        #expect((wire["upstream_bytes"] ?? .max) <= bytes.count + (resets + 1) * (512 << 10), "bytes on the wire: \(wire), file \(bytes.count)")
+    }
 }

@@ -46,6 +46,12 @@ class Relay:
         except OSError:
             client_writer.close()
             return
+        # Small buffers, as a link holds: the bytes counted upstream are the bytes on their way,
+        # not megabytes parked in loopback's buffers that a reset throws away.
+        for writer in (client_writer, server_writer):
+            writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
+            writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+            writer.transport.set_write_buffer_limits(high=64 * 1024)
         pair = (client_writer, server_writer)
         self.open.add(pair)
         await asyncio.gather(self.pipe(client_reader, server_writer, upstream=True),

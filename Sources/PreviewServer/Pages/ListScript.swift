@@ -1,5 +1,6 @@
-/// The list page's script: uploads of picked or dropped files through `POST /v1/documents`, each
-/// with its progress bar, a cancel button and the service's own message when it is refused; a card
+/// The list page's script: uploads of picked or dropped files as resumable uploads (`/v1/uploads`),
+/// each with its progress bar, a cancel button and the service's own message when it is refused,
+/// resumed after the network drops and, when the file is picked again, after a reload; a card
 /// for each accepted file at once; the cards of documents not settled yet kept current by long
 /// polling their document (`GET /v1/documents/{id}?wait=`: answered when it changes) until they
 /// are, with no reload; the grid or list
@@ -83,7 +84,13 @@ enum ListScript {
           };
           for (const card of list.querySelectorAll(".card")) if (!settled(card.dataset.status)) watch(card);
 
-          // Uploads: one request per file, each with its progress, cancel and answer.
+          // Uploads: each file a resumable upload (the IETF draft, as iOS sends it), with its
+          // progress and cancel. A dropped connection is resumed from what the server kept; so is
+          // a file picked again after a reload (its upload's address is kept in localStorage).
+          const draft = { "Upload-Draft-Interop-Version": "6" };
+          const withToken = (headers) => (csrf ? { ...headers, "X-CSRF-Token": csrf } : headers);
+          const pause = (ms) => new Promise((resume) => setTimeout(resume, ms));
+          const online = () => (navigator.onLine ? Promise.resolve() : new Promise((resume) => addEventListener("online", resume, { once: true })));
           const send = (file, type) => {
             const row = made("li");
             const name = made("span", "name", file.name);
@@ -95,44 +102,112 @@ enum ListScript {
             const message = made("span", "message");
             row.append(name, cancel, progress, message);
             uploads.prepend(row);
-            const params = new URLSearchParams({ owner: form.dataset.owner, filename: file.name });
-            if (type) params.set("type", type);
-            const request = new XMLHttpRequest();
-            request.open("POST", `/v1/documents?${params}`);
-            request.setRequestHeader("Accept", "application/json");
-            if (csrf) request.setRequestHeader("X-CSRF-Token", csrf);
-            request.upload.addEventListener("progress", (event) => {
-              if (event.lengthComputable) progress.value = Math.round((100 * event.loaded) / event.total);
-            });
+            const key = `docpreview-upload:${form.dataset.owner}:${type}:${file.name}:${file.size}:${file.lastModified}`;
+            let request = null;
+            let cancelled = false;
+            let location = localStorage.getItem(key);
             const end = (outcome, text) => {
               row.className = outcome;
               message.textContent = text;
               cancel.remove();
               if (outcome !== "accepted") progress.remove();
             };
-            request.addEventListener("load", async () => {
+            const refused = async (response) => {
               let body = null;
-              try { body = JSON.parse(request.responseText); } catch (_) { /* not JSON: said below */ }
-              if (request.status >= 200 && request.status < 300 && body?.document_id) {
-                progress.value = 100;
-                end("accepted", "Uploaded: its preview is on its way.");
-                const doc = await DocPreview.document(body.document_id);
-                if (!doc) return;
-                list.querySelector(`[data-id="${doc.document_id}"]`)?.remove();
-                const card = cardFor(doc);
-                list.prepend(card);
-                document.querySelector(".empty")?.remove();
-                if (!settled(doc.status)) watch(card);
-              } else {
-                end("refused", body?.error?.message || `The upload failed (${request.status}).`);
-              }
+              try { body = await response.json(); } catch (_) { /* not JSON: said below */ }
+              return body?.error?.message || `The upload failed (${response.status}).`;
+            };
+            // Where the upload stands: its offset, or null when it is gone.
+            const offsetOf = async () => {
+              const response = await fetch(location, { method: "HEAD", headers: draft });
+              if (!response.ok || response.headers.get("Upload-Complete") === "?1") return null;
+              return Number(response.headers.get("Upload-Offset"));
+            };
+            const create = async () => {
+              const params = new URLSearchParams({ owner: form.dataset.owner, filename: file.name });
+              if (type) params.set("type", type);
+              const response = await fetch(`/v1/uploads?${params}`, {
+                method: "POST", headers: withToken({ ...draft, "Upload-Complete": "?0", "Upload-Length": String(file.size) }),
+              });
+              if (response.status !== 201) throw new Error(await refused(response));
+              location = new URL(response.headers.get("Location"), window.location.href).pathname;
+              localStorage.setItem(key, location);
+            };
+            // One append of file[offset, end): resolves to the server's answer, rejects when the connection drops.
+            const append = (offset, end, last) => new Promise((resolve, reject) => {
+              request = new XMLHttpRequest();
+              request.open("PATCH", location);
+              const headers = withToken({ ...draft, "Upload-Offset": String(offset), "Upload-Complete": last ? "?1" : "?0",
+                                          "Content-Type": "application/partial-upload" });
+              for (const [field, value] of Object.entries(headers)) request.setRequestHeader(field, value);
+              request.upload.addEventListener("progress", (event) => {
+                progress.value = Math.floor((100 * (offset + event.loaded)) / Math.max(1, file.size));
+              });
+              request.addEventListener("load", () => resolve(request));
+              request.addEventListener("error", () => reject(new Error("dropped")));
+              request.addEventListener("abort", () => reject(new Error("cancelled")));
+              request.send(file.slice(offset, end));
             });
-            request.addEventListener("error", () => end("refused", "The upload stopped: the connection was lost."));
-            request.addEventListener("abort", () => end("refused", "Cancelled."));
-            cancel.addEventListener("click", () => request.abort());
-            const data = new FormData();
-            data.append("file", file, file.name);
-            request.send(data);
+            const chunk = 8 * 1024 * 1024;
+            const run = async () => {
+              let offset = 0;
+              if (location) {
+                offset = await offsetOf().catch(() => null);
+                if (offset === null) { localStorage.removeItem(key); location = null; offset = 0; }
+                else message.textContent = `Resuming at ${Math.floor((100 * offset) / Math.max(1, file.size))} %.`;
+              }
+              if (!location) await create();
+              for (let failures = 0; ;) {
+                const end = Math.min(file.size, offset + chunk);
+                let answer;
+                try {
+                  answer = await append(offset, end, end === file.size);
+                } catch (error) {
+                  if (cancelled) return;
+                  // The connection dropped: wait for the network, then ask what arrived.
+                  failures += 1;
+                  message.textContent = "Connection lost; resuming…";
+                  await online();
+                  await pause(Math.min(15000, 500 * 2 ** Math.min(failures, 5)));
+                  const kept = await offsetOf().catch(() => undefined);
+                  if (kept === null) throw new Error("The upload was lost; pick the file again.");
+                  if (kept !== undefined) { if (kept > offset) failures = 0; offset = kept; }
+                  continue;
+                }
+                if (answer.status === 409) { offset = Number(answer.getResponseHeader("Upload-Offset")); continue; }
+                let body = null;
+                try { body = JSON.parse(answer.responseText); } catch (_) { /* 204: no body */ }
+                if (answer.status === 202 && body?.document_id) return body;
+                if (answer.status !== 204) throw new Error(body?.error?.message || `The upload failed (${answer.status}).`);
+                offset = Number(answer.getResponseHeader("Upload-Offset")) || end;
+                failures = 0;
+                message.textContent = "";
+              }
+            };
+            cancel.addEventListener("click", () => {
+              cancelled = true;
+              request?.abort();
+              if (location) fetch(location, { method: "DELETE", headers: withToken(draft) }).catch(() => {});
+              localStorage.removeItem(key);
+              end("refused", "Cancelled.");
+            });
+            run().then(async (body) => {
+              if (!body) return;
+              localStorage.removeItem(key);
+              progress.value = 100;
+              end("accepted", "Uploaded: its preview is on its way.");
+              const doc = await DocPreview.document(body.document_id);
+              if (!doc) return;
+              list.querySelector(`[data-id="${doc.document_id}"]`)?.remove();
+              const card = cardFor(doc);
+              list.prepend(card);
+              document.querySelector(".empty")?.remove();
+              if (!settled(doc.status)) watch(card);
+            }, (error) => {
+              if (cancelled) return;
+              localStorage.removeItem(key);
+              end("refused", error.message);
+            });
           };
           const sendAll = (files) => {
             const type = form.elements.type.value;
