@@ -145,6 +145,8 @@ extension DocumentService {
         let strays = try await resumable.staging.kept().filter { !listed.contains($0.name) && $0.modified < cutoff }
         collected.strayParts = strays.count
         if !dryRun {
+            // Copies and half-received files on this host outlive no upload.
+            await resumable.staging.removeLocalLeftovers(before: clock.now.addingTimeInterval(-max(grace, resumable.policy.lifetime)))
             for (session, parts) in Dictionary(grouping: strays, by: { String($0.name.split(separator: "/").first ?? "") }) {
                 await resumable.staging.remove(parts.map { UploadPart(start: 0, length: 0, name: $0.name) }, of: session)
             }

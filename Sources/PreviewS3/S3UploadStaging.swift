@@ -94,6 +94,21 @@ public struct S3UploadStaging: UploadStaging {
         try await storage.listKeys(prefix: prefix).map { (String($0.key.dropFirst(prefix.count)), $0.modified) }
     }
 
+    public func removeLocalLeftovers(before cutoff: Date) async {
+        let folder = localFolder
+        _ = try? await offload.run(.writes) {
+            for session in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+                let sessionFolder = folder.appendingPathComponent(session)
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: sessionFolder.path)) ?? [] {
+                    let url = sessionFolder.appendingPathComponent(file)
+                    let modified = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? .distantPast
+                    if modified < cutoff { try? FileManager.default.removeItem(at: url) }
+                }
+                rmdir(sessionFolder.path)
+            }
+        }
+    }
+
     /// The SHA-256 and MD5 of the first `length` bytes of the file at `url` (all of it, or it is short).
     private static func digests(of url: URL, length: Int) throws -> (sha256: BlobHash, md5: [UInt8]) {
         let handle = try FileHandle(forReadingFrom: url)

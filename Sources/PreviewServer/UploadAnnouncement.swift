@@ -23,9 +23,11 @@ struct UploadAnnouncement: Sendable {
     /// `responder`, with the announcement sent first where one is due.
     func wrap(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTPChannelHandler.Responder {
         { [self] request, writer, channel in
+            let draft = creation(request)
+            guard draft != nil || request.headers[Self.header] != nil else { return try await responder(request, writer, channel) }
             var head = request.head
             head.headerFields[Self.header] = nil
-            if let draft = creation(request), let authority = head.authority ?? head.headerFields[HTTPField.Name("Host")!], admits(request) {
+            if let draft, let authority = head.authority ?? head.headerFields[HTTPField.Name("Host")!], admits(request) {
                 let id = UploadSession.newID()
                 head.headerFields[Self.header] = id
                 var announcement = HTTPResponse(status: .init(code: 104, reasonPhrase: "Upload Resumption Supported"))
@@ -34,7 +36,7 @@ struct UploadAnnouncement: Sendable {
                 announcement.headerFields.set(limits(draft))
                 try await writer.writeInformationalHead(announcement)
             }
-            try await responder(head == request.head ? request : Request(head: head, body: request.body), writer, channel)
+            try await responder(Request(head: head, body: request.body), writer, channel)
         }
     }
 

@@ -31,7 +31,7 @@ struct StatsCommand: AsyncParsableCommand {
             by school: \(SafeText.terminal(listed(statistics.bySchool)))
             logical \(statistics.logicalBytes) bytes, stored \(statistics.storedBytes) bytes, dedup ratio \(String(format: "%.2f", statistics.dedupRatio))
             previews \(statistics.previews), \(statistics.previewBytes) bytes
-            """
+            """ + (statistics.openUploads.map { "\nresumable uploads open \($0), \(statistics.stagedUploadBytes ?? 0) bytes staged" } ?? "")
         try CommandReport(json: json).succeed(statistics, human: human)
     }
 }

@@ -16,6 +16,9 @@ public protocol UploadStaging: Sendable {
     func remove(_ parts: [UploadPart], of session: String) async
     /// Every part kept, by name, with when it was kept (for `gc`: parts no upload lists).
     func kept() async throws -> [(name: String, modified: Date)]
+    /// Removes this host's own files of uploads (copies, bytes being received) older than
+    /// `cutoff`, where they are not the kept parts themselves.
+    func removeLocalLeftovers(before cutoff: Date) async
 }
 
 /// Bytes of one part as they arrive: written to a file, never held in memory. Used by one request
@@ -118,6 +121,9 @@ public struct FolderUploadStaging: UploadStaging {
             return found
         }
     }
+
+    /// The folder's files are the kept parts: ``kept()`` lists them all.
+    public func removeLocalLeftovers(before cutoff: Date) async {}
 
     public func remove(_ parts: [UploadPart], of session: String) async {
         let sessionFolder = folder.appendingPathComponent(session)
