@@ -4,7 +4,7 @@ import PreviewBackendTestSupport
 import PreviewTestSupport
 import Testing
 
-/// Resumable uploads against `serve` on loopback, on both backends, by real clients: curl replaying
+/// Resumable uploads against `serve` on loopback, on both backends (blobs in a folder and in S3), by real clients: curl replaying
 /// the header sets iOS 17 and iOS 18 send (curl prints the `104`), tuspy resuming from a new process
 /// through its URL storage, an upload whose server is killed mid-transfer and restarted, and a
 /// cancellation that ends the append still in flight.
@@ -34,11 +34,21 @@ import Testing
         return url.path
     }
 
-    @Test(arguments: TestBackend.available) func iOSHeaderSetsResumeAfterTheConnectionDrops(backend: TestBackend) async throws {
+    /// Each backend with its blobs in a folder, and in S3 (SeaweedFS) unless the suite leaves S3 out.
+    static let stores = TestBackend.available.flatMap { backend in TestBlobs.available.filter { $0 != .moto }.map { (backend, $0) } }
+
+    /// `serve`'s arguments for a new store of `backend` with its blobs where `blobs` says.
+    static func arguments(_ backend: TestBackend, _ blobs: TestBlobs) async throws -> [String] {
+        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
+        guard blobs == .s3 else { return database }
+        return database + ["--blobs", try TestBlobs.address(prefix: "resumable-\(UUID().uuidString.lowercased())")]
+    }
+
+    @Test(arguments: stores) func iOSHeaderSetsResumeAfterTheConnectionDrops(backend: TestBackend, blobs: TestBlobs) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, extra: database, token: Self.token)
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, extra: try await Self.arguments(backend, blobs),
+                                       token: Self.token)
         let file = Fixtures.sample("image-cmyk.jpg")
         let bytes = try Data(contentsOf: file)
         // iOS 17 (interop 3) says what is still to come, iOS 18 and later (6) what is done.
@@ -63,11 +73,11 @@ import Testing
         }
     }
 
-    @Test(arguments: TestBackend.available) func tuspyResumesFromANewProcess(backend: TestBackend) async throws {
+    @Test(arguments: stores) func tuspyResumesFromANewProcess(backend: TestBackend, blobs: TestBlobs) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, extra: database, token: Self.token)
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, extra: try await Self.arguments(backend, blobs),
+                                       token: Self.token)
         let file = Fixtures.sample("image-cmyk.jpg")
         let storage = folder.url.appendingPathComponent("tus-urls.json").path
         let script = Fixtures.packageRoot.appendingPathComponent("Tests/Uploads/tus_upload.py").path
