@@ -70,6 +70,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Uploads received at once from one client address.")
     var maxUploadsPerClient = 4
 
+    @Flag(help: "Also speak interop versions 7 and 8 of the IETF resumable-upload draft (3 and 6, what iOS sends, always).")
+    var uploadDraftLatest = false
+
     @Option(help: "Connections held at once from one client address; more are answered 503 and closed.")
     var maxConnectionsPerClient = 64
 
@@ -146,6 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxRendersInFlight = maxRenders
         settings.maxUploadsInFlight = maxUploads
         settings.maxUploadsPerClient = maxUploadsPerClient
+        settings.uploadDraftLatest = uploadDraftLatest
         settings.maxConnectionsPerClient = maxConnectionsPerClient
         settings.grace = .seconds(grace)
         settings.publicHosts = publicHost

@@ -181,6 +181,10 @@ import Testing
             try await client.execute(uri: "/v1/uploads?owner=cy", method: .post, headers: Self.headers(draft)) { response in
                 #expect(response.status == .tooManyRequests, "an owner's open uploads are capped")
             }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: Self.bearer) { response in
+                let statistics = try json(response)
+                #expect(statistics["open_uploads"] as? Int == locations.count && statistics["staged_upload_bytes"] as? Int == 4 * locations.count)
+            }
             try await client.execute(uri: locations[0], method: .delete, headers: Self.bearer) { #expect($0.status == .noContent) }
             try await client.execute(uri: locations[0], method: .head, headers: Self.bearer) { #expect($0.status == .notFound) }
             harness.clock.advance(by: .seconds(Int(documents.uploadPolicy.lifetime) + 1))
@@ -188,6 +192,24 @@ import Testing
             #expect(try await documents.collectUploads(grace: 0).uploads == locations.count, "the cancelled one's row too")
             try await client.execute(uri: locations[1], method: .head, headers: Self.bearer) { #expect($0.status == .notFound) }
             #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path).isEmpty, "their staged bytes are gone too")
+        }
+    }
+
+    /// Interop versions 7 and 8 only with the setting (then the upload's life is `max-age`).
+    @Test func laterDraftVersionsBehindTheSetting() async throws {
+        for latest in [false, true] {
+            let harness = try await Harness(token: Self.token) { $0.uploadDraftLatest = latest }
+            defer { harness.folder.remove() }
+            try await harness.test { client in
+                let headers = Self.headers(["Upload-Draft-Interop-Version": "8", "Upload-Complete": "?0"])
+                try await client.execute(uri: "/v1/uploads?owner=ana&filename=a.jpg", method: .post, headers: headers) { response in
+                    if latest {
+                        #expect(response.status == .created && Self.field(response, "Upload-Limit")?.contains("max-age=") == true)
+                    } else {
+                        #expect(response.status == .badRequest, "version 8 is not spoken without the setting")
+                    }
+                }
+            }
         }
     }
 
