@@ -159,31 +159,21 @@ extension UploadsController {
     private func answering(_ draft: ResumableDraft, _ body: () async throws -> Response) async throws -> Response {
         do {
             return try await body()
-        } catch let refusal as UploadRefusal {
-            var error = Self.apiError(refusal)
-            error.headers[ResumableDraft.interopVersion] = "\(draft.version)"
-            switch refusal {
-            case let .offsetMismatch(expected):
-                error.headers[ResumableDraft.offset] = "\(expected)"
-                error.headers.set(draft.completeness(false))
-            case let .completed(session):
-                error.headers.set(draft.state(session))
-            default: break
+        } catch {
+            guard var failure = Self.apiError(error) else { throw error }
+            failure.headers[ResumableDraft.interopVersion] = "\(draft.version)"
+            switch error as? UploadRefusal {
+            case let .offsetMismatch(expected)?:
+                failure.headers[ResumableDraft.offset] = "\(expected)"
+                failure.headers.set(draft.completeness(false))
+            case let .completed(session)?:
+                failure.headers.set(draft.state(session))
+            default:
+                if failure.error.code == .fileTooLarge {
+                    failure.headers.set(draft.limits(documents.uploadPolicy, maxFileBytes: documents.limits.maxFileBytes, secondsLeft: nil))
+                }
             }
-            throw error
-        } catch var error as APIError {
-            error.headers[ResumableDraft.interopVersion] = "\(draft.version)"
-            if error.error.code == .fileTooLarge {
-                error.headers.set(draft.limits(documents.uploadPolicy, maxFileBytes: documents.limits.maxFileBytes, secondsLeft: nil))
-            }
-            throw error
-        } catch let error as PreviewError {
-            var wrapped = APIError(error)
-            wrapped.headers[ResumableDraft.interopVersion] = "\(draft.version)"
-            if error.code == .fileTooLarge {
-                wrapped.headers.set(draft.limits(documents.uploadPolicy, maxFileBytes: documents.limits.maxFileBytes, secondsLeft: nil))
-            }
-            throw wrapped
+            throw failure
         }
     }
 
@@ -214,15 +204,22 @@ extension UploadsController {
         }
     }
 
-    /// A refusal as the API answers it (each door adds its protocol's fields).
-    static func apiError(_ refusal: UploadRefusal) -> APIError {
-        switch refusal {
-        case .notFound: APIError(.notFound, "No such upload.")
-        case .expired: APIError(.gone, "This upload ran out of time; start it again.")
-        case let .offsetMismatch(expected): APIError(.conflict, "The upload is at offset \(expected); append from there.")
-        case .completed: APIError(.badRequest, "The upload is complete; nothing more can be appended.")
-        case .inconsistentLength: APIError(.badRequest, "The upload's length does not match what was declared or sent.")
-        case .checksumMismatch: APIError(.checksumMismatch, "The bytes sent do not match their checksum; they were not kept.")
+    /// An upload's failure as the API answers it (each door adds its protocol's fields); nil for
+    /// an error that is no answer of ours.
+    static func apiError(_ error: any Error) -> APIError? {
+        switch error {
+        case let refusal as UploadRefusal:
+            switch refusal {
+            case .notFound: APIError(.notFound, "No such upload.")
+            case .expired: APIError(.gone, "This upload ran out of time; start it again.")
+            case let .offsetMismatch(expected): APIError(.conflict, "The upload is at offset \(expected); append from there.")
+            case .completed: APIError(.badRequest, "The upload is complete; nothing more can be appended.")
+            case .inconsistentLength: APIError(.badRequest, "The upload's length does not match what was declared or sent.")
+            case .checksumMismatch: APIError(.checksumMismatch, "The bytes sent do not match their checksum; they were not kept.")
+            }
+        case let error as APIError: error
+        case let error as PreviewError: APIError(error)
+        default: nil
         }
     }
 }

@@ -122,23 +122,16 @@ extension UploadsController {
                 throw error
             }
             return try await body()
-        } catch let refusal as UploadRefusal {
-            var error = Self.apiError(refusal)
-            switch refusal {
-            case .checksumMismatch: error.status = HTTPResponse.Status(code: 460, reasonPhrase: "Checksum Mismatch")
-            case .inconsistentLength: error.status = .contentTooLarge
-            case .completed: error.status = .conflict
+        } catch {
+            guard var failure = Self.apiError(error) else { throw error }
+            switch error as? UploadRefusal {
+            case .checksumMismatch?: failure.status = HTTPResponse.Status(code: 460, reasonPhrase: "Checksum Mismatch")
+            case .inconsistentLength?: failure.status = .contentTooLarge
+            case .completed?: failure.status = .conflict
             default: break
             }
-            error.headers[Self.tusResumable] = Self.tusVersion
-            throw error
-        } catch var error as APIError {
-            error.headers[Self.tusResumable] = Self.tusVersion
-            throw error
-        } catch let error as PreviewError {
-            var wrapped = APIError(error)
-            wrapped.headers[Self.tusResumable] = Self.tusVersion
-            throw wrapped
+            failure.headers[Self.tusResumable] = Self.tusVersion
+            throw failure
         }
     }
 
