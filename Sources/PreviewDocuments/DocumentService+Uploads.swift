@@ -54,11 +54,34 @@ extension DocumentService {
         return session
     }
 
-    /// Becomes the one request of this process at work on upload `id`, ending the one before it
-    /// (`stop` ends this one in turn); ``ClaimedUpload/release()`` gives it up.
-    public func claimUpload(_ id: String, stop: @escaping @Sendable () -> Void) async throws -> ClaimedUpload {
+    /// Becomes the one request at work on upload `id`: of this process, ending the one before it
+    /// (`stop` ends this one in turn), and of every host, waiting for another host's request to
+    /// keep what it received (its turn ends then, or lapses after ``UploadPolicy/turnSeconds``
+    /// without news). With `appending`, takes the turn; else (reading the offset) only waits for
+    /// it. ``ClaimedUpload/release()`` gives it up.
+    public func claimUpload(_ id: String, appending: Bool = true, stop: @escaping @Sendable () -> Void) async throws -> ClaimedUpload {
         let uploads = try resumableUploads()
-        return ClaimedUpload(id: id, token: await uploads.active.claim(id, stop: stop), active: uploads.active)
+        let claimed = ClaimedUpload(id: id, token: await uploads.active.claim(id, stop: stop), uploads: uploads, appending: appending)
+        do {
+            let giveUp = ContinuousClock.now + .seconds(uploads.policy.turnSeconds)
+            while ContinuousClock.now < giveUp {
+                if appending, try await takeTurn(at: id, uploads) { break }
+                guard let session = try await uploads.sessions.session(id: id), session.status == .open,
+                      let other = session.appender, other != ResumableUploads.process,
+                      (session.appendingUntil ?? 0) > clock.unixSeconds else { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        } catch {
+            await claimed.release()
+            throw error
+        }
+        return claimed
+    }
+
+    /// Takes (or renews) this process's turn at upload `id`: false while another host's lasts.
+    func takeTurn(at id: String, _ uploads: ResumableUploads) async throws -> Bool {
+        let now = clock.unixSeconds
+        return try await uploads.sessions.takeAppending(id, appender: ResumableUploads.process, now: now, until: now + uploads.policy.turnSeconds)
     }
 
     /// Starts appending to upload `claimed` at `offset`: refused unless the upload is open there.
@@ -75,7 +98,8 @@ extension DocumentService {
             if length < session.received { throw UploadRefusal.inconsistentLength }
         }
         return UploadAppend(session: session, uploads: uploads, length: length ?? session.length, maxFileBytes: limits.maxFileBytes,
-                            checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes)
+                            checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes,
+                            renewTurn: { [self] in _ = try await takeTurn(at: claimed.id, uploads) })
     }
 
     /// Accepts fully received upload `session` as a document: its parts put together, validated,
@@ -96,19 +120,13 @@ extension DocumentService {
         for part in parts { try await uploads.staging.copy(part, into: writer) }
         let accepted: (document: Document, job: JobRecord)
         do {
-            accepted = try await accept(writer, labels: try labels(owner: session.owner, session.labels))
+            // The upload is marked complete in the transaction that indexes its document.
+            accepted = try await accept(writer, labels: try labels(owner: session.owner, session.labels), completing: session.id)
         } catch let refusal as PreviewError where refusal.code.disposition == .refused {
             if let ended = try await uploads.sessions.cancel(session.id) { await uploads.staging.remove(ended.parts, of: session.id) }
             throw refusal
         }
-        guard let ended = try await uploads.sessions.complete(session.id, documentID: accepted.document.id, jobID: accepted.job.id,
-                                                               sha256: accepted.document.sha256.hex) else {
-            // Another request completed it first: the same bytes, so the same document.
-            let settled = try await upload(id: session.id)
-            guard let documentID = settled.documentID else { throw UploadRefusal.notFound }
-            return (try await document(id: documentID), settled.jobID)
-        }
-        await uploads.staging.remove(ended.parts, of: session.id)
+        await uploads.staging.remove(parts, of: session.id)
         return (accepted.document, accepted.job.id)
     }
 
@@ -179,11 +197,14 @@ extension DocumentService {
 public struct ClaimedUpload: Sendable {
     public let id: String
     let token: UUID
-    let active: ActiveUploads
+    let uploads: ResumableUploads
+    /// Whether it took the turn to append (else it only read).
+    let appending: Bool
 
-    /// Lets the next request for the upload in.
+    /// Lets the next request for the upload in, of this process and of any host.
     public func release() async {
-        await active.release(id, token: token)
+        if appending { try? await uploads.sessions.endAppending(id, appender: ResumableUploads.process) }
+        await uploads.active.release(id, token: token)
     }
 }
 
@@ -197,15 +218,19 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     private let maxFileBytes: Int
     private let checkpointBytes: Int?
     private var part: UploadPartFile?
+    /// Renews this host's turn at the upload (as its bytes are kept).
+    private let renewTurn: @Sendable () async throws -> Void
     /// Bytes this request brought.
     public private(set) var appended = 0
 
-    init(session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, checkpointBytes: Int?) {
+    init(session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, checkpointBytes: Int?,
+         renewTurn: @escaping @Sendable () async throws -> Void) {
         self.session = session
         self.uploads = uploads
         self.length = length
         self.maxFileBytes = maxFileBytes
         self.checkpointBytes = checkpointBytes
+        self.renewTurn = renewTurn
     }
 
     /// Appends `bytes`: refused past the upload's length (`inconsistentLength`) or the file size limit.
@@ -272,5 +297,6 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
             throw UploadRefusal.notFound
         }
         session = next
+        try await renewTurn()
     }
 }

@@ -59,6 +59,11 @@ public struct DocumentService: Sendable {
     /// file, published, and indexed with its job in one transaction. Only then is it accepted.
     /// Throws the refusal (a ``PreviewError``) or the store's failure.
     public func accept(_ writer: BlobWriter, labels: DocumentLabels) async throws -> (document: Document, job: JobRecord) {
+        try await accept(writer, labels: labels, completing: nil)
+    }
+
+    /// ``accept(_:labels:)``, marking resumable upload `upload` complete in the same transaction.
+    func accept(_ writer: BlobWriter, labels: DocumentLabels, completing upload: String?) async throws -> (document: Document, job: JobRecord) {
         try labels.check()
         let (validator, staged) = (Validator(configuration: pipeline.configuration), writer.stagedURL)
         let verdict = try await offload.run(.writes) {
@@ -67,7 +72,7 @@ public struct DocumentService: Sendable {
         if let refusal = verdict.refusal { throw refusal }
         let record = Document(labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
                                     hasRenderer: pipeline.renderers.renders(verdict.kind))
-        return try await enqueue(record, publishing: writer)
+        return try await enqueue(record, publishing: writer, completing: upload)
     }
 
     /// Ingests the local file at `url` under `labels` (`ingest`, `batch`): stored and its thumbnail
@@ -85,14 +90,15 @@ public struct DocumentService: Sendable {
     /// it). A new job goes to an idle worker of this process, leased to it in the same transaction
     /// (``JobArrivals/reserve()``); else a job that waits is announced to this process's workers.
     /// Either way the job is returned as accepted: queued (DESIGN §8's answer to an upload).
-    func enqueue(_ record: Document, publishing writer: BlobWriter? = nil) async throws -> (document: Document, job: JobRecord) {
+    func enqueue(_ record: Document, publishing writer: BlobWriter? = nil, completing upload: String? = nil) async throws
+        -> (document: Document, job: JobRecord) {
         var taker: JobArrivals.Reservation?
         let stored: (document: Document, job: JobRecord, leased: Bool)
         do {
             stored = try await store.storeOriginal(writer) {
                 // Reserved last: the worker waits only for the transaction.
                 taker = arrivals?.reserve()
-                return try await queue.enqueue(record, leasingTo: taker?.lease)
+                return try await queue.enqueue(record, leasingTo: taker?.lease, completing: upload)
             }
         } catch {
             taker?.decline()

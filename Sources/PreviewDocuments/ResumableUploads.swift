@@ -13,6 +13,9 @@ public struct UploadPolicy: Sendable {
     public var checkpointBytes = 4 << 20
     /// The most one request may append (`Upload-Limit: max-append-size`): under common proxies' body limits.
     public var maxAppendBytes = 64 << 20
+    /// How long a host's turn at an upload lasts without news (renewed as its bytes are kept); a
+    /// request on another host waits that long at most for it to end.
+    public var turnSeconds = 10
 
     public init() {}
 }
@@ -25,6 +28,8 @@ public struct ResumableUploads: Sendable {
     public var policy: UploadPolicy
     /// The request of this process at work on each upload (``ActiveUploads``).
     let active = ActiveUploads()
+    /// This process, as the index names the host whose turn it is at an upload.
+    static let process = UUID().uuidString.lowercased()
 
     public init(sessions: UploadSessions, staging: any UploadStaging, policy: UploadPolicy = UploadPolicy()) {
         self.sessions = sessions

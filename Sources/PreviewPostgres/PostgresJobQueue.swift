@@ -18,10 +18,14 @@ public struct PostgresJobQueue: JobQueue {
         self.policy = policy
     }
 
-    public func enqueue(_ document: Document, leasingTo lease: JobLease?) async throws -> (document: Document, job: JobRecord, leased: Bool) {
+    public func enqueue(_ document: Document, leasingTo lease: JobLease?, completing upload: String?) async throws
+        -> (document: Document, job: JobRecord, leased: Bool) {
         try await connections.transaction { session in
             let (stored, inserted) = try await PostgresIndex.insertVersion(document, in: session)
-            if !inserted, let existing = try await latestJob(documentID: stored.id, kind: .preview, in: session) { return (stored, existing, false) }
+            if !inserted, let existing = try await latestJob(documentID: stored.id, kind: .preview, in: session) {
+                if let upload { try await session.execute(UploadSessions.completion(of: upload, document: stored, jobID: existing.id)) }
+                return (stored, existing, false)
+            }
             let first = JobRecord.Status.first(for: stored)
             let leasing = first == .queued ? lease : nil
             let status = leasing == nil ? first : .processing
@@ -32,6 +36,7 @@ public struct PostgresJobQueue: JobQueue {
                 RETURNING *
                 """
             let job = try JobRecord(row: try await session.query(PostgresQuery(insert))[0])
+            if let upload { try await session.execute(UploadSessions.completion(of: upload, document: stored, jobID: job.id)) }
             var document = stored
             document.jobStatus = job.status
             return (document, job, leasing != nil)

@@ -167,7 +167,8 @@ enum PostgresSchema {
             """
             CREATE TABLE upload_sessions (id text PRIMARY KEY, owner text NOT NULL, client text NOT NULL, front text NOT NULL,
                 labels text NOT NULL, content_type text, length bigint, received bigint NOT NULL, status text NOT NULL,
-                created_at bigint NOT NULL, expires_at bigint NOT NULL, document_id text, job_id bigint, sha256 text)
+                created_at bigint NOT NULL, expires_at bigint NOT NULL, document_id text, job_id bigint, sha256 text,
+                appender text, appending_until bigint)
             """,
             "CREATE INDEX upload_sessions_owner ON upload_sessions (owner, status)",
             "CREATE INDEX upload_sessions_client ON upload_sessions (client, status)",

@@ -37,6 +37,9 @@ struct ResumableUploadClient {
             case let .open(at, appendLimit):
                 (offset, limit) = (at, min(chunkBytes, appendLimit ?? chunkBytes))
                 note("resuming \(file.lastPathComponent) at byte \(at) of \(size)")
+            case let .complete(document):
+                try? FileManager.default.removeItem(at: state)
+                return try await self.document(document)
             case .gone:
                 location = nil
             }
@@ -61,27 +64,31 @@ struct ResumableUploadClient {
                 }
                 offset = answer.offset ?? offset + length
                 failures = 0
-            } catch let refusal as Refusal where refusal.status == 409 || refusal.status >= 500 || refusal.status == 429 {
-                failures += 1
-                try await resume(after: refusal, failures: failures)
-                guard case let .open(at, _) = try await remaining(upload) else { throw refusal }
-                if at > offset { failures = 0 }
-                offset = at
-            } catch let refusal as Refusal {
+            } catch let refusal as Refusal where refusal.status < 500 && refusal.status != 429 && refusal.status != 409 {
                 throw refusal
             } catch {
-                // The connection dropped, or the server could not be reached.
+                // The connection dropped, the server could not be reached or failed, or the offset moved.
                 failures += 1
                 try await resume(after: error, failures: failures)
-                guard case let .open(at, _) = try await remaining(upload) else { throw error }
-                if at > offset { failures = 0 }
-                offset = at
+                switch try await remaining(upload) {
+                case let .open(at, _):
+                    if at > offset { failures = 0 }
+                    offset = at
+                case let .complete(document):
+                    // The last request arrived; its answer did not.
+                    try? FileManager.default.removeItem(at: state)
+                    return try await self.document(document)
+                case .gone:
+                    throw error
+                }
             }
         }
     }
 
     private enum Remaining {
         case open(at: Int, appendLimit: Int?)
+        /// Every byte arrived, and became this document.
+        case complete(document: String)
         case gone
     }
 
@@ -106,7 +113,9 @@ struct ResumableUploadClient {
                 guard (200..<300).contains(status), let offset = response.headers.first(name: "Upload-Offset").flatMap(Int.init) else {
                     throw Refusal(status: status, body: "")
                 }
-                if response.headers.first(name: "Upload-Complete") == "?1" { return .gone }
+                if response.headers.first(name: "Upload-Complete") == "?1" {
+                    return response.headers.first(name: "DocPreview-Document-ID").map { .complete(document: $0) } ?? .gone
+                }
                 return .open(at: offset, appendLimit: Self.appendLimit(response.headers))
             } catch let refusal as Refusal where refusal.status < 500 && refusal.status != 429 {
                 throw refusal
@@ -115,6 +124,16 @@ struct ResumableUploadClient {
                 try await resume(after: error, failures: failures)
             }
         }
+    }
+
+    /// Document `id` as the server describes it (what a completed upload became).
+    private func document(_ id: String) async throws -> [String: Any] {
+        let response = try await http.execute(request(server + "/v1/documents/" + id, method: .GET), timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok, let json = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] else {
+            throw Refusal(status: Int(response.status.code), body: String(buffer: body))
+        }
+        return json
     }
 
     private func create(labels: [String: String], size: Int) async throws -> (location: String, appendLimit: Int?) {

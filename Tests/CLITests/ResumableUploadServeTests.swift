@@ -216,7 +216,7 @@ import Testing
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let second = try DocPreviewProcess.run(upload, environment: environment, timeout: 600)
-        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.status == 0, "\(second.stdout)\n\(second.stderr)")
         #expect(second.stderr.contains("resuming highlight.mp4 at byte"), "the second run resumed the first's upload: \(second.stderr)")
         let answer = try #require(second.json, "\(second.stdout)")
         #expect(answer["sha256"] as? String == Self.sha256(bytes), "the document is the file")

@@ -39,7 +39,7 @@ extension UploadsController {
                 let id = try context.parameters.require("id")
                 let channel = context.channel
                 // A request still appending (its client gave up on it) ends first: the offset is final.
-                let claimed = try await documents.claimUpload(id) { channel?.close(promise: nil) }
+                let claimed = try await documents.claimUpload(id, appending: false) { channel?.close(promise: nil) }
                 let session: UploadSession
                 do {
                     session = try await upload(id, front: .draft)

@@ -11,8 +11,10 @@ public protocol JobQueue: Sendable {
     /// transaction. The same bytes again return the existing document and its job. With `lease`, a
     /// new job that would wait is leased to it in the same transaction instead (processing, its
     /// attempt counted), for a worker of this process to be handed in memory (``JobArrivals``);
-    /// `leased` tells whether it was.
-    func enqueue(_ document: Document, leasingTo lease: JobLease?) async throws -> (document: Document, job: JobRecord, leased: Bool)
+    /// `leased` tells whether it was. With `upload`, the resumable upload whose bytes these are is
+    /// marked complete as this document in the same transaction (``UploadSessions/completion(of:document:jobID:)``).
+    func enqueue(_ document: Document, leasingTo lease: JobLease?, completing upload: String?) async throws
+        -> (document: Document, job: JobRecord, leased: Bool)
     /// Takes the next ready job of one of `kinds` (or one whose lease expired) for `worker`,
     /// counting an attempt: preview jobs before playback jobs, then fairly across owners (see
     /// ``SQLiteJobQueue``). Jobs whose attempts are spent are failed instead of leased.
@@ -69,7 +71,7 @@ public struct JobLease: Sendable, Equatable {
 extension JobQueue {
     /// Indexes `document` and queues its job (``enqueue(_:leasingTo:)`` without a lease).
     public func enqueue(_ document: Document) async throws -> (document: Document, job: JobRecord) {
-        let stored = try await enqueue(document, leasingTo: nil)
+        let stored = try await enqueue(document, leasingTo: nil, completing: nil)
         return (stored.document, stored.job)
     }
 

@@ -13,10 +13,14 @@ public struct SQLiteJobQueue: JobQueue {
         self.policy = policy
     }
 
-    public func enqueue(_ document: Document, leasingTo lease: JobLease?) async throws -> (document: Document, job: JobRecord, leased: Bool) {
+    public func enqueue(_ document: Document, leasingTo lease: JobLease?, completing upload: String?) async throws
+        -> (document: Document, job: JobRecord, leased: Bool) {
         try await index.pool.write { db in
             let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
-            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) { return (stored, existing, false) }
+            if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) {
+                if let upload { try db.execute(UploadSessions.completion(of: upload, document: stored, jobID: existing.id)) }
+                return (stored, existing, false)
+            }
             let now = Date()
             var job = JobRecord(id: nil, documentID: stored.id, status: .first(for: stored), attempts: 0,
                                 availableAt: now, createdAt: now, updatedAt: now)
@@ -28,6 +32,7 @@ public struct SQLiteJobQueue: JobQueue {
                 job.leaseExpiresAt = now.addingTimeInterval(leasing.seconds)
             }
             try job.insert(db)
+            if let upload { try db.execute(UploadSessions.completion(of: upload, document: stored, jobID: job.id)) }
             var document = stored
             document.jobStatus = job.status
             return (document, job, leasing != nil)

@@ -41,6 +41,9 @@ public struct UploadSession: Sendable, Equatable {
     public var documentID: String?
     public var jobID: Int64?
     public var sha256: String?
+    /// The process whose turn it is to append, and until when (``UploadSessions/takeAppending(_:appender:now:until:)``).
+    public var appender: String?
+    public var appendingUntil: Int?
 
     public init(id: String = UploadSession.newID(), owner: String, client: String, front: Front, labels: [String: String],
                 contentType: String?, length: Int?, createdAt: Int, expiresAt: Int) {

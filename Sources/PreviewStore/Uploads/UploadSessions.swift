@@ -93,6 +93,26 @@ public struct UploadSessions: Sendable {
         }
     }
 
+    /// Makes `appender` (a process) the one appending to open upload `id` until `until` (seconds
+    /// since 1970), unless another holds it still at `now`: false then. Hosts take turns this way,
+    /// as a process's requests do in memory (``ActiveUploads``).
+    public func takeAppending(_ id: String, appender: String, now: Int, until: Int) async throws -> Bool {
+        try await database.runUploads(serializing: nil) {
+            .statement("""
+                UPDATE upload_sessions SET appender = \(appender), appending_until = \(until)
+                WHERE id = \(id) AND (appender IS NULL OR appender = \(appender) OR appending_until <= \(now))
+                RETURNING id
+                """) { .done(!$0.isEmpty) }
+        }
+    }
+
+    /// Ends `appender`'s turn at upload `id`.
+    public func endAppending(_ id: String, appender: String) async throws {
+        try await database.runUploads(serializing: nil) {
+            .each(["UPDATE upload_sessions SET appender = NULL, appending_until = NULL WHERE id = \(id) AND appender = \(appender)"], then: ())
+        }
+    }
+
     /// Declares upload `id`'s length (tus's deferred length): false when it has another one, or
     /// more bytes than that arrived already.
     public func declareLength(_ length: Int, of id: String) async throws -> Bool {
@@ -105,22 +125,22 @@ public struct UploadSessions: Sendable {
         }
     }
 
-    /// Marks open upload `id` complete as `documentID` (and its job and hash) and forgets its parts,
-    /// which are returned for the staging to remove. Nil when it was not open (another request
-    /// completed or cancelled it first).
-    public func complete(_ id: String, documentID: String, jobID: Int64?, sha256: String) async throws -> (session: UploadSession, parts: [UploadPart])? {
-        try await end(id, setting: "status = \(Status.complete), document_id = \(documentID), job_id = \(jobID), sha256 = \(sha256)")
+    /// The statements that mark open upload `id` complete as `document` (with its job), and forget
+    /// its parts: run in the transaction that indexes the document (``JobQueue/enqueue(_:leasingTo:completing:)``),
+    /// so an upload is complete exactly when its document exists. An upload no longer open is left as it is.
+    public static func completion(of id: String, document: Document, jobID: Int64?) -> [PortableSQL] {
+        ["""
+         UPDATE upload_sessions SET status = \(Status.complete), document_id = \(document.id), job_id = \(jobID), sha256 = \(document.sha256.hex)
+         WHERE id = \(id) AND status = \(Status.open)
+         """,
+         "DELETE FROM upload_parts WHERE session_id = \(id) AND EXISTS (SELECT 1 FROM upload_sessions WHERE id = \(id) AND status = \(Status.complete))"]
     }
 
     /// Cancels open upload `id` and forgets its parts (returned, for the staging to remove); nil
     /// when it was not open.
     public func cancel(_ id: String) async throws -> (session: UploadSession, parts: [UploadPart])? {
-        try await end(id, setting: "status = \(Status.cancelled)")
-    }
-
-    private func end(_ id: String, setting: PortableSQL) async throws -> (session: UploadSession, parts: [UploadPart])? {
         try await database.runUploads(serializing: nil) {
-            .statement("UPDATE upload_sessions SET \(setting) WHERE id = \(id) AND status = \(Status.open) RETURNING *") { rows in
+            .statement("UPDATE upload_sessions SET status = \(Status.cancelled) WHERE id = \(id) AND status = \(Status.open) RETURNING *") { rows in
                 guard let row = rows.first else { return .done(nil) }
                 let session = try UploadSession(row: row)
                 return .statement("DELETE FROM upload_parts WHERE session_id = \(id) RETURNING *") { parts in
@@ -196,6 +216,8 @@ extension UploadSession {
         documentID = row.text("document_id")
         jobID = row.integer("job_id")
         sha256 = row.text("sha256")
+        appender = row.text("appender")
+        appendingUntil = row.integer("appending_until").map(Int.init)
     }
 
     static func encode(_ labels: [String: String]) -> String {
