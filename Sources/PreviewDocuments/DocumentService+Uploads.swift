@@ -220,8 +220,6 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     private var part: UploadPartFile?
     /// Renews this host's turn at the upload (as its bytes are kept).
     private let renewTurn: @Sendable () async throws -> Void
-    /// Bytes this request brought.
-    public private(set) var appended = 0
 
     init(session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, checkpointBytes: Int?,
          renewTurn: @escaping @Sendable () async throws -> Void) {
@@ -241,7 +239,6 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
         let file = try part ?? uploads.staging.newPart(of: session.id, at: session.received)
         part = file
         try file.write(bytes)
-        appended += bytes.count
         guard let checkpointBytes else { return }
         // Every so many bytes on a fast link, every second on a slow one.
         if file.length >= checkpointBytes || (ContinuousClock.now - lastKept >= Self.checkpointInterval && file.length >= 64 * 1024) {
