@@ -21,7 +21,7 @@ extension DocumentService {
     /// type does not allow and a length over the limit are refused now, before a byte is sent; so
     /// is a new upload past the caps (429).
     public func createUpload(id: String = UploadSession.newID(), owner: String, client: String, front: UploadSession.Front,
-                             fields: [String: String], contentType: String?, length: Int?) async throws -> UploadSession {
+                             fields: [String: String], length: Int?) async throws -> UploadSession {
         let uploads = try resumableUploads()
         let labels = try labels(owner: owner, fields)
         if let length, length > limits.maxFileBytes { throw Self.tooLarge(limits.maxFileBytes) }
@@ -32,7 +32,7 @@ extension DocumentService {
             throw PreviewError(.extensionNotAllowed, type.refusalMessage)
         }
         let now = clock.unixSeconds
-        let session = UploadSession(id: id, owner: owner, client: client, front: front, labels: fields, contentType: contentType, length: length,
+        let session = UploadSession(id: id, owner: owner, client: client, front: front, labels: fields, length: length,
                                     createdAt: now, expiresAt: now + Int(uploads.policy.lifetime))
         do {
             try await uploads.sessions.create(session, caps: uploads.policy.caps, reserved: limits.maxFileBytes)
@@ -84,12 +84,15 @@ extension DocumentService {
         return try await uploads.sessions.takeAppending(id, appender: ResumableUploads.process, now: now, until: now + uploads.policy.turnSeconds)
     }
 
-    /// Starts appending to upload `claimed` at `offset`: refused unless the upload is open there.
-    /// `length` declares the upload's length (it must agree with one declared before); with
-    /// `wholeRequest`, nothing is kept until the request ends (its checksum is checked first).
-    public func beginAppend(to claimed: ClaimedUpload, at offset: Int, length: Int?, wholeRequest: Bool) async throws -> UploadAppend {
+    /// Starts appending to upload `claimed` at `offset`: refused unless the upload came in through
+    /// `front` and is open there. `length` declares the upload's length (it must agree with one
+    /// declared before); with `wholeRequest`, nothing is kept until the request ends (its checksum
+    /// is checked first).
+    public func beginAppend(to claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
+                            wholeRequest: Bool) async throws -> UploadAppend {
         let uploads = try resumableUploads()
         let session = try await upload(id: claimed.id)
+        guard session.front == front else { throw UploadRefusal.notFound }
         if session.status == .complete { throw UploadRefusal.completed(session) }
         guard session.received == offset else { throw UploadRefusal.offsetMismatch(expected: session.received) }
         if let length {

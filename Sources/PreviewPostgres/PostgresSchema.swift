@@ -166,7 +166,7 @@ enum PostgresSchema {
         ("v19-uploads", [
             """
             CREATE TABLE upload_sessions (id text PRIMARY KEY, owner text NOT NULL, client text NOT NULL, front text NOT NULL,
-                labels text NOT NULL, content_type text, length bigint, received bigint NOT NULL, status text NOT NULL,
+                labels text NOT NULL, length bigint, received bigint NOT NULL, status text NOT NULL,
                 created_at bigint NOT NULL, expires_at bigint NOT NULL, document_id text, job_id bigint, sha256 text,
                 appender text, appending_until bigint)
             """,

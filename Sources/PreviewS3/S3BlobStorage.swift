@@ -222,7 +222,7 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// Hands `length` bytes of `file` from `offset` to `body`, a chunk at a time.
-    private static func read(_ file: URL, offset: Int, length: Int, _ body: ([UInt8]) -> Void) throws {
+    static func read(_ file: URL, offset: Int, length: Int, _ body: ([UInt8]) -> Void) throws {
         let source = try SourceFile(file, followLinks: false)
         var position = offset
         while position < offset + length {

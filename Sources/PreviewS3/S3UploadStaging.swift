@@ -70,15 +70,7 @@ public struct S3UploadStaging: UploadStaging {
             }
             try FileManager.default.moveItem(at: fetching, to: local)
         }
-        try await offload.run(.writes) {
-            let handle = try FileHandle(forReadingFrom: local)
-            defer { try? handle.close() }
-            var remaining = part.length
-            while remaining > 0, let chunk = try handle.read(upToCount: min(remaining, 1 << 20)), !chunk.isEmpty {
-                try writer.write(chunk)
-                remaining -= chunk.count
-            }
-        }
+        try await offload.run(.writes) { try writer.write(contentsOf: local, length: part.length) }
     }
 
     public func remove(_ parts: [UploadPart], of session: String) async {
@@ -111,16 +103,14 @@ public struct S3UploadStaging: UploadStaging {
 
     /// The SHA-256 and MD5 of the first `length` bytes of the file at `url` (all of it, or it is short).
     private static func digests(of url: URL, length: Int) throws -> (sha256: BlobHash, md5: [UInt8]) {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var (sha256, md5, remaining) = (SHA256(), Insecure.MD5(), length)
-        while remaining > 0 {
-            guard let chunk = try handle.read(upToCount: min(remaining, 1 << 20)), !chunk.isEmpty else {
-                throw PreviewError(.storeDamaged, "An upload part's file is shorter than its bytes.")
+        var (sha256, md5) = (SHA256(), Insecure.MD5())
+        do {
+            try S3BlobStorage.read(url, offset: 0, length: length) { chunk in
+                sha256.update(data: chunk)
+                md5.update(data: chunk)
             }
-            sha256.update(data: chunk)
-            md5.update(data: chunk)
-            remaining -= chunk.count
+        } catch {
+            throw PreviewError(.storeDamaged, "An upload part's file is shorter than its bytes.")
         }
         return (BlobHash(sha256.finalize()), Array(md5.finalize()))
     }

@@ -21,6 +21,9 @@ struct UploadReceiver {
     /// The body's deadline, pace and slot.
     var pace: UploadPace
 
+    /// The fields an upload's labels come from, in its form, its query or tus's `Upload-Metadata`.
+    static let labelFields = ["type", "filename", "owner", "title", "description", "school"]
+
     /// A form's parts: the file and its few fields, with room to spare.
     static let maxParts = 16
     /// The longest form field: a description's 2,000 characters of up to four bytes each, with room.

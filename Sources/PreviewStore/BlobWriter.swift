@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PreviewCore
 
 /// One blob being written: bytes go to a file in the storage's staging folder and into a SHA-256
 /// as they arrive (an upload is never held whole in memory). `finish()` names its hash;
@@ -37,6 +38,16 @@ public final class BlobWriter: @unchecked Sendable {  // used by one task at a t
         hasher.update(data: bytes)
         try handle.write(contentsOf: bytes)
         size += bytes.count
+    }
+
+    /// Appends the whole file at `url`, which must be `length` bytes long (a staged part of an
+    /// upload, ``UploadStaging/copy(_:into:)``); a file of another length is `store_damaged`.
+    public func write(contentsOf url: URL, length: Int) throws {
+        let before = size
+        try FileChunks.read(url) { chunk in try write(chunk) }
+        guard size - before == length else {
+            throw PreviewError(.storeDamaged, "An upload's staged part has \(size - before) bytes where the index says \(length).")
+        }
     }
 
     /// Returns the content's hash; no more writes (the file stays open until `publish()` or the end).

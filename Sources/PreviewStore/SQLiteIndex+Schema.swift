@@ -231,7 +231,7 @@ extension SQLiteIndex {
         migrator.registerMigration("v19-uploads") { db in
             try db.execute(sql: """
                 CREATE TABLE upload_sessions (id TEXT PRIMARY KEY, owner TEXT NOT NULL, client TEXT NOT NULL, front TEXT NOT NULL,
-                    labels TEXT NOT NULL, content_type TEXT, length INTEGER, received INTEGER NOT NULL, status TEXT NOT NULL,
+                    labels TEXT NOT NULL, length INTEGER, received INTEGER NOT NULL, status TEXT NOT NULL,
                     created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, document_id TEXT, job_id INTEGER, sha256 TEXT,
                     appender TEXT, appending_until INTEGER);
                 CREATE INDEX upload_sessions_owner ON upload_sessions (owner, status);

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PreviewCore
+import PreviewStore
 
 /// A client of the server's resumable uploads (the IETF draft, interop version 6, as iOS sends it):
 /// creates the upload empty, then appends the file a chunk at a time. When a connection drops or
@@ -194,7 +195,8 @@ struct ResumableUploadClient {
     }
 }
 
-/// `length` bytes of a file from `offset`, read a chunk at a time on the reads lane as the request takes them.
+/// `length` bytes of a file from `offset`, read a chunk at a time (`pread`) on the reads lane as the
+/// request takes them.
 struct FileRegion: AsyncSequence {
     typealias Element = ByteBuffer
     let url: URL
@@ -209,22 +211,17 @@ struct FileRegion: AsyncSequence {
     struct Iterator: AsyncIteratorProtocol {
         let region: FileRegion
         var sent = 0
-        var handle: FileHandle?
+        var source: SourceFile?
 
         mutating func next() async throws -> ByteBuffer? {
-            guard sent < region.length else {
-                try? handle?.close()
-                return nil
-            }
-            if handle == nil { handle = try FileHandle(forReadingFrom: region.url) }
-            let (file, at, wanted) = (handle!, region.offset + sent, Swift.min(256 * 1024, region.length - sent))
-            let chunk = try await region.offload.run(.reads) {
-                try file.seek(toOffset: UInt64(at))
-                return try file.read(upToCount: wanted) ?? Data()
-            }
-            guard !chunk.isEmpty else { throw CocoaError(.fileReadTooLarge) }
+            guard sent < region.length else { return nil }
+            if source == nil { source = try SourceFile(region.url, followLinks: true) }
+            let (file, at, wanted) = (source!, region.offset + sent, Swift.min(256 * 1024, region.length - sent))
+            let chunk = try await region.offload.run(.reads) { file.read(at: at, count: wanted) }
+            // The file shrank under the upload.
+            guard !chunk.isEmpty else { throw POSIXError(.EIO) }
             sent += chunk.count
-            return ByteBuffer(data: chunk)
+            return ByteBuffer(bytes: chunk)
         }
     }
 }

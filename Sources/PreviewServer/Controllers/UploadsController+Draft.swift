@@ -65,9 +65,8 @@ extension UploadsController {
                 guard let offset = try Self.byteCount(request, ResumableDraft.offset) else { throw APIError.badRequest("Upload-Offset is required") }
                 let ends = draft.completes(request.head) ?? true
                 let length = try declaredLength(request, ends: ends, offset: offset)
-                _ = try await upload(id, front: .draft)
-                let appended = try await append(request, context: context, to: id, at: offset, length: length, ends: ends, checksum: nil,
-                                                front: "draft-\(draft.version)")
+                let appended = try await append(request, context: context, to: id, through: .draft, at: offset, length: length, ends: ends,
+                                                checksum: nil, metric: "draft-\(draft.version)")
                 return try answer(appended, draft: draft, created: false, request: request)
             }
         }
@@ -114,10 +113,10 @@ extension UploadsController {
             }
             let session = try await documents.createUpload(id: announced ?? UploadSession.newID(), owner: fields["owner"] ?? "",
                                                            client: context.clientAddress, front: .draft, fields: fields,
-                                                           contentType: request.headers[.contentType], length: length)
+                                                           length: length)
             Counter(label: "docpreview_resumable_uploads_total", dimensions: [("front", "draft-\(draft.version)")]).increment()
-            let appended = try await append(request, context: context, to: session.id, at: 0, length: length, ends: ends, checksum: nil,
-                                            front: "draft-\(draft.version)")
+            let appended = try await append(request, context: context, to: session.id, through: .draft, at: 0, length: length, ends: ends,
+                                            checksum: nil, metric: "draft-\(draft.version)")
             return try answer(appended, draft: draft, created: true, request: request)
         }
     }

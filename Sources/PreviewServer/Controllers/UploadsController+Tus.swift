@@ -29,7 +29,7 @@ extension UploadsController {
         routes.add(.post, Self.tusPath) { request, context in
             try await tus(request) {
                 try await admitCreation()
-                let length = try Self.byteCount(request, HTTPField.Name("Upload-Length")!)
+                let length = try Self.byteCount(request, ResumableDraft.length)
                 let deferred = request.headers[HTTPField.Name("Upload-Defer-Length")!]
                 guard (length == nil) != (deferred == nil), deferred == nil || deferred == "1" else {
                     throw APIError.badRequest("Send Upload-Length, or Upload-Defer-Length: 1.")
@@ -37,7 +37,7 @@ extension UploadsController {
                 let metadata = try Self.metadata(request.headers[HTTPField.Name("Upload-Metadata")!])
                 let fields = fields(request, extra: metadata)
                 let session = try await documents.createUpload(owner: fields["owner"] ?? "", client: context.clientAddress, front: .tus,
-                                                               fields: fields, contentType: nil, length: length)
+                                                               fields: fields, length: length)
                 Counter(label: "docpreview_resumable_uploads_total", dimensions: [("front", "tus")]).increment()
                 var headers = Self.tusHeaders()
                 headers[.location] = uploadURL(session.id, request: request, under: Self.tusPath)
@@ -52,9 +52,9 @@ extension UploadsController {
             try await tus(request) {
                 let session = try await upload(try context.parameters.require("id"), front: .tus)
                 var headers = Self.tusHeaders()
-                headers[HTTPField.Name("Upload-Offset")!] = "\(session.received)"
+                headers[ResumableDraft.offset] = "\(session.received)"
                 if let length = session.length {
-                    headers[HTTPField.Name("Upload-Length")!] = "\(length)"
+                    headers[ResumableDraft.length] = "\(length)"
                 } else {
                     headers[HTTPField.Name("Upload-Defer-Length")!] = "1"
                 }
@@ -70,13 +70,12 @@ extension UploadsController {
                 guard request.headers[.contentType] == Self.offsetStream else {
                     throw APIError(.unsupportedType, "A tus append is sent as \(Self.offsetStream).")
                 }
-                guard let offset = try Self.byteCount(request, HTTPField.Name("Upload-Offset")!) else {
+                guard let offset = try Self.byteCount(request, ResumableDraft.offset) else {
                     throw APIError.badRequest("Upload-Offset is required")
                 }
-                let session = try await upload(id, front: .tus)
                 let appended = try await tusAppend(request, context: context, to: id, at: offset)
                 var headers = Self.tusHeaders()
-                headers[HTTPField.Name("Upload-Expires")!] = Self.httpDate(session.expiresAt)
+                headers[HTTPField.Name("Upload-Expires")!] = Self.httpDate(appended.session.expiresAt)
                 return try tusAnswer(appended, status: .noContent, headers: headers)
             }
         }
@@ -97,14 +96,15 @@ extension UploadsController {
             }
             checksum = parsed
         }
-        let length = try Self.byteCount(request, HTTPField.Name("Upload-Length")!)
-        return try await append(request, context: context, to: id, at: offset, length: length, ends: false, checksum: checksum, front: "tus")
+        let length = try Self.byteCount(request, ResumableDraft.length)
+        return try await append(request, context: context, to: id, through: .tus, at: offset, length: length, ends: false, checksum: checksum,
+                                metric: "tus")
     }
 
     /// A tus append's answer: its offset, and the document with the one-shot upload's JSON once complete.
     private func tusAnswer(_ appended: Appended, status: HTTPResponse.Status, headers: HTTPFields) throws -> Response {
         var headers = headers
-        headers[HTTPField.Name("Upload-Offset")!] = "\(appended.session.received)"
+        headers[ResumableDraft.offset] = "\(appended.session.received)"
         guard let completion = appended.completion else { return Response(status: status, headers: headers) }
         headers[Self.documentField] = completion.document.id
         // A body with 204 is not allowed: a completing PATCH is answered 200 with the JSON.
@@ -154,7 +154,7 @@ extension UploadsController {
                 throw APIError.badRequest("Upload-Metadata's \(pieces[0].prefix(32)) is not base64 UTF-8.")
             }
             let key = pieces[0] == "name" ? "filename" : String(pieces[0])
-            if ["filename", "type", "title", "description", "school", "owner"].contains(key), fields[key] == nil || pieces[0] != "name" {
+            if UploadReceiver.labelFields.contains(key), fields[key] == nil || pieces[0] != "name" {
                 fields[key] = value
             }
         }

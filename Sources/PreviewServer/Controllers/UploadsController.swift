@@ -45,13 +45,13 @@ struct UploadsController {
         var completion: (document: Document, jobID: Int64?)?
     }
 
-    /// Appends `request`'s body to upload `id` at `offset`, as an upload request of its own (a
-    /// slot, the pace rules) and this process's only request at work on the upload: one before it
-    /// is ended first. `length` declares the upload's length; `ends` says the body is its last
+    /// Appends `request`'s body to upload `id` (of `front`; `metric` labels its counts) at `offset`,
+    /// as an upload request of its own (a slot, the pace rules) and this process's only request at
+    /// work on the upload: one before it is ended first. `length` declares the upload's length; `ends` says the body is its last
     /// byte (the draft's `Upload-Complete: ?1`), else it completes once its declared length has
     /// arrived (tus). With `checksum`, the bytes are kept only if they match it.
-    func append(_ request: Request, context: ServerContext, to id: String, at offset: Int, length: Int?, ends: Bool,
-                checksum: UploadChecksum?, front: String) async throws -> Appended {
+    func append(_ request: Request, context: ServerContext, to id: String, through front: UploadSession.Front, at offset: Int, length: Int?,
+                ends: Bool, checksum: UploadChecksum?, metric: String) async throws -> Appended {
         guard let ticket = uploads.enter(client: context.clientAddress, channel: context.channel) else {
             throw APIError(.queueFull, "Too many uploads are arriving right now; try again shortly.", headers: [.retryAfter: "5"])
         }
@@ -59,10 +59,10 @@ struct UploadsController {
         let channel = context.channel
         let claimed = try await documents.claimUpload(id) { channel?.close(promise: nil) }
         do {
-            let appended = try await append(request, claimed: claimed, at: offset, length: length, ends: ends, checksum: checksum,
-                                            pace: api.pace(for: ticket))
+            let appended = try await append(request, claimed: claimed, through: front, at: offset, length: length, ends: ends,
+                                            checksum: checksum, pace: api.pace(for: ticket))
             await claimed.release()
-            Counter(label: "docpreview_resumable_appends_total", dimensions: [("front", front), ("outcome", "kept")]).increment()
+            Counter(label: "docpreview_resumable_appends_total", dimensions: [("front", metric), ("outcome", "kept")]).increment()
             return appended
         } catch let UploadRefusal.completed(session) where Self.replays(request, completing: session, from: offset) {
             // The request that completed the upload, sent again (its answer was lost): the same answer.
@@ -71,7 +71,7 @@ struct UploadsController {
             return Appended(session: session, completion: (try await documents.document(id: documentID), session.jobID))
         } catch {
             await claimed.release()
-            Counter(label: "docpreview_resumable_appends_total", dimensions: [("front", front), ("outcome", Self.outcome(error))]).increment()
+            Counter(label: "docpreview_resumable_appends_total", dimensions: [("front", metric), ("outcome", Self.outcome(error))]).increment()
             throw error
         }
     }
@@ -82,9 +82,9 @@ struct UploadsController {
         return offset.addingReportingOverflow(content) == (session.received, false)
     }
 
-    private func append(_ request: Request, claimed: ClaimedUpload, at offset: Int, length: Int?, ends: Bool, checksum: UploadChecksum?,
-                        pace: UploadPace) async throws -> Appended {
-        let append = try await documents.beginAppend(to: claimed, at: offset, length: length, wholeRequest: checksum != nil)
+    private func append(_ request: Request, claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
+                        ends: Bool, checksum: UploadChecksum?, pace: UploadPace) async throws -> Appended {
+        let append = try await documents.beginAppend(to: claimed, through: front, at: offset, length: length, wholeRequest: checksum != nil)
         var (pace, checksum) = (pace, checksum)
         do {
             for try await buffer in request.body {
@@ -113,7 +113,7 @@ struct UploadsController {
     func fields(_ request: Request, extra: [String: String] = [:]) -> [String: String] {
         var fields = extra
         let query = request.uri.queryParameters
-        for name in ["type", "filename", "title", "description", "school", "owner"] {
+        for name in UploadReceiver.labelFields {
             if let value = query.get(name) { fields[name] = value }
         }
         return fields

@@ -27,8 +27,6 @@ public struct UploadSession: Sendable, Equatable {
     public var front: Front
     /// The labels the document gets (type, title, filename, description, school), as created.
     public var labels: [String: String]
-    /// The representation's media type; a form's (`multipart/form-data`) parts are read at completion.
-    public var contentType: String?
     /// The representation's length, once declared.
     public var length: Int?
     /// Bytes durably received: the offset the next append starts at.
@@ -46,13 +44,12 @@ public struct UploadSession: Sendable, Equatable {
     public var appendingUntil: Int?
 
     public init(id: String = UploadSession.newID(), owner: String, client: String, front: Front, labels: [String: String],
-                contentType: String?, length: Int?, createdAt: Int, expiresAt: Int) {
+                length: Int?, createdAt: Int, expiresAt: Int) {
         self.id = id
         self.owner = owner
         self.client = client
         self.front = front
         self.labels = labels
-        self.contentType = contentType
         self.length = length
         received = 0
         status = .open

@@ -186,9 +186,9 @@ public struct UploadSessions: Sendable {
 
     private static func insert(_ session: UploadSession) -> PortableSQL {
         """
-        INSERT INTO upload_sessions (id, owner, client, front, labels, content_type, length, received, status, created_at, expires_at)
+        INSERT INTO upload_sessions (id, owner, client, front, labels, length, received, status, created_at, expires_at)
         VALUES (\(session.id), \(session.owner), \(session.client), \(session.front), \(UploadSession.encode(session.labels)),
-            \(session.contentType), \(session.length), \(session.received), \(session.status), \(session.createdAt), \(session.expiresAt))
+            \(session.length), \(session.received), \(session.status), \(session.createdAt), \(session.expiresAt))
         """
     }
 
@@ -209,7 +209,7 @@ extension UploadSession {
               let created = row.integer("created_at"), let expires = row.integer("expires_at") else {
             throw PreviewError(.internal, "An upload's row is incomplete.")
         }
-        self.init(id: id, owner: owner, client: client, front: front, labels: Self.decode(labels), contentType: row.text("content_type"),
+        self.init(id: id, owner: owner, client: client, front: front, labels: Self.decode(labels),
                   length: row.integer("length").map(Int.init), createdAt: Int(created), expiresAt: Int(expires))
         self.received = Int(received)
         self.status = status

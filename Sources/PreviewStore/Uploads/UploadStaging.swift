@@ -92,18 +92,7 @@ public struct FolderUploadStaging: UploadStaging {
 
     public func copy(_ part: UploadPart, into writer: BlobWriter) async throws {
         let url = folder.appendingPathComponent(part.name)
-        try await offload.run(.writes) {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            var remaining = part.length
-            while remaining > 0 {
-                guard let chunk = try handle.read(upToCount: min(remaining, 1 << 20)), !chunk.isEmpty else {
-                    throw PreviewError(.storeDamaged, "An upload's staged part is shorter than the index says.")
-                }
-                try writer.write(chunk)
-                remaining -= chunk.count
-            }
-        }
+        try await offload.run(.writes) { try writer.write(contentsOf: url, length: part.length) }
     }
 
     public func kept() async throws -> [(name: String, modified: Date)] {
