@@ -100,8 +100,14 @@ extension DocumentService {
             if let declared = session.length, declared != length { throw UploadRefusal.inconsistentLength }
             if length < session.received { throw UploadRefusal.inconsistentLength }
         }
+        var judgeHead: UploadAppend.HeadJudge?
+        if offset == 0 {
+            // The first bytes are judged as they arrive, so a file they already refuse goes no further.
+            let (validator, labels) = (Validator(configuration: pipeline.configuration), try labels(owner: session.owner, session.labels))
+            judgeHead = { head, size in validator.refusal(forHead: head, size: size, fileName: labels.filename, declaredType: labels.type) }
+        }
         return UploadAppend(session: session, uploads: uploads, length: length ?? session.length, maxFileBytes: limits.maxFileBytes,
-                            checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes,
+                            checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes, judgeHead: judgeHead,
                             renewTurn: { [self] in _ = try await takeTurn(at: claimed.id, uploads) })
     }
 
@@ -221,24 +227,33 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     private let maxFileBytes: Int
     private let checkpointBytes: Int?
     private var part: UploadPartFile?
+    /// The refusal a file's first bytes (``ByteProbe/windowSize`` of them) and size (nil: not
+    /// known yet) already decide, if any.
+    typealias HeadJudge = @Sendable (_ head: [UInt8], _ size: Int?) -> PreviewError?
+    /// Judges the first bytes once they have arrived, when this request brings them.
+    private var judgeHead: HeadJudge?
+    private var head: [UInt8] = []
     /// Renews this host's turn at the upload (as its bytes are kept).
     private let renewTurn: @Sendable () async throws -> Void
 
     init(session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, checkpointBytes: Int?,
-         renewTurn: @escaping @Sendable () async throws -> Void) {
+         judgeHead: HeadJudge?, renewTurn: @escaping @Sendable () async throws -> Void) {
         self.session = session
         self.uploads = uploads
         self.length = length
         self.maxFileBytes = maxFileBytes
         self.checkpointBytes = checkpointBytes
+        self.judgeHead = judgeHead
         self.renewTurn = renewTurn
     }
 
-    /// Appends `bytes`: refused past the upload's length (`inconsistentLength`) or the file size limit.
+    /// Appends `bytes`: refused past the upload's length (`inconsistentLength`) or the file size
+    /// limit, and, as soon as the first bytes tell, a file they refuse (which ends the upload).
     public func write(_ bytes: some DataProtocol) async throws {
         let total = session.received + (part?.length ?? 0) + bytes.count
         if let length, total > length { throw UploadRefusal.inconsistentLength }
         if total > maxFileBytes { throw DocumentService.tooLarge(maxFileBytes) }
+        try await judgeFirstBytes(adding: bytes)
         let file = try part ?? uploads.staging.newPart(of: session.id, at: session.received)
         part = file
         try file.write(bytes)
@@ -280,6 +295,20 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     public func discard() {
         part?.discard()
         part = nil
+    }
+
+    /// Gathers the first bytes until there are enough to judge, then judges them once; a refused
+    /// file's upload is cancelled, none of its bytes kept.
+    private func judgeFirstBytes(adding bytes: some DataProtocol) async throws {
+        guard let judge = judgeHead else { return }
+        head.append(contentsOf: bytes.prefix(ByteProbe.windowSize - head.count))
+        guard head.count == ByteProbe.windowSize else { return }
+        judgeHead = nil
+        defer { head = [] }
+        guard let refusal = judge(head, length) else { return }
+        discard()
+        if let ended = try await uploads.sessions.cancel(session.id) { await uploads.staging.remove(ended.parts, of: session.id) }
+        throw refusal
     }
 
     /// Makes the part durable and has the index count it.

@@ -132,6 +132,49 @@ private func sample(_ name: String) throws -> [UInt8] { Array(try Data(contentsO
         #expect(result.refusal?.code == .contentMismatch)
     }
 
+    /// A refusal the first bytes decide is one the whole file gets, whatever follows them: every
+    /// sample under its own name and others, its size known or not, followed by padding or by
+    /// another file (which may add a reason of its own, such as an executable after the end).
+    @Test func firstBytesRefuseOnlyWhatTheWholeFileRefuses() throws {
+        let manifest = try ExpectationManifest.samples()
+        let followers: [[UInt8]] = [[UInt8](repeating: 0, count: ByteProbe.windowSize), try sample("bad-windows.exe")]
+        let names = ["pdf", "mp4", "mov", "jpg", "png", "bmp", "docx", "txt", "csv", "svgz", "rtf", "zip"].map { "file.\($0)" } + ["file"]
+        let validator = Validator()
+        var refusedEarly = 0
+        for entry in manifest.entries {
+            let bytes = Array(try Data(contentsOf: entry.url))
+            for (index, follower) in followers.enumerated() {
+                let file = bytes + follower
+                let head = Array(file.prefix(ByteProbe.windowSize))
+                for name in names + [entry.file] {
+                    for size in [file.count, nil] {
+                        guard let early = validator.refusal(forHead: head, size: size, fileName: name) else { continue }
+                        refusedEarly += 1
+                        let whole = validator.validate(ByteProbe(bytes: file), fileName: name).refusal
+                        #expect(whole != nil, "\(entry.file) as \(name): \(early.code) early, accepted whole")
+                        if index == 0 { #expect(whole?.code == early.code, "\(entry.file) as \(name)") }
+                    }
+                }
+            }
+        }
+        #expect(refusedEarly > 0)
+    }
+
+    @Test func firstBytesRefuseExecutablesAndWrongContents() throws {
+        let validator = Validator()
+        let padded = { (bytes: [UInt8]) in Array((bytes + [UInt8](repeating: 0, count: ByteProbe.windowSize)).prefix(ByteProbe.windowSize)) }
+        let elf = padded(try sample("bad-executable.pdf"))
+        #expect(validator.refusal(forHead: elf, size: nil, fileName: "clip.mp4")?.code == .executableRefused)
+        let png = padded(try sample("image-alpha.png"))
+        #expect(validator.refusal(forHead: png, size: 200_000, fileName: "clip.mp4")?.message
+            == "This file is not an MP4 video (its contents are a PNG image).")
+        #expect(validator.refusal(forHead: png, size: 200_000, fileName: "photo.png") == nil)
+        // A ZIP's directory lies at its end: a docx is only judged whole.
+        #expect(validator.refusal(forHead: padded(try sample("office-report.docx")), size: 200_000, fileName: "letter.pdf") == nil)
+        // Nothing is judged from a file that ends inside the first bytes.
+        #expect(validator.refusal(forHead: elf, size: ByteProbe.windowSize, fileName: "clip.mp4") == nil)
+    }
+
     @Test func everyCodeHasADisposition() {
         let refused = PreviewError.Code.all.filter { $0.disposition == .refused }.map(\.rawValue)
         #expect(Set(refused) == ["extension_not_allowed", "content_mismatch", "unsupported_type", "executable_refused",

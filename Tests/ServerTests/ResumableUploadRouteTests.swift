@@ -195,6 +195,45 @@ import Testing
         }
     }
 
+    /// A file its first bytes already refuse is refused as they arrive (415, in the app's words),
+    /// its upload ended with nothing kept, through either door, before the rest is sent.
+    @Test(arguments: TestBackend.available) func theFirstBytesRefuseAFile(backend: TestBackend) async throws {
+        let harness = try await Harness(backend, token: Self.token)
+        defer { harness.folder.remove() }
+        let padding = [UInt8](repeating: 0, count: 2 * ByteProbe.windowSize)
+        let executable = Array(try Data(contentsOf: Fixtures.sample("bad-executable.pdf"))) + padding
+        let png = Array(try Data(contentsOf: Fixtures.sample("image-alpha.png")))
+        try await harness.test { client in
+            let draft = ["Upload-Draft-Interop-Version": "6", "Upload-Complete": "?0"]
+            let location = try await client.execute(uri: "/v1/uploads?owner=ana&type=highlight_video&filename=clip.mp4", method: .post,
+                                                    headers: Self.headers(draft)) { try Self.path($0.headers[.location]) }
+            let append = draft.merging(["Content-Type": "application/partial-upload", "Upload-Offset": "0"]) { $1 }
+            try await client.execute(uri: location, method: .patch, headers: Self.headers(append), body: ByteBuffer(bytes: executable)) { response in
+                let error = try json(response)["error"] as? [String: Any]
+                #expect(response.status == .unsupportedMediaType && error?["code"] as? String == "executable_refused")
+            }
+            try await client.execute(uri: location, method: .head, headers: Self.headers(draft)) { #expect($0.status == .notFound) }
+            // tus, its length declared: a PNG under a video's name, refused in its first append.
+            let metadata = "filename \(Data("clip.mp4".utf8).base64EncodedString()),type \(Data("highlight_video".utf8).base64EncodedString())"
+            let tus = ["Tus-Resumable": "1.0.0"]
+            let upload = try await client.execute(uri: "/v1/uploads/tus?owner=ana", method: .post,
+                                                  headers: Self.headers(tus.merging(["Upload-Length": "\(png.count + padding.count)",
+                                                                                     "Upload-Metadata": metadata]) { $1 })) {
+                try Self.path($0.headers[.location])
+            }
+            let first = ByteBuffer(bytes: png.prefix(ByteProbe.windowSize + 1))
+            try await client.execute(uri: upload, method: .patch, headers: Self.headers(tus.merging([
+                "Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"]) { $1 }), body: first) { response in
+                let error = try json(response)["error"] as? [String: Any]
+                #expect(response.status == .unsupportedMediaType && error?["code"] as? String == "content_mismatch")
+                #expect(error?["message"] as? String == "This file is not an MP4 video (its contents are a PNG image).")
+            }
+            try await client.execute(uri: upload, method: .head, headers: Self.headers(tus)) { #expect($0.status == .notFound) }
+        }
+        #expect(try await harness.server.documents.stagedUploadParts().isEmpty, "nothing of them is kept")
+        #expect(try await harness.server.documents.uploadFigures().open == 0)
+    }
+
     /// Interop versions 7 and 8 only with the setting (then the upload's life is `max-age`).
     @Test func laterDraftVersionsBehindTheSetting() async throws {
         for latest in [false, true] {

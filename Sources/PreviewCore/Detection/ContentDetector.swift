@@ -16,6 +16,26 @@ public enum ContentDetector {
         return detection
     }
 
+    /// What a file's first ``ByteProbe/windowSize`` bytes decide alone: the kind (and damage of
+    /// its header) ``detect(_:fileExtension:)`` finds in the whole file of `size` bytes (nil: more
+    /// than `head`, how many not yet known), but no trailing data. Nil where the rest of the file
+    /// could change the kind: a file no longer
+    /// than the window, ZIP and OLE2 containers (their directories lie further in), BMP and ICO
+    /// headers of a file whose size is unknown, and bytes not recognised.
+    public static func detectionDecided(byHead head: [UInt8], size: Int?, fileExtension: String?) -> Detection? {
+        guard head.count == ByteProbe.windowSize, (size ?? Int.max) > head.count else { return nil }
+        let containers: [[UInt8]] = [[0x50, 0x4B], [0xD0, 0xCF, 0x11, 0xE0]]
+        if containers.contains(where: { head.matches($0) }) { return nil }
+        if size == nil && (head.matches("BM") || head.matches([0, 0, 1, 0])) { return nil }
+        // Only the head is read; the size is what the text and image sniffers weigh it against.
+        let probe = ByteProbe(size: size ?? Int.max) { offset, count in
+            offset >= 0 && offset < head.count ? Array(head[offset..<min(head.count, offset + count)]) : []
+        }
+        var detection = sniffContainer(probe)
+        if detection.kind == .gzip && fileExtension == "svgz" { detection.kind = .svg }
+        return detection.kind == .unknown ? nil : detection
+    }
+
     /// Deflate expands at most ~1032:1, so a gzip trailer (ISIZE, the size mod 2³²) declaring more
     /// than that is a truncated stream or a bomb. SVG renderers can spin on truncated gzip input.
     private static func implausibleGzipSize(_ probe: ByteProbe) -> String? {

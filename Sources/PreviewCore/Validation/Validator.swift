@@ -25,6 +25,19 @@ public struct Validator: Sendable {
         return verdict
     }
 
+    /// The refusal a file arriving under `fileName` will get, when its first bytes already decide
+    /// it (an executable, contents that are not what the name claims): `head` is its first
+    /// ``ByteProbe/windowSize`` bytes, `size` its size (nil: unknown yet). Nil when the file may
+    /// still be accepted; the whole file is judged by ``validate(_:fileName:declaredType:)``.
+    public func refusal(forHead head: [UInt8], size: Int?, fileName: String, declaredType: DocumentType? = nil) -> PreviewError? {
+        let ext = Self.fileExtension(of: fileName)
+        guard let detection = ContentDetector.detectionDecided(byHead: head, size: size, fileExtension: ext) else { return nil }
+        let claimed = ext.map(FileKind.claiming(extension:)) ?? []
+        let verdict = Verdict(detection: detection, reason: Self.reason(detection, ext: ext, claimed: claimed),
+                              fileExtension: ext, claimedKinds: claimed)
+        return refusal(for: verdict, size: size ?? Int(head.count) + 1, declaredType: declaredType)
+    }
+
     /// The extension of a file name, lower case: `Resume.PDF` → `pdf`; none for `README` or `.profile`.
     public static func fileExtension(of fileName: String) -> String? {
         let name = fileName.split(separator: "/").last.map(String.init) ?? fileName
