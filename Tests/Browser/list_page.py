@@ -84,6 +84,8 @@ def walk(browser, base, samples, size, shots, _):
     page.get_by_label("Files", exact=True).set_input_files(str(video))
     page.get_by_role("button", name="Upload", exact=True).click()
     expect(page.locator("#uploads li").first.locator(".message")).to_contain_text("Resuming at")
+    if shots:
+        page.locator("#uploads").screenshot(path=str(shots / f"list-resuming-{size}.png"))
     link(-1)
     expect(page.locator("#uploads li").first).to_have_class("accepted")
     digest = hashlib.sha256(video.read_bytes()).hexdigest()

@@ -133,6 +133,7 @@ enum ListScript {
               location = new URL(response.headers.get("Location"), window.location.href).pathname;
               localStorage.setItem(key, location);
             };
+            const percent = (bytes) => Math.floor((100 * bytes) / Math.max(1, file.size));
             // One append of file[offset, end): resolves to the server's answer, rejects when the connection drops.
             const append = (offset, end, last) => new Promise((resolve, reject) => {
               request = new XMLHttpRequest();
@@ -140,9 +141,7 @@ enum ListScript {
               const headers = withToken({ ...draft, "Upload-Offset": String(offset), "Upload-Complete": last ? "?1" : "?0",
                                           "Content-Type": "application/partial-upload" });
               for (const [field, value] of Object.entries(headers)) request.setRequestHeader(field, value);
-              request.upload.addEventListener("progress", (event) => {
-                progress.value = Math.floor((100 * (offset + event.loaded)) / Math.max(1, file.size));
-              });
+              request.upload.addEventListener("progress", (event) => { progress.value = percent(offset + event.loaded); });
               request.addEventListener("load", () => resolve(request));
               request.addEventListener("error", () => reject(new Error("dropped")));
               request.addEventListener("abort", () => reject(new Error("cancelled")));
@@ -154,7 +153,7 @@ enum ListScript {
               if (location) {
                 offset = await offsetOf().catch(() => null);
                 if (offset === null) { localStorage.removeItem(key); location = null; offset = 0; }
-                else message.textContent = `Resuming at ${Math.floor((100 * offset) / Math.max(1, file.size))} %.`;
+                else { progress.value = percent(offset); message.textContent = `Resuming at ${percent(offset)} %.`; }
               }
               if (!location) await create();
               for (let failures = 0; ;) {
@@ -171,7 +170,7 @@ enum ListScript {
                   await pause(Math.min(15000, 500 * 2 ** Math.min(failures, 5)));
                   const kept = await offsetOf().catch(() => undefined);
                   if (kept === null) throw new Error("The upload was lost; pick the file again.");
-                  if (kept !== undefined) { if (kept > offset) failures = 0; offset = kept; }
+                  if (kept !== undefined) { if (kept > offset) failures = 0; offset = kept; progress.value = percent(offset); }
                   continue;
                 }
                 if (answer.status === 409) { offset = Number(answer.getResponseHeader("Upload-Offset")); continue; }
