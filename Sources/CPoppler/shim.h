@@ -17,5 +17,11 @@ DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_render)
 DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_bitmap_rgb)
 DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_bitmap_free)
 DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_poppler_version)
+DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_page_text)
+DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_text_word_count)
+DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_text_words)
+DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_text_utf8)
+DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_text_utf8_length)
+DOCPREVIEW_LAZY(DOCPREVIEW_SPLASH, docpreview_pdf_text_free)
 
 #endif

@@ -9,6 +9,7 @@
 #include <PDFDoc.h>
 #include <Page.h>
 #include <SplashOutputDev.h>
+#include <TextOutputDev.h>
 #include <goo/GooString.h>
 #include <splash/SplashBitmap.h>
 
@@ -18,6 +19,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace {
 class BudgetedSplash;
@@ -102,7 +105,39 @@ public:
     void drawForm(Ref) override {}
 };
 
+/// TextOutputDev with the rasteriser's budget, and a bound on the characters it keeps: past
+/// `maxCharacters` (a page of millions of glyphs) the rest of the page's characters are dropped.
+class BudgetedText final : public TextOutputDev {
+public:
+    BudgetedText(PageBudget *budget, long maxCharacters)
+        : TextOutputDev(nullptr, false, 0, false, false), budget(budget), charactersLeft(maxCharacters) {}
+
+    bool truncated = false;
+
+    bool useDrawForm() override { return budget->check(); }
+    void drawForm(Ref) override {}
+
+    void drawChar(GfxState *state, double x, double y, double dx, double dy, double originX, double originY, CharCode code, int bytes,
+                  const Unicode *unicode, int unicodeLength) override {
+        if (charactersLeft <= 0) {
+            truncated = true;
+            return;
+        }
+        charactersLeft -= 1;
+        TextOutputDev::drawChar(state, x, y, dx, dy, originX, originY, code, bytes, unicode, unicodeLength);
+    }
+
+private:
+    PageBudget *budget;
+    long charactersLeft;
+};
+
 } // namespace
+
+struct docpreview_pdf_text {
+    std::vector<docpreview_pdf_word> words;
+    std::string utf8;
+};
 
 docpreview_pdf::~docpreview_pdf() = default;
 
@@ -204,4 +239,78 @@ extern "C" void docpreview_pdf_bitmap_free(docpreview_pdf_bitmap *bitmap) {
 
 extern "C" const char *docpreview_pdf_poppler_version(void) {
     return POPPLER_VERSION;
+}
+
+extern "C" docpreview_pdf_text *docpreview_pdf_page_text(docpreview_pdf *pdf, int number, double seconds, int maxWords, int *outOfTime,
+                                                        int *truncated) {
+    *outOfTime = 0;
+    *truncated = 0;
+    try {
+        if (!counted(pdf, number) || maxWords < 0) return nullptr;
+        auto text = std::make_unique<docpreview_pdf_text>();
+        if (!pdf->document->getPage(number)) return text.release();
+        PageBudget budget{threadSeconds() + seconds};
+        // A word is at least one character: characters past a few per word kept are never needed.
+        BudgetedText reader(&budget, 16L * maxWords + 1024);
+        if (!reader.isOk()) return nullptr;
+        pdf->document->displayPage(&reader, number, 72, 72, 0, false, true, false, budgetSpent, &budget);
+        if (budget.spent) {
+            *outOfTime = 1;
+            return nullptr;
+        }
+        *truncated = reader.truncated ? 1 : 0;
+        TextPage *page = reader.takeText();
+        struct Release {
+            TextPage *page;
+            ~Release() { page->decRefCnt(); }
+        } release{page};
+        for (const TextFlow *flow = page->getFlows(); flow; flow = flow->getNext()) {
+            for (const TextBlock *block = flow->getBlocks(); block; block = block->getNext()) {
+                for (const TextLine *line = block->getLines(); line; line = line->getNext()) {
+                    for (const TextWord *word = line->getWords(); word; word = word->getNext()) {
+                        if (static_cast<int>(text->words.size()) >= maxWords) {
+                            *truncated = 1;
+                            return text.release();
+                        }
+                        const std::unique_ptr<GooString> characters(word->getText());
+                        docpreview_pdf_word entry{};
+                        word->getBBox(&entry.x_min, &entry.y_min, &entry.x_max, &entry.y_max);
+                        entry.text_offset = static_cast<int>(text->utf8.size());
+                        entry.text_length = characters->getLength();
+                        entry.flags = word->getSpaceAfter() ? DOCPREVIEW_PDF_WORD_SPACE_AFTER : 0;
+                        if (!word->getNext()) {
+                            entry.flags |= DOCPREVIEW_PDF_WORD_LINE_END;
+                            if (line->isHyphenated()) entry.flags |= DOCPREVIEW_PDF_WORD_HYPHENATED;
+                            if (!line->getNext()) entry.flags |= DOCPREVIEW_PDF_WORD_BLOCK_END;
+                        }
+                        text->utf8.append(characters->c_str(), static_cast<size_t>(characters->getLength()));
+                        text->words.push_back(entry);
+                    }
+                }
+            }
+        }
+        return text.release();
+    } catch (...) {
+        return nullptr;
+    }
+}
+
+extern "C" int docpreview_pdf_text_word_count(docpreview_pdf_text *text) {
+    return static_cast<int>(text->words.size());
+}
+
+extern "C" const docpreview_pdf_word *docpreview_pdf_text_words(docpreview_pdf_text *text) {
+    return text->words.data();
+}
+
+extern "C" const char *docpreview_pdf_text_utf8(docpreview_pdf_text *text) {
+    return text->utf8.data();
+}
+
+extern "C" int docpreview_pdf_text_utf8_length(docpreview_pdf_text *text) {
+    return static_cast<int>(text->utf8.size());
+}
+
+extern "C" void docpreview_pdf_text_free(docpreview_pdf_text *text) {
+    delete text;
 }

@@ -8,7 +8,7 @@ public struct PDFPage {
     /// Size in points as displayed (the crop box): width and height swap for pages with /Rotate 90 or 270.
     public let size: (width: Double, height: Double)
     /// Keeps the document open while the page is used.
-    private let document: PDFDocument
+    let document: PDFDocument
 
     init(number: Int, size: (width: Double, height: Double), document: PDFDocument) {
         self.number = number

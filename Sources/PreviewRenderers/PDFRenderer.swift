@@ -38,7 +38,7 @@ public struct PDFRenderer: Renderer {
         try withDocument(path) { document throws(PreviewError) in try render(document, request) }
     }
 
-    private func withDocument<T>(_ path: String, _ body: (PDFDocument) throws(PreviewError) -> T) throws(PreviewError) -> T {
+    func withDocument<T>(_ path: String, _ body: (PDFDocument) throws(PreviewError) -> T) throws(PreviewError) -> T {
         guard let documents else { return try body(open(path)) }
         return try documents.withDocument(path, open: open, body)
     }
@@ -112,13 +112,13 @@ public struct PDFRenderer: Renderer {
     }
 
     /// The page count; a PDF without pages is damaged.
-    private func pages(of document: PDFDocument) throws(PreviewError) -> Int {
+    func pages(of document: PDFDocument) throws(PreviewError) -> Int {
         let count = document.pageCount
         guard count > 0 else { throw PreviewError(.corrupt, "The PDF has no pages.") }
         return count
     }
 
-    private func page(_ number: Int, of document: PDFDocument, pageCount count: Int) throws(PreviewError) -> PDFPage {
+    func page(_ number: Int, of document: PDFDocument, pageCount count: Int) throws(PreviewError) -> PDFPage {
         guard number >= 1, number <= count else {
             throw PreviewError(.pageOutOfRange, "The document has \(count) page\(count == 1 ? "" : "s"); page \(number) does not exist.")
         }

@@ -70,6 +70,32 @@ public struct Renderers: Sendable {
         return try await isolation.pyramid(path, kind: kind, to: output, on: offload)
     }
 
+    /// The words of page `page` of the PDF at `path` (an office document's pivot), read from its
+    /// text layer in a child when isolated.
+    public func text(ofPDF path: String, page: Int, on offload: Offload) async throws(PreviewError) -> PageText {
+        guard let isolation else {
+            return try await offload.render { [pdf] () throws(PreviewError) in try pdf.text(path, page: page) }
+        }
+        return try await isolation.text(path, page: page, on: offload)
+    }
+
+    /// The words of `pages` (nil: every page) of the file at `path`, from the text layer of a PDF or
+    /// of an office document's pivot (converted in an office child first); nil when `kind` has no pages.
+    public func text(of path: String, kind: FileKind, pages: ClosedRange<Int>?, on offload: Offload) async throws(PreviewError) -> [PageText]? {
+        let pdf = pdfRenderer(on: offload)
+        let read = { (pivot: String) async throws(PreviewError) -> [PageText] in
+            let count = try await pdf.probe(pivot).pages ?? 1
+            var texts: [PageText] = []
+            for page in pages ?? 1...count { texts.append(try await self.text(ofPDF: pivot, page: page, on: offload)) }
+            return texts
+        }
+        if kind == .pdf { return try await read(path) }
+        guard Self.needsPivot(kind) else { return nil }
+        return try await OfficeRenderer(kind: kind, office: office, pdf: pdf, offload: offload).withPivot(path) { pivot, _ throws(PreviewError) in
+            try await read(pivot)
+        }
+    }
+
     /// Whether `kind`'s pages come from a PDF pivot that LibreOffice makes (office, text, CSV).
     public static func needsPivot(_ kind: FileKind) -> Bool {
         kind.isPaged && kind != .pdf

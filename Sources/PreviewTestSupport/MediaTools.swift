@@ -60,6 +60,20 @@ public enum MediaTools {
                                          "-W", "\(width)", "-H", "\(height)", pdf.path, root])
     }
 
+    /// The words `pdftotext -bbox` finds on `page` of `pdf`, in its order, each with its box
+    /// (left, top, right, bottom in points): Poppler's own word boxes, to compare ours with.
+    public static func pdftotextWords(_ pdf: URL, page: Int) throws -> [(text: String, box: [Double])] {
+        let xhtml = String(decoding: try run("/usr/bin/pdftotext", ["-bbox", "-f", "\(page)", "-l", "\(page)", pdf.path, "-"]), as: UTF8.self)
+        let pattern = try NSRegularExpression(pattern: #"<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" xMax="([-0-9.]+)" yMax="([-0-9.]+)">([^<]*)</word>"#)
+        let range = NSRange(xhtml.startIndex..., in: xhtml)
+        return pattern.matches(in: xhtml, range: range).map { match in
+            let group = { (index: Int) in String(xhtml[Range(match.range(at: index), in: xhtml)!]) }
+            let text = group(5).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
+            return (text, (1...4).map { Double(group($0)) ?? .nan })
+        }
+    }
+
     /// Copies an MP4 with a display matrix of `degrees` (90, 180, 270) in its video track, as a
     /// phone writes one (FFmpeg 5.1's CLI cannot): `scripts/samplegen.py rotate`.
     public static func rotate(_ source: URL, to destination: URL, degrees: Int) throws {

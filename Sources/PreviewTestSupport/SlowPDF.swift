@@ -54,9 +54,10 @@ public enum PDFWriter {
 }
 
 /// A Letter page of dense text (60 lines of 9 pt Helvetica) with hairlines between paragraphs: what a
-/// zoomed transcript or letter shows, where a soft or shifted render is plain to see.
+/// zoomed transcript or letter shows, where a soft or shifted render is plain to see. `rotate` is the
+/// page's /Rotate (a page scanned or set sideways).
 public enum TextPDF {
-    public static func make() -> [UInt8] {
+    public static func make(rotate: Int = 0) -> [UInt8] {
         var content = "BT /F1 9 Tf 11 TL 54 750 Td\n"
         for line in 0..<60 {
             content += "(\(line + 1). The quick brown fox jumps over the lazy dog; GPA 3.87, 40-yd 4.52 s, vertical 34.5 in.) '\n"
@@ -66,7 +67,7 @@ public enum TextPDF {
         return PDFWriter.document([
             "<< /Type /Catalog /Pages 2 0 R >>",
             "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate \(rotate) /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
             "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
             "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
         ])

@@ -65,6 +65,48 @@ const unsigned char *_Nonnull docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *_
 
 void docpreview_pdf_bitmap_free(docpreview_pdf_bitmap *_Nonnull bitmap);
 
+/// One word of a page's text: its box in points on the page as displayed (origin at the top left,
+/// y downwards, the crop box rotated by /Rotate), and where its UTF-8 text lies in the page's text.
+typedef struct {
+    double x_min, y_min, x_max, y_max;
+    int text_offset;
+    int text_length;
+    /// DOCPREVIEW_PDF_WORD_* flags: what follows the word in reading order.
+    int flags;
+} docpreview_pdf_word;
+
+enum {
+    /// A space follows the word on its line.
+    DOCPREVIEW_PDF_WORD_SPACE_AFTER = 1,
+    /// The word ends its line.
+    DOCPREVIEW_PDF_WORD_LINE_END = 2,
+    /// The word ends its block (a paragraph, a column's run of lines).
+    DOCPREVIEW_PDF_WORD_BLOCK_END = 4,
+    /// The line it ends is hyphenated (the word goes on on the next line).
+    DOCPREVIEW_PDF_WORD_HYPHENATED = 8,
+};
+
+/// A page's words in reading order (TextOutputDev's flows, blocks, lines, words) and their text.
+typedef struct docpreview_pdf_text docpreview_pdf_text;
+
+/// Reads the words of page `page` (1-based) with their boxes, in reading order, within `seconds` of the
+/// calling thread's CPU time, keeping at most `max_words` (the rest of the page's words are dropped and
+/// `*truncated` is 1). Returns NULL for a page number outside 1…page count, or when reading outlasted
+/// `seconds` (then `*out_of_time` is 1). A page the page tree counts but cannot read has no words. The
+/// caller owns the result and frees it once with `docpreview_pdf_text_free`.
+docpreview_pdf_text *_Nullable docpreview_pdf_page_text(docpreview_pdf *_Nonnull document, int page, double seconds, int max_words,
+                                                        int *_Nonnull out_of_time, int *_Nonnull truncated);
+
+/// The number of words, and the words themselves (`count` of them).
+int docpreview_pdf_text_word_count(docpreview_pdf_text *_Nonnull text);
+const docpreview_pdf_word *_Nullable docpreview_pdf_text_words(docpreview_pdf_text *_Nonnull text);
+
+/// The words' UTF-8 text, one after another (each word's slice is its offset and length), and its length in bytes.
+const char *_Nullable docpreview_pdf_text_utf8(docpreview_pdf_text *_Nonnull text);
+int docpreview_pdf_text_utf8_length(docpreview_pdf_text *_Nonnull text);
+
+void docpreview_pdf_text_free(docpreview_pdf_text *_Nonnull text);
+
 /// Poppler's version, e.g. "22.12.0" (static).
 const char *_Nonnull docpreview_pdf_poppler_version(void);
 

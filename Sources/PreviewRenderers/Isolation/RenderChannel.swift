@@ -10,12 +10,14 @@ struct RenderCall: Codable {
         case transcode, ladder, sprites
         /// An image's tiled pyramid (a pyramidal TIFF), written to `output`.
         case pyramid
+        /// The words of a PDF's page `request.page` (its ``PageText`` as JSON follows the header frame).
+        case text
 
         /// Whether the call writes a rendition (its files may be large; it reports its progress).
         var encodes: Bool { self == .transcode || self == .ladder }
 
         /// Whether an answer's bytes follow its header frame (the rest write files, or send only facts).
-        var sendsBytes: Bool { self == .render || self == .convert }
+        var sendsBytes: Bool { self == .render || self == .convert || self == .text }
     }
     var operation: Operation
     var kind: FileKind
@@ -73,6 +75,7 @@ extension RenderReply {
             return bytes == nil && ladder.map { !$0.isEmpty && $0.allSatisfy { $0.name.allSatisfy { $0.isLetter || $0.isNumber } } } == true
         case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
+        case .text: return bytes.map { $0.first == UInt8(ascii: "{") } == true
         case .render:
             return isPlausibleImage(for: call, bytes: bytes)
         }

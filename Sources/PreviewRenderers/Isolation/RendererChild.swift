@@ -137,6 +137,11 @@ public enum RendererChild {
                 return try writingLargeFiles { () throws(PreviewError) in
                     (RenderReply(facts: try renderers.image.reading(call.kind).writePyramid(call.path, to: output)), nil)
                 }
+            case .text:
+                guard call.kind == .pdf else { throw PreviewError(.unsupportedType, "Only a PDF's text layer is read (this is \(call.kind.label)).") }
+                let text = try renderers.pdf.text(call.path, page: call.request?.page ?? 1)
+                guard let json = try? JSONEncoder().encode(text) else { throw PreviewError(.internal, "A page's text could not be encoded.") }
+                return (RenderReply(), [UInt8](json))
             case .probe:
                 return (RenderReply(facts: try renderer.probe(call.path, page: call.request?.page ?? 1)), nil)
             case .render:

@@ -71,6 +71,15 @@ public final class RendererPool: Sendable {
         return RenderedImage(bytes: bytes, format: format, width: width, height: height, facts: reply.facts ?? MediaFacts())
     }
 
+    /// The words of page `page` of the PDF at `path`, read by a child.
+    func text(_ path: String, page: Int, on offload: Offload) async throws(PreviewError) -> PageText {
+        let (_, bytes) = try await call(RenderCall(operation: .text, kind: .pdf, path: path, request: RenderRequest(page: page)), on: offload)
+        guard let bytes, let text = try? JSONDecoder().decode(PageText.self, from: Data(bytes)) else {
+            throw PreviewError(.internal, "The renderer sent an incomplete answer.")
+        }
+        return text
+    }
+
     /// The rendition of the video at `path`, written to `output` by a child within `seconds`.
     func transcode(_ path: String, kind: FileKind, to output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
                    progress: @escaping @Sendable (Double) -> Void) async throws(PreviewError) -> VideoTranscoding.Rendition {

@@ -1,0 +1,65 @@
+/// The words of one page in reading order, each with its box in points on the page as displayed
+/// (origin at the top left, y downwards), and what follows it: from a PDF's text layer, or read
+/// from the page's pixels.
+public struct PageText: Codable, Sendable, Equatable {
+    /// What follows a word in reading order.
+    public enum Break: String, Codable, Sendable {
+        /// A space on the same line.
+        case space
+        /// The end of its line.
+        case line
+        /// The end of its line, which is hyphenated: the word goes on on the next one.
+        case hyphen
+        /// The end of its block (a paragraph, a column's run of lines).
+        case block
+    }
+
+    public struct Word: Codable, Sendable, Equatable {
+        public var text: String
+        /// Left, top, right, bottom, in points.
+        public var box: [Double]
+        /// Nil: the next word follows with no space (parts of one word the page drew apart).
+        public var next: Break?
+
+        public init(text: String, box: [Double], next: Break?) {
+            self.text = text
+            self.box = box
+            self.next = next
+        }
+    }
+
+    /// 1-based.
+    public var page: Int
+    /// The page's size as displayed, in points.
+    public var width: Double
+    public var height: Double
+    public var words: [Word]
+    /// Words past the bound on one page were left out.
+    public var truncated: Bool
+
+    public init(page: Int, width: Double, height: Double, words: [Word], truncated: Bool = false) {
+        self.page = page
+        self.width = width
+        self.height = height
+        self.words = words
+        self.truncated = truncated
+    }
+
+    /// The page's text in reading order: words joined by spaces, lines by line breaks, blocks by a
+    /// blank line; a hyphenated line's word joined across it.
+    public var plainText: String {
+        var text = ""
+        for word in words {
+            text += word.text
+            switch word.next {
+            case .space?: text += " "
+            case .line?: text += "\n"
+            case .hyphen?: if text.last == "-" || text.last == "\u{AD}" { text.removeLast() }
+            case .block?: text += "\n\n"
+            case nil: break
+            }
+        }
+        while text.last?.isNewline == true || text.last == " " { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import PreviewCore
+import PreviewRenderers
+
+/// `docpreview text FILE [--page N]`: the text of a PDF's or office document's pages in reading
+/// order, from its text layer, no store.
+struct TextCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "text",
+        abstract: "Print the text of a PDF's or office document's pages in reading order.",
+        discussion: """
+            The text comes from the document's text layer (an office document's is its PDF conversion's); a scanned \
+            page has none. Pages are separated by a blank line. With --json, each page's words come with their boxes \
+            in points on the page as displayed (left, top, right, bottom, from the top left corner).
+            """
+    )
+
+    @Argument(help: "The PDF or office document.")
+    var input: String
+
+    @Option(help: "Only this page, from 1.")
+    var page: Int?
+
+    @OptionGroup var validation: ValidationOptions
+
+    @Flag(help: "Print {\"pages\":[{\"page\",\"width\",\"height\",\"text\",\"words\":[{\"text\",\"box\",\"next\"}],\"truncated\"}]} or the error object.")
+    var json = false
+
+    func validate() throws {
+        if let page, page < 1 { throw ValidationError("--page starts at 1.") }
+    }
+
+    func run() throws {
+        OneFileHeap.prepare()
+        let report = CommandReport(json: json)
+        let (configuration, verdict) = try validation.settings.admit(input, reporting: report)
+        let renderers = Renderers(limits: configuration.limits, openDocuments: 1)
+        let (input, pages) = (input, page.map { $0...$0 })
+        // Awaited: an office document's text comes from its pivot, which a child makes.
+        Main.finish {
+            let texts = try await report.attempt { () async throws -> [PageText] in
+                guard let texts = try await renderers.text(of: input, kind: verdict.kind, pages: pages, on: .commandLine) else {
+                    throw PreviewError(.unsupportedType, "No text is read from \(verdict.kind.label): it has no pages.")
+                }
+                return texts
+            }
+            try report.succeed(TextReport(pages: texts.map(TextReport.Page.init)), human: texts.map(\.plainText).joined(separator: "\n\n"))
+        }
+    }
+}
+
+/// The `text --json` object.
+struct TextReport: Encodable {
+    struct Page: Encodable {
+        var page: Int
+        var width: Double
+        var height: Double
+        var text: String
+        var words: [PageText.Word]
+        var truncated: Bool
+
+        init(_ text: PageText) {
+            (page, width, height, words, truncated) = (text.page, text.width, text.height, text.words, text.truncated)
+            self.text = text.plainText
+        }
+    }
+
+    var pages: [Page]
+}
