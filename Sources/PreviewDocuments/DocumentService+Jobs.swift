@@ -58,8 +58,10 @@ extension DocumentService {
 /// that records it with the job's end (for the writes lane).
 extension DocumentService {
     /// What `job` makes of `document`: for a preview job its facts and thumbnail, or its failure
-    /// (``DocumentPipeline/outcome(of:early:)``), with a playback job to follow for a video; for a
-    /// playback job its rendition and scrubbing thumbnails (``DocumentPipeline/playbackOutcome(of:)``).
+    /// (``DocumentPipeline/outcome(of:early:)``), with a playback job to follow for a video and a
+    /// text job for a paged document; for a playback job its rendition and scrubbing thumbnails
+    /// (``DocumentPipeline/playbackOutcome(of:)``); for a text job its pages' text
+    /// (``DocumentPipeline/textOutcome(of:)``).
     /// An office document's thumbnail is recorded, and the document ready, as soon as its first
     /// page is made; the job's end records the rest. A playback job's transcode reports its
     /// progress on the job's row now and then (every 5 %).
@@ -68,7 +70,10 @@ extension DocumentService {
         case .preview:
             var outcome = await pipeline.outcome(of: document) { early in await recordAhead(early, documentID: document.id) }
             if outcome.error == nil, outcome.facts?.playback != nil { outcome.followUp = .playback }
+            if outcome.error == nil, pipeline.readsText(document.kind) { outcome.followUp = .text }
             return outcome
+        case .text:
+            return await pipeline.textOutcome(of: document)
         case .playback:
             // The encoder tells its progress on its thread; a task of the job's writes it, in order,
             // the newest only when the writes fall behind.
@@ -135,15 +140,18 @@ extension DocumentService {
     }
 }
 
-/// Videos stored without their playback derivatives: before schema v9 (no playback decision), or by
-/// `ingest`/`batch` without `--renditions`.
+/// Documents stored without what their follow-up jobs make: videos without their playback
+/// derivatives (stored before schema v9, with no playback decision, or by `ingest`/`batch` without
+/// `--renditions`), paged documents without their text (stored before text jobs, or by `ingest`/`batch`).
 extension DocumentService {
-    /// What ``backfillPlayback()`` queued.
+    /// What ``backfill()`` queued.
     public struct Backfill: Sendable, Encodable, Equatable {
         /// Videos with no playback decision: their preview job again, which probes it and is followed by their playback job.
         public var probes = 0
         /// Videos with a decision and no playback manifest: their playback job.
         public var playback = 0
+        /// Paged documents whose text was never read: their text job.
+        public var text = 0
     }
 
     /// Queues failed job `id` again. A retry is deliberate: the remembered timeouts and crashes of its
@@ -164,9 +172,9 @@ extension DocumentService {
     }
 
     /// Queues the jobs that give the latest version of every stored video its playback derivatives,
-    /// for a worker to run; a video whose job already waits or runs is left alone, so running it
-    /// twice queues nothing more.
-    public func backfillPlayback() async throws -> Backfill {
+    /// and of every paged document its text, for a worker to run; a document whose job already
+    /// waits or runs is left alone, so running it twice queues nothing more.
+    public func backfill() async throws -> Backfill {
         var queued = Backfill()
         var query = DocumentQuery(sort: .oldest, limit: 500)
         while true {
@@ -179,10 +187,15 @@ extension DocumentService {
                     queued.playback += 1
                 }
             }
+            for document in page.documents where document.previewStatus == .ready && pipeline.readsText(document.kind) {
+                if try await !pipeline.hasText(document), try await queue.queueUnlessWaiting(documentID: document.id, kind: .text) {
+                    queued.text += 1
+                }
+            }
             guard let next = page.next else { break }
             query.after = next
         }
-        if queued.probes + queued.playback > 0 { arrivals?.announce() }
+        if queued.probes + queued.playback + queued.text > 0 { arrivals?.announce() }
         return queued
     }
 }

@@ -107,12 +107,15 @@ public struct QueueWorker: Service {
                 guard !running.isStopping else { return }
                 let announced = arrivals?.announcements ?? 0
                 // Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail
-                // never waits behind transcodes; every slot takes preview jobs first.
+                // never waits behind a document's text or a transcode; every slot takes preview jobs
+                // first, then text (a page costs a page budget at most), then playback.
                 let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
-                let takesPlayback = slot > 0 || concurrency == 1
+                let takesFollowUps = slot > 0 || concurrency == 1
                 let turn = await running.lease({
                     if let preview = try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview]) { return preview }
-                    return takesPlayback ? try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback]) : nil
+                    guard takesFollowUps else { return nil }
+                    if let text = try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.text]) { return text }
+                    return try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback])
                 }, item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
                 switch turn {
                 case let .leased(leased): (job, document) = leased

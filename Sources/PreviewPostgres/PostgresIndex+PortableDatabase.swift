@@ -2,8 +2,8 @@ import Foundation
 import PostgresNIO
 import PreviewStore
 
-extension PostgresIndex: UploadSessionDatabase {
-    public func runUploads<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
+extension PostgresIndex {
+    public func runPlan<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
         try await connections.transaction { session in
             if let key { try await session.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))") }
             return try await session.run(make(), PortableRow.init(row:))

@@ -178,6 +178,14 @@ enum PostgresSchema {
                 PRIMARY KEY (session_id, start))
             """,
         ]),
+        // The words of each page of a document's text, with its derivative (``PageTexts``).
+        ("v20-page-texts", [
+            """
+            CREATE TABLE page_texts (derivative text NOT NULL REFERENCES derivatives (key) ON DELETE CASCADE, page integer NOT NULL,
+                width double precision NOT NULL, height double precision NOT NULL, text text NOT NULL, words text NOT NULL,
+                truncated boolean NOT NULL, PRIMARY KEY (derivative, page))
+            """,
+        ]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

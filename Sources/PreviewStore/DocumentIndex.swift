@@ -7,7 +7,7 @@ import PreviewCore
 /// Drivers: ``SQLiteIndex`` (embedded, `index.sqlite` beside the blobs) and the PostgreSQL one
 /// in `PreviewPostgres`, for many workers on many hosts (DESIGN §11). Implementations are
 /// thread-safe and safe to share between processes.
-public protocol DocumentIndex: Sendable {
+public protocol DocumentIndex: PortableDatabase {
     /// Every blob a document refers to, and the derivatives of those (transitively): what `gc` keeps.
     func referencedBlobs() async throws -> Set<BlobHash>
     /// Every blob the index has a row for (referenced or not: a deleted document's blobs keep

@@ -39,7 +39,9 @@ public enum IndexWrites {
     /// `outcome`'s derivatives and, when `onDocument`, its facts and status on document `documentID`
     /// (a job whose lease was lost keeps only the derivatives, right whoever made them).
     public static func record(_ outcome: JobOutcome, documentID: String, onDocument: Bool = true) -> [PortableSQL] {
-        var statements = outcome.derivatives.flatMap { recordDerivative($0.record, resultSize: $0.size, resultMime: $0.mime) }
+        var statements = outcome.derivatives.flatMap {
+            recordDerivative($0.record, resultSize: $0.size, resultMime: $0.mime) + PageTexts.insert($0.pages, of: $0.record.key)
+        }
         guard onDocument else { return statements }
         if let facts = outcome.facts { statements.append(setFacts(documentID: documentID, facts: facts)) }
         if let status = outcome.previewStatus { statements.append(setPreviewStatus(documentID: documentID, status: status, error: outcome.error)) }

@@ -27,6 +27,8 @@ public enum DerivativeOperation: String, Codable, Sendable, CaseIterable, Databa
     case pyramid
     /// A video's playback files (rendition, ladder, thumbnails track) and their manifest.
     case playback
+    /// A paged document's words with their boxes, page by page (JSON).
+    case text
 }
 
 /// A derivative: (source, operation, parameters, renderer version) → result blob. Like an action

@@ -241,6 +241,9 @@ extension SQLiteIndex {
                     PRIMARY KEY (session_id, start));
                 """)
         }
+        migrator.registerMigration("v20-page-texts") { db in
+            try db.execute(sql: PageTexts.sqliteTable)
+        }
         return migrator
     }
 

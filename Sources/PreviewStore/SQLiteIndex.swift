@@ -240,8 +240,8 @@ public final class SQLiteIndex: DocumentIndex {
     }
 }
 
-extension SQLiteIndex: UploadSessionDatabase {
-    public func runUploads<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
+extension SQLiteIndex {
+    public func runPlan<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
         try await pool.write { db in try db.run(make()) }
     }
 }

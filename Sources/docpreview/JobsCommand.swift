@@ -63,11 +63,12 @@ struct JobsCommand: ParsableCommand {
 
     struct Backfill: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Queue the playback work stored videos lack.",
+            abstract: "Queue the playback work stored videos lack, and the text stored paged documents lack.",
             discussion: """
                 For the latest version of every stored video without its playback derivatives (stored before schema v9, or by \
                 ingest/batch without --renditions), queues the job that makes them (its preview job again when its playback \
-                decision was never made); a worker or serve runs them. Give the workers' --config.
+                decision was never made); for every paged document (PDF, office) whose text was never read, its text job. \
+                A worker or serve runs them. Give the workers' --config.
                 """)
 
         @Option(help: ArgumentHelp("The workers' configuration (its rendition settings name the derivatives).", valueName: "file"))
@@ -79,9 +80,10 @@ struct JobsCommand: ParsableCommand {
         var json = false
 
         func run() async throws {
-            let queued = try await storeOptions.documents(configuration: try ValidationSettings(config: config).configuration()).backfillPlayback()
+            let queued = try await storeOptions.documents(configuration: try ValidationSettings(config: config).configuration()).backfill()
             try CommandReport(json: json).succeed(queued, human: "\(queued.playback) playback jobs queued; \(queued.probes) videos without a "
-                                                  + "playback decision queued for their preview job again (their playback job follows)")
+                                                  + "playback decision queued for their preview job again (their playback job follows); "
+                                                  + "\(queued.text) text jobs queued")
         }
     }
 }

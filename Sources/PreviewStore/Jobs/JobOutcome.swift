@@ -27,15 +27,18 @@ public struct JobOutcome: Sendable {
     public static func failed(_ error: PreviewError) -> JobOutcome { JobOutcome(previewStatus: .failed, error: error) }
 }
 
-/// A derivative just made: its row, and its result blob's size and type (for the blob's row).
+/// A derivative just made: its row, and its result blob's size and type (for the blob's row); a
+/// text derivative's pages, whose rows are written with its own (``PageTexts``).
 public struct NewDerivative: Sendable {
     public var record: DerivativeRecord
     public var size: Int
     public var mime: String
+    public var pages: [PageText]
 
-    public init(record: DerivativeRecord, size: Int, mime: String) {
+    public init(record: DerivativeRecord, size: Int, mime: String, pages: [PageText] = []) {
         self.record = record
         self.size = size
         self.mime = mime
+        self.pages = pages
     }
 }

@@ -12,6 +12,8 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         case preview
         /// A video's rendition and scrubbing thumbnails, queued when its preview job is done.
         case playback
+        /// A paged document's text, page by page, queued when its preview job is done.
+        case text
     }
 
     /// `queued`, `processing`, `done`, `failed`.

@@ -14,6 +14,23 @@ public struct PortableRow: Sendable {
         return nil
     }
 
+    public func real(_ column: String) -> Double? {
+        switch values[column] {
+        case let .real(real)?: real
+        case let .integer(integer)?: Double(integer)
+        default: nil
+        }
+    }
+
+    /// A boolean: PostgreSQL's, or SQLite's 0 and 1.
+    public func bool(_ column: String) -> Bool? {
+        switch values[column] {
+        case let .bool(bool)?: bool
+        case let .integer(integer)?: integer != 0
+        default: nil
+        }
+    }
+
     public func integer(_ column: String) -> Int64? {
         switch values[column] {
         case let .integer(integer)?: integer

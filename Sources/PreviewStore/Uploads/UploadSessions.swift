@@ -1,14 +1,6 @@
 import Foundation
 import PreviewCore
 
-/// Where a backend runs the upload sessions' statements (``UploadSessions``): each plan in one transaction.
-public protocol UploadSessionDatabase: Sendable {
-    /// Runs the plan `make` builds in one transaction. With `serializing`, transactions naming the
-    /// same key run one at a time (PostgreSQL's transaction lock; SQLite's writes always do), so
-    /// that counts read in them are exact.
-    func runUploads<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T
-}
-
 /// How many uploads may be open at once, and how many bytes they may stage, per owner and per client.
 public struct UploadCaps: Sendable, Equatable {
     public var sessionsPerOwner = 20
@@ -25,9 +17,9 @@ public struct UploadCaps: Sendable, Equatable {
 /// can never both extend it.
 public struct UploadSessions: Sendable {
     private typealias Status = UploadSession.Status
-    let database: any UploadSessionDatabase
+    let database: any PortableDatabase
 
-    public init(database: any UploadSessionDatabase) {
+    public init(database: any PortableDatabase) {
         self.database = database
     }
 
@@ -35,7 +27,7 @@ public struct UploadSessions: Sendable {
     /// or would stage more bytes (``UploadSessions/CapReached``); `reserved` is what it counts
     /// while its length is unknown.
     public func create(_ session: UploadSession, caps: UploadCaps, reserved: Int) async throws {
-        try await database.runUploads(serializing: "uploads:\(session.owner)") {
+        try await database.runPlan(serializing: "uploads:\(session.owner)") {
             let open = Status.open
             func load(_ column: String, _ value: String) -> PortableSQL {
                 """
@@ -60,14 +52,14 @@ public struct UploadSessions: Sendable {
     }
 
     public func session(id: String) async throws -> UploadSession? {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("SELECT * FROM upload_sessions WHERE id = \(id)") { rows in .done(try rows.first.map(UploadSession.init(row:))) }
         }
     }
 
     /// The parts of upload `id`, in order.
     public func parts(of id: String) async throws -> [UploadPart] {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("SELECT * FROM upload_parts WHERE session_id = \(id) ORDER BY start") { rows in .done(try rows.map(UploadPart.init(row:))) }
         }
     }
@@ -76,7 +68,7 @@ public struct UploadSessions: Sendable {
     /// `length` as its length when it has none yet. Nil (nothing recorded) when the upload is not
     /// open, its offset is not `part.start` any more, or the part would pass its length.
     public func append(_ part: UploadPart, to id: String, length: Int? = nil) async throws -> UploadSession? {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             let update: PortableSQL = """
                 UPDATE upload_sessions SET received = received + \(part.length), length = COALESCE(length, \(length))
                 WHERE id = \(id) AND status = \(Status.open) AND received = \(part.start)
@@ -97,7 +89,7 @@ public struct UploadSessions: Sendable {
     /// since 1970), unless another holds it still at `now`: false then. Hosts take turns this way,
     /// as a process's requests do in memory (``ActiveUploads``).
     public func takeAppending(_ id: String, appender: String, now: Int, until: Int) async throws -> Bool {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("""
                 UPDATE upload_sessions SET appender = \(appender), appending_until = \(until)
                 WHERE id = \(id) AND (appender IS NULL OR appender = \(appender) OR appending_until <= \(now))
@@ -108,7 +100,7 @@ public struct UploadSessions: Sendable {
 
     /// Ends `appender`'s turn at upload `id`.
     public func endAppending(_ id: String, appender: String) async throws {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .each(["UPDATE upload_sessions SET appender = NULL, appending_until = NULL WHERE id = \(id) AND appender = \(appender)"], then: ())
         }
     }
@@ -116,7 +108,7 @@ public struct UploadSessions: Sendable {
     /// Declares upload `id`'s length (tus's deferred length): false when it has another one, or
     /// more bytes than that arrived already.
     public func declareLength(_ length: Int, of id: String) async throws -> Bool {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("""
                 UPDATE upload_sessions SET length = \(length)
                 WHERE id = \(id) AND status = \(Status.open) AND (length IS NULL OR length = \(length)) AND received <= \(length)
@@ -139,7 +131,7 @@ public struct UploadSessions: Sendable {
     /// Cancels open upload `id` and forgets its parts (returned, for the staging to remove); nil
     /// when it was not open.
     public func cancel(_ id: String) async throws -> (session: UploadSession, parts: [UploadPart])? {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("UPDATE upload_sessions SET status = \(Status.cancelled) WHERE id = \(id) AND status = \(Status.open) RETURNING *") { rows in
                 guard let row = rows.first else { return .done(nil) }
                 let session = try UploadSession(row: row)
@@ -152,7 +144,7 @@ public struct UploadSessions: Sendable {
 
     /// Up to `limit` uploads whose time ran out by `now` (seconds since 1970), oldest first.
     public func expired(now: Int, limit: Int) async throws -> [UploadSession] {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("SELECT * FROM upload_sessions WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(limit)") { rows in
                 .done(try rows.map(UploadSession.init(row:)))
             }
@@ -161,7 +153,7 @@ public struct UploadSessions: Sendable {
 
     /// Removes upload `id` and its parts' rows; returns the parts, for the staging to remove.
     public func forget(_ id: String) async throws -> [UploadPart] {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("DELETE FROM upload_parts WHERE session_id = \(id) RETURNING *") { parts in
                 .each(["DELETE FROM upload_sessions WHERE id = \(id)"], then: try parts.map(UploadPart.init(row:)))
             }
@@ -170,14 +162,14 @@ public struct UploadSessions: Sendable {
 
     /// The names of every part an upload lists.
     public func partNames() async throws -> Set<String> {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("SELECT name FROM upload_parts") { rows in .done(Set(rows.compactMap { $0.text("name") })) }
         }
     }
 
     /// The uploads open now and the bytes they staged.
     public func figures() async throws -> (open: Int, stagedBytes: Int) {
-        try await database.runUploads(serializing: nil) {
+        try await database.runPlan(serializing: nil) {
             .statement("SELECT COUNT(*) AS sessions, CAST(COALESCE(SUM(received), 0) AS BIGINT) AS bytes FROM upload_sessions WHERE status = \(Status.open)") { rows in
                 .done((Int(rows.first?.integer("sessions") ?? 0), Int(rows.first?.integer("bytes") ?? 0)))
             }

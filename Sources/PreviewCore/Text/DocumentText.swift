@@ -1,0 +1,24 @@
+/// What a paged document's text job read: how many pages, which could not be read, and whether
+/// pages were left out. Stored as the text derivative's blob; the pages themselves are rows of the
+/// index (``PageText``s, one per page).
+public struct DocumentText: Codable, Sendable, Equatable {
+    /// Pages read, from page 1.
+    public var pageCount: Int
+    /// Pages whose text could not be read (out of their budget, damaged); they have no words.
+    public var unreadPages: [Int]
+    /// Pages past those read were left out: past ``maxPages``, or past the document's time.
+    public var truncated: Bool
+
+    /// The most pages a document's text covers.
+    public static let maxPages = 5_000
+
+    public init(pageCount: Int, unreadPages: [Int] = [], truncated: Bool = false) {
+        self.pageCount = pageCount
+        self.unreadPages = unreadPages
+        self.truncated = truncated
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case pageCount = "page_count", unreadPages = "unread_pages", truncated
+    }
+}

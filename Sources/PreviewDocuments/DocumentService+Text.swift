@@ -1,0 +1,40 @@
+import Foundation
+import PreviewCore
+import PreviewStore
+
+/// The words of paged documents (issue 47): read by a text job after the preview job, and served
+/// from the index page by page.
+extension DocumentService {
+    /// What is known of a document's text: read, with the pages asked for, or still to come.
+    public enum TextAnswer: Sendable {
+        case ready(DocumentText, pages: [PageText])
+        /// Its text job has not read it yet (it waits, runs, or was queued now).
+        case notYet
+    }
+
+    /// The text of `document`'s pages in `range` (every page when nil). A document whose text was
+    /// never read (stored before text jobs, or its job's row gone) gets its text job now, once.
+    /// Refused for a kind without pages (`unsupported_type`), a page past those read
+    /// (`page_out_of_range`), and as its text job failed, or its preview job, when they did.
+    public func textAnswer(of document: Document, pages range: ClosedRange<Int>?) async throws -> TextAnswer {
+        guard pipeline.readsText(document.kind) else { throw PreviewError(.unsupportedType, "No text is read from \(document.kind.label).") }
+        if let stored = try await pipeline.documentText(of: document, pages: range) {
+            if let range, range.lowerBound > stored.text.pageCount {
+                let count = stored.text.pageCount
+                throw PreviewError(.pageOutOfRange, "The document's text has \(count) page\(count == 1 ? "" : "s"); page \(range.lowerBound) is not among them.")
+            }
+            return .ready(stored.text, pages: stored.pages)
+        }
+        if let job = try await queue.latestJob(documentID: document.id, kind: .text), job.status != .done {
+            guard job.status == .failed else { return .notYet }
+            throw PreviewError(job.errorCode ?? .internal, job.errorMessage ?? "The document's text could not be read.")
+        }
+        switch document.previewStatus {
+        case .pending: return .notYet  // its text job follows its preview job
+        case .failed: throw PreviewError(document.errorCode ?? .internal, document.errorMessage ?? "The document could not be read.")
+        case .ready, .noPreview:
+            if try await queue.queueUnlessWaiting(documentID: document.id, kind: .text) { arrivals?.announce() }
+            return .notYet
+        }
+    }
+}

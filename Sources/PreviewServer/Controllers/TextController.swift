@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PreviewCore
+import PreviewDocuments
+import PreviewStore
+
+/// `GET /v1/documents/{id}/text[?page=N]`: a paged document's text in reading order, as its text
+/// job read it: plain text (pages separated by a form feed), or with `Accept: application/json`
+/// each page's words with their boxes.
+struct TextController {
+    let documents: DocumentService
+
+    /// The JSON answer: what was read, and the pages asked for.
+    struct TextBody: Encodable {
+        struct Page: Encodable {
+            var page: Int
+            var width: Double
+            var height: Double
+            var text: String
+            var words: [PageText.Word]
+            var truncated: Bool
+        }
+
+        var documentID: String
+        var pageCount: Int
+        var unreadPages: [Int]
+        var truncated: Bool
+        var pages: [Page]
+    }
+
+    /// The `202` answer while the text job has not read the document yet.
+    struct NotYet: Encodable {
+        var status = "pending"
+        var documentID: String
+    }
+
+    func register(on routes: RouteTable) {
+        routes.add(.get, "/v1/documents/:id/text") { request, context in
+            try await text(context.parameters.require("id"), request: request)
+        }
+    }
+
+    func text(_ id: String, request: Request) async throws -> Response {
+        var range: ClosedRange<Int>?
+        if let page = request.uri.queryParameters.get("page") {
+            guard let number = Int(page), (1...DocumentText.maxPages).contains(number) else {
+                throw APIError.badRequest("page must be in 1...\(DocumentText.maxPages)")
+            }
+            range = number...number
+        }
+        let document = try await documents.document(id: id)
+        let headers: HTTPFields = [.cacheControl: "private, no-cache"]
+        switch try await documents.textAnswer(of: document, pages: range) {
+        case .notYet:
+            return try JSON.response(NotYet(documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
+        case let .ready(text, pages):
+            if Self.wantsJSON(request) {
+                let body = TextBody(documentID: document.id, pageCount: text.pageCount, unreadPages: text.unreadPages, truncated: text.truncated,
+                                    pages: pages.map { .init(page: $0.page, width: $0.width, height: $0.height, text: $0.plainText,
+                                                             words: $0.words, truncated: $0.truncated) })
+                return try JSON.response(body, headers: headers)
+            }
+            var plain = headers
+            plain[.contentType] = "text/plain; charset=utf-8"
+            let joined = pages.map(\.plainText).joined(separator: "\n\u{0C}")
+            return Response(status: .ok, headers: plain, body: .init(byteBuffer: ByteBuffer(string: joined)))
+        }
+    }
+
+    /// Whether the request asks for JSON (`Accept: application/json`) rather than plain text.
+    static func wantsJSON(_ request: Request) -> Bool {
+        request.headers[.accept]?.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("application/json") } == true
+    }
+}

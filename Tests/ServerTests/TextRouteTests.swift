@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PreviewBackendTestSupport
+import PreviewCore
+@testable import PreviewServer
+import PreviewStore
+import PreviewTestSupport
+import Testing
+
+/// A paged document's text, read by the text job that follows its preview job, on both backends:
+/// served page by page as plain text or with word boxes, shared by a second upload of the same
+/// bytes, gone with the document after `gc`; refused for kinds without pages.
+@Suite struct TextRouteTests {
+    /// The rows of `page_texts` in `index`.
+    static func pageRows(_ index: any DocumentIndex) async throws -> Int {
+        try await index.runPlan(serializing: nil) { .statement("SELECT COUNT(*) AS n FROM page_texts") { .done(Int($0.first?.integer("n") ?? -1)) } }
+    }
+
+    static func upload(_ client: any TestClientProtocol, _ name: String, as filename: String) async throws -> String {
+        try await client.execute(uri: "/v1/documents?filename=\(filename)&owner=ana&title=\(filename)", method: .post, body: try sample(name)) {
+            #expect($0.status == .accepted)
+            return try #require(try json($0)["document_id"] as? String)
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func aPDFsTextPageByPage(backend: TestBackend) async throws {
+        let harness = try await Harness(backend)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await Self.upload(client, "document-5-pages.pdf", as: "letter.pdf")
+            try await client.execute(uri: "/v1/documents/\(id)/text", method: .get) { response in
+                #expect(response.status == .accepted && response.headers[.retryAfter] == "2", "not read before its jobs run")
+            }
+            try await harness.drainQueue()
+            try await client.execute(uri: "/v1/documents/\(id)/text", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "text/plain; charset=utf-8")
+                let pages = String(buffer: response.body).split(separator: "\u{0C}").map { $0.trimmingCharacters(in: .newlines) }
+                #expect(pages.count == 5 && pages[1] == "Page 2\n\nDocPreview sample, 5 pages")
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/text?page=3", method: .get, headers: [.accept: "application/json"]) { response in
+                let body = try json(response)
+                #expect(body["page_count"] as? Int == 5 && body["unread_pages"] as? [Int] == [])
+                let pages = try #require(body["pages"] as? [[String: Any]])
+                #expect(pages.count == 1 && pages[0]["page"] as? Int == 3 && pages[0]["text"] as? String == "Page 3\n\nDocPreview sample, 5 pages")
+                let words = try #require(pages[0]["words"] as? [[String: Any]])
+                #expect(words.first?["text"] as? String == "Page" && (words.first?["box"] as? [Double])?.count == 4)
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/text?page=6", method: .get) { response in
+                let error = try json(response)["error"] as? [String: Any]
+                #expect(error?["code"] as? String == "page_out_of_range")
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/text?page=0", method: .get) { #expect($0.status == .badRequest) }
+            // The same bytes again: their text is read already.
+            let again = try await Self.upload(client, "document-5-pages.pdf", as: "copy.pdf")
+            try await client.execute(uri: "/v1/documents/\(again)/text?page=1", method: .get) { response in
+                #expect(response.status == .ok && String(buffer: response.body) == "Page 1\n\nDocPreview sample, 5 pages")
+            }
+            #expect(try await Self.pageRows(harness.pipeline.store.index) == 5, "one row per page, shared by both documents")
+            let image = try await Self.upload(client, "image.webp", as: "photo.webp")
+            try await client.execute(uri: "/v1/documents/\(image)/text", method: .get) { response in
+                let error = try json(response)["error"] as? [String: Any]
+                #expect(response.status == .unsupportedMediaType && error?["code"] as? String == "unsupported_type")
+            }
+            for document in [id, again] {
+                try await client.execute(uri: "/v1/documents/\(document)", method: .delete) { #expect($0.status == .noContent || $0.status == .ok) }
+            }
+        }
+        _ = try await harness.pipeline.store.collectGarbage(grace: 0, dryRun: false, force: true, logger: Logger(label: "test"))
+        #expect(try await Self.pageRows(harness.pipeline.store.index) == 0, "the text goes with the document's bytes")
+    }
+
+    /// A document stored without its text (`ingest`, or before text jobs) gets its text job from
+    /// `jobs backfill` once, or from the first request for its text.
+    @Test func storedDocumentsGetTheirTextJobOnce() async throws {
+        let harness = try await Harness()
+        defer { harness.folder.remove() }
+        let documents = harness.server.documents
+        let ingested = await documents.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "o", title: "t", filename: "d.pdf"))
+        let id = try #require(ingested.documentID)
+        #expect(try await documents.backfill().text == 1)
+        #expect(try await documents.backfill().text == 0, "its job waits already")
+        try await harness.drainQueue()
+        #expect(try await documents.backfill().text == 0, "nothing left")
+        try await harness.test { client in
+            try await client.execute(uri: "/v1/documents/\(id)/text?page=5", method: .get) { #expect($0.status == .ok) }
+            let other = await documents.ingest(Fixtures.sample("office-letter.rtf"), labels: DocumentLabels(owner: "o", title: "r", filename: "r.rtf"))
+            let asked = try #require(other.documentID)
+            try await client.execute(uri: "/v1/documents/\(asked)/text", method: .get) { #expect($0.status == .accepted) }
+            #expect(try await documents.backfill().text == 0, "asking queued its job")
+            try await harness.drainQueue()
+            try await client.execute(uri: "/v1/documents/\(asked)/text", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test func anOfficeDocumentsTextComesFromItsPivot() async throws {
+        let harness = try await Harness()
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await Self.upload(client, "office-report.docx", as: "report.docx")
+            try await harness.drainQueue()
+            try await client.execute(uri: "/v1/documents/\(id)/text", method: .get) { response in
+                #expect(response.status == .ok && !String(buffer: response.body).isEmpty, "\(String(buffer: response.body))")
+            }
+        }
+    }
+}
