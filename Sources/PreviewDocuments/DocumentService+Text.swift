@@ -7,18 +7,19 @@ import PreviewStore
 extension DocumentService {
     /// What is known of a document's text: read, with the pages asked for, or still to come.
     public enum TextAnswer: Sendable {
-        case ready(DocumentText, pages: [PageText])
+        case ready(DocumentText, pages: [PageTexts.Page])
         /// Its text job has not read it yet (it waits, runs, or was queued now).
         case notYet
     }
 
-    /// The text of `document`'s pages in `range` (every page when nil). A document whose text was
+    /// The text of `document`'s pages in `range` (every page when nil), with their words when
+    /// `words`. A document whose text was
     /// never read (stored before text jobs, or its job's row gone) gets its text job now, once.
     /// Refused for a kind without pages (`unsupported_type`), a page past those read
     /// (`page_out_of_range`), and as its text job failed, or its preview job, when they did.
-    public func textAnswer(of document: Document, pages range: ClosedRange<Int>?) async throws -> TextAnswer {
+    public func textAnswer(of document: Document, pages range: ClosedRange<Int>?, words: Bool) async throws -> TextAnswer {
         guard pipeline.readsText(document.kind) else { throw PreviewError(.unsupportedType, "No text is read from \(document.kind.label).") }
-        if let stored = try await pipeline.documentText(of: document, pages: range) {
+        if let stored = try await pipeline.documentText(of: document, pages: range, words: words) {
             if let range, range.lowerBound > stored.text.pageCount {
                 let count = stored.text.pageCount
                 throw PreviewError(.pageOutOfRange, "The document's text has \(count) page\(count == 1 ? "" : "s"); page \(range.lowerBound) is not among them.")

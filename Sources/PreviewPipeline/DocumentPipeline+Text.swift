@@ -4,9 +4,10 @@ import PreviewRenderers
 import PreviewStore
 
 /// The text of paged documents (PDFs, and office documents through their pivot): read page by page
-/// from the text layer in renderer children by a text job, stored as one JSON derivative of the
-/// document's bytes (``DocumentText``), keyed by the source, the reading and Poppler's version (and
-/// for an office document the conversion's).
+/// from the text layer in renderer children by a text job. What was read (``DocumentText``) is a
+/// small JSON derivative of the document's bytes, keyed by the source, the reading and Poppler's
+/// version (and for an office document the conversion's); the pages are rows of the index written
+/// with it (``PageTexts``).
 extension DocumentPipeline {
     /// Whether documents of `kind` have a text job: paged ones.
     public func readsText(_ kind: FileKind) -> Bool {
@@ -14,13 +15,13 @@ extension DocumentPipeline {
     }
 
     /// The stored text of `document`, if its text job has made it: what was read, and the pages in
-    /// `range` (every page when nil) with their words.
-    public func documentText(of document: Document, pages range: ClosedRange<Int>? = nil) async throws(PreviewError)
-        -> (text: DocumentText, pages: [PageText])? {
+    /// `range` (every page when nil), with their words when `words`.
+    public func documentText(of document: Document, pages range: ClosedRange<Int>? = nil, words: Bool) async throws(PreviewError)
+        -> (text: DocumentText, pages: [PageTexts.Page])? {
         guard readsText(document.kind), let record = try await cached(key: textKey(document.sha256, kind: document.kind)) else { return nil }
         do {
             let text = try JSONDecoder().decode(DocumentText.self, from: Data(try await store.blobs.read(record.resultSha256)))
-            return (text, try await PageTexts(database: store.index).pages(of: record.key, in: range))
+            return (text, try await PageTexts(database: store.index).pages(of: record.key, in: range, words: words))
         } catch {
             throw PreviewError.storing(error, "The document's text could not be read.")
         }
@@ -33,7 +34,8 @@ extension DocumentPipeline {
     }
 
     /// What a text job comes to: the text of every page of `document` (up to
-    /// ``DocumentText/maxPages``, and as many as five jobs' time allows), found in the derivative
+    /// ``DocumentText/maxPages`` and ``DocumentText/maxWords``, and as many as five jobs' time
+    /// allows), found in the derivative
     /// cache (the same bytes are read once) or read now, one page per call in a renderer child,
     /// each within the page budget; a page that cannot be read is listed as unread and the rest go
     /// on. Its derivative is returned for the job's transaction.
@@ -49,16 +51,18 @@ extension DocumentPipeline {
             if pages == 0 { pages = try await renderers.pdfRenderer(on: offload).probe(pdf).pages ?? 1 }
             var text = DocumentText(pageCount: 0, truncated: pages > DocumentText.maxPages)
             var read: [PageText] = []
+            var words = 0
             // A document whose every page spends its budget stops at the document's: a worker's
             // slot is not a stranger's for hours.
             let deadline = ContinuousClock.now + .seconds(configuration.limits.jobSeconds * Self.textJobsPerDocument)
             for page in 1...max(1, min(pages, DocumentText.maxPages)) {
-                if ContinuousClock.now > deadline {
+                if ContinuousClock.now > deadline || words > DocumentText.maxWords {
                     text.truncated = true
                     break
                 }
                 do throws(PreviewError) {
                     read.append(try await renderers.text(ofPDF: pdf, page: page, on: offload))
+                    words += read[read.count - 1].words.count
                 } catch where error.code.disposition == .unreadable {
                     text.unreadPages.append(page)
                     read.append(PageText(page: page, width: 0, height: 0, words: []))

@@ -31,28 +31,33 @@ public struct PageTexts: Sendable {
         }
     }
 
-    /// The pages of text derivative `derivative` in `range` (every page when nil), in order, with their words.
-    public func pages(of derivative: String, in range: ClosedRange<Int>? = nil) async throws -> [PageText] {
-        let (first, last) = (range?.lowerBound ?? 1, range?.upperBound ?? Int(Int32.max))
-        return try await database.runPlan(serializing: nil) {
-            .statement("""
-                SELECT page, width, height, words, truncated FROM page_texts
-                WHERE derivative = \(derivative) AND page BETWEEN \(first) AND \(last) ORDER BY page
-                """) { rows in
-                .done(try rows.map { row in
-                    let words = try JSONDecoder().decode([PageText.Word].self, from: Data((row.text("words") ?? "[]").utf8))
-                    return PageText(page: Int(row.integer("page") ?? 0), width: row.real("width") ?? 0, height: row.real("height") ?? 0,
-                                    words: words, truncated: row.bool("truncated") ?? false)
-                })
-            }
-        }
+    /// A page as the index keeps it: its plain text in reading order, and its words with their
+    /// boxes when they were asked for.
+    public struct Page: Sendable {
+        public var page: Int
+        public var text: String
+        public var words: PageText?
     }
 
-    /// The plain text of every page of text derivative `derivative`, in order (without the words).
-    public func plainTexts(of derivative: String) async throws -> [(page: Int, text: String)] {
-        try await database.runPlan(serializing: nil) {
-            .statement("SELECT page, text FROM page_texts WHERE derivative = \(derivative) ORDER BY page") { rows in
-                .done(rows.map { (Int($0.integer("page") ?? 0), $0.text("text") ?? "") })
+    /// The pages of text derivative `derivative` in `range` (every page when nil), in order, with
+    /// their words when `words` (else only their text, a fraction of the bytes).
+    public func pages(of derivative: String, in range: ClosedRange<Int>? = nil, words: Bool) async throws -> [Page] {
+        let (first, last) = (range?.lowerBound ?? 1, range?.upperBound ?? Int(Int32.max))
+        let columns = words ? "page, text, width, height, words, truncated" : "page, text"
+        return try await database.runPlan(serializing: nil) {
+            .statement("""
+                SELECT \(raw: columns) FROM page_texts WHERE derivative = \(derivative) AND page BETWEEN \(first) AND \(last) ORDER BY page
+                """) { rows in
+                .done(try rows.map { row in
+                    let number = Int(row.integer("page") ?? 0)
+                    var page = Page(page: number, text: row.text("text") ?? "")
+                    if words {
+                        let list = try JSONDecoder().decode([PageText.Word].self, from: Data((row.text("words") ?? "[]").utf8))
+                        page.words = PageText(page: number, width: row.real("width") ?? 0, height: row.real("height") ?? 0, words: list,
+                                              truncated: row.bool("truncated") ?? false)
+                    }
+                    return page
+                })
             }
         }
     }

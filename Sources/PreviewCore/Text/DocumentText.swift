@@ -6,11 +6,14 @@ public struct DocumentText: Codable, Sendable, Equatable {
     public var pageCount: Int
     /// Pages whose text could not be read (out of their budget, damaged); they have no words.
     public var unreadPages: [Int]
-    /// Pages past those read were left out: past ``maxPages``, or past the document's time.
+    /// Pages past those read were left out: past ``maxPages`` or ``maxWords``, or past the document's time.
     public var truncated: Bool
 
     /// The most pages a document's text covers.
     public static let maxPages = 5_000
+    /// The words past which no more pages are read (a few hundred dense pages; the index keeps
+    /// about 70 bytes a word).
+    public static let maxWords = 1_000_000
 
     public init(pageCount: Int, unreadPages: [Int] = [], truncated: Bool = false) {
         self.pageCount = pageCount

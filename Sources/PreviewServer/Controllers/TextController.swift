@@ -52,19 +52,22 @@ struct TextController {
         }
         let document = try await documents.document(id: id)
         let headers: HTTPFields = [.cacheControl: "private, no-cache"]
-        switch try await documents.textAnswer(of: document, pages: range) {
+        let json = Self.wantsJSON(request)
+        switch try await documents.textAnswer(of: document, pages: range, words: json) {
         case .notYet:
             return try JSON.response(NotYet(documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
         case let .ready(text, pages):
-            if Self.wantsJSON(request) {
+            if json {
                 let body = TextBody(documentID: document.id, pageCount: text.pageCount, unreadPages: text.unreadPages, truncated: text.truncated,
-                                    pages: pages.map { .init(page: $0.page, width: $0.width, height: $0.height, text: $0.plainText,
-                                                             words: $0.words, truncated: $0.truncated) })
+                                    pages: pages.compactMap { page in
+                                        page.words.map { .init(page: page.page, width: $0.width, height: $0.height, text: page.text,
+                                                               words: $0.words, truncated: $0.truncated) }
+                                    })
                 return try JSON.response(body, headers: headers)
             }
             var plain = headers
             plain[.contentType] = "text/plain; charset=utf-8"
-            let joined = pages.map(\.plainText).joined(separator: "\n\u{0C}")
+            let joined = pages.map(\.text).joined(separator: "\n\u{0C}")
             return Response(status: .ok, headers: plain, body: .init(byteBuffer: ByteBuffer(string: joined)))
         }
     }
