@@ -38,4 +38,17 @@ extension DocumentService {
             return .notYet
         }
     }
+
+    /// Every occurrence of `hits`' text in `document`, page by page, at most `limit` (``TextHits``);
+    /// nil while its text is still to be read (as ``textAnswer(of:pages:words:)``, which refuses
+    /// what it refuses).
+    public func search(_ hits: TextHits, in document: Document, limit: Int) async throws -> [TextHits.Hit]? {
+        guard case let .ready(_, pages) = try await textAnswer(of: document, pages: nil, words: true) else { return nil }
+        var found: [TextHits.Hit] = []
+        for page in pages {
+            guard let words = page.words, found.count < limit else { continue }
+            found += hits.hits(on: words, limit: limit - found.count)
+        }
+        return found
+    }
 }

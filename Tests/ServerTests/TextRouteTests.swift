@@ -49,6 +49,18 @@ import Testing
                 let words = try #require(pages[0]["words"] as? [[String: Any]])
                 #expect(words.first?["text"] as? String == "Page" && (words.first?["box"] as? [Double])?.count == 4)
             }
+            try await client.execute(uri: "/v1/documents/\(id)/search?q=SAMPLE,%205", method: .get) { response in
+                let body = try json(response)
+                let hits = try #require(body["hits"] as? [[String: Any]])
+                #expect(body["count"] as? Int == 5 && hits.map { $0["page"] as? Int } == [1, 2, 3, 4, 5], "one hit a page, in order")
+                #expect((hits.first?["rects"] as? [[Double]])?.count == 2, "the two words it covers")
+                #expect((hits.first?["snippet"] as? [String: String])?["match"] == "sample, 5")
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/search?q=page&limit=2", method: .get) { response in
+                let count = try json(response)["count"] as? Int
+                #expect(count == 2)
+            }
+            try await client.execute(uri: "/v1/documents/\(id)/search?q=p", method: .get) { #expect($0.status == .badRequest) }
             try await client.execute(uri: "/v1/documents/\(id)/text?page=6", method: .get) { response in
                 let error = try json(response)["error"] as? [String: Any]
                 #expect(error?["code"] as? String == "page_out_of_range")

@@ -8,7 +8,7 @@ import PreviewStore
 
 /// `GET /v1/documents/{id}/text[?page=N]`: a paged document's text in reading order, as its text
 /// job read it: plain text (pages separated by a form feed), or with `Accept: application/json`
-/// each page's words with their boxes.
+/// each page's words with their boxes; and `GET /v1/documents/{id}/search?q=`, the hits of a text in it.
 struct TextController {
     let documents: DocumentService
 
@@ -36,10 +36,45 @@ struct TextController {
         var documentID: String
     }
 
+    /// The answer to a search in one document.
+    struct HitsBody: Encodable {
+        var documentID: String
+        var query: String
+        /// Hits returned; when it is the limit, there may be more.
+        var count: Int
+        var hits: [TextHits.Hit]
+    }
+
+    /// The most hits one search in a document returns.
+    static let maxHits = 1_000
+
     func register(on routes: RouteTable) {
         routes.add(.get, "/v1/documents/:id/text") { request, context in
             try await text(context.parameters.require("id"), request: request)
         }
+        routes.add(.get, "/v1/documents/:id/search") { request, context in
+            try await search(context.parameters.require("id"), request: request)
+        }
+    }
+
+    /// `GET /v1/documents/{id}/search?q=&limit=`: every hit of `q` in the document's text, page by
+    /// page in reading order, with the words' boxes and a snippet each (for "3 of 12" navigation).
+    func search(_ id: String, request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        guard let text = query.get("q"), let hits = TextHits(query: text) else {
+            throw APIError.badRequest("q must have \(TextHits.lengths.lowerBound) to \(TextHits.lengths.upperBound) characters")
+        }
+        var limit = 100
+        if let asked = query.get("limit") {
+            guard let number = Int(asked), (1...Self.maxHits).contains(number) else { throw APIError.badRequest("limit must be in 1...\(Self.maxHits)") }
+            limit = number
+        }
+        let document = try await documents.document(id: id)
+        guard let found = try await documents.search(hits, in: document, limit: limit) else {
+            return try JSON.response(NotYet(documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
+        }
+        return try JSON.response(HitsBody(documentID: document.id, query: text, count: found.count, hits: found),
+                                 headers: [.cacheControl: "private, no-cache"])
     }
 
     func text(_ id: String, request: Request) async throws -> Response {

@@ -1,0 +1,43 @@
+import PreviewCore
+import Testing
+
+/// A text is found on a page whatever its case and accents, inside words and across them, with
+/// the boxes of the words it covers and a few words around it.
+@Suite struct TextHitsTests {
+    /// A page of one line per entry, each word 10 points wide.
+    static func page(_ lines: [String]) -> PageText {
+        var words: [PageText.Word] = []
+        for (row, line) in lines.enumerated() {
+            let texts = line.split(separator: " ").map(String.init)
+            for (column, text) in texts.enumerated() {
+                let (x, y) = (Double(column) * 12, Double(row) * 14)
+                words.append(PageText.Word(text: text, box: [x, y, x + 10, y + 12], next: column == texts.count - 1 ? .line : .space))
+            }
+        }
+        return PageText(page: 2, width: 612, height: 792, words: words)
+    }
+
+    let transcript = page(["Lycée Jean-Moulin transcript", "AP Biology 5 CORE168 passed", "École d'été: AP biology again"])
+
+    @Test func caseAndAccentsDoNotMatter() throws {
+        let hits = try #require(TextHits(query: "ecole")).hits(on: transcript, limit: 10)
+        #expect(hits.map(\.snippet.match) == ["École"])
+        #expect(hits.first?.rects == [[0, 28, 10, 40]] && hits.first?.page == 2)
+        #expect(try #require(TextHits(query: "LYCEE")).hits(on: transcript, limit: 10).count == 1)
+    }
+
+    @Test func insideWordsAndAcrossThem() throws {
+        let infix = try #require(TextHits(query: "RE16")).hits(on: transcript, limit: 10)
+        #expect(infix.map(\.snippet.match) == ["CORE168"])
+        let phrase = try #require(TextHits(query: "  ap   Biology ")).hits(on: transcript, limit: 10)
+        #expect(phrase.map(\.snippet.match) == ["AP Biology", "AP biology"], "in reading order, the query's spaces folded")
+        #expect(phrase.first?.rects == [[0, 14, 10, 26], [12, 14, 22, 26]], "one box per word covered")
+        #expect(phrase.last?.snippet.before == "Biology 5 CORE168 passed École d'été:" && phrase.last?.snippet.after == "again")
+    }
+
+    @Test func boundedQueriesAndHits() throws {
+        #expect(TextHits(query: " a ") == nil && TextHits(query: String(repeating: "a", count: 101)) == nil)
+        #expect(try #require(TextHits(query: "AP")).hits(on: transcript, limit: 1).count == 1)
+        #expect(try #require(TextHits(query: "chemistry")).hits(on: transcript, limit: 10).isEmpty)
+    }
+}
