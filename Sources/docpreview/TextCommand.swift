@@ -45,26 +45,12 @@ struct TextCommand: ParsableCommand {
                 }
                 return texts
             }
-            try report.succeed(TextReport(pages: texts.map(TextReport.Page.init)), human: texts.map(\.plainText).joined(separator: "\n\n"))
+            try report.succeed(TextReport(pages: texts.map(PageTextReport.init)), human: texts.map(\.plainText).joined(separator: "\n\n"))
         }
     }
 }
 
 /// The `text --json` object.
 struct TextReport: Encodable {
-    struct Page: Encodable {
-        var page: Int
-        var width: Double
-        var height: Double
-        var text: String
-        var words: [PageText.Word]
-        var truncated: Bool
-
-        init(_ text: PageText) {
-            (page, width, height, words, truncated) = (text.page, text.width, text.height, text.words, text.truncated)
-            self.text = text.plainText
-        }
-    }
-
-    var pages: [Page]
+    var pages: [PageTextReport]
 }

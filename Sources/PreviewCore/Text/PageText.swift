@@ -63,3 +63,18 @@ public struct PageText: Codable, Sendable, Equatable {
         return text
     }
 }
+
+/// A page's text as it is reported (`text --json`, the API's `/text`): its plain text beside its words.
+public struct PageTextReport: Encodable, Sendable {
+    public var page: Int
+    public var width: Double
+    public var height: Double
+    public var text: String
+    public var words: [PageText.Word]
+    public var truncated: Bool
+
+    public init(_ text: PageText) {
+        (page, width, height, words, truncated) = (text.page, text.width, text.height, text.words, text.truncated)
+        self.text = text.plainText
+    }
+}

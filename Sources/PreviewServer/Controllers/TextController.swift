@@ -14,20 +14,11 @@ struct TextController {
 
     /// The JSON answer: what was read, and the pages asked for.
     struct TextBody: Encodable {
-        struct Page: Encodable {
-            var page: Int
-            var width: Double
-            var height: Double
-            var text: String
-            var words: [PageText.Word]
-            var truncated: Bool
-        }
-
         var documentID: String
         var pageCount: Int
         var unreadPages: [Int]
         var truncated: Bool
-        var pages: [Page]
+        var pages: [PageTextReport]
     }
 
     /// The `202` answer while the text job has not read the document yet.
@@ -94,10 +85,7 @@ struct TextController {
         case let .ready(text, pages):
             if json {
                 let body = TextBody(documentID: document.id, pageCount: text.pageCount, unreadPages: text.unreadPages, truncated: text.truncated,
-                                    pages: pages.compactMap { page in
-                                        page.words.map { .init(page: page.page, width: $0.width, height: $0.height, text: page.text,
-                                                               words: $0.words, truncated: $0.truncated) }
-                                    })
+                                    pages: pages.compactMap { $0.words.map(PageTextReport.init) })
                 return try JSON.response(body, headers: headers)
             }
             var plain = headers
