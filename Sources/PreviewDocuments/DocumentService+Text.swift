@@ -51,4 +51,12 @@ extension DocumentService {
         }
         return found
     }
+
+    /// The plain text of each page of `document` whose text is read, by page number, for pages
+    /// shown to people (their images' description); empty while it is not read, and for kinds
+    /// without pages.
+    public func pageDescriptions(of document: Document) async throws -> [Int: String] {
+        guard pipeline.readsText(document.kind), let stored = try await pipeline.documentText(of: document, words: false) else { return [:] }
+        return Dictionary(stored.pages.map { ($0.page, $0.text) }, uniquingKeysWith: { first, _ in first })
+    }
 }

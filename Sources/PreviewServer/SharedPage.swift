@@ -16,8 +16,8 @@ enum SharedPage {
     /// How long the page's media URLs live: a film watched to its end, not a link kept for later.
     static let mediaSeconds = 3600
 
-    static func response(_ document: Document, share: ShareRecord, playback: DocumentService.Playback?, rules: DocumentRules,
-                         signed: SignedURLs) -> Response {
+    static func response(_ document: Document, share: ShareRecord, playback: DocumentService.Playback?, texts: [Int: String],
+                         rules: DocumentRules, signed: SignedURLs) -> Response {
         let expires = min(signed.clock.unixSeconds + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
         let links = PageParts.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in
             signed.sign(path, query: query + [("share", share.id)], expires: expires)
@@ -27,7 +27,7 @@ enum SharedPage {
         let model = Shared(pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
                            kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
                            downloadHref: links.offersDownload ? links.url("content", [("download", "1")]) : nil,
-                           media: PageParts.body(document, playback: playback, links: links))
+                           media: PageParts.body(document, playback: playback, links: links, texts: texts))
         return page(status: .ok, PageTemplates.render(model, "shared"))
     }
 

@@ -108,6 +108,31 @@ import Testing
         }
     }
 
+    /// Each page image on the detail page, the viewer and a share's page is described by its
+    /// page's text (for screen readers), once the text is read; before, by its number alone.
+    @Test func pagesAreDescribedByTheirText() async throws {
+        let harness = try await Harness(token: SharesTests.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await client.execute(uri: "/v1/documents?filename=a.pdf&title=Transcript&owner=ana", method: .post,
+                                              headers: SharesTests.bearer, body: try sample("document-5-pages.pdf")) {
+                try #require(try json($0)["document_id"] as? String)
+            }
+            // The preview job alone: the pages are shown, their text not read yet.
+            let (job, document) = try #require(try await harness.queue.lease(worker: "test", leaseSeconds: 60, kinds: [.preview]))
+            _ = try await harness.server.documents.run(job, of: document)
+            let before = try await client.execute(uri: "/ui/documents/\(id)", method: .get, headers: SharesTests.bearer) { String(buffer: $0.body) }
+            #expect(before.contains("alt=\"Page 2\"") && !before.contains("aria-describedby"))
+            try await harness.drainQueue()
+            let url = try #require(try await SharesTests.share(client, id, #"{"label": "State University"}"#)["url"] as? String)
+            for page in ["/ui/documents/\(id)", "/ui/documents/\(id)/view", url] {
+                let html = try await client.execute(uri: page, method: .get, headers: page == url ? [:] : SharesTests.bearer) { String(buffer: $0.body) }
+                #expect(html.contains("alt=\"Page 2\" aria-describedby=\"page-text-2\""), "\(page)")
+                #expect(html.contains("<div class=\"page-text\" id=\"page-text-2\">Page 2 DocPreview sample, 5 pages</div>"), "\(page)")
+            }
+        }
+    }
+
     @Test func anOfficeDocumentsTextComesFromItsPivot() async throws {
         let harness = try await Harness()
         defer { harness.folder.remove() }

@@ -142,7 +142,8 @@ struct SharesController {
         }
         let playback = try await documents.showShare(share, document: opened.document, counted: visit)
         Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
-        return SharedPage.response(opened.document, share: share, playback: playback, rules: documents.rules, signed: signed)
+        return SharedPage.response(opened.document, share: share, playback: playback, texts: try await documents.pageDescriptions(of: opened.document),
+                                   rules: documents.rules, signed: signed)
     }
 
     /// Whether `password` is the one `hash` was made of, checked on the hashes lane; 503 with

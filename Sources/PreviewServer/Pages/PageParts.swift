@@ -54,11 +54,17 @@ enum PageParts {
 
     /// What the document is shown as, on a signed-in page (its files by their paths).
     static func media(of document: Document, in documents: DocumentService) async throws -> String {
-        await body(document, playback: try documents.playbackManifest(of: document), links: MediaLinks(documentID: document.id))
+        let playback = try await documents.playbackManifest(of: document)
+        return body(document, playback: playback, links: MediaLinks(documentID: document.id), texts: try await documents.pageDescriptions(of: document))
     }
 
+    /// The most characters of pages' text a page carries as their images' descriptions; the pages
+    /// past them are described by their number alone.
+    static let maxDescribedCharacters = 500_000
+
     /// What the document is shown as, its files addressed by `links`.
-    static func body(_ document: Document, playback: DocumentService.Playback?, links: MediaLinks) -> String {
+    /// `texts` are the pages' text by number (their images' descriptions, for those who cannot see them).
+    static func body(_ document: Document, playback: DocumentService.Playback?, links: MediaLinks, texts: [Int: String] = [:]) -> String {
         let kind = document.kind
         switch document.status {
         case .failed: return "<p class=\"note\">No preview could be made of it.</p>"
@@ -89,11 +95,22 @@ enum PageParts {
             // Sized before they load, so only the pages near the viewport are fetched.
             let ratio = document.width.flatMap { w in document.height.map { "\(w) / \($0)" } } ?? "1 / 1.414"
             let shown = min(pages, maxPages)
+            var described = 0
             let images = (1...shown).map { page in
-                """
-                <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")]))" \
-                alt="Page \(page)"\(links.zoom("\(document.id)~v\(document.version)~p\(page)", format: "png"))>
-                """
+                // A page's text describes its image (screen readers read it after "Page N").
+                var description = ""
+                if let text = texts[page], !text.isEmpty, described + text.count <= maxDescribedCharacters {
+                    described += text.count
+                    description = " aria-describedby=\"page-text-\(page)\""
+                }
+                let image = """
+                    <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")]))" \
+                    alt="Page \(page)"\(description)\(links.zoom("\(document.id)~v\(document.version)~p\(page)", format: "png"))>
+                    """
+                guard !description.isEmpty, let text = texts[page] else { return image }
+                // Its lines read as one run of words (line breaks are no markup here).
+                let words = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+                return image + "\n<div class=\"page-text\" id=\"page-text-\(page)\">\(SafeText.html(words))</div>"
             }.joined(separator: "\n")
             let more = pages > shown ? "<p>Pages \(shown + 1)–\(pages) are in the original. \(links.download("Download it"))</p>" : ""
             return "<p class=\"pagecount\">\(pages) page\(pages == 1 ? "" : "s")</p>\n<div class=\"pages\">\n\(images)\n</div>\(more)"

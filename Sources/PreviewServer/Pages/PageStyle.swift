@@ -9,6 +9,7 @@ enum PageStyle {
         body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--ink);background:#fff}
         a{color:var(--accent)}
         :focus-visible{outline:3px solid var(--accent);outline-offset:2px}
+        .page-text{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
         .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:6px 10px;z-index:5}
         .bar{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;padding:10px 16px;border-bottom:1px solid var(--line);background:var(--soft)}
         .brand{font-weight:700;color:var(--ink);text-decoration:none;margin-right:auto}
