@@ -18,6 +18,8 @@ import Testing
         let id = try #require(try server.upload(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "filename=d.pdf")
             .json?["document_id"] as? String)
         try server.document(id, reaching: ["done"])
+        // Its text job follows the preview job, and adds its derivative: counted before the page.
+        try waitUntil("the document's text to be read") { try server.get("/v1/documents/\(id)/text").status == 200 }
         func previews(_ server: ServerProcess) throws -> Int { try server.get("/v1/stats").json?["previews"] as? Int ?? -1 }
         let before = try previews(server)
         let blobsBefore = try verify(store, database)["blobs_checked"] as? Int
