@@ -53,10 +53,16 @@ extension DocumentService {
     }
 
     /// The plain text of each page of `document` whose text is read, by page number, for pages
-    /// shown to people (their images' description); empty while it is not read, and for kinds
-    /// without pages.
-    public func pageDescriptions(of document: Document) async throws -> [Int: String] {
-        guard pipeline.readsText(document.kind), let stored = try await pipeline.documentText(of: document, words: false) else { return [:] }
-        return Dictionary(stored.pages.map { ($0.page, $0.text) }, uniquingKeysWith: { first, _ in first })
+    /// shown to people (their images' description); empty while it is not read, for kinds
+    /// without pages, and when it cannot be read now (logged: the page is shown without it).
+    public func pageDescriptions(of document: Document) async -> [Int: String] {
+        guard pipeline.readsText(document.kind) else { return [:] }
+        do {
+            guard let stored = try await pipeline.documentText(of: document, words: false) else { return [:] }
+            return Dictionary(stored.pages.map { ($0.page, $0.text) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            pipeline.logger.warning("could not read a document's text for its pages", metadata: ["preview.error": "\(error)"])
+            return [:]
+        }
     }
 }

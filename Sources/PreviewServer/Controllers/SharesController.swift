@@ -142,7 +142,7 @@ struct SharesController {
         }
         let playback = try await documents.showShare(share, document: opened.document, counted: visit)
         Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
-        return SharedPage.response(opened.document, share: share, playback: playback, texts: try await documents.pageDescriptions(of: opened.document),
+        return SharedPage.response(opened.document, share: share, playback: playback, texts: await documents.pageDescriptions(of: opened.document),
                                    rules: documents.rules, signed: signed)
     }
 

@@ -55,7 +55,7 @@ enum PageParts {
     /// What the document is shown as, on a signed-in page (its files by their paths).
     static func media(of document: Document, in documents: DocumentService) async throws -> String {
         let playback = try await documents.playbackManifest(of: document)
-        return body(document, playback: playback, links: MediaLinks(documentID: document.id), texts: try await documents.pageDescriptions(of: document))
+        return body(document, playback: playback, links: MediaLinks(documentID: document.id), texts: await documents.pageDescriptions(of: document))
     }
 
     /// The most characters of pages' text a page carries as their images' descriptions; the pages
