@@ -51,7 +51,8 @@ import Testing
         let id = try #require(try server.upload(Data(contentsOf: file), query: "owner=ana&title=Clip&filename=clip.avi").json?["document_id"] as? String)
         disk.fill()
         // Tried on the full disk at least twice (the second try is where a truncated ladder was once recorded).
-        try waitUntil("two attempts refused by the full disk", timeout: .seconds(120)) {
+        // Each try encodes the ladder first: on a machine whose every core is busy, two take minutes.
+        try waitUntil("two attempts refused by the full disk", timeout: .seconds(600)) {
             let (text, _) = try Self.fetch(URLRequest(url: URL(string: server.base + "/metrics")!))
             let line = String(decoding: text, as: UTF8.self).split(separator: "\n")
                 .first { $0.hasPrefix("docpreview_store_faults_total{fault=\"storage_full\",place=\"worker\"}") }
