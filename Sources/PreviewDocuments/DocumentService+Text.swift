@@ -65,4 +65,13 @@ extension DocumentService {
             return [:]
         }
     }
+
+    /// The boxes of the words `hits` covers on page `page` of `document`, for a preview that marks
+    /// them (``RenderRequest/highlights``): none when the text is not on that page; nil while the
+    /// text is still to be read (refused as ``textAnswer(of:pages:words:)`` refuses).
+    public func highlightBoxes(of hits: TextHits, in document: Document, page: Int) async throws -> [[Double]]? {
+        guard case let .ready(_, pages) = try await textAnswer(of: document, pages: page...page, words: true) else { return nil }
+        guard let words = pages.first?.words else { return [] }
+        return Array(hits.hits(on: words, limit: RenderRequest.maxHighlights).flatMap(\.rects).prefix(RenderRequest.maxHighlights))
+    }
 }

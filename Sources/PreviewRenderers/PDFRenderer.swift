@@ -56,7 +56,17 @@ public struct PDFRenderer: Renderer {
             } else {
                 let output = request.fitted(width: size.width, height: size.height, upscale: true)
                 encoded = try page.withPixels(width: output.width, height: output.height, seconds: pageSeconds) { rgb in
-                    Result { () throws(PreviewError) in try Encoding.encode(rgb: rgb, width: output.width, height: output.height, showing: .page, request) }
+                    Result { () throws(PreviewError) in
+                        guard let highlights = request.highlights, !highlights.isEmpty else {
+                            return try Encoding.encode(rgb: rgb, width: output.width, height: output.height, showing: .page, request)
+                        }
+                        // Splash's pixels are its own: marked in a copy.
+                        var marked = Array(rgb)
+                        Highlighter.mark(highlights, on: &marked, width: output.width, height: output.height, points: size)
+                        return try marked.withUnsafeBufferPointer { marked throws(PreviewError) in
+                            try Encoding.encode(rgb: marked, width: output.width, height: output.height, showing: .page, request)
+                        }
+                    }
                 }
             }
         } catch where error.reason == .outOfTime {

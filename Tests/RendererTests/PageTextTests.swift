@@ -81,3 +81,45 @@ import Testing
         #expect(try await renderers.text(of: Fixtures.sample("image.webp").path, kind: .webp, pages: nil, on: offload) == nil)
     }
 }
+
+/// Hits marked on a page: inside each box every pixel is the plain page's multiplied by the
+/// highlighter's ink, outside it the page is untouched (PNG, compared pixel by pixel).
+@Suite struct HighlightTests {
+    /// The packed RGB pixels of a PNG (decoded by the ffmpeg CLI).
+    static func pixels(_ png: [UInt8], in folder: TemporaryFolder, name: String) throws -> [UInt8] {
+        let file = try folder.file(name, png)
+        return Array(try MediaTools.ffmpeg(["-i", file.path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
+    }
+
+    @Test func theHitsBoxesAreMarkedAndNothingElse() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pdf = Fixtures.sample("document-5-pages.pdf").path
+        let renderer = PDFRenderer()
+        // 612 px wide: a pixel is a point.
+        var request = RenderRequest(page: 2, width: 612, format: .png)
+        let plain = try renderer.render(pdf, request)
+        let word = try #require(try renderer.text(pdf, page: 2).words.first { $0.text == "sample," })
+        request.highlights = [word.box]
+        let marked = try renderer.render(pdf, request)
+        #expect((marked.width, marked.height) == (612, 792) && marked.bytes != plain.bytes)
+        let (before, after) = (try Self.pixels(plain.bytes, in: folder, name: "plain.png"), try Self.pixels(marked.bytes, in: folder, name: "marked.png"))
+        #expect(before.count == 612 * 792 * 3 && after.count == before.count)
+        let (left, top) = (Int(word.box[0].rounded(.down)), Int(word.box[1].rounded(.down)))
+        let (right, bottom) = (Int(word.box[2].rounded(.up)), Int(word.box[3].rounded(.up)))
+        let ink = [255, 224, 64]
+        var inside = 0, wrong = 0
+        for y in 0..<792 {
+            for x in 0..<612 {
+                let at = (y * 612 + x) * 3
+                let covered = x >= left && x < right && y >= top && y < bottom
+                for channel in 0..<3 {
+                    let expected = covered ? Int(before[at + channel]) * ink[channel] / 255 : Int(before[at + channel])
+                    if Int(after[at + channel]) != expected { wrong += 1 }
+                }
+                if covered { inside += 1 }
+            }
+        }
+        #expect(inside > 400 && wrong == 0, "\(wrong) channels differ from the plain page marked in the word's box alone")
+    }
+}

@@ -21,6 +21,12 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     /// A part of the image or page at full size instead of the whole (zoom): the box is then its
     /// output size, and `width` and `height` are not used. Nil (the whole) is left out of the cache key.
     public var region: ImageRegion?
+    /// Boxes (left, top, right, bottom in points on the page as displayed) marked on a whole PDF
+    /// page as a highlighter would: a search's hits. Nil (none) is left out of the cache key.
+    public var highlights: [[Double]]?
+
+    /// The most boxes one page is highlighted with.
+    public static let maxHighlights = 2_000
 
     public init(page: Int = 1, width: Int? = nil, height: Int? = nil, format: Format = .jpeg, quality: Int = 80) {
         self.page = page

@@ -10,6 +10,7 @@ import PreviewStore
 
 /// `GET /v1/documents/{id}/preview`: a document's previews, stored or rendered on demand within
 /// the render gate's bounds; one rendered now is answered from the renderer's bytes and stored after.
+/// With `highlight=`, a page's hits of that text are marked on it.
 struct PreviewsController {
     let documents: DocumentService
     let settings: ServerSettings
@@ -34,7 +35,17 @@ struct PreviewsController {
         let documents = documents
         let asked = try Self.renderRequest(request)
         let document = try await documents.document(id: id)
-        let wanted = documents.previewRequest(asked, for: document)
+        var wanted = documents.previewRequest(asked, for: document)
+        if let text = request.uri.queryParameters.get("highlight") {
+            guard let hits = TextHits(query: text) else {
+                throw APIError.badRequest("highlight must have \(TextHits.lengths.lowerBound) to \(TextHits.lengths.upperBound) characters")
+            }
+            // The hits on this page, marked on it; a page without one is the plain page (one cache entry).
+            guard let boxes = try await documents.highlightBoxes(of: hits, in: document, page: wanted.page) else {
+                return try JSON.response(NotYet(status: document.status, documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
+            }
+            wanted.highlights = boxes.isEmpty ? nil : boxes
+        }
         let answer = try await documents.previewAnswer(wanted, of: document)
         var record: DerivativeRecord
         // A preview rendered for this request is answered from the bytes the renderer returned.
