@@ -17,7 +17,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from walk import SIZES, check, no_serious_violations, run, signed_in_page
+from walk import SIZES, WAIT_MS, check, no_serious_violations, run, signed_in_page
 
 
 def portrait_video(folder):
@@ -81,6 +81,36 @@ def walk(browser, base, samples, size, shots, video):
     page.locator(".pages img").nth(3).scroll_into_view_if_needed()
     expect(page.locator("#counter")).to_have_text(re.compile(r"Page [345] of 5"))
     check(True, f"{size}: the page counter follows the scroll")
+
+    # Find: the hits marked on the pages, the next by Enter or the button, the previous by ↑.
+    find = page.get_by_label("Find in the document")
+    status = page.locator(".find .hits")
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        find.fill("Sample")
+        find.press("Enter")
+        expect(status).not_to_have_text("")
+        if "still being read" not in status.inner_text():
+            break
+        check(time.monotonic() < deadline, f"{size}: the PDF's text is read")
+        time.sleep(0.5)
+    expect(status).to_have_text("1 of 5 (page 1)")
+    check(page.locator(".pages img[src*='highlight=Sample']").count() == 5, f"{size}: every page with a hit shows it marked")
+    page.get_by_role("button", name="Next hit").click()
+    expect(status).to_have_text("2 of 5 (page 2)")
+    find.press("Enter")
+    expect(status).to_have_text("3 of 5 (page 3)")
+    page.get_by_role("button", name="Previous hit").click()
+    expect(status).to_have_text("2 of 5 (page 2)")
+    check(True, f"{size}: the find box steps through the hits")
+    if shots:
+        page.screenshot(path=str(shots / f"viewer-find-{size}.png"))
+    no_serious_violations(page, size, "in the viewer with hits marked")
+    find.fill("chemistry")
+    find.press("Enter")
+    expect(status).to_have_text("No hits.")
+    check(page.locator(".pages img[src*='highlight=']").count() == 0, f"{size}: a text without hits marks nothing")
+    page.evaluate("document.activeElement.blur()")
     swipe(page, 150)
     expect(page).to_have_url(re.compile(f"/ui/documents/{ids[1]}/view$"))
     page.keyboard.press("ArrowLeft")

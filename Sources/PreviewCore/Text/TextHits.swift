@@ -7,6 +7,9 @@ public struct TextHits: Sendable {
     /// One occurrence.
     public struct Hit: Sendable, Equatable, Encodable {
         public var page: Int
+        /// The page's size as displayed, in points (what the boxes are within).
+        public var width: Double
+        public var height: Double
         /// The boxes of the words it covers (left, top, right, bottom in points).
         public var rects: [[Double]]
         public var snippet: Snippet
@@ -56,7 +59,8 @@ public struct TextHits: Sendable {
         while hits.count < limit, let found = haystack.range(of: needle, range: from..<haystack.endIndex) {
             let covered = spans.indices.filter { spans[$0].overlaps(found) }
             if let first = covered.first, let last = covered.last {
-                hits.append(Hit(page: page.page, rects: covered.map { page.words[$0].box }, snippet: snippet(page, first, last)))
+                hits.append(Hit(page: page.page, width: page.width, height: page.height, rects: covered.map { page.words[$0].box },
+                                snippet: snippet(page, first, last)))
             }
             from = found.upperBound
         }

@@ -74,6 +74,7 @@ enum PageStyle {
         .viewer-bar{display:flex;flex-wrap:wrap;gap:8px;align-items:center;padding:8px 12px;background:#000;position:sticky;top:0;z-index:2}
         .viewer-bar h1{font-size:16px;margin:0;flex:1 1 8em;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
         .counter{color:#ccc;font-size:14px}
+        .find{display:flex;gap:4px;align-items:center;margin:0}.find input{width:9em;padding:6px 8px;background:#222;color:#eee;border:1px solid #555}.find input::placeholder{color:#aaa}.find .hits{color:#ccc;font-size:14px;min-width:4em}
         .stage{flex:1;padding:8px}.stage .note{color:#f5c26b}
         .stage video{max-height:calc(100vh - 130px);width:100%;object-fit:contain;box-shadow:none;background:#000}
         .stage .media img{width:auto;max-width:100%;max-height:calc(100vh - 130px);box-shadow:none}

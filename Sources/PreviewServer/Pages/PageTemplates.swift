@@ -214,6 +214,12 @@ enum PageTemplates {
           <a class="button" href="{{detailPath}}">Close</a>
           <h1>{{title}}</h1>
           <span id="counter" class="counter" aria-live="polite">{{counter}}</span>
+          {{#searchPath}}<form class="find" role="search" data-search="{{searchPath}}">
+            <input type="search" name="q" minlength="2" maxlength="100" placeholder="Find" aria-label="Find in the document">
+            <button type="button" data-step="-1" aria-label="Previous hit" hidden>↑</button>
+            <button type="button" data-step="1" aria-label="Next hit" hidden>↓</button>
+            <span class="hits" role="status"></span>
+          </form>{{/searchPath}}
           <button type="button" id="fullscreen" hidden>Full screen</button>
           <a class="button" href="{{sharePath}}">Share</a>
           <a class="button" href="{{downloadPath}}">Download</a>

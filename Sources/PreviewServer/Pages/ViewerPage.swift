@@ -5,7 +5,8 @@ import PreviewDocuments
 import PreviewStore
 
 /// `GET /ui/documents/{id}/view`: one document on the whole screen — close, share, download, a
-/// counter (its page in view, or its length), full screen, and the previous and next documents of
+/// counter (its page in view, or its length), a paged document's find box (its hits marked on the
+/// pages, the next and previous one a button or Enter away), full screen, and the previous and next documents of
 /// the list it was opened from (``ListContext``) by the arrow keys, a swipe or the buttons (``ViewerScript``). Pictures and
 /// pages zoom by pinch, wheel or buttons (``ZoomScript``); a video plays fitted to the screen,
 /// portrait or not, its filmstrip seeking it (``MediaScript``).
@@ -20,6 +21,8 @@ struct ViewerPage {
     let detailPath: String
     let sharePath: String
     let downloadPath: String
+    /// Where a paged document's text is searched (the find box); nil for other kinds.
+    let searchPath: String?
     let previous: DetailPage.Neighbour?
     let next: DetailPage.Neighbour?
     /// The media's markup, made by ``PageParts/body(_:playback:links:)`` (which escapes what it shows).
@@ -49,6 +52,7 @@ struct ViewerPage {
         detailPath = list.carried("/ui/documents/\(document.id)")
         sharePath = detailPath + "#share"
         downloadPath = "/v1/documents/\(document.id)/content?download=1"
+        searchPath = document.kind.isPaged && document.pages != nil ? "/v1/documents/\(document.id)/search" : nil
         previous = neighbours.0.map { DetailPage.Neighbour(href: list.carried(Self.path(of: $0.id)), title: $0.title) }
         next = neighbours.1.map { DetailPage.Neighbour(href: list.carried(Self.path(of: $0.id)), title: $0.title) }
         self.media = media
