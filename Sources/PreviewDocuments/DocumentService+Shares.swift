@@ -16,9 +16,11 @@ extension DocumentService {
         public var expiresAt: Date?
         public var password: String?
         public var allowDownload: Bool
+        /// A text whose hits the link's pages show marked (2–100 characters), or nil.
+        public var highlight: String?
 
         enum CodingKeys: CodingKey {
-            case password, expiresAt, allowDownload
+            case password, expiresAt, allowDownload, highlight
         }
 
         public init(from decoder: any Decoder) throws {
@@ -26,10 +28,15 @@ extension DocumentService {
             expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
             password = try container.decodeIfPresent(String.self, forKey: .password)
             allowDownload = try container.decodeIfPresent(Bool.self, forKey: .allowDownload) ?? false
+            highlight = try container.decodeIfPresent(String.self, forKey: .highlight)
         }
 
-        /// An expiry in the future and a password of 1 to ``maxSharePassword`` characters, or `bad_request`.
+        /// An expiry in the future, a password of 1 to ``maxSharePassword`` characters and a
+        /// highlight ``TextHits`` takes, or `bad_request`.
         func check(now: Date) throws(PreviewError) {
+            if let highlight, TextHits(query: highlight) == nil || highlight.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw PreviewError(.badRequest, "highlight must have \(TextHits.lengths.lowerBound) to \(TextHits.lengths.upperBound) characters and no control characters")
+            }
             if let expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
             if let password, password.isEmpty || password.count > maxSharePassword {
                 throw PreviewError(.badRequest, "password must have 1 to \(maxSharePassword) characters")
@@ -73,7 +80,8 @@ extension DocumentService {
         let token = Base64URL.randomToken(bytes: 16)
         let share = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: tokenHash(token), documentID: documentID, version: version,
                                 label: label, school: school, passwordHash: passwordHash, allowDownload: options.allowDownload,
-                                createdAt: now, expiresAt: options.expiresAt)
+                                createdAt: now, expiresAt: options.expiresAt,
+                                highlight: options.highlight?.trimmingCharacters(in: .whitespacesAndNewlines))
         return (share, token)
     }
 

@@ -186,6 +186,8 @@ enum PostgresSchema {
                 truncated boolean NOT NULL, PRIMARY KEY (derivative, page))
             """,
         ]),
+        // A text whose hits a share's pages show marked (``ShareRecord/highlight``).
+        ("v21-share-highlight", ["ALTER TABLE shares ADD COLUMN highlight text"]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

@@ -19,7 +19,8 @@ enum SharedPage {
     static func response(_ document: Document, share: ShareRecord, playback: DocumentService.Playback?, texts: [Int: String],
                          rules: DocumentRules, signed: SignedURLs) -> Response {
         let expires = min(signed.clock.unixSeconds + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
-        let links = PageParts.MediaLinks(documentID: document.id, offersDownload: share.allowDownload, address: { path, query in
+        let links = PageParts.MediaLinks(documentID: document.id, offersDownload: share.allowDownload,
+                                         highlight: texts.isEmpty ? nil : share.highlight, address: { path, query in
             signed.sign(path, query: query + [("share", share.id)], expires: expires)
         }, zoom: { identifier in
             signed.iiifPath(identifier, expires: expires, share: share.id)

@@ -103,7 +103,7 @@ struct SignedURLs: Sendable {
     func sign(_ path: String, query: [(String, String)] = [], expires: Int) -> String {
         let (kid, signature) = signature(of: path, query, expires: expires)
         let items = query + [("exp", "\(expires)"), ("kid", kid), ("sig", signature)]
-        return path + "?" + items.map { "\($0)=\($1)" }.joined(separator: "&")
+        return path + "?" + QueryItems.encoded(items)
     }
 
     /// The grant of a request for `path` whose query is `query`, or the reason it is refused.

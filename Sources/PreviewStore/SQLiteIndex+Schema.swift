@@ -244,6 +244,9 @@ extension SQLiteIndex {
         migrator.registerMigration("v20-page-texts") { db in
             try db.execute(sql: PageTexts.sqliteTable)
         }
+        migrator.registerMigration("v21-share-highlight") { db in
+            try db.execute(sql: "ALTER TABLE shares ADD COLUMN highlight TEXT")
+        }
         return migrator
     }
 

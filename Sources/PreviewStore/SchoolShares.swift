@@ -97,9 +97,10 @@ extension ShareRecord {
     /// The statement that inserts this new share (its counts start at 0), returning it.
     public var insertion: PortableSQL {
         """
-        INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at)
+        INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at,
+                            highlight)
         VALUES (\(id), \(tokenSha256), \(documentID), \(version), \(label), \(school), \(passwordHash), \(allowDownload), \(createdAt),
-                \(expiresAt))
+                \(expiresAt), \(highlight))
         RETURNING *
         """
     }

@@ -27,9 +27,11 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var openedCount: Int
     public var lastOpenedAt: Date?
     public var downloadCount: Int
+    /// A text whose hits are marked on the shared pages (chosen by the owner), or nil.
+    public var highlight: String?
 
     public init(id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
-                allowDownload: Bool, createdAt: Date, expiresAt: Date?) {
+                allowDownload: Bool, createdAt: Date, expiresAt: Date?, highlight: String? = nil) {
         self.id = id
         self.tokenSha256 = tokenSha256
         self.documentID = documentID
@@ -40,6 +42,7 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.allowDownload = allowDownload
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.highlight = highlight
         openedCount = 0
         downloadCount = 0
     }
@@ -65,7 +68,7 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, version, label, school
+        case id, version, label, school, highlight
         case tokenSha256 = "token_sha256"
         case documentID = "document_id"
         case passwordHash = "password_hash"

@@ -144,6 +144,32 @@ import Testing
         }
     }
 
+    /// A share may carry a text its owner chose: its page shows the pages with their hits marked,
+    /// by signed URLs that keep the text whole.
+    @Test func aSharesPagesShowTheHighlightItsOwnerChose() async throws {
+        let harness = try await Harness(token: SharesTests.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await SharesTests.upload(client, harness, "document-5-pages.pdf")
+            try await client.execute(uri: "/v1/documents/\(id)/shares", method: .post, headers: SharesTests.bearer,
+                                     body: ByteBuffer(string: #"{"label": "Coach", "highlight": "x"}"#)) { #expect($0.status == .badRequest) }
+            let made = try await SharesTests.share(client, id, #"{"label": "Coach", "highlight": " Sample, 5 "}"#)
+            #expect(made["highlight"] as? String == "Sample, 5")
+            let url = try #require(made["url"] as? String)
+            let html = try await client.execute(uri: url, method: .get) { String(buffer: $0.body) }
+            let pages = SharesTests.sources(html)
+            #expect(pages.count == 5 && pages.allSatisfy { $0.contains("&highlight=Sample%2C%205&") }, "\(pages.first ?? "")")
+            let marked = try await client.execute(uri: pages[1], method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "image/jpeg")
+                return response.headers[.eTag]
+            }
+            let plain = try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=1024", method: .get, headers: SharesTests.bearer) {
+                $0.headers[.eTag]
+            }
+            #expect(marked != nil && marked != plain, "the hits are marked")
+        }
+    }
+
     @Test func anOfficeDocumentsTextComesFromItsPivot() async throws {
         let harness = try await Harness()
         defer { harness.folder.remove() }

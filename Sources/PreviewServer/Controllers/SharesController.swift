@@ -50,6 +50,8 @@ struct SharesController {
         var revokedAt: Date?
         var allowDownload: Bool
         var password: Bool
+        /// The text whose hits its pages show marked.
+        var highlight: String?
         var openedCount: Int
         var lastOpenedAt: Date?
         var downloadCount: Int
@@ -69,6 +71,7 @@ struct SharesController {
             revokedAt = share.revokedAt
             allowDownload = share.allowDownload
             password = share.passwordHash != nil
+            highlight = share.highlight
             openedCount = share.openedCount
             lastOpenedAt = share.lastOpenedAt
             downloadCount = share.downloadCount

@@ -140,9 +140,8 @@ struct ListPage {
 
     /// `path` with the query `items` that have a value, percent-encoded.
     static func address(_ path: String, _ items: [(String, String?)]) -> String {
-        let allowed = CharacterSet.asciiAlphanumerics.union(.init(charactersIn: "-._~"))
-        let query = items.compactMap { name, value in value.map { "\(name)=\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" } }
-        return query.isEmpty ? path : path + "?" + query.joined(separator: "&")
+        let present = items.compactMap { name, value in value.map { (name, $0) } }
+        return present.isEmpty ? path : path + "?" + QueryItems.encoded(present)
     }
 
     static func bytes(_ count: Int) -> String {

@@ -21,16 +21,19 @@ enum PageParts {
     struct MediaLinks {
         let documentID: String
         let offersDownload: Bool
+        /// A text whose hits the pages show marked (a share's, once the text is read).
+        let highlight: String?
         private let address: (String, [(String, String)]) -> String
         private let zoomAddress: (String) -> String
 
-        init(documentID: String, offersDownload: Bool = true,
+        init(documentID: String, offersDownload: Bool = true, highlight: String? = nil,
              address: @escaping (String, [(String, String)]) -> String = { path, query in
-                 query.isEmpty ? path : path + "?" + query.map { "\($0)=\($1)" }.joined(separator: "&")
+                 query.isEmpty ? path : path + "?" + QueryItems.encoded(query)
              },
              zoom: @escaping (String) -> String = { IIIFService.prefix + $0 }) {
             self.documentID = documentID
             self.offersDownload = offersDownload
+            self.highlight = highlight
             self.address = address
             zoomAddress = zoom
         }
@@ -96,6 +99,7 @@ enum PageParts {
             let ratio = document.width.flatMap { w in document.height.map { "\(w) / \($0)" } } ?? "1 / 1.414"
             let shown = min(pages, maxPages)
             var described = 0
+            let marks = links.highlight.map { [("highlight", $0)] } ?? []
             let images = (1...shown).map { page in
                 // A page's text describes its image (screen readers read it after "Page N").
                 var description = ""
@@ -104,7 +108,7 @@ enum PageParts {
                     description = " aria-describedby=\"page-text-\(page)\""
                 }
                 let image = """
-                    <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")]))" \
+                    <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")] + marks))" \
                     alt="Page \(page)"\(description)\(links.zoom("\(document.id)~v\(document.version)~p\(page)", format: "png"))>
                     """
                 guard !description.isEmpty, let text = texts[page] else { return image }
