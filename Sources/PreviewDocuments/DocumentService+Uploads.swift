@@ -24,12 +24,9 @@ extension DocumentService {
                              fields: [String: String], length: Int?) async throws -> UploadSession {
         let uploads = try resumableUploads()
         let labels = try labels(owner: owner, fields)
-        if let length, length > limits.maxFileBytes { throw Self.tooLarge(limits.maxFileBytes) }
-        // A file name whose extension the declared type does not allow is refused now, as the
-        // whole file would be (whatever its bytes turn out to be).
-        if let type = labels.type, let ext = Validator.fileExtension(of: labels.filename), !FileKind.claiming(extension: ext).isEmpty,
-           !type.admits(fileName: labels.filename, kind: .unknown) {
-            throw PreviewError(.extensionNotAllowed, type.refusalMessage)
+        // What the whole file would be refused for whatever its bytes turn out to be is refused now.
+        if let refusal = Validator(configuration: pipeline.configuration).refusal(fileName: labels.filename, size: length, declaredType: labels.type) {
+            throw refusal
         }
         let now = clock.unixSeconds
         let session = UploadSession(id: id, owner: owner, client: client, front: front, labels: fields, length: length,
@@ -96,7 +93,7 @@ extension DocumentService {
         if session.status == .complete { throw UploadRefusal.completed(session) }
         guard session.received == offset else { throw UploadRefusal.offsetMismatch(expected: session.received) }
         if let length {
-            if length > limits.maxFileBytes { throw Self.tooLarge(limits.maxFileBytes) }
+            if length > limits.maxFileBytes { throw pipeline.configuration.fileTooLarge }
             if let declared = session.length, declared != length { throw UploadRefusal.inconsistentLength }
             if length < session.received { throw UploadRefusal.inconsistentLength }
         }
@@ -107,7 +104,8 @@ extension DocumentService {
             judgeHead = { head, size in validator.refusal(forHead: head, size: size, fileName: labels.filename, declaredType: labels.type) }
         }
         return UploadAppend(session: session, uploads: uploads, length: length ?? session.length, maxFileBytes: limits.maxFileBytes,
-                            checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes, judgeHead: judgeHead,
+                            tooLarge: pipeline.configuration.fileTooLarge, checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes,
+                            judgeHead: judgeHead,
                             renewTurn: { [self] in _ = try await takeTurn(at: claimed.id, uploads) })
     }
 
@@ -196,10 +194,6 @@ extension DocumentService {
         try DocumentLabels(owner: owner, typeID: fields["type"], title: fields["title"], filename: fields["filename"],
                            description: fields["description"], school: fields["school"], rules: rules)
     }
-
-    static func tooLarge(_ limit: Int) -> PreviewError {
-        PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: limit)) limit.")
-    }
 }
 
 /// This process's claim on one upload (``DocumentService/claimUpload(_:stop:)``).
@@ -225,6 +219,8 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     private let uploads: ResumableUploads
     private let length: Int?
     private let maxFileBytes: Int
+    /// The refusal of bytes past ``maxFileBytes``.
+    private let tooLarge: PreviewError
     private let checkpointBytes: Int?
     private var part: UploadPartFile?
     /// The refusal a file's first bytes (``ByteProbe/windowSize`` of them) and size (nil: not
@@ -236,12 +232,13 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     /// Renews this host's turn at the upload (as its bytes are kept).
     private let renewTurn: @Sendable () async throws -> Void
 
-    init(session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, checkpointBytes: Int?,
+    init(session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, tooLarge: PreviewError, checkpointBytes: Int?,
          judgeHead: HeadJudge?, renewTurn: @escaping @Sendable () async throws -> Void) {
         self.session = session
         self.uploads = uploads
         self.length = length
         self.maxFileBytes = maxFileBytes
+        self.tooLarge = tooLarge
         self.checkpointBytes = checkpointBytes
         self.judgeHead = judgeHead
         self.renewTurn = renewTurn
@@ -252,7 +249,7 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     public func write(_ bytes: some DataProtocol) async throws {
         let total = session.received + (part?.length ?? 0) + bytes.count
         if let length, total > length { throw UploadRefusal.inconsistentLength }
-        if total > maxFileBytes { throw DocumentService.tooLarge(maxFileBytes) }
+        if total > maxFileBytes { throw tooLarge }
         try await judgeFirstBytes(adding: bytes)
         let file = try part ?? uploads.staging.newPart(of: session.id, at: session.received)
         part = file

@@ -160,6 +160,21 @@ private func sample(_ name: String) throws -> [UInt8] { Array(try Data(contentsO
         #expect(refusedEarly > 0)
     }
 
+    @Test func theNameAndSizeAloneRefuseWhatNoBytesCanSave() {
+        var small = Limits()
+        small.maxFileBytes = 1024
+        let validator = Validator(configuration: Configuration(limits: small))
+        let video = DocumentRules.standard.type(id: "highlight_video")
+        #expect(validator.refusal(fileName: "clip.mp4", size: 2048, declaredType: video)?.code == .fileTooLarge)
+        #expect(validator.refusal(fileName: "letter.pdf", size: nil, declaredType: video)?.message
+            == "Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
+        #expect(validator.refusal(fileName: "clip.mp4", size: 1024, declaredType: video) == nil)
+        // An extension we do not know, or none, leaves it to the bytes.
+        #expect(validator.refusal(fileName: "clip.bin", size: nil, declaredType: video) == nil)
+        #expect(validator.refusal(fileName: "clip", size: nil, declaredType: video) == nil)
+        #expect(validator.refusal(fileName: "letter.pdf", size: nil, declaredType: nil) == nil)
+    }
+
     @Test func firstBytesRefuseExecutablesAndWrongContents() throws {
         let validator = Validator()
         let padded = { (bytes: [UInt8]) in Array((bytes + [UInt8](repeating: 0, count: ByteProbe.windowSize)).prefix(ByteProbe.windowSize)) }

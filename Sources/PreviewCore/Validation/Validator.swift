@@ -25,6 +25,17 @@ public struct Validator: Sendable {
         return verdict
     }
 
+    /// The refusal a file arriving under `fileName` will get whatever its bytes: past the size limit
+    /// (`size`, when known), or with an extension we know that `declaredType` does not allow. Nil
+    /// when its bytes decide (``refusal(forHead:size:fileName:declaredType:)``, then the whole file).
+    public func refusal(fileName: String, size: Int?, declaredType: DocumentType?) -> PreviewError? {
+        if let size, size > configuration.limits.maxFileBytes { return configuration.fileTooLarge }
+        guard let declaredType, let ext = Self.fileExtension(of: fileName) else { return nil }
+        let claimed = FileKind.claiming(extension: ext)
+        guard !claimed.isEmpty, !declaredType.admits(fileExtension: ext, claimedKinds: claimed, kind: .unknown) else { return nil }
+        return PreviewError(.extensionNotAllowed, declaredType.refusalMessage)
+    }
+
     /// The refusal a file arriving under `fileName` will get, when its first bytes already decide
     /// it (an executable, contents that are not what the name claims): `head` is its first
     /// ``ByteProbe/windowSize`` bytes, `size` its size (nil: unknown yet). Nil when the file may
