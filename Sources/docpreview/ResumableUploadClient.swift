@@ -29,7 +29,15 @@ struct ResumableUploadClient {
     }
 
     /// Uploads `file` (`size` bytes) under `labels`; returns the server's answer to the last append (the document).
+    /// `state` keeps the upload's address meanwhile, so a later run resumes it; it goes once the
+    /// upload is a document.
     func upload(_ file: URL, size: Int, labels: [String: String], state: URL) async throws -> [String: Any] {
+        let document = try await send(file, size: size, labels: labels, state: state)
+        try? FileManager.default.removeItem(at: state)
+        return document
+    }
+
+    private func send(_ file: URL, size: Int, labels: [String: String], state: URL) async throws -> [String: Any] {
         var location = try? String(contentsOf: state, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         var offset = 0
         var limit = chunkBytes
@@ -39,7 +47,6 @@ struct ResumableUploadClient {
                 (offset, limit) = (at, min(chunkBytes, appendLimit ?? chunkBytes))
                 note("resuming \(file.lastPathComponent) at byte \(at) of \(size)")
             case let .complete(document):
-                try? FileManager.default.removeItem(at: state)
                 return try await self.document(document)
             case .gone:
                 location = nil
@@ -59,10 +66,7 @@ struct ResumableUploadClient {
             let ends = offset + length == size
             do {
                 let answer = try await append(file, to: upload, offset: offset, length: length, ends: ends)
-                if ends {
-                    try? FileManager.default.removeItem(at: state)
-                    return answer.json
-                }
+                if ends { return answer.json }
                 offset = answer.offset ?? offset + length
                 failures = 0
             } catch let refusal as Refusal where refusal.status < 500 && refusal.status != 429 && refusal.status != 409 {
@@ -77,7 +81,6 @@ struct ResumableUploadClient {
                     offset = at
                 case let .complete(document):
                     // The last request arrived; its answer did not.
-                    try? FileManager.default.removeItem(at: state)
                     return try await self.document(document)
                 case .gone:
                     throw error
