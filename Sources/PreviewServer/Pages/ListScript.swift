@@ -112,11 +112,9 @@ enum ListScript {
               cancel.remove();
               if (outcome !== "accepted") progress.remove();
             };
-            const refused = async (response) => {
-              let body = null;
-              try { body = await response.json(); } catch (_) { /* not JSON: said below */ }
-              return body?.error?.message || `The upload failed (${response.status}).`;
-            };
+            // The service's own words for a refusal, else its status.
+            const failure = (status, body) => body?.error?.message || `The upload failed (${status}).`;
+            const refused = async (response) => failure(response.status, await response.json().catch(() => null));
             // Where the upload stands: its offset, or null when it is gone.
             const offsetOf = async () => {
               const response = await fetch(location, { method: "HEAD", headers: draft });
@@ -177,7 +175,7 @@ enum ListScript {
                 let body = null;
                 try { body = JSON.parse(answer.responseText); } catch (_) { /* 204: no body */ }
                 if (answer.status === 202 && body?.document_id) return body;
-                if (answer.status !== 204) throw new Error(body?.error?.message || `The upload failed (${answer.status}).`);
+                if (answer.status !== 204) throw new Error(failure(answer.status, body));
                 offset = Number(answer.getResponseHeader("Upload-Offset")) || end;
                 failures = 0;
                 message.textContent = "";
