@@ -20,17 +20,8 @@ import Testing
         // The corpus's decompression bomb: Poppler draws it for minutes, its bitmap allocated first.
         let bomb = Fixtures.corpus.appendingPathComponent("files/067_pdf.js_bomb_giant.pdf")
         try #require(FileManager.default.fileExists(atPath: bomb.path))
-        let process = Process()
-        process.executableURL = DocPreviewProcess.binary
-        process.arguments = ["render", bomb.path, "-o", "/dev/null", "--timeout", "20"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            // SIGKILL: a child of the test runner may start with SIGTERM blocked (the mask survives exec).
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        let process = try QuietProcess.start(DocPreviewProcess.binary, ["render", bomb.path, "-o", "/dev/null", "--timeout", "20"])
+        defer { process.killAndWait() }
         var hugePages = 0
         try? waitUntil("the page's heap to hold huge pages", timeout: .seconds(60), interval: .milliseconds(50)) {
             hugePages = Self.heapHugePageKilobytes(of: process.processIdentifier)

@@ -118,13 +118,9 @@ import Testing
         func offset(_ server: ServerProcess) throws -> Int {
             Self.header("Upload-Offset", in: try Self.curl(["-I"] + tus + [server.base + path]).stdout).flatMap { Int($0) } ?? -1
         }
-        let append = Process()
-        append.executableURL = Self.curl
-        append.arguments = ["-sS", "-X", "PATCH"] + tus + ["-H", "Upload-Offset: 0", "-H", "Content-Type: application/offset+octet-stream",
-                                                           "--limit-rate", "2M", "--data-binary", "@\(video.path)", server.base + path]
-        append.standardOutput = FileHandle.nullDevice
-        append.standardError = FileHandle.nullDevice
-        try append.run()
+        let append = try QuietProcess.start(Self.curl, ["-sS", "-X", "PATCH"] + tus + ["-H", "Upload-Offset: 0", "-H",
+                                                    "Content-Type: application/offset+octet-stream", "--limit-rate", "2M",
+                                                    "--data-binary", "@\(video.path)", server.base + path])
         try waitUntil("a checkpoint of the append", timeout: .seconds(120), interval: .milliseconds(50)) { try offset(server) >= 4 << 20 }
         kill(server.process.processIdentifier, SIGKILL)
         server.process.waitUntilExit()
@@ -154,14 +150,9 @@ import Testing
         let created = try Self.curl(["-i", "-X", "POST"] + interop + ["-H", "Upload-Complete: ?0", "\(server.base)/v1/uploads?owner=ana&filename=a.jpg"])
         let location = try #require(Self.header("Location", in: created.stdout))
         let id = try #require(location.split(separator: "/").last.map(String.init))
-        let append = Process()
-        append.executableURL = Self.curl
-        append.arguments = ["-sS", "-X", "PATCH"] + interop + ["-H", "Upload-Complete: ?1", "-H", "Upload-Offset: 0", "-H",
-                                                               "Content-Type: application/partial-upload", "--limit-rate", "20K",
-                                                               "--data-binary", "@\(file.path)", location]
-        append.standardOutput = FileHandle.nullDevice
-        append.standardError = FileHandle.nullDevice
-        try append.run()
+        let append = try QuietProcess.start(Self.curl, ["-sS", "-X", "PATCH"] + interop + ["-H", "Upload-Complete: ?1", "-H", "Upload-Offset: 0",
+                                                    "-H", "Content-Type: application/partial-upload", "--limit-rate", "20K",
+                                                    "--data-binary", "@\(file.path)", location])
         let partFolder = store + "/uploads/" + id
         try waitUntil("the append's first bytes", timeout: .seconds(60)) {
             ((try? FileManager.default.contentsOfDirectory(atPath: partFolder)) ?? []).contains { name in
@@ -188,33 +179,20 @@ import Testing
         let bytes = try Data(contentsOf: video)
         let stats = folder.url.appendingPathComponent("link.json")
         let link = LoopbackPort.free()
-        let relay = Process()
-        relay.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        relay.arguments = [Fixtures.packageRoot.appendingPathComponent("Tests/Uploads/impaired_relay.py").path, "--listen", "\(link)",
-                           "--to", "\(server.port)", "--stats", stats.path, "--reset-every", "2000000", "--rate", "4000000"]
-        relay.standardOutput = FileHandle.nullDevice
-        relay.standardError = FileHandle.nullDevice
-        try relay.run()
-        defer {
-            kill(relay.processIdentifier, SIGKILL)
-            relay.waitUntilExit()
-        }
+        let relay = try QuietProcess.start(URL(fileURLWithPath: "/usr/bin/python3"), [
+            Fixtures.packageRoot.appendingPathComponent("Tests/Uploads/impaired_relay.py").path, "--listen", "\(link)", "--to", "\(server.port)",
+            "--stats", stats.path, "--reset-every", "2000000", "--rate", "4000000",
+        ])
+        defer { relay.killAndWait() }
         func sent() -> [String: Int] {
             (try? JSONSerialization.jsonObject(with: Data(contentsOf: stats))) as? [String: Int] ?? [:]
         }
         try waitUntil("the link to listen") { sent()["connections"] != nil }
         let upload = ["upload", video.path, "--server", "http://127.0.0.1:\(link)", "--owner", "ana", "--chunk-size", "1MB", "--json"]
         let environment = ["DOCPREVIEW_TOKEN": Self.token, "XDG_CACHE_HOME": folder.url.appendingPathComponent("cache").path]
-        let first = Process()
-        first.executableURL = DocPreviewProcess.binary
-        first.arguments = upload
-        first.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        first.standardOutput = FileHandle.nullDevice
-        first.standardError = FileHandle.nullDevice
-        try first.run()
+        let first = try QuietProcess.start(DocPreviewProcess.binary, upload, environment: environment)
         try waitUntil("half of the file sent") { (sent()["upstream_bytes"] ?? 0) >= bytes.count / 2 || !first.isRunning }
-        kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        first.killAndWait()
         let second = try DocPreviewProcess.run(upload, environment: environment, timeout: 600)
         #expect(second.status == 0, "\(second.stdout)\n\(second.stderr)")
         #expect(second.stderr.contains("resuming highlight.mp4 at byte"), "the second run resumed the first's upload: \(second.stderr)")
