@@ -32,6 +32,14 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ], path: "Benchmarks/IndexScale"),
+        // The store-wide text search at 100,000 pages (scripts/bench-search runs it).
+        .executableTarget(name: "search-scale", dependencies: storeAndQueue + [
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "PreviewRenderers", package: main),
+            // The current PDF reading's version is Poppler's, asked of this library.
+            .product(name: "DocPreviewSplash", package: main),
+        ], path: "Benchmarks/SearchScale"),
     ]
 )
 

@@ -75,3 +75,64 @@ extension DocumentService {
         return Array(hits.hits(on: words, limit: RenderRequest.maxHighlights).flatMap(\.rects).prefix(RenderRequest.maxHighlights))
     }
 }
+
+/// A search of the whole store (``PageSearch``), each document found shown by its best page's first hit.
+extension DocumentService {
+    /// A document a store-wide search found.
+    public struct StoreHit: Sendable {
+        public var document: Document
+        /// Its title, description, file name or school holds the text.
+        public var inLabels: Bool
+        /// How often its pages hold the text (among those read: ``PageSearch/candidatePages``).
+        public var occurrences: Int
+        /// The first hit on the page that holds the text most often; nil when only its labels do.
+        public var hit: TextHits.Hit?
+    }
+
+    /// A page of a store-wide search's ranking.
+    public struct StoreSearchPage: Sendable {
+        public var hits: [StoreHit]
+        /// Whether every match was read (else the ranking is among the first the bounds allowed).
+        public var complete: Bool
+        /// Where the next page starts in the ranking, when there is one.
+        public var next: Int?
+    }
+
+    /// The most documents one store-wide search ranks.
+    public static let maxRankedDocuments = 1_000
+
+    /// The current documents of `owner` (of anyone when nil) of type `type` that hold `hits`' text,
+    /// best first (``PageSearch/matches(_:timeout:)``), `limit` from `offset` of the ranking, each
+    /// with its best hit. Refuses a text shorter than ``TextHits/storeWideMinimum`` (`bad_request`)
+    /// and a search that runs out of its time (`timeout`).
+    public func searchStore(_ hits: TextHits, owner: String?, type: String?, limit: Int, offset: Int) async throws -> StoreSearchPage {
+        guard hits.needle.count >= TextHits.storeWideMinimum else {
+            throw PreviewError(.badRequest, "A search of every document needs at least \(TextHits.storeWideMinimum) characters.")
+        }
+        let query = PageSearch.Query(needle: hits.needle, labelKey: DocumentLabels.titleKey(hits.text), owner: owner, type: type,
+                                     readings: pipeline.textReadings)
+        let found: (matches: [PageSearch.Match], complete: Bool)
+        do {
+            found = try await PageSearch(database: store.index).matches(query)
+        } catch is QueryTimedOut {
+            throw PreviewError(.timeout, "The search took too long; a longer text finds fewer pages.")
+        }
+        let ranked = found.matches.prefix(Self.maxRankedDocuments)
+        let shown = Array(ranked.dropFirst(offset).prefix(limit))
+        let pages = try await PageTexts(database: store.index).words(of: shown.compactMap { match in
+            match.derivative.flatMap { derivative in match.page.map { (derivative, $0) } }
+        })
+        let documents = Dictionary(try await store.index.documents(ids: shown.map(\.documentID)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var page: [StoreHit] = []
+        for match in shown {
+            // A document deleted since the search read it is left out.
+            guard let document = documents[match.documentID] else { continue }
+            let words = match.derivative.flatMap { derivative in match.page.flatMap { pages[derivative]?[$0] } }
+            page.append(StoreHit(document: document, inLabels: match.inLabels, occurrences: match.occurrences,
+                                 hit: words.flatMap { hits.hits(on: $0, limit: 1).first }))
+        }
+        let end = offset + shown.count
+        return StoreSearchPage(hits: page, complete: found.complete && found.matches.count <= Self.maxRankedDocuments,
+                               next: end < ranked.count ? end : nil)
+    }
+}

@@ -169,6 +169,31 @@ public struct DocumentList: Encodable, Sendable {
     }
 }
 
+/// `GET /v1/search` and `docpreview search --json`: a page of a store-wide search's ranking.
+public struct StoreSearchView: Encodable, Sendable {
+    /// A document found, with its best hit: the page that holds the text most often, where on it,
+    /// and a snippet around it (none when only its labels hold the text).
+    public struct Result: Encodable, Sendable {
+        public var document: DocumentView
+        public var inLabels: Bool
+        public var occurrences: Int
+        public var hit: TextHits.Hit?
+    }
+
+    public var query: String
+    public var results: [Result]
+    /// Whether every match was read (else these are ranked among the first the bounds allowed).
+    public var complete: Bool
+    public var nextCursor: String?
+
+    public init(query: String, _ page: DocumentService.StoreSearchPage) {
+        self.query = query
+        results = page.hits.map { Result(document: DocumentView($0.document), inLabels: $0.inLabels, occurrences: $0.occurrences, hit: $0.hit) }
+        complete = page.complete
+        nextCursor = page.next.map(String.init)
+    }
+}
+
 /// One entry of `GET /v1/documents/{id}/versions`.
 public struct VersionView: Encodable, Sendable {
     public var documentID: String

@@ -91,7 +91,17 @@ extension DocumentPipeline {
     /// What a document's text depends on besides its bytes: the reading, and for an office
     /// document the conversion to its pivot.
     func textVersion(_ kind: FileKind) -> String {
-        Renderers.needsPivot(kind) ? "\(PDFRenderer.textVersion) + \(Renderers.officeVersion)" : PDFRenderer.textVersion
+        Renderers.needsPivot(kind) ? Self.officeTextVersion : PDFRenderer.textVersion
+    }
+
+    /// An office document's reading: its pivot's conversion, then the PDF's.
+    private static var officeTextVersion: String {
+        "\(PDFRenderer.textVersion) + \(Renderers.officeVersion)"
+    }
+
+    /// Every current reading's ``textVersion(_:)``: the text derivatives a search reads.
+    public var textReadings: [String] {
+        [PDFRenderer.textVersion, Self.officeTextVersion]
     }
 
     /// The cache key of the text of source `source`, a document of `kind`.

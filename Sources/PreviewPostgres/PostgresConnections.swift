@@ -204,11 +204,14 @@ public struct PostgresDriverError: StoreFaultReporting, CustomStringConvertible 
     /// The server ended the transaction for a conflict with another (deadlock, serialization
     /// failure): running it again may succeed.
     public let isConflict: Bool
+    /// The server cancelled the statement (`query_canceled`: its `statement_timeout` ran out).
+    public let isCancelled: Bool
 
     public init(_ description: String, fault: StoreFault? = nil) {
         self.description = description
         self.fault = fault
         isConflict = false
+        isCancelled = false
     }
 
     /// PSQLError's description hides the server's message; the logs need it.
@@ -216,6 +219,7 @@ public struct PostgresDriverError: StoreFaultReporting, CustomStringConvertible 
         description = String(reflecting: error)
         self.fault = fault ?? Self.fault(of: error)
         isConflict = error.code == .server && Self.conflicts.contains(error.serverInfo?[.sqlState] ?? "")
+        isCancelled = error.code == .server && error.serverInfo?[.sqlState] == "57014"
     }
 
     /// `deadlock_detected` and `serialization_failure`.

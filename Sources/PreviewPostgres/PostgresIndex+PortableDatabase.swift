@@ -3,6 +3,20 @@ import PostgresNIO
 import PreviewStore
 
 extension PostgresIndex {
+    public var dialect: SQLDialect { .postgres }
+
+    public func readPlan<T: Sendable>(timeout: Duration, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
+        let milliseconds = max(1, Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000))
+        do {
+            return try await connections.transaction { session in
+                try await session.query("SET LOCAL statement_timeout = \(unescaped: String(milliseconds))")
+                return try await session.run(make(), PortableRow.init(row:))
+            }
+        } catch let error as PostgresDriverError where error.isCancelled {
+            throw QueryTimedOut()
+        }
+    }
+
     public func runPlan<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
         try await connections.transaction { session in
             if let key { try await session.query("SELECT pg_advisory_xact_lock(hashtext(\(key)))") }

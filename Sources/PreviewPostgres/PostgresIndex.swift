@@ -98,6 +98,10 @@ public struct PostgresIndex: DocumentIndex {
         try await connections.query("SELECT * FROM documents WHERE id = \(id)").first.map(Document.init(row:))
     }
 
+    public func documents(ids: [String]) async throws -> [Document] {
+        try await connections.query("SELECT * FROM documents WHERE id = ANY(\(ids))").map(Document.init(row:))
+    }
+
     public func latestDocument(sha256: BlobHash) async throws -> Document? {
         try await connections.query("SELECT * FROM documents WHERE sha256 = \(sha256.hex) ORDER BY created_at DESC LIMIT 1")
             .first.map(Document.init(row:))

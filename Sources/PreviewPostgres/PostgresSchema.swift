@@ -188,6 +188,13 @@ enum PostgresSchema {
         ]),
         // A text whose hits a share's pages show marked (``ShareRecord/highlight``).
         ("v21-share-highlight", ["ALTER TABLE shares ADD COLUMN highlight text"]),
+        // Each page's search text (folded in Swift from its words), read by trigram (``PageSearch``;
+        // the index is made once the rows have theirs: ``backfills``). `id` numbers the rows as
+        // SQLite's rowid does.
+        ("v22-page-search", [
+            "ALTER TABLE page_texts ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY",
+            "ALTER TABLE page_texts ADD COLUMN search_text text NOT NULL DEFAULT ''",
+        ]),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the
@@ -213,6 +220,16 @@ enum PostgresSchema {
                                                    filename: try row["filename"].decode(String.self), school: try row["school"].decode(String?.self))
                 try await session.query("UPDATE documents SET search_key = \(key) WHERE id = \(try row["id"].decode(String.self))")
             }
+        },
+        "v22-page-search": { session in
+            for row in try await session.query("SELECT id, words FROM page_texts") {
+                let words = try PageTexts.words(stored: try row["words"].decode(String.self))
+                try await session.query("""
+                    UPDATE page_texts SET search_text = \(TextHits.searchText(of: words)), words = \(PageTexts.storedWords(words))
+                    WHERE id = \(try row["id"].decode(Int.self))
+                    """)
+            }
+            try await session.query("CREATE INDEX page_texts_search_trigrams ON page_texts USING gin (search_text gin_trgm_ops)")
         },
     ]
 

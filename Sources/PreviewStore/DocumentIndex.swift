@@ -32,6 +32,8 @@ public protocol DocumentIndex: PortableDatabase {
     /// transaction, for a document without a job (a job's outcome is recorded by its queue).
     func record(_ outcome: JobOutcome, documentID: String) async throws
     func document(id: String) async throws -> Document?
+    /// The documents of `ids` that exist, in one read (in no particular order).
+    func documents(ids: [String]) async throws -> [Document]
     /// The newest document whose original has this hash.
     func latestDocument(sha256: BlobHash) async throws -> Document?
     /// One page of the latest versions that match `query`.

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import PreviewCore
 
@@ -246,6 +247,31 @@ extension SQLiteIndex {
         }
         migrator.registerMigration("v21-share-highlight") { db in
             try db.execute(sql: "ALTER TABLE shares ADD COLUMN highlight TEXT")
+        }
+        migrator.registerMigration("v22-page-search") { db in
+            // The pages' table again, its rowid a column, with each page's search text (folded in
+            // Swift from its words), held by trigram in `page_search` (``PageSearch``).
+            try db.execute(sql: "ALTER TABLE page_texts RENAME TO page_texts_before_search")
+            try db.execute(sql: PageTexts.sqliteTable)
+            try db.execute(sql: """
+                INSERT INTO page_texts (derivative, page, width, height, text, words, truncated)
+                SELECT derivative, page, width, height, text, words, truncated FROM page_texts_before_search;
+                DROP TABLE page_texts_before_search;
+                """)
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, words FROM page_texts")
+            while let row = try rows.next() {
+                let words = try PageTexts.words(stored: row["words"])
+                try db.execute(sql: "UPDATE page_texts SET search_text = ?, words = ? WHERE id = ?",
+                               arguments: [TextHits.searchText(of: words), PageTexts.storedWords(words), row["id"] as Int64])
+            }
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE page_search USING fts5(search_text, content = 'page_texts', content_rowid = 'id', tokenize = 'trigram');
+                INSERT INTO page_search (page_search) VALUES ('rebuild');
+                """)
+            try trigger("page_search_inserted", "AFTER INSERT ON page_texts",
+                        ["INSERT INTO page_search (rowid, search_text) VALUES (NEW.id, NEW.search_text)"], in: db)
+            try trigger("page_search_deleted", "AFTER DELETE ON page_texts",
+                        ["INSERT INTO page_search (page_search, rowid, search_text) VALUES ('delete', OLD.id, OLD.search_text)"], in: db)
         }
         return migrator
     }

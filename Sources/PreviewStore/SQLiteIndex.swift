@@ -127,6 +127,10 @@ public final class SQLiteIndex: DocumentIndex {
         try await pool.read { db in try DocumentRow.fetchOne(db, key: id)?.document }
     }
 
+    public func documents(ids: [String]) async throws -> [Document] {
+        try await pool.read { db in try DocumentRow.fetchAll(db, keys: ids).map(\.document) }
+    }
+
     public func latestDocument(sha256: BlobHash) async throws -> Document? {
         try await pool.read { db in
             try DocumentRow.filter(DocumentRow.Columns.sha256 == sha256.hex)
@@ -241,7 +245,36 @@ public final class SQLiteIndex: DocumentIndex {
 }
 
 extension SQLiteIndex {
+    public var dialect: SQLDialect { .sqlite }
+
     public func runPlan<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
         try await pool.write { db in try db.run(make()) }
+    }
+
+    public func readPlan<T: Sendable>(timeout: Duration, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
+        try await pool.read { db in
+            // SQLite asks the handler every thousand steps of its virtual machine; a non-zero answer
+            // interrupts the statement.
+            let deadline = Unmanaged.passRetained(Deadline(ContinuousClock.now + timeout))
+            sqlite3_progress_handler(db.sqliteConnection, 1_000, { context in
+                guard let context else { return 0 }
+                return ContinuousClock.now > Unmanaged<Deadline>.fromOpaque(context).takeUnretainedValue().instant ? 1 : 0
+            }, deadline.toOpaque())
+            defer {
+                sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil)
+                deadline.release()
+            }
+            do {
+                return try db.run(make())
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+                throw QueryTimedOut()
+            }
+        }
+    }
+
+    /// When a read must have ended, for SQLite's progress handler.
+    private final class Deadline {
+        let instant: ContinuousClock.Instant
+        init(_ instant: ContinuousClock.Instant) { self.instant = instant }
     }
 }

@@ -73,3 +73,37 @@ public enum TextPDF {
         ])
     }
 }
+
+/// A PDF whose pages hold the given lines of 12 pt Helvetica (Windows-1252, so "École" and
+/// "Müller" are text a search must fold), one page per element.
+public enum LinesPDF {
+    public static func make(_ pages: [[String]]) -> [UInt8] {
+        let kids = pages.indices.map { "\(4 + 2 * $0) 0 R" }.joined(separator: " ")
+        var objects = [
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [\(kids)] /Count \(pages.count) >>",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+        ]
+        for (index, lines) in pages.enumerated() {
+            var content = "BT /F1 12 Tf 16 TL 72 720 Td\n"
+            for line in lines { content += "(\(literal(line))) '\n" }
+            content += "ET"
+            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents \(5 + 2 * index) 0 R >>")
+            objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
+        }
+        return PDFWriter.document(objects)
+    }
+
+    /// `text` as a PDF string's contents: Windows-1252 bytes, those outside ASCII (and the string's
+    /// own delimiters) escaped.
+    private static func literal(_ text: String) -> String {
+        let bytes = text.data(using: .windowsCP1252).map(Array.init) ?? Array(text.utf8)
+        return bytes.map { byte in
+            switch byte {
+            case UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "\\"): "\\" + String(UnicodeScalar(byte))
+            case 0x20..<0x7F: String(UnicodeScalar(byte))
+            default: "\\" + String(byte, radix: 8)
+            }
+        }.joined()
+    }
+}

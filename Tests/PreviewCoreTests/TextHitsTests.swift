@@ -1,4 +1,5 @@
-import PreviewCore
+import Foundation
+@testable import PreviewCore
 import Testing
 
 /// A text is found on a page whatever its case and accents, inside words and across them, with
@@ -18,6 +19,14 @@ import Testing
     }
 
     let transcript = page(["Lycée Jean-Moulin transcript", "AP Biology 5 CORE168 passed", "École d'été: AP biology again"])
+
+    /// ASCII is folded without Foundation, to the same text Foundation folds it to.
+    @Test func asciiIsFoldedAsFoundationFoldsIt() {
+        let printable = String((0x20...0x7E).map { Character(UnicodeScalar(UInt8($0))) })
+        for text in [printable, "CORE168", "AP Biology", "", "ÉCOLE", "Ｆｕｌｌ", "Straße"] {
+            #expect(TextHits.fold(text) == text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil), "\(text)")
+        }
+    }
 
     @Test func caseAndAccentsDoNotMatter() throws {
         let hits = try #require(TextHits(query: "ecole")).hits(on: transcript, limit: 10)

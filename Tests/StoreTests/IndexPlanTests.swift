@@ -76,6 +76,21 @@ import Testing
             }
             let matches = try plan(DocumentListing.textMatches("resume", in: .sqlite))
             #expect(matches.contains { $0.contains("document_search VIRTUAL TABLE") }, "\(matches)")
+            // A store-wide search: the search indexes first, then each row by key; one owner's pages
+            // from the owner's documents, each by key.
+            for owner in [nil, "ana"] {
+                let query = PageSearch.Query(needle: "biology", labelKey: "biology", owner: owner, type: nil, readings: ["a", "b"])
+                let labels = try plan(PageSearch.labelStatement(query, in: .sqlite))
+                #expect(labels.first?.hasPrefix("SCAN s VIRTUAL TABLE") == true && !labels.dropFirst().contains(where: growsWithTheStore), "\(labels)")
+                let pages = try plan(PageSearch.pageStatement(query, in: .sqlite))
+                #expect(pages.first?.hasPrefix("SCAN s VIRTUAL TABLE") == true && !pages.dropFirst().contains(where: growsWithTheStore), "\(pages)")
+            }
+            let owned = PageSearch.Query(needle: "biology", labelKey: "biology", owner: "ana", type: nil, readings: ["a"])
+            for statement in [PageSearch.ownedPages(owned, in: .sqlite)!, PageSearch.walkStatement(owned, in: .sqlite)] {
+                let steps = try plan(statement)
+                #expect(steps.contains { $0.contains("USING INDEX documents_current_owner") } && !steps.filter { $0 != "SCAN owned" }.contains(where: growsWithTheStore),
+                        "\(steps)")
+            }
             let statistics: [(String, StatementArguments)] = [
                 (SQLiteIndex.figuresQuery, [""]), (SQLiteIndex.lapsedSharesQuery, StatementArguments()),
                 (StatusCounts.query("jobs", JobRecord.Status.self), StatementArguments()),
@@ -129,6 +144,13 @@ import Testing
                 let steps = try await plan(PostgresQuery(statement))
                 #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_search_trigrams"), "\(query): \(steps)")
             }
+            let search = PageSearch.Query(needle: "title 12", labelKey: "title 12", owner: nil, type: nil, readings: ["a"])
+            let labels = try await plan(PostgresQuery(PageSearch.labelStatement(search, in: .postgres)))
+            #expect(labels.contains("Bitmap Index Scan on documents_current_search_trigrams") && !labels.contains("Seq Scan"), "\(labels)")
+            var owned = search
+            owned.owner = "owner-7"
+            let walk = try await plan(PostgresQuery(PageSearch.walkStatement(owned, in: .postgres)))
+            #expect(walk.contains("documents_current_owner") && !walk.contains("Seq Scan"), "\(walk)")
             for query in [PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),
                           PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))] {
                 let steps = try await plan(query)

@@ -9,8 +9,9 @@ import PreviewTestSupport
 import Testing
 
 /// The two backends' migrators build the same schema: tables, columns, indexes and triggers by name
-/// (types are each dialect's own). The title index is each dialect's own too (``TextSearch``):
-/// an FTS5 table kept by triggers in SQLite, a trigram index in PostgreSQL.
+/// (types are each dialect's own). The search indexes of labels and pages are each dialect's own
+/// too (``TextSearch``, ``PageSearch``): FTS5 tables kept by triggers in SQLite, trigram indexes in
+/// PostgreSQL.
 @Suite struct SchemaParityTests {
     struct Schema: Equatable {
         var columns: Set<String> = []
@@ -56,12 +57,16 @@ import Testing
         for row in try await connections.query("SELECT DISTINCT trigger_name FROM information_schema.triggers WHERE trigger_schema = 'public'") {
             shared.triggers.insert(try row["trigger_name"].decode(String.self))
         }
-        let sqliteSearchIndex = (columns: embedded.columns.filter { $0.hasPrefix("document_search") },
-                                 triggers: Set(["search_inserted", "search_deleted", "search_changed"]))
-        #expect(sqliteSearchIndex.columns.contains("document_search.search_key") && sqliteSearchIndex.triggers.isSubset(of: embedded.triggers))
-        embedded.columns.subtract(sqliteSearchIndex.columns)
-        embedded.triggers.subtract(sqliteSearchIndex.triggers)
-        #expect(shared.indexes.remove("documents_current_search_trigrams") != nil)
+        for (table, column, triggers, trigrams) in [
+            ("document_search", "search_key", ["search_inserted", "search_deleted", "search_changed"], "documents_current_search_trigrams"),
+            ("page_search", "search_text", ["page_search_inserted", "page_search_deleted"], "page_texts_search_trigrams"),
+        ] {
+            let sqliteSearchIndex = (columns: embedded.columns.filter { $0.hasPrefix(table) }, triggers: Set(triggers))
+            #expect(sqliteSearchIndex.columns.contains("\(table).\(column)") && sqliteSearchIndex.triggers.isSubset(of: embedded.triggers))
+            embedded.columns.subtract(sqliteSearchIndex.columns)
+            embedded.triggers.subtract(sqliteSearchIndex.triggers)
+            #expect(shared.indexes.remove(trigrams) != nil)
+        }
         #expect(embedded.columns == shared.columns, "only in SQLite: \(embedded.columns.subtracting(shared.columns).sorted()); only in PostgreSQL: \(shared.columns.subtracting(embedded.columns).sorted())")
         #expect(embedded.indexes == shared.indexes, "only in SQLite: \(embedded.indexes.subtracting(shared.indexes).sorted()); only in PostgreSQL: \(shared.indexes.subtracting(embedded.indexes).sorted())")
         #expect(embedded.triggers == shared.triggers)

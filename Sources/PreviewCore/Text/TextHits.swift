@@ -27,33 +27,57 @@ public struct TextHits: Sendable {
     /// Words of context on each side of a snippet.
     static let contextWords = 6
 
-    /// The folded query.
-    let needle: String
+    /// The shortest text a search of the whole store looks for: the search index holds the
+    /// pages' text by trigram (``searchText(of:)``).
+    public static let storeWideMinimum = 3
+
+    /// The folded query: what a page's ``searchText(of:)`` holds where it occurs.
+    public let needle: String
+    /// The query as asked, trimmed, its spaces made single.
+    public let text: String
 
     /// Nil when `query`, trimmed, is outside ``lengths``.
     public init?(query: String) {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Self.lengths.contains(trimmed.count) else { return nil }
-        needle = Self.fold(trimmed.split(whereSeparator: \.isWhitespace).joined(separator: " "))
+        text = trimmed.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        needle = Self.fold(text)
     }
 
-    /// Case and diacritics folded away, as both the page and the query are compared.
+    /// Case and diacritics folded away, as both the page and the query are compared. ASCII text,
+    /// most words, is lowercased here: Foundation's folding costs microseconds a word, which a
+    /// search's pages of hundreds of words add up.
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        let bytes = text.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        }
+        return String(decoding: bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// A page's words folded and joined by spaces: what a query's ``needle`` is looked for in, on
+    /// the page and in the store's search index alike.
+    public static func searchText(of words: [PageText.Word]) -> String {
+        folded(words).text
+    }
+
+    /// The folded words joined, and where each word lies in it.
+    private static func folded(_ words: [PageText.Word]) -> (text: String, spans: [Range<String.Index>]) {
+        var text = ""
+        var spans: [Range<String.Index>] = []
+        for word in words {
+            if !text.isEmpty { text += " " }
+            let start = text.endIndex
+            text += fold(word.text)
+            spans.append(start..<text.endIndex)
+        }
+        return (text, spans)
     }
 
     /// Every occurrence on `page`, in reading order, at most `limit`.
     public func hits(on page: PageText, limit: Int) -> [Hit] {
         guard limit > 0, !page.words.isEmpty else { return [] }
-        // The page's words folded and joined by spaces, each word's place in it remembered.
-        var haystack = ""
-        var spans: [Range<String.Index>] = []
-        for word in page.words {
-            if !haystack.isEmpty { haystack += " " }
-            let start = haystack.endIndex
-            haystack += Self.fold(word.text)
-            spans.append(start..<haystack.endIndex)
-        }
+        let (haystack, spans) = Self.folded(page.words)
         var hits: [Hit] = []
         var from = haystack.startIndex
         while hits.count < limit, let found = haystack.range(of: needle, range: from..<haystack.endIndex) {

@@ -8,9 +8,11 @@ import PreviewStore
 
 /// `GET /v1/documents/{id}/text[?page=N]`: a paged document's text in reading order, as its text
 /// job read it: plain text (pages separated by a form feed), or with `Accept: application/json`
-/// each page's words with their boxes; and `GET /v1/documents/{id}/search?q=`, the hits of a text in it.
+/// each page's words with their boxes; `GET /v1/documents/{id}/search?q=`, the hits of a text in
+/// it; and `GET /v1/search?q=`, the documents of the whole store that hold a text.
 struct TextController {
     let documents: DocumentService
+    let searchPace: SearchPace
 
     /// The JSON answer: what was read, and the pages asked for.
     struct TextBody: Encodable {
@@ -39,6 +41,9 @@ struct TextController {
     /// The most hits one search in a document returns.
     static let maxHits = 1_000
 
+    /// The most documents one page of a store-wide search returns.
+    static let maxStoreResults = 50
+
     func register(on routes: RouteTable) {
         routes.add(.get, "/v1/documents/:id/text") { request, context in
             try await text(context.parameters.require("id"), request: request)
@@ -46,6 +51,39 @@ struct TextController {
         routes.add(.get, "/v1/documents/:id/search") { request, context in
             try await search(context.parameters.require("id"), request: request)
         }
+        routes.add(.get, "/v1/search") { request, _ in
+            try await searchStore(request: request)
+        }
+    }
+
+    /// `GET /v1/search?q=&owner=&type=&limit=&cursor=`: the current documents that hold `q` in
+    /// their pages or labels, best first (``DocumentService/searchStore(_:owner:type:limit:offset:)``),
+    /// each with its best hit; `429` past the owner's pace (``SearchPace``).
+    func searchStore(request: Request) async throws -> Response {
+        let items = request.uri.queryParameters
+        let range = TextHits.storeWideMinimum...TextHits.lengths.upperBound
+        guard let text = items.get("q"), let hits = TextHits(query: text), range.contains(hits.text.count) else {
+            throw APIError.badRequest("q must have \(range.lowerBound) to \(range.upperBound) characters")
+        }
+        func filter(_ name: String) throws -> String? {
+            guard let value = items.get(name), !value.isEmpty else { return nil }
+            try DocumentLabels.checkFilter(value, named: name)
+            return value
+        }
+        let (owner, type) = (try filter("owner"), try filter("type"))
+        func number(_ name: String, in range: ClosedRange<Int>, default value: Int) throws -> Int {
+            guard let asked = items.get(name) else { return value }
+            guard let number = Int(asked), range.contains(number) else { throw APIError.badRequest("\(name) must be in \(range)") }
+            return number
+        }
+        let limit = try number("limit", in: 1...Self.maxStoreResults, default: 20)
+        let offset = try number("cursor", in: 1...DocumentService.maxRankedDocuments, default: 0)
+        if let wait = searchPace.take(owner: owner) {
+            let seconds = max(1, Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
+            throw APIError(.queueFull, "Too many searches of these documents; try again in \(seconds) s.", headers: [.retryAfter: "\(seconds)"])
+        }
+        let page = try await documents.searchStore(hits, owner: owner, type: type, limit: limit, offset: offset)
+        return try JSON.response(StoreSearchView(query: hits.text, page), headers: [.cacheControl: "private, no-cache"])
     }
 
     /// `GET /v1/documents/{id}/search?q=&limit=`: every hit of `q` in the document's text, page by

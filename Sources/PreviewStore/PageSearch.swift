@@ -1,0 +1,183 @@
+import Foundation
+import PreviewCore
+
+/// A search of the whole store (issue 47): the current documents whose pages' text, or whose
+/// title, description, file name or school, holds a text; ranked, written once for both backends.
+///
+/// Both backends look the text up by trigram in the same folded text (``TextHits/searchText(of:)``,
+/// folded in Swift as a document's own hits are: case, diacritics and width): SQLite's FTS5
+/// `trigram` table `page_search` over `page_texts`, PostgreSQL's `pg_trgm` index on the column. So a
+/// text matches inside words ("RE16" in "CORE168") and across them, and both backends find the
+/// same pages. The labels are looked up in the listing's search index (``TextSearch``).
+///
+/// The work is bounded whatever the store's size: at most ``candidatePages`` matching pages and
+/// ``candidateLabels`` matching labels are read (a text on more pages is ranked among those the
+/// index yields first, and the answer says it is not complete), and the read stops at ``timeout``.
+/// A search of one owner with at most ``walkedPages`` pages walks their pages instead of asking
+/// the index: the index's matches of a common text are mostly other owners'.
+public struct PageSearch: Sendable {
+    let database: any PortableDatabase
+
+    public init(database: any PortableDatabase) {
+        self.database = database
+    }
+
+    /// What to look for, and where.
+    public struct Query: Sendable {
+        /// The text as pages are folded (``TextHits/needle``), at least ``TextHits/storeWideMinimum`` long.
+        public var needle: String
+        /// The text as labels are folded (``DocumentLabels/titleKey(_:)``).
+        public var labelKey: String
+        public var owner: String?
+        public var type: String?
+        /// The text derivatives' `renderer`s that are current (a reading an older version made is
+        /// not searched: it is replaced as documents are read again).
+        public var readings: [String]
+
+        public init(needle: String, labelKey: String, owner: String?, type: String?, readings: [String]) {
+            (self.needle, self.labelKey, self.owner, self.type, self.readings) = (needle, labelKey, owner, type, readings)
+        }
+    }
+
+    /// A document that holds the text.
+    public struct Match: Sendable, Equatable {
+        public var documentID: String
+        /// Its labels (title, description, file name, school) hold the text.
+        public var inLabels = false
+        /// How often its pages read hold the text.
+        public var occurrences = 0
+        /// The page that holds it most often (the first of those), and that page's text derivative.
+        public var page: Int?
+        public var derivative: String?
+        var pageOccurrences = 0
+    }
+
+    /// The most matching pages read for one search.
+    public static let candidatePages = 1_000
+    /// The most matching labels read for one search.
+    public static let candidateLabels = 1_000
+    /// The most pages of one owner walked rather than looked up.
+    public static let walkedPages = 20_000
+    /// The longest one search's reads may take.
+    public static let timeout: Duration = .seconds(2)
+
+    /// The documents that hold `query`'s text, best first: those whose labels hold it, then by how
+    /// often their pages do, then by id. `complete` is false when a bound cut the reading short.
+    public func matches(_ query: Query, timeout: Duration = Self.timeout) async throws -> (matches: [Match], complete: Bool) {
+        let dialect = database.dialect
+        let (labels, pages) = (Self.labelStatement(query, in: dialect), Self.pageStatement(query, in: dialect))
+        let (owned, walk) = (Self.ownedPages(query, in: dialect), Self.walkStatement(query, in: dialect))
+        let (labelRows, pageRows) = try await database.readPlan(timeout: timeout) {
+            .statement(labels) { labelRows in
+                // One owner's pages, when they are few enough, are walked; else the index is asked.
+                let walks = SQLPlan<PortableRow, Bool>.statement(owned ?? "SELECT 0 AS n") { counted in
+                    .done(owned != nil && (counted.first?.integer("n") ?? .max) <= Self.walkedPages)
+                }
+                return walks.then { walking in .statement(walking ? walk : pages) { .done((labelRows, $0)) } }
+            }
+        }
+        var found: [String: Match] = [:]
+        for row in labelRows.prefix(Self.candidateLabels) {
+            guard let id = row.text("id") else { continue }
+            found[id, default: Match(documentID: id)].inLabels = true
+        }
+        for row in pageRows.prefix(Self.candidatePages) {
+            guard let id = row.text("id"), let page = row.integer("page").map(Int.init) else { continue }
+            let occurrences = Int(row.integer("hits") ?? 0)
+            var match = found[id, default: Match(documentID: id)]
+            match.occurrences += occurrences
+            if occurrences > match.pageOccurrences || (occurrences == match.pageOccurrences && page < (match.page ?? .max)) {
+                (match.page, match.derivative, match.pageOccurrences) = (page, row.text("derivative"), occurrences)
+            }
+            found[id] = match
+        }
+        let ranked = found.values.sorted { left, right in
+            if left.inLabels != right.inLabels { return left.inLabels }
+            if left.occurrences != right.occurrences { return left.occurrences > right.occurrences }
+            return left.documentID < right.documentID
+        }
+        return (ranked, labelRows.count <= Self.candidateLabels && pageRows.count <= Self.candidatePages)
+    }
+
+    /// The filters every match passes: current versions, and the query's owner and type.
+    private static func documentConditions(_ query: Query) -> [PortableSQL] {
+        var conditions: [PortableSQL] = ["d.latest"]
+        if let owner = query.owner { conditions.append("d.owner = \(owner)") }
+        if let type = query.type { conditions.append("d.type = \(type)") }
+        return conditions
+    }
+
+    /// The current documents whose labels hold the text, one more than read.
+    static func labelStatement(_ query: Query, in dialect: SQLDialect) -> PortableSQL {
+        let conditions = PortableSQL.joined(documentConditions(query), separator: " AND ")
+        switch dialect {
+        case .sqlite:
+            // The search index first (CROSS JOIN keeps that order of the loops), then the filters.
+            return """
+                SELECT d.id AS id FROM document_search s CROSS JOIN documents d ON d.rowid = s.rowid
+                WHERE document_search MATCH \(TextSearch.phrase(query.labelKey)) AND \(conditions) LIMIT \(candidateLabels + 1)
+                """
+        case .postgres:
+            return """
+                SELECT d.id AS id FROM documents d WHERE d.search_key LIKE \(TextSearch.likePattern(query.labelKey)) AND \(conditions)
+                LIMIT \(candidateLabels + 1)
+                """
+        }
+    }
+
+    /// The pages of the matching documents' current text derivatives, from the documents (for one owner).
+    private static func ownerPages(_ query: Query, in dialect: SQLDialect) -> (from: String, conditions: PortableSQL) {
+        let join = dialect == .sqlite ? "CROSS JOIN" : "JOIN"
+        return ("documents d \(join) derivatives x ON x.source_sha256 = d.sha256 \(join) page_texts p ON p.derivative = x.key", textConditions(query))
+    }
+
+    /// The filters every matching page passes: its document's, and a current reading's derivative (`x`).
+    private static func textConditions(_ query: Query) -> PortableSQL {
+        let readings = PortableSQL.joined(query.readings.map { "\($0)" }, separator: ", ")
+        return PortableSQL.joined(documentConditions(query) + ["x.operation = 'text'", "x.renderer IN (\(readings))"], separator: " AND ")
+    }
+
+    /// How many pages a walk of the query's owner's documents would read, counted up to
+    /// ``walkedPages`` + 1; nil for a search of every owner.
+    static func ownedPages(_ query: Query, in dialect: SQLDialect) -> PortableSQL? {
+        guard query.owner != nil else { return nil }
+        let (from, conditions) = ownerPages(query, in: dialect)
+        return "SELECT COUNT(*) AS n FROM (SELECT 1 FROM \(raw: from) WHERE \(conditions) LIMIT \(walkedPages + 1)) AS owned"
+    }
+
+    /// The pages of the query's owner's documents that hold the text, each tested in turn.
+    static func walkStatement(_ query: Query, in dialect: SQLDialect) -> PortableSQL {
+        let (from, conditions) = ownerPages(query, in: dialect)
+        let holds: PortableSQL = dialect == .sqlite ? "instr(p.search_text, \(query.needle)) > 0" : "strpos(p.search_text, \(query.needle)) > 0"
+        return """
+            SELECT d.id AS id, p.derivative AS derivative, p.page AS page, \(occurrences(query)) AS hits FROM \(raw: from)
+            WHERE \(conditions) AND \(holds) LIMIT \(candidatePages + 1)
+            """
+    }
+
+    /// How often a page's search text holds the query's.
+    private static func occurrences(_ query: Query) -> PortableSQL {
+        "(length(p.search_text) - length(replace(p.search_text, \(query.needle), ''))) / \(query.needle.count)"
+    }
+
+    /// The pages of current documents that hold the text, with how often, one more than read.
+    static func pageStatement(_ query: Query, in dialect: SQLDialect) -> PortableSQL {
+        let (conditions, occurrences) = (textConditions(query), occurrences(query))
+        switch dialect {
+        case .sqlite:
+            // The search index first, then each page's derivative and documents (CROSS JOIN keeps that order).
+            return """
+                SELECT d.id AS id, p.derivative AS derivative, p.page AS page, \(occurrences) AS hits
+                FROM page_search s CROSS JOIN page_texts p ON p.id = s.rowid CROSS JOIN derivatives x ON x.key = p.derivative
+                CROSS JOIN documents d ON d.sha256 = x.source_sha256
+                WHERE page_search MATCH \(TextSearch.phrase(query.needle)) AND \(conditions) LIMIT \(candidatePages + 1)
+                """
+        case .postgres:
+            return """
+                SELECT d.id AS id, p.derivative AS derivative, p.page AS page, \(occurrences) AS hits
+                FROM page_texts p JOIN derivatives x ON x.key = p.derivative JOIN documents d ON d.sha256 = x.source_sha256
+                WHERE p.search_text LIKE \(TextSearch.likePattern(query.needle)) AND \(conditions) LIMIT \(candidatePages + 1)
+                """
+        }
+    }
+}
