@@ -92,6 +92,9 @@ let package = Package(
         // decoded pixels: PDF pages and video frames are encoded without loading libvips.
         .target(name: "CEncoders", dependencies: ["CNativeLoader"]),
 
+        // Tesseract and Leptonica (opened on first use) behind one call: a page's pixels in, its words out.
+        .target(name: "COCR", dependencies: ["CNativeLoader"]),
+
         // LibreOfficeKit through plain functions, over Debian's libreofficekit-dev headers; the office
         // itself is opened at run time (LibreOfficeKitInit.h dlopens libmergedlo.so).
         .target(name: "COffice", linkerSettings: [.linkedLibrary("dl")]),
@@ -103,6 +106,7 @@ let package = Package(
                 swiftSettings: nativeHeaders),
         .target(name: "PreviewVips", dependencies: ["CVips", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
         .target(name: "PreviewOffice", dependencies: ["COffice"]),
+        .target(name: "PreviewOCR", dependencies: ["COCR", "PreviewCore"]),
 
         // No C imports: kinds, detection, rules, verdicts, errors, the renderer contract.
         .target(name: "PreviewCore"),
@@ -112,7 +116,7 @@ let package = Package(
         .target(name: "CProcessControl"),
 
         .target(name: "PreviewRenderers", dependencies: [
-            "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewOffice", "CEncoders", "CProcessControl",
+            "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewOffice", "PreviewOCR", "CEncoders", "CProcessControl",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -247,7 +251,7 @@ let package = Package(
         ]),
         .testTarget(name: "ServerTests", dependencies: [
             "PreviewServer", "PreviewPostgres", "PreviewS3", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
-            "PreviewBackendTestSupport",
+            "PreviewBackendTestSupport", "PreviewRenderers", "PreviewPoppler",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(name: "search-scale", dependencies: storeAndQueue + [
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "PreviewRenderers", package: main),
+            .product(name: "PreviewPipeline", package: main),
             // The current PDF reading's version is Poppler's, asked of this library.
             .product(name: "DocPreviewSplash", package: main),
         ], path: "Benchmarks/SearchScale"),

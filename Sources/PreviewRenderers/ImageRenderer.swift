@@ -46,7 +46,7 @@ public struct ImageRenderer: Renderer {
         try facts(try header(path, try load(path)))
     }
 
-    private func load(_ path: String) throws(PreviewError) -> VipsLoad {
+    func load(_ path: String) throws(PreviewError) -> VipsLoad {
         let kind = format ?? (try? ByteProbe(contentsOf: URL(fileURLWithPath: path))).map {
             ContentDetector.detect($0, fileExtension: URL(fileURLWithPath: path).pathExtension.lowercased()).kind
         } ?? .unknown
@@ -56,7 +56,7 @@ public struct ImageRenderer: Renderer {
         return load
     }
 
-    private func header(_ path: String, _ load: VipsLoad) throws(PreviewError) -> VipsImageRef {
+    func header(_ path: String, _ load: VipsLoad) throws(PreviewError) -> VipsImageRef {
         do {
             return try VipsImageRef.header(path: path, load: load)
         } catch {
@@ -64,7 +64,7 @@ public struct ImageRenderer: Renderer {
         }
     }
 
-    private func facts(_ header: VipsImageRef) throws(PreviewError) -> MediaFacts {
+    func facts(_ header: VipsImageRef) throws(PreviewError) -> MediaFacts {
         let pixels = header.width * header.height
         if pixels > limits.maxPixels {
             throw PreviewError(.tooManyPixels, "The image is \(header.width)×\(header.height) (\(megapixels(pixels)) megapixels); "

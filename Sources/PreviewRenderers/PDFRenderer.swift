@@ -140,7 +140,7 @@ public struct PDFRenderer: Renderer {
     }
 
     /// The page's displayed size in points, or Letter when the box is empty, negative or absurd.
-    private func pageSize(_ page: PDFPage) -> (width: Double, height: Double) {
+    func pageSize(_ page: PDFPage) -> (width: Double, height: Double) {
         let size = page.size
         let valid = size.width.isFinite && size.height.isFinite && size.width >= 1 && size.height >= 1
         return valid ? size : Self.fallbackPageSize

@@ -71,25 +71,57 @@ public struct Renderers: Sendable {
     }
 
     /// The words of page `page` of the PDF at `path` (an office document's pivot), read from its
-    /// text layer in a child when isolated.
-    public func text(ofPDF path: String, page: Int, on offload: Offload) async throws(PreviewError) -> PageText {
-        guard let isolation else {
-            return try await offload.render { [pdf] () throws(PreviewError) in try pdf.text(path, page: page) }
+    /// text layer in a child when isolated; when it has none (a scan) and `ocr` names languages,
+    /// from its pixels.
+    public func text(ofPDF path: String, page: Int, ocr languages: String?, on offload: Offload) async throws(PreviewError) -> PageText {
+        let layer: PageText
+        if let isolation {
+            layer = try await isolation.text(path, page: page, on: offload)
+        } else {
+            layer = try await offload.render { [pdf] () throws(PreviewError) in try pdf.text(path, page: page) }
         }
-        return try await isolation.text(path, page: page, on: offload)
+        guard layer.words.isEmpty, let languages else { return layer }
+        return try await ocr(of: path, kind: .pdf, page: page, languages: languages, on: offload)
+    }
+
+    /// The words of page `page` of the PDF at `path` (a scan's), or of the image (`kind`), read from
+    /// their pixels in `languages` (``OCRReading``), in a child when isolated.
+    public func ocr(of path: String, kind: FileKind, page: Int, languages: String, on offload: Offload) async throws(PreviewError) -> PageText {
+        guard let isolation else {
+            return try await offload.render { [self] () throws(PreviewError) in try ocr(path, kind: kind, page: page, languages: languages) }
+        }
+        return try await isolation.ocr(path, kind: kind, page: page, languages: languages, on: offload)
+    }
+
+    /// ``ocr(of:kind:page:languages:on:)`` on the caller's thread (a renderer child's).
+    func ocr(_ path: String, kind: FileKind, page: Int, languages: String) throws(PreviewError) -> PageText {
+        switch kind.category {
+        case .pdf: return try pdf.ocr(path, page: page, languages: languages)
+        case .image: return try image.reading(kind).ocr(path, languages: languages, seconds: pdf.pageSeconds)
+        default: throw PreviewError(.unsupportedType, "No words are read from the pixels of \(kind.label).")
+        }
     }
 
     /// The words of `pages` (nil: every page) of the file at `path`, from the text layer of a PDF or
-    /// of an office document's pivot (converted in an office child first); nil when `kind` has no pages.
-    public func text(of path: String, kind: FileKind, pages: ClosedRange<Int>?, on offload: Offload) async throws(PreviewError) -> [PageText]? {
+    /// of an office document's pivot (converted in an office child first), and with `ocr`'s
+    /// languages from the pixels of a page without one and of an image (its one page); nil when
+    /// `kind` has no pages (nor, without `ocr`, any words).
+    public func text(of path: String, kind: FileKind, pages: ClosedRange<Int>?, ocr languages: String?,
+                     on offload: Offload) async throws(PreviewError) -> [PageText]? {
         let pdf = pdfRenderer(on: offload)
         let read = { (pivot: String) async throws(PreviewError) -> [PageText] in
             let count = try await pdf.probe(pivot).pages ?? 1
             var texts: [PageText] = []
-            for page in pages ?? 1...count { texts.append(try await self.text(ofPDF: pivot, page: page, on: offload)) }
+            for page in pages ?? 1...count { texts.append(try await self.text(ofPDF: pivot, page: page, ocr: languages, on: offload)) }
             return texts
         }
         if kind == .pdf { return try await read(path) }
+        if kind.category == .image, let languages, renders(kind) {
+            if let pages, pages != 1...1 {
+                throw PreviewError(.pageOutOfRange, "An image has 1 page; page \(pages.lowerBound) is not among them.")
+            }
+            return [try await ocr(of: path, kind: kind, page: 1, languages: languages, on: offload)]
+        }
         guard Self.needsPivot(kind) else { return nil }
         return try await OfficeRenderer(kind: kind, office: office, pdf: pdf, offload: offload).withPivot(path) { pivot, _ throws(PreviewError) in
             try await read(pivot)

@@ -14,4 +14,14 @@ public enum Fixtures {
 
     /// A committed sample by file name.
     public static func sample(_ name: String) -> URL { samples.appendingPathComponent(name) }
+
+    /// A transcript's lines, for pages of text that OCR reads (``LinesPDF``, ``PhonePhoto``).
+    public static let transcriptLines = [
+        "Official Transcript of Academic Record",
+        "Student: Jordan Alvarez   Graduation: June 2026",
+        "AP Biology 5   AP Chemistry 4   Calculus BC 5",
+        "English Literature A   World History A-   Spanish IV B+",
+        "Cumulative GPA 3.87   Class rank 12 of 412",
+        "Varsity soccer captain, 40-yard dash 4.52 seconds",
+    ]
 }

@@ -107,3 +107,25 @@ public enum LinesPDF {
         }.joined()
     }
 }
+
+/// A scanned page: a PDF whose one Letter page is a JPEG image and no text (the JPEG hex-encoded,
+/// so the file is text).
+public enum ScanPDF {
+    public static func make(jpeg: [UInt8], width: Int, height: Int) -> [UInt8] {
+        let hex = jpeg.map { String(format: "%02x", $0) }.joined() + ">"
+        let content = "q 612 0 0 792 0 0 cm /Scan Do Q"
+        return PDFWriter.document([
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Scan 4 0 R >> >> /Contents 5 0 R >>",
+            """
+            << /Type /XObject /Subtype /Image /Width \(width) /Height \(height) /ColorSpace /DeviceRGB /BitsPerComponent 8
+               /Filter [/ASCIIHexDecode /DCTDecode] /Length \(hex.utf8.count) >>
+            stream
+            \(hex)
+            endstream
+            """,
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+        ])
+    }
+}

@@ -10,20 +10,24 @@ import PreviewStore
 struct TextCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "text",
-        abstract: "Print the text of a PDF's or office document's pages in reading order.",
+        abstract: "Print the text of a document's pages in reading order: a PDF's, an office document's, a scan's or a photo's.",
         discussion: """
-            The text comes from the document's text layer (an office document's is its PDF conversion's); a scanned \
-            page has none. Given a stored document's id rather than a file, its text is what its text job read \
+            The text comes from the document's text layer (an office document's is its PDF conversion's). A page \
+            without one (a scan) and an image are read from their pixels by OCR (Tesseract, in the languages of \
+            the configuration's ocr_languages, English by default), unless --no-ocr is given. Given a stored document's id rather than a file, its text is what its text job read \
             (with --store or --database). Pages are separated by a blank line. With --json, each page's words come with their boxes \
             in points on the page as displayed (left, top, right, bottom, from the top left corner).
             """
     )
 
-    @Argument(help: "The PDF or office document, or a stored document's id.")
+    @Argument(help: "The PDF, office document or image, or a stored document's id.")
     var input: String
 
     @Option(help: "Only this page, from 1.")
     var page: Int?
+
+    @Flag(name: .customLong("no-ocr"), help: "Read only text layers: no OCR of scans and images.")
+    var noOCR = false
 
     @OptionGroup var validation: ValidationOptions
 
@@ -42,12 +46,12 @@ struct TextCommand: ParsableCommand {
         let report = CommandReport(json: json)
         let (configuration, verdict) = try validation.settings.admit(input, reporting: report)
         let renderers = Renderers(limits: configuration.limits, openDocuments: 1)
-        let (input, pages) = (input, page.map { $0...$0 })
+        let (input, pages, languages) = (input, page.map { $0...$0 }, noOCR ? nil : configuration.ocrLanguages)
         // Awaited: an office document's text comes from its pivot, which a child makes.
         Main.finish {
             let texts = try await report.attempt { () async throws -> [PageText] in
-                guard let texts = try await renderers.text(of: input, kind: verdict.kind, pages: pages, on: .commandLine) else {
-                    throw PreviewError(.unsupportedType, "No text is read from \(verdict.kind.label): it has no pages.")
+                guard let texts = try await renderers.text(of: input, kind: verdict.kind, pages: pages, ocr: languages, on: .commandLine) else {
+                    throw PreviewError(.unsupportedType, "No text is read from \(verdict.kind.label): it has no pages\(languages == nil ? " (and --no-ocr reads no image)" : "").")
                 }
                 return texts
             }

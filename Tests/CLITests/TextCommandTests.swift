@@ -29,8 +29,10 @@ import Testing
     @Test func refusals() throws {
         let outOfRange = try DocPreviewProcess.run(["text", Fixtures.sample("document-5-pages.pdf").path, "--page", "9", "--json"])
         #expect(outOfRange.status == 3 && (outOfRange.json?["error"] as? [String: Any])?["code"] as? String == "page_out_of_range")
-        let image = try DocPreviewProcess.run(["text", Fixtures.sample("image.webp").path, "--json"])
+        let image = try DocPreviewProcess.run(["text", Fixtures.sample("image.webp").path, "--json", "--no-ocr"])
         #expect((image.json?["error"] as? [String: Any])?["code"] as? String == "unsupported_type")
+        let video = try DocPreviewProcess.run(["text", Fixtures.sample("video-h264.mp4").path, "--json"])
+        #expect((video.json?["error"] as? [String: Any])?["code"] as? String == "unsupported_type")
     }
 
     @Test func aStoredDocumentsTextAndTheSearchOfTheStore() throws {

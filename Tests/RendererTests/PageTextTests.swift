@@ -72,13 +72,13 @@ import Testing
         let renderers = Renderers(isolation: pool)
         let offload = Offload(reads: 1, writes: 1, renders: 2)
         let pdf = Fixtures.sample("document-5-pages.pdf")
-        let isolated = try #require(try await renderers.text(of: pdf.path, kind: .pdf, pages: nil, on: offload))
+        let isolated = try #require(try await renderers.text(of: pdf.path, kind: .pdf, pages: nil, ocr: nil, on: offload))
         #expect(isolated.count == 5)
         #expect(isolated[2] == (try PDFRenderer().text(pdf.path, page: 3)), "a child reads what this process reads")
         #expect(isolated[2].plainText == "Page 3\n\nDocPreview sample, 5 pages")
-        let letter = try #require(try await renderers.text(of: Fixtures.sample("resume.docx").path, kind: .docx, pages: 1...1, on: offload))
+        let letter = try #require(try await renderers.text(of: Fixtures.sample("resume.docx").path, kind: .docx, pages: 1...1, ocr: nil, on: offload))
         #expect(letter.first?.plainText.contains("DocPreview sample") == true, "\(letter.first?.plainText ?? "")")
-        #expect(try await renderers.text(of: Fixtures.sample("image.webp").path, kind: .webp, pages: nil, on: offload) == nil)
+        #expect(try await renderers.text(of: Fixtures.sample("image.webp").path, kind: .webp, pages: nil, ocr: nil, on: offload) == nil)
     }
 }
 

@@ -13,7 +13,7 @@ import Testing
 
 /// A paged document's text, read by the text job that follows its preview job, on both backends:
 /// served page by page as plain text or with word boxes, shared by a second upload of the same
-/// bytes, gone with the document after `gc`; refused for kinds without pages.
+/// bytes, gone with the document after `gc`; refused for kinds without words (a video).
 @Suite struct TextRouteTests {
     /// The rows of `page_texts` in `index`.
     static func pageRows(_ index: any DocumentIndex) async throws -> Int {
@@ -83,8 +83,8 @@ import Testing
                 #expect(response.status == .ok && String(buffer: response.body) == "Page 1\n\nDocPreview sample, 5 pages")
             }
             #expect(try await Self.pageRows(harness.pipeline.store.index) == 5, "one row per page, shared by both documents")
-            let image = try await Self.upload(client, "image.webp", as: "photo.webp")
-            try await client.execute(uri: "/v1/documents/\(image)/text", method: .get) { response in
+            let video = try await Self.upload(client, "video-h264.mp4", as: "clip.mp4")
+            try await client.execute(uri: "/v1/documents/\(video)/text", method: .get) { response in
                 let error = try json(response)["error"] as? [String: Any]
                 #expect(response.status == .unsupportedMediaType && error?["code"] as? String == "unsupported_type")
             }

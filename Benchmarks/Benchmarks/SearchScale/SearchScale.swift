@@ -6,7 +6,7 @@ import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewPostgres
-import PreviewRenderers
+import PreviewPipeline
 import PreviewStore
 
 /// The store-wide search at scale (issue 47): fills a fresh index with N documents of ten pages
@@ -34,14 +34,16 @@ enum SearchScale {
         let backend = try await StoreBackend(root: root, database: database, offload: offload, logger: logger)
         let name = database == nil ? "sqlite" : "postgres"
         let pages = count * pagesPerDocument
+        // The current reading of a PDF's text, as the rows of a text job name it.
+        let reading = DocumentPipeline(store: backend.store, offload: offload, logger: logger).textReadings[0]
 
         var start = ContinuousClock.now
         if let database {
             let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .hours(1), logger: logger)
-            for statement in postgresDocuments(count) { try await connections.query(PostgresQuery(unsafeSQL: statement)) }
+            for statement in postgresDocuments(count, reading: reading) { try await connections.query(PostgresQuery(unsafeSQL: statement)) }
         } else {
             let pool = (backend.store.index as! SQLiteIndex).pool
-            try await pool.write { db in for statement in sqliteDocuments(count) { try db.execute(sql: statement) } }
+            try await pool.write { db in for statement in sqliteDocuments(count, reading: reading) { try db.execute(sql: statement) } }
         }
         report(["backend": name, "pages": pages, "measure": "fill documents", "seconds": seconds(since: start)])
 
@@ -114,8 +116,8 @@ enum SearchScale {
     }
 
     /// Document `i`'s rows: its original's blob, the document (100 owners), its text derivative
-    /// (keyed `text-i`, of the current PDF reading).
-    static func sqliteDocuments(_ count: Int) -> [String] {
+    /// (keyed `text-i`, of `reading`, the current PDF reading).
+    static func sqliteDocuments(_ count: Int, reading: String) -> [String] {
         let series = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))"
         let hash = "printf('%064d', i)", result = "printf('%064d', i + 100000000)"
         return [
@@ -129,12 +131,12 @@ enum SearchScale {
             """,
             """
             \(series) INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
-            SELECT 'text-' || i, \(hash), 'text', 'text.json', '\(PDFRenderer.textVersion)', \(result), 0, 0, datetime('now'), 0, datetime('now') FROM n
+            SELECT 'text-' || i, \(hash), 'text', 'text.json', '\(reading)', \(result), 0, 0, datetime('now'), 0, datetime('now') FROM n
             """,
         ]
     }
 
-    static func postgresDocuments(_ count: Int) -> [String] {
+    static func postgresDocuments(_ count: Int, reading: String) -> [String] {
         let hash = "lpad(i::text, 64, '0')", result = "lpad((i + 100000000)::text, 64, '0')"
         var statements: [String] = []
         for first in stride(from: 1, through: count, by: 2000) {
@@ -150,7 +152,7 @@ enum SearchScale {
                 """,
                 """
                 INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
-                SELECT 'text-' || i, \(hash), 'text', 'text.json', '\(PDFRenderer.textVersion)', \(result), 0, 0, now(), false, now() \(series)
+                SELECT 'text-' || i, \(hash), 'text', 'text.json', '\(reading)', \(result), 0, 0, now(), false, now() \(series)
                 """,
             ]
         }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The file is JSON: `{"types": [{"id": "photo", "label": "Photo", "extensions": [".jpg", ".png"]}],
 /// "limits": {"max_file_bytes": 52428800, "max_pixels": 100000000}, "renditions": {"height": 720, "crf": 23},
-/// "downloads": {"domains": ["media.example.org"], "fetch_seconds": 300}}`;
+/// "downloads": {"domains": ["media.example.org"], "fetch_seconds": 300}, "ocr_languages": "eng+fra"}`;
 /// every key is optional.
 public struct Configuration: Sendable {
     public var rules: DocumentRules
@@ -13,6 +13,9 @@ public struct Configuration: Sendable {
     public var renditions = RenditionSettings()
     /// Where shared links may lead and what fetching one may cost.
     public var downloads = DownloadSettings()
+    /// The languages scans and photos are read in: Tesseract's names joined by `+` ("eng+fra"),
+    /// each installed (Debian's `tesseract-ocr-<name>`).
+    public var ocrLanguages = "eng"
     /// How the reader of a size refusal can raise the limit, appended to its message: the CLI names
     /// `--max-size`; the HTTP API adds nothing (an uploader cannot change the server's limit).
     public var sizeLimitAdvice: String?
@@ -32,6 +35,20 @@ public struct Configuration: Sendable {
         var limits: Limits?
         var renditions: RenditionSettings?
         var downloads: DownloadSettings?
+        var ocrLanguages: String?
+
+        enum CodingKeys: String, CodingKey {
+            case types, limits, renditions, downloads, ocrLanguages = "ocr_languages"
+        }
+    }
+
+    /// Whether `languages` is a list of Tesseract's language names (`eng`, `chi_sim`) joined by `+`:
+    /// they name files, so nothing else is let through.
+    public static func isLanguageList(_ languages: String) -> Bool {
+        let names = languages.split(separator: "+", omittingEmptySubsequences: false)
+        return (1...8).contains(names.count) && names.allSatisfy { name in
+            (3...16).contains(name.count) && name.allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
+        }
     }
 
     /// A configuration file's limit out of range.
@@ -45,9 +62,13 @@ public struct Configuration: Sendable {
     public static func load(contentsOf url: URL) throws -> Configuration {
         let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
         if let problem = file.limits?.problem ?? file.renditions?.problem ?? file.downloads?.problem { throw InvalidLimit(problem: problem) }
+        if let languages = file.ocrLanguages, !isLanguageList(languages) {
+            throw InvalidLimit(problem: "ocr_languages must be Tesseract's language names joined by + (eng, eng+fra), not \(languages)")
+        }
         var configuration = Configuration(limits: file.limits ?? Limits())
         configuration.renditions = file.renditions ?? RenditionSettings()
         configuration.downloads = file.downloads ?? DownloadSettings()
+        configuration.ocrLanguages = file.ocrLanguages ?? configuration.ocrLanguages
         for type in file.types ?? [] { configuration.rules.upsert(type) }
         return configuration
     }

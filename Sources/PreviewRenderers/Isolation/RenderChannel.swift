@@ -12,12 +12,15 @@ struct RenderCall: Codable {
         case pyramid
         /// The words of a PDF's page `request.page` (its ``PageText`` as JSON follows the header frame).
         case text
+        /// The words of a PDF's page `request.page`, or of an image, read from its pixels in `languages`
+        /// (its ``PageText`` as JSON follows the header frame).
+        case ocr
 
         /// Whether the call writes a rendition (its files may be large; it reports its progress).
         var encodes: Bool { self == .transcode || self == .ladder }
 
         /// Whether an answer's bytes follow its header frame (the rest write files, or send only facts).
-        var sendsBytes: Bool { self == .render || self == .convert || self == .text }
+        var sendsBytes: Bool { self == .render || self == .convert || self == .text || self == .ocr }
     }
     var operation: Operation
     var kind: FileKind
@@ -28,6 +31,8 @@ struct RenderCall: Codable {
     var renditions: RenditionSettings?
     /// Wall-clock seconds the call may take, when not the job time (a transcode's follow its video's length).
     var seconds: Double?
+    /// The languages an `ocr` call reads in (``Configuration/ocrLanguages``).
+    var languages: String?
 }
 
 /// What the child answers: the facts, or the image's description (its bytes follow the header
@@ -75,7 +80,7 @@ extension RenderReply {
             return bytes == nil && ladder.map { !$0.isEmpty && $0.allSatisfy { $0.name.allSatisfy { $0.isLetter || $0.isNumber } } } == true
         case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
-        case .text: return bytes.map { $0.first == UInt8(ascii: "{") } == true
+        case .text, .ocr: return bytes.map { $0.first == UInt8(ascii: "{") } == true
         case .render:
             return isPlausibleImage(for: call, bytes: bytes)
         }

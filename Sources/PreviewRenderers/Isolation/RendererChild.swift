@@ -137,9 +137,18 @@ public enum RendererChild {
                 return try writingLargeFiles { () throws(PreviewError) in
                     (RenderReply(facts: try renderers.image.reading(call.kind).writePyramid(call.path, to: output)), nil)
                 }
-            case .text:
-                guard call.kind == .pdf else { throw PreviewError(.unsupportedType, "Only a PDF's text layer is read (this is \(call.kind.label)).") }
-                let text = try renderers.pdf.text(call.path, page: call.request?.page ?? 1)
+            case .text, .ocr:
+                let page = call.request?.page ?? 1
+                let text: PageText
+                if call.operation == .text {
+                    guard call.kind == .pdf else { throw PreviewError(.unsupportedType, "Only a PDF's text layer is read (this is \(call.kind.label)).") }
+                    text = try renderers.pdf.text(call.path, page: page)
+                } else {
+                    guard let languages = call.languages, Configuration.isLanguageList(languages) else {
+                        throw PreviewError(.internal, "An OCR call names no languages it may read in.")
+                    }
+                    text = try renderers.ocr(call.path, kind: call.kind, page: page, languages: languages)
+                }
                 guard let json = try? JSONEncoder().encode(text) else { throw PreviewError(.internal, "A page's text could not be encoded.") }
                 return (RenderReply(), [UInt8](json))
             case .probe:

@@ -73,7 +73,16 @@ public final class RendererPool: Sendable {
 
     /// The words of page `page` of the PDF at `path`, read by a child.
     func text(_ path: String, page: Int, on offload: Offload) async throws(PreviewError) -> PageText {
-        let (_, bytes) = try await call(RenderCall(operation: .text, kind: .pdf, path: path, request: RenderRequest(page: page)), on: offload)
+        try await pageText(RenderCall(operation: .text, kind: .pdf, path: path, request: RenderRequest(page: page)), on: offload)
+    }
+
+    /// Page `page` of the PDF at `path`, or the image, read from its pixels in `languages` by a child.
+    func ocr(_ path: String, kind: FileKind, page: Int, languages: String, on offload: Offload) async throws(PreviewError) -> PageText {
+        try await pageText(RenderCall(operation: .ocr, kind: kind, path: path, request: RenderRequest(page: page), languages: languages), on: offload)
+    }
+
+    private func pageText(_ call: RenderCall, on offload: Offload) async throws(PreviewError) -> PageText {
+        let (_, bytes) = try await self.call(call, on: offload)
         guard let bytes, let text = try? JSONDecoder().decode(PageText.self, from: Data(bytes)) else {
             throw PreviewError(.internal, "The renderer sent an incomplete answer.")
         }

@@ -1,0 +1,61 @@
+#ifndef DOCPREVIEW_OCR_H
+#define DOCPREVIEW_OCR_H
+
+#include <stdint.h>
+
+/// Tesseract and Leptonica behind one call: a page's pixels in, its words with their boxes out.
+/// Both libraries are opened on first use (native_loader.h), so runs that read no scan never map them.
+
+/// What follows a word in reading order.
+enum docpreview_ocr_break { DOCPREVIEW_OCR_SPACE = 0, DOCPREVIEW_OCR_LINE = 1, DOCPREVIEW_OCR_BLOCK = 2 };
+
+/// One word: its UTF-8 text, its box in the given pixels (left, top, right, bottom; the skew the
+/// reading took out put back), Tesseract's confidence (0–100) and what follows it.
+typedef struct {
+    char *_Nonnull text;
+    int32_t left, top, right, bottom;
+    float confidence;
+    int32_t next;
+} docpreview_ocr_word;
+
+/// What a reading found. Owned by the caller once `docpreview_ocr_read` returns 0; freed once
+/// with `docpreview_ocr_free` (which leaves it empty, so a second call frees nothing).
+typedef struct {
+    docpreview_ocr_word *_Nullable words;
+    int32_t count;
+    /// The page's skew that was taken out before reading, in degrees.
+    float skew_degrees;
+    /// More words than `max_words` were found; the rest were left out.
+    int32_t truncated;
+} docpreview_ocr_result;
+
+/// The failures of a reading.
+enum docpreview_ocr_status {
+    DOCPREVIEW_OCR_OK = 0,
+    /// The languages' data could not be loaded.
+    DOCPREVIEW_OCR_NO_LANGUAGE = 1,
+    /// The deadline passed before the page was read.
+    DOCPREVIEW_OCR_TIMEOUT = 2,
+    /// Leptonica or Tesseract could not allocate or process the image.
+    DOCPREVIEW_OCR_FAILED = 3,
+};
+
+/// Reads the words of `pixels` (`width` × `height`, `channels` of 1 (gray), 3 (RGB) or 4 (RGBA)
+/// bytes a pixel, `stride` bytes a row) taken at `ppi` pixels an inch: a skew estimate taken out
+/// (Leptonica), Sauvola thresholding, then Tesseract (LSTM, automatic page segmentation) with
+/// `languages` ("eng", "eng+fra") on this thread alone, stopped after `deadline_ms`. At most
+/// `max_words` words are kept. Fills `result` and returns 0, or returns a status and leaves
+/// `result` empty; `message` (of `message_size` bytes) says why.
+int docpreview_ocr_read(const uint8_t *_Nonnull pixels, int32_t width, int32_t height, int32_t channels, int32_t stride,
+                        int32_t ppi, const char *_Nonnull languages, int32_t deadline_ms, int32_t max_words,
+                        docpreview_ocr_result *_Nonnull result, char *_Nonnull message, int32_t message_size);
+
+/// Frees what `result` holds and empties it.
+void docpreview_ocr_free(docpreview_ocr_result *_Nonnull result);
+
+/// Tesseract's and Leptonica's versions, and the size of each language's data ("tesseract 5.3.0;
+/// leptonica-1.82.0; eng 4113088 bytes"): what a reading depends on besides the pixels. Written into
+/// `buffer`; returns 0, or a status when a language's data is missing.
+int docpreview_ocr_version(const char *_Nonnull languages, char *_Nonnull buffer, int32_t buffer_size);
+
+#endif

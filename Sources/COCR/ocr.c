@@ -1,0 +1,232 @@
+#include "ocr.h"
+
+#include <leptonica/allheaders.h>
+#include <math.h>
+#include <native_loader.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <tesseract/capi.h>
+
+#define TESSERACT "libtesseract.so.5"
+#define LEPTONICA "liblept.so.5"
+#define OPENMP "libgomp.so.1"
+
+/// Where Debian's packages put the languages' data (Tesseract's own default; TESSDATA_PREFIX overrides it).
+#define TESSDATA "/usr/share/tesseract-ocr/5/tessdata"
+
+void omp_set_max_active_levels(int);
+
+DOCPREVIEW_LAZY(OPENMP, omp_set_max_active_levels)
+DOCPREVIEW_LAZY(LEPTONICA, pixCreate)
+DOCPREVIEW_LAZY(LEPTONICA, pixDestroy)
+DOCPREVIEW_LAZY(LEPTONICA, pixGetData)
+DOCPREVIEW_LAZY(LEPTONICA, pixGetWpl)
+DOCPREVIEW_LAZY(LEPTONICA, pixSetResolution)
+DOCPREVIEW_LAZY(LEPTONICA, pixFindSkewSweepAndSearch)
+DOCPREVIEW_LAZY(LEPTONICA, pixRotate)
+DOCPREVIEW_LAZY(LEPTONICA, pixSauvolaBinarize)
+DOCPREVIEW_LAZY(LEPTONICA, setMsgSeverity)
+DOCPREVIEW_LAZY(LEPTONICA, getLeptonicaVersion)
+DOCPREVIEW_LAZY(LEPTONICA, lept_free)
+DOCPREVIEW_LAZY(TESSERACT, TessVersion)
+DOCPREVIEW_LAZY(TESSERACT, TessDeleteText)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPICreate)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPIDelete)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPIInit3)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPISetVariable)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPISetPageSegMode)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPISetImage2)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPISetSourceResolution)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPIRecognize)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPIGetIterator)
+DOCPREVIEW_LAZY(TESSERACT, TessResultIteratorDelete)
+DOCPREVIEW_LAZY(TESSERACT, TessResultIteratorGetPageIterator)
+DOCPREVIEW_LAZY(TESSERACT, TessResultIteratorNext)
+DOCPREVIEW_LAZY(TESSERACT, TessResultIteratorGetUTF8Text)
+DOCPREVIEW_LAZY(TESSERACT, TessResultIteratorConfidence)
+DOCPREVIEW_LAZY(TESSERACT, TessPageIteratorBoundingBox)
+DOCPREVIEW_LAZY(TESSERACT, TessPageIteratorIsAtFinalElement)
+DOCPREVIEW_LAZY(TESSERACT, TessMonitorCreate)
+DOCPREVIEW_LAZY(TESSERACT, TessMonitorDelete)
+DOCPREVIEW_LAZY(TESSERACT, TessMonitorSetDeadlineMSecs)
+
+/// Sauvola's window (half-size, pixels at 300 ppi: about 4 mm) and its weight of the local deviation.
+#define SAUVOLA_HALF_WINDOW 25
+#define SAUVOLA_FACTOR 0.34f
+/// The skews looked for: up to 15° either way (a photo held by hand), found to a hundredth of a
+/// degree; below MIN_SKEW or with a confidence under MIN_CONFIDENCE the page is left as it is
+/// (Leptonica's own thresholds in pixFindSkewAndDeskew).
+#define SKEW_RANGE 15.0f
+#define MIN_SKEW 0.1f
+#define MIN_CONFIDENCE 3.0f
+
+/// The Sauvola thresholding of an 8-bit `pix`, or NULL.
+static PIX *binarized(PIX *pix) {
+    PIX *binary = NULL;
+    if (lazy_pixSauvolaBinarize()(pix, SAUVOLA_HALF_WINDOW, SAUVOLA_FACTOR, 1, NULL, NULL, NULL, &binary) != 0) return NULL;
+    return binary;
+}
+
+static int fail(int status, char *message, int32_t size, const char *text) {
+    snprintf(message, (size_t)size, "%s", text);
+    return status;
+}
+
+/// The pixels as an 8-bit gray Pix (luma of RGB; alpha ignored), or NULL.
+static PIX *gray_pix(const uint8_t *pixels, int32_t width, int32_t height, int32_t channels, int32_t stride) {
+    PIX *pix = lazy_pixCreate()(width, height, 8);
+    if (!pix) return NULL;
+    l_uint32 *data = lazy_pixGetData()(pix);
+    l_int32 wpl = lazy_pixGetWpl()(pix);
+    for (int32_t y = 0; y < height; y++) {
+        const uint8_t *row = pixels + (size_t)y * (size_t)stride;
+        l_uint32 *line = data + (size_t)y * (size_t)wpl;
+        for (int32_t x = 0; x < width; x++) {
+            const uint8_t *p = row + (size_t)x * (size_t)channels;
+            uint32_t value = channels >= 3 ? (uint32_t)(p[0] * 77 + p[1] * 150 + p[2] * 29) >> 8 : p[0];
+            SET_DATA_BYTE(line, x, value);
+        }
+    }
+    return pix;
+}
+
+/// Maps a point of the deskewed image back onto the page as given: the deskew turned the image by
+/// `radians` about its centre.
+static void unrotate(double radians, double cx, double cy, double x, double y, double *ox, double *oy) {
+    double s = sin(radians), c = cos(radians), dx = x - cx, dy = y - cy;
+    *ox = cx + dx * c - dy * s;
+    *oy = cy + dx * s + dy * c;
+}
+
+static int collect(TessBaseAPI *api, float skew, int32_t width, int32_t height, int32_t max_words, docpreview_ocr_result *result) {
+    TessResultIterator *iterator = lazy_TessBaseAPIGetIterator()(api);
+    if (!iterator) return DOCPREVIEW_OCR_OK;  // nothing on the page
+    const TessPageIterator *page = lazy_TessResultIteratorGetPageIterator()(iterator);
+    int32_t capacity = 0;
+    double radians = -skew * M_PI / 180.0, cx = width / 2.0, cy = height / 2.0;
+    int status = DOCPREVIEW_OCR_OK;
+    do {
+        char *text = lazy_TessResultIteratorGetUTF8Text()(iterator, RIL_WORD);
+        if (!text) continue;
+        if (text[0] == '\0') { lazy_TessDeleteText()(text); continue; }
+        if (result->count == max_words) {
+            lazy_TessDeleteText()(text);
+            result->truncated = 1;
+            break;
+        }
+        if (result->count == capacity) {
+            int32_t grown = capacity ? capacity * 2 : 256;
+            docpreview_ocr_word *words = realloc(result->words, (size_t)grown * sizeof *words);
+            if (!words) { lazy_TessDeleteText()(text); status = DOCPREVIEW_OCR_FAILED; break; }
+            result->words = words;
+            capacity = grown;
+        }
+        int left = 0, top = 0, right = 0, bottom = 0;
+        lazy_TessPageIteratorBoundingBox()(page, RIL_WORD, &left, &top, &right, &bottom);
+        // The box's corners on the page as given, and the box around them.
+        double xs[4], ys[4], corners[4][2] = {{left, top}, {right, top}, {left, bottom}, {right, bottom}};
+        for (int i = 0; i < 4; i++) unrotate(radians, cx, cy, corners[i][0], corners[i][1], &xs[i], &ys[i]);
+        double minX = xs[0], maxX = xs[0], minY = ys[0], maxY = ys[0];
+        for (int i = 1; i < 4; i++) {
+            minX = fmin(minX, xs[i]); maxX = fmax(maxX, xs[i]);
+            minY = fmin(minY, ys[i]); maxY = fmax(maxY, ys[i]);
+        }
+        docpreview_ocr_word *word = &result->words[result->count++];
+        word->text = strdup(text);
+        lazy_TessDeleteText()(text);
+        if (!word->text) { result->count--; status = DOCPREVIEW_OCR_FAILED; break; }
+        word->left = (int32_t)fmax(0, floor(minX));
+        word->top = (int32_t)fmax(0, floor(minY));
+        word->right = (int32_t)fmin(width, ceil(maxX));
+        word->bottom = (int32_t)fmin(height, ceil(maxY));
+        word->confidence = lazy_TessResultIteratorConfidence()(iterator, RIL_WORD);
+        word->next = lazy_TessPageIteratorIsAtFinalElement()(page, RIL_PARA, RIL_WORD) ? DOCPREVIEW_OCR_BLOCK
+                   : lazy_TessPageIteratorIsAtFinalElement()(page, RIL_TEXTLINE, RIL_WORD) ? DOCPREVIEW_OCR_LINE
+                   : DOCPREVIEW_OCR_SPACE;
+    } while (lazy_TessResultIteratorNext()(iterator, RIL_WORD));
+    lazy_TessResultIteratorDelete()(iterator);
+    return status;
+}
+
+int docpreview_ocr_read(const uint8_t *pixels, int32_t width, int32_t height, int32_t channels, int32_t stride,
+                        int32_t ppi, const char *languages, int32_t deadline_ms, int32_t max_words,
+                        docpreview_ocr_result *result, char *message, int32_t message_size) {
+    *result = (docpreview_ocr_result){0};
+    if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) || stride < width * channels) {
+        return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "the pixels' layout is not one OCR reads");
+    }
+    // One core a reading: the children are the parallelism (Tesseract's OpenMP takes 6 s of two
+    // cores for a page one core reads in 1). No parallel region is active past level 0.
+    lazy_omp_set_max_active_levels()(0);
+    lazy_setMsgSeverity()(L_SEVERITY_NONE);
+    PIX *gray = gray_pix(pixels, width, height, channels, stride);
+    if (!gray) return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "Leptonica could not hold the page");
+    lazy_pixSetResolution()(gray, ppi, ppi);
+    // The skew is measured on the thresholded page; the gray page is turned straight (area-mapped,
+    // corners brought in white) and thresholded again.
+    PIX *binary = binarized(gray);
+    l_float32 skew = 0, confidence = 0;
+    if (binary && lazy_pixFindSkewSweepAndSearch()(binary, &skew, &confidence, 2, 2, SKEW_RANGE, 1.0f, 0.01f) == 0
+        && confidence > MIN_CONFIDENCE && fabsf(skew) > MIN_SKEW) {
+        PIX *straight = lazy_pixRotate()(gray, skew * (l_float32)M_PI / 180.0f, L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, 0, 0);
+        lazy_pixDestroy()(&binary);
+        binary = straight ? binarized(straight) : NULL;
+        if (straight) lazy_pixDestroy()(&straight);
+    } else {
+        skew = 0;
+    }
+    lazy_pixDestroy()(&gray);
+    if (!binary) return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "Leptonica could not threshold the page");
+    lazy_pixSetResolution()(binary, ppi, ppi);
+
+    TessBaseAPI *api = lazy_TessBaseAPICreate()();
+    if (!api || lazy_TessBaseAPIInit3()(api, NULL, languages) != 0) {
+        if (api) lazy_TessBaseAPIDelete()(api);
+        lazy_pixDestroy()(&binary);
+        return fail(DOCPREVIEW_OCR_NO_LANGUAGE, message, message_size, "Tesseract could not load the languages' data");
+    }
+    lazy_TessBaseAPISetVariable()(api, "debug_file", "/dev/null");
+    lazy_TessBaseAPISetPageSegMode()(api, PSM_AUTO);
+    lazy_TessBaseAPISetImage2()(api, binary);
+    lazy_TessBaseAPISetSourceResolution()(api, ppi);
+    ETEXT_DESC *monitor = lazy_TessMonitorCreate()();
+    lazy_TessMonitorSetDeadlineMSecs()(monitor, deadline_ms);
+    int recognized = lazy_TessBaseAPIRecognize()(api, monitor);
+    lazy_TessMonitorDelete()(monitor);
+    int status = recognized == 0 ? collect(api, skew, width, height, max_words, result) : DOCPREVIEW_OCR_TIMEOUT;
+    lazy_TessBaseAPIDelete()(api);
+    lazy_pixDestroy()(&binary);
+    if (status != DOCPREVIEW_OCR_OK) {
+        docpreview_ocr_free(result);
+        return fail(status, message, message_size, status == DOCPREVIEW_OCR_TIMEOUT ? "the page was not read within its time" : "Tesseract failed");
+    }
+    result->skew_degrees = skew;
+    return DOCPREVIEW_OCR_OK;
+}
+
+void docpreview_ocr_free(docpreview_ocr_result *result) {
+    for (int32_t i = 0; i < result->count; i++) free(result->words[i].text);
+    free(result->words);
+    *result = (docpreview_ocr_result){0};
+}
+
+int docpreview_ocr_version(const char *languages, char *buffer, int32_t buffer_size) {
+    const char *prefix = getenv("TESSDATA_PREFIX");
+    char *leptonica = lazy_getLeptonicaVersion()();
+    int written = snprintf(buffer, (size_t)buffer_size, "tesseract %s; %s", lazy_TessVersion()(), leptonica ? leptonica : "leptonica");
+    if (leptonica) lazy_lept_free()(leptonica);
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", languages);
+    for (char *save = NULL, *language = strtok_r(copy, "+", &save); language; language = strtok_r(NULL, "+", &save)) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.traineddata", prefix && *prefix ? prefix : TESSDATA, language);
+        struct stat facts;
+        if (stat(path, &facts) != 0) return DOCPREVIEW_OCR_NO_LANGUAGE;
+        if (written >= 0 && written < buffer_size) {
+            written += snprintf(buffer + written, (size_t)(buffer_size - written), "; %s %lld bytes", language, (long long)facts.st_size);
+        }
+    }
+    return DOCPREVIEW_OCR_OK;
+}

@@ -1,0 +1,70 @@
+import COCR
+import PreviewCore
+
+/// Tesseract over Leptonica (``COCR``): the words of a page's pixels with their boxes. One call
+/// owns the C result from start to end (freed once, on every path); failures come out as ``OCRError``.
+public enum OCR {
+    /// A word read, its box in the pixels read (left, top, right, bottom), Tesseract's confidence
+    /// (0–100) and what follows it.
+    public struct Word: Sendable, Equatable {
+        public var text: String
+        public var box: [Int]
+        public var confidence: Double
+        public var next: PageText.Break
+    }
+
+    /// The words of a page, in Tesseract's reading order.
+    public struct Reading: Sendable {
+        public var words: [Word]
+        /// The skew taken out before reading, in degrees (the boxes are on the page as given).
+        public var skewDegrees: Double
+        /// More than the most words asked for were found.
+        public var truncated: Bool
+    }
+
+    /// Reads `pixels` (gray, RGB or RGBA) taken at `ppi` pixels an inch, in `languages` ("eng",
+    /// "eng+fra"), within `seconds`, keeping at most `maxWords` words.
+    public static func read(_ pixels: PixelBuffer, ppi: Int, languages: String, seconds: Double, maxWords: Int) throws(OCRError) -> Reading {
+        var result = docpreview_ocr_result()
+        var message = [CChar](repeating: 0, count: 256)
+        let milliseconds = Int32(clamping: Int((max(0, seconds) * 1000).rounded(.up)))
+        let status = pixels.bytes.withUnsafeBufferPointer { bytes in
+            docpreview_ocr_read(bytes.baseAddress!, Int32(pixels.width), Int32(pixels.height), Int32(pixels.bands), Int32(pixels.width * pixels.bands),
+                                Int32(ppi), languages, milliseconds, Int32(clamping: maxWords), &result, &message, Int32(message.count))
+        }
+        guard status == 0 else { throw OCRError(status: status, message: String(cString: message)) }
+        defer { docpreview_ocr_free(&result) }
+        let words = (0..<Int(result.count)).map { index in
+            let word = result.words![index]
+            return Word(text: String(cString: word.text), box: [Int(word.left), Int(word.top), Int(word.right), Int(word.bottom)],
+                        confidence: Double(word.confidence),
+                        next: word.next == Int32(DOCPREVIEW_OCR_BLOCK.rawValue) ? .block : word.next == Int32(DOCPREVIEW_OCR_LINE.rawValue) ? .line : .space)
+        }
+        return Reading(words: words, skewDegrees: Double(result.skew_degrees), truncated: result.truncated != 0)
+    }
+
+    /// What a reading depends on besides the pixels: Tesseract's and Leptonica's versions and the
+    /// size of each language's data.
+    public static func version(languages: String) throws(OCRError) -> String {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let status = docpreview_ocr_version(languages, &buffer, Int32(buffer.count))
+        guard status == 0 else { throw OCRError(status: status, message: "the data of \(languages) is not installed") }
+        return String(cString: buffer)
+    }
+}
+
+/// Why a page could not be read.
+public struct OCRError: Error, CustomStringConvertible {
+    public enum Reason: Sendable { case noLanguage, outOfTime, failed }
+    public let reason: Reason
+    public let description: String
+
+    init(status: Int32, message: String) {
+        switch status {
+        case Int32(DOCPREVIEW_OCR_NO_LANGUAGE.rawValue): reason = .noLanguage
+        case Int32(DOCPREVIEW_OCR_TIMEOUT.rawValue): reason = .outOfTime
+        default: reason = .failed
+        }
+        description = message
+    }
+}

@@ -1,0 +1,104 @@
+import PreviewCore
+import PreviewOCR
+import PreviewPoppler
+import PreviewVips
+
+/// The words of pages without a text layer (scans) and of images (phone photos), read by Tesseract
+/// (``OCR``) from their pixels: a PDF's page drawn at ``ppi``, an image decoded upright at up to
+/// ``maxSide`` pixels a side. Both within the page budget, the drawing's time counted in.
+public enum OCRReading {
+    /// Pixels an inch a page is drawn at to be read (Tesseract's models are trained near it).
+    public static let ppi = 300
+    /// The longest side of the pixels read: a poster-sized page is read at less than ``ppi``, and
+    /// memory stays bounded (a side of 6,000 pixels is 36 MB of gray).
+    public static let maxSide = 6_000
+
+    /// What a reading depends on besides the pixels: the way they are read here, Tesseract's and
+    /// Leptonica's versions and the languages' data.
+    public static func version(languages: String) throws(PreviewError) -> String {
+        do {
+            return "ocr/1 \(ppi)ppi sauvola deskew \(languages): \(try OCR.version(languages: languages))"
+        } catch {
+            throw unavailable(languages, error)
+        }
+    }
+
+    static func unavailable(_ languages: String, _ error: OCRError) -> PreviewError {
+        PreviewError(.internal, "Scans cannot be read here: the OCR data of \(languages) is not installed (tesseract-ocr-<language>).",
+                     detail: error.description)
+    }
+
+    /// `reading`'s words as a page's, their boxes scaled by `scale` (page units a pixel).
+    static func page(_ number: Int, width: Double, height: Double, _ reading: OCR.Reading, scale: Double) -> PageText {
+        let words = reading.words.map { word in
+            PageText.Word(text: word.text, box: word.box.map { (Double($0) * scale * 100).rounded() / 100 }, next: word.next)
+        }
+        return PageText(page: number, width: width, height: height, words: words, truncated: reading.truncated)
+    }
+
+    /// Reads `pixels` within `seconds`, failures in the contract's words.
+    static func read(_ pixels: PixelBuffer, ppi: Int, languages: String, seconds: Double, what: String) throws(PreviewError) -> OCR.Reading {
+        guard seconds > 0 else { throw PreviewError(.timeout, "\(what) was drawn but not read within its time.") }
+        do {
+            return try OCR.read(pixels, ppi: ppi, languages: languages, seconds: seconds, maxWords: PDFRenderer.maxWordsPerPage)
+        } catch {
+            switch error.reason {
+            case .outOfTime: throw PreviewError(.timeout, "\(what) took longer than \(PDFRenderer.describe(seconds: seconds)) to read.", detail: error.description)
+            case .noLanguage: throw unavailable(languages, error)
+            case .failed: throw PreviewError(.internal, "\(what) could not be read.", detail: error.description)
+            }
+        }
+    }
+}
+
+extension PDFRenderer {
+    /// Page `number`'s words read from its pixels (a scanned page), boxes in points as the text
+    /// layer's are.
+    public func ocr(_ path: String, page number: Int, languages: String) throws(PreviewError) -> PageText {
+        try withDocument(path) { document throws(PreviewError) in
+            let page = try page(number, of: document, pageCount: try pages(of: document))
+            let size = pageSize(page)
+            // Pixels per point: the reading's resolution, less for a page too large to hold at it.
+            let scale = min(Double(OCRReading.ppi) / 72, Double(OCRReading.maxSide) / max(size.width, size.height))
+            let (width, height) = (max(1, Int(size.width * scale)), max(1, Int(size.height * scale)))
+            let started = ContinuousClock.now
+            let pixels: PixelBuffer
+            do throws(PDFError) {
+                pixels = try page.withPixels(width: width, height: height, seconds: pageSeconds) { rgb in
+                    PixelBuffer(width: width, height: height, bands: 3, bytes: Array(rgb))
+                }
+            } catch where error.reason == .outOfTime {
+                throw PreviewError(.timeout, "Page \(number) took longer than \(Self.describe(seconds: pageSeconds)) to draw.", detail: error.description)
+            } catch {
+                throw PreviewError(.internal, "The page could not be rasterised.", detail: error.description)
+            }
+            let spent = started.duration(to: .now)
+            let left = pageSeconds - (Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18)
+            let reading = try OCRReading.read(pixels, ppi: Int((scale * 72).rounded()), languages: languages, seconds: left, what: "Page \(number)")
+            return OCRReading.page(number, width: size.width, height: size.height, reading, scale: 1 / scale)
+        }
+    }
+}
+
+extension ImageRenderer {
+    /// The image's words read from its pixels (upright, as its EXIF orientation says), boxes in the
+    /// image's pixels; the page is the image, `seconds` its budget.
+    public func ocr(_ path: String, languages: String, seconds: Double) throws(PreviewError) -> PageText {
+        let load = try load(path)
+        let facts = try facts(try header(path, load))
+        let (fullWidth, fullHeight) = (facts.width ?? 0, facts.height ?? 0)
+        guard fullWidth > 0, fullHeight > 0 else { throw PreviewError(.corrupt, "The image has no size.") }
+        let started = ContinuousClock.now
+        let pixels: PixelBuffer
+        do {
+            let side = min(OCRReading.maxSide, max(fullWidth, fullHeight))
+            pixels = try VipsImageRef.thumbnail(path: path, load: load, width: side, height: side).pixels()
+        } catch {
+            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
+        }
+        let spent = started.duration(to: .now)
+        let left = seconds - (Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18)
+        let reading = try OCRReading.read(pixels, ppi: OCRReading.ppi, languages: languages, seconds: left, what: "The image")
+        return OCRReading.page(1, width: Double(fullWidth), height: Double(fullHeight), reading, scale: Double(fullWidth) / Double(pixels.width))
+    }
+}

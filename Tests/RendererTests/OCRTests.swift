@@ -1,0 +1,109 @@
+import Foundation
+import PreviewCore
+import PreviewOCR
+import PreviewPoppler
+@testable import PreviewRenderers
+import PreviewTestSupport
+import Testing
+
+/// Scans and phone photos read by Tesseract: a page's pixels give the words its text layer holds,
+/// where it holds them; a photo of the page, turned, softened and shaded, gives them too (Sauvola
+/// and the deskew estimate); the budget stops a reading; a missing language is said plainly.
+@Suite struct OCRTests {
+    static let lines = Fixtures.transcriptLines
+
+    /// Words as compared: letters and digits only, folded.
+    static func normalized(_ words: [String]) -> [String] {
+        words.map { $0.lowercased().filter { $0.isLetter || $0.isNumber } }.filter { !$0.isEmpty }
+    }
+
+    /// The share of `expected` words found in `found` (each found word counted once).
+    static func recall(_ expected: [String], _ found: [String]) -> Double {
+        var pool = normalized(found).reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+        let wanted = normalized(expected)
+        let hits = wanted.filter { word in
+            guard let count = pool[word], count > 0 else { return false }
+            pool[word] = count - 1
+            return true
+        }.count
+        return Double(hits) / Double(wanted.count)
+    }
+
+    @Test func aPagesPixelsGiveItsWordsWhereTheyAre() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pdf = try folder.file("transcript.pdf", LinesPDF.make([Self.lines]))
+        let renderer = PDFRenderer()
+        let layer = try renderer.text(pdf.path, page: 1)
+        let read = try renderer.ocr(pdf.path, page: 1, languages: "eng")
+        #expect((read.width, read.height) == (612, 792))
+        let recall = Self.recall(layer.words.map(\.text), read.words.map(\.text))
+        #expect(recall >= 0.95, "recall \(recall): \(read.plainText)")
+        // Each word read lies where the text layer has it: its box's centre inside the layer's box of
+        // the same word (glyph boxes are tighter than the font's, so their overlap says less).
+        let placed = read.words.filter { word in
+            let (x, y) = ((word.box[0] + word.box[2]) / 2, (word.box[1] + word.box[3]) / 2)
+            return layer.words.contains { twin in
+                Self.normalized([twin.text]) == Self.normalized([word.text]) && twin.box[0] <= x && x <= twin.box[2] && twin.box[1] <= y && y <= twin.box[3]
+            }
+        }.count
+        #expect(Double(placed) >= 0.9 * Double(read.words.count), "\(placed) of \(read.words.count) placed")
+    }
+
+    @Test func aPhonePhotoOfThePageIsRead() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pdf = try folder.file("transcript.pdf", LinesPDF.make([Self.lines]))
+        let layer = try PDFRenderer().text(pdf.path, page: 1)
+        let clean = try PDFDocument(path: pdf.path).page(1).withPixels(width: 2550, height: 3300, seconds: 20) { rgb in
+            PixelBuffer(width: 2550, height: 3300, bands: 3, bytes: Array(rgb))
+        }
+        for degrees in [3.0, 10.0] {
+            let photo = PhonePhoto.make(from: clean, degrees: degrees)
+            let encoded = try Encoding.encode(photo, rotation: 0, RenderRequest(format: .jpeg))
+            let file = try folder.file("photo-\(Int(degrees)).jpg", encoded.bytes)
+            let read = try ImageRenderer().reading(.jpeg).ocr(file.path, languages: "eng", seconds: 20)
+            let recall = Self.recall(Self.lines.joined(separator: " ").split(separator: " ").map(String.init), read.words.map(\.text))
+            #expect(recall >= 0.95, "turned \(degrees)°: recall \(recall): \(read.plainText)")
+            #expect((read.width, read.height) == (Double(photo.width), Double(photo.height)))
+            // The boxes are on the photo as taken: each word's centre, turned back onto the page and
+            // in points, lies in the text layer's box of that word.
+            let (radians, cx, cy, points) = (degrees * .pi / 180, Double(photo.width) / 2, Double(photo.height) / 2, 612.0 / 2550)
+            let placed = read.words.filter { word in
+                let (dx, dy) = ((word.box[0] + word.box[2]) / 2 - cx, (word.box[1] + word.box[3]) / 2 - cy)
+                let x = (cx + dx * cos(radians) + dy * sin(radians)) * points, y = (cy - dx * sin(radians) + dy * cos(radians)) * points
+                return layer.words.contains { twin in
+                    Self.normalized([twin.text]) == Self.normalized([word.text]) && twin.box[0] <= x && x <= twin.box[2] && twin.box[1] <= y && y <= twin.box[3]
+                }
+            }.count
+            #expect(Double(placed) >= 0.9 * Double(read.words.count), "turned \(degrees)°: \(placed) of \(read.words.count) placed")
+        }
+    }
+
+    @Test func theBudgetStopsAReading() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pdf = try folder.file("dense.pdf", TextPDF.make())
+        #expect(throws: PreviewError.self) { try PDFRenderer(pageSeconds: 0.05).ocr(pdf.path, page: 1, languages: "eng") }
+        do {
+            _ = try PDFRenderer(pageSeconds: 0.05).ocr(pdf.path, page: 1, languages: "eng")
+        } catch {
+            #expect(error.code == .timeout, "\(error)")
+        }
+        #expect(throws: PreviewError.self) { try PDFRenderer().ocr(pdf.path, page: 1, languages: "xyz") }
+    }
+
+    /// A child reads what this process reads (the call carries the languages; it refuses none given).
+    @Test(.timeLimit(.minutes(3))) func throughAChild() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pdf = try folder.file("transcript.pdf", LinesPDF.make([Self.lines]))
+        let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, officeSize: 1, limits: Limits(), logger: .init(label: "test"))
+        let renderers = Renderers(isolation: pool)
+        let isolated = try await renderers.ocr(of: pdf.path, kind: .pdf, page: 1, languages: "eng", on: Offload(reads: 1, writes: 1, renders: 2))
+        #expect(isolated == (try PDFRenderer().ocr(pdf.path, page: 1, languages: "eng")))
+        await #expect(throws: PreviewError.self) {
+            try await renderers.ocr(of: pdf.path, kind: .pdf, page: 1, languages: "../etc", on: Offload(reads: 1, writes: 1, renders: 2))
+        }
+    }
+}
