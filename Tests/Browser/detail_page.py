@@ -65,7 +65,16 @@ def walk(browser, base, samples, size, shots, _):
     check(True, f"{size}: the edited description finds the document")
     page.goto(detail)
 
-    # Share with two schools, password protected.
+    # The document's text is read by the job after its preview (the pages are then described by it):
+    # a link shared from then on marks the text its owner chose.
+    for _ in range(150):
+        if page.locator(".page-text").count():
+            break
+        page.wait_for_timeout(200)
+        page.reload()
+    check(page.locator(".page-text").count() == 5, f"{size}: the pages are described by their text once it is read")
+
+    # Share with two schools, password protected, a text marked.
     page.get_by_role("button", name=re.compile("^Share")).click()
     share = page.get_by_role("dialog", name="Share with schools")
     expect(share).to_be_visible()
@@ -73,6 +82,7 @@ def walk(browser, base, samples, size, shots, _):
         share.get_by_label("Another school").fill(school)
         share.get_by_role("button", name="Add").click()
     share.get_by_label("Password (optional)").fill("blue-heron-42")
+    share.get_by_label("Mark a text on its pages (optional)").fill("sample, 5")
     no_serious_violations(page, size, "in the Share dialog")
     share.get_by_role("button", name="Save").click()
     expect(share.locator("#share-links li")).to_have_count(2)
@@ -86,6 +96,8 @@ def walk(browser, base, samples, size, shots, _):
     visitor.get_by_role("button", name="Open").click()
     expect(visitor.get_by_role("heading", level=1)).to_have_text("document-5-pages.pdf")
     check(True, f"{size}: a school opens its password-protected link in a fresh browser")
+    pages = visitor.locator("img[src*='highlight=']")
+    check(pages.count() == 5, f"{size}: the school's pages show the text its owner marked ({pages.count()} of 5)")
     no_serious_violations(visitor, size, "on a shared document")
 
     share.get_by_role("button", name="Stop sharing with Lakeside Prep").click()

@@ -110,7 +110,9 @@ enum DetailScript {
                            allow_download: document.getElementById("share-download").checked };
             const password = document.getElementById("share-password").value;
             const expires = document.getElementById("share-expires").value;
+            const highlight = document.getElementById("share-highlight").value.trim();
             if (password) body.password = password;
+            if (highlight) body.highlight = highlight;
             if (expires) body.expires_at = new Date(`${expires}T23:59:59Z`).toISOString().replace(/\.\d+Z$/, "Z");
             try {
               const saved = await answer(await fetch(`/v1/documents/${id}/schools`, { method: "PUT", headers: headers(true), body: JSON.stringify(body) }));

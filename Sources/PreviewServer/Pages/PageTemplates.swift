@@ -175,8 +175,11 @@ enum PageTemplates {
             <input id="share-password" type="password" autocomplete="new-password">
             <label for="share-expires">Expires (optional)</label>
             <input id="share-expires" type="date">
+            <label for="share-highlight">Mark a text on its pages (optional)</label>
+            <input id="share-highlight" maxlength="100" aria-describedby="share-highlight-hint">
+            <p class="hint" id="share-highlight-hint">Its hits are marked on the pages the school sees, as a highlighter would: "AP Biology", "GPA".</p>
             <label class="check"><input id="share-download" type="checkbox"> Allow downloading the original</label>
-            <p class="hint">New links, and links made again for a school, take the password, expiry and download choice above.</p>
+            <p class="hint">New links, and links made again for a school, take the password, expiry, marked text and download choice above.</p>
             <p class="error" role="alert" id="share-message"></p>
             <div class="actions"><button class="primary" value="save">Save</button><button value="cancel" formnovalidate>Close</button></div>
             <h3>Shared with</h3>
