@@ -108,16 +108,15 @@ public enum LinesPDF {
     }
 }
 
-/// A scanned page: a PDF whose one Letter page is a JPEG image and no text (the JPEG hex-encoded,
-/// so the file is text).
+/// A scan: a PDF of `pages` Letter pages, each the same JPEG image and no text (the JPEG
+/// hex-encoded once, so the file is text and small whatever its length).
 public enum ScanPDF {
-    public static func make(jpeg: [UInt8], width: Int, height: Int) -> [UInt8] {
+    public static func make(jpeg: [UInt8], width: Int, height: Int, pages: Int = 1) -> [UInt8] {
         let hex = jpeg.map { String(format: "%02x", $0) }.joined() + ">"
         let content = "q 612 0 0 792 0 0 cm /Scan Do Q"
-        return PDFWriter.document([
+        var objects = [
             "<< /Type /Catalog /Pages 2 0 R >>",
-            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Scan 4 0 R >> >> /Contents 5 0 R >>",
+            "<< /Type /Pages /Kids [\((0..<pages).map { "\(6 + $0) 0 R" }.joined(separator: " "))] /Count \(pages) >>",
             """
             << /Type /XObject /Subtype /Image /Width \(width) /Height \(height) /ColorSpace /DeviceRGB /BitsPerComponent 8
                /Filter [/ASCIIHexDecode /DCTDecode] /Length \(hex.utf8.count) >>
@@ -126,6 +125,9 @@ public enum ScanPDF {
             endstream
             """,
             "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
-        ])
+            "<< /XObject << /Scan 3 0 R >> >>",
+        ]
+        objects += (0..<pages).map { _ in "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 5 0 R /Contents 4 0 R >>" }
+        return PDFWriter.document(objects)
     }
 }
