@@ -10,7 +10,7 @@ let main = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 /// Run: `swift package benchmark` here; one executable target per area, benchmarks named `Area:Case`.
 /// What the store and queue tools link: both backends, no renderer.
 let storeAndQueue: [Target.Dependency] = ["PreviewCore", "PreviewStore", "PreviewPostgres", "PreviewDocuments", "PreviewComposition"]
-    .map { .product(name: $0, package: main) } + [.product(name: "Logging", package: "swift-log")]
+    .map { .product(name: $0, package: main) } + [.product(name: "Logging", package: "swift-log"), "ScaleRun"]
 
 let package = Package(
     name: "DocPreviewBenchmarks",
@@ -25,6 +25,8 @@ let package = Package(
     targets: [
         // Where the generated inputs are, shared by every area.
         .target(name: "BenchmarkInputs", dependencies: [.product(name: "Benchmark", package: "benchmark"), .product(name: "PreviewCore", package: main)]),
+        // What the scale tools share: their arguments, their clock, their JSON lines.
+        .target(name: "ScaleRun"),
         // The job queue's own ceiling with empty jobs, on SQLite and PostgreSQL (scripts/bench-queue runs it).
         .executableTarget(name: "queue-load", dependencies: storeAndQueue, path: "Benchmarks/QueueLoad"),
         // The index at 1,000,000 documents: statistics, listing and an upload's commit (scripts/bench-index runs it).

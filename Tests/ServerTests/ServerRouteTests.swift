@@ -336,7 +336,8 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
             try await harness.drainQueue()
             try await client.execute(uri: "/v1/stats?owner=ana", method: .get) { response in
                 let body = try json(response)
-                #expect(body["documents"] as? Int == 1 && body["previews"] as? Int == 1)
+                // What was made of it: its thumbnail, and its words (read by OCR).
+                #expect(body["documents"] as? Int == 1 && body["previews"] as? Int == 2)
             }
             try await client.execute(uri: "/healthz", method: .get) { #expect(String(buffer: $0.body) == "ok\n") }
             // A scrape waits at most a second for the store's figures, then answers with what the
@@ -347,7 +348,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 return text.contains("docpreview_store_bytes{kind=\"stored\"}")
             }
             #expect(text.contains("docpreview_uploads_total{outcome=\"accepted\"}"))
-            #expect(text.contains("docpreview_jobs{status=\"done\"} 1"))
+            #expect(text.contains("docpreview_jobs{status=\"done\"} 2"))  // its preview job and its text job
             try await client.execute(uri: "/?owner=ana", method: .get) { response in
                 let page = String(buffer: response.body)
                 #expect(page.contains("<form id=\"upload\" method=\"post\" action=\"/ui/upload\" enctype=\"multipart/form-data\""))

@@ -133,7 +133,7 @@ import Testing
             let (job, document) = try #require(try await harness.queue.lease(worker: "test", leaseSeconds: 60, kinds: [.preview]))
             _ = try await harness.server.documents.run(job, of: document)
             let before = try await client.execute(uri: "/ui/documents/\(id)", method: .get, headers: SharesTests.bearer) { String(buffer: $0.body) }
-            #expect(before.contains("alt=\"Page 2\"") && !before.contains("aria-describedby"))
+            #expect(before.contains("alt=\"Page 2\"") && !before.contains("aria-describedby=\"page-text"))
             try await harness.drainQueue()
             let url = try #require(try await SharesTests.share(client, id, #"{"label": "State University"}"#)["url"] as? String)
             for page in ["/ui/documents/\(id)", "/ui/documents/\(id)/view", url] {

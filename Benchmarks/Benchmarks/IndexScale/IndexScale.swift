@@ -7,6 +7,7 @@ import PreviewCore
 import PreviewDocuments
 import PreviewPostgres
 import PreviewStore
+import ScaleRun
 
 /// The index at scale: fills a fresh index with N synthetic documents (1,000 owners, five types and
 /// kinds, a thumbnail each, one in 97 shared, one in 53 failed; the rows go through the same
@@ -18,14 +19,9 @@ import PreviewStore
 @main
 enum IndexScale {
     static func main() async throws {
-        let arguments = CommandLine.arguments
-        guard arguments.count >= 2 else {
-            FileHandle.standardError.write(Data("usage: index-scale sqlite|postgres://… [documents]\n".utf8))
-            exit(2)
-        }
-        let database = arguments[1] == "sqlite" ? nil : arguments[1]
-        let count = arguments.count > 2 ? Int(arguments[2]) ?? 1_000_000 : 1_000_000
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("index-scale-\(UUID().uuidString)")
+        let (database, rest) = ScaleRun.arguments(usage: "index-scale sqlite|postgres://… [documents]")
+        let count = rest.first.flatMap { Int($0) } ?? 1_000_000
+        let root = ScaleRun.folder("index-scale")
         defer { try? FileManager.default.removeItem(at: root) }
         let offload = Offload(reads: 1, writes: 1, renders: 1)
         let backend = try await StoreBackend(root: root, database: database, offload: offload, logger: Logger(label: "index-scale"))
@@ -39,7 +35,7 @@ enum IndexScale {
             let pool = (backend.store.index as! SQLiteIndex).pool
             try await pool.write { db in for statement in sqliteFill(count) { try db.execute(sql: statement) } }
         }
-        report(["backend": name, "documents": count, "measure": "fill", "seconds": seconds(since: fillStart)])
+        ScaleRun.report(["backend": name, "documents": count, "measure": "fill", "seconds": ScaleRun.seconds(since: fillStart)])
 
         let index = backend.store.index
         let kept = try await index.statistics()
@@ -87,24 +83,14 @@ enum IndexScale {
             for run in 0..<runs {
                 let start = ContinuousClock.now
                 try await body(run)
-                times.append(seconds(since: start) * 1000)
+                times.append(ScaleRun.seconds(since: start) * 1000)
             }
         } catch {
-            report(["backend": backend, "documents": count, "measure": what, "error": "\(error)"])
+            ScaleRun.report(["backend": backend, "documents": count, "measure": what, "error": "\(error)"])
             return
         }
         times.sort()
-        report(["backend": backend, "documents": count, "measure": what, "median_ms": times[times.count / 2], "runs": runs])
-    }
-
-    static func report(_ object: [String: Any]) {
-        print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self))
-        fflush(nil)
-    }
-
-    static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let duration = start.duration(to: .now)
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        ScaleRun.report(["backend": backend, "documents": count, "measure": what, "median_ms": times[times.count / 2], "runs": runs])
     }
 
     /// Rows for document `i` (SQL expressions over `i`): 1,000 owners, each with five types and kinds.

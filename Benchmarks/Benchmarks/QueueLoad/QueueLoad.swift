@@ -5,6 +5,7 @@ import PreviewCore
 import PreviewDocuments
 import PreviewPostgres
 import PreviewStore
+import ScaleRun
 import Synchronization
 
 /// The job queue's own throughput, without rendering: empty jobs enqueued one after another, then
@@ -15,15 +16,10 @@ import Synchronization
 @main
 enum QueueLoad {
     static func main() async throws {
-        let arguments = CommandLine.arguments
-        guard arguments.count >= 2 else {
-            FileHandle.standardError.write(Data("usage: queue-load sqlite|postgres://… [jobs] [threads,…]\n".utf8))
-            exit(2)
-        }
-        let database = arguments[1] == "sqlite" ? nil : arguments[1]
-        let jobs = arguments.count > 2 ? Int(arguments[2]) ?? 2000 : 2000
-        let threadCounts = (arguments.count > 3 ? arguments[3] : "1,2,4,8").split(separator: ",").compactMap { Int($0) }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("queue-load-\(UUID().uuidString)")
+        let (database, rest) = ScaleRun.arguments(usage: "queue-load sqlite|postgres://… [jobs] [threads,…]")
+        let jobs = rest.first.flatMap { Int($0) } ?? 2000
+        let threadCounts = (rest.count > 1 ? rest[1] : "1,2,4,8").split(separator: ",").compactMap { Int($0) }
+        let root = ScaleRun.folder("queue-load")
         defer { try? FileManager.default.removeItem(at: root) }
         let backend = database == nil ? "sqlite" : "postgres"
         let queue = try await openQueue(root: root, database: database, connections: threadCounts.max() ?? 1)
@@ -32,7 +28,7 @@ enum QueueLoad {
             let round = UUID().uuidString
             let enqueueStart = ContinuousClock.now
             for number in 0..<jobs { _ = try await queue.enqueue(emptyDocument("\(round)/\(number)")) }
-            let enqueueSeconds = seconds(since: enqueueStart)
+            let enqueueSeconds = ScaleRun.seconds(since: enqueueStart)
 
             let start = ContinuousClock.now
             let taken = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -50,7 +46,7 @@ enum QueueLoad {
                 for try await taken in group { total += taken }
                 return total
             }
-            let elapsed = seconds(since: start)
+            let elapsed = ScaleRun.seconds(since: start)
             guard taken == jobs else { throw QueueLoadError("took \(taken) of \(jobs)") }
             let report: [String: Any] = [
                 "backend": backend, "threads": threads, "jobs": jobs,
@@ -58,7 +54,7 @@ enum QueueLoad {
                 "lease_complete_per_s": Double(jobs) / elapsed,
                 "ms_per_job_per_thread": elapsed * 1000 * Double(threads) / Double(jobs),
             ]
-            print(String(decoding: try JSONSerialization.data(withJSONObject: report, options: .sortedKeys), as: UTF8.self))
+            ScaleRun.report(report)
         }
     }
 
@@ -76,11 +72,6 @@ enum QueueLoad {
         Document(id: UUID().uuidString, owner: "queue-load", type: "", title: title, filename: "empty.txt",
                        sha256: BlobHash.of(Array(title.utf8)), kind: .text, mime: "text/plain", size: 0,
                        facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
-    }
-
-    static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = start.duration(to: .now).components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     }
 }
 

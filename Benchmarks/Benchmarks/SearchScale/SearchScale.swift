@@ -8,6 +8,7 @@ import PreviewDocuments
 import PreviewPostgres
 import PreviewPipeline
 import PreviewStore
+import ScaleRun
 
 /// The store-wide search at scale (issue 47): fills a fresh index with N documents of ten pages
 /// each (100 owners; each page about 200 words drawn from a vocabulary of 20,000 with Zipf's law,
@@ -20,14 +21,9 @@ import PreviewStore
 @main
 enum SearchScale {
     static func main() async throws {
-        let arguments = CommandLine.arguments
-        guard arguments.count >= 2 else {
-            FileHandle.standardError.write(Data("usage: search-scale sqlite|postgres://… [documents]\n".utf8))
-            exit(2)
-        }
-        let database = arguments[1] == "sqlite" ? nil : arguments[1]
-        let count = arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("search-scale-\(UUID().uuidString)")
+        let (database, rest) = ScaleRun.arguments(usage: "search-scale sqlite|postgres://… [documents]")
+        let count = rest.first.flatMap { Int($0) } ?? 10_000
+        let root = ScaleRun.folder("search-scale")
         defer { try? FileManager.default.removeItem(at: root) }
         let offload = Offload(reads: 2, writes: 1, renders: 1)
         let logger = Logger(label: "search-scale")
@@ -45,7 +41,7 @@ enum SearchScale {
             let pool = (backend.store.index as! SQLiteIndex).pool
             try await pool.write { db in for statement in sqliteDocuments(count, reading: reading) { try db.execute(sql: statement) } }
         }
-        report(["backend": name, "pages": pages, "measure": "fill documents", "seconds": seconds(since: start)])
+        ScaleRun.report(["backend": name, "pages": pages, "measure": "fill documents", "seconds": ScaleRun.seconds(since: start)])
 
         start = ContinuousClock.now
         var words = Words()
@@ -58,8 +54,8 @@ enum SearchScale {
             let batch = statements
             try await backend.store.index.runPlan(serializing: nil) { .each(batch, then: ()) }
         }
-        let written = seconds(since: start)
-        report(["backend": name, "pages": pages, "measure": "write pages (a text job's statements)", "seconds": written,
+        let written = ScaleRun.seconds(since: start)
+        ScaleRun.report(["backend": name, "pages": pages, "measure": "write pages (a text job's statements)", "seconds": written,
                 "ms_per_page": written * 1000 / Double(pages)])
         if let database {
             let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .hours(1), logger: logger)
@@ -89,31 +85,21 @@ enum SearchScale {
                 for _ in 0..<runs {
                     let began = ContinuousClock.now
                     let page = try await documents.searchStore(hits, owner: owner, type: nil, limit: 20, offset: 0)
-                    times.append(seconds(since: began) * 1000)
+                    times.append(ScaleRun.seconds(since: began) * 1000)
                     (found, complete) = (page.hits.count, page.complete)
                 }
             } catch {
-                report(["backend": name, "pages": pages, "measure": what, "error": "\(error)"])
+                ScaleRun.report(["backend": name, "pages": pages, "measure": what, "error": "\(error)"])
                 continue
             }
             times.sort()
-            report(["backend": name, "pages": pages, "measure": what, "query": text, "results": found, "complete": complete,
+            ScaleRun.report(["backend": name, "pages": pages, "measure": what, "query": text, "results": found, "complete": complete,
                     "p50_ms": times[times.count / 2], "p95_ms": times[min(times.count - 1, Int(Double(times.count) * 0.95))], "runs": runs])
         }
     }
 
     static let pagesPerDocument = 10
     static let runs = 40
-
-    static func report(_ object: [String: Any]) {
-        print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self))
-        fflush(nil)
-    }
-
-    static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let duration = start.duration(to: .now)
-        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 
     /// Document `i`'s rows: its original's blob, the document (100 owners), its text derivative
     /// (keyed `text-i`, of `reading`, the current PDF reading).
