@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
+import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -51,15 +53,16 @@ struct TextController {
         routes.add(.get, "/v1/documents/:id/search") { request, context in
             try await search(context.parameters.require("id"), request: request)
         }
-        routes.add(.get, "/v1/search") { request, _ in
-            try await searchStore(request: request)
+        routes.add(.get, "/v1/search") { request, context in
+            try await searchStore(request: request, logger: context.logger)
         }
     }
 
     /// `GET /v1/search?q=&owner=&type=&limit=&cursor=`: the current documents that hold `q` in
     /// their pages or labels, best first (``DocumentService/searchStore(_:owner:type:limit:offset:)``),
-    /// each with its best hit; `429` past the owner's pace (``SearchPace``).
-    func searchStore(request: Request) async throws -> Response {
+    /// each with its best hit; `429` past the owner's pace (``SearchPace``). Counted by outcome in
+    /// `docpreview_searches_total` (`answered`, `paced`, `timed_out`).
+    func searchStore(request: Request, logger: Logger) async throws -> Response {
         let items = request.uri.queryParameters
         let range = TextHits.storeWideMinimum...TextHits.lengths.upperBound
         guard let text = items.get("q"), let hits = TextHits(query: text), range.contains(hits.text.count) else {
@@ -80,9 +83,18 @@ struct TextController {
         let offset = try number("cursor", in: 1...DocumentService.maxRankedDocuments, default: 0)
         if let wait = searchPace.take(owner: owner) {
             let seconds = max(1, Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
+            Counter(label: "docpreview_searches_total", dimensions: [("outcome", "paced")]).increment()
             throw APIError(.queueFull, "Too many searches of these documents; try again in \(seconds) s.", headers: [.retryAfter: "\(seconds)"])
         }
-        let page = try await documents.searchStore(hits, owner: owner, type: type, limit: limit, offset: offset)
+        let page: DocumentService.StoreSearchPage
+        do {
+            page = try await documents.searchStore(hits, owner: owner, type: type, limit: limit, offset: offset)
+        } catch let error as PreviewError where error.code == .timeout {
+            Counter(label: "docpreview_searches_total", dimensions: [("outcome", "timed_out")]).increment()
+            logger.warning("a search ran out of its time", metadata: ["preview.query_length": "\(hits.text.count)", "preview.owner": "\(owner ?? "*")"])
+            throw error
+        }
+        Counter(label: "docpreview_searches_total", dimensions: [("outcome", "answered")]).increment()
         return try JSON.response(StoreSearchView(query: hits.text, page), headers: [.cacheControl: "private, no-cache"])
     }
 
