@@ -28,10 +28,13 @@ public enum OCRReading {
                      detail: error.description)
     }
 
-    /// `reading`'s words as a page's, their boxes scaled by `scale` (page units a pixel).
+    /// `reading`'s words as a page's, their boxes scaled by `scale` (page units a pixel). A line
+    /// that ends in a hyphen goes on with its word on the next line (Tesseract says only that the
+    /// line ends), as a text layer's hyphenation.
     static func page(_ number: Int, width: Double, height: Double, _ reading: OCR.Reading, scale: Double) -> PageText {
         let words = reading.words.map { word in
-            PageText.Word(text: word.text, box: word.box.map { (Double($0) * scale * 100).rounded() / 100 }, next: word.next)
+            let hyphenated = word.next == .line && word.text.count > 1 && (word.text.hasSuffix("-") || word.text.hasSuffix("\u{AD}"))
+            return PageText.Word(text: word.text, box: word.box.map { (Double($0) * scale * 100).rounded() / 100 }, next: hyphenated ? .hyphen : word.next)
         }
         return PageText(page: number, width: width, height: height, words: words, truncated: reading.truncated)
     }

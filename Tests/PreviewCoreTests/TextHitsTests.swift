@@ -44,6 +44,20 @@ import Testing
         #expect(phrase.last?.snippet.before == "Biology 5 CORE168 passed École d'été:" && phrase.last?.snippet.after == "again")
     }
 
+    /// A word hyphenated across a line is found whole, its two parts' boxes marked; a hyphen that
+    /// does not end a hyphenated line is a character like another.
+    @Test func aWordHyphenatedAcrossALine() throws {
+        let page = PageText(page: 1, width: 100, height: 100, words: [
+            PageText.Word(text: "issued", box: [0, 0, 10, 10], next: .space), PageText.Word(text: "to", box: [12, 0, 20, 10], next: .space),
+            PageText.Word(text: "Arm-", box: [22, 0, 40, 10], next: .hyphen), PageText.Word(text: "strong", box: [0, 12, 30, 22], next: .space),
+            PageText.Word(text: "well-", box: [32, 12, 50, 22], next: .space), PageText.Word(text: "known", box: [52, 12, 70, 22], next: nil),
+        ])
+        let whole = try #require(TextHits(query: "armstrong")).hits(on: page, limit: 10)
+        #expect(whole.map(\.rects) == [[[22, 0, 40, 10], [0, 12, 30, 22]]] && whole.first?.snippet.match == "Arm- strong")
+        #expect(TextHits.searchText(of: page.words) == "issued to armstrong well- known")
+        #expect(try #require(TextHits(query: "well- known")).hits(on: page, limit: 10).count == 1)
+    }
+
     @Test func boundedQueriesAndHits() throws {
         #expect(TextHits(query: " a ") == nil && TextHits(query: String(repeating: "a", count: 101)) == nil)
         #expect(try #require(TextHits(query: "AP")).hits(on: transcript, limit: 1).count == 1)

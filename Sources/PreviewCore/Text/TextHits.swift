@@ -55,8 +55,9 @@ public struct TextHits: Sendable {
         return String(decoding: bytes.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
-    /// A page's words folded and joined by spaces: what a query's ``needle`` is looked for in, on
-    /// the page and in the store's search index alike.
+    /// A page's words folded and joined by spaces, a word hyphenated across a line joined whole
+    /// ("Arm-" and "strong" are "armstrong", as `pdftotext` joins them): what a query's ``needle`` is
+    /// looked for in, on the page and in the store's search index alike.
     public static func searchText(of words: [PageText.Word]) -> String {
         folded(words).text
     }
@@ -65,10 +66,14 @@ public struct TextHits: Sendable {
     private static func folded(_ words: [PageText.Word]) -> (text: String, spans: [Range<String.Index>]) {
         var text = ""
         var spans: [Range<String.Index>] = []
+        var joinsNext = false
         for word in words {
-            if !text.isEmpty { text += " " }
+            if !text.isEmpty, !joinsNext { text += " " }
             let start = text.endIndex
-            text += fold(word.text)
+            var folded = fold(word.text)
+            joinsNext = word.next == .hyphen && (folded.last == "-" || folded.last == "\u{AD}")
+            if joinsNext { folded.removeLast() }
+            text += folded
             spans.append(start..<text.endIndex)
         }
         return (text, spans)
