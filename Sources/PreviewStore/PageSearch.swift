@@ -12,7 +12,9 @@ import PreviewCore
 ///
 /// The work is bounded whatever the store's size: at most ``candidatePages`` matching pages and
 /// ``candidateLabels`` matching labels are read (a text on more pages is ranked among those the
-/// index yields first, and the answer says it is not complete), and the read stops at ``timeout``.
+/// index yields first, and the answer says it is not complete), on PostgreSQL a text of several
+/// words is looked for in at most ``phraseCandidates`` pages holding its longest word, and the read
+/// stops at ``timeout``.
 /// A search of one owner with at most ``walkedPages`` pages walks their pages instead of asking
 /// the index: the index's matches of a common text are mostly other owners'.
 public struct PageSearch: Sendable {
@@ -81,7 +83,10 @@ public struct PageSearch: Sendable {
             guard let id = row.text("id") else { continue }
             found[id, default: Match(documentID: id)].inLabels = true
         }
-        for row in pageRows.prefix(Self.candidatePages) {
+        // PostgreSQL's search for several words says first how many pages it read (``pageStatement(_:in:)``).
+        let readAll = pageRows.compactMap { $0.integer("candidates") }.allSatisfy { $0 <= Self.phraseCandidates }
+        let matchingPages = pageRows.filter { $0.text("id") != nil }
+        for row in matchingPages.prefix(Self.candidatePages) {
             guard let id = row.text("id"), let page = row.integer("page").map(Int.init) else { continue }
             let occurrences = Int(row.integer("hits") ?? 0)
             var match = found[id, default: Match(documentID: id)]
@@ -96,7 +101,7 @@ public struct PageSearch: Sendable {
             if left.occurrences != right.occurrences { return left.occurrences > right.occurrences }
             return left.documentID < right.documentID
         }
-        return (ranked, labelRows.count <= Self.candidateLabels && pageRows.count <= Self.candidatePages)
+        return (ranked, labelRows.count <= Self.candidateLabels && matchingPages.count <= Self.candidatePages && readAll)
     }
 
     /// The filters every match passes: current versions, and the query's owner and type.
@@ -173,11 +178,37 @@ public struct PageSearch: Sendable {
                 WHERE page_search MATCH \(TextSearch.phrase(query.needle)) AND \(conditions) LIMIT \(candidatePages + 1)
                 """
         case .postgres:
+            guard let word = longestWord(of: query.needle) else {
+                return """
+                    SELECT d.id AS id, p.derivative AS derivative, p.page AS page, \(occurrences) AS hits
+                    FROM page_texts p JOIN derivatives x ON x.key = p.derivative JOIN documents d ON d.sha256 = x.source_sha256
+                    WHERE p.search_text LIKE \(TextSearch.likePattern(query.needle)) AND \(conditions) LIMIT \(candidatePages + 1)
+                    """
+            }
+            // Words apart: pg_trgm's trigrams are each word's own, so every page holding all the words
+            // anywhere would be checked (tens of thousands for common ones). The pages holding the
+            // longest word are read instead, at most ``phraseCandidates``, and the text tested in
+            // each; a first row says how many were read (more than the bound: not complete).
             return """
-                SELECT d.id AS id, p.derivative AS derivative, p.page AS page, \(occurrences) AS hits
-                FROM page_texts p JOIN derivatives x ON x.key = p.derivative JOIN documents d ON d.sha256 = x.source_sha256
-                WHERE p.search_text LIKE \(TextSearch.likePattern(query.needle)) AND \(conditions) LIMIT \(candidatePages + 1)
+                WITH c AS (SELECT id, derivative, page, search_text FROM page_texts WHERE search_text LIKE \(TextSearch.likePattern(word))
+                           LIMIT \(phraseCandidates + 1))
+                SELECT NULL AS id, NULL AS derivative, NULL AS page, NULL AS hits, (SELECT COUNT(*) FROM c) AS candidates
+                UNION ALL (SELECT d.id, p.derivative, p.page, \(occurrences), NULL
+                           FROM c p JOIN derivatives x ON x.key = p.derivative JOIN documents d ON d.sha256 = x.source_sha256
+                           WHERE strpos(p.search_text, \(query.needle)) > 0 AND \(conditions) LIMIT \(candidatePages + 1))
                 """
         }
+    }
+
+    /// The pages holding a text of several words that PostgreSQL reads at most (``pageStatement(_:in:)``).
+    public static let phraseCandidates = 3_000
+
+    /// The longest whole word of a text of several words, when it has three characters or more
+    /// (a trigram to look up); nil for one word.
+    static func longestWord(of needle: String) -> String? {
+        let words = needle.split(separator: " ")
+        // The first and last words may be parts of longer ones: the text may start or end inside a word.
+        guard words.count > 1, let longest = words.max(by: { $0.count < $1.count }), longest.count >= 3 else { return nil }
+        return String(longest)
     }
 }
