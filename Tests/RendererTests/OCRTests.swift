@@ -29,6 +29,18 @@ import Testing
         return Double(hits) / Double(wanted.count)
     }
 
+    /// How many of `words` lie where the text layer `layer` has them: the centre of a word's box,
+    /// brought onto the page by `onPage`, inside the layer's box of the same word (glyph boxes are
+    /// tighter than the font's, so their overlap says less).
+    static func placed(_ words: [PageText.Word], on layer: PageText, onPage: (Double, Double) -> (Double, Double)) -> Int {
+        words.filter { word in
+            let (x, y) = onPage((word.box[0] + word.box[2]) / 2, (word.box[1] + word.box[3]) / 2)
+            return layer.words.contains { twin in
+                normalized([twin.text]) == normalized([word.text]) && twin.box[0] <= x && x <= twin.box[2] && twin.box[1] <= y && y <= twin.box[3]
+            }
+        }.count
+    }
+
     @Test func aPagesPixelsGiveItsWordsWhereTheyAre() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -39,14 +51,7 @@ import Testing
         #expect((read.width, read.height) == (612, 792))
         let recall = Self.recall(layer.words.map(\.text), read.words.map(\.text))
         #expect(recall >= 0.95, "recall \(recall): \(read.plainText)")
-        // Each word read lies where the text layer has it: its box's centre inside the layer's box of
-        // the same word (glyph boxes are tighter than the font's, so their overlap says less).
-        let placed = read.words.filter { word in
-            let (x, y) = ((word.box[0] + word.box[2]) / 2, (word.box[1] + word.box[3]) / 2)
-            return layer.words.contains { twin in
-                Self.normalized([twin.text]) == Self.normalized([word.text]) && twin.box[0] <= x && x <= twin.box[2] && twin.box[1] <= y && y <= twin.box[3]
-            }
-        }.count
+        let placed = Self.placed(read.words, on: layer) { x, y in (x, y) }
         #expect(Double(placed) >= 0.9 * Double(read.words.count), "\(placed) of \(read.words.count) placed")
     }
 
@@ -69,13 +74,10 @@ import Testing
             // The boxes are on the photo as taken: each word's centre, turned back onto the page and
             // in points, lies in the text layer's box of that word.
             let (radians, cx, cy, points) = (degrees * .pi / 180, Double(photo.width) / 2, Double(photo.height) / 2, 612.0 / 2550)
-            let placed = read.words.filter { word in
-                let (dx, dy) = ((word.box[0] + word.box[2]) / 2 - cx, (word.box[1] + word.box[3]) / 2 - cy)
-                let x = (cx + dx * cos(radians) + dy * sin(radians)) * points, y = (cy - dx * sin(radians) + dy * cos(radians)) * points
-                return layer.words.contains { twin in
-                    Self.normalized([twin.text]) == Self.normalized([word.text]) && twin.box[0] <= x && x <= twin.box[2] && twin.box[1] <= y && y <= twin.box[3]
-                }
-            }.count
+            let placed = Self.placed(read.words, on: layer) { x, y in
+                let (dx, dy) = (x - cx, y - cy)
+                return ((cx + dx * cos(radians) + dy * sin(radians)) * points, (cy - dx * sin(radians) + dy * cos(radians)) * points)
+            }
             #expect(Double(placed) >= 0.9 * Double(read.words.count), "turned \(degrees)°: \(placed) of \(read.words.count) placed")
         }
     }
