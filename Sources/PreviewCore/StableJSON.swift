@@ -27,6 +27,9 @@ extension Duration {
     /// Whole nanoseconds (for metrics timers).
     public var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 
+    /// Seconds, with their fraction (for budgets counted in seconds).
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+
     /// Milliseconds rounded to one decimal (for reports).
     public var roundedMilliseconds: Double { (Double(nanoseconds) / 100_000).rounded() / 10 }
 }

@@ -6,7 +6,7 @@ extension PostgresIndex {
     public var dialect: SQLDialect { .postgres }
 
     public func readPlan<T: Sendable>(timeout: Duration, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
-        let milliseconds = max(1, Int(timeout.components.seconds) * 1_000 + Int(timeout.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(1, timeout.nanoseconds / 1_000_000)
         do {
             return try await connections.transaction { session in
                 try await session.query("SET LOCAL statement_timeout = \(unescaped: String(milliseconds))")

@@ -70,13 +70,10 @@ extension PDFRenderer {
                 pixels = try page.withPixels(width: width, height: height, seconds: pageSeconds) { rgb in
                     PixelBuffer(width: width, height: height, bands: 3, bytes: Array(rgb))
                 }
-            } catch where error.reason == .outOfTime {
-                throw PreviewError(.timeout, "Page \(number) took longer than \(Self.describe(seconds: pageSeconds)) to draw.", detail: error.description)
             } catch {
-                throw PreviewError(.internal, "The page could not be rasterised.", detail: error.description)
+                throw drawingFailed(page: number, error)
             }
-            let spent = started.duration(to: .now)
-            let left = pageSeconds - (Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18)
+            let left = pageSeconds - started.duration(to: .now).seconds
             let reading = try OCRReading.read(pixels, ppi: Int((scale * 72).rounded()), languages: languages, seconds: left, what: "Page \(number)")
             return OCRReading.page(number, width: size.width, height: size.height, reading, scale: 1 / scale)
         }
@@ -99,8 +96,7 @@ extension ImageRenderer {
         } catch {
             throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
         }
-        let spent = started.duration(to: .now)
-        let left = seconds - (Double(spent.components.seconds) + Double(spent.components.attoseconds) / 1e18)
+        let left = seconds - started.duration(to: .now).seconds
         let reading = try OCRReading.read(pixels, ppi: OCRReading.ppi, languages: languages, seconds: left, what: "The image")
         return OCRReading.page(1, width: Double(fullWidth), height: Double(fullHeight), reading, scale: Double(fullWidth) / Double(pixels.width))
     }

@@ -69,11 +69,8 @@ public struct PDFRenderer: Renderer {
                     }
                 }
             }
-        } catch where error.reason == .outOfTime {
-            throw PreviewError(.timeout, "Page \(request.page) took longer than \(Self.describe(seconds: pageSeconds)) to draw.",
-                               detail: error.description)
         } catch {
-            throw PreviewError(.internal, "The page could not be rasterised.", detail: error.description)
+            throw drawingFailed(page: request.page, error)
         }
         var rendered = try encoded.get()
         rendered.facts = MediaFacts(width: Int(size.width.rounded()), height: Int(size.height.rounded()), pages: pageCount)
@@ -103,6 +100,13 @@ public struct PDFRenderer: Renderer {
                 }
             }
         }
+    }
+
+    /// Why page `number` could not be drawn, in the contract's words: out of the page budget, or a
+    /// failure of the rasteriser.
+    func drawingFailed(page number: Int, _ error: PDFError) -> PreviewError {
+        guard error.reason == .outOfTime else { return PreviewError(.internal, "The page could not be rasterised.", detail: error.description) }
+        return PreviewError(.timeout, "Page \(number) took longer than \(Self.describe(seconds: pageSeconds)) to draw.", detail: error.description)
     }
 
     /// `20 s`, `1.5 s`.

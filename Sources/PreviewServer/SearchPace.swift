@@ -29,9 +29,7 @@ final class SearchPace: Sendable {
         let key = owner.map { "o:" + $0 } ?? "*"
         return buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: Self.burst, filledAt: now)
-            let elapsed = bucket.filledAt.duration(to: now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(Self.burst, bucket.tokens + max(0, seconds) * Self.perSecond)
+            bucket.tokens = min(Self.burst, bucket.tokens + max(0, bucket.filledAt.duration(to: now).seconds) * Self.perSecond)
             bucket.filledAt = now
             guard bucket.tokens >= 1 else {
                 buckets[key] = bucket

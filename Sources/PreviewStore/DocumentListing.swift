@@ -19,7 +19,7 @@ public enum DocumentListing {
         guard let key = query.containing.map(DocumentLabels.titleKey) else {
             return "SELECT d.*, \(raw: selected) FROM \(raw: source) WHERE \(PortableSQL.joined(conditions, separator: " AND ")) \(raw: order) LIMIT \(page)"
         }
-        let holdsText: PortableSQL = dialect == .sqlite ? "instr(d.search_key, \(key)) > 0" : "strpos(d.search_key, \(key)) > 0"
+        let holdsText = dialect.holds("d.search_key", key)
         switch (search, dialect) {
         case (.walkStart, .sqlite):
             // The first rows of the order, by rowid, in the order's own order as the co-routine yields

@@ -153,10 +153,9 @@ public struct PageSearch: Sendable {
     /// The pages of the query's owner's documents that hold the text, each tested in turn.
     static func walkStatement(_ query: Query, in dialect: SQLDialect) -> PortableSQL {
         let (from, conditions) = ownerPages(query, in: dialect)
-        let holds: PortableSQL = dialect == .sqlite ? "instr(p.search_text, \(query.needle)) > 0" : "strpos(p.search_text, \(query.needle)) > 0"
         return """
             SELECT d.id AS id, p.derivative AS derivative, p.page AS page, \(occurrences(query)) AS hits FROM \(raw: from)
-            WHERE \(conditions) AND \(holds) LIMIT \(candidatePages + 1)
+            WHERE \(conditions) AND \(dialect.holds("p.search_text", query.needle)) LIMIT \(candidatePages + 1)
             """
     }
 
@@ -195,7 +194,7 @@ public struct PageSearch: Sendable {
                 SELECT NULL AS id, NULL AS derivative, NULL AS page, NULL AS hits, (SELECT COUNT(*) FROM c) AS candidates
                 UNION ALL (SELECT d.id, p.derivative, p.page, \(occurrences), NULL
                            FROM c p JOIN derivatives x ON x.key = p.derivative JOIN documents d ON d.sha256 = x.source_sha256
-                           WHERE strpos(p.search_text, \(query.needle)) > 0 AND \(conditions) LIMIT \(candidatePages + 1))
+                           WHERE \(dialect.holds("p.search_text", query.needle)) AND \(conditions) LIMIT \(candidatePages + 1))
                 """
         }
     }

@@ -90,7 +90,7 @@ public struct PageTexts: Sendable {
     /// object a word; a search decodes the pages it shows.
     public static func storedWords(_ words: [PageText.Word]) -> String {
         let columns = StoredWords(text: words.map(\.text), box: words.flatMap { $0.box.count == 4 ? $0.box : [0, 0, 0, 0] },
-                                  next: String(words.map { word in breaks.first { $0.value == word.next }?.key ?? "." }))
+                                  next: String(words.map { letters[$0.next] ?? "." }))
         return (try? JSONEncoder().encode(columns)).map { String(decoding: $0, as: UTF8.self) } ?? #"{"text":[],"box":[],"next":""}"#
     }
 
@@ -116,4 +116,5 @@ public struct PageTexts: Sendable {
 
     /// The letter of each break in ``storedWords(_:)`` (`.` for none).
     private static let breaks: [Character: PageText.Break?] = [" ": .space, "l": .line, "h": .hyphen, "b": .block, ".": nil]
+    private static let letters = Dictionary(uniqueKeysWithValues: breaks.map { ($0.value, $0.key) })
 }

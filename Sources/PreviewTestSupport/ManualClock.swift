@@ -28,7 +28,7 @@ public final class ManualClock: ServiceClock {
 
     public var now: Date {
         let elapsed = state.withLock { $0.elapsed }
-        return startDate.addingTimeInterval(TimeInterval(elapsed.components.seconds) + TimeInterval(elapsed.components.attoseconds) / 1e18)
+        return startDate.addingTimeInterval(elapsed.seconds)
     }
 
     public var instant: ContinuousClock.Instant {

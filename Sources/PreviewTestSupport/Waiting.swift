@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 
 /// A wait that ran out: what did not happen, and how long it was waited for.
 public struct WaitTimedOut: Error, CustomStringConvertible {
@@ -19,7 +20,7 @@ public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interva
             if try condition() { return }
             throw WaitTimedOut(what: what, timeout: timeout)
         }
-        Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+        Thread.sleep(forTimeInterval: interval.seconds)
     }
 }
 

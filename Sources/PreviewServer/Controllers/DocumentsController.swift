@@ -67,19 +67,14 @@ struct DocumentsController {
             return value
         }
         let sort = try parsed("sort", DocumentQuery.Sort.init(rawValue:), expected: "newest, oldest, title, type or most_shared") ?? .newest
-        let limit = try parsed("limit", { Int($0).flatMap { (1...DocumentQuery.maxLimit).contains($0) ? $0 : nil } },
-                               expected: "in 1...\(DocumentQuery.maxLimit)") ?? 50
+        let limit = try request.number("limit", in: 1...DocumentQuery.maxLimit, default: 50)
         let status = try parsed("status", PreviewStatus.init(rawValue:), expected: "pending, ready, no_preview or failed")
         let shared = try parsed("shared", { ["true": true, "false": false][$0] }, expected: "true or false")
         let cursor = try parsed("cursor", { DocumentCursor(token: $0, sort: sort) },
                                 expected: "a next_cursor this listing returned, with the same sort")
-        func text(_ name: String, emptyIsNone: Bool = true) throws -> String? {
-            guard let value = items.get(name), !(emptyIsNone && value.isEmpty) else { return nil }
-            try DocumentLabels.checkFilter(value, named: name)
-            return value
-        }
-        return DocumentQuery(owner: try text("owner"), type: try text("type", emptyIsNone: false), kind: try text("kind"),
-                             school: try text("school"), containing: try text("q"), status: status, shared: shared, sort: sort, limit: limit, after: cursor)
+        return DocumentQuery(owner: try request.filter("owner"), type: try request.filter("type", emptyIsNone: false), kind: try request.filter("kind"),
+                             school: try request.filter("school"), containing: try request.filter("q"), status: status, shared: shared, sort: sort,
+                             limit: limit, after: cursor)
     }
 
     /// The longest a read of one document waits for it to change (`wait=`, in seconds).

@@ -63,24 +63,13 @@ struct TextController {
     /// each with its best hit; `429` past the owner's pace (``SearchPace``). Counted by outcome in
     /// `docpreview_searches_total` (`answered`, `paced`, `timed_out`).
     func searchStore(request: Request, logger: Logger) async throws -> Response {
-        let items = request.uri.queryParameters
         let range = TextHits.storeWideMinimum...TextHits.lengths.upperBound
-        guard let text = items.get("q"), let hits = TextHits(query: text), range.contains(hits.text.count) else {
+        guard let text = request.uri.queryParameters.get("q"), let hits = TextHits(query: text), range.contains(hits.text.count) else {
             throw APIError.badRequest("q must have \(range.lowerBound) to \(range.upperBound) characters")
         }
-        func filter(_ name: String) throws -> String? {
-            guard let value = items.get(name), !value.isEmpty else { return nil }
-            try DocumentLabels.checkFilter(value, named: name)
-            return value
-        }
-        let (owner, type) = (try filter("owner"), try filter("type"))
-        func number(_ name: String, in range: ClosedRange<Int>, default value: Int) throws -> Int {
-            guard let asked = items.get(name) else { return value }
-            guard let number = Int(asked), range.contains(number) else { throw APIError.badRequest("\(name) must be in \(range)") }
-            return number
-        }
-        let limit = try number("limit", in: 1...Self.maxStoreResults, default: 20)
-        let offset = try number("cursor", in: 1...DocumentService.maxRankedDocuments, default: 0)
+        let (owner, type) = (try request.filter("owner"), try request.filter("type"))
+        let limit = try request.number("limit", in: 1...Self.maxStoreResults, default: 20)
+        let offset = try request.number("cursor", in: 1...DocumentService.maxRankedDocuments, default: 0)
         if let wait = searchPace.take(owner: owner) {
             let seconds = max(1, Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
             Counter(label: "docpreview_searches_total", dimensions: [("outcome", "paced")]).increment()
@@ -105,11 +94,7 @@ struct TextController {
         guard let text = query.get("q"), let hits = TextHits(query: text) else {
             throw APIError.badRequest("q must have \(TextHits.lengths.lowerBound) to \(TextHits.lengths.upperBound) characters")
         }
-        var limit = 100
-        if let asked = query.get("limit") {
-            guard let number = Int(asked), (1...Self.maxHits).contains(number) else { throw APIError.badRequest("limit must be in 1...\(Self.maxHits)") }
-            limit = number
-        }
+        let limit = try request.number("limit", in: 1...Self.maxHits, default: 100)
         let document = try await documents.document(id: id)
         guard let found = try await documents.search(hits, in: document, limit: limit) else {
             return try JSON.response(NotYet(documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])

@@ -115,6 +115,11 @@ public enum SQLDialect: Sendable {
     case sqlite
     case postgres
 
+    /// Whether `column` (a name of ours) holds `text` anywhere: SQLite's `instr`, PostgreSQL's `strpos`.
+    public func holds(_ column: String, _ text: String) -> PortableSQL {
+        self == .sqlite ? "instr(\(raw: column), \(text)) > 0" : "strpos(\(raw: column), \(text)) > 0"
+    }
+
     /// The text that stands for the `position`th bound value (from 1).
     func placeholder(_ position: Int) -> String {
         self == .sqlite ? "?" : "$\(position)"
