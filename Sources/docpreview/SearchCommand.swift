@@ -17,7 +17,7 @@ struct SearchCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The text (\(TextHits.storeWideMinimum) to \(TextHits.lengths.upperBound) characters).")
+    @Argument(help: "The text (\(TextHits.storeWideLengths.lowerBound) to \(TextHits.storeWideLengths.upperBound) characters).")
     var query: String
 
     @Option(help: "Only this owner's documents.")
@@ -44,8 +44,8 @@ struct SearchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let report = CommandReport(json: json)
-        guard let hits = TextHits(query: query), hits.text.count >= TextHits.storeWideMinimum else {
-            throw ValidationError("The text must have \(TextHits.storeWideMinimum) to \(TextHits.lengths.upperBound) characters.")
+        guard let hits = TextHits(query: query), TextHits.storeWideLengths.contains(hits.text.count) else {
+            throw ValidationError("The text must have \(TextHits.storeWideLengths.lowerBound) to \(TextHits.storeWideLengths.upperBound) characters.")
         }
         let page = try await storeOptions.documents().searchStore(hits, owner: owner, type: type, limit: limit, offset: cursor)
         var lines = page.hits.map { found in

@@ -30,6 +30,8 @@ public struct TextHits: Sendable {
     /// The shortest text a search of the whole store looks for: the search index holds the
     /// pages' text by trigram (``searchText(of:)``).
     public static let storeWideMinimum = 3
+    /// The lengths of text a search of the whole store takes, in characters.
+    public static var storeWideLengths: ClosedRange<Int> { storeWideMinimum...lengths.upperBound }
 
     /// The folded query: what a page's ``searchText(of:)`` holds where it occurs.
     public let needle: String

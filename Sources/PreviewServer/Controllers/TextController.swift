@@ -63,7 +63,7 @@ struct TextController {
     /// each with its best hit; `429` past the owner's pace (``SearchPace``). Counted by outcome in
     /// `docpreview_searches_total` (`answered`, `paced`, `timed_out`).
     func searchStore(request: Request, logger: Logger) async throws -> Response {
-        let range = TextHits.storeWideMinimum...TextHits.lengths.upperBound
+        let range = TextHits.storeWideLengths
         guard let text = request.uri.queryParameters.get("q"), let hits = TextHits(query: text), range.contains(hits.text.count) else {
             throw APIError.badRequest("q must have \(range.lowerBound) to \(range.upperBound) characters")
         }
