@@ -40,6 +40,7 @@ DOCPREVIEW_LAZY(TESSERACT, TessBaseAPISetPageSegMode)
 DOCPREVIEW_LAZY(TESSERACT, TessBaseAPISetImage2)
 DOCPREVIEW_LAZY(TESSERACT, TessBaseAPISetSourceResolution)
 DOCPREVIEW_LAZY(TESSERACT, TessBaseAPIRecognize)
+DOCPREVIEW_LAZY(TESSERACT, TessBaseAPIClear)
 DOCPREVIEW_LAZY(TESSERACT, TessBaseAPIGetIterator)
 DOCPREVIEW_LAZY(TESSERACT, TessResultIteratorDelete)
 DOCPREVIEW_LAZY(TESSERACT, TessResultIteratorGetPageIterator)
@@ -150,15 +151,40 @@ static int collect(TessBaseAPI *api, float skew, int32_t width, int32_t height, 
     return status;
 }
 
-int docpreview_ocr_read(const uint8_t *pixels, int32_t width, int32_t height, int32_t channels, int32_t stride,
-                        int32_t ppi, const char *languages, int32_t deadline_ms, int32_t max_words,
+struct docpreview_ocr_engine {
+    TessBaseAPI *api;
+};
+
+docpreview_ocr_engine *docpreview_ocr_engine_create(const char *languages) {
+    lazy_setMsgSeverity()(L_SEVERITY_NONE);
+    docpreview_ocr_engine *engine = calloc(1, sizeof *engine);
+    if (!engine) return NULL;
+    engine->api = lazy_TessBaseAPICreate()();
+    if (!engine->api || lazy_TessBaseAPIInit3()(engine->api, NULL, languages) != 0) {
+        docpreview_ocr_engine_free(engine);
+        return NULL;
+    }
+    lazy_TessBaseAPISetVariable()(engine->api, "debug_file", "/dev/null");
+    lazy_TessBaseAPISetPageSegMode()(engine->api, PSM_AUTO);
+    return engine;
+}
+
+void docpreview_ocr_engine_free(docpreview_ocr_engine *engine) {
+    if (!engine) return;
+    if (engine->api) lazy_TessBaseAPIDelete()(engine->api);
+    free(engine);
+}
+
+int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, int32_t width, int32_t height, int32_t channels,
+                        int32_t stride, int32_t ppi, int32_t deadline_ms, int32_t max_words,
                         docpreview_ocr_result *result, char *message, int32_t message_size) {
     *result = (docpreview_ocr_result){0};
     if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) || stride < width * channels) {
         return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "the pixels' layout is not one OCR reads");
     }
     // One core a reading: the children are the parallelism (Tesseract's OpenMP takes 6 s of two
-    // cores for a page one core reads in 1). No parallel region is active past level 0.
+    // cores for a page one core reads in 1). No parallel region is active past level 0 (a setting
+    // of the calling thread's).
     lazy_omp_set_max_active_levels()(0);
     lazy_setMsgSeverity()(L_SEVERITY_NONE);
     PIX *gray = gray_pix(pixels, width, height, channels, stride);
@@ -180,23 +206,15 @@ int docpreview_ocr_read(const uint8_t *pixels, int32_t width, int32_t height, in
     lazy_pixDestroy()(&gray);
     if (!binary) return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "Leptonica could not threshold the page");
     lazy_pixSetResolution()(binary, ppi, ppi);
-
-    TessBaseAPI *api = lazy_TessBaseAPICreate()();
-    if (!api || lazy_TessBaseAPIInit3()(api, NULL, languages) != 0) {
-        if (api) lazy_TessBaseAPIDelete()(api);
-        lazy_pixDestroy()(&binary);
-        return fail(DOCPREVIEW_OCR_NO_LANGUAGE, message, message_size, "Tesseract could not load the languages' data");
-    }
-    lazy_TessBaseAPISetVariable()(api, "debug_file", "/dev/null");
-    lazy_TessBaseAPISetPageSegMode()(api, PSM_AUTO);
-    lazy_TessBaseAPISetImage2()(api, binary);
-    lazy_TessBaseAPISetSourceResolution()(api, ppi);
+    lazy_TessBaseAPISetImage2()(engine->api, binary);
+    lazy_TessBaseAPISetSourceResolution()(engine->api, ppi);
     ETEXT_DESC *monitor = lazy_TessMonitorCreate()();
     lazy_TessMonitorSetDeadlineMSecs()(monitor, deadline_ms);
-    int recognized = lazy_TessBaseAPIRecognize()(api, monitor);
+    int recognized = lazy_TessBaseAPIRecognize()(engine->api, monitor);
     lazy_TessMonitorDelete()(monitor);
-    int status = recognized == 0 ? collect(api, skew, width, height, max_words, result) : DOCPREVIEW_OCR_TIMEOUT;
-    lazy_TessBaseAPIDelete()(api);
+    int status = recognized == 0 ? collect(engine->api, skew, width, height, max_words, result) : DOCPREVIEW_OCR_TIMEOUT;
+    // The page's image and results go; the languages' models stay for the next page.
+    lazy_TessBaseAPIClear()(engine->api);
     lazy_pixDestroy()(&binary);
     if (status != DOCPREVIEW_OCR_OK) {
         docpreview_ocr_free(result);

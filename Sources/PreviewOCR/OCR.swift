@@ -1,8 +1,10 @@
 import COCR
 import PreviewCore
+import Synchronization
 
 /// Tesseract over Leptonica (``COCR``): the words of a page's pixels with their boxes. One call
 /// owns the C result from start to end (freed once, on every path); failures come out as ``OCRError``.
+/// The languages' models are loaded once and kept for the pages after (``Engines``).
 public enum OCR {
     /// A word read, its box in the pixels read (left, top, right, bottom), Tesseract's confidence
     /// (0–100) and what follows it.
@@ -25,12 +27,18 @@ public enum OCR {
     /// Reads `pixels` (gray, RGB or RGBA) taken at `ppi` pixels an inch, in `languages` ("eng",
     /// "eng+fra"), within `seconds`, keeping at most `maxWords` words.
     public static func read(_ pixels: PixelBuffer, ppi: Int, languages: String, seconds: Double, maxWords: Int) throws(OCRError) -> Reading {
+        try read(pixels, ppi: ppi, languages: languages, seconds: seconds, maxWords: maxWords, engines: .shared)
+    }
+
+    static func read(_ pixels: PixelBuffer, ppi: Int, languages: String, seconds: Double, maxWords: Int, engines: Engines) throws(OCRError) -> Reading {
+        let engine = try engines.take(languages)
+        defer { engines.give(engine) }
         var result = docpreview_ocr_result()
         var message = [CChar](repeating: 0, count: 256)
         let milliseconds = Int32(clamping: Int((max(0, seconds) * 1000).rounded(.up)))
         let status = pixels.bytes.withUnsafeBufferPointer { bytes in
-            docpreview_ocr_read(bytes.baseAddress!, Int32(pixels.width), Int32(pixels.height), Int32(pixels.bands), Int32(pixels.width * pixels.bands),
-                                Int32(ppi), languages, milliseconds, Int32(clamping: maxWords), &result, &message, Int32(message.count))
+            docpreview_ocr_read(engine.handle, bytes.baseAddress!, Int32(pixels.width), Int32(pixels.height), Int32(pixels.bands),
+                                Int32(pixels.width * pixels.bands), Int32(ppi), milliseconds, Int32(clamping: maxWords), &result, &message, Int32(message.count))
         }
         guard status == 0 else { throw OCRError(status: status, message: String(cString: message)) }
         defer { docpreview_ocr_free(&result) }
@@ -50,6 +58,45 @@ public enum OCR {
         let status = docpreview_ocr_version(languages, &buffer, Int32(buffer.count))
         guard status == 0 else { throw OCRError(status: status, message: "the data of \(languages) is not installed") }
         return String(cString: buffer)
+    }
+}
+
+/// One Tesseract engine with its languages' models (``COCR``'s `docpreview_ocr_engine`): the only
+/// owner of the handle, freed once when the engine goes. Used by one reading at a time.
+final class Engine: @unchecked Sendable {
+    let languages: String
+    let handle: OpaquePointer
+
+    init(languages: String) throws(OCRError) {
+        guard let handle = docpreview_ocr_engine_create(languages) else {
+            throw OCRError(status: Int32(DOCPREVIEW_OCR_NO_LANGUAGE.rawValue), message: "Tesseract could not load the data of \(languages)")
+        }
+        self.languages = languages
+        self.handle = handle
+    }
+
+    deinit { docpreview_ocr_engine_free(handle) }
+}
+
+/// The engines not reading now, by languages: a reading takes one (or loads a new one, about 45 ms)
+/// and gives it back. At most ``keptPerLanguages`` are kept idle for each languages' list, so memory
+/// stays bounded by the readings at once.
+final class Engines: Sendable {
+    static let shared = Engines()
+    static let keptPerLanguages = 2
+
+    private let idle = Mutex<[String: [Engine]]>([:])
+
+    func take(_ languages: String) throws(OCRError) -> Engine {
+        if let engine = idle.withLock({ $0[languages]?.popLast() }) { return engine }
+        return try Engine(languages: languages)
+    }
+
+    func give(_ engine: Engine) {
+        idle.withLock { engines in
+            guard engines[engine.languages, default: []].count < Self.keptPerLanguages else { return }
+            engines[engine.languages, default: []].append(engine)
+        }
     }
 }
 

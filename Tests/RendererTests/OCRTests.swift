@@ -1,6 +1,6 @@
 import Foundation
 import PreviewCore
-import PreviewOCR
+@testable import PreviewOCR
 import PreviewPoppler
 @testable import PreviewRenderers
 import PreviewTestSupport
@@ -93,6 +93,23 @@ import Testing
             #expect(error.code == .timeout, "\(error)")
         }
         #expect(throws: PreviewError.self) { try PDFRenderer().ocr(pdf.path, page: 1, languages: "xyz") }
+    }
+
+    /// The engine a reading gives back, even one its deadline stopped, reads the next page as a
+    /// new engine does: nothing of a page stays in it.
+    @Test func aKeptEngineReadsAsANewOne() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let pdf = try folder.file("transcript.pdf", LinesPDF.make([Self.lines]))
+        let page = try PDFDocument(path: pdf.path).page(1).withPixels(width: 2550, height: 3300, seconds: 20) { rgb in
+            PixelBuffer(width: 2550, height: 3300, bands: 3, bytes: Array(rgb))
+        }
+        let engines = Engines()
+        let new = try OCR.read(page, ppi: 300, languages: "eng", seconds: 20, maxWords: 10_000, engines: engines)
+        #expect(new.words.count > 30)
+        #expect(throws: OCRError.self) { try OCR.read(page, ppi: 300, languages: "eng", seconds: 0.001, maxWords: 10_000, engines: engines) }
+        let kept = try OCR.read(page, ppi: 300, languages: "eng", seconds: 20, maxWords: 10_000, engines: engines)
+        #expect(kept.words == new.words)
     }
 
     /// A child reads what this process reads (the call carries the languages; it refuses none given).

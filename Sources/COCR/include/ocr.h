@@ -40,16 +40,22 @@ enum docpreview_ocr_status {
     DOCPREVIEW_OCR_FAILED = 3,
 };
 
+/// Tesseract with a languages' models loaded ("eng", "eng+fra"): made once, then read page after page
+/// (loading the models takes about 45 ms). Used by one thread at a time; freed once.
+typedef struct docpreview_ocr_engine docpreview_ocr_engine;
+/// A new engine for `languages`, or NULL when their data cannot be loaded.
+docpreview_ocr_engine *_Nullable docpreview_ocr_engine_create(const char *_Nonnull languages);
+/// Frees `engine` (nothing when NULL).
+void docpreview_ocr_engine_free(docpreview_ocr_engine *_Nullable engine);
 /// Reads the words of `pixels` (`width` × `height`, `channels` of 1 (gray), 3 (RGB) or 4 (RGBA)
 /// bytes a pixel, `stride` bytes a row) taken at `ppi` pixels an inch: a skew estimate taken out
-/// (Leptonica), Sauvola thresholding, then Tesseract (LSTM, automatic page segmentation) with
-/// `languages` ("eng", "eng+fra") on this thread alone, stopped after `deadline_ms`. At most
-/// `max_words` words are kept. Fills `result` and returns 0, or returns a status and leaves
-/// `result` empty; `message` (of `message_size` bytes) says why.
-int docpreview_ocr_read(const uint8_t *_Nonnull pixels, int32_t width, int32_t height, int32_t channels, int32_t stride,
-                        int32_t ppi, const char *_Nonnull languages, int32_t deadline_ms, int32_t max_words,
+/// (Leptonica), Sauvola thresholding, then `engine` (LSTM, automatic page segmentation) on this
+/// thread alone, stopped after `deadline_ms`. At most `max_words` words are kept. Fills `result`
+/// and returns 0, or returns a status and leaves `result` empty; `message` (of `message_size`
+/// bytes) says why.
+int docpreview_ocr_read(docpreview_ocr_engine *_Nonnull engine, const uint8_t *_Nonnull pixels, int32_t width, int32_t height,
+                        int32_t channels, int32_t stride, int32_t ppi, int32_t deadline_ms, int32_t max_words,
                         docpreview_ocr_result *_Nonnull result, char *_Nonnull message, int32_t message_size);
-
 /// Frees what `result` holds and empties it.
 void docpreview_ocr_free(docpreview_ocr_result *_Nonnull result);
 
