@@ -26,7 +26,8 @@ DOCPREVIEW_LAZY(LEPTONICA, pixGetWpl)
 DOCPREVIEW_LAZY(LEPTONICA, pixSetResolution)
 DOCPREVIEW_LAZY(LEPTONICA, pixFindSkewSweepAndSearch)
 DOCPREVIEW_LAZY(LEPTONICA, pixRotate)
-DOCPREVIEW_LAZY(LEPTONICA, pixSauvolaBinarize)
+DOCPREVIEW_LAZY(LEPTONICA, pixGetWidth)
+DOCPREVIEW_LAZY(LEPTONICA, pixGetHeight)
 DOCPREVIEW_LAZY(LEPTONICA, setMsgSeverity)
 DOCPREVIEW_LAZY(LEPTONICA, getLeptonicaVersion)
 DOCPREVIEW_LAZY(LEPTONICA, lept_free)
@@ -63,13 +64,60 @@ DOCPREVIEW_LAZY(TESSERACT, TessMonitorSetDeadlineMSecs)
 #define MIN_SKEW 0.1f
 #define MIN_CONFIDENCE 3.0f
 
-/// The Sauvola thresholding of an 8-bit `pix`, or NULL.
-static PIX *binarized(PIX *pix) {
-    PIX *binary = NULL;
-    if (lazy_pixSauvolaBinarize()(pix, SAUVOLA_HALF_WINDOW, SAUVOLA_FACTOR, 1, NULL, NULL, NULL, &binary) != 0) return NULL;
-    return binary;
+/// Adds one row of 8-bit pixels to the columns' sums and sums of squares, or takes it away.
+static void add_row(const l_uint32 *line, int32_t width, int adding, uint32_t *sums, uint32_t *squares) {
+    for (int32_t x = 0; x < width; x++) {
+        uint32_t value = GET_DATA_BYTE(line, x);
+        if (adding) {
+            sums[x] += value;
+            squares[x] += value * value;
+        } else {
+            sums[x] -= value;
+            squares[x] -= value * value;
+        }
+    }
 }
 
+/// The Sauvola thresholding of an 8-bit `gray` (a pixel is black under mean × (1 − k (1 − deviation /
+/// 128)) of the window around it, cut short at the edges), or NULL. One pass with sliding sums of
+/// each column's window and then of the row's: 4 times Leptonica's pixSauvolaBinarize, whose
+/// windowed means and deviations are whole images (the same pixels but a few hundred a page).
+static PIX *binarized(PIX *gray) {
+    int32_t width = lazy_pixGetWidth()(gray), height = lazy_pixGetHeight()(gray), half = SAUVOLA_HALF_WINDOW;
+    PIX *binary = lazy_pixCreate()(width, height, 1);
+    // A column's window holds at most 51 pixels: its sum of squares (51 × 255²) fits 32 bits.
+    uint32_t *sums = calloc((size_t)width, sizeof *sums), *squares = calloc((size_t)width, sizeof *squares);
+    if (!binary || !sums || !squares) {
+        free(sums);
+        free(squares);
+        if (binary) lazy_pixDestroy()(&binary);
+        return NULL;
+    }
+    const l_uint32 *data = lazy_pixGetData()(gray);
+    l_uint32 *out = lazy_pixGetData()(binary);
+    size_t wpl = (size_t)lazy_pixGetWpl()(gray), out_wpl = (size_t)lazy_pixGetWpl()(binary);
+    for (int32_t y = 0; y <= half && y < height; y++) add_row(data + (size_t)y * wpl, width, 1, sums, squares);
+    for (int32_t y = 0; y < height; y++) {
+        if (y > 0 && y + half < height) add_row(data + (size_t)(y + half) * wpl, width, 1, sums, squares);
+        if (y - half - 1 >= 0) add_row(data + (size_t)(y - half - 1) * wpl, width, 0, sums, squares);
+        int32_t rows = (y + half < height ? y + half : height - 1) - (y > half ? y - half : 0) + 1;
+        uint64_t sum = 0, square = 0;
+        for (int32_t x = 0; x <= half && x < width; x++) { sum += sums[x]; square += squares[x]; }
+        const l_uint32 *line = data + (size_t)y * wpl;
+        l_uint32 *target = out + (size_t)y * out_wpl;
+        for (int32_t x = 0; x < width; x++) {
+            if (x > 0 && x + half < width) { sum += sums[x + half]; square += squares[x + half]; }
+            if (x - half - 1 >= 0) { sum -= sums[x - half - 1]; square -= squares[x - half - 1]; }
+            int32_t columns = (x + half < width ? x + half : width - 1) - (x > half ? x - half : 0) + 1;
+            float count = (float)(rows * columns), mean = (float)sum / count, variance = (float)square / count - mean * mean;
+            float deviation = variance > 0 ? sqrtf(variance) : 0;
+            if ((float)GET_DATA_BYTE(line, x) < mean * (1.0f - SAUVOLA_FACTOR * (1.0f - deviation / 128.0f))) SET_DATA_BIT(target, x);
+        }
+    }
+    free(sums);
+    free(squares);
+    return binary;
+}
 static int fail(int status, char *message, int32_t size, const char *text) {
     snprintf(message, (size_t)size, "%s", text);
     return status;

@@ -17,7 +17,7 @@ public enum OCRReading {
     /// Leptonica's versions and the languages' data.
     public static func version(languages: String) throws(PreviewError) -> String {
         do {
-            return "ocr/1 \(ppi)ppi sauvola deskew \(languages): \(try OCR.version(languages: languages))"
+            return "ocr/2 \(ppi)ppi sauvola deskew \(languages): \(try OCR.version(languages: languages))"
         } catch {
             throw unavailable(languages, error)
         }
