@@ -1,7 +1,8 @@
 """The list page in Chromium (Playwright, Debian's chromium), at a phone's size and a desktop's:
 three files picked and uploaded, each with its progress, become cards that turn ready without a
 reload; an upload on a slow link resumes where it was after the network drops, and after a reload
-when the file is picked again, and becomes one document of the file's bytes; a file of the wrong
+when the file is picked again, and becomes one document of the file's bytes; an upload whose last
+answer was lost is accepted when the server kept it; a file of the wrong
 type is refused inline with the service's own words; search and the
 type chips filter; the grid/list choice is remembered; axe-core finds no serious or critical
 violation. With a screenshot folder, each size's page is saved there.
@@ -92,6 +93,28 @@ def walk(browser, base, samples, size, shots, _):
     stored = page.evaluate(f"fetch('/v1/documents?owner={owner}&q=video-h264').then(r => r.json()).then(b => b.documents.map(d => d.sha256))")
     check(stored == [digest], f"{size}: after a reload the upload resumed, one document of the file's bytes ({len(stored)})")
     network.detach()
+
+    # The answer to the request that completed an upload is lost on its way back (the server kept
+    # the file; the page's XMLHttpRequest reports an error instead of its answer): the script asks
+    # where the upload stands, sends the last request again and gets the answer the server gave.
+    page.evaluate("""(() => {
+      const { setRequestHeader, addEventListener } = XMLHttpRequest.prototype;
+      let lost = false;
+      XMLHttpRequest.prototype.setRequestHeader = function (name, value) {
+        if (name === "Upload-Complete" && value === "?1" && !lost) { lost = true; this.answerLost = true; }
+        return setRequestHeader.call(this, name, value);
+      };
+      XMLHttpRequest.prototype.addEventListener = function (type, listener, ...rest) {
+        if (type === "error") this.failed = listener;
+        const heard = type === "load" ? (event) => (this.answerLost ? this.failed(event) : listener(event)) : listener;
+        return addEventListener.call(this, type, heard, ...rest);
+      };
+    })()""")
+    page.get_by_label("Files", exact=True).set_input_files(str(samples / "office-letter.odt"))
+    page.get_by_role("button", name="Upload", exact=True).click()
+    expect(page.locator("#uploads li").first).to_have_class("accepted")
+    letters = page.evaluate(f"fetch('/v1/documents?owner={owner}&q=office-letter').then(r => r.json()).then(b => b.documents.length)")
+    check(letters == 1, f"{size}: an upload whose last answer was lost is accepted, one document ({letters})")
 
     # A file of the wrong type: refused inline, in the service's words.
     page.get_by_label("Type", exact=True).select_option(label="Highlight Video")

@@ -35,6 +35,12 @@ import Testing
             try await client.execute(uri: "/v1/documents/\(id)/text", method: .get) { response in
                 #expect(response.status == .accepted && response.headers[.retryAfter] == "2", "not read before its jobs run")
             }
+            // A page marked with its hits waits for the text, and says so as /text does (not the preview's status).
+            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&highlight=Sample", method: .get) { response in
+                #expect(response.status == .accepted && response.headers[.retryAfter] == "2")
+                let status = try json(response)["status"] as? String
+                #expect(status == "pending")
+            }
             try await harness.drainQueue()
             try await client.execute(uri: "/v1/documents/\(id)/text", method: .get) { response in
                 #expect(response.status == .ok && response.headers[.contentType] == "text/plain; charset=utf-8")

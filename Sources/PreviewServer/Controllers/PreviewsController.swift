@@ -41,8 +41,9 @@ struct PreviewsController {
                 throw APIError.badRequest("highlight must have \(TextHits.lengths.lowerBound) to \(TextHits.lengths.upperBound) characters")
             }
             // The hits on this page, marked on it; a page without one is the plain page (one cache entry).
+            // Until the text is read, the answer is the text's own 202.
             guard let boxes = try await documents.highlightBoxes(of: hits, in: document, page: wanted.page) else {
-                return try JSON.response(NotYet(status: document.status, documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
+                return try JSON.response(TextController.NotYet(documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
             }
             wanted.highlights = boxes.isEmpty ? nil : boxes
         }

@@ -115,10 +115,11 @@ enum ListScript {
             // The service's own words for a refusal, else its status.
             const failure = (status, body) => body?.error?.message || `The upload failed (${status}).`;
             const refused = async (response) => failure(response.status, await response.json().catch(() => null));
-            // Where the upload stands: its offset, or null when it is gone.
+            // Where the upload stands: its offset, "complete" once all of it arrived, or null when it is gone.
             const offsetOf = async () => {
               const response = await fetch(location, { method: "HEAD", headers: draft });
-              if (!response.ok || response.headers.get("Upload-Complete") === "?1") return null;
+              if (!response.ok) return null;
+              if (response.headers.get("Upload-Complete") === "?1") return "complete";
               return Number(response.headers.get("Upload-Offset"));
             };
             const create = async () => {
@@ -150,7 +151,7 @@ enum ListScript {
               let offset = 0;
               if (location) {
                 offset = await offsetOf().catch(() => null);
-                if (offset === null) { localStorage.removeItem(key); location = null; offset = 0; }
+                if (offset === null || offset === "complete") { localStorage.removeItem(key); location = null; offset = 0; }
                 else { progress.value = percent(offset); message.textContent = `Resuming at ${percent(offset)} %.`; }
               }
               if (!location) await create();
@@ -168,6 +169,8 @@ enum ListScript {
                   await pause(Math.min(15000, 500 * 2 ** Math.min(failures, 5)));
                   const kept = await offsetOf().catch(() => undefined);
                   if (kept === null) throw new Error("The upload was lost; pick the file again.");
+                  // The last request arrived and only its answer was lost: sent again, it gets the same answer.
+                  if (kept === "complete") continue;
                   if (kept !== undefined) { if (kept > offset) failures = 0; offset = kept; progress.value = percent(offset); }
                   continue;
                 }
