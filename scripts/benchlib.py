@@ -33,7 +33,8 @@ def prepare(inputs="mixed"):
 
 
 def hyperfine(commands, runs, warmup=2, prepare_command=None, shell=False):
-    """Median, mean and standard deviation in ms of each command, timed by hyperfine in one run."""
+    """Median, mean and standard deviation in ms of each command, and its mean CPU time (user and
+    system, ms), timed by hyperfine in one run."""
     with tempfile.NamedTemporaryFile(suffix=".json") as export:
         arguments = ["hyperfine", "--style", "none", "--warmup", str(warmup), "--runs", str(runs),
                      "--export-json", export.name]
@@ -43,8 +44,8 @@ def hyperfine(commands, runs, warmup=2, prepare_command=None, shell=False):
             arguments += ["--prepare", prepare_command]
         subprocess.run(arguments + list(commands), check=True, stdout=subprocess.DEVNULL)
         results = json.load(open(export.name))["results"]
-    return [{"median": r["median"] * 1000, "mean": r["mean"] * 1000, "stddev": (r["stddev"] or 0) * 1000}
-            for r in results]
+    return [{"median": r["median"] * 1000, "mean": r["mean"] * 1000, "stddev": (r["stddev"] or 0) * 1000,
+             "cpu": (r["user"] + r["system"]) * 1000} for r in results]
 
 
 def peak_rss_mb(command, shell=False):

@@ -136,6 +136,7 @@ private:
 
 struct docpreview_pdf_text {
     std::vector<docpreview_pdf_word> words;
+    std::vector<double> edges;
     std::string utf8;
 };
 
@@ -278,6 +279,14 @@ extern "C" docpreview_pdf_text *docpreview_pdf_page_text(docpreview_pdf *pdf, in
                         entry.text_offset = static_cast<int>(text->utf8.size());
                         entry.text_length = characters->getLength();
                         entry.flags = word->getSpaceAfter() ? DOCPREVIEW_PDF_WORD_SPACE_AFTER : 0;
+                        // Where a left-to-right word's characters meet (its edges 1 … length - 1;
+                        // edge 0 and edge length are its box's sides): a hit inside the word is
+                        // marked from one to another, as Poppler's findText marks it.
+                        entry.edge_offset = static_cast<int>(text->edges.size());
+                        if (word->getRotation() == 0) {
+                            for (int index = 1; index < word->getLength(); index++) text->edges.push_back(word->getEdge(index));
+                        }
+                        entry.edge_count = static_cast<int>(text->edges.size()) - entry.edge_offset;
                         if (!word->getNext()) {
                             entry.flags |= DOCPREVIEW_PDF_WORD_LINE_END;
                             if (line->isHyphenated()) entry.flags |= DOCPREVIEW_PDF_WORD_HYPHENATED;
@@ -301,6 +310,14 @@ extern "C" int docpreview_pdf_text_word_count(docpreview_pdf_text *text) {
 
 extern "C" const docpreview_pdf_word *docpreview_pdf_text_words(docpreview_pdf_text *text) {
     return text->words.data();
+}
+
+extern "C" const double *docpreview_pdf_text_edges(docpreview_pdf_text *text) {
+    return text->edges.data();
+}
+
+extern "C" int docpreview_pdf_text_edge_count(docpreview_pdf_text *text) {
+    return static_cast<int>(text->edges.size());
 }
 
 extern "C" const char *docpreview_pdf_text_utf8(docpreview_pdf_text *text) {

@@ -18,6 +18,8 @@ extension PDFPage {
         defer { lazy_docpreview_pdf_text_free()(text) }
         let count = Int(lazy_docpreview_pdf_text_word_count()(text))
         let length = Int(lazy_docpreview_pdf_text_utf8_length()(text))
+        let edgeCount = Int(lazy_docpreview_pdf_text_edge_count()(text))
+        let allEdges = UnsafeBufferPointer(start: lazy_docpreview_pdf_text_edges()(text), count: edgeCount)
         var words: [PageText.Word] = []
         if count > 0, let entries = lazy_docpreview_pdf_text_words()(text), let characters = lazy_docpreview_pdf_text_utf8()(text) {
             let utf8 = UnsafeRawBufferPointer(start: UnsafeRawPointer(characters), count: length)
@@ -26,11 +28,20 @@ extension PDFPage {
                 let start = Int(entry.text_offset), end = start + Int(entry.text_length)
                 guard start >= 0, start <= end, end <= length else { continue }
                 // Hundredths of a point: far finer than any glyph's box is known.
-                let box = [entry.x_min, entry.y_min, entry.x_max, entry.y_max].map { ($0 * 100).rounded() / 100 }
-                words.append(PageText.Word(text: String(decoding: utf8[start..<end], as: UTF8.self), box: box, next: Self.next(entry.flags)))
+                let box = [entry.x_min, entry.y_min, entry.x_max, entry.y_max].map(Self.hundredths)
+                let word = String(decoding: utf8[start..<end], as: UTF8.self)
+                // A character's edges are Poppler's characters': one a Unicode scalar of the word's text.
+                let (first, edges) = (Int(entry.edge_offset), Int(entry.edge_count))
+                let known = edges > 0 && edges == word.unicodeScalars.count - 1 && first >= 0 && first + edges <= edgeCount
+                words.append(PageText.Word(text: word, box: box, next: Self.next(entry.flags),
+                                           edges: known ? allEdges[first..<(first + edges)].map(Self.hundredths) : nil))
             }
         }
         return PageText(page: number, width: size.width, height: size.height, words: words, truncated: truncated != 0)
+    }
+
+    private static func hundredths(_ points: Double) -> Double {
+        (points * 100).rounded() / 100
     }
 
     private static func next(_ flags: Int32) -> PageText.Break? {

@@ -6,7 +6,7 @@ extension PDFRenderer {
     public static let maxWordsPerPage = 20_000
 
     /// What a page's text depends on besides the PDF: the reading and the library's version.
-    public static var textVersion: String { "text/1 \(PDFLibrary.versions)" }
+    public static var textVersion: String { "text/2 \(PDFLibrary.versions)" }
 
     /// Page `number`'s words with their boxes, in reading order, from the PDF's text layer (none for
     /// a scan), read within the page budget.

@@ -44,6 +44,22 @@ import Testing
         #expect(phrase.last?.snippet.before == "Biology 5 CORE168 passed École d'été:" && phrase.last?.snippet.after == "again")
     }
 
+    /// A hit that starts or ends inside a word whose character edges are known is marked from edge
+    /// to edge (a character folded to two, "ß" to "ss", is one); without edges, the whole word.
+    @Test func insideAWordFromEdgeToEdge() throws {
+        let page = PageText(page: 1, width: 100, height: 100, words: [
+            PageText.Word(text: "CORE168", box: [0, 0, 70, 10], next: .space, edges: [10, 20, 30, 40, 50, 60]),
+            PageText.Word(text: "Straße", box: [0, 20, 60, 30], next: .space, edges: [10, 20, 30, 40, 50]),
+            PageText.Word(text: "AP", box: [0, 40, 20, 50], next: .space, edges: [10]),
+            PageText.Word(text: "Biology,", box: [22, 40, 102, 50], next: .line),
+        ])
+        let rects = { (query: String) in try #require(TextHits(query: query)).hits(on: page, limit: 10).map(\.rects) }
+        #expect(try rects("RE16") == [[[20, 0, 60, 10]]])
+        #expect(try rects("CORE168") == [[[0, 0, 70, 10]]])
+        #expect(try rects("asse") == [[[30, 20, 60, 30]]], "a, ß (two letters folded), e")
+        #expect(try rects("p biol") == [[[10, 40, 20, 50], [22, 40, 102, 50]]], "a word without edges is marked whole")
+    }
+
     /// A word hyphenated across a line is found whole, its two parts' boxes marked; a hyphen that
     /// does not end a hyphenated line is a character like another.
     @Test func aWordHyphenatedAcrossALine() throws {

@@ -66,11 +66,15 @@ const unsigned char *_Nonnull docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *_
 void docpreview_pdf_bitmap_free(docpreview_pdf_bitmap *_Nonnull bitmap);
 
 /// One word of a page's text: its box in points on the page as displayed (origin at the top left,
-/// y downwards, the crop box rotated by /Rotate), and where its UTF-8 text lies in the page's text.
+/// y downwards, the crop box rotated by /Rotate), where its UTF-8 text lies in the page's text, and,
+/// for a word written left to right, where its characters meet: `edge_count` x positions from
+/// `edge_offset` in the page's edges, between its first character and its second, and so on.
 typedef struct {
     double x_min, y_min, x_max, y_max;
     int text_offset;
     int text_length;
+    int edge_offset;
+    int edge_count;
     /// DOCPREVIEW_PDF_WORD_* flags: what follows the word in reading order.
     int flags;
 } docpreview_pdf_word;
@@ -100,6 +104,10 @@ docpreview_pdf_text *_Nullable docpreview_pdf_page_text(docpreview_pdf *_Nonnull
 /// The number of words, and the words themselves (`count` of them).
 int docpreview_pdf_text_word_count(docpreview_pdf_text *_Nonnull text);
 const docpreview_pdf_word *_Nullable docpreview_pdf_text_words(docpreview_pdf_text *_Nonnull text);
+
+/// The words' character edges, one word's after another (`count` of them).
+const double *_Nullable docpreview_pdf_text_edges(docpreview_pdf_text *_Nonnull text);
+int docpreview_pdf_text_edge_count(docpreview_pdf_text *_Nonnull text);
 
 /// The words' UTF-8 text, one after another (each word's slice is its offset and length), and its length in bytes.
 const char *_Nullable docpreview_pdf_text_utf8(docpreview_pdf_text *_Nonnull text);

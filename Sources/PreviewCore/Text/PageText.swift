@@ -20,11 +20,16 @@ public struct PageText: Codable, Sendable, Equatable {
         public var box: [Double]
         /// Nil: the next word follows with no space (parts of one word the page drew apart).
         public var next: Break?
+        /// For a word of a text layer written left to right, where its characters meet: x in points
+        /// between the first character and the second, and so on (one fewer than its characters).
+        /// A hit inside the word is marked from one to another; nil: the word's box is all we know.
+        public var edges: [Double]?
 
-        public init(text: String, box: [Double], next: Break?) {
+        public init(text: String, box: [Double], next: Break?, edges: [Double]? = nil) {
             self.text = text
             self.box = box
             self.next = next
+            self.edges = edges
         }
     }
 

@@ -10,7 +10,8 @@ public struct TextHits: Sendable {
         /// The page's size as displayed, in points (what the boxes are within).
         public var width: Double
         public var height: Double
-        /// The boxes of the words it covers (left, top, right, bottom in points).
+        /// The boxes of the words it covers (left, top, right, bottom in points); where it starts or
+        /// ends inside a word whose character edges are known, that word's box from or to there.
         public var rects: [[Double]]
         public var snippet: Snippet
     }
@@ -90,12 +91,37 @@ public struct TextHits: Sendable {
         while hits.count < limit, let found = haystack.range(of: needle, range: from..<haystack.endIndex) {
             let covered = spans.indices.filter { spans[$0].overlaps(found) }
             if let first = covered.first, let last = covered.last {
-                hits.append(Hit(page: page.page, width: page.width, height: page.height, rects: covered.map { page.words[$0].box },
-                                snippet: snippet(page, first, last)))
+                let rects = covered.map { index in
+                    let span = spans[index]
+                    let from = haystack.distance(from: span.lowerBound, to: max(span.lowerBound, found.lowerBound))
+                    let to = haystack.distance(from: span.lowerBound, to: min(span.upperBound, found.upperBound))
+                    return Self.box(of: page.words[index], characters: from..<to)
+                }
+                hits.append(Hit(page: page.page, width: page.width, height: page.height, rects: rects, snippet: snippet(page, first, last)))
             }
             from = found.upperBound
         }
         return hits
+    }
+
+    /// The part of `word`'s box under `characters` of its folded text (``folded(_:)``'s span): from
+    /// the edge before the first to the edge after the last, when the word's character edges are
+    /// known, else the whole box.
+    static func box(of word: PageText.Word, characters: Range<Int>) -> [Double] {
+        guard let edges = word.edges, word.box.count == 4, edges.count == word.text.unicodeScalars.count - 1 else { return word.box }
+        let sides = [word.box[0]] + edges + [word.box[2]]
+        // Each character of the word as folded (a few fold to two, "ß" to "ss") and the scalars it was.
+        var (folded, scalars) = (0, 0)
+        var start: Int?, end: Int?
+        for character in word.text {
+            let length = fold(String(character)).count
+            if start == nil, characters.lowerBound < folded + length { start = scalars }
+            folded += length
+            scalars += character.unicodeScalars.count
+            if end == nil, characters.upperBound <= folded { end = scalars }
+        }
+        guard let start, let end, start < end else { return word.box }
+        return [sides[start], word.box[1], sides[end], word.box[3]]
     }
 
     private func snippet(_ page: PageText, _ first: Int, _ last: Int) -> Snippet {
