@@ -5,8 +5,8 @@ import PreviewTestSupport
 import Testing
 
 /// A hit that starts or ends inside a word is marked where its characters are, as Poppler's
-/// `findText` marks it (from one character edge to another), not over the whole word: from the text
-/// layer's character edges, which the index keeps with the words.
+/// `findText` marks it (from one character edge to another, one box a line), not over the whole
+/// word: from the text layer's character edges, which the index keeps with the words.
 @Suite struct HitRectTests {
     /// Helvetica's widths (its AFM, thousandths of the size): `LinesPDF` sets a line at 12 points from x = 72.
     static let widths: [Character: Double] = [
@@ -33,11 +33,11 @@ import Testing
         let pdf = try folder.file("line.pdf", LinesPDF.make([[Self.line]]))
         let read = try PDFRenderer().text(pdf.path, page: 1)
         let kept = PageText(page: 1, width: read.width, height: read.height, words: try PageTexts.words(stored: PageTexts.storedWords(read.words)))
-        for (query, characters) in [("ap", 0..<2), ("mill", 4..<8), ("re16", 17..<21), ("milliliter", 4..<14)] {
+        for (query, characters) in [("ap", 0..<2), ("mill", 4..<8), ("re16", 17..<21), ("milliliter", 4..<14), ("ap, mill", 0..<8)] {
             let expected = Self.span(characters)
             for page in [read, kept] {
                 let rects = try #require(TextHits(query: query)).hits(on: page, limit: 10).map(\.rects)
-                #expect(rects.count == 1 && rects.first?.count == 1, "\(query): one hit in one word")
+                #expect(rects.count == 1 && rects.first?.count == 1, "\(query): one hit, one box on its line")
                 let rect = try #require(rects.first?.first)
                 #expect(Self.overlap([rect[0], rect[2]], expected) >= 0.98, "\(query): \(rect) where its characters are \(expected)")
             }

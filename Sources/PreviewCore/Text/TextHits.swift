@@ -10,8 +10,9 @@ public struct TextHits: Sendable {
         /// The page's size as displayed, in points (what the boxes are within).
         public var width: Double
         public var height: Double
-        /// The boxes of the words it covers (left, top, right, bottom in points); where it starts or
-        /// ends inside a word whose character edges are known, that word's box from or to there.
+        /// One box a line it covers (left, top, right, bottom in points), around the words it covers
+        /// there, as Poppler's `findText` marks a hit; where it starts or ends inside a word whose
+        /// character edges are known, from or to the edge there.
         public var rects: [[Double]]
         public var snippet: Snippet
     }
@@ -91,17 +92,31 @@ public struct TextHits: Sendable {
         while hits.count < limit, let found = haystack.range(of: needle, range: from..<haystack.endIndex) {
             let covered = spans.indices.filter { spans[$0].overlaps(found) }
             if let first = covered.first, let last = covered.last {
-                let rects = covered.map { index in
+                var rects: [[Double]] = []
+                for index in covered {
                     let span = spans[index]
                     let from = haystack.distance(from: span.lowerBound, to: max(span.lowerBound, found.lowerBound))
                     let to = haystack.distance(from: span.lowerBound, to: min(span.upperBound, found.upperBound))
-                    return Self.box(of: page.words[index], characters: from..<to)
+                    let box = Self.box(of: page.words[index], characters: from..<to)
+                    if index > first, let last = rects.last, Self.sameLine(page.words[index - 1], last, box) {
+                        rects[rects.count - 1] = [min(last[0], box[0]), min(last[1], box[1]), max(last[2], box[2]), max(last[3], box[3])]
+                    } else {
+                        rects.append(box)
+                    }
                 }
                 hits.append(Hit(page: page.page, width: page.width, height: page.height, rects: rects, snippet: snippet(page, first, last)))
             }
             from = found.upperBound
         }
         return hits
+    }
+
+    /// Whether `box` goes on the line of `line`, the box so far, after `previous`: the word before
+    /// it ended no line, and the two boxes share most of their height.
+    private static func sameLine(_ previous: PageText.Word, _ line: [Double], _ box: [Double]) -> Bool {
+        guard previous.next == .space || previous.next == nil, line.count == 4, box.count == 4 else { return false }
+        let shared = min(line[3], box[3]) - max(line[1], box[1])
+        return shared > 0.5 * min(line[3] - line[1], box[3] - box[1])
     }
 
     /// The part of `word`'s box under `characters` of its folded text (``folded(_:)``'s span): from
