@@ -29,10 +29,13 @@ extension PDFPage {
                 guard start >= 0, start <= end, end <= length else { continue }
                 // Hundredths of a point: far finer than any glyph's box is known.
                 let box = [entry.x_min, entry.y_min, entry.x_max, entry.y_max].map(Self.hundredths)
+                // A word a hostile page placed at no number cannot be marked (nor encoded).
+                guard box.allSatisfy(\.isFinite) else { continue }
                 let word = String(decoding: utf8[start..<end], as: UTF8.self)
                 // A character's edges are Poppler's characters': one a Unicode scalar of the word's text.
                 let (first, edges) = (Int(entry.edge_offset), Int(entry.edge_count))
                 let known = edges > 0 && edges == word.unicodeScalars.count - 1 && first >= 0 && first + edges <= edgeCount
+                    && allEdges[first..<(first + edges)].allSatisfy(\.isFinite)
                 words.append(PageText.Word(text: word, box: box, next: Self.next(entry.flags),
                                            edges: known ? allEdges[first..<(first + edges)].map(Self.hundredths) : nil))
             }

@@ -86,12 +86,14 @@ public struct PageTexts: Sendable {
     }
 
     /// A page's words as the index keeps them: JSON of columns, `{"text":[…],"box":[l,t,r,b,…],"next":"…"}`
-    /// (what follows each word, one letter: ``breaks``) and `"edges":[[…],…]` when words have them, which decodes in half the time of one
-    /// object a word; a search decodes the pages it shows.
+    /// (what follows each word, one letter: ``breaks``) and `"edges":[[…],…]` when words have them,
+    /// which decodes in half the time of one object a word; a search decodes the pages it shows.
     public static func storedWords(_ words: [PageText.Word]) -> String {
-        // A word's character edges in tenths of a point from its left side (finer than a highlight needs).
+        // A word's character edges in tenths of a point from its left side (finer than a highlight
+        // needs); a word whose edges are no such number (a hostile page's) keeps none.
         let edges = words.contains { $0.edges != nil } ? words.map { word in
-            (word.edges ?? []).map { Int((($0 - (word.box.first ?? 0)) * 10).rounded()) }
+            let tenths = (word.edges ?? []).map { Int(exactly: (($0 - (word.box.first ?? 0)) * 10).rounded()) }
+            return tenths.contains(nil) ? [] : tenths.compactMap { $0 }
         } : nil
         let columns = StoredWords(text: words.map(\.text), box: words.flatMap { $0.box.count == 4 ? $0.box : [0, 0, 0, 0] },
                                   next: String(words.map { letters[$0.next] ?? "." }), edges: edges)

@@ -46,4 +46,15 @@ import Testing
         let word = try #require(read.words.first)
         #expect(Self.overlap([word.box[0], word.box[2]], Self.span(0..<2)) < 0.9)
     }
+
+    /// Edges a hostile page gives (no number, or beyond any integer) are dropped, the word kept whole.
+    @Test func edgesThatAreNoNumberAreDropped() throws {
+        let words = [
+            PageText.Word(text: "far", box: [0, 0, 30, 10], next: .space, edges: [1e300, 20]),
+            PageText.Word(text: "nan", box: [40, 0, 70, 10], next: .space, edges: [.nan, 60]),
+            PageText.Word(text: "ok", box: [80, 0, 100, 10], next: nil, edges: [90]),
+        ]
+        let kept = try PageTexts.words(stored: PageTexts.storedWords(words))
+        #expect(kept.map(\.text) == ["far", "nan", "ok"] && kept.map(\.edges) == [nil, nil, [90]])
+    }
 }
