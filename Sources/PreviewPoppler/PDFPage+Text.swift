@@ -35,9 +35,10 @@ extension PDFPage {
                 // A character's edges are Poppler's characters': one a Unicode scalar of the word's text.
                 let (first, edges) = (Int(entry.edge_offset), Int(entry.edge_count))
                 let known = edges > 0 && edges == word.unicodeScalars.count - 1 && first >= 0 && first + edges <= edgeCount
-                    && allEdges[first..<(first + edges)].allSatisfy(\.isFinite)
-                words.append(PageText.Word(text: word, box: box, next: Self.next(entry.flags),
-                                           edges: known ? allEdges[first..<(first + edges)].map(Self.hundredths) : nil))
+                var read = PageText.Word(text: word, box: box, next: Self.next(entry.flags), edges: known ? Array(allEdges[first..<(first + edges)]) : nil)
+                // To the tenth of a point they are kept and sent in (none that is no number).
+                read.edges = read.edgeTenths.map { PageText.Word.edges(tenths: $0, left: box[0]) }
+                words.append(read)
             }
         }
         return PageText(page: number, width: size.width, height: size.height, words: words, truncated: truncated != 0)

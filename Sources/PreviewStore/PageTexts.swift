@@ -89,12 +89,7 @@ public struct PageTexts: Sendable {
     /// (what follows each word, one letter: ``breaks``) and `"edges":[[…],…]` when words have them,
     /// which decodes in half the time of one object a word; a search decodes the pages it shows.
     public static func storedWords(_ words: [PageText.Word]) -> String {
-        // A word's character edges in tenths of a point from its left side (finer than a highlight
-        // needs); a word whose edges are no such number (a hostile page's) keeps none.
-        let edges = words.contains { $0.edges != nil } ? words.map { word in
-            let tenths = (word.edges ?? []).map { Int(exactly: (($0 - (word.box.first ?? 0)) * 10).rounded()) }
-            return tenths.contains(nil) ? [] : tenths.compactMap { $0 }
-        } : nil
+        let edges = words.contains { $0.edges != nil } ? words.map { $0.edgeTenths ?? [] } : nil
         let columns = StoredWords(text: words.map(\.text), box: words.flatMap { $0.box.count == 4 ? $0.box : [0, 0, 0, 0] },
                                   next: String(words.map { letters[$0.next] ?? "." }), edges: edges)
         return (try? JSONEncoder().encode(columns)).map { String(decoding: $0, as: UTF8.self) } ?? #"{"text":[],"box":[],"next":""}"#
@@ -114,7 +109,7 @@ public struct PageTexts: Sendable {
             let box = Array(columns.box[(4 * index)..<(4 * index + 4)])
             let stored = edges?[index] ?? []
             return PageText.Word(text: columns.text[index], box: box, next: breaks[next[index]] ?? nil,
-                                 edges: stored.isEmpty ? nil : stored.map { ((box[0] + Double($0) / 10) * 100).rounded() / 100 })
+                                 edges: stored.isEmpty ? nil : PageText.Word.edges(tenths: stored, left: box[0]))
         }
     }
 
@@ -122,7 +117,7 @@ public struct PageTexts: Sendable {
         var text: [String]
         var box: [Double]
         var next: String
-        /// Each word's character edges, tenths of a point from its left side (none when no word has them).
+        /// Each word's ``PageText/Word/edgeTenths`` (none when no word has them).
         var edges: [[Int]]?
     }
 

@@ -21,8 +21,9 @@ public struct PageText: Codable, Sendable, Equatable {
         /// Nil: the next word follows with no space (parts of one word the page drew apart).
         public var next: Break?
         /// For a word of a text layer written left to right, where its characters meet: x in points
-        /// between the first character and the second, and so on (one fewer than its characters).
-        /// A hit inside the word is marked from one to another; nil: the word's box is all we know.
+        /// between the first character and the second, and so on (one fewer than its characters),
+        /// to a tenth of a point. A hit inside the word is marked from one to another; nil: the
+        /// word's box is all we know.
         public var edges: [Double]?
 
         public init(text: String, box: [Double], next: Break?, edges: [Double]? = nil) {
@@ -30,6 +31,38 @@ public struct PageText: Codable, Sendable, Equatable {
             self.box = box
             self.next = next
             self.edges = edges
+        }
+
+        /// ``edges`` as they are kept and sent: tenths of a point from the word's left side (whole
+        /// numbers encode and decode several times faster than fractions). Nil when the word has no
+        /// edges, or one is no such number (a hostile page's).
+        public var edgeTenths: [Int]? {
+            guard let edges, let left = box.first else { return nil }
+            let tenths = edges.map { Int(exactly: (($0 - left) * 10).rounded()) }
+            return tenths.contains(nil) ? nil : tenths.compactMap { $0 }
+        }
+
+        /// Edges from their ``edgeTenths`` and the word's left side.
+        public static func edges(tenths: [Int], left: Double) -> [Double] {
+            tenths.map { ((left + Double($0) / 10) * 100).rounded() / 100 }
+        }
+
+        private enum CodingKeys: String, CodingKey { case text, box, next, edges }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            text = try container.decode(String.self, forKey: .text)
+            box = try container.decode([Double].self, forKey: .box)
+            next = try container.decodeIfPresent(Break.self, forKey: .next)
+            edges = try container.decodeIfPresent([Int].self, forKey: .edges).map { Self.edges(tenths: $0, left: box.first ?? 0) }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(text, forKey: .text)
+            try container.encode(box, forKey: .box)
+            try container.encodeIfPresent(next, forKey: .next)
+            try container.encodeIfPresent(edgeTenths, forKey: .edges)
         }
     }
 
