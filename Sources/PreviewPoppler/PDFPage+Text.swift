@@ -27,8 +27,7 @@ extension PDFPage {
             for entry in UnsafeBufferPointer(start: entries, count: count) {
                 let start = Int(entry.text_offset), end = start + Int(entry.text_length)
                 guard start >= 0, start <= end, end <= length else { continue }
-                // Hundredths of a point: far finer than any glyph's box is known.
-                let box = [entry.x_min, entry.y_min, entry.x_max, entry.y_max].map(Self.hundredths)
+                let box = [entry.x_min, entry.y_min, entry.x_max, entry.y_max].map(PageText.hundredths)
                 // A word a hostile page placed at no number cannot be marked (nor encoded).
                 guard box.allSatisfy(\.isFinite) else { continue }
                 let word = String(decoding: utf8[start..<end], as: UTF8.self)
@@ -42,10 +41,6 @@ extension PDFPage {
             }
         }
         return PageText(page: number, width: size.width, height: size.height, words: words, truncated: truncated != 0)
-    }
-
-    private static func hundredths(_ points: Double) -> Double {
-        (points * 100).rounded() / 100
     }
 
     private static func next(_ flags: Int32) -> PageText.Break? {

@@ -34,7 +34,7 @@ public enum OCRReading {
     static func page(_ number: Int, width: Double, height: Double, _ reading: OCR.Reading, scale: Double) -> PageText {
         let words = reading.words.map { word in
             let hyphenated = word.next == .line && word.text.count > 1 && (word.text.hasSuffix("-") || word.text.hasSuffix("\u{AD}"))
-            return PageText.Word(text: word.text, box: word.box.map { (Double($0) * scale * 100).rounded() / 100 }, next: hyphenated ? .hyphen : word.next)
+            return PageText.Word(text: word.text, box: word.box.map { PageText.hundredths(Double($0) * scale) }, next: hyphenated ? .hyphen : word.next)
         }
         return PageText(page: number, width: width, height: height, words: words, truncated: reading.truncated)
     }

@@ -44,7 +44,7 @@ public struct PageText: Codable, Sendable, Equatable {
 
         /// Edges from their ``edgeTenths`` and the word's left side.
         public static func edges(tenths: [Int], left: Double) -> [Double] {
-            tenths.map { ((left + Double($0) / 10) * 100).rounded() / 100 }
+            tenths.map { PageText.hundredths(left + Double($0) / 10) }
         }
 
         private enum CodingKeys: String, CodingKey { case text, box, next, edges }
@@ -64,6 +64,12 @@ public struct PageText: Codable, Sendable, Equatable {
             try container.encodeIfPresent(next, forKey: .next)
             try container.encodeIfPresent(edgeTenths, forKey: .edges)
         }
+    }
+
+    /// `points` to a hundredth of a point, as boxes and edges are given: far finer than any glyph's
+    /// box is known.
+    public static func hundredths(_ points: Double) -> Double {
+        (points * 100).rounded() / 100
     }
 
     /// 1-based.
