@@ -37,16 +37,19 @@ public enum DocumentListing {
                     \(raw: order) LIMIT \(TextSearch.walkedRows)) AS d
                 WHERE \(holdsText) \(raw: order) LIMIT \(page)
                 """
+        case (.readInOrder, .sqlite):
+            return readInOrder(query, key: key, conditions: conditions + [holdsText], descending: descending, selected: selected, order: order)
         case (.lookUp, .sqlite):
             // The matches are read from the search index first (CROSS JOIN keeps that order), then ordered.
             return """
                 SELECT d.*, \(raw: selected)
-                FROM (SELECT rowid AS hit FROM document_search WHERE document_search MATCH \(TextSearch.phrase(key))) AS t
-                CROSS JOIN documents d ON d.rowid = t.hit
+                FROM (SELECT rowid AS hit FROM document_search WHERE document_search MATCH \(TextSearch.labelQuery(key))) AS t
+                CROSS JOIN documents d ON d.search_order = t.hit
                 WHERE \(PortableSQL.joined(conditions + [holdsText], separator: " AND ")) \(raw: order) LIMIT \(page)
                 """
-        case (.lookUp, .postgres):
-            // The matches are read from the search index first (OFFSET 0 keeps the subquery whole), then ordered.
+        case (.lookUp, .postgres), (.readInOrder, .postgres):
+            // The matches are read from the search index first (OFFSET 0 keeps the subquery whole), then
+            // ordered: PostgreSQL's search index holds no order.
             return """
                 SELECT d.*, \(raw: selected)
                 FROM (SELECT * FROM documents WHERE latest AND search_key LIKE \(TextSearch.likePattern(key)) OFFSET 0) AS d
@@ -58,6 +61,49 @@ public enum DocumentListing {
                 \(raw: order) LIMIT \(page)
                 """
         }
+    }
+
+    /// A page of a search newest or oldest first on SQLite, from the search index in the order's own
+    /// order (its rowids are `search_order`: a version's second of creation, shifted by
+    /// ``TextSearch/orderBits``, then a count within it), one more match than the page, then
+    /// ordered. Within a second the rowids are in no order: when the page's last match and the one
+    /// after it share a second, that second's other matches are read too, from its rowids alone
+    /// (else that reading starts past every rowid, 2⁶², and ends at once). A cursor starts the
+    /// reading at its own second; one whose time is no time (a stranger's) bounds nothing, and its
+    /// keys alone say which rows come after it.
+    private static func readInOrder(_ query: DocumentQuery, key: String, conditions: [PortableSQL], descending: Bool,
+                                    selected: String, order: String) -> PortableSQL {
+        let bits = String(TextSearch.orderBits)
+        var range: PortableSQL = ""
+        if let created = query.after?.keys.first {
+            let second: PortableSQL = "CAST(strftime('%s', \(created)) AS INTEGER)"
+            range = descending ? " AND s.rowid < coalesce((\(second) + 1) << \(raw: bits), 1 << 62)"
+                : " AND s.rowid >= coalesce(\(second) << \(raw: bits), -(1 << 62))"
+        }
+        let tied: PortableSQL = """
+             AND s.rowid >= coalesce((SELECT second FROM edge) << \(raw: bits), 1 << 62)
+             AND s.rowid < coalesce(((SELECT second FROM edge) + 1) << \(raw: bits), 1 << 62)
+            """
+        let holding = PortableSQL.joined(conditions, separator: " AND ")
+        let page = query.limit + 1
+        func matches(_ range: PortableSQL) -> PortableSQL {
+            """
+            FROM document_search s CROSS JOIN documents d ON d.search_order = s.rowid
+            WHERE document_search MATCH \(TextSearch.labelQuery(key, owner: query.owner))\(range) AND \(holding)
+            """
+        }
+        let (reading, last) = descending ? ("DESC", "ASC") : ("ASC", "DESC")
+        return """
+            WITH first AS (SELECT s.rowid AS hit \(matches(range)) ORDER BY s.rowid \(raw: reading) LIMIT \(page)),
+            edge AS (SELECT CASE WHEN (SELECT count(*) FROM first) = \(page) AND min(second) = max(second) THEN min(second) END AS second
+                     FROM (SELECT hit >> \(raw: bits) AS second FROM first ORDER BY hit \(raw: last) LIMIT 2))
+            SELECT * FROM (
+                SELECT d.*, \(raw: selected) FROM first CROSS JOIN documents d ON d.search_order = first.hit
+                WHERE first.hit >> \(raw: bits) IS NOT (SELECT second FROM edge)
+                UNION ALL
+                SELECT d.*, \(raw: selected) \(matches("\(range)\(tied)"))
+            ) AS d \(raw: order) LIMIT \(page)
+            """
     }
 
     /// How many rows a walk of `query`'s order reads before its text is tested (its other filters
@@ -96,7 +142,7 @@ public enum DocumentListing {
     /// The documents' table, on SQLite with the index of shared documents named where it must be read
     /// (the planner would walk the order's instead).
     private static func source(_ query: DocumentQuery, search: TextSearch, in dialect: SQLDialect) -> String {
-        guard dialect == .sqlite, query.shared == true, search != .lookUp else { return "documents d" }
+        guard dialect == .sqlite, query.shared == true, search != .lookUp, search != .readInOrder else { return "documents d" }
         return "documents d INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))"
     }
 
@@ -105,7 +151,7 @@ public enum DocumentListing {
     public static func textMatches(_ key: String, in dialect: SQLDialect) -> PortableSQL {
         switch dialect {
         case .sqlite:
-            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_search WHERE document_search MATCH \(TextSearch.phrase(key)) LIMIT \(TextSearch.matchLimit))"
+            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_search WHERE document_search MATCH \(TextSearch.labelQuery(key)) LIMIT \(TextSearch.matchLimit))"
         case .postgres:
             """
             SELECT COUNT(*) AS n FROM (SELECT 1 FROM documents WHERE latest AND search_key LIKE \(TextSearch.likePattern(key))

@@ -119,8 +119,8 @@ public struct PageSearch: Sendable {
         case .sqlite:
             // The search index first (CROSS JOIN keeps that order of the loops), then the filters.
             return """
-                SELECT d.id AS id FROM document_search s CROSS JOIN documents d ON d.rowid = s.rowid
-                WHERE document_search MATCH \(TextSearch.phrase(query.labelKey)) AND \(conditions) LIMIT \(candidateLabels + 1)
+                SELECT d.id AS id FROM document_search s CROSS JOIN documents d ON d.search_order = s.rowid
+                WHERE document_search MATCH \(TextSearch.labelQuery(query.labelKey, owner: query.owner)) AND \(conditions) LIMIT \(candidateLabels + 1)
                 """
         case .postgres:
             return """

@@ -273,6 +273,50 @@ extension SQLiteIndex {
             try trigger("page_search_deleted", "AFTER DELETE ON page_texts",
                         ["INSERT INTO page_search (page_search, rowid, search_text) VALUES ('delete', OLD.id, OLD.search_text)"], in: db)
         }
+        migrator.registerMigration("v23-search-in-creation-order") { db in
+            // The search index's rowids follow the creation order (``TextSearch/readInOrder``): each
+            // version's `search_order`, its second of creation shifted by ``TextSearch/orderBits``,
+            // then its place among that second's versions. Its owner is indexed too, as one trigram
+            // (``TextSearch/ownerToken(_:)``, the connection's `owner_token`), so that an owner's
+            // matches are read alone. A version's owner never changes.
+            let second = "CAST(strftime('%s', created_at) AS INTEGER) << \(TextSearch.orderBits)"
+            try db.execute(sql: """
+                DROP TRIGGER search_inserted;
+                DROP TRIGGER search_deleted;
+                DROP TRIGGER search_changed;
+                DROP TABLE document_search;
+                ALTER TABLE documents ADD COLUMN search_order INTEGER;
+                ALTER TABLE documents ADD COLUMN owner_key TEXT;
+                UPDATE documents SET search_order = placed.search_order, owner_key = owner_token(owner)
+                FROM (SELECT rowid AS version, (\(second)) + row_number() OVER (PARTITION BY strftime('%s', created_at) ORDER BY created_at, id) - 1
+                             AS search_order FROM documents) AS placed
+                WHERE documents.rowid = placed.version;
+                CREATE UNIQUE INDEX documents_search_order ON documents (search_order);
+                CREATE VIRTUAL TABLE document_search USING fts5(owner_key, search_key, content = 'documents', content_rowid = 'search_order',
+                                                                tokenize = 'trigram');
+                INSERT INTO document_search (document_search) VALUES ('rebuild');
+                """)
+            // A new version comes after those of its second (found by the unique index), then into the search index.
+            let newSecond = "(CAST(strftime('%s', NEW.created_at) AS INTEGER) << \(TextSearch.orderBits))"
+            try trigger("search_inserted", "AFTER INSERT ON documents", [
+                """
+                UPDATE documents SET owner_key = owner_token(NEW.owner),
+                    search_order = (SELECT coalesce(max(search_order) + 1, \(newSecond)) FROM documents
+                                    WHERE search_order >= \(newSecond) AND search_order < \(newSecond) + (1 << \(TextSearch.orderBits)))
+                WHERE rowid = NEW.rowid
+                """,
+                """
+                INSERT INTO document_search (rowid, owner_key, search_key) SELECT search_order, owner_key, search_key FROM documents
+                WHERE rowid = NEW.rowid
+                """,
+            ], in: db)
+            let indexed = "INSERT INTO document_search (rowid, owner_key, search_key) VALUES (NEW.search_order, NEW.owner_key, NEW.search_key)"
+            let unindexed = """
+                INSERT INTO document_search (document_search, rowid, owner_key, search_key) VALUES ('delete', OLD.search_order, OLD.owner_key, OLD.search_key)
+                """
+            try trigger("search_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
+            try trigger("search_changed", "AFTER UPDATE OF search_key ON documents", [unindexed, indexed], in: db)
+        }
         return migrator
     }
 

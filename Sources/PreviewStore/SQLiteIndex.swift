@@ -22,6 +22,7 @@ public final class SQLiteIndex: DocumentIndex {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try Self.persistLog(db)
+            db.add(function: Self.ownerToken)
             try prepare(db)
         }
         // Opening is serialised across processes by a file lock: switching a new database to WAL
@@ -40,6 +41,11 @@ public final class SQLiteIndex: DocumentIndex {
         // Checked by a read first: migrating writes, even when there is nothing to do, and a store
         // on a full disk must still open.
         if try !pool.read(Self.migrator.hasCompletedMigrations) { try Self.migrator.migrate(pool) }
+    }
+
+    /// `owner_token(owner)`: ``TextSearch/ownerToken(_:)`` for the search index's triggers.
+    private static let ownerToken = DatabaseFunction("owner_token", argumentCount: 1, pure: true) { values in
+        String.fromDatabaseValue(values[0]).map(TextSearch.ownerToken)
     }
 
     /// The log and its shared-memory index stay when the last connection closes, so a store on a

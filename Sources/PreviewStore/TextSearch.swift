@@ -10,6 +10,12 @@ import PreviewCore
 ///   matches usually come soon; when they do not fill the page there, the matches lie far along
 ///   the order, and all of them are read from the search index and ordered after all.
 ///
+/// SQLite's search index keeps the creation order (its rowids are the documents' `search_order`:
+/// the second a version was created, then a count within it) and each version's owner, so a
+/// search newest or oldest first reads its matches there, the owner's alone for one owner, in the
+/// order's own order and stops at a full page (``readInOrder``), however far along the order they
+/// lie.
+///
 /// Text of one or two characters has no trigram to look up: it is always walked.
 public enum TextSearch: Sendable, Equatable {
     /// Walk the order's index, keeping the rows whose search key holds the text.
@@ -18,6 +24,13 @@ public enum TextSearch: Sendable, Equatable {
     case lookUp
     /// Walk the first ``walkedRows`` rows of the order only: the page is right when it is full.
     case walkStart
+    /// Read the matches from the search index in the order's own order, as far as a full page (and,
+    /// when the page ends inside a second, the rest of that second); SQLite, newest or oldest first.
+    case readInOrder
+
+    /// The seconds of creation times a search index's rowid counts within: `second << orderBits`
+    /// is the first rowid of the documents created in that second.
+    public static let orderBits = 24
 
     /// The most matches that are read and ordered before the order is walked first. Counting to it
     /// costs a third of a millisecond at 10⁶ documents.
@@ -36,12 +49,19 @@ public enum TextSearch: Sendable, Equatable {
     /// before the text is tested, up to `n + 1` (``DocumentListing/candidates(_:upTo:in:)``);
     /// `matches` counts the search index's rows that hold a folded text, up to ``matchLimit``. An
     /// order of at most ``matchLimit`` rows (one owner's documents) is walked whole: that reads
-    /// fewer rows than asking the index.
-    public static func way(for query: DocumentQuery, matches: (String) async throws -> Int,
+    /// fewer rows than asking the index. Where the search index holds the query's order (`inOrder`),
+    /// it is read in that order (``readInOrder``), without counting either.
+    public static func way(for query: DocumentQuery, inOrder: Bool, matches: (String) async throws -> Int,
                            candidates: (Int) async throws -> Int) async rethrows -> TextSearch {
         guard let text = query.containing, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
+        if inOrder { return .readInOrder }
         if try await candidates(matchLimit) <= matchLimit { return .walk }
         return choosing(matches: try await matches(key))
+    }
+
+    /// Whether SQLite's search index holds `sort`'s order: the creation order, either way.
+    public static func sqliteIndexHolds(_ sort: DocumentQuery.Sort) -> Bool {
+        sort == .newest || sort == .oldest
     }
 
     /// The way to search, given how many indexed rows match (counted up to ``matchLimit``).
@@ -49,16 +69,39 @@ public enum TextSearch: Sendable, Equatable {
         matches < matchLimit ? .lookUp : .walkStart
     }
 
-    /// A listing's page: `page` lists it made one way, `matches` and `candidates` count as
-    /// ``way(for:matches:candidates:)`` says. A walk of the order's start that does not fill the
+    /// A listing's page: `page` lists it made one way, `inOrder`, `matches` and `candidates` are as
+    /// ``way(for:inOrder:matches:candidates:)`` says. A walk of the order's start that does not fill the
     /// page is the page when it read every candidate; else the search index is asked after all.
-    public static func page(for query: DocumentQuery, page: (TextSearch) async throws -> DocumentPage,
+    public static func page(for query: DocumentQuery, inOrder: Bool, page: (TextSearch) async throws -> DocumentPage,
                             matches: (String) async throws -> Int, candidates: (Int) async throws -> Int) async throws -> DocumentPage {
-        let way = try await way(for: query, matches: matches, candidates: candidates)
+        let way = try await way(for: query, inOrder: inOrder, matches: matches, candidates: candidates)
         guard way == .walkStart else { return try await page(way) }
         let started = try await page(.walkStart)
         if started.next != nil { return started }
         return try await candidates(walkedRows) <= walkedRows ? started : try await page(.lookUp)
+    }
+
+    /// An FTS5 query of SQLite's `document_search` for the versions whose search key holds `key`,
+    /// and, given an `owner`, whose owner is that one (by ``ownerToken(_:)``).
+    public static func labelQuery(_ key: String, owner: String? = nil) -> String {
+        let holding = "search_key : " + phrase(key)
+        guard let owner else { return holding }
+        return "owner_key : " + phrase(ownerToken(owner)) + " AND " + holding
+    }
+
+    /// An owner as SQLite's search index holds it: one trigram, whose postings are the owner's
+    /// versions. Three characters of Unicode's private use area (6,400 of them) from a 64-bit FNV-1a
+    /// hash of the name's UTF-8; another owner has the same one time in 2.6 × 10¹¹, and a listing
+    /// filters by the owner's name as well. SQLite's connections call it `owner_token`.
+    public static func ownerToken(_ owner: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in owner.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var token = String.UnicodeScalarView()
+        for _ in 0..<3 {
+            token.append(Unicode.Scalar(UInt16(0xE000 + hash % 6_400)) ?? "\u{E000}")
+            hash /= 6_400
+        }
+        return String(token)
     }
 
     /// An FTS5 query for the rows whose text holds `key`: one phrase, its quotes doubled.

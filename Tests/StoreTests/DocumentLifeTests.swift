@@ -27,12 +27,12 @@ import Testing
 
         @discardableResult
         func add(owner: String = "ana", type: DocumentType.ID? = nil, title: String, kind: FileKind = .pdf, bytes: String? = nil,
-                 status: PreviewStatus = .ready) async throws -> Document {
+                 status: PreviewStatus = .ready, createdAt: Date = Date()) async throws -> Document {
             let content = Array((bytes ?? "\(owner)/\(type ?? "")/\(title)/\(UUID())").utf8)
             let hash = try await store.blobs.put(bytes: content, as: .original)
             let record = Document(id: UUID().uuidString.lowercased(), owner: owner, type: type, title: title, filename: "\(title).\(kind)",
                                         sha256: hash, kind: kind, mime: "application/octet-stream", size: content.count, facts: MediaFacts(),
-                                        version: 0, previewStatus: status, createdAt: Date())
+                                        version: 0, previewStatus: status, createdAt: createdAt)
             return try await store.index.insertVersion(record).document
         }
 
@@ -132,12 +132,53 @@ import Testing
                     await #expect(try indexed.all(query).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): chosen")
                     // The start of an order this short is all of it.
                     await #expect(try indexed.all(query, search: .walkStart).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): start")
+                    if TextSearch.sqliteIndexHolds(sort) {
+                        await #expect(try indexed.all(query, search: .readInOrder).map(\.id) == expected.map(\.id),
+                                      "\(text), \(sort), \(owner ?? "all"): in the search index's order")
+                    }
                 }
             }
         }
         #expect(try await indexed.all(DocumentQuery(containing: "report", limit: 200)).count == 5,
                 "four titles, and the relabelled one's file name: \(listed.map(\.title))")
         #expect(try await indexed.all(DocumentQuery(containing: "new summary")).map(\.id) == [relabelled.id])
+    }
+
+    /// A store-wide search newest or oldest first reads SQLite's search index in its rowids' order
+    /// (``TextSearch/readInOrder``): versions created in one second, at one instant, added out of
+    /// their creation order, replaced by a later version or relabelled page exactly as the order's
+    /// walk pages them, whether a page ends inside a second or at its edge.
+    @Test(arguments: TestBackend.available) func aSearchInCreationOrderPagesAsTheWalkDoes(backend: TestBackend) async throws {
+        let indexed = try await Indexed(backend)
+        defer { indexed.folder.remove() }
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        // Seconds after `start`, in the order they are added: four in one second (two at one instant),
+        // then the next second, a later one and an older one.
+        let offsets: [TimeInterval] = [7, 0.25, 3600.5, 0, 7.001, 0.999, 86_400, 1, 0.25, 3600, -30, 1.5, 7]
+        var added: [Document] = []
+        for (number, offset) in offsets.enumerated() {
+            let title = number % 4 == 2 ? "notes \(number)" : "report \(number)"
+            added.append(try await indexed.add(owner: number % 2 == 0 ? "ana" : "ben", title: title, createdAt: start + offset))
+        }
+        // A later version of one, created in the busiest second; another relabelled out of the search and one into it.
+        try await indexed.add(owner: added[4].owner, title: added[4].title, createdAt: start + 0.5)
+        _ = try await indexed.store.index.relabel(documentID: added[0].id, to: Relabelling(title: "summary", type: nil))
+        _ = try await indexed.store.index.relabel(documentID: added[2].id, to: Relabelling(title: "report again", type: nil))
+        for sort in [DocumentQuery.Sort.newest, .oldest] {
+            for limit in 1...5 {
+                let query = DocumentQuery(containing: "report", sort: sort, limit: limit)
+                let walked = try await indexed.all(query, search: .walk)
+                #expect(walked.count == 11, "ten and the one relabelled into it (the other keeps its file name): \(walked.map(\.title))")
+                await #expect(try indexed.all(query, search: .readInOrder).map(\.id) == walked.map(\.id), "\(sort), \(limit) a page")
+                await #expect(try indexed.all(query).map(\.id) == walked.map(\.id), "\(sort), \(limit) a page: chosen")
+            }
+            // A cursor is the client's to send: one whose time is no time still says which rows follow it.
+            for time in ["zzzz", "0000", "2026-13-45 99:99:99", ""] {
+                let query = DocumentQuery(containing: "report", sort: sort, limit: 3, after: DocumentCursor(sort: sort, keys: [time, "m"]))
+                let walked = try await indexed.all(query, search: .walk)
+                await #expect(try indexed.all(query, search: .readInOrder).map(\.id) == walked.map(\.id), "\(sort) after \(time)")
+            }
+        }
     }
 
     /// Pages read while others upload: every document that was there throughout appears exactly once.
@@ -297,7 +338,7 @@ import Testing
         #expect(relabelled.description == "From Coach Rivera, varsity", "version 1 keeps its own")
         #expect(try await indexed.store.index.versions(of: first.id).map(\.description) == ["All-state, two seasons", "From Coach Rivera, varsity"])
 
-        for search in [nil, TextSearch.walk, .lookUp, .walkStart] {
+        for search in [nil, TextSearch.walk, .lookUp, .walkStart, .readInOrder] {
             func found(_ text: String, owner: String? = nil) async throws -> Set<String> {
                 await Set(try indexed.all(DocumentQuery(owner: owner, containing: text), search: search).map(\.id))
             }

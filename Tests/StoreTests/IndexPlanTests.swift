@@ -74,6 +74,18 @@ import Testing
                 #expect(steps.count == 4 && steps[0] == "CO-ROUTINE t" && steps[1].contains("USING INDEX documents_current_")
                         && steps[3] == "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)", "\(query): \(steps)")
             }
+            // A search newest or oldest first: a page's worth of the search index's rowids in their
+            // order, each row by `search_order`, then a second's rowids at most: nothing else of the
+            // store is read (the scans of `first`, `edge` and their subqueries hold a page at most).
+            for query in Self.lookUps where TextSearch.sqliteIndexHolds(query.sort) {
+                let steps = try plan(DocumentListing.statement(query, search: .readInOrder, in: .sqlite))
+                let first = try #require(steps.firstIndex(of: "MATERIALIZE first"), "\(steps)")
+                let scans = steps.filter { $0.hasPrefix("SCAN") && !["SCAN first", "SCAN edge"].contains($0) && !$0.hasPrefix("SCAN (subquery-") }
+                #expect(steps[first + 1].hasPrefix("SCAN s VIRTUAL TABLE") && steps[first + 2] == "SEARCH d USING INDEX documents_search_order (search_order=?)"
+                        && scans.count == 2 && scans.allSatisfy { $0.hasPrefix("SCAN s VIRTUAL TABLE") }
+                        && steps.filter { $0.hasPrefix("SEARCH") }.allSatisfy { $0.hasPrefix("SEARCH d USING INDEX documents_search_order") },
+                        "\(query): \(steps)")
+            }
             let matches = try plan(DocumentListing.textMatches("resume", in: .sqlite))
             #expect(matches.contains { $0.contains("document_search VIRTUAL TABLE") }, "\(matches)")
             // A store-wide search: the search indexes first, then each row by key; one owner's pages
@@ -172,7 +184,7 @@ import Testing
     /// fills the page or not, and the order has `candidates` rows.
     func page(startFills: Bool, candidates: Int = 1_000_000) async throws -> (asked: [TextSearch], returned: TextSearch) {
         var asked: [TextSearch] = []
-        let page = try await TextSearch.page(for: DocumentQuery(containing: "report"), page: { search in
+        let page = try await TextSearch.page(for: DocumentQuery(containing: "report"), inOrder: false, page: { search in
             asked.append(search)
             // The page names the way it was made by: its one document's version is its place in `asked`.
             let marker = Document(id: "p", owner: "", type: nil, title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
@@ -202,9 +214,43 @@ import Testing
             counted += 1
             return 0
         }
-        await #expect(TextSearch.way(for: DocumentQuery(containing: "report"), matches: count, candidates: { _ in TextSearch.matchLimit }) == .walk)
-        await #expect(TextSearch.way(for: DocumentQuery(containing: "report"), matches: count, candidates: { _ in TextSearch.matchLimit + 1 }) == .lookUp)
+        await #expect(TextSearch.way(for: DocumentQuery(containing: "report"), inOrder: false, matches: count, candidates: { _ in TextSearch.matchLimit }) == .walk)
+        await #expect(TextSearch.way(for: DocumentQuery(containing: "report"), inOrder: false, matches: count, candidates: { _ in TextSearch.matchLimit + 1 }) == .lookUp)
         #expect(counted == 1, "the index is asked only for the longer order")
+    }
+
+    /// Where the search index holds the order (SQLite's, newest or oldest first), a search reads its
+    /// matches there in order, store-wide or one owner's, without counting anything.
+    @Test func anOrderTheSearchIndexHoldsIsReadThere() async {
+        var counted = 0
+        let count = { (_: String) -> Int in
+            counted += 1
+            return TextSearch.matchLimit
+        }
+        let candidates = { (limit: Int) -> Int in
+            counted += 1
+            return limit + 1
+        }
+        for owner in [nil, "ana"] {
+            #expect(await TextSearch.way(for: DocumentQuery(owner: owner, containing: "report", sort: .oldest), inOrder: true, matches: count,
+                                         candidates: candidates) == .readInOrder)
+        }
+        #expect(await TextSearch.way(for: DocumentQuery(owner: "ana", containing: "report", sort: .title), inOrder: false, matches: count,
+                                     candidates: candidates) == .walkStart)
+        #expect(counted == 2, "only the search in an order the index does not hold counts")
+        #expect(TextSearch.sqliteIndexHolds(.newest) && TextSearch.sqliteIndexHolds(.oldest))
+        #expect(!TextSearch.sqliteIndexHolds(.title) && !TextSearch.sqliteIndexHolds(.type) && !TextSearch.sqliteIndexHolds(.mostShared))
+    }
+
+    /// An owner is looked up as one trigram of its own (``TextSearch/ownerToken(_:)``), the same
+    /// for the same name, other for another, whatever its length.
+    @Test func anOwnerIsOneTrigram() {
+        let owners = ["ana", "ben", "a", "", "owner-7", "owner-70", "Ana", "\"quoted\"", String(repeating: "long ", count: 400)]
+        let tokens = owners.map(TextSearch.ownerToken)
+        #expect(tokens.allSatisfy { $0.unicodeScalars.count == 3 && $0.unicodeScalars.allSatisfy { (0xE000...0xF8FF).contains($0.value) } })
+        #expect(Set(tokens).count == owners.count && TextSearch.ownerToken("ana") == tokens[0])
+        #expect(TextSearch.labelQuery("title 12") == "search_key : \"title 12\"")
+        #expect(TextSearch.labelQuery("a \"b\"", owner: "ana") == "owner_key : \"\(tokens[0])\" AND search_key : \"a \"\"b\"\"\"")
     }
 
     /// A walk of the order's start that read every candidate: its short page is the page.
@@ -220,9 +266,9 @@ import Testing
             return 0
         }
         let many = { (limit: Int) in limit + 1 }
-        #expect(await TextSearch.way(for: DocumentQuery(containing: "CV"), matches: count, candidates: many) == .walk)
-        #expect(await TextSearch.way(for: DocumentQuery(), matches: count, candidates: many) == .walk)
-        #expect(await TextSearch.way(for: DocumentQuery(containing: "Résumé"), matches: count, candidates: many) == .lookUp)
+        #expect(await TextSearch.way(for: DocumentQuery(containing: "CV"), inOrder: true, matches: count, candidates: many) == .walk)
+        #expect(await TextSearch.way(for: DocumentQuery(), inOrder: true, matches: count, candidates: many) == .walk)
+        #expect(await TextSearch.way(for: DocumentQuery(containing: "Résumé"), inOrder: false, matches: count, candidates: many) == .lookUp)
         #expect(counted == ["résumé"], "the folded key is counted, only when it has a trigram")
         #expect(!TextSearch.isIndexable("cv") && !TextSearch.isIndexable(""))
         #expect(TextSearch.isIndexable("cv ") && TextSearch.isIndexable(DocumentLabels.titleKey("RÉS")), "three characters, whatever their bytes")
