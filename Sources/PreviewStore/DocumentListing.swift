@@ -67,10 +67,10 @@ public enum DocumentListing {
     /// order (its rowids are `search_order`: a version's second of creation, shifted by
     /// ``TextSearch/orderBits``, then a count within it), one more match than the page, then
     /// ordered. Within a second the rowids are in no order: when the page's last match and the one
-    /// after it share a second, that second's other matches are read too, from its rowids alone
-    /// (else that reading starts past every rowid, 2⁶², and ends at once). A cursor starts the
-    /// reading at its own second; one whose time is no time (a stranger's) bounds nothing, and its
-    /// keys alone say which rows come after it.
+    /// after it share a second (`edge`, else it has no row and nothing more is read), that second's
+    /// other matches are read too, from its rowids alone. A cursor starts the reading at its own
+    /// second; one whose time is no time (a stranger's) bounds nothing, and its keys alone say
+    /// which rows come after it.
     private static func readInOrder(_ query: DocumentQuery, key: String, conditions: [PortableSQL], descending: Bool,
                                     selected: String, order: String) -> PortableSQL {
         let bits = String(TextSearch.orderBits)
@@ -80,28 +80,25 @@ public enum DocumentListing {
             range = descending ? " AND s.rowid < coalesce((\(second) + 1) << \(raw: bits), 1 << 62)"
                 : " AND s.rowid >= coalesce(\(second) << \(raw: bits), -(1 << 62))"
         }
-        let tied: PortableSQL = """
-             AND s.rowid >= coalesce((SELECT second FROM edge) << \(raw: bits), 1 << 62)
-             AND s.rowid < coalesce(((SELECT second FROM edge) + 1) << \(raw: bits), 1 << 62)
-            """
         let holding = PortableSQL.joined(conditions, separator: " AND ")
         let page = query.limit + 1
-        func matches(_ range: PortableSQL) -> PortableSQL {
+        func matches(_ range: PortableSQL, after outer: String = "") -> PortableSQL {
             """
-            FROM document_search s CROSS JOIN documents d ON d.search_order = s.rowid
+            FROM \(raw: outer)document_search s CROSS JOIN documents d ON d.search_order = s.rowid
             WHERE document_search MATCH \(TextSearch.labelQuery(key, owner: query.owner))\(range) AND \(holding)
             """
         }
+        let tied: PortableSQL = " AND s.rowid >= edge.second << \(raw: bits) AND s.rowid < (edge.second + 1) << \(raw: bits)"
         let (reading, last) = descending ? ("DESC", "ASC") : ("ASC", "DESC")
         return """
             WITH first AS (SELECT s.rowid AS hit \(matches(range)) ORDER BY s.rowid \(raw: reading) LIMIT \(page)),
-            edge AS (SELECT CASE WHEN (SELECT count(*) FROM first) = \(page) AND min(second) = max(second) THEN min(second) END AS second
-                     FROM (SELECT hit >> \(raw: bits) AS second FROM first ORDER BY hit \(raw: last) LIMIT 2))
+            edge AS (SELECT min(second) AS second FROM (SELECT hit >> \(raw: bits) AS second FROM first ORDER BY hit \(raw: last) LIMIT 2)
+                     HAVING (SELECT count(*) FROM first) = \(page) AND min(second) = max(second))
             SELECT * FROM (
                 SELECT d.*, \(raw: selected) FROM first CROSS JOIN documents d ON d.search_order = first.hit
                 WHERE first.hit >> \(raw: bits) IS NOT (SELECT second FROM edge)
                 UNION ALL
-                SELECT d.*, \(raw: selected) \(matches("\(range)\(tied)"))
+                SELECT d.*, \(raw: selected) \(matches(tied, after: "edge CROSS JOIN "))
             ) AS d \(raw: order) LIMIT \(page)
             """
     }
