@@ -186,12 +186,14 @@ public enum DocumentListing {
             type = SortKey(expression: "d.type", cursor: "d.type")
             shares = SortKey(expression: "d.live_shares", cursor: "printf('%010d', d.live_shares)") { "CAST(\($0) AS INTEGER)" }
         case .postgres:
+            // A cursor's text is its sender's: one that is no whole number is NULL, which no row follows.
+            let whole = { (text: PortableSQL) -> PortableSQL in "(CASE WHEN \(text)::text ~ '^-?[0-9]{1,18}$' THEN \(text)::bigint END)" }
             created = SortKey(expression: "d.created_at", cursor: "((extract(epoch FROM d.created_at) * 1000000)::bigint)::text") { micros in
-                "('epoch'::timestamptz + \(micros)::bigint * interval '1 microsecond')"
+                "('epoch'::timestamptz + \(whole(micros)) * interval '1 microsecond')"
             }
             title = SortKey(expression: "d.title_key COLLATE \"C\"", cursor: "d.title_key::text") { "\($0)::text" }
             type = SortKey(expression: "d.type COLLATE \"C\"", cursor: "d.type::text") { "\($0)::text" }
-            shares = SortKey(expression: "d.live_shares", cursor: "lpad(d.live_shares::text, 10, '0')") { "\($0)::bigint" }
+            shares = SortKey(expression: "d.live_shares", cursor: "lpad(d.live_shares::text, 10, '0')") { whole($0) }
         }
         switch sort {
         case .newest: return ([created, id], true)

@@ -172,13 +172,15 @@ import Testing
                 await #expect(try indexed.all(query, search: .readInOrder).map(\.id) == walked.map(\.id), "\(sort), \(limit) a page")
                 await #expect(try indexed.all(query).map(\.id) == walked.map(\.id), "\(sort), \(limit) a page: chosen")
             }
-            // A cursor is the client's to send: one whose time is no time still says which rows follow it.
-            for time in ["zzzz", "0000", "2026-13-45 99:99:99", ""] {
+            // A cursor is the client's to send: one whose time is no time (nor a number that fits)
+            // still says which rows follow it, and fails no statement.
+            for time in ["zzzz", "0000", "2026-13-45 99:99:99", "", "99999999999999999999"] {
                 let query = DocumentQuery(containing: "report", sort: sort, limit: 3, after: DocumentCursor(sort: sort, keys: [time, "m"]))
                 let walked = try await indexed.all(query, search: .walk)
                 await #expect(try indexed.all(query, search: .readInOrder).map(\.id) == walked.map(\.id), "\(sort) after \(time)")
             }
         }
+        _ = try await indexed.all(DocumentQuery(sort: .mostShared, after: DocumentCursor(sort: .mostShared, keys: ["many", "m"])))
     }
 
     /// Pages read while others upload: every document that was there throughout appears exactly once.
