@@ -15,7 +15,7 @@ public enum DocumentListing {
         let order = "ORDER BY " + keys.map { $0.expression + (descending ? " DESC" : "") }.joined(separator: ", ")
         let selected = keys.enumerated().map { "\($1.cursor) AS sort_key_\($0)" }.joined(separator: ", ")
         let page = query.limit + 1
-        let source = source(query, search: search, in: dialect)
+        let source = source(query, in: dialect)
         guard let key = query.containing.map(DocumentLabels.titleKey) else {
             return "SELECT d.*, \(raw: selected) FROM \(raw: source) WHERE \(PortableSQL.joined(conditions, separator: " AND ")) \(raw: order) LIMIT \(page)"
         }
@@ -76,7 +76,7 @@ public enum DocumentListing {
         let bits = String(TextSearch.orderBits)
         var range: PortableSQL = ""
         if let created = query.after?.keys.first {
-            let second: PortableSQL = "CAST(strftime('%s', \(created)) AS INTEGER)"
+            let second = TextSearch.creationSecond("\(created)")
             range = descending ? " AND s.rowid < coalesce((\(second) + 1) << \(raw: bits), 1 << 62)"
                 : " AND s.rowid >= coalesce(\(second) << \(raw: bits), -(1 << 62))"
         }
@@ -109,7 +109,7 @@ public enum DocumentListing {
         let (keys, descending) = sortKeys(query.sort, in: dialect)
         let conditions = PortableSQL.joined(conditions(query, keys: keys, descending: descending, in: dialect), separator: " AND ")
         return """
-            SELECT COUNT(*) AS n FROM (SELECT 1 FROM \(raw: source(query, search: .walkStart, in: dialect)) WHERE \(conditions)
+            SELECT COUNT(*) AS n FROM (SELECT 1 FROM \(raw: source(query, in: dialect)) WHERE \(conditions)
                                        LIMIT \(limit + 1)) AS candidates
             """
     }
@@ -138,8 +138,8 @@ public enum DocumentListing {
 
     /// The documents' table, on SQLite with the index of shared documents named where it must be read
     /// (the planner would walk the order's instead).
-    private static func source(_ query: DocumentQuery, search: TextSearch, in dialect: SQLDialect) -> String {
-        guard dialect == .sqlite, query.shared == true, search != .lookUp, search != .readInOrder else { return "documents d" }
+    private static func source(_ query: DocumentQuery, in dialect: SQLDialect) -> String {
+        guard dialect == .sqlite, query.shared == true else { return "documents d" }
         return "documents d INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))"
     }
 

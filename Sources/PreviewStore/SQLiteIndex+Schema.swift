@@ -279,7 +279,7 @@ extension SQLiteIndex {
             // then its place among that second's versions. Its owner is indexed too, as one trigram
             // (``TextSearch/ownerToken(_:)``, the connection's `owner_token`), so that an owner's
             // matches are read alone. A version's owner never changes.
-            let second = "CAST(strftime('%s', created_at) AS INTEGER) << \(TextSearch.orderBits)"
+            let second = TextSearch.creationSecond("created_at").rendered(in: .sqlite).text
             try db.execute(sql: """
                 DROP TRIGGER search_inserted;
                 DROP TRIGGER search_deleted;
@@ -288,7 +288,7 @@ extension SQLiteIndex {
                 ALTER TABLE documents ADD COLUMN search_order INTEGER;
                 ALTER TABLE documents ADD COLUMN owner_key TEXT;
                 UPDATE documents SET search_order = placed.search_order, owner_key = owner_token(owner)
-                FROM (SELECT rowid AS version, (\(second)) + row_number() OVER (PARTITION BY strftime('%s', created_at) ORDER BY created_at, id) - 1
+                FROM (SELECT rowid AS version, (\(second) << \(TextSearch.orderBits)) + row_number() OVER (PARTITION BY \(second) ORDER BY created_at, id) - 1
                              AS search_order FROM documents) AS placed
                 WHERE documents.rowid = placed.version;
                 CREATE UNIQUE INDEX documents_search_order ON documents (search_order);
@@ -297,7 +297,7 @@ extension SQLiteIndex {
                 INSERT INTO document_search (document_search) VALUES ('rebuild');
                 """)
             // A new version comes after those of its second (found by the unique index), then into the search index.
-            let newSecond = "(CAST(strftime('%s', NEW.created_at) AS INTEGER) << \(TextSearch.orderBits))"
+            let newSecond = "(\(TextSearch.creationSecond("NEW.created_at").rendered(in: .sqlite).text) << \(TextSearch.orderBits))"
             try trigger("search_inserted", "AFTER INSERT ON documents", [
                 """
                 UPDATE documents SET owner_key = owner_token(NEW.owner),

@@ -32,6 +32,13 @@ public enum TextSearch: Sendable, Equatable {
     /// is the first rowid of the documents created in that second.
     public static let orderBits = 24
 
+    /// The second of creation of `time` (a creation time as SQLite keeps it: a column, or a cursor's
+    /// bound text), whole seconds since 1970, as the search index's rowids count them; NULL for a
+    /// text that is no time.
+    public static func creationSecond(_ time: PortableSQL) -> PortableSQL {
+        "CAST(strftime('%s', \(time)) AS INTEGER)"
+    }
+
     /// The most matches that are read and ordered before the order is walked first. Counting to it
     /// costs a third of a millisecond at 10⁶ documents.
     public static let matchLimit = 1_000
