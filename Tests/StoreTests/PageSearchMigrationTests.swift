@@ -11,13 +11,10 @@ import Testing
     @Test func pagesKeptBeforeTheSearchIndexAreFound() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let url = folder.url.appendingPathComponent("index.sqlite")
-        let older = try DatabaseQueue(path: url.path)
-        try SQLiteIndex.migrator.migrate(older, upTo: "v21-share-highlight")
         let (source, result) = (BlobHash.of(Data("pdf".utf8)).hex, BlobHash.of(Data("text".utf8)).hex)
         let words = [PageText.Word(text: "AP", box: [72, 80, 90, 92], next: .space), PageText.Word(text: "Biology", box: [94, 80, 140, 92], next: .line),
                      PageText.Word(text: "École", box: [72, 96, 110, 108], next: nil)]
-        try await older.write { db in
+        let index = try await olderIndex(upTo: "v21-share-highlight", in: folder) { db in
             for hash in [source, result] {
                 try db.execute(sql: "INSERT INTO blobs (sha256, size, mime, created_at) VALUES (?, 10, 'application/pdf', '2026-01-01 00:00:00.000')",
                                arguments: [hash])
@@ -34,8 +31,6 @@ import Testing
                 INSERT INTO page_texts (derivative, page, width, height, text, words, truncated) VALUES ('text-1', 1, 612, 792, 'AP Biology', ?, 0)
                 """, arguments: [String(decoding: try JSONEncoder().encode(words), as: UTF8.self)])
         }
-        try older.close()
-        let index = try SQLiteIndex(url: url)
         let read = try await PageTexts(database: index).pages(of: "text-1", words: true)
         #expect(read.first?.words?.words == words)
         let query = PageSearch.Query(needle: "ecole", labelKey: "ecole", owner: nil, type: nil, readings: ["reading"])

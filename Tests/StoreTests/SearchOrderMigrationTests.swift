@@ -12,14 +12,11 @@ import Testing
     @Test func versionsIndexedBeforeAreReadInCreationOrder() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let url = folder.url.appendingPathComponent("index.sqlite")
-        let older = try DatabaseQueue(path: url.path)
-        try SQLiteIndex.migrator.migrate(older, upTo: "v22-page-search")
         // Added out of their creation order; three in one second, two of them at one instant.
         let rows: [(id: String, created: String)] = [("d4", "2026-01-01 00:00:09.000"), ("d2", "2026-01-01 00:00:05.500"),
                                                       ("d1", "2026-01-01 00:00:05.500"), ("d5", "2026-01-02 00:00:00.000"),
                                                       ("d3", "2026-01-01 00:00:05.900"), ("d0", "2025-12-31 23:59:59.999")]
-        try await older.write { db in
+        let index = try await olderIndex(upTo: "v22-page-search", in: folder) { db in
             for (number, row) in rows.enumerated() {
                 let hash = BlobHash.of(Data(row.id.utf8)).hex
                 try db.execute(sql: "INSERT INTO blobs (sha256, size, mime, created_at) VALUES (?, 10, 'application/pdf', ?)", arguments: [hash, row.created])
@@ -29,9 +26,7 @@ import Testing
                     """, arguments: [row.id, "Report \(number)", "report \(number)", "report \(number)\n\nr.pdf", hash, row.created])
             }
         }
-        try older.close()
-        let index = try SQLiteIndex(url: url)
-        let placed = try await index.pool.read { db in
+        let placed = try index.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT id, search_order, CAST(strftime('%s', created_at) AS INTEGER) AS second FROM documents ORDER BY created_at, id")
         }
         #expect(placed.map { $0["id"] as String } == ["d0", "d1", "d2", "d3", "d4", "d5"])

@@ -130,11 +130,8 @@ import Testing
     @Test func anOlderStoreIsBackfilled() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let url = folder.url.appendingPathComponent("index.sqlite")
-        let older = try DatabaseQueue(path: url.path)
         let hash = BlobHash.of(Data("older".utf8)).hex
-        try SQLiteIndex.migrator.migrate(older, upTo: "v14-downloads-per-device")
-        try await older.write { db in
+        let index = try await olderIndex(upTo: "v14-downloads-per-device", in: folder) { db in
             try db.execute(sql: "INSERT INTO blobs (sha256, size, mime, created_at) VALUES (?, 10, 'application/pdf', '2026-01-01 00:00:00.000')",
                            arguments: [hash])
             for (id, title, version) in [("a1", "Alpha", 1), ("a2", "Alpha", 2), ("b1", "Bravo", 1), ("c1", "Charlie", 1)] {
@@ -158,8 +155,6 @@ import Testing
                     """, arguments: [id, id, document, revoked, expires])
             }
         }
-        try older.close()
-        let index = try SQLiteIndex(url: url)
         #expect(try await index.statistics(owner: "ana").sharedDocuments == 1)
         #expect(try await index.statistics() == index.recountStatistics(owner: nil))
         #expect(try await index.list(DocumentQuery(sort: .title)).documents.map(\.id) == ["a2", "b1", "c1"])
