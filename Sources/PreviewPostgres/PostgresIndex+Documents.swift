@@ -9,11 +9,13 @@ extension PostgresIndex {
         try await list(query, search: nil)
     }
 
-    /// A listing's page, its title search made the given way (nil: the way ``TextSearch`` chooses).
-    func list(_ query: DocumentQuery, search: TextSearch?) async throws -> DocumentPage {
+    /// A listing's page, its title search made the given way (nil: the way ``TextSearch`` chooses),
+    /// a reading in order in at most `steps` steps.
+    func list(_ query: DocumentQuery, search: TextSearch?, steps: Int = TextSearch.leapSteps) async throws -> DocumentPage {
         if query.shared != nil || query.sort == .mostShared { try await sweepLapsedShares() }
         let page = { (search: TextSearch) in
-            let rows = try await connections.query(PostgresQuery(DocumentListing.statement(query, search: search, in: .postgres)))
+            let rows = try await connections.query(PostgresQuery(DocumentListing.statement(query, search: search, steps: steps, in: .postgres)))
+            if search == .readInOrder, try rows.contains(where: { try $0["reading_cut"].decode(Bool.self) }) { throw TextSearch.ReadingCut() }
             return DocumentListing.page(try rows.map { row in
                 (try Document(row: row), try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
             }, of: query)
@@ -22,7 +24,7 @@ extension PostgresIndex {
         func count(_ statement: PortableSQL) async throws -> Int {
             try await connections.query(PostgresQuery(statement)).first?["n"].decode(Int.self) ?? 0
         }
-        return try await TextSearch.page(for: query, inOrder: false, page: page, matches: { key in try await count(DocumentListing.textMatches(key, in: .postgres)) },
+        return try await TextSearch.page(for: query, inOrder: TextSearch.indexHolds(query.sort), page: page, matches: { key in try await count(DocumentListing.textMatches(key, in: .postgres)) },
                                          candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .postgres)) })
     }
 

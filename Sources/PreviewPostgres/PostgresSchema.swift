@@ -195,6 +195,8 @@ enum PostgresSchema {
             "ALTER TABLE page_texts ADD COLUMN id bigint GENERATED ALWAYS AS IDENTITY",
             "ALTER TABLE page_texts ADD COLUMN search_text text NOT NULL DEFAULT ''",
         ]),
+        // A text search newest or oldest first reads postings kept in the creation order (``SearchPostings``).
+        ("v23-search-in-creation-order", SearchPostings.statements),
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the
@@ -246,12 +248,13 @@ enum PostgresSchema {
     /// Any fixed number: the advisory lock that serialises migrations across hosts.
     static let migrationLock: Int64 = 0x646f_6370_7276
 
-    /// Applies the migrations not applied yet.
-    static func migrate(_ connections: PostgresConnections) async throws {
+    /// Applies the migrations not applied yet, up to the one named `last` (nil: all of them; a name
+    /// that is none: none), as GRDB's migrator does for SQLite.
+    static func migrate(_ connections: PostgresConnections, upTo last: String? = nil) async throws {
         try await connections.withConnection { session in
             try await session.query("SELECT pg_advisory_lock(\(migrationLock))")
             do {
-                try await applyMissing(on: session)
+                try await applyMissing(on: session, upTo: last)
             } catch {
                 _ = try? await session.query("SELECT pg_advisory_unlock(\(migrationLock))")
                 throw error
@@ -261,10 +264,11 @@ enum PostgresSchema {
     }
 
     /// The migrations not applied yet, each in its transaction.
-    private static func applyMissing(on session: Session) async throws {
+    private static func applyMissing(on session: Session, upTo last: String?) async throws {
         try await session.query("CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL)")
         let applied = Set(try await session.query("SELECT name FROM schema_migrations").map { try $0["name"].decode(String.self) })
-        for migration in migrations where !applied.contains(migration.name) {
+        let count = last.map { name in (migrations.firstIndex { $0.name == name } ?? -1) + 1 } ?? migrations.count
+        for migration in migrations.prefix(count) where !applied.contains(migration.name) {
             try await session.transaction {
                 for statement in migration.statements { try await session.query(.init(unsafeSQL: statement)) }
                 try await backfills[migration.name]?(session)

@@ -9,7 +9,9 @@ import PreviewCore
 public enum DocumentListing {
     /// The statement of `query`'s page: the documents and, after them, each row's sort keys as text
     /// (`sort_key_0`, …), one row more than the page to tell whether another follows.
-    public static func statement(_ query: DocumentQuery, search: TextSearch = .walk, in dialect: SQLDialect) -> PortableSQL {
+    /// A PostgreSQL reading in order takes at most `steps` steps (``TextSearch/leapSteps``).
+    public static func statement(_ query: DocumentQuery, search: TextSearch = .walk, steps: Int = TextSearch.leapSteps,
+                                 in dialect: SQLDialect) -> PortableSQL {
         let (keys, descending) = sortKeys(query.sort, in: dialect)
         let conditions = conditions(query, keys: keys, descending: descending, in: dialect)
         let order = "ORDER BY " + keys.map { $0.expression + (descending ? " DESC" : "") }.joined(separator: ", ")
@@ -47,7 +49,10 @@ public enum DocumentListing {
                 CROSS JOIN documents d ON d.search_order = t.hit
                 WHERE \(PortableSQL.joined(conditions + [holdsText], separator: " AND ")) \(raw: order) LIMIT \(page)
                 """
-        case (.lookUp, .postgres), (.readInOrder, .postgres):
+        case (.readInOrder, .postgres):
+            return leapfrog(query, key: key, conditions: conditions + [holdsText], keys: keys, descending: descending, selected: selected,
+                            order: order, steps: steps)
+        case (.lookUp, .postgres):
             // The matches are read from the search index first (OFFSET 0 keeps the subquery whole), then
             // ordered: PostgreSQL's search index holds no order.
             return """
@@ -100,6 +105,49 @@ public enum DocumentListing {
                 UNION ALL
                 SELECT d.*, \(raw: selected) \(matches(tied, after: "edge CROSS JOIN "))
             ) AS d \(raw: order) LIMIT \(page)
+            """
+    }
+
+    /// A page of a search newest or oldest first on PostgreSQL, from the search postings (a row per
+    /// trigram, or owner, of each latest version, keyed by `(gram, created_at, id)`: the order's
+    /// own keys), by a leapfrog walk: each step seeks every gram's first posting at or after the
+    /// walk's place, and moves to the furthest; where all agree, that version holds every gram and
+    /// its row, read by its id alone (`OFFSET 0` keeps other indexes out of it), is tested. Rows
+    /// come out in the walk's order, which stops at a full page (PostgreSQL reads a recursive query
+    /// only as far as its reader asks), and are ordered again once they are a page. After `steps`
+    /// steps the walk stops, with a row whose `reading_cut` says so (``TextSearch/ReadingCut``). A
+    /// cursor starts the walk after its own place; one whose time is no time starts it nowhere, as
+    /// the order's own comparison finds no row after it.
+    private static func leapfrog(_ query: DocumentQuery, key: String, conditions: [PortableSQL], keys: [SortKey], descending: Bool,
+                                 selected: String, order: String, steps: Int) -> PortableSQL {
+        var grams: PortableSQL = "ARRAY[\(raw: TextSearch.trigrams(key).map(String.init).joined(separator: ", "))]::bigint[]"
+        if let owner = query.owner { grams = "\(grams) || search_owner_gram(\(owner))" }
+        var start: PortableSQL = descending ? "'infinity'::timestamptz, ''::text, false" : "'-infinity'::timestamptz, ''::text, false"
+        if let after = query.after, after.keys.count == 2 {
+            start = "\(keys[0].value("\(after.keys[0])")), \(after.keys[1])::text, true"
+        }
+        let (at, seek, furthest) = descending ? ("<=", "DESC", "ASC") : (">=", "ASC", "DESC")
+        return """
+            WITH RECURSIVE walk (created_at, id, hit, steps) AS (
+                SELECT \(start), 0
+                UNION ALL
+                SELECT step.created_at, step.id, step.hit, w.steps + 1 FROM walk w CROSS JOIN LATERAL (
+                    SELECT s.created_at, s.id, count(*) OVER (PARTITION BY s.created_at, s.id) = cardinality(g.grams) AS hit,
+                           count(*) OVER () = cardinality(g.grams) AS whole
+                    FROM (SELECT \(grams) AS grams) AS g CROSS JOIN unnest(g.grams) AS each (gram) CROSS JOIN LATERAL (
+                        SELECT p.created_at, p.id FROM search_postings p
+                        WHERE p.gram = each.gram AND (p.created_at, p.id) \(raw: at) (w.created_at, w.id)
+                          AND NOT (w.hit AND p.created_at = w.created_at AND p.id = w.id)
+                        ORDER BY p.created_at \(raw: seek), p.id \(raw: seek) LIMIT 1) AS s
+                    ORDER BY s.created_at \(raw: furthest), s.id \(raw: furthest) LIMIT 1) AS step
+                WHERE step.whole AND w.steps < \(raw: String(steps)))
+            SELECT * FROM (
+                SELECT d.*, \(raw: selected), walk.steps = \(raw: String(steps)) AS reading_cut
+                FROM walk LEFT JOIN LATERAL (SELECT * FROM (SELECT * FROM documents WHERE walk.hit AND id = walk.id OFFSET 0) AS d
+                                             WHERE \(PortableSQL.joined(conditions, separator: " AND "))) AS d ON true
+                WHERE d.id IS NOT NULL OR walk.steps = \(raw: String(steps))
+                LIMIT \(query.limit + 1)) AS d
+            \(raw: order)
             """
     }
 

@@ -2,19 +2,25 @@ import Foundation
 import PreviewCore
 
 /// How a listing with a text search (`q=`: in the title, the description or the file name) finds
-/// its rows, so that a page costs about the same at any size (issue 43). Each backend keeps a
-/// trigram index of the search keys (SQLite's FTS5 `trigram` table of every version, PostgreSQL's
-/// `pg_trgm` of the latest); the listing first counts the indexed matches, up to ``matchLimit``, and then:
+/// its rows, so that a page costs about the same at any size (issue 43).
+///
+/// Both backends keep a search index that holds the creation order, so a search newest or oldest
+/// first reads its matches there, the owner's alone for one owner, in the order's own order and
+/// stops at a full page, however far along the order they lie (``readInOrder``): SQLite's FTS5
+/// `trigram` table of every version, whose rowids are the documents' `search_order` (the second
+/// a version was created, then a count within it) and which holds each version's owner as one
+/// trigram; PostgreSQL's postings of the latest versions (`search_postings`: a trigram or the
+/// owner, then the version's creation time and id), whose trigrams' postings a leapfrog walk
+/// intersects in order (``DocumentListing``). PostgreSQL's walk takes at most ``leapSteps`` steps;
+/// a text whose trigrams are each common but rarely together may need more, and is looked up.
+///
+/// The other orders (title, type, most shared) also keep a trigram index without order
+/// (SQLite's FTS5 table, PostgreSQL's `pg_trgm` of the latest versions); the listing first counts
+/// the indexed matches, up to ``matchLimit``, and then:
 /// - few matches (a text nobody or few have): they are read from the search index and ordered;
 /// - many: the first ``walkedRows`` rows of the order are walked and each search key tested, where
 ///   matches usually come soon; when they do not fill the page there, the matches lie far along
 ///   the order, and all of them are read from the search index and ordered after all.
-///
-/// SQLite's search index keeps the creation order (its rowids are the documents' `search_order`:
-/// the second a version was created, then a count within it) and each version's owner, so a
-/// search newest or oldest first reads its matches there, the owner's alone for one owner, in the
-/// order's own order and stops at a full page (``readInOrder``), however far along the order they
-/// lie.
 ///
 /// Text of one or two characters has no trigram to look up: it is always walked.
 public enum TextSearch: Sendable, Equatable {
@@ -24,9 +30,19 @@ public enum TextSearch: Sendable, Equatable {
     case lookUp
     /// Walk the first ``walkedRows`` rows of the order only: the page is right when it is full.
     case walkStart
-    /// Read the matches from the search index in the order's own order, as far as a full page (and,
-    /// when the page ends inside a second, the rest of that second); SQLite, newest or oldest first.
+    /// Read the matches from the search index in the order's own order, as far as a full page;
+    /// newest or oldest first (``indexHolds(_:)``).
     case readInOrder
+
+    /// What a reading in order throws when it took ``leapSteps`` steps before its page was full:
+    /// the page is looked up instead.
+    public struct ReadingCut: Error {
+        public init() {}
+    }
+
+    /// The most steps of PostgreSQL's leapfrog walk of a page (``readInOrder``): each seeks every
+    /// trigram's next posting, some tens of microseconds.
+    public static let leapSteps = 2_000
 
     /// The seconds of creation times a search index's rowid counts within: `second << orderBits`
     /// is the first rowid of the documents created in that second.
@@ -52,6 +68,21 @@ public enum TextSearch: Sendable, Equatable {
         key.unicodeScalars.count >= 3
     }
 
+    /// The trigrams of `key` as PostgreSQL's search postings number them (`search_grams`): three
+    /// code points in one number, each in 21 bits; at most `limit` of them, spread along the key
+    /// (a page's matches are tested for the whole text anyway).
+    public static func trigrams(_ key: String, limit: Int = 8) -> [Int64] {
+        let points = key.unicodeScalars.map { Int64($0.value) }
+        guard points.count >= 3 else { return [] }
+        var all: [Int64] = [], seen: Set<Int64> = []
+        for start in 0...(points.count - 3) {
+            let gram = points[start] << 42 | points[start + 1] << 21 | points[start + 2]
+            if seen.insert(gram).inserted { all.append(gram) }
+        }
+        guard all.count > limit else { return all }
+        return (0..<limit).map { all[$0 * (all.count - 1) / max(limit - 1, 1)] }
+    }
+
     /// The way to search `query`'s text: `candidates(n)` counts the rows the order's walk reads
     /// before the text is tested, up to `n + 1` (``DocumentListing/candidates(_:upTo:in:)``);
     /// `matches` counts the search index's rows that hold a folded text, up to ``matchLimit``. An
@@ -66,8 +97,8 @@ public enum TextSearch: Sendable, Equatable {
         return choosing(matches: try await matches(key))
     }
 
-    /// Whether SQLite's search index holds `sort`'s order: the creation order, either way.
-    public static func sqliteIndexHolds(_ sort: DocumentQuery.Sort) -> Bool {
+    /// Whether the search index holds `sort`'s order: the creation order, either way.
+    public static func indexHolds(_ sort: DocumentQuery.Sort) -> Bool {
         sort == .newest || sort == .oldest
     }
 
@@ -78,10 +109,14 @@ public enum TextSearch: Sendable, Equatable {
 
     /// A listing's page: `page` lists it made one way, `inOrder`, `matches` and `candidates` are as
     /// ``way(for:inOrder:matches:candidates:)`` says. A walk of the order's start that does not fill the
-    /// page is the page when it read every candidate; else the search index is asked after all.
+    /// page is the page when it read every candidate; else the search index is asked after all, as
+    /// it is when a reading in order was cut (``ReadingCut``).
     public static func page(for query: DocumentQuery, inOrder: Bool, page: (TextSearch) async throws -> DocumentPage,
                             matches: (String) async throws -> Int, candidates: (Int) async throws -> Int) async throws -> DocumentPage {
         let way = try await way(for: query, inOrder: inOrder, matches: matches, candidates: candidates)
+        if way == .readInOrder {
+            do { return try await page(way) } catch is ReadingCut { return try await page(.lookUp) }
+        }
         guard way == .walkStart else { return try await page(way) }
         let started = try await page(.walkStart)
         if started.next != nil { return started }

@@ -132,7 +132,7 @@ import Testing
                     await #expect(try indexed.all(query).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): chosen")
                     // The start of an order this short is all of it.
                     await #expect(try indexed.all(query, search: .walkStart).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): start")
-                    if TextSearch.sqliteIndexHolds(sort) {
+                    if TextSearch.indexHolds(sort) {
                         await #expect(try indexed.all(query, search: .readInOrder).map(\.id) == expected.map(\.id),
                                       "\(text), \(sort), \(owner ?? "all"): in the search index's order")
                     }
