@@ -177,9 +177,17 @@ public enum DocumentListing {
             conditions.append(shared ? "d.live_shares > 0" : dialect == .sqlite ? "+d.live_shares = 0" : "d.live_shares = 0")
         }
         if let after = query.after {
-            let columns = keys.map(\.expression).joined(separator: ", ")
-            let values = PortableSQL.joined(zip(keys, after.keys).map { key, text in key.value("\(text)") }, separator: ", ")
-            conditions.append("(\(raw: columns)) \(raw: descending ? "<" : ">") (\(values))")
+            var columns = keys.map(\.expression)
+            var values = zip(keys, after.keys).map { key, text in key.value("\(text)") }
+            // PostgreSQL estimates a row comparison by its first column alone: after a cursor whose
+            // first key most rows share (no shares), it would expect no row and may read the
+            // store-wide index, filtering by owner. With the owner first, only the owner's index
+            // holds the comparison.
+            if dialect == .postgres, let owner = query.owner {
+                columns.insert("d.owner", at: 0)
+                values.insert("\(owner)", at: 0)
+            }
+            conditions.append("(\(raw: columns.joined(separator: ", "))) \(raw: descending ? "<" : ">") (\(PortableSQL.joined(values, separator: ", ")))")
         }
         return conditions
     }

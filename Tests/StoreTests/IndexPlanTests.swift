@@ -150,6 +150,14 @@ import Testing
                 let steps = try await plan(PostgresQuery(DocumentListing.statement(query, search: .walkStart, in: .postgres)))
                 #expect(!steps.contains("Seq Scan") && !steps.contains("Sort") && steps.contains("using documents_current_"), "\(query): \(steps)")
             }
+            // One owner's next page after a cursor whose first key most rows share (no shares, a type,
+            // the same instant) is read from the owner's index, not the store-wide one filtered.
+            for sort in DocumentQuery.Sort.allCases {
+                let first = "0000000000", keys = [sort == .newest || sort == .oldest ? "1795000000000000" : first, "", "doc-607"]
+                let query = DocumentQuery(owner: "owner-7", sort: sort, after: DocumentCursor(sort: sort, keys: Array(keys.suffix(sort.keyCount))))
+                let steps = try await plan(PostgresQuery(DocumentListing.statement(query, in: .postgres)))
+                #expect(steps.contains("using documents_current_owner_") && !steps.contains("Filter: (owner ="), "\(sort): \(steps)")
+            }
             // A search newest or oldest first: each step seeks in the postings' index, and each hit's row
             // is read by its id as the walk yields it; nothing is hashed, scanned or read by bitmap (the
             // sorts order a step's seeks, one a gram, and the page).
