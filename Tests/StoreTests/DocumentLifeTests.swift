@@ -144,10 +144,11 @@ import Testing
         #expect(try await indexed.all(DocumentQuery(containing: "new summary")).map(\.id) == [relabelled.id])
     }
 
-    /// A store-wide search newest or oldest first reads SQLite's search index in its rowids' order
-    /// (``TextSearch/readInOrder``): versions created in one second, at one instant, added out of
-    /// their creation order, replaced by a later version or relabelled page exactly as the order's
-    /// walk pages them, whether a page ends inside a second or at its edge.
+    /// A store-wide search newest or oldest first reads the search index in the creation order
+    /// (``TextSearch/readInOrder``: SQLite's rowids, PostgreSQL's postings): versions created in one
+    /// second, at one instant, added out of their creation order, replaced by a later version or
+    /// relabelled page exactly as the order's walk pages them, whether a page ends inside a second
+    /// or at its edge.
     @Test(arguments: TestBackend.available) func aSearchInCreationOrderPagesAsTheWalkDoes(backend: TestBackend) async throws {
         let indexed = try await Indexed(backend)
         defer { indexed.folder.remove() }
