@@ -87,12 +87,12 @@ public enum TextSearch: Sendable, Equatable {
     /// before the text is tested, up to `n + 1` (``DocumentListing/candidates(_:upTo:in:)``);
     /// `matches` counts the search index's rows that hold a folded text, up to ``matchLimit``. An
     /// order of at most ``matchLimit`` rows (one owner's documents) is walked whole: that reads
-    /// fewer rows than asking the index. Where the search index holds the query's order (`inOrder`),
-    /// it is read in that order (``readInOrder``), without counting either.
-    public static func way(for query: DocumentQuery, inOrder: Bool, matches: (String) async throws -> Int,
+    /// fewer rows than asking the index. Where the search index holds the query's order
+    /// (``indexHolds(_:)``), it is read in that order (``readInOrder``), without counting either.
+    public static func way(for query: DocumentQuery, matches: (String) async throws -> Int,
                            candidates: (Int) async throws -> Int) async rethrows -> TextSearch {
         guard let text = query.containing, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
-        if inOrder { return .readInOrder }
+        if indexHolds(query.sort) { return .readInOrder }
         if try await candidates(matchLimit) <= matchLimit { return .walk }
         return choosing(matches: try await matches(key))
     }
@@ -107,13 +107,13 @@ public enum TextSearch: Sendable, Equatable {
         matches < matchLimit ? .lookUp : .walkStart
     }
 
-    /// A listing's page: `page` lists it made one way, `inOrder`, `matches` and `candidates` are as
-    /// ``way(for:inOrder:matches:candidates:)`` says. A walk of the order's start that does not fill the
+    /// A listing's page: `page` lists it made one way, `matches` and `candidates` count as
+    /// ``way(for:matches:candidates:)`` says. A walk of the order's start that does not fill the
     /// page is the page when it read every candidate; else the search index is asked after all, as
     /// it is when a reading in order was cut (``ReadingCut``).
-    public static func page(for query: DocumentQuery, inOrder: Bool, page: (TextSearch) async throws -> DocumentPage,
+    public static func page(for query: DocumentQuery, page: (TextSearch) async throws -> DocumentPage,
                             matches: (String) async throws -> Int, candidates: (Int) async throws -> Int) async throws -> DocumentPage {
-        let way = try await way(for: query, inOrder: inOrder, matches: matches, candidates: candidates)
+        let way = try await way(for: query, matches: matches, candidates: candidates)
         if way == .readInOrder {
             do { return try await page(way) } catch is ReadingCut { return try await page(.lookUp) }
         }

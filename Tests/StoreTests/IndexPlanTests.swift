@@ -201,7 +201,7 @@ import Testing
     /// fills the page or not, and the order has `candidates` rows.
     func page(startFills: Bool, candidates: Int = 1_000_000) async throws -> (asked: [TextSearch], returned: TextSearch) {
         var asked: [TextSearch] = []
-        let page = try await TextSearch.page(for: DocumentQuery(containing: "report"), inOrder: false, page: { search in
+        let page = try await TextSearch.page(for: DocumentQuery(containing: "report", sort: .title), page: { search in
             asked.append(search)
             // The page names the way it was made by: its one document's version is its place in `asked`.
             let marker = Document(id: "p", owner: "", type: nil, title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
@@ -231,12 +231,12 @@ import Testing
             counted += 1
             return 0
         }
-        await #expect(TextSearch.way(for: DocumentQuery(containing: "report"), inOrder: false, matches: count, candidates: { _ in TextSearch.matchLimit }) == .walk)
-        await #expect(TextSearch.way(for: DocumentQuery(containing: "report"), inOrder: false, matches: count, candidates: { _ in TextSearch.matchLimit + 1 }) == .lookUp)
+        await #expect(TextSearch.way(for: DocumentQuery(containing: "report", sort: .title), matches: count, candidates: { _ in TextSearch.matchLimit }) == .walk)
+        await #expect(TextSearch.way(for: DocumentQuery(containing: "report", sort: .title), matches: count, candidates: { _ in TextSearch.matchLimit + 1 }) == .lookUp)
         #expect(counted == 1, "the index is asked only for the longer order")
     }
 
-    /// Where the search index holds the order (SQLite's, newest or oldest first), a search reads its
+    /// Where the search index holds the order (newest or oldest first), a search reads its
     /// matches there in order, store-wide or one owner's, without counting anything.
     @Test func anOrderTheSearchIndexHoldsIsReadThere() async {
         var counted = 0
@@ -249,10 +249,10 @@ import Testing
             return limit + 1
         }
         for owner in [nil, "ana"] {
-            #expect(await TextSearch.way(for: DocumentQuery(owner: owner, containing: "report", sort: .oldest), inOrder: true, matches: count,
+            #expect(await TextSearch.way(for: DocumentQuery(owner: owner, containing: "report", sort: .oldest), matches: count,
                                          candidates: candidates) == .readInOrder)
         }
-        #expect(await TextSearch.way(for: DocumentQuery(owner: "ana", containing: "report", sort: .title), inOrder: false, matches: count,
+        #expect(await TextSearch.way(for: DocumentQuery(owner: "ana", containing: "report", sort: .title), matches: count,
                                      candidates: candidates) == .walkStart)
         #expect(counted == 2, "only the search in an order the index does not hold counts")
         #expect(TextSearch.indexHolds(.newest) && TextSearch.indexHolds(.oldest))
@@ -283,9 +283,9 @@ import Testing
             return 0
         }
         let many = { (limit: Int) in limit + 1 }
-        #expect(await TextSearch.way(for: DocumentQuery(containing: "CV"), inOrder: true, matches: count, candidates: many) == .walk)
-        #expect(await TextSearch.way(for: DocumentQuery(), inOrder: true, matches: count, candidates: many) == .walk)
-        #expect(await TextSearch.way(for: DocumentQuery(containing: "Résumé"), inOrder: false, matches: count, candidates: many) == .lookUp)
+        #expect(await TextSearch.way(for: DocumentQuery(containing: "CV"), matches: count, candidates: many) == .walk)
+        #expect(await TextSearch.way(for: DocumentQuery(), matches: count, candidates: many) == .walk)
+        #expect(await TextSearch.way(for: DocumentQuery(containing: "Résumé", sort: .title), matches: count, candidates: many) == .lookUp)
         #expect(counted == ["résumé"], "the folded key is counted, only when it has a trigram")
         #expect(!TextSearch.isIndexable("cv") && !TextSearch.isIndexable(""))
         #expect(TextSearch.isIndexable("cv ") && TextSearch.isIndexable(DocumentLabels.titleKey("RÉS")), "three characters, whatever their bytes")
