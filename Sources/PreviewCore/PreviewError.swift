@@ -55,6 +55,7 @@ extension PreviewError {
             case privateAddress = "private_address"
             case linkFailed = "link_failed"
             case checksumMismatch = "checksum_mismatch"
+            case searchTooBroad = "search_too_broad"
         }
 
         private let value: Value
@@ -115,6 +116,9 @@ extension PreviewError {
         public static let notImplemented = Code(.notImplemented)
         /// An upload's bytes did not match the checksum sent with them (tus's 460).
         public static let checksumMismatch = Code(.checksumMismatch)
+        /// A text search with too many matches to order as asked (by title, type or shares): add
+        /// words or a filter, or sort by date.
+        public static let searchTooBroad = Code(.searchTooBroad)
         /// A shared link to a site we do not download from.
         public static let unsupportedSite = Code(.unsupportedSite)
         /// A shared link that leads (at once, by a redirect or through its DNS answer) to an address
@@ -136,7 +140,7 @@ extension PreviewError {
             case .corrupt, .encrypted, .timeout, .linkFailed: .unreadable
             case .internal, .storageFull, .unavailable, .storeDamaged: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
-                 .misdirectedRequest, .clientGone, .gone, .notImplemented, .checksumMismatch: .request
+                 .misdirectedRequest, .clientGone, .gone, .notImplemented, .checksumMismatch, .searchTooBroad: .request
             }
         }
 
@@ -146,7 +150,7 @@ extension PreviewError {
             case .fileTooLarge: 413
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: 415
             case .emptyFile, .tooManyPixels, .tooLong, .zipBomb, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout,
-                 .unsupportedSite, .privateAddress, .linkFailed: 422
+                 .unsupportedSite, .privateAddress, .linkFailed, .searchTooBroad: 422
             case .notFound: 404
             case .unauthorized: 401
             case .forbidden: 403

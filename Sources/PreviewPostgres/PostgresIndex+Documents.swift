@@ -24,7 +24,8 @@ extension PostgresIndex {
         func count(_ statement: PortableSQL) async throws -> Int {
             try await connections.query(PostgresQuery(statement)).first?["n"].decode(Int.self) ?? 0
         }
-        return try await TextSearch.page(for: query, page: page, matches: { key in try await count(DocumentListing.textMatches(key, in: .postgres)) },
+        return try await TextSearch.page(for: query, page: page,
+                                         matches: { key, limit in try await count(DocumentListing.textMatches(key, owner: query.owner, upTo: limit, in: .postgres)) },
                                          candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .postgres)) })
     }
 

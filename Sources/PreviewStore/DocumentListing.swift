@@ -45,7 +45,7 @@ public enum DocumentListing {
             // The matches are read from the search index first (CROSS JOIN keeps that order), then ordered.
             return """
                 SELECT d.*, \(raw: selected)
-                FROM (SELECT rowid AS hit FROM document_search WHERE document_search MATCH \(TextSearch.labelQuery(key))) AS t
+                FROM (SELECT rowid AS hit FROM document_search WHERE document_search MATCH \(TextSearch.labelQuery(key, owner: query.owner))) AS t
                 CROSS JOIN documents d ON d.search_order = t.hit
                 WHERE \(PortableSQL.joined(conditions + [holdsText], separator: " AND ")) \(raw: order) LIMIT \(page)
                 """
@@ -57,7 +57,7 @@ public enum DocumentListing {
             // ordered: PostgreSQL's search index holds no order.
             return """
                 SELECT d.*, \(raw: selected)
-                FROM (SELECT * FROM documents WHERE latest AND search_key LIKE \(TextSearch.likePattern(key)) OFFSET 0) AS d
+                FROM (SELECT * FROM documents WHERE \(matching(key, owner: query.owner)) OFFSET 0) AS d
                 WHERE \(PortableSQL.joined(conditions + [holdsText], separator: " AND ")) \(raw: order) LIMIT \(page)
                 """
         case (.walk, _):
@@ -199,18 +199,26 @@ public enum DocumentListing {
         return "documents d INDEXED BY \(CurrentDocuments.sharedIndex(perOwner: query.owner != nil))"
     }
 
-    /// How many current documents' search keys hold `key` (folded as a title is), counted up to
-    /// ``TextSearch/matchLimit``: a count the search index answers.
-    public static func textMatches(_ key: String, in dialect: SQLDialect) -> PortableSQL {
+    /// How many documents' search keys hold `key` (folded as a title is), of `owner` if one is
+    /// given, counted up to `limit`: a count the search index answers (SQLite's counts every
+    /// version, an upper bound of the current ones).
+    public static func textMatches(_ key: String, owner: String?, upTo limit: Int, in dialect: SQLDialect) -> PortableSQL {
         switch dialect {
         case .sqlite:
-            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_search WHERE document_search MATCH \(TextSearch.labelQuery(key)) LIMIT \(TextSearch.matchLimit))"
+            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_search WHERE document_search MATCH \(TextSearch.labelQuery(key, owner: owner)) LIMIT \(limit))"
         case .postgres:
             """
-            SELECT COUNT(*) AS n FROM (SELECT 1 FROM documents WHERE latest AND search_key LIKE \(TextSearch.likePattern(key))
-                                       LIMIT \(TextSearch.matchLimit)) AS matches
+            SELECT COUNT(*) AS n FROM (SELECT 1 FROM documents WHERE \(matching(key, owner: owner)) LIMIT \(limit)) AS matches
             """
         }
+    }
+
+    /// PostgreSQL's current versions whose search keys hold `key`, of `owner` if one is given: what
+    /// its trigram index (`pg_trgm`, of the latest versions) finds.
+    private static func matching(_ key: String, owner: String?) -> PortableSQL {
+        let holding: PortableSQL = "latest AND search_key LIKE \(TextSearch.likePattern(key))"
+        guard let owner else { return holding }
+        return "\(holding) AND owner = \(owner)"
     }
 
     /// A page from the statement's rows: each document with its sort keys.

@@ -25,7 +25,8 @@ extension SQLiteIndex {
         func count(_ statement: PortableSQL) async throws -> Int {
             try await pool.read { db in try db.rows(statement).first?["n"] ?? 0 }
         }
-        return try await TextSearch.page(for: query, page: page, matches: { key in try await count(DocumentListing.textMatches(key, in: .sqlite)) },
+        return try await TextSearch.page(for: query, page: page,
+                                         matches: { key, limit in try await count(DocumentListing.textMatches(key, owner: query.owner, upTo: limit, in: .sqlite)) },
                                          candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .sqlite)) })
     }
 

@@ -20,7 +20,9 @@ import PreviewCore
 /// - few matches (a text nobody or few have): they are read from the search index and ordered;
 /// - many: the first ``walkedRows`` rows of the order are walked and each search key tested, where
 ///   matches usually come soon; when they do not fill the page there, the matches lie far along
-///   the order, and all of them are read from the search index and ordered after all.
+///   the order, and all of them are read from the search index and ordered after all, as long as
+///   they are at most ``sortedMatchLimit``; more are refused (`search_too_broad`), a bound on what
+///   one request reads whatever the store's size. Neither search index holds these orders.
 ///
 /// Text of one or two characters has no trigram to look up: it is always walked.
 public enum TextSearch: Sendable, Equatable {
@@ -63,6 +65,20 @@ public enum TextSearch: Sendable, Equatable {
     /// that one row in 200 holds.
     public static let walkedRows = 10_000
 
+    /// The most matches that are read from the search index and ordered: some 25 ms of reading at
+    /// 10⁶ documents. A search with more, in an order its index does not hold, whose matches do not
+    /// fill a page within the order's first ``walkedRows`` rows, is refused (``tooBroad(_:sort:)``).
+    public static let sortedMatchLimit = 10_000
+
+    /// The refusal of a search whose matches are too many to order (``sortedMatchLimit``), with
+    /// what to do instead.
+    public static func tooBroad(_ text: String, sort: DocumentQuery.Sort) -> PreviewError {
+        let held = "More than \(sortedMatchLimit) documents hold \u{201C}\(text)\u{201D}"
+        guard !indexHolds(sort) else { return PreviewError(.searchTooBroad, held + ": add words or a filter.") }
+        return PreviewError(.searchTooBroad, held + ", too many to sort by \(sort.rawValue.replacingOccurrences(of: "_", with: " ")): "
+                            + "add words or a filter, or sort by newest or oldest.")
+    }
+
     /// Whether the search index can find `key` (folded as a title is): it holds three characters.
     public static func isIndexable(_ key: String) -> Bool {
         key.unicodeScalars.count >= 3
@@ -85,16 +101,17 @@ public enum TextSearch: Sendable, Equatable {
 
     /// The way to search `query`'s text: `candidates(n)` counts the rows the order's walk reads
     /// before the text is tested, up to `n + 1` (``DocumentListing/candidates(_:upTo:in:)``);
-    /// `matches` counts the search index's rows that hold a folded text, up to ``matchLimit``. An
+    /// `matches(key, n)` counts the search index's rows of the query's owner (if any) that hold a
+    /// folded text, up to `n` (``DocumentListing/textMatches(_:owner:upTo:in:)``). An
     /// order of at most ``matchLimit`` rows (one owner's documents) is walked whole: that reads
     /// fewer rows than asking the index. Where the search index holds the query's order
     /// (``indexHolds(_:)``), it is read in that order (``readInOrder``), without counting either.
-    public static func way(for query: DocumentQuery, matches: (String) async throws -> Int,
+    public static func way(for query: DocumentQuery, matches: (String, Int) async throws -> Int,
                            candidates: (Int) async throws -> Int) async rethrows -> TextSearch {
         guard let text = query.containing, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
         if indexHolds(query.sort) { return .readInOrder }
         if try await candidates(matchLimit) <= matchLimit { return .walk }
-        return choosing(matches: try await matches(key))
+        return choosing(matches: try await matches(key, matchLimit))
     }
 
     /// Whether the search index holds `sort`'s order: the creation order, either way.
@@ -110,17 +127,25 @@ public enum TextSearch: Sendable, Equatable {
     /// A listing's page: `page` lists it made one way, `matches` and `candidates` count as
     /// ``way(for:matches:candidates:)`` says. A walk of the order's start that does not fill the
     /// page is the page when it read every candidate; else the search index is asked after all, as
-    /// it is when a reading in order was cut (``ReadingCut``).
+    /// it is when a reading in order was cut (``ReadingCut``), for at most ``sortedMatchLimit``
+    /// matches: more throw ``tooBroad(_:sort:)``.
     public static func page(for query: DocumentQuery, page: (TextSearch) async throws -> DocumentPage,
-                            matches: (String) async throws -> Int, candidates: (Int) async throws -> Int) async throws -> DocumentPage {
+                            matches: (String, Int) async throws -> Int, candidates: (Int) async throws -> Int) async throws -> DocumentPage {
+        func lookedUp() async throws -> DocumentPage {
+            let text = query.containing ?? ""
+            guard try await matches(DocumentLabels.titleKey(text), sortedMatchLimit + 1) <= sortedMatchLimit else {
+                throw tooBroad(text, sort: query.sort)
+            }
+            return try await page(.lookUp)
+        }
         let way = try await way(for: query, matches: matches, candidates: candidates)
         if way == .readInOrder {
-            do { return try await page(way) } catch is ReadingCut { return try await page(.lookUp) }
+            do { return try await page(way) } catch is ReadingCut { return try await lookedUp() }
         }
         guard way == .walkStart else { return try await page(way) }
         let started = try await page(.walkStart)
         if started.next != nil { return started }
-        return try await candidates(walkedRows) <= walkedRows ? started : try await page(.lookUp)
+        return try await candidates(walkedRows) <= walkedRows ? started : try await lookedUp()
     }
 
     /// An FTS5 query of SQLite's `document_search` for the versions whose search key holds `key`,

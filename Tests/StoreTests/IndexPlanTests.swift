@@ -86,8 +86,10 @@ import Testing
                         && steps.filter { $0.hasPrefix("SEARCH") }.allSatisfy { $0.hasPrefix("SEARCH d USING INDEX documents_search_order") },
                         "\(query): \(steps)")
             }
-            let matches = try plan(DocumentListing.textMatches("resume", in: .sqlite))
-            #expect(matches.contains { $0.contains("document_search VIRTUAL TABLE") }, "\(matches)")
+            for owner in [nil, "ana"] {
+                let matches = try plan(DocumentListing.textMatches("resume", owner: owner, upTo: TextSearch.matchLimit, in: .sqlite))
+                #expect(matches.contains { $0.contains("document_search VIRTUAL TABLE") }, "\(matches)")
+            }
             // A store-wide search: the search indexes first, then each row by key; one owner's pages
             // from the owner's documents, each by key.
             for owner in [nil, "ana"] {
@@ -167,11 +169,15 @@ import Testing
                         && steps.contains("CTE Scan on walk") && steps.contains("Index Scan using documents_pkey")
                         && !steps.contains("Seq Scan") && !steps.contains("Hash") && !steps.contains("Bitmap"), "\(query): \(steps)")
             }
-            for query in Self.lookUps + [DocumentQuery()] {
-                let statement = query.containing == nil ? DocumentListing.textMatches("resume", in: .postgres)
+            for query in Self.lookUps + [DocumentQuery(), DocumentQuery(owner: "ana")] {
+                let statement = query.containing == nil
+                    ? DocumentListing.textMatches("resume", owner: query.owner, upTo: TextSearch.sortedMatchLimit, in: .postgres)
                     : DocumentListing.statement(query, search: .lookUp, in: .postgres)
                 let steps = try await plan(PostgresQuery(statement))
-                #expect(!steps.contains("Seq Scan") && steps.contains("Bitmap Index Scan on documents_current_search_trigrams"), "\(query): \(steps)")
+                // One owner's matches: the trigram index or the owner's documents, as the planner finds fewer.
+                let read = query.owner == nil ? ["Bitmap Index Scan on documents_current_search_trigrams"]
+                    : ["Bitmap Index Scan on documents_current_search_trigrams", "Index Scan using documents_current_owner"]
+                #expect(!steps.contains("Seq Scan") && read.contains(where: steps.contains), "\(query): \(steps)")
             }
             let search = PageSearch.Query(needle: "title 12", labelKey: "title 12", owner: nil, type: nil, readings: ["a"])
             let labels = try await plan(PostgresQuery(PageSearch.labelStatement(search, in: .postgres)))
@@ -198,18 +204,21 @@ import Testing
     }
 
     /// The ways asked for and the one whose page was returned, when a walk of the order's start
-    /// fills the page or not, and the order has `candidates` rows.
-    func page(startFills: Bool, candidates: Int = 1_000_000) async throws -> (asked: [TextSearch], returned: TextSearch) {
+    /// fills the page or not, the order has `candidates` rows and the search index `matched` matches
+    /// (`sort` newest or oldest: a reading in order that is cut or not).
+    func page(startFills: Bool, candidates: Int = 1_000_000, matched: Int = TextSearch.matchLimit, sort: DocumentQuery.Sort = .title,
+              cut: Bool = false) async throws -> (asked: [TextSearch], returned: TextSearch) {
         var asked: [TextSearch] = []
-        let page = try await TextSearch.page(for: DocumentQuery(containing: "report", sort: .title), page: { search in
+        let page = try await TextSearch.page(for: DocumentQuery(containing: "report", sort: sort), page: { search in
             asked.append(search)
+            if search == .readInOrder, cut { throw TextSearch.ReadingCut() }
             // The page names the way it was made by: its one document's version is its place in `asked`.
             let marker = Document(id: "p", owner: "", type: nil, title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
                                         mime: "application/pdf", size: 0, facts: MediaFacts(), version: asked.count, previewStatus: .ready,
                                         createdAt: Date())
             let full = search != .walkStart || startFills
             return DocumentPage(documents: [marker], next: full ? DocumentCursor(sort: .newest, keys: ["1", "1"]) : nil)
-        }, matches: { _ in TextSearch.matchLimit }, candidates: { limit in min(candidates, limit + 1) })
+        }, matches: { _, limit in min(matched, limit) }, candidates: { limit in min(candidates, limit + 1) })
         return (asked, asked[try #require(page.documents.first).version - 1])
     }
 
@@ -227,7 +236,7 @@ import Testing
     /// the index.
     @Test func aShortOrderIsWalkedWhole() async {
         var counted = 0
-        let count = { (_: String) -> Int in
+        let count = { (_: String, _: Int) -> Int in
             counted += 1
             return 0
         }
@@ -240,7 +249,7 @@ import Testing
     /// matches there in order, store-wide or one owner's, without counting anything.
     @Test func anOrderTheSearchIndexHoldsIsReadThere() async {
         var counted = 0
-        let count = { (_: String) -> Int in
+        let count = { (_: String, _: Int) -> Int in
             counted += 1
             return TextSearch.matchLimit
         }
@@ -276,9 +285,32 @@ import Testing
         #expect(try await page(startFills: false, candidates: TextSearch.walkedRows + 1) == ([.walkStart, .lookUp], .lookUp))
     }
 
+    /// Matches that lie beyond the order's start are read and ordered when there are at most
+    /// ``TextSearch/sortedMatchLimit``; more are refused before any is read, in any order.
+    @Test func tooManyMatchesToOrderAreRefused() async throws {
+        #expect(try await page(startFills: false, matched: TextSearch.sortedMatchLimit) == ([.walkStart, .lookUp], .lookUp))
+        #expect(try await page(startFills: false, sort: .oldest, cut: true) == ([.readInOrder, .lookUp], .lookUp))
+        #expect(try await page(startFills: true, matched: .max) == ([.walkStart], .walkStart), "a full start is the page, however many match")
+        #expect(try await page(startFills: false, sort: .newest, cut: false) == ([.readInOrder], .readInOrder))
+        for sort in [DocumentQuery.Sort.title, .mostShared, .oldest] {
+            var asked: [TextSearch] = []
+            let refusal = await #expect(throws: PreviewError.self) {
+                try await TextSearch.page(for: DocumentQuery(containing: "Report", sort: sort), page: { search in
+                    asked.append(search)
+                    if search == .readInOrder { throw TextSearch.ReadingCut() }
+                    return DocumentPage(documents: [], next: nil)
+                }, matches: { _, limit in min(TextSearch.sortedMatchLimit + 1, limit) }, candidates: { $0 + 1 })
+            }
+            #expect(refusal?.code == .searchTooBroad && refusal?.code.httpStatus == 422, "\(sort)")
+            #expect(refusal?.message.contains("\u{201C}Report\u{201D}") == true, "\(String(describing: refusal))")
+            #expect(refusal?.message.contains("sort by newest") == !TextSearch.indexHolds(sort), "the advice fits the order: \(String(describing: refusal))")
+            #expect(!asked.contains(.lookUp) && asked.count == 1, "\(sort): \(asked)")
+        }
+    }
+
     @Test func textWithoutATrigramIsWalked() async {
         var counted: [String] = []
-        let count = { (key: String) -> Int in
+        let count = { (key: String, _: Int) -> Int in
             counted.append(key)
             return 0
         }
