@@ -73,7 +73,7 @@ public enum TextSearch: Sendable, Equatable {
     /// The refusal of a search whose matches are too many to order (``sortedMatchLimit``), with
     /// what to do instead.
     public static func tooBroad(_ text: String, sort: DocumentQuery.Sort) -> PreviewError {
-        let held = "More than \(sortedMatchLimit) documents hold \u{201C}\(text)\u{201D}"
+        let held = "More than \(sortedMatchLimit.formatted(.number.locale(Locale(identifier: "en_US")))) documents hold \u{201C}\(text)\u{201D}"
         guard !indexHolds(sort) else { return PreviewError(.searchTooBroad, held + ": add words or a filter.") }
         return PreviewError(.searchTooBroad, held + ", too many to sort by \(sort.rawValue.replacingOccurrences(of: "_", with: " ")): "
                             + "add words or a filter, or sort by newest or oldest.")

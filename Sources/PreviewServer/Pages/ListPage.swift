@@ -29,6 +29,8 @@ struct ListPage {
     let cards: [Card]
     let emptyText: String
     let more: String?
+    /// Why the list is not in the order asked (a search too broad to sort so: newest first instead).
+    let notice: String?
 
     struct Stat {
         let label: String
@@ -66,13 +68,28 @@ struct ListPage {
         let owner = query.owner ?? ""
         query.owner = owner
         query.limit = 60
-        let page = try await service.list(query)
+        let (listed, page, notice) = try await listing(query, list: service.list)
         let statistics = try await service.statistics(owner: owner)
-        let model = ListPage(query: query, page: page, statistics: statistics, rules: service.rules, session: session)
+        let model = ListPage(query: listed, page: page, statistics: statistics, rules: service.rules, session: session, notice: notice)
         return PageParts.page(PageTemplates.render(model, "list"))
     }
 
-    init(query: DocumentQuery, page: DocumentPage, statistics: StorageStatistics, rules: DocumentRules, session: Session?) {
+    /// `query`'s page, or, when its search is too broad to sort as asked (`search_too_broad`), the
+    /// first page newest first, with the refusal as a notice: a person sees documents and why they
+    /// are in that order, not an error.
+    static func listing(_ query: DocumentQuery, list: (DocumentQuery) async throws -> DocumentPage)
+        async throws -> (query: DocumentQuery, page: DocumentPage, notice: String?) {
+        do {
+            return (query, try await list(query), nil)
+        } catch let refusal as PreviewError where refusal.code == .searchTooBroad && query.sort != .newest {
+            var newest = query
+            (newest.sort, newest.after) = (.newest, nil)
+            return (newest, try await list(newest), refusal.message + " Shown newest first.")
+        }
+    }
+
+    init(query: DocumentQuery, page: DocumentPage, statistics: StorageStatistics, rules: DocumentRules, session: Session?, notice: String? = nil) {
+        self.notice = notice
         let owner = query.owner ?? ""
         func label(_ type: String?) -> String {
             guard let type, !type.isEmpty, type != StorageStatistics.unspecifiedType else { return "No type" }

@@ -104,6 +104,7 @@ enum PageTemplates {
           <button type="button" id="layout" aria-pressed="false" hidden>List view</button>
         </form>
         <nav class="chips" aria-label="Types">{{#chips}}<a href="{{href}}"{{#selected}} aria-current="true"{{/selected}}>{{label}} <span>{{count}}</span></a>{{/chips}}</nav>
+        {{#notice}}<p class="hint" role="status">{{notice}}</p>{{/notice}}
         <ul id="documents" class="documents grid" data-types="{{typeLabels}}">
         {{#cards}}
         <li class="card" data-id="{{id}}" data-status="{{status}}">
