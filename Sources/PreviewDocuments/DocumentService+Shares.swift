@@ -35,7 +35,7 @@ extension DocumentService {
         /// highlight ``TextHits`` takes, or `bad_request`.
         func check(now: Date) throws(PreviewError) {
             if let highlight, TextHits(query: highlight) == nil || highlight.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                throw PreviewError(.badRequest, "highlight must have \(TextHits.lengths.lowerBound) to \(TextHits.lengths.upperBound) characters and no control characters")
+                throw PreviewError(.badRequest, TextHits.requirement("highlight"))
             }
             if let expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
             if let password, password.isEmpty || password.count > maxSharePassword {

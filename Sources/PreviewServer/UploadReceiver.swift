@@ -47,6 +47,7 @@ struct UploadReceiver {
             guard let boundary = Self.boundary(contentType) else { throw APIError.badRequest("multipart upload without a boundary") }
             let multipart = MultipartState(writer: writer, limit: limit)
             let parser = MultipartParser(boundary: boundary)
+            var guardian = MultipartHeaderGuard(boundary: boundary)
             parser.onHeader = { name, value in multipart.header(name, value) }
             parser.onBody = { buffer in multipart.body(&buffer) }
             parser.onPartComplete = { multipart.partComplete() }
@@ -58,6 +59,7 @@ struct UploadReceiver {
                 while let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.sliceBytes)), slice.readableBytes > 0 {
                     multipart.quietBytes += slice.readableBytes
                     do {
+                        guard guardian.admits(slice) else { throw APIError.badRequest("malformed multipart body") }
                         try parser.execute(slice)
                     } catch {
                         throw APIError.badRequest("malformed multipart body")
@@ -89,7 +91,10 @@ struct UploadReceiver {
     static func boundary(_ contentType: String) -> String? {
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, pair[0].lowercased() == "boundary" { return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+            guard pair.count == 2, pair[0].lowercased() == "boundary" else { continue }
+            // RFC 2046: 1 to 70 characters (MultipartKit's parser traps on an empty one).
+            let boundary = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            return (1...70).contains(boundary.utf8.count) ? boundary : nil
         }
         return nil
     }

@@ -45,7 +45,7 @@ struct SearchCommand: AsyncParsableCommand {
     func run() async throws {
         let report = CommandReport(json: json)
         guard let hits = TextHits(query: query), TextHits.storeWideLengths.contains(hits.text.count) else {
-            throw ValidationError("The text must have \(TextHits.storeWideLengths.lowerBound) to \(TextHits.storeWideLengths.upperBound) characters.")
+            throw ValidationError(TextHits.requirement("The text", lengths: TextHits.storeWideLengths) + ".")
         }
         let page = try await storeOptions.documents().searchStore(hits, owner: owner, type: type, limit: limit, offset: cursor)
         var lines = page.hits.map { found in

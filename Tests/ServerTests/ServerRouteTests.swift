@@ -145,6 +145,35 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         }
     }
 
+    /// What made MultipartKit's parser trap, and the whole server with it (found by `scripts/api-fuzz`):
+    /// a byte above 0x7F in a part's header name, and an empty boundary. Each is a 400, and a file
+    /// name in UTF-8 (a header's value) is still taken.
+    @Test func malformedMultipartIsRefusedNotATrap() async throws {
+        let harness = try await Harness(.sqlite)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let refused: [(String, String)] = [
+                ("b", "--b\r\n\u{F3}--b--\r\n"),
+                ("b", "--b\r\nContent-Disposition: form-data; name=\"owner\"\r\n\u{87}\u{AC}: x\r\n\r\nben\r\n--b--\r\n"),
+                ("1a3b", "preamble\r\n--1a3b\r\nX\u{C3}\u{B3}: y\r\n\r\n\r\n--1a3b--\r\n"),
+                ("", "--\r\n\r\n"),
+                ("\"\"", "--\r\n\r\n"),
+            ]
+            for (boundary, body) in refused {
+                try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
+                                         body: ByteBuffer(string: body)) { response in
+                    #expect(response.status == .badRequest, "\(boundary): \(body.debugDescription)")
+                }
+            }
+            let named = multipart(boundary: "b", fields: ["owner": "ana"], file: ("résumé.pdf", Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))))
+            try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"], body: named) { response in
+                #expect(response.status == .accepted)
+                let id = try #require(try json(response)["document_id"] as? String)
+                #expect(try await harness.pipeline.store.index.document(id: id)?.filename == "résumé.pdf")
+            }
+        }
+    }
+
     @Test(arguments: TestBackend.available) func refusalsUseTheContractsStatuses(backend: TestBackend) async throws {
         var limits = Limits()
         limits.maxFileBytes = 64 * 1024

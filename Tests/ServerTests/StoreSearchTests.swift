@@ -121,7 +121,10 @@ import Testing
         let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
-            for query in ["q=ab", "q=%20%20ab%20", "q=" + String(repeating: "a", count: 101), "q=abc&limit=51", "q=abc&cursor=0", "q=abc&cursor=x", ""] {
+            // A control character, a NUL above all (it would end the search index's query), is refused
+            // before anything is searched.
+            for query in ["q=ab", "q=%20%20ab%20", "q=" + String(repeating: "a", count: 101), "q=abc&limit=51", "q=abc&cursor=0", "q=abc&cursor=x", "",
+                          "q=abcd%00", "q=ab%00cd", "q=abc%04def", "q=%C2%8Dabc"] {
                 try await client.execute(uri: "/v1/search?" + query, method: .get) { #expect($0.status == .badRequest, "\(query)") }
             }
             // An owner's searches are paced; another owner's are not held back by them.

@@ -66,7 +66,9 @@ import Testing
                 let count = try json(response)["count"] as? Int
                 #expect(count == 2)
             }
-            try await client.execute(uri: "/v1/documents/\(id)/search?q=p", method: .get) { #expect($0.status == .badRequest) }
+            for query in ["p", "page%00", "pa%04ge"] {
+                try await client.execute(uri: "/v1/documents/\(id)/search?q=\(query)", method: .get) { #expect($0.status == .badRequest, "\(query)") }
+            }
             // A page with its hits marked is a preview of its own; without a hit, it is the plain page.
             func etag(_ query: String) async throws -> String? {
                 try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&format=png\(query)", method: .get) { response in
@@ -77,7 +79,11 @@ import Testing
             let (plain, marked) = (try await etag(""), try await etag("&highlight=Sample"))
             let (lower, upper, missing) = (try await etag("&highlight=sample"), try await etag("&highlight=SAMPLE"), try await etag("&highlight=chemistry"))
             #expect(marked != plain && lower == marked && upper == marked && missing == plain)
-            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&highlight=s", method: .get) { #expect($0.status == .badRequest) }
+            for highlight in ["s", "sample%00"] {
+                try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&highlight=\(highlight)", method: .get) {
+                    #expect($0.status == .badRequest, "\(highlight)")
+                }
+            }
             try await client.execute(uri: "/v1/documents/\(id)/text?page=6", method: .get) { response in
                 let error = try json(response)["error"] as? [String: Any]
                 #expect(error?["code"] as? String == "page_out_of_range")

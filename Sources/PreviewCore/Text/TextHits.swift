@@ -40,12 +40,20 @@ public struct TextHits: Sendable {
     /// The query as asked, trimmed, its spaces made single.
     public let text: String
 
-    /// Nil when `query`, trimmed, is outside ``lengths``.
+    /// Nil when `query`, trimmed, is outside ``lengths`` or holds a control character (a NUL
+    /// would end the search index's query early).
     public init?(query: String) {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Self.lengths.contains(trimmed.count) else { return nil }
         text = trimmed.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
         needle = Self.fold(text)
+    }
+
+    /// What a text named `name` must be, said when it is not: of `lengths` characters (``lengths``
+    /// unless said), none a control character.
+    public static func requirement(_ name: String, lengths: ClosedRange<Int> = lengths) -> String {
+        "\(name) must have \(lengths.lowerBound) to \(lengths.upperBound) characters and no control characters"
     }
 
     /// Case and diacritics folded away, as both the page and the query are compared. ASCII text,

@@ -38,7 +38,7 @@ struct PreviewsController {
         var wanted = documents.previewRequest(asked, for: document)
         if let text = request.uri.queryParameters.get("highlight") {
             guard let hits = TextHits(query: text) else {
-                throw APIError.badRequest("highlight must have \(TextHits.lengths.lowerBound) to \(TextHits.lengths.upperBound) characters")
+                throw APIError.badRequest(TextHits.requirement("highlight"))
             }
             // The hits on this page, marked on it; a page without one is the plain page (one cache entry).
             // Until the text is read, the answer is the text's own 202.

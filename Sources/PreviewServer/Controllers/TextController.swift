@@ -65,7 +65,7 @@ struct TextController {
     func searchStore(request: Request, logger: Logger) async throws -> Response {
         let range = TextHits.storeWideLengths
         guard let text = request.uri.queryParameters.get("q"), let hits = TextHits(query: text), range.contains(hits.text.count) else {
-            throw APIError.badRequest("q must have \(range.lowerBound) to \(range.upperBound) characters")
+            throw APIError.badRequest(TextHits.requirement("q", lengths: range))
         }
         let (owner, type) = (try request.filter("owner"), try request.filter("type"))
         let limit = try request.number("limit", in: 1...Self.maxStoreResults, default: 20)
@@ -92,7 +92,7 @@ struct TextController {
     func search(_ id: String, request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         guard let text = query.get("q"), let hits = TextHits(query: text) else {
-            throw APIError.badRequest("q must have \(TextHits.lengths.lowerBound) to \(TextHits.lengths.upperBound) characters")
+            throw APIError.badRequest(TextHits.requirement("q"))
         }
         let limit = try request.number("limit", in: 1...Self.maxHits, default: 100)
         let document = try await documents.document(id: id)
