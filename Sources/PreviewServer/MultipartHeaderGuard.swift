@@ -30,7 +30,16 @@ struct MultipartHeaderGuard {
 
     /// Whether the parser may read `bytes`, the body's next ones.
     mutating func admits(_ bytes: ByteBuffer) -> Bool {
-        for byte in bytes.readableBytesView {
+        let view = bytes.readableBytesView
+        var index = view.startIndex
+        while index < view.endIndex {
+            // Most of a body is a file's bytes: no delimiter starts before the next "-".
+            if place == .body, matched == 0 {
+                guard let dash = view[index...].firstIndex(of: delimiter[0]) else { return true }
+                index = dash
+            }
+            let byte = view[index]
+            index += 1
             switch place {
             case .body:
                 while matched > 0, byte != delimiter[matched] { matched = fallback[matched - 1] }
