@@ -58,10 +58,7 @@ struct UploadReceiver {
                 if received > limit + Self.maxFormOverhead { throw Self.tooLarge(limit) }
                 while let slice = buffer.readSlice(length: min(buffer.readableBytes, Self.sliceBytes)), slice.readableBytes > 0 {
                     multipart.quietBytes += slice.readableBytes
-                    do {
-                        guard guardian.admits(slice) else { throw APIError.badRequest("malformed multipart body") }
-                        try parser.execute(slice)
-                    } catch {
+                    guard guardian.admits(slice), (try? parser.execute(slice)) != nil else {
                         throw APIError.badRequest("malformed multipart body")
                     }
                     if let failure = multipart.failure { throw failure }

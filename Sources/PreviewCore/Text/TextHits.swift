@@ -46,7 +46,7 @@ public struct TextHits: Sendable {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Self.lengths.contains(trimmed.count) else { return nil }
         text = trimmed.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        guard !DocumentLabels.hasControls(text) else { return nil }  // its tabs are spaces already
         needle = Self.fold(text)
     }
 

@@ -134,7 +134,8 @@ public struct DocumentLabels: Sendable, Equatable {
         scalar != "\t" && scalar.properties.generalCategory == .control
     }
 
-    private static func hasControls(_ text: String) -> Bool {
+    /// Whether `text` holds a control character other than a tab.
+    static func hasControls(_ text: String) -> Bool {
         text.unicodeScalars.contains(where: isRefused)
     }
 
