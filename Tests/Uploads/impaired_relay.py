@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import random
 import socket
 import struct
@@ -35,9 +36,11 @@ class Relay:
         self.open = set()
 
     def save(self):
-        with open(self.args.stats, "w") as stats:
+        # Whole or not at all: a reader between the truncation and the write would see no figures.
+        with open(self.args.stats + ".new", "w") as stats:
             json.dump({"upstream_bytes": self.upstream, "downstream_bytes": self.downstream,
                        "connections": self.connections, "resets": self.resets}, stats)
+        os.replace(self.args.stats + ".new", self.args.stats)
 
     async def handle(self, client_reader, client_writer):
         self.connections += 1
