@@ -51,28 +51,52 @@ extension DocumentService {
         return session
     }
 
-    /// Becomes the one request at work on upload `id`: of this process, ending the one before it
-    /// (`stop` ends this one in turn), and of every host, waiting for another host's request to
-    /// keep what it received (its turn ends then, or lapses after ``UploadPolicy/turnSeconds``
-    /// without news). With `appending`, takes the turn; else (reading the offset) only waits for
-    /// it. ``ClaimedUpload/release()`` gives it up.
-    public func claimUpload(_ id: String, appending: Bool = true, stop: @escaping @Sendable () -> Void) async throws -> ClaimedUpload {
+    /// Becomes the one request appending to upload `id` of `front`: of this process, ending the one
+    /// before it (`stop` ends this one in turn), and of every host, waiting for another host's
+    /// request to keep what it received (its turn ends then, or lapses after
+    /// ``UploadPolicy/turnSeconds`` without news). An upload that is not `front`'s, or not there, is
+    /// refused (`notFound`) before anyone's request is ended. ``ClaimedUpload/release()`` gives it up.
+    public func claimUpload(_ id: String, front: UploadSession.Front, stop: @escaping @Sendable () -> Void) async throws -> ClaimedUpload {
         let uploads = try resumableUploads()
-        let claimed = ClaimedUpload(id: id, token: await uploads.active.claim(id, stop: stop), uploads: uploads, appending: appending)
+        _ = try await upload(id: id, front: front)
+        let claimed = ClaimedUpload(id: id, token: await uploads.active.claim(id, stop: stop), uploads: uploads)
         do {
-            let giveUp = ContinuousClock.now + .seconds(uploads.policy.turnSeconds)
-            while ContinuousClock.now < giveUp {
-                if appending, try await takeTurn(at: id, uploads) { break }
-                guard let session = try await uploads.sessions.session(id: id), session.status == .open,
-                      let other = session.appender, other != ResumableUploads.process,
-                      (session.appendingUntil ?? 0) > clock.unixSeconds else { break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
+            try await awaitTurn(at: id, uploads, taking: true)
         } catch {
             await claimed.release()
             throw error
         }
         return claimed
+    }
+
+    /// Upload `id` of `front` once no request appends to it: this process's is ended, another host's
+    /// waited for, as ``claimUpload(_:front:stop:)`` does, but nothing is held, so the offset read is
+    /// final and no later request has this one to end.
+    public func settledUpload(_ id: String, front: UploadSession.Front) async throws -> UploadSession {
+        let uploads = try resumableUploads()
+        _ = try await upload(id: id, front: front)
+        await uploads.active.settle(id)
+        try await awaitTurn(at: id, uploads, taking: false)
+        return try await upload(id: id, front: front)
+    }
+
+    /// Upload `id` as it stands, refused (`notFound`) unless it came in through `front`.
+    public func upload(id: String, front: UploadSession.Front) async throws -> UploadSession {
+        let session = try await upload(id: id)
+        guard session.front == front else { throw UploadRefusal.notFound }
+        return session
+    }
+
+    /// Waits while another host's turn at upload `id` lasts; `taking` this process's turn once it is free.
+    private func awaitTurn(at id: String, _ uploads: ResumableUploads, taking: Bool) async throws {
+        let giveUp = ContinuousClock.now + .seconds(uploads.policy.turnSeconds)
+        while ContinuousClock.now < giveUp {
+            if taking, try await takeTurn(at: id, uploads) { return }
+            guard let session = try await uploads.sessions.session(id: id), session.status == .open,
+                  let other = session.appender, other != ResumableUploads.process,
+                  (session.appendingUntil ?? 0) > clock.unixSeconds else { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 
     /// Takes (or renews) this process's turn at upload `id`: false while another host's lasts.
@@ -88,8 +112,7 @@ extension DocumentService {
     public func beginAppend(to claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
                             wholeRequest: Bool) async throws -> UploadAppend {
         let uploads = try resumableUploads()
-        let session = try await upload(id: claimed.id)
-        guard session.front == front else { throw UploadRefusal.notFound }
+        let session = try await upload(id: claimed.id, front: front)
         if session.status == .complete { throw UploadRefusal.completed(session) }
         guard session.received == offset else { throw UploadRefusal.offsetMismatch(expected: session.received) }
         if let length {
@@ -196,17 +219,15 @@ extension DocumentService {
     }
 }
 
-/// This process's claim on one upload (``DocumentService/claimUpload(_:stop:)``).
+/// This process's claim on one upload (``DocumentService/claimUpload(_:front:stop:)``).
 public struct ClaimedUpload: Sendable {
     public let id: String
     let token: UUID
     let uploads: ResumableUploads
-    /// Whether it took the turn to append (else it only read).
-    let appending: Bool
 
     /// Lets the next request for the upload in, of this process and of any host.
     public func release() async {
-        if appending { try? await uploads.sessions.endAppending(id, appender: ResumableUploads.process) }
+        try? await uploads.sessions.endAppending(id, appender: ResumableUploads.process)
         await uploads.active.release(id, token: token)
     }
 }

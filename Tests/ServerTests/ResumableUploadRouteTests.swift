@@ -8,6 +8,7 @@ import HummingbirdTesting
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDocuments
 @testable import PreviewServer
 import PreviewStore
 import PreviewTestSupport
@@ -263,6 +264,37 @@ import Testing
                 #expect(response.status == .accepted && Self.field(response, "Upload-Draft-Interop-Version") == nil)
             }
         }
+    }
+
+    /// Only a request for an upload ends the one at work on it: one for an upload that is not there,
+    /// or that came in through the other door, is refused and ends no one (two fuzzed requests for
+    /// upload `0` used to close each other's connections without an answer). Reading the offset
+    /// ends the appender and waits until it has let go.
+    @Test func onlyARequestForTheUploadEndsTheOneAtWorkOnIt() async throws {
+        let harness = try await Harness(token: Self.token)
+        defer { harness.folder.remove() }
+        let documents = harness.server.documents
+        let session = try await documents.createUpload(owner: "ana", client: "127.0.0.1", front: .draft, fields: ["filename": "a.jpg"], length: nil)
+        let (stops, stopped) = AsyncStream.makeStream(of: Void.self)
+        let holder = try await documents.claimUpload(session.id, front: .draft) { stopped.yield() }
+        await #expect(throws: UploadRefusal.notFound) { try await documents.claimUpload(session.id, front: .tus) {} }
+        await #expect(throws: UploadRefusal.notFound) { try await documents.claimUpload("0", front: .draft) {} }
+        await #expect(throws: UploadRefusal.notFound) { try await documents.settledUpload("0", front: .draft) }
+        await #expect(throws: UploadRefusal.notFound) { try await documents.settledUpload(session.id, front: .tus) }
+        stopped.finish()
+        var ends = 0
+        for await _ in stops { ends += 1 }
+        #expect(ends == 0, "no refused request ended the holder")
+
+        await holder.release()
+
+        let (appenderStops, appenderStopped) = AsyncStream.makeStream(of: Void.self)
+        let appender = try await documents.claimUpload(session.id, front: .draft) { appenderStopped.yield() }
+        async let read = documents.settledUpload(session.id, front: .draft)
+        var ended = appenderStops.makeAsyncIterator()
+        #expect(await ended.next() != nil, "reading the offset ends the appender")
+        await appender.release()
+        #expect(try await read.received == 0)
     }
 
     /// Two hosts on one PostgreSQL and one bucket, each with a store folder of its own: an upload

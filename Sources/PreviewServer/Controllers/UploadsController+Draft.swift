@@ -36,18 +36,8 @@ extension UploadsController {
         routes.add(.head, "\(Self.path)/:id") { request, context in
             let draft = try draft(of: request)
             return try await answering(draft) {
-                let id = try context.parameters.require("id")
-                let channel = context.channel
                 // A request still appending (its client gave up on it) ends first: the offset is final.
-                let claimed = try await documents.claimUpload(id, appending: false) { channel?.close(promise: nil) }
-                let session: UploadSession
-                do {
-                    session = try await upload(id, front: .draft)
-                    await claimed.release()
-                } catch {
-                    await claimed.release()
-                    throw error
-                }
+                let session = try await documents.settledUpload(try context.parameters.require("id"), front: .draft)
                 var headers = draft.state(session)
                 headers.set(limits(draft, session))
                 headers[.cacheControl] = "no-store"
@@ -182,18 +172,10 @@ extension UploadsController {
         return "\(settings.tls == nil ? "http" : "https")://\(authority)\(path)/\(id)"
     }
 
-    /// Upload `id`, when it came in through `front` (each door answers only its own).
-    func upload(_ id: String, front: UploadSession.Front) async throws -> UploadSession {
-        let session = try await documents.upload(id: id)
-        guard session.front == front else { throw UploadRefusal.notFound }
-        return session
-    }
-
     /// Cancels upload `id` of `front`, ending this process's request at work on it first.
     func cancel(_ id: String, front: UploadSession.Front, context: ServerContext) async throws {
-        _ = try await upload(id, front: front)
         let channel = context.channel
-        let claimed = try await documents.claimUpload(id) { channel?.close(promise: nil) }
+        let claimed = try await documents.claimUpload(id, front: front) { channel?.close(promise: nil) }
         do {
             try await documents.cancelUpload(id)
             await claimed.release()

@@ -50,7 +50,7 @@ extension UploadsController {
         }
         routes.add(.head, "\(Self.tusPath)/:id") { request, context in
             try await tus(request) {
-                let session = try await upload(try context.parameters.require("id"), front: .tus)
+                let session = try await documents.upload(id: try context.parameters.require("id"), front: .tus)
                 var headers = Self.tusHeaders()
                 headers[ResumableDraft.offset] = "\(session.received)"
                 if let length = session.length {

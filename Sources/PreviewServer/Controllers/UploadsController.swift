@@ -57,7 +57,7 @@ struct UploadsController {
         }
         defer { uploads.leave(ticket) }
         let channel = context.channel
-        let claimed = try await documents.claimUpload(id) { channel?.close(promise: nil) }
+        let claimed = try await documents.claimUpload(id, front: front) { channel?.close(promise: nil) }
         do {
             let appended = try await append(request, claimed: claimed, through: front, at: offset, length: length, ends: ends,
                                             checksum: checksum, pace: api.pace(for: ticket))
