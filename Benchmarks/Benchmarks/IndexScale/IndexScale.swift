@@ -54,7 +54,13 @@ enum IndexScale {
                 let query = first
                 await measure(name, count, "list \(what)\(scope)", runs: 20) { _ in _ = try await index.list(query) }
                 // A search refused as too broad (``TextSearch/sortedMatchLimit``) has no next page.
-                guard let next = try? await index.list(first).next else { continue }
+                let next: DocumentCursor?
+                do {
+                    next = try await index.list(first).next
+                } catch let refusal as PreviewError where refusal.code == .searchTooBroad {
+                    next = nil
+                }
+                guard let next else { continue }
                 first.after = next
                 let nextPage = first
                 await measure(name, count, "list \(what)\(scope), next page", runs: 20) { _ in _ = try await index.list(nextPage) }
