@@ -31,12 +31,23 @@ public struct StoreBackend: Sendable {
         }
     }
 
+    /// How long a database statement may take before its connection is given up: a request then
+    /// fails as the database's fault (503) instead of waiting on a database that hangs.
+    public static let statementTimeout: Duration = .seconds(30)
+
+    /// The same for a command whose statements read or change every row (`verify`, `gc`, `recover`,
+    /// `jobs backfill`): `verify`'s recount of the statistics takes over 30 s at 10⁶ documents on
+    /// PostgreSQL.
+    public static let wholeStoreStatementTimeout: Duration = .seconds(3_600)
+
     /// Opens the store at `root` with its index and queue in `database` (a `postgres://` address),
     /// or in `root/index.sqlite` when `database` is nil, and its blobs where `blobs` says. With an
     /// object store, the store folder holds writes in progress and the cache, and the reference lock
     /// is PostgreSQL's (shared by every host) or, with the embedded index, a file in the folder.
-    /// Blobs' file work runs on `offload`'s reads and writes lanes.
-    public init(root: URL, database: String?, blobs: Blobs = .folder, offload: Offload, logger: Logger) async throws {
+    /// Blobs' file work runs on `offload`'s reads and writes lanes. A PostgreSQL statement that
+    /// takes longer than `statementTimeout` fails (migrations have their own, longer, deadline).
+    public init(root: URL, database: String?, blobs: Blobs = .folder, offload: Offload,
+                statementTimeout: Duration = Self.statementTimeout, logger: Logger) async throws {
         let storage: any BlobStorage
         let staging: any UploadStaging
         switch blobs {
@@ -59,7 +70,7 @@ public struct StoreBackend: Sendable {
             // Enough connections that reads never queue behind writes waiting on a lock: a server's
             // reads and upload writes, its renders and a few worker slots. A call beyond them waits,
             // holding no thread.
-            let index = try await PostgresIndex(connections: try await PostgresConnections(url: database, size: 20, logger: logger))
+            let index = try await PostgresIndex(connections: try await PostgresConnections(url: database, size: 20, queryTimeout: statementTimeout, logger: logger))
             store = Store(blobs: storage, index: index)
             queue = PostgresJobQueue(index: index)
             downloads = PostgresDownloadQueue(index: index)

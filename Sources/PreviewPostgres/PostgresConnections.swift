@@ -24,9 +24,9 @@ public final class PostgresConnections: Sendable {
     /// `prefer` for TLS, `host=/socket/folder` for a Unix socket) and keeps up to `size`
     /// connections. A query that takes longer than `queryTimeout` fails and closes its connection.
     /// Fails at once when the server cannot be reached.
-    public init(url: String, size: Int = 4, queryTimeout: TimeAmount = .seconds(30), logger: Logger) async throws {
+    public init(url: String, size: Int = 4, queryTimeout: Duration = .seconds(30), logger: Logger) async throws {
         configuration = try Self.configuration(url: url)
-        self.queryTimeout = queryTimeout
+        self.queryTimeout = TimeAmount(queryTimeout)
         self.logger = logger
         capacity = AsyncGate(width: size)
         try await withConnection { connection in _ = try await connection.query("SELECT 1") }
@@ -45,8 +45,9 @@ public final class PostgresConnections: Sendable {
         try await withConnection { session in try await retryingConflicts { try await session.query(query) } }
     }
 
-    /// Runs `body` with a connection of its own (no transaction).
-    public func withConnection<T>(_ body: (Session) async throws -> T) async throws -> T {
+    /// Runs `body` with a connection of its own (no transaction), each of its queries given
+    /// `timeout` to answer (nil: the pool's `queryTimeout`).
+    public func withConnection<T>(timeout: Duration? = nil, _ body: (Session) async throws -> T) async throws -> T {
         try await capacity.inside {
             // A closed connection must not be used: postgres-nio never answers a query sent on one.
             let reusable = idle.withLock { idle -> PostgresConnection? in
@@ -57,7 +58,7 @@ public final class PostgresConnections: Sendable {
             }
             let connection = if let reusable { reusable } else { try await connect() }
             defer { keep(connection) }
-            return try await body(Session(connection: connection, timeout: queryTimeout, logger: logger))
+            return try await body(Session(connection: connection, timeout: timeout.map(TimeAmount.init) ?? queryTimeout, logger: logger))
         }
     }
 

@@ -248,10 +248,15 @@ enum PostgresSchema {
     /// Any fixed number: the advisory lock that serialises migrations across hosts.
     static let migrationLock: Int64 = 0x646f_6370_7276
 
+    /// How long one statement of a migration, or the wait for another host's migration, may take:
+    /// far longer than a request's deadline, because filling a new table or index of a large store
+    /// takes minutes (the search postings, about two at 10⁶ documents).
+    static let migrationTimeout: Duration = .seconds(3_600)
+
     /// Applies the migrations not applied yet, up to the one named `last` (nil: all of them; a name
     /// that is none: none), as GRDB's migrator does for SQLite.
     static func migrate(_ connections: PostgresConnections, upTo last: String? = nil) async throws {
-        try await connections.withConnection { session in
+        try await connections.withConnection(timeout: migrationTimeout) { session in
             try await session.query("SELECT pg_advisory_lock(\(migrationLock))")
             do {
                 try await applyMissing(on: session, upTo: last)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
@@ -38,7 +39,7 @@ struct GCCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let backend = try await storeOptions.backend()
+        let backend = try await storeOptions.backend(statementTimeout: StoreBackend.wholeStoreStatementTimeout)
         let store = backend.store
         var report: CollectReport
         do {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -80,7 +81,8 @@ struct JobsCommand: ParsableCommand {
         var json = false
 
         func run() async throws {
-            let queued = try await storeOptions.documents(configuration: try ValidationSettings(config: config).configuration()).backfill()
+            let queued = try await storeOptions.documents(configuration: try ValidationSettings(config: config).configuration(),
+                                                       statementTimeout: StoreBackend.wholeStoreStatementTimeout).backfill()
             try CommandReport(json: json).succeed(queued, human: "\(queued.playback) playback jobs queued; \(queued.probes) videos without a "
                                                   + "playback decision queued for their preview job again (their playback job follows); "
                                                   + "\(queued.text) text jobs queued")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewPipeline
@@ -23,7 +24,7 @@ struct RecoverCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let report = try await storeOptions.documents().recover(includingQuarantine: quarantined)
+        let report = try await storeOptions.documents(statementTimeout: StoreBackend.wholeStoreStatementTimeout).recover(includingQuarantine: quarantined)
         var human = """
             recovered \(report.recovered.count) documents (owner recovered; `docpreview worker` or `serve` makes their previews); \
             left \(report.derivatives) derivatives, \(report.deleted) deleted documents' blobs, \(report.orphans) orphans of refused \

@@ -34,8 +34,9 @@ struct StoreOptions: ParsableArguments {
                                valueName: "path"))
     var databaseFile: String?
 
-    /// The store and its queue, its blocking work on `offload`'s lanes.
-    func backend(offload: Offload = .commandLine) async throws -> StoreBackend {
+    /// The store and its queue, its blocking work on `offload`'s lanes, each database statement
+    /// given `statementTimeout`.
+    func backend(offload: Offload = .commandLine, statementTimeout: Duration = StoreBackend.statementTimeout) async throws -> StoreBackend {
         let location = Store.location(store)
         let database = StoreBackend.database(try databaseAddress())
         guard let cacheBytes = Limits.parseByteCount(blobCacheSize) else { throw ValidationError("--blob-cache-size takes a size, e.g. 2GB.") }
@@ -46,7 +47,8 @@ struct StoreOptions: ParsableArguments {
             throw ValidationError("--blobs: \(error)")
         }
         do {
-            return try await StoreBackend(root: location, database: database, blobs: blobs, offload: offload, logger: .cli)
+            return try await StoreBackend(root: location, database: database, blobs: blobs, offload: offload, statementTimeout: statementTimeout,
+                                          logger: .cli)
         } catch {
             if let fault = StoreFault(error) {
                 var failure = fault.previewError
@@ -63,10 +65,11 @@ struct StoreOptions: ParsableArguments {
 
     /// The document service over the store, its queue and downloads, holding documents to
     /// `configuration`'s rules, rendering in `renderers`' children (nil: in this process), its
-    /// blocking work on `offload`'s lanes.
+    /// blocking work on `offload`'s lanes, its database statements given `statementTimeout`.
     func documents(configuration: Configuration = Configuration(), renderers: RendererPool? = nil, offload: Offload = .commandLine,
-                   arrivals: JobArrivals? = nil, logger: Logger = .cli) async throws -> DocumentService {
-        DocumentService(backend: try await backend(offload: offload), configuration: configuration, renderers: renderers,
+                   arrivals: JobArrivals? = nil, statementTimeout: Duration = StoreBackend.statementTimeout,
+                   logger: Logger = .cli) async throws -> DocumentService {
+        DocumentService(backend: try await backend(offload: offload, statementTimeout: statementTimeout), configuration: configuration, renderers: renderers,
                         openDocuments: 8, offload: offload, arrivals: arrivals, logger: logger)
     }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PreviewComposition
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -19,7 +20,7 @@ struct VerifyCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let report = try await storeOptions.documents().verify(deep: deep)
+        let report = try await storeOptions.documents(statementTimeout: StoreBackend.wholeStoreStatementTimeout).verify(deep: deep)
         let lost = report.unreferenced.filter(\.isLoss)
         var human = """
             \(report.blobsChecked) blobs checked; damaged \(report.damaged.count); missing \(report.missing.count); \

@@ -75,7 +75,7 @@ import Testing
         let index = try await PostgresIndex(connections: connections)
         let (queue, downloads) = (PostgresJobQueue(index: index), PostgresDownloadQueue(index: index))
         // Its VACUUM ANALYZE is bulk work a busy machine may take past a service query's 30 s deadline.
-        let observer = try await PostgresConnections(url: address, size: 1, queryTimeout: .minutes(5), logger: Logger(label: "test"))
+        let observer = try await PostgresConnections(url: address, size: 1, queryTimeout: .seconds(300), logger: Logger(label: "test"))
         // A table's counts are everyone's: autovacuum's reads are kept out (the test vacuums itself).
         for table in try await observer.query("SELECT relname FROM pg_stat_user_tables") {
             try await observer.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(try table["relname"].decode(String.self)) SET (autovacuum_enabled = false)"))

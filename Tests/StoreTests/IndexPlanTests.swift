@@ -120,7 +120,7 @@ import Testing
         let address = try await #require(try TestBackend.postgres.freshDatabase())
         // The table is filled and vacuumed below: bulk work a busy machine may take past the
         // 30 s deadline of a service's query, which is not what this test is about.
-        let connections = try await PostgresConnections(url: address, size: 1, queryTimeout: .minutes(5), logger: Logger(label: "test"))
+        let connections = try await PostgresConnections(url: address, size: 1, queryTimeout: .seconds(300), logger: Logger(label: "test"))
         _ = try await PostgresIndex(connections: connections)
         try await connections.withConnection { session in
             try await session.query("SET enable_seqscan = off")

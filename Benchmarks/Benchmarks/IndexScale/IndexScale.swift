@@ -29,7 +29,7 @@ enum IndexScale {
 
         let fillStart = ContinuousClock.now
         if let database {
-            let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .hours(1), logger: Logger(label: "index-scale"))
+            let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .seconds(3_600), logger: Logger(label: "index-scale"))
             for statement in postgresFill(count) { try await connections.query(PostgresQuery(unsafeSQL: statement)) }
         } else {
             let pool = (backend.store.index as! SQLiteIndex).pool

@@ -35,7 +35,7 @@ enum SearchScale {
 
         var start = ContinuousClock.now
         if let database {
-            let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .hours(1), logger: logger)
+            let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .seconds(3_600), logger: logger)
             for statement in postgresDocuments(count, reading: reading) { try await connections.query(PostgresQuery(unsafeSQL: statement)) }
         } else {
             let pool = (backend.store.index as! SQLiteIndex).pool
@@ -58,7 +58,7 @@ enum SearchScale {
         ScaleRun.report(["backend": name, "pages": pages, "measure": "write pages (a text job's statements)", "seconds": written,
                 "ms_per_page": written * 1000 / Double(pages)])
         if let database {
-            let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .hours(1), logger: logger)
+            let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .seconds(3_600), logger: logger)
             try await connections.query("VACUUM ANALYZE")
         }
 
