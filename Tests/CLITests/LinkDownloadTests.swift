@@ -27,9 +27,10 @@ import Testing
             folder = try TemporaryFolder()
             site = try LinkTestSite(otherPort: otherPort)
             database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
-            // 20 s: a fetch (yt-dlp's start included) on two cores busy with other suites stays well within
-            // it; the trickling file (a byte every half second) never does.
-            try Data(#"{"downloads": {"domains": ["127.0.0.1"], "fetch_seconds": 20, "max_bytes": 4000000}}"#.utf8)
+            // 60 s: a fetch (yt-dlp's start included) takes a few seconds alone; on two cores busy with the
+            // suite and a release build a page's took over 20 s. The trickling file (a byte every half
+            // second) never ends within it.
+            try Data(#"{"downloads": {"domains": ["127.0.0.1"], "fetch_seconds": 60, "max_bytes": 4000000}}"#.utf8)
                 .write(to: URL(fileURLWithPath: config))
         }
 
@@ -68,7 +69,7 @@ import Testing
     }
 
     /// The database goes away while a link is fetched: the fetcher's outcome, refused, is recorded
-    /// again once the database is back, instead of the download waiting out its lease (320 s here).
+    /// again once the database is back, instead of the download waiting out its lease (360 s here).
     @Test func anOutcomeTheDatabaseRefusedIsRecordedOnceItIsBack() async throws {
         guard TestBackend.available.contains(.postgres) else { return }  // DOCPREVIEW_TEST_SKIP=postgres
         let setup = try await Setup(backend: .postgres)

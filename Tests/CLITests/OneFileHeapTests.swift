@@ -34,7 +34,7 @@ import Testing
     static func contents(of path: String) -> String? {
         guard let file = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? file.close() }
-        return (try? file.readToEnd()).map { String(decoding: $0 ?? Data(), as: UTF8.self) }
+        return (try? file.readToEnd()).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// AnonHugePages of the process's heap mappings, in kB.
