@@ -6,6 +6,7 @@ import json
 import os
 import platform
 import shutil
+import random
 import socket
 import statistics
 import subprocess
@@ -59,6 +60,28 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def free_seaweedfs_port():
+    """An S3 port for scripts/seaweedfs whose other ports (PORT+1…PORT+5 and each of PORT…PORT+5
+    plus 10000, its gRPC ports) are free and below 65536 too: a free port from the kernel alone
+    puts the gRPC ports out of range once it is above 55530."""
+    for _ in range(200):
+        port = random.randrange(20000, 45000)
+        wanted = [port + offset + grpc for offset in range(6) for grpc in (0, 10000)]
+        probes = []
+        try:
+            for candidate in wanted:
+                probe = socket.socket()
+                probes.append(probe)
+                probe.bind(("127.0.0.1", candidate))
+            return port
+        except OSError:
+            continue
+        finally:
+            for probe in probes:
+                probe.close()
+    raise RuntimeError("no run of free ports for SeaweedFS")
 
 
 class Server:

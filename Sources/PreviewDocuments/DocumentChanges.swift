@@ -10,6 +10,7 @@ public final class DocumentChanges: Sendable {
     private struct Waiters {
         var next: UInt64 = 0
         var byDocument: [String: [UInt64: AsyncStream<Void>.Continuation]] = [:]
+        var ended = false
     }
 
     private let waiters = Locked(Waiters())
@@ -22,17 +23,33 @@ public final class DocumentChanges: Sendable {
         for continuation in woken.values { continuation.finish() }
     }
 
+    /// Wakes every waiter, now and from now on: the server is shutting down, and a read that waits
+    /// is answered at once with what the document is now.
+    public func endWaits() {
+        let woken = waiters.withLock { waiters in
+            waiters.ended = true
+            defer { waiters.byDocument = [:] }
+            return waiters.byDocument.values.flatMap(\.values)
+        }
+        for continuation in woken { continuation.finish() }
+    }
+
+    /// Whether ``endWaits()`` was called: nothing waits any more.
+    public var waitsEnded: Bool { waiters.withLock { $0.ended } }
+
     /// How many requests wait for a change (what a test waits for).
     public var waiting: Int { waiters.withLock { $0.byDocument.values.reduce(0) { $0 + $1.count } } }
 
     /// Returns once document `id` may have changed, or when `clock` reaches `deadline`.
     public func next(of id: String, until deadline: ContinuousClock.Instant, clock: any ServiceClock) async {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
-        let key = waiters.withLock { waiters in
+        let key: UInt64? = waiters.withLock { waiters in
+            guard !waiters.ended else { return nil }
             waiters.next += 1
             waiters.byDocument[id, default: [:]][waiters.next] = continuation
             return waiters.next
         }
+        guard let key else { return }
         defer {
             waiters.withLock { waiters in
                 waiters.byDocument[id]?[key] = nil

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import PreviewCore
 import PreviewStore
 
@@ -132,9 +133,12 @@ extension DocumentService {
                             renewTurn: { [self] in _ = try await takeTurn(at: claimed.id, uploads) })
     }
 
-    /// Accepts fully received upload `session` as a document: its parts put together, validated,
-    /// published and queued like a one-shot upload. Completing it again (a retried last request)
-    /// answers the same document. A refused file ends the upload (its parts are removed).
+    /// Accepts fully received upload `session` as a document: its parts put together, each checked
+    /// against the hash it was kept with, validated, published and queued like a one-shot upload.
+    /// Completing it again (a retried last request) answers the same document. A refused file ends
+    /// the upload (its parts are removed); a damaged part sets the upload back to where that part
+    /// started (`offsetMismatch`), so its client sends the rest again. The caller holds the upload
+    /// (``claimUpload(_:front:stop:)``).
     public func completeUpload(_ session: UploadSession) async throws -> (document: Document, jobID: Int64?) {
         let uploads = try resumableUploads()
         if session.status == .complete, let documentID = session.documentID { return (try await document(id: documentID), session.jobID) }
@@ -142,12 +146,19 @@ extension DocumentService {
         let parts = try await uploads.sessions.parts(of: session.id)
         var next = 0
         for part in parts {
-            guard part.start == next else { throw PreviewError(.storeDamaged, "An upload's parts do not follow each other.") }
+            guard part.start == next else { throw try await rollBack(session.id, to: next, uploads) }
             next += part.length
         }
-        guard next == session.received else { throw PreviewError(.storeDamaged, "An upload's parts do not add up to its offset.") }
+        guard next == session.received else { throw try await rollBack(session.id, to: next, uploads) }
         let writer = try receiving()
-        for part in parts { try await uploads.staging.copy(part, into: writer) }
+        for part in parts {
+            do {
+                try await uploads.staging.copy(part, into: writer)
+            } catch let damaged as DamagedUploadPart {
+                Counter(label: "docpreview_upload_parts_damaged_total").increment()
+                throw try await rollBack(session.id, to: damaged.part.start, uploads)
+            }
+        }
         let accepted: (document: Document, job: JobRecord)
         do {
             // The upload is marked complete in the transaction that indexes its document.
@@ -158,6 +169,64 @@ extension DocumentService {
         }
         await uploads.staging.remove(parts, of: session.id)
         return (accepted.document, accepted.job.id)
+    }
+
+    /// Sets upload `id` back to offset `start` (its parts from there on are damaged, missing or do
+    /// not follow) and removes those parts: the refusal that tells its client where to resume.
+    private func rollBack(_ id: String, to start: Int, _ uploads: ResumableUploads) async throws -> UploadRefusal {
+        if let dropped = try await uploads.sessions.rollBack(id, to: start) { await uploads.staging.remove(dropped, of: id) }
+        return UploadRefusal.offsetMismatch(expected: try await upload(id: id).received)
+    }
+
+    /// Finishes upload `id` if every byte of it arrived and it is still open (a server stopped
+    /// while it put the upload together, or a tus client's last append was cut after its bytes
+    /// were kept): the client, told the offset is the length, takes it as done. Returns the
+    /// upload as it stands after.
+    public func finishIfReceived(_ id: String, front: UploadSession.Front) async throws -> UploadSession {
+        let session = try await upload(id: id, front: front)
+        guard session.status == .open, session.isFullyReceived else { return session }
+        let claimed = try await claimUpload(id, front: front) {}
+        do {
+            let now = try await upload(id: id, front: front)
+            if now.status == .open, now.isFullyReceived { _ = try await completeUpload(now) }
+            await claimed.release()
+        } catch {
+            await claimed.release()
+            throw error
+        }
+        return try await upload(id: id, front: front)
+    }
+
+    /// Finishes every open upload whose bytes all arrived (``finishIfReceived(_:front:)``), as a
+    /// server does when it starts; an upload that cannot be finished now is left for its next
+    /// `HEAD`. Returns how many became documents.
+    public func finishReceivedUploads() async throws -> Int {
+        guard let resumable else { return 0 }
+        var finished = 0
+        for session in try await resumable.sessions.fullyReceived(limit: 1_000) {
+            if (try? await finishIfReceived(session.id, front: session.front))?.status == .complete { finished += 1 }
+        }
+        return finished
+    }
+
+    /// Checks the staged parts of every open upload against the hashes they were kept with
+    /// (`verify`); each damaged or missing one is described. With `repair`, its upload is set back
+    /// to where the part started, as putting it together would.
+    public func checkUploadParts(repair: Bool) async throws -> [String] {
+        guard let resumable else { return [] }
+        var problems: [String] = []
+        for (session, parts) in try await resumable.sessions.openParts() {
+            for part in parts {
+                do {
+                    try await resumable.staging.check(part)
+                } catch let damaged as DamagedUploadPart {
+                    problems.append("upload \(session): \(damaged)" + (repair ? "; the upload resumes from offset \(part.start)" : ""))
+                    if repair { _ = try await rollBack(session, to: part.start, resumable) }
+                    break
+                }
+            }
+        }
+        return problems
     }
 
     /// Cancels upload `id` and removes its bytes.
@@ -188,13 +257,21 @@ extension DocumentService {
             }
             if expired.isEmpty { break }
         }
+        // Parts first: an upload a listed part belongs to existed when the index is read after.
+        let kept = try await resumable.staging.kept()
         let listed = try await resumable.sessions.partNames()
         let cutoff = clock.now.addingTimeInterval(-grace)
-        let strays = try await resumable.staging.kept().filter { !listed.contains($0.name) && $0.modified < cutoff }
+        // A part an open upload does not list yet may be one a request kept a moment ago: its
+        // upload's end (expiry, cancel, completion) or the next gc after it takes it.
+        let open = try await resumable.sessions.openIDs()
+        let strays = kept.filter {
+            !listed.contains($0.name) && $0.modified < cutoff && !open.contains(String($0.name.split(separator: "/").first ?? ""))
+        }
         collected.strayParts = strays.count
         if !dryRun {
-            // Copies and half-received files on this host outlive no upload.
-            await resumable.staging.removeLocalLeftovers(before: clock.now.addingTimeInterval(-max(grace, resumable.policy.lifetime)))
+            // Copies and half-received files on this host outlive no upload; a minute at least, as
+            // an upload created since `open` was read may have begun receiving.
+            await resumable.staging.removeLocalLeftovers(before: clock.now.addingTimeInterval(-max(grace, 60)), keeping: open)
             for (session, parts) in Dictionary(grouping: strays, by: { String($0.name.split(separator: "/").first ?? "") }) {
                 await resumable.staging.remove(parts.map { UploadPart(start: 0, length: 0, name: $0.name) }, of: session)
             }

@@ -146,8 +146,11 @@ public struct DocumentService: Sendable {
 
     /// Checks the store (``DocumentPipeline/verify(rehash:)``): every blob re-hashed when `deep` or
     /// when the blobs are in a folder (an object store's are otherwise only checked to exist).
+    /// The staged parts of open resumable uploads are checked against their hashes too.
     public func verify(deep: Bool) async throws -> VerifyReport {
-        try await pipeline.verify(rehash: deep || !store.blobs.isRemote)
+        var report = try await pipeline.verify(rehash: deep || !store.blobs.isRemote)
+        report.uploadProblems = try await checkUploadParts(repair: false)
+        return report
     }
 
     /// The storage figures of `owner`, or of the whole store.

@@ -16,6 +16,9 @@ public struct RecoveryReport: Sendable, Encodable {
     public var deleted = 0
     public var orphans = 0
     public var damaged: [String] = []
+    /// Resumable uploads set back to before a staged part found damaged or missing
+    /// (``DocumentService/checkUploadParts(repair:)``): their clients send those bytes again.
+    public var uploadsSetBack: [String] = []
 }
 
 /// One original made a document again.
@@ -57,6 +60,7 @@ extension DocumentService {
                 report.recovered.append(try await recover(hash, size: blob.size))
             }
         }
+        report.uploadsSetBack = try await checkUploadParts(repair: true)
         return report
     }
 

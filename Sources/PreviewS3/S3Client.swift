@@ -79,15 +79,18 @@ final class S3Client: Sendable {
 
     /// Sends one signed request for `key` (nil: the bucket) and waits for the whole answer (kept in
     /// memory: only small ones are asked this way). A status outside `accepting` throws
-    /// ``S3Error/refused(status:code:message:operation:)`` with the server's error code.
+    /// ``S3Error/refused(status:code:message:operation:)`` with the server's error code; no answer
+    /// within `deadline` is ``S3Error/unreachable(_:)``.
     func send(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)] = [], headers extra: [String: String] = [:],
-              body: Body = .empty, accepting: Set<Int> = [200], operation: String) async throws -> Response {
-        try await inFlight.inside { try await sendNow(method, key: key, query: query, headers: extra, body: body, accepting: accepting, operation: operation) }
+              body: Body = .empty, accepting: Set<Int> = [200], deadline: TimeAmount = .minutes(10), operation: String) async throws -> Response {
+        try await inFlight.inside {
+            try await sendNow(method, key: key, query: query, headers: extra, body: body, accepting: accepting, deadline: deadline, operation: operation)
+        }
     }
 
     /// ``send(_:key:query:headers:body:accepting:operation:)`` with a place among the requests in flight.
     private func sendNow(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)], headers extra: [String: String],
-                         body: Body, accepting: Set<Int>, operation: String) async throws -> Response {
+                         body: Body, accepting: Set<Int>, deadline: TimeAmount, operation: String) async throws -> Response {
         let payloadHash: String
         switch body {
         case .empty: payloadHash = SigV4Signer.emptyPayloadHash
@@ -118,7 +121,7 @@ final class S3Client: Sendable {
                 return promises.sent.futureResult
             }
         }
-        let answer = http.execute(request: request, deadline: .now() + .minutes(10), logger: logger)
+        let answer = http.execute(request: request, deadline: .now() + deadline, logger: logger)
         if let upload, case let .file(path, offset, length, _) = body {
             // An answer before the body was asked for (a refusal) ends the wait for a writer.
             answer.whenComplete { _ in upload.writer.fail(CancellationError()) }

@@ -108,7 +108,7 @@ public struct DocumentServer: Sendable {
     }
 
     /// The service that starts this server's drain on shutdown; list it after the application.
-    public var drainService: DrainService { DrainService(drain: drain, uploads: uploads, keeping: keeping, grace: settings.grace) }
+    public var drainService: DrainService { DrainService(drain: drain, uploads: uploads, keeping: keeping, changes: documents.changes, grace: settings.grace) }
 }
 
 /// The HTTP application of `server`, listening on its configured address, with `services` run

@@ -2,12 +2,14 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import PreviewCore
+import PreviewDocuments
 import ServiceLifecycle
 
 /// A server's shutdown, from the moment SIGTERM (or SIGINT) arrives: every new request is answered
 /// 503 `unavailable` with `Retry-After` and `Connection: close`, `/healthz` says `draining` (503), and
 /// uploads still arriving get `grace` to finish; then their connections are closed, unacknowledged,
-/// so their clients retry elsewhere. Jobs are released by the worker as before.
+/// so their clients retry elsewhere. Reads that wait for a document to change are answered at once
+/// with what it is now. Jobs are released by the worker as before.
 final class Drain: Sendable {
     private let draining = Locked(false)
 
@@ -42,11 +44,13 @@ public struct DrainService: Service {
     let drain: Drain
     let uploads: UploadSlots
     let keeping: PreviewKeeping
+    let changes: DocumentChanges
     let grace: Duration
 
     public func run() async throws {
         try? await gracefulShutdown()
         drain.begin()
+        changes.endWaits()
         let (uploads, grace) = (uploads, grace)
         // Not awaited: the application's own shutdown (stop listening, wait for what runs) goes on meanwhile.
         Task {

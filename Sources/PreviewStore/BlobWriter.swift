@@ -40,14 +40,17 @@ public final class BlobWriter: @unchecked Sendable {  // used by one task at a t
         size += bytes.count
     }
 
-    /// Appends the whole file at `url`, which must be `length` bytes long (a staged part of an
-    /// upload, ``UploadStaging/copy(_:into:)``); a file of another length is `store_damaged`.
-    public func write(contentsOf url: URL, length: Int) throws {
+    /// Appends the whole file at `url` (a staged part of an upload, ``UploadStaging/copy(_:into:)``),
+    /// which must be `length` bytes long whose SHA-256 is `sha256` (when known): other bytes are
+    /// `store_damaged`, and this writer must not be published then.
+    public func write(contentsOf url: URL, length: Int, sha256: BlobHash? = nil) throws {
         let before = size
-        try FileChunks.read(url) { chunk in try write(chunk) }
-        guard size - before == length else {
-            throw PreviewError(.storeDamaged, "An upload's staged part has \(size - before) bytes where the index says \(length).")
+        var part = SHA256()
+        try FileChunks.read(url) { chunk in
+            part.update(bufferPointer: chunk)
+            try write(chunk)
         }
+        try FileChunks.checkRead(size: size - before, length: length, digest: part.finalize(), sha256: sha256)
     }
 
     /// Returns the content's hash; no more writes (the file stays open until `publish()` or the end).

@@ -48,13 +48,16 @@ public struct VerifyReport: Sendable, Codable {
     /// Local copies of remote blobs found damaged, and removed (fetched again when next used): no
     /// problem of the store's, repaired as found.
     public var damagedCopies: [String] = []
+    /// Staged parts of open resumable uploads whose bytes are not those kept (damaged, cut short,
+    /// gone): `recover` sets their uploads back, so their clients send them again.
+    public var uploadProblems: [String] = []
 
     /// Nothing is damaged, missing or lost. What a cut-short write leaves is listed but no problem,
     /// and `gc` removes it: a cache entry (``UnreferencedBlob/isCutShortCacheWrite``, made again
     /// when asked for) or an original whose document was never acknowledged (``UnreferencedBlob/isOrphan``).
     public var isClean: Bool {
         damaged.isEmpty && missing.isEmpty && unreferenced.allSatisfy { $0.isCutShortCacheWrite || $0.isOrphan }
-            && derivativeSourcesMissing.isEmpty && indexProblems.isEmpty && ladderProblems.isEmpty
+            && derivativeSourcesMissing.isEmpty && indexProblems.isEmpty && ladderProblems.isEmpty && uploadProblems.isEmpty
     }
 
     enum CodingKeys: String, CodingKey {
@@ -64,6 +67,7 @@ public struct VerifyReport: Sendable, Codable {
         case indexProblems = "index_problems"
         case ladderProblems = "ladder_problems"
         case damagedCopies = "damaged_copies"
+        case uploadProblems = "upload_problems"
     }
 }
 

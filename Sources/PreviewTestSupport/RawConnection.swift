@@ -22,6 +22,16 @@ public final class RawConnection {
         _ = text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
     }
 
+    /// Sends `bytes` whole (unless the peer stops reading).
+    public func send(bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { return }
+            offset += count
+        }
+    }
+
     /// True when the peer closes the connection (read returns 0 or fails) within `seconds`.
     public func waitForClose(seconds: Int) -> Bool {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)

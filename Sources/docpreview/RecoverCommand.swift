@@ -32,6 +32,7 @@ struct RecoverCommand: AsyncParsableCommand {
             """
         if quarantined { human += "; \(report.unquarantined) moved back from the quarantine" }
         human += report.recovered.map { "\n  \($0.documentID)\t\($0.kind)\t\($0.title)" }.joined()
+        human += report.uploadsSetBack.map { "\n  set back\t\(SafeText.terminal($0))" }.joined()
         try CommandReport(json: json).succeed(report, human: human)
     }
 }

@@ -10,7 +10,10 @@ import PreviewStore
 /// creates the upload empty, then appends the file a chunk at a time. When a connection drops or
 /// the server fails (5xx, 429), it asks the server how much arrived (`HEAD`) and goes on from
 /// there, after a pause that grows while nothing moves. The upload's URL is remembered in `state`
-/// until it completes, so the next run for the same file resumes it too.
+/// until it completes, so the next run for the same file resumes it too. The server is not
+/// trusted further than that: the token goes only to its origin (an upload it names elsewhere is
+/// refused), and an append it answers without taking bytes counts as a failure, so a server that
+/// never moves the offset is given up on after the same back-off.
 struct ResumableUploadClient {
     let http: HTTPClient
     let server: String
@@ -28,6 +31,35 @@ struct ResumableUploadClient {
         var description: String { "the server answered \(status): \(body)" }
     }
 
+    /// The server answered in a way no honest one does; given up on at once.
+    struct Untrusted: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// An append answered as kept that did not move the offset.
+    struct NoProgress: Error, CustomStringConvertible {
+        var offset: Int
+        var description: String { "the server took none of the bytes (its offset stays at \(offset))" }
+    }
+
+    /// `scheme://host:port` of `url`, lowercased with the scheme's port filled in; nil if it has none.
+    static func origin(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), let host = components.host?.lowercased(),
+              ["http", "https"].contains(scheme) else { return nil }
+        return "\(scheme)://\(host):\(components.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    /// `location` made absolute against the server; refused when it names another origin, which
+    /// the token must not reach.
+    private func sameOrigin(_ location: String) throws -> String {
+        let absolute = location.hasPrefix("/") ? server + location : location
+        guard let origin = Self.origin(absolute), origin == Self.origin(server) else {
+            throw Untrusted(description: "the server named its upload at \(SafeText.terminal(String(location.prefix(200)))), not at \(server); "
+                            + "the token is sent only to \(server)")
+        }
+        return absolute
+    }
+
     /// Uploads `file` (`size` bytes) under `labels`; returns the server's answer to the last append (the document).
     /// `state` keeps the upload's address meanwhile, so a later run resumes it; it goes once the
     /// upload is a document.
@@ -38,7 +70,7 @@ struct ResumableUploadClient {
     }
 
     private func send(_ file: URL, size: Int, labels: [String: String], state: URL) async throws -> [String: Any] {
-        var location = try? String(contentsOf: state, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        var location = (try? String(contentsOf: state, encoding: .utf8)).flatMap { try? sameOrigin($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         var offset = 0
         var limit = chunkBytes
         if let known = location {
@@ -66,17 +98,27 @@ struct ResumableUploadClient {
             let ends = offset + length == size
             do {
                 let answer = try await append(file, to: upload, offset: offset, length: length, ends: ends)
-                if ends { return answer.json }
-                offset = answer.offset ?? offset + length
+                if ends {
+                    // A last append answered without its document did not complete the upload.
+                    guard answer.json["document_id"] is String else { throw NoProgress(offset: answer.offset ?? offset) }
+                    return answer.json
+                }
+                let next = answer.offset ?? offset + length
+                guard next <= size else { throw Untrusted(description: "the server says it has \(next) bytes of a \(size)-byte file") }
+                guard next > offset else { throw NoProgress(offset: next) }
+                offset = next
                 failures = 0
             } catch let refusal as Refusal where refusal.status < 500 && refusal.status != 429 && refusal.status != 409 {
                 throw refusal
+            } catch let untrusted as Untrusted {
+                throw untrusted
             } catch {
                 // The connection dropped, the server could not be reached or failed, or the offset moved.
                 failures += 1
                 try await resume(after: error, failures: failures)
                 switch try await remaining(upload) {
                 case let .open(at, _):
+                    guard at <= size else { throw Untrusted(description: "the server says it has \(at) bytes of a \(size)-byte file") }
                     if at > offset { failures = 0 }
                     offset = at
                 case let .complete(document):
@@ -152,7 +194,7 @@ struct ResumableUploadClient {
         guard response.status == .created, let location = response.headers.first(name: "Location") else {
             throw Refusal(status: Int(response.status.code), body: String(buffer: body))
         }
-        return (location.hasPrefix("/") ? server + location : location, Self.appendLimit(response.headers))
+        return (try sameOrigin(location), Self.appendLimit(response.headers))
     }
 
     /// Sends `length` bytes of `file` from `offset`; the offset the server then has, or its final answer.
@@ -170,10 +212,11 @@ struct ResumableUploadClient {
         return (response.headers.first(name: "Upload-Offset").flatMap(Int.init), json)
     }
 
+    /// A request to `url`, with the token only when `url` is on the server's origin.
     private func request(_ url: String, method: HTTPMethod) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let token, Self.origin(url) == Self.origin(server) { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         return request
     }
 

@@ -118,6 +118,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("The token is too easy to guess (\(weakness)). Use 22 or more random letters and digits, "
                 + "e.g. `head -c 32 /dev/urandom | base64`, or --insecure-weak-token if that is what you want.")
         }
+        if let tokenFile, let mode = try? FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? Int, mode & 0o077 != 0 {
+            throw ValidationError("The token file \(tokenFile) can be read or changed by other users (mode \(String(mode & 0o777, radix: 8))): "
+                + "anyone on this machine could use the service token. `chmod 600 \(tokenFile)` (or make it with `umask 077` first).")
+        }
         if resolved == nil && !Self.isLoopback(host) && !insecureNoToken {
             throw ValidationError("Serving on \(host) without a token lets anyone who reaches it upload and read documents. "
                 + "Give --token-file (or $DOCPREVIEW_TOKEN), or --insecure-no-token if that is what you want.")
@@ -176,7 +180,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                          offload: .serving(settings, workers: workers),
                                                          arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger)
-        var services: [any Service] = [try buildApplication(server)]
+        var services: [any Service] = [try buildApplication(server), ReceivedUploadsFinisher(documents: documents, logger: logger)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }
         if let fetcher = fetch.worker(documents: documents, logger: logger) { services.append(fetcher) }
         // Shut down first (the group goes in reverse): new requests are refused from the signal on.

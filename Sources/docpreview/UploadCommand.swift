@@ -67,7 +67,9 @@ struct UploadCommand: AsyncParsableCommand {
             if let value { labels[name] = value }
         }
         let base = server.hasSuffix("/") ? String(server.dropLast()) : server
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(timeout: .init(connect: .seconds(10), read: .seconds(60))))
+        // No redirect is followed: a server that sends the upload elsewhere is refused, not obeyed.
+        let http = HTTPClient(eventLoopGroupProvider: .singleton,
+                              configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60))))
         let client = ResumableUploadClient(http: http, server: base, token: token, chunkBytes: Limits.parseByteCount(chunkSize)!, retries: retries,
                                            offload: .commandLine, note: { FileHandle.standardError.write(Data("docpreview upload: \($0)\n".utf8)) })
         let answer: [String: Any]

@@ -27,7 +27,7 @@ struct VerifyCommand: AsyncParsableCommand {
             unreferenced \(report.unreferenced.count) (\(lost.count) originals the index lost, \
             \(report.unreferenced.filter(\.isOrphan).count) orphans of refused writes); \
             derivative sources missing \(report.derivativeSourcesMissing.count); index problems \(report.indexProblems.count); \
-            ladder problems \(report.ladderProblems.count)
+            ladder problems \(report.ladderProblems.count); upload problems \(report.uploadProblems.count)
             """
         for (label, hashes) in [("damaged", report.damaged), ("missing", report.missing), ("derivative source missing", report.derivativeSourcesMissing)] {
             human += hashes.map { "\n  \(label)\t\($0)" }.joined()
@@ -39,8 +39,10 @@ struct VerifyCommand: AsyncParsableCommand {
         }.joined()
         human += report.indexProblems.map { "\n  index\t\(SafeText.terminal($0))" }.joined()
         human += report.ladderProblems.map { "\n  ladder\t\($0)" }.joined()
+        human += report.uploadProblems.map { "\n  upload\t\(SafeText.terminal($0))" }.joined()
         human += report.damagedCopies.map { "\n  local copy damaged, removed\t\($0)" }.joined()
         if !lost.isEmpty { human += "\n`docpreview recover` makes documents of the \(lost.count) lost originals again." }
+        if !report.uploadProblems.isEmpty { human += "\n`docpreview recover` sets those uploads back; their clients send the bytes again." }
         try CommandReport(json: json).succeed(report, human: human)
         if !report.isClean { throw ExitCode.failure }
     }

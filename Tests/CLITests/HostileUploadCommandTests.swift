@@ -47,6 +47,9 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let empty = try folder.file("empty-token", Array("\n".utf8))
+        // Issue 65, item 13: a strong token in a file others may read is refused, with the mend.
+        let readable = try folder.file("readable-token", Array("Xq3vT9kLm2Rb7Wc4Yp8Zs1\n".utf8))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: readable.path)
         let store = folder.url.appendingPathComponent("store").path
         let cases: [([String], [String: String], String)] = [
             (["--token", ""], [:], "empty"),
@@ -54,6 +57,7 @@ import Testing
             ([], ["DOCPREVIEW_TOKEN": " "], "empty"),
             (["--host", "0.0.0.0"], [:], "--insecure-no-token"),
             (["--token", "a", "--token-file", empty.path], [:], "not both"),
+            (["--token-file", readable.path], [:], "chmod 600"),
             (["--token", "correct-horse-battery"], [:], "too easy to guess"),
             ([], ["DOCPREVIEW_TOKEN": String(repeating: "ab", count: 40)], "too easy to guess"),
         ]

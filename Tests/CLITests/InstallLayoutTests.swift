@@ -17,6 +17,17 @@ import Testing
                      "etc/docpreview/docpreview.env", "etc/docpreview/config.json"] {
             #expect(FileManager.default.fileExists(atPath: laidOut.appendingPathComponent(file).path), "\(file)")
         }
+        // Issue 65, item 13: the environment file names the files the layout made, and the token is the service's alone.
+        let environment = try String(contentsOf: laidOut.appendingPathComponent("etc/docpreview/docpreview.env"), encoding: .utf8)
+        let tokenFile = laidOut.appendingPathComponent("etc/docpreview/token").path
+        #expect(environment.contains("DOCPREVIEW_TOKEN_FILE=\(tokenFile)\n"), "\(environment)")
+        #expect(environment.contains("DOCPREVIEW_CONFIG=\(laidOut.path)/etc/docpreview/config.json\n"), "\(environment)")
+        let mode = try FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "the token file is the service's alone: \(String(mode ?? 0, radix: 8))")
+        let store = folder.url.appendingPathComponent("store").path
+        let server = try ServerProcess(store: store, workers: 0, extra: ["--token-file", tokenFile],
+                                       environment: ["DOCPREVIEW_CONFIG": laidOut.appendingPathComponent("etc/docpreview/config.json").path])
+        #expect(try server.get("/healthz").status == 200, "serve starts with the files as laid out")
         // Moved somewhere else whole; the build folder's library is nowhere on its path.
         let moved = folder.url.appendingPathComponent("elsewhere/docpreview")
         try FileManager.default.createDirectory(at: moved.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -121,7 +121,10 @@ import Testing
         let append = try QuietProcess.start(Self.curl, ["-sS", "-X", "PATCH"] + tus + ["-H", "Upload-Offset: 0", "-H",
                                                     "Content-Type: application/offset+octet-stream", "--limit-rate", "2M",
                                                     "--data-binary", "@\(video.path)", server.base + path])
-        try waitUntil("a checkpoint of the append", timeout: .seconds(120), interval: .milliseconds(50)) { try offset(server) >= 4 << 20 }
+        // What the index counts (a tus HEAD would end the append it asks about).
+        try waitUntil("a checkpoint of the append", timeout: .seconds(120), interval: .milliseconds(50)) {
+            (try server.get("/v1/stats").json?["staged_upload_bytes"] as? Int ?? 0) >= 4 << 20
+        }
         kill(server.process.processIdentifier, SIGKILL)
         server.process.waitUntilExit()
         append.waitUntilExit()

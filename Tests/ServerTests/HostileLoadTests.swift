@@ -164,6 +164,22 @@ import Testing
         #expect(slots.received(1, for: honest!), "the fast one keeps its own")
         #expect(slots.enter(client: "a", channel: nil, now: later) != nil, "the client's own slow upload makes room for its next")
     }
+
+    /// Issue 65, item 12: sixteen appends trickling just above the floor (1.5 KiB/s) from four
+    /// addresses hold no slot that others wait for once every slot is taken; a fast one keeps its own.
+    @Test func tricklesJustAboveTheFloorGiveWayWhenEverySlotIsTaken() {
+        let slots = UploadSlots(total: 16, perClient: 4, minimumBytesPerSecond: 1024, grace: .seconds(2))
+        let start = ContinuousClock.now
+        let trickles = (0..<15).map { slots.enter(client: "10.0.0.\($0 % 4)", channel: nil, now: start)! }
+        let fast = slots.enter(client: "fast", channel: nil, now: start)!
+        let later = start + .seconds(19)
+        for ticket in trickles { #expect(slots.received(1536 * 20, for: ticket)) }
+        #expect(slots.received(20 << 20, for: fast))
+        let others = (0..<8).compactMap { slots.enter(client: "other-\($0)", channel: nil, now: later) }
+        #expect(others.count == 8, "every newcomer takes a trickle's slot")
+        #expect(trickles.filter { slots.received(1, for: $0) }.count == 7, "eight trickles gave way")
+        #expect(slots.received(1, for: fast), "the fast upload keeps its slot")
+    }
 }
 
 @Suite struct SessionTests {

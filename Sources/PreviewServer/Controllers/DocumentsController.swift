@@ -32,7 +32,7 @@ struct DocumentsController {
                 // version), or when the wait is over.
                 let (clock, changes) = (documents.clock, documents.changes)
                 let (asked, deadline) = (view.progressMark, clock.instant + .seconds(wait))
-                while view.progressMark == asked && clock.instant < deadline {
+                while view.progressMark == asked && clock.instant < deadline && !changes.waitsEnded {
                     await changes.next(of: id, until: min(deadline, clock.instant + DocumentChanges.recheck), clock: clock)
                     view = try await read()
                 }

@@ -200,7 +200,7 @@ extension UploadsController {
             }
         case let error as APIError: error
         case let error as PreviewError: APIError(error)
-        default: nil
+        default: StoreFault(error).map { APIError($0.previewError) }
         }
     }
 }

@@ -50,7 +50,12 @@ extension UploadsController {
         }
         routes.add(.head, "\(Self.tusPath)/:id") { request, context in
             try await tus(request) {
-                let session = try await documents.upload(id: try context.parameters.require("id"), front: .tus)
+                // A request still appending (its client gave up on it) ends first, so the offset is
+                // final; an upload whose bytes all arrived but that is no document yet (its server
+                // stopped while putting it together) is finished now, as tus clients take it as done.
+                let id = try context.parameters.require("id")
+                _ = try await documents.settledUpload(id, front: .tus)
+                let session = try await documents.finishIfReceived(id, front: .tus)
                 var headers = Self.tusHeaders()
                 headers[ResumableDraft.offset] = "\(session.received)"
                 if let length = session.length {

@@ -93,8 +93,9 @@ struct UploadsController {
                 try await append.write(buffer.readableBytesView)
             }
         } catch {
-            // A dropped connection, a slow one, or bytes past the length: what arrived is kept.
-            await append.interrupted()
+            // A dropped connection, a slow one, or bytes past the length: what arrived is kept,
+            // unless a checksum covers the whole body, which can no longer be verified.
+            if checksum == nil { await append.interrupted() } else { append.discard() }
             throw error
         }
         if let checksum, !checksum.matches() {

@@ -83,6 +83,25 @@ public struct UploadPart: Sendable, Equatable {
         self.length = length
         self.name = name
     }
+
+    /// A kept part's name: `SESSION/START-SHA256-RANDOM.part`, unique even where two hosts keep
+    /// the same bytes at the same offset (the one whose append the index refuses removes its own).
+    public static func name(session: String, start: Int, sha256: BlobHash) -> String {
+        "\(session)/\(start)-\(sha256.hex)-\(UploadSession.newID().prefix(16))\(keptSuffix)"
+    }
+
+    /// The SHA-256 its bytes had when kept, as its name carries it; nil for a part kept before
+    /// names carried it (only its length is checked then).
+    public var sha256: BlobHash? {
+        let file = name.split(separator: "/").last ?? ""
+        guard file.hasSuffix(Self.keptSuffix) else { return nil }
+        let pieces = file.dropLast(Self.keptSuffix.count).split(separator: "-")
+        return pieces.count >= 2 ? BlobHash(hex: String(pieces[1])) : nil
+    }
+
+    /// How the files of kept parts, and of parts still being received, end.
+    public static let keptSuffix = ".part"
+    public static let receivingSuffix = ".receiving"
 }
 
 /// What `gc` removed of the resumable uploads.

@@ -8,6 +8,8 @@ public struct UploadCaps: Sendable, Equatable {
     /// An open upload counts its declared length, or the largest file allowed while it has none.
     public var stagedBytesPerOwner = 4 << 30
     public var stagedBytesPerClient = 4 << 30
+    /// How long an upload that has received no byte counts against the caps.
+    public var emptySeconds = 600
 
     public init() {}
 }
@@ -25,14 +27,17 @@ public struct UploadSessions: Sendable {
 
     /// Records `session`, unless its owner or its client has as many uploads open as `caps` allow
     /// or would stage more bytes (``UploadSessions/CapReached``); `reserved` is what it counts
-    /// while its length is unknown.
+    /// while its length is unknown. An upload counts until it ends or expires, and one that has
+    /// received nothing only for ``UploadCaps/emptySeconds`` after its creation: abandoned
+    /// uploads never lock their owner or their address out.
     public func create(_ session: UploadSession, caps: UploadCaps, reserved: Int) async throws {
         try await database.runPlan(serializing: "uploads:\(session.owner)") {
             let open = Status.open
             func load(_ column: String, _ value: String) -> PortableSQL {
                 """
                 SELECT COUNT(*) AS sessions, CAST(COALESCE(SUM(COALESCE(length, \(reserved))), 0) AS BIGINT) AS bytes
-                FROM upload_sessions WHERE \(raw: column) = \(value) AND status = \(open)
+                FROM upload_sessions WHERE \(raw: column) = \(value) AND status = \(open) AND expires_at > \(session.createdAt)
+                    AND (received > 0 OR created_at > \(session.createdAt - caps.emptySeconds))
                 """
             }
             let incoming = session.length ?? reserved
@@ -82,6 +87,58 @@ public struct UploadSessions: Sendable {
                 return .each(["INSERT INTO upload_parts (session_id, start, length, name) VALUES (\(id), \(part.start), \(part.length), \(part.name))"],
                              then: session)
             }
+        }
+    }
+
+    /// Sets open upload `id` back to offset `start`, forgetting its parts from there on (one of
+    /// them was found damaged): its client sends those bytes again. Returns the parts forgotten,
+    /// for the staging to remove; nil when the upload is not open or is not past `start`.
+    public func rollBack(_ id: String, to start: Int) async throws -> [UploadPart]? {
+        try await database.runPlan(serializing: nil) {
+            .statement("""
+                UPDATE upload_sessions SET received = \(start) WHERE id = \(id) AND status = \(Status.open) AND received > \(start)
+                RETURNING id
+                """) { rows in
+                guard !rows.isEmpty else { return .done(nil) }
+                return .statement("DELETE FROM upload_parts WHERE session_id = \(id) AND start >= \(start) RETURNING *") { parts in
+                    .done(try parts.map(UploadPart.init(row:)))
+                }
+            }
+        }
+    }
+
+    /// The open uploads whose every declared byte arrived: complete but for their document (a
+    /// server stopped while it put one together), to be finished.
+    public func fullyReceived(limit: Int) async throws -> [UploadSession] {
+        try await database.runPlan(serializing: nil) {
+            .statement("SELECT * FROM upload_sessions WHERE status = \(Status.open) AND received = length ORDER BY created_at LIMIT \(limit)") { rows in
+                .done(try rows.map(UploadSession.init(row:)))
+            }
+        }
+    }
+
+    /// Every open upload with its parts, for `verify`.
+    public func openParts() async throws -> [(session: String, parts: [UploadPart])] {
+        try await database.runPlan(serializing: nil) {
+            .statement("""
+                SELECT p.* FROM upload_parts p JOIN upload_sessions s ON s.id = p.session_id
+                WHERE s.status = \(Status.open) ORDER BY p.session_id, p.start
+                """) { rows in
+                var grouped: [(session: String, parts: [UploadPart])] = []
+                for row in rows {
+                    let session = row.text("session_id") ?? ""
+                    let part = try UploadPart(row: row)
+                    if grouped.last?.session == session { grouped[grouped.count - 1].parts.append(part) } else { grouped.append((session, [part])) }
+                }
+                return .done(grouped)
+            }
+        }
+    }
+
+    /// The ids of the uploads open now, whose parts (counted or still arriving) `gc` leaves alone.
+    public func openIDs() async throws -> Set<String> {
+        try await database.runPlan(serializing: nil) {
+            .statement("SELECT id FROM upload_sessions WHERE status = \(Status.open)") { rows in .done(Set(rows.compactMap { $0.text("id") })) }
         }
     }
 
