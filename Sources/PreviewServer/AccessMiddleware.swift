@@ -64,6 +64,8 @@ struct AccessMiddleware: RouterMiddleware {
         }
         if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
             // The right token is never throttled: a stranger's guesses cannot lock the service out.
+            // Unless it is a weak one: then a throttled address's tokens are not checked at all.
+            try access.refuseWhileGuessing(from: context.clientAddress)
             let token = String(bearer.dropFirst(7))
             if access.credentials.isToken(token) { return try await next(request, context) }
             guard let device = try await devices.device(token: token) else {
@@ -176,12 +178,27 @@ final class Access: Sendable {
     let throttle: SignInThrottle
     /// The server speaks TLS itself: its cookies are `Secure` whatever the request says.
     let servesTLS: Bool
+    /// The token is weak enough to be found by guessing (`--insecure-weak-token`).
+    let guessable: Bool
+    /// With a guessable token, the addresses whose tokens are checked even while throttled.
+    let trusted: Set<String>
 
-    init(token: String, servesTLS: Bool = false, clock: any ServiceClock) {
+    init(token: String, servesTLS: Bool = false, guessable: Bool = false, trusted: Set<String> = [], clock: any ServiceClock) {
         credentials = Credentials(token: token)
         self.servesTLS = servesTLS
+        self.guessable = guessable
+        self.trusted = trusted
         sessions = SessionStore(clock: clock)
         throttle = SignInThrottle(clock: clock)
+    }
+
+    /// With a guessable token, refuses (429) every token from `address` while the throttle holds
+    /// it, unless the operator trusts it: a guesser who ignores the refusals learns nothing.
+    func refuseWhileGuessing(from address: String) throws {
+        guard guessable, !trusted.contains(address), let wait = throttle.refusal(for: address) else { return }
+        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
+        throw APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
+                       headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
     }
 
     /// Counts a wrong token from `address`; throws 429 with `Retry-After` instead while `address`

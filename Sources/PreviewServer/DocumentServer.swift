@@ -50,7 +50,9 @@ public struct DocumentServer: Sendable {
                              perDocument: settings.maxRendersPerDocument)
         uploads = UploadSlots(total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
                               minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
-        access = settings.token.map { Access(token: $0, servesTLS: settings.tls != nil, clock: documents.clock) }
+        access = settings.token.map {
+            Access(token: $0, servesTLS: settings.tls != nil, guessable: settings.guessableToken, trusted: settings.trustedAddresses, clock: documents.clock)
+        }
         signed = SignedURLs(keys: settings.signingKeys ?? .ephemeral(), clock: documents.clock)
         let shares = settings.maxConnections == nil || settings.maxStreams == nil ? DescriptorBudget.shares(of: DescriptorBudget.raisedLimit()) : nil
         connections = ConnectionBudget(total: settings.maxConnections ?? shares?.connections ?? 1, perClient: settings.maxConnectionsPerClient)
@@ -100,7 +102,10 @@ public struct DocumentServer: Sendable {
                                   scheme: settings.tls == nil ? "http" : "https", admits: { request in
             if let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!], !hosts.accepts(authority) { return false }
             guard let access else { return true }
-            if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") { return access.credentials.isToken(String(bearer.dropFirst(7))) }
+            if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
+                // A weak token is checked only where the throttle sees the address: no 104 tells a guesser it was right.
+                return !access.guessable && access.credentials.isToken(String(bearer.dropFirst(7)))
+            }
             return AccessMiddleware.cookie(Access.cookieName, in: request).flatMap(access.sessions.session(cookie:)) != nil
         }, limits: { draft in
             draft.limits(documents.uploadPolicy, maxFileBytes: documents.limits.maxFileBytes, secondsLeft: Int(documents.uploadPolicy.lifetime))

@@ -41,6 +41,11 @@ public struct ServerSettings: Sendable {
     public var maxStreamsPerConnection = 4
     /// How long a TLS handshake may take before its connection is closed.
     public var handshakeTimeout: Duration = .seconds(10)
+    /// The token is weak enough to guess (`--insecure-weak-token`): a throttled address's tokens
+    /// are then not checked at all while it waits, unless it is one of ``trustedAddresses``.
+    public var guessableToken = false
+    /// With a guessable token, the client addresses (the service's own) whose tokens are always checked.
+    public var trustedAddresses: Set<String> = []
     /// The slowest an upload may arrive (over each 30 s); slower ones are cut off, and lose their slot
     /// to a new upload when every slot is taken.
     public var minimumUploadBytesPerSecond = 1024

@@ -31,6 +31,11 @@ enum SignInPage {
         let form = FormFields(try await request.body.collect(upTo: 8192))
         let returnTo = safeReturn(form["return"] ?? "/")
         guard let access else { return Response(status: .seeOther, headers: [.location: returnTo]) }
+        do {
+            try access.refuseWhileGuessing(from: context.clientAddress)
+        } catch let refusal as APIError {
+            return response(status: .tooManyRequests, returnTo: returnTo, failed: true, headers: refusal.headers)
+        }
         guard let token = form["token"], access.credentials.isToken(token) else {
             do {
                 try access.failedSignIn(from: context.clientAddress, logger: logger)

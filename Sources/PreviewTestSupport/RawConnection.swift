@@ -84,3 +84,30 @@ public final class RawConnection {
         return (readStatus(), sent)
     }
 }
+
+/// A loopback port that takes connections and never answers (the kernel completes the handshake;
+/// nothing is read or written): a server stopped mid-request, as SIGSTOP leaves one.
+public final class SilentListener: @unchecked Sendable {  // its descriptor is closed once, in deinit
+    public let port: Int
+    private let descriptor: Int32
+
+    public init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = LoopbackPort.address(0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 64) == 0 else {
+            let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE)
+            Glibc.close(descriptor)
+            throw error
+        }
+        var chosen = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &chosen) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        port = Int(UInt16(bigEndian: chosen.sin_port))
+        self.descriptor = descriptor
+    }
+
+    deinit { Glibc.close(descriptor) }
+}

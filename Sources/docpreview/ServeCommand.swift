@@ -43,8 +43,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve on an address other than loopback without a token (anyone who reaches it may upload and read).")
     var insecureNoToken = false
 
-    @Flag(help: "Accept a token of less than 128 bits of entropy (fewer than 22 random letters and digits).")
+    @Flag(help: "Accept a token of less than 128 bits of entropy (fewer than 22 random letters and digits). An address throttled for wrong tokens then has none checked while it waits, the right one included (see --trusted-address).")
     var insecureWeakToken = false
+
+    @Option(help: ArgumentHelp("With --insecure-weak-token, a client address (the document service's) whose token is checked even while the throttle holds it (repeatable).", valueName: "address"))
+    var trustedAddress: [String] = []
 
     @Option(help: ArgumentHelp("A host name clients reach this server by (repeatable); requests for other names get 421. IP addresses and loopback names are always answered.", valueName: "name"))
     var publicHost: [String] = []
@@ -157,6 +160,8 @@ struct ServeCommand: AsyncParsableCommand {
         settings.maxConnectionsPerClient = maxConnectionsPerClient
         settings.grace = .seconds(grace)
         settings.publicHosts = publicHost
+        settings.guessableToken = insecureWeakToken
+        settings.trustedAddresses = Set(trustedAddress)
         guard (72...2400).contains(zoomDPI) else { throw ValidationError("--zoom-dpi must be in 72…2400") }
         settings.zoomDPI = zoomDPI
         if let tlsCert, let tlsKey {

@@ -268,6 +268,30 @@ import Testing
         #expect(many.refusal(for: "anyone") == nil, "for one window")
     }
 
+    /// Issue 65, item 15: with a weak token (`--insecure-weak-token`), a throttled address's tokens
+    /// are not checked at all while it waits, the right one included, so a guesser who ignores the
+    /// `429`s learns nothing; an address the operator trusts is always checked.
+    @Test(arguments: [false, true]) func aWeakTokenIsNotCheckedForAThrottledGuesser(trusted: Bool) async throws {
+        let harness = try await Harness(token: "pin-1234") { settings in
+            settings.guessableToken = true
+            if trusted { settings.trustedAddresses = ["local"] }
+        }
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            for guess in 0..<SignInThrottle.perAddress {
+                try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer pin-000\(guess)"]) {
+                    #expect($0.status == .unauthorized)
+                }
+            }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer pin-1234"]) { response in
+                #expect(response.status == (trusted ? .ok : .tooManyRequests), "the right guess, while throttled")
+            }
+            #expect(try await signIn(client, token: "pin-1234").status == (trusted ? .seeOther : .tooManyRequests))
+            harness.clock.advance(by: .seconds(61))
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer pin-1234"]) { #expect($0.status == .ok) }
+        }
+    }
+
     /// However many wrong tokens come, from one address or from many, the service's token and a
     /// device's token are never refused: a stranger cannot lock the service out.
     @Test func wrongTokensNeverLockOutTheRightOnes() async throws {

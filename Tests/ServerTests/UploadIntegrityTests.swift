@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
@@ -239,6 +240,41 @@ import Testing
             let reported = try await Self.offset(client, location)
             #expect(connection.waitForClose(seconds: 10), "the append the HEAD ended is closed")
             #expect(try await Self.offset(client, location) == reported, "the offset reported does not move")
+        }
+    }
+
+    /// Item 5: an object store that stops answering mid-append (a listener that never answers,
+    /// as a stopped SeaweedFS is) makes the append a `503` with `Retry-After` and tus's header,
+    /// within the connection's idle time, counted as a store fault; the offset the next `HEAD`
+    /// reports is what the index counted, and stays so.
+    @Test func anObjectStoreThatStopsAnsweringIsA503() async throws {
+        let silent = try SilentListener()
+        let base = try await Self.harness(.sqlite, .folder)
+        defer { base.folder.remove() }
+        let local = base.folder.url.appendingPathComponent("s3")
+        let storage = try S3BlobStorage(location: try S3Location("s3://docpreview/?endpoint=http://127.0.0.1:\(silent.port)"),
+                                        credentials: S3Credentials(accessKey: "stopped", secretKey: "stopped"), localFolder: local, cacheBytes: 1 << 20,
+                                        lock: FileReferenceLock(file: local.appendingPathComponent("reference.lock"), offload: .forTests),
+                                        offload: .forTests, logger: Logger(label: "test"))
+        let index = try #require(base.pipeline.store.index as? any PortableDatabase)
+        let uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: try S3UploadStaging(storage: storage, root: local, offload: .forTests))
+        var settings = ServerSettings()
+        settings.token = Self.token
+        let server = DocumentServer(documents: DocumentService(pipeline: base.pipeline, queue: base.queue, uploads: uploads), settings: settings,
+                                    logger: Logger(label: "test"))
+        let file = try Self.file()
+        try await buildApplication(server).test(.live) { client in
+            let location = try await Self.create(client, length: file.count)
+            try await client.execute(uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
+                                     body: ByteBuffer(bytes: file)) { response in
+                #expect(response.status == .serviceUnavailable && (try? errorCode(response)) == "unavailable", "\(String(buffer: response.body))")
+                #expect(response.headers[.retryAfter] != nil && ResumableUploadRouteTests.field(response, "Tus-Resumable") == "1.0.0")
+            }
+            #expect(try await Self.offset(client, location) == "0")
+            try await client.execute(uri: "/metrics", method: .get, headers: SharesTests.bearer) { response in
+                #expect(String(buffer: response.body).contains("docpreview_store_faults_total{fault=\"unavailable\",place=\"requests\"}"), "counted")
+            }
+            #expect(try await Self.offset(client, location) == "0", "the offset reported does not move")
         }
     }
 
