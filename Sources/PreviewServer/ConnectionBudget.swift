@@ -5,52 +5,83 @@ import PreviewCore
 /// How many connections the server holds, overall and from one client address. A connection past
 /// either bound is shed at once (``GuardedChildChannel``), before it costs more than its socket:
 /// the server keeps descriptors in reserve for the files, database connections and renderer pipes
-/// of the requests it is answering, and runs out of none of them whoever connects.
+/// of the requests it is answering, and runs out of none of them whoever connects. The places are
+/// shared fairly across addresses: when every one is taken, a connection from an address holding
+/// fewer takes the oldest place of the address holding the most (that connection is closed), so
+/// many addresses filling the budget cannot keep a new one out.
 final class ConnectionBudget: Sendable {
-    enum Refusal: String, Sendable {
-        /// Every connection the server holds is taken.
+    enum Refusal: String, Error, Sendable {
+        /// Every connection the server holds is taken, and no address holds more than its share.
         case full
         /// This client address holds its share.
         case client
     }
 
+    /// A connection's place, given back by ``release(_:)``.
+    struct Place: Hashable, Sendable {
+        let address: String
+        fileprivate let id: UInt64
+    }
+
     let total: Int
     let perClient: Int
-    private let open = Locked<(total: Int, byClient: [String: Int])>((0, [:]))
+
+    private struct State {
+        var next: UInt64 = 0
+        var held = 0
+        /// Each address's connections: their order of arrival, and what closes each.
+        var byClient: [String: [UInt64: @Sendable () -> Void]] = [:]
+    }
+
+    private let state = Locked(State())
 
     init(total: Int, perClient: Int) {
         self.total = max(1, total)
         self.perClient = max(1, perClient)
     }
 
-    /// Takes a connection's place for `address`; the refusal when there is none (nothing taken).
-    func admit(_ address: String) -> Refusal? {
-        let refusal = open.withLock { open -> Refusal? in
-            guard open.total < total else { return .full }
-            guard open.byClient[address, default: 0] < perClient else { return .client }
-            open.total += 1
-            open.byClient[address, default: 0] += 1
-            return nil
+    /// Takes a connection's place for `address`, `close` ending the connection if it must give its
+    /// place up; the refusal when there is none (nothing taken).
+    func admit(_ address: String, close: @escaping @Sendable () -> Void = {}) -> Result<Place, Refusal> {
+        let (admission, evicted) = state.withLock { state -> (Result<Place, Refusal>, (@Sendable () -> Void)?) in
+            let own = state.byClient[address]?.count ?? 0
+            guard own < perClient else { return (.failure(.client), nil) }
+            var evicted: (@Sendable () -> Void)?
+            if state.held >= total {
+                guard let (heaviest, connections) = state.byClient.max(by: { $0.value.count < $1.value.count }),
+                      connections.count > own + 1, let oldest = connections.keys.min() else { return (.failure(.full), nil) }
+                evicted = connections[oldest]
+                state.byClient[heaviest]?[oldest] = nil
+                state.held -= 1
+            }
+            state.next += 1
+            state.byClient[address, default: [:]][state.next] = close
+            state.held += 1
+            return (.success(Place(address: address, id: state.next)), evicted)
         }
-        if let refusal {
+        switch admission {
+        case let .failure(refusal):
             Counter(label: "docpreview_connections_shed_total", dimensions: [("reason", refusal.rawValue)]).increment()
-        } else {
+        case .success:
+            if evicted != nil { Counter(label: "docpreview_connections_shed_total", dimensions: [("reason", "fair_share")]).increment() }
             Gauge(label: "docpreview_connections_open").record(held)
         }
-        return refusal
+        evicted?()
+        return admission
     }
 
-    /// Gives back the place ``admit(_:)`` took for `address`.
-    func release(_ address: String) {
-        open.withLock { open in
-            open.total -= 1
-            open.byClient.decrement(address)
+    /// Gives back `place` (once; a place already taken by another address is not given twice).
+    func release(_ place: Place) {
+        state.withLock { state in
+            guard state.byClient[place.address]?.removeValue(forKey: place.id) != nil else { return }
+            if state.byClient[place.address]?.isEmpty == true { state.byClient[place.address] = nil }
+            state.held -= 1
         }
         Gauge(label: "docpreview_connections_open").record(held)
     }
 
     /// Connections held now.
-    var held: Int { open.withLock { $0.total } }
+    var held: Int { state.withLock { $0.held } }
 }
 
 /// The process's descriptors, and how they are shared out: a reserve for everything but the

@@ -131,9 +131,10 @@ public func buildApplication(_ server: DocumentServer, services: [any Service] =
         if let tls = settings.tls {
             let http2 = try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(idleTimeout: settings.idleTimeout, streamConfiguration: http1),
                                                 responder: responder)
-            return GuardedChildChannel(base: http2, budget: budget, handshakeTimeout: TimeAmount(settings.handshakeTimeout))
+            return GuardedChildChannel(base: http2, budget: budget, handshakeTimeout: TimeAmount(settings.handshakeTimeout), idleTimeout: idleTimeout)
         }
-        return GuardedChildChannel(base: HTTP1Channel(responder: responder, configuration: http1), budget: budget, handshakeTimeout: nil)
+        return GuardedChildChannel(base: HTTP1Channel(responder: responder, configuration: http1), budget: budget, handshakeTimeout: nil,
+                                   idleTimeout: idleTimeout)
     }
     return Application(router: server.buildRouter(), server: builder,
                        configuration: .init(address: .hostname(server.settings.host, port: server.settings.port)),

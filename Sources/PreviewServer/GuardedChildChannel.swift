@@ -10,26 +10,34 @@ import PreviewCore
 /// is told `503` with `Retry-After`; a TLS client, whose handshake has not begun, sees the
 /// connection close), and a TLS connection whose handshake is not done within `handshakeTimeout`
 /// is closed: the idle timeout starts only once a request can be read, so without this a client
-/// that never sends its ClientHello would hold its descriptor for ever.
+/// that never sends its ClientHello would hold its descriptor for ever. A TLS connection (HTTP/2's
+/// above all) on which nothing moves for twice the idle timeout is closed too.
 struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
     let budget: ConnectionBudget
     /// Set for TLS: how long a handshake may take.
     let handshakeTimeout: TimeAmount?
+    /// How long a connection may be idle (for TLS, whose HTTP/2 connections need a hard limit of their own).
+    let idleTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
-        let refusal = budget.admit(address)
-        if refusal == nil { channel.closeFuture.whenComplete { _ in budget.release(address) } }
+        let admission = budget.admit(address) { channel.close(promise: nil) }
+        if case let .success(place) = admission { channel.closeFuture.whenComplete { _ in budget.release(place) } }
         return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            if let refusal {
+            if case let .failure(refusal) = admission {
                 // First in the pipeline: what the client sends never reaches `base`, which sees the close.
                 logger.debug("connection shed", metadata: ["preview.client": "\(address)", "reason": "\(refusal.rawValue)"])
                 try channel.pipeline.syncOperations.addHandler(ShedConnection(answer: handshakeTimeout == nil), position: .first)
             } else if let handshakeTimeout {
                 let tls = try channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self)
                 try channel.pipeline.syncOperations.addHandler(HandshakeDeadline(timeout: handshakeTimeout), position: .after(tls))
+                // HTTP/2's own idle close waits for the client to answer a ping, which a silent one
+                // never does: a connection on which nothing is read or written for twice the idle
+                // timeout, and longer than a long poll waits, is closed (a response being sent writes).
+                let silence = max(idleTimeout * 2, .seconds(Int64(DocumentsController.maxWaitSeconds)) + idleTimeout)
+                try channel.pipeline.syncOperations.addHandlers([IdleStateHandler(allTimeout: silence), CloseWhenIdle()], position: .after(tls))
             }
             return value
         }
@@ -65,6 +73,19 @@ final class HandshakeDeadline: ChannelInboundHandler, RemovableChannelHandler {
             timer?.cancel()
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
+    }
+}
+
+/// Closes its connection when the ``IdleStateHandler`` before it says nothing was read or written in its time.
+final class CloseWhenIdle: ChannelInboundHandler {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .all? = event as? IdleStateHandler.IdleStateEvent {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 }
 
