@@ -44,21 +44,24 @@ extension DocumentService {
     /// what it refuses).
     public func search(_ hits: TextHits, in document: Document, limit: Int) async throws -> [TextHits.Hit]? {
         guard case let .ready(_, pages) = try await textAnswer(of: document, pages: nil, words: true) else { return nil }
-        var found: [TextHits.Hit] = []
-        for page in pages {
-            guard let words = page.words, found.count < limit else { continue }
-            found += hits.hits(on: words, limit: limit - found.count)
+        // Every word of the document is compared: on the reads lane, not on Swift's few threads.
+        return try await offload.run(.reads) {
+            var found: [TextHits.Hit] = []
+            for page in pages {
+                guard let words = page.words, found.count < limit else { continue }
+                found += hits.hits(on: words, limit: limit - found.count)
+            }
+            return found
         }
-        return found
     }
 
-    /// The plain text of each page of `document` whose text is read, by page number, for pages
+    /// The plain text of each of `pages` of `document` whose text is read, by page number, for pages
     /// shown to people (their images' description); empty while it is not read, for kinds
     /// without pages, and when it cannot be read now (logged: the page is shown without it).
-    public func pageDescriptions(of document: Document) async -> [Int: String] {
+    public func pageDescriptions(of document: Document, pages: ClosedRange<Int>) async -> [Int: String] {
         guard pipeline.readsText(document.kind) else { return [:] }
         do {
-            guard let stored = try await pipeline.documentText(of: document, words: false) else { return [:] }
+            guard let stored = try await pipeline.documentText(of: document, pages: pages, words: false) else { return [:] }
             return Dictionary(stored.pages.map { ($0.page, $0.text) }, uniquingKeysWith: { first, _ in first })
         } catch {
             pipeline.logger.warning("could not read a document's text for its pages", metadata: ["preview.error": "\(error)"])

@@ -88,8 +88,8 @@ extension DocumentPipeline {
         }
     }
 
-    /// The text of every page of paged `document` (up to ``DocumentText/maxPages`` and
-    /// ``DocumentText/maxWords``, and as many as five jobs' time allows), one page per call in a
+    /// The text of every page of paged `document` (up to ``DocumentText/maxPages`` and its
+    /// ``DocumentText/wordBudget(forBytes:)``, and as many as five jobs' time allows), one page per call in a
     /// renderer child, each within the page budget: its text layer, or when it has none (a scan) its
     /// pixels read by OCR. A page that cannot be read is listed as unread and the rest go on.
     private func pagedText(of document: Document) async throws(PreviewError) -> (DocumentText, [PageText]) {
@@ -106,7 +106,7 @@ extension DocumentPipeline {
         // slot is not a stranger's for hours.
         let deadline = ContinuousClock.now + .seconds(configuration.limits.jobSeconds * Self.textJobsPerDocument)
         for page in 1...max(1, min(pages, DocumentText.maxPages)) {
-            if ContinuousClock.now > deadline || words > DocumentText.maxWords {
+            if ContinuousClock.now > deadline || words > DocumentText.wordBudget(forBytes: document.size) {
                 text.truncated = true
                 break
             }

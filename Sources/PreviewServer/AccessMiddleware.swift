@@ -57,8 +57,12 @@ struct AccessMiddleware: RouterMiddleware {
         }
         // A share's page: its token is in its path, and its password (if any) checked by the page.
         // Our scripts and stylesheet are public: they hold nothing of anyone's.
-        guard let access, request.uri.path != "/healthz", request.uri.path != SignInPage.path,
-              !request.uri.path.hasPrefix(StaticAsset.pathPrefix),
+        guard let access else {
+            var context = context
+            context.viaServiceToken = true
+            return try await next(request, context)
+        }
+        guard request.uri.path != "/healthz", request.uri.path != SignInPage.path, !request.uri.path.hasPrefix(StaticAsset.pathPrefix),
               !request.uri.path.hasPrefix(SharedPage.pathPrefix) else {
             return try await next(request, context)
         }
@@ -67,7 +71,11 @@ struct AccessMiddleware: RouterMiddleware {
             // Unless it is a weak one: then a throttled address's tokens are not checked at all.
             try access.refuseWhileGuessing(from: context.clientAddress)
             let token = String(bearer.dropFirst(7))
-            if access.credentials.isToken(token) { return try await next(request, context) }
+            if access.credentials.isToken(token) {
+                var context = context
+                context.viaServiceToken = true
+                return try await next(request, context)
+            }
             guard let device = try await devices.device(token: token) else {
                 try access.failedSignIn(from: context.clientAddress, logger: logger)
                 throw APIError(.unauthorized, "A valid bearer token is required.")

@@ -45,6 +45,9 @@ public struct ServerContext: RequestContext {
     /// The device whose token authorised the request (set by ``AccessMiddleware``): it may use the
     /// download routes only.
     var device: DeviceRecord?
+    /// The service token authorised the request, or the server has none (set by ``AccessMiddleware``):
+    /// the document service, which speaks for many owners from one address, is paced per owner only.
+    var viaServiceToken = false
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -55,5 +58,11 @@ public struct ServerContext: RequestContext {
     /// driven in process.
     var clientAddress: String {
         channel?.remoteAddress?.ipAddress ?? "local"
+    }
+
+    /// The keys a pace counts this request by: its owner's, and its address's unless it comes from
+    /// the document service.
+    func paceKeys(owner: String?) -> [String] {
+        ["owner:" + (owner ?? "*")] + (viaServiceToken ? [] : ["address:" + clientAddress])
     }
 }

@@ -81,7 +81,7 @@ public struct DocumentServer: Sendable {
         UploadsController(documents: documents, settings: settings, uploads: uploads, queueDepth: queueDepth, api: api).register(on: routes)
         api.register(on: routes)
         PreviewsController(documents: documents, settings: settings, renders: renders, keeping: keeping).register(on: routes)
-        TextController(documents: documents, searchPace: SearchPace(clock: documents.clock)).register(on: routes)
+        TextController(documents: documents).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, streams: streams, logger: logger).register(on: routes)
         IIIFController(documents: documents, settings: settings, renders: renders).register(on: routes)
         StaticAsset.register(on: routes)

@@ -57,13 +57,32 @@ public enum PDFWriter {
 /// zoomed transcript or letter shows, where a soft or shifted render is plain to see. `rotate` is the
 /// page's /Rotate (a page scanned or set sideways).
 public enum TextPDF {
-    public static func make(rotate: Int = 0) -> [UInt8] {
+    /// The page's content stream.
+    static var content: String {
         var content = "BT /F1 9 Tf 11 TL 54 750 Td\n"
         for line in 0..<60 {
             content += "(\(line + 1). The quick brown fox jumps over the lazy dog; GPA 3.87, 40-yd 4.52 s, vertical 34.5 in.) '\n"
         }
         content += "ET 0.25 w 0 0 0 RG\n"
         for rule in 0..<12 { content += "54 \(740 - rule * 55) m 558 \(740 - rule * 55) l S\n" }
+        return content
+    }
+
+    /// `pages` pages that all draw the one content stream: a small file (about 100 bytes a page)
+    /// with a thousand words on every page, as a hostile upload makes a lot of text of little.
+    public static func repeated(pages: Int) -> [UInt8] {
+        let content = Self.content
+        let kids = (0..<pages).map { "\(5 + $0) 0 R" }.joined(separator: " ")
+        return PDFWriter.document([
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [\(kids)] /Count \(pages) >>",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+        ] + (0..<pages).map { _ in "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>" })
+    }
+
+    public static func make(rotate: Int = 0) -> [UInt8] {
+        let content = Self.content
         return PDFWriter.document([
             "<< /Type /Catalog /Pages 2 0 R >>",
             "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",

@@ -42,6 +42,31 @@ import Testing
         html.matches(of: /<(?:img|source|video|audio) [^>]*?src="([^"]+)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
     }
 
+    /// Issue 65, item 11: a share of a long text is a page of bounded size (its pages' text
+    /// describes the first of them only), and one visitor's openings are paced: 30 at once, then
+    /// one a second, answered `429` with `Retry-After` in between.
+    @Test func aLongSharedTextIsABoundedPageAndVisitorsArePaced() async throws {
+        let harness = try await Harness(token: Self.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await client.execute(uri: "/v1/documents?filename=long.pdf&owner=ana", method: .post, headers: Self.bearer,
+                                              body: ByteBuffer(bytes: TextPDF.repeated(pages: 120))) { try #require(try json($0)["document_id"] as? String) }
+            try await harness.drainQueue()
+            let url = try #require(try await Self.share(client, id, #"{"label": "State University"}"#)["url"] as? String)
+            for index in 0..<30 {
+                try await client.execute(uri: url, method: .get) { response in
+                    #expect(response.status == .ok, "\(index)")
+                    if index == 0 { #expect(response.body.readableBytes < 150_000, "\(response.body.readableBytes) bytes of HTML") }
+                }
+            }
+            try await client.execute(uri: url, method: .get) { response in
+                #expect(response.status == .tooManyRequests && response.headers[.retryAfter] != nil, "one visitor's pace")
+            }
+            harness.clock.advance(by: .seconds(1))
+            try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test(arguments: TestBackend.available) func aShareOpensCountsAndIsRevoked(backend: TestBackend) async throws {
         let harness = try await Harness(backend, token: Self.token)
         defer { harness.folder.remove() }

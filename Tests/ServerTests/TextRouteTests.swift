@@ -27,6 +27,76 @@ import Testing
         }
     }
 
+    /// Issue 65, item 9: a small file that draws the same text on page after page puts at most
+    /// its word budget in the index (one word a byte of the file, at least 50,000), and says it was
+    /// cut short; a JSON answer carries at most ``TextController/maxWordsPerAnswer`` words and
+    /// names the page the next one starts at.
+    @Test func aDocumentsTextCostsTheIndexWhatItsSizeAllows() async throws {
+        let harness = try await Harness()
+        defer { harness.folder.remove() }
+        let pdf = TextPDF.repeated(pages: 120)
+        #expect(pdf.count < 30_000, "a small file")
+        try await harness.test { client in
+            let id = try await client.execute(uri: "/v1/documents?filename=dense.pdf&owner=ana", method: .post, body: ByteBuffer(bytes: pdf)) {
+                try #require(try json($0)["document_id"] as? String)
+            }
+            try await harness.drainQueue()
+            let first = try await client.execute(uri: "/v1/documents/\(id)/text", method: .get, headers: [.accept: "application/json"]) { try json($0) }
+            let pageCount = try #require(first["page_count"] as? Int)
+            let perPage = try #require(((first["pages"] as? [[String: Any]])?.first?["words"] as? [Any])?.count)
+            #expect(first["truncated"] as? Bool == true && pageCount < 120, "stopped at the budget: \(pageCount) pages")
+            #expect((pageCount - 1) * perPage <= DocumentText.minimumWords, "\(pageCount) pages of \(perPage) words")
+            let pages = try #require(first["pages"] as? [[String: Any]])
+            #expect(pages.count * perPage <= TextController.maxWordsPerAnswer + perPage, "one answer's words are bounded")
+            let next = try #require(first["next_page"] as? Int)
+            #expect(next == pages.count + 1)
+            let second = try await client.execute(uri: "/v1/documents/\(id)/text?from=\(next)", method: .get, headers: [.accept: "application/json"]) {
+                try json($0)
+            }
+            #expect((second["pages"] as? [[String: Any]])?.first?["page"] as? Int == next)
+        }
+    }
+
+    /// Issue 65, item 9: a document's text and its search are paced per owner (the document
+    /// service's token), and per address too (a signed-in browser), so one caller cannot keep the
+    /// texts busy for everyone; the service is never paced by its address.
+    @Test func textReadsArePacedPerOwnerAndPerAddress() async throws {
+        let harness = try await Harness(token: SharesTests.token)
+        defer { harness.folder.remove() }
+        let bearer = SharesTests.bearer
+        try await harness.test { client in
+            var ids: [String: String] = [:]
+            for owner in ["ana", "ben"] {
+                ids[owner] = try await client.execute(uri: "/v1/documents?filename=letter.pdf&owner=\(owner)", method: .post, headers: bearer,
+                                                      body: try sample("document-5-pages.pdf")) { try #require(try json($0)["document_id"] as? String) }
+            }
+            try await harness.drainQueue()
+            let (ana, ben) = (ids["ana"]!, ids["ben"]!)
+            for index in 0..<40 {
+                let path = index % 2 == 0 ? "/v1/documents/\(ana)/text" : "/v1/documents/\(ana)/search?q=sample"
+                try await client.execute(uri: path, method: .get, headers: bearer) { #expect($0.status == .ok, "\(index)") }
+            }
+            try await client.execute(uri: "/v1/documents/\(ana)/text", method: .get, headers: bearer) { response in
+                #expect(response.status == .tooManyRequests && response.headers[.retryAfter] != nil, "the owner's pace")
+            }
+            try await client.execute(uri: "/v1/documents/\(ben)/text", method: .get, headers: bearer) { #expect($0.status == .ok, "another owner's") }
+            harness.clock.advance(by: .seconds(5))
+            let cookie = try await client.execute(uri: "/ui/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                  body: ByteBuffer(string: "token=\(SharesTests.token)&return=%2F")) { response in
+                try #require(response.headers[.setCookie].map { String($0.split(separator: ";")[0]) })
+            }
+            for index in 0..<40 {
+                try await client.execute(uri: "/v1/documents/\(index % 2 == 0 ? ana : ben)/text", method: .get, headers: [.cookie: cookie]) {
+                    #expect($0.status == .ok, "\(index)")
+                }
+            }
+            try await client.execute(uri: "/v1/documents/\(ben)/text", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.status == .tooManyRequests, "the address's pace, though the owner's has room")
+            }
+            try await client.execute(uri: "/v1/documents/\(ben)/text", method: .get, headers: bearer) { #expect($0.status == .ok, "the service's is its owners'") }
+        }
+    }
+
     @Test(arguments: TestBackend.available) func aPDFsTextPageByPage(backend: TestBackend) async throws {
         let harness = try await Harness(backend)
         defer { harness.folder.remove() }

@@ -15,6 +15,13 @@ public struct DocumentText: Codable, Sendable, Equatable {
     /// about 70 bytes a word).
     public static let maxWords = 1_000_000
 
+    /// The words a document of `size` bytes may put in the index: one a byte of the original, at
+    /// least ``minimumWords`` and at most ``maxWords``. Real text takes two or more compressed
+    /// bytes a word; a small file that draws the same text on page after page (7 KB made 61 MB of
+    /// index) stops here.
+    public static func wordBudget(forBytes size: Int) -> Int { min(maxWords, max(minimumWords, size)) }
+    public static let minimumWords = 50_000
+
     public init(pageCount: Int, unreadPages: [Int] = [], truncated: Bool = false) {
         self.pageCount = pageCount
         self.unreadPages = unreadPages

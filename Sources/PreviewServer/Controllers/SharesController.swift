@@ -29,11 +29,16 @@ struct SharesController {
     static let maxPasswordChecks = 32
     /// Wrong passwords for one share within the window, from all addresses, before it is locked.
     static let perShareLimit = 4 * SignInThrottle.perAddress
+    /// Openings of a share's page: 30 at once and one a second per visitor's address, 60 at once
+    /// and two a second per share, so one visitor's connections cannot keep the server from the
+    /// owner's requests.
+    let visits: (perAddress: Pace, perShare: Pace)
 
     init(documents: DocumentService, offload: Offload, signed: SignedURLs, settings: ServerSettings, logger: Logger) {
         (self.documents, self.offload, self.signed, self.settings, self.logger) = (documents, offload, signed, settings, logger)
         perShare = SignInThrottle(window: settings.passwordWindow, limit: Self.perShareLimit, overall: nil, clock: documents.clock)
         perAddress = SignInThrottle(window: settings.passwordWindow, overall: nil, clock: documents.clock)
+        visits = (Pace(perSecond: 1, burst: 30, clock: documents.clock), Pace(perSecond: 2, burst: 60, clock: documents.clock))
     }
 
     /// A share as the API shows it (never its token or password).
@@ -130,6 +135,10 @@ struct SharesController {
             return SharedPage.refusal(error)
         }
         let share = opened.share
+        if let wait = visits.perAddress.take(["address:" + client]) ?? visits.perShare.take(["share:" + share.id]) {
+            Counter(label: "docpreview_shares_total", dimensions: [("event", "paced")]).increment()
+            return SharedPage.throttled(after: wait)
+        }
         if let hash = share.passwordHash {
             guard let password else { return SharedPage.passwordForm(token: token, wrong: false) }
             if let wait = perAddress.attempt(from: client) ?? perShare.attempt(from: share.id) {
@@ -145,7 +154,8 @@ struct SharesController {
         }
         let playback = try await documents.showShare(share, document: opened.document, counted: visit)
         Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
-        return SharedPage.response(opened.document, share: share, playback: playback, texts: await documents.pageDescriptions(of: opened.document),
+        let described = await documents.pageDescriptions(of: opened.document, pages: 1...PageParts.maxPages)
+        return SharedPage.response(opened.document, share: share, playback: playback, texts: described,
                                    rules: documents.rules, signed: signed)
     }
 

@@ -58,12 +58,13 @@ enum PageParts {
     /// What the document is shown as, on a signed-in page (its files by their paths).
     static func media(of document: Document, in documents: DocumentService) async throws -> String {
         let playback = try await documents.playbackManifest(of: document)
-        return body(document, playback: playback, links: MediaLinks(documentID: document.id), texts: await documents.pageDescriptions(of: document))
+        return body(document, playback: playback, links: MediaLinks(documentID: document.id),
+                    texts: await documents.pageDescriptions(of: document, pages: 1...maxPages))
     }
 
-    /// The most characters of pages' text a page carries as their images' descriptions; the pages
-    /// past them are described by their number alone.
-    static let maxDescribedCharacters = 500_000
+    /// The most characters of pages' text a page carries as their images' descriptions (a few
+    /// dozen dense pages); the pages past them are described by their number alone.
+    static let maxDescribedCharacters = 50_000
 
     /// What the document is shown as, its files addressed by `links`.
     /// `texts` are the pages' text by number (their images' descriptions, for those who cannot see them).
