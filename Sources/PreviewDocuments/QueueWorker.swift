@@ -6,15 +6,26 @@ import PreviewPipeline
 import PreviewStore
 import ServiceLifecycle
 
-/// Processes queued jobs with `concurrency` slots, each taking one job at a time. Queue calls and
-/// each job's C work run on the lanes of the worker's ``Offload`` (a database busy for seconds, or
-/// a render running to its deadline, holds none of the cooperative pool's threads).
+/// Processes queued jobs with `concurrency` slots, each taking one job at a time, and
+/// ``textLanes`` more that take text jobs only. Queue calls and each job's C work run on the lanes
+/// of the worker's ``Offload`` (a database busy for seconds, or a render running to its deadline,
+/// holds none of the cooperative pool's threads).
+///
+/// Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail never
+/// waits behind a transcode; the other slots take preview jobs first, then playback jobs; text
+/// jobs (a scan's OCR may take a job's whole time a page) run on their own lanes, so they never
+/// hold the slots a video needs to become playable. Within a kind, jobs are leased fairly across
+/// owners (the owner with the fewest running first).
 ///
 /// On graceful shutdown it stops taking jobs, lets running ones finish for up to `drainSeconds`,
 /// then gives back (releases) whatever still runs, so another worker redoes it; nothing is lost.
 public struct QueueWorker: Service {
     public let documents: DocumentService
     public var concurrency: Int
+    /// Slots beside ``concurrency`` that take text jobs only.
+    public var textLanes: Int
+    /// The text lanes a worker has unless told otherwise: renderer pools and render lanes count them.
+    public static let defaultTextLanes = 1
     /// How long a job stays this worker's without word from it. A running job's lease is renewed
     /// every third of that (a transcode may run for hours), so a dead worker's job is taken over
     /// within one lease, whatever its length.
@@ -29,10 +40,11 @@ public struct QueueWorker: Service {
 
     /// - Parameter documents: its ``DocumentService/arrivals`` (jobs enqueued in this process) are
     ///   taken at once by an idle slot; other processes' jobs are found by polling.
-    public init(documents: DocumentService, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
+    public init(documents: DocumentService, concurrency: Int, textLanes: Int = defaultTextLanes, drainSeconds: Double = 10, logger: Logger) {
         self.documents = documents
         backoff = Backoff(clock: documents.clock)
         self.concurrency = max(1, concurrency)
+        self.textLanes = max(1, textLanes)
         // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
         self.leaseSeconds = documents.pipeline.configuration.limits.jobSeconds * 2 + 30
         self.drainSeconds = drainSeconds
@@ -44,7 +56,7 @@ public struct QueueWorker: Service {
         let running = RunningWork<JobRecord>(drainSeconds: drainSeconds) { "\($0.id ?? 0)" }
         // A released job that finishes later after all records nothing: its lease is gone.
         let queue = queue
-        await running.serve(slots: concurrency, work: { await work(slot: $0, running: running) }) { job in
+        await running.serve(slots: concurrency + textLanes, work: { await work(slot: $0, running: running) }) { job in
             do {
                 try await queue.release(job)
                 logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])
@@ -106,15 +118,13 @@ public struct QueueWorker: Service {
             } else {
                 guard !running.isStopping else { return }
                 let announced = arrivals?.announcements ?? 0
-                // Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail
-                // never waits behind a document's text or a transcode; every slot takes preview jobs
-                // first, then text (a page costs a page budget at most), then playback.
+                // The lanes (see the type's notes): text slots, the preview slot, the others.
                 let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
-                let takesFollowUps = slot > 0 || concurrency == 1
+                let (readsText, takesPlayback) = (slot >= concurrency, slot > 0 || concurrency == 1)
                 let turn = await running.lease({
+                    if readsText { return try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.text]) }
                     if let preview = try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview]) { return preview }
-                    guard takesFollowUps else { return nil }
-                    if let text = try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.text]) { return text }
+                    guard takesPlayback else { return nil }
                     return try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback])
                 }, item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
                 switch turn {

@@ -145,7 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
         _ = docpreview_map_large_blocks(DocumentServer.chunkBytes)
         var configuration = try validation.settings.configuration()
         if let bytes = previewCacheSize.flatMap(Limits.parseByteCount) { configuration.limits.previewCacheBytes = bytes }
-        // Workers and preview requests share the children: two more than the workers, so one owner's slow
+        // Workers (and their text lane) and preview requests share the children: two more than those, so one owner's slow
         // pages (one on-demand render per owner) leave a child for everyone else's previews.
         var settings = ServerSettings()
         settings.host = host
@@ -181,8 +181,9 @@ struct ServeCommand: AsyncParsableCommand {
         settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
         // Uploads and links announce their work to this process's workers and fetchers, when it has any.
         let documents = try await storeOptions.documents(configuration: configuration,
-                                                         renderers: isolation.pool(jobs: workers + 2, limits: configuration.limits, logger: logger),
-                                                         offload: .serving(settings, workers: workers),
+                                                         renderers: isolation.pool(jobs: workers + QueueWorker.defaultTextLanes + 2,
+                                                                                   limits: configuration.limits, logger: logger),
+                                                         offload: .serving(settings, workers: workers + QueueWorker.defaultTextLanes),
                                                          arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger)
         var services: [any Service] = [try buildApplication(server), ReceivedUploadsFinisher(documents: documents, logger: logger)]

@@ -38,5 +38,21 @@ import Testing
         #expect(thumbnail["status"] as? String == "done")
         let statuses = try textJobs()
         #expect(statuses.filter { $0 == "processing" }.count == 1, "one scan read at a time; the thumbnail did not wait for their words: \(statuses)")
+        // Issue 65, item 10: another owner's video becomes playable while the scans are still read:
+        // text jobs have a lane of their own and never hold the slots playback needs.
+        let video = try #require(server.upload(try Data(contentsOf: Fixtures.sample("video-h264.mp4")), query: "filename=reel.mp4&owner=dee")
+            .json?["document_id"] as? String)
+        /// The status of `document`'s playback job, and whether a scan's text job is still running.
+        func playback() throws -> (status: String?, scansRunning: Bool) {
+            let listed = try DocPreviewProcess.run(["jobs", "list", "--store", store, "--json"]).stdout
+            let jobs = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] ?? []
+            let status = jobs.first { $0["kind"] as? String == "playback" && $0["document_id"] as? String == video }?["status"] as? String
+            return (status, jobs.contains { $0["kind"] as? String == "text" && $0["status"] as? String == "processing" })
+        }
+        try waitUntil("the video's playback job to end", timeout: .seconds(300), interval: .milliseconds(200)) {
+            ["done", "failed"].contains(try playback().status ?? "")
+        }
+        let ended = try playback()
+        #expect(ended.status == "done" && ended.scansRunning, "playable while the scans' text is still read: \(ended)")
     }
 }
