@@ -75,9 +75,8 @@ import Testing
         #expect(closed.withLock { $0 } == ["heavy-0", "heavy-1"])
     }
 
-    /// Issue 65, item 8: an HTTP/2 connection that sends its preface and then nothing is closed
-    /// (HTTP/2's own idle close waits for a ping's answer that never comes), and its place given back.
-    @Test func aSilentHTTP2ConnectionIsClosed() async throws {
+    /// A server speaking TLS with a certificate of its own, its settings adjusted by `adjust`.
+    static func tlsHarness(_ adjust: @escaping (inout ServerSettings) -> Void) async throws -> Harness {
         let certificate = try SelfSignedCertificate(names: ["localhost", "127.0.0.1"])
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -85,10 +84,16 @@ import Testing
         try certificate.certificatePEM.write(to: cert, atomically: true, encoding: .utf8)
         try certificate.privateKeyPEM.write(to: key, atomically: true, encoding: .utf8)
         let tls = try ServerTLS.configuration(certificate: cert.path, key: key.path)
-        let harness = try await Harness {
+        return try await Harness {
             $0.tls = tls
-            $0.idleTimeout = .seconds(1)
+            adjust(&$0)
         }
+    }
+
+    /// Issue 65, item 8: an HTTP/2 connection that sends its preface and then nothing is closed
+    /// (HTTP/2's own idle close waits for a ping's answer that never comes), and its place given back.
+    @Test func aSilentHTTP2ConnectionIsClosed() async throws {
+        let harness = try await Self.tlsHarness { $0.idleTimeout = .seconds(1) }
         defer { harness.folder.remove() }
         let budget = harness.server.connections
         try await harness.live { client in
@@ -122,15 +127,7 @@ import Testing
     /// A TLS connection that never sends its ClientHello is closed once the handshake's time is up,
     /// and its place in the budget given back.
     @Test func aSilentTLSConnectionIsClosed() async throws {
-        let certificate = try SelfSignedCertificate(names: ["localhost", "127.0.0.1"])
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let (cert, key) = (folder.url.appendingPathComponent("cert.pem"), folder.url.appendingPathComponent("key.pem"))
-        try certificate.certificatePEM.write(to: cert, atomically: true, encoding: .utf8)
-        try certificate.privateKeyPEM.write(to: key, atomically: true, encoding: .utf8)
-        let tls = try ServerTLS.configuration(certificate: cert.path, key: key.path)
-        let harness = try await Harness {
-            $0.tls = tls
+        let harness = try await Self.tlsHarness {
             $0.handshakeTimeout = .seconds(1)
             $0.idleTimeout = .seconds(3600)
         }
