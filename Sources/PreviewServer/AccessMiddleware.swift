@@ -49,7 +49,7 @@ struct AccessMiddleware: RouterMiddleware {
         }
         let writes = ![.get, .head, .options].contains(request.method)
         if writes, !request.uri.path.hasPrefix(SharedPage.pathPrefix), let refusal = Self.crossSiteRefusal(request) { throw refusal }
-        if request.uri.queryParameters.get("sig") != nil { return try await next(request, try await signedContext(request, context)) }
+        if request.queryFields.get("sig") != nil { return try await next(request, try await signedContext(request, context)) }
         if let grant = try await signedIIIF(request) {
             var context = context
             context.signedGrant = grant
@@ -105,7 +105,7 @@ struct AccessMiddleware: RouterMiddleware {
         do {
             guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
             var context = context
-            let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+            let query = request.queryFields.items.map { ($0.name, $0.value) }
             context.signedGrant = try signed.verify(request.uri.path, query: query)
             if let share = query.first(where: { $0.0 == "share" })?.1 {
                 let range = request.headers[.range]
@@ -253,16 +253,4 @@ struct Credentials: Sendable {
         }
         return difference == 0
     }
-}
-
-/// The fields of a URL-encoded form body (`a=1&b=x+y`).
-struct FormFields {
-    private let items: [URLQueryItem]
-
-    init(_ body: ByteBuffer) {
-        let text = String(buffer: body).replacingOccurrences(of: "+", with: " ")
-        items = URLComponents(string: "?" + text)?.queryItems ?? []
-    }
-
-    subscript(name: String) -> String? { items.first { $0.name == name }?.value }
 }

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PreviewCore
+import PreviewServer
 import PreviewStore
 
 /// A client of the server's resumable uploads (the IETF draft, interop version 6, as iOS sends it):
@@ -183,9 +184,8 @@ struct ResumableUploadClient {
     }
 
     private func create(labels: [String: String], size: Int) async throws -> (location: String, appendLimit: Int?) {
-        var query = URLComponents()
-        query.queryItems = labels.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
-        var request = self.request(server + "/v1/uploads?" + (query.percentEncodedQuery ?? ""), method: .POST)
+        // Every character but the unreserved ones escaped: a `+` in a title stays a plus (the server reads form rules).
+        var request = self.request(server + "/v1/uploads?" + QueryItems.encoded(labels.sorted { $0.key < $1.key }), method: .POST)
         request.headers.add(name: "Upload-Draft-Interop-Version", value: "6")
         request.headers.add(name: "Upload-Complete", value: "?0")
         request.headers.add(name: "Upload-Length", value: "\(size)")

@@ -56,7 +56,7 @@ struct ContentController {
         let document = try await documents.document(id: id)
         let source = try await documents.blobs.servingSource(for: document.sha256, size: document.size)
         return try await serve(source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
-                         disposition: ContentDisposition.value(inline: request.uri.queryParameters.get("download") == nil
+                         disposition: ContentDisposition.value(inline: request.queryFields.get("download") == nil
                                                                    && Self.showsInline(document.kind), fileName: document.filename))
     }
 

@@ -42,7 +42,7 @@ extension DocumentsController {
         }
         let writer = try documents.receiving()
         var receiver = UploadReceiver(pace: pace(for: ticket))
-        let query = request.uri.queryParameters
+        let query = request.queryFields
         for name in UploadReceiver.labelFields { receiver.fields[name] = query.get(name) }
         try await receiver.receive(request.body, contentType: request.headers[.contentType], into: writer, limit: limit)
         try writer.finish()

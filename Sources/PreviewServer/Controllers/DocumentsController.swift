@@ -60,7 +60,7 @@ struct DocumentsController {
 
     /// The query items of `GET /v1/documents` as a ``DocumentQuery``.
     static func documentQuery(_ request: Request) throws -> DocumentQuery {
-        let items = request.uri.queryParameters
+        let items = request.queryFields
         func parsed<T>(_ name: String, _ parse: (String) -> T?, expected: String) throws -> T? {
             guard let text = items.get(name) else { return nil }
             guard let value = parse(text) else { throw APIError.badRequest("\(name) must be \(expected)") }
@@ -82,7 +82,7 @@ struct DocumentsController {
 
     /// `wait=N` of `GET /v1/documents/{id}`: 1 to ``maxWaitSeconds``, or nil when not asked.
     static func waitSeconds(_ request: Request) throws -> Int? {
-        guard let text = request.uri.queryParameters.get("wait") else { return nil }
+        guard let text = request.queryFields.get("wait") else { return nil }
         guard let seconds = Int(text), (1...maxWaitSeconds).contains(seconds) else {
             throw APIError.badRequest("wait must be a number of seconds in 1...\(maxWaitSeconds)")
         }
@@ -120,7 +120,7 @@ struct DocumentsController {
     }
 
     private static func versionNumber(_ request: Request, required: Bool) throws -> Int? {
-        guard let text = request.uri.queryParameters.get("version") else {
+        guard let text = request.queryFields.get("version") else {
             if required { throw APIError.badRequest("version must be a version number (1 or more)") }
             return nil
         }

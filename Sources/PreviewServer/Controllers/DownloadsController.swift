@@ -131,7 +131,7 @@ struct DownloadsController {
             return try JSON.response(view(download))
         }
         routes.add(.get, "/api/v1/downloads") { request, context in
-            let query = request.uri.queryParameters
+            let query = request.queryFields
             guard let clientID = query.get("client_id") else { throw APIError.badRequest("client_id is required.") }
             var limit = Self.defaultLimit
             if let text = query.get("limit") {

@@ -19,7 +19,7 @@ struct OperationsController {
                             body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
         }
         routes.add(.get, "/v1/stats") { request, _ in
-            let (documents, owner) = (documents, request.uri.queryParameters.get("owner"))
+            let (documents, owner) = (documents, request.queryFields.get("owner"))
             return try await JSON.response(try documents.statistics(owner: owner))
         }
     }

@@ -36,7 +36,7 @@ struct PreviewsController {
         let asked = try Self.renderRequest(request)
         let document = try await documents.document(id: id)
         var wanted = documents.previewRequest(asked, for: document)
-        if let text = request.uri.queryParameters.get("highlight") {
+        if let text = request.queryFields.get("highlight") {
             guard let hits = TextHits(query: text) else {
                 throw APIError.badRequest(TextHits.requirement("highlight"))
             }
@@ -101,7 +101,7 @@ struct PreviewsController {
 
     /// The request's page, size and format.
     static func renderRequest(_ request: Request) throws -> RenderRequest {
-        let query = request.uri.queryParameters
+        let query = request.queryFields
         func number(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
             guard let text = query.get(name) else { return nil }
             guard let value = Int(text), range.contains(value) else { throw APIError.badRequest("\(name) must be in \(range)") }

@@ -20,7 +20,7 @@ struct SchoolsController {
 
     func register(on routes: RouteTable) {
         routes.add(.get, "/v1/schools") { request, _ in
-            let owner = request.uri.queryParameters.get("owner").flatMap { $0.isEmpty ? nil : $0 }
+            let owner = request.queryFields.get("owner").flatMap { $0.isEmpty ? nil : $0 }
             if let owner { try DocumentLabels.checkFilter(owner, named: "owner") }
             let documents = documents
             return try await JSON.response(["schools": try documents.schools(owner: owner)])

@@ -9,7 +9,7 @@ struct SignInController {
 
     func register(on routes: RouteTable) {
         routes.add(.get, SignInPage.path) { request, _ in
-            SignInPage.response(status: .ok, returnTo: request.uri.queryParameters.get("return") ?? "/")
+            SignInPage.response(status: .ok, returnTo: request.queryFields.get("return") ?? "/")
         }
         routes.add(.post, SignInPage.path) { request, context in
             try await SignInPage.signIn(request, context: context, access: access, logger: logger)

@@ -88,7 +88,7 @@ struct TextController {
     func searchStore(request: Request, context: ServerContext) async throws -> Response {
         let logger = context.logger
         let range = TextHits.storeWideLengths
-        guard let text = request.uri.queryParameters.get("q"), let hits = TextHits(query: text), range.contains(hits.text.count) else {
+        guard let text = request.queryFields.get("q"), let hits = TextHits(query: text), range.contains(hits.text.count) else {
             throw APIError.badRequest(TextHits.requirement("q", lengths: range))
         }
         let (owner, type) = (try request.filter("owner"), try request.filter("type"))
@@ -115,7 +115,7 @@ struct TextController {
     /// `GET /v1/documents/{id}/search?q=&limit=`: every hit of `q` in the document's text, page by
     /// page in reading order, with the words' boxes and a snippet each (for "3 of 12" navigation).
     func search(_ id: String, request: Request, context: ServerContext) async throws -> Response {
-        let query = request.uri.queryParameters
+        let query = request.queryFields
         guard let text = query.get("q"), let hits = TextHits(query: text) else {
             throw APIError.badRequest(TextHits.requirement("q"))
         }
@@ -133,7 +133,7 @@ struct TextController {
         let json = Self.wantsJSON(request)
         var range: ClosedRange<Int>?
         let pages = 1...DocumentText.maxPages
-        if let page = request.uri.queryParameters.get("page") {
+        if let page = request.queryFields.get("page") {
             guard let number = Int(page), pages.contains(number) else { throw APIError.badRequest("page must be in \(pages)") }
             range = number...number
         } else if json {

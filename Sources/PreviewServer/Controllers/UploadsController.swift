@@ -113,7 +113,7 @@ struct UploadsController {
     /// The labels of a new upload: the query's, then `extra` (tus metadata) where the query says nothing.
     func fields(_ request: Request, extra: [String: String] = [:]) -> [String: String] {
         var fields = extra
-        let query = request.uri.queryParameters
+        let query = request.queryFields
         for name in UploadReceiver.labelFields {
             if let value = query.get(name) { fields[name] = value }
         }
