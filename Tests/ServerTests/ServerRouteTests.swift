@@ -370,11 +370,12 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
             }
             try await client.execute(uri: "/healthz", method: .get) { #expect(String(buffer: $0.body) == "ok\n") }
             // A scrape waits at most a second for the store's figures, then answers with what the
-            // process holds: on a busy machine the first scrape may come before them.
+            // process holds: on a busy machine the first scrape may come before them, and the gauges
+            // are the process's, so another test's server may have set them last.
             var text = ""
             try await waitUntilAsync("the store's figures in /metrics") {
                 text = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
-                return text.contains("docpreview_store_bytes{kind=\"stored\"}")
+                return text.contains("docpreview_store_bytes{kind=\"stored\"}") && text.contains("docpreview_jobs{status=\"done\"} 2")
             }
             #expect(text.contains("docpreview_uploads_total{outcome=\"accepted\"}"))
             #expect(text.contains("docpreview_jobs{status=\"done\"} 2"))  // its preview job and its text job
