@@ -57,9 +57,13 @@ enum SharedPage {
         return page(status: wrong ? .unauthorized : .ok, notice.html)
     }
 
-    static func throttled(after wait: Duration) -> Response {
-        var response = page(status: .tooManyRequests, NoticePage(title: "Too many tries", message: "Wait a minute before trying again.",
-                                                                 noReferrer: true).html)
+    /// 429 after too many wrong passwords, or (`openings`) a link opened too often from here.
+    static func throttled(after wait: Duration, openings: Bool = false) -> Response {
+        let notice = openings
+            ? NoticePage(title: "Opened too often", message: "This link was opened many times in a short while. Wait a moment, then reload the page.",
+                         noReferrer: true)
+            : NoticePage(title: "Too many tries", message: "Wait a minute before trying again.", noReferrer: true)
+        var response = page(status: .tooManyRequests, notice.html)
         response.headers[.retryAfter] = "\(max(1, wait.components.seconds + 1))"
         return response
     }

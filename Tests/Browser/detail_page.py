@@ -63,6 +63,12 @@ def walk(browser, base, samples, size, shots, _):
     page.goto(f"{base}/?owner={owner}&q=chemistry")
     expect(page.locator("#documents .card")).to_have_count(1)
     check(True, f"{size}: the edited description finds the document")
+    # Two words from the List's search box: the form sends them as `honours+in`, which the server
+    # reads as a space (before: no match, and the box then held `honours+in`).
+    page.get_by_label("Search", exact=True).fill("honours in")
+    page.get_by_role("button", name="Apply").click()
+    expect(page.locator("#documents .card")).to_have_count(1)
+    check(page.get_by_label("Search", exact=True).input_value() == "honours in", f"{size}: a two-word search matches and keeps its words")
     page.goto(detail)
 
     # The document's text is read by the job after its preview (the pages are then described by it):

@@ -61,6 +61,7 @@ import Testing
             }
             try await client.execute(uri: url, method: .get) { response in
                 #expect(response.status == .tooManyRequests && response.headers[.retryAfter] != nil, "one visitor's pace")
+                #expect(String(buffer: response.body).contains("Opened too often"), "said as openings, not as wrong passwords")
             }
             harness.clock.advance(by: .seconds(1))
             try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }

@@ -137,7 +137,7 @@ struct SharesController {
         let share = opened.share
         if let wait = visits.perAddress.take(["address:" + client]) ?? visits.perShare.take(["share:" + share.id]) {
             Counter(label: "docpreview_shares_total", dimensions: [("event", "paced")]).increment()
-            return SharedPage.throttled(after: wait)
+            return SharedPage.throttled(after: wait, openings: true)
         }
         if let hash = share.passwordHash {
             guard let password else { return SharedPage.passwordForm(token: token, wrong: false) }
