@@ -204,21 +204,22 @@ final class Access: Sendable {
     /// it, unless the operator trusts it: a guesser who ignores the refusals learns nothing.
     func refuseWhileGuessing(from address: String) throws {
         guard guessable, !trusted.contains(address), let wait = throttle.refusal(for: address) else { return }
-        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
-        throw APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
-                       headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
+        throw Self.throttled(wait)
     }
 
     /// Counts a wrong token from `address`; throws 429 with `Retry-After` instead while `address`
     /// (or everyone) is locked out, counting nothing.
     func failedSignIn(from address: String, logger: Logger) throws {
-        if let wait = throttle.attempt(from: address) {
-            Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
-            throw APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
-                           headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
-        }
+        if let wait = throttle.attempt(from: address) { throw Self.throttled(wait) }
         Counter(label: "docpreview_signins_total", dimensions: [("outcome", "wrong_token")]).increment()
         logger.warning("wrong token", metadata: ["preview.client": "\(address)"])
+    }
+
+    /// The 429 of a throttled address, counted, its `Retry-After` at least a second.
+    private static func throttled(_ wait: Duration) -> APIError {
+        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
+        return APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
+                        headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
     }
 }
 
