@@ -41,6 +41,14 @@ import Testing
         }
     }
 
+    /// A new tus upload of `file` with its first 300,000 bytes appended; its path and id.
+    static func createWithFirstPart(_ client: some TestClientProtocol, of file: [UInt8]) async throws -> (location: String, id: String) {
+        let location = try await create(client, length: file.count)
+        try await client.execute(uri: location, method: .patch, headers: headers(append.merging(["Upload-Offset": "0"]) { $1 }),
+                                 body: ByteBuffer(bytes: file[..<300_000])) { #expect($0.status == .noContent) }
+        return (location, String(location.split(separator: "/").last ?? ""))
+    }
+
     static func offset(_ client: some TestClientProtocol, _ location: String) async throws -> String? {
         try await client.execute(uri: location, method: .head, headers: headers(tus)) { ResumableUploadRouteTests.field($0, "Upload-Offset") }
     }
@@ -95,10 +103,7 @@ import Testing
         let file = try Self.file()
         try await harness.test { client in
             for how in Damage.allCases {
-                let location = try await Self.create(client, length: file.count)
-                let id = String(location.split(separator: "/").last ?? "")
-                try await client.execute(uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
-                                         body: ByteBuffer(bytes: file[..<300_000])) { #expect($0.status == .noContent) }
+                let (location, id) = try await Self.createWithFirstPart(client, of: file)
                 try await Self.damage(id, how, harness: harness)
                 let problems = try await documents.verify(deep: true).uploadProblems
                 #expect(problems.count == 1 && problems.first?.contains(id) == true, "verify names the part (\(how)): \(problems)")
@@ -171,10 +176,7 @@ import Testing
         let uploads = try documents.resumableUploads()
         let file = try Self.file()
         try await harness.test { client in
-            let location = try await Self.create(client, length: file.count)
-            let id = String(location.split(separator: "/").last!)
-            try await client.execute(uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
-                                     body: ByteBuffer(bytes: file[..<300_000])) { #expect($0.status == .noContent) }
+            let (location, id) = try await Self.createWithFirstPart(client, of: file)
             let justKept = try uploads.staging.newPart(of: id, at: 300_000)
             try justKept.write(file[300_000...])
             let kept = try await uploads.staging.keep(justKept)
