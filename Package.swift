@@ -200,7 +200,9 @@ let package = Package(
             .product(name: "MultipartKit", package: "multipart-kit"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Mustache", package: "swift-mustache"),
-        ]),
+        ],
+        // The pages' templates, stylesheet and scripts, as files of their own, compiled into the binary.
+        resources: [.embedInCode("Pages/web")]),
 
         // Test support in two layers: files, processes and faults over the core only, so the core's
         // tests build no media library; the backends the store tests run on, above the drivers.

@@ -35,8 +35,8 @@ enum SharedPage {
     /// The shared page's model (``PageTemplates/shared``).
     struct Shared {
         let pageTitle: String
-        let stylesheet = PageStyle.asset.url
-        let scripts = [ZoomScript.asset.url]
+        let stylesheet = StaticAsset.style.url
+        let scripts = [StaticAsset.zoom.url]
         let csrf: String? = nil
         let typeLabel: String
         let title: String

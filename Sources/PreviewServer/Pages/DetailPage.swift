@@ -9,8 +9,8 @@ import PreviewStore
 /// share it with schools (``DetailScript``), restore or upload a version, download, delete.
 struct DetailPage {
     let pageTitle: String
-    let stylesheet = PageStyle.asset.url
-    let scripts = [ZoomScript.asset.url, PageScript.asset.url, MediaScript.asset.url, DetailScript.asset.url]
+    let stylesheet = StaticAsset.style.url
+    let scripts = [StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.media.url, StaticAsset.detail.url]
     let csrf: String?
     let signOutPath = SignInPage.signOutPath
     let owner: String

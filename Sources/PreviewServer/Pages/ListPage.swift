@@ -12,8 +12,8 @@ import PreviewStore
 /// are the "(no owner)" group, shown by `/` itself, so an upload is always on the page it was made from.
 struct ListPage {
     let pageTitle: String
-    let stylesheet = PageStyle.asset.url
-    let scripts = [PageScript.asset.url, ListScript.asset.url]
+    let stylesheet = StaticAsset.style.url
+    let scripts = [StaticAsset.common.url, StaticAsset.list.url]
     let csrf: String?
     let signOutPath = SignInPage.signOutPath
     let owner: String

@@ -3,7 +3,7 @@
 /// why a share's link does not open.
 struct NoticePage {
     let pageTitle: String
-    let stylesheet = PageStyle.asset.url
+    let stylesheet = StaticAsset.style.url
     let scripts: [String] = []
     let csrf: String? = nil
     /// Whether the page tells the browser to send no referrer (a share's pages).

@@ -3,13 +3,31 @@ import Hummingbird
 import NIOCore
 import PreviewStore
 
-/// A file of the pages' own — a stylesheet or a script, written in this package, never fetched from
-/// elsewhere — served at `/assets/{name}` to anyone (it holds nothing of anyone's). Its URL names
-/// its content, so browsers keep it for a year and fetch it again when it changes.
+/// A file of the pages' own — a stylesheet or a script of `Pages/web/`, embedded in the binary when
+/// it is built, never fetched from elsewhere — served at `/assets/{name}` to anyone (it holds nothing
+/// of anyone's). Its URL names its content, so browsers keep it for a year and fetch it again when it changes.
 struct StaticAsset: Sendable {
     let name: String
     let contentType: String
     let source: String
+
+    init(name: String, contentType: String, bytes: [UInt8]) {
+        (self.name, self.contentType, source) = (name, contentType, String(decoding: bytes, as: UTF8.self))
+    }
+
+    static func script(_ name: String, _ bytes: [UInt8]) -> StaticAsset {
+        StaticAsset(name: name, contentType: "text/javascript; charset=utf-8", bytes: bytes)
+    }
+
+    /// The stylesheet of every page.
+    static let style = StaticAsset(name: "pages.css", contentType: "text/css; charset=utf-8", bytes: PackageResources.pages_css)
+    /// What the other scripts share (`DocPreview`).
+    static let common = script("pages.js", PackageResources.pages_js)
+    static let list = script("list.js", PackageResources.list_js)
+    static let detail = script("detail.js", PackageResources.detail_js)
+    static let media = script("media.js", PackageResources.media_js)
+    static let viewer = script("viewer.js", PackageResources.viewer_js)
+    static let zoom = script("zoom.js", PackageResources.zoom_js)
 
     static let pathPrefix = "/assets/"
 
@@ -18,7 +36,7 @@ struct StaticAsset: Sendable {
     var url: String { "\(path)?v=\(BlobHash.of(Array(source.utf8)).hex.prefix(12))" }
 
     /// Every asset the pages use.
-    static let all = [ZoomScript.asset, PageStyle.asset, PageScript.asset, ListScript.asset, DetailScript.asset, MediaScript.asset, ViewerScript.asset]
+    static let all = [style, common, list, detail, media, viewer, zoom]
 
     static func register(on routes: RouteTable) {
         for asset in all {

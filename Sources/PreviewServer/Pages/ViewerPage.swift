@@ -12,8 +12,8 @@ import PreviewStore
 /// portrait or not, its filmstrip seeking it (``MediaScript``).
 struct ViewerPage {
     let pageTitle: String
-    let stylesheet = PageStyle.asset.url
-    let scripts = [ZoomScript.asset.url, PageScript.asset.url, MediaScript.asset.url, ViewerScript.asset.url]
+    let stylesheet = StaticAsset.style.url
+    let scripts = [StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.media.url, StaticAsset.viewer.url]
     let csrf: String?
     let id: String
     let title: String

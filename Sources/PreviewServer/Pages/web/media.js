@@ -1,0 +1,70 @@
+"use strict";
+// What a page showing a document's media does with it (the Detail page and the Viewer): the
+// filmstrip's frames seek the player instead of opening a file; while the document's job runs,
+// its preview appears once made (the page's media asked for again and put in place); and while a
+// video's playable version is being made, its progress is shown from the document's own numbers
+// (long polling `GET /v1/documents/{id}?wait=`) and, once it is ready, the player takes it. No reload.
+(() => {
+  const host = document.querySelector("[data-media-of]");
+  if (!host) return;
+  host.addEventListener("click", (event) => {
+    const frame = event.target.closest(".filmstrip a");
+    const video = host.querySelector("video");
+    if (!frame || !video) return;
+    event.preventDefault();
+    video.currentTime = Number(new URL(frame.href).hash.replace("#t=", "")) || 0;
+    video.play().catch(() => {});
+  });
+  const id = host.dataset.mediaOf;
+  const asked = (waiting) => DocPreview.document(id, { waiting });
+  // A video's playable version: its progress, then the player takes it.
+  const watchRendition = (video, making) => {
+    let first = true;
+    const ask = async () => {
+      let doc = null;
+      try { doc = await asked(!first); } catch (_) { /* asked again below */ }
+      first = false;
+      const rendition = doc?.renditions?.[0];
+      if (rendition?.status === "ready" && rendition.url) {
+        video.prepend(Object.assign(document.createElement("source"), { src: rendition.url, type: rendition.mime }));
+        video.load();
+        making.textContent = "The playable version is ready.";
+        return;
+      }
+      if (rendition?.status === "failed") {
+        making.textContent = `No playable version: ${rendition.error?.message || "it could not be made"}.`;
+        return;
+      }
+      making.hidden = false;
+      making.textContent = rendition?.progress !== undefined ? `Making a playable version: ${rendition.progress} %` : "A playable version is on its way.";
+      setTimeout(ask, doc ? 0 : 3000);
+    };
+    ask();
+  };
+  // The document's job: once it has settled, this page's media as it is now takes the place of the notice.
+  const watchJob = () => {
+    const settle = async () => {
+      try {
+        const doc = await asked(true);
+        if (doc && (doc.status === "done" || doc.status === "failed")) {
+          const page = new DOMParser().parseFromString(await (await fetch(location.href)).text(), "text/html");
+          const fresh = page.querySelector("[data-media-of]");
+          if (fresh) host.replaceChildren(...fresh.childNodes);
+          start();
+          return;
+        }
+        setTimeout(settle, doc ? 0 : 3000);
+      } catch (_) {
+        setTimeout(settle, 3000);
+      }
+    };
+    settle();
+  };
+  const start = () => {
+    const making = host.querySelector(".making");
+    if (!making) return;
+    const video = host.querySelector("video");
+    if (video) watchRendition(video, making); else watchJob();
+  };
+  start();
+})();
