@@ -4,13 +4,14 @@ import PreviewStore
 
 /// What happens to a stored document: a new label, deletion, an earlier version made current.
 extension DocumentService {
-    /// Gives document `id` the labels given (nil keeps one): every version the title and type (an
+    /// Gives document `id` the labels given (nil keeps one): every version the title (trimmed) and type (an
     /// empty type id is none), the latest version the description and school (an empty school is
     /// none), held to the same rules as an upload's: labels without control characters, a known
     /// type that allows the stored file's extension. `conflict` when the owner has another document
     /// under that (type, title); `not_found` when there is no such document.
     public func relabel(id: String, title: String? = nil, typeID: String? = nil, description: String? = nil,
                         school: String? = nil) async throws -> Document {
+        let title = title.map(DocumentLabels.title)
         if let title { try DocumentLabels.checkTitle(title) }
         let description = description.map(DocumentLabels.description)
         if let description { try DocumentLabels.checkDescription(description) }

@@ -6,8 +6,8 @@ import PreviewPipeline
 import PreviewStore
 
 /// Share links: a document shared with a person (a school), who opens it at `/s/<token>` without
-/// an account. The token (128 random bits) is shown once, when the share is made; the store keeps
-/// only its SHA-256, and a password only as PBKDF2.
+/// an account. The token (128 random bits) is looked up by its SHA-256 and kept for the owner to
+/// find the link again; a password is kept only as PBKDF2.
 extension DocumentService {
     /// How a new link works, whoever it is for: until when, with what password, whether it allows
     /// the original's download. Decoded from the request's own object (`expires_at`, `password`,
@@ -74,14 +74,14 @@ extension DocumentService {
     public static let maxSharePassword = 1024
 
     /// A new link to version `documentID` as `options` say (its password already hashed), and its
-    /// token (128 random bits), which is not kept.
+    /// token (128 random bits).
     static func newLink(to documentID: String, version: Int?, label: String, school: String? = nil, options: LinkOptions,
                         passwordHash: String?, now: Date) -> (share: ShareRecord, token: String) {
         let token = Base64URL.randomToken(bytes: 16)
         let share = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: tokenHash(token), documentID: documentID, version: version,
                                 label: label, school: school, passwordHash: passwordHash, allowDownload: options.allowDownload,
                                 createdAt: now, expiresAt: options.expiresAt,
-                                highlight: options.highlight?.trimmingCharacters(in: .whitespacesAndNewlines))
+                                highlight: options.highlight?.trimmingCharacters(in: .whitespacesAndNewlines), linkToken: token)
         return (share, token)
     }
 

@@ -21,6 +21,7 @@ extension Document {
         errorCode = try row.decodeIfPresent("error_code", as: PreviewError.Code.self)
         errorMessage = try row["error_message"].decode(String?.self)
         jobStatus = try row.decodeIfPresent("job_status", as: JobRecord.Status.self)
+        if row.contains("live_shares") { liveShares = try row["live_shares"].decode(Int.self) }
     }
 }
 
@@ -93,5 +94,6 @@ extension ShareRecord {
         openedCount = try row["opened_count"].decode(Int.self)
         lastOpenedAt = try row["last_opened_at"].decode(Date?.self)
         downloadCount = try row["download_count"].decode(Int.self)
+        linkToken = try row["link_token"].decode(String?.self)
     }
 }

@@ -32,7 +32,7 @@ enum SharedPage {
         return page(status: .ok, PageTemplates.render(model, "shared"))
     }
 
-    /// The shared page's model (``PageTemplates/shared``).
+    /// The shared page's model (`web/shared.mustache`).
     struct Shared {
         let pageTitle: String
         let stylesheet = StaticAsset.style.url

@@ -43,6 +43,9 @@ public struct Document: Sendable, Equatable {
     /// Its job's state, written on this row by the schema in the transaction that changes the job
     /// (a trigger on `jobs`); nil for a document that never had a job (ingested by the CLI).
     public var jobStatus: JobRecord.Status?
+    /// How many live share links its document has (the index keeps the count on every version's
+    /// row, in the transaction that makes or revokes one); 0 where a row was read without it.
+    public var liveShares = 0
     public var createdAt: Date
 
     public init(id: String, owner: String, type: DocumentType.ID?, title: String, filename: String, description: String = "", school: String? = nil,

@@ -40,6 +40,7 @@ struct DocumentRow: FetchableRecord, PersistableRecord {
         document.errorCode = try row.decode(forColumn: "error_code")
         document.errorMessage = try row.decode(forColumn: "error_message")
         document.jobStatus = try row.decode(forColumn: "job_status")
+        document.liveShares = (row["live_shares"] as Int?) ?? 0
     }
 
     func encode(to container: inout PersistenceContainer) throws {

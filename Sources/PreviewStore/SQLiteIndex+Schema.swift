@@ -317,6 +317,9 @@ extension SQLiteIndex {
             try trigger("search_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
             try trigger("search_changed", "AFTER UPDATE OF search_key ON documents", [unindexed, indexed], in: db)
         }
+        migrator.registerMigration("v24-share-link") { db in
+            try db.execute(sql: "ALTER TABLE shares ADD COLUMN link_token TEXT")
+        }
         return migrator
     }
 

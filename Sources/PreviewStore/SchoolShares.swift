@@ -98,9 +98,9 @@ extension ShareRecord {
     public var insertion: PortableSQL {
         """
         INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at,
-                            highlight)
+                            highlight, link_token)
         VALUES (\(id), \(tokenSha256), \(documentID), \(version), \(label), \(school), \(passwordHash), \(allowDownload), \(createdAt),
-                \(expiresAt), \(highlight))
+                \(expiresAt), \(highlight), \(linkToken))
         RETURNING *
         """
     }

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 
 /// A link a person shares a document with (`/s/<token>`): to whom (`label`), until when, with what
-/// password, whether it allows the original's download, and how often it was opened. The token
-/// itself is never stored, only its SHA-256.
+/// password, whether it allows the original's download, and how often it was opened. A visitor's
+/// token is looked up by its SHA-256; the token itself is kept beside it so that its owner can find
+/// the link again and give it out once more (a school's coach who lost it).
 public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "shares"
 
@@ -29,9 +30,12 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     public var downloadCount: Int
     /// A text whose hits are marked on the shared pages (chosen by the owner), or nil.
     public var highlight: String?
+    /// The link's token, for its owner (nil for a link made before links were kept: it was shown
+    /// once, and can only be replaced).
+    public var linkToken: String?
 
     public init(id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
-                allowDownload: Bool, createdAt: Date, expiresAt: Date?, highlight: String? = nil) {
+                allowDownload: Bool, createdAt: Date, expiresAt: Date?, highlight: String? = nil, linkToken: String? = nil) {
         self.id = id
         self.tokenSha256 = tokenSha256
         self.documentID = documentID
@@ -43,6 +47,7 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.highlight = highlight
+        self.linkToken = linkToken
         openedCount = 0
         downloadCount = 0
     }
@@ -79,6 +84,7 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
         case openedCount = "opened_count"
         case lastOpenedAt = "last_opened_at"
         case downloadCount = "download_count"
+        case linkToken = "link_token"
     }
 }
 

@@ -1,11 +1,15 @@
 """The list page in Chromium (Playwright, Debian's chromium), at a phone's size and a desktop's:
-three files picked and uploaded, each with its progress, become cards that turn ready without a
-reload; an upload on a slow link resumes where it was after the network drops, and after a reload
-when the file is picked again, and becomes one document of the file's bytes; an upload whose last
-answer was lost is accepted when the server kept it; a file of the wrong
-type is refused inline with the service's own words; search and the
-type chips filter; the grid/list choice is remembered; axe-core finds no serious or critical
-violation. With a screenshot folder, each size's page is saved there.
+its first document near the top on a phone (the statistics a row that scrolls sideways, the upload
+a floating button); five files picked at once in the upload sheet, queued, each with its progress,
+none refused (a refusal of the service's pacing waited out as its Retry-After says), become cards
+that turn ready without a reload, the statistics and count following; a document uploaded with
+its type, title, school and description; an upload on a slow link resumes where it was after the
+network drops, and after a reload when the file is picked again, and becomes one document of the
+file's bytes; an upload whose last answer was lost is accepted when the server kept it; a file of
+the wrong type is stopped in the sheet with the app's words; search, the Filter sheet, removable
+filter chips and Clear filters; the sort and the grid/list choice remembered; error pages in the
+specification's words; every touch target on a phone at least 44 px; axe-core finds no serious or
+critical violation. With a screenshot folder, each size's page is saved there.
 
     python list_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py; signed in, the
     uploads carry the session's CSRF token)
@@ -13,14 +17,15 @@ violation. With a screenshot folder, each size's page is saved there.
 Prints one line per check; exits 1 at the first that fails.
 """
 import hashlib
+import re
 import time
 import uuid
 
 from playwright.sync_api import expect
 
-from walk import WAIT_MS, check, no_serious_violations, run, signed_in_page
+from walk import WAIT_MS, check, no_serious_violations, run, signed_in_page, small_touch_targets, upload_from_list
 
-UPLOADS = ["document-5-pages.pdf", "image.webp", "photo-exif-orientation-6.jpg"]
+UPLOADS = ["document-5-pages.pdf", "image.webp", "photo-exif-orientation-6.jpg", "image-alpha.png", "office-roster.csv"]
 
 
 def walk(browser, base, samples, size, shots, _):
@@ -28,25 +33,56 @@ def walk(browser, base, samples, size, shots, _):
     page = signed_in_page(browser, base, size)
     started = time.monotonic()
     page.goto(f"{base}/?owner={owner}")
-    expect(page.get_by_role("heading", name=owner)).to_be_visible()
+    expect(page.get_by_role("heading", name="Documents", exact=True)).to_be_visible()
     print(f"      {size}: usable after {1000 * (time.monotonic() - started):.0f} ms", flush=True)
     check(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), f"{size}: nothing wider than the screen")
+    expect(page.get_by_text("No documents yet")).to_be_visible()
+    if size == "phone":
+        check(not small_touch_targets(page), f"{size}: every touch target of the empty list is 44 px or more {small_touch_targets(page)}")
 
-    # Three files at once: each gets a row with progress, then a card that becomes ready by itself.
-    page.get_by_label("Files", exact=True).set_input_files([str(samples / name) for name in UPLOADS])
-    page.get_by_role("button", name="Upload", exact=True).click()
+    # Five files at once from the upload sheet: queued two at a time, each with a row and its
+    # progress, none refused; the first creation is refused as the service paces uploads (429,
+    # Retry-After: 1) and waited out. Then cards that become ready by themselves, and the numbers.
+    paced = []
+
+    def pace_first(route):
+        if route.request.method == "POST" and not paced:
+            paced.append(route.request.url)
+            route.fulfill(status=429, headers={"Retry-After": "1", "Content-Type": "application/json"},
+                          body='{"error": {"code": "queue_full", "message": "Too many uploads are arriving right now."}}')
+        else:
+            route.continue_()
+    page.route("**/v1/uploads?*", pace_first)
+    upload_from_list(page, [samples / name for name in UPLOADS])
     rows = page.locator("#uploads li")
-    expect(rows).to_have_count(3)
-    expect(page.locator("#uploads li.accepted")).to_have_count(3)
-    check(page.locator("#uploads li.accepted progress").count() == 3, f"{size}: each accepted upload shows its full progress bar")
+    expect(rows).to_have_count(5)
+    expect(page.locator("#uploads li .message").filter(has_text="Waiting: the server is busy")).to_have_count(1)
+    expect(page.locator("#uploads li.accepted")).to_have_count(5)
+    check(page.locator("#uploads li.refused").count() == 0 and len(paced) == 1,
+          f"{size}: five files at once are all accepted, a paced refusal waited out")
+    page.unroute("**/v1/uploads?*")
+    check(page.locator("#uploads li.accepted progress").count() == 5, f"{size}: each accepted upload shows its full progress bar")
     cards = page.locator("#documents .card")
-    expect(cards).to_have_count(3)
+    expect(cards).to_have_count(5)
+    expect(page.locator("[data-stat=total]")).to_have_text("5")
+    expect(page.locator("#count")).to_contain_text("5 of 5 total")
+    check(True, f"{size}: the statistics and the count follow the uploads without a reload")
     navigations = page.evaluate("performance.getEntriesByType('navigation').length")
-    expect(page.locator("#documents .card[data-status=done]")).to_have_count(3)
-    expect(page.locator("#documents .card img")).to_have_count(3)
+    expect(page.locator("#documents .card[data-status=done]")).to_have_count(5)
+    expect(page.locator("#documents .card img")).to_have_count(5)
     check(page.evaluate("performance.getEntriesByType('navigation').length") == navigations, f"{size}: the cards turned ready without a reload")
     check(page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), f"{size}: the cards fit the screen")
-    check(page.evaluate("getComputedStyle(document.querySelector('.card')).borderRadius") == "8px", f"{size}: the stylesheet applies")
+    check(page.evaluate("getComputedStyle(document.querySelector('.card')).borderRadius") == "12px", f"{size}: the stylesheet applies")
+
+    # One file with the form's every field: its title, school and description are the document's.
+    upload_from_list(page, [samples / "transcript.txt"], type_label="Transcript", title="Official Transcript (Fall 2025)",
+                     school="Stanford", description="Junior year")
+    expect(page.locator("#uploads li.accepted")).to_have_count(6)
+    expect(page.locator("#documents .card .title").first).to_have_text("Official Transcript (Fall 2025)")
+    labels = page.evaluate(f"""fetch('/v1/documents?owner={owner}&q=Official').then(r => r.json())
+                               .then(b => b.documents.map(d => [d.title, d.type, d.school, d.description]))""")
+    check(labels == [["Official Transcript (Fall 2025)", "transcript", "Stanford", "Junior year"]],
+          f"{size}: the upload form's type, title, school and description are the document's {labels}")
 
     # A slow link (Chrome's own throttling) whose connection drops mid-upload (another request for
     # the upload makes the server end the one in flight, as when a phone resumes on a new network),
@@ -60,8 +96,7 @@ def walk(browser, base, samples, size, shots, _):
                                                           "uploadThroughput": upload_bytes_per_second})
 
     def upload_past(percent):
-        page.get_by_label("Files", exact=True).set_input_files(str(video))
-        page.get_by_role("button", name="Upload", exact=True).click()
+        upload_from_list(page, [video], type_label="Highlight Video")
         progress = page.locator("#uploads li progress").first
         deadline = time.monotonic() + WAIT_MS / 1000
         while float(progress.get_attribute("value") or 0) < percent:
@@ -82,8 +117,7 @@ def walk(browser, base, samples, size, shots, _):
     link(64 * 1024)
     upload_past(30)
     page.reload()
-    page.get_by_label("Files", exact=True).set_input_files(str(video))
-    page.get_by_role("button", name="Upload", exact=True).click()
+    upload_from_list(page, [video], type_label="Highlight Video")
     expect(page.locator("#uploads li").first.locator(".message")).to_contain_text("Resuming at")
     if shots:
         page.locator("#uploads").screenshot(path=str(shots / f"list-resuming-{size}.png"))
@@ -110,36 +144,89 @@ def walk(browser, base, samples, size, shots, _):
         return addEventListener.call(this, type, heard, ...rest);
       };
     })()""")
-    page.get_by_label("Files", exact=True).set_input_files(str(samples / "office-letter.odt"))
-    page.get_by_role("button", name="Upload", exact=True).click()
-    expect(page.locator("#uploads li").first).to_have_class("accepted")
+    upload_from_list(page, [samples / "office-letter.odt"])
+    expect(page.locator("#uploads li").last).to_have_class("accepted")
     letters = page.evaluate(f"fetch('/v1/documents?owner={owner}&q=office-letter').then(r => r.json()).then(b => b.documents.length)")
     check(letters == 1, f"{size}: an upload whose last answer was lost is accepted, one document ({letters})")
 
-    # A file of the wrong type: refused inline, in the service's words.
-    page.get_by_label("Type", exact=True).select_option(label="Highlight Video")
-    page.get_by_label("Files", exact=True).set_input_files(str(samples / "document-5-pages.pdf"))
-    page.get_by_role("button", name="Upload", exact=True).click()
-    refused = page.locator("#uploads li.refused .message")
-    expect(refused).to_have_text("Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
-    check(True, f"{size}: a wrong type is refused inline with the app's message")
-    page.get_by_label("Type", exact=True).select_option(value="")
+    # A file of the wrong type: stopped in the sheet, in the app's words, Upload disabled.
+    sheet = upload_from_list(page, [samples / "document-5-pages.pdf"], type_label="Highlight Video", send=False)
+    expect(sheet.locator("#upload-files-message")).to_have_text("Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
+    check(sheet.get_by_role("button", name="Upload", exact=True).is_disabled(), f"{size}: a wrong type is stopped in the sheet with the app's message")
+    sheet.get_by_label("Title").fill("   ")
+    sheet.get_by_label("Document type").select_option(label="Transcript")
+    expect(sheet.locator("#upload-title-message")).to_have_text("A title is required.")
+    check(sheet.get_by_role("button", name="Upload", exact=True).is_disabled(), f"{size}: a blank title is required")
+    no_serious_violations(page, size, "in the upload sheet")
+    if shots:
+        page.screenshot(path=str(shots / f"list-upload-{size}.png"))
+    sheet.get_by_role("link", name="Cancel").click()
+    expect(sheet).to_be_hidden()
 
-    # Search, chips and the remembered layout (after a reload, to see the server's page).
+    # The first document near the top on a phone (before: 1,068 px down), and the count.
     page.reload()
+    first = page.locator("#documents .card").first.bounding_box()
+    check(first["y"] < 500, f"{size}: the first document starts {first['y']:.0f} px down")
+    total = page.locator("#documents .card").count()
+    expect(page.locator("#count")).to_contain_text(f"{total} of {total} total")
+
+    # Search (Enter), the Filter sheet, removable chips, Clear filters (the server's pages).
     page.get_by_label("Search", exact=True).fill("image")
-    page.get_by_role("button", name="Apply").click()
-    expect(page.locator("#documents .card")).to_have_count(1)
-    check(page.locator("#documents .card b").inner_text() == "image.webp", f"{size}: search finds a document by its title")
+    page.get_by_label("Search", exact=True).press("Enter")
+    expect(page.locator("#documents .card")).to_have_count(2)
+    check(page.locator("#documents .card .title").first.inner_text().startswith("image"), f"{size}: search finds documents by their title")
+    expect(page.get_by_role("link", name="Remove filter Search: image")).to_be_visible()
+    page.get_by_role("link", name=re.compile("^Filter documents")).click()
+    filters = page.get_by_role("dialog", name="Filter documents")
+    expect(filters).to_be_visible()
+    no_serious_violations(page, size, "in the Filter sheet")
+    if shots:
+        page.screenshot(path=str(shots / f"list-filter-{size}.png"))
     page.goto(f"{base}/?owner={owner}")
-    chip = page.get_by_role("navigation", name="Types").get_by_role("link").first
-    check(chip.inner_text().startswith("All"), f"{size}: the type chips start with All")
-    page.get_by_role("button", name="List view").click()
+    page.get_by_role("link", name=re.compile("^Filter documents")).click()
+    filters.get_by_label("Transcript").check()
+    filters.get_by_label("School").select_option("Stanford")
+    filters.get_by_role("button", name="Show documents").click()
+    expect(page.locator("#documents .card")).to_have_count(1)
+    check(page.get_by_role("link", name=re.compile("^Filter documents. 2 filters active")).count() == 1, f"{size}: the Filter button counts its filters")
+    page.get_by_role("link", name="Remove filter School: Stanford").click()
+    expect(page.get_by_role("link", name="Remove filter Type: Transcript")).to_be_visible()
+    check(page.get_by_role("link", name="Remove filter School: Stanford").count() == 0, f"{size}: a filter chip removes its filter")
+    page.get_by_role("link", name="Clear filters").click()
+    expect(page.locator("#documents .card")).to_have_count(total)
+    check(True, f"{size}: Clear filters shows every document")
+
+    # The sort and the layout, remembered across visits.
+    page.get_by_label("Sort").select_option(label="Oldest")
+    expect(page).to_have_url(re.compile("sort=oldest"))
+    page.goto(f"{base}/?owner={owner}")
+    expect(page).to_have_url(re.compile("sort=oldest"))
+    check(page.get_by_label("Sort").input_value() == "oldest", f"{size}: the sort is remembered")
+    page.get_by_label("Sort").select_option(label="Newest")
+    page.get_by_role("button", name="List", exact=True).click()
     page.reload()
     expect(page.locator("#documents")).to_have_class("documents rows")
-    check(page.get_by_role("button", name="List view").get_attribute("aria-pressed") == "true", f"{size}: the list layout is remembered")
-    page.get_by_role("button", name="List view").click()
+    check(page.get_by_role("button", name="List", exact=True).get_attribute("aria-pressed") == "true", f"{size}: the list layout is remembered")
+    if shots:
+        page.screenshot(path=str(shots / f"list-rows-{size}.png"))
+    page.get_by_role("button", name="Grid", exact=True).click()
 
+    # A bad list query, an unknown document: pages in the specification's words, the status kept.
+    answer = page.goto(f"{base}/?owner={owner}&sort=bogus")
+    check(answer.status == 400 and answer.headers["content-type"].startswith("text/html"), f"{size}: a bad list query answers an HTML page, 400")
+    expect(page.get_by_role("link", name="Return to Documents")).to_be_visible()
+    no_serious_violations(page, size, "on the bad query's page")
+    answer = page.goto(f"{base}/ui/documents/{uuid.uuid4()}")
+    check(answer.status == 404 and page.get_by_role("heading", name="Document not found").count() == 1, f"{size}: an unknown document: 'Document not found', 404")
+    check(page.evaluate("document.documentElement.lang") == "en", f"{size}: the error page has its language")
+    no_serious_violations(page, size, "on the not-found page")
+    if shots:
+        page.screenshot(path=str(shots / f"not-found-{size}.png"))
+    page.get_by_role("link", name="Return to Documents").click()
+    page.goto(f"{base}/?owner={owner}")
+
+    if size == "phone":
+        check(not small_touch_targets(page), f"{size}: every touch target is 44 px or more {small_touch_targets(page)}")
     no_serious_violations(page, size, "on the list")
     if shots:
         page.screenshot(path=str(shots / f"list-{size}.png"), full_page=True)

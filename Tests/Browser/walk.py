@@ -58,3 +58,37 @@ def run(walk, prepare=None):
         for size in SIZES:
             walk(browser, base, samples, size, shots, prepared)
         browser.close()
+
+
+def upload_from_list(page, files, type_label="Other (no type)", title=None, school=None, description=None, send=True):
+    """Opens the List's upload sheet by its floating button and fills it: `files` (paths), the type
+    by its label, and for one file its title (the file's name unless said); then Upload, unless not `send`."""
+    sheet = page.get_by_role("dialog", name="Upload Document")
+    if not sheet.is_visible():
+        page.get_by_role("link", name="Upload new document").click()
+    expect(sheet).to_be_visible()
+    sheet.get_by_label("Document type").select_option(label=type_label)
+    sheet.locator("#upload-files").set_input_files([str(path) for path in files])
+    if len(files) == 1:
+        sheet.get_by_label("Title").fill(title if title is not None else Path(files[0]).name)
+    if school:
+        sheet.get_by_label("School").fill(school)
+    if description:
+        sheet.get_by_label("Description").fill(description)
+    if send:
+        sheet.get_by_role("button", name="Upload", exact=True).click()
+        expect(sheet).to_be_hidden()
+    return sheet
+
+
+def small_touch_targets(page):
+    """The visible controls a finger would miss (under 44 × 44 CSS px): links, buttons, fields; a
+    checkbox or radio counts by its label, a link inside a sentence is left out."""
+    return page.evaluate("""() => [...document.querySelectorAll('a[href], button, input, select, textarea, summary')].filter((element) => {
+        if (element.closest('.page-text, .skip, .zoom, p')) return false;
+        if (element.type === 'hidden' || element.type === 'file') return false;
+        const target = (element.type === 'checkbox' || element.type === 'radio') ? element.closest('label') || element : element;
+        const box = target.getBoundingClientRect();
+        if (box.width === 0 || box.height === 0 || getComputedStyle(target).visibility === 'hidden') return false;
+        return box.height < 44 || box.width < 44;
+      }).map((element) => element.outerHTML.slice(0, 80))""")

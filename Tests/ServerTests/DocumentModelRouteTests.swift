@@ -77,7 +77,7 @@ import Testing
     }
 
     /// `PUT /v1/documents/{id}/schools` keeps one live link per school listed: new schools get a
-    /// link (shown once, absolute), listed ones keep theirs, the others are revoked (410). An owner's
+    /// link (absolute), listed ones keep theirs (the same link, found again), the others are revoked (410). An owner's
     /// schools count their documents and shares.
     @Test(arguments: TestBackend.available) func aDocumentIsSharedWithExactlyTheSchoolsListed(backend: TestBackend) async throws {
         let harness = try await Harness(backend, token: SharesTests.token)
@@ -98,13 +98,16 @@ import Testing
 
             let (_, second) = try await put(#"{"schools": ["State University", "North High"]}"#)
             let kept = try #require(second.first?["share"] as? [String: Any])
-            #expect(kept["share_id"] as? String == state["share_id"] as? String && kept["link"] == nil, "a listed school keeps its link")
+            #expect(kept["share_id"] as? String == state["share_id"] as? String && kept["link"] as? String == links.first,
+                    "a listed school keeps its link, given again")
             #expect((second.last?["share"] as? [String: Any])?["link"] is String, "a new school gets one")
             let lakeside = try #require(links.last.flatMap(URL.init(string:))?.path)
             try await client.execute(uri: lakeside, method: .get) { #expect($0.status == .gone, "an unlisted school's link is revoked") }
 
             let shares = try await SharesTests.shares(client, id)
             #expect(shares.filter { $0["status"] as? String == "live" }.compactMap { $0["school"] as? String }.sorted() == ["North High", "State University"])
+            #expect(shares.first { $0["school"] as? String == "State University" }?["link"] as? String == links.first, "a live link is listed whole")
+            #expect(shares.first { $0["school"] as? String == "Lakeside Prep" }.map { $0["link"] == nil } == true, "a revoked one is not")
             _ = try await Self.patch(client, id, #"{"school": "North High"}"#)
             try await client.execute(uri: "/v1/schools?owner=ana", method: .get, headers: Self.bearer) { response in
                 let schools = try json(response)["schools"] as? [[String: Any]] ?? []

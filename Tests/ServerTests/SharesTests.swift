@@ -102,7 +102,7 @@ import Testing
             try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
             let listed = try #require(try await Self.shares(client, id).first)
             #expect(listed["share_id"] as? String == shareID && listed["opened_count"] as? Int == 2 && listed["download_count"] as? Int == 0)
-            #expect(listed["last_opened_at"] is String && listed["url"] == nil && listed["label"] as? String == "State University")
+            #expect(listed["last_opened_at"] is String && listed["url"] as? String == url && listed["label"] as? String == "State University")
             // Each opening with its time, newest first; the history keeps the newest 1000.
             let visits = try await client.execute(uri: "/v1/shares/\(shareID)/visits", method: .get, headers: Self.bearer) {
                 try json($0)["visits"] as? [[String: Any]] ?? []

@@ -29,14 +29,14 @@ public struct DocumentLabels: Sendable, Equatable {
         self.school = school
     }
 
-    /// Labels a client sent: a type by its id (empty or absent: none), the title defaulting to the
-    /// file name, the file name reduced to its last path component, a description with its line
+    /// Labels a client sent: a type by its id (empty or absent: none), the title trimmed and
+    /// defaulting to the file name (when it is absent or blank), the file name reduced to its last path component, a description with its line
     /// breaks made `\n`, a school trimmed (empty: none). Throws `bad_request` for an unknown type or
     /// labels that break ``check()``.
     public init(owner: String?, typeID: String?, title: String?, filename: String?, description: String? = nil, school: String? = nil,
                 rules: DocumentRules) throws(PreviewError) {
         let name = (filename ?? "upload").split(separator: "/").last.map(String.init) ?? "upload"
-        self.init(owner: owner ?? "", type: try Self.type(typeID, in: rules), title: title.flatMap { $0.isEmpty ? nil : $0 } ?? name,
+        self.init(owner: owner ?? "", type: try Self.type(typeID, in: rules), title: title.map(Self.title).flatMap { $0.isEmpty ? nil : $0 } ?? name,
                   filename: name, description: Self.description(description ?? ""), school: Self.school(school))
         try check()
     }
@@ -107,10 +107,15 @@ public struct DocumentLabels: Sendable, Equatable {
         titleKey(([title, description, filename] + (school.map { [$0] } ?? [])).joined(separator: "\n"))
     }
 
-    /// The rules for a title given to a stored document (``check()``'s, and a length).
+    /// A title as it is kept: surrounding blanks trimmed.
+    public static func title(_ text: String) -> String {
+        text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The rules for a title given to a stored document (``check()``'s, and a length): not blank.
     public static func checkTitle(_ title: String) throws(PreviewError) {
-        guard !title.isEmpty, title.count <= maxTitleLength else {
-            throw PreviewError(.badRequest, "title must have 1 to \(maxTitleLength) characters")
+        guard !title.allSatisfy(\.isWhitespace), title.count <= maxTitleLength else {
+            throw PreviewError(.badRequest, "title must have 1 to \(maxTitleLength) characters, not only blanks")
         }
         if hasControls(title) { throw PreviewError(.badRequest, "title must not contain control characters") }
     }

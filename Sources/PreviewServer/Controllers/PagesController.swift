@@ -6,6 +6,7 @@ import PreviewDocuments
 /// The pages a person uses in a browser: the owner's documents with the upload form, a document's
 /// viewer with its versions, and the forms that delete, restore and upload (over the same
 /// ``DocumentsController`` calls as the API, so a form and a client are held to the same rules).
+/// A failure is a page too (``PageFailure``), with the API's status.
 struct PagesController {
     let api: DocumentsController
     var documents: DocumentService { api.documents }
@@ -13,31 +14,49 @@ struct PagesController {
     func register(on routes: RouteTable) {
         routes.add(.get, "/") { request, context in
             let (documents, session) = (documents, context.session)
-            return try await ListPage.response(documents: documents, request: request, session: session)
+            return try await PageFailure.answering { try await ListPage.response(documents: documents, request: request, session: session) }
         }
         routes.add(.get, "/ui/documents/:id") { request, context in
-            let (documents, id, list, session) = (documents, try context.parameters.require("id"), try ListContext(request), context.session)
-            return try await DetailPage.response(documents: documents, id: id, list: list, session: session)
+            let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
+            return try await PageFailure.answering {
+                try await DetailPage.response(documents: documents, id: id, list: try ListContext(request), session: session)
+            }
         }
         routes.add(.get, "/ui/documents/:id/view") { request, context in
-            let (documents, id, list, session) = (documents, try context.parameters.require("id"), try ListContext(request), context.session)
-            return try await ViewerPage.response(documents: documents, id: id, list: list, session: session)
+            let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
+            return try await PageFailure.answering {
+                try await ViewerPage.response(documents: documents, id: id, list: try ListContext(request), session: session)
+            }
         }
         routes.add(.get, "/ui/documents/:id/delete") { _, context in
             let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
-            return try await PageParts.deleteConfirmation(documents: documents, id: id, session: session)
+            return try await PageFailure.answering { try await PageParts.deleteConfirmation(documents: documents, id: id, session: session) }
         }
         routes.add(.post, "/ui/documents/:id/delete") { request, context in
-            let deletion = try await api.delete(context.parameters.require("id"), request: request, logger: context.logger)
-            return Response(status: .seeOther, headers: [.location: ListPage.path(owner: deletion.versions.first?.owner ?? "")])
+            let id = try context.parameters.require("id")
+            return try await PageFailure.answering {
+                let deletion = try await api.delete(id, request: request, logger: context.logger)
+                return Response(status: .seeOther, headers: [.location: ListPage.path(owner: deletion.versions.first?.owner ?? "")])
+            }
+        }
+        routes.add(.get, "/ui/documents/:id/restore") { request, context in
+            let (documents, id, session) = (documents, try context.parameters.require("id"), context.session)
+            return try await PageFailure.answering {
+                try await PageParts.restoreConfirmation(documents: documents, id: id, version: request.queryFields.get("version"), session: session)
+            }
         }
         routes.add(.post, "/ui/documents/:id/restore") { request, context in
-            let restored = try await api.restore(context.parameters.require("id"), request: request)
-            return Response(status: .seeOther, headers: [.location: "/ui/documents/\(restored.document.id)"])
+            let id = try context.parameters.require("id")
+            return try await PageFailure.answering {
+                let restored = try await api.restore(id, request: request)
+                return Response(status: .seeOther, headers: [.location: "/ui/documents/\(restored.document.id)"])
+            }
         }
         routes.add(.post, "/ui/upload") { request, context in
-            let accepted = try await api.upload(request, context: context)
-            return Response(status: .seeOther, headers: [.location: ListPage.path(owner: accepted.owner)])
+            try await PageFailure.answering(upload: true) {
+                let accepted = try await api.upload(request, context: context)
+                return Response(status: .seeOther, headers: [.location: ListPage.path(owner: accepted.owner)])
+            }
         }
     }
 }

@@ -11,8 +11,7 @@ struct SchoolsController {
     let documents: DocumentService
     let settings: ServerSettings
 
-    /// A school's share in the answer to `PUT /v1/documents/{id}/schools`: its link only when it was
-    /// made now (its token is not kept).
+    /// A school's share in the answer to `PUT /v1/documents/{id}/schools`, with its link.
     struct SchoolShareView: Encodable {
         var school: String
         var share: SharesController.ShareView
@@ -38,9 +37,8 @@ struct SchoolsController {
                                                                           "preview.made": "\(made)"])
             let origin = settings.origin(of: request)
             let now = documents.clock.now
-            return try JSON.response(["schools": shares.map { share, token in
-                SchoolShareView(school: share.school ?? share.label,
-                                share: SharesController.ShareView(share, token: token, origin: origin, now: now))
+            return try JSON.response(["schools": shares.map { share, _ in
+                SchoolShareView(school: share.school ?? share.label, share: SharesController.ShareView(share, origin: origin, now: now))
             }])
         }
     }

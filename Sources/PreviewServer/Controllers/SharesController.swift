@@ -60,12 +60,12 @@ struct SharesController {
         var openedCount: Int
         var lastOpenedAt: Date?
         var downloadCount: Int
-        /// Only when it is made (its token is not kept): the link's path, and `link`, the whole
-        /// address to give the person.
+        /// While it is live (and was made since links are kept): the link's path, and `link`, the
+        /// whole address to give the person.
         var url: String?
         var link: String?
 
-        init(_ share: ShareRecord, token: String? = nil, origin: String = "", now: Date) {
+        init(_ share: ShareRecord, origin: String, now: Date) {
             shareID = share.id
             label = share.label
             school = share.school
@@ -80,7 +80,7 @@ struct SharesController {
             openedCount = share.openedCount
             lastOpenedAt = share.lastOpenedAt
             downloadCount = share.downloadCount
-            url = token.map { SharedPage.pathPrefix + $0 }
+            url = share.linkToken.flatMap { status == .live ? SharedPage.pathPrefix + $0 : nil }
             link = url.map { origin + $0 }
         }
     }
@@ -92,15 +92,15 @@ struct SharesController {
                                             expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "version"?}"#)
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
-            let (share, token) = try await documents.share(id, asked)
+            let (share, _) = try await documents.share(id, asked)
             Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment()
             context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
-            return try JSON.response(ShareView(share, token: token, origin: settings.origin(of: request), now: documents.clock.now), status: .created)
+            return try JSON.response(ShareView(share, origin: settings.origin(of: request), now: documents.clock.now), status: .created)
         }
-        routes.add(.get, "/v1/documents/:id/shares") { _, context in
-            let id = try context.parameters.require("id")
+        routes.add(.get, "/v1/documents/:id/shares") { request, context in
+            let (id, origin) = (try context.parameters.require("id"), settings.origin(of: request))
             let documents = documents
-            return try JSON.response(["shares": try await documents.shares(of: id).map { ShareView($0, now: documents.clock.now) }])
+            return try JSON.response(["shares": try await documents.shares(of: id).map { ShareView($0, origin: origin, now: documents.clock.now) }])
         }
         routes.add(.delete, "/v1/shares/:id") { _, context in
             let id = try context.parameters.require("id")

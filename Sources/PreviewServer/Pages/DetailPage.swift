@@ -6,7 +6,7 @@ import PreviewStore
 
 /// `GET /ui/documents/{id}`: one document — its type, title and description, its facts, its preview
 /// (a player, the pages, a picture, each zoomable), and what can be done with it: edit its labels,
-/// share it with schools (``DetailScript``), restore or upload a version, download, delete.
+/// share it with schools (`web/detail.js`), restore or upload a version, download, delete.
 struct DetailPage {
     let pageTitle: String
     let stylesheet = StaticAsset.style.url
@@ -19,11 +19,21 @@ struct DetailPage {
     let previous: Neighbour?
     let next: Neighbour?
     let id: String
+    /// The current version's id (a new version's upload is of it).
+    let currentID: String
     let title: String
     let typeID: String
     let typeLabel: String
     let description: String
-    let school: String
+    /// The owner's schools for the Edit dialog's list, this document's selected.
+    let schools: [SchoolOption]
+    /// The page's limits of a title and a description (the specification's; the API takes longer ones).
+    let maxTitle = 100
+    let maxDescription = 500
+    /// The file types a new version may be (its type's extensions), for the file picker.
+    let accept: String
+    /// Whether there are versions before the current one.
+    let earlier: Bool
     let notice: String?
     let error: String?
     let facts: [Fact]
@@ -43,6 +53,13 @@ struct DetailPage {
     struct Fact {
         let label: String
         let value: String
+        /// The name a script finds it by, to change it in place.
+        var key: String? = nil
+    }
+
+    struct SchoolOption {
+        let name: String
+        let selected: Bool
     }
 
     struct Version {
@@ -62,16 +79,17 @@ struct DetailPage {
     static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) async throws -> Response {
         let versions = try await documents.versions(of: id)
         guard let document = versions.first(where: { $0.id == id }) else { throw APIError(.notFound, "No document \(id).") }
-        let (previous, next) = try await PageParts.neighbours(of: versions[0], in: documents, listing: list.query(owner: document.owner))
+        let (previous, next, _) = try await PageParts.neighbours(of: versions[0], in: documents, listing: list.query(owner: document.owner))
         let shares = try await documents.shares(of: id)
         let media = try await PageParts.media(of: document, in: documents)
-        let model = DetailPage(document, versions: versions, neighbours: (previous, next), list: list,
+        let schools = try await documents.schools(owner: document.owner).map(\.name)
+        let model = DetailPage(document, versions: versions, neighbours: (previous, next), list: list, schools: schools,
                                liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
                                media: media, rules: documents.rules, session: session)
         return PageParts.page(PageTemplates.render(model, "detail"))
     }
 
-    init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), list: ListContext, liveShares: Int, media: String,
+    init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), list: ListContext, schools: [String] = [], liveShares: Int, media: String,
          rules: DocumentRules, session: Session?) {
         let current = versions[0]
         owner = document.owner
@@ -80,17 +98,21 @@ struct DetailPage {
         previous = neighbours.0.map { Neighbour(href: list.carried("/ui/documents/\($0.id)"), title: $0.title) }
         next = neighbours.1.map { Neighbour(href: list.carried("/ui/documents/\($0.id)"), title: $0.title) }
         id = document.id
+        currentID = current.id
         title = document.title
         pageTitle = document.title
         typeID = document.type ?? ""
         typeLabel = PageParts.typeLabel(document, rules: rules)
         description = document.description
-        school = document.school ?? ""
+        self.schools = Set(schools + (document.school.map { [$0] } ?? [])).sorted()
+            .map { SchoolOption(name: $0, selected: $0 == document.school) }
+        accept = document.type.flatMap(rules.type(id:)).map { $0.extensions.map { ".\($0)" }.joined(separator: ",") } ?? ""
+        earlier = versions.count > 1
         csrf = session?.csrfToken
         notice = document.id == current.id ? nil : "This is version \(document.version); the current one is v\(current.version)."
         error = document.status == .failed ? document.errorMessage ?? "The document could not be processed." : nil
         var facts = [Fact(label: "Version", value: "v\(document.version) of \(versions.count)"),
-                     Fact(label: "School", value: document.school ?? "—"),
+                     Fact(label: "School", value: document.school ?? "General", key: "school"),
                      Fact(label: "Uploaded", value: Self.readable(document.createdAt)),
                      Fact(label: "File", value: document.filename),
                      Fact(label: "File type", value: document.kind.rawValue.uppercased()),

@@ -4,51 +4,73 @@ import PreviewCore
 import PreviewDocuments
 import PreviewStore
 
-/// `GET /`: one owner's documents — the statistics cards, the upload (files picked or dropped, each
-/// with its progress and the service's own refusal), search, sort, type chips and a grid or list
-/// (``ListScript`` makes the uploads and keeps the cards current; without it the forms still work).
-/// One owner at a time, never the whole table: owners are labels under one token, and a page that
-/// lists everybody's titles is one shoulder-surf from a leak. Documents uploaded without an owner
-/// are the "(no owner)" group, shown by `/` itself, so an upload is always on the page it was made from.
+/// `GET /`: one owner's documents, in the Documents List specification's order — the title and
+/// "{shown} of {total} total", the statistics cards in a row that scrolls sideways, the search,
+/// sort, Filter button (a sheet of type, school and shared filters) and grid or list toggle, the
+/// active filters as removable chips, then the documents; the upload is a floating button that opens
+/// its form (type, title, school, description, files) as a sheet. `web/list.js` makes the uploads,
+/// queued as the service paces them, and keeps the cards and counts current; without it the forms
+/// still work. One owner at a time, never the whole table: owners are labels under one token, and a
+/// page that lists everybody's titles is one shoulder-surf from a leak. Documents uploaded without an
+/// owner are the "(no owner)" group, shown by `/` itself, so an upload is always on the page it was made from.
 struct ListPage {
-    let pageTitle: String
+    let pageTitle = "Documents"
     let stylesheet = StaticAsset.style.url
     let scripts = [StaticAsset.common.url, StaticAsset.list.url]
     let csrf: String?
     let signOutPath = SignInPage.signOutPath
     let owner: String
-    let ownerLabel: String
+    /// The owner named under the title, when there is one.
+    let ownerLabel: String?
+    /// "{shown} of {total} total".
+    let subtitle: String
     let stats: [Stat]
     let uploadTypes: [Option]
-    let type: String?
     let query: String
     let sorts: [Option]
-    let chips: [Chip]
+    let typeFilters: [Option]
+    let schoolFilters: [Option]
+    let sharedOnly: Bool
+    /// How many filters are on (search, type, school, shared), for the Filter button's badge.
+    let activeCount: Int
+    let hasActive: Bool
+    let activeFilters: [ActiveFilter]
+    let clearFilters: String?
+    /// The owner's schools, for the upload form.
+    let schools: [String]
     /// Type ids and their labels as JSON, for the cards the script adds.
     let typeLabels: String
     let cards: [Card]
-    let emptyText: String
+    /// Whether no document matches the filters (while the owner has documents).
+    let filteredOut: Bool
     let more: String?
     /// Why the list is not in the order asked (a search too broad to sort so: newest first instead).
     let notice: String?
+    let maxTitle = 100
+    let maxDescription = 500
 
     struct Stat {
+        let key: String
         let label: String
         let value: String
         let detail: String?
+        /// The card's colour: blue, green, purple or orange.
+        let tone: String
     }
 
     struct Option {
         let value: String
         let label: String
         var selected = false
+        var count: Int? = nil
+        /// A type's file extensions (".pdf,.txt"), for the upload's check.
+        var extensions: String? = nil
     }
 
-    struct Chip {
+    /// A filter that is on, and the list without it.
+    struct ActiveFilter {
         let label: String
-        let count: Int
         let href: String
-        let selected: Bool
     }
 
     struct Card {
@@ -56,21 +78,36 @@ struct ListPage {
         let href: String
         let title: String
         let typeLabel: String
+        let typeEmoji: String
+        let school: String
+        let date: String
         let version: Int
         let status: String
         let statusLabel: String
         let thumbnail: String?
+        let thumbnail2x: String?
+        /// "Shared: 3" ("Shared: 20+" past 20), or nil.
+        let shared: String?
+        /// What a screen reader says of the card.
+        let spoken: String
         let error: String?
     }
 
+    /// A type's emoji on badges (the specification's; others a folder).
+    static func emoji(_ type: String?) -> String {
+        ["highlight_video": "🎥", "transcript": "📄", "resume": "📋", "rec_letter": "💌", "questionnaire": "📝", "stats_sheet": "📊"][type ?? ""] ?? "📁"
+    }
+
     static func response(documents service: DocumentService, request: Request, session: Session?) async throws -> Response {
-        var query = try DocumentsController.documentQuery(request)
+        var query = try ListContext.listing(request)
         let owner = query.owner ?? ""
         query.owner = owner
         query.limit = 60
         let (listed, page, notice) = try await listing(query, list: service.list)
         let statistics = try await service.statistics(owner: owner)
-        let model = ListPage(query: listed, page: page, statistics: statistics, rules: service.rules, session: session, notice: notice)
+        let schools = try await service.schools(owner: owner).map(\.name)
+        let model = ListPage(query: listed, page: page, statistics: statistics, schools: schools, rules: service.rules, session: session,
+                             notice: notice)
         return PageParts.page(PageTemplates.render(model, "list"))
     }
 
@@ -88,7 +125,8 @@ struct ListPage {
         }
     }
 
-    init(query: DocumentQuery, page: DocumentPage, statistics: StorageStatistics, rules: DocumentRules, session: Session?, notice: String? = nil) {
+    init(query: DocumentQuery, page: DocumentPage, statistics: StorageStatistics, schools: [String] = [], rules: DocumentRules,
+         session: Session?, notice: String? = nil) {
         self.notice = notice
         let owner = query.owner ?? ""
         func label(_ type: String?) -> String {
@@ -96,48 +134,81 @@ struct ListPage {
             return rules.type(id: type)?.label ?? type
         }
         let context = ListContext(query)
-        func link(type: String?) -> String {
-            Self.path(owner: owner, items: ListContext(type: type, text: context.text, sort: context.sort).items)
-        }
-        ownerLabel = owner.isEmpty ? "(no owner)" : owner
-        pageTitle = ownerLabel
+        ownerLabel = owner.isEmpty ? nil : owner
         self.owner = owner
         csrf = session?.csrfToken
-        let shared = statistics.sharedDocuments
+        let shown = page.documents.count
+        subtitle = "\(shown)\(page.next == nil ? "" : "+") of \(statistics.documents) total"
         let byType = statistics.byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         stats = [
-            Stat(label: "Documents", value: "\(statistics.documents)", detail: "\(statistics.versions) versions"),
-            Stat(label: "By type", value: byType.count == 1 ? "1 type" : "\(byType.count) types",
-                 detail: byType.isEmpty ? nil : byType.prefix(3).map { "\(label($0.key)) \($0.value)" }.joined(separator: " · ")),
-            Stat(label: "Most common type", value: statistics.mostCommonType.map(label) ?? "—", detail: nil),
-            Stat(label: "Storage", value: Self.bytes(statistics.storedBytes),
-                 detail: statistics.dedupRatio > 1 ? String(format: "%.1f× saved by dedup", statistics.dedupRatio) : "\(Self.bytes(statistics.logicalBytes)) uploaded"),
-            Stat(label: "Shared", value: "\(shared)", detail: shared == 1 ? "document with a live link" : "documents with a live link"),
+            Stat(key: "total", label: "Total Documents", value: "\(statistics.documents)", detail: "\(statistics.versions) versions", tone: "blue"),
+            Stat(key: "shared", label: "Shared Documents", value: "\(statistics.sharedDocuments)", detail: "with a live link", tone: "green"),
+            Stat(key: "common", label: "Most Common Type", value: statistics.mostCommonType.map(label) ?? "—",
+                 detail: byType.count > 1 ? "of \(byType.count) types" : nil, tone: "purple"),
+            Stat(key: "storage", label: "Total Storage", value: Self.bytes(statistics.storedBytes),
+                 detail: statistics.dedupRatio >= 1.05 ? String(format: "%.1f× saved by dedup", statistics.dedupRatio) : nil, tone: "orange"),
         ]
-        uploadTypes = rules.types.map { Option(value: $0.id, label: $0.label) }
-        type = query.type
+        uploadTypes = rules.types.map { Option(value: $0.id, label: $0.label, extensions: $0.extensions.map { ".\($0)" }.joined(separator: ",")) }
         self.query = query.containing ?? ""
-        let sortLabels: [(DocumentQuery.Sort, String)] = [(.newest, "Newest"), (.oldest, "Oldest"), (.title, "Title"), (.type, "Type"), (.mostShared, "Most shared")]
+        let sortLabels: [(DocumentQuery.Sort, String)] = [(.newest, "Newest"), (.oldest, "Oldest"), (.title, "Name"), (.type, "Type"), (.mostShared, "Most Shared")]
         sorts = sortLabels.map { Option(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) }
-        chips = [Chip(label: "All", count: statistics.documents, href: link(type: nil), selected: query.type == nil)]
+        typeFilters = [Option(value: "", label: "All types", selected: query.type == nil, count: statistics.documents)]
             + byType.map { id, count in
                 let filter = id == StorageStatistics.unspecifiedType ? "" : id
-                return Chip(label: label(id), count: count, href: link(type: filter), selected: query.type == filter)
+                return Option(value: id, label: label(id), selected: query.type == filter, count: count)
             }
+        let schoolNames = Set(schools + statistics.bySchool.keys + (query.school.map { [$0] } ?? [])).sorted()
+        schoolFilters = schoolNames.map { Option(value: $0, label: $0, selected: $0 == query.school, count: statistics.bySchool[$0]) }
+        self.schools = Set(schools + statistics.bySchool.keys).sorted()
+        sharedOnly = query.shared == true
+        var active: [ActiveFilter] = []
+        func without(_ change: (inout ListContext) -> Void) -> String {
+            var narrower = context
+            change(&narrower)
+            return Self.path(owner: owner, items: narrower.items)
+        }
+        if let text = query.containing { active.append(ActiveFilter(label: "Search: \(text)", href: without { $0.text = nil })) }
+        if let type = query.type { active.append(ActiveFilter(label: "Type: \(label(type))", href: without { $0.type = nil })) }
+        if let school = query.school { active.append(ActiveFilter(label: "School: \(school)", href: without { $0.school = nil })) }
+        if let shared = query.shared { active.append(ActiveFilter(label: shared ? "Shared" : "Not shared", href: without { $0.shared = nil })) }
+        activeFilters = active
+        activeCount = active.count
+        hasActive = !active.isEmpty
+        clearFilters = active.isEmpty ? nil : Self.path(owner: owner, items: ListContext(sort: context.sort).items)
         typeLabels = String(decoding: (try? JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: rules.types.map { ($0.id, $0.label) }),
                                                                     options: .sortedKeys)) ?? Data("{}".utf8), as: UTF8.self)
         cards = page.documents.map { document in
             let status = document.status
             let pictured = status == .done && document.previewStatus == .ready
-            return Card(id: document.id, href: context.carried("/ui/documents/\(document.id)"), title: document.title, typeLabel: label(document.type),
-                        version: document.version, status: status.rawValue,
-                        statusLabel: document.previewStatus == .noPreview && status == .done ? "No preview" : Self.statusLabel(status),
-                        thumbnail: pictured ? "/v1/documents/\(document.id)/preview" : nil, error: status == .failed ? document.errorMessage : nil)
+            let statusLabel = document.previewStatus == .noPreview && status == .done ? "No preview" : Self.statusLabel(status)
+            let shares = document.liveShares
+            let shared = shares > 0 ? "Shared: \(shares > 20 ? "20+" : "\(shares)")" : nil
+            let date = Self.day(document.createdAt)
+            let typeLabel = label(document.type)
+            let thumbnail = "/v1/documents/\(document.id)/preview"
+            return Card(id: document.id, href: context.carried("/ui/documents/\(document.id)"), title: document.title, typeLabel: typeLabel,
+                        typeEmoji: Self.emoji(document.type), school: document.school ?? "General", date: date,
+                        version: document.version, status: status.rawValue, statusLabel: statusLabel,
+                        thumbnail: pictured ? thumbnail + "?width=\(Self.thumbnailBox.width)&height=\(Self.thumbnailBox.height)" : nil,
+                        thumbnail2x: pictured ? thumbnail + "?width=\(2 * Self.thumbnailBox.width)&height=\(2 * Self.thumbnailBox.height)" : nil,
+                        shared: shared,
+                        spoken: "\(document.title). \(typeLabel). \(shares == 0 ? "Not shared" : "Shared with \(shares) school\(shares == 1 ? "" : "s")"). Uploaded \(date).",
+                        error: status == .failed ? document.errorMessage : nil)
         }
-        emptyText = query.containing.map { "Nothing matches “\($0)”." } ?? "No documents yet: upload one above."
+        filteredOut = page.documents.isEmpty && statistics.documents > 0
         more = page.next.map { next in
             Self.path(owner: owner, items: context.items + [("cursor", next.token)])
         }
+    }
+
+    /// A card's thumbnail box in CSS pixels (16:9); its image is asked at this size and at twice it.
+    static let thumbnailBox = (width: 256, height: 144)
+
+    /// A day as people read it: "2 Dec 2026".
+    static func day(_ date: Date) -> String {
+        var style = Date.FormatStyle(date: .abbreviated, time: .omitted, locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
+        style.timeZone = TimeZone(identifier: "UTC")!
+        return date.formatted(style)
     }
 
     /// What a card says of a document's status.

@@ -1,4 +1,4 @@
-/// A small page of one purpose (``PageTemplates/notice``): a heading, a message or a failure, and
+/// A small page of one purpose (`web/notice.mustache`): a heading, a message or a failure, and
 /// at most one form with one field — signing in, confirming a delete, a share's password, and
 /// why a share's link does not open.
 struct NoticePage {

@@ -10,7 +10,7 @@ import PreviewStore
 /// pages of a paged document as images the browser fetches (and so the server renders) only when
 /// they scroll into view, a video's poster and a player on its ladder, rendition or original with a
 /// filmstrip of its scrubbing thumbnails (`#t=`), an image at preview size; images and pages zoom
-/// (``ZoomScript``). Also the delete confirmation, a document's neighbours in a listing, and the
+/// (`web/zoom.js`). Also the delete confirmation, a document's neighbours in a listing, and the
 /// headers of every HTML response.
 enum PageParts {
     /// The pages of a long document shown at most; the rest are a download away.
@@ -23,10 +23,13 @@ enum PageParts {
         let offersDownload: Bool
         /// A text whose hits the pages show marked (a share's, once the text is read).
         let highlight: String?
+        /// How many of a paged document's pages the markup holds, the others made by `web/media.js`
+        /// as they approach (from the addresses of page 1's, which only unsigned links allow); nil: all.
+        let written: Int?
         private let address: (String, [(String, String)]) -> String
-        private let zoomAddress: (String) -> String
+        fileprivate let zoomAddress: (String) -> String
 
-        init(documentID: String, offersDownload: Bool = true, highlight: String? = nil,
+        init(documentID: String, offersDownload: Bool = true, highlight: String? = nil, written: Int? = nil,
              address: @escaping (String, [(String, String)]) -> String = { path, query in
                  query.isEmpty ? path : path + "?" + QueryItems.encoded(query)
              },
@@ -34,6 +37,7 @@ enum PageParts {
             self.documentID = documentID
             self.offersDownload = offersDownload
             self.highlight = highlight
+            self.written = written
             self.address = address
             zoomAddress = zoom
         }
@@ -55,11 +59,14 @@ enum PageParts {
         }
     }
 
+    /// The pages a signed-in page's markup holds; the script makes the others as they approach.
+    static let writtenPages = 3
+
     /// What the document is shown as, on a signed-in page (its files by their paths).
     static func media(of document: Document, in documents: DocumentService) async throws -> String {
         let playback = try await documents.playbackManifest(of: document)
-        return body(document, playback: playback, links: MediaLinks(documentID: document.id),
-                    texts: await documents.pageDescriptions(of: document, pages: 1...maxPages))
+        return body(document, playback: playback, links: MediaLinks(documentID: document.id, written: writtenPages),
+                    texts: await documents.pageDescriptions(of: document, pages: 1...writtenPages))
     }
 
     /// The most characters of pages' text a page carries as their images' descriptions (a few
@@ -71,7 +78,9 @@ enum PageParts {
     static func body(_ document: Document, playback: DocumentService.Playback?, links: MediaLinks, texts: [Int: String] = [:]) -> String {
         let kind = document.kind
         switch document.status {
-        case .failed: return "<p class=\"note\">No preview could be made of it.</p>"
+        case .failed:
+            let reason = document.errorMessage.map { " " + SafeText.html($0) } ?? ""
+            return "<div class=\"unavailable\"><p class=\"note\">Preview unavailable. Unable to load document.\(reason)</p><p>\(links.download("Download"))</p></div>"
         // The media script shows the preview here once it is made.
         case .queued, .processing: return "<p class=\"making note\" role=\"status\">The preview is being made.</p>"
         case .done: break
@@ -98,7 +107,8 @@ enum PageParts {
             }
             // Sized before they load, so only the pages near the viewport are fetched.
             let ratio = document.width.flatMap { w in document.height.map { "\(w) / \($0)" } } ?? "1 / 1.414"
-            let shown = min(pages, maxPages)
+            let all = min(pages, maxPages)
+            let shown = min(all, links.written ?? all)
             var described = 0
             let marks = links.highlight.map { [("highlight", $0)] } ?? []
             let images = (1...shown).map { page in
@@ -117,8 +127,13 @@ enum PageParts {
                 let words = text.split(whereSeparator: \.isNewline).joined(separator: " ")
                 return image + "\n<div class=\"page-text\" id=\"page-text-\(page)\">\(SafeText.html(words))</div>"
             }.joined(separator: "\n")
-            let more = pages > shown ? "<p>Pages \(shown + 1)–\(pages) are in the original. \(links.download("Download it"))</p>" : ""
-            return "<p class=\"pagecount\">\(pages) page\(pages == 1 ? "" : "s")</p>\n<div class=\"pages\">\n\(images)\n</div>\(more)"
+            let more = pages > all ? "<p>Pages \(all + 1)–\(pages) are in the original. \(links.download("Download it"))</p>" : ""
+            // The pages past the written ones, made by the script from these addresses and page numbers.
+            let template = shown < all ? """
+                 data-pages="\(all)" data-ratio="\(ratio)" data-page-src="\(links.url("preview", [("width", "1024")] + marks + [("page", "")]))" \
+                data-page-zoom="\(SafeText.html(links.zoomAddress("\(document.id)~v\(document.version)~p")))"
+                """ : ""
+            return "<p class=\"pagecount\">\(pages) page\(pages == 1 ? "" : "s")</p>\n<div class=\"pages\"\(template)>\n\(images)\n</div>\(more)"
         }
     }
 
@@ -175,35 +190,54 @@ enum PageParts {
         let document = versions[0]
         let page = NoticePage(
             title: "Delete \(document.title)?",
-            message: "All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews go; this cannot be undone.",
+            message: "Are you sure you want to delete this document? All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews go. This action cannot be undone.",
             form: .init(action: "/ui/documents/\(document.id)/delete", hidden: session.map { [.init(name: "csrf", value: $0.csrfToken)] } ?? [],
                         input: nil, button: "Delete", destroys: true),
-            back: .init(href: "/ui/documents/\(id)", label: "Keep it"))
+            back: .init(href: "/ui/documents/\(id)", label: "Cancel"))
         return Self.page(page.html)
     }
 
-    /// The documents before and after `document` in `listing` (the owner's, newest first, unless said).
+    /// `GET /ui/documents/{id}/restore?version=N`: asks before version N becomes the current one.
+    static func restoreConfirmation(documents: DocumentService, id: String, version: String?, session: Session?) async throws -> Response {
+        let versions = try await documents.versions(of: id)
+        guard let number = version.flatMap(Int.init), let restored = versions.first(where: { $0.version == number }) else {
+            throw PreviewError(.notFound, "No version \(version ?? "") of this document.")
+        }
+        let page = NoticePage(
+            title: "Restore this version?",
+            message: "Version \(number) (\(restored.filename)) becomes the current version. The current version will be marked as archived: it stays in the version history.",
+            form: .init(action: "/ui/documents/\(restored.id)/restore?version=\(number)",
+                        hidden: session.map { [.init(name: "csrf", value: $0.csrfToken)] } ?? [], input: nil, button: "Restore", destroys: false),
+            back: .init(href: "/ui/documents/\(versions[0].id)", label: "Cancel"))
+        return Self.page(page.html)
+    }
+
+    /// The documents before and after `document` in `listing` (the owner's, newest first, unless
+    /// said), and its place in it (1 for the first; nil when it is not among the first 5,000).
     static func neighbours(of document: Document, in documents: DocumentService,
-                           listing: DocumentQuery? = nil) async throws -> (previous: Document?, next: Document?) {
+                           listing: DocumentQuery? = nil) async throws -> (previous: Document?, next: Document?, place: Int?) {
         var query = listing ?? DocumentQuery(owner: document.owner, sort: .newest)
         query.limit = DocumentQuery.maxLimit
         query.after = nil
         var previous: Document?
+        var before = 0
         for _ in 0..<50 {
             let page = try await documents.list(query)
             if let position = page.documents.firstIndex(where: { $0.id == document.id }) {
-                let before = position > 0 ? page.documents[position - 1] : previous
-                if position + 1 < page.documents.count { return (before, page.documents[position + 1]) }
-                guard let next = page.next else { return (before, nil) }
+                let earlier = position > 0 ? page.documents[position - 1] : previous
+                let place = before + position + 1
+                if position + 1 < page.documents.count { return (earlier, page.documents[position + 1], place) }
+                guard let next = page.next else { return (earlier, nil, place) }
                 query.after = next
                 query.limit = 1
-                return (before, try await documents.list(query).documents.first)
+                return (earlier, try await documents.list(query).documents.first, place)
             }
             guard let next = page.next else { break }
+            before += page.documents.count
             previous = page.documents.last
             query.after = next
         }
-        return (nil, nil)
+        return (nil, nil, nil)
     }
 
     static func typeLabel(_ document: Document, rules: DocumentRules) -> String {

@@ -7,9 +7,9 @@ import PreviewStore
 /// `GET /ui/documents/{id}/view`: one document on the whole screen — close, share, download, a
 /// counter (its page in view, or its length), a paged document's find box (its hits marked on the
 /// pages, the next and previous one a button or Enter away), full screen, and the previous and next documents of
-/// the list it was opened from (``ListContext``) by the arrow keys, a swipe or the buttons (``ViewerScript``). Pictures and
-/// pages zoom by pinch, wheel or buttons (``ZoomScript``); a video plays fitted to the screen,
-/// portrait or not, its filmstrip seeking it (``MediaScript``).
+/// the list it was opened from (``ListContext``) by the arrow keys, a swipe or the buttons (`web/viewer.js`). Pictures and
+/// pages zoom by pinch, wheel or buttons (`web/zoom.js`); a video plays fitted to the screen,
+/// portrait or not, its filmstrip seeking it (`web/media.js`).
 struct ViewerPage {
     let pageTitle: String
     let stylesheet = StaticAsset.style.url
@@ -25,6 +25,8 @@ struct ViewerPage {
     let searchPath: String?
     let previous: DetailPage.Neighbour?
     let next: DetailPage.Neighbour?
+    /// "3 of 10": the document's place in the list it was opened from (nil when not known).
+    let position: String?
     /// The media's markup, made by ``PageParts/body(_:playback:links:)`` (which escapes what it shows).
     let media: String
 
@@ -33,13 +35,15 @@ struct ViewerPage {
 
     static func response(documents: DocumentService, id: String, list: ListContext, session: Session?) async throws -> Response {
         let document = try await documents.document(id: id)
-        let (previous, next) = try await PageParts.neighbours(of: document, in: documents, listing: list.query(owner: document.owner))
+        let (previous, next, place) = try await PageParts.neighbours(of: document, in: documents, listing: list.query(owner: document.owner))
         let media = try await PageParts.media(of: document, in: documents)
-        let model = ViewerPage(document, neighbours: (previous, next), list: list, media: media, session: session)
+        let total = try await list.count(in: documents.statistics(owner: document.owner))
+        let model = ViewerPage(document, neighbours: (previous, next), place: place, of: total, list: list, media: media, session: session)
         return PageParts.page(PageTemplates.render(model, "viewer"))
     }
 
-    init(_ document: Document, neighbours: (Document?, Document?), list: ListContext, media: String, session: Session?) {
+    init(_ document: Document, neighbours: (Document?, Document?), place: Int? = nil, of total: Int? = nil, list: ListContext, media: String,
+         session: Session?) {
         id = document.id
         title = document.title
         pageTitle = document.title
@@ -56,5 +60,6 @@ struct ViewerPage {
         previous = neighbours.0.map { DetailPage.Neighbour(href: list.carried(Self.path(of: $0.id)), title: $0.title) }
         next = neighbours.1.map { DetailPage.Neighbour(href: list.carried(Self.path(of: $0.id)), title: $0.title) }
         self.media = media
+        position = place.map { place in total.map { "\(place) of \(max($0, place))" } ?? "\(place)" }
     }
 }

@@ -1,45 +1,74 @@
 "use strict";
-// The detail page's script: the Edit dialog (`PATCH /v1/documents/{id}`, the service's message
-// when it refuses), the Share dialog (the owner's schools from `GET /v1/schools`, the live ones
-// from the document's shares, saved with `PUT /v1/documents/{id}/schools`, each new link shown
-// whole with a Copy button, a school's lost link replaced by a new one), and a new version uploaded under the same owner, type and title (then
-// opened). Text from the server is set as text.
+// The detail page's script: the Edit dialog (`PATCH /v1/documents/{id}`: a title of 1 to 100
+// characters that is not only blanks, a school from the owner's list or another one, a description
+// of at most 500; checked as it is typed, the service's message when it refuses), the Share dialog
+// (the document's live links listed whole whenever it opens, each with Copy, its opens, last open
+// and expiry; schools added with `PUT /v1/documents/{id}/schools`, which keeps every listed school's
+// link; a school's link removed or replaced only after a confirmation), and a new version uploaded
+// under the same owner, type and title with its progress (then opened). Text from the server is set
+// as text.
 (() => {
   const main = document.querySelector("main.detail");
   if (!main) return;
   const id = main.dataset.id;
+  const { made, request } = DocPreview;
   if (location.hash === "#share") addEventListener("load", () => document.getElementById("share-open").click());
-  const { csrf, made } = DocPreview;
-  const headers = (json) => Object.assign({ Accept: "application/json" }, json ? { "Content-Type": "application/json" } : {},
-                                           csrf ? { "X-CSRF-Token": csrf } : {});
-  const answer = async (response) => {
-    let body = null;
-    try { body = await response.json(); } catch (_) { /* not JSON */ }
-    if (!response.ok) throw new Error(body?.error?.message || `The server answered ${response.status}.`);
-    return body;
-  };
+  const when = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  const day = (iso) => new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium" });
 
   // Edit.
   const edit = document.getElementById("edit");
   const editForm = document.getElementById("edit-form");
   const editMessage = document.getElementById("edit-message");
   const editOpen = document.getElementById("edit-open");
+  const fields = editForm.elements;
+  const titleMessage = document.getElementById("edit-title-message");
+  const descriptionCount = document.getElementById("edit-description-count");
+  const saveEdit = editForm.querySelector("button[value=save]");
+  const schoolNew = document.getElementById("edit-school-new");
+  const validate = () => {
+    const title = fields.title.value.trim();
+    const problem = !title ? "A title is required." : title.length > Number(fields.title.maxLength) ? `At most ${fields.title.maxLength} characters.` : "";
+    titleMessage.textContent = problem;
+    fields.title.setAttribute("aria-invalid", String(Boolean(problem)));
+    descriptionCount.textContent = `${fields.description.value.length} of ${fields.description.maxLength} characters`;
+    const school = fields.school.value === "(another)" ? schoolNew.value.trim() : fields.school.value;
+    saveEdit.disabled = Boolean(problem) || (fields.school.value === "(another)" && !school);
+    return school;
+  };
+  fields.school.addEventListener("change", () => {
+    schoolNew.hidden = fields.school.value !== "(another)";
+    if (!schoolNew.hidden) schoolNew.focus();
+    validate();
+  });
+  for (const field of [fields.title, fields.description, schoolNew]) field.addEventListener("input", validate);
   editOpen.hidden = false;
-  editOpen.addEventListener("click", () => { editMessage.textContent = ""; edit.showModal(); });
+  editOpen.addEventListener("click", () => { editMessage.textContent = ""; validate(); edit.showModal(); });
   editForm.addEventListener("submit", async (event) => {
     if (event.submitter?.value !== "save") return;
     event.preventDefault();
-    const fields = editForm.elements;
+    const school = validate();
+    if (saveEdit.disabled) return;
+    saveEdit.disabled = true;
     try {
-      const doc = await answer(await fetch(`/v1/documents/${id}`, { method: "PATCH", headers: headers(true), body: JSON.stringify({
-        title: fields.title.value, description: fields.description.value, school: fields.school.value }) }));
+      const doc = await request(`/v1/documents/${id}`, { method: "PATCH", json: {
+        title: fields.title.value.trim(), description: fields.description.value, school } });
       document.getElementById("title").textContent = doc.title;
       document.getElementById("description").textContent = doc.description;
+      document.querySelector('[data-fact="school"]').textContent = doc.school || "General";
       document.title = `${doc.title} · DocPreview`;
       main.dataset.title = doc.title;
+      if (doc.school && ![...fields.school.options].some((option) => option.value === doc.school)) {
+        fields.school.add(new Option(doc.school, doc.school), fields.school.options[fields.school.options.length - 1]);
+      }
+      fields.school.value = doc.school || "";
+      schoolNew.hidden = true;
+      schoolNew.value = "";
       edit.close();
     } catch (error) {
-      editMessage.textContent = error.message;
+      editMessage.textContent = `Failed to save changes. ${error.message}`;
+    } finally {
+      validate();
     }
   });
 
@@ -49,125 +78,168 @@
   const schools = document.getElementById("share-schools");
   const links = document.getElementById("share-links");
   const shareMessage = document.getElementById("share-message");
-  const checkbox = (name, checked) => {
+  const shareSave = document.getElementById("share-save");
+  let live = [];
+  const checked = () => [...schools.querySelectorAll("input[name=school]:checked")].map((box) => box.value);
+  const updateSave = () => { shareSave.disabled = checked().length === 0; };
+  const checkbox = (name, on) => {
     const label = made("label", "check");
-    const box = Object.assign(made("input"), { type: "checkbox", name: "school", value: name, checked });
+    const box = Object.assign(made("input"), { type: "checkbox", name: "school", value: name, checked: on });
+    box.addEventListener("change", updateSave);
     label.append(box, ` ${name}`);
     schools.append(label);
   };
-  const listed = () => [...schools.querySelectorAll("input[name=school]")];
-  const showLinks = (shared) => {
-    links.replaceChildren();
-    for (const { school, share: link } of shared) {
-      const item = made("li");
-      item.append(made("b", "", school), ` · ${link.status} · opened ${link.opened_count} times`);
-      if (link.link) {
-        const field = Object.assign(made("input"), { value: link.link, readOnly: true });
-        field.setAttribute("aria-label", `Link for ${school}`);
-        const copy = made("button", "", "Copy");
-        copy.type = "button";
-        copy.setAttribute("aria-label", `Copy the link for ${school}`);
-        copy.addEventListener("click", async () => {
-          field.select();
-          try { await navigator.clipboard.writeText(link.link); copy.textContent = "Copied"; } catch (_) { document.execCommand("copy"); }
-        });
-        item.append(made("br"), field, copy);
-      }
-      if (!link.link) {
-        // A link is shown once, when it is made (only its hash is kept): a lost one is replaced.
-        const renew = made("button", "", "New link");
-        renew.type = "button";
-        renew.setAttribute("aria-label", `Make a new link for ${school}`);
-        renew.addEventListener("click", async () => {
-          const box = listed().find((b) => b.value === school);
-          if (!box) return;
-          box.checked = false;
-          if (await save()) { box.checked = true; await save(); }
-        });
-        item.append(" ", renew);
-      }
-      const remove = made("button", "", "Remove");
-      remove.type = "button";
-      remove.setAttribute("aria-label", `Stop sharing with ${school}`);
-      remove.addEventListener("click", () => {
-        const box = listed().find((b) => b.value === school);
-        if (box) box.checked = false;
-        save();
-      });
-      item.append(" ", remove);
-      links.append(item);
-    }
-    if (!shared.length) links.append(made("li", "", "Nobody yet."));
-    shareOpen.textContent = shared.length ? `Share · ${shared.length}` : "Share";
-  };
-  const save = async () => {
-    shareMessage.textContent = "";
-    const body = { schools: listed().filter((b) => b.checked).map((b) => b.value),
-                   allow_download: document.getElementById("share-download").checked };
+  const options = () => {
+    const body = { allow_download: document.getElementById("share-download").checked };
     const password = document.getElementById("share-password").value;
     const expires = document.getElementById("share-expires").value;
     const highlight = document.getElementById("share-highlight").value.trim();
     if (password) body.password = password;
     if (highlight) body.highlight = highlight;
     if (expires) body.expires_at = new Date(`${expires}T23:59:59Z`).toISOString().replace(/\.\d+Z$/, "Z");
-    try {
-      const saved = await answer(await fetch(`/v1/documents/${id}/schools`, { method: "PUT", headers: headers(true), body: JSON.stringify(body) }));
-      showLinks(saved.schools);
-      return true;
-    } catch (error) {
-      shareMessage.textContent = error.message;
-      return false;
+    return body;
+  };
+  // The schools asked: those shared now and those checked, each once.
+  const put = async (names) => {
+    const saved = await request(`/v1/documents/${id}/schools`, { method: "PUT", json: { ...options(), schools: names } });
+    return saved.schools.map(({ school, share: link }) => ({ ...link, school }));
+  };
+  const showLinks = () => {
+    links.replaceChildren();
+    for (const link of live) {
+      const item = made("li");
+      item.append(made("b", "", link.school));
+      const facts = [`opened ${link.opened_count}×`];
+      if (link.last_opened_at) facts.push(`last opened ${when(link.last_opened_at)}`);
+      facts.push(link.expires_at ? `expires ${day(link.expires_at)}` : "no expiry");
+      if (link.password) facts.push("password");
+      item.append(made("span", "hint", ` · ${facts.join(" · ")}`));
+      if (link.link) {
+        const row = made("span", "row");
+        const field = Object.assign(made("input"), { value: link.link, readOnly: true });
+        field.setAttribute("aria-label", `Link for ${link.school}`);
+        const copy = Object.assign(made("button", "", "Copy"), { type: "button" });
+        copy.setAttribute("aria-label", `Copy the link for ${link.school}`);
+        copy.addEventListener("click", async () => {
+          field.select();
+          try { await navigator.clipboard.writeText(link.link); } catch (_) { document.execCommand("copy"); }
+          copy.textContent = "Copied";
+        });
+        row.append(field, copy);
+        item.append(row);
+      } else {
+        item.append(made("p", "hint", "This link was made before links were kept: make a new one to give it again."));
+      }
+      const actions = made("span", "row");
+      const renew = Object.assign(made("button", "", "New link"), { type: "button" });
+      renew.setAttribute("aria-label", `Make a new link for ${link.school}`);
+      renew.addEventListener("click", () => replace(link));
+      const remove = Object.assign(made("button", "danger", "Remove"), { type: "button" });
+      remove.setAttribute("aria-label", `Stop sharing with ${link.school}`);
+      remove.addEventListener("click", () => stop(link));
+      actions.append(renew, remove);
+      item.append(actions);
+      links.append(item);
     }
+    if (!live.length) links.append(made("li", "hint", "Not shared with any school yet."));
+    shareOpen.textContent = live.length ? `Share · ${live.length}` : "Share";
+    // The schools offered are those not shared with now.
+    for (const label of [...schools.children]) if (live.some((link) => link.school === label.querySelector("input").value)) label.remove();
+    updateSave();
+  };
+  const failed = (error) => { shareMessage.textContent = `Failed to share document. ${error.message}`; };
+  const stop = async (link) => {
+    if (!confirm(`Stop sharing with ${link.school}? The link they have stops working.`)) return;
+    shareMessage.textContent = "";
+    try {
+      live = await put(live.filter((other) => other.school !== link.school).map((other) => other.school));
+      checkbox(link.school, false);
+      showLinks();
+    } catch (error) { failed(error); }
+  };
+  const replace = async (link) => {
+    if (!confirm(`Make a new link for ${link.school}? The link they have now stops working.`)) return;
+    shareMessage.textContent = "";
+    try {
+      await request(`/v1/shares/${link.share_id}`, { method: "DELETE" });
+      live = await put(live.map((other) => other.school));
+      showLinks();
+    } catch (error) { failed(error); }
   };
   shareOpen.hidden = false;
   shareOpen.addEventListener("click", async () => {
     schools.replaceChildren();
+    links.replaceChildren(made("li", "hint", "Loading…"));
     shareMessage.textContent = "";
     share.showModal();
     try {
       const owner = encodeURIComponent(main.dataset.owner);
-      const [known, current] = await Promise.all([
-        answer(await fetch(`/v1/schools?owner=${owner}`, { headers: headers() })),
-        answer(await fetch(`/v1/documents/${id}/shares`, { headers: headers() })),
-      ]);
-      const live = (current.shares || []).filter((s) => s.school && s.status === "live");
-      const names = new Set([...known.schools.map((s) => s.name), ...live.map((s) => s.school)]);
-      for (const name of [...names].sort()) checkbox(name, live.some((s) => s.school === name));
-      showLinks(live.map((s) => ({ school: s.school, share: s })));
+      const [known, current] = await Promise.all([request(`/v1/schools?owner=${owner}`), request(`/v1/documents/${id}/shares`)]);
+      live = (current.shares || []).filter((link) => link.school && link.status === "live");
+      for (const { name } of known.schools) if (!live.some((link) => link.school === name)) checkbox(name, false);
+      showLinks();
     } catch (error) {
-      shareMessage.textContent = error.message;
+      links.replaceChildren();
+      failed(error);
     }
   });
   document.getElementById("share-add").addEventListener("click", () => {
     const field = document.getElementById("share-new");
     const name = field.value.trim();
-    if (name && !listed().some((b) => b.value === name)) checkbox(name, true);
+    const known = [...schools.querySelectorAll("input[name=school]")].find((box) => box.value === name);
+    if (known) known.checked = true;
+    else if (name && !live.some((link) => link.school === name)) checkbox(name, true);
     field.value = "";
     field.focus();
+    updateSave();
   });
-  document.getElementById("share-form").addEventListener("submit", (event) => {
+  document.getElementById("share-form").addEventListener("submit", async (event) => {
     if (event.submitter?.value !== "save") return;
     event.preventDefault();
-    save();
+    shareMessage.textContent = "";
+    const added = checked();
+    if (!added.length) return;
+    try {
+      live = await put([...live.map((link) => link.school), ...added]);
+      for (const name of added) schools.querySelector(`input[value="${CSS.escape(name)}"]`)?.closest("label")?.remove();
+      showLinks();
+      links.querySelector("li:last-child input")?.focus();
+    } catch (error) { failed(error); }
   });
 
-  // A new version: the same owner, type and title.
-  const versionForm = document.getElementById("new-version");
+  // A new version: the same owner, type and title, with its progress.
+  const versionFile = document.getElementById("new-version-file");
+  const versionProgress = document.getElementById("new-version-progress");
   const versionMessage = document.getElementById("new-version-message");
-  versionForm.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const file = versionForm.elements.file.files[0];
+  versionFile.addEventListener("change", () => {
+    const file = versionFile.files[0];
     if (!file) return;
-    versionMessage.textContent = `Uploading ${file.name}…`;
     const params = new URLSearchParams({ owner: main.dataset.owner, title: main.dataset.title, filename: file.name });
     if (main.dataset.type) params.set("type", main.dataset.type);
     const data = new FormData();
     data.append("file", file, file.name);
-    try {
-      const accepted = await answer(await fetch(`/v1/documents?${params}`, { method: "POST", headers: headers(), body: data }));
-      location.assign(`/ui/documents/${accepted.document_id}`);
-    } catch (error) {
-      versionMessage.textContent = error.message;
-    }
+    const upload = new XMLHttpRequest();
+    upload.open("POST", `/v1/documents?${params}`);
+    upload.setRequestHeader("Accept", "application/json");
+    if (DocPreview.csrf) upload.setRequestHeader("X-CSRF-Token", DocPreview.csrf);
+    versionProgress.hidden = false;
+    versionProgress.value = 0;
+    versionMessage.textContent = `Uploading ${file.name}: 0%`;
+    upload.upload.addEventListener("progress", (event) => {
+      const percent = Math.floor((100 * event.loaded) / Math.max(1, event.total));
+      versionProgress.value = percent;
+      versionMessage.textContent = `Uploading ${file.name}: ${percent}%`;
+    });
+    const failed = (words) => { versionProgress.hidden = true; versionMessage.textContent = `Upload failed: ${words}`; versionFile.value = ""; };
+    upload.addEventListener("error", () => failed(navigator.onLine ? "the connection was lost." : "no internet connection."));
+    upload.addEventListener("load", () => {
+      let body = null;
+      try { body = JSON.parse(upload.responseText); } catch (_) { /* not JSON */ }
+      if (upload.status === 401) { location.reload(); return; }
+      if (upload.status >= 300 || !body?.document_id) { failed(body?.error?.message || `the server answered ${upload.status}.`); return; }
+      versionMessage.textContent = "Uploaded: opening the new version…";
+      location.assign(`/ui/documents/${body.document_id}`);
+    });
+    upload.send(data);
   });
 })();

@@ -1,18 +1,21 @@
 "use strict";
-// The list page's script: uploads of picked or dropped files as resumable uploads (`/v1/uploads`),
-// each with its progress bar, a cancel button and the service's own message when it is refused,
-// resumed after the network drops and, when the file is picked again, after a reload; a card
-// for each accepted file at once; the cards of documents not settled yet kept current by long
-// polling their document (`GET /v1/documents/{id}?wait=`: answered when it changes) until they
-// are, with no reload; the grid or list
-// layout, remembered in the browser; and the scroll position, so that coming back (after a
-// delete, say) finds the list where it was. Text from the server is set as text, never as markup.
+// The list page's script: the upload sheet (type and title required, checked as they are filled;
+// files picked there or dropped on the page) and its uploads as resumable uploads (`/v1/uploads`),
+// queued two at a time, a refusal of the service's pacing (429, 503) waited out as its
+// `Retry-After` says, each with its progress bar, percentage and time left, a cancel button and
+// the service's own message when it is refused, resumed after the network drops and, when the file
+// is picked again, after a reload; a card for each accepted file at once, with the statistics and
+// count read again; the cards of documents not settled yet kept current by long polling their
+// document (`GET /v1/documents/{id}?wait=`: answered when it changes) until they are, with no
+// reload; the Filter sheet; a sort applied as it is chosen and remembered, as the grid or list
+// layout is; and the scroll position, so that coming back (after a delete, say) finds the list
+// where it was. Text from the server is set as text, never as markup.
 (() => {
-  const { csrf, made } = DocPreview;
+  const { csrf, made, request } = DocPreview;
   const list = document.getElementById("documents");
   const form = document.getElementById("upload");
   const uploads = document.getElementById("uploads");
-  const toggle = document.getElementById("layout");
+  const filters = document.getElementById("filters");
   if (!list || !form) return;
   const types = JSON.parse(list.dataset.types || "{}");
   const statusLabel = { queued: "Queued", processing: "Processing", done: "Ready", failed: "Failed" };
@@ -24,27 +27,61 @@
   if (scrolled > 0) addEventListener("load", () => scrollTo(0, scrolled));
 
   // The layout, remembered.
-  const layoutKey = "docpreview.layout";
+  const layoutKey = "documentsViewMode";
+  const gridButton = document.getElementById("layout-grid");
+  const listButton = document.getElementById("layout-list");
   const applyLayout = (layout) => {
     list.classList.toggle("rows", layout === "list");
     list.classList.toggle("grid", layout !== "list");
-    toggle.setAttribute("aria-pressed", String(layout === "list"));
+    gridButton.setAttribute("aria-pressed", String(layout !== "list"));
+    listButton.setAttribute("aria-pressed", String(layout === "list"));
   };
-  toggle.hidden = false;
+  gridButton.hidden = listButton.hidden = false;
   applyLayout(localStorage.getItem(layoutKey));
-  toggle.addEventListener("click", () => {
-    const layout = list.classList.contains("rows") ? "grid" : "list";
-    localStorage.setItem(layoutKey, layout);
-    applyLayout(layout);
+  for (const [button, layout] of [[gridButton, "grid"], [listButton, "list"]]) {
+    button.addEventListener("click", () => { localStorage.setItem(layoutKey, layout); applyLayout(layout); });
+  }
+
+  // The sort: applied as it is chosen, and remembered for the next visit that names none.
+  const sortKey = "documentsSortBy";
+  const sort = filters.elements.sort;
+  const asked = new URLSearchParams(location.search);
+  const remembered = localStorage.getItem(sortKey);
+  if (!asked.has("sort") && remembered && remembered !== sort.value && [...sort.options].some((option) => option.value === remembered)) {
+    asked.set("sort", remembered);
+    location.replace(`/?${asked}`);
+    return;
+  }
+  sort.addEventListener("change", () => { localStorage.setItem(sortKey, sort.value); filters.requestSubmit(); });
+  filters.querySelector(".apply").hidden = true;
+  // A form sends only what narrows the list.
+  filters.addEventListener("formdata", (event) => {
+    for (const [name, value] of [...event.formData.entries()]) if (value === "" || (name === "sort" && value === "newest")) event.formData.delete(name);
   });
+
+  // The sheets: Filter, and the upload's.
+  const sheet = (dialog, opener, closer) => {
+    for (const open of document.querySelectorAll(opener)) {
+      open.addEventListener("click", (event) => { event.preventDefault(); if (!dialog.open) dialog.showModal(); });
+    }
+    document.querySelector(closer).addEventListener("click", (event) => { event.preventDefault(); dialog.close(); });
+    dialog.addEventListener("click", (event) => { if (event.target === dialog) dialog.close(); });
+  };
+  const filterSheet = document.getElementById("filter-sheet");
+  const uploadSheet = document.getElementById("upload-sheet");
+  sheet(filterSheet, "#filter-open", "#filter-close");
+  sheet(uploadSheet, '[data-opens="upload-sheet"]', "#upload-cancel");
+  if (location.hash === "#upload-sheet") { history.replaceState(null, "", location.pathname + location.search); uploadSheet.showModal(); }
 
   // A card shows what its document says.
   const show = (card, doc) => {
     card.dataset.status = doc.status;
     const pictured = doc.status === "done" && doc.preview_status === "ready";
     const thumb = card.querySelector(".thumb");
-    thumb.replaceChildren(pictured ? Object.assign(made("img"), { src: `/v1/documents/${doc.document_id}/preview`, alt: doc.title })
-                                   : made("span", "", doc.status === "done" ? "No preview" : statusLabel[doc.status] || doc.status));
+    const badge = thumb.querySelector(".badge.type") || made("span", "badge type", doc.type ? types[doc.type] || doc.type : "No type");
+    const base = `/v1/documents/${doc.document_id}/preview`;
+    thumb.replaceChildren(pictured ? Object.assign(made("img"), { src: `${base}?width=256&height=144`, srcset: `${base}?width=512&height=288 2x`, alt: "" })
+                                   : made("span", "placeholder", doc.status === "done" ? "No preview" : statusLabel[doc.status] || doc.status), badge);
     card.querySelector(".status").textContent = doc.status === "done" && !pictured ? "No preview" : statusLabel[doc.status] || doc.status;
     card.querySelector(".error")?.remove();
     if (doc.status === "failed" && doc.error) card.append(made("p", "error", doc.error.message));
@@ -62,16 +99,32 @@
     };
     ask();
   };
+  const emoji = { highlight_video: "🎥", transcript: "📄", resume: "📋", rec_letter: "💌", questionnaire: "📝", stats_sheet: "📊" };
   const cardFor = (doc) => {
     const card = made("li", "card");
     card.dataset.id = doc.document_id;
+    const typeLabel = doc.type ? types[doc.type] || doc.type : "No type";
     const link = Object.assign(made("a"), { href: `/ui/documents/${doc.document_id}` });
-    link.append(made("div", "thumb"), made("b", "", doc.title));
-    const meta = made("div", "meta", `${doc.type ? types[doc.type] || doc.type : "No type"} · v${doc.version} · `);
+    link.setAttribute("aria-label", `${doc.title}. ${typeLabel}. Not shared. Uploaded today.`);
+    link.append(made("div", "thumb"), made("b", "title", doc.title));
+    const meta = made("div", "meta", `${doc.school || "General"} · v${doc.version} · ${new Date().toLocaleDateString("en-GB", { dateStyle: "medium" })} · `);
     meta.append(made("span", "status"));
     card.append(link, meta);
     show(card, doc);
     return card;
+  };
+  // The statistics and the count, read again after an upload.
+  const refreshCounts = async () => {
+    try {
+      const stats = await request(`/v1/stats?owner=${encodeURIComponent(form.dataset.owner)}`);
+      const set = (key, value) => { const element = document.querySelector(`[data-stat="${key}"]`); if (element) element.textContent = value; };
+      set("total", String(stats.documents));
+      set("shared", String(stats.shared_documents));
+      if (stats.most_common_type) set("common", types[stats.most_common_type] || stats.most_common_type);
+      const shown = list.querySelectorAll(".card").length;
+      const count = document.getElementById("count");
+      count.textContent = count.textContent.replace(/^\d+\+? of \d+ total/, `${shown}${document.querySelector(".more") ? "+" : ""} of ${stats.documents} total`);
+    } catch (_) { /* the page's numbers stay until the next load */ }
   };
   for (const card of list.querySelectorAll(".card")) if (!settled(card.dataset.status)) watch(card);
 
@@ -82,17 +135,25 @@
   const withToken = (headers) => (csrf ? { ...headers, "X-CSRF-Token": csrf } : headers);
   const pause = (ms) => new Promise((resume) => setTimeout(resume, ms));
   const online = () => (navigator.onLine ? Promise.resolve() : new Promise((resume) => addEventListener("online", resume, { once: true })));
-  const send = (file, type) => {
+  // Two uploads at a time; the others wait their turn, in order.
+  let sending = 0;
+  const turns = [];
+  const takeTurn = () => new Promise((go) => { if (sending < 2) { sending += 1; go(); } else turns.push(go); });
+  const giveTurn = () => { const next = turns.shift(); if (next) next(); else sending -= 1; };
+  // A refusal of the service's pacing, to be waited out: its seconds, or 0 for any other answer.
+  const paced = (status, retryAfter) => ([429, 503].includes(status) ? Math.min(60, Math.max(1, Number(retryAfter) || 5)) : 0);
+  const send = (file, labels) => {
+    const type = labels.type;
     const row = made("li");
-    const name = made("span", "name", file.name);
+    const name = made("span", "name", labels.title || file.name);
     const cancel = made("button", "", "Cancel");
     cancel.type = "button";
     cancel.setAttribute("aria-label", `Cancel ${file.name}`);
     const progress = Object.assign(made("progress"), { max: 100, value: 0 });
     progress.setAttribute("aria-label", `Uploading ${file.name}`);
-    const message = made("span", "message");
+    const message = made("span", "message", "Queued.");
     row.append(name, cancel, progress, message);
-    uploads.prepend(row);
+    uploads.append(row);
     const key = `docpreview-upload:${form.dataset.owner}:${type}:${file.name}:${file.size}:${file.lastModified}`;
     let request = null;
     let cancelled = false;
@@ -113,17 +174,40 @@
       if (response.headers.get("Upload-Complete") === "?1") return "complete";
       return Number(response.headers.get("Upload-Offset"));
     };
+    const waitOut = async (seconds) => {
+      for (let left = seconds; left > 0 && !cancelled; left -= 1) {
+        message.textContent = `Waiting: the server is busy; trying again in ${left} s.`;
+        await pause(1000);
+      }
+    };
     const create = async () => {
       const params = new URLSearchParams({ owner: form.dataset.owner, filename: file.name });
-      if (type) params.set("type", type);
-      const response = await fetch(`/v1/uploads?${params}`, {
-        method: "POST", headers: withToken({ ...draft, "Upload-Complete": "?0", "Upload-Length": String(file.size) }),
-      });
-      if (response.status !== 201) throw new Error(await refused(response));
+      for (const field of ["type", "title", "school", "description"]) if (labels[field]) params.set(field, labels[field]);
+      let response;
+      for (;;) {
+        response = await fetch(`/v1/uploads?${params}`, {
+          method: "POST", headers: withToken({ ...draft, "Upload-Complete": "?0", "Upload-Length": String(file.size) }),
+        });
+        const wait = paced(response.status, response.headers.get("Retry-After"));
+        if (wait && !cancelled) { await waitOut(wait); continue; }
+        if (response.status !== 201) throw new Error(await refused(response));
+        break;
+      }
+      if (cancelled) return;
       location = new URL(response.headers.get("Location"), window.location.href).pathname;
       localStorage.setItem(key, location);
     };
     const percent = (bytes) => Math.floor((100 * bytes) / Math.max(1, file.size));
+    // "45% · about 12 s left", from the pace since this page started sending.
+    let started = null;
+    const report = (bytes) => {
+      progress.value = percent(bytes);
+      started ??= { at: performance.now(), bytes };
+      const seconds = (performance.now() - started.at) / 1000;
+      const rate = (bytes - started.bytes) / Math.max(seconds, 0.001);
+      const left = rate > 0 && seconds > 1 ? ` · about ${Math.ceil((file.size - bytes) / rate)} s left` : "";
+      message.textContent = `${percent(bytes)}%${left}`;
+    };
     // One append of file[offset, end): resolves to the server's answer, rejects when the connection drops.
     const append = (offset, end, last) => new Promise((resolve, reject) => {
       request = new XMLHttpRequest();
@@ -131,7 +215,7 @@
       const headers = withToken({ ...draft, "Upload-Offset": String(offset), "Upload-Complete": last ? "?1" : "?0",
                                   "Content-Type": "application/partial-upload" });
       for (const [field, value] of Object.entries(headers)) request.setRequestHeader(field, value);
-      request.upload.addEventListener("progress", (event) => { progress.value = percent(offset + event.loaded); });
+      request.upload.addEventListener("progress", (event) => report(offset + event.loaded));
       request.addEventListener("load", () => resolve(request));
       request.addEventListener("error", () => reject(new Error("dropped")));
       request.addEventListener("abort", () => reject(new Error("cancelled")));
@@ -146,6 +230,7 @@
         else { progress.value = percent(offset); message.textContent = `Resuming at ${percent(offset)} %.`; }
       }
       if (!location) await create();
+      if (cancelled) return;
       for (let failures = 0; ;) {
         const end = Math.min(file.size, offset + chunk);
         let answer;
@@ -166,13 +251,22 @@
           continue;
         }
         if (answer.status === 409) { offset = Number(answer.getResponseHeader("Upload-Offset")); continue; }
+        const wait = paced(answer.status, answer.getResponseHeader("Retry-After"));
+        if (wait) {
+          await waitOut(wait);
+          if (cancelled) return;
+          const kept = await offsetOf().catch(() => undefined);
+          if (kept === null) throw new Error("The upload was lost; pick the file again.");
+          if (typeof kept === "number") offset = kept;
+          continue;
+        }
         let body = null;
         try { body = JSON.parse(answer.responseText); } catch (_) { /* 204: no body */ }
         if (answer.status === 202 && body?.document_id) return body;
         if (answer.status !== 204) throw new Error(failure(answer.status, body));
         offset = Number(answer.getResponseHeader("Upload-Offset")) || end;
         failures = 0;
-        message.textContent = "";
+        report(offset);
       }
     };
     cancel.addEventListener("click", () => {
@@ -182,7 +276,12 @@
       localStorage.removeItem(key);
       end("refused", "Cancelled.");
     });
-    run().then(async (body) => {
+    const turn = takeTurn().then(() => {
+      if (cancelled) return null;
+      message.textContent = "Starting…";
+      return run();
+    });
+    return turn.then(async (body) => {
       if (!body) return;
       localStorage.removeItem(key);
       progress.value = 100;
@@ -193,27 +292,68 @@
       const card = cardFor(doc);
       list.prepend(card);
       document.querySelector(".empty")?.remove();
+      refreshCounts();
       if (!settled(doc.status)) watch(card);
     }, (error) => {
       if (cancelled) return;
       localStorage.removeItem(key);
-      end("refused", error.message);
-    });
+      end("refused", `Upload failed: ${error.message}`);
+    }).finally(giveTurn);
   };
-  const sendAll = (files) => {
-    const type = form.elements.type.value;
-    for (const file of files) send(file, type);
+
+  // The upload sheet: a type and (for one file) a title are required, each file's extension the
+  // type's; the Upload button waits until they are.
+  const fields = form.elements;
+  const uploadButton = document.getElementById("upload-send");
+  const say = (field, words) => {
+    document.getElementById(`${field.id}-message`).textContent = words;
+    field.setAttribute("aria-invalid", String(Boolean(words)));
   };
+  let touched = false;
+  const check = () => {
+    const files = [...fields.file.files];
+    const single = files.length <= 1;
+    fields.title.disabled = !single;
+    if (!single) fields.title.value = "";
+    const typeProblem = fields.type.value ? "" : "Choose the document's type.";
+    const titleProblem = single && !fields.title.value.trim() ? "A title is required." : "";
+    const extensions = (fields.type.selectedOptions[0]?.dataset.extensions || "").split(",").filter(Boolean);
+    fields.file.accept = extensions.join(",");
+    const wrong = extensions.length ? files.filter((file) => !extensions.includes(file.name.slice(file.name.lastIndexOf(".")).toLowerCase())) : [];
+    const fileProblem = !files.length ? "Choose a file." : wrong.length
+      ? `Invalid file type. ${fields.type.selectedOptions[0].textContent} requires ${extensions.join(", ")}.` : "";
+    if (touched) { say(fields.type, typeProblem); say(fields.title, titleProblem); say(fields.file, fileProblem); }
+    uploadButton.disabled = Boolean(typeProblem || titleProblem || fileProblem);
+    return !uploadButton.disabled;
+  };
+  for (const field of [fields.type, fields.title, fields.file]) {
+    field.addEventListener(field === fields.title ? "input" : "change", () => { touched = true; check(); });
+  }
+  check();
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    sendAll(form.elements.file.files);
-    form.elements.file.value = "";
+    touched = true;
+    if (!check()) return;
+    const files = [...fields.file.files];
+    const type = fields.type.value === "(none)" ? "" : fields.type.value;
+    const labels = { type, school: fields.school.value.trim(), description: fields.description.value.trim() };
+    for (const file of files) send(file, { ...labels, title: files.length === 1 ? fields.title.value.trim() : "" });
+    form.reset();
+    touched = false;
+    check();
+    uploadSheet.close();
   });
-  form.addEventListener("dragover", (event) => { event.preventDefault(); form.classList.add("dragging"); });
-  form.addEventListener("dragleave", () => form.classList.remove("dragging"));
-  form.addEventListener("drop", (event) => {
+  // Files dropped anywhere on the page open the sheet with them.
+  addEventListener("dragover", (event) => { if (event.dataTransfer?.types.includes("Files")) { event.preventDefault(); document.body.classList.add("dragging"); } });
+  addEventListener("dragleave", (event) => { if (!event.relatedTarget) document.body.classList.remove("dragging"); });
+  addEventListener("drop", (event) => {
+    if (!event.dataTransfer?.files.length) return;
     event.preventDefault();
-    form.classList.remove("dragging");
-    sendAll(event.dataTransfer.files);
+    document.body.classList.remove("dragging");
+    fields.file.files = event.dataTransfer.files;
+    if (!uploadSheet.open) uploadSheet.showModal();
+    touched = true;
+    check();
+    fields.type.focus();
   });
 })();

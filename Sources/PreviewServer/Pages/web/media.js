@@ -4,6 +4,10 @@
 // its preview appears once made (the page's media asked for again and put in place); and while a
 // video's playable version is being made, its progress is shown from the document's own numbers
 // (long polling `GET /v1/documents/{id}?wait=`) and, once it is ready, the player takes it. No reload.
+// A long paged document's markup holds its first pages only: the others are made as they come
+// within a screen or two of the view (or when a page is asked for with a `makepages` event whose
+// detail is its number), each marked with the text in the pages' `data-highlight` when its number
+// is in `data-marked`; a `pagesmade` event follows.
 (() => {
   const host = document.querySelector("[data-media-of]");
   if (!host) return;
@@ -60,7 +64,39 @@
     };
     settle();
   };
+  // The pages still to be made.
+  const makePages = () => {
+    const pages = host.querySelector(".pages[data-pages]");
+    if (!pages || !("IntersectionObserver" in window)) return;
+    const total = Number(pages.dataset.pages);
+    let made = pages.querySelectorAll("img").length;
+    const make = (upTo) => {
+      const first = made;
+      const marked = new Set((pages.dataset.marked || "").split(",").map(Number));
+      while (made < Math.min(upTo, total)) {
+        made += 1;
+        const image = Object.assign(document.createElement("img"), { loading: "lazy", decoding: "async", alt: `Page ${made}` });
+        image.style.aspectRatio = pages.dataset.ratio;
+        image.dataset.plain = pages.dataset.pageSrc + made;
+        image.src = marked.has(made) ? `${image.dataset.plain}&highlight=${encodeURIComponent(pages.dataset.highlight)}` : image.dataset.plain;
+        image.dataset.zoom = pages.dataset.pageZoom + made;
+        image.dataset.zoomFormat = "png";
+        pages.append(image);
+      }
+      if (made > first) {
+        watch();
+        pages.dispatchEvent(new CustomEvent("pagesmade", { bubbles: true }));
+      }
+    };
+    const near = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) make(made + 5);
+    }, { rootMargin: "200% 0px" });
+    const watch = () => { near.disconnect(); if (made < total) near.observe(pages.lastElementChild); };
+    pages.addEventListener("makepages", (event) => make(Number(event.detail)));
+    watch();
+  };
   const start = () => {
+    makePages();
     const making = host.querySelector(".making");
     if (!making) return;
     const video = host.querySelector("video");

@@ -1,19 +1,66 @@
 "use strict";
 // What the pages' scripts share, loaded before them as `DocPreview`: the session's CSRF token (from
 // the page's `csrf-token` meta), an element made with its class and text (text set as text, never
-// as markup), and a document read from the API, waiting up to N seconds for it to change
-// (`GET /v1/documents/{id}?wait=N`).
-window.DocPreview = Object.freeze({
-  csrf: document.querySelector('meta[name="csrf-token"]')?.content,
-  made(tag, className, text) {
+// as markup), a request to the API that answers its JSON or throws the service's own words (a lost
+// network said as such; a session that ended goes to the sign-in page, and back here after it), a
+// document read from the API, waiting up to 25 seconds for it to change
+// (`GET /v1/documents/{id}?wait=25`), and the banner that says the network is gone.
+(() => {
+  const csrf = document.querySelector('meta[name="csrf-token"]')?.content;
+  const made = (tag, className, text) => {
     const element = document.createElement(tag);
     if (className) element.className = className;
     if (text !== undefined) element.textContent = text;
     return element;
-  },
-  /// Document `id` as the API gives it (null when it does not answer with it), at once or once it changed.
-  async document(id, { waiting = false } = {}) {
-    const answer = await fetch(`/v1/documents/${id}${waiting ? "?wait=25" : ""}`, { headers: { Accept: "application/json" } });
-    return answer.ok ? answer.json() : null;
-  },
-});
+  };
+  const offlineWords = "No internet connection. Check your connection.";
+  const signIn = () => location.assign(`/ui/signin?return=${encodeURIComponent(location.pathname + location.search)}`);
+
+  /// The answer of `url` as JSON (null when it has no body), or an Error with the service's message.
+  /// `json`: a body sent as JSON. The CSRF token goes with every request that changes something.
+  const request = async (url, { method = "GET", json, body, headers = {} } = {}) => {
+    const sent = { Accept: "application/json", ...headers };
+    if (json !== undefined) { sent["Content-Type"] = "application/json"; body = JSON.stringify(json); }
+    if (csrf && method !== "GET" && method !== "HEAD") sent["X-CSRF-Token"] = csrf;
+    let response;
+    try {
+      response = await fetch(url, { method, headers: sent, body });
+    } catch (_) {
+      throw new Error(navigator.onLine ? "Connection lost. Check your connection and try again." : offlineWords);
+    }
+    if (response.status === 401) { signIn(); throw new Error("Your session ended: signing in again…"); }
+    let answer = null;
+    try { answer = await response.json(); } catch (_) { /* no JSON body */ }
+    if (!response.ok) {
+      const error = new Error(answer?.error?.message || (response.status >= 500 ? "Server error. Please try again." : `The server answered ${response.status}.`));
+      error.status = response.status;
+      error.retryAfter = Number(response.headers.get("Retry-After")) || 0;
+      throw error;
+    }
+    return answer;
+  };
+
+  // The banner of a lost network, on every page.
+  const banner = made("p", "offline", offlineWords);
+  banner.setAttribute("role", "status");
+  banner.hidden = navigator.onLine;
+  const place = () => document.body.prepend(banner);
+  if (document.body) place(); else addEventListener("DOMContentLoaded", place);
+  addEventListener("offline", () => { banner.hidden = false; });
+  addEventListener("online", () => { banner.hidden = true; });
+
+  window.DocPreview = Object.freeze({
+    csrf,
+    made,
+    request,
+    /// Document `id` as the API gives it (null when it does not answer with it), at once or once it changed.
+    async document(id, { waiting = false } = {}) {
+      try {
+        return await request(`/v1/documents/${id}${waiting ? "?wait=25" : ""}`);
+      } catch (error) {
+        if (error.status) return null;
+        throw error;
+      }
+    },
+  });
+})();

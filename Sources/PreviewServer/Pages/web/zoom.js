@@ -171,10 +171,15 @@
       .catch(() => {});
   }
 
-  document.addEventListener("click", (e) => {
+  // An image opens by a click, or by a double click where its container says so (`data-zoom-on`,
+  // the viewer's: there a tap shows and hides the toolbars).
+  const opens = (e) => {
     const img = e.target.closest && e.target.closest("img[data-zoom]");
-    if (img && !document.querySelector(".zoom")) open(img);
-  });
+    if (!img || document.querySelector(".zoom")) return;
+    if (e.type === (img.closest("[data-zoom-on]")?.dataset.zoomOn || "click")) open(img);
+  };
+  document.addEventListener("click", opens);
+  document.addEventListener("dblclick", opens);
   const linked = /^#zoom=(\d+)@(\d+),(\d+),([\d.]+)$/.exec(location.hash);
   if (linked) {
     const img = zoomable()[Number(linked[1]) - 1];
