@@ -52,12 +52,13 @@ def run(walk, prepare=None):
     what `prepare(folder)` made in a temporary folder (nothing without it)."""
     base, samples = sys.argv[1].rstrip("/"), Path(sys.argv[2])
     shots = Path(sys.argv[3]) if len(sys.argv) > 3 else None
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+    with tempfile.TemporaryDirectory() as folder:
         prepared = prepare(folder) if prepare else None
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        for size in SIZES:
-            walk(browser, base, samples, size, shots, prepared)
-        browser.close()
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+            for size in SIZES:
+                walk(browser, base, samples, size, shots, prepared)
+            browser.close()
 
 
 def upload_from_list(page, files, type_label="Other (no type)", title=None, school=None, description=None, send=True):

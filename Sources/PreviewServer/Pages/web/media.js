@@ -7,7 +7,8 @@
 // A long paged document's markup holds its first pages only: the others are made as they come
 // within a screen or two of the view (or when a page is asked for with a `makepages` event whose
 // detail is its number), each marked with the text in the pages' `data-highlight` when its number
-// is in `data-marked`; a `pagesmade` event follows.
+// is in `data-marked` and described by its text once read (`GET /v1/documents/{id}/text?page=N`,
+// as the written pages are by the server); a `pagesmade` event follows.
 (() => {
   const host = document.querySelector("[data-media-of]");
   if (!host) return;
@@ -64,6 +65,17 @@
     };
     settle();
   };
+  // A made page's text, for those who cannot see it (read after "Page N"); none while it is unread.
+  const describe = async (image, number) => {
+    try {
+      const answer = await fetch(`/v1/documents/${id}/text?page=${number}`, { headers: { Accept: "text/plain" } });
+      const text = answer.status === 200 ? (await answer.text()).split(/\s+/).join(" ").trim() : "";
+      if (!text) return;
+      const described = Object.assign(document.createElement("div"), { className: "page-text", id: `page-text-${number}`, textContent: text });
+      image.after(described);
+      image.setAttribute("aria-describedby", described.id);
+    } catch (_) { /* described by its number alone */ }
+  };
   // The pages still to be made.
   const makePages = () => {
     const pages = host.querySelector(".pages[data-pages]");
@@ -82,6 +94,7 @@
         image.dataset.zoom = pages.dataset.pageZoom + made;
         image.dataset.zoomFormat = "png";
         pages.append(image);
+        describe(image, made);
       }
       if (made > first) {
         watch();
