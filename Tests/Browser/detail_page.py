@@ -72,10 +72,13 @@ def walk(browser, base, samples, size, shots, _):
     dialog.get_by_label("Another school's name").fill("Stanford")
     dialog.get_by_label("Description").fill("Junior year, with honours in chemistry")
     page.context.set_offline(True)
+    expect(page.locator(".offline")).to_have_text("No internet connection. Check your connection.")
+    check(page.locator("#share-open").get_attribute("aria-disabled") == "true", f"{size}: offline, a banner says so and Share is off")
     save.click()
     expect(dialog.locator("#edit-message")).to_contain_text("Check your connection")
     check("Failed to fetch" not in dialog.locator("#edit-message").inner_text(), f"{size}: a lost network is said in words, not 'Failed to fetch'")
     page.context.set_offline(False)
+    expect(page.locator(".offline")).to_be_hidden()
     no_serious_violations(page, size, "in the Edit dialog")
     if shots:
         page.screenshot(path=str(shots / f"detail-edit-{size}.png"))

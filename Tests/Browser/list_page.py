@@ -209,6 +209,14 @@ def walk(browser, base, samples, size, shots, _):
     check(page.get_by_role("button", name="List", exact=True).get_attribute("aria-pressed") == "true", f"{size}: the list layout is remembered")
     if shots:
         page.screenshot(path=str(shots / f"list-rows-{size}.png"))
+    # A row's delete: asked first, then gone from the list, the numbers following.
+    doomed = page.locator("#documents .card .title").first.inner_text()
+    page.get_by_role("link", name=f"Delete {doomed}").click()
+    page.get_by_role("button", name="Delete").click()
+    expect(page.locator("#documents .card")).to_have_count(total - 1)
+    expect(page.locator("[data-stat=total]")).to_have_text(str(total - 1))
+    check(page.locator("#documents .card .title").filter(has_text=doomed).count() == 0, f"{size}: a row's delete removes it from the list")
+    total -= 1
     page.get_by_role("button", name="Grid", exact=True).click()
 
     # A bad list query, an unknown document: pages in the specification's words, the status kept.

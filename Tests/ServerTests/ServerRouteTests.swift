@@ -382,7 +382,7 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
             try await client.execute(uri: "/?owner=ana", method: .get) { response in
                 let page = String(buffer: response.body)
                 #expect(page.contains("<form id=\"upload\" method=\"post\" action=\"/ui/upload\" enctype=\"multipart/form-data\""))
-                #expect(page.contains("/preview\""))
+                #expect(page.contains("/preview?width=256&amp;height=144&amp;format=webp\""), "a card's thumbnail is asked at its box's size")
             }
         }
     }

@@ -34,7 +34,7 @@ struct PagesController {
         }
         routes.add(.post, "/ui/documents/:id/delete") { request, context in
             let id = try context.parameters.require("id")
-            return try await PageFailure.answering {
+            return try await PageFailure.answering(.delete) {
                 let deletion = try await api.delete(id, request: request, logger: context.logger)
                 return Response(status: .seeOther, headers: [.location: ListPage.path(owner: deletion.versions.first?.owner ?? "")])
             }
@@ -47,13 +47,13 @@ struct PagesController {
         }
         routes.add(.post, "/ui/documents/:id/restore") { request, context in
             let id = try context.parameters.require("id")
-            return try await PageFailure.answering {
+            return try await PageFailure.answering(.restore) {
                 let restored = try await api.restore(id, request: request)
                 return Response(status: .seeOther, headers: [.location: "/ui/documents/\(restored.document.id)"])
             }
         }
         routes.add(.post, "/ui/upload") { request, context in
-            try await PageFailure.answering(upload: true) {
+            try await PageFailure.answering(.upload) {
                 let accepted = try await api.upload(request, context: context)
                 return Response(status: .seeOther, headers: [.location: ListPage.path(owner: accepted.owner)])
             }

@@ -43,7 +43,10 @@ struct DetailPage {
     let sharedCount: Int?
     /// The preview's markup, made by ``PageParts/body(_:playback:links:)`` (which escapes what it shows).
     let media: String
+    /// The newest ``shownVersions`` versions, then the older ones (folded away).
     let versions: [Version]
+    let olderVersions: [Version]
+    let olderCount: Int?
 
     struct Neighbour {
         let href: String
@@ -127,14 +130,20 @@ struct DetailPage {
         sharedCount = liveShares > 0 ? liveShares : nil
         self.media = media
         let oldestFirst = versions.reversed()
-        self.versions = versions.map { version in
+        let rows = versions.map { version in
             let earlier = oldestFirst.first { $0.version < version.version && $0.sha256 == version.sha256 }
             return Version(number: version.version, href: "/ui/documents/\(version.id)", filename: version.filename,
                            size: ListPage.bytes(version.size), uploaded: Self.readable(version.createdAt),
                            status: ListPage.statusLabel(version.status), current: version.id == current.id, shown: version.id == document.id,
                            restorePath: "/ui/documents/\(version.id)/restore?version=\(version.version)", restoredFrom: earlier?.version)
         }
+        self.versions = Array(rows.prefix(Self.shownVersions))
+        olderVersions = Array(rows.dropFirst(Self.shownVersions))
+        olderCount = olderVersions.isEmpty ? nil : olderVersions.count
     }
+
+    /// The versions listed before "Show N more versions".
+    static let shownVersions = 10
 
     /// A time as people read it: "27 Nov 2026, 09:20 UTC".
     static func readable(_ date: Date) -> String {

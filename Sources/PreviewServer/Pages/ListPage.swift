@@ -56,6 +56,7 @@ struct ListPage {
         let detail: String?
         /// The card's colour: blue, green, purple or orange.
         let tone: String
+        let icon: String
     }
 
     struct Option {
@@ -85,7 +86,8 @@ struct ListPage {
         let status: String
         let statusLabel: String
         let thumbnail: String?
-        let thumbnail2x: String?
+        /// The thumbnail at each width offered (`srcset`), the screen choosing.
+        let thumbnailSet: String?
         /// "Shared: 3" ("Shared: 20+" past 20), or nil.
         let shared: String?
         /// What a screen reader says of the card.
@@ -141,12 +143,13 @@ struct ListPage {
         subtitle = "\(shown)\(page.next == nil ? "" : "+") of \(statistics.documents) total"
         let byType = statistics.byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         stats = [
-            Stat(key: "total", label: "Total Documents", value: "\(statistics.documents)", detail: "\(statistics.versions) versions", tone: "blue"),
-            Stat(key: "shared", label: "Shared Documents", value: "\(statistics.sharedDocuments)", detail: "with a live link", tone: "green"),
+            Stat(key: "total", label: "Total Documents", value: "\(statistics.documents)", detail: "\(statistics.versions) versions", tone: "blue", icon: "📁"),
+            Stat(key: "shared", label: "Shared Documents", value: "\(statistics.sharedDocuments)", detail: "with a live link", tone: "green", icon: "🔗"),
             Stat(key: "common", label: "Most Common Type", value: statistics.mostCommonType.map(label) ?? "—",
-                 detail: byType.count > 1 ? "of \(byType.count) types" : nil, tone: "purple"),
+                 detail: byType.count > 1 ? "of \(byType.count) types" : nil, tone: "purple", icon: "🏷️"),
             Stat(key: "storage", label: "Total Storage", value: Self.bytes(statistics.storedBytes),
-                 detail: statistics.dedupRatio >= 1.05 ? String(format: "%.1f× saved by dedup", statistics.dedupRatio) : nil, tone: "orange"),
+                 detail: statistics.dedupRatio >= 1.05 ? String(format: "%.1f× saved by dedup", statistics.dedupRatio) : nil, tone: "orange",
+                 icon: "💾"),
         ]
         uploadTypes = rules.types.map { Option(value: $0.id, label: $0.label, extensions: $0.extensions.map { ".\($0)" }.joined(separator: ",")) }
         self.query = query.containing ?? ""
@@ -185,12 +188,14 @@ struct ListPage {
             let shared = shares > 0 ? "Shared: \(shares > 20 ? "20+" : "\(shares)")" : nil
             let date = Self.day(document.createdAt)
             let typeLabel = label(document.type)
-            let thumbnail = "/v1/documents/\(document.id)/preview"
+            let thumbnail = { (scale: Int) in
+                "/v1/documents/\(document.id)/preview?width=\(scale * Self.thumbnailBox.width / 2)&height=\(scale * Self.thumbnailBox.height / 2)&format=webp"
+            }
             return Card(id: document.id, href: context.carried("/ui/documents/\(document.id)"), title: document.title, typeLabel: typeLabel,
                         typeEmoji: Self.emoji(document.type), school: document.school ?? "General", date: date,
                         version: document.version, status: status.rawValue, statusLabel: statusLabel,
-                        thumbnail: pictured ? thumbnail + "?width=\(Self.thumbnailBox.width)&height=\(Self.thumbnailBox.height)" : nil,
-                        thumbnail2x: pictured ? thumbnail + "?width=\(2 * Self.thumbnailBox.width)&height=\(2 * Self.thumbnailBox.height)" : nil,
+                        thumbnail: pictured ? thumbnail(2) : nil,
+                        thumbnailSet: pictured ? [2, 3, 4].map { "\(thumbnail($0)) \($0 * Self.thumbnailBox.width / 2)w" }.joined(separator: ", ") : nil,
                         shared: shared,
                         spoken: "\(document.title). \(typeLabel). \(shares == 0 ? "Not shared" : "Shared with \(shares) school\(shares == 1 ? "" : "s")"). Uploaded \(date).",
                         error: status == .failed ? document.errorMessage : nil)
@@ -201,8 +206,12 @@ struct ListPage {
         }
     }
 
-    /// A card's thumbnail box in CSS pixels (16:9); its image is asked at this size and at twice it.
+    /// A card's thumbnail box in CSS pixels (16:9) at its widest; its image is offered at this
+    /// size, 1.5 and 2 times it, in WebP, and the screen takes what its box and density need
+    /// (`sizes`, ``thumbnailSizes``).
     static let thumbnailBox = (width: 256, height: 144)
+    static let thumbnailSizes = "(max-width: 600px) 46vw, 256px"
+    let thumbnailSizes = Self.thumbnailSizes
 
     /// A day as people read it: "2 Dec 2026".
     static func day(_ date: Date) -> String {

@@ -7,27 +7,38 @@ import PreviewCore
 /// ("Document not found", "Return to Documents"), with the status and headers (`Retry-After`) the
 /// API would have answered, never the API's JSON.
 enum PageFailure {
-    /// `make`'s page, or the page of its failure. `upload` says the route received an upload.
-    static func answering(upload: Bool = false, _ make: () async throws -> Response) async throws -> Response {
+    /// What the route did, for the words of its failure.
+    enum Action {
+        case show, upload, delete, restore
+    }
+
+    /// `make`'s page, or the page of its failure.
+    static func answering(_ action: Action = .show, _ make: () async throws -> Response) async throws -> Response {
         do {
             return try await make()
         } catch let error as APIError {
-            return page(error, upload: upload)
+            return page(error, action)
         } catch let error as PreviewError {
-            return page(APIError(error), upload: upload)
+            return page(APIError(error), action)
         } catch let error as NIOTooManyBytesError {
-            return page(APIError(error), upload: upload)
+            return page(APIError(error), action)
         }
     }
 
-    static func page(_ failure: APIError, upload: Bool = false) -> Response {
+    static func page(_ failure: APIError, _ action: Action = .show) -> Response {
         let back = NoticePage.Link(href: "/", label: "Return to Documents")
         let notice: NoticePage
         switch failure.error.code {
-        case _ where upload:
+        case _ where action == .upload:
             notice = NoticePage(title: "Upload failed", failure: "Upload failed: \(failure.error.message)", back: back)
         case .notFound, .gone:
             notice = NoticePage(title: "Document not found", message: "It was deleted, or the address is not complete.", back: back)
+        case _ where action == .delete:
+            notice = NoticePage(title: "Failed to delete document", message: "Failed to delete document. Please try again.",
+                                failure: failure.error.message, back: back)
+        case _ where action == .restore:
+            notice = NoticePage(title: "Failed to restore the version", message: "The version was not restored. Please try again.",
+                                failure: failure.error.message, back: back)
         case .badRequest:
             notice = NoticePage(title: "This list cannot be shown", failure: failure.error.message, back: back)
         case _ where failure.status.code >= 500:

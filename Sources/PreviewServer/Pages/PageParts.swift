@@ -62,6 +62,11 @@ enum PageParts {
     /// The pages a signed-in page's markup holds; the script makes the others as they approach.
     static let writtenPages = 3
 
+    /// The widths a page's image is offered at on a signed-in page (a phone's screen takes the
+    /// first), and the width it is shown at.
+    static let pageWidths = [768, 1024]
+    static let pageSizes = "(max-width: 1040px) 100vw, 1024px"
+
     /// What the document is shown as, on a signed-in page (its files by their paths).
     static func media(of document: Document, in documents: DocumentService) async throws -> String {
         let playback = try await documents.playbackManifest(of: document)
@@ -86,7 +91,9 @@ enum PageParts {
         case .done: break
         }
         if document.previewStatus == .noPreview {
-            return "<p>No preview is made for \(SafeText.html(kind.label)). \(links.download("Download it"))</p>"
+            let download = links.offersDownload
+                ? "<p><a class=\"button primary\" href=\"\(links.url("content", [("download", "1")]))\">Download to view</a></p>" : ""
+            return "<div class=\"unavailable\"><p>Preview unavailable for this file type (\(SafeText.html(kind.label))).</p>\(download)</div>"
         }
         switch kind.category {
         case .video:
@@ -118,9 +125,14 @@ enum PageParts {
                     described += text.count
                     description = " aria-describedby=\"page-text-\(page)\""
                 }
+                // The first page is asked for first; on a signed-in page each comes at the width its screen needs.
+                let loading = page == 1 ? "loading=\"eager\" fetchpriority=\"high\"" : "loading=\"lazy\""
+                let widths = links.written == nil ? "" : " srcset=\"" + pageWidths.map { width in
+                    "\(links.url("preview", [("page", "\(page)"), ("width", "\(width)")] + marks)) \(width)w"
+                }.joined(separator: ", ") + "\" sizes=\"\(pageSizes)\""
                 let image = """
-                    <img loading="lazy" decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")] + marks))" \
-                    alt="Page \(page)"\(description)\(links.zoom("\(document.id)~v\(document.version)~p\(page)", format: "png"))>
+                    <img \(loading) decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")] + marks))"\
+                    \(widths) alt="Page \(page)"\(description)\(links.zoom("\(document.id)~v\(document.version)~p\(page)", format: "png"))>
                     """
                 guard !description.isEmpty, let text = texts[page] else { return image }
                 // Its lines read as one run of words (line breaks are no markup here).
@@ -130,7 +142,8 @@ enum PageParts {
             let more = pages > all ? "<p>Pages \(all + 1)–\(pages) are in the original. \(links.download("Download it"))</p>" : ""
             // The pages past the written ones, made by the script from these addresses and page numbers.
             let template = shown < all ? """
-                 data-pages="\(all)" data-ratio="\(ratio)" data-page-src="\(links.url("preview", [("width", "1024")] + marks + [("page", "")]))" \
+                 data-pages="\(all)" data-ratio="\(ratio)" data-page-src="\(links.url("preview", marks + [("page", "")]))" \
+                data-page-widths="\(pageWidths.map(String.init).joined(separator: ","))" data-page-sizes="\(pageSizes)" \
                 data-page-zoom="\(SafeText.html(links.zoomAddress("\(document.id)~v\(document.version)~p")))"
                 """ : ""
             return "<p class=\"pagecount\">\(pages) page\(pages == 1 ? "" : "s")</p>\n<div class=\"pages\"\(template)>\n\(images)\n</div>\(more)"

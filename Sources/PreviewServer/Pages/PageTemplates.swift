@@ -12,7 +12,7 @@ enum PageTemplates {
             for (name, template) in [("page", PackageResources.page_mustache), ("bar", PackageResources.bar_mustache),
                                      ("list", PackageResources.list_mustache), ("detail", PackageResources.detail_mustache),
                                      ("viewer", PackageResources.viewer_mustache), ("notice", PackageResources.notice_mustache),
-                                     ("shared", PackageResources.shared_mustache)] {
+                                     ("shared", PackageResources.shared_mustache), ("version", PackageResources.version_mustache)] {
                 try library.register("{{% CONTENT_TYPE: \(ScalarHTML.name) }}" + String(decoding: template, as: UTF8.self), named: name)
             }
         } catch {

@@ -4,7 +4,8 @@
 // of at most 500; checked as it is typed, the service's message when it refuses), the Share dialog
 // (the document's live links listed whole whenever it opens, each with Copy, its opens, last open
 // and expiry; schools added with `PUT /v1/documents/{id}/schools`, which keeps every listed school's
-// link; a school's link removed or replaced only after a confirmation), and a new version uploaded
+// link; a school's link removed or replaced only after a confirmation; a long list of schools
+// narrowed by what the school box says), and a new version uploaded
 // under the same owner, type and title with its progress (then opened). Text from the server is set
 // as text.
 (() => {
@@ -183,6 +184,11 @@
       failed(error);
     }
   });
+  // The school box also narrows a long list of schools to those whose names hold what it says.
+  document.getElementById("share-new").addEventListener("input", (event) => {
+    const wanted = event.target.value.trim().toLowerCase();
+    for (const label of schools.children) label.hidden = Boolean(wanted) && !label.textContent.toLowerCase().includes(wanted);
+  });
   document.getElementById("share-add").addEventListener("click", () => {
     const field = document.getElementById("share-new");
     const name = field.value.trim();
@@ -190,6 +196,7 @@
     if (known) known.checked = true;
     else if (name && !live.some((link) => link.school === name)) checkbox(name, true);
     field.value = "";
+    for (const label of schools.children) label.hidden = false;
     field.focus();
     updateSave();
   });

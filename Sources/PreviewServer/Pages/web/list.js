@@ -7,7 +7,8 @@
 // is picked again, after a reload; a card for each accepted file at once, with the statistics and
 // count read again; the cards of documents not settled yet kept current by long polling their
 // document (`GET /v1/documents/{id}?wait=`: answered when it changes) until they are, with no
-// reload; the Filter sheet; a sort applied as it is chosen and remembered, as the grid or list
+// reload; the next page of documents added as the list's end comes near; the Filter sheet; a sort
+// applied as it is chosen and remembered, as the grid or list
 // layout is; and the scroll position, so that coming back (after a delete, say) finds the list
 // where it was. Text from the server is set as text, never as markup.
 (() => {
@@ -80,7 +81,9 @@
     const thumb = card.querySelector(".thumb");
     const badge = thumb.querySelector(".badge.type") || made("span", "badge type", doc.type ? types[doc.type] || doc.type : "No type");
     const base = `/v1/documents/${doc.document_id}/preview`;
-    thumb.replaceChildren(pictured ? Object.assign(made("img"), { src: `${base}?width=256&height=144`, srcset: `${base}?width=512&height=288 2x`, alt: "" })
+    const at = (width) => `${base}?width=${width}&height=${(width * 9) / 16}&format=webp`;
+    thumb.replaceChildren(pictured ? Object.assign(made("img"), { src: at(256), srcset: [256, 384, 512].map((w) => `${at(w)} ${w}w`).join(", "),
+                                                                  sizes: list.dataset.sizes, alt: "" })
                                    : made("span", "placeholder", doc.status === "done" ? "No preview" : statusLabel[doc.status] || doc.status), badge);
     card.querySelector(".status").textContent = doc.status === "done" && !pictured ? "No preview" : statusLabel[doc.status] || doc.status;
     card.querySelector(".error")?.remove();
@@ -104,7 +107,7 @@
     const card = made("li", "card");
     card.dataset.id = doc.document_id;
     const typeLabel = doc.type ? types[doc.type] || doc.type : "No type";
-    const link = Object.assign(made("a"), { href: `/ui/documents/${doc.document_id}` });
+    const link = Object.assign(made("a", "open"), { href: `/ui/documents/${doc.document_id}` });
     link.setAttribute("aria-label", `${doc.title}. ${typeLabel}. Not shared. Uploaded today.`);
     link.append(made("div", "thumb"), made("b", "title", doc.title));
     const meta = made("div", "meta", `${doc.school || "General"} · v${doc.version} · ${new Date().toLocaleDateString("en-GB", { dateStyle: "medium" })} · `);
@@ -127,6 +130,32 @@
     } catch (_) { /* the page's numbers stay until the next load */ }
   };
   for (const card of list.querySelectorAll(".card")) if (!settled(card.dataset.status)) watch(card);
+
+  // The next page of the list, added as its end comes near (the link stays for those without scripts).
+  const more = () => document.querySelector("a.more");
+  if (more() && "IntersectionObserver" in window) {
+    let loading = false;
+    const next = new IntersectionObserver(async (entries) => {
+      const link = more();
+      if (loading || !link || !entries.some((entry) => entry.isIntersecting)) return;
+      loading = true;
+      try {
+        const answer = await fetch(link.href, { headers: { Accept: "text/html" } });
+        if (!answer.ok) return;
+        const page = new DOMParser().parseFromString(await answer.text(), "text/html");
+        const cards = [...page.querySelectorAll("#documents .card")].filter((card) => !list.querySelector(`[data-id="${card.dataset.id}"]`));
+        list.append(...cards.map((card) => document.adoptNode(card)));
+        for (const card of cards) if (!settled(card.dataset.status)) watch(card);
+        const following = page.querySelector("a.more");
+        next.disconnect();
+        if (following) { link.href = following.href; next.observe(link); } else link.remove();
+        const count = document.getElementById("count");
+        const fresh = page.getElementById("count");
+        if (fresh) count.textContent = count.textContent.replace(/^\d+\+? of/, `${list.querySelectorAll(".card").length}${following ? "+" : ""} of`);
+      } catch (_) { /* the link still works */ } finally { loading = false; }
+    }, { rootMargin: "600px 0px" });
+    next.observe(more());
+  }
 
   // Uploads: each file a resumable upload (the IETF draft, as iOS sends it), with its
   // progress and cancel. A dropped connection is resumed from what the server kept; so is

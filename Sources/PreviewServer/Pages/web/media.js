@@ -89,8 +89,11 @@
         made += 1;
         const image = Object.assign(document.createElement("img"), { loading: "lazy", decoding: "async", alt: `Page ${made}` });
         image.style.aspectRatio = pages.dataset.ratio;
-        image.dataset.plain = pages.dataset.pageSrc + made;
-        image.src = marked.has(made) ? `${image.dataset.plain}&highlight=${encodeURIComponent(pages.dataset.highlight)}` : image.dataset.plain;
+        const address = (width) => `${pages.dataset.pageSrc}${made}&width=${width}`;
+        image.dataset.plain = address(1024);
+        image.dataset.plainSet = pages.dataset.pageWidths.split(",").map((width) => `${address(width)} ${width}w`).join(", ");
+        image.sizes = pages.dataset.pageSizes;
+        DocPreview.mark(image, marked.has(made) ? pages.dataset.highlight : null);
         image.dataset.zoom = pages.dataset.pageZoom + made;
         image.dataset.zoomFormat = "png";
         pages.append(image);
@@ -103,10 +106,12 @@
     };
     const near = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) make(made + 5);
-    }, { rootMargin: "200% 0px" });
+    }, { rootMargin: "100% 0px" });
     const watch = () => { near.disconnect(); if (made < total) near.observe(pages.lastElementChild); };
     pages.addEventListener("makepages", (event) => make(Number(event.detail)));
-    watch();
+    // Once the first page is in: it goes before any other.
+    const first = pages.querySelector("img");
+    if (!first || first.complete) watch(); else { first.addEventListener("load", watch, { once: true }); first.addEventListener("error", watch, { once: true }); }
   };
   const start = () => {
     makePages();

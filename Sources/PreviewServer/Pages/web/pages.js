@@ -1,10 +1,12 @@
 "use strict";
 // What the pages' scripts share, loaded before them as `DocPreview`: the session's CSRF token (from
 // the page's `csrf-token` meta), an element made with its class and text (text set as text, never
-// as markup), a request to the API that answers its JSON or throws the service's own words (a lost
+// as markup), a page image shown with a text's hits marked or plain, a request to the API that
+// answers its JSON or throws the service's own words (a lost
 // network said as such; a session that ended goes to the sign-in page, and back here after it), a
 // document read from the API, waiting up to 25 seconds for it to change
-// (`GET /v1/documents/{id}?wait=25`), and the banner that says the network is gone.
+// (`GET /v1/documents/{id}?wait=25`), and the banner that says the network is gone (and turns off
+// what needs it).
 (() => {
   const csrf = document.querySelector('meta[name="csrf-token"]')?.content;
   const made = (tag, className, text) => {
@@ -43,16 +45,33 @@
   // The banner of a lost network, on every page.
   const banner = made("p", "offline", offlineWords);
   banner.setAttribute("role", "status");
-  banner.hidden = navigator.onLine;
-  const place = () => document.body.prepend(banner);
+  // While it is gone, what needs it (`.needs-network`: edit, share, delete, restore, upload, download) is off.
+  const network = () => {
+    banner.hidden = navigator.onLine;
+    document.documentElement.toggleAttribute("data-offline", !navigator.onLine);
+    for (const control of document.querySelectorAll(".needs-network")) control.setAttribute("aria-disabled", String(!navigator.onLine));
+  };
+  const place = () => { document.body.prepend(banner); network(); };
   if (document.body) place(); else addEventListener("DOMContentLoaded", place);
-  addEventListener("offline", () => { banner.hidden = false; });
-  addEventListener("online", () => { banner.hidden = true; });
+  addEventListener("offline", network);
+  addEventListener("online", network);
+
+  /// Shows page image `image` with the hits of `text` marked (none: plain), at each of its widths.
+  const mark = (image, text) => {
+    image.dataset.plain ??= image.getAttribute("src");
+    image.dataset.plainSet ??= image.getAttribute("srcset") || "";
+    const suffix = text ? `&highlight=${encodeURIComponent(text)}` : "";
+    if (image.dataset.plainSet) {
+      image.srcset = image.dataset.plainSet.split(", ").map((candidate) => candidate.replace(/ (\d+w)$/, `${suffix} $1`)).join(", ");
+    }
+    image.src = image.dataset.plain + suffix;
+  };
 
   window.DocPreview = Object.freeze({
     csrf,
     made,
     request,
+    mark,
     /// Document `id` as the API gives it (null when it does not answer with it), at once or once it changed.
     async document(id, { waiting = false } = {}) {
       try {

@@ -1,6 +1,7 @@
 "use strict";
 // The viewer's script: the previous and next documents by the arrow keys or a horizontal swipe,
-// Escape or a swipe down back to the document, a tap that hides and shows the toolbars, the Zoom
+// Escape or a swipe down back to the document, a tap that hides and shows the toolbars (and 3 s
+// without one while a video plays), the Zoom
 // button (the page in view, or the picture), the full-screen button, "Page n of N" for the page in
 // view, a Retry for pictures and pages that did not load, and the find box: a text's hits (the
 // API's search) marked on the pages that have them (those still to be made are made marked),
@@ -31,11 +32,26 @@
     else if (fromTop && dy > 120 && dy > 2 * Math.abs(dx)) go(main.dataset.close);
   });
 
-  // A tap on the content (not on a control, a player or a link) hides or shows the toolbars.
+  // A tap on the content (not on a control, a player or a link) hides or shows the toolbars; while
+  // a video plays, they hide after 3 s without a touch, a click, a key or the pointer moving.
+  const video = main.querySelector(".stage video");
+  let idle = null;
+  const hideLater = () => {
+    clearTimeout(idle);
+    if (video && !video.paused && !main.classList.contains("bare")) idle = setTimeout(() => main.classList.add("bare"), 3000);
+  };
   main.querySelector(".stage").addEventListener("click", (event) => {
     if (event.target.closest("a, button, input, video, audio, .filmstrip")) return;
     main.classList.toggle("bare");
+    hideLater();
   });
+  if (video) {
+    const awake = () => { main.classList.remove("bare"); hideLater(); };
+    video.addEventListener("play", hideLater);
+    video.addEventListener("pause", () => { clearTimeout(idle); main.classList.remove("bare"); });
+    addEventListener("keydown", awake);
+    addEventListener("pointermove", (event) => { if (event.pointerType === "mouse") awake(); });
+  }
 
   const full = document.getElementById("fullscreen");
   if (document.fullscreenEnabled) {
@@ -105,7 +121,6 @@
     const input = find.querySelector("input");
     const steps = [...find.querySelectorAll("button[data-step]")];
     const status = find.querySelector(".hits");
-    const plain = (page) => (page.dataset.plain ??= page.getAttribute("src"));
     let hits = [], current = -1, searched = null;
     const show = (index) => {
       current = (index + hits.length) % hits.length;
@@ -134,9 +149,7 @@
       const marked = new Set(hits.map((hit) => hit.page));
       host.dataset.highlight = text;
       host.dataset.marked = [...marked].join(",");
-      pages().forEach((page, index) => {
-        page.src = marked.has(index + 1) ? `${plain(page)}&highlight=${encodeURIComponent(text)}` : plain(page);
-      });
+      pages().forEach((page, index) => DocPreview.mark(page, marked.has(index + 1) ? text : null));
       steps.forEach((step) => { step.hidden = hits.length < 2; });
       if (hits.length === 0) { status.textContent = "No hits."; return; }
       show(0);
