@@ -59,12 +59,14 @@ enum PageParts {
         }
     }
 
-    /// The pages a signed-in page's markup holds; the script makes the others as they approach.
-    static let writtenPages = 3
+    /// The pages a signed-in page's markup holds (the first: nothing else competes with it for
+    /// the network); the script makes the others as they approach.
+    static let writtenPages = 1
 
     /// The widths a page's image is offered at on a signed-in page (a phone's screen takes the
-    /// first), and the width it is shown at.
+    /// first), in WebP (a text page's weighs two thirds of its JPEG), and the width it is shown at.
     static let pageWidths = [768, 1024]
+    static let pageFormat = ("format", "webp")
     static let pageSizes = "(max-width: 1040px) 100vw, 1024px"
 
     /// What the document is shown as, on a signed-in page (its files by their paths).
@@ -127,11 +129,12 @@ enum PageParts {
                 }
                 // The first page is asked for first; on a signed-in page each comes at the width its screen needs.
                 let loading = page == 1 ? "loading=\"eager\" fetchpriority=\"high\"" : "loading=\"lazy\""
+                let format = links.written == nil ? [] : [pageFormat]
                 let widths = links.written == nil ? "" : " srcset=\"" + pageWidths.map { width in
-                    "\(links.url("preview", [("page", "\(page)"), ("width", "\(width)")] + marks)) \(width)w"
+                    "\(links.url("preview", format + [("page", "\(page)"), ("width", "\(width)")] + marks)) \(width)w"
                 }.joined(separator: ", ") + "\" sizes=\"\(pageSizes)\""
                 let image = """
-                    <img \(loading) decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", [("page", "\(page)"), ("width", "1024")] + marks))"\
+                    <img \(loading) decoding="async" style="aspect-ratio:\(ratio)" src="\(links.url("preview", format + [("page", "\(page)"), ("width", "1024")] + marks))"\
                     \(widths) alt="Page \(page)"\(description)\(links.zoom("\(document.id)~v\(document.version)~p\(page)", format: "png"))>
                     """
                 guard !description.isEmpty, let text = texts[page] else { return image }
@@ -142,7 +145,7 @@ enum PageParts {
             let more = pages > all ? "<p>Pages \(all + 1)–\(pages) are in the original. \(links.download("Download it"))</p>" : ""
             // The pages past the written ones, made by the script from these addresses and page numbers.
             let template = shown < all ? """
-                 data-pages="\(all)" data-ratio="\(ratio)" data-page-src="\(links.url("preview", marks + [("page", "")]))" \
+                 data-pages="\(all)" data-ratio="\(ratio)" data-page-src="\(links.url("preview", [pageFormat] + marks + [("page", "")]))" \
                 data-page-widths="\(pageWidths.map(String.init).joined(separator: ","))" data-page-sizes="\(pageSizes)" \
                 data-page-zoom="\(SafeText.html(links.zoomAddress("\(document.id)~v\(document.version)~p")))"
                 """ : ""

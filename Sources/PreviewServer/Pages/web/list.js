@@ -139,6 +139,14 @@
       const link = more();
       if (loading || !link || !entries.some((entry) => entry.isIntersecting)) return;
       loading = true;
+      // Six skeleton cards while it loads, shown only if it takes more than 300 ms.
+      const skeletons = Array.from({ length: 6 }, () => {
+        const card = made("li", "card skeleton");
+        card.setAttribute("aria-hidden", "true");
+        card.append(made("div", "thumb"), made("div", "line"), made("div", "line short"));
+        return card;
+      });
+      const showing = setTimeout(() => list.append(...skeletons), 300);
       try {
         const answer = await fetch(link.href, { headers: { Accept: "text/html" } });
         if (!answer.ok) return;
@@ -152,7 +160,11 @@
         const count = document.getElementById("count");
         const fresh = page.getElementById("count");
         if (fresh) count.textContent = count.textContent.replace(/^\d+\+? of/, `${list.querySelectorAll(".card").length}${following ? "+" : ""} of`);
-      } catch (_) { /* the link still works */ } finally { loading = false; }
+      } catch (_) { /* the link still works */ } finally {
+        clearTimeout(showing);
+        for (const skeleton of skeletons) skeleton.remove();
+        loading = false;
+      }
     }, { rootMargin: "600px 0px" });
     next.observe(more());
   }

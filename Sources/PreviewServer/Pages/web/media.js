@@ -107,7 +107,7 @@
     const near = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) make(made + 5);
     }, { rootMargin: "100% 0px" });
-    const watch = () => { near.disconnect(); if (made < total) near.observe(pages.lastElementChild); };
+    const watch = () => { near.disconnect(); if (made < total) near.observe([...pages.querySelectorAll("img")].pop()); };
     pages.addEventListener("makepages", (event) => make(Number(event.detail)));
     // Once the first page is in: it goes before any other.
     const first = pages.querySelector("img");
