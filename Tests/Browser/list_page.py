@@ -97,7 +97,7 @@ def walk(browser, base, samples, size, shots, _):
 
     def upload_past(percent):
         upload_from_list(page, [video], type_label="Highlight Video")
-        progress = page.locator("#uploads li progress").first
+        progress = page.locator("#uploads li progress").last
         deadline = time.monotonic() + WAIT_MS / 1000
         while float(progress.get_attribute("value") or 0) < percent:
             if time.monotonic() > deadline:
@@ -112,17 +112,17 @@ def walk(browser, base, samples, size, shots, _):
     # (Chromium itself sends a request again whose reused connection was reset: then the server's
     # 409 gives the script the offset; else the script asks for it. Either way it goes on from there.)
     link(-1)
-    expect(page.locator("#uploads li").first).to_have_class("accepted")
+    expect(page.locator("#uploads li").last).to_have_class("accepted")
     check(True, f"{size}: an upload went on after its connection dropped")
     link(64 * 1024)
     upload_past(30)
     page.reload()
     upload_from_list(page, [video], type_label="Highlight Video")
-    expect(page.locator("#uploads li").first.locator(".message")).to_contain_text("Resuming at")
+    expect(page.locator("#uploads li").last.locator(".message")).to_contain_text("Resuming at")
     if shots:
         page.locator("#uploads").screenshot(path=str(shots / f"list-resuming-{size}.png"))
     link(-1)
-    expect(page.locator("#uploads li").first).to_have_class("accepted")
+    expect(page.locator("#uploads li").last).to_have_class("accepted")
     digest = hashlib.sha256(video.read_bytes()).hexdigest()
     stored = page.evaluate(f"fetch('/v1/documents?owner={owner}&q=video-h264').then(r => r.json()).then(b => b.documents.map(d => d.sha256))")
     check(stored == [digest], f"{size}: after a reload the upload resumed, one document of the file's bytes ({len(stored)})")

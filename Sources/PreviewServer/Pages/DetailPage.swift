@@ -27,9 +27,8 @@ struct DetailPage {
     let description: String
     /// The owner's schools for the Edit dialog's list, this document's selected.
     let schools: [SchoolOption]
-    /// The page's limits of a title and a description (the specification's; the API takes longer ones).
-    let maxTitle = 100
-    let maxDescription = 500
+    let maxTitle = PageParts.maxTitle
+    let maxDescription = PageParts.maxDescription
     /// The file types a new version may be (its type's extensions), for the file picker.
     let accept: String
     /// Whether there are versions before the current one.

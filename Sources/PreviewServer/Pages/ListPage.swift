@@ -46,8 +46,8 @@ struct ListPage {
     let more: String?
     /// Why the list is not in the order asked (a search too broad to sort so: newest first instead).
     let notice: String?
-    let maxTitle = 100
-    let maxDescription = 500
+    let maxTitle = PageParts.maxTitle
+    let maxDescription = PageParts.maxDescription
 
     struct Stat {
         let key: String

@@ -16,6 +16,10 @@ enum PageParts {
     /// The pages of a long document shown at most; the rest are a download away.
     static let maxPages = 500
 
+    /// The forms' limits of a title and a description (the specifications'; the API takes longer ones).
+    static let maxTitle = 100
+    static let maxDescription = 500
+
     /// How a page addresses a document's files: by their paths (the viewer, signed in), or by signed
     /// URLs (a share's page, whose visitor has no token); and whether it offers the original's download.
     struct MediaLinks {
