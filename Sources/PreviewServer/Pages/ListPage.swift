@@ -160,9 +160,10 @@ struct ListPage {
                 let filter = id == StorageStatistics.unspecifiedType ? "" : id
                 return Option(value: id, label: label(id), selected: query.type == filter, count: count)
             }
-        let schoolNames = Set(schools + statistics.bySchool.keys + (query.school.map { [$0] } ?? [])).sorted()
-        schoolFilters = schoolNames.map { Option(value: $0, label: $0, selected: $0 == query.school, count: statistics.bySchool[$0]) }
         self.schools = Set(schools + statistics.bySchool.keys).sorted()
+        // The school filtered by stays offered even when none of the owner's documents has it.
+        schoolFilters = Set(self.schools + (query.school.map { [$0] } ?? [])).sorted()
+            .map { Option(value: $0, label: $0, selected: $0 == query.school, count: statistics.bySchool[$0]) }
         sharedOnly = query.shared == true
         var active: [ActiveFilter] = []
         func without(_ change: (inout ListContext) -> Void) -> String {

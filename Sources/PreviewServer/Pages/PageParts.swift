@@ -208,13 +208,10 @@ enum PageParts {
     static func deleteConfirmation(documents: DocumentService, id: String, session: Session?) async throws -> Response {
         let versions = try await documents.versions(of: id)
         let document = versions[0]
-        let page = NoticePage(
+        return confirmation(
             title: "Delete \(document.title)?",
             message: "Are you sure you want to delete this document? All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews go. This action cannot be undone.",
-            form: .init(action: "/ui/documents/\(document.id)/delete", hidden: session.map { [.init(name: "csrf", value: $0.csrfToken)] } ?? [],
-                        input: nil, button: "Delete", destroys: true),
-            back: .init(href: "/ui/documents/\(id)", label: "Cancel"))
-        return Self.page(page.html)
+            action: "/ui/documents/\(document.id)/delete", button: "Delete", destroys: true, back: "/ui/documents/\(id)", session: session)
     }
 
     /// `GET /ui/documents/{id}/restore?version=N`: asks before version N becomes the current one.
@@ -223,12 +220,20 @@ enum PageParts {
         guard let number = version.flatMap(Int.init), let restored = versions.first(where: { $0.version == number }) else {
             throw PreviewError(.notFound, "No version \(version ?? "") of this document.")
         }
-        let page = NoticePage(
+        return confirmation(
             title: "Restore this version?",
             message: "Version \(number) (\(restored.filename)) becomes the current version. The current version will be marked as archived: it stays in the version history.",
-            form: .init(action: "/ui/documents/\(restored.id)/restore?version=\(number)",
-                        hidden: session.map { [.init(name: "csrf", value: $0.csrfToken)] } ?? [], input: nil, button: "Restore", destroys: false),
-            back: .init(href: "/ui/documents/\(versions[0].id)", label: "Cancel"))
+            action: "/ui/documents/\(restored.id)/restore?version=\(number)", button: "Restore", destroys: false,
+            back: "/ui/documents/\(versions[0].id)", session: session)
+    }
+
+    /// A page that asks before `action` is posted (with the session's CSRF token), or goes `back` on Cancel.
+    private static func confirmation(title: String, message: String, action: String, button: String, destroys: Bool, back: String,
+                                     session: Session?) -> Response {
+        let page = NoticePage(title: title, message: message,
+                              form: .init(action: action, hidden: session.map { [.init(name: "csrf", value: $0.csrfToken)] } ?? [],
+                                          input: nil, button: button, destroys: destroys),
+                              back: .init(href: back, label: "Cancel"))
         return Self.page(page.html)
     }
 
