@@ -65,6 +65,7 @@ def walk(browser, base, samples, size, shots, _):
     cards = page.locator("#documents .card")
     expect(cards).to_have_count(5)
     expect(page.locator("[data-stat=total]")).to_have_text("5")
+    expect(page.locator("[data-stat-detail=total]")).to_have_text("5 versions")
     expect(page.locator("#count")).to_contain_text("5 of 5 total")
     check(True, f"{size}: the statistics and the count follow the uploads without a reload")
     navigations = page.evaluate("performance.getEntriesByType('navigation').length")

@@ -19,6 +19,7 @@
   const filters = document.getElementById("filters");
   if (!list || !form) return;
   const types = JSON.parse(list.dataset.types || "{}");
+  const emoji = { highlight_video: "🎥", transcript: "📄", resume: "📋", rec_letter: "💌", questionnaire: "📝", stats_sheet: "📊" };
   const statusLabel = { queued: "Queued", processing: "Processing", done: "Ready", failed: "Failed" };
 
   // The scroll position, per listing, for the way back.
@@ -79,7 +80,13 @@
     card.dataset.status = doc.status;
     const pictured = doc.status === "done" && doc.preview_status === "ready";
     const thumb = card.querySelector(".thumb");
-    const badge = thumb.querySelector(".badge.type") || made("span", "badge type", doc.type ? types[doc.type] || doc.type : "No type");
+    let badge = thumb.querySelector(".badge.type");
+    if (!badge) {
+      badge = made("span", "badge type", ` ${doc.type ? types[doc.type] || doc.type : "No type"}`);
+      const icon = made("span", "", emoji[doc.type] || "📁");
+      icon.setAttribute("aria-hidden", "true");
+      badge.prepend(icon);
+    }
     const base = `/v1/documents/${doc.document_id}/preview`;
     const at = (width) => `${base}?width=${width}&height=${(width * 9) / 16}&format=webp`;
     thumb.replaceChildren(pictured ? Object.assign(made("img"), { src: at(256), srcset: [256, 384, 512].map((w) => `${at(w)} ${w}w`).join(", "),
@@ -90,6 +97,7 @@
     if (doc.status === "failed" && doc.error) card.append(made("p", "error", doc.error.message));
   };
   const settled = (status) => status === "done" || status === "failed";
+  const more = () => document.querySelector("a.more");
   const watch = (card) => {
     const started = Date.now();
     const ask = async () => {
@@ -102,7 +110,6 @@
     };
     ask();
   };
-  const emoji = { highlight_video: "🎥", transcript: "📄", resume: "📋", rec_letter: "💌", questionnaire: "📝", stats_sheet: "📊" };
   const cardFor = (doc) => {
     const card = made("li", "card");
     card.dataset.id = doc.document_id;
@@ -116,23 +123,32 @@
     show(card, doc);
     return card;
   };
+  // "{shown} of {total} total": the cards on the page ("+" while more follow), of `total` (or the count it says).
+  const showCount = (total) => {
+    const count = document.getElementById("count");
+    count.textContent = count.textContent.replace(/^\d+\+? of (\d+)/,
+      (_, said) => `${list.querySelectorAll(".card").length}${more() ? "+" : ""} of ${total ?? said}`);
+  };
   // The statistics and the count, read again after an upload.
   const refreshCounts = async () => {
     try {
       const stats = await request(`/v1/stats?owner=${encodeURIComponent(form.dataset.owner)}`);
-      const set = (key, value) => { const element = document.querySelector(`[data-stat="${key}"]`); if (element) element.textContent = value; };
+      const set = (key, value, detail = "") => { const element = document.querySelector(`[data-stat${detail}="${key}"]`); if (element) element.textContent = value; };
       set("total", String(stats.documents));
+      set("total", `${stats.versions} versions`, "-detail");
+      // As the server writes it (ByteCountFormatter's file sizes: powers of 1000).
+      const units = ["bytes", "KB", "MB", "GB", "TB"];
+      const power = Math.min(units.length - 1, Math.floor(Math.log10(Math.max(1, stats.stored_bytes)) / 3));
+      const scaled = stats.stored_bytes / 1000 ** power;
+      set("storage", power === 0 ? `${stats.stored_bytes} bytes` : `${power === 1 ? Math.round(scaled) : scaled.toFixed(1)} ${units[power]}`);
       set("shared", String(stats.shared_documents));
       if (stats.most_common_type) set("common", types[stats.most_common_type] || stats.most_common_type);
-      const shown = list.querySelectorAll(".card").length;
-      const count = document.getElementById("count");
-      count.textContent = count.textContent.replace(/^\d+\+? of \d+ total/, `${shown}${document.querySelector(".more") ? "+" : ""} of ${stats.documents} total`);
+      showCount(stats.documents);
     } catch (_) { /* the page's numbers stay until the next load */ }
   };
   for (const card of list.querySelectorAll(".card")) if (!settled(card.dataset.status)) watch(card);
 
   // The next page of the list, added as its end comes near (the link stays for those without scripts).
-  const more = () => document.querySelector("a.more");
   if (more() && "IntersectionObserver" in window) {
     let loading = false;
     const next = new IntersectionObserver(async (entries) => {
@@ -157,9 +173,7 @@
         const following = page.querySelector("a.more");
         next.disconnect();
         if (following) { link.href = following.href; next.observe(link); } else link.remove();
-        const count = document.getElementById("count");
-        const fresh = page.getElementById("count");
-        if (fresh) count.textContent = count.textContent.replace(/^\d+\+? of/, `${list.querySelectorAll(".card").length}${following ? "+" : ""} of`);
+        showCount();
       } catch (_) { /* the link still works */ } finally {
         clearTimeout(showing);
         for (const skeleton of skeletons) skeleton.remove();
@@ -196,7 +210,7 @@
     row.append(name, cancel, progress, message);
     uploads.append(row);
     const key = `docpreview-upload:${form.dataset.owner}:${type}:${file.name}:${file.size}:${file.lastModified}`;
-    let request = null;
+    let inFlight = null;
     let cancelled = false;
     let location = localStorage.getItem(key);
     const end = (outcome, text) => {
@@ -214,6 +228,12 @@
       if (!response.ok) return null;
       if (response.headers.get("Upload-Complete") === "?1") return "complete";
       return Number(response.headers.get("Upload-Offset"));
+    };
+    // After a pause: the offset the server kept (undefined when it could not be asked), or the upload is lost.
+    const keptOffset = async () => {
+      const kept = await offsetOf().catch(() => undefined);
+      if (kept === null) throw new Error("The upload was lost; pick the file again.");
+      return kept;
     };
     const waitOut = async (seconds) => {
       for (let left = seconds; left > 0 && !cancelled; left -= 1) {
@@ -251,7 +271,8 @@
     };
     // One append of file[offset, end): resolves to the server's answer, rejects when the connection drops.
     const append = (offset, end, last) => new Promise((resolve, reject) => {
-      request = new XMLHttpRequest();
+      const request = new XMLHttpRequest();
+      inFlight = request;
       request.open("PATCH", location);
       const headers = withToken({ ...draft, "Upload-Offset": String(offset), "Upload-Complete": last ? "?1" : "?0",
                                   "Content-Type": "application/partial-upload" });
@@ -284,8 +305,7 @@
           message.textContent = "Connection lost; resuming…";
           await online();
           await pause(Math.min(15000, 500 * 2 ** Math.min(failures, 5)));
-          const kept = await offsetOf().catch(() => undefined);
-          if (kept === null) throw new Error("The upload was lost; pick the file again.");
+          const kept = await keptOffset();
           // The last request arrived and only its answer was lost: sent again, it gets the same answer.
           if (kept === "complete") continue;
           if (kept !== undefined) { if (kept > offset) failures = 0; offset = kept; progress.value = percent(offset); }
@@ -296,8 +316,7 @@
         if (wait) {
           await waitOut(wait);
           if (cancelled) return;
-          const kept = await offsetOf().catch(() => undefined);
-          if (kept === null) throw new Error("The upload was lost; pick the file again.");
+          const kept = await keptOffset();
           if (typeof kept === "number") offset = kept;
           continue;
         }
@@ -312,7 +331,7 @@
     };
     cancel.addEventListener("click", () => {
       cancelled = true;
-      request?.abort();
+      inFlight?.abort();
       if (location) fetch(location, { method: "DELETE", headers: withToken(draft) }).catch(() => {});
       localStorage.removeItem(key);
       end("refused", "Cancelled.");
