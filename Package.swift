@@ -199,10 +199,19 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "MultipartKit", package: "multipart-kit"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+
+        // The pages for people (List, Detail, Viewer, sign-in, a share's page) over the document
+        // service, mounted by the server; the API never depends on them.
+        .target(name: "PreviewWeb", dependencies: [
+            "PreviewCore", "PreviewStore", "PreviewDocuments", "PreviewServer",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Mustache", package: "swift-mustache"),
         ],
         // The pages' templates, stylesheet and scripts, as files of their own, compiled into the binary.
-        resources: [.embedInCode("Pages/web")]),
+        resources: [.embedInCode("web")]),
 
         // Test support in two layers: files, processes and faults over the core only, so the core's
         // tests build no media library; the backends the store tests run on, above the drivers.
@@ -227,6 +236,7 @@ let package = Package(
                 "PreviewComposition",
                 "PreviewFetch",
                 "PreviewServer",
+                "PreviewWeb",
                 "PreviewStore",
                 "PreviewVips",
                 "PreviewFFmpeg",
@@ -252,7 +262,7 @@ let package = Package(
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "ServerTests", dependencies: [
-            "PreviewServer", "PreviewPostgres", "PreviewS3", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
+            "PreviewServer", "PreviewWeb", "PreviewPostgres", "PreviewS3", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
             "PreviewBackendTestSupport", "PreviewRenderers", "PreviewPoppler",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

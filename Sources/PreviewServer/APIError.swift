@@ -10,12 +10,12 @@ import PreviewStore
 /// the one error object every interface returns (``ErrorEnvelope``), with the headers its answer
 /// needs (`Retry-After` for our own faults and for throttling, `Allow`, `Content-Range`,
 /// `WWW-Authenticate`).
-struct APIError: HTTPResponseError {
-    var error: PreviewError
-    var status: HTTPResponse.Status
-    var headers: HTTPFields
+package struct APIError: HTTPResponseError {
+    package var error: PreviewError
+    package var status: HTTPResponse.Status
+    package var headers: HTTPFields
 
-    init(_ error: PreviewError, headers: HTTPFields = [:]) {
+    package init(_ error: PreviewError, headers: HTTPFields = [:]) {
         self.error = error
         status = HTTPResponse.Status(code: error.code.httpStatus)
         var headers = headers
@@ -25,7 +25,7 @@ struct APIError: HTTPResponseError {
         self.headers = headers
     }
 
-    init(_ code: PreviewError.Code, _ message: String, headers: HTTPFields = [:]) {
+    package init(_ code: PreviewError.Code, _ message: String, headers: HTTPFields = [:]) {
         self.init(PreviewError(code, message), headers: headers)
     }
 
@@ -34,7 +34,7 @@ struct APIError: HTTPResponseError {
 
     /// A body past its route's limit (what `collect(upTo:)` throws): `413 file_too_large` with the
     /// error object, not NIO's empty answer.
-    init(_ error: NIOTooManyBytesError) {
+    package init(_ error: NIOTooManyBytesError) {
         self.init(.fileTooLarge, "The request body is too large" + (error.maxBytes.map { ": this route takes at most \($0) bytes." } ?? "."))
     }
 
@@ -51,7 +51,7 @@ struct APIError: HTTPResponseError {
         APIError(.methodNotAllowed, "\(method.rawValue) is not allowed here.", headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(ErrorEnvelope(error), keys: .snakeCase))))
     }
 }

@@ -25,7 +25,7 @@ import PreviewStore
 ///   or the cookie of a session the sign-in form made (``SessionStore``). A write made with the
 ///   cookie also needs that session's CSRF token, from a hidden form field (`csrf`) or
 ///   `X-CSRF-Token`; an upload form's field is checked by the upload once its parts are read. A
-///   browser without a session is shown the sign-in form instead of a bare 401. Wrong tokens are
+///   browser asking for a page without a session is sent to the sign-in form (303), not given a bare 401. Wrong tokens are
 ///   throttled per client address and overall (``SignInThrottle``): 429 with `Retry-After`; the
 ///   service token and a device's token are never refused by the throttle.
 /// - A share's page (`/s/{token}`) needs no credential and acts on none, so its password form's
@@ -41,14 +41,14 @@ struct AccessMiddleware: RouterMiddleware {
     let logger: Logger
 
     /// Paths whose multipart bodies are read by the upload, which checks the form's CSRF field.
-    static let uploadPaths: Set<String> = ["/ui/upload", "/v1/documents"]
+    static let uploadPaths: Set<String> = [PagePaths.upload, "/v1/documents"]
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         if let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!], !hosts.accepts(authority) {
             throw APIError(.misdirectedRequest, "This server does not answer to that host name.")
         }
         let writes = ![.get, .head, .options].contains(request.method)
-        if writes, !request.uri.path.hasPrefix(SharedPage.pathPrefix), let refusal = Self.crossSiteRefusal(request) { throw refusal }
+        if writes, !request.uri.path.hasPrefix(PagePaths.sharePrefix), let refusal = Self.crossSiteRefusal(request) { throw refusal }
         if request.queryFields.get("sig") != nil { return try await next(request, try await signedContext(request, context)) }
         if let grant = try await signedIIIF(request) {
             var context = context
@@ -62,8 +62,8 @@ struct AccessMiddleware: RouterMiddleware {
             context.viaServiceToken = true
             return try await next(request, context)
         }
-        guard request.uri.path != "/healthz", request.uri.path != SignInPage.path, !request.uri.path.hasPrefix(StaticAsset.pathPrefix),
-              !request.uri.path.hasPrefix(SharedPage.pathPrefix) else {
+        guard request.uri.path != "/healthz", request.uri.path != PagePaths.signIn, !request.uri.path.hasPrefix(PagePaths.assetPrefix),
+              !request.uri.path.hasPrefix(PagePaths.sharePrefix) else {
             return try await next(request, context)
         }
         if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
@@ -93,8 +93,8 @@ struct AccessMiddleware: RouterMiddleware {
             if writes { try await Self.checkCSRF(&request, context: &context, session: session) }
             return try await next(request, context)
         }
-        if !writes && (request.uri.path == "/" || request.uri.path.hasPrefix("/ui/")) {
-            return SignInPage.response(status: .unauthorized, returnTo: request.uri.path)
+        if !writes && PagePaths.isPage(request.uri.path) {
+            return Response(status: .seeOther, headers: [.location: PagePaths.signIn(returningTo: request.uri.description), .cacheControl: "no-store"])
         }
         throw APIError(.unauthorized, "A valid bearer token is required.")
     }
@@ -179,7 +179,7 @@ struct AccessMiddleware: RouterMiddleware {
 
 /// What guards a server with a token: the token, the sessions sign-ins made, and the throttle on
 /// wrong tokens. One per server.
-final class Access: Sendable {
+package final class Access: Sendable {
     static let cookieName = "docpreview_session"
     let credentials: Credentials
     let sessions: SessionStore

@@ -37,7 +37,7 @@ public struct ServerContext: RequestContext {
     /// The connection, to ask ``ClientPresence`` whether its client is still there.
     let channel: (any Channel)?
     /// The session of a browser signed in with the cookie (set by ``AccessMiddleware``).
-    var session: Session?
+    package var session: Session?
     /// An upload form's expected `csrf` field, when the cookie authorised it (checked by the upload).
     var formCSRFToken: String?
     /// What a signed URL granted, when one authorised the request (set by ``AccessMiddleware``).
@@ -56,7 +56,7 @@ public struct ServerContext: RequestContext {
 
     /// The client's IP address (what throttles and per-client limits count by); `local` for requests
     /// driven in process.
-    var clientAddress: String {
+    package var clientAddress: String {
         channel?.remoteAddress?.ipAddress ?? "local"
     }
 

@@ -15,7 +15,7 @@ import ServiceLifecycle
 public struct DocumentServer: Sendable {
     public let documents: DocumentService
     public let settings: ServerSettings
-    let logger: Logger
+    package let logger: Logger
     /// Bounds the preview renders in flight, overall, per owner and per document.
     let renders: RenderGate
     /// Stores previews rendered for requests once they are answered.
@@ -23,14 +23,14 @@ public struct DocumentServer: Sendable {
     /// Bounds the uploads being received (connections, staging files, disk writes), overall and per client.
     let uploads: UploadSlots
     /// The token, the sessions and the sign-in throttle; nil when the server is open.
-    let access: Access?
+    package let access: Access?
     /// Signs and checks URLs that need no token: with the configured keys, else with a key of this
     /// process (for share pages' media only: apps get signed URLs from a configured key).
-    let signed: SignedURLs
+    package let signed: SignedURLs
     /// Whether the server is shutting down.
     let drain = Drain()
     /// The service's lanes for blocking work: streamed files read and hashed, share passwords checked.
-    var offload: Offload { documents.offload }
+    package var offload: Offload { documents.offload }
     /// How many jobs wait, read at most once a second rather than counted for every upload.
     let queueDepth = QueueDepth()
     /// Full disks and database outages met by requests, told once per burst.
@@ -41,8 +41,13 @@ public struct DocumentServer: Sendable {
     let connections: ConnectionBudget
     /// Bounds the stored files being sent, overall and per connection.
     let streams: StreamSlots
+    /// How every upload request is let in and received (a slot, the queue's room, the pace rules).
+    package let intake: UploadIntake
+    /// The pages for people, mounted beside the API (PreviewWeb's); none for an API alone.
+    let pages: (any PageRoutes)?
 
-    public init(documents: DocumentService, settings: ServerSettings, logger: Logger) {
+    /// A server of `documents`, with `pages` beside its API.
+    package init(documents: DocumentService, settings: ServerSettings, logger: Logger, pages: (any PageRoutes)?) {
         self.documents = documents
         self.settings = settings
         self.logger = logger
@@ -57,6 +62,8 @@ public struct DocumentServer: Sendable {
         let shares = settings.maxConnections == nil || settings.maxStreams == nil ? DescriptorBudget.shares(of: DescriptorBudget.raisedLimit()) : nil
         connections = ConnectionBudget(total: settings.maxConnections ?? shares?.connections ?? 1, perClient: settings.maxConnectionsPerClient)
         streams = StreamSlots(total: settings.maxStreams ?? shares?.streams ?? 1, perConnection: settings.maxStreamsPerConnection)
+        intake = UploadIntake(documents: documents, settings: settings, uploads: uploads, queueDepth: queueDepth)
+        self.pages = pages
         keeping = PreviewKeeping(documents: documents, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)
         _ = ServerMetrics.registry
     }
@@ -75,21 +82,18 @@ public struct DocumentServer: Sendable {
                                                 devices: DeviceGate(documents: documents),
                                                 hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
-        let api = DocumentsController(documents: documents, settings: settings, uploads: uploads, queueDepth: queueDepth)
         OperationsController(documents: documents, gauges: gauges, faults: faults).register(on: routes)
-        SignInController(access: access, logger: logger).register(on: routes)
-        UploadsController(documents: documents, settings: settings, uploads: uploads, queueDepth: queueDepth, api: api).register(on: routes)
-        api.register(on: routes)
+        UploadsController(documents: documents, settings: settings, intake: intake).register(on: routes)
+        DocumentsController(documents: documents).register(on: routes)
         PreviewsController(documents: documents, settings: settings, renders: renders, keeping: keeping).register(on: routes)
         TextController(documents: documents).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, streams: streams, logger: logger).register(on: routes)
         IIIFController(documents: documents, settings: settings, renders: renders).register(on: routes)
-        StaticAsset.register(on: routes)
         SignedURLsController(documents: documents, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
-        SharesController(documents: documents, offload: offload, signed: signed, settings: settings, logger: logger).register(on: routes)
+        SharesController(documents: documents, settings: settings).register(on: routes)
         SchoolsController(documents: documents, settings: settings).register(on: routes)
         DownloadsController(documents: documents, signed: signed).register(on: routes)
-        PagesController(api: api).register(on: routes)
+        pages?.register(on: routes, server: self)
         routes.refuseOtherMethods()
         return router
     }

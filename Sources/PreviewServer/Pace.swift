@@ -5,7 +5,7 @@ import PreviewCore
 /// wait (`429` with `Retry-After`), so one caller cannot keep a costly read busy for everyone, and
 /// callers with other keys never wait for each other. Bounded memory: at most ``capacity`` keys
 /// (full buckets are forgotten first).
-final class Pace: Sendable {
+package final class Pace: Sendable {
     static let capacity = 10_000
     let perSecond: Double
     let burst: Double
@@ -18,7 +18,7 @@ final class Pace: Sendable {
     private let buckets = Locked([String: Bucket]())
     private let clock: any ServiceClock
 
-    init(perSecond: Double, burst: Double, clock: any ServiceClock) {
+    package init(perSecond: Double, burst: Double, clock: any ServiceClock) {
         self.perSecond = perSecond
         self.burst = burst
         self.clock = clock
@@ -26,7 +26,7 @@ final class Pace: Sendable {
 
     /// Takes one request of each of `keys`: nil when all may run now (each is counted), else how
     /// long until the slowest may (none is counted).
-    func take(_ keys: [String]) -> Duration? {
+    package func take(_ keys: [String]) -> Duration? {
         let now = clock.instant
         return buckets.withLock { buckets in
             var filled: [String: Bucket] = [:]

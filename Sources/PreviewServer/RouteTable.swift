@@ -4,7 +4,7 @@ import Hummingbird
 /// Registers routes and remembers the methods each path answers, so that the others can be
 /// refused with 405 and `Allow`. `HEAD` is answered wherever `GET` is: by the `GET` route's
 /// handler (which sees the method), its body dropped.
-final class RouteTable {
+package final class RouteTable {
     typealias Handler = @Sendable (Request, ServerContext) async throws -> Response
     let router: Router<ServerContext>
     private var methods: [(path: String, allowed: [HTTPRequest.Method])] = []
@@ -14,7 +14,7 @@ final class RouteTable {
         self.router = router
     }
 
-    func add(_ method: HTTPRequest.Method, _ path: String,
+    package func add(_ method: HTTPRequest.Method, _ path: String,
              use handler: @Sendable @escaping (Request, ServerContext) async throws -> some ResponseGenerator) {
         router.on(RouterPath(path), method: method, use: handler)
         if method == .get { gets[path] = { request, context in try await handler(request, context).response(from: request, context: context) } }

@@ -3,10 +3,10 @@ import Foundation
 import PreviewCore
 
 /// A signed-in browser: its CSRF token (sent back in the pages' hidden form fields) and when it ends.
-struct Session: Sendable {
+package struct Session: Sendable {
     /// The token a write made with this session's cookie must carry (hidden field `csrf` or
     /// `X-CSRF-Token`); random, one per session.
-    let csrfToken: String
+    package let csrfToken: String
     let createdAt: ContinuousClock.Instant
     var lastSeen: ContinuousClock.Instant
 

@@ -11,8 +11,8 @@ import PreviewCore
 /// (a password's hash) takes its place first with ``attempt(from:)``, so that concurrent guesses
 /// cannot all pass the check before the first failure is counted. Bounded memory: at most
 /// ``capacity`` keys.
-final class SignInThrottle: Sendable {
-    static let perAddress = 5
+package final class SignInThrottle: Sendable {
+    package static let perAddress = 5
     static let overall = 100
     static let maxLockout: Duration = .seconds(3600)
     static let capacity = 10_000
@@ -38,7 +38,7 @@ final class SignInThrottle: Sendable {
     private let overall: Int?
     private let clock: any ServiceClock
 
-    init(window: Duration = .seconds(60), limit: Int = SignInThrottle.perAddress, overall: Int? = SignInThrottle.overall, clock: any ServiceClock) {
+    package init(window: Duration = .seconds(60), limit: Int = SignInThrottle.perAddress, overall: Int? = SignInThrottle.overall, clock: any ServiceClock) {
         self.window = window
         self.limit = limit
         self.overall = overall
@@ -60,7 +60,7 @@ final class SignInThrottle: Sendable {
     /// Takes a try's place: how long `address` must wait (nothing counted), or nil after counting
     /// the try as a failure, which ``giveBack(from:)`` or ``recordSuccess(from:)`` takes back when
     /// it was right.
-    func attempt(from address: String) -> Duration? {
+    package func attempt(from address: String) -> Duration? {
         let now = clock.instant
         return state.withLock { state in
             if let wait = wait(in: state, for: address, now: now) { return wait }
@@ -70,7 +70,7 @@ final class SignInThrottle: Sendable {
     }
 
     /// A right token forgets the address's failures (not its lockout count: guessing again locks it longer).
-    func recordSuccess(from address: String) {
+    package func recordSuccess(from address: String) {
         state.withLock { state in
             state.addresses[address]?.failures.removeAll()
             if !state.recent.isEmpty { state.recent.removeLast() }
@@ -78,7 +78,7 @@ final class SignInThrottle: Sendable {
     }
 
     /// Takes back the failure ``attempt(from:)`` counted for a try that was right, and only that one.
-    func giveBack(from address: String) {
+    package func giveBack(from address: String) {
         state.withLock { state in
             if state.addresses[address]?.failures.isEmpty == false { state.addresses[address]?.failures.removeLast() }
             if !state.recent.isEmpty { state.recent.removeLast() }

@@ -79,10 +79,10 @@ public struct SigningKeys: Sendable {
 /// The signature covers the path and every query parameter but `sig`, sorted, so nothing of it can
 /// change; it is checked in constant time. Only reads of a document's resources are signed (its
 /// original, previews, renditions, ladder and thumbnails): never listings, writes or other routes.
-struct SignedURLs: Sendable {
+package struct SignedURLs: Sendable {
     let keys: SigningKeys
     /// What expiries are checked against.
-    let clock: any ServiceClock
+    package let clock: any ServiceClock
 
     init(keys: SigningKeys, clock: any ServiceClock = SystemClock()) {
         self.keys = keys
@@ -100,7 +100,7 @@ struct SignedURLs: Sendable {
     }
 
     /// `path` with `query` (name, value; no percent-encoding needed), signed until `expires`.
-    func sign(_ path: String, query: [(String, String)] = [], expires: Int) -> String {
+    package func sign(_ path: String, query: [(String, String)] = [], expires: Int) -> String {
         let (kid, signature) = signature(of: path, query, expires: expires)
         let items = query + [("exp", "\(expires)"), ("kid", kid), ("sig", signature)]
         return path + "?" + QueryItems.encoded(items)
@@ -118,7 +118,7 @@ struct SignedURLs: Sendable {
     /// its identifier signed until `expires`, for `share` if any: `/iiif/3/…~s{exp}.{kid}[.{share}].{sig}`.
     /// A IIIF client makes every URL of the image from its identifier (`info.json` names it), so each
     /// tile carries the signature.
-    func iiifPath(_ identifier: String, expires: Int, share: String? = nil) -> String {
+    package func iiifPath(_ identifier: String, expires: Int, share: String? = nil) -> String {
         let path = IIIFService.prefix + identifier
         let (kid, signature) = signature(of: path, share.map { [("share", $0)] } ?? [], expires: expires)
         return "\(path)~s\(expires).\(kid)\(share.map { ".\($0)" } ?? "").\(signature)"

@@ -7,6 +7,7 @@ import PreviewDocuments
 import PreviewPipeline
 import PreviewRenderers
 import PreviewServer
+import PreviewWeb
 import PreviewStore
 import ServiceLifecycle
 
@@ -185,7 +186,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                                                    limits: configuration.limits, logger: logger),
                                                          offload: .serving(settings, workers: workers + QueueWorker.defaultTextLanes),
                                                          arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
-        let server = DocumentServer(documents: documents, settings: settings, logger: logger)
+        let server = DocumentServer(documents: documents, settings: settings, logger: logger, pages: WebPages())
         var services: [any Service] = [try buildApplication(server), ReceivedUploadsFinisher(documents: documents, logger: logger)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }
         if let fetcher = fetch.worker(documents: documents, logger: logger) { services.append(fetcher) }

@@ -203,8 +203,8 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
             }
             try await harness.drainQueue()
             try await client.execute(uri: "/ui/documents/\(id)", method: .get) { response in
-                #expect(response.status == .unauthorized, "a browser without a session is shown the sign-in form")
-                #expect(String(buffer: response.body).contains("<form method=\"post\" action=\"/ui/signin\">"))
+                #expect(response.status == .seeOther, "a browser without a session is sent to the sign-in form")
+                #expect(response.headers[.location] == "/ui/signin?return=%2Fui%2Fdocuments%2F\(id)")
             }
             let html = try await client.execute(uri: "/ui/documents/\(id)", method: .get, headers: bearer) { response in
                 #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)

@@ -320,8 +320,10 @@ import Testing
         let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
         try await harness.test { client in
-            for (uri, method) in [("/ui/signin", HTTPRequest.Method.get), ("/", .get), ("/ui/documents/x", .get)] {
-                try await client.execute(uri: uri, method: method) { response in
+            // The sign-in form, a page and a page's failure (the pages themselves need the token).
+            for (uri, headers) in [("/ui/signin", HTTPFields()), ("/", [.authorization: "Bearer correct-horse"]),
+                                   ("/ui/documents/x", [.authorization: "Bearer correct-horse"])] {
+                try await client.execute(uri: uri, method: .get, headers: headers) { response in
                     #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true, "\(uri)")
                     #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(uri)")
                 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PreviewServer
+@testable import PreviewWeb
 import PreviewCore
 import PreviewStore
 import Testing

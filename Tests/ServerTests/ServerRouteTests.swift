@@ -11,6 +11,7 @@ import PreviewCore
 import PreviewPipeline
 import PreviewPostgres
 @testable import PreviewServer
+import PreviewWeb
 import PreviewStore
 import PreviewTestSupport
 import Synchronization
@@ -49,7 +50,7 @@ struct Harness {
         settings.signingKeys = signingKeys
         settings.passwordWindow = passwordWindow
         adjust(&settings)
-        server = DocumentServer(documents: documents, settings: settings, logger: Logger(label: "test"))
+        server = DocumentServer(documents: documents, settings: settings, logger: Logger(label: "test"), pages: WebPages())
     }
 
     @discardableResult
@@ -434,10 +435,16 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let harness = try await Harness(token: "correct-horse")
         defer { harness.folder.remove() }
         try await harness.test { client in
-            try await client.execute(uri: "/?owner=ana", method: .get) { response in
-                #expect(response.status == .unauthorized)
+            let signInPage = try await client.execute(uri: "/?owner=ana", method: .get) { response in
+                #expect(response.status == .seeOther, "a browser without a session is sent to sign in")
+                return try #require(response.headers[.location])
+            }
+            #expect(signInPage == "/ui/signin?return=%2F%3Fowner%3Dana", "and comes back to the page it asked for")
+            try await client.execute(uri: signInPage, method: .get) { response in
+                #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix("text/html") == true)
-                #expect(String(buffer: response.body).contains("name=\"token\""))
+                let form = String(buffer: response.body)
+                #expect(form.contains("name=\"token\"") && form.contains("value=\"/?owner=ana\""))
             }
             try await client.execute(uri: "/ui/signin", method: .post, headers: form, body: ByteBuffer(string: "token=wrong&return=/")) {
                 #expect($0.status == .unauthorized)

@@ -8,6 +8,7 @@ import PreviewCore
 import PreviewPipeline
 @testable import PreviewDocuments
 @testable import PreviewServer
+@testable import PreviewWeb
 import PreviewStore
 import PreviewTestSupport
 import Testing
@@ -316,10 +317,10 @@ import Testing
         let video = Document(labels: DocumentLabels(owner: "ana", title: "Clip", filename: "clip.mov"), sha256: BlobHash.of(Data("clip".utf8)),
                                    kind: .mov, size: 4, hasRenderer: true)
         let links = PageParts.MediaLinks(documentID: video.id, offersDownload: false)
-        let making = PageParts.video(video, playback: nil, links: links)
+        let making = PageTemplates.render(VideoView(video, playback: nil, links: links), "video")
         #expect(making.contains("still being made") && !making.contains("<video"))
         let refused = try JSONDecoder().decode(PlaybackManifest.self, from: Data(#"{"renditionError": {"code": "too_long", "message": "The video is longer than 10 minutes."}}"#.utf8))
-        let failed = PageParts.video(video, playback: refused, links: links)
+        let failed = PageTemplates.render(VideoView(video, playback: refused, links: links), "video")
         #expect(failed.contains("cannot be played here: The video is longer than 10 minutes.") && !failed.contains("still being made"), "\(failed)")
     }
 }

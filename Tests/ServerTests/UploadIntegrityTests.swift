@@ -263,7 +263,7 @@ import Testing
         var settings = ServerSettings()
         settings.token = Self.token
         let server = DocumentServer(documents: DocumentService(pipeline: base.pipeline, queue: base.queue, uploads: uploads), settings: settings,
-                                    logger: Logger(label: "test"))
+                                    logger: Logger(label: "test"), pages: nil)
         let file = try Self.file()
         try await buildApplication(server).test(.live) { client in
             let location = try await Self.create(client, length: file.count)

@@ -16,7 +16,7 @@ extension UploadsController {
     func registerDraft(on routes: RouteTable) {
         routes.add(.post, "/v1/documents") { request, context in
             if let draft = creation(request) { return try await create(request, context: context, draft: draft) }
-            let accepted = try await api.upload(request, context: context)
+            let accepted = try await intake.receive(request, context: context)
             return try JSON.response(accepted.body, status: .accepted, headers: [.location: "/v1/documents/\(accepted.body.documentID)"])
         }
         routes.add(.post, Self.path) { request, context in
@@ -93,7 +93,7 @@ extension UploadsController {
     /// Creates upload `draft` announced (or a new one) and appends the request's body to it.
     private func create(_ request: Request, context: ServerContext, draft: ResumableDraft) async throws -> Response {
         try await answering(draft) {
-            try await admitCreation()
+            try await intake.admitQueued()
             let ends = draft.completes(request.head) ?? true
             let length = try declaredLength(request, ends: ends, offset: 0)
             let announced = request.headers[UploadAnnouncement.header].flatMap { UploadSession.isWellFormedID($0) ? $0 : nil }

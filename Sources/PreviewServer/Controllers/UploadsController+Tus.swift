@@ -28,7 +28,7 @@ extension UploadsController {
         }
         routes.add(.post, Self.tusPath) { request, context in
             try await tus(request) {
-                try await admitCreation()
+                try await intake.admitQueued()
                 let length = try Self.byteCount(request, ResumableDraft.length)
                 let deferred = request.headers[HTTPField.Name("Upload-Defer-Length")!]
                 guard (length == nil) != (deferred == nil), deferred == nil || deferred == "1" else {

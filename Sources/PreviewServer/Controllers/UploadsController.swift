@@ -18,9 +18,8 @@ struct UploadsController {
     static let path = "/v1/uploads"
     let documents: DocumentService
     let settings: ServerSettings
-    let uploads: UploadSlots
-    let queueDepth: QueueDepth
-    let api: DocumentsController
+    /// The slots, the queue's room and the pace rules every upload request is held to.
+    let intake: UploadIntake
 
     func register(on routes: RouteTable) {
         registerDraft(on: routes)
@@ -29,15 +28,6 @@ struct UploadsController {
 
     /// The draft versions this server speaks.
     var spokenDrafts: Set<Int> { settings.uploadDraftLatest ? ResumableDraft.stable.union(ResumableDraft.latest) : ResumableDraft.stable }
-
-    /// Admits the creation of an upload: room in the queue for what it becomes.
-    func admitCreation() async throws {
-        let documents = documents
-        let queued = try await queueDepth.current { try await documents.queuedJobs() }
-        if queued > settings.maxQueuedJobs {
-            throw APIError(.queueFull, "Too many documents are waiting; try again later.", headers: [.retryAfter: "30"])
-        }
-    }
 
     /// What an append did: the upload after it, and the document it became when it completed it.
     struct Appended {
@@ -52,15 +42,13 @@ struct UploadsController {
     /// arrived (tus). With `checksum`, the bytes are kept only if they match it.
     func append(_ request: Request, context: ServerContext, to id: String, through front: UploadSession.Front, at offset: Int, length: Int?,
                 ends: Bool, checksum: UploadChecksum?, metric: String) async throws -> Appended {
-        guard let ticket = uploads.enter(client: context.clientAddress, channel: context.channel) else {
-            throw APIError(.queueFull, "Too many uploads are arriving right now; try again shortly.", headers: [.retryAfter: "5"])
-        }
-        defer { uploads.leave(ticket) }
+        let ticket = try intake.enter(context)
+        defer { intake.uploads.leave(ticket) }
         let channel = context.channel
         let claimed = try await documents.claimUpload(id, front: front) { channel?.close(promise: nil) }
         do {
             let appended = try await append(request, claimed: claimed, through: front, at: offset, length: length, ends: ends,
-                                            checksum: checksum, pace: api.pace(for: ticket))
+                                            checksum: checksum, pace: intake.pace(for: ticket))
             await claimed.release()
             Counter(label: "docpreview_resumable_appends_total", dimensions: [("front", metric), ("outcome", "kept")]).increment()
             return appended
@@ -105,7 +93,7 @@ struct UploadsController {
         let session = try await append.finish(ending: ends)
         guard ends || session.isFullyReceived else { return Appended(session: session) }
         let completion = try await documents.completeUpload(session)
-        queueDepth.noteEnqueued()
+        intake.queueDepth.noteEnqueued()
         Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
         return Appended(session: try await documents.upload(id: session.id), completion: completion)
     }
@@ -121,8 +109,8 @@ struct UploadsController {
     }
 
     /// The body a completed upload is answered with: a one-shot upload's.
-    func accepted(_ completion: (document: Document, jobID: Int64?)) -> DocumentsController.AcceptedBody {
-        DocumentsController.AcceptedBody(status: completion.document.jobStatus ?? .queued, documentID: completion.document.id,
+    func accepted(_ completion: (document: Document, jobID: Int64?)) -> UploadIntake.AcceptedBody {
+        UploadIntake.AcceptedBody(status: completion.document.jobStatus ?? .queued, documentID: completion.document.id,
                                          jobID: completion.jobID ?? 0, sha256: completion.document.sha256.hex)
     }
 

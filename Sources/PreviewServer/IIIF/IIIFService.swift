@@ -4,7 +4,7 @@ import Foundation
 /// `info.json`.
 public enum IIIFService {
     /// Where the service's images are: `/iiif/3/{identifier}/…`.
-    static let prefix = "/iiif/3/"
+    package static let prefix = "/iiif/3/"
     /// The resolution a page's full size is given at, unless configured.
     public static let defaultDPI = 600
     /// The image information document of the image `id` (its full URL) of `width`×`height`.

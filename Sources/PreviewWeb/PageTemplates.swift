@@ -1,7 +1,7 @@
 import Mustache
 import PreviewCore
 
-/// The pages' Mustache templates (Hummingbird's engine), the `.mustache` files of `Pages/web/`,
+/// The pages' Mustache templates (Hummingbird's engine), the `.mustache` files of `web/`,
 /// embedded in the binary when it is built: every `{{value}}` is HTML-escaped, so a page's model
 /// holds plain text, never markup.
 enum PageTemplates {
@@ -12,7 +12,8 @@ enum PageTemplates {
             for (name, template) in [("page", PackageResources.page_mustache), ("bar", PackageResources.bar_mustache),
                                      ("list", PackageResources.list_mustache), ("detail", PackageResources.detail_mustache),
                                      ("viewer", PackageResources.viewer_mustache), ("notice", PackageResources.notice_mustache),
-                                     ("shared", PackageResources.shared_mustache), ("version", PackageResources.version_mustache)] {
+                                     ("shared", PackageResources.shared_mustache), ("version", PackageResources.version_mustache),
+                                     ("media", PackageResources.media_mustache), ("video", PackageResources.video_mustache)] {
                 try library.register("{{% CONTENT_TYPE: \(ScalarHTML.name) }}" + String(decoding: template, as: UTF8.self), named: name)
             }
         } catch {

@@ -6,7 +6,7 @@
 // and expiry; schools added with `PUT /v1/documents/{id}/schools`, which keeps every listed school's
 // link; a school's link removed or replaced only after a confirmation; a long list of schools
 // narrowed by what the school box says), and a new version uploaded
-// under the same owner, type and title with its progress (then opened). Text from the server is set
+// under the same owner, type and title with its progress (`DocPreview.upload`; then opened). Text from the server is set
 // as text.
 (() => {
   const main = document.querySelector("main.detail");
@@ -218,35 +218,30 @@
   const versionFile = document.getElementById("new-version-file");
   const versionProgress = document.getElementById("new-version-progress");
   const versionMessage = document.getElementById("new-version-message");
-  versionFile.addEventListener("change", () => {
+  versionFile.addEventListener("change", async () => {
     const file = versionFile.files[0];
     if (!file) return;
-    const params = new URLSearchParams({ owner: main.dataset.owner, title: main.dataset.title, filename: file.name });
-    if (main.dataset.type) params.set("type", main.dataset.type);
-    const data = new FormData();
-    data.append("file", file, file.name);
-    const upload = new XMLHttpRequest();
-    upload.open("POST", `/v1/documents?${params}`);
-    upload.setRequestHeader("Accept", "application/json");
-    if (DocPreview.csrf) upload.setRequestHeader("X-CSRF-Token", DocPreview.csrf);
     versionProgress.hidden = false;
     versionProgress.value = 0;
     versionMessage.textContent = `Uploading ${file.name}: 0%`;
-    upload.upload.addEventListener("progress", (event) => {
-      const percent = Math.floor((100 * event.loaded) / Math.max(1, event.total));
-      versionProgress.value = percent;
-      versionMessage.textContent = `Uploading ${file.name}: ${percent}%`;
+    const labels = { owner: main.dataset.owner, title: main.dataset.title, type: main.dataset.type };
+    const upload = DocPreview.upload(file, labels, {
+      say: (text) => { versionMessage.textContent = text; },
+      progress: (bytes) => {
+        const percent = Math.floor((100 * bytes) / Math.max(1, file.size));
+        versionProgress.value = percent;
+        versionMessage.textContent = `Uploading ${file.name}: ${percent}%`;
+      },
     });
-    const failed = (words) => { versionProgress.hidden = true; versionMessage.textContent = `Upload failed: ${words}`; versionFile.value = ""; };
-    upload.addEventListener("error", () => failed(navigator.onLine ? "the connection was lost." : "no internet connection."));
-    upload.addEventListener("load", () => {
-      let body = null;
-      try { body = JSON.parse(upload.responseText); } catch (_) { /* not JSON */ }
-      if (upload.status === 401) { location.reload(); return; }
-      if (upload.status >= 300 || !body?.document_id) { failed(body?.error?.message || `the server answered ${upload.status}.`); return; }
+    try {
+      const body = await upload.done;
+      if (!body) return;
       versionMessage.textContent = "Uploaded: opening the new version…";
       location.assign(`/ui/documents/${body.document_id}`);
-    });
-    upload.send(data);
+    } catch (error) {
+      versionProgress.hidden = true;
+      versionMessage.textContent = `Upload failed: ${error.message}`;
+      versionFile.value = "";
+    }
   });
 })();

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import PreviewCore
 import PreviewDocuments
+import PreviewServer
 import PreviewStore
 
 /// `/s/{token}`: a document shared with a person who has no account. Its title and its previews
@@ -12,7 +13,6 @@ import PreviewStore
 /// bound to the share (revoking it stops them); nothing else of the service is reachable from it.
 /// No referrer leaves it, search engines are told not to index it, and it has the viewer's CSP.
 enum SharedPage {
-    static let pathPrefix = "/s/"
     /// How long the page's media URLs live: a film watched to its end, not a link kept for later.
     static let mediaSeconds = 3600
 
@@ -27,8 +27,7 @@ enum SharedPage {
         })
         let model = Shared(pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
                            kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
-                           downloadHref: links.offersDownload ? links.url("content", [("download", "1")]) : nil,
-                           media: PageParts.body(document, playback: playback, links: links, texts: texts))
+                           downloadHref: links.download, media: MediaView(document, playback: playback, links: links, texts: texts))
         return page(status: .ok, PageTemplates.render(model, "shared"))
     }
 
@@ -41,16 +40,14 @@ enum SharedPage {
         let typeLabel: String
         let title: String
         let kindLabel: String
-        /// Escaped for an attribute already.
         let downloadHref: String?
-        /// Made by ``PageParts/body(_:playback:links:)``, which escapes what it shows.
-        let media: String
+        let media: MediaView
     }
 
     static func passwordForm(token: String, wrong: Bool) -> Response {
         let notice = NoticePage(title: "A shared document", message: wrong ? nil : "This link needs the password it was shared with.",
                                 failure: wrong ? "That password is not right." : nil,
-                                form: .init(action: pathPrefix + token, hidden: [],
+                                form: .init(action: PagePaths.sharePrefix + token, hidden: [],
                                             input: .init(label: "Password", name: "password", type: "password", autocomplete: "off"),
                                             button: "Open", destroys: false),
                                 noReferrer: true)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PreviewCore
+import PreviewServer
 import PreviewStore
 
 /// The list a page was opened from — its type, school and shared filters, search text and sort on
@@ -29,7 +30,7 @@ struct ListContext {
     /// The listing a page's `request` asks for: the API's query, except that a page's forms send
     /// `type=` (empty) for every type and `type=unspecified` for documents without one.
     static func listing(_ request: Request) throws -> DocumentQuery {
-        var query = try DocumentsController.documentQuery(request)
+        var query = try request.documentQuery()
         query.type = switch query.type {
         case "": nil
         case StorageStatistics.unspecifiedType: ""

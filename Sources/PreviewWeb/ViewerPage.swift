@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
+import PreviewServer
 import PreviewStore
 
 /// `GET /ui/documents/{id}/view`: one document on the whole screen — close, share, download, a
@@ -27,8 +28,7 @@ struct ViewerPage {
     let next: DetailPage.Neighbour?
     /// "3 of 10": the document's place in the list it was opened from (nil when not known).
     let position: String?
-    /// The media's markup, made by ``PageParts/body(_:playback:links:)`` (which escapes what it shows).
-    let media: String
+    let media: MediaView
 
     /// The viewer of document `id`.
     static func path(of id: String) -> String { "/ui/documents/\(id)/view" }
@@ -42,7 +42,7 @@ struct ViewerPage {
         return PageParts.page(PageTemplates.render(model, "viewer"))
     }
 
-    init(_ document: Document, neighbours: (Document?, Document?), place: Int? = nil, of total: Int? = nil, list: ListContext, media: String,
+    init(_ document: Document, neighbours: (Document?, Document?), place: Int? = nil, of total: Int? = nil, list: ListContext, media: MediaView,
          session: Session?) {
         id = document.id
         title = document.title

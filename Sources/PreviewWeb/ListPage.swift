@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
+import PreviewServer
 import PreviewStore
 
 /// `GET /`: one owner's documents, in the Documents List specification's order — the title and
@@ -16,9 +17,9 @@ import PreviewStore
 struct ListPage {
     let pageTitle = "Documents"
     let stylesheet = StaticAsset.style.url
-    let scripts = [StaticAsset.common.url, StaticAsset.list.url]
+    let scripts = [StaticAsset.common.url, StaticAsset.upload.url, StaticAsset.list.url]
     let csrf: String?
-    let signOutPath = SignInPage.signOutPath
+    let signOutPath = PagePaths.signOut
     let owner: String
     /// The owner named under the title, when there is one.
     let ownerLabel: String?
@@ -95,10 +96,10 @@ struct ListPage {
         let error: String?
     }
 
-    /// A type's emoji on badges (the specification's; others a folder).
-    static func emoji(_ type: String?) -> String {
-        ["highlight_video": "🎥", "transcript": "📄", "resume": "📋", "rec_letter": "💌", "questionnaire": "📝", "stats_sheet": "📊"][type ?? ""] ?? "📁"
-    }
+    /// The types' emoji on badges (the specification's; others a folder).
+    static let emojiByType = ["highlight_video": "🎥", "transcript": "📄", "resume": "📋", "rec_letter": "💌", "questionnaire": "📝", "stats_sheet": "📊"]
+
+    static func emoji(_ type: String?) -> String { emojiByType[type ?? ""] ?? "📁" }
 
     static func response(documents service: DocumentService, request: Request, session: Session?) async throws -> Response {
         var query = try ListContext.listing(request)
@@ -179,8 +180,7 @@ struct ListPage {
         activeCount = active.count
         hasActive = !active.isEmpty
         clearFilters = active.isEmpty ? nil : Self.path(owner: owner, items: ListContext(sort: context.sort).items)
-        typeLabels = String(decoding: (try? JSONSerialization.data(withJSONObject: Dictionary(uniqueKeysWithValues: rules.types.map { ($0.id, $0.label) }),
-                                                                    options: .sortedKeys)) ?? Data("{}".utf8), as: UTF8.self)
+        typeLabels = Self.json(Dictionary(uniqueKeysWithValues: rules.types.map { ($0.id, $0.label) }))
         cards = page.documents.map { document in
             let status = document.status
             let pictured = status == .done && document.previewStatus == .ready
@@ -213,6 +213,14 @@ struct ListPage {
     static let thumbnailBox = (width: 256, height: 144)
     static let thumbnailSizes = "(max-width: 600px) 46vw, 256px"
     let thumbnailSizes = Self.thumbnailSizes
+    /// What the script makes its cards' badges and thumbnails from, as the server makes its own.
+    let emojiTable = Self.json(Self.emojiByType)
+    let boxSize = "\(Self.thumbnailBox.width)x\(Self.thumbnailBox.height)"
+
+    /// `object` as JSON for a `data-` attribute.
+    private static func json(_ object: [String: String]) -> String {
+        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: .sortedKeys)) ?? Data("{}".utf8), as: UTF8.self)
+    }
 
     /// A day as people read it: "2 Dec 2026".
     static func day(_ date: Date) -> String {

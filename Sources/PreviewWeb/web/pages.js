@@ -67,7 +67,8 @@
     image.src = image.dataset.plain + suffix;
   };
 
-  window.DocPreview = Object.freeze({
+  // upload.js adds `upload` where a page uploads.
+  window.DocPreview = {
     csrf,
     made,
     request,
@@ -81,5 +82,5 @@
         throw error;
       }
     },
-  });
+  };
 })();

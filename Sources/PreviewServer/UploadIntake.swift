@@ -7,11 +7,20 @@ import PreviewCore
 import PreviewDocuments
 import PreviewStore
 
-/// `POST /v1/documents` and the page's upload form: a document arrives.
-extension DocumentsController {
-    struct Accepted {
+/// How an upload request is let in and received, the same for every way a document arrives
+/// (`POST /v1/documents`, a resumable upload's appends, the pages' upload form): a slot, room in
+/// the queue, the pace rules, and the body streamed into the store.
+package struct UploadIntake: Sendable {
+    let documents: DocumentService
+    let settings: ServerSettings
+    /// Bounds the uploads being received (connections, staging files, disk writes), overall and per client.
+    let uploads: UploadSlots
+    /// How many jobs wait, read at most once a second rather than counted for every upload.
+    let queueDepth: QueueDepth
+
+    package struct Accepted {
         var body: AcceptedBody
-        var owner: String
+        package var owner: String
     }
 
     struct AcceptedBody: Encodable {
@@ -21,21 +30,33 @@ extension DocumentsController {
         var sha256: String
     }
 
-    /// Admits the upload (a slot, room in the queue, a declared length within the limit), streams
-    /// the body into the store's tmp/, then hands it to ``DocumentService/accept(_:labels:)``, which
-    /// validates it like the CLI, publishes the blob and commits the document and its job together.
-    /// Only then is the upload acknowledged.
-    func upload(_ request: Request, context: ServerContext) async throws -> Accepted {
+    /// A slot for an upload request from `context`'s client, or 503 with `Retry-After` when none is free.
+    func enter(_ context: ServerContext) throws -> UploadSlots.Ticket {
         guard let ticket = uploads.enter(client: context.clientAddress, channel: context.channel) else {
             throw APIError(.queueFull, "Too many uploads are arriving right now; try again shortly.", headers: [.retryAfter: "5"])
         }
-        defer { uploads.leave(ticket) }
+        return ticket
+    }
+
+    /// Room in the queue for one more document, or 503 with `Retry-After`.
+    func admitQueued() async throws {
         let (documents, queueDepth) = (documents, queueDepth)
-        let limit = documents.limits.maxFileBytes
         let queued = try await queueDepth.current { try await documents.queuedJobs() }
         if queued > settings.maxQueuedJobs {
             throw APIError(.queueFull, "Too many documents are waiting; try again later.", headers: [.retryAfter: "30"])
         }
+    }
+
+    /// Admits the upload (a slot, room in the queue, a declared length within the limit), streams
+    /// the body into the store's tmp/, then hands it to ``DocumentService/accept(_:labels:)``, which
+    /// validates it like the CLI, publishes the blob and commits the document and its job together.
+    /// Only then is the upload acknowledged.
+    package func receive(_ request: Request, context: ServerContext) async throws -> Accepted {
+        let ticket = try enter(context)
+        defer { uploads.leave(ticket) }
+        let documents = documents
+        let limit = documents.limits.maxFileBytes
+        try await admitQueued()
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "too_large")]).increment()
             throw UploadReceiver.tooLarge(limit)

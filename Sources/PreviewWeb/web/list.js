@@ -1,10 +1,8 @@
 "use strict";
 // The list page's script: the upload sheet (type and title required, checked as they are filled;
-// files picked there or dropped on the page) and its uploads as resumable uploads (`/v1/uploads`),
-// queued two at a time, a refusal of the service's pacing (429, 503) waited out as its
-// `Retry-After` says, each with its progress bar, percentage and time left, a cancel button and
-// the service's own message when it is refused, resumed after the network drops and, when the file
-// is picked again, after a reload; a card for each accepted file at once, with the statistics and
+// files picked there or dropped on the page) and its uploads (`DocPreview.upload`: resumable,
+// two at a time, the service's pacing waited out), each with its progress bar, percentage and time
+// left, a cancel button and the service's own message when it is refused; a card for each accepted file at once, with the statistics and
 // count read again; the cards of documents not settled yet kept current by long polling their
 // document (`GET /v1/documents/{id}?wait=`: answered when it changes) until they are, with no
 // reload; the next page of documents added as the list's end comes near; the Filter sheet; a sort
@@ -12,14 +10,16 @@
 // layout is; and the scroll position, so that coming back (after a delete, say) finds the list
 // where it was. Text from the server is set as text, never as markup.
 (() => {
-  const { csrf, made, request } = DocPreview;
+  const { made, request } = DocPreview;
   const list = document.getElementById("documents");
   const form = document.getElementById("upload");
   const uploads = document.getElementById("uploads");
   const filters = document.getElementById("filters");
   if (!list || !form) return;
   const types = JSON.parse(list.dataset.types || "{}");
-  const emoji = { highlight_video: "🎥", transcript: "📄", resume: "📋", rec_letter: "💌", questionnaire: "📝", stats_sheet: "📊" };
+  const emoji = JSON.parse(list.dataset.emoji || "{}");
+  // A card's thumbnail box (CSS pixels) at its widest; its image comes at 1, 1.5 and 2 times it.
+  const [boxWidth, boxHeight] = list.dataset.box.split("x").map(Number);
   const statusLabel = { queued: "Queued", processing: "Processing", done: "Ready", failed: "Failed" };
 
   // The scroll position, per listing, for the way back.
@@ -88,8 +88,8 @@
       badge.prepend(icon);
     }
     const base = `/v1/documents/${doc.document_id}/preview`;
-    const at = (width) => `${base}?width=${width}&height=${(width * 9) / 16}&format=webp`;
-    thumb.replaceChildren(pictured ? Object.assign(made("img"), { src: at(256), srcset: [256, 384, 512].map((w) => `${at(w)} ${w}w`).join(", "),
+    const at = (scale) => `${base}?width=${(scale * boxWidth) / 2}&height=${(scale * boxHeight) / 2}&format=webp`;
+    thumb.replaceChildren(pictured ? Object.assign(made("img"), { src: at(2), srcset: [2, 3, 4].map((s) => `${at(s)} ${(s * boxWidth) / 2}w`).join(", "),
                                                                   sizes: list.dataset.sizes, alt: "" })
                                    : made("span", "placeholder", doc.status === "done" ? "No preview" : statusLabel[doc.status] || doc.status), badge);
     card.querySelector(".status").textContent = doc.status === "done" && !pictured ? "No preview" : statusLabel[doc.status] || doc.status;
@@ -183,22 +183,9 @@
     next.observe(more());
   }
 
-  // Uploads: each file a resumable upload (the IETF draft, as iOS sends it), with its
-  // progress and cancel. A dropped connection is resumed from what the server kept; so is
-  // a file picked again after a reload (its upload's address is kept in localStorage).
-  const draft = { "Upload-Draft-Interop-Version": "6" };
-  const withToken = (headers) => (csrf ? { ...headers, "X-CSRF-Token": csrf } : headers);
-  const pause = (ms) => new Promise((resume) => setTimeout(resume, ms));
-  const online = () => (navigator.onLine ? Promise.resolve() : new Promise((resume) => addEventListener("online", resume, { once: true })));
-  // Two uploads at a time; the others wait their turn, in order.
-  let sending = 0;
-  const turns = [];
-  const takeTurn = () => new Promise((go) => { if (sending < 2) { sending += 1; go(); } else turns.push(go); });
-  const giveTurn = () => { const next = turns.shift(); if (next) next(); else sending -= 1; };
-  // A refusal of the service's pacing, to be waited out: its seconds, or 0 for any other answer.
-  const paced = (status, retryAfter) => ([429, 503].includes(status) ? Math.min(60, Math.max(1, Number(retryAfter) || 5)) : 0);
+  // Uploads: each file with its row (progress, time left, cancel, the outcome in words), sent by
+  // `DocPreview.upload` (upload.js), and its card once it is accepted.
   const send = (file, labels) => {
-    const type = labels.type;
     const row = made("li");
     const name = made("span", "name", labels.title || file.name);
     const cancel = made("button", "", "Cancel");
@@ -209,54 +196,11 @@
     const message = made("span", "message", "Queued.");
     row.append(name, cancel, progress, message);
     uploads.append(row);
-    const key = `docpreview-upload:${form.dataset.owner}:${type}:${file.name}:${file.size}:${file.lastModified}`;
-    let inFlight = null;
-    let cancelled = false;
-    let location = localStorage.getItem(key);
     const end = (outcome, text) => {
       row.className = outcome;
       message.textContent = text;
       cancel.remove();
       if (outcome !== "accepted") progress.remove();
-    };
-    // The service's own words for a refusal, else its status.
-    const failure = (status, body) => body?.error?.message || `The upload failed (${status}).`;
-    const refused = async (response) => failure(response.status, await response.json().catch(() => null));
-    // Where the upload stands: its offset, "complete" once all of it arrived, or null when it is gone.
-    const offsetOf = async () => {
-      const response = await fetch(location, { method: "HEAD", headers: draft });
-      if (!response.ok) return null;
-      if (response.headers.get("Upload-Complete") === "?1") return "complete";
-      return Number(response.headers.get("Upload-Offset"));
-    };
-    // After a pause: the offset the server kept (undefined when it could not be asked), or the upload is lost.
-    const keptOffset = async () => {
-      const kept = await offsetOf().catch(() => undefined);
-      if (kept === null) throw new Error("The upload was lost; pick the file again.");
-      return kept;
-    };
-    const waitOut = async (seconds) => {
-      for (let left = seconds; left > 0 && !cancelled; left -= 1) {
-        message.textContent = `Waiting: the server is busy; trying again in ${left} s.`;
-        await pause(1000);
-      }
-    };
-    const create = async () => {
-      const params = new URLSearchParams({ owner: form.dataset.owner, filename: file.name });
-      for (const field of ["type", "title", "school", "description"]) if (labels[field]) params.set(field, labels[field]);
-      let response;
-      for (;;) {
-        response = await fetch(`/v1/uploads?${params}`, {
-          method: "POST", headers: withToken({ ...draft, "Upload-Complete": "?0", "Upload-Length": String(file.size) }),
-        });
-        const wait = paced(response.status, response.headers.get("Retry-After"));
-        if (wait && !cancelled) { await waitOut(wait); continue; }
-        if (response.status !== 201) throw new Error(await refused(response));
-        break;
-      }
-      if (cancelled) return;
-      location = new URL(response.headers.get("Location"), window.location.href).pathname;
-      localStorage.setItem(key, location);
     };
     const percent = (bytes) => Math.floor((100 * bytes) / Math.max(1, file.size));
     // "45% · about 12 s left", from the pace since this page started sending.
@@ -269,81 +213,14 @@
       const left = rate > 0 && seconds > 1 ? ` · about ${Math.ceil((file.size - bytes) / rate)} s left` : "";
       message.textContent = `${percent(bytes)}%${left}`;
     };
-    // One append of file[offset, end): resolves to the server's answer, rejects when the connection drops.
-    const append = (offset, end, last) => new Promise((resolve, reject) => {
-      const request = new XMLHttpRequest();
-      inFlight = request;
-      request.open("PATCH", location);
-      const headers = withToken({ ...draft, "Upload-Offset": String(offset), "Upload-Complete": last ? "?1" : "?0",
-                                  "Content-Type": "application/partial-upload" });
-      for (const [field, value] of Object.entries(headers)) request.setRequestHeader(field, value);
-      request.upload.addEventListener("progress", (event) => report(offset + event.loaded));
-      request.addEventListener("load", () => resolve(request));
-      request.addEventListener("error", () => reject(new Error("dropped")));
-      request.addEventListener("abort", () => reject(new Error("cancelled")));
-      request.send(file.slice(offset, end));
-    });
-    const chunk = 8 * 1024 * 1024;
-    const run = async () => {
-      let offset = 0;
-      if (location) {
-        offset = await offsetOf().catch(() => null);
-        if (offset === null || offset === "complete") { localStorage.removeItem(key); location = null; offset = 0; }
-        else { progress.value = percent(offset); message.textContent = `Resuming at ${percent(offset)} %.`; }
-      }
-      if (!location) await create();
-      if (cancelled) return;
-      for (let failures = 0; ;) {
-        const end = Math.min(file.size, offset + chunk);
-        let answer;
-        try {
-          answer = await append(offset, end, end === file.size);
-        } catch (error) {
-          if (cancelled) return;
-          // The connection dropped: wait for the network, then ask what arrived.
-          failures += 1;
-          message.textContent = "Connection lost; resuming…";
-          await online();
-          await pause(Math.min(15000, 500 * 2 ** Math.min(failures, 5)));
-          const kept = await keptOffset();
-          // The last request arrived and only its answer was lost: sent again, it gets the same answer.
-          if (kept === "complete") continue;
-          if (kept !== undefined) { if (kept > offset) failures = 0; offset = kept; progress.value = percent(offset); }
-          continue;
-        }
-        if (answer.status === 409) { offset = Number(answer.getResponseHeader("Upload-Offset")); continue; }
-        const wait = paced(answer.status, answer.getResponseHeader("Retry-After"));
-        if (wait) {
-          await waitOut(wait);
-          if (cancelled) return;
-          const kept = await keptOffset();
-          if (typeof kept === "number") offset = kept;
-          continue;
-        }
-        let body = null;
-        try { body = JSON.parse(answer.responseText); } catch (_) { /* 204: no body */ }
-        if (answer.status === 202 && body?.document_id) return body;
-        if (answer.status !== 204) throw new Error(failure(answer.status, body));
-        offset = Number(answer.getResponseHeader("Upload-Offset")) || end;
-        failures = 0;
-        report(offset);
-      }
-    };
+    const upload = DocPreview.upload(file, { ...labels, owner: form.dataset.owner },
+                                     { say: (text) => { message.textContent = text; }, progress: report });
     cancel.addEventListener("click", () => {
-      cancelled = true;
-      inFlight?.abort();
-      if (location) fetch(location, { method: "DELETE", headers: withToken(draft) }).catch(() => {});
-      localStorage.removeItem(key);
+      upload.cancel();
       end("refused", "Cancelled.");
     });
-    const turn = takeTurn().then(() => {
-      if (cancelled) return null;
-      message.textContent = "Starting…";
-      return run();
-    });
-    return turn.then(async (body) => {
+    return upload.done.then(async (body) => {
       if (!body) return;
-      localStorage.removeItem(key);
       progress.value = 100;
       end("accepted", "Uploaded: its preview is on its way.");
       const doc = await DocPreview.document(body.document_id);
@@ -354,11 +231,7 @@
       document.querySelector(".empty")?.remove();
       refreshCounts();
       if (!settled(doc.status)) watch(card);
-    }, (error) => {
-      if (cancelled) return;
-      localStorage.removeItem(key);
-      end("refused", `Upload failed: ${error.message}`);
-    }).finally(giveTurn);
+    }, (error) => end("refused", `Upload failed: ${error.message}`));
   };
 
   // The upload sheet: a type and (for one file) a title are required, each file's extension the

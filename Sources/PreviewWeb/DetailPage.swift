@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
+import PreviewServer
 import PreviewStore
 
 /// `GET /ui/documents/{id}`: one document — its type, title and description, its facts, its preview
@@ -10,9 +11,9 @@ import PreviewStore
 struct DetailPage {
     let pageTitle: String
     let stylesheet = StaticAsset.style.url
-    let scripts = [StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.media.url, StaticAsset.detail.url]
+    let scripts = [StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.upload.url, StaticAsset.media.url, StaticAsset.detail.url]
     let csrf: String?
-    let signOutPath = SignInPage.signOutPath
+    let signOutPath = PagePaths.signOut
     let owner: String
     let ownerLabel: String
     let listPath: String
@@ -40,8 +41,7 @@ struct DetailPage {
     let downloadPath: String
     let deletePath: String
     let sharedCount: Int?
-    /// The preview's markup, made by ``PageParts/body(_:playback:links:)`` (which escapes what it shows).
-    let media: String
+    let media: MediaView
     /// The newest ``shownVersions`` versions, then the older ones (folded away).
     let versions: [Version]
     let olderVersions: [Version]
@@ -91,7 +91,7 @@ struct DetailPage {
         return PageParts.page(PageTemplates.render(model, "detail"))
     }
 
-    init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), list: ListContext, schools: [String] = [], liveShares: Int, media: String,
+    init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), list: ListContext, schools: [String] = [], liveShares: Int, media: MediaView,
          rules: DocumentRules, session: Session?) {
         let current = versions[0]
         owner = document.owner

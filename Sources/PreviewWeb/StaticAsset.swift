@@ -1,9 +1,10 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import PreviewServer
 import PreviewStore
 
-/// A file of the pages' own — a stylesheet or a script of `Pages/web/`, embedded in the binary when
+/// A file of the pages' own — a stylesheet or a script of `web/`, embedded in the binary when
 /// it is built, never fetched from elsewhere — served at `/assets/{name}` to anyone (it holds nothing
 /// of anyone's). Its URL names its content, so browsers keep it for a year and fetch it again when it changes.
 struct StaticAsset: Sendable {
@@ -23,20 +24,20 @@ struct StaticAsset: Sendable {
     static let style = StaticAsset(name: "pages.css", contentType: "text/css; charset=utf-8", bytes: PackageResources.pages_css)
     /// What the other scripts share (`DocPreview`).
     static let common = script("pages.js", PackageResources.pages_js)
+    /// The one way the pages upload a file (`DocPreview.upload`).
+    static let upload = script("upload.js", PackageResources.upload_js)
     static let list = script("list.js", PackageResources.list_js)
     static let detail = script("detail.js", PackageResources.detail_js)
     static let media = script("media.js", PackageResources.media_js)
     static let viewer = script("viewer.js", PackageResources.viewer_js)
     static let zoom = script("zoom.js", PackageResources.zoom_js)
 
-    static let pathPrefix = "/assets/"
-
-    var path: String { Self.pathPrefix + name }
+    var path: String { PagePaths.assetPrefix + name }
     /// The URL pages use: the path and a hash of the content.
     var url: String { "\(path)?v=\(BlobHash.of(Array(source.utf8)).hex.prefix(12))" }
 
     /// Every asset the pages use.
-    static let all = [style, common, list, detail, media, viewer, zoom]
+    static let all = [style, common, upload, list, detail, media, viewer, zoom]
 
     static func register(on routes: RouteTable) {
         for asset in all {

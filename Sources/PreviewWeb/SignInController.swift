@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import PreviewServer
 
 /// `/ui/signin` and `/ui/signout` (``SignInPage``): a browser's session when the server has a token.
 struct SignInController {
@@ -8,12 +9,12 @@ struct SignInController {
     let logger: Logger
 
     func register(on routes: RouteTable) {
-        routes.add(.get, SignInPage.path) { request, _ in
+        routes.add(.get, PagePaths.signIn) { request, _ in
             SignInPage.response(status: .ok, returnTo: request.queryFields.get("return") ?? "/")
         }
-        routes.add(.post, SignInPage.path) { request, context in
+        routes.add(.post, PagePaths.signIn) { request, context in
             try await SignInPage.signIn(request, context: context, access: access, logger: logger)
         }
-        routes.add(.post, SignInPage.signOutPath) { request, _ in SignInPage.signOut(request, access: access) }
+        routes.add(.post, PagePaths.signOut) { request, _ in SignInPage.signOut(request, access: access) }
     }
 }

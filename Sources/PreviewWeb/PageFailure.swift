@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PreviewCore
+import PreviewServer
 
 /// What a page route answers when it fails: a page a person reads, in the specifications' words
 /// ("Document not found", "Return to Documents"), with the status and headers (`Retry-After`) the

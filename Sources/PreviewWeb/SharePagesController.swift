@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import PreviewCore
+import PreviewDocuments
+import PreviewServer
+import PreviewStore
+
+/// `GET|POST /s/{token}`: a share's page (``SharedPage``), opened by anyone who has the link, with
+/// its password form when it has one. The openings and the wrong passwords are paced per visitor's
+/// address and per share, so neither a guesser nor one visitor's connections can keep the others out.
+struct SharePagesController {
+    let documents: DocumentService
+    let offload: Offload
+    let signed: SignedURLs
+    let logger: Logger
+    /// Wrong passwords, per client address (the 6th within the window, a minute by default, is
+    /// refused) and per share (the 21st: one guesser alone cannot lock a share's visitors out,
+    /// guessers from many addresses are still slowed). A try is counted before its hash and given
+    /// back when right, so concurrent guesses get no more tries than sequential ones; one share's
+    /// guessers never lock out another share.
+    let perShare: SignInThrottle
+    let perAddress: SignInThrottle
+    /// Password checks waiting for or on the hashes lane; past ``maxPasswordChecks`` a try is
+    /// answered 503 at once, so a flood from many addresses holds a bounded queue.
+    private let passwordChecks = Locked(0)
+    static let maxPasswordChecks = 32
+    /// Wrong passwords for one share within the window, from all addresses, before it is locked.
+    static let perShareLimit = 4 * SignInThrottle.perAddress
+    /// Openings of a share's page: 30 at once and one a second per visitor's address, 60 at once
+    /// and two a second per share, so one visitor's connections cannot keep the server from the
+    /// owner's requests.
+    let visits: (perAddress: Pace, perShare: Pace)
+
+    init(documents: DocumentService, offload: Offload, signed: SignedURLs, passwordWindow: Duration, logger: Logger) {
+        (self.documents, self.offload, self.signed, self.logger) = (documents, offload, signed, logger)
+        perShare = SignInThrottle(window: passwordWindow, limit: Self.perShareLimit, overall: nil, clock: documents.clock)
+        perAddress = SignInThrottle(window: passwordWindow, overall: nil, clock: documents.clock)
+        visits = (Pace(perSecond: 1, burst: 30, clock: documents.clock), Pace(perSecond: 2, burst: 60, clock: documents.clock))
+    }
+
+    func register(on routes: RouteTable) {
+        routes.add(.get, PagePaths.sharePrefix + ":token") { request, context in
+            try await open(try context.parameters.require("token"), password: nil, client: context.clientAddress, visit: request.method == .get)
+        }
+        routes.add(.post, PagePaths.sharePrefix + ":token") { request, context in
+            let form = FormFields(try await request.body.collect(upTo: 16 * 1024))
+            return try await open(try context.parameters.require("token"), password: form["password"] ?? "", client: context.clientAddress)
+        }
+    }
+
+    /// The page of the share `token` names: its document, or the password form (again, with 401,
+    /// after a wrong one; 429 while this share or this client tried too many), 404 or 410. A `HEAD`
+    /// (`visit` false) is not counted as an opening.
+    func open(_ token: String, password: String?, client: String, visit: Bool = true) async throws -> Response {
+        let documents = documents
+        let opened: (share: ShareRecord, document: Document)
+        do {
+            opened = try await documents.openShare(token: token)
+        } catch let error as PreviewError where [.gone, .notFound].contains(error.code) {
+            return SharedPage.refusal(error)
+        }
+        let share = opened.share
+        if let wait = visits.perAddress.take(["address:" + client]) ?? visits.perShare.take(["share:" + share.id]) {
+            Counter(label: "docpreview_shares_total", dimensions: [("event", "paced")]).increment()
+            return SharedPage.throttled(after: wait, openings: true)
+        }
+        if let hash = share.passwordHash {
+            guard let password else { return SharedPage.passwordForm(token: token, wrong: false) }
+            if let wait = perAddress.attempt(from: client) ?? perShare.attempt(from: share.id) {
+                Counter(label: "docpreview_shares_total", dimensions: [("event", "throttled")]).increment()
+                return SharedPage.throttled(after: wait)
+            }
+            guard try await checkPassword(password, hash) else {
+                logger.warning("wrong share password", metadata: ["preview.share": "\(share.id)", "preview.client": "\(client)"])
+                return SharedPage.passwordForm(token: token, wrong: true)
+            }
+            perShare.giveBack(from: share.id)
+            perAddress.recordSuccess(from: client)
+        }
+        let playback = try await documents.showShare(share, document: opened.document, counted: visit)
+        Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
+        let described = await documents.pageDescriptions(of: opened.document, pages: 1...PageParts.maxPages)
+        return SharedPage.response(opened.document, share: share, playback: playback, texts: described,
+                                   rules: documents.rules, signed: signed)
+    }
+
+    /// Whether `password` is the one `hash` was made of, checked on the hashes lane; 503 with
+    /// `Retry-After` when ``maxPasswordChecks`` already wait.
+    private func checkPassword(_ password: String, _ hash: String) async throws -> Bool {
+        guard passwordChecks.increment(below: Self.maxPasswordChecks) else {
+            Counter(label: "docpreview_shares_total", dimensions: [("event", "busy")]).increment()
+            throw APIError(PreviewError(.unavailable, "Too many passwords are being checked; try again in a moment."), headers: [.retryAfter: "1"])
+        }
+        defer { passwordChecks.withLock { $0 -= 1 } }
+        return try await offload.run(.hashes) { SharePassword.matches(password, hash) }
+    }
+}
