@@ -114,7 +114,7 @@ import Testing
         // link that starts the video there.
         let (page, _) = try Self.fetch(URLRequest(url: URL(string: server.base + "/ui/documents/\(id)")!))
         let html = String(decoding: page, as: UTF8.self)
-        #expect(html.contains("<source src=\"/v1/documents/\(id)/renditions/mp4\" type='video/mp4; codecs=\"avc1.64"))
+        #expect(html.contains("<source src=\"/v1/documents/\(id)/renditions/mp4\" type=\"video/mp4; codecs=&quot;avc1.64"))
         #expect(html.contains("<source src=\"/v1/documents/\(id)/content\""))
         #expect(html.contains("class=\"filmstrip\"") && html.contains("href=\"/v1/documents/\(id)/renditions/mp4#t=5\""))
     }
