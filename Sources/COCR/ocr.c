@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <tesseract/capi.h>
 
 #define TESSERACT "libtesseract.so.5"
@@ -159,7 +160,8 @@ static int collect(TessBaseAPI *api, float skew, int32_t width, int32_t height, 
     do {
         char *text = lazy_TessResultIteratorGetUTF8Text()(iterator, RIL_WORD);
         if (!text) continue;
-        if (text[0] == '\0') { lazy_TessDeleteText()(text); continue; }
+        // No word but blanks (what sparse text finds in a picture's flat areas).
+        if (text[strspn(text, " ")] == '\0') { lazy_TessDeleteText()(text); continue; }
         if (result->count == max_words) {
             lazy_TessDeleteText()(text);
             result->truncated = 1;
@@ -213,7 +215,6 @@ docpreview_ocr_engine *docpreview_ocr_engine_create(const char *languages) {
         return NULL;
     }
     lazy_TessBaseAPISetVariable()(engine->api, "debug_file", "/dev/null");
-    lazy_TessBaseAPISetPageSegMode()(engine->api, PSM_AUTO);
     return engine;
 }
 
@@ -223,38 +224,14 @@ void docpreview_ocr_engine_free(docpreview_ocr_engine *engine) {
     free(engine);
 }
 
-int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, int32_t width, int32_t height, int32_t channels,
-                        int32_t stride, int32_t ppi, int32_t deadline_ms, int32_t max_words,
-                        docpreview_ocr_result *result, char *message, int32_t message_size) {
+/// Recognizes `pix` with `engine` in segmentation `mode` until `deadline_ms` and collects its words
+/// into `result` (emptied first). Returns a status.
+static int recognize(docpreview_ocr_engine *engine, PIX *pix, int32_t ppi, TessPageSegMode mode, int32_t deadline_ms, float skew,
+                     int32_t width, int32_t height, int32_t max_words, docpreview_ocr_result *result) {
     *result = (docpreview_ocr_result){0};
-    if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) || stride < width * channels) {
-        return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "the pixels' layout is not one OCR reads");
-    }
-    // One core a reading: the children are the parallelism (Tesseract's OpenMP takes 6 s of two
-    // cores for a page one core reads in 1). No parallel region is active past level 0 (a setting
-    // of the calling thread's).
-    lazy_omp_set_max_active_levels()(0);
-    lazy_setMsgSeverity()(L_SEVERITY_NONE);
-    PIX *gray = gray_pix(pixels, width, height, channels, stride);
-    if (!gray) return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "Leptonica could not hold the page");
-    lazy_pixSetResolution()(gray, ppi, ppi);
-    // The skew is measured on the thresholded page; the gray page is turned straight (area-mapped,
-    // corners brought in white) and thresholded again.
-    PIX *binary = binarized(gray);
-    l_float32 skew = 0, confidence = 0;
-    if (binary && lazy_pixFindSkewSweepAndSearch()(binary, &skew, &confidence, 2, 2, SKEW_RANGE, 1.0f, 0.01f) == 0
-        && confidence > MIN_CONFIDENCE && fabsf(skew) > MIN_SKEW) {
-        PIX *straight = lazy_pixRotate()(gray, skew * (l_float32)M_PI / 180.0f, L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, 0, 0);
-        lazy_pixDestroy()(&binary);
-        binary = straight ? binarized(straight) : NULL;
-        if (straight) lazy_pixDestroy()(&straight);
-    } else {
-        skew = 0;
-    }
-    lazy_pixDestroy()(&gray);
-    if (!binary) return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "Leptonica could not threshold the page");
-    lazy_pixSetResolution()(binary, ppi, ppi);
-    lazy_TessBaseAPISetImage2()(engine->api, binary);
+    if (deadline_ms <= 0) return DOCPREVIEW_OCR_TIMEOUT;
+    lazy_TessBaseAPISetPageSegMode()(engine->api, mode);
+    lazy_TessBaseAPISetImage2()(engine->api, pix);
     lazy_TessBaseAPISetSourceResolution()(engine->api, ppi);
     ETEXT_DESC *monitor = lazy_TessMonitorCreate()();
     lazy_TessMonitorSetDeadlineMSecs()(monitor, deadline_ms);
@@ -263,12 +240,175 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
     int status = recognized == 0 ? collect(engine->api, skew, width, height, max_words, result) : DOCPREVIEW_OCR_TIMEOUT;
     // The page's image and results go; the languages' models stay for the next page.
     lazy_TessBaseAPIClear()(engine->api);
-    lazy_pixDestroy()(&binary);
+    if (status != DOCPREVIEW_OCR_OK) docpreview_ocr_free(result);
+    result->skew_degrees = skew;
+    return status;
+}
+
+/// A reading's worth by the engine's own judgement: the letters and digits of its words read with a
+/// confidence of at least READ_CONFIDENCE. Noise read as letters (an illustration, a texture) comes
+/// with low confidences and counts for nothing.
+#define READ_CONFIDENCE 60.0f
+static int64_t confident_characters(const docpreview_ocr_result *result) {
+    int64_t count = 0;
+    for (int32_t i = 0; i < result->count; i++) {
+        if (result->words[i].confidence < READ_CONFIDENCE) continue;
+        for (const unsigned char *c = (const unsigned char *)result->words[i].text; *c; c++) {
+            // Letters and digits, a multibyte character once (its lead byte).
+            if ((*c >= '0' && *c <= '9') || ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z') || *c >= 0xC0) count++;
+        }
+    }
+    return count;
+}
+
+/// How sure a reading is, in tenths: of its characters, how many are in words read with a confidence
+/// of READ_CONFIDENCE or more (0 when it found nothing). A clean page's are 9 or 10; a page of text
+/// Tesseract is unsure of, 2 to 8; noise or a picture without text, fewer.
+static int64_t sureness(const docpreview_ocr_result *result) {
+    int64_t all = 0;
+    for (int32_t i = 0; i < result->count; i++) all += (int64_t)strlen(result->words[i].text);
+    return all == 0 ? 0 : confident_characters(result) * 10 / all;
+}
+
+/// Whether the page's light is uneven (a shadow, a lamp from one side): the brightest pixel of each
+/// tile of TILE pixels, its paper, differs by more than UNEVEN_LIGHT levels between the tiles at the
+/// tenth and the ninetieth percentile. A global threshold then loses the darker side's words.
+#define TILE 64
+#define UNEVEN_LIGHT 40
+static int uneven_light(PIX *gray) {
+    int32_t width = lazy_pixGetWidth()(gray), height = lazy_pixGetHeight()(gray);
+    int32_t across = width / TILE, down = height / TILE;
+    if (across < 2 || down < 2) return 0;
+    const l_uint32 *data = lazy_pixGetData()(gray);
+    size_t wpl = (size_t)lazy_pixGetWpl()(gray);
+    int64_t histogram[256] = {0}, tiles = (int64_t)across * down;
+    for (int32_t ty = 0; ty < down; ty++) {
+        for (int32_t tx = 0; tx < across; tx++) {
+            uint32_t brightest = 0;
+            // Every other row and column: the paper shows in any of them.
+            for (int32_t y = ty * TILE; y < (ty + 1) * TILE; y += 2) {
+                const l_uint32 *line = data + (size_t)y * wpl;
+                for (int32_t x = tx * TILE; x < (tx + 1) * TILE; x += 2) {
+                    uint32_t value = GET_DATA_BYTE(line, x);
+                    if (value > brightest) brightest = value;
+                }
+            }
+            histogram[brightest]++;
+        }
+    }
+    int32_t low = -1, high = -1;
+    int64_t seen = 0;
+    for (int32_t level = 0; level < 256; level++) {
+        seen += histogram[level];
+        if (low < 0 && seen * 10 >= tiles) low = level;
+        if (high < 0 && seen * 10 >= tiles * 9) high = level;
+    }
+    return high - low > UNEVEN_LIGHT;
+}
+
+/// Whether a reading looks like a table of figures (a stats sheet, a box score): three in ten of its
+/// words numbers. Automatic segmentation drops whole columns of them, which sparse text keeps.
+static int tabular(const docpreview_ocr_result *result) {
+    int32_t numbers = 0;
+    for (int32_t i = 0; i < result->count; i++) {
+        int32_t digits = 0, others = 0;
+        for (const unsigned char *c = (const unsigned char *)result->words[i].text; *c; c++) {
+            if (*c >= '0' && *c <= '9') digits++;
+            else if (((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z') || *c >= 0xC0) others++;
+        }
+        if (digits > others) numbers++;
+    }
+    return result->count > 0 && numbers * 10 >= result->count * 3;
+}
+
+static int64_t milliseconds_since(const struct timespec *start) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)(now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, int32_t width, int32_t height, int32_t channels,
+                        int32_t stride, int32_t ppi, int32_t deadline_ms, int32_t max_words,
+                        docpreview_ocr_result *result, char *message, int32_t message_size) {
+    *result = (docpreview_ocr_result){0};
+    if (width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) || stride < width * channels) {
+        return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "the pixels' layout is not one OCR reads");
+    }
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    // One core a reading: the children are the parallelism (Tesseract's OpenMP takes 6 s of two
+    // cores for a page one core reads in 1). No parallel region is active past level 0 (a setting
+    // of the calling thread's).
+    lazy_omp_set_max_active_levels()(0);
+    lazy_setMsgSeverity()(L_SEVERITY_NONE);
+    PIX *gray = gray_pix(pixels, width, height, channels, stride);
+    if (!gray) return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "Leptonica could not hold the page");
+    lazy_pixSetResolution()(gray, ppi, ppi);
+    // The skew is measured on the locally thresholded page; a skewed gray page is turned straight
+    // (area-mapped, corners brought in white).
+    PIX *binary = binarized(gray);
+    l_float32 skew = 0, confidence = 0;
+    if (binary && lazy_pixFindSkewSweepAndSearch()(binary, &skew, &confidence, 2, 2, SKEW_RANGE, 1.0f, 0.01f) == 0
+        && confidence > MIN_CONFIDENCE && fabsf(skew) > MIN_SKEW) {
+        PIX *straight = lazy_pixRotate()(gray, skew * (l_float32)M_PI / 180.0f, L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, 0, 0);
+        if (binary) lazy_pixDestroy()(&binary);
+        if (straight) {
+            lazy_pixDestroy()(&gray);
+            gray = straight;
+            lazy_pixSetResolution()(gray, ppi, ppi);
+        }
+    } else {
+        skew = 0;
+    }
+    if (binary) lazy_pixDestroy()(&binary);
+    // First Tesseract's own reading of the gray page (its global threshold, lines of light text on
+    // a dark ground read inverted): what `tesseract IMAGE -` reads, and all a clean page needs.
+    int status = recognize(engine, gray, ppi, PSM_AUTO, deadline_ms - (int32_t)milliseconds_since(&start), skew, width, height, max_words,
+                           result);
+    int32_t path = DOCPREVIEW_OCR_PATH_GRAY;
+    // A page it is unsure of (a coloured or textured ground, columns of numbers, text scattered over
+    // a picture), or whose light is uneven (a confident reading of its lit part alone), is read again: thresholded locally, and as sparse text; the reading
+    // with the most confident characters is kept, the first one unless another has a tenth more.
+    // Nothing like text (noise, a black frame, a picture, a blank page) is not read again: it costs
+    // what Tesseract's own reading costs.
+    int64_t sure = status == DOCPREVIEW_OCR_OK ? sureness(result) : 0;
+    int unsure = sure >= 2 && sure < 9, table = sure >= 2 && tabular(result);
+    int uneven = sure >= 9 && uneven_light(gray);
+    if (unsure || table || uneven) {
+        // Uneven light alone asks only for the local threshold, a table only for sparse text, which
+        // then needs no more than more confident characters to be taken.
+        struct { PIX *pix; TessPageSegMode mode; int32_t path; int64_t tenths; } others[2] = {
+            {unsure || uneven ? binarized(gray) : NULL, PSM_AUTO, DOCPREVIEW_OCR_PATH_LOCAL, 11},
+            {unsure || table ? gray : NULL, PSM_SPARSE_TEXT, DOCPREVIEW_OCR_PATH_SPARSE, table ? 10 : 11},
+        };
+        int64_t best = confident_characters(result);
+        for (int i = 0; i < 2; i++) {
+            if (!others[i].pix) continue;
+            lazy_pixSetResolution()(others[i].pix, ppi, ppi);
+            docpreview_ocr_result other;
+            int32_t left = deadline_ms - (int32_t)milliseconds_since(&start);
+            // Out of time for another look: the first reading stands.
+            if (recognize(engine, others[i].pix, ppi, others[i].mode, left, skew, width, height, max_words, &other) != DOCPREVIEW_OCR_OK) continue;
+            int64_t worth = confident_characters(&other);
+            // Tesseract's own reading stands unless another is clearly better: a tenth more.
+            if (worth * 10 > best * others[i].tenths) {
+                docpreview_ocr_free(result);
+                *result = other;
+                best = worth;
+                path = others[i].path;
+            } else {
+                docpreview_ocr_free(&other);
+            }
+        }
+        if (others[0].pix) lazy_pixDestroy()(&others[0].pix);
+    }
+    lazy_pixDestroy()(&gray);
     if (status != DOCPREVIEW_OCR_OK) {
         docpreview_ocr_free(result);
         return fail(status, message, message_size, status == DOCPREVIEW_OCR_TIMEOUT ? "the page was not read within its time" : "Tesseract failed");
     }
     result->skew_degrees = skew;
+    result->path = path;
     return DOCPREVIEW_OCR_OK;
 }
 

@@ -15,9 +15,21 @@ public enum OCR {
         public var next: PageText.Break
     }
 
+    /// Which of a page's readings its words are (``COCR``'s `docpreview_ocr_path`).
+    public enum Path: String, Sendable, Codable {
+        /// Tesseract's own of the gray page: sure of nine in ten of its characters (a clean page).
+        case gray
+        /// The page thresholded locally (uneven light, a coloured or textured ground).
+        case local
+        /// The gray page as sparse text (columns of numbers, labels scattered over a picture).
+        case sparse
+    }
+
     /// The words of a page, in Tesseract's reading order.
     public struct Reading: Sendable {
         public var words: [Word]
+        /// The reading they are, of the ones tried.
+        public var path: Path
         /// The skew taken out before reading, in degrees (the boxes are on the page as given).
         public var skewDegrees: Double
         /// More than the most words asked for were found.
@@ -48,7 +60,12 @@ public enum OCR {
                         confidence: Double(word.confidence),
                         next: word.next == Int32(DOCPREVIEW_OCR_BLOCK.rawValue) ? .block : word.next == Int32(DOCPREVIEW_OCR_LINE.rawValue) ? .line : .space)
         }
-        return Reading(words: words, skewDegrees: Double(result.skew_degrees), truncated: result.truncated != 0)
+        let path: Path = switch result.path {
+        case Int32(DOCPREVIEW_OCR_PATH_LOCAL.rawValue): .local
+        case Int32(DOCPREVIEW_OCR_PATH_SPARSE.rawValue): .sparse
+        default: .gray
+        }
+        return Reading(words: words, path: path, skewDegrees: Double(result.skew_degrees), truncated: result.truncated != 0)
     }
 
     /// What a reading depends on besides the pixels: Tesseract's and Leptonica's versions and the

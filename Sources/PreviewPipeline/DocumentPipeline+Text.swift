@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import PreviewCore
 import PreviewRenderers
 import PreviewStore
@@ -72,6 +73,9 @@ extension DocumentPipeline {
                 (text, read) = try await pagedText(of: document)
             }
             text.pageCount = read.count
+            for page in read {
+                if let path = page.ocrPath { Counter(label: "docpreview_ocr_pages_total", dimensions: [("path", path)]).increment() }
+            }
             let bytes: [UInt8]
             let result: BlobHash
             do {

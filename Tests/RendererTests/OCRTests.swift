@@ -7,8 +7,9 @@ import PreviewTestSupport
 import Testing
 
 /// Scans and phone photos read by Tesseract: a page's pixels give the words its text layer holds,
-/// where it holds them; a photo of the page, turned, softened and shaded, gives them too (Sauvola
-/// and the deskew estimate); the budget stops a reading; a missing language is said plainly.
+/// where it holds them; a photo of the page, turned, softened and shaded, gives them too (its uneven
+/// light read again, thresholded locally, and the deskew estimate); a photo of nothing is read once;
+/// the budget stops a reading; a missing language is said plainly.
 @Suite struct OCRTests {
     static let lines = Fixtures.transcriptLines
 
@@ -93,6 +94,26 @@ import Testing
             #expect(error.code == .timeout, "\(error)")
         }
         #expect(throws: PreviewError.self) { try PDFRenderer().ocr(pdf.path, page: 1, languages: "xyz") }
+    }
+
+    /// A photo of nothing (noise in a black frame) and a black page are read once, as Tesseract's
+    /// defaults read them, never again along the other paths (noise thresholded locally costs
+    /// Tesseract ten times a page), and give next to no words.
+    @Test func aPhotoOfNothingIsReadOnce() throws {
+        let (width, height, frame) = (1500, 2000, 100)
+        var state: UInt64 = 7
+        var noise = [UInt8](repeating: 0, count: width * height)
+        for y in frame..<(height - frame) {
+            for x in frame..<(width - frame) {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                noise[y * width + x] = UInt8(truncatingIfNeeded: state >> 56)
+            }
+        }
+        for bytes in [noise, [UInt8](repeating: 0, count: width * height)] {
+            let read = try OCR.read(PixelBuffer(width: width, height: height, bands: 1, bytes: bytes), ppi: 300, languages: "eng",
+                                    seconds: 120, maxWords: 20_000)
+            #expect(read.path == .gray && read.words.count < 20, "\(read.path): \(read.words.count) words")
+        }
     }
 
     /// The engine a reading gives back, even one its deadline stopped, reads the next page as a

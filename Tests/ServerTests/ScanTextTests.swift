@@ -11,7 +11,8 @@ import Testing
 
 /// A scanned PDF (a page that is a picture, no text layer) and a phone photo of a transcript get
 /// their words from OCR in their text jobs: served by `/text`, found by the search of the store,
-/// each hit where the words are on the page (points on the scan, pixels on the photo).
+/// each hit where the words are on the page (points on the scan, pixels on the photo), each page
+/// counted by the reading kept.
 @Suite struct ScanTextTests {
     @Test func scansAndPhotosAreRead() async throws {
         let harness = try await Harness()
@@ -39,6 +40,8 @@ import Testing
                     #expect(response.status == .ok && String(buffer: response.body).contains("Chemistry"), "\(String(buffer: response.body))")
                 }
             }
+            let metrics = try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }
+            #expect(metrics.contains("docpreview_ocr_pages_total{path=\""), "each page read by OCR is counted by the reading kept")
             try await client.execute(uri: "/v1/search?q=ap%20chemistry&owner=ana", method: .get) { response in
                 let results = try #require(try json(response)["results"] as? [[String: Any]])
                 let ids = results.compactMap { ($0["document"] as? [String: Any])?["document_id"] as? String }

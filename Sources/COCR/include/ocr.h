@@ -27,7 +27,15 @@ typedef struct {
     float skew_degrees;
     /// More words than `max_words` were found; the rest were left out.
     int32_t truncated;
+    /// Which reading the words are (``docpreview_ocr_path``).
+    int32_t path;
 } docpreview_ocr_result;
+
+/// The readings of a page: Tesseract's own of the gray page (its global threshold), taken when it is
+/// sure of nine in ten of its characters and the page's light is even; else the one with the most confident characters of it,
+/// the page thresholded locally (Sauvola) and the gray page read as sparse text (another replacing
+/// Tesseract's own only with a tenth more).
+enum docpreview_ocr_path { DOCPREVIEW_OCR_PATH_GRAY = 0, DOCPREVIEW_OCR_PATH_LOCAL = 1, DOCPREVIEW_OCR_PATH_SPARSE = 2 };
 
 /// The failures of a reading.
 enum docpreview_ocr_status {
@@ -49,8 +57,8 @@ docpreview_ocr_engine *_Nullable docpreview_ocr_engine_create(const char *_Nonnu
 void docpreview_ocr_engine_free(docpreview_ocr_engine *_Nullable engine);
 /// Reads the words of `pixels` (`width` × `height`, `channels` of 1 (gray), 3 (RGB) or 4 (RGBA)
 /// bytes a pixel, `stride` bytes a row) taken at `ppi` pixels an inch: a skew estimate taken out
-/// (Leptonica), Sauvola thresholding, then `engine` (LSTM, automatic page segmentation) on this
-/// thread alone, stopped after `deadline_ms`. At most `max_words` words are kept. Fills `result`
+/// (Leptonica), then `engine` (LSTM) on this thread alone along the paths of ``docpreview_ocr_path``,
+/// all of them within `deadline_ms` (a second look that would pass it is not taken). At most `max_words` words are kept. Fills `result`
 /// and returns 0, or returns a status and leaves `result` empty; `message` (of `message_size`
 /// bytes) says why.
 int docpreview_ocr_read(docpreview_ocr_engine *_Nonnull engine, const uint8_t *_Nonnull pixels, int32_t width, int32_t height,

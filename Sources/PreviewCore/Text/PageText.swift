@@ -80,13 +80,17 @@ public struct PageText: Codable, Sendable, Equatable {
     public var words: [Word]
     /// Words past the bound on one page were left out.
     public var truncated: Bool
+    /// Which of OCR's readings the words are (`gray`, `local`, `sparse`: ``PreviewOCR``'s paths);
+    /// nil for a text layer's.
+    public var ocrPath: String?
 
-    public init(page: Int, width: Double, height: Double, words: [Word], truncated: Bool = false) {
+    public init(page: Int, width: Double, height: Double, words: [Word], truncated: Bool = false, ocrPath: String? = nil) {
         self.page = page
         self.width = width
         self.height = height
         self.words = words
         self.truncated = truncated
+        self.ocrPath = ocrPath
     }
 
     /// The page's text in reading order: words joined by spaces, lines by line breaks, blocks by a
@@ -116,9 +120,11 @@ public struct PageTextReport: Encodable, Sendable {
     public var text: String
     public var words: [PageText.Word]
     public var truncated: Bool
+    /// Which of OCR's readings the words are; nil for a text layer's.
+    public var ocrPath: String?
 
     public init(_ text: PageText) {
-        (page, width, height, words, truncated) = (text.page, text.width, text.height, text.words, text.truncated)
+        (page, width, height, words, truncated, ocrPath) = (text.page, text.width, text.height, text.words, text.truncated, text.ocrPath)
         self.text = text.plainText
     }
 }
