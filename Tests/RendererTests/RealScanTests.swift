@@ -36,14 +36,7 @@ import Testing
 
     /// The share of `truth`'s words found in `read`, each word read counted once.
     static func recall(_ truth: String, _ read: String) -> Double {
-        var pool = words(read).reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
-        let wanted = words(truth)
-        let found = wanted.filter { word in
-            guard let count = pool[word], count > 0 else { return false }
-            pool[word] = count - 1
-            return true
-        }.count
-        return Double(found) / Double(max(1, wanted.count))
+        OCRTests.recall(words(truth), words(read))
     }
 
     @Test func theSetIsThere() {
