@@ -32,9 +32,11 @@ typedef struct {
 } docpreview_ocr_result;
 
 /// The readings of a page: Tesseract's own of the gray page (its global threshold), taken when it is
-/// sure of nine in ten of its characters and the page's light is even; else the one with the most confident characters of it,
-/// the page thresholded locally (Sauvola) and the gray page read as sparse text (another replacing
-/// Tesseract's own only with a tenth more).
+/// sure of nine in ten of its characters and the page's light is even, or when nothing on the page
+/// is like text. Else the page is read again, thresholded locally (Sauvola) when Tesseract was unsure
+/// or the light is uneven, as sparse text when three in ten words are figures (a table), and the
+/// reading with the most confident characters kept (another replacing Tesseract's own only with a
+/// tenth more; a table's sparse reading with any more).
 enum docpreview_ocr_path { DOCPREVIEW_OCR_PATH_GRAY = 0, DOCPREVIEW_OCR_PATH_LOCAL = 1, DOCPREVIEW_OCR_PATH_SPARSE = 2 };
 
 /// The failures of a reading.
