@@ -249,14 +249,17 @@ static int recognize(docpreview_ocr_engine *engine, PIX *pix, int32_t ppi, TessP
 /// confidence of at least READ_CONFIDENCE. Noise read as letters (an illustration, a texture) comes
 /// with low confidences and counts for nothing.
 #define READ_CONFIDENCE 60.0f
+/// Whether byte `c` of a word's UTF-8 begins a letter or a digit (a multibyte character counts once,
+/// by its lead byte).
+static int letter_or_digit(unsigned char c) {
+    return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || c >= 0xC0;
+}
+
 static int64_t confident_characters(const docpreview_ocr_result *result) {
     int64_t count = 0;
     for (int32_t i = 0; i < result->count; i++) {
         if (result->words[i].confidence < READ_CONFIDENCE) continue;
-        for (const unsigned char *c = (const unsigned char *)result->words[i].text; *c; c++) {
-            // Letters and digits, a multibyte character once (its lead byte).
-            if ((*c >= '0' && *c <= '9') || ((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z') || *c >= 0xC0) count++;
-        }
+        for (const unsigned char *c = (const unsigned char *)result->words[i].text; *c; c++) count += letter_or_digit(*c);
     }
     return count;
 }
@@ -314,7 +317,7 @@ static int tabular(const docpreview_ocr_result *result) {
         int32_t digits = 0, others = 0;
         for (const unsigned char *c = (const unsigned char *)result->words[i].text; *c; c++) {
             if (*c >= '0' && *c <= '9') digits++;
-            else if (((*c | 0x20) >= 'a' && (*c | 0x20) <= 'z') || *c >= 0xC0) others++;
+            else if (letter_or_digit(*c)) others++;
         }
         if (digits > others) numbers++;
     }
@@ -345,13 +348,14 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
     if (!gray) return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "Leptonica could not hold the page");
     lazy_pixSetResolution()(gray, ppi, ppi);
     // The skew is measured on the locally thresholded page; a skewed gray page is turned straight
-    // (area-mapped, corners brought in white).
+    // (area-mapped, corners brought in white). A straight page keeps its thresholded pixels for a
+    // second look.
     PIX *binary = binarized(gray);
     l_float32 skew = 0, confidence = 0;
     if (binary && lazy_pixFindSkewSweepAndSearch()(binary, &skew, &confidence, 2, 2, SKEW_RANGE, 1.0f, 0.01f) == 0
         && confidence > MIN_CONFIDENCE && fabsf(skew) > MIN_SKEW) {
         PIX *straight = lazy_pixRotate()(gray, skew * (l_float32)M_PI / 180.0f, L_ROTATE_AREA_MAP, L_BRING_IN_WHITE, 0, 0);
-        if (binary) lazy_pixDestroy()(&binary);
+        lazy_pixDestroy()(&binary);
         if (straight) {
             lazy_pixDestroy()(&gray);
             gray = straight;
@@ -360,16 +364,15 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
     } else {
         skew = 0;
     }
-    if (binary) lazy_pixDestroy()(&binary);
     // First Tesseract's own reading of the gray page (its global threshold, lines of light text on
     // a dark ground read inverted): what `tesseract IMAGE -` reads, and all a clean page needs.
     int status = recognize(engine, gray, ppi, PSM_AUTO, deadline_ms - (int32_t)milliseconds_since(&start), skew, width, height, max_words,
                            result);
     int32_t path = DOCPREVIEW_OCR_PATH_GRAY;
-    // A page it is unsure of (a coloured or textured ground, columns of numbers, text scattered over
-    // a picture), or whose light is uneven (a confident reading of its lit part alone), is read again: thresholded locally, and as sparse text; the reading
-    // with the most confident characters is kept, the first one unless another has a tenth more.
-    // Nothing like text (noise, a black frame, a picture, a blank page) is not read again: it costs
+    // A page it is unsure of (a coloured or textured ground), or whose light is uneven (a confident
+    // reading of its lit part alone), is read again thresholded locally; a table of figures as sparse
+    // text. The reading with the most confident characters is kept, the first one unless another
+    // has a tenth more. Nothing like text (noise, a black frame, a picture, a blank page) is not read again: it costs
     // what Tesseract's own reading costs. (On the real pages of Samples/scans, sparse text read a
     // page of prose Tesseract was unsure of no better; only a table's columns it reads better.)
     int64_t sure = status == DOCPREVIEW_OCR_OK ? sureness(result) : 0;
@@ -378,8 +381,10 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
     if (unsure || table || uneven) {
         // An unsure reading or uneven light asks for the local threshold, a table for sparse text,
         // which then needs no more than more confident characters to be taken.
+        // A page turned straight is thresholded again.
+        if ((unsure || uneven) && !binary) binary = binarized(gray);
         struct { PIX *pix; TessPageSegMode mode; int32_t path; int64_t tenths; } others[2] = {
-            {unsure || uneven ? binarized(gray) : NULL, PSM_AUTO, DOCPREVIEW_OCR_PATH_LOCAL, 11},
+            {unsure || uneven ? binary : NULL, PSM_AUTO, DOCPREVIEW_OCR_PATH_LOCAL, 11},
             {table ? gray : NULL, PSM_SPARSE_TEXT, DOCPREVIEW_OCR_PATH_SPARSE, 10},
         };
         int64_t best = confident_characters(result);
@@ -401,14 +406,13 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
                 docpreview_ocr_free(&other);
             }
         }
-        if (others[0].pix) lazy_pixDestroy()(&others[0].pix);
     }
+    if (binary) lazy_pixDestroy()(&binary);
     lazy_pixDestroy()(&gray);
     if (status != DOCPREVIEW_OCR_OK) {
         docpreview_ocr_free(result);
         return fail(status, message, message_size, status == DOCPREVIEW_OCR_TIMEOUT ? "the page was not read within its time" : "Tesseract failed");
     }
-    result->skew_degrees = skew;
     result->path = path;
     return DOCPREVIEW_OCR_OK;
 }

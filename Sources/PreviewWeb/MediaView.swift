@@ -33,19 +33,17 @@ struct MediaView {
         let pixelSize: String
     }
 
-    let failed: Failed?
-    let making: Bool
-    let noPreview: NoPreview?
-    let video: VideoView?
-    let recording: Recording?
-    let picture: Picture?
-    let pages: PagesView?
+    private(set) var failed: Failed?
+    private(set) var making = false
+    private(set) var noPreview: NoPreview?
+    private(set) var video: VideoView?
+    private(set) var recording: Recording?
+    private(set) var picture: Picture?
+    private(set) var pages: PagesView?
     /// A preview image of a document of no other case.
-    let single: String?
+    private(set) var single: String?
 
     init(_ document: Document, playback: DocumentService.Playback?, links: PageParts.MediaLinks, texts: [Int: String] = [:]) {
-        var (failed, making, noPreview, video, recording, picture, pages, single): (Failed?, Bool, NoPreview?, VideoView?, Recording?, Picture?,
-                                                                                    PagesView?, String?) = (nil, false, nil, nil, nil, nil, nil, nil)
         let kind = document.kind
         switch document.status {
         case .failed:
@@ -74,8 +72,6 @@ struct MediaView {
                 }
             }
         }
-        (self.failed, self.making, self.noPreview, self.video, self.recording) = (failed, making, noPreview, video, recording)
-        (self.picture, self.pages, self.single) = (picture, pages, single)
     }
 }
 
