@@ -142,20 +142,37 @@ static PIX *gray_pix(const uint8_t *pixels, int32_t width, int32_t height, int32
     return pix;
 }
 
-/// Maps a point of the deskewed image back onto the page as given: the deskew turned the image by
-/// `radians` about its centre.
-static void unrotate(double radians, double cx, double cy, double x, double y, double *ox, double *oy) {
-    double s = sin(radians), c = cos(radians), dx = x - cx, dy = y - cy;
-    *ox = cx + dx * c - dy * s;
-    *oy = cy + dx * s + dy * c;
+/// Where the pixels read lie in the pixels given: the read image was turned straight by `radians`
+/// about its centre (`cx`, `cy`), and when `rectified` it is the page found in a photo, brought to a
+/// rectangle; `to_photo` takes a point of that rectangle back onto the photo (``projective``).
+typedef struct {
+    double radians, cx, cy;
+    int rectified;
+    double to_photo[8];
+} placement;
+
+/// The point (`x`, `y`) under the projective transform `h`: ((h0 x + h1 y + h2), (h3 x + h4 y + h5))
+/// over (h6 x + h7 y + 1).
+static void projective(const double h[8], double x, double y, double *ox, double *oy) {
+    double w = h[6] * x + h[7] * y + 1;
+    *ox = (h[0] * x + h[1] * y + h[2]) / w;
+    *oy = (h[3] * x + h[4] * y + h[5]) / w;
 }
 
-static int collect(TessBaseAPI *api, float skew, int32_t width, int32_t height, int32_t max_words, docpreview_ocr_result *result) {
+/// Maps a point of the pixels read back onto the pixels given: the deskew's turn undone, then the
+/// page's rectification.
+static void place(const placement *where, double x, double y, double *ox, double *oy) {
+    double s = sin(where->radians), c = cos(where->radians), dx = x - where->cx, dy = y - where->cy;
+    *ox = where->cx + dx * c - dy * s;
+    *oy = where->cy + dx * s + dy * c;
+    if (where->rectified) projective(where->to_photo, *ox, *oy, ox, oy);
+}
+
+static int collect(TessBaseAPI *api, const placement *where, int32_t width, int32_t height, int32_t max_words, docpreview_ocr_result *result) {
     TessResultIterator *iterator = lazy_TessBaseAPIGetIterator()(api);
     if (!iterator) return DOCPREVIEW_OCR_OK;  // nothing on the page
     const TessPageIterator *page = lazy_TessResultIteratorGetPageIterator()(iterator);
     int32_t capacity = 0;
-    double radians = -skew * M_PI / 180.0, cx = width / 2.0, cy = height / 2.0;
     int status = DOCPREVIEW_OCR_OK;
     do {
         char *text = lazy_TessResultIteratorGetUTF8Text()(iterator, RIL_WORD);
@@ -178,7 +195,7 @@ static int collect(TessBaseAPI *api, float skew, int32_t width, int32_t height, 
         lazy_TessPageIteratorBoundingBox()(page, RIL_WORD, &left, &top, &right, &bottom);
         // The box's corners on the page as given, and the box around them.
         double xs[4], ys[4], corners[4][2] = {{left, top}, {right, top}, {left, bottom}, {right, bottom}};
-        for (int i = 0; i < 4; i++) unrotate(radians, cx, cy, corners[i][0], corners[i][1], &xs[i], &ys[i]);
+        for (int i = 0; i < 4; i++) place(where, corners[i][0], corners[i][1], &xs[i], &ys[i]);
         double minX = xs[0], maxX = xs[0], minY = ys[0], maxY = ys[0];
         for (int i = 1; i < 4; i++) {
             minX = fmin(minX, xs[i]); maxX = fmax(maxX, xs[i]);
@@ -226,7 +243,7 @@ void docpreview_ocr_engine_free(docpreview_ocr_engine *engine) {
 
 /// Recognizes `pix` with `engine` in segmentation `mode` until `deadline_ms` and collects its words
 /// into `result` (emptied first). Returns a status.
-static int recognize(docpreview_ocr_engine *engine, PIX *pix, int32_t ppi, TessPageSegMode mode, int32_t deadline_ms, float skew,
+static int recognize(docpreview_ocr_engine *engine, PIX *pix, int32_t ppi, TessPageSegMode mode, int32_t deadline_ms, const placement *where,
                      int32_t width, int32_t height, int32_t max_words, docpreview_ocr_result *result) {
     *result = (docpreview_ocr_result){0};
     if (deadline_ms <= 0) return DOCPREVIEW_OCR_TIMEOUT;
@@ -237,11 +254,12 @@ static int recognize(docpreview_ocr_engine *engine, PIX *pix, int32_t ppi, TessP
     lazy_TessMonitorSetDeadlineMSecs()(monitor, deadline_ms);
     int recognized = lazy_TessBaseAPIRecognize()(engine->api, monitor);
     lazy_TessMonitorDelete()(monitor);
-    int status = recognized == 0 ? collect(engine->api, skew, width, height, max_words, result) : DOCPREVIEW_OCR_TIMEOUT;
+    int status = recognized == 0 ? collect(engine->api, where, width, height, max_words, result) : DOCPREVIEW_OCR_TIMEOUT;
     // The page's image and results go; the languages' models stay for the next page.
     lazy_TessBaseAPIClear()(engine->api);
     if (status != DOCPREVIEW_OCR_OK) docpreview_ocr_free(result);
-    result->skew_degrees = skew;
+    result->skew_degrees = (float)(-where->radians * 180.0 / M_PI);
+    result->rectified = where->rectified;
     return status;
 }
 
@@ -309,6 +327,25 @@ static int uneven_light(PIX *gray) {
     return high - low > UNEVEN_LIGHT;
 }
 
+/// Whether `gray` is two-toned, as a scanner's bitonal page is: of every fourth pixel of every fourth
+/// row, 99 in 100 within 16 levels of black or white. Its light cannot be uneven and a local
+/// threshold gives its pixels back as they are, so neither is tried.
+static int bitonal(PIX *gray) {
+    int32_t width = lazy_pixGetWidth()(gray), height = lazy_pixGetHeight()(gray);
+    const l_uint32 *data = lazy_pixGetData()(gray);
+    size_t wpl = (size_t)lazy_pixGetWpl()(gray);
+    int64_t seen = 0, toned = 0;
+    for (int32_t y = 0; y < height; y += 4) {
+        const l_uint32 *line = data + (size_t)y * wpl;
+        for (int32_t x = 0; x < width; x += 4) {
+            uint32_t value = GET_DATA_BYTE(line, x);
+            seen++;
+            toned += value < 16 || value > 239;
+        }
+    }
+    return toned * 100 >= seen * 99;
+}
+
 /// Whether a reading looks like a table of figures (a stats sheet, a box score): three in ten of its
 /// words numbers. Automatic segmentation drops whole columns of them, which sparse text keeps.
 static int tabular(const docpreview_ocr_result *result) {
@@ -322,6 +359,227 @@ static int tabular(const docpreview_ocr_result *result) {
         if (digits > others) numbers++;
     }
     return result->count > 0 && numbers * 10 >= result->count * 3;
+}
+
+/// The long side, in pixels, of the small copy of a photo its page is looked for in.
+#define PAGE_SEARCH_SIDE 512
+/// A page's edge, looked at in EDGE_SAMPLES places: EDGE_STEP pixels of the small copy inside it,
+/// the paper, is EDGE_CONTRAST levels lighter on average than as far outside, the ground.
+#define EDGE_SAMPLES 32
+#define EDGE_STEP 3
+#define EDGE_CONTRAST 30
+
+/// Otsu's threshold of a histogram of `count` values: the level that best parts them in two.
+static int32_t otsu(const int64_t histogram[256], int64_t count) {
+    double total = 0;
+    for (int32_t level = 0; level < 256; level++) total += (double)level * histogram[level];
+    double below = 0, best = -1;
+    int64_t seen = 0;
+    int32_t threshold = 128;
+    for (int32_t level = 0; level < 256; level++) {
+        seen += histogram[level];
+        below += (double)level * histogram[level];
+        if (seen == 0 || seen == count) continue;
+        double w0 = (double)seen / count, m0 = below / seen, m1 = (total - below) / (count - seen);
+        double between = w0 * (1 - w0) * (m0 - m1) * (m0 - m1);
+        if (between > best) { best = between; threshold = level; }
+    }
+    return threshold;
+}
+
+/// Twice the signed area of the triangle (a, b, c): positive when it turns clockwise on the image.
+static double turn(const double a[2], const double b[2], const double c[2]) {
+    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+}
+
+/// Finds the page in a photo: the largest region of paper (lighter than Otsu's threshold of a
+/// small copy of the photo) when it is a quadrilateral on a darker ground that shows around it.
+/// Its corners, top left, top right, bottom right, bottom left, in `gray`'s pixels, go into
+/// `corners`. Returns 0 when no such page is there (a scan, a page that fills the photo, a picture).
+static int find_page(PIX *gray, double corners[4][2]) {
+    int32_t width = lazy_pixGetWidth()(gray), height = lazy_pixGetHeight()(gray);
+    int32_t longest = width > height ? width : height, factor = (longest + PAGE_SEARCH_SIDE - 1) / PAGE_SEARCH_SIDE;
+    int32_t small_width = width / factor, small_height = height / factor;
+    if (small_width < 32 || small_height < 32) return 0;
+    size_t count = (size_t)small_width * (size_t)small_height;
+    uint8_t *small = malloc(count);
+    int32_t *label = malloc(count * sizeof *label), *queue = malloc(count * sizeof *queue);
+    int found = 0;
+    if (!small || !label || !queue) goto done;
+    const l_uint32 *data = lazy_pixGetData()(gray);
+    size_t wpl = (size_t)lazy_pixGetWpl()(gray);
+    int64_t histogram[256] = {0};
+    for (int32_t y = 0; y < small_height; y++) {
+        for (int32_t x = 0; x < small_width; x++) {
+            uint32_t sum = 0;
+            for (int32_t dy = 0; dy < factor; dy++) {
+                const l_uint32 *line = data + (size_t)(y * factor + dy) * wpl;
+                for (int32_t dx = 0; dx < factor; dx++) sum += GET_DATA_BYTE(line, x * factor + dx);
+            }
+            uint8_t value = (uint8_t)(sum / (uint32_t)(factor * factor));
+            small[(size_t)y * small_width + x] = value;
+            histogram[value]++;
+        }
+    }
+    int32_t threshold = otsu(histogram, (int64_t)count);
+    // The largest 4-connected region lighter than the threshold.
+    for (size_t i = 0; i < count; i++) label[i] = -1;
+    int32_t best = -1;
+    size_t best_size = 0;
+    for (size_t seed = 0; seed < count; seed++) {
+        if (label[seed] >= 0 || small[seed] <= threshold) continue;
+        size_t head = 0, tail = 0;
+        label[seed] = (int32_t)seed;
+        queue[tail++] = (int32_t)seed;
+        while (head < tail) {
+            int32_t at = queue[head++], x = at % small_width, y = at / small_width;
+            int32_t next[4] = {x > 0 ? at - 1 : -1, x + 1 < small_width ? at + 1 : -1, y > 0 ? at - small_width : -1,
+                               y + 1 < small_height ? at + small_width : -1};
+            for (int i = 0; i < 4; i++) {
+                if (next[i] < 0 || label[next[i]] >= 0 || small[next[i]] <= threshold) continue;
+                label[next[i]] = (int32_t)seed;
+                queue[tail++] = next[i];
+            }
+        }
+        if (tail > best_size) { best_size = tail; best = (int32_t)seed; }
+    }
+    if (best < 0) goto done;
+    // Its corners: the points farthest out towards each corner of the photo.
+    double quad[4][2];
+    double reach[4] = {-1e18, -1e18, -1e18, -1e18};
+    for (size_t i = 0; i < count; i++) {
+        if (label[i] != best) continue;
+        double x = (double)(i % (size_t)small_width), y = (double)(i / (size_t)small_width);
+        double toward[4] = {-x - y, x - y, x + y, y - x};
+        for (int c = 0; c < 4; c++) {
+            if (toward[c] > reach[c]) { reach[c] = toward[c]; quad[c][0] = x; quad[c][1] = y; }
+        }
+    }
+    // A page is a convex quadrilateral of a tenth of the photo or more...
+    double area = 0;
+    for (int c = 0; c < 4; c++) {
+        if (turn(quad[c], quad[(c + 1) % 4], quad[(c + 2) % 4]) <= 0) goto done;
+        area += quad[c][0] * quad[(c + 1) % 4][1] - quad[(c + 1) % 4][0] * quad[c][1];
+    }
+    if (area / 2 < 0.1 * (double)count) goto done;
+    // ...filled with paper, none of it outside, on a ground a good deal darker that shows around it.
+    int64_t inside = 0, paper_inside = 0, outside = 0, paper_outside = 0;
+    double paper_light = 0, ground_light = 0;
+    for (size_t i = 0; i < count; i++) {
+        double point[2] = {(double)(i % (size_t)small_width), (double)(i / (size_t)small_width)};
+        int in = 1;
+        for (int c = 0; c < 4 && in; c++) in = turn(quad[c], quad[(c + 1) % 4], point) >= 0;
+        int paper = label[i] == best;
+        if (paper) paper_light += small[i];
+        if (in) {
+            inside++;
+            paper_inside += paper;
+        } else {
+            outside++;
+            paper_outside += paper;
+            if (!paper) ground_light += small[i];
+        }
+    }
+    if (outside * 100 < (int64_t)count * 3 || paper_inside * 10 < inside * 6 || paper_outside * 20 > outside) goto done;
+    if (paper_light / (double)best_size - ground_light / (double)(outside - paper_outside) < 40) goto done;
+    // ...and its edges are edges: along each one within the photo, the paper a step inside is
+    // lighter than the ground a step outside (where a shadow across a page only fades).
+    for (int c = 0; c < 4; c++) {
+        const double *a = quad[c], *b = quad[(c + 1) % 4];
+        double length = hypot(b[0] - a[0], b[1] - a[1]), nx = (b[1] - a[1]) / length, ny = -(b[0] - a[0]) / length;
+        int32_t samples = 0;
+        double contrast = 0;
+        for (int32_t k = 1; k < EDGE_SAMPLES; k++) {
+            double t = (double)k / EDGE_SAMPLES, x = a[0] + (b[0] - a[0]) * t, y = a[1] + (b[1] - a[1]) * t;
+            // The normal (nx, ny) points out of the page: the quadrilateral turns clockwise on the image.
+            int32_t ix = (int32_t)lround(x - nx * EDGE_STEP), iy = (int32_t)lround(y - ny * EDGE_STEP);
+            int32_t ox = (int32_t)lround(x + nx * EDGE_STEP), oy = (int32_t)lround(y + ny * EDGE_STEP);
+            if (ox < 0 || oy < 0 || ox >= small_width || oy >= small_height || ix < 0 || iy < 0 || ix >= small_width || iy >= small_height) continue;
+            contrast += (double)small[(size_t)iy * small_width + ix] - small[(size_t)oy * small_width + ox];
+            samples++;
+        }
+        if (samples * 2 >= EDGE_SAMPLES && contrast / samples < EDGE_CONTRAST) goto done;
+    }
+    for (int c = 0; c < 4; c++) {
+        corners[c][0] = (quad[c][0] + 0.5) * factor;
+        corners[c][1] = (quad[c][1] + 0.5) * factor;
+    }
+    found = 1;
+done:
+    free(small);
+    free(label);
+    free(queue);
+    return found;
+}
+
+/// The projective transform `h` (``projective``) that takes the four points `from` to `to`: the
+/// eight equations solved by Gaussian elimination. Returns 0 when they have no single solution.
+static int solve_projective(const double from[4][2], const double to[4][2], double h[8]) {
+    double m[8][9];
+    for (int i = 0; i < 4; i++) {
+        double x = from[i][0], y = from[i][1], u = to[i][0], v = to[i][1];
+        double rows[2][9] = {{x, y, 1, 0, 0, 0, -u * x, -u * y, u}, {0, 0, 0, x, y, 1, -v * x, -v * y, v}};
+        memcpy(m[2 * i], rows[0], sizeof rows[0]);
+        memcpy(m[2 * i + 1], rows[1], sizeof rows[1]);
+    }
+    for (int column = 0; column < 8; column++) {
+        int pivot = column;
+        for (int row = column + 1; row < 8; row++) if (fabs(m[row][column]) > fabs(m[pivot][column])) pivot = row;
+        if (fabs(m[pivot][column]) < 1e-9) return 0;
+        if (pivot != column) {
+            double swap[9];
+            memcpy(swap, m[pivot], sizeof swap);
+            memcpy(m[pivot], m[column], sizeof swap);
+            memcpy(m[column], swap, sizeof swap);
+        }
+        for (int row = 0; row < 8; row++) {
+            if (row == column) continue;
+            double ratio = m[row][column] / m[column][column];
+            for (int k = column; k < 9; k++) m[row][k] -= ratio * m[column][k];
+        }
+    }
+    for (int i = 0; i < 8; i++) h[i] = m[i][8] / m[i][i];
+    return 1;
+}
+
+static double distance(const double a[2], const double b[2]) { return hypot(a[0] - b[0], a[1] - b[1]); }
+
+/// The page of `gray` within `corners` (``find_page``) brought to a rectangle as wide and as tall as
+/// its longer edges, sampled bilinearly; `to_photo` takes its points back onto `gray`. NULL when
+/// the corners make no page or Leptonica cannot hold it.
+static PIX *rectified(PIX *gray, const double corners[4][2], double to_photo[8]) {
+    int32_t width = lazy_pixGetWidth()(gray), height = lazy_pixGetHeight()(gray);
+    double across = fmax(distance(corners[0], corners[1]), distance(corners[3], corners[2]));
+    double down = fmax(distance(corners[0], corners[3]), distance(corners[1], corners[2]));
+    // Never more pixels than the photo's (the corners lie in it; their edges are no longer than its diagonal).
+    int32_t page_width = (int32_t)fmin(across, hypot(width, height)), page_height = (int32_t)fmin(down, hypot(width, height));
+    double rectangle[4][2] = {{0, 0}, {page_width, 0}, {page_width, page_height}, {0, page_height}};
+    if (page_width < 32 || page_height < 32 || !solve_projective(rectangle, corners, to_photo)) return NULL;
+    PIX *page = lazy_pixCreate()(page_width, page_height, 8);
+    if (!page) return NULL;
+    const l_uint32 *data = lazy_pixGetData()(gray);
+    size_t wpl = (size_t)lazy_pixGetWpl()(gray), page_wpl = (size_t)lazy_pixGetWpl()(page);
+    l_uint32 *out = lazy_pixGetData()(page);
+    for (int32_t y = 0; y < page_height; y++) {
+        l_uint32 *line = out + (size_t)y * page_wpl;
+        for (int32_t x = 0; x < page_width; x++) {
+            double sx, sy;
+            projective(to_photo, x + 0.5, y + 0.5, &sx, &sy);
+            sx -= 0.5;
+            sy -= 0.5;
+            uint32_t value = 255;
+            if (sx >= 0 && sy >= 0 && sx < width - 1 && sy < height - 1) {
+                int32_t x0 = (int32_t)sx, y0 = (int32_t)sy;
+                double fx = sx - x0, fy = sy - y0;
+                const l_uint32 *top = data + (size_t)y0 * wpl, *bottom = top + wpl;
+                double upper = GET_DATA_BYTE(top, x0) * (1 - fx) + GET_DATA_BYTE(top, x0 + 1) * fx;
+                double lower = GET_DATA_BYTE(bottom, x0) * (1 - fx) + GET_DATA_BYTE(bottom, x0 + 1) * fx;
+                value = (uint32_t)(upper * (1 - fy) + lower * fy + 0.5);
+            }
+            SET_DATA_BYTE(line, x, value);
+        }
+    }
+    return page;
 }
 
 static int64_t milliseconds_since(const struct timespec *start) {
@@ -346,6 +604,18 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
     lazy_setMsgSeverity()(L_SEVERITY_NONE);
     PIX *gray = gray_pix(pixels, width, height, channels, stride);
     if (!gray) return fail(DOCPREVIEW_OCR_FAILED, message, message_size, "Leptonica could not hold the page");
+    int two_toned = bitonal(gray);
+    // A photo of a page on a darker ground: the page alone, its perspective taken out.
+    placement where = {0};
+    double corners[4][2];
+    if (find_page(gray, corners)) {
+        PIX *page = rectified(gray, corners, where.to_photo);
+        if (page) {
+            lazy_pixDestroy()(&gray);
+            gray = page;
+            where.rectified = 1;
+        }
+    }
     lazy_pixSetResolution()(gray, ppi, ppi);
     // The skew is measured on the locally thresholded page; a skewed gray page is turned straight
     // (area-mapped, corners brought in white). A straight page keeps its thresholded pixels for a
@@ -360,51 +630,61 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
             lazy_pixDestroy()(&gray);
             gray = straight;
             lazy_pixSetResolution()(gray, ppi, ppi);
+            where.radians = -skew * M_PI / 180.0;
         }
-    } else {
-        skew = 0;
     }
+    where.cx = lazy_pixGetWidth()(gray) / 2.0;
+    where.cy = lazy_pixGetHeight()(gray) / 2.0;
     // First Tesseract's own reading of the gray page (its global threshold, lines of light text on
     // a dark ground read inverted): what `tesseract IMAGE -` reads, and all a clean page needs.
-    int status = recognize(engine, gray, ppi, PSM_AUTO, deadline_ms - (int32_t)milliseconds_since(&start), skew, width, height, max_words,
+    int status = recognize(engine, gray, ppi, PSM_AUTO, deadline_ms - (int32_t)milliseconds_since(&start), &where, width, height, max_words,
                            result);
     int32_t path = DOCPREVIEW_OCR_PATH_GRAY;
     // A page it is unsure of (a coloured or textured ground), or whose light is uneven (a confident
-    // reading of its lit part alone), is read again thresholded locally; a table of figures as sparse
-    // text. The reading with the most confident characters is kept, the first one unless another
-    // has a tenth more. Nothing like text (noise, a black frame, a picture, a blank page) is not read again: it costs
-    // what Tesseract's own reading costs. (On the real pages of Samples/scans, sparse text read a
-    // page of prose Tesseract was unsure of no better; only a table's columns it reads better.)
+    // reading of its lit part alone), is read again thresholded locally (unless it is bitonal); then a table of figures (in
+    // the reading kept so far) as sparse text, from the pixels that reading came from. The reading
+    // with the most confident characters is kept: Tesseract's own unless the local one has a tenth
+    // more; a table's sparse reading with any more. Nothing like text (noise, a black frame, a
+    // picture, a blank page) is not read again: it costs what Tesseract's own reading costs. (On the
+    // real pages of Samples/scans, sparse text read a page of prose Tesseract was unsure of no
+    // better; only a table's columns it reads better.)
     int64_t sure = status == DOCPREVIEW_OCR_OK ? sureness(result) : 0;
-    int unsure = sure >= 2 && sure < 9, table = sure >= 2 && tabular(result);
-    int uneven = sure >= 9 && uneven_light(gray);
-    if (unsure || table || uneven) {
-        // An unsure reading or uneven light asks for the local threshold, a table for sparse text,
-        // which then needs no more than more confident characters to be taken.
-        // A page turned straight is thresholded again.
-        if ((unsure || uneven) && !binary) binary = binarized(gray);
-        struct { PIX *pix; TessPageSegMode mode; int32_t path; int64_t tenths; } others[2] = {
-            {unsure || uneven ? binary : NULL, PSM_AUTO, DOCPREVIEW_OCR_PATH_LOCAL, 11},
-            {table ? gray : NULL, PSM_SPARSE_TEXT, DOCPREVIEW_OCR_PATH_SPARSE, 10},
-        };
-        int64_t best = confident_characters(result);
-        for (int i = 0; i < 2; i++) {
-            if (!others[i].pix) continue;
-            lazy_pixSetResolution()(others[i].pix, ppi, ppi);
-            docpreview_ocr_result other;
-            int32_t left = deadline_ms - (int32_t)milliseconds_since(&start);
-            // Out of time for another look: the first reading stands.
-            if (recognize(engine, others[i].pix, ppi, others[i].mode, left, skew, width, height, max_words, &other) != DOCPREVIEW_OCR_OK) continue;
-            int64_t worth = confident_characters(&other);
-            // Tesseract's own reading stands unless another is clearly better: a tenth more.
-            if (worth * 10 > best * others[i].tenths) {
-                docpreview_ocr_free(result);
-                *result = other;
-                best = worth;
-                path = others[i].path;
-            } else {
-                docpreview_ocr_free(&other);
-            }
+    int unsure = !two_toned && sure >= 2 && sure < 9, uneven = !two_toned && sure >= 9 && uneven_light(gray);
+    int64_t best = confident_characters(result);
+    for (int look = 0; look < 2; look++) {
+        PIX *pix;
+        TessPageSegMode mode;
+        int32_t look_path;
+        int64_t tenths;
+        if (look == 0) {
+            if (!unsure && !uneven) continue;
+            // A page turned straight is thresholded again.
+            if (!binary) binary = binarized(gray);
+            pix = binary;
+            mode = PSM_AUTO;
+            look_path = DOCPREVIEW_OCR_PATH_LOCAL;
+            tenths = 11;
+        } else {
+            if (sure < 2 || !tabular(result)) continue;
+            pix = path == DOCPREVIEW_OCR_PATH_LOCAL ? binary : gray;
+            mode = PSM_SPARSE_TEXT;
+            look_path = DOCPREVIEW_OCR_PATH_SPARSE;
+            tenths = 10;
+        }
+        if (!pix) continue;
+        lazy_pixSetResolution()(pix, ppi, ppi);
+        docpreview_ocr_result other;
+        int32_t left = deadline_ms - (int32_t)milliseconds_since(&start);
+        // Out of time for another look: the reading kept so far stands.
+        if (recognize(engine, pix, ppi, mode, left, &where, width, height, max_words, &other) != DOCPREVIEW_OCR_OK) continue;
+        int64_t worth = confident_characters(&other);
+        if (worth * 10 > best * tenths) {
+            docpreview_ocr_free(result);
+            *result = other;
+            best = worth;
+            path = look_path;
+        } else {
+            docpreview_ocr_free(&other);
         }
     }
     if (binary) lazy_pixDestroy()(&binary);

@@ -32,6 +32,9 @@ public enum OCR {
         public var path: Path
         /// The skew taken out before reading, in degrees (the boxes are on the page as given).
         public var skewDegrees: Double
+        /// The pixels were a photo of a page on a darker ground, and the page alone was read, its
+        /// perspective taken out (the boxes are on the photo as given).
+        public var rectified: Bool
         /// More than the most words asked for were found.
         public var truncated: Bool
     }
@@ -65,7 +68,7 @@ public enum OCR {
         case Int32(DOCPREVIEW_OCR_PATH_SPARSE.rawValue): .sparse
         default: .gray
         }
-        return Reading(words: words, path: path, skewDegrees: Double(result.skew_degrees), truncated: result.truncated != 0)
+        return Reading(words: words, path: path, skewDegrees: Double(result.skew_degrees), rectified: result.rectified != 0, truncated: result.truncated != 0)
     }
 
     /// What a reading depends on besides the pixels: Tesseract's and Leptonica's versions and the

@@ -107,10 +107,10 @@ extension DocumentPipeline {
         var words = 0
         let languages = ocrVersion == nil ? nil : configuration.ocrLanguages
         // A document whose every page spends its budget stops at the document's: a worker's
-        // slot is not a stranger's for hours.
-        let deadline = ContinuousClock.now + .seconds(configuration.limits.jobSeconds * Self.textJobsPerDocument)
+        // slot is not a stranger's for hours (the service's clock, asked once a page).
+        let deadline = clock.instant + .seconds(configuration.limits.jobSeconds * Self.textJobsPerDocument)
         for page in 1...max(1, min(pages, DocumentText.maxPages)) {
-            if ContinuousClock.now > deadline || words > DocumentText.wordBudget(forBytes: document.size) {
+            if clock.instant > deadline || words > DocumentText.wordBudget(forBytes: document.size) {
                 text.truncated = true
                 break
             }
@@ -135,7 +135,7 @@ extension DocumentPipeline {
     }
 
     /// How many jobs' time (``Limits/jobSeconds``) one document's text may take.
-    static let textJobsPerDocument = 5.0
+    public static let textJobsPerDocument = 5.0
 
     /// What a document's text depends on besides its bytes: the reading (of the text layer, and of
     /// pixels where there is none), and for an office document the conversion to its pivot.

@@ -17,7 +17,7 @@ public enum OCRReading {
     /// Leptonica's versions and the languages' data.
     public static func version(languages: String) throws(PreviewError) -> String {
         do {
-            return "ocr/3 \(ppi)ppi deskew gray|local|sparse \(languages): \(try OCR.version(languages: languages))"
+            return "ocr/4 \(ppi)ppi photo-page deskew gray|local|sparse \(languages): \(try OCR.version(languages: languages))"
         } catch {
             throw unavailable(languages, error)
         }
@@ -36,7 +36,8 @@ public enum OCRReading {
             let hyphenated = word.next == .line && word.text.count > 1 && (word.text.hasSuffix("-") || word.text.hasSuffix("\u{AD}"))
             return PageText.Word(text: word.text, box: word.box.map { PageText.hundredths(Double($0) * scale) }, next: hyphenated ? .hyphen : word.next)
         }
-        return PageText(page: number, width: width, height: height, words: words, truncated: reading.truncated, ocrPath: reading.path.rawValue)
+        return PageText(page: number, width: width, height: height, words: words, truncated: reading.truncated,
+                        ocrPath: (reading.rectified ? "photo+" : "") + reading.path.rawValue)
     }
 
     /// Reads `pixels` within `seconds`, failures in the contract's words.

@@ -29,6 +29,9 @@ typedef struct {
     int32_t truncated;
     /// Which reading the words are (``docpreview_ocr_path``).
     int32_t path;
+    /// 1 when the pixels were a photo of a page on a darker ground and the page alone was read,
+    /// its perspective taken out (the boxes are still on the photo).
+    int32_t rectified;
 } docpreview_ocr_result;
 
 /// The readings of a page: Tesseract's own of the gray page (its global threshold), taken when it is
@@ -58,7 +61,8 @@ docpreview_ocr_engine *_Nullable docpreview_ocr_engine_create(const char *_Nonnu
 /// Frees `engine` (nothing when NULL).
 void docpreview_ocr_engine_free(docpreview_ocr_engine *_Nullable engine);
 /// Reads the words of `pixels` (`width` × `height`, `channels` of 1 (gray), 3 (RGB) or 4 (RGBA)
-/// bytes a pixel, `stride` bytes a row) taken at `ppi` pixels an inch: a skew estimate taken out
+/// bytes a pixel, `stride` bytes a row) taken at `ppi` pixels an inch: a photographed page found
+/// and brought to a rectangle (its corners on a darker ground), a skew estimate taken out
 /// (Leptonica), then `engine` (LSTM) on this thread alone along the paths of ``docpreview_ocr_path``,
 /// all of them within `deadline_ms` (a second look that would pass it is not taken). At most `max_words` words are kept. Fills `result`
 /// and returns 0, or returns a status and leaves `result` empty; `message` (of `message_size`

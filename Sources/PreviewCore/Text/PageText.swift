@@ -80,8 +80,9 @@ public struct PageText: Codable, Sendable, Equatable {
     public var words: [Word]
     /// Words past the bound on one page were left out.
     public var truncated: Bool
-    /// Which of OCR's readings the words are (`gray`, `local`, `sparse`: ``PreviewOCR``'s paths);
-    /// nil for a text layer's.
+    /// Which of OCR's readings the words are (`gray`, `local`, `sparse`: ``PreviewOCR``'s paths),
+    /// prefixed `photo+` when the page was found in a photo and its perspective taken out; nil for
+    /// a text layer's.
     public var ocrPath: String?
 
     public init(page: Int, width: Double, height: Double, words: [Word], truncated: Bool = false, ocrPath: String? = nil) {
