@@ -150,3 +150,37 @@ public enum ScanPDF {
         return PDFWriter.document(objects)
     }
 }
+
+/// A stats sheet: one Letter page with a header row and `rows` players, each with `columns` figures
+/// (games, minutes, percentages: whole numbers and tenths) in columns of their own, Helvetica 10 pt,
+/// every cell set where its column starts — the page whose figures OCR's automatic segmentation
+/// drops whole columns of.
+public enum StatsSheetPDF {
+    /// The figure in `column` of `row`: made from the two, never the same twice in a column.
+    public static func figure(row: Int, column: Int) -> String {
+        let value = (row * 37 + column * 113 + row * column * 7) % 900 + 10
+        return column % 3 == 0 ? String(value / 10) : "\(value / 10).\(value % 10)"
+    }
+
+    public static func make(rows: Int = 15, columns: Int = 10) -> [UInt8] {
+        var content = "BT /F1 10 Tf\n"
+        func cell(_ text: String, x: Int, y: Int) {
+            content += "1 0 0 1 \(x) \(y) Tm (\(text)) Tj\n"
+        }
+        cell("Player", x: 54, y: 720)
+        for column in 0..<columns { cell("C\(column + 1)", x: 170 + column * 40, y: 720) }
+        for row in 0..<rows {
+            let y = 700 - row * 16
+            cell("Player \(row + 1)", x: 54, y: y)
+            for column in 0..<columns { cell(figure(row: row, column: column), x: 170 + column * 40, y: y) }
+        }
+        content += "ET"
+        return PDFWriter.document([
+            "<< /Type /Catalog /Pages 2 0 R >>",
+            "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+        ])
+    }
+}
