@@ -254,16 +254,17 @@ let package = Package(
 
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
-        .testTarget(name: "RendererTests", dependencies: ["PreviewRenderers", "PreviewVips", "PreviewTestSupport"]),
+        .testTarget(name: "RendererTests", dependencies: ["PreviewCore", "PreviewRenderers", "PreviewVips", "PreviewPoppler", "PreviewOCR",
+                                                          "PreviewTestSupport"]),
         .testTarget(name: "StoreTests", dependencies: [
-            "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
-            "PreviewBackendTestSupport", "PreviewS3",
+            "PreviewCore", "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewComposition",
+            "PreviewPostgres", "PreviewS3", "PreviewTestSupport", "PreviewBackendTestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "ServerTests", dependencies: [
-            "PreviewServer", "PreviewWeb", "PreviewPostgres", "PreviewS3", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
-            "PreviewBackendTestSupport", "PreviewRenderers", "PreviewPoppler",
+            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewServer", "PreviewWeb", "PreviewPostgres", "PreviewS3",
+            "PreviewDocuments", "PreviewComposition", "PreviewRenderers", "PreviewPoppler", "PreviewTestSupport", "PreviewBackendTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

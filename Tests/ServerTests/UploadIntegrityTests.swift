@@ -176,7 +176,7 @@ import Testing
         let uploads = try documents.resumableUploads()
         let file = try Self.file()
         try await harness.test { client in
-            let (location, id) = try await Self.createWithFirstPart(client, of: file)
+            let (_, id) = try await Self.createWithFirstPart(client, of: file)
             let justKept = try uploads.staging.newPart(of: id, at: 300_000)
             try justKept.write(file[300_000...])
             let kept = try await uploads.staging.keep(justKept)
