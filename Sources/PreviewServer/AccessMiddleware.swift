@@ -44,7 +44,7 @@ struct AccessMiddleware: RouterMiddleware {
     static let uploadPaths: Set<String> = [PagePaths.upload, "/v1/documents"]
 
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
-        if let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!], !hosts.accepts(authority) {
+        if !hosts.accepts(request) {
             throw APIError(.misdirectedRequest, "This server does not answer to that host name.")
         }
         let writes = ![.get, .head, .options].contains(request.method)
@@ -66,16 +66,16 @@ struct AccessMiddleware: RouterMiddleware {
               !request.uri.path.hasPrefix(PagePaths.sharePrefix) else {
             return try await next(request, context)
         }
-        if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
+        switch access.presented(by: request) {
+        case .serviceToken:
             // The right token is never throttled: a stranger's guesses cannot lock the service out.
-            // Unless it is a weak one: then a throttled address's tokens are not checked at all.
+            // Unless it is a weak one: then a throttled address's tokens are not let in at all.
             try access.refuseWhileGuessing(from: context.clientAddress)
-            let token = String(bearer.dropFirst(7))
-            if access.credentials.isToken(token) {
-                var context = context
-                context.viaServiceToken = true
-                return try await next(request, context)
-            }
+            var context = context
+            context.viaServiceToken = true
+            return try await next(request, context)
+        case .otherToken(let token):
+            try access.refuseWhileGuessing(from: context.clientAddress)
             guard let device = try await devices.device(token: token) else {
                 try access.failedSignIn(from: context.clientAddress, logger: logger)
                 throw APIError(.unauthorized, "A valid bearer token is required.")
@@ -86,17 +86,17 @@ struct AccessMiddleware: RouterMiddleware {
             var context = context
             context.device = device
             return try await next(request, context)
-        }
-        if let cookie = Self.cookie(Access.cookieName, in: request), let session = access.sessions.session(cookie: cookie) {
+        case .session(let session):
             var (request, context) = (request, context)
             context.session = session
             if writes { try await Self.checkCSRF(&request, context: &context, session: session) }
             return try await next(request, context)
+        case .nothing:
+            if !writes && PagePaths.isPage(request.uri.path) {
+                return Response(status: .seeOther, headers: [.location: PagePaths.signIn(returningTo: request.uri.description), .cacheControl: "no-store"])
+            }
+            throw APIError(.unauthorized, "A valid bearer token is required.")
         }
-        if !writes && PagePaths.isPage(request.uri.path) {
-            return Response(status: .seeOther, headers: [.location: PagePaths.signIn(returningTo: request.uri.description), .cacheControl: "no-store"])
-        }
-        throw APIError(.unauthorized, "A valid bearer token is required.")
     }
 
     /// `context` with the grant of the signed URL `request` is, or the refusal. A URL of a share's
@@ -198,6 +198,30 @@ package final class Access: Sendable {
         self.trusted = trusted
         sessions = SessionStore(clock: clock)
         throttle = SignInThrottle(clock: clock)
+    }
+
+    /// What a request presents to be let in, read one way for the access middleware and for the
+    /// resumable upload's interim `104` (which goes only to a request that will be let in).
+    enum Presented {
+        /// The service token (compared in constant time).
+        case serviceToken
+        /// Another bearer token: a device's, or a guess.
+        case otherToken(String)
+        /// The cookie of a live signed-in session.
+        case session(Session)
+        case nothing
+    }
+
+    /// What `request` presents: a bearer token first, else a session's cookie.
+    func presented(by request: Request) -> Presented {
+        if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
+            let token = String(bearer.dropFirst(7))
+            return credentials.isToken(token) ? .serviceToken : .otherToken(token)
+        }
+        if let cookie = AccessMiddleware.cookie(Self.cookieName, in: request), let session = sessions.session(cookie: cookie) {
+            return .session(session)
+        }
+        return .nothing
     }
 
     /// With a guessable token, refuses (429) every token from `address` while the throttle holds

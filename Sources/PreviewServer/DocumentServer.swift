@@ -104,13 +104,14 @@ public struct DocumentServer: Sendable {
         let (access, hosts, documents) = (access, HostCheck(publicHosts: settings.publicHosts), documents)
         return UploadAnnouncement(spoken: settings.uploadDraftLatest ? ResumableDraft.stable.union(ResumableDraft.latest) : ResumableDraft.stable,
                                   scheme: settings.tls == nil ? "http" : "https", admits: { request in
-            if let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!], !hosts.accepts(authority) { return false }
+            guard hosts.accepts(request) else { return false }
             guard let access else { return true }
-            if let bearer = request.headers[.authorization], bearer.hasPrefix("Bearer ") {
-                // A weak token is checked only where the throttle sees the address: no 104 tells a guesser it was right.
-                return !access.guessable && access.credentials.isToken(String(bearer.dropFirst(7)))
+            switch access.presented(by: request) {
+            // A weak token is let in only where the throttle sees the address: no 104 tells a guesser it was right.
+            case .serviceToken: return !access.guessable
+            case .session: return true
+            case .otherToken, .nothing: return false
             }
-            return AccessMiddleware.cookie(Access.cookieName, in: request).flatMap(access.sessions.session(cookie:)) != nil
         }, limits: { draft in
             draft.limits(documents.uploadPolicy, maxFileBytes: documents.limits.maxFileBytes, secondsLeft: Int(documents.uploadPolicy.lifetime))
         })

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 
 /// The names this server answers to, against DNS rebinding: a page on an attacker's name that
 /// resolves to this server's address makes requests whose `Host` is the attacker's name, which no
@@ -9,6 +11,13 @@ struct HostCheck: Sendable {
 
     init(publicHosts: [String]) {
         names = Set(["localhost", "localhost.", "localhost.localdomain"] + publicHosts.map { $0.lowercased() })
+    }
+
+    /// Whether `request` is for this server, by its `:authority` or `Host` (one without either is:
+    /// HTTP/1.0 sends none).
+    func accepts(_ request: Request) -> Bool {
+        guard let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!] else { return true }
+        return accepts(authority)
     }
 
     /// Whether a request with this `Host` (or `:authority`) header is for this server.

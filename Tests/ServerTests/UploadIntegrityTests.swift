@@ -258,7 +258,7 @@ import Testing
                                         credentials: S3Credentials(accessKey: "stopped", secretKey: "stopped"), localFolder: local, cacheBytes: 1 << 20,
                                         lock: FileReferenceLock(file: local.appendingPathComponent("reference.lock"), offload: .forTests),
                                         offload: .forTests, logger: Logger(label: "test"))
-        let index = try #require(base.pipeline.store.index as? any PortableDatabase)
+        let index: any PortableDatabase = base.pipeline.store.index
         let uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: try S3UploadStaging(storage: storage, root: local, offload: .forTests))
         var settings = ServerSettings()
         settings.token = Self.token
