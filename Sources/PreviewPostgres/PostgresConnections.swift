@@ -12,6 +12,14 @@ import Synchronization
 /// Closed connections (the server went away) are dropped, never used, and the next call opens a
 /// new one, so a database restart costs the calls in flight only. Every query also has a deadline:
 /// a connection that gives no answer in time is closed, with the idle ones opened before it.
+///
+/// Why not postgres-nio's own `PostgresClient` (1.33): it has no deadline for a statement, so a
+/// server that stops answering without closing the socket (a partition, a hung host) holds a
+/// worker's lease renewal and a request for as long as TCP waits, where this pool closes the
+/// connection after `queryTimeout` and the caller answers 503; and it needs `run()` kept alive in a
+/// task of its own for its lifetime, which the one-shot commands (`list`, `verify`, `gc` on
+/// PostgreSQL) would have to start and stop around every use. The rest (connections awaited,
+/// transactions, conflicts run again) would be the same over it; adopt it once it bounds a query.
 public final class PostgresConnections: Sendable {
     private let configuration: PostgresConnection.Configuration
     private let logger: Logger

@@ -152,7 +152,12 @@ struct AccessMiddleware: RouterMiddleware {
         }
         guard type.hasPrefix("application/x-www-form-urlencoded") else { throw expired }
         let body = try await request.collectBody(upTo: 64 * 1024)
-        guard let presented = FormFields(body)["csrf"], session.isCSRFToken(presented) else { throw expired }
+        guard let presented = PostedForm.decode(CSRFField.self, from: body)?.csrf, session.isCSRFToken(presented) else { throw expired }
+    }
+
+    /// The field of a posted form that carries its session's CSRF token (the form's other fields are its route's).
+    private struct CSRFField: Decodable {
+        var csrf: String?
     }
 
     /// A 403 for a browser's write from another site; nil for same-origin requests and for clients

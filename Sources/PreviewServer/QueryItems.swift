@@ -5,7 +5,7 @@ import PreviewStore
 
 /// The query strings of our own links and clients: names as they are (ours), values percent-encoded
 /// but for the unreserved characters, so a stranger's text (a title, a highlight) stays one value
-/// and reads back the same by the form rules (``FormFields``).
+/// and reads back the same by the form rules (``QueryFields``).
 public enum QueryItems {
     private static let unreserved = CharacterSet.asciiAlphanumerics.union(.init(charactersIn: "-._~"))
 
@@ -61,10 +61,12 @@ extension Request {
     }
 }
 
-/// Fields encoded as `application/x-www-form-urlencoded` has them, a URL's query or a form's body
-/// (`a=1&b=x+y`): `+` is a space and `%2B` a plus, as browsers' forms, `URLSearchParams` and every
-/// client library write them. A value whose escapes are not UTF-8 is kept as it was sent.
-package struct FormFields {
+/// A URL's query fields, read by the `application/x-www-form-urlencoded` rules (`a=1&b=x+y`): `+`
+/// is a space and `%2B` a plus, as browsers' forms, `URLSearchParams` and every client library write
+/// them; a value whose escapes are not UTF-8 is kept as it was sent. Hummingbird's
+/// `URI.queryParameters` is not used for them: it leaves `+` a plus and keys undecoded. A posted
+/// form's body is read by Hummingbird's `URLEncodedFormDecoder` (``PostedForm``).
+package struct QueryFields {
     let items: [(name: String, value: String)]
 
     package init(_ encoded: String) {
@@ -72,10 +74,6 @@ package struct FormFields {
             guard let equals = pair.firstIndex(of: "=") else { return (Self.decoded(pair), "") }
             return (Self.decoded(pair[..<equals]), Self.decoded(pair[pair.index(after: equals)...]))
         }
-    }
-
-    package init(_ body: ByteBuffer) {
-        self.init(String(buffer: body))
     }
 
     private static func decoded(_ text: Substring) -> String {
@@ -90,6 +88,15 @@ package struct FormFields {
 }
 
 extension Request {
-    /// The query's fields, decoded by the form rules (``FormFields``): what every route reads.
-    package var queryFields: FormFields { FormFields(uri.query ?? "") }
+    /// The query's fields, decoded by the form rules (``QueryFields``): what every route reads.
+    package var queryFields: QueryFields { QueryFields(uri.query ?? "") }
+}
+
+/// A posted form's body (`application/x-www-form-urlencoded`) decoded by Hummingbird's
+/// `URLEncodedFormDecoder` into `Fields`; a body that is no such form decodes to nothing (`nil`), so
+/// its fields count as absent.
+package enum PostedForm {
+    package static func decode<Fields: Decodable>(_ type: Fields.Type, from body: ByteBuffer) -> Fields? {
+        try? URLEncodedFormDecoder().decode(Fields.self, from: String(buffer: body))
+    }
 }

@@ -45,9 +45,14 @@ struct SharePagesController {
             try await open(try context.parameters.require("token"), password: nil, client: context.clientAddress, visit: request.method == .get)
         }
         routes.add(.post, PagePaths.sharePrefix + ":token") { request, context in
-            let form = FormFields(try await request.body.collect(upTo: 16 * 1024))
-            return try await open(try context.parameters.require("token"), password: form["password"] ?? "", client: context.clientAddress)
+            let form = PostedForm.decode(PasswordForm.self, from: try await request.body.collect(upTo: 16 * 1024))
+            return try await open(try context.parameters.require("token"), password: form?.password ?? "", client: context.clientAddress)
         }
+    }
+
+    /// The password form's field.
+    struct PasswordForm: Decodable {
+        var password: String?
     }
 
     /// The page of the share `token` names: its document, or the password form (again, with 401,

@@ -22,12 +22,18 @@ enum SignInPage {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
+    /// The sign-in form's fields.
+    struct Form: Decodable {
+        var token: String?
+        var `return`: String?
+    }
+
     /// Checks the posted token; on success, a new session's cookie and a redirect.
     static func signIn(_ request: Request, context: ServerContext, access: Access?, logger: Logger) async throws -> Response {
-        let form = FormFields(try await request.body.collect(upTo: 8192))
-        let returnTo = safeReturn(form["return"] ?? "/")
+        let form = PostedForm.decode(Form.self, from: try await request.body.collect(upTo: 8192))
+        let returnTo = safeReturn(form?.return ?? "/")
         guard let access else { return Response(status: .seeOther, headers: [.location: returnTo]) }
-        switch access.signIn(token: form["token"], request: request, from: context.clientAddress, logger: logger) {
+        switch access.signIn(token: form?.token, request: request, from: context.clientAddress, logger: logger) {
         case .signedIn(let cookie):
             return Response(status: .seeOther, headers: [.location: returnTo, .setCookie: cookie])
         case .wrong:

@@ -12,12 +12,21 @@ import Testing
 /// them; what our own links and the CLI send reads back as it was.
 @Suite struct FormRulesTests {
     @Test func fieldsFollowTheFormRules() {
-        let fields = FormFields("title=Fall+transcript&plus=C%2B%2B&space=a%20b&empty=&bare&bad=100%ZZ&title=second")
+        let fields = QueryFields("title=Fall+transcript&plus=C%2B%2B&space=a%20b&empty=&bare&bad=100%ZZ&title=second")
         #expect(fields.get("title") == "Fall transcript" && fields.get("plus") == "C++" && fields.get("space") == "a b")
         #expect(fields.get("empty") == "" && fields.get("bare") == "" && fields.get("bad") == "100%ZZ", "an escape that is no UTF-8 is kept as sent")
         #expect(fields.get("missing") == nil && fields.items.count == 7)
         let ours = QueryItems.encoded([("title", "C++ & more = 100%"), ("school", "École")])
-        #expect(FormFields(ours).get("title") == "C++ & more = 100%" && FormFields(ours).get("school") == "École")
+        #expect(QueryFields(ours).get("title") == "C++ & more = 100%" && QueryFields(ours).get("school") == "École")
+    }
+
+    /// A posted form is read by Hummingbird's decoder with the same rules; a body that is no form
+    /// has no fields.
+    @Test func aPostedFormFollowsTheFormRules() {
+        struct Fields: Decodable { var title: String?; var plus: String?; var missing: String? }
+        let form = PostedForm.decode(Fields.self, from: ByteBuffer(string: "title=Fall+transcript&plus=C%2B%2B&other=1"))
+        #expect(form?.title == "Fall transcript" && form?.plus == "C++" && form?.missing == nil)
+        #expect(PostedForm.decode(Fields.self, from: ByteBuffer(string: "title=100%ZZ")) == nil)
     }
 
     @Test func labelsAndSearchesReadPlusAsASpace() async throws {
