@@ -109,7 +109,8 @@ let package = Package(
         .target(name: "PreviewOCR", dependencies: ["COCR", "PreviewCore"]),
 
         // No C imports: kinds, detection, rules, verdicts, errors, the renderer contract.
-        .target(name: "PreviewCore"),
+        // The core: no C library; swift-metrics for the one declaration of every metric (ServiceMetrics).
+        .target(name: "PreviewCore", dependencies: [.product(name: "Metrics", package: "swift-metrics")]),
 
         // The renderers (video, PDF, image; office, text and CSV through a PDF pivot) on top of the wrappers.
         // Starts renderer children on pipes that no other child inherits (pipe2 + posix_spawn).

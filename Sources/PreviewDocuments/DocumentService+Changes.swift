@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import PreviewCore
 import PreviewStore
 
@@ -40,7 +39,7 @@ extension DocumentService {
         guard !deletion.versions.isEmpty else {
             throw PreviewError(.notFound, version.map { "No version \($0) of document \(id)." } ?? "No document \(id).")
         }
-        Counter(label: "docpreview_deletions_total").increment()
+        ServiceMetrics.deletions()
         pipeline.logger.info("document deleted", metadata: ["preview.document": "\(id)", "preview.versions": "\(deletion.versions.count)",
                                                             "preview.cancelled_jobs": "\(deletion.cancelledJobs)"])
         return deletion

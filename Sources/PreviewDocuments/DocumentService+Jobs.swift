@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import PreviewCore
 import PreviewPipeline
 import PreviewStore
@@ -96,7 +95,7 @@ extension DocumentService {
 
     /// Records the progress of a playback job's transcode on its row.
     private func report(_ fraction: Double, of job: JobRecord) async {
-        Gauge(label: "docpreview_playback_progress_ratio").record(fraction)
+        ServiceMetrics.playbackProgressRatio(fraction)
         do {
             try await queue.reportProgress(job, fraction: fraction)
             changes.changed(job.documentID)

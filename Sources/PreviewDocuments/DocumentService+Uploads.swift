@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import PreviewCore
 import PreviewStore
 
@@ -155,7 +154,7 @@ extension DocumentService {
             do {
                 try await uploads.staging.copy(part, into: writer)
             } catch let damaged as DamagedUploadPart {
-                Counter(label: "docpreview_upload_parts_damaged_total").increment()
+                ServiceMetrics.uploadPartsDamaged()
                 throw try await rollBack(session.id, to: damaged.part.start, uploads)
             }
         }

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Metrics
 import PreviewCore
 import PreviewFetch
 import PreviewStore
@@ -153,13 +152,13 @@ public struct DownloadWorker: Service {
         case let .success(document):
             let recorded = try await queue.finish(download, documentID: document.id)
             faults.clear(logger: logger, proof: .write, backoff: backoff)
-            Counter(label: "docpreview_downloads_total", dimensions: [("outcome", recorded ? "done" : "lease_lost")]).increment()
+            ServiceMetrics.downloads(outcome: recorded ? "done" : "lease_lost")
             logger.info("download done", metadata: ["preview.document": "\(document.id)"])
         case let .failure(report):
             let recorded = try await queue.fail(download, error: report.error, retryable: report.retryable)
             faults.clear(logger: logger, proof: .database, backoff: backoff)
             let retrying = recorded.status == .queued
-            Counter(label: "docpreview_downloads_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
+            ServiceMetrics.downloads(outcome: retrying ? "retry" : "failed")
             logger.info("download failed", metadata: ["preview.code": "\(report.error.code)", "preview.reason": "\(report.error.message)",
                                                       "preview.status": "\(recorded.status.rawValue)"])
         }

@@ -1,5 +1,4 @@
 import Logging
-import Metrics
 import PreviewCore
 import PreviewStore
 
@@ -37,7 +36,7 @@ public final class FaultBurst: Sendable {
     /// Counts `fault`, met by a write (`write`) or by a call to the database, and tells it when it
     /// starts a burst (or a minute has passed).
     public func record(_ fault: StoreFault, cause: any Error, write: Bool = false, logger: Logger) {
-        Counter(label: "docpreview_store_faults_total", dimensions: [("fault", fault.rawValue), ("place", place)]).increment()
+        ServiceMetrics.storeFaults(fault: fault.rawValue, place: place)
         let told: (first: Bool, count: Int)? = state.withLock { state in
             let first = state.fault != fault
             if first { (state.count, state.writes) = (0, false) }

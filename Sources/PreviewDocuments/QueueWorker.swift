@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Metrics
 import PreviewCore
 import PreviewPipeline
 import PreviewStore
@@ -168,15 +167,14 @@ public struct QueueWorker: Service {
         let started = ContinuousClock.now
         // From when the job could run (its upload's commit, for a new one) to its lease: the queue's wake-up.
         let waited = max(0, Date().timeIntervalSince(job.availableAt))
-        Timer(label: "docpreview_job_wait_seconds", dimensions: [("kind", job.kind.rawValue)]).recordNanoseconds(Int64(waited * 1e9))
+        ServiceMetrics.jobWaitSeconds(nanoseconds: Int64(waited * 1e9), kind: job.kind.rawValue)
         logger[metadataKey: "preview.waited_ms"] = "\((waited * 10_000).rounded() / 10)"
         let documents = documents
         let heartbeat = Task { [logger] in await renewLease(of: job, logger: logger) }
         let outcome = await documents.outcome(of: job, document)
         heartbeat.cancel()
         if Task.isCancelled { return false }
-        Timer(label: "docpreview_job_duration_seconds", dimensions: [("kind", document.kind.rawValue)])
-            .recordNanoseconds(started.duration(to: .now).nanoseconds)
+        ServiceMetrics.jobDurationSeconds(nanoseconds: started.duration(to: .now).nanoseconds, kind: document.kind.rawValue)
         // While the store refuses the outcome (a full disk under SQLite, a database outage), it is
         // recorded again until it is or the lease runs out.
         do {
@@ -199,17 +197,17 @@ public struct QueueWorker: Service {
         switch try await documents.finish(job, with: outcome) {
         case .done:
             faults.clear(logger: logger, proof: .write, backoff: backoff)
-            Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "done")]).increment()
+            ServiceMetrics.jobs(outcome: "done")
             logger.info("job done", metadata: ["preview.ms": "\(started.duration(to: .now).roundedMilliseconds)"])
         case let .failed(code, retrying):
-            Counter(label: "docpreview_jobs_total", dimensions: [("outcome", retrying ? "retry" : "failed")]).increment()
+            ServiceMetrics.jobs(outcome: retrying ? "retry" : "failed")
             logger.info("job failed", metadata: ["preview.code": "\(code)", "preview.status": "\(retrying ? JobRecord.Status.queued : .failed)"])
         case let .released(refusal):
             // The store refused, not the file: the slots pause and the fault is told once.
             _ = faults.recordRefusal(refusal, write: true, pausing: backoff, logger: logger)
-            Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "released")]).increment()
+            ServiceMetrics.jobs(outcome: "released")
         case .leaseLost:
-            Counter(label: "docpreview_jobs_total", dimensions: [("outcome", "lease_lost")]).increment()
+            ServiceMetrics.jobs(outcome: "lease_lost")
             logger.warning("job finished after its lease ran out and was taken over; the new owner's outcome stands")
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import PreviewCore
 import PreviewStore
 
@@ -26,7 +25,7 @@ extension DocumentPipeline {
 
     func report(_ eviction: PreviewEviction) {
         guard eviction.derivatives > 0 else { return }
-        Counter(label: "docpreview_previews_evicted_total").increment(by: eviction.derivatives)
+        ServiceMetrics.previewsEvicted(by: eviction.derivatives)
         logger.info("evicted previews over the budget", metadata: ["preview.evicted": "\(eviction.derivatives)",
                                                                     "preview.bytes": "\(eviction.bytes)"])
     }

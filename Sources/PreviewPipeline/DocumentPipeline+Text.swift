@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import PreviewCore
 import PreviewRenderers
 import PreviewStore
@@ -74,7 +73,7 @@ extension DocumentPipeline {
             }
             text.pageCount = read.count
             for page in read {
-                if let path = page.ocrPath { Counter(label: "docpreview_ocr_pages_total", dimensions: [("path", path)]).increment() }
+                if let path = page.ocrPath { ServiceMetrics.ocrPages(path: path) }
             }
             let bytes: [UInt8]
             let result: BlobHash

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Metrics
 import PreviewCore
 import PreviewStore
 import Synchronization
@@ -69,7 +68,7 @@ final class BlobCache: Sendable {
     private func isIntact(_ url: URL, _ hash: BlobHash) async -> Bool {
         if (try? await VerifiedFiles.shared.holds(url, hash, hashingOn: offload)) == true { return true }
         Logger(label: "docpreview.blob-cache").error("a local copy of a blob is damaged; it is fetched again", metadata: ["preview.sha256": "\(hash)"])
-        Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "cache"), ("problem", "damaged")]).increment()
+        ServiceMetrics.damagedBlobs(kind: "cache", problem: "damaged")
         forget(hash)
         return false
     }
@@ -89,7 +88,7 @@ final class BlobCache: Sendable {
             case let .found(url):
                 guard await isIntact(url, hash) else { continue }
                 hits.add(1, ordering: .relaxed)
-                Counter(label: "docpreview_blob_cache_total", dimensions: [("result", "hit")]).increment()
+                ServiceMetrics.blobCache(result: "hit")
                 return url
             case .wait:
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
@@ -106,7 +105,7 @@ final class BlobCache: Sendable {
         }
         defer { for waiter in state.withLock({ $0.downloading.removeValue(forKey: hash) ?? [] }) { waiter.resume() } }
         misses.add(1, ordering: .relaxed)
-        Counter(label: "docpreview_blob_cache_total", dimensions: [("result", "miss")]).increment()
+        ServiceMetrics.blobCache(result: "miss")
         let temporary = staging.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: temporary) }
         try await fetch(temporary)
@@ -181,7 +180,7 @@ final class BlobCache: Sendable {
             try? FileManager.default.removeItem(at: path(of: hash))
             state.entries[hash] = nil
             state.total -= entry.size
-            Counter(label: "docpreview_blob_cache_evictions_total").increment()
+            ServiceMetrics.blobCacheEvictions()
         }
     }
 }

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewStore
@@ -101,7 +100,7 @@ public final class S3BlobStorage: BlobStorage {
             // The object under this name holds other bytes than its name says: damaged behind our back.
             // These bytes hash to the name, so they replace it.
             logger.error("a damaged object was replaced by an upload of its bytes", metadata: ["preview.sha256": "\(hash)"])
-            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "object"), ("problem", "repaired")]).increment()
+            ServiceMetrics.damagedBlobs(kind: "object", problem: "repaired")
             created = try await store(replacing: true)
         }
         if !created, role == .original, await self.role(of: hash) == .derivative {

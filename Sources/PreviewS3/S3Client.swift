@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Logging
-import Metrics
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -245,7 +244,7 @@ final class S3Client: Sendable {
 
     private func count(_ method: String, status: Int?) {
         made.withLock { $0[method, default: 0] += 1 }
-        Counter(label: "docpreview_s3_requests_total", dimensions: [("method", method), ("status", status.map(String.init) ?? "error")]).increment()
+        ServiceMetrics.s3Requests(method: method, status: status.map(String.init) ?? "error")
     }
 
     /// The S3 error in `body` (`<Error><Code>…</Code><Message>…</Message>`), or one named after `status`.

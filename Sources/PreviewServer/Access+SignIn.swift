@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
+import PreviewCore
 
 /// A browser's session, begun by the sign-in form (PreviewWeb's page) with the token: a random
 /// cookie, `HttpOnly`, `SameSite=Strict`, `Secure` under TLS or behind a TLS proxy, ending with the
@@ -31,7 +31,7 @@ extension Access {
             return .wrong
         }
         throttle.recordSuccess(from: address)
-        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "signed_in")]).increment()
+        ServiceMetrics.signins(outcome: "signed_in")
         let lifetime = SessionStore.absoluteLifetime.components.seconds
         return .signedIn(setCookie: "\(Self.cookieName)=\(sessions.create()); Path=/; Max-Age=\(lifetime); HttpOnly; SameSite=Strict\(secure(request))")
     }

@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -113,10 +112,10 @@ struct AccessMiddleware: RouterMiddleware {
                 try await shares.admit(share: share, original: request.uri.path.hasSuffix("/content"), download: download)
                 context.signedGrant?.share = share
             }
-            Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "accepted")]).increment()
+            ServiceMetrics.signedUrls(outcome: "accepted")
             return context
         } catch {
-            Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "refused")]).increment()
+            ServiceMetrics.signedUrls(outcome: "refused")
             throw error
         }
     }
@@ -128,10 +127,10 @@ struct AccessMiddleware: RouterMiddleware {
             guard let grant = try signed.verify(iiifPath: request.uri.path) else { return nil }
             guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
             if let share = grant.share { try await shares.admit(share: share, original: false, download: false) }
-            Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "accepted")]).increment()
+            ServiceMetrics.signedUrls(outcome: "accepted")
             return grant
         } catch {
-            Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "refused")]).increment()
+            ServiceMetrics.signedUrls(outcome: "refused")
             throw error
         }
     }
@@ -240,13 +239,13 @@ package final class Access: Sendable {
     /// (or everyone) is locked out, counting nothing.
     func failedSignIn(from address: String, logger: Logger) throws {
         if let wait = throttle.attempt(from: address) { throw Self.throttled(wait) }
-        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "wrong_token")]).increment()
+        ServiceMetrics.signins(outcome: "wrong_token")
         logger.warning("wrong token", metadata: ["preview.client": "\(address)"])
     }
 
     /// The 429 of a throttled address, counted, its `Retry-After` at least a second.
     private static func throttled(_ wait: Duration) -> APIError {
-        Counter(label: "docpreview_signins_total", dimensions: [("outcome", "throttled")]).increment()
+        ServiceMetrics.signins(outcome: "throttled")
         return APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
                         headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import PreviewCore
 
 /// How many connections the server holds, overall and from one client address. A connection past
@@ -61,10 +60,10 @@ final class ConnectionBudget: Sendable {
         }
         switch admission {
         case let .failure(refusal):
-            Counter(label: "docpreview_connections_shed_total", dimensions: [("reason", refusal.rawValue)]).increment()
+            ServiceMetrics.connectionsShed(reason: refusal.rawValue)
         case .success:
-            if evicted != nil { Counter(label: "docpreview_connections_shed_total", dimensions: [("reason", "fair_share")]).increment() }
-            Gauge(label: "docpreview_connections_open").record(held)
+            if evicted != nil { ServiceMetrics.connectionsShed(reason: "fair_share") }
+            ServiceMetrics.connectionsOpen(held)
         }
         evicted?()
         return admission
@@ -77,7 +76,7 @@ final class ConnectionBudget: Sendable {
             if state.byClient[place.address]?.isEmpty == true { state.byClient[place.address] = nil }
             state.held -= 1
         }
-        Gauge(label: "docpreview_connections_open").record(held)
+        ServiceMetrics.connectionsOpen(held)
     }
 
     /// Connections held now.

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -33,7 +32,7 @@ struct FaultMiddleware: RouterMiddleware {
                 faults.record(fault, cause: error, logger: context.logger)
                 throw APIError(fault.previewError)
             }
-            Counter(label: "docpreview_internal_errors_total").increment()
+            ServiceMetrics.internalErrors()
             context.logger.error("request failed", metadata: ["preview.error": "\(error)", "preview.path": "\(request.uri.path)"])
             throw APIError(.internal, "Something went wrong on our side; it has been logged.")
         }

@@ -1,5 +1,4 @@
 import Logging
-import Metrics
 import PreviewCore
 import PreviewDocuments
 
@@ -38,7 +37,7 @@ final class PreviewKeeping: Sendable {
     func keep(_ outcome: DocumentService.RenderedPreview) {
         guard outcome.new != nil else { return }
         guard pending.increment(below: Self.maxPending) else {
-            Counter(label: "docpreview_previews_not_kept_total", dimensions: [("reason", "backlog")]).increment()
+            ServiceMetrics.previewsNotKept(reason: "backlog")
             return
         }
         let (documents, delay, logger, pending) = (documents, delay, logger, pending)
@@ -48,7 +47,7 @@ final class PreviewKeeping: Sendable {
             do {
                 try await documents.keep(outcome)
             } catch {
-                Counter(label: "docpreview_previews_not_kept_total", dimensions: [("reason", "failed")]).increment()
+                ServiceMetrics.previewsNotKept(reason: "failed")
                 logger.error("a rendered preview could not be kept; it is rendered again when asked for",
                              metadata: ["preview.derivative": "\(outcome.record.resultSha256)", "preview.error": "\(error)"])
             }

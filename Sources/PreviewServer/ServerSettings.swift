@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import NIOSSL
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments

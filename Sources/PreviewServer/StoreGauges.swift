@@ -1,5 +1,4 @@
 import Logging
-import Metrics
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -22,10 +21,10 @@ final class StoreGauges: Sendable {
             let refresh = Task {
                 do {
                     try await Self.record(documents)
-                    Gauge(label: "docpreview_store_up").record(1)
+                    ServiceMetrics.storeUp(1)
                     faults.clear(logger: logger, proof: .database)
                 } catch {
-                    Gauge(label: "docpreview_store_up").record(0)
+                    ServiceMetrics.storeUp(0)
                     if let fault = StoreFault(error) {
                         faults.record(fault, cause: error, logger: logger)
                     } else {
@@ -42,15 +41,15 @@ final class StoreGauges: Sendable {
 
     private static func record(_ documents: DocumentService) async throws {
         for (status, count) in try await documents.jobCounts() {
-            Gauge(label: "docpreview_jobs", dimensions: [("status", status.rawValue)]).record(count)
+            ServiceMetrics.jobsByStatus(count, status: status.rawValue)
         }
         let statistics = try await documents.statistics(owner: nil)
-        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "logical")]).record(statistics.logicalBytes)
-        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "stored")]).record(statistics.storedBytes)
-        Gauge(label: "docpreview_store_bytes", dimensions: [("kind", "previews")]).record(statistics.previewBytes)
-        Gauge(label: "docpreview_documents").record(statistics.documents)
-        Gauge(label: "docpreview_uploads_open").record(statistics.openUploads ?? 0)
-        Gauge(label: "docpreview_uploads_staged_bytes").record(statistics.stagedUploadBytes ?? 0)
+        ServiceMetrics.storeBytes(statistics.logicalBytes, kind: "logical")
+        ServiceMetrics.storeBytes(statistics.storedBytes, kind: "stored")
+        ServiceMetrics.storeBytes(statistics.previewBytes, kind: "previews")
+        ServiceMetrics.documentsStored(statistics.documents)
+        ServiceMetrics.uploadsOpen(statistics.openUploads ?? 0)
+        ServiceMetrics.uploadsStagedBytes(statistics.stagedUploadBytes ?? 0)
     }
 
     /// Returns when `task` ends or `limit` has passed, whichever is first; the task runs on.

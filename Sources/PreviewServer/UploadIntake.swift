@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -58,7 +57,7 @@ package struct UploadIntake: Sendable {
         let limit = documents.limits.maxFileBytes
         try await admitQueued()
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "too_large")]).increment()
+            ServiceMetrics.uploads(outcome: "too_large")
             throw UploadReceiver.tooLarge(limit)
         }
         let writer = try documents.receiving()
@@ -81,12 +80,12 @@ package struct UploadIntake: Sendable {
         do {
             (document, job) = try await documents.accept(writer, labels: labels)
         } catch let refusal as PreviewError where refusal.code.disposition == .refused {
-            Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "refused")]).increment()
+            ServiceMetrics.uploads(outcome: "refused")
             context.logger.info("upload refused", metadata: ["preview.code": "\(refusal.code)"])
             throw refusal
         }
         queueDepth.noteEnqueued()
-        Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
+        ServiceMetrics.uploads(outcome: "accepted")
         // context.logger carries Hummingbird's request id.
         context.logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
                                                           "preview.sha256": "\(document.sha256)"])

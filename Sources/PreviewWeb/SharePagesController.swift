@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import Logging
-import Metrics
 import PreviewCore
 import PreviewDocuments
 import PreviewServer
@@ -68,13 +67,13 @@ struct SharePagesController {
         }
         let share = opened.share
         if let wait = visits.perAddress.take(["address:" + client]) ?? visits.perShare.take(["share:" + share.id]) {
-            Counter(label: "docpreview_shares_total", dimensions: [("event", "paced")]).increment()
+            ServiceMetrics.shares(event: "paced")
             return SharedPage.throttled(after: wait, openings: true)
         }
         if let hash = share.passwordHash {
             guard let password else { return SharedPage.passwordForm(token: token, wrong: false) }
             if let wait = perAddress.attempt(from: client) ?? perShare.attempt(from: share.id) {
-                Counter(label: "docpreview_shares_total", dimensions: [("event", "throttled")]).increment()
+                ServiceMetrics.shares(event: "throttled")
                 return SharedPage.throttled(after: wait)
             }
             guard try await checkPassword(password, hash) else {
@@ -85,7 +84,7 @@ struct SharePagesController {
             perAddress.recordSuccess(from: client)
         }
         let playback = try await documents.showShare(share, document: opened.document, counted: visit)
-        Counter(label: "docpreview_shares_total", dimensions: [("event", "opened")]).increment()
+        ServiceMetrics.shares(event: "opened")
         let described = await documents.pageDescriptions(of: opened.document, pages: 1...PageParts.maxPages)
         return SharedPage.response(opened.document, share: share, playback: playback, texts: described,
                                    rules: documents.rules, signed: signed)
@@ -95,7 +94,7 @@ struct SharePagesController {
     /// `Retry-After` when ``maxPasswordChecks`` already wait.
     private func checkPassword(_ password: String, _ hash: String) async throws -> Bool {
         guard passwordChecks.increment(below: Self.maxPasswordChecks) else {
-            Counter(label: "docpreview_shares_total", dimensions: [("event", "busy")]).increment()
+            ServiceMetrics.shares(event: "busy")
             throw APIError(PreviewError(.unavailable, "Too many passwords are being checked; try again in a moment."), headers: [.retryAfter: "1"])
         }
         defer { passwordChecks.withLock { $0 -= 1 } }

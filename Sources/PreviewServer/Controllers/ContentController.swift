@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -156,10 +155,10 @@ struct ContentController {
             headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(size)"
         case .unsatisfiable:
             headers[.contentRange] = "bytes */\(size)"
-            Counter(label: "docpreview_content_responses_total", dimensions: [("status", "416")]).increment()
+            ServiceMetrics.contentResponses(status: "416")
             throw APIError(.rangeNotSatisfiable, "The range is outside the \(size) bytes.", headers: headers)
         }
-        Counter(label: "docpreview_content_responses_total", dimensions: [("status", "\(status.code)")]).increment()
+        ServiceMetrics.contentResponses(status: "\(status.code)")
         headers[.contentLength] = "\(bytes.count)"
         if request.method == .head { return Response(status: status, headers: headers) }
         let body = try await checkedBody(source, hash: hash, size: size, bytes: bytes, whole: range == .whole, channel: channel)
@@ -210,7 +209,7 @@ struct ContentController {
     /// The error object of a blob that is missing or does not hash to its name, logged and counted.
     private func damaged(_ hash: BlobHash, missing: Bool = false) -> APIError {
         logger.error(missing ? "a stored file is missing" : "a stored file is damaged", metadata: ["preview.sha256": "\(hash)"])
-        Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original"), ("problem", missing ? "missing" : "damaged")]).increment()
+        ServiceMetrics.damagedBlobs(kind: "original", problem: missing ? "missing" : "damaged")
         return APIError(.storeDamaged, "The stored file is \(missing ? "missing" : "damaged"); it cannot be served. Uploading it again repairs it.")
     }
 
@@ -244,7 +243,7 @@ struct ContentController {
             }
             if let expected, let digest, digest.withLock({ BlobHash($0.finalize()) }) != expected {
                 logger.error("a stored original is damaged; its download was aborted", metadata: ["preview.sha256": "\(expected)"])
-                Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original"), ("problem", "damaged")]).increment()
+                ServiceMetrics.damagedBlobs(kind: "original", problem: "damaged")
                 throw PreviewError(.storeDamaged, "The stored file is damaged.")
             }
             if let held { try await writer.write(ByteBuffer(bytes: held)) }
@@ -295,7 +294,7 @@ struct ContentController {
                 offset += chunk.count
                 if let expected, let hasher, offset > range.upperBound, hasher.withLock({ BlobHash($0.finalize()) }) != expected {
                     logger.error("a stored original is damaged; its download was aborted", metadata: ["preview.sha256": "\(expected)"])
-                    Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "original"), ("problem", "damaged")]).increment()
+                    ServiceMetrics.damagedBlobs(kind: "original", problem: "damaged")
                     throw PreviewError(.storeDamaged, "The stored file is damaged.")
                 }
                 try await writer.write(ByteBuffer(bytes: chunk))

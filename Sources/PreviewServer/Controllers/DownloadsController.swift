@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -117,7 +116,7 @@ struct DownloadsController {
             let sender = DocumentService.LinkSender(device: context.device, owner: context.device == nil ? submission.owner : nil)
             let documents = documents
             let (download, created) = try await documents.submitDownload(url: submission.url, clientID: submission.clientID, clientTimestamp: submission.timestamp, from: sender)
-            Counter(label: "docpreview_download_requests_total", dimensions: [("outcome", created ? "queued" : "repeated")]).increment()
+            ServiceMetrics.downloadRequests(outcome: created ? "queued" : "repeated")
             let message = created ? "Queued for download." : Self.repeatedMessage(download)
             return try JSON.response(Envelope(status: created ? "queued" : download.status.rawValue, downloadID: download.id, message: message,
                                               timestamp: Self.now(), error: nil),

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -85,7 +84,7 @@ struct IIIFController {
             if bytes == nil { bytes = await documents.intactBytes(of: made.hash) }
         }
         guard let bytes, let hash else { throw APIError(.internal, "The image could not be read back from the store; try again.") }
-        Counter(label: "docpreview_iiif_images_total", dimensions: [("kind", keeping ? "tile" : "region")]).increment()
+        ServiceMetrics.iiifImages(kind: keeping ? "tile" : "region")
         return Response(status: .ok, headers: headers(identifier, etag: hash, format: wanted.format), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -74,7 +73,7 @@ struct PreviewsController {
         if bytes == nil {
             context.logger.error("a stored preview is damaged or missing; rendering it again",
                                  metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])
-            Counter(label: "docpreview_damaged_blobs_total", dimensions: [("kind", "preview"), ("problem", "damaged")]).increment()
+            ServiceMetrics.damagedBlobs(kind: "preview", problem: "damaged")
             record = try await documents.repairPreview(wanted, of: document)
             let repaired = record.resultSha256
             bytes = await documents.intactBytes(of: repaired)
@@ -93,8 +92,7 @@ struct PreviewsController {
             let started = ContinuousClock.now
             let documents = documents
             let made = try await documents.renderPreview(request, of: document)
-            Timer(label: "docpreview_preview_render_seconds", dimensions: [("kind", document.kind.category.rawValue)])
-                .recordNanoseconds(started.duration(to: .now).nanoseconds)
+            ServiceMetrics.previewRenderSeconds(nanoseconds: started.duration(to: .now).nanoseconds, kind: document.kind.category.rawValue)
             return made
         }
     }

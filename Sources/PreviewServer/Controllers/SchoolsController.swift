@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Metrics
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -32,7 +31,7 @@ struct SchoolsController {
             // A password's hash takes a quarter of a second on purpose: on the hashes lane.
             let shares = try await documents.shareWithSchools(id, asked)
             let made = shares.filter { $0.token != nil }.count
-            if made > 0 { Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment(by: made) }
+            if made > 0 { ServiceMetrics.shares(event: "created", by: made) }
             context.logger.info("document shared with schools", metadata: ["preview.document": "\(id)", "preview.schools": "\(shares.count)",
                                                                           "preview.made": "\(made)"])
             let origin = settings.origin(of: request)

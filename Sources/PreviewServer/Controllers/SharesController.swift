@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -66,7 +65,7 @@ struct SharesController {
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
             let (share, _) = try await documents.share(id, asked)
-            Counter(label: "docpreview_shares_total", dimensions: [("event", "created")]).increment()
+            ServiceMetrics.shares(event: "created")
             context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
             return try JSON.response(ShareView(share, origin: settings.origin(of: request), now: documents.clock.now), status: .created)
         }
@@ -79,7 +78,7 @@ struct SharesController {
             let id = try context.parameters.require("id")
             let documents = documents
             try await documents.revokeShare(id)
-            Counter(label: "docpreview_shares_total", dimensions: [("event", "revoked")]).increment()
+            ServiceMetrics.shares(event: "revoked")
             return try JSON.response(["share_id": id, "status": "revoked"])
         }
         routes.add(.get, "/v1/shares/:id/visits") { _, context in

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Metrics
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -44,7 +43,7 @@ struct SignedURLsController {
             let documents = documents
             let document = try await documents.document(id: id)
             let playback = try await documents.view(of: document).playback
-            Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", "issued")]).increment()
+            ServiceMetrics.signedUrls(outcome: "issued")
             return try JSON.response(Self.links(for: document, playback: playback, signed: signed,
                                                 expires: documents.clock.unixSeconds + seconds))
         }

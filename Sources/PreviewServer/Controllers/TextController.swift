@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -97,18 +96,18 @@ struct TextController {
         do {
             try searchPace.check(context.paceKeys(owner: owner), "searches of these documents")
         } catch {
-            Counter(label: "docpreview_searches_total", dimensions: [("outcome", "paced")]).increment()
+            ServiceMetrics.searches(outcome: "paced")
             throw error
         }
         let page: DocumentService.StoreSearchPage
         do {
             page = try await documents.searchStore(hits, owner: owner, type: type, limit: limit, offset: offset)
         } catch let error as PreviewError where error.code == .timeout {
-            Counter(label: "docpreview_searches_total", dimensions: [("outcome", "timed_out")]).increment()
+            ServiceMetrics.searches(outcome: "timed_out")
             logger.warning("a search ran out of its time", metadata: ["preview.query_length": "\(hits.text.count)", "preview.owner": "\(owner ?? "*")"])
             throw error
         }
-        Counter(label: "docpreview_searches_total", dimensions: [("outcome", "answered")]).increment()
+        ServiceMetrics.searches(outcome: "answered")
         return try JSON.response(StoreSearchView(query: hits.text, page), headers: [.cacheControl: "private, no-cache"])
     }
 

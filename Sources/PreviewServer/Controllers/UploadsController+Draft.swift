@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Metrics
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -104,7 +103,7 @@ extension UploadsController {
             let session = try await documents.createUpload(id: announced ?? UploadSession.newID(), owner: fields["owner"] ?? "",
                                                            client: context.clientAddress, front: .draft, fields: fields,
                                                            length: length)
-            Counter(label: "docpreview_resumable_uploads_total", dimensions: [("front", "draft-\(draft.version)")]).increment()
+            ServiceMetrics.resumableUploads(front: "draft-\(draft.version)")
             let appended = try await append(request, context: context, to: session.id, through: .draft, at: 0, length: length, ends: ends,
                                             checksum: nil, metric: "draft-\(draft.version)")
             return try answer(appended, draft: draft, created: true, request: request)

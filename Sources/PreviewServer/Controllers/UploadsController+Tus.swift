@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Metrics
 import PreviewCore
 import PreviewDocuments
 import PreviewStore
@@ -38,7 +37,7 @@ extension UploadsController {
                 let fields = fields(request, extra: metadata)
                 let session = try await documents.createUpload(owner: fields["owner"] ?? "", client: context.clientAddress, front: .tus,
                                                                fields: fields, length: length)
-                Counter(label: "docpreview_resumable_uploads_total", dimensions: [("front", "tus")]).increment()
+                ServiceMetrics.resumableUploads(front: "tus")
                 var headers = Self.tusHeaders()
                 headers[.location] = uploadURL(session.id, request: request, under: Self.tusPath)
                 headers[HTTPField.Name("Upload-Expires")!] = Self.httpDate(session.expiresAt)

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import Metrics
 import NIOCore
 import PreviewCore
 import PreviewDocuments
@@ -50,7 +49,7 @@ struct UploadsController {
             let appended = try await append(request, claimed: claimed, through: front, at: offset, length: length, ends: ends,
                                             checksum: checksum, pace: intake.pace(for: ticket))
             await claimed.release()
-            Counter(label: "docpreview_resumable_appends_total", dimensions: [("front", metric), ("outcome", "kept")]).increment()
+            ServiceMetrics.resumableAppends(front: metric, outcome: "kept")
             return appended
         } catch let UploadRefusal.completed(session) where Self.replays(request, completing: session, from: offset) {
             // The request that completed the upload, sent again (its answer was lost): the same answer.
@@ -59,7 +58,7 @@ struct UploadsController {
             return Appended(session: session, completion: (try await documents.document(id: documentID), session.jobID))
         } catch {
             await claimed.release()
-            Counter(label: "docpreview_resumable_appends_total", dimensions: [("front", metric), ("outcome", Self.outcome(error))]).increment()
+            ServiceMetrics.resumableAppends(front: metric, outcome: Self.outcome(error))
             throw error
         }
     }
@@ -94,7 +93,7 @@ struct UploadsController {
         guard ends || session.isFullyReceived else { return Appended(session: session) }
         let completion = try await documents.completeUpload(session)
         intake.queueDepth.noteEnqueued()
-        Counter(label: "docpreview_uploads_total", dimensions: [("outcome", "accepted")]).increment()
+        ServiceMetrics.uploads(outcome: "accepted")
         return Appended(session: try await documents.upload(id: session.id), completion: completion)
     }
 
