@@ -64,7 +64,7 @@ public struct DocumentServer: Sendable {
         streams = StreamSlots(total: settings.maxStreams ?? shares?.streams ?? 1, perConnection: settings.maxStreamsPerConnection)
         intake = UploadIntake(documents: documents, settings: settings, uploads: uploads, queueDepth: queueDepth)
         self.pages = pages
-        keeping = PreviewKeeping(documents: documents, delay: settings.testHooks ? .seconds(2) : nil, logger: logger)
+        keeping = PreviewKeeping(documents: documents, delay: settings.keepDelay, logger: logger)
         _ = ServerMetrics.registry
     }
 

@@ -136,9 +136,9 @@ final class RenderGate: Sendable {
 
 extension RenderGate {
     /// Runs `render` in a render slot for `document` (429 when none comes in time), unless the client
-    /// went away while it waited: then no render is started for it. A request signed for a share
-    /// renders as that share's visitor.
-    func admitting<T>(_ document: Document, context: ServerContext, testHooks: Bool,
+    /// went away while it waited (looked at after `pause`, when given): then no render is started
+    /// for it. A request signed for a share renders as that share's visitor.
+    func admitting<T>(_ document: Document, context: ServerContext, pause: Duration? = nil,
                       _ render: () async throws -> T) async throws -> T {
         let requester: Requester = context.signedGrant?.share.map { .visitor(share: $0, address: context.clientAddress) } ?? .owner(document.owner)
         switch await enter(requester, document: document.id) {
@@ -147,7 +147,7 @@ extension RenderGate {
             throw APIError(.queueFull, "Too many previews are being made right now; try again in a moment.", headers: [.retryAfter: "1"])
         }
         defer { leave(requester, document: document.id) }
-        if testHooks { try await Task.sleep(for: .milliseconds(500)) }
+        if let pause { try await Task.sleep(for: pause) }
         if await ClientPresence.hasGone(context.channel) {
             context.logger.info("render skipped: the client disconnected", metadata: ["preview.document": "\(document.id)"])
             throw APIError(.clientGone, "The client disconnected.")

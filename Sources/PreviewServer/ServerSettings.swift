@@ -68,10 +68,12 @@ public struct ServerSettings: Sendable {
     public var passwordWindow: Duration = .seconds(60)
     /// After SIGTERM, how long uploads still arriving may take before they are cut off.
     public var grace: Duration = .seconds(30)
-    /// Tests only (`DOCPREVIEW_TEST_HOOKS=1`): a preview waits 0.5 s before checking its client is
-    /// still there, so a test can disconnect first, and one rendered for a request is stored 2 s
-    /// after its answer, so a test can crash the server in between.
-    public var testHooks = false
+    /// How long a render waits, once it has its slot, before checking its client is still there
+    /// (nil: not at all). `serve` sets 0.5 s under `DOCPREVIEW_TEST_HOOKS=1`, so a test can disconnect first.
+    public var clientCheckPause: Duration?
+    /// How long a preview rendered for a request waits after its answer before it is stored (nil:
+    /// not at all). `serve` sets 2 s under `DOCPREVIEW_TEST_HOOKS=1`, so a test can crash the server in between.
+    public var keepDelay: Duration?
 
     public init() {}
 }

@@ -179,7 +179,9 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError(error.message)
             }
         }
-        settings.testHooks = ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1"
+        if ProcessInfo.processInfo.environment[RendererChild.testHooksVariable] == "1" {
+            (settings.clientCheckPause, settings.keepDelay) = (.milliseconds(500), .seconds(2))
+        }
         // Uploads and links announce their work to this process's workers and fetchers, when it has any.
         let documents = try await storeOptions.documents(configuration: configuration,
                                                          renderers: isolation.pool(jobs: workers + QueueWorker.defaultTextLanes + 2,

@@ -76,7 +76,7 @@ struct IIIFController {
             bytes = await documents.intactBytes(of: hit.resultSha256)
         }
         if bytes == nil {
-            let made = try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
+            let made = try await renders.admitting(document, context: context, pause: settings.clientCheckPause) {
                 try await documents.zoom(zoom, wanted.region, format: wanted.format, keeping: keeping)
             }
             hash = made.hash
@@ -102,7 +102,7 @@ struct IIIFController {
         let key = ZoomSources.Key(document: document.id, version: document.version, page: identifier.page, dpi: settings.zoomDPI)
         if let known = sources[key] { return (document, known) }
         let dpi = settings.zoomDPI
-        let found = try await renders.admitting(document, context: context, testHooks: false) {
+        let found = try await renders.admitting(document, context: context) {
             try await documents.zoomSource(of: document, page: identifier.page, dpi: dpi)
         }
         sources[key] = found

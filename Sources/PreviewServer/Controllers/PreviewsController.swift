@@ -88,7 +88,7 @@ struct PreviewsController {
     /// one, so a stored preview is served whatever is being rendered); not stored yet.
     private func render(_ document: Document, request: RenderRequest, context: ServerContext) async throws
         -> DocumentService.RenderedPreview {
-        try await renders.admitting(document, context: context, testHooks: settings.testHooks) {
+        try await renders.admitting(document, context: context, pause: settings.clientCheckPause) {
             let started = ContinuousClock.now
             let documents = documents
             let made = try await documents.renderPreview(request, of: document)
