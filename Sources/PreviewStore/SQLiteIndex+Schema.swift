@@ -2,6 +2,9 @@ import Foundation
 import GRDB
 import PreviewCore
 
+// Over 300 lines for a reason: the migrator is the schema's history, its migrations in the order
+// they run, read top to bottom; split, that order would be scattered over files.
+
 /// The embedded index's schema: documents, blobs, derivatives and jobs in one database, one migrator
 /// (``SchemaParityTests`` holds it equal to PostgreSQL's).
 extension SQLiteIndex {
