@@ -263,6 +263,9 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
+        .testTarget(name: "PreviewDocumentsTests", dependencies: [
+            "PreviewCore", "PreviewStore", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport", "PreviewBackendTestSupport",
+        ]),
         .testTarget(name: "ServerTests", dependencies: [
             "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewServer", "PreviewWeb", "PreviewPostgres", "PreviewS3",
             "PreviewDocuments", "PreviewComposition", "PreviewRenderers", "PreviewPoppler", "PreviewTestSupport", "PreviewBackendTestSupport",
