@@ -83,6 +83,24 @@ extension DocumentService {
         return bytes
     }
 
+    /// What serving a stored derivative (a preview, a zoom tile) comes to: its bytes when they still
+    /// hash to its name; when they are damaged or missing, that is counted
+    /// (`docpreview_damaged_blobs_total{kind}`) and logged, and `remake` makes it again — its bytes,
+    /// or when it gives only its blob, that blob read back intact. Fails when even those cannot be had.
+    public func servedBytes(of stored: BlobHash, kind: String, remake: () async throws -> (hash: BlobHash, bytes: [UInt8]?)) async throws
+        -> (hash: BlobHash, bytes: [UInt8]) {
+        if let bytes = await intactBytes(of: stored) { return (stored, bytes) }
+        pipeline.logger.error("a stored derivative is damaged or missing; it is made again",
+                              metadata: ["preview.kind": "\(kind)", "preview.derivative": "\(stored)"])
+        ServiceMetrics.damagedBlobs(kind: kind, problem: "damaged")
+        let made = try await remake()
+        if let bytes = made.bytes { return (made.hash, bytes) }
+        guard let bytes = await intactBytes(of: made.hash) else {
+            throw PreviewError(.internal, "The \(kind) could not be stored intact; try again later.")
+        }
+        return (made.hash, bytes)
+    }
+
     /// Preview `request` of the document `reference` names (its id, or the SHA-256 of its original:
     /// the latest document of those bytes), rendered and stored now unless it is stored already
     /// (`docpreview preview`); `not_found` when nothing matches.

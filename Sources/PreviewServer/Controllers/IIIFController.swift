@@ -66,24 +66,28 @@ struct IIIFController {
         }
         let keeping = wanted.isCanonicalTile(width: zoom.width, height: zoom.height)
         let documents = documents
-        var bytes: [UInt8]?
-        var hash: BlobHash?
+        let (renders, pause) = (renders, settings.clientCheckPause)
+        /// The region cut now (stored when it is a canonical tile).
+        func cut() async throws -> (hash: BlobHash, bytes: [UInt8]?) {
+            let made = try await renders.admitting(document, context: context, pause: pause) {
+                try await documents.zoom(zoom, wanted.region, format: wanted.format, keeping: keeping)
+            }
+            return (made.hash, made.bytes)
+        }
+        let served: (hash: BlobHash, bytes: [UInt8])
         if keeping, let hit = try await documents.storedZoom(zoom, wanted.region, format: wanted.format) {
-            hash = hit.resultSha256
             if request.headers[.ifNoneMatch] == "\"\(hit.resultSha256.hex)\"" {
                 return Response(status: .notModified, headers: headers(identifier, etag: hit.resultSha256, format: wanted.format))
             }
-            bytes = await documents.intactBytes(of: hit.resultSha256)
-        }
-        if bytes == nil {
-            let made = try await renders.admitting(document, context: context, pause: settings.clientCheckPause) {
-                try await documents.zoom(zoom, wanted.region, format: wanted.format, keeping: keeping)
-            }
-            hash = made.hash
-            bytes = made.bytes
+            served = try await documents.servedBytes(of: hit.resultSha256, kind: "tile", remake: cut)
+        } else {
+            let made = try await cut()
+            var bytes = made.bytes
             if bytes == nil { bytes = await documents.intactBytes(of: made.hash) }
+            guard let bytes else { throw APIError(.internal, "The image could not be read back from the store; try again.") }
+            served = (made.hash, bytes)
         }
-        guard let bytes, let hash else { throw APIError(.internal, "The image could not be read back from the store; try again.") }
+        let (hash, bytes) = served
         ServiceMetrics.iiifImages(kind: keeping ? "tile" : "region")
         return Response(status: .ok, headers: headers(identifier, etag: hash, format: wanted.format), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }

@@ -67,18 +67,12 @@ struct PreviewsController {
         // A preview is small: checked against its name before it is served. A damaged or missing one
         // is rendered again, which rewrites its blob.
         if bytes == nil {
-            let stored = record.resultSha256
-            bytes = await documents.intactBytes(of: stored)
-        }
-        if bytes == nil {
-            context.logger.error("a stored preview is damaged or missing; rendering it again",
-                                 metadata: ["preview.document": "\(id)", "preview.derivative": "\(record.resultSha256)"])
-            ServiceMetrics.damagedBlobs(kind: "preview", problem: "damaged")
-            record = try await documents.repairPreview(wanted, of: document)
-            let repaired = record.resultSha256
-            bytes = await documents.intactBytes(of: repaired)
-            guard bytes != nil else { throw APIError(.internal, "The preview could not be stored intact; try again later.") }
-            headers[.eTag] = "\"\(repaired.hex)\""
+            let documents = documents
+            let served = try await documents.servedBytes(of: record.resultSha256, kind: "preview") {
+                (try await documents.repairPreview(wanted, of: document).resultSha256, nil)
+            }
+            bytes = served.bytes
+            headers[.eTag] = "\"\(served.hash.hex)\""
         }
         headers[.contentType] = wanted.format.mime
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes ?? [])))
