@@ -5,12 +5,12 @@ import PreviewPostgres
 
 /// A database outage as its clients see it: the test server refuses connections to `database` and
 /// ends the ones it has, until ``end()``.
-public struct DatabaseOutage {
+package struct DatabaseOutage {
     let name: String
     let server: PostgresConnections
 
     /// Starts an outage of the database at `address` (made by ``TestBackend/freshDatabase()``).
-    public static func begin(_ address: String) async throws -> DatabaseOutage {
+    package static func begin(_ address: String) async throws -> DatabaseOutage {
         guard let server = TestBackend.serverURL, let name = URLComponents(string: address)?.path.dropFirst() else {
             throw PostgresDriverError("no test database server")
         }
@@ -20,7 +20,7 @@ public struct DatabaseOutage {
         return outage
     }
 
-    public func end() async throws {
+    package func end() async throws {
         try await server.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
     }
 }

@@ -11,23 +11,23 @@ import PreviewTestSupport
 /// on the throwaway server `$DOCPREVIEW_TEST_DATABASE` names (`scripts/test` starts one through
 /// `scripts/with-test-postgres`); without one its tests fail saying so, unless
 /// `DOCPREVIEW_TEST_SKIP=postgres` leaves them out. Each test gets a new, empty database on it.
-public enum TestBackend: String, Sendable, CustomStringConvertible {
+package enum TestBackend: String, Sendable, CustomStringConvertible {
     case sqlite, postgres
 
     /// The server the PostgreSQL tests create their databases on.
-    public static let serverURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
+    package static let serverURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_DATABASE"].flatMap { $0.isEmpty ? nil : $0 }
 
-    public static var available: [TestBackend] { TestSkips.skips("postgres") ? [.sqlite] : [.sqlite, .postgres] }
+    package static var available: [TestBackend] { TestSkips.skips("postgres") ? [.sqlite] : [.sqlite, .postgres] }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// A new, empty store in `root` with this backend's index and queue, its blobs where `blobs` says.
-    public func open(root: URL, blobs: TestBlobs = .folder) async throws -> StoreBackend {
+    package func open(root: URL, blobs: TestBlobs = .folder) async throws -> StoreBackend {
         try await StoreBackend(root: root, database: try await freshDatabase(), blobs: try blobs.fresh(), offload: .forTests, logger: Logger(label: "test"))
     }
 
     /// The address of a new database (nil: the embedded index).
-    public func freshDatabase() async throws -> String? {
+    package func freshDatabase() async throws -> String? {
         guard self == .postgres else { return nil }
         guard let server = Self.serverURL, var address = URLComponents(string: server) else {
             throw MissingTestNeed("postgres", "DOCPREVIEW_TEST_DATABASE names no PostgreSQL server")
@@ -49,22 +49,22 @@ public enum TestBackend: String, Sendable, CustomStringConvertible {
 /// which also gives the credentials), and a second S3 implementation, moto's server, in the bucket
 /// `$DOCPREVIEW_TEST_S3_MOTO` names (`scripts/with-test-moto`); without one its tests fail saying
 /// so, unless `DOCPREVIEW_TEST_SKIP=s3` (or `moto`) leaves them out. Each test gets a prefix of its own.
-public enum TestBlobs: String, Sendable, CustomStringConvertible {
+package enum TestBlobs: String, Sendable, CustomStringConvertible {
     case folder, s3, moto
 
     /// The bucket the S3 tests use, `s3://bucket/?endpoint=…`.
-    public static let bucketURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_S3"].flatMap { $0.isEmpty ? nil : $0 }
+    package static let bucketURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_S3"].flatMap { $0.isEmpty ? nil : $0 }
     /// The bucket on the second implementation.
     static let motoBucketURL = ProcessInfo.processInfo.environment["DOCPREVIEW_TEST_S3_MOTO"].flatMap { $0.isEmpty ? nil : $0 }
 
-    public static var available: [TestBlobs] {
+    package static var available: [TestBlobs] {
         [.folder] + (TestSkips.skips("s3") ? [] : [.s3]) + (TestSkips.skips("moto") ? [] : [.moto])
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Where a new, empty store's blobs go: the folder, or a new prefix in the test bucket.
-    public func fresh(cacheBytes: Int = 1 << 30) throws -> StoreBackend.Blobs {
+    package func fresh(cacheBytes: Int = 1 << 30) throws -> StoreBackend.Blobs {
         let prefix = "test-\(UUID().uuidString.lowercased())"
         switch self {
         case .folder: return .folder
@@ -76,7 +76,7 @@ public enum TestBlobs: String, Sendable, CustomStringConvertible {
     }
 
     /// The test bucket's address with `prefix`.
-    public static func address(prefix: String) throws -> String {
+    package static func address(prefix: String) throws -> String {
         guard let bucketURL else { throw MissingTestNeed("s3", "DOCPREVIEW_TEST_S3 names no S3 bucket") }
         return try address(prefix: prefix, in: bucketURL)
     }

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// permanent one. On shutdown it stops leasing and gives back what still runs after `drainSeconds`.
 public struct DownloadWorker: Service {
     public let documents: DocumentService
-    public let fetcher: LinkFetcher
+    package let fetcher: LinkFetcher
     public var concurrency: Int
     public var drainSeconds: Double
     public var pollInterval: Duration = .milliseconds(500)
@@ -24,7 +24,7 @@ public struct DownloadWorker: Service {
     let backoff: Backoff
     let faults = FaultBurst(place: "fetcher")
 
-    public init(documents: DocumentService, fetcher: LinkFetcher, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
+    package init(documents: DocumentService, fetcher: LinkFetcher, concurrency: Int, drainSeconds: Double = 10, logger: Logger) {
         self.documents = documents
         backoff = Backoff(clock: documents.clock)
         self.fetcher = fetcher

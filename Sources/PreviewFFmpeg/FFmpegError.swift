@@ -1,27 +1,27 @@
 internal import CFFmpeg
 
 /// A failed FFmpeg call: the function, its return code and FFmpeg's own message.
-public struct FFmpegError: Error, Sendable, CustomStringConvertible {
-    public var function: String
-    public var code: Int32
-    public var message: String
+package struct FFmpegError: Error, Sendable, CustomStringConvertible {
+    package var function: String
+    package var code: Int32
+    package var message: String
 
-    public var description: String { "\(function) failed (\(code)): \(message)" }
+    package var description: String { "\(function) failed (\(code)): \(message)" }
 
     /// True when FFmpeg has no decoder for the stream's codec.
-    public var isMissingDecoder: Bool { function == "avcodec_find_decoder" }
+    package var isMissingDecoder: Bool { function == "avcodec_find_decoder" }
 
     /// True when a packet carried CENC encryption info: what would decode is noise, not the picture.
-    public var isEncrypted: Bool { function == Self.encrypted.function }
+    package var isEncrypted: Bool { function == Self.encrypted.function }
 
     /// A packet of an encrypted (DRM) stream was read.
-    public static var encrypted: FFmpegError { FFmpegError(function: "encrypted packet", code: docpreview_averror_invaliddata()) }
+    package static var encrypted: FFmpegError { FFmpegError(function: "encrypted packet", code: docpreview_averror_invaliddata()) }
 
     /// True when FFmpeg stopped because the interrupt callback asked it to.
-    public var isInterrupted: Bool { code == docpreview_averror_exit() }
+    package var isInterrupted: Bool { code == docpreview_averror_exit() }
 
     /// The disk ran out under a write (`AVERROR(ENOSPC)`).
-    public var isDiskFull: Bool { code == -ENOSPC }
+    package var isDiskFull: Bool { code == -ENOSPC }
 
     init(function: String, code: Int32) {
         self.function = function
@@ -43,13 +43,13 @@ public struct FFmpegError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Process-wide FFmpeg settings.
-public enum FFmpegLibrary {
+package enum FFmpegLibrary {
     /// FFmpeg prints nothing to stderr; its messages reach callers through ``FFmpegError``. Set on
     /// first use of FFmpeg (``MediaInput`` opens with it), not at start: that would load libavutil.
     static let quiet: Void = lazy_av_log_set_level()(AV_LOG_QUIET)
 
     /// `libavformat/libavcodec/libswscale` versions, e.g. `avformat 59.27.100`.
-    public static var versions: String {
+    package static var versions: String {
         func dotted(_ version: UInt32) -> String { "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)" }
         return "avformat \(dotted(lazy_avformat_version()())), avcodec \(dotted(lazy_avcodec_version()())), swscale \(dotted(lazy_swscale_version()()))"
     }

@@ -10,7 +10,7 @@ import Dispatch
 ///
 /// Owns the context, the deadline and the open guard; frees all three once, in `deinit` (also
 /// when the initialiser throws after the context is open). Not thread-safe: use from one task at a time.
-public final class MediaInput {
+package final class MediaInput {
     let context: UnsafeMutablePointer<AVFormatContext>
     /// Monotonic nanoseconds after which I/O is interrupted; read by the C callback through `opaque`.
     private let deadline: UnsafeMutablePointer<UInt64>
@@ -20,13 +20,13 @@ public final class MediaInput {
     /// Every demuxer a file may be read with: containers of video and audio that carry their
     /// media inside them. Playlists (hls, dash), scripts (concat, ffconcat), image sequences
     /// (image2) and everything else FFmpeg can probe are left out.
-    public static let demuxers = ["mov", "avi", "matroska", "flv", "asf", "mpeg", "mpegts", "ogg", "ivf",
+    package static let demuxers = ["mov", "avi", "matroska", "flv", "asf", "mpeg", "mpegts", "ogg", "ivf",
                                   "mp3", "wav", "flac", "aac", "amr"]
 
     /// Opens `path` with the demuxer `format` (one of ``demuxers``; nil probes among them only) and
     /// reads stream information, giving up after `timeoutSeconds`.
     /// Throws ``FFmpegError`` when FFmpeg cannot (``FFmpegError/isInterrupted`` on time-out).
-    public init(path: String, format: String? = nil, timeoutSeconds: Double? = nil) throws(FFmpegError) {
+    package init(path: String, format: String? = nil, timeoutSeconds: Double? = nil) throws(FFmpegError) {
         FFmpegLibrary.quiet
         guard format.map(Self.demuxers.contains) ?? true else { throw FFmpegError(function: "av_find_input_format", code: -22) }
         let demuxer = format.flatMap { lazy_av_find_input_format()($0) }
@@ -66,25 +66,25 @@ public final class MediaInput {
     }
 
     /// True once the deadline has passed.
-    public var isPastDeadline: Bool { DispatchTime.now().uptimeNanoseconds > deadline.pointee }
+    package var isPastDeadline: Bool { DispatchTime.now().uptimeNanoseconds > deadline.pointee }
 
     /// Number of streams (video, audio, subtitles, data) in the container.
-    public var streamCount: Int { Int(context.pointee.nb_streams) }
+    package var streamCount: Int { Int(context.pointee.nb_streams) }
 
     /// The container's duration in seconds, when it declares one.
-    public var durationSeconds: Double? {
+    package var durationSeconds: Double? {
         let duration = context.pointee.duration
         guard duration != docpreview_nopts_value(), duration > 0 else { return nil }
         return Double(duration) / Double(AV_TIME_BASE)
     }
 
     /// The demuxer FFmpeg read the file with (`mov,mp4,m4a,3gp,3g2,mj2`, `avi`, `matroska,webm`, …).
-    public var formatName: String {
+    package var formatName: String {
         context.pointee.iformat.flatMap { $0.pointee.name.map { String(cString: $0) } } ?? ""
     }
 
     /// The audio stream a rendition carries: the one marked default, else the first.
-    public func bestAudioStream() -> AudioStream? {
+    package func bestAudioStream() -> AudioStream? {
         var first: AudioStream?
         for index in 0..<streamCount {
             guard let stream = context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO else { continue }
@@ -96,7 +96,7 @@ public final class MediaInput {
 
     /// The video stream to preview: the largest that is a real video track (cover art attached to
     /// audio files does not count). Nil when there is none.
-    public func bestVideoStream() -> VideoStream? {
+    package func bestVideoStream() -> VideoStream? {
         var best: VideoStream?
         for index in 0..<streamCount {
             guard let stream = context.pointee.streams[index],
@@ -116,28 +116,28 @@ private func interruptWhenPastDeadline(_ opaque: UnsafeMutableRawPointer?) -> In
 }
 
 /// Facts about one video stream, read from its codec parameters and side data.
-public struct VideoStream: Sendable {
-    public let index: Int
+package struct VideoStream: Sendable {
+    package let index: Int
     /// Coded size, before rotation and aspect correction.
-    public let width: Int
-    public let height: Int
+    package let width: Int
+    package let height: Int
     /// Sample (pixel) aspect ratio; 1 for square pixels.
-    public let pixelAspect: Double
+    package let pixelAspect: Double
     /// Clockwise degrees to rotate for display (from the display matrix), a multiple of 90.
-    public let rotation: Int
-    public let codecName: String
+    package let rotation: Int
+    package let codecName: String
     /// The decoder's pixel format (`yuv420p`, `yuv420p10le`, …), when the stream declares one.
-    public let pixelFormat: String?
+    package let pixelFormat: String?
     /// High dynamic range by its transfer function (PQ or HLG), which a rendition tone-maps to SDR.
-    public let dynamicRange: DynamicRange
+    package let dynamicRange: DynamicRange
     /// The container declares content protection (CENC `pssh`/`tenc`).
-    public let declaresEncryption: Bool
+    package let declaresEncryption: Bool
     let codecID: AVCodecID
     let timeBase: AVRational
     let startTime: Int64
 
     /// How a stream's pictures map to light.
-    public enum DynamicRange: String, Sendable {
+    package enum DynamicRange: String, Sendable {
         case sdr
         /// SMPTE ST 2084 (HDR10, Dolby Vision's base layer).
         case pq
@@ -173,7 +173,7 @@ public struct VideoStream: Sendable {
     }
 
     /// The size as displayed: corrected for non-square pixels, then rotated.
-    public var displaySize: (width: Double, height: Double) {
+    package var displaySize: (width: Double, height: Double) {
         let shown = (width: Double(width) * pixelAspect, height: Double(height))
         return rotation % 180 == 0 ? shown : (shown.height, shown.width)
     }
@@ -187,11 +187,11 @@ public struct VideoStream: Sendable {
 }
 
 /// Facts about one audio stream.
-public struct AudioStream: Sendable {
-    public let index: Int
-    public let codecName: String
-    public let channels: Int
-    public let sampleRate: Int
+package struct AudioStream: Sendable {
+    package let index: Int
+    package let codecName: String
+    package let channels: Int
+    package let sampleRate: Int
     let codecID: AVCodecID
 
     init(_ stream: UnsafeMutablePointer<AVStream>) {

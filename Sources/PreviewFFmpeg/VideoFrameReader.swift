@@ -6,8 +6,8 @@ import PreviewCore
 ///
 /// Owns the codec context, one packet, one frame and the scaler; frees them in `deinit`.
 /// Not thread-safe.
-public final class VideoFrameReader {
-    public let stream: VideoStream
+package final class VideoFrameReader {
+    package let stream: VideoStream
     private let input: MediaInput
     private let codec: UnsafeMutablePointer<AVCodecContext>
     private let packet: UnsafeMutablePointer<AVPacket>
@@ -17,15 +17,15 @@ public final class VideoFrameReader {
     private let maxPackets: Int
 
     /// Packets of this stream read so far.
-    public private(set) var packetsRead = 0
+    package private(set) var packetsRead = 0
     /// Frames decoded so far.
-    public private(set) var framesDecoded = 0
+    package private(set) var framesDecoded = 0
     /// A packet carried CENC encryption info: what decodes is noise, not the picture.
-    public private(set) var sawEncryptedPacket = false
+    package private(set) var sawEncryptedPacket = false
 
     /// Opens a decoder for `stream`. Throws ``FFmpegError`` (``FFmpegError/isMissingDecoder``
     /// when FFmpeg has no decoder for the codec).
-    public init(input: MediaInput, stream: VideoStream, maxPackets: Int = 2_000) throws(FFmpegError) {
+    package init(input: MediaInput, stream: VideoStream, maxPackets: Int = 2_000) throws(FFmpegError) {
         guard let decoder = lazy_avcodec_find_decoder()(stream.codecID) else {
             throw FFmpegError(function: "avcodec_find_decoder", code: docpreview_averror_invaliddata())
         }
@@ -69,7 +69,7 @@ public final class VideoFrameReader {
     /// Decodes the next frame. Returns its timestamp in seconds from the stream's start (0 when
     /// unknown), or nil at the end of the stream. Throws on read errors, time-out, or when the
     /// packet budget runs out.
-    public func nextFrame() throws(FFmpegError) -> Double? {
+    package func nextFrame() throws(FFmpegError) -> Double? {
         let again = docpreview_averror_eagain()
         while true {
             let received = lazy_avcodec_receive_frame()(codec, frame)
@@ -86,7 +86,7 @@ public final class VideoFrameReader {
 
     /// The time of the keyframe at or before `seconds`, from the container's index (nil when it has
     /// none there): where a seek to `seconds` would land.
-    public func keyframeSeconds(atOrBefore seconds: Double) -> Double? {
+    package func keyframeSeconds(atOrBefore seconds: Double) -> Double? {
         guard let timestamp = timestamp(seconds), let avStream = input.context.pointee.streams[stream.index] else { return nil }
         let index = lazy_av_index_search_timestamp()(avStream, timestamp, AVSEEK_FLAG_BACKWARD)
         guard index >= 0, let entry = lazy_avformat_index_get_entry()(avStream, index) else { return nil }
@@ -95,7 +95,7 @@ public final class VideoFrameReader {
 
     /// Moves to the keyframe at or before `seconds` from the stream's start and empties the decoder,
     /// so the next ``nextFrame()`` decodes from there. False when the container cannot seek there.
-    public func seek(toSeconds seconds: Double) -> Bool {
+    package func seek(toSeconds seconds: Double) -> Bool {
         guard let timestamp = timestamp(seconds),
               lazy_av_seek_frame()(input.context, Int32(stream.index), timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else { return false }
         lazy_avcodec_flush_buffers()(codec)
@@ -136,7 +136,7 @@ public final class VideoFrameReader {
     }
 
     /// The last decoded frame, scaled to exactly `width`×`height` RGB.
-    public func currentFrame(width: Int, height: Int) throws(FFmpegError) -> PixelBuffer {
+    package func currentFrame(width: Int, height: Int) throws(FFmpegError) -> PixelBuffer {
         let source = frame.pointee
         guard source.width > 0, source.height > 0, source.format >= 0 else {
             throw FFmpegError(function: "decoded frame", code: docpreview_averror_invaliddata())

@@ -9,10 +9,10 @@ import PreviewCore
 /// libraries it loaded and writing its workspace; files it writes to the size limit
 /// (`RLIMIT_FSIZE`); its whole run to the time limit (an alarm that answers `timeout` and exits,
 /// taking `yt-dlp` with it). Its connections all go through its ``AddressCheckingProxy``.
-public enum FetchChild {
+package enum FetchChild {
     private static let answered = Locked(false)
 
-    public static func run() -> Int32 {
+    package static func run() -> Int32 {
         let input = FileHandle.standardInput.readDataToEndOfFile()
         guard let order = try? JSONDecoder().decode(FetchOrder.self, from: input) else {
             return answer(.failure(.permanent(.internal, "The fetch child was sent a malformed order.")))

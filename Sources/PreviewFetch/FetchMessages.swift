@@ -2,18 +2,18 @@ import Foundation
 import PreviewCore
 
 /// What a fetch child is asked: one link, where to put it, and the bounds.
-public struct FetchOrder: Codable, Sendable {
-    public var url: String
-    public var route: DownloadLink.Route
+package struct FetchOrder: Codable, Sendable {
+    package var url: String
+    package var route: DownloadLink.Route
     /// The child's only writable folder; the download lands in it.
-    public var workspace: String
-    public var maxBytes: Int
-    public var seconds: Double
-    public var policy: FetchAddressPolicy
+    package var workspace: String
+    package var maxBytes: Int
+    package var seconds: Double
+    package var policy: FetchAddressPolicy
     /// The `yt-dlp` program, or nil where it is not installed (extractor links then fail, retryably).
-    public var extractor: String?
+    package var extractor: String?
 
-    public init(url: String, route: DownloadLink.Route, workspace: String, maxBytes: Int, seconds: Double, policy: FetchAddressPolicy, extractor: String?) {
+    package init(url: String, route: DownloadLink.Route, workspace: String, maxBytes: Int, seconds: Double, policy: FetchAddressPolicy, extractor: String?) {
         self.url = url
         self.route = route
         self.workspace = workspace
@@ -25,26 +25,26 @@ public struct FetchOrder: Codable, Sendable {
 }
 
 /// What a fetch child answers: the file it wrote and its title, or why not.
-public struct FetchReply: Codable, Sendable {
-    public var file: String?
+package struct FetchReply: Codable, Sendable {
+    package var file: String?
     /// The video's title (the extractor's), or the file name of a direct link.
-    public var title: String?
-    public var code: String?
-    public var message: String?
+    package var title: String?
+    package var code: String?
+    package var message: String?
     /// Whether another attempt later may succeed (a site down, a time-out), as opposed to a link
     /// that can never give a video (404, private address, too large, no video).
-    public var retryable: Bool
+    package var retryable: Bool
 
-    public static func success(file: String, title: String) -> FetchReply {
+    package static func success(file: String, title: String) -> FetchReply {
         FetchReply(file: file, title: title, code: nil, message: nil, retryable: false)
     }
 
-    public static func failure(_ failure: FetchFailure) -> FetchReply {
+    package static func failure(_ failure: FetchFailure) -> FetchReply {
         FetchReply(file: nil, title: nil, code: failure.error.code.rawValue, message: failure.error.message, retryable: failure.retryable)
     }
 
     /// The failure (nil on success).
-    public var failure: FetchFailure? {
+    package var failure: FetchFailure? {
         guard file == nil else { return nil }
         return FetchFailure(error: PreviewError(code.flatMap(PreviewError.Code.init(rawValue:)) ?? .internal, message ?? "The download failed."),
                             retryable: retryable)
@@ -52,22 +52,22 @@ public struct FetchReply: Codable, Sendable {
 }
 
 /// A failure of a fetch, and whether it is worth another attempt.
-public struct FetchFailure: Error, Sendable {
-    public var error: PreviewError
+package struct FetchFailure: Error, Sendable {
+    package var error: PreviewError
     /// Whether another attempt later may succeed (a site down, a time-out), as opposed to a link
     /// that can never give a video (404, private address, too large, no video).
-    public var retryable: Bool
+    package var retryable: Bool
 
-    public init(error: PreviewError, retryable: Bool) {
+    package init(error: PreviewError, retryable: Bool) {
         self.error = error
         self.retryable = retryable
     }
 
-    public static func permanent(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
+    package static func permanent(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
         FetchFailure(error: PreviewError(code, message), retryable: false)
     }
 
-    public static func transient(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
+    package static func transient(_ code: PreviewError.Code, _ message: String) -> FetchFailure {
         FetchFailure(error: PreviewError(code, message), retryable: true)
     }
 
@@ -76,7 +76,7 @@ public struct FetchFailure: Error, Sendable {
     }
 
     static func privateAddress(_ reason: String) -> FetchFailure {
-        permanent(.privateAddress, "The link leads to an address that is not on the public Internet (\(reason)).")
+        permanent(.privateAddress, "The link leads to an address that is not on the package Internet (\(reason)).")
     }
 
     /// The failure an HTTP status from the site means.

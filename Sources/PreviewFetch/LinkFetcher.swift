@@ -6,14 +6,14 @@ import PreviewCore
 /// ``FetchChild``), one per download: whatever a site or `yt-dlp` does costs that child only. The
 /// child answers within the time limit or is killed a little after it. Blocking: run it on an
 /// offload lane.
-public struct LinkFetcher: Sendable {
+package struct LinkFetcher: Sendable {
     /// The `docpreview` binary.
-    public let executable: URL
+    package let executable: URL
     /// The `yt-dlp` program, or nil.
-    public let extractor: String?
-    public let policy: FetchAddressPolicy
+    package let extractor: String?
+    package let policy: FetchAddressPolicy
 
-    public init(executable: URL, extractor: String?, policy: FetchAddressPolicy) {
+    package init(executable: URL, extractor: String?, policy: FetchAddressPolicy) {
         self.executable = executable
         self.extractor = extractor
         self.policy = policy
@@ -24,7 +24,7 @@ public struct LinkFetcher: Sendable {
 
     /// Fetches `link` into `workspace` (created, and the child's only writable folder): the reply
     /// names the file and a title, or the failure and whether it is worth retrying.
-    public func fetch(_ link: DownloadLink, into workspace: URL, maxBytes: Int, seconds: Double) -> FetchReply {
+    package func fetch(_ link: DownloadLink, into workspace: URL, maxBytes: Int, seconds: Double) -> FetchReply {
         do {
             try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
         } catch {

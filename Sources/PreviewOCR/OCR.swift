@@ -5,18 +5,18 @@ import Synchronization
 /// Tesseract over Leptonica (``COCR``): the words of a page's pixels with their boxes. One call
 /// owns the C result from start to end (freed once, on every path); failures come out as ``OCRError``.
 /// The languages' models are loaded once and kept for the pages after (``Engines``).
-public enum OCR {
+package enum OCR {
     /// A word read, its box in the pixels read (left, top, right, bottom), Tesseract's confidence
     /// (0–100) and what follows it.
-    public struct Word: Sendable, Equatable {
-        public var text: String
-        public var box: [Int]
-        public var confidence: Double
-        public var next: PageText.Break
+    package struct Word: Sendable, Equatable {
+        package var text: String
+        package var box: [Int]
+        package var confidence: Double
+        package var next: PageText.Break
     }
 
     /// Which of a page's readings its words are (``COCR``'s `docpreview_ocr_path`).
-    public enum Path: String, Sendable, Codable {
+    package enum Path: String, Sendable, Codable {
         /// Tesseract's own of the gray page: sure of nine in ten of its characters (a clean page).
         case gray
         /// The page thresholded locally (uneven light, a coloured or textured ground).
@@ -26,22 +26,22 @@ public enum OCR {
     }
 
     /// The words of a page, in Tesseract's reading order.
-    public struct Reading: Sendable {
-        public var words: [Word]
+    package struct Reading: Sendable {
+        package var words: [Word]
         /// The reading they are, of the ones tried.
-        public var path: Path
+        package var path: Path
         /// The skew taken out before reading, in degrees (the boxes are on the page as given).
-        public var skewDegrees: Double
+        package var skewDegrees: Double
         /// The pixels were a photo of a page on a darker ground, and the page alone was read, its
         /// perspective taken out (the boxes are on the photo as given).
-        public var rectified: Bool
+        package var rectified: Bool
         /// More than the most words asked for were found.
-        public var truncated: Bool
+        package var truncated: Bool
     }
 
     /// Reads `pixels` (gray, RGB or RGBA) taken at `ppi` pixels an inch, in `languages` ("eng",
     /// "eng+fra"), within `seconds`, keeping at most `maxWords` words.
-    public static func read(_ pixels: PixelBuffer, ppi: Int, languages: String, seconds: Double, maxWords: Int) throws(OCRError) -> Reading {
+    package static func read(_ pixels: PixelBuffer, ppi: Int, languages: String, seconds: Double, maxWords: Int) throws(OCRError) -> Reading {
         try read(pixels, ppi: ppi, languages: languages, seconds: seconds, maxWords: maxWords, engines: .shared)
     }
 
@@ -73,7 +73,7 @@ public enum OCR {
 
     /// What a reading depends on besides the pixels: Tesseract's and Leptonica's versions and the
     /// size of each language's data.
-    public static func version(languages: String) throws(OCRError) -> String {
+    package static func version(languages: String) throws(OCRError) -> String {
         var buffer = [CChar](repeating: 0, count: 512)
         let status = docpreview_ocr_version(languages, &buffer, Int32(buffer.count))
         guard status == 0 else { throw OCRError(status: status, message: "the data of \(languages) is not installed") }
@@ -121,10 +121,10 @@ final class Engines: Sendable {
 }
 
 /// Why a page could not be read.
-public struct OCRError: Error, CustomStringConvertible {
-    public enum Reason: Sendable { case noLanguage, outOfTime, failed }
-    public let reason: Reason
-    public let description: String
+package struct OCRError: Error, CustomStringConvertible {
+    package enum Reason: Sendable { case noLanguage, outOfTime, failed }
+    package let reason: Reason
+    package let description: String
 
     init(status: Int32, message: String) {
         switch status {

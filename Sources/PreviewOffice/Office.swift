@@ -5,20 +5,20 @@ import Synchronization
 /// LibreOffice, started through LibreOfficeKit once per process and never stopped: LibreOfficeKit
 /// cannot start twice in a process, and tearing it down while threads of its own run is unsafe, so
 /// the process's end is its end. Calls into it are serialised (LibreOfficeKit is not thread-safe).
-public final class Office: @unchecked Sendable {  // `handle` is only used while `lock` is held
+package final class Office: @unchecked Sendable {  // `handle` is only used while `lock` is held
     /// Where Debian installs the office.
-    public static let installation = "/usr/lib/libreoffice/program"
+    package static let installation = "/usr/lib/libreoffice/program"
 
     private let handle: OpaquePointer
     private let lock = NSLock()
     /// The office's version, e.g. `7.4.7.2`, as it reports itself.
-    public let version: String
+    package let version: String
 
     private static let started = Mutex<Result<Office, OfficeError>?>(nil)
 
     /// The process's office, started on first use with its user profile at `profile` (a folder of
     /// this process's own, never `$HOME`). Later calls return the same office whatever they pass.
-    public static func shared(profile: URL) throws(OfficeError) -> Office {
+    package static func shared(profile: URL) throws(OfficeError) -> Office {
         try started.withLock { started in
             if let started { return started }
             let result = Result { () throws(OfficeError) in try Office(profile: profile) }

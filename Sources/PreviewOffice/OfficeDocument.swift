@@ -2,9 +2,9 @@ internal import COffice
 import Foundation
 
 /// One loaded document: owned, destroyed once when released.
-public final class OfficeDocument {
+package final class OfficeDocument {
     /// What LibreOffice made of the file.
-    public enum Family: Sendable {
+    package enum Family: Sendable {
         case text, spreadsheet, presentation, drawing, other
     }
 
@@ -13,7 +13,7 @@ public final class OfficeDocument {
 
     /// Loads `file` with no dialogs, no interaction and no macros: LibreOfficeKit's batch mode
     /// cancels any dialog (the load then fails), macros are neither executed nor trusted.
-    public init(_ file: URL, in office: Office) throws(OfficeError) {
+    package init(_ file: URL, in office: Office) throws(OfficeError) {
         self.office = office
         handle = try office.load(file, options: "Language=en-US,Batch=true,EnableMacrosExecution=false,MacroSecurityLevel=3")
     }
@@ -22,7 +22,7 @@ public final class OfficeDocument {
         office.serialized { docpreview_office_close(handle) }
     }
 
-    public var family: Family {
+    package var family: Family {
         switch office.serialized({ docpreview_office_document_type(handle) }) {
         case 0: .text
         case 1: .spreadsheet
@@ -33,10 +33,10 @@ public final class OfficeDocument {
     }
 
     /// Sheets of a spreadsheet, slides of a presentation; 1 for a text document.
-    public var parts: Int { office.serialized { Int(docpreview_office_parts(handle)) } }
+    package var parts: Int { office.serialized { Int(docpreview_office_parts(handle)) } }
 
     /// Writes the first `maxPages` pages of the document (at most) as a PDF to `file`.
-    public func savePDF(to file: URL, maxPages: Int) throws(OfficeError) {
+    package func savePDF(to file: URL, maxPages: Int) throws(OfficeError) {
         // The PDF filter takes its settings (FilterData) as JSON in the filter options.
         let pages = maxPages > 1 ? "1-\(maxPages)" : "1"
         let options = #"{"PageRange":{"type":"string","value":"\#(pages)"}}"#

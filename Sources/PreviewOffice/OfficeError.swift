@@ -1,16 +1,16 @@
 /// A LibreOfficeKit failure: the office would not start, or a document would not load or convert.
-public struct OfficeError: Error, Sendable, CustomStringConvertible {
-    public enum Reason: Sendable {
+package struct OfficeError: Error, Sendable, CustomStringConvertible {
+    package enum Reason: Sendable {
         /// The office is not installed or did not start.
         case unavailable
         /// The document could not be loaded or converted.
         case unreadable
     }
 
-    public var reason: Reason
-    public var message: String
+    package var reason: Reason
+    package var message: String
     /// What LibreOffice said, for logs.
-    public var detail: String?
+    package var detail: String?
 
     init(_ reason: Reason, _ message: String, detail: String? = nil) {
         self.reason = reason
@@ -18,5 +18,5 @@ public struct OfficeError: Error, Sendable, CustomStringConvertible {
         self.detail = detail
     }
 
-    public var description: String { message + (detail.map { " (\($0))" } ?? "") }
+    package var description: String { message + (detail.map { " (\($0))" } ?? "") }
 }

@@ -5,11 +5,11 @@ internal import CPoppler
 /// Owns the document and closes it in `deinit`; a failed initialiser owns nothing. Not thread-safe:
 /// Poppler crashes when one document is used from several threads at once, so share an instance only
 /// behind a lock or actor. Different documents may be used from different threads.
-public final class PDFDocument {
+package final class PDFDocument {
     let document: OpaquePointer
 
     /// Opens the PDF at `path`. Throws ``PDFError`` (`.encrypted` when a user password is needed).
-    public init(path: String, password: String? = nil) throws(PDFError) {
+    package init(path: String, password: String? = nil) throws(PDFError) {
         var status = DOCPREVIEW_PDF_OK
         guard let document = lazy_docpreview_pdf_open()(path, password, &status) else {
             throw PDFError(opening: status)
@@ -22,11 +22,11 @@ public final class PDFDocument {
     }
 
     /// Number of pages, from the page tree; no page is loaded.
-    public var pageCount: Int { Int(lazy_docpreview_pdf_page_count()(document)) }
+    package var pageCount: Int { Int(lazy_docpreview_pdf_page_count()(document)) }
 
     /// Page `number` (1-based), loaded now and only now. Throws when it is not in 1…``pageCount``; a page
     /// whose object cannot be read is an empty page (size 0×0, rendered blank), as pdftoppm has it.
-    public func page(_ number: Int) throws(PDFError) -> PDFPage {
+    package func page(_ number: Int) throws(PDFError) -> PDFPage {
         var width = 0.0
         var height = 0.0
         // The shim refuses a number outside 1…page count.
@@ -38,9 +38,9 @@ public final class PDFDocument {
 }
 
 /// Versions of the PDF stack.
-public enum PDFLibrary {
+package enum PDFLibrary {
     /// e.g. `poppler 22.12.0 splash`.
-    public static var versions: String {
+    package static var versions: String {
         "poppler \(String(cString: lazy_docpreview_pdf_poppler_version()())) splash"
     }
 }

@@ -1,19 +1,19 @@
 internal import CPoppler
 
 /// A failed Poppler call: the function and why.
-public struct PDFError: Error, Sendable, CustomStringConvertible {
+package struct PDFError: Error, Sendable, CustomStringConvertible {
     /// Poppler's reason, from its error codes.
-    public enum Reason: Sendable {
+    package enum Reason: Sendable {
         case encrypted, damaged, other
         /// Drawing a page outlasted its time budget.
         case outOfTime
     }
 
-    public var function: String
-    public var reason: Reason
-    public var message: String
+    package var function: String
+    package var reason: Reason
+    package var message: String
 
-    public var description: String { "\(function) failed: \(message)" }
+    package var description: String { "\(function) failed: \(message)" }
 
     init(function: String, reason: Reason, message: String) {
         self.function = function

@@ -5,7 +5,7 @@ extension PDFPage {
     /// The page's words with their boxes, in reading order (Poppler's `TextOutputDev`), read within
     /// `seconds` of this thread's CPU time; at most `maxWords` are kept (``PageText/truncated`` says
     /// when more were left out). A page that outlasts `seconds` throws `.outOfTime`.
-    public func text(seconds: Double, maxWords: Int) throws(PDFError) -> PageText {
+    package func text(seconds: Double, maxWords: Int) throws(PDFError) -> PageText {
         var outOfTime: Int32 = 0
         var truncated: Int32 = 0
         let bound = Int32(clamping: maxWords)

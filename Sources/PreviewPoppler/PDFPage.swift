@@ -2,11 +2,11 @@ internal import CPoppler
 
 /// One page of a ``PDFDocument``, loaded when it was asked for; holds a reference to its document.
 /// Same threading rule as the document.
-public struct PDFPage {
+package struct PDFPage {
     /// 1-based.
-    public let number: Int
+    package let number: Int
     /// Size in points as displayed (the crop box): width and height swap for pages with /Rotate 90 or 270.
-    public let size: (width: Double, height: Double)
+    package let size: (width: Double, height: Double)
     /// Keeps the document open while the page is used.
     let document: PDFDocument
 
@@ -20,7 +20,7 @@ public struct PDFPage {
     /// bounded both; nothing larger is ever allocated) within `seconds` of this thread's CPU time, and hands `body` the packed RGB
     /// rows where Splash drew them, freed when `body` returns. A page that outlasts `seconds` stops
     /// drawing and throws `.outOfTime`.
-    public func withPixels<T>(width: Int, height: Int, seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
+    package func withPixels<T>(width: Int, height: Int, seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
         try withPixels(scaledTo: (Double(width), Double(height)), slice: (0, 0, width, height), seconds: seconds, body)
     }
 
@@ -28,7 +28,7 @@ public struct PDFPage {
     /// `slice` (inside it) is drawn: a region of a page at any zoom costs its own pixels, not the page's.
     /// Both draw with the document's rasteriser, whose fonts and glyphs (per size) stay cached for its
     /// next pages and regions.
-    public func withPixels<T>(scaledTo scaled: (width: Double, height: Double), slice: (x: Int, y: Int, width: Int, height: Int),
+    package func withPixels<T>(scaledTo scaled: (width: Double, height: Double), slice: (x: Int, y: Int, width: Int, height: Int),
                               seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
         var outOfTime: Int32 = 0
         guard let bitmap = lazy_docpreview_pdf_render()(document.document, Int32(number), scaled.width, scaled.height, Int32(slice.x),

@@ -42,7 +42,7 @@ public struct VideoTranscoding: Sendable {
 
     /// The playback decision and rendition plan for the video at `path`, without encoding.
     /// `shrink` plans a smaller re-encode of a playable source larger than ``RenditionSettings/height``.
-    public func plan(_ path: String, kind: FileKind? = nil, shrink: Bool = false) throws(PreviewError) -> RenditionPlan {
+    package func plan(_ path: String, kind: FileKind? = nil, shrink: Bool = false) throws(PreviewError) -> RenditionPlan {
         let input = try open(path, kind: kind)
         return try plan(input, shrink: shrink)
     }

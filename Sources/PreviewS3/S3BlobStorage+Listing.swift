@@ -8,39 +8,39 @@ import PreviewStore
 
 /// Listing, removal, quarantine and pending marks: the objects `gc`, `verify` and the reference lock work on.
 extension S3BlobStorage {
-    public func allBlobs() async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+    package func allBlobs() async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
         try await list(prefix: "\(location.prefix)objects/sha256/")
     }
 
-    public func remove(_ hash: BlobHash) async throws {
+    package func remove(_ hash: BlobHash) async throws {
         cache.forget(hash)
         try await delete([key(of: hash)])
     }
 
     /// Copied under `quarantine/` (the copy's time starts its grace period), then deleted.
-    public func quarantine(_ hash: BlobHash) async throws {
+    package func quarantine(_ hash: BlobHash) async throws {
         cache.forget(hash)
         try await copy(from: key(of: hash), to: quarantineKey(of: hash), metadata: nil, operation: "quarantining blob \(hash)")
         try await delete([key(of: hash)])
     }
 
-    public func markPending(_ hash: BlobHash) async throws {
+    package func markPending(_ hash: BlobHash) async throws {
         _ = try await client.send(.PUT, key: pendingKey(of: hash), operation: "marking blob \(hash) pending")
     }
 
-    public func clearPending(_ hash: BlobHash) async throws {
+    package func clearPending(_ hash: BlobHash) async throws {
         try await delete([pendingKey(of: hash)])
     }
 
-    public func pendingMarks() async throws -> [(hash: BlobHash, modified: Date)] {
+    package func pendingMarks() async throws -> [(hash: BlobHash, modified: Date)] {
         try await list(prefix: pendingPrefix).map { ($0.hash, $0.modified) }
     }
 
-    public func quarantined() async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
+    package func quarantined() async throws -> [(hash: BlobHash, size: Int, modified: Date)] {
         try await list(prefix: quarantinePrefix)
     }
 
-    public func unquarantine(_ hash: BlobHash) async throws {
+    package func unquarantine(_ hash: BlobHash) async throws {
         if try await !exists(key(of: hash)) {
             try await copy(from: quarantineKey(of: hash), to: key(of: hash), metadata: nil, operation: "taking blob \(hash) back from the quarantine")
         }
@@ -49,7 +49,7 @@ extension S3BlobStorage {
 
     /// Also abandons multipart uploads of blobs started before `cutoff` and never completed (a
     /// writer killed mid-upload), so their parts stop taking space.
-    public func purgeQuarantine(before cutoff: Date) async throws -> (blobs: Int, bytes: Int) {
+    package func purgeQuarantine(before cutoff: Date) async throws -> (blobs: Int, bytes: Int) {
         let expired = try await quarantined().filter { $0.modified < cutoff }
         try await delete(expired.map { quarantineKey(of: $0.hash) })
         for upload in try await unfinishedUploads() where upload.started < cutoff {
@@ -77,7 +77,7 @@ extension S3BlobStorage {
         return found
     }
 
-    public func whileReferencing<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
+    package func whileReferencing<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
         try await lock.whileHeld(exclusive: exclusive, body)
     }
 

@@ -22,21 +22,21 @@ import PreviewStore
 /// bucket when they share the ``ReferenceLock`` too (PostgreSQL's, beside the index).
 ///
 /// Its file work (hashing, reading staged files and copies) runs on the lanes of its ``Offload``.
-public final class S3BlobStorage: BlobStorage {
+package final class S3BlobStorage: BlobStorage {
     let client: S3Client
     let cache: BlobCache
     let offload: Offload
     let lock: any ReferenceLock
     private let logger: Logger
-    public let stagingFolder: URL
+    package let stagingFolder: URL
     /// Files larger than this are uploaded in parts of this size.
-    public let multipartThreshold: Int
+    package let multipartThreshold: Int
     /// Objects asked for per listing page (S3's most is 1,000), and keys per batched delete.
     let pageSize: Int
 
     /// Blobs in `location`, signed with `credentials`; writes staged and copies cached under `localFolder`
     /// (`tmp/`, `cache/`), the copies kept to `cacheBytes`.
-    public convenience init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
+    package convenience init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
                 multipartThreshold: Int = 64 << 20, offload: Offload, logger: Logger) throws {
         try self.init(location: location, credentials: credentials, localFolder: localFolder, cacheBytes: cacheBytes, lock: lock,
                       multipartThreshold: multipartThreshold, pageSize: 1000, offload: offload, logger: logger)
@@ -57,18 +57,18 @@ public final class S3BlobStorage: BlobStorage {
         self.logger = logger
     }
 
-    public var location: S3Location { client.location }
-    public var isRemote: Bool { true }
+    package var location: S3Location { client.location }
+    package var isRemote: Bool { true }
 
     /// Reads served from the local copies, and reads that had to fetch one, since this storage was opened.
-    public var cacheCounts: (hits: Int, misses: Int) { (cache.hits.load(ordering: .relaxed), cache.misses.load(ordering: .relaxed)) }
+    package var cacheCounts: (hits: Int, misses: Int) { (cache.hits.load(ordering: .relaxed), cache.misses.load(ordering: .relaxed)) }
 
     /// Requests of `method` sent to the store since this storage was opened.
-    public func requests(_ method: String) -> Int { client.requests(method) }
+    package func requests(_ method: String) -> Int { client.requests(method) }
 
     /// Checks that the bucket answers to these credentials: a wrong secret or a missing bucket is
     /// said at start, not at the first upload.
-    public func checkAccess() async throws {
+    package func checkAccess() async throws {
         _ = try await client.send(.GET, key: nil, query: [("list-type", "2"), ("max-keys", "1"), ("prefix", location.prefix)],
                             operation: "listing the bucket \(location.bucket)")
     }
@@ -86,7 +86,7 @@ public final class S3BlobStorage: BlobStorage {
 
     // MARK: Writes
 
-    public func publish(stagedFile: URL, as hash: BlobHash, role: BlobRole) async throws {
+    package func publish(stagedFile: URL, as hash: BlobHash, role: BlobRole) async throws {
         var info = stat()
         guard stat(stagedFile.path, &info) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let size = Int(info.st_size)
@@ -142,7 +142,7 @@ public final class S3BlobStorage: BlobStorage {
         try await client.send(.HEAD, key: key, accepting: [200, 404], operation: "looking for \(key)").status == 200
     }
 
-    public func contains(_ hash: BlobHash) async -> Bool {
+    package func contains(_ hash: BlobHash) async -> Bool {
         if await cache.cached(hash) != nil { return true }
         do {
             return try await exists(key(of: hash))
@@ -153,13 +153,13 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// From the object's metadata; an original when it cannot be told (which errs on the side of keeping).
-    public func role(of hash: BlobHash) async -> BlobRole {
+    package func role(of hash: BlobHash) async -> BlobRole {
         guard let head = try? await client.send(.HEAD, key: key(of: hash), operation: "reading the role of \(hash)"),
               head.headers.first(name: "x-amz-meta-role") == BlobRole.derivative.rawValue else { return .original }
         return .derivative
     }
 
-    public func localFile(for hash: BlobHash) async throws -> URL {
+    package func localFile(for hash: BlobHash) async throws -> URL {
         do {
             return try await cache.file(for: hash) { destination in
                 _ = try await client.download(key: key(of: hash), to: destination.path, operation: "reading blob \(hash)")
@@ -169,15 +169,15 @@ public final class S3BlobStorage: BlobStorage {
         }
     }
 
-    public func read(_ hash: BlobHash) async throws -> [UInt8] {
+    package func read(_ hash: BlobHash) async throws -> [UInt8] {
         let file = try await localFile(for: hash)
         return try await offload.run(.reads) { Array(try Data(contentsOf: file)) }
     }
 
-    public func checkLocalCopies() async -> [BlobHash] { await cache.checkAll() }
+    package func checkLocalCopies() async -> [BlobHash] { await cache.checkAll() }
 
     /// Downloads the object (not into the cache) and hashes it.
-    public func verify(_ hash: BlobHash) async throws -> Bool {
+    package func verify(_ hash: BlobHash) async throws -> Bool {
         let temporary = stagingFolder.appendingPathComponent("verify-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
         _ = try await client.download(key: key(of: hash), to: temporary.path, operation: "verifying blob \(hash)")
@@ -189,7 +189,7 @@ public final class S3BlobStorage: BlobStorage {
     }
 
     /// The local copy when there is one, else the object read by range (a HEAD first when `size` is not known).
-    public func servingSource(for hash: BlobHash, size: Int?) async throws -> BlobServingSource {
+    package func servingSource(for hash: BlobHash, size: Int?) async throws -> BlobServingSource {
         if let file = await cache.cached(hash) { return .file(file) }
         let key = key(of: hash)
         let reader = ObjectRangeReader(client: client, key: key)

@@ -5,7 +5,7 @@ import PreviewStore
 /// (connection errors, 5xx) is a ``StoreFault/unavailable``: clients get 503 with `Retry-After`
 /// and workers back off. Refusals (wrong credentials, no bucket, a bad checksum) are not faults of
 /// the moment: they are reported as they are and never retried.
-public enum S3Error: StoreFaultReporting, CustomStringConvertible {
+package enum S3Error: StoreFaultReporting, CustomStringConvertible {
     /// A wrong `s3://` address or missing credentials.
     case configuration(String)
     /// The endpoint cannot be reached, or the connection broke.
@@ -15,7 +15,7 @@ public enum S3Error: StoreFaultReporting, CustomStringConvertible {
     /// An object's bytes do not hash to its name.
     case damaged(String)
 
-    public var fault: StoreFault? {
+    package var fault: StoreFault? {
         switch self {
         case .unreachable: .unavailable
         case let .refused(status, code, _, _): status >= 500 || code == "SlowDown" ? .unavailable : nil
@@ -23,7 +23,7 @@ public enum S3Error: StoreFaultReporting, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .configuration(message), let .unreachable(message), let .damaged(message): message
         case let .refused(status, code, message, operation):
@@ -34,13 +34,13 @@ public enum S3Error: StoreFaultReporting, CustomStringConvertible {
     }
 
     /// Whether the store said it has no such object (`404`, `NoSuchKey`).
-    public var isMissing: Bool {
+    package var isMissing: Bool {
         if case let .refused(status, _, _, _) = self { return status == 404 }
         return false
     }
 
     /// The `code` of a refusal, if it is one.
-    public var code: String? {
+    package var code: String? {
         if case let .refused(_, code, _, _) = self { return code }
         return nil
     }

@@ -9,13 +9,13 @@ import PreviewStore
 /// checks (`x-amz-checksum-sha256`, and the ETag against the bytes' MD5), its name carrying its
 /// SHA-256. The local file stays as a copy for putting the upload together on this host, used
 /// only when its hash is the name's; elsewhere (or damaged) the part is fetched from the bucket.
-public struct S3UploadStaging: UploadStaging {
+package struct S3UploadStaging: UploadStaging {
     private let storage: S3BlobStorage
     private let localFolder: URL
     private let offload: Offload
 
     /// Parts of `storage`'s bucket, received and copied under `root/uploads/`.
-    public init(storage: S3BlobStorage, root: URL, offload: Offload) throws {
+    package init(storage: S3BlobStorage, root: URL, offload: Offload) throws {
         self.storage = storage
         localFolder = root.appendingPathComponent("uploads")
         self.offload = offload
@@ -24,14 +24,14 @@ public struct S3UploadStaging: UploadStaging {
 
     private var prefix: String { "\(storage.location.prefix)staging/uploads/" }
 
-    public func newPart(of session: String, at start: Int) throws -> UploadPartFile {
+    package func newPart(of session: String, at start: Int) throws -> UploadPartFile {
         let folder = localFolder.appendingPathComponent(session)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let receiving = "\(session)/\(start)-\(UUID().uuidString.lowercased())\(UploadPart.receivingSuffix)"
         return try UploadPartFile(url: localFolder.appendingPathComponent(receiving), start: start, name: receiving)
     }
 
-    public func keep(_ file: UploadPartFile) async throws -> UploadPart {
+    package func keep(_ file: UploadPartFile) async throws -> UploadPart {
         try file.close()
         let (url, length) = (file.url, file.length)
         let (sha256, md5) = try await offload.run(.reads) { try Self.digests(of: url, length: length) }
@@ -52,7 +52,7 @@ public struct S3UploadStaging: UploadStaging {
         return UploadPart(start: file.start, length: length, name: name)
     }
 
-    public func copy(_ part: UploadPart, into writer: BlobWriter) async throws {
+    package func copy(_ part: UploadPart, into writer: BlobWriter) async throws {
         let local = try await intactCopy(of: part)
         try await offload.run(.writes) {
             do {
@@ -63,7 +63,7 @@ public struct S3UploadStaging: UploadStaging {
         }
     }
 
-    public func check(_ part: UploadPart) async throws {
+    package func check(_ part: UploadPart) async throws {
         _ = try await intactCopy(of: part)
     }
 
@@ -95,7 +95,7 @@ public struct S3UploadStaging: UploadStaging {
         return local
     }
 
-    public func remove(_ parts: [UploadPart], of session: String) async {
+    package func remove(_ parts: [UploadPart], of session: String) async {
         try? await storage.delete(parts.map { prefix + $0.name })
         let folder = localFolder.appendingPathComponent(session)
         _ = try? await offload.run(.writes) {
@@ -104,11 +104,11 @@ public struct S3UploadStaging: UploadStaging {
         }
     }
 
-    public func kept() async throws -> [(name: String, modified: Date)] {
+    package func kept() async throws -> [(name: String, modified: Date)] {
         try await storage.listKeys(prefix: prefix).map { (String($0.key.dropFirst(prefix.count)), $0.modified) }
     }
 
-    public func removeLocalLeftovers(before cutoff: Date, keeping open: Set<String>) async {
+    package func removeLocalLeftovers(before cutoff: Date, keeping open: Set<String>) async {
         let folder = localFolder
         _ = try? await offload.run(.writes) {
             for session in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !open.contains(session) {

@@ -4,12 +4,12 @@ import Foundation
 /// AWS Signature Version 4 in its header form (`Authorization: AWS4-HMAC-SHA256 …`), for S3
 /// requests. Pure: the same request, credentials and instant give the same signature, which is
 /// how it is tested against the examples AWS publishes.
-public struct SigV4Signer: Sendable {
-    public let credentials: S3Credentials
-    public let region: String
-    public let service: String
+package struct SigV4Signer: Sendable {
+    package let credentials: S3Credentials
+    package let region: String
+    package let service: String
 
-    public init(credentials: S3Credentials, region: String, service: String = "s3") {
+    package init(credentials: S3Credentials, region: String, service: String = "s3") {
         self.credentials = credentials
         self.region = region
         self.service = service
@@ -18,14 +18,14 @@ public struct SigV4Signer: Sendable {
     /// What a request is signed over. `path` is the canonical, already percent-encoded path;
     /// `headers` are lower-case names (`host` among them); `payloadHash` the hex SHA-256 of the body,
     /// or `UNSIGNED-PAYLOAD`.
-    public struct Request: Sendable {
-        public var method: String
-        public var path: String
-        public var query: [(name: String, value: String)]
-        public var headers: [String: String]
-        public var payloadHash: String
+    package struct Request: Sendable {
+        package var method: String
+        package var path: String
+        package var query: [(name: String, value: String)]
+        package var headers: [String: String]
+        package var payloadHash: String
 
-        public init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String],
+        package init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String],
                     payloadHash: String) {
             self.method = method
             self.path = path
@@ -36,11 +36,11 @@ public struct SigV4Signer: Sendable {
     }
 
     /// The hex SHA-256 of no bytes: the payload hash of a request without a body.
-    public static let emptyPayloadHash = SHA256.hash(data: [UInt8]()).hex
+    package static let emptyPayloadHash = SHA256.hash(data: [UInt8]()).hex
 
     /// The headers to add to `request` at `date`: `x-amz-date`, `x-amz-content-sha256`, the session
     /// token when there is one, and `authorization` over all of them.
-    public func signedHeaders(for request: Request, at date: Date) -> [String: String] {
+    package func signedHeaders(for request: Request, at date: Date) -> [String: String] {
         var request = request
         request.headers["x-amz-date"] = Self.timestamp(date)
         request.headers["x-amz-content-sha256"] = request.payloadHash
@@ -51,21 +51,21 @@ public struct SigV4Signer: Sendable {
     }
 
     /// The `Authorization` value of `request` (which carries its `x-amz-date` and other signed headers) at `date`.
-    public func authorization(for request: Request, at date: Date) -> String {
+    package func authorization(for request: Request, at date: Date) -> String {
         let names = request.headers.keys.sorted().joined(separator: ";")
         return "AWS4-HMAC-SHA256 Credential=\(credentials.accessKey)/\(scope(date)), SignedHeaders=\(names), "
             + "Signature=\(signature(for: request, at: date))"
     }
 
     /// The hex signature of `request` at `date`.
-    public func signature(for request: Request, at date: Date) -> String {
+    package func signature(for request: Request, at date: Date) -> String {
         let stringToSign = ["AWS4-HMAC-SHA256", Self.timestamp(date), scope(date),
                             SHA256.hash(data: Data(canonicalRequest(request).utf8)).hex].joined(separator: "\n")
         return HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey(date)).hex
     }
 
     /// The canonical request: method, path, sorted encoded query, sorted headers, their names, payload hash.
-    public func canonicalRequest(_ request: Request) -> String {
+    package func canonicalRequest(_ request: Request) -> String {
         let encoded: [(name: String, value: String)] = request.query.map { (Self.encode($0.name), Self.encode($0.value)) }
         let sorted = encoded.sorted { (left, right) -> Bool in left.name == right.name ? left.value < right.value : left.name < right.name }
         let query = sorted.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
@@ -85,7 +85,7 @@ public struct SigV4Signer: Sendable {
     }
 
     /// `20130524T000000Z`: the instant in UTC, as SigV4 writes it.
-    public static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
@@ -95,7 +95,7 @@ public struct SigV4Signer: Sendable {
 
     /// RFC 3986 percent-encoding as SigV4 wants it: unreserved characters kept, everything else
     /// `%XX` in upper case; `/` kept only when `keepingSlashes` (an object key in a path).
-    public static func encode(_ text: String, keepingSlashes: Bool = false) -> String {
+    package static func encode(_ text: String, keepingSlashes: Bool = false) -> String {
         var encoded = ""
         for byte in text.utf8 {
             switch byte {
@@ -119,12 +119,12 @@ public struct SigV4Signer: Sendable {
 
 /// An access key and its secret (and a session token for temporary credentials). Read from the
 /// environment or a file, never from the command line (where `ps` shows it to every user).
-public struct S3Credentials: Sendable, Equatable {
-    public var accessKey: String
-    public var secretKey: String
-    public var sessionToken: String?
+package struct S3Credentials: Sendable, Equatable {
+    package var accessKey: String
+    package var secretKey: String
+    package var sessionToken: String?
 
-    public init(accessKey: String, secretKey: String, sessionToken: String? = nil) {
+    package init(accessKey: String, secretKey: String, sessionToken: String? = nil) {
         self.accessKey = accessKey
         self.secretKey = secretKey
         self.sessionToken = sessionToken
@@ -133,7 +133,7 @@ public struct S3Credentials: Sendable, Equatable {
     /// `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`); else the profile
     /// `AWS_PROFILE` (default `default`) of the credentials file `AWS_SHARED_CREDENTIALS_FILE`
     /// (default `~/.aws/credentials`), in AWS's INI form.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> S3Credentials {
+    package static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> S3Credentials {
         if let key = environment["AWS_ACCESS_KEY_ID"], !key.isEmpty, let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty {
             return S3Credentials(accessKey: key, secretKey: secret, sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
         }

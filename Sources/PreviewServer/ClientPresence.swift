@@ -32,8 +32,8 @@ final class ClientPresence: ChannelInboundHandler, RemovableChannelHandler, Send
 }
 
 /// The request context of every route: Hummingbird's basics, and the connection the request came on.
-public struct ServerContext: RequestContext {
-    public var coreContext: CoreRequestContextStorage
+package struct ServerContext: RequestContext {
+    package var coreContext: CoreRequestContextStorage
     /// The connection, to ask ``ClientPresence`` whether its client is still there.
     let channel: (any Channel)?
     /// The session of a browser signed in with the cookie (set by ``AccessMiddleware``).
@@ -49,7 +49,7 @@ public struct ServerContext: RequestContext {
     /// the document service, which speaks for many owners from one address, is paced per owner only.
     var viaServiceToken = false
 
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         channel = source.channel
     }

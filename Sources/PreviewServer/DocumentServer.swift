@@ -12,9 +12,9 @@ import ServiceLifecycle
 /// The HTTP front of DESIGN §8 over a ``DocumentService``: the state its controllers share (the
 /// bounds on renders and uploads, the offload lanes, access, the drain) and the router that puts
 /// them together. ``buildApplication(_:services:)`` serves it; tests drive the same application in process.
-public struct DocumentServer: Sendable {
-    public let documents: DocumentService
-    public let settings: ServerSettings
+package struct DocumentServer: Sendable {
+    package let documents: DocumentService
+    package let settings: ServerSettings
     package let logger: Logger
     /// Bounds the preview renders in flight, overall, per owner and per document.
     let renders: RenderGate
@@ -69,11 +69,11 @@ public struct DocumentServer: Sendable {
     }
 
     /// What a streamed original reads and sends at a time (see ``ContentController``).
-    public static var chunkBytes: Int { ContentController.chunkBytes }
+    package static var chunkBytes: Int { ContentController.chunkBytes }
 
     /// The router: the fault, drain and access middleware, then each controller's routes. Other
     /// methods on a known path get 405 with `Allow`, not 404.
-    public func buildRouter() -> Router<ServerContext> {
+    package func buildRouter() -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
         router.add(middleware: DownloadEnvelopeMiddleware())
         router.add(middleware: FaultMiddleware(faults: faults))
@@ -118,14 +118,14 @@ public struct DocumentServer: Sendable {
     }
 
     /// The service that starts this server's drain on shutdown; list it after the application.
-    public var drainService: DrainService { DrainService(drain: drain, uploads: uploads, keeping: keeping, changes: documents.changes, grace: settings.grace) }
+    package var drainService: DrainService { DrainService(drain: drain, uploads: uploads, keeping: keeping, changes: documents.changes, grace: settings.grace) }
 }
 
 /// The HTTP application of `server`, listening on its configured address, with `services` run
 /// beside it: what `serve` runs and what the tests drive (the Hummingbird template's shape). With
 /// TLS, HTTP/2 is offered by ALPN beside HTTP/1.1. Every connection passes the server's
 /// ``ConnectionBudget`` first, and a TLS one must finish its handshake in time (``GuardedChildChannel``).
-public func buildApplication(_ server: DocumentServer, services: [any Service] = []) throws -> some ApplicationProtocol {
+package func buildApplication(_ server: DocumentServer, services: [any Service] = []) throws -> some ApplicationProtocol {
     let settings = server.settings
     let idleTimeout = TimeAmount(settings.idleTimeout)
     let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ClientPresence(), WriteStall(timeout: idleTimeout)], idleTimeout: idleTimeout)

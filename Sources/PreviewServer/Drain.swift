@@ -40,14 +40,14 @@ struct DrainMiddleware: RouterMiddleware {
 /// The service that notices the shutdown for a ``DocumentServer``: it starts the drain at once and,
 /// `grace` later, cuts the uploads still arriving. Put it after the HTTP application in the service
 /// group, which shuts services down in reverse order.
-public struct DrainService: Service {
+package struct DrainService: Service {
     let drain: Drain
     let uploads: UploadSlots
     let keeping: PreviewKeeping
     let changes: DocumentChanges
     let grace: Duration
 
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         drain.begin()
         changes.endWaits()

@@ -6,11 +6,11 @@ import PreviewStore
 /// The query strings of our own links and clients: names as they are (ours), values percent-encoded
 /// but for the unreserved characters, so a stranger's text (a title, a highlight) stays one value
 /// and reads back the same by the form rules (``QueryFields``).
-public enum QueryItems {
+package enum QueryItems {
     private static let unreserved = CharacterSet.asciiAlphanumerics.union(.init(charactersIn: "-._~"))
 
     /// `name=value&…`, each value encoded.
-    public static func encoded(_ items: [(String, String)]) -> String {
+    package static func encoded(_ items: [(String, String)]) -> String {
         items.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")" }.joined(separator: "&")
     }
 }

@@ -10,79 +10,79 @@ import PreviewStore
 import ServiceLifecycle
 
 /// Settings of the HTTP front (DESIGN §8).
-public struct ServerSettings: Sendable {
-    public var host = "127.0.0.1"
-    public var port = 8080
+package struct ServerSettings: Sendable {
+    package var host = "127.0.0.1"
+    package var port = 8080
     /// When set, every route but /healthz needs `Authorization: Bearer <token>`.
-    public var token: String?
+    package var token: String?
     /// Uploads are refused with 429 while more jobs than this wait.
-    public var maxQueuedJobs = 10_000
+    package var maxQueuedJobs = 10_000
     /// A connection that sends nothing for this long is closed, also in the middle of a request
     /// body: a stalled upload cannot hold its connection and staging file for ever.
-    public var idleTimeout: Duration = .seconds(30)
+    package var idleTimeout: Duration = .seconds(30)
     /// On-demand previews being rendered at once (stored ones do not count); more get 429 with `Retry-After`.
-    public var maxRendersInFlight = 8
+    package var maxRendersInFlight = 8
     /// On-demand renders of one owner's documents at once (and, apart from the owner's, of one
     /// share's visitors, and of one visitor's address), and of one document; more wait their turn.
-    public var maxRendersPerOwner = 1
-    public var maxRendersPerDocument = 1
+    package var maxRendersPerOwner = 1
+    package var maxRendersPerDocument = 1
     /// Uploads being received at once, and from one client address; more get 429 with `Retry-After`.
-    public var maxUploadsInFlight = 16
-    public var maxUploadsPerClient = 4
+    package var maxUploadsInFlight = 16
+    package var maxUploadsPerClient = 4
     /// Connections held at once (nil: half of what the descriptor limit leaves after a reserve,
     /// ``DescriptorBudget``), and from one client address; past them a connection is shed, plain
     /// HTTP with a 503.
-    public var maxConnections: Int?
-    public var maxConnectionsPerClient = 64
+    package var maxConnections: Int?
+    package var maxConnectionsPerClient = 64
     /// Stored files being sent at once (nil: as many as connections), and on one connection (an
     /// HTTP/2 connection's streams share it); more wait their turn.
-    public var maxStreams: Int?
-    public var maxStreamsPerConnection = 4
+    package var maxStreams: Int?
+    package var maxStreamsPerConnection = 4
     /// How long a TLS handshake may take before its connection is closed.
-    public var handshakeTimeout: Duration = .seconds(10)
+    package var handshakeTimeout: Duration = .seconds(10)
     /// The token is weak enough to guess (`--insecure-weak-token`): a throttled address's tokens
     /// are then not checked at all while it waits, unless it is one of ``trustedAddresses``.
-    public var guessableToken = false
+    package var guessableToken = false
     /// With a guessable token, the client addresses (the service's own) whose tokens are always checked.
-    public var trustedAddresses: Set<String> = []
+    package var trustedAddresses: Set<String> = []
     /// The slowest an upload may arrive (over each 30 s); slower ones are cut off, and lose their slot
     /// to a new upload when every slot is taken.
-    public var minimumUploadBytesPerSecond = 1024
+    package var minimumUploadBytesPerSecond = 1024
     /// TLS of the server's own (``ServerTLS``); nil for plain HTTP (behind a TLS proxy, or on loopback).
-    public var tls: TLSConfiguration?
+    package var tls: TLSConfiguration?
     /// The keys of signed URLs (`--signing-key-file`); without them none are issued or accepted.
-    public var signingKeys: SigningKeys?
+    package var signingKeys: SigningKeys?
     /// Host names the server answers to besides IP addresses and loopback names (DNS rebinding).
-    public var publicHosts: [String] = []
+    package var publicHosts: [String] = []
     /// The resolution a page's full size is given at in IIIF (`info.json`): its regions are in pixels at it.
-    public var zoomDPI = IIIFService.defaultDPI
+    package var zoomDPI = IIIFService.defaultDPI
     /// Threads for the file-system reads of requests, and as many for uploads' writes (``Offload/serving(_:workers:)``).
-    public var blockingThreads = 4
+    package var blockingThreads = 4
     /// An upload's whole body must arrive within this time (the idle timeout bounds each pause).
     /// A resumable upload's request keeps what arrived when cut off, and the client resumes.
-    public var uploadTimeout: Duration = .seconds(600)
+    package var uploadTimeout: Duration = .seconds(600)
     /// Also speak the IETF resumable-upload draft's interop versions 7 and 8 (3 and 6, what iOS
     /// sends, always).
-    public var uploadDraftLatest = false
+    package var uploadDraftLatest = false
     /// How long a wrong share password counts against its share and its client (the 6th within it is refused).
-    public var passwordWindow: Duration = .seconds(60)
+    package var passwordWindow: Duration = .seconds(60)
     /// After SIGTERM, how long uploads still arriving may take before they are cut off.
-    public var grace: Duration = .seconds(30)
+    package var grace: Duration = .seconds(30)
     /// How long a render waits, once it has its slot, before checking its client is still there
     /// (nil: not at all). `serve` sets 0.5 s under `DOCPREVIEW_TEST_HOOKS=1`, so a test can disconnect first.
-    public var clientCheckPause: Duration?
+    package var clientCheckPause: Duration?
     /// How long a preview rendered for a request waits after its answer before it is stored (nil:
     /// not at all). `serve` sets 2 s under `DOCPREVIEW_TEST_HOOKS=1`, so a test can crash the server in between.
-    public var keepDelay: Duration?
+    package var keepDelay: Duration?
 
-    public init() {}
+    package init() {}
 }
 
 extension Offload {
     /// The lanes of a server with `workers` in the same process: its requests' file reads and
     /// uploads' writes (``ServerSettings/blockingThreads`` each), and a thread for every render
     /// that may run at once (on-demand ones past the render gate, one per worker, one for a repair).
-    public static func serving(_ settings: ServerSettings, workers: Int) -> Offload {
+    package static func serving(_ settings: ServerSettings, workers: Int) -> Offload {
         Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + workers + 1)
     }
 }

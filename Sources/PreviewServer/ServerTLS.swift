@@ -7,9 +7,9 @@ import X509
 
 /// TLS of the server's own (`serve --tls-cert --tls-key`): HTTP/1.1 and, when the client offers it
 /// by ALPN, HTTP/2.
-public enum ServerTLS {
+package enum ServerTLS {
     /// The server configuration of a PEM certificate chain and its PEM private key.
-    public static func configuration(certificate: String, key: String) throws(PreviewError) -> TLSConfiguration {
+    package static func configuration(certificate: String, key: String) throws(PreviewError) -> TLSConfiguration {
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
             guard !chain.isEmpty else { throw PreviewError(.badRequest, "\(certificate) holds no certificate.") }
@@ -25,15 +25,15 @@ public enum ServerTLS {
 
 /// A self-signed certificate for a private server (`docpreview tls-init`): a P-256 key, the names
 /// and addresses clients reach it by, and the pin a mobile client checks instead of a CA.
-public struct SelfSignedCertificate: Sendable {
-    public let certificatePEM: String
-    public let privateKeyPEM: String
+package struct SelfSignedCertificate: Sendable {
+    package let certificatePEM: String
+    package let privateKeyPEM: String
     /// Base64 of the SHA-256 of the certificate's SubjectPublicKeyInfo (HPKP's and curl's
     /// `--pinnedpubkey sha256//…` pin); it stays with the key, so a renewed certificate keeps it.
-    public let pin: String
+    package let pin: String
 
     /// A certificate for `names` (host names or IP addresses), valid for `days` from `now`.
-    public init(names: [String], days: Int = 825, now: Date = Date()) throws {
+    package init(names: [String], days: Int = 825, now: Date = Date()) throws {
         let key = P256.Signing.PrivateKey()
         let subject = try DistinguishedName { CommonName(names.first ?? "docpreview") }
         let alternatives = names.map { name -> GeneralName in

@@ -6,7 +6,7 @@ import PreviewCore
 /// 32 or more characters, e.g. `docpreview signing-key`'s). The first line's key signs; every
 /// listed key verifies, so a new key goes first and an old one stays until its URLs have expired —
 /// removing a key invalidates the URLs it signed.
-public struct SigningKeys: Sendable {
+package struct SigningKeys: Sendable {
     struct Key: Sendable {
         let id: String
         let secret: [UInt8]
@@ -15,7 +15,7 @@ public struct SigningKeys: Sendable {
     let keys: [Key]
 
     /// Keys as `(id, secret)` pairs, the signing one first.
-    public init(_ pairs: [(id: String, secret: String)]) throws(PreviewError) {
+    package init(_ pairs: [(id: String, secret: String)]) throws(PreviewError) {
         guard !pairs.isEmpty else { throw PreviewError(.badRequest, "The signing key file names no key.") }
         keys = try pairs.map { pair throws(PreviewError) in
             guard !pair.id.isEmpty, pair.id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
@@ -33,7 +33,7 @@ public struct SigningKeys: Sendable {
     static let fileFormat = "a text file of `ID SECRET` lines, the signing key first (`docpreview signing-key` prints one)"
 
     /// The keys of a file of `ID SECRET` lines (blank lines and `#` comments skipped).
-    public init(contentsOf url: URL) throws(PreviewError) {
+    package init(contentsOf url: URL) throws(PreviewError) {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -67,7 +67,7 @@ public struct SigningKeys: Sendable {
     }
 
     /// A new key's line: a dated id and 256 random bits, base64url.
-    public static func newLine(now: Date = Date()) -> String {
+    package static func newLine(now: Date = Date()) -> String {
         let day = ISO8601DateFormatter.string(from: now, timeZone: .gmt, formatOptions: [.withYear, .withMonth, .withDay])
         let suffix = Base64URL.randomBytes(2).map { String(format: "%02x", $0) }.joined()
         return "k\(day)-\(suffix) \(Base64URL.randomToken(bytes: 32))"

@@ -9,10 +9,10 @@ import Testing
 ///
 /// Only for tests with synchronous bodies: an async test's child tasks (an in-process server's
 /// among them) would follow it onto these few threads.
-public struct BlockingTest: TestTrait, SuiteTrait, TestScoping {
-    public var isRecursive: Bool { true }
+package struct BlockingTest: TestTrait, SuiteTrait, TestScoping {
+    package var isRecursive: Bool { true }
 
-    public func provideScope(for test: Test, testCase: Test.Case?,
+    package func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
         guard testCase != nil else { return try await function() }
         try await withTaskExecutorPreference(BlockingTestThreads.shared) { try await function() }
@@ -21,14 +21,14 @@ public struct BlockingTest: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == BlockingTest {
     /// Runs the test (each test of a suite) on ``BlockingTestThreads``; see ``BlockingTest``.
-    public static var blocking: Self { BlockingTest() }
+    package static var blocking: Self { BlockingTest() }
 }
 
 /// A fixed set of threads, one a core as the cooperative pool has, that run the jobs of
 /// ``BlockingTest`` tests in the order they come: as many blocking tests run at once as before,
 /// and the cooperative pool stays free for everything else.
-public final class BlockingTestThreads: TaskExecutor, @unchecked Sendable {
-    public static let shared = BlockingTestThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
+package final class BlockingTestThreads: TaskExecutor, @unchecked Sendable {
+    package static let shared = BlockingTestThreads(count: max(2, ProcessInfo.processInfo.activeProcessorCount))
 
     private static let marker = "docpreview.blocking-test-thread"
     /// Guarded by `waiting`.
@@ -44,9 +44,9 @@ public final class BlockingTestThreads: TaskExecutor, @unchecked Sendable {
     }
 
     /// Whether the calling thread is one of these.
-    public static var isCurrent: Bool { Thread.current.threadDictionary[marker] != nil }
+    package static var isCurrent: Bool { Thread.current.threadDictionary[marker] != nil }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         waiting.lock()
         jobs.append(job)

@@ -1,20 +1,20 @@
 import Foundation
 
 /// Runs the built `docpreview` binary, the way users and scripts do.
-public enum DocPreviewProcess {
-    public struct Result: Sendable {
-        public var status: Int32
-        public var stdout: String
-        public var stderr: String
+package enum DocPreviewProcess {
+    package struct Result: Sendable {
+        package var status: Int32
+        package var stdout: String
+        package var stderr: String
 
         /// stdout parsed as a JSON object (nil when it is not one).
-        public var json: [String: Any]? {
+        package var json: [String: Any]? {
             (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
         }
     }
 
     /// The binary beside the test bundle (SwiftPM builds both into one folder), or `$DOCPREVIEW_BIN`.
-    public static var binary: URL {
+    package static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["DOCPREVIEW_BIN"] { return URL(fileURLWithPath: path) }
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = runner.deletingLastPathComponent()
@@ -28,7 +28,7 @@ public enum DocPreviewProcess {
     /// Runs `docpreview arguments…` (the built one, or `executable`) to completion with extra
     /// environment variables; after `timeout` seconds the process is killed (and the result says so
     /// with status 137).
-    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 120,
+    package static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 120,
                            executable: URL = binary) throws -> Result {
         let process = Process()
         process.executableURL = executable
@@ -60,20 +60,20 @@ public enum DocPreviewProcess {
 }
 
 /// A fresh temporary folder, removed by `remove()`.
-public struct TemporaryFolder: Sendable {
-    public let url: URL
+package struct TemporaryFolder: Sendable {
+    package let url: URL
 
-    public init() throws {
+    package init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     /// Writes `bytes` to `name` inside the folder and returns its URL.
-    public func file(_ name: String, _ bytes: [UInt8]) throws -> URL {
+    package func file(_ name: String, _ bytes: [UInt8]) throws -> URL {
         let file = url.appendingPathComponent(name)
         try Data(bytes).write(to: file)
         return file
     }
 
-    public func remove() { try? FileManager.default.removeItem(at: url) }
+    package func remove() { try? FileManager.default.removeItem(at: url) }
 }

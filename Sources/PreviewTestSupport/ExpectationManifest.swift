@@ -2,21 +2,21 @@ import Foundation
 
 /// A `manifest.tsv` of expected outcomes (Samples/ and the shared corpus share the format:
 /// `file`, `expect` with `|`-separated outcomes, then free columns).
-public struct ExpectationManifest: Sendable {
-    public struct Entry: Sendable, CustomStringConvertible {
-        public var file: String
-        public var url: URL
+package struct ExpectationManifest: Sendable {
+    package struct Entry: Sendable, CustomStringConvertible {
+        package var file: String
+        package var url: URL
         /// Acceptable outcomes: `ok`, `no_preview`, or error codes.
-        public var expected: Set<String>
-        public var note: String
+        package var expected: Set<String>
+        package var note: String
 
-        public var description: String { file }
+        package var description: String { file }
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
     /// Reads `manifest.tsv` in `folder`; files are looked up in `folder/files` when it exists, else in `folder`.
-    public init(folder: URL) throws {
+    package init(folder: URL) throws {
         let text = try String(contentsOf: folder.appendingPathComponent("manifest.tsv"), encoding: .utf8)
         let filesFolder = FileManager.default.fileExists(atPath: folder.appendingPathComponent("files").path)
             ? folder.appendingPathComponent("files") : folder
@@ -30,11 +30,11 @@ public struct ExpectationManifest: Sendable {
     }
 
     /// The Samples manifest.
-    public static func samples() throws -> ExpectationManifest { try ExpectationManifest(folder: Fixtures.samples) }
+    package static func samples() throws -> ExpectationManifest { try ExpectationManifest(folder: Fixtures.samples) }
 
     /// The shared corpus manifest; nil when this run leaves the corpus out (``TestSkips``), an error
     /// when it is not beside the project.
-    public static func corpus() throws -> ExpectationManifest? {
+    package static func corpus() throws -> ExpectationManifest? {
         if TestSkips.skips("corpus") { return nil }
         guard FileManager.default.fileExists(atPath: Fixtures.corpus.appendingPathComponent("manifest.tsv").path) else {
             throw MissingTestNeed("corpus", "the shared corpus is not at \(Fixtures.corpus.path)")
@@ -44,10 +44,10 @@ public struct ExpectationManifest: Sendable {
 }
 
 /// Outcomes only a renderer can produce; a file that detection accepts for preview must expect one.
-public let renderOutcomes: Set<String> = ["ok", "corrupt", "encrypted", "too_many_pixels", "no_video_stream", "timeout"]
+package let renderOutcomes: Set<String> = ["ok", "corrupt", "encrypted", "too_many_pixels", "no_video_stream", "timeout"]
 
 /// Judges what detection alone decided against an expected set. `outcome` is an error code,
 /// `no_preview`, or `accepted` (passed on to a renderer, which decides the rest).
-public func detectionOutcomeAgrees(_ outcome: String, with expected: Set<String>) -> Bool {
+package func detectionOutcomeAgrees(_ outcome: String, with expected: Set<String>) -> Bool {
     outcome == "accepted" ? !expected.isDisjoint(with: renderOutcomes) : expected.contains(outcome)
 }

@@ -4,11 +4,11 @@ import PreviewCore
 
 /// A small tmpfs mounted for one test, to run out of disk for real. Mounting needs root (or
 /// CAP_SYS_ADMIN): ``mount(megabytes:)`` throws ``MountRefused`` where it is not allowed.
-public final class SmallDisk: Sendable {
-    public let url: URL
+package final class SmallDisk: Sendable {
+    package let url: URL
     private var filler: URL { url.appendingPathComponent("filler") }
 
-    public static func mount(megabytes: Int) throws -> SmallDisk {
+    package static func mount(megabytes: Int) throws -> SmallDisk {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-disk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         guard run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", url.path]) else {
@@ -19,8 +19,8 @@ public final class SmallDisk: Sendable {
     }
 
     /// This process may not mount a tmpfs.
-    public struct MountRefused: Error, CustomStringConvertible {
-        public var description: String { "mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root" }
+    package struct MountRefused: Error, CustomStringConvertible {
+        package var description: String { "mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root" }
     }
 
     private init(url: URL) {
@@ -33,7 +33,7 @@ public final class SmallDisk: Sendable {
     }
 
     /// Writes a file until the disk is full.
-    public func fill() {
+    package func fill() {
         guard let handle = fopen(filler.path, "w") else { return }
         defer { fclose(handle) }
         let block = [UInt8](repeating: 0xA5, count: 64 * 1024)
@@ -43,7 +43,7 @@ public final class SmallDisk: Sendable {
     }
 
     /// Frees what ``fill()`` took.
-    public func free() {
+    package func free() {
         try? FileManager.default.removeItem(at: filler)
     }
 
@@ -59,21 +59,21 @@ public final class SmallDisk: Sendable {
 }
 
 /// A log handler that keeps every message, for tests that count what was logged.
-public struct CollectingLogHandler: LogHandler {
-    public let messages: Locked<[(level: Logger.Level, message: String)]>
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .trace
+package struct CollectingLogHandler: LogHandler {
+    package let messages: Locked<[(level: Logger.Level, message: String)]>
+    package var metadata: Logger.Metadata = [:]
+    package var logLevel: Logger.Level = .trace
 
-    public init(into messages: Locked<[(level: Logger.Level, message: String)]>) {
+    package init(into messages: Locked<[(level: Logger.Level, message: String)]>) {
         self.messages = messages
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         messages.withLock { $0.append((event.level, "\(event.message)")) }
     }
 }

@@ -1,22 +1,22 @@
 import Foundation
 
 /// Locates test inputs from this file's own path, never from the working directory.
-public enum Fixtures {
+package enum Fixtures {
     /// The package root (the folder holding Package.swift).
-    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+    package static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `Samples/`, the small committed samples.
-    public static let samples = packageRoot.appendingPathComponent("Samples")
+    package static let samples = packageRoot.appendingPathComponent("Samples")
 
     /// `../shared/corpus/` beside the project, when present.
-    public static let corpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    package static let corpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
 
     /// A committed sample by file name.
-    public static func sample(_ name: String) -> URL { samples.appendingPathComponent(name) }
+    package static func sample(_ name: String) -> URL { samples.appendingPathComponent(name) }
 
     /// A transcript's lines, for pages of text that OCR reads (``LinesPDF``, ``PhonePhoto``).
-    public static let transcriptLines = [
+    package static let transcriptLines = [
         "Official Transcript of Academic Record",
         "Student: Jordan Alvarez   Graduation: June 2026",
         "AP Biology 5   AP Chemistry 4   Calculus BC 5",

@@ -3,12 +3,12 @@ import Foundation
 /// The loopback site link-download tests fetch from (`scripts/link-test-site.py`: an MP4, a page
 /// with a `<video>`, redirects, redirects to private addresses, a 404, a page with no video, a file
 /// over the size limit, a trickle, a file sent after 3 s), started on a free port and stopped by ``stop()``.
-public final class LinkTestSite: @unchecked Sendable {  // immutable after init
-    public let port: Int
+package final class LinkTestSite: @unchecked Sendable {  // immutable after init
+    package let port: Int
     private let process = Process()
 
     /// - Parameter otherPort: where the redirects to loopback and to mapped and decimal addresses point.
-    public init(otherPort: Int = 9) throws {
+    package init(otherPort: Int = 9) throws {
         let portFile = FileManager.default.temporaryDirectory.appendingPathComponent("link-site-\(UUID().uuidString)")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Fixtures.packageRoot.appendingPathComponent("scripts/link-test-site.py").path,
@@ -31,9 +31,9 @@ public final class LinkTestSite: @unchecked Sendable {  // immutable after init
     deinit { stop() }
 
     /// `http://127.0.0.1:PORT/path`.
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
+    package func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
 
-    public func stop() {
+    package func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -41,5 +41,5 @@ public final class LinkTestSite: @unchecked Sendable {  // immutable after init
     }
 
     /// The `yt-dlp` that `scripts/install-deps` pins in the project's tool environment.
-    public static let extractor = Fixtures.packageRoot.appendingPathComponent(".venv-tools/bin/yt-dlp").path
+    package static let extractor = Fixtures.packageRoot.appendingPathComponent(".venv-tools/bin/yt-dlp").path
 }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Ports on 127.0.0.1 for the servers that tests start.
-public enum LoopbackPort {
+package enum LoopbackPort {
     /// A port that nothing listens on now, below the kernel's ephemeral range (32768 and up on
     /// Linux), so that no client connection of this machine is given it before the server binds it.
-    public static func free() -> Int {
+    package static func free() -> Int {
         while true {
             let port = Int.random(in: 20_000...32_000)
             if isFree(port) { return port }
@@ -12,7 +12,7 @@ public enum LoopbackPort {
     }
 
     /// The socket address of 127.0.0.1:`port` (0: a port of the kernel's choosing).
-    public static func address(_ port: Int) -> sockaddr_in {
+    package static func address(_ port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -4,7 +4,7 @@ import PreviewCore
 /// A ``ServiceClock`` that moves only when a test calls ``advance(by:)``: a throttle's window or an
 /// expiry is then decided by the test, never by how slow the machine is. Sleepers wake when the
 /// clock is advanced past their deadline.
-public final class ManualClock: ServiceClock {
+package final class ManualClock: ServiceClock {
     private struct Sleeper {
         let deadline: ContinuousClock.Instant
         let continuation: CheckedContinuation<Void, any Error>
@@ -21,25 +21,25 @@ public final class ManualClock: ServiceClock {
     private let state = Locked(State())
 
     /// A clock standing at `date` (wall time); its monotonic reading starts at the machine's.
-    public init(date: Date = Date()) {
+    package init(date: Date = Date()) {
         startDate = date
         startInstant = .now
     }
 
-    public var now: Date {
+    package var now: Date {
         let elapsed = state.withLock { $0.elapsed }
         return startDate.addingTimeInterval(elapsed.seconds)
     }
 
-    public var instant: ContinuousClock.Instant {
+    package var instant: ContinuousClock.Instant {
         startInstant + state.withLock { $0.elapsed }
     }
 
     /// How many tasks sleep on this clock.
-    public var sleeping: Int { state.withLock { $0.sleepers.count } }
+    package var sleeping: Int { state.withLock { $0.sleepers.count } }
 
     /// Moves the clock on by `duration` and wakes every sleeper whose deadline it passed.
-    public func advance(by duration: Duration) {
+    package func advance(by duration: Duration) {
         let startInstant = startInstant
         let woken: [Sleeper] = state.withLock { state in
             state.elapsed += duration
@@ -51,7 +51,7 @@ public final class ManualClock: ServiceClock {
         for sleeper in woken { sleeper.continuation.resume() }
     }
 
-    public func sleep(until deadline: ContinuousClock.Instant) async throws {
+    package func sleep(until deadline: ContinuousClock.Instant) async throws {
         let id: UInt64 = state.withLock { state in
             state.nextSleeper += 1
             return state.nextSleeper

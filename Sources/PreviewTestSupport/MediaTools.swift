@@ -2,39 +2,39 @@ import Foundation
 
 /// The `ffmpeg` and `ffprobe` CLIs, which tests may use to make inputs and check outputs (never
 /// to make what DocPreview delivers).
-public enum MediaTools {
+package enum MediaTools {
     /// Runs `ffmpeg -v error -y arguments…`; returns its stdout, throws with its stderr on failure.
     @discardableResult
-    public static func ffmpeg(_ arguments: [String]) throws -> Data {
+    package static func ffmpeg(_ arguments: [String]) throws -> Data {
         try run("/usr/bin/ffmpeg", ["-v", "error", "-y"] + arguments)
     }
 
     /// Writes `seconds` of a moving test pattern `size` (`640x360`) with a tone to `file`, as an AVI
     /// of MPEG-4 Part 2 and MP3: what AVPlayer and browsers cannot play, so it gets a rendition.
-    public static func aviClip(_ file: URL, size: String, seconds: Int) throws {
+    package static func aviClip(_ file: URL, size: String, seconds: Int) throws {
         try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30:duration=\(seconds)", "-f", "lavfi", "-i", "sine=duration=\(seconds)",
                     "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path])
     }
 
     /// `ffprobe`'s JSON for `file`: its streams (with side data) and its format.
-    public static func probe(_ file: URL) throws -> Probe {
+    package static func probe(_ file: URL) throws -> Probe {
         let json = try run("/usr/bin/ffprobe", ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file.path])
         return try JSONDecoder().decode(Probe.self, from: json)
     }
 
     /// One value `ffprobe -v error … -of csv=p=0 file` prints (e.g. a stream's `nb_read_packets`).
-    public static func ffprobeValue(_ file: URL, _ arguments: [String]) throws -> String {
+    package static func ffprobeValue(_ file: URL, _ arguments: [String]) throws -> String {
         try ffprobeValue(input: file.isFileURL ? file.path : file.absoluteString, arguments)
     }
 
     /// The same for `input` as ffprobe takes it: a path, or a URL it reads over HTTP.
-    public static func ffprobeValue(input: String, _ arguments: [String]) throws -> String {
+    package static func ffprobeValue(input: String, _ arguments: [String]) throws -> String {
         let output = try run("/usr/bin/ffprobe", ["-v", "error"] + arguments + ["-of", "csv=p=0", input])
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The mean of the luma plane of every frame of `file`'s video, 0–255 (after `filters`, if any).
-    public static func meanLuma(_ file: URL, filters: String? = nil) throws -> Double {
+    package static func meanLuma(_ file: URL, filters: String? = nil) throws -> Double {
         let chain = (filters.map { [$0] } ?? []) + ["format=gray"]
         let pixels = try ffmpeg(["-i", file.path, "-an", "-vf", chain.joined(separator: ","), "-f", "rawvideo", "-"])
         guard !pixels.isEmpty else { return 0 }
@@ -42,7 +42,7 @@ public enum MediaTools {
     }
 
     /// The SSIM (ffmpeg's `ssim` filter, all planes, or of `luma` only) of two images of the same size: 1 when equal.
-    public static func ssim(_ first: URL, _ second: URL, luma: Bool = false) throws -> Double {
+    package static func ssim(_ first: URL, _ second: URL, luma: Bool = false) throws -> Double {
         let graph = luma ? "[0:v]format=gray[a];[1:v]format=gray[b];[a][b]ssim=stats_file=-" : "ssim=stats_file=-"
         let stats = String(decoding: try ffmpeg(["-i", first.path, "-i", second.path, "-lavfi", graph, "-f", "null", "-"]),
                            as: UTF8.self)
@@ -54,7 +54,7 @@ public enum MediaTools {
 
     /// `pdftoppm`'s PNG of the `width`×`height` slice at (`x`, `y`) of `page` of `pdf` at `dpi`
     /// (`-r -x -y -W -H`), written to `output`.
-    public static func pdftoppmSlice(_ pdf: URL, page: Int, dpi: Int, x: Int, y: Int, width: Int, height: Int, to output: URL) throws {
+    package static func pdftoppmSlice(_ pdf: URL, page: Int, dpi: Int, x: Int, y: Int, width: Int, height: Int, to output: URL) throws {
         let root = output.deletingPathExtension().path
         _ = try run("/usr/bin/pdftoppm", ["-png", "-singlefile", "-f", "\(page)", "-l", "\(page)", "-r", "\(dpi)", "-x", "\(x)", "-y", "\(y)",
                                          "-W", "\(width)", "-H", "\(height)", pdf.path, root])
@@ -62,7 +62,7 @@ public enum MediaTools {
 
     /// The words `pdftotext -bbox` finds on `page` of `pdf`, in its order, each with its box
     /// (left, top, right, bottom in points): Poppler's own word boxes, to compare ours with.
-    public static func pdftotextWords(_ pdf: URL, page: Int) throws -> [(text: String, box: [Double])] {
+    package static func pdftotextWords(_ pdf: URL, page: Int) throws -> [(text: String, box: [Double])] {
         let xhtml = String(decoding: try run("/usr/bin/pdftotext", ["-bbox", "-f", "\(page)", "-l", "\(page)", pdf.path, "-"]), as: UTF8.self)
         let pattern = try NSRegularExpression(pattern: #"<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" xMax="([-0-9.]+)" yMax="([-0-9.]+)">([^<]*)</word>"#)
         let range = NSRange(xhtml.startIndex..., in: xhtml)
@@ -76,13 +76,13 @@ public enum MediaTools {
 
     /// Copies an MP4 with a display matrix of `degrees` (90, 180, 270) in its video track, as a
     /// phone writes one (FFmpeg 5.1's CLI cannot): `scripts/samplegen.py rotate`.
-    public static func rotate(_ source: URL, to destination: URL, degrees: Int) throws {
+    package static func rotate(_ source: URL, to destination: URL, degrees: Int) throws {
         _ = try run("/usr/bin/python3", [Fixtures.packageRoot.appendingPathComponent("scripts/samplegen.py").path, "rotate",
                                      source.path, destination.path, String(degrees)])
     }
 
     /// The order of an MP4's top-level boxes (`ftyp`, `moov`, `mdat`, …).
-    public static func topLevelBoxes(_ file: URL) throws -> [String] {
+    package static func topLevelBoxes(_ file: URL) throws -> [String] {
         let data = try Data(contentsOf: file)
         var boxes: [String] = []
         var offset = 0
@@ -96,41 +96,41 @@ public enum MediaTools {
         return boxes
     }
 
-    public struct Probe: Decodable {
-        public struct Stream: Decodable {
-            public var codec_type: String
-            public var codec_name: String?
-            public var profile: String?
-            public var pix_fmt: String?
-            public var width: Int?
-            public var height: Int?
-            public var start_time: String?
-            public var duration: String?
-            public var color_transfer: String?
-            public var side_data_list: [SideData]?
+    package struct Probe: Decodable {
+        package struct Stream: Decodable {
+            package var codec_type: String
+            package var codec_name: String?
+            package var profile: String?
+            package var pix_fmt: String?
+            package var width: Int?
+            package var height: Int?
+            package var start_time: String?
+            package var duration: String?
+            package var color_transfer: String?
+            package var side_data_list: [SideData]?
 
             /// Clockwise degrees of the display matrix, 0 without one.
-            public var rotation: Int {
+            package var rotation: Int {
                 let counterClockwise = side_data_list?.compactMap(\.rotation).first ?? 0
                 return ((-counterClockwise % 360) + 360) % 360
             }
         }
 
-        public struct SideData: Decodable {
-            public var rotation: Int?
+        package struct SideData: Decodable {
+            package var rotation: Int?
         }
 
-        public struct Format: Decodable {
-            public var format_name: String
-            public var duration: String?
+        package struct Format: Decodable {
+            package var format_name: String
+            package var duration: String?
         }
 
-        public var streams: [Stream]
-        public var format: Format
+        package var streams: [Stream]
+        package var format: Format
 
-        public var video: Stream? { streams.first { $0.codec_type == "video" } }
-        public var audio: Stream? { streams.first { $0.codec_type == "audio" } }
-        public var durationSeconds: Double? { format.duration.flatMap(Double.init) }
+        package var video: Stream? { streams.first { $0.codec_type == "video" } }
+        package var audio: Stream? { streams.first { $0.codec_type == "audio" } }
+        package var durationSeconds: Double? { format.duration.flatMap(Double.init) }
     }
 
     private static func run(_ tool: String, _ arguments: [String]) throws -> Data {
@@ -153,7 +153,7 @@ public enum MediaTools {
         return data
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 }

@@ -3,10 +3,10 @@ import PreviewCore
 
 /// A page as a phone photographs it, made from its clean pixels: turned a few degrees, softened,
 /// and shaded from one side (the light of a desk lamp), for OCR's tests.
-public enum PhonePhoto {
+package enum PhonePhoto {
     /// `page` (RGB) turned `degrees` clockwise about its centre (the corners brought in white),
     /// blurred by two 3×3 box passes, and darkened to `shade` of its brightness at the right edge.
-    public static func make(from page: PixelBuffer, degrees: Double, shade: Double = 0.6) -> PixelBuffer {
+    package static func make(from page: PixelBuffer, degrees: Double, shade: Double = 0.6) -> PixelBuffer {
         precondition(page.bands == 3, "an RGB page")
         let (width, height) = (page.width, page.height)
         let radians = degrees * .pi / 180

@@ -2,9 +2,9 @@ import Foundation
 
 /// A process a test runs beside itself (a client mid-transfer, a relay, a command to interrupt), its
 /// output discarded.
-public enum QuietProcess {
+package enum QuietProcess {
     /// Starts `executable arguments…` with `environment` over the test's own.
-    public static func start(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
+    package static func start(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -19,7 +19,7 @@ public enum QuietProcess {
 extension Process {
     /// Ends the process at once and waits for it. SIGKILL: a child of the test runner may start
     /// with SIGTERM blocked (the mask survives exec).
-    public func killAndWait() {
+    package func killAndWait() {
         kill(processIdentifier, SIGKILL)
         waitUntilExit()
     }

@@ -4,11 +4,11 @@ import Glibc
 #endif
 
 /// A plain TCP connection to the loopback server, for requests URLSession will not send.
-public final class RawConnection {
+package final class RawConnection {
     /// -1 once closed: a descriptor closed twice may close another's that reused its number.
     private var descriptor: Int32
 
-    public init(port: Int, receiveBuffer: Int32? = nil) throws {
+    package init(port: Int, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = LoopbackPort.address(port)
@@ -18,12 +18,12 @@ public final class RawConnection {
         guard connected == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .ECONNREFUSED) }
     }
 
-    public func send(_ text: String) {
+    package func send(_ text: String) {
         _ = text.utf8CString.withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count - 1) }
     }
 
     /// Sends `bytes` whole (unless the peer stops reading).
-    public func send(bytes: [UInt8]) {
+    package func send(bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let count = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -33,7 +33,7 @@ public final class RawConnection {
     }
 
     /// True when the peer closes the connection (read returns 0 or fails) within `seconds`.
-    public func waitForClose(seconds: Int) -> Bool {
+    package func waitForClose(seconds: Int) -> Bool {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -45,14 +45,14 @@ public final class RawConnection {
     }
 
     /// Closes the connection, once however often it is called.
-    public func close() {
+    package func close() {
         guard descriptor >= 0 else { return }
         _ = Glibc.close(descriptor)
         descriptor = -1
     }
 
     /// The status of the response that arrives within `seconds`; nil if none.
-    public func readStatus(seconds: Int = 10) -> Int? {
+    package func readStatus(seconds: Int = 10) -> Int? {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8](repeating: 0, count: 512)
@@ -63,7 +63,7 @@ public final class RawConnection {
     /// Sends `head` (a request line and headers ending in `Transfer-Encoding: chunked`), then each
     /// piece as a chunk, until the server answers or stops reading: the status it answered with
     /// (nil if none within 10 s) and how many body bytes went out before that.
-    public func streamChunked(head: String, pieces: some Sequence<[UInt8]>) -> (status: Int?, sent: Int) {
+    package func streamChunked(head: String, pieces: some Sequence<[UInt8]>) -> (status: Int?, sent: Int) {
         var sent = 0
         func write(_ bytes: [UInt8]) -> Bool {
             var offset = 0
@@ -87,11 +87,11 @@ public final class RawConnection {
 
 /// A loopback port that takes connections and never answers (the kernel completes the handshake;
 /// nothing is read or written): a server stopped mid-request, as SIGSTOP leaves one.
-public final class SilentListener: @unchecked Sendable {  // its descriptor is closed once, in deinit
-    public let port: Int
+package final class SilentListener: @unchecked Sendable {  // its descriptor is closed once, in deinit
+    package let port: Int
     private let descriptor: Int32
 
-    public init() throws {
+    package init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = LoopbackPort.address(0)
         let bound = withUnsafePointer(to: &address) {

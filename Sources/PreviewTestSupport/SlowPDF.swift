@@ -4,8 +4,8 @@ import Foundation
 /// a chain of form XObjects in which each draws the next `fanOut` times, `depth` deep, so the page
 /// draws the last one `fanOut^depth` times. With a fan-out of 2 each form's content stream has two
 /// operators, fewer than Poppler's abort callback waits for; later pages (`plainPages`) are plain.
-public enum SlowPDF {
-    public static func make(depth: Int = 30, fanOut: Int = 2, plainPages: Int = 0) -> [UInt8] {
+package enum SlowPDF {
+    package static func make(depth: Int = 30, fanOut: Int = 2, plainPages: Int = 0) -> [UInt8] {
         var objects: [String] = []
         let formBase = 4 + plainPages * 2
         // 1 catalog, 2 pages, 3 the slow page, then each plain page and its contents, then the forms.
@@ -37,8 +37,8 @@ public enum SlowPDF {
 
 /// Writes PDF objects as a file with a correct cross-reference table: `objects[0]` is object 1 and
 /// the catalog.
-public enum PDFWriter {
-    public static func document(_ objects: [String]) -> [UInt8] {
+package enum PDFWriter {
+    package static func document(_ objects: [String]) -> [UInt8] {
         var text = "%PDF-1.7\n"
         var offsets: [Int] = []
         for (index, object) in objects.enumerated() {
@@ -56,7 +56,7 @@ public enum PDFWriter {
 /// A Letter page of dense text (60 lines of 9 pt Helvetica) with hairlines between paragraphs: what a
 /// zoomed transcript or letter shows, where a soft or shifted render is plain to see. `rotate` is the
 /// page's /Rotate (a page scanned or set sideways).
-public enum TextPDF {
+package enum TextPDF {
     /// The page's content stream.
     static var content: String {
         var content = "BT /F1 9 Tf 11 TL 54 750 Td\n"
@@ -70,7 +70,7 @@ public enum TextPDF {
 
     /// `pages` pages that all draw the one content stream: a small file (about 100 bytes a page)
     /// with a thousand words on every page, as a hostile upload makes a lot of text of little.
-    public static func repeated(pages: Int) -> [UInt8] {
+    package static func repeated(pages: Int) -> [UInt8] {
         let content = Self.content
         let kids = (0..<pages).map { "\(5 + $0) 0 R" }.joined(separator: " ")
         return PDFWriter.document([
@@ -81,7 +81,7 @@ public enum TextPDF {
         ] + (0..<pages).map { _ in "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>" })
     }
 
-    public static func make(rotate: Int = 0) -> [UInt8] {
+    package static func make(rotate: Int = 0) -> [UInt8] {
         let content = Self.content
         return PDFWriter.document([
             "<< /Type /Catalog /Pages 2 0 R >>",
@@ -95,8 +95,8 @@ public enum TextPDF {
 
 /// A PDF whose pages hold the given lines of 12 pt Helvetica (Windows-1252, so "École" and
 /// "Müller" are text a search must fold), one page per element.
-public enum LinesPDF {
-    public static func make(_ pages: [[String]]) -> [UInt8] {
+package enum LinesPDF {
+    package static func make(_ pages: [[String]]) -> [UInt8] {
         let kids = pages.indices.map { "\(4 + 2 * $0) 0 R" }.joined(separator: " ")
         var objects = [
             "<< /Type /Catalog /Pages 2 0 R >>",
@@ -129,8 +129,8 @@ public enum LinesPDF {
 
 /// A scan: a PDF of `pages` Letter pages, each the same JPEG image and no text (the JPEG
 /// hex-encoded once, so the file is text and small whatever its length).
-public enum ScanPDF {
-    public static func make(jpeg: [UInt8], width: Int, height: Int, pages: Int = 1) -> [UInt8] {
+package enum ScanPDF {
+    package static func make(jpeg: [UInt8], width: Int, height: Int, pages: Int = 1) -> [UInt8] {
         let hex = jpeg.map { String(format: "%02x", $0) }.joined() + ">"
         let content = "q 612 0 0 792 0 0 cm /Scan Do Q"
         var objects = [
@@ -155,14 +155,14 @@ public enum ScanPDF {
 /// (games, minutes, percentages: whole numbers and tenths) in columns of their own, Helvetica 10 pt,
 /// every cell set where its column starts — the page whose figures OCR's automatic segmentation
 /// drops whole columns of.
-public enum StatsSheetPDF {
+package enum StatsSheetPDF {
     /// The figure in `column` of `row`: made from the two, never the same twice in a column.
-    public static func figure(row: Int, column: Int) -> String {
+    package static func figure(row: Int, column: Int) -> String {
         let value = (row * 37 + column * 113 + row * column * 7) % 900 + 10
         return column % 3 == 0 ? String(value / 10) : "\(value / 10).\(value % 10)"
     }
 
-    public static func make(rows: Int = 15, columns: Int = 10) -> [UInt8] {
+    package static func make(rows: Int = 15, columns: Int = 10) -> [UInt8] {
         var content = "BT /F1 10 Tf\n"
         func cell(_ text: String, x: Int, y: Int) {
             content += "1 0 0 1 \(x) \(y) Tm (\(text)) Tj\n"

@@ -4,23 +4,23 @@ import PreviewCore
 /// A ``ServiceClock`` that moves on by ``step`` each time its monotonic time is asked: a loop that
 /// asks it once a round sees one step pass a round, however fast the machine reads (a budget
 /// counted in rounds, for tests).
-public final class SteppingClock: ServiceClock {
-    public let step: Duration
+package final class SteppingClock: ServiceClock {
+    package let step: Duration
     private let start = ContinuousClock.now
     private let asked = Locked(0)
 
-    public init(step: Duration) {
+    package init(step: Duration) {
         self.step = step
     }
 
-    public var now: Date { Date() }
+    package var now: Date { Date() }
 
-    public var instant: ContinuousClock.Instant {
+    package var instant: ContinuousClock.Instant {
         start + step * asked.withLock { asked in
             asked += 1
             return asked
         }
     }
 
-    public func sleep(until deadline: ContinuousClock.Instant) async throws {}
+    package func sleep(until deadline: ContinuousClock.Instant) async throws {}
 }

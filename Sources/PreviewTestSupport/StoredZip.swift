@@ -1,8 +1,8 @@
 /// A ZIP archive with stored (uncompressed) entries, for building hostile office documents in
 /// tests: OOXML and OpenDocument packages are ZIPs, and LibreOffice reads stored entries as any other.
-public enum StoredZip {
+package enum StoredZip {
     /// The archive holding `entries` in order, with a central directory and an end record.
-    public static func archive(_ entries: [(name: String, bytes: [UInt8])]) -> [UInt8] {
+    package static func archive(_ entries: [(name: String, bytes: [UInt8])]) -> [UInt8] {
         var out: [UInt8] = []
         var directory: [UInt8] = []
         for (name, bytes) in entries {
@@ -24,7 +24,7 @@ public enum StoredZip {
     }
 
     /// The same, from text entries.
-    public static func archive(_ entries: [(name: String, text: String)]) -> [UInt8] {
+    package static func archive(_ entries: [(name: String, text: String)]) -> [UInt8] {
         archive(entries.map { (name: $0.name, bytes: Array($0.text.utf8)) })
     }
 

@@ -4,11 +4,11 @@ import Synchronization
 /// A FIFO that notices being opened for reading: a thread keeps trying to open its write end
 /// without blocking, which succeeds only while some process has the read end open. Point a
 /// hostile file's external reference at ``path`` and check ``opens`` stays 0.
-public final class OpenTripwire: Sendable {
-    public let path: String
+package final class OpenTripwire: Sendable {
+    package let path: String
     private let state = WatcherState()
 
-    public init(in folder: URL, name: String = "tripwire.png") throws {
+    package init(in folder: URL, name: String = "tripwire.png") throws {
         path = folder.appendingPathComponent(name).path
         guard mkfifo(path, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let (path, state) = (path, state)
@@ -25,18 +25,18 @@ public final class OpenTripwire: Sendable {
     }
 
     /// How many times the FIFO was found open for reading so far.
-    public var opens: Int { state.count.load(ordering: .relaxed) }
+    package var opens: Int { state.count.load(ordering: .relaxed) }
 
     deinit { state.running.store(false, ordering: .releasing) }
 }
 
 /// A TCP listener on 127.0.0.1 that accepts and counts connections (and answers none): point a
 /// hostile file's URL at ``port`` and check ``connections`` stays 0.
-public final class LoopbackListener: Sendable {
-    public let port: Int
+package final class LoopbackListener: Sendable {
+    package let port: Int
     private let state = WatcherState()
 
-    public init() throws {
+    package init() throws {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw POSIXError(.EIO) }
         var address = LoopbackPort.address(0)
@@ -64,7 +64,7 @@ public final class LoopbackListener: Sendable {
     }
 
     /// Connections accepted so far.
-    public var connections: Int { state.count.load(ordering: .relaxed) }
+    package var connections: Int { state.count.load(ordering: .relaxed) }
 
     deinit { state.running.store(false, ordering: .releasing) }
 }

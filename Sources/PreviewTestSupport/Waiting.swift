@@ -2,16 +2,16 @@ import Foundation
 import PreviewCore
 
 /// A wait that ran out: what did not happen, and how long it was waited for.
-public struct WaitTimedOut: Error, CustomStringConvertible {
-    public let what: String
-    public let timeout: Duration
-    public var description: String { "waited \(timeout) for \(what), in vain" }
+package struct WaitTimedOut: Error, CustomStringConvertible {
+    package let what: String
+    package let timeout: Duration
+    package var description: String { "waited \(timeout) for \(what), in vain" }
 }
 
 /// Returns once `condition` holds, checking it every `interval`; throws ``WaitTimedOut`` naming
 /// `what` after `timeout`. The timeout is generous on purpose: it bounds a test that would
 /// otherwise hang, it is not a measure of speed.
-public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+package func waitUntil(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
                       _ condition: () throws -> Bool) throws {
     let deadline = ContinuousClock.now + timeout
     while try !condition() {
@@ -25,7 +25,7 @@ public func waitUntil(_ what: String, timeout: Duration = .seconds(120), interva
 }
 
 /// The first non-nil value of `value`, waited for as ``waitUntil(_:timeout:interval:_:)`` waits.
-public func waitFor<Value>(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+package func waitFor<Value>(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
                            _ value: () throws -> Value?) throws -> Value {
     var found: Value?
     try waitUntil(what, timeout: timeout, interval: interval) {
@@ -38,7 +38,7 @@ public func waitFor<Value>(_ what: String, timeout: Duration = .seconds(120), in
 /// Runs blocking `work` (sockets, ``waitUntil(_:timeout:interval:_:)``) on a thread of its own and
 /// returns its result: an in-process server's requests run on Swift's few cooperative threads,
 /// which a test blocked on a socket must not hold.
-public func onOwnThread<T: Sendable>(_ work: @Sendable @escaping () throws -> T) async throws -> T {
+package func onOwnThread<T: Sendable>(_ work: @Sendable @escaping () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
@@ -46,7 +46,7 @@ public func onOwnThread<T: Sendable>(_ work: @Sendable @escaping () throws -> T)
 
 /// ``waitUntil(_:timeout:interval:_:)`` for a condition that awaits (the store's calls): it sleeps
 /// between checks, holding no thread.
-public func waitUntilAsync(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+package func waitUntilAsync(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
                            _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {

@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 
 /// Process-wide libvips set-up, done once on first use and never torn down per object.
-public enum Vips {
+package enum Vips {
     private static let started = Atomic<Bool>(false)
 
     private static let initialized: Bool = {
@@ -36,7 +36,7 @@ public enum Vips {
     /// and SVG never use. This points `VIPSHOME` (unless the user set it) at a prefix without modules,
     /// so `vips_init` skips them; they are loaded when libvips finds no loader for a file. Call first
     /// thing in `main`, before any other thread exists: it changes the environment.
-    public static func deferModules() {
+    package static func deferModules() {
         // The marker says VIPSHOME is ours, not the user's: renderer children inherit both.
         let marker = "DOCPREVIEW_VIPS_MODULES_DEFERRED"
         if getenv(marker) == nil {
@@ -69,16 +69,16 @@ public enum Vips {
     }()
 
     /// Starts libvips if it is not running. Throws when the library cannot start (ABI mismatch).
-    public static func start() throws(VipsError) {
+    package static func start() throws(VipsError) {
         guard initialized else { throw VipsError(function: "VIPS_INIT") }
     }
 
     /// The libvips version, e.g. `8.14.1`.
-    public static var version: String { String(cString: lazy_vips_version_string()()!) } // static, never NULL
+    package static var version: String { String(cString: lazy_vips_version_string()()!) } // static, never NULL
 
     /// Shuts libvips down at process exit. With `VIPS_LEAK=1` in the environment, libvips then
     /// reports every object still alive on stderr. Call once, from the executable, never per object.
-    public static func shutdown() {
+    package static func shutdown() {
         if started.load(ordering: .acquiring) { lazy_vips_shutdown()() }
     }
 }

@@ -2,11 +2,11 @@ internal import CVips
 import Foundation
 
 /// A failed libvips call: the function and the message libvips left for this thread.
-public struct VipsError: Error, Sendable, CustomStringConvertible {
-    public var function: String
-    public var message: String
+package struct VipsError: Error, Sendable, CustomStringConvertible {
+    package var function: String
+    package var message: String
 
-    public var description: String { "\(function) failed: \(message)" }
+    package var description: String { "\(function) failed: \(message)" }
 
     /// Reads and clears libvips's error buffer in one step (`vips_error_buffer_copy`), so under
     /// concurrency the message is not another thread's.

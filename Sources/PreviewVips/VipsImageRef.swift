@@ -3,7 +3,7 @@ import PreviewCore
 
 /// One reference to a `VipsImage`, released in `deinit`. Images are lazy: pixels are computed
 /// when encoded. Use from one task at a time.
-public final class VipsImageRef {
+package final class VipsImageRef {
     let image: UnsafeMutablePointer<VipsImage>
 
     /// Takes ownership of a reference returned by a libvips call.
@@ -17,7 +17,7 @@ public final class VipsImageRef {
 
     /// Opens `path` reading only its header, with `load`'s loader and no other.
     /// Throws ``VipsError`` when libvips cannot recognise or parse it, or would read it with another loader.
-    public static func header(path: String, load: VipsLoad) throws(VipsError) -> VipsImageRef {
+    package static func header(path: String, load: VipsLoad) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         return try withDeferredModules { () throws(VipsError) in
             try opening(path, load, file: { docpreview_vips_open($0) }, stream: { docpreview_vips_open_source($0) })
@@ -27,7 +27,7 @@ public final class VipsImageRef {
     /// A thumbnail that fits in `width`×`height` (never enlarged), made with shrink-on-load,
     /// autorotated by EXIF, in sRGB; the first page or frame of multi-page images. Read with
     /// `load`'s loader and no other.
-    public static func thumbnail(path: String, load: VipsLoad, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+    package static func thumbnail(path: String, load: VipsLoad, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         return try withDeferredModules { () throws(VipsError) in
             try opening(path, load, file: { path in
@@ -43,7 +43,7 @@ public final class VipsImageRef {
     /// Opens `path` with `load`'s loader and no other, to read its pixels top to bottom once
     /// (`sequential`) or in any order. Pixels are decoded when used; with `strict`, a truncated or
     /// damaged file fails them, else what is missing is filled.
-    public static func open(path: String, load: VipsLoad, sequential: Bool, strict: Bool = true) throws(VipsError) -> VipsImageRef {
+    package static func open(path: String, load: VipsLoad, sequential: Bool, strict: Bool = true) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         return try withDeferredModules { () throws(VipsError) in
             try opening(path, load, file: { docpreview_vips_open_access($0, sequential ? 1 : 0, strict ? 1 : 0) },
@@ -52,7 +52,7 @@ public final class VipsImageRef {
     }
 
     /// Opens page `page` of the TIFF at `path` (a level of a pyramid), its tiles read when used.
-    public static func tiffPage(path: String, page: Int) throws(VipsError) -> VipsImageRef {
+    package static func tiffPage(path: String, page: Int) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         try VipsLoad.tiff.expect(lazy_vips_foreign_find_load()(path))
         return try owning(docpreview_vips_open_page(path, Int32(page)), "vips_tiffload")
@@ -77,7 +77,7 @@ public final class VipsImageRef {
     /// A JPEG thumbnail like ``thumbnail(path:width:height:)``, but decoded at 1/`shrink` of its size
     /// by libjpeg (1, 2, 4 or 8), then resized to fit `width`×`height`. vips_thumbnail keeps a factor
     /// of two for its final resize and so decodes up to twice as many pixels each way.
-    public static func jpegThumbnail(path: String, shrink: Int, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+    package static func jpegThumbnail(path: String, shrink: Int, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         try VipsLoad.jpeg.expect(lazy_vips_foreign_find_load()(path))
         var decoded: UnsafeMutablePointer<VipsImage>? = nil
@@ -98,28 +98,28 @@ public final class VipsImageRef {
         }
     }
 
-    public var width: Int { Int(lazy_vips_image_get_width()(image)) }
-    public var height: Int { Int(lazy_vips_image_get_height()(image)) }
-    public var bands: Int { Int(lazy_vips_image_get_bands()(image)) }
-    public var hasAlpha: Bool { lazy_vips_image_hasalpha()(image) != 0 }
+    package var width: Int { Int(lazy_vips_image_get_width()(image)) }
+    package var height: Int { Int(lazy_vips_image_get_height()(image)) }
+    package var bands: Int { Int(lazy_vips_image_get_bands()(image)) }
+    package var hasAlpha: Bool { lazy_vips_image_hasalpha()(image) != 0 }
     /// Pages (or animation frames) the file holds.
-    public var pageCount: Int { Int(lazy_vips_image_get_n_pages()(image)) }
+    package var pageCount: Int { Int(lazy_vips_image_get_n_pages()(image)) }
     /// The libvips loader that read the file, e.g. `jpegload`.
-    public var loader: String? {
+    package var loader: String? {
         var value: UnsafePointer<CChar>? = nil
         guard lazy_vips_image_get_typeof()(image, "vips-loader") != 0, lazy_vips_image_get_string()(image, "vips-loader", &value) == 0,
               let value else { return nil }
         return String(cString: value)
     }
     /// The EXIF orientation tag (1–8); 1 when absent.
-    public var orientation: Int {
+    package var orientation: Int {
         var value: Int32 = 1
         return lazy_vips_image_get_typeof()(image, "orientation") != 0 && lazy_vips_image_get_int()(image, "orientation", &value) == 0
             ? Int(value) : 1
     }
 
     /// 8-bit sRGB (or sRGB with alpha), whatever the source: CMYK, 16-bit, greyscale.
-    public func inSRGB() throws(VipsError) -> VipsImageRef {
+    package func inSRGB() throws(VipsError) -> VipsImageRef {
         let interpretation = lazy_vips_image_guess_interpretation()(image)
         var result = self
         if interpretation != VIPS_INTERPRETATION_sRGB || bands < 3 {
@@ -132,14 +132,14 @@ public final class VipsImageRef {
     }
 
     /// Alpha composited over white (JPEG has no alpha).
-    public func flattened() throws(VipsError) -> VipsImageRef {
+    package func flattened() throws(VipsError) -> VipsImageRef {
         guard hasAlpha else { return self }
         return try apply("vips_flatten") { docpreview_vips_flatten_white(image, &$0) }
     }
 
     /// Decodes the whole image into 8-bit interleaved pixels (for checks and hand-offs; images
     /// from untrusted files should be thumbnails by now).
-    public func pixels() throws(VipsError) -> PixelBuffer {
+    package func pixels() throws(VipsError) -> PixelBuffer {
         let image = try inSRGB()
         var length = 0
         guard let memory = lazy_vips_image_write_to_memory()(image.image, &length) else {
@@ -151,7 +151,7 @@ public final class VipsImageRef {
     }
 
     /// Encodes with fixed settings and no metadata: the same pixels always give the same bytes.
-    public func encoded(as format: RenderRequest.Format, quality: Int) throws(VipsError) -> [UInt8] {
+    package func encoded(as format: RenderRequest.Format, quality: Int) throws(VipsError) -> [UInt8] {
         var buffer: UnsafeMutableRawPointer? = nil
         var length = 0
         let result: Int32
@@ -167,18 +167,18 @@ public final class VipsImageRef {
     }
 
     /// Turned upright as its EXIF orientation says (the tag is then removed).
-    public func autorotated() throws(VipsError) -> VipsImageRef {
+    package func autorotated() throws(VipsError) -> VipsImageRef {
         guard orientation != 1 else { return self }
         return try apply("vips_autorot") { docpreview_vips_autorot(image, &$0) }
     }
 
     /// The `width`×`height` area at (`x`, `y`).
-    public func extracted(x: Int, y: Int, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+    package func extracted(x: Int, y: Int, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
         try apply("vips_extract_area") { docpreview_vips_extract_area(image, &$0, Int32(x), Int32(y), Int32(width), Int32(height)) }
     }
 
     /// Scaled to exactly `width`×`height` (lanczos3 down, bicubic-like up), whatever the rounding.
-    public func resized(width: Int, height: Int) throws(VipsError) -> VipsImageRef {
+    package func resized(width: Int, height: Int) throws(VipsError) -> VipsImageRef {
         var result = self
         if width != self.width || height != self.height {
             let (horizontal, vertical) = (Double(width) / Double(self.width), Double(height) / Double(self.height))
@@ -196,30 +196,30 @@ public final class VipsImageRef {
     }
 
     /// Flipped left to right.
-    public func mirrored() throws(VipsError) -> VipsImageRef {
+    package func mirrored() throws(VipsError) -> VipsImageRef {
         try apply("vips_flip") { docpreview_vips_flip_horizontal(image, &$0) }
     }
 
     /// Turned clockwise by `degrees` (90, 180 or 270; anything else leaves it as it is).
-    public func rotated(clockwise degrees: Int) throws(VipsError) -> VipsImageRef {
+    package func rotated(clockwise degrees: Int) throws(VipsError) -> VipsImageRef {
         let quarters = ((degrees % 360 + 360) % 360) / 90
         guard quarters != 0, degrees % 90 == 0 else { return self }
         return try apply("vips_rot") { docpreview_vips_rot(image, &$0, Int32(quarters)) }
     }
 
     /// In shades of gray (one band).
-    public func grayed() throws(VipsError) -> VipsImageRef {
+    package func grayed() throws(VipsError) -> VipsImageRef {
         try apply("vips_colourspace") { docpreview_vips_colourspace(image, &$0, VIPS_INTERPRETATION_B_W) }
     }
 
     /// Black below mid-gray, else white (of a one-band image).
-    public func thresholded() throws(VipsError) -> VipsImageRef {
+    package func thresholded() throws(VipsError) -> VipsImageRef {
         try apply("vips_relational_const1") { docpreview_vips_at_least(image, &$0, 128) }
     }
 
     /// Writes a pyramidal TIFF of this image to `path`: `tile`² JPEG tiles at `quality`, each level
     /// half the one before, no metadata.
-    public func writePyramid(to path: String, tile: Int, quality: Int) throws(VipsError) {
+    package func writePyramid(to path: String, tile: Int, quality: Int) throws(VipsError) {
         try VipsError.check(docpreview_vips_pyramid_save(image, path, Int32(tile), Int32(quality)), "vips_tiffsave")
     }
 

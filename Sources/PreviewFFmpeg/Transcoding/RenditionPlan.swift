@@ -2,29 +2,29 @@ import PreviewCore
 
 /// What a video needs: the playback decision for the original, and for its rendition what
 /// happens to each stream (copied, or re-encoded) and the picture's size.
-public struct RenditionPlan: Sendable {
-    public enum Action: String, Sendable { case copy, encode }
+package struct RenditionPlan: Sendable {
+    package enum Action: String, Sendable { case copy, encode }
 
-    public let playback: Playback
-    public let video: VideoStream
-    public let audio: AudioStream?
-    public let videoAction: Action
+    package let playback: Playback
+    package let video: VideoStream
+    package let audio: AudioStream?
+    package let videoAction: Action
     /// Nil when the rendition has no audio (the source has none).
-    public let audioAction: Action?
+    package let audioAction: Action?
     /// The rendition's displayed size (rotation applied, square pixels).
-    public let width: Int
-    public let height: Int
+    package let width: Int
+    package let height: Int
 
     /// Whether the original needs a rendition at all: every decision but `direct`, and HEVC,
     /// which Apple's players play and most browsers do not.
-    public var needsRendition: Bool { playback != .direct || video.codecName == "hevc" }
+    package var needsRendition: Bool { playback != .direct || video.codecName == "hevc" }
 
     /// The plan for `input`'s best video stream and its default audio, at `settings`; a source
     /// whose short side is above `settings.height` is re-encoded smaller when `shrink` is set
     /// (else a playable stream is copied at its own size). `reencode` re-encodes the video whatever
     /// it is, and copies only AAC audio (an HLS rung: keyframes on the segment grid, audio that
     /// every HLS player takes in fMP4).
-    public init?(_ input: MediaInput, settings: RenditionSettings, shrink: Bool = false, reencode: Bool = false) {
+    package init?(_ input: MediaInput, settings: RenditionSettings, shrink: Bool = false, reencode: Bool = false) {
         guard let video = input.bestVideoStream(), video.width > 0, video.height > 0 else { return nil }
         let audio = input.bestAudioStream()
         self.video = video

@@ -7,18 +7,18 @@ import PreviewCore
 /// instead when the source's plays as it is (see ``RenditionPlan``). Re-encoded video has its
 /// display rotation applied to the pixels, HDR (PQ, HLG) tone-mapped to BT.709 SDR, non-square
 /// pixels made square, and keeps its timestamps (variable frame rates stay variable).
-public struct Transcoder: Sendable {
-    public var settings: RenditionSettings
+package struct Transcoder: Sendable {
+    package var settings: RenditionSettings
     /// A cap on the video's bit rate (capped CRF: x264's VBV), for a ladder's rungs; nil for none.
-    public var maxBitrate: Int?
+    package var maxBitrate: Int?
 
-    public init(settings: RenditionSettings = RenditionSettings(), maxBitrate: Int? = nil) {
+    package init(settings: RenditionSettings = RenditionSettings(), maxBitrate: Int? = nil) {
         self.settings = settings
         self.maxBitrate = maxBitrate
     }
 
     /// Where a rendition goes.
-    public enum Output: Sendable {
+    package enum Output: Sendable {
         /// One MP4 file, `moov` first.
         case file(String)
         /// An HLS media playlist at `playlist` over byte ranges of the fragmented MP4 at `mediaPath`
@@ -27,20 +27,20 @@ public struct Transcoder: Sendable {
     }
 
     /// What a finished rendition is.
-    public struct Result: Sendable {
-        public var plan: RenditionPlan
+    package struct Result: Sendable {
+        package var plan: RenditionPlan
         /// Seconds of media written (the longest stream's end).
-        public var durationSeconds: Double
+        package var durationSeconds: Double
         /// RFC 6381 names of the streams, comma-separated (`avc1.64001f,mp4a.40.2`).
-        public var codecs: String
+        package var codecs: String
         /// Frames per second of the video written, when it says.
-        public var frameRate: Double?
+        package var frameRate: Double?
     }
 
     /// Writes the rendition of `input` that `plan` describes to `output` (created or truncated; on a
     /// throw it holds partial files, which the caller removes). `progress` is told the fraction
     /// done, now and then.
-    public func transcode(_ input: MediaInput, plan: RenditionPlan, to output: Output,
+    package func transcode(_ input: MediaInput, plan: RenditionPlan, to output: Output,
                           progress: (Double) -> Void = { _ in }) throws(FFmpegError) -> Result {
         let file = switch output {
         case let .file(path): try MediaOutput(path: path)

@@ -253,7 +253,7 @@ struct ContentController {
 
     /// What a streamed response reads and sends at a time; `serve` maps buffers of this size and more
     /// straight from the kernel (see `ServeCommand`), so their pages go back when they are freed.
-    public static let chunkBytes = 64 * 1024
+    package static let chunkBytes = 64 * 1024
 
     /// Bytes `range` of the file at `path`, read 64 KiB at a time on `reader`'s reads lane: never
     /// whole into memory, never on the cooperative pool, and the next chunk only once `channel` has

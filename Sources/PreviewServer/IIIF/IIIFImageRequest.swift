@@ -5,12 +5,12 @@ import PreviewCore
 /// size within ``IIIFLimits`` and never larger than the region without `^`, quarter turns
 /// only. Bad syntax is a 400; a well-formed request for what we do not do (a rotation of 45°,
 /// bitonal, TIFF) is a 501, as the specification says.
-public struct IIIFImageRequest: Equatable, Sendable {
-    public var region: ImageRegion
-    public var format: RenderRequest.Format
+package struct IIIFImageRequest: Equatable, Sendable {
+    package var region: ImageRegion
+    package var format: RenderRequest.Format
 
     /// Why a request is refused.
-    public enum Refusal: Error, Equatable {
+    package enum Refusal: Error, Equatable {
         /// 400: not a request this API defines, or one outside the image or the limits.
         case badRequest(String)
         /// 501: a feature of the API we do not offer.
@@ -18,7 +18,7 @@ public struct IIIFImageRequest: Equatable, Sendable {
     }
 
     /// The request's four path segments, checked against an image of `width`×`height` (full size).
-    public init(region: String, size: String, rotation: String, file: String, width: Int, height: Int) throws(Refusal) {
+    package init(region: String, size: String, rotation: String, file: String, width: Int, height: Int) throws(Refusal) {
         // Every product below stays inside Int once the image's sides are bounded.
         guard (1...ImageRegion.maxSide).contains(width), (1...ImageRegion.maxSide).contains(height) else {
             throw .badRequest("The image is \(width)×\(height): too large to cut regions from (at most \(ImageRegion.maxSide) a side).")

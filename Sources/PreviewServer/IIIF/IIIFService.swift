@@ -2,11 +2,11 @@ import Foundation
 
 /// What our IIIF Image API 3.0 service offers (level 2, with mirroring, upscaling, WebP), and its
 /// `info.json`.
-public enum IIIFService {
+package enum IIIFService {
     /// Where the service's images are: `/iiif/3/{identifier}/…`.
     package static let prefix = "/iiif/3/"
     /// The resolution a page's full size is given at, unless configured.
-    public static let defaultDPI = 600
+    package static let defaultDPI = 600
     /// The image information document of the image `id` (its full URL) of `width`×`height`.
     static func information(id: String, width: Int, height: Int) -> Information {
         Information(id: id, width: width, height: height, maxWidth: IIIFLimits.maxWidth, maxHeight: IIIFLimits.maxHeight,
