@@ -76,7 +76,7 @@ package struct FetchFailure: Error, Sendable {
     }
 
     static func privateAddress(_ reason: String) -> FetchFailure {
-        permanent(.privateAddress, "The link leads to an address that is not on the package Internet (\(reason)).")
+        permanent(.privateAddress, "The link leads to an address that is not on the public Internet (\(reason)).")
     }
 
     /// The failure an HTTP status from the site means.

@@ -5,7 +5,7 @@ import Hummingbird
 /// The names this server answers to, against DNS rebinding: a page on an attacker's name that
 /// resolves to this server's address makes requests whose `Host` is the attacker's name, which no
 /// same-origin check can tell apart. A `Host` is accepted when it is an IP address (a literal cannot
-/// be rebound), a loopback name, or one of the package host names the server was given.
+/// be rebound), a loopback name, or one of the public host names the server was given.
 struct HostCheck: Sendable {
     private let names: Set<String>
 
