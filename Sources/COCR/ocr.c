@@ -641,10 +641,10 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
                            result);
     int32_t path = DOCPREVIEW_OCR_PATH_GRAY;
     // A page it is unsure of (a coloured or textured ground), or whose light is uneven (a confident
-    // reading of its lit part alone), is read again thresholded locally (unless it is bitonal); then a table of figures (in
-    // the reading kept so far) as sparse text, from the pixels that reading came from. The reading
-    // with the most confident characters is kept: Tesseract's own unless the local one has a tenth
-    // more; a table's sparse reading with any more. Nothing like text (noise, a black frame, a
+    // reading of its lit part alone), is read again thresholded locally (unless it is bitonal); then
+    // a table of figures (in the reading kept so far) as sparse text, from the pixels that reading
+    // came from. The reading with the most confident characters is kept: Tesseract's own unless the
+    // local one has a tenth more; a table's sparse reading with any more. Nothing like text (noise, a black frame, a
     // picture, a blank page) is not read again: it costs what Tesseract's own reading costs. (On the
     // real pages of Samples/scans, sparse text read a page of prose Tesseract was unsure of no
     // better; only a table's columns it reads better.)

@@ -7,7 +7,6 @@ import Metrics
 /// its labels take where they are written out (`…`: and others its callers compute, such as a
 /// kind, a status code or a reason's name).
 package enum ServiceMetrics {
-
     // MARK: Uploads and documents
 
     /// `docpreview_uploads_total{outcome}`; outcome: `accepted`, `refused`, `too_large`.
@@ -50,7 +49,6 @@ package enum ServiceMetrics {
         Gauge(label: "docpreview_uploads_staged_bytes").record(value)
     }
 
-
     // MARK: Jobs and downloads
 
     /// `docpreview_jobs_total{outcome}`; outcome: `done`, `lease_lost`, `released`, ….
@@ -92,7 +90,6 @@ package enum ServiceMetrics {
     package static func downloadRequests(outcome: String, by amount: Int = 1) {
         Counter(label: "docpreview_download_requests_total", dimensions: [("outcome", outcome)]).increment(by: amount)
     }
-
 
     // MARK: Serving
 
@@ -146,7 +143,6 @@ package enum ServiceMetrics {
         Counter(label: "docpreview_internal_errors_total").increment(by: amount)
     }
 
-
     // MARK: Connections
 
     /// `docpreview_connections_open`.
@@ -158,7 +154,6 @@ package enum ServiceMetrics {
     package static func connectionsShed(reason: String, by amount: Int = 1) {
         Counter(label: "docpreview_connections_shed_total", dimensions: [("reason", reason)]).increment(by: amount)
     }
-
 
     // MARK: The store
 
