@@ -66,12 +66,19 @@ import Testing
         #expect(Self.pages.count(where: { $0.name.hasPrefix("photos/") }) >= 4, "and photos of them")
     }
 
+    /// Page `name` of the set as OCR reads it, read once for the suite's tests (a photo's test
+    /// reads its flat scan too).
     static func read(_ name: String) throws -> PageText {
+        if let known = readings.withLock({ $0[name] }) { return known }
         let path = folder.appendingPathComponent(name).path
-        return name.hasSuffix(".pdf")
+        let read = name.hasSuffix(".pdf")
             ? try PDFRenderer().ocr(path, page: 1, languages: "eng")
             : try ImageRenderer().ocr(path, languages: "eng", seconds: 120)
+        readings.withLock { $0[name] = read }
+        return read
     }
+
+    private static let readings = Locked([String: PageText]())
 
     @Test(arguments: pages) func aRealPageReadsAsWellAsTesseractsDefaults(page: Page) throws {
         let read = try Self.read(page.name)
