@@ -49,6 +49,11 @@ final class EncodedStream {
     }
 
     deinit {
+        // A stream given up midway (a deadline, a damaged packet, a full disk) still drains its
+        // encoder, the packets thrown away: libx264 closed with frames still in its frame threads
+        // and lookahead does not free all of them. A drained encoder gives nothing more here.
+        _ = lazy_avcodec_send_frame()(encoder.context, nil)
+        while lazy_avcodec_receive_packet()(encoder.context, packet) == 0 { lazy_av_packet_unref()(packet) }
         var decoded: UnsafeMutablePointer<AVFrame>? = decoded
         lazy_av_frame_free()(&decoded)
         var filtered: UnsafeMutablePointer<AVFrame>? = filtered
