@@ -24,10 +24,12 @@ LARGE = Path(os.environ.get("DOCPREVIEW_LARGE_SAMPLES", ROOT / "Samples" / "larg
 
 def prepare(inputs="mixed"):
     """Installs the tools, builds the release binary, checks the large samples (the folder `inputs`
-    in them); returns the binary."""
+    in them, when named); returns the binary. DOCPREVIEW_BENCH_BINARY names a binary to measure
+    instead of building one (an older build, for a before and after in one sitting)."""
     subprocess.run([ROOT / "scripts" / "install-deps", "--tools"], check=True)
-    binary = subprocess.run([ROOT / "scripts" / "build-release"], check=True, capture_output=True, text=True).stdout.strip()
-    if not (LARGE / inputs).is_dir():
+    binary = os.environ.get("DOCPREVIEW_BENCH_BINARY") or subprocess.run([ROOT / "scripts" / "build-release"], check=True,
+                                                                         capture_output=True, text=True).stdout.strip()
+    if inputs and not (LARGE / inputs).is_dir():
         flag = "--office" if inputs == "office" else "--large"
         sys.exit(f"{LARGE / inputs} is missing: run scripts/make-samples {flag} {LARGE if flag == '--large' else LARGE / inputs}")
     return binary

@@ -13,8 +13,10 @@ import ServiceLifecycle
 /// Lanes: the first slot takes preview jobs only (when there are others), so a thumbnail never
 /// waits behind a transcode; the other slots take preview jobs first, then playback jobs; text
 /// jobs (a scan's OCR may take a job's whole time a page) run on their own lanes, so they never
-/// hold the slots a video needs to become playable. Within a kind, jobs are leased fairly across
-/// owners (the owner with the fewest running first).
+/// hold the slots a video needs to become playable. Text and playback jobs run at background
+/// priority (``WorkPriority``): on threads and renderer children that yield to every render a
+/// person waits for. Within a kind, jobs are leased fairly across owners (the owner with the
+/// fewest running first).
 ///
 /// On graceful shutdown it stops taking jobs, lets running ones finish for up to `drainSeconds`,
 /// then gives back (releases) whatever still runs, so another worker redoes it; nothing is lost.
@@ -158,6 +160,12 @@ public struct QueueWorker: Service {
         return handed
     }
 
+    /// What a job of `kind` runs at: a preview job's thumbnail is what the uploader waits for; text
+    /// and playback jobs run in the background, behind every render a person waits for.
+    static func priority(of kind: JobRecord.Kind) -> WorkPriority {
+        kind == .preview ? .interactive : .background
+    }
+
     /// Runs `job` and records how it ended; false when the drain cut it off first (nothing recorded).
     private func process(_ job: JobRecord, _ document: Document, running: RunningWork<JobRecord>) async -> Bool {
         var logger = logger
@@ -171,7 +179,7 @@ public struct QueueWorker: Service {
         logger[metadataKey: "preview.waited_ms"] = "\((waited * 10_000).rounded() / 10)"
         let documents = documents
         let heartbeat = Task { [logger] in await renewLease(of: job, logger: logger) }
-        let outcome = await documents.outcome(of: job, document)
+        let outcome = await WorkPriority.$current.withValue(Self.priority(of: job.kind)) { await documents.outcome(of: job, document) }
         heartbeat.cancel()
         if Task.isCancelled { return false }
         ServiceMetrics.jobDurationSeconds(nanoseconds: started.duration(to: .now).nanoseconds, kind: document.kind.rawValue)

@@ -80,9 +80,11 @@ package struct ServerSettings: Sendable {
 
 extension Offload {
     /// The lanes of a server with `workers` in the same process: its requests' file reads and
-    /// uploads' writes (``ServerSettings/blockingThreads`` each), and a thread for every render
-    /// that may run at once (on-demand ones past the render gate, one per worker, one for a repair).
-    package static func serving(_ settings: ServerSettings, workers: Int) -> Offload {
-        Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + workers + 1)
+    /// uploads' writes (``ServerSettings/blockingThreads`` each), a thread for every render that
+    /// may run at once (on-demand ones past the render gate, one per worker, one for a repair), and
+    /// one per worker and text lane for background jobs.
+    package static func serving(_ settings: ServerSettings, workers: Int, textLanes: Int) -> Offload {
+        Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + workers + 1,
+                background: workers + textLanes)
     }
 }

@@ -146,8 +146,8 @@ struct ServeCommand: AsyncParsableCommand {
         _ = docpreview_map_large_blocks(DocumentServer.chunkBytes)
         var configuration = try validation.settings.configuration()
         if let bytes = previewCacheSize.flatMap(Limits.parseByteCount) { configuration.limits.previewCacheBytes = bytes }
-        // Workers (and their text lane) and preview requests share the children: two more than those, so one owner's slow
-        // pages (one on-demand render per owner) leave a child for everyone else's previews.
+        // Preview jobs and requests share the children: two more than the workers, so one owner's slow pages (one on-demand
+        // render per owner) leave a child for everyone else's previews. Text and playback jobs have children of their own.
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
@@ -184,9 +184,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // Uploads and links announce their work to this process's workers and fetchers, when it has any.
         let documents = try await storeOptions.documents(configuration: configuration,
-                                                         renderers: isolation.pool(jobs: workers + QueueWorker.defaultTextLanes + 2,
+                                                         renderers: isolation.pool(jobs: workers + 2,
+                                                                                   backgroundJobs: workers + QueueWorker.defaultTextLanes,
                                                                                    limits: configuration.limits, logger: logger),
-                                                         offload: .serving(settings, workers: workers + QueueWorker.defaultTextLanes),
+                                                         offload: .serving(settings, workers: workers, textLanes: QueueWorker.defaultTextLanes),
                                                          arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger, pages: WebPages())
         var services: [any Service] = [try buildApplication(server), ReceivedUploadsFinisher(documents: documents, logger: logger)]

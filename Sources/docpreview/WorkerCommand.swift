@@ -31,9 +31,11 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = Logger.cli
         let configuration = try validation.settings.configuration()
         let documents = try await storeOptions.documents(configuration: configuration,
-                                                         renderers: isolation.pool(jobs: concurrency + QueueWorker.defaultTextLanes,
+                                                         renderers: isolation.pool(jobs: concurrency,
+                                                                                   backgroundJobs: concurrency + QueueWorker.defaultTextLanes,
                                                                                    limits: configuration.limits, logger: logger),
-                                                         offload: Offload(reads: 4, writes: 4, renders: concurrency + QueueWorker.defaultTextLanes + 1),
+                                                         offload: Offload(reads: 4, writes: 4, renders: concurrency + 1,
+                                                                          background: concurrency + QueueWorker.defaultTextLanes),
                                                          logger: logger)
         var worker = QueueWorker(documents: documents, concurrency: concurrency, logger: logger)
         if let leaseSeconds { worker.leaseSeconds = leaseSeconds }

@@ -42,6 +42,19 @@ final class ServerProcess {
         }
     }
 
+    /// The server's renderer children now: each one's process id and whether it serves background calls.
+    var renderers: [(pid: pid_t, background: Bool)] {
+        let server = process.processIdentifier
+        return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let name = stat.lastIndex(of: ")"), Int32(stat[stat.index(name, offsetBy: 4)...].prefix { $0 != " " }) == server,
+                  let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let arguments = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            guard arguments.dropFirst().first == "render-child" else { return nil }
+            return (pid, arguments.contains("--background"))
+        }
+    }
+
     /// Whether the process exited within `timeout`.
     func exits(within timeout: Duration = .seconds(120)) -> Bool {
         (try? waitUntil("the server to exit", timeout: timeout) { !process.isRunning }) != nil

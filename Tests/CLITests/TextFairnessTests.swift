@@ -1,11 +1,12 @@
 import Foundation
+import PreviewCore
 import PreviewTestSupport
 import Testing
 
 /// Long scans' text jobs (OCR of every page, a page a call) hold a worker slot and a renderer child
 /// a page at a time, never the first slot: another owner's upload, made while two of them wait, gets
-/// its thumbnail while they still run — the first slot takes previews only, and a child is free
-/// again after one page's budget at most.
+/// its thumbnail while they still run — the first slot takes previews only, and text jobs have
+/// renderer children of their own, which yield the CPU to the thumbnails' (issue 69).
 @Suite(.blocking) struct TextFairnessTests {
     @Test(.timeLimit(.minutes(15))) func aLongScanDoesNotHoldBackAnotherOwnersThumbnail() throws {
         let folder = try TemporaryFolder()
@@ -38,6 +39,12 @@ import Testing
         #expect(thumbnail["status"] as? String == "done")
         let statuses = try textJobs()
         #expect(statuses.filter { $0 == "processing" }.count == 1, "one scan read at a time; the thumbnail did not wait for their words: \(statuses)")
+        // Issue 69: the scans are read by a child of their own under SCHED_IDLE; the thumbnails' children run at ordinary priority.
+        let children = server.renderers
+        #expect(children.contains { $0.background } && children.contains { !$0.background }, "\(children)")
+        for child in children {
+            #expect(WorkPriority.isLowered(child.pid) == child.background, "child \(child.pid), background: \(child.background)")
+        }
         // Issue 65, item 10: another owner's video is made playable while the scans are still read:
         // text jobs have a lane of their own and never hold the slots playback needs (its job is
         // taken while a scan's text job runs; how long the transcode then takes is the machine's).

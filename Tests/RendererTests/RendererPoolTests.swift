@@ -31,3 +31,36 @@ import Testing
         #expect(pool.calls == 13)
     }
 }
+
+/// Background calls (text and playback jobs) have renderer children of their own, under `SCHED_IDLE`.
+@Suite struct BackgroundChildrenTests {
+    /// A background call that never ends holds the one background child; a render a person waits
+    /// for is answered meanwhile, by an ordinary child.
+    @Test(.timeLimit(.minutes(3))) func aRenderIsAnsweredWhileABackgroundCallHoldsItsChild() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var bytes = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
+        bytes.insert(contentsOf: Data("%docpreview-test-hang\n".utf8), at: try #require(bytes.firstIndex(of: 0x0A)) + 1)
+        let hanging = try folder.file("hanging.pdf", [UInt8](bytes))
+        var limits = Limits()
+        limits.jobSeconds = 20
+        let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, backgroundSize: 1, limits: limits, logger: Logger(label: "test"),
+                                childEnvironment: [RendererChild.testHooksVariable: "1"])
+        let offload = Offload.forTests
+        let renderers = Renderers(isolation: pool)
+        let stuck = Task {
+            try await WorkPriority.$current.withValue(.background) {
+                try await renderers.text(ofPDF: hanging.path, page: 1, ocr: nil, on: offload)
+            }
+        }
+        try await waitUntilAsync("the background call to reach its child") { pool.children.contains { $0.background } }
+        let renderer = try #require(renderers.renderer(for: .pdf, on: offload))
+        #expect(try await renderer.render(Fixtures.sample("document-5-pages.pdf").path, RenderRequest(width: 200)).width == 200)
+        let children = pool.children
+        #expect(children.count == 2, "\(children)")
+        for child in children {
+            #expect(WorkPriority.isLowered(child.pid) == child.background, "child \(child.pid), background: \(child.background)")
+        }
+        stuck.cancel()
+    }
+}

@@ -16,12 +16,17 @@ public final class Offload: Sendable {
         case renders
         /// Password hashes, slow on purpose: a guesser's flood waits here, not in front of reads.
         case hashes
+        /// Renders of background work (``WorkPriority/background``), on threads under `SCHED_IDLE`:
+        /// they never take a thread from the renders a person waits for, nor the CPU from them.
+        case background
     }
 
     private let lanes: [BlockingExecutor]
 
-    public init(reads: Int, writes: Int, renders: Int, hashes: Int = 1) {
-        lanes = [reads, writes, renders, hashes].map(BlockingExecutor.init(width:))
+    /// - Parameter background: the background lane's width; nil for the renders lane's.
+    public init(reads: Int, writes: Int, renders: Int, hashes: Int = 1, background: Int? = nil) {
+        lanes = [reads, writes, renders, hashes].map { BlockingExecutor(width: $0) }
+            + [BlockingExecutor(width: background ?? renders, threadStart: { WorkPriority.lowerCallingThread() })]
     }
 
     /// Runs `work` on a thread of `lane` and returns its result.
@@ -29,11 +34,13 @@ public final class Offload: Sendable {
         try await lanes[lane.rawValue].run(work)
     }
 
-    /// Runs `work`, which fails only with a ``PreviewError``, on a thread of the renders lane.
+    /// Runs `work`, which fails only with a ``PreviewError``, on a thread of the renders lane, or of
+    /// the background lane when the task's ``WorkPriority/current`` is background.
     public func render<T: Sendable>(_ work: @escaping @Sendable () throws(PreviewError) -> T) async throws(PreviewError) -> T {
         let result: Result<T, PreviewError>
+        let lane = WorkPriority.current == .background ? Lane.background : .renders
         do {
-            result = try await lanes[Lane.renders.rawValue].run { () -> Result<T, PreviewError> in
+            result = try await lanes[lane.rawValue].run { () -> Result<T, PreviewError> in
                 do throws(PreviewError) {
                     return .success(try work())
                 } catch {

@@ -24,8 +24,10 @@ public enum RendererChild {
         public var syscalls: String
     }
 
-    /// Serves calls until stdin closes; returns the exit status.
-    public static func run(limits: Limits) -> Int32 {
+    /// Serves calls until stdin closes; returns the exit status. A `background` child runs every
+    /// thread under `SCHED_IDLE` (``WorkPriority``).
+    public static func run(limits: Limits, background: Bool = false) -> Int32 {
+        if background { WorkPriority.lowerProcess() }
         exitWithParent()
         confine(limits)
         let hooks = ProcessInfo.processInfo.environment[testHooksVariable] == "1"

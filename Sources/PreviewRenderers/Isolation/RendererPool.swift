@@ -15,8 +15,14 @@ import PreviewCore
 /// Office conversions (LibreOffice) have children of their own, `officeSize` of them, so a slow
 /// spreadsheet never makes an image, PDF or video job wait; each keeps a LibreOffice user profile
 /// that no other process uses at the same time (``OfficeProfiles``) and is replaced when it asks to be.
+///
+/// Background calls (``WorkPriority/background``: the queue's text and playback jobs) have
+/// children of their own too, `backgroundSize` of them, each under `SCHED_IDLE` from its start
+/// (`render-child --background`): a page a person waits for never waits for a child a text job
+/// holds, nor shares a core with one on equal terms.
 public final class RendererPool: Sendable {
     private let group: SlotGroup
+    private let backgroundGroup: SlotGroup
     private let officeGroup: SlotGroup
     private let profiles: OfficeProfiles
     private let limits: Limits
@@ -28,20 +34,29 @@ public final class RendererPool: Sendable {
 
     /// - Parameters:
     ///   - executable: the `docpreview` binary (the current one: ``currentExecutable``).
-    ///   - size: children for video, PDF and image jobs, one per job that may run at once.
+    ///   - size: children for video, PDF and image calls a person waits for, one per call that may run at once.
+    ///   - backgroundSize: children for background calls (each is started on its first call).
     ///   - officeSize: children for office conversions.
-    public init(executable: URL, size: Int, officeSize: Int = 1, limits: Limits, logger: Logger) {
-        let arguments = ["render-child", String(decoding: (try? JSONEncoder().encode(limits)) ?? Data("{}".utf8), as: UTF8.self)]
-        group = SlotGroup((0..<max(1, size)).map { _ in Slot(executable: executable, arguments: arguments) })
+    ///   - childEnvironment: added to every child's environment (tests turn the children's test hooks on with it).
+    public init(executable: URL, size: Int, backgroundSize: Int = 1, officeSize: Int = 1, limits: Limits, logger: Logger,
+                childEnvironment: [String: String] = [:]) {
+        let limitsArgument = String(decoding: (try? JSONEncoder().encode(limits)) ?? Data("{}".utf8), as: UTF8.self)
+        let arguments = ["render-child", limitsArgument]
+        group = SlotGroup((0..<max(1, size)).map { _ in Slot(executable: executable, arguments: arguments, environment: childEnvironment) })
+        backgroundGroup = SlotGroup((0..<max(1, backgroundSize)).map { _ in
+            Slot(executable: executable, arguments: ["render-child", "--background", limitsArgument], environment: childEnvironment)
+        })
         profiles = OfficeProfiles(count: max(1, officeSize))
         officeGroup = SlotGroup(profiles.folders.map { folders in
             Slot(executable: executable, arguments: arguments, inbox: folders.workspace.appendingPathComponent("inbox"),
-                 environment: [OfficeConverter.profileVariable: folders.profile.path, OfficeConverter.workspaceVariable: folders.workspace.path,
-                               "TMPDIR": folders.workspace.appendingPathComponent("tmp").path,
-                               // Whatever LibreOffice and the libraries under it keep per user stays in the workspace,
-                               // and the headless plugin keeps GTK and its settings daemon out.
-                               "HOME": folders.workspace.path, "XDG_CACHE_HOME": folders.workspace.appendingPathComponent("tmp").path,
-                               "XDG_CONFIG_HOME": folders.workspace.appendingPathComponent("tmp").path, "SAL_USE_VCLPLUGIN": "svp"])
+                 environment: childEnvironment.merging([
+                     OfficeConverter.profileVariable: folders.profile.path, OfficeConverter.workspaceVariable: folders.workspace.path,
+                     "TMPDIR": folders.workspace.appendingPathComponent("tmp").path,
+                     // Whatever LibreOffice and the libraries under it keep per user stays in the workspace,
+                     // and the headless plugin keeps GTK and its settings daemon out.
+                     "HOME": folders.workspace.path, "XDG_CACHE_HOME": folders.workspace.appendingPathComponent("tmp").path,
+                     "XDG_CONFIG_HOME": folders.workspace.appendingPathComponent("tmp").path, "SAL_USE_VCLPLUGIN": "svp",
+                 ]) { _, office in office })
         })
         self.limits = limits
         self.logger = logger
@@ -150,9 +165,29 @@ public final class RendererPool: Sendable {
     private func call(_ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
                       firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in }) async throws(PreviewError) -> (RenderReply, [UInt8]?) {
         callCount.add(1, ordering: .relaxed)
-        let group = call.operation == .convert ? officeGroup : group
-        return try await group.run(for: call.path, on: offload) { slot throws(PreviewError) in
-            try self.exchange(call, with: slot, progress: progress, firstPage: firstPage)
+        let work = { @Sendable (slot: Slot) throws(PreviewError) in try self.exchange(call, with: slot, progress: progress, firstPage: firstPage) }
+        guard call.operation != .convert else {
+            // An office child is shared by all work (each keeps a LibreOffice loaded): it is started,
+            // and called, from the renders lane, at ordinary priority, whoever asks.
+            return try await Self.interactively { () throws(PreviewError) in
+                try await self.officeGroup.run(for: call.path, on: offload, work)
+            }
+        }
+        return try await (WorkPriority.current == .background ? backgroundGroup : group).run(for: call.path, on: offload, work)
+    }
+
+    /// `work` with the task's priority interactive.
+    private static func interactively<T: Sendable>(_ work: () async throws(PreviewError) -> T) async throws(PreviewError) -> T {
+        let result = await WorkPriority.$current.withValue(.interactive) { () async -> Result<T, PreviewError> in
+            do throws(PreviewError) { return .success(try await work()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// The children running now, and whether each is one of the background ones.
+    package var children: [(pid: pid_t, background: Bool)] {
+        [(group, false), (backgroundGroup, true), (officeGroup, false)].flatMap { group, background in
+            group.slots.compactMap { $0.runningPID }.map { ($0, background) }
         }
     }
 

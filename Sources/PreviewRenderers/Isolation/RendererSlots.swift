@@ -69,7 +69,11 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
     private let environment: [String: String]
     /// Where files for an office child go (its workspace's inbox); nil for other children.
     let inbox: URL?
-    private var child: Child?
+    private var child: Child? {
+        didSet { childPID.store(child?.pid ?? 0, ordering: .relaxed) }
+    }
+    /// The child's process id (0: none), for readers that do not hold the slot.
+    private let childPID = Atomic<pid_t>(0)
 
     init(executable: URL, arguments: [String], inbox: URL? = nil, environment: [String: String] = [:]) {
         self.executable = executable
@@ -79,6 +83,12 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
     }
 
     deinit { child?.kill() }
+
+    /// The process id of the slot's child, if it has one (one being replaced at that moment may be missed).
+    var runningPID: pid_t? {
+        let pid = childPID.load(ordering: .relaxed)
+        return pid == 0 ? nil : pid
+    }
 
     /// Takes the slot if it is free.
     func take() -> Bool {
