@@ -1,3 +1,7 @@
+// Over 300 lines for a reason: one reading of a page, from its pixels to Tesseract's words (the page
+// found in a photo, deskew, the thresholds, the readings compared), whose steps share the lazily
+// loaded symbols, the pixel buffers and the placement that maps every box back onto the page; split,
+// each part would declare them again or expose them in a header no one else needs.
 #include "ocr.h"
 
 #include <leptonica/allheaders.h>
