@@ -1,30 +1,31 @@
 import Foundation
 import PreviewCore
-import PreviewTestSupport
 import Testing
 
-/// ``WorkPriority``: background renders run on the ``Offload``'s background lane, under
-/// `SCHED_IDLE`, and never on the threads of the renders a person waits for.
+/// ``WorkPriority``: background renders run on the ``Offload``'s background lane, never on the
+/// threads of the renders a person waits for, and at the priority of the threads that serve requests.
 @Suite struct WorkPriorityTests {
-    /// The thread a render ran on, and whether it was under SCHED_IDLE.
-    struct Place: Sendable {
-        var thread: UInt
-        var idle: Bool
-        static func here() throws(PreviewError) -> Place { Place(thread: UInt(pthread_self()), idle: WorkPriority.isLowered()) }
-    }
-
-    @Test func backgroundRendersRunOnIdleThreadsOfTheirOwn() async throws {
-        // The tests' shared lanes: threads that end at a test's end could be taken for leaks at the run's.
-        let offload = Offload.forTests
-        let interactive: Place = try await offload.render(Place.here)
-        let background: Place = try await WorkPriority.$current.withValue(.background) { try await offload.render(Place.here) }
-        #expect(!interactive.idle && background.idle)
-        #expect(interactive.thread != background.thread)
-        // A task started from background work is background work too.
-        let inherited: Place = try await WorkPriority.$current.withValue(.background) {
-            try await Task { try await offload.render(Place.here) }.value
+    /// The one renders thread is held by a render that waits for the background one: only a lane
+    /// of its own lets the background render run (else the two wait for each other until the time limit).
+    @Test(.timeLimit(.minutes(1))) func backgroundRendersHaveThreadsOfTheirOwn() async throws {
+        let offload = Offload(reads: 1, writes: 1, renders: 1, background: 1)
+        let backgroundRan = DispatchSemaphore(value: 0)
+        let (started, holding) = AsyncStream.makeStream(of: Void.self)
+        let interactive = Task {
+            try await offload.render { () throws(PreviewError) -> Bool in
+                holding.yield()
+                backgroundRan.wait()
+                return WorkPriority.isLowered()
+            }
         }
-        #expect(inherited.idle)
-        #expect(!WorkPriority.isLowered(), "the caller's own thread is untouched")
+        for await _ in started { break }
+        let background = try await WorkPriority.$current.withValue(.background) {
+            try await offload.render { () throws(PreviewError) -> Bool in
+                backgroundRan.signal()
+                return WorkPriority.isLowered()
+            }
+        }
+        #expect(try await interactive.value == false)
+        #expect(!background, "this process's threads keep ordinary priority: threads they start would inherit it")
     }
 }

@@ -7,13 +7,9 @@ import Foundation
 final class BlockingExecutor: Sendable {
     private let jobs = JobQueue()
 
-    /// - Parameter threadStart: what each thread does first, on itself (lowering its priority).
-    init(width: Int, threadStart: @escaping @Sendable () -> Void = {}) {
+    init(width: Int) {
         for index in 0..<max(1, width) {
-            let thread = Thread { [jobs] in
-                threadStart()
-                jobs.serve()
-            }
+            let thread = Thread { [jobs] in jobs.serve() }
             thread.name = "docpreview-blocking-\(index)"
             thread.start()
         }

@@ -16,8 +16,10 @@ public final class Offload: Sendable {
         case renders
         /// Password hashes, slow on purpose: a guesser's flood waits here, not in front of reads.
         case hashes
-        /// Renders of background work (``WorkPriority/background``), on threads under `SCHED_IDLE`:
-        /// they never take a thread from the renders a person waits for, nor the CPU from them.
+        /// Renders of background work (``WorkPriority/background``): they never take a thread from
+        /// the renders a person waits for. Its threads keep ordinary priority: a thread of this
+        /// process under `SCHED_IDLE` would pass it on to every thread it happens to start (Dispatch
+        /// starts the cooperative pool's from whichever thread enqueues), and requests would then run on them.
         case background
     }
 
@@ -25,8 +27,7 @@ public final class Offload: Sendable {
 
     /// - Parameter background: the background lane's width; nil for the renders lane's.
     public init(reads: Int, writes: Int, renders: Int, hashes: Int = 1, background: Int? = nil) {
-        lanes = [reads, writes, renders, hashes].map { BlockingExecutor(width: $0) }
-            + [BlockingExecutor(width: background ?? renders, threadStart: { WorkPriority.lowerCallingThread() })]
+        lanes = [reads, writes, renders, hashes, background ?? renders].map(BlockingExecutor.init(width:))
     }
 
     /// Runs `work` on a thread of `lane` and returns its result.

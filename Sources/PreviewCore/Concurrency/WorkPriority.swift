@@ -2,9 +2,10 @@ import Foundation
 
 /// Whom work is for: a person waiting on it (a request's preview, page, tile or highlight; an
 /// upload's first thumbnail), or nobody yet (the queue's text and playback jobs). Background work
-/// runs on threads and in renderer children of its own, under Linux's `SCHED_IDLE`: it takes only
-/// the CPU time nothing interactive wants, yet is never starved outright (its weight is 3 against an
-/// ordinary thread's 1,024), and its disk reads fall to the idle I/O class with it.
+/// runs on an ``Offload`` lane and in renderer children of its own; the children run under Linux's
+/// `SCHED_IDLE`: they take only the CPU time nothing interactive wants, yet are never starved
+/// outright (a weight of 3 against an ordinary thread's 1,024), and their disk reads fall to the
+/// idle I/O class with it.
 public enum WorkPriority: Sendable {
     case interactive
     case background
@@ -17,22 +18,14 @@ public enum WorkPriority: Sendable {
     /// Linux's `SCHED_IDLE` (Glibc declares it only under `_GNU_SOURCE`, which Swift's Glibc module lacks).
     static let idlePolicy: Int32 = 5
 
-    /// Puts the calling thread under `SCHED_IDLE`; threads it starts later inherit it. There is no
-    /// way back without privilege, so only threads and processes kept for background work call it.
-    /// Returns whether the kernel agreed.
-    @discardableResult
-    public static func lowerCallingThread() -> Bool {
-        var parameters = sched_param(sched_priority: 0)
-        return sched_setscheduler(0, idlePolicy, &parameters) == 0
-    }
-
     /// Puts every thread of this process under `SCHED_IDLE` (a background renderer child's, before
-    /// it takes its first call); threads started later inherit it. Returns whether the kernel agreed for all.
+    /// it takes its first call); threads started later inherit it. There is no way back without
+    /// privilege: only a process kept for background work calls it. Returns whether the kernel agreed for all.
     @discardableResult
     public static func lowerProcess() -> Bool {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         var parameters = sched_param(sched_priority: 0)
-        var lowered = lowerCallingThread()
+        var lowered = sched_setscheduler(0, idlePolicy, &parameters) == 0
         for thread in threads.compactMap({ pid_t($0) }) {
             // A thread that ended meanwhile needs nothing.
             lowered = (sched_setscheduler(thread, idlePolicy, &parameters) == 0 || errno == ESRCH) && lowered

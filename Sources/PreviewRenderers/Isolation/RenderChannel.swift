@@ -10,10 +10,10 @@ struct RenderCall: Codable {
         case transcode, ladder, sprites
         /// An image's tiled pyramid (a pyramidal TIFF), written to `output`.
         case pyramid
-        /// The words of a PDF's page `request.page` (its ``PageText`` as JSON follows the header frame).
+        /// The words of a PDF's page `request.page` (its ``PageText`` follows the header frame, as ``PageTextWire`` writes it).
         case text
         /// The words of a PDF's page `request.page`, or of an image, read from its pixels in `languages`
-        /// (its ``PageText`` as JSON follows the header frame).
+        /// (its ``PageText`` follows the header frame, as ``PageTextWire`` writes it).
         case ocr
 
         /// Whether the call writes a rendition (its files may be large; it reports its progress).
@@ -80,7 +80,7 @@ extension RenderReply {
             return bytes == nil && ladder.map { !$0.isEmpty && $0.allSatisfy { $0.name.allSatisfy { $0.isLetter || $0.isNumber } } } == true
         case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
-        case .text, .ocr: return bytes.map { $0.first == UInt8(ascii: "{") } == true
+        case .text, .ocr: return bytes.map { $0.first == PageTextWire.format } == true
         case .render:
             return isPlausibleImage(for: call, bytes: bytes)
         }

@@ -151,8 +151,7 @@ public enum RendererChild {
                     }
                     text = try renderers.ocr(call.path, kind: call.kind, page: page, languages: languages)
                 }
-                guard let json = try? JSONEncoder().encode(text) else { throw PreviewError(.internal, "A page's text could not be encoded.") }
-                return (RenderReply(), [UInt8](json))
+                return (RenderReply(), PageTextWire.encode(text))
             case .probe:
                 return (RenderReply(facts: try renderer.probe(call.path, page: call.request?.page ?? 1)), nil)
             case .render:

@@ -96,12 +96,15 @@ public final class RendererPool: Sendable {
         try await pageText(RenderCall(operation: .ocr, kind: kind, path: path, request: RenderRequest(page: page), languages: languages), on: offload)
     }
 
+    /// The page's words, decoded on the lane thread that waited for them: a text job's thousands
+    /// of pages are decoded at its priority, not on the threads that serve requests.
     private func pageText(_ call: RenderCall, on offload: Offload) async throws(PreviewError) -> PageText {
-        let (_, bytes) = try await self.call(call, on: offload)
-        guard let bytes, let text = try? JSONDecoder().decode(PageText.self, from: Data(bytes)) else {
-            throw PreviewError(.internal, "The renderer sent an incomplete answer.")
-        }
-        return text
+        try await self.call(call, on: offload, reading: { _, bytes throws(PreviewError) in
+            guard let bytes, let text = PageTextWire.decode(bytes) else {
+                throw PreviewError(.internal, "The renderer sent an incomplete answer.")
+            }
+            return text
+        })
     }
 
     /// The rendition of the video at `path`, written to `output` by a child within `seconds`.
@@ -161,27 +164,25 @@ public final class RendererPool: Sendable {
         return (bytes, reply.facts ?? MediaFacts())
     }
 
-    /// Waits for a child of the call's kind, then exchanges the call with it on `offload`'s renders lane.
+    /// Waits for a child of the call's kind, then exchanges the call with it on `offload`'s renders
+    /// lane (its background lane for background work); returns the answer and its bytes.
     private func call(_ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
                       firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in }) async throws(PreviewError) -> (RenderReply, [UInt8]?) {
-        callCount.add(1, ordering: .relaxed)
-        let work = { @Sendable (slot: Slot) throws(PreviewError) in try self.exchange(call, with: slot, progress: progress, firstPage: firstPage) }
-        guard call.operation != .convert else {
-            // An office child is shared by all work (each keeps a LibreOffice loaded): it is started,
-            // and called, from the renders lane, at ordinary priority, whoever asks.
-            return try await Self.interactively { () throws(PreviewError) in
-                try await self.officeGroup.run(for: call.path, on: offload, work)
-            }
-        }
-        return try await (WorkPriority.current == .background ? backgroundGroup : group).run(for: call.path, on: offload, work)
+        try await self.call(call, on: offload, progress: progress, firstPage: firstPage, reading: { ($0, $1) })
     }
 
-    /// `work` with the task's priority interactive.
-    private static func interactively<T: Sendable>(_ work: () async throws(PreviewError) -> T) async throws(PreviewError) -> T {
-        let result = await WorkPriority.$current.withValue(.interactive) { () async -> Result<T, PreviewError> in
-            do throws(PreviewError) { return .success(try await work()) } catch { return .failure(error) }
+    /// ``call(_:on:progress:firstPage:)`` returning what `reading` makes of the answer, on the same lane thread.
+    private func call<T: Sendable>(_ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
+                                   firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in },
+                                   reading: @escaping @Sendable (RenderReply, [UInt8]?) throws(PreviewError) -> T) async throws(PreviewError) -> T {
+        callCount.add(1, ordering: .relaxed)
+        let work = { @Sendable (slot: Slot) throws(PreviewError) -> T in
+            let (reply, bytes) = try self.exchange(call, with: slot, progress: progress, firstPage: firstPage)
+            return try reading(reply, bytes)
         }
-        return try result.get()
+        // Office children are shared by all work (each keeps a LibreOffice loaded), at ordinary priority.
+        let group = call.operation == .convert ? officeGroup : WorkPriority.current == .background ? backgroundGroup : group
+        return try await group.run(for: call.path, on: offload, work)
     }
 
     /// The children running now, and whether each is one of the background ones.
