@@ -97,7 +97,7 @@ public final class RendererPool: Sendable {
     }
 
     /// The page's words, decoded on the lane thread that waited for them: a text job's thousands
-    /// of pages are decoded at its priority, not on the threads that serve requests.
+    /// of pages are decoded on its background lane, not on the threads that serve requests.
     private func pageText(_ call: RenderCall, on offload: Offload) async throws(PreviewError) -> PageText {
         try await self.call(call, on: offload, reading: { _, bytes throws(PreviewError) in
             guard let bytes, let text = PageTextWire.decode(bytes) else {
