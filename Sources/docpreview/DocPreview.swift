@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import PreviewFFmpeg
 import PreviewVips
 
 /// The `docpreview` command line (DESIGN §7).

@@ -4,7 +4,6 @@ import Logging
 import PreviewCore
 import PreviewDocuments
 import PreviewFetch
-import PreviewPipeline
 import PreviewRenderers
 
 /// `docpreview fetch-child`: the process a download runs in (an order on stdin, the reply on

@@ -4,7 +4,6 @@ import Logging
 import PreviewCore
 import PreviewDocuments
 import PreviewFetch
-import PreviewPipeline
 import PreviewRenderers
 
 /// How `serve` and `worker` download shared links (`POST /api/v1/download`).

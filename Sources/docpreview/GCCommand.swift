@@ -4,7 +4,6 @@ import Logging
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewStore
 
 /// `docpreview gc`: quarantine what nothing refers to, sparing recent writes; refuse on a store that looks damaged.

@@ -4,7 +4,6 @@ import Foundation
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import PreviewRenderers
 import PreviewServer
 import PreviewWeb

@@ -5,7 +5,6 @@ import PreviewCore
 import PreviewComposition
 import PreviewDocuments
 import PreviewPipeline
-import PreviewPostgres
 import PreviewRenderers
 import PreviewStore
 

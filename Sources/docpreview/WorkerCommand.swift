@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 import ServiceLifecycle
 
 /// `docpreview worker`: processes a store's queue from another process.
