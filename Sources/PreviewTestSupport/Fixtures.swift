@@ -15,6 +15,15 @@ package enum Fixtures {
     /// A committed sample by file name.
     package static func sample(_ name: String) -> URL { samples.appendingPathComponent(name) }
 
+    /// The 5-page sample PDF, still valid, carrying the renderer children's test-hook `marker`
+    /// (`hang`, `crash`, `garbage`: a child started with `DOCPREVIEW_TEST_HOOKS=1` acts on it).
+    package static func hookPDF(_ marker: String) throws -> Data {
+        var pdf = try Data(contentsOf: sample("document-5-pages.pdf"))
+        let newline = pdf.firstIndex(of: 0x0A) ?? pdf.startIndex
+        pdf.insert(contentsOf: Data("%docpreview-test-\(marker)\n".utf8), at: newline + 1)
+        return pdf
+    }
+
     /// A transcript's lines, for pages of text that OCR reads (``LinesPDF``, ``PhonePhoto``).
     package static let transcriptLines = [
         "Official Transcript of Academic Record",

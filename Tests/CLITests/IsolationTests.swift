@@ -6,11 +6,7 @@ import Testing
 @Suite(.blocking) struct IsolationTests {
     /// A valid PDF carrying a test-hook marker (DOCPREVIEW_TEST_HOOKS=1 makes the child act on it).
     private func hookPDF(_ marker: String, in folder: URL) throws {
-        let source = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
-        let newline = try #require(source.firstIndex(of: 0x0A))
-        var marked = source
-        marked.insert(contentsOf: Data("%docpreview-test-\(marker)\n".utf8), at: newline + 1)
-        try marked.write(to: folder.appendingPathComponent("\(marker).pdf"))
+        try Fixtures.hookPDF(marker).write(to: folder.appendingPathComponent("\(marker).pdf"))
     }
 
     /// `folder/inbox` with a hook PDF for each marker and a copy of each sample.

@@ -203,8 +203,7 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
             let result = try server.upload(try Data(contentsOf: Fixtures.sample(name)), query: "title=w\(index)&filename=\(name)")
             ids.append(try #require(result.json?["document_id"] as? String))
         }
-        var hanging = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
-        hanging.insert(contentsOf: Data("%docpreview-test-hang\n".utf8), at: try #require(hanging.firstIndex(of: 0x0A)) + 1)
+        let hanging = try Fixtures.hookPDF("hang")
         let hangID = try #require(try server.upload(hanging, query: "title=hang&filename=hang.pdf").json?["document_id"] as? String)
 
         func startWorker() throws -> Process {
@@ -263,8 +262,7 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let store = folder.url.appendingPathComponent("store").path
         let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         let server = try ServerProcess(store: store, workers: 1, extra: database, environment: ["DOCPREVIEW_TEST_HOOKS": "1"])
-        var pdf = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
-        pdf.insert(contentsOf: Data("%docpreview-test-hang\n".utf8), at: try #require(pdf.firstIndex(of: 0x0A)) + 1)
+        let pdf = try Fixtures.hookPDF("hang")
         let id = try #require(try server.upload(pdf, query: "filename=hang.pdf").json?["document_id"] as? String)
         try server.document(id, reaching: ["processing"])
 

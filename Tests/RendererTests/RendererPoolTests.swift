@@ -39,9 +39,7 @@ import Testing
     @Test(.timeLimit(.minutes(3))) func aRenderIsAnsweredWhileABackgroundCallHoldsItsChild() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var bytes = try Data(contentsOf: Fixtures.sample("document-5-pages.pdf"))
-        bytes.insert(contentsOf: Data("%docpreview-test-hang\n".utf8), at: try #require(bytes.firstIndex(of: 0x0A)) + 1)
-        let hanging = try folder.file("hanging.pdf", [UInt8](bytes))
+        let hanging = try folder.file("hanging.pdf", [UInt8](Fixtures.hookPDF("hang")))
         var limits = Limits()
         limits.jobSeconds = 20
         let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, backgroundSize: 1, limits: limits, logger: Logger(label: "test"),
