@@ -16,8 +16,8 @@ public final class Offload: Sendable {
         case renders
         /// Password hashes, slow on purpose: a guesser's flood waits here, not in front of reads.
         case hashes
-        /// Renders of background work (``WorkPriority/background``): they never take a thread from
-        /// the renders a person waits for. Its threads keep ordinary priority: a thread of this
+        /// Renders of background work (``WorkPriority/background``): given a width of its own, they
+        /// never take a thread from the renders a person waits for. Its threads keep ordinary priority: a thread of this
         /// process under `SCHED_IDLE` would pass it on to every thread it happens to start (Dispatch
         /// starts the cooperative pool's from whichever thread enqueues), and requests would then run on them.
         case background
@@ -25,9 +25,12 @@ public final class Offload: Sendable {
 
     private let lanes: [BlockingExecutor]
 
-    /// - Parameter background: the background lane's width; nil for the renders lane's.
+    /// - Parameter background: the background lane's width; nil: background renders share the
+    ///   renders lane (a process that runs no jobs starts no threads for them).
     public init(reads: Int, writes: Int, renders: Int, hashes: Int = 1, background: Int? = nil) {
-        lanes = [reads, writes, renders, hashes, background ?? renders].map(BlockingExecutor.init(width:))
+        let rendersLane = BlockingExecutor(width: renders)
+        lanes = [BlockingExecutor(width: reads), BlockingExecutor(width: writes), rendersLane, BlockingExecutor(width: hashes),
+                 background.map(BlockingExecutor.init(width:)) ?? rendersLane]
     }
 
     /// Runs `work` on a thread of `lane` and returns its result.

@@ -25,7 +25,8 @@ public enum WorkPriority: Sendable {
     public static func lowerProcess() -> Bool {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         var parameters = sched_param(sched_priority: 0)
-        var lowered = sched_setscheduler(0, idlePolicy, &parameters) == 0
+        // The calling thread is among them.
+        var lowered = !threads.isEmpty
         for thread in threads.compactMap({ pid_t($0) }) {
             // A thread that ended meanwhile needs nothing.
             lowered = (sched_setscheduler(thread, idlePolicy, &parameters) == 0 || errno == ESRCH) && lowered
