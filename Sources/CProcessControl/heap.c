@@ -47,3 +47,7 @@ int docpreview_use_huge_page_heap(size_t bytes) {
 int docpreview_map_large_blocks(size_t bytes) {
     return mallopt(M_MMAP_THRESHOLD, (int)bytes) ? 0 : EINVAL;
 }
+
+int docpreview_skip_fast_bins(void) {
+    return mallopt(M_MXFAST, 0) ? 0 : EINVAL;
+}

@@ -12,8 +12,11 @@
 #include <TextOutputDev.h>
 #include <goo/GooString.h>
 #include <splash/SplashBitmap.h>
+#include <splash/SplashFont.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -87,6 +90,92 @@ bool budgetSpent(void *data) {
     return static_cast<PageBudget *>(data)->check();
 }
 
+/// Poppler's glyph cache entry: SplashFont.cc's private `SplashFontCacheTag`, the same since xpdf 3.
+struct GlyphCacheTag {
+    int c;
+    short xFrac, yFrac;
+    int mru;
+    int x, y, w, h;
+};
+
+/// Widens a font's glyph cache. Poppler sizes it from the font's bounding box alone: body text on
+/// a 1024 px page gets 4 sets of 8 glyphs, fewer than one page's characters at their four sub-pixel
+/// positions, so FreeType drew most glyphs of every page again (27 % of a page of R's manual).
+/// Reached through pointers to members, the one way to the protected fields of a font we did not make.
+struct GlyphCacheWidening : SplashFont {
+    /// Sets wanted (the most Poppler gives is 32): one per character code of a simple font.
+    static constexpr int sets = 256;
+    /// The most one font's cache may take.
+    static constexpr long budget = 1L << 20;
+
+    static void widen(SplashFont *font) {
+        int SplashFont::*cacheSets = &GlyphCacheWidening::cacheSets;
+        int SplashFont::*cacheAssoc = &GlyphCacheWidening::cacheAssoc;
+        int SplashFont::*glyphSize = &GlyphCacheWidening::glyphSize;
+        unsigned char *SplashFont::*cache = &GlyphCacheWidening::cache;
+        SplashFontCacheTag *SplashFont::*cacheTags = &GlyphCacheWidening::cacheTags;
+        const int assoc = font->*cacheAssoc, size = font->*glyphSize;
+        if (font->*cacheSets >= sets || !(font->*cache) || !(font->*cacheTags) || assoc != 8 || size <= 0) return;
+        if (static_cast<long>(size) * sets * assoc > budget) return;
+        const size_t entries = static_cast<size_t>(sets) * static_cast<size_t>(assoc);
+        auto *glyphs = static_cast<unsigned char *>(std::malloc(entries * static_cast<size_t>(size)));
+        auto *tags = static_cast<GlyphCacheTag *>(std::calloc(entries, sizeof(GlyphCacheTag)));
+        if (!glyphs || !tags) {
+            std::free(glyphs);
+            std::free(tags);
+            return;
+        }
+        // As Poppler starts a cache: every entry empty, each set's ways ranked 0..assoc-1.
+        for (size_t i = 0; i < entries; ++i) tags[i].mru = static_cast<int>(i) & (assoc - 1);
+        // Poppler frees both with gfree, which is free.
+        std::free(font->*cache);
+        std::free(font->*cacheTags);
+        font->*cache = glyphs;
+        font->*cacheTags = reinterpret_cast<SplashFontCacheTag *>(tags);
+        font->*cacheSets = sets;
+    }
+};
+
+/// Lays the page on white, as `SplashOutputDev::endPage` would (its `Splash::compositeBackground`),
+/// with the same rounding, so the pixels are the same. Poppler blends every pixel, which took 15 % of
+/// a text page's render; on a page most are untouched (alpha 0: white) or covered (alpha 255: as
+/// drawn), so eight pixels at a time are looked at first and only the others are blended.
+void layOnWhite(SplashBitmap *bitmap) {
+    const auto white = [](const unsigned char *pixels) {
+        uint64_t words[3];
+        std::memcpy(words, pixels, sizeof(words));
+        return (words[0] & words[1] & words[2]) == ~uint64_t{0};
+    };
+    unsigned char *const data = bitmap->getDataPtr();
+    const unsigned char *const alpha = bitmap->getAlphaPtr();
+    if (!data || !alpha) return;
+    const size_t width = static_cast<size_t>(bitmap->getWidth()), rowSize = static_cast<size_t>(bitmap->getRowSize());
+    constexpr size_t run = sizeof(uint64_t);
+    for (size_t y = 0; y < static_cast<size_t>(bitmap->getHeight()); ++y) {
+        unsigned char *const row = data + y * rowSize;
+        const unsigned char *const coverage = alpha + y * width;
+        for (size_t x = 0; x < width;) {
+            if (x + run <= width) {
+                uint64_t eight;
+                std::memcpy(&eight, coverage + x, run);
+                if (eight == 0 || eight == ~uint64_t{0}) {
+                    // Untouched pixels are white already (the page was cleared to it): reading them costs less than writing.
+                    if (eight == 0 && !white(row + 3 * x)) std::memset(row + 3 * x, 0xff, 3 * run);
+                    x += run;
+                    continue;
+                }
+            }
+            const unsigned a = coverage[x];
+            for (unsigned char *channel = row + 3 * x; channel < row + 3 * x + 3; ++channel) {
+                // SplashMath.h's div255 of (255 - a) * 255 + a * c.
+                const unsigned blend = (255 - a) * 255 + a * *channel;
+                *channel = static_cast<unsigned char>((blend + (blend >> 8) + 0x80) >> 8);
+            }
+            x += 1;
+        }
+    }
+}
+
 /// Splash with a budget that Poppler's abort callback alone cannot enforce: the callback is asked only
 /// after 10 operators within one content stream, and a form that draws another form twice, 30 levels
 /// deep, has two. Once the budget is spent every form is handed to `drawForm`, which draws nothing, so
@@ -103,6 +192,23 @@ public:
 
     bool useDrawForm() override { return budget && budget->check(); }
     void drawForm(Ref) override {}
+
+    /// The page is laid on white by `layOnWhite` once it is taken, not here.
+    void endPage() override {}
+
+    void drawChar(GfxState *state, double x, double y, double dx, double dy, double originX, double originY, CharCode code, int bytes,
+                  const Unicode *unicode, int unicodeLength) override {
+        SplashOutputDev::drawChar(state, x, y, dx, dy, originX, originY, code, bytes, unicode, unicodeLength);
+        // The font is made (or found in Poppler's 16 recent ones) by the first character drawn with it.
+        if (SplashFont *font = getCurrentFont(); font && font != widened) {
+            GlyphCacheWidening::widen(font);
+            widened = font;
+        }
+    }
+
+private:
+    /// The font whose cache was last widened (or found too large to widen).
+    SplashFont *widened = nullptr;
 };
 
 /// TextOutputDev with the rasteriser's budget, and a bound on the characters it keeps: past
@@ -218,6 +324,7 @@ extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int
                 return nullptr;
             }
             bitmap.reset(rasteriser.takeBitmap());
+            if (bitmap) layOnWhite(bitmap.get());
         } else {
             bitmap = std::make_unique<SplashBitmap>(sliceWidth, sliceHeight, 1, splashModeRGB8, false);
             std::memset(bitmap->getDataPtr(), 0xff, static_cast<size_t>(sliceWidth) * sliceHeight * 3);

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CProcessControl
 import Foundation
 import PreviewVips
 
@@ -23,6 +24,7 @@ enum Main {
     /// Synchronous on purpose: a one-file command (`render`, `info`, …) runs on the main thread and
     /// never starts the concurrency runtime's threads; only `serve` and `worker` need them.
     static func main() {
+        _ = docpreview_skip_fast_bins()
         Vips.deferModules()
         if let job = RenderJob(commandLine: CommandLine.arguments.dropFirst()) {
             finish { try job.run() }

@@ -17,6 +17,21 @@ import Testing
         }
     }
 
+    /// A kept document draws every page with one rasteriser, whose fonts' glyph caches we widen
+    /// (`splash.cc`): a real paper's pages, each drawn after the others have filled those caches with
+    /// their glyphs at every sub-pixel position, are the pixels a fresh rasteriser draws.
+    @Test func pagesDrawnAfterOthersAreTheSameBytes() throws {
+        let cached = Renderers(openDocuments: 1).pdf
+        let plain = Renderers().pdf
+        for page in [1, 2, 3, 4, 5, 6, 1, 3] {
+            let request = RenderRequest(page: page, width: 1024)
+            #expect(try cached.render(Self.paper.path, request).bytes == plain.render(Self.paper.path, request).bytes, "page \(page)")
+        }
+    }
+
+    /// A 23-page paper set in Type 1 fonts (pdf.js's test file).
+    private static let paper = Fixtures.corpus.appendingPathComponent("files/005_pdf.js_TAMReview.pdf")
+
     @Test func boundedAndKeyedByFileIdentity() throws {
         let cache = PDFDocumentCache(capacity: 2)
         let renderer = PDFRenderer(documents: cache)

@@ -62,4 +62,11 @@ int docpreview_use_huge_page_heap(size_t bytes);
 /// touched. (A shim: mallopt's constants are macros Swift does not import.) Returns 0, or EINVAL.
 int docpreview_map_large_blocks(size_t bytes);
 
+/// For every process: no fast bins. glibc keeps small freed blocks (past its per-thread cache) in
+/// fast bins and sweeps them all into its ordinary bins before any allocation of 1 KiB or more; a
+/// page request's reply buffer paid for the sweep of everything freed since the last one
+/// (`malloc_consolidate`: a quarter of the server's and a tenth of a renderer child's CPU over R's
+/// manual). Without them each block is merged once, when freed. Returns 0, or EINVAL.
+int docpreview_skip_fast_bins(void);
+
 #endif
