@@ -122,12 +122,10 @@ public struct QueueWorker: Service {
                 // The lanes (see the type's notes): text slots, the preview slot, the others.
                 let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
                 let (readsText, takesPlayback) = (slot >= concurrency, slot > 0 || concurrency == 1)
-                let turn = await running.lease({
-                    if readsText { return try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.text]) }
-                    if let preview = try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.preview]) { return preview }
-                    guard takesPlayback else { return nil }
-                    return try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: [.playback])
-                }, item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
+                // One lease query a turn: the queue puts preview jobs before playback ones.
+                let kinds: Set<JobRecord.Kind> = readsText ? [.text] : takesPlayback ? [.preview, .playback] : [.preview]
+                let turn = await running.lease({ try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: kinds) },
+                                               item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
                 switch turn {
                 case let .leased(leased): (job, document) = leased
                 case .failed: continue
