@@ -141,11 +141,6 @@ struct GlyphCacheWidening : SplashFont {
 /// a text page's render; on a page most are untouched (alpha 0: white) or covered (alpha 255: as
 /// drawn), so eight pixels at a time are looked at first and only the others are blended.
 void layOnWhite(SplashBitmap *bitmap) {
-    const auto white = [](const unsigned char *pixels) {
-        uint64_t words[3];
-        std::memcpy(words, pixels, sizeof(words));
-        return (words[0] & words[1] & words[2]) == ~uint64_t{0};
-    };
     unsigned char *const data = bitmap->getDataPtr();
     const unsigned char *const alpha = bitmap->getAlphaPtr();
     if (!data || !alpha) return;
@@ -159,8 +154,7 @@ void layOnWhite(SplashBitmap *bitmap) {
                 uint64_t eight;
                 std::memcpy(&eight, coverage + x, run);
                 if (eight == 0 || eight == ~uint64_t{0}) {
-                    // Untouched pixels are white already (the page was cleared to it): reading them costs less than writing.
-                    if (eight == 0 && !white(row + 3 * x)) std::memset(row + 3 * x, 0xff, 3 * run);
+                    if (eight == 0) std::memset(row + 3 * x, 0xff, 3 * run);
                     x += run;
                     continue;
                 }
