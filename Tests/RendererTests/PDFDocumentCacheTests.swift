@@ -8,29 +8,20 @@ import Testing
 @Suite(.blocking) struct PDFDocumentCacheTests {
     private let path = Fixtures.sample("document-5-pages.pdf").path
 
-    @Test func cachedPagesAreTheSameBytes() throws {
-        let cached = Renderers(openDocuments: 4).pdf
-        let plain = Renderers().pdf
-        for page in [1, 3, 5, 2] {
-            let request = RenderRequest(page: page, width: 300)
-            #expect(try cached.render(path, request).bytes == plain.render(path, request).bytes, "page \(page)")
-        }
-    }
-
     /// A kept document draws every page with one rasteriser, whose fonts' glyph caches we widen
-    /// (`splash.cc`): a real paper's pages, each drawn after the others have filled those caches with
-    /// their glyphs at every sub-pixel position, are the pixels a fresh rasteriser draws.
-    @Test func pagesDrawnAfterOthersAreTheSameBytes() throws {
+    /// (`splash.cc`): its pages, each drawn after others have filled those caches with their glyphs
+    /// at every sub-pixel position, are the pixels a fresh rasteriser draws. The 5-page sample at
+    /// 300 px, and a 23-page paper set in Type 1 fonts (pdf.js's test file) at 1024 px.
+    @Test(arguments: [(Fixtures.sample("document-5-pages.pdf"), [1, 3, 5, 2], 300),
+                      (Fixtures.corpus.appendingPathComponent("files/005_pdf.js_TAMReview.pdf"), [1, 2, 3, 4, 5, 6, 1, 3], 1024)])
+    func cachedPagesAreTheSameBytes(file: URL, pages: [Int], width: Int) throws {
         let cached = Renderers(openDocuments: 1).pdf
         let plain = Renderers().pdf
-        for page in [1, 2, 3, 4, 5, 6, 1, 3] {
-            let request = RenderRequest(page: page, width: 1024)
-            #expect(try cached.render(Self.paper.path, request).bytes == plain.render(Self.paper.path, request).bytes, "page \(page)")
+        for page in pages {
+            let request = RenderRequest(page: page, width: width)
+            #expect(try cached.render(file.path, request).bytes == plain.render(file.path, request).bytes, "page \(page)")
         }
     }
-
-    /// A 23-page paper set in Type 1 fonts (pdf.js's test file).
-    private static let paper = Fixtures.corpus.appendingPathComponent("files/005_pdf.js_TAMReview.pdf")
 
     @Test func boundedAndKeyedByFileIdentity() throws {
         let cache = PDFDocumentCache(capacity: 2)
