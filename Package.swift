@@ -27,17 +27,18 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "docpreview", targets: ["docpreview"]),
-        .library(name: "PreviewCore", targets: ["PreviewCore"]),
         // Poppler's core and Splash behind plain C functions (Sources/PopplerSplash): a shared library of
         // its own beside the executable, opened on the first PDF (CPoppler), so other runs never map Poppler.
         .library(name: "DocPreviewSplash", type: .dynamic, targets: ["PopplerSplash"]),
-        // For Benchmarks/, a separate package that depends on this one by path.
-        .library(name: "PreviewRenderers", targets: ["PreviewRenderers"]),
-        .library(name: "PreviewStore", targets: ["PreviewStore"]),
-        .library(name: "PreviewPipeline", targets: ["PreviewPipeline"]),
-        .library(name: "PreviewPostgres", targets: ["PreviewPostgres"]),
-        .library(name: "PreviewDocuments", targets: ["PreviewDocuments"]),
-        .library(name: "PreviewComposition", targets: ["PreviewComposition"]),
+        // The one door of the two packages beside this one: Benchmarks/ (kept apart so that
+        // package-benchmark and its malloc interposer stay out of this build) and Fuzz/Renderers (no
+        // `main` of its own: it builds only under libFuzzer). `package` access does not cross packages,
+        // so what they call is `public` and nothing else is (docs/architecture.md, "Access"). `@_spi`
+        // would hide those declarations from this package's own modules unless every import named it.
+        .library(name: "DocPreviewForTools", targets: [
+            "PreviewCore", "PreviewRenderers", "PreviewStore", "PreviewPipeline", "PreviewPostgres",
+            "PreviewDocuments", "PreviewComposition",
+        ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -9,8 +9,9 @@ let main = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 /// Inputs come from `scripts/make-samples --large Samples/large` (or `$DOCPREVIEW_LARGE_SAMPLES`).
 /// Run: `swift package benchmark` here; one executable target per area, benchmarks named `Area:Case`.
 /// What the store and queue tools link: both backends, no renderer.
-let storeAndQueue: [Target.Dependency] = ["PreviewCore", "PreviewStore", "PreviewPostgres", "PreviewDocuments", "PreviewComposition"]
-    .map { .product(name: $0, package: main) } + [.product(name: "Logging", package: "swift-log"), "ScaleRun"]
+/// The main package's modules, through its one product for the packages beside it (what they call is `public` there).
+let docPreview: Target.Dependency = .product(name: "DocPreviewForTools", package: main)
+let storeAndQueue: [Target.Dependency] = [docPreview, .product(name: "Logging", package: "swift-log"), "ScaleRun"]
 
 let package = Package(
     name: "DocPreviewBenchmarks",
@@ -24,7 +25,7 @@ let package = Package(
     ],
     targets: [
         // Where the generated inputs are, shared by every area.
-        .target(name: "BenchmarkInputs", dependencies: [.product(name: "Benchmark", package: "benchmark"), .product(name: "PreviewCore", package: main)]),
+        .target(name: "BenchmarkInputs", dependencies: [.product(name: "Benchmark", package: "benchmark"), docPreview]),
         // What the scale tools share: their arguments, their clock, their JSON lines.
         .target(name: "ScaleRun"),
         // The job queue's own ceiling with empty jobs, on SQLite and PostgreSQL (scripts/bench-queue runs it).
@@ -38,7 +39,6 @@ let package = Package(
         .executableTarget(name: "search-scale", dependencies: storeAndQueue + [
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "PreviewPipeline", package: main),
             // The current PDF reading's version is Poppler's, asked of this library.
             .product(name: "DocPreviewSplash", package: main),
         ], path: "Benchmarks/SearchScale"),
@@ -51,12 +51,7 @@ for area in ["Detect", "Video", "PDF", "Image", "Zoom", "Store", "Pipeline"] {
         dependencies: [
             "BenchmarkInputs",
             .product(name: "Benchmark", package: "benchmark"),
-            .product(name: "PreviewCore", package: main),
-            .product(name: "PreviewRenderers", package: main),
-            .product(name: "PreviewStore", package: main),
-            .product(name: "PreviewPipeline", package: main),
-            .product(name: "PreviewDocuments", package: main),
-            .product(name: "PreviewComposition", package: main),
+            docPreview,
             // Linked here (the CLI opens it on the first PDF) so that it is built beside the benchmark.
             .product(name: "DocPreviewSplash", package: main),
             .product(name: "Logging", package: "swift-log"),

@@ -15,8 +15,8 @@ let package = Package(
     dependencies: [.package(path: "../..")],
     targets: [
         .executableTarget(name: "RendererFuzzer", dependencies: [
-            .product(name: "PreviewCore", package: main),
-            .product(name: "PreviewRenderers", package: main),
+            // The main package's modules, through its one product for the packages beside it.
+            .product(name: "DocPreviewForTools", package: main),
             // Linked here (the CLI opens it on the first PDF) so that it is built beside the fuzzer.
             .product(name: "DocPreviewSplash", package: main),
         ], swiftSettings: [.unsafeFlags(["-parse-as-library"])]),

@@ -12,10 +12,10 @@ public struct StoreBackend: Sendable {
     public let store: Store
     public let queue: any JobQueue
     /// Shared links to download, and the devices that may send them.
-    public let downloads: any LinkDownloads
+    package let downloads: any LinkDownloads
     /// Resumable uploads: their sessions in the index, their parts where every host reaches them
     /// (the store folder's `uploads/`, or the bucket's `staging/uploads/`).
-    public let uploads: ResumableUploads
+    package let uploads: ResumableUploads
 
     /// Where the blobs live.
     public enum Blobs: Sendable, Equatable {
@@ -25,7 +25,7 @@ public struct StoreBackend: Sendable {
         case s3(S3Location, cacheBytes: Int)
 
         /// `nil` or `folder` for the folder; `s3://…` for an object store.
-        public init(_ text: String?, cacheBytes: Int) throws {
+        package init(_ text: String?, cacheBytes: Int) throws {
             guard let text, !text.isEmpty, text != "folder" else { self = .folder; return }
             self = .s3(try S3Location(text), cacheBytes: cacheBytes)
         }
@@ -38,7 +38,7 @@ public struct StoreBackend: Sendable {
     /// The same for a command whose statements read or change every row (`verify`, `gc`, `recover`,
     /// `jobs backfill`): `verify`'s recount of the statistics takes over 30 s at 10⁶ documents on
     /// PostgreSQL.
-    public static let wholeStoreStatementTimeout: Duration = .seconds(3_600)
+    package static let wholeStoreStatementTimeout: Duration = .seconds(3_600)
 
     /// Opens the store at `root` with its index and queue in `database` (a `postgres://` address),
     /// or in `root/index.sqlite` when `database` is nil, and its blobs where `blobs` says. With an
@@ -85,7 +85,7 @@ public struct StoreBackend: Sendable {
     }
 
     /// The database: `explicit`, else `$DOCPREVIEW_DATABASE`, else nil (the embedded index).
-    public static func database(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    package static func database(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         guard let value = explicit ?? environment["DOCPREVIEW_DATABASE"], !value.isEmpty else { return nil }
         return value
     }

@@ -1,18 +1,18 @@
 /// The error object every interface returns: `{"error":{"code":"…","message":"…"}}`.
 public struct ErrorEnvelope: Encodable, Sendable {
-    public struct Body: Codable, Sendable, Equatable {
-        public var code: String
-        public var message: String
+    package struct Body: Codable, Sendable, Equatable {
+        package var code: String
+        package var message: String
 
-        public init(code: String, message: String) {
+        package init(code: String, message: String) {
             self.code = code
             self.message = message
         }
     }
 
-    public var error: Body
+    package var error: Body
 
-    public init(_ error: PreviewError) {
+    package init(_ error: PreviewError) {
         self.error = Body(code: error.code.rawValue, message: error.message)
     }
 }

@@ -4,11 +4,11 @@
 /// class a code belongs to so each edge maps it the same way.
 public struct PreviewError: Error, Sendable, CustomStringConvertible {
     public var code: Code
-    public var message: String
+    package var message: String
     /// What the underlying library or system said, for logs; never shown to uploaders.
-    public var detail: String?
+    package var detail: String?
 
-    public init(_ code: Code, _ message: String, detail: String? = nil) {
+    package init(_ code: Code, _ message: String, detail: String? = nil) {
         self.code = code
         self.message = message
         self.detail = detail
@@ -70,70 +70,70 @@ extension PreviewError {
             self.value = value
         }
 
-        public static let extensionNotAllowed = Code(.extensionNotAllowed)
-        public static let contentMismatch = Code(.contentMismatch)
-        public static let unsupportedType = Code(.unsupportedType)
-        public static let executableRefused = Code(.executableRefused)
-        public static let fileTooLarge = Code(.fileTooLarge)
-        public static let emptyFile = Code(.emptyFile)
-        public static let tooManyPixels = Code(.tooManyPixels)
+        package static let extensionNotAllowed = Code(.extensionNotAllowed)
+        package static let contentMismatch = Code(.contentMismatch)
+        package static let unsupportedType = Code(.unsupportedType)
+        package static let executableRefused = Code(.executableRefused)
+        package static let fileTooLarge = Code(.fileTooLarge)
+        package static let emptyFile = Code(.emptyFile)
+        package static let tooManyPixels = Code(.tooManyPixels)
         /// An office document (a ZIP inside) would unpack to more than the limits allow.
-        public static let zipBomb = Code(.zipBomb)
-        public static let corrupt = Code(.corrupt)
-        public static let encrypted = Code(.encrypted)
-        public static let noVideoStream = Code(.noVideoStream)
-        public static let pageOutOfRange = Code(.pageOutOfRange)
-        public static let timeout = Code(.timeout)
-        public static let notFound = Code(.notFound)
-        public static let unauthorized = Code(.unauthorized)
+        package static let zipBomb = Code(.zipBomb)
+        package static let corrupt = Code(.corrupt)
+        package static let encrypted = Code(.encrypted)
+        package static let noVideoStream = Code(.noVideoStream)
+        package static let pageOutOfRange = Code(.pageOutOfRange)
+        package static let timeout = Code(.timeout)
+        package static let notFound = Code(.notFound)
+        package static let unauthorized = Code(.unauthorized)
         /// Signed in, but this request is not allowed: a write from another site, or without the page's CSRF token.
-        public static let forbidden = Code(.forbidden)
+        package static let forbidden = Code(.forbidden)
         /// The service is busy: too many jobs wait. Try again later.
-        public static let queueFull = Code(.queueFull)
+        package static let queueFull = Code(.queueFull)
         /// Our disk (or quota) is full: nothing could be stored. Try again later.
-        public static let storageFull = Code(.storageFull)
+        package static let storageFull = Code(.storageFull)
         /// The index's database cannot be reached, or the server is shutting down. Try again shortly.
-        public static let unavailable = Code(.unavailable)
-        public static let `internal` = Code(.internal)
+        package static let unavailable = Code(.unavailable)
+        package static let `internal` = Code(.internal)
         /// The request itself is malformed: a parameter out of range, an unknown type, a label with control characters.
-        public static let badRequest = Code(.badRequest)
+        package static let badRequest = Code(.badRequest)
         /// The change would clash with another document (a relabel onto a title the owner already uses).
-        public static let conflict = Code(.conflict)
-        public static let methodNotAllowed = Code(.methodNotAllowed)
+        package static let conflict = Code(.conflict)
+        package static let methodNotAllowed = Code(.methodNotAllowed)
         /// A byte range outside the file.
-        public static let rangeNotSatisfiable = Code(.rangeNotSatisfiable)
+        package static let rangeNotSatisfiable = Code(.rangeNotSatisfiable)
         /// A request for a host this server does not answer for (DNS rebinding).
-        public static let misdirectedRequest = Code(.misdirectedRequest)
+        package static let misdirectedRequest = Code(.misdirectedRequest)
         /// The client disconnected before its answer was made.
-        public static let clientGone = Code(.clientGone)
+        package static let clientGone = Code(.clientGone)
         /// The store's index is damaged or has lost originals: `gc` refuses to make that permanent.
-        public static let storeDamaged = Code(.storeDamaged)
+        package static let storeDamaged = Code(.storeDamaged)
         /// Media longer than the limit for the work asked (a rendition of a 10-hour video).
-        public static let tooLong = Code(.tooLong)
+        package static let tooLong = Code(.tooLong)
         /// A share link that was revoked, expired, or whose document was deleted.
-        public static let gone = Code(.gone)
+        package static let gone = Code(.gone)
         /// A well-formed request for a feature we do not offer (a IIIF rotation of 45°, a bitonal image).
-        public static let notImplemented = Code(.notImplemented)
+        package static let notImplemented = Code(.notImplemented)
         /// An upload's bytes did not match the checksum sent with them (tus's 460).
-        public static let checksumMismatch = Code(.checksumMismatch)
+        package static let checksumMismatch = Code(.checksumMismatch)
         /// A text search with too many matches to order as asked (by title, type or shares): add
         /// words or a filter, or sort by date.
         public static let searchTooBroad = Code(.searchTooBroad)
         /// A shared link to a site we do not download from.
-        public static let unsupportedSite = Code(.unsupportedSite)
+        package static let unsupportedSite = Code(.unsupportedSite)
         /// A shared link that leads (at once, by a redirect or through its DNS answer) to an address
         /// that is not on the public Internet: loopback, private, link-local, cloud metadata, ….
-        public static let privateAddress = Code(.privateAddress)
+        package static let privateAddress = Code(.privateAddress)
         /// A shared link whose site failed: it answered an HTTP error, or could not be reached.
-        public static let linkFailed = Code(.linkFailed)
+        package static let linkFailed = Code(.linkFailed)
 
         /// Every code, for documentation and exhaustive tests.
-        public static var all: [Code] { Value.allCases.map(Code.init) }
+        package static var all: [Code] { Value.allCases.map(Code.init) }
 
         /// Which class of failure this is: refused by policy, unreadable input, or our own fault.
         /// Exhaustive, with ``httpStatus``: a new code does not compile until both say where it goes
         /// (the CLI's exit code follows the disposition).
-        public var disposition: Disposition {
+        package var disposition: Disposition {
             switch value {
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused, .fileTooLarge, .emptyFile,
                  .tooManyPixels, .tooLong, .zipBomb, .noVideoStream, .pageOutOfRange, .unsupportedSite, .privateAddress: .refused
@@ -145,7 +145,7 @@ extension PreviewError {
         }
 
         /// The HTTP status this code is answered with (DESIGN §8).
-        public var httpStatus: Int {
+        package var httpStatus: Int {
             switch value {
             case .fileTooLarge: 413
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: 415
@@ -172,7 +172,7 @@ extension PreviewError {
     }
 
     /// The class of a failure; the CLI maps these to exit codes 3, 4, 1 and 2.
-    public enum Disposition: Sendable {
+    package enum Disposition: Sendable {
         /// Validation or limits said no (exit 3; batch status `rejected`).
         case refused
         /// The bytes could not be read as what they claim (exit 4; batch status `failed`).

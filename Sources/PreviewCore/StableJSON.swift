@@ -1,9 +1,9 @@
 import Foundation
 
 /// JSON as every interface writes it: sorted keys (stable output), unescaped slashes, ISO 8601 dates.
-public enum StableJSON {
+package enum StableJSON {
     /// How a value's keys are written.
-    public enum Keys: Sendable {
+    package enum Keys: Sendable {
         /// As its type names them: canonical parameters and manifests (their bytes are keys of the
         /// derivative cache) and formats with their own spelling (IIIF's `maxWidth`).
         case asNamed
@@ -14,7 +14,7 @@ public enum StableJSON {
 
     /// Throws what `JSONEncoder` throws (a NaN or infinite number, say) rather than writing
     /// something else in its place.
-    public static func encode(_ value: some Encodable, keys: Keys = .asNamed) throws -> [UInt8] {
+    package static func encode(_ value: some Encodable, keys: Keys = .asNamed) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -25,11 +25,11 @@ public enum StableJSON {
 
 extension Duration {
     /// Whole nanoseconds (for metrics timers).
-    public var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+    package var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 
     /// Seconds, with their fraction (for budgets counted in seconds).
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    package var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 
     /// Milliseconds rounded to one decimal (for reports).
-    public var roundedMilliseconds: Double { (Double(nanoseconds) / 100_000).rounded() / 10 }
+    package var roundedMilliseconds: Double { (Double(nanoseconds) / 100_000).rounded() / 10 }
 }

@@ -1,40 +1,40 @@
 /// The document services' "storage" cards, overall or for one owner.
 public struct StorageStatistics: Sendable, Equatable, Encodable {
     /// The owner these figures cover; nil for everyone.
-    public var owner: String?
+    package var owner: String?
     /// Documents, counting each (owner, type, title) once: its latest version.
     public var documents: Int
     /// Every stored version of every document.
-    public var versions: Int
+    package var versions: Int
     /// Current documents per declared type (``unspecifiedType`` when none was declared).
-    public var byType: [String: Int]
+    package var byType: [String: Int]
     /// The key of ``byType`` that counts documents without a declared type.
-    public static let unspecifiedType = "unspecified"
+    package static let unspecifiedType = "unspecified"
     /// Current documents per detected kind (`pdf`, `mp4`, …).
-    public var byKind: [String: Int]
+    package var byKind: [String: Int]
     /// Current documents per school (those for none are not counted).
-    public var bySchool: [String: Int] = [:]
+    package var bySchool: [String: Int] = [:]
     /// The declared type with the most current documents (ties: alphabetical), nil when empty.
-    public var mostCommonType: String?
+    package var mostCommonType: String?
     /// Bytes of all versions as uploaded.
-    public var logicalBytes: Int
+    package var logicalBytes: Int
     /// Bytes of distinct originals actually stored (after dedup).
-    public var storedBytes: Int
+    package var storedBytes: Int
     /// logicalBytes ÷ storedBytes (1 when nothing is shared; 0 when empty).
-    public var dedupRatio: Double
+    package var dedupRatio: Double
     /// Previews (derivatives) made from this scope's originals, and their bytes.
-    public var previews: Int
-    public var previewBytes: Int
+    package var previews: Int
+    package var previewBytes: Int
     /// On-demand previews forgotten to keep within the preview budget, ever; store-wide figures
     /// only (nil for one owner's).
-    public var evictedPreviews: Int?
+    package var evictedPreviews: Int?
     /// Documents with at least one live share.
-    public var sharedDocuments = 0
+    package var sharedDocuments = 0
     /// Resumable uploads open now, and the bytes they staged; store-wide figures only (nil for one owner's).
-    public var openUploads: Int?
-    public var stagedUploadBytes: Int?
+    package var openUploads: Int?
+    package var stagedUploadBytes: Int?
 
-    public init(owner: String?, documents: Int, versions: Int, byType: [String: Int], byKind: [String: Int],
+    package init(owner: String?, documents: Int, versions: Int, byType: [String: Int], byKind: [String: Int],
                 logicalBytes: Int, storedBytes: Int, previews: Int, previewBytes: Int) {
         self.owner = owner
         self.documents = documents

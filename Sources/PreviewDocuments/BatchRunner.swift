@@ -6,13 +6,13 @@ import PreviewPipeline
 /// libraries' own threading stays low). Re-running over the same folder reuses what the store
 /// already holds.
 public struct BatchRunner: Sendable {
-    public var documents: DocumentService
-    public var jobs: Int
-    public var owner: String
-    public var type: DocumentType?
+    package var documents: DocumentService
+    package var jobs: Int
+    package var owner: String
+    package var type: DocumentType?
     /// Videos also get their playback derivatives (rendition, scrubbing thumbnails), as a queue
     /// worker's playback job makes them, in the same slot right after their thumbnail.
-    public var renditions: Bool
+    package var renditions: Bool
 
     public init(documents: DocumentService, jobs: Int, owner: String = "", type: DocumentType? = nil, renditions: Bool = false) {
         self.documents = documents
@@ -29,7 +29,7 @@ public struct BatchRunner: Sendable {
     var filesInFlight: Int { Self.filesInFlight(jobs: jobs, isolated: documents.pipeline.renderers.isolation != nil) }
 
     /// ``filesInFlight`` of a batch of `jobs`, rendering in children when `isolated`.
-    public static func filesInFlight(jobs: Int, isolated: Bool) -> Int { isolated ? 2 * jobs : jobs }
+    package static func filesInFlight(jobs: Int, isolated: Bool) -> Int { isolated ? 2 * jobs : jobs }
 
     /// Ingests the files under `folder`, ``filesInFlight`` at a time (their blocking work on the
     /// service's ``Offload`` lanes), telling `progress` after each.

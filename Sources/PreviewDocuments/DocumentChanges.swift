@@ -3,9 +3,9 @@ import PreviewCore
 /// Tells the requests that wait for a document to change (`GET /v1/documents/{id}?wait=`) that it
 /// may have: this process's workers say so when they record a job's end or its progress. Changes
 /// made by other hosts' workers are not heard here, so a waiter also reads again every ``recheck``.
-public final class DocumentChanges: Sendable {
+package final class DocumentChanges: Sendable {
     /// How often a waiter reads its document again whatever it heard.
-    public static let recheck: Duration = .seconds(2)
+    package static let recheck: Duration = .seconds(2)
 
     private struct Waiters {
         var next: UInt64 = 0
@@ -15,17 +15,17 @@ public final class DocumentChanges: Sendable {
 
     private let waiters = Locked(Waiters())
 
-    public init() {}
+    package init() {}
 
     /// Wakes whoever waits for document `id`.
-    public func changed(_ id: String) {
+    package func changed(_ id: String) {
         let woken = waiters.withLock { $0.byDocument.removeValue(forKey: id) } ?? [:]
         for continuation in woken.values { continuation.finish() }
     }
 
     /// Wakes every waiter, now and from now on: the server is shutting down, and a read that waits
     /// is answered at once with what the document is now.
-    public func endWaits() {
+    package func endWaits() {
         let woken = waiters.withLock { waiters in
             waiters.ended = true
             defer { waiters.byDocument = [:] }
@@ -35,13 +35,13 @@ public final class DocumentChanges: Sendable {
     }
 
     /// Whether ``endWaits()`` was called: nothing waits any more.
-    public var waitsEnded: Bool { waiters.withLock { $0.ended } }
+    package var waitsEnded: Bool { waiters.withLock { $0.ended } }
 
     /// How many requests wait for a change (what a test waits for).
-    public var waiting: Int { waiters.withLock { $0.byDocument.values.reduce(0) { $0 + $1.count } } }
+    package var waiting: Int { waiters.withLock { $0.byDocument.values.reduce(0) { $0 + $1.count } } }
 
     /// Returns once document `id` may have changed, or when `clock` reaches `deadline`.
-    public func next(of id: String, until deadline: ContinuousClock.Instant, clock: any ServiceClock) async {
+    package func next(of id: String, until deadline: ContinuousClock.Instant, clock: any ServiceClock) async {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
         let key: UInt64? = waiters.withLock { waiters in
             guard !waiters.ended else { return nil }

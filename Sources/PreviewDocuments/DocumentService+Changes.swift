@@ -9,7 +9,7 @@ extension DocumentService {
     /// none), held to the same rules as an upload's: labels without control characters, a known
     /// type that allows the stored file's extension. `conflict` when the owner has another document
     /// under that (type, title); `not_found` when there is no such document.
-    public func relabel(id: String, title: String? = nil, typeID: String? = nil, description: String? = nil,
+    package func relabel(id: String, title: String? = nil, typeID: String? = nil, description: String? = nil,
                         school: String? = nil) async throws -> Document {
         let title = title.map(DocumentLabels.title)
         if let title { try DocumentLabels.checkTitle(title) }
@@ -34,7 +34,7 @@ extension DocumentService {
 
     /// Removes document `id` (every version, or only `version`) and cancels its jobs; its blobs stay
     /// until `gc`. `not_found` when nothing matched.
-    public func delete(id: String, version: Int?) async throws -> Deletion {
+    package func delete(id: String, version: Int?) async throws -> Deletion {
         let deletion = try await store.index.delete(documentID: id, version: version)
         guard !deletion.versions.isEmpty else {
             throw PreviewError(.notFound, version.map { "No version \($0) of document \(id)." } ?? "No document \(id).")
@@ -49,7 +49,7 @@ extension DocumentService {
     /// new version naming the same blob (no bytes copied) with the earlier version's facts, so its
     /// previews come from the derivative cache, and its job. Restoring what is already current
     /// changes nothing. `not_found` when there is no such version.
-    public func restore(version number: Int, of id: String) async throws -> (document: Document, job: JobRecord) {
+    package func restore(version number: Int, of id: String) async throws -> (document: Document, job: JobRecord) {
         var restored = try await version(number, of: id)
         restored.id = UUID().uuidString.lowercased()
         restored.createdAt = Date()

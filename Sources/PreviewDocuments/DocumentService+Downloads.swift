@@ -5,21 +5,21 @@ import PreviewStore
 /// Links sent from a phone's share sheet (`POST /api/v1/download`), and the devices that send them.
 extension DocumentService {
     /// Who sent a link: a device (its token), or the service token (`device` nil).
-    public struct LinkSender: Sendable {
-        public var device: DeviceRecord?
-        public var owner: String
+    package struct LinkSender: Sendable {
+        package var device: DeviceRecord?
+        package var owner: String
 
         /// The service token's links belong to `owner` (default ``DocumentService/serviceLinkOwner``).
-        public init(device: DeviceRecord?, owner: String? = nil) {
+        package init(device: DeviceRecord?, owner: String? = nil) {
             self.device = device
             self.owner = device?.owner ?? owner ?? DocumentService.serviceLinkOwner
         }
     }
 
     /// The owner of documents from links sent with the service token.
-    public static let serviceLinkOwner = "share-sheet"
+    package static let serviceLinkOwner = "share-sheet"
     /// The most downloads one client may have waiting at once.
-    public static let maxPendingDownloads = 50
+    package static let maxPendingDownloads = 50
 
     var linkDownloads: any LinkDownloads {
         get throws(PreviewError) {
@@ -32,7 +32,7 @@ extension DocumentService {
     /// link, queued for download: committed before this returns, and announced to this process's
     /// idle fetchers (``arrivals``, shared with the jobs). The same link from the same client again
     /// returns the same download; another device sending the same `client_id` shares nothing with it.
-    public func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) async throws -> (download: DownloadRecord, created: Bool) {
+    package func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) async throws -> (download: DownloadRecord, created: Bool) {
         let client = try Self.client(clientID.trimmingCharacters(in: .whitespaces))
         let link = try DownloadLink(url, settings: pipeline.configuration.downloads)
         try DocumentLabels(owner: sender.owner, title: "link", filename: "link").check()
@@ -53,7 +53,7 @@ extension DocumentService {
     }
 
     /// Download `id`, if `sender` may see it (a device sees its own only).
-    public func download(id: String, for sender: LinkSender) async throws -> DownloadRecord {
+    package func download(id: String, for sender: LinkSender) async throws -> DownloadRecord {
         guard let download = try await linkDownloads.download(id: id), sender.device == nil || download.device == sender.device?.name else {
             throw PreviewError(.notFound, "No download \(id).")
         }
@@ -62,7 +62,7 @@ extension DocumentService {
 
     /// A client's downloads that `sender` may see, newest first: `limit` of them after `cursor`, and
     /// the cursor of the next page (nil on the last).
-    public func downloads(clientID: String, after cursor: String?, limit: Int, for sender: LinkSender) async throws -> (downloads: [DownloadRecord], next: String?) {
+    package func downloads(clientID: String, after cursor: String?, limit: Int, for sender: LinkSender) async throws -> (downloads: [DownloadRecord], next: String?) {
         let client = try Self.client(clientID)
         var before: Int64?
         if let cursor {
@@ -75,7 +75,7 @@ extension DocumentService {
     }
 
     /// The downloads that became document `id`: where it came from.
-    public func sources(ofDocument id: String) async throws -> [DownloadRecord] {
+    package func sources(ofDocument id: String) async throws -> [DownloadRecord] {
         guard let downloads else { return [] }
         return try await downloads.downloads(documentID: id)
     }
@@ -83,7 +83,7 @@ extension DocumentService {
     // MARK: Devices
 
     /// Adds a device and returns its token, shown this once (only its SHA-256 is kept).
-    public func addDevice(name: String, owner: String?) async throws -> (device: DeviceRecord, token: String) {
+    package func addDevice(name: String, owner: String?) async throws -> (device: DeviceRecord, token: String) {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.count <= 100, trimmed.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
             throw PreviewError(.badRequest, "A device name is 1 to 100 characters, none of them control characters.")
@@ -95,7 +95,7 @@ extension DocumentService {
     }
 
     /// The live device `token` belongs to, or nil.
-    public func device(token: String) async throws -> DeviceRecord? {
+    package func device(token: String) async throws -> DeviceRecord? {
         guard Self.mayBeDeviceToken(token), let downloads else { return nil }
         return try await downloads.device(tokenSha256: Self.tokenHash(token))
     }
@@ -103,13 +103,13 @@ extension DocumentService {
     static let deviceTokenPrefix = "dpd_"
 
     /// Whether `token` has a device token's form (its prefix, a bounded length): only such are looked up.
-    public static func mayBeDeviceToken(_ token: String) -> Bool {
+    package static func mayBeDeviceToken(_ token: String) -> Bool {
         token.hasPrefix(deviceTokenPrefix) && token.count < 100
     }
 
-    public func devices() async throws -> [DeviceRecord] { try await linkDownloads.devices() }
+    package func devices() async throws -> [DeviceRecord] { try await linkDownloads.devices() }
 
-    public func revokeDevice(name: String) async throws -> Bool { try await linkDownloads.revokeDevice(name: name) }
+    package func revokeDevice(name: String) async throws -> Bool { try await linkDownloads.revokeDevice(name: name) }
 
     // MARK: Storing what was fetched
 

@@ -4,7 +4,7 @@ import PreviewPipeline
 import PreviewStore
 
 /// How a job's run ended, as the queue recorded it.
-public enum JobRun: Sendable {
+package enum JobRun: Sendable {
     case done
     /// Failed with `code`: queued again later when `retrying`, else failed for good.
     case failed(PreviewError.Code, retrying: Bool)
@@ -17,7 +17,7 @@ public enum JobRun: Sendable {
 
 extension DocumentService {
     /// `document` as `GET /v1/documents/{id}` shows it: with its playback when it is a video.
-    public func view(of document: Document) async throws -> DocumentView {
+    package func view(of document: Document) async throws -> DocumentView {
         var view = DocumentView(document, playback: try await playback(of: document))
         view.sources = try await sources(ofDocument: document.id).map(DocumentView.Source.init)
         return view
@@ -25,7 +25,7 @@ extension DocumentService {
 
     /// The files a video's playback job has made so far (rendition, ladder, thumbnails track); nil
     /// for other documents and before it has made any.
-    public func playbackManifest(of document: Document) async throws -> PlaybackManifest? {
+    package func playbackManifest(of document: Document) async throws -> PlaybackManifest? {
         try await pipeline.playbackManifest(of: document)
     }
 
@@ -64,7 +64,7 @@ extension DocumentService {
     /// An office document's thumbnail is recorded, and the document ready, as soon as its first
     /// page is made; the job's end records the rest. A playback job's transcode reports its
     /// progress on the job's row now and then (every 5 %).
-    public func outcome(of job: JobRecord, _ document: Document) async -> JobOutcome {
+    package func outcome(of job: JobRecord, _ document: Document) async -> JobOutcome {
         switch job.kind {
         case .preview:
             var outcome = await pipeline.outcome(of: document) { early in await recordAhead(early, documentID: document.id) }
@@ -107,7 +107,7 @@ extension DocumentService {
     /// Records what a job made ahead of its end (an office document's thumbnail, and the document
     /// ready), under the reference lock like the job's end. A failure is logged: the job's end
     /// records it again with the rest.
-    public func recordAhead(_ early: JobOutcome, documentID: String) async {
+    package func recordAhead(_ early: JobOutcome, documentID: String) async {
         do {
             try await store.blobs.whileReferencing(exclusive: false) { try await store.index.record(early, documentID: documentID) }
         } catch {
@@ -119,7 +119,7 @@ extension DocumentService {
     /// job's completion or failure in one transaction (input errors are not retried; ours are, per
     /// the queue's policy). A failure of the store itself gives the job back instead. Throws when
     /// the store cannot record even that.
-    public func finish(_ job: JobRecord, with outcome: JobOutcome) async throws -> JobRun {
+    package func finish(_ job: JobRecord, with outcome: JobOutcome) async throws -> JobRun {
         if let error = outcome.error, StoreFault(error) != nil {
             try await queue.release(job)
             return .released(error)
@@ -134,7 +134,7 @@ extension DocumentService {
     }
 
     /// ``outcome(of:)`` then ``finish(_:with:)``, in the caller's thread.
-    public func run(_ job: JobRecord, of document: Document) async throws -> JobRun {
+    package func run(_ job: JobRecord, of document: Document) async throws -> JobRun {
         try await finish(job, with: outcome(of: job, document))
     }
 }
@@ -144,19 +144,19 @@ extension DocumentService {
 /// `--renditions`), paged documents without their text (stored before text jobs, or by `ingest`/`batch`).
 extension DocumentService {
     /// What ``backfill()`` queued.
-    public struct Backfill: Sendable, Encodable, Equatable {
+    package struct Backfill: Sendable, Encodable, Equatable {
         /// Videos with no playback decision: their preview job again, which probes it and is followed by their playback job.
-        public var probes = 0
+        package var probes = 0
         /// Videos with a decision and no playback manifest: their playback job.
-        public var playback = 0
+        package var playback = 0
         /// Paged documents whose text was never read: their text job.
-        public var text = 0
+        package var text = 0
     }
 
     /// Queues failed job `id` again. A retry is deliberate: the remembered timeouts and crashes of its
     /// document's file are forgotten first, so its renders are tried again instead of failing at
     /// once. False when there is no failed job `id`.
-    public func retryJob(id: Int64) async throws -> Bool {
+    package func retryJob(id: Int64) async throws -> Bool {
         if let job = try await queue.job(id: id), job.status == .failed, let document = try await store.index.document(id: job.documentID) {
             try await store.index.forgetFailures(source: document.sha256)
         }
@@ -165,7 +165,7 @@ extension DocumentService {
 
     /// Queues every failed job again, every remembered failure forgotten first (``retryJob(id:)``).
     /// Returns how many were queued.
-    public func retryFailedJobs() async throws -> Int {
+    package func retryFailedJobs() async throws -> Int {
         try await store.index.forgetFailures(source: nil)
         return try await queue.retryFailed()
     }
@@ -173,7 +173,7 @@ extension DocumentService {
     /// Queues the jobs that give the latest version of every stored video its playback derivatives,
     /// and of every paged document its text, for a worker to run; a document whose job already
     /// waits or runs is left alone, so running it twice queues nothing more.
-    public func backfill() async throws -> Backfill {
+    package func backfill() async throws -> Backfill {
         var queued = Backfill()
         var query = DocumentQuery(sort: .oldest, limit: 500)
         while true {

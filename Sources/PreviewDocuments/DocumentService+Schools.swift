@@ -7,28 +7,28 @@ import PreviewStore
 extension DocumentService {
     /// What sharing with schools asks (`PUT /v1/documents/{id}/schools`): the schools it is shared
     /// with from now on, and how a new school's link works.
-    public struct SchoolSharing: Sendable, Decodable {
-        public var schools: [String]
-        public var link: LinkOptions
+    package struct SchoolSharing: Sendable, Decodable {
+        package var schools: [String]
+        package var link: LinkOptions
 
         enum CodingKeys: CodingKey {
             case schools
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             schools = try decoder.container(keyedBy: CodingKeys.self).decode([String].self, forKey: .schools)
             link = try LinkOptions(from: decoder)
         }
     }
 
     /// The most schools one document is shared with.
-    public static let maxSchoolsPerDocument = 100
+    package static let maxSchoolsPerDocument = 100
 
     /// Shares document `id` with exactly the schools asked: a live link per school (the one it has,
     /// or a new one made as asked), the links of schools no longer listed revoked, in one
     /// transaction. Each school's share in the order asked, with the token of a new one (shown
     /// once). `bad_request` for a school's name that breaks the label rules.
-    public func shareWithSchools(_ id: String, _ request: SchoolSharing) async throws -> [(share: ShareRecord, token: String?)] {
+    package func shareWithSchools(_ id: String, _ request: SchoolSharing) async throws -> [(share: ShareRecord, token: String?)] {
         var schools: [String] = []
         for asked in request.schools {
             guard let school = DocumentLabels.school(asked) else { throw PreviewError(.badRequest, "a school's name must not be empty") }
@@ -55,7 +55,7 @@ extension DocumentService {
     }
 
     /// The schools of `owner`'s documents and shares (everyone's when nil), by name.
-    public func schools(owner: String?) async throws -> [School] {
+    package func schools(owner: String?) async throws -> [School] {
         try await store.index.schools(owner: owner)
     }
 }

@@ -7,15 +7,15 @@ import PreviewStore
 /// translate HTTP to these calls and back; they bound the renders (slots, lanes), not the rules.
 extension DocumentService {
     /// The files a video's playback job made (``playbackManifest(of:)``).
-    public typealias Playback = PlaybackManifest
+    package typealias Playback = PlaybackManifest
     /// What a document's zoom regions are cut from, and its full size.
-    public typealias ZoomSource = DocumentPipeline.ZoomSource
+    package typealias ZoomSource = DocumentPipeline.ZoomSource
     /// A zoom region's image: its blob, and its bytes when rendered now.
-    public typealias ZoomImage = DocumentPipeline.Zoomed
+    package typealias ZoomImage = DocumentPipeline.Zoomed
     /// A preview rendered for a request, not stored yet (``keep(_:)`` stores it).
-    public typealias RenderedPreview = DocumentPipeline.PreviewOutcome
+    package typealias RenderedPreview = DocumentPipeline.PreviewOutcome
     /// The media type of the ladder's playlists.
-    public static let playlistMime = DocumentPipeline.playlistMime
+    package static let playlistMime = DocumentPipeline.playlistMime
 
     /// How a preview request is answered.
     public enum PreviewAnswer: Sendable {
@@ -60,17 +60,17 @@ extension DocumentService {
 
     /// Renders `request` of `document` and answers it, not stored yet: ``keep(_:)`` stores it once
     /// it is answered.
-    public func renderPreview(_ request: RenderRequest, of document: Document) async throws(PreviewError) -> RenderedPreview {
+    package func renderPreview(_ request: RenderRequest, of document: Document) async throws(PreviewError) -> RenderedPreview {
         try await pipeline.previewToKeep(source: document.sha256, kind: document.kind, request: request)
     }
 
     /// Stores a preview rendered for a request.
-    public func keep(_ preview: RenderedPreview) async throws(PreviewError) {
+    package func keep(_ preview: RenderedPreview) async throws(PreviewError) {
         try await pipeline.keep(preview)
     }
 
     /// Renders `request` of `document` again and stores it over a damaged or missing blob.
-    public func repairPreview(_ request: RenderRequest, of document: Document) async throws(PreviewError) -> DerivativeRecord {
+    package func repairPreview(_ request: RenderRequest, of document: Document) async throws(PreviewError) -> DerivativeRecord {
         try await pipeline.preview(source: document.sha256, kind: document.kind, request: request, repairing: true).record
     }
 
@@ -78,7 +78,7 @@ extension DocumentService {
     public var blobs: any BlobStorage { store.blobs }
 
     /// The bytes of blob `hash` when they still hash to its name; nil when it is missing or damaged.
-    public func intactBytes(of hash: BlobHash) async -> [UInt8]? {
+    package func intactBytes(of hash: BlobHash) async -> [UInt8]? {
         guard let bytes = try? await store.blobs.read(hash), BlobHash.of(bytes) == hash else { return nil }
         return bytes
     }
@@ -87,7 +87,7 @@ extension DocumentService {
     /// hash to its name; when they are damaged or missing, that is counted
     /// (`docpreview_damaged_blobs_total{kind}`) and logged, and `remake` makes it again — its bytes,
     /// or when it gives only its blob, that blob read back intact. Fails when even those cannot be had.
-    public func servedBytes(of stored: BlobHash, kind: String, remake: () async throws -> (hash: BlobHash, bytes: [UInt8]?)) async throws
+    package func servedBytes(of stored: BlobHash, kind: String, remake: () async throws -> (hash: BlobHash, bytes: [UInt8]?)) async throws
         -> (hash: BlobHash, bytes: [UInt8]) {
         if let bytes = await intactBytes(of: stored) { return (stored, bytes) }
         pipeline.logger.error("a stored derivative is damaged or missing; it is made again",
@@ -104,7 +104,7 @@ extension DocumentService {
     /// Preview `request` of the document `reference` names (its id, or the SHA-256 of its original:
     /// the latest document of those bytes), rendered and stored now unless it is stored already
     /// (`docpreview preview`); `not_found` when nothing matches.
-    public func preview(of reference: String, _ request: RenderRequest) async throws -> (document: Document, preview: RenderedPreview) {
+    package func preview(of reference: String, _ request: RenderRequest) async throws -> (document: Document, preview: RenderedPreview) {
         let found = if let hash = BlobHash(hex: reference) { try await store.index.latestDocument(sha256: hash) } else {
             try await store.index.document(id: reference)
         }
@@ -116,7 +116,7 @@ extension DocumentService {
 
     /// Version `version` of document `id` (nil: the latest) when its regions can be served:
     /// `failed` when its job failed, `unavailable` while it runs.
-    public func zoomable(_ id: String, version: Int?) async throws -> Document {
+    package func zoomable(_ id: String, version: Int?) async throws -> Document {
         let document = if let version { try await self.version(version, of: id) } else { try await self.document(id: id) }
         switch document.status {
         case .done: return document
@@ -127,17 +127,17 @@ extension DocumentService {
 
     /// What `document`'s regions are cut from: page `page` at `dpi`, or its picture (its pyramid
     /// built now, once, when large). Renders: in a render slot.
-    public func zoomSource(of document: Document, page: Int?, dpi: Int) async throws(PreviewError) -> ZoomSource {
+    package func zoomSource(of document: Document, page: Int?, dpi: Int) async throws(PreviewError) -> ZoomSource {
         try await pipeline.zoomSource(of: document, page: page, dpi: dpi)
     }
 
     /// Region `region` of `zoom` as stored already (a canonical tile is kept), or nil.
-    public func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) async throws(PreviewError) -> DerivativeRecord? {
+    package func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) async throws(PreviewError) -> DerivativeRecord? {
         try await pipeline.cachedZoom(zoom, region, format: format)
     }
 
     /// Renders region `region` of `zoom`, stored when `keeping` (a canonical tile).
-    public func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async throws(PreviewError) -> ZoomImage {
+    package func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async throws(PreviewError) -> ZoomImage {
         try await pipeline.zoomed(zoom, region, format: format, keeping: keeping)
     }
 }

@@ -12,18 +12,18 @@ extension DocumentService {
     /// How a new link works, whoever it is for: until when, with what password, whether it allows
     /// the original's download. Decoded from the request's own object (`expires_at`, `password`,
     /// `allow_download`).
-    public struct LinkOptions: Sendable, Decodable {
-        public var expiresAt: Date?
-        public var password: String?
-        public var allowDownload: Bool
+    package struct LinkOptions: Sendable, Decodable {
+        package var expiresAt: Date?
+        package var password: String?
+        package var allowDownload: Bool
         /// A text whose hits the link's pages show marked (2–100 characters), or nil.
-        public var highlight: String?
+        package var highlight: String?
 
         enum CodingKeys: CodingKey {
             case password, expiresAt, allowDownload, highlight
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
             password = try container.decodeIfPresent(String.self, forKey: .password)
@@ -45,17 +45,17 @@ extension DocumentService {
     }
 
     /// What a new share is.
-    public struct ShareRequest: Sendable, Decodable {
-        public var label: String
-        public var link: LinkOptions
+    package struct ShareRequest: Sendable, Decodable {
+        package var label: String
+        package var link: LinkOptions
         /// A version number, or nil for whatever version is latest when the link is opened.
-        public var version: Int?
+        package var version: Int?
 
         enum CodingKeys: CodingKey {
             case label, version
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             label = try container.decode(String.self, forKey: .label)
             link = try LinkOptions(from: decoder)
@@ -70,8 +70,8 @@ extension DocumentService {
     }
 
     /// The longest label and password a share takes.
-    public static let maxShareLabel = 200
-    public static let maxSharePassword = 1024
+    package static let maxShareLabel = 200
+    package static let maxSharePassword = 1024
 
     /// A new link to version `documentID` as `options` say (its password already hashed), and its
     /// token (128 random bits).
@@ -87,7 +87,7 @@ extension DocumentService {
 
     /// Shares document `id` (the version `request` names, or its latest); the share and its token,
     /// which is not kept.
-    public func share(_ id: String, _ request: ShareRequest) async throws -> (share: ShareRecord, token: String) {
+    package func share(_ id: String, _ request: ShareRequest) async throws -> (share: ShareRecord, token: String) {
         let now = clock.now
         let label = request.label.trimmingCharacters(in: .whitespaces)
         guard !label.isEmpty, label.count <= Self.maxShareLabel, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -102,18 +102,18 @@ extension DocumentService {
     }
 
     /// The shares of every version of document `id`, newest first.
-    public func shares(of id: String) async throws -> [ShareRecord] {
+    package func shares(of id: String) async throws -> [ShareRecord] {
         try await store.index.shares(documentIDs: try versions(of: id).map(\.id))
     }
 
     /// Revokes share `id` at once; `not_found` when there is no such live share.
-    public func revokeShare(_ id: String) async throws {
+    package func revokeShare(_ id: String) async throws {
         guard try await store.index.revokeShare(id: id) else { throw PreviewError(.notFound, "No share \(id) to revoke.") }
     }
 
     /// The share a link's token names and the document version it shows now; `not_found` for no
     /// such link, `gone` for one revoked, expired or whose document was deleted.
-    public func openShare(token: String) async throws -> (share: ShareRecord, document: Document) {
+    package func openShare(token: String) async throws -> (share: ShareRecord, document: Document) {
         guard let share = try await store.index.share(tokenSha256: Self.tokenHash(token)) else {
             throw PreviewError(.notFound, "There is no such link.")
         }
@@ -121,14 +121,14 @@ extension DocumentService {
     }
 
     /// Share `id`'s openings and downloads, newest first; `not_found` for no such share.
-    public func visits(ofShare id: String) async throws -> [ShareVisit] {
+    package func visits(ofShare id: String) async throws -> [ShareVisit] {
         guard try await store.index.share(id: id) != nil else { throw PreviewError(.notFound, "No share \(id).") }
         return try await store.index.shareVisits(id: id)
     }
 
     /// The page of an opened share shows `document` with its playback files: the opening is
     /// counted when `counted` (a `GET`; a `HEAD` is not).
-    public func showShare(_ share: ShareRecord, document: Document, counted: Bool) async throws -> PlaybackManifest? {
+    package func showShare(_ share: ShareRecord, document: Document, counted: Bool) async throws -> PlaybackManifest? {
         if counted { try await store.index.recordShareVisit(id: share.id, .opened) }
         return try await playbackManifest(of: document)
     }
@@ -136,7 +136,7 @@ extension DocumentService {
     /// Admits a request for the media of share `id`'s page: `forbidden` for no such share, `gone`
     /// when it no longer shows anything, `forbidden` for the `original` (or a `download`) unless
     /// it allows downloads. A `download` is counted.
-    public func admitShareMedia(share id: String, original: Bool, download: Bool) async throws {
+    package func admitShareMedia(share id: String, original: Bool, download: Bool) async throws {
         guard let share = try await store.index.share(id: id) else { throw PreviewError(.forbidden, "This link is not valid.") }
         _ = try await sharedDocument(share)
         if original || download {
@@ -146,7 +146,7 @@ extension DocumentService {
     }
 
     /// The version `share` shows now, or `gone`.
-    public func sharedDocument(_ share: ShareRecord) async throws -> Document {
+    package func sharedDocument(_ share: ShareRecord) async throws -> Document {
         guard share.isLive(at: clock.now) else { throw PreviewError(.gone, "This link has been withdrawn or has expired.") }
         let versions = try await store.index.versions(of: share.documentID)
         guard let document = share.version.map({ number in versions.first { $0.version == number } }) ?? versions.first else {
@@ -169,16 +169,16 @@ extension DocumentService {
 
 /// Share passwords, stored as PBKDF2-HMAC-SHA256 (OWASP's 600,000 rounds) with a random salt:
 /// `pbkdf2-sha256$ROUNDS$SALT$HASH` (base64).
-public enum SharePassword {
+package enum SharePassword {
     static let rounds = 600_000
 
-    public static func hash(_ password: String) throws(PreviewError) -> String {
+    package static func hash(_ password: String) throws(PreviewError) -> String {
         let salt = Base64URL.randomBytes(16)
         return "pbkdf2-sha256$\(rounds)$\(Data(salt).base64EncodedString())$\(try derive(password, salt: salt, rounds: rounds).base64EncodedString())"
     }
 
     /// Whether `password` is the one `stored` was made of (compared in constant time).
-    public static func matches(_ password: String, _ stored: String) -> Bool {
+    package static func matches(_ password: String, _ stored: String) -> Bool {
         let parts = stored.split(separator: "$").map(String.init)
         guard parts.count == 4, parts[0] == "pbkdf2-sha256", let rounds = Int(parts[1]), rounds >= 210_000,
               let salt = Data(base64Encoded: parts[2]), let expected = Data(base64Encoded: parts[3]),

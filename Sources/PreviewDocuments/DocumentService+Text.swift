@@ -6,7 +6,7 @@ import PreviewStore
 /// from the index page by page.
 extension DocumentService {
     /// What is known of a document's text: read, with the pages asked for, or still to come.
-    public enum TextAnswer: Sendable {
+    package enum TextAnswer: Sendable {
         case ready(DocumentText, pages: [PageTexts.Page])
         /// Its text job has not read it yet (it waits, runs, or was queued now).
         case notYet
@@ -17,7 +17,7 @@ extension DocumentService {
     /// never read (stored before text jobs, or its job's row gone) gets its text job now, once.
     /// Refused for a kind without pages (`unsupported_type`), a page past those read
     /// (`page_out_of_range`), and as its text job failed, or its preview job, when they did.
-    public func textAnswer(of document: Document, pages range: ClosedRange<Int>?, words: Bool) async throws -> TextAnswer {
+    package func textAnswer(of document: Document, pages range: ClosedRange<Int>?, words: Bool) async throws -> TextAnswer {
         guard pipeline.readsText(document.kind) else { throw PreviewError(.unsupportedType, "No text is read from \(document.kind.label).") }
         if let stored = try await pipeline.documentText(of: document, pages: range, words: words) {
             if let range, range.lowerBound > stored.text.pageCount {
@@ -42,7 +42,7 @@ extension DocumentService {
     /// Every occurrence of `hits`' text in `document`, page by page, at most `limit` (``TextHits``);
     /// nil while its text is still to be read (as ``textAnswer(of:pages:words:)``, which refuses
     /// what it refuses).
-    public func search(_ hits: TextHits, in document: Document, limit: Int) async throws -> [TextHits.Hit]? {
+    package func search(_ hits: TextHits, in document: Document, limit: Int) async throws -> [TextHits.Hit]? {
         guard case let .ready(_, pages) = try await textAnswer(of: document, pages: nil, words: true) else { return nil }
         // Every word of the document is compared: on the reads lane, not on Swift's few threads.
         return try await offload.run(.reads) {
@@ -58,7 +58,7 @@ extension DocumentService {
     /// The plain text of each of `pages` of `document` whose text is read, by page number, for pages
     /// shown to people (their images' description); empty while it is not read, for kinds
     /// without pages, and when it cannot be read now (logged: the page is shown without it).
-    public func pageDescriptions(of document: Document, pages: ClosedRange<Int>) async -> [Int: String] {
+    package func pageDescriptions(of document: Document, pages: ClosedRange<Int>) async -> [Int: String] {
         guard pipeline.readsText(document.kind) else { return [:] }
         do {
             guard let stored = try await pipeline.documentText(of: document, pages: pages, words: false) else { return [:] }
@@ -72,7 +72,7 @@ extension DocumentService {
     /// The boxes of the words `hits` covers on page `page` of `document`, for a preview that marks
     /// them (``RenderRequest/highlights``): none when the text is not on that page; nil while the
     /// text is still to be read (refused as ``textAnswer(of:pages:words:)`` refuses).
-    public func highlightBoxes(of hits: TextHits, in document: Document, page: Int) async throws -> [[Double]]? {
+    package func highlightBoxes(of hits: TextHits, in document: Document, page: Int) async throws -> [[Double]]? {
         guard case let .ready(_, pages) = try await textAnswer(of: document, pages: page...page, words: true) else { return nil }
         guard let words = pages.first?.words else { return [] }
         return Array(hits.hits(on: words, limit: RenderRequest.maxHighlights).flatMap(\.rects).prefix(RenderRequest.maxHighlights))
@@ -83,13 +83,13 @@ extension DocumentService {
 extension DocumentService {
     /// A document a store-wide search found.
     public struct StoreHit: Sendable {
-        public var document: Document
+        package var document: Document
         /// Its title, description, file name or school holds the text.
-        public var inLabels: Bool
+        package var inLabels: Bool
         /// How often its pages hold the text (among those read: ``PageSearch/candidatePages``).
-        public var occurrences: Int
+        package var occurrences: Int
         /// The first hit on the page that holds the text most often; nil when only its labels do.
-        public var hit: TextHits.Hit?
+        package var hit: TextHits.Hit?
     }
 
     /// A page of a store-wide search's ranking.
@@ -98,11 +98,11 @@ extension DocumentService {
         /// Whether every match was read (else the ranking is among the first the bounds allowed).
         public var complete: Bool
         /// Where the next page starts in the ranking, when there is one.
-        public var next: Int?
+        package var next: Int?
     }
 
     /// The most documents one store-wide search ranks.
-    public static let maxRankedDocuments = 1_000
+    package static let maxRankedDocuments = 1_000
 
     /// The current documents of `owner` (of anyone when nil) of type `type` that hold `hits`' text,
     /// best first (``PageSearch/matches(_:timeout:)``), `limit` from `offset` of the ranking, each

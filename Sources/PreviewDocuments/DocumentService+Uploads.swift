@@ -14,13 +14,13 @@ extension DocumentService {
     }
 
     /// What resumable uploads may cost.
-    public var uploadPolicy: UploadPolicy { resumable?.policy ?? UploadPolicy() }
+    package var uploadPolicy: UploadPolicy { resumable?.policy ?? UploadPolicy() }
 
     /// Starts upload `id` of `owner`'s file from `client` under the labels in `fields` (type, title,
     /// filename, description, school), `length` bytes long when known. Labels, an extension the
     /// type does not allow and a length over the limit are refused now, before a byte is sent; so
     /// is a new upload past the caps (429).
-    public func createUpload(id: String = UploadSession.newID(), owner: String, client: String, front: UploadSession.Front,
+    package func createUpload(id: String = UploadSession.newID(), owner: String, client: String, front: UploadSession.Front,
                              fields: [String: String], length: Int?) async throws -> UploadSession {
         let uploads = try resumableUploads()
         let labels = try labels(owner: owner, fields)
@@ -45,7 +45,7 @@ extension DocumentService {
     }
 
     /// Upload `id` as it stands: refused when unknown or cancelled (`notFound`) or out of time (`expired`).
-    public func upload(id: String) async throws -> UploadSession {
+    package func upload(id: String) async throws -> UploadSession {
         guard let session = try await resumableUploads().sessions.session(id: id), session.status != .cancelled else { throw UploadRefusal.notFound }
         if session.status == .open, session.expiresAt <= clock.unixSeconds { throw UploadRefusal.expired }
         return session
@@ -56,7 +56,7 @@ extension DocumentService {
     /// request to keep what it received (its turn ends then, or lapses after
     /// ``UploadPolicy/turnSeconds`` without news). An upload that is not `front`'s, or not there, is
     /// refused (`notFound`) before anyone's request is ended. ``ClaimedUpload/release()`` gives it up.
-    public func claimUpload(_ id: String, front: UploadSession.Front, stop: @escaping @Sendable () -> Void) async throws -> ClaimedUpload {
+    package func claimUpload(_ id: String, front: UploadSession.Front, stop: @escaping @Sendable () -> Void) async throws -> ClaimedUpload {
         let uploads = try resumableUploads()
         _ = try await upload(id: id, front: front)
         let claimed = ClaimedUpload(id: id, token: await uploads.active.claim(id, stop: stop), uploads: uploads)
@@ -72,7 +72,7 @@ extension DocumentService {
     /// Upload `id` of `front` once no request appends to it: this process's is ended, another host's
     /// waited for, as ``claimUpload(_:front:stop:)`` does, but nothing is held, so the offset read is
     /// final and no later request has this one to end.
-    public func settledUpload(_ id: String, front: UploadSession.Front) async throws -> UploadSession {
+    package func settledUpload(_ id: String, front: UploadSession.Front) async throws -> UploadSession {
         let uploads = try resumableUploads()
         _ = try await upload(id: id, front: front)
         await uploads.active.settle(id)
@@ -81,7 +81,7 @@ extension DocumentService {
     }
 
     /// Upload `id` as it stands, refused (`notFound`) unless it came in through `front`.
-    public func upload(id: String, front: UploadSession.Front) async throws -> UploadSession {
+    package func upload(id: String, front: UploadSession.Front) async throws -> UploadSession {
         let session = try await upload(id: id)
         guard session.front == front else { throw UploadRefusal.notFound }
         return session
@@ -109,7 +109,7 @@ extension DocumentService {
     /// `front` and is open there. `length` declares the upload's length (it must agree with one
     /// declared before); with `wholeRequest`, nothing is kept until the request ends (its checksum
     /// is checked first).
-    public func beginAppend(to claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
+    package func beginAppend(to claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
                             wholeRequest: Bool) async throws -> UploadAppend {
         let uploads = try resumableUploads()
         let session = try await upload(id: claimed.id, front: front)
@@ -138,7 +138,7 @@ extension DocumentService {
     /// the upload (its parts are removed); a damaged part sets the upload back to where that part
     /// started (`offsetMismatch`), so its client sends the rest again. The caller holds the upload
     /// (``claimUpload(_:front:stop:)``).
-    public func completeUpload(_ session: UploadSession) async throws -> (document: Document, jobID: Int64?) {
+    package func completeUpload(_ session: UploadSession) async throws -> (document: Document, jobID: Int64?) {
         let uploads = try resumableUploads()
         if session.status == .complete, let documentID = session.documentID { return (try await document(id: documentID), session.jobID) }
         guard session.status == .open, session.isFullyReceived else { throw UploadRefusal.inconsistentLength }
@@ -181,7 +181,7 @@ extension DocumentService {
     /// while it put the upload together, or a tus client's last append was cut after its bytes
     /// were kept): the client, told the offset is the length, takes it as done. Returns the
     /// upload as it stands after.
-    public func finishIfReceived(_ id: String, front: UploadSession.Front) async throws -> UploadSession {
+    package func finishIfReceived(_ id: String, front: UploadSession.Front) async throws -> UploadSession {
         let session = try await upload(id: id, front: front)
         guard session.status == .open, session.isFullyReceived else { return session }
         let claimed = try await claimUpload(id, front: front) {}
@@ -199,7 +199,7 @@ extension DocumentService {
     /// Finishes every open upload whose bytes all arrived (``finishIfReceived(_:front:)``), as a
     /// server does when it starts; an upload that cannot be finished now is left for its next
     /// `HEAD`. Returns how many became documents.
-    public func finishReceivedUploads() async throws -> Int {
+    package func finishReceivedUploads() async throws -> Int {
         guard let resumable else { return 0 }
         var finished = 0
         for session in try await resumable.sessions.fullyReceived(limit: 1_000) {
@@ -211,7 +211,7 @@ extension DocumentService {
     /// Checks the staged parts of every open upload against the hashes they were kept with
     /// (`verify`); each damaged or missing one is described. With `repair`, its upload is set back
     /// to where the part started, as putting it together would.
-    public func checkUploadParts(repair: Bool) async throws -> [String] {
+    package func checkUploadParts(repair: Bool) async throws -> [String] {
         guard let resumable else { return [] }
         var problems: [String] = []
         for (session, parts) in try await resumable.sessions.openParts() {
@@ -229,7 +229,7 @@ extension DocumentService {
     }
 
     /// Cancels upload `id` and removes its bytes.
-    public func cancelUpload(_ id: String) async throws {
+    package func cancelUpload(_ id: String) async throws {
         let uploads = try resumableUploads()
         guard let ended = try await uploads.sessions.cancel(id) else {
             _ = try await upload(id: id)  // not open: say why (unknown, expired)
@@ -241,7 +241,7 @@ extension DocumentService {
     /// Removes uploads whose time ran out with their bytes, and kept parts that no upload lists and
     /// that are older than `grace` (a request that kept a part, then died before the index counted
     /// it). With `dryRun`, only counts them.
-    public func collectUploads(grace: TimeInterval, dryRun: Bool = false) async throws -> UploadCollection {
+    package func collectUploads(grace: TimeInterval, dryRun: Bool = false) async throws -> UploadCollection {
         guard let resumable else { return UploadCollection() }
         var collected = UploadCollection()
         var seen = Set<String>()
@@ -279,12 +279,12 @@ extension DocumentService {
     }
 
     /// The names of every staged part, counted or not.
-    public func stagedUploadParts() async throws -> [String] {
+    package func stagedUploadParts() async throws -> [String] {
         try await resumableUploads().staging.kept().map(\.name)
     }
 
     /// The uploads open now and the bytes they staged.
-    public func uploadFigures() async throws -> (open: Int, stagedBytes: Int) {
+    package func uploadFigures() async throws -> (open: Int, stagedBytes: Int) {
         guard let resumable else { return (0, 0) }
         return try await resumable.sessions.figures()
     }

@@ -14,12 +14,12 @@ public struct DocumentService: Sendable {
     let pipeline: DocumentPipeline
     let queue: any JobQueue
     /// Told of every job enqueued here, so this process's idle workers take it at once.
-    public let arrivals: JobArrivals?
+    package let arrivals: JobArrivals?
     /// Shared links and device tokens; nil where the backend keeps none (then the download routes
     /// answer `unavailable`).
-    public let downloads: (any LinkDownloads)?
+    package let downloads: (any LinkDownloads)?
     /// Wakes the requests that wait for a document this process's workers changed.
-    public let changes = DocumentChanges()
+    package let changes = DocumentChanges()
     /// Resumable uploads' sessions and staged parts; nil where the backend keeps none.
     let resumable: ResumableUploads?
 
@@ -36,29 +36,29 @@ public struct DocumentService: Sendable {
 
     var store: Store { pipeline.store }
     /// The time this service reads (``DocumentPipeline/clock``).
-    public var clock: any ServiceClock { pipeline.clock }
+    package var clock: any ServiceClock { pipeline.clock }
     /// Where its blocking work runs.
-    public var offload: Offload { pipeline.offload }
-    public var rules: DocumentRules { pipeline.configuration.rules }
+    package var offload: Offload { pipeline.offload }
+    package var rules: DocumentRules { pipeline.configuration.rules }
 
     // MARK: Accepting
 
     /// What a document may cost: its size, pages, pixels, time.
-    public var limits: Limits { pipeline.configuration.limits }
+    package var limits: Limits { pipeline.configuration.limits }
 
     /// How many jobs wait to be leased.
-    public func queuedJobs() async throws -> Int { try await jobCounts()[.queued, default: 0] }
+    package func queuedJobs() async throws -> Int { try await jobCounts()[.queued, default: 0] }
 
     /// The jobs of each status.
-    public func jobCounts() async throws -> [JobRecord.Status: Int] { try await queue.counts() }
+    package func jobCounts() async throws -> [JobRecord.Status: Int] { try await queue.counts() }
 
     /// A writer that stages an upload's bytes in the store while they arrive, for ``accept(_:labels:)``.
-    public func receiving() throws -> BlobWriter { try BlobWriter(storage: store.blobs) }
+    package func receiving() throws -> BlobWriter { try BlobWriter(storage: store.blobs) }
 
     /// Accepts bytes received into `writer` (an upload) under `labels`: validated like a local
     /// file, published, and indexed with its job in one transaction. Only then is it accepted.
     /// Throws the refusal (a ``PreviewError``) or the store's failure.
-    public func accept(_ writer: BlobWriter, labels: DocumentLabels) async throws -> (document: Document, job: JobRecord) {
+    package func accept(_ writer: BlobWriter, labels: DocumentLabels) async throws -> (document: Document, job: JobRecord) {
         try await accept(writer, labels: labels, completing: nil)
     }
 
@@ -125,19 +125,19 @@ public struct DocumentService: Sendable {
     }
 
     /// One page of the latest versions that match `query`.
-    public func list(_ query: DocumentQuery) async throws -> DocumentPage {
+    package func list(_ query: DocumentQuery) async throws -> DocumentPage {
         try await store.index.list(query)
     }
 
     /// Every version of the document that `id` is a version of, newest first; `not_found` when there is none.
-    public func versions(of id: String) async throws -> [Document] {
+    package func versions(of id: String) async throws -> [Document] {
         let versions = try await store.index.versions(of: id)
         guard !versions.isEmpty else { throw PreviewError(.notFound, "No document \(id).") }
         return versions
     }
 
     /// Version `number` of document `id`; `not_found` when there is none.
-    public func version(_ number: Int, of id: String) async throws -> Document {
+    package func version(_ number: Int, of id: String) async throws -> Document {
         guard let version = try await store.index.versions(of: id).first(where: { $0.version == number }) else {
             throw PreviewError(.notFound, "No version \(number) of document \(id).")
         }
@@ -147,14 +147,14 @@ public struct DocumentService: Sendable {
     /// Checks the store (``DocumentPipeline/verify(rehash:)``): every blob re-hashed when `deep` or
     /// when the blobs are in a folder (an object store's are otherwise only checked to exist).
     /// The staged parts of open resumable uploads are checked against their hashes too.
-    public func verify(deep: Bool) async throws -> VerifyReport {
+    package func verify(deep: Bool) async throws -> VerifyReport {
         var report = try await pipeline.verify(rehash: deep || !store.blobs.isRemote)
         report.uploadProblems = try await checkUploadParts(repair: false)
         return report
     }
 
     /// The storage figures of `owner`, or of the whole store.
-    public func statistics(owner: String?) async throws -> StorageStatistics {
+    package func statistics(owner: String?) async throws -> StorageStatistics {
         var statistics = try await store.index.statistics(owner: owner)
         if owner == nil, resumable != nil {
             (statistics.openUploads, statistics.stagedUploadBytes) = try await uploadFigures()

@@ -5,39 +5,39 @@ import PreviewStore
 // The JSON views of documents that the API and the CLI print: built from the domain records, never from rows.
 
 /// `GET /v1/documents/{id}`.
-public struct DocumentView: Encodable, Sendable {
-    public var documentID: String
-    public var owner: String
-    public var type: String?
-    public var title: String
-    public var filename: String
+package struct DocumentView: Encodable, Sendable {
+    package var documentID: String
+    package var owner: String
+    package var type: String?
+    package var title: String
+    package var filename: String
     /// "" when the owner said nothing.
-    public var description: String
-    public var school: String?
-    public var sha256: String
-    public var kind: FileKind
-    public var mime: String
-    public var size: Int
-    public var version: Int
-    public var status: DocumentStatus
-    public var previewStatus: PreviewStatus
-    public var error: ErrorEnvelope.Body?
-    public var facts: MediaFacts
-    public var createdAt: Date
-    public var links: [String: String]
+    package var description: String
+    package var school: String?
+    package var sha256: String
+    package var kind: FileKind
+    package var mime: String
+    package var size: Int
+    package var version: Int
+    package var status: DocumentStatus
+    package var previewStatus: PreviewStatus
+    package var error: ErrorEnvelope.Body?
+    package var facts: MediaFacts
+    package var createdAt: Date
+    package var links: [String: String]
     /// For a video: its renditions and scrubbing thumbnails (``DocumentService/view(of:)``).
-    public var playback: PlaybackView?
+    package var playback: PlaybackView?
     /// The shared links it was downloaded from (``DocumentService/view(of:)``).
-    public var sources: [Source] = []
+    package var sources: [Source] = []
 
     /// A link the document was downloaded from, and the device that sent it.
-    public struct Source: Encodable, Sendable {
-        public var downloadID: String
-        public var url: String
-        public var clientID: String
-        public var receivedAt: Date
+    package struct Source: Encodable, Sendable {
+        package var downloadID: String
+        package var url: String
+        package var clientID: String
+        package var receivedAt: Date
 
-        public init(_ download: DownloadRecord) {
+        package init(_ download: DownloadRecord) {
             downloadID = download.id
             url = download.url
             clientID = download.clientID
@@ -45,7 +45,7 @@ public struct DocumentView: Encodable, Sendable {
         }
     }
 
-    public init(_ document: Document, playback: PlaybackView? = nil) {
+    package init(_ document: Document, playback: PlaybackView? = nil) {
         self.playback = playback
         documentID = document.id
         owner = document.owner
@@ -75,13 +75,13 @@ public struct DocumentView: Encodable, Sendable {
 
     /// Whether nothing more will change by itself: it failed, or its job is done and a video's
     /// playable version is made or refused.
-    public var isSettled: Bool {
+    package var isSettled: Bool {
         status == .failed || status == .done && playback?.renditions.allSatisfy { $0.status != .pending } != false
     }
 
     /// What a waiting reader compares to tell that the document moved on: its status, its preview
     /// and its playable versions' progress.
-    public var progressMark: String {
+    package var progressMark: String {
         "\(status.rawValue) \(previewStatus.rawValue) " + (playback?.renditions.map { "\($0.status.rawValue)\($0.progress ?? -1)" }.joined() ?? "")
     }
 
@@ -90,7 +90,7 @@ public struct DocumentView: Encodable, Sendable {
              createdAt, links, sources
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(documentID, forKey: .documentID)
         try container.encode(owner, forKey: .owner)
@@ -119,37 +119,37 @@ public struct DocumentView: Encodable, Sendable {
 /// `pending` with its `progress` once its transcode runs, or `failed` with the reason), the WebVTT
 /// `trickplay` track of its scrubbing thumbnails, and `hls`, the master playlist of its adaptive
 /// ladder (a long or large video's, once made; null otherwise, with `hls_error` when it was refused).
-public struct PlaybackView: Encodable, Sendable {
-    public struct Rendition: Encodable, Sendable {
+package struct PlaybackView: Encodable, Sendable {
+    package struct Rendition: Encodable, Sendable {
         /// Where a rendition is: being made (or waiting to be), ready to play, or refused.
-        public enum Status: String, Encodable, Sendable {
+        package enum Status: String, Encodable, Sendable {
             case pending, ready, failed
         }
 
-        public var name: String
-        public var mime: String
-        public var codecs: String?
-        public var width: Int?
-        public var height: Int?
-        public var bitrate: Int?
-        public var size: Int?
-        public var url: String?
-        public var status: Status
+        package var name: String
+        package var mime: String
+        package var codecs: String?
+        package var width: Int?
+        package var height: Int?
+        package var bitrate: Int?
+        package var size: Int?
+        package var url: String?
+        package var status: Status
         /// While it is being made: percent done.
-        public var progress: Int?
-        public var error: ErrorEnvelope.Body?
+        package var progress: Int?
+        package var error: ErrorEnvelope.Body?
     }
 
-    public var renditions: [Rendition]
-    public var trickplay: String?
-    public var hls: String?
-    public var hlsError: ErrorEnvelope.Body?
+    package var renditions: [Rendition]
+    package var trickplay: String?
+    package var hls: String?
+    package var hlsError: ErrorEnvelope.Body?
 
     enum CodingKeys: CodingKey {
         case renditions, trickplay, hls, hlsError
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(renditions, forKey: .renditions)
         try container.encode(trickplay, forKey: .trickplay)
@@ -159,34 +159,34 @@ public struct PlaybackView: Encodable, Sendable {
 }
 
 /// `GET /v1/documents`.
-public struct DocumentList: Encodable, Sendable {
-    public var documents: [DocumentView]
-    public var nextCursor: String?
+package struct DocumentList: Encodable, Sendable {
+    package var documents: [DocumentView]
+    package var nextCursor: String?
 
-    public init(_ page: DocumentPage) {
+    package init(_ page: DocumentPage) {
         documents = page.documents.map { DocumentView($0) }
         nextCursor = page.next?.token
     }
 }
 
 /// `GET /v1/search` and `docpreview search --json`: a page of a store-wide search's ranking.
-public struct StoreSearchView: Encodable, Sendable {
+package struct StoreSearchView: Encodable, Sendable {
     /// A document found, with its best hit: the page that holds the text most often, where on it,
     /// and a snippet around it (none when only its labels hold the text).
-    public struct Result: Encodable, Sendable {
-        public var document: DocumentView
-        public var inLabels: Bool
-        public var occurrences: Int
-        public var hit: TextHits.Hit?
+    package struct Result: Encodable, Sendable {
+        package var document: DocumentView
+        package var inLabels: Bool
+        package var occurrences: Int
+        package var hit: TextHits.Hit?
     }
 
-    public var query: String
-    public var results: [Result]
+    package var query: String
+    package var results: [Result]
     /// Whether every match was read (else these are ranked among the first the bounds allowed).
-    public var complete: Bool
-    public var nextCursor: String?
+    package var complete: Bool
+    package var nextCursor: String?
 
-    public init(query: String, _ page: DocumentService.StoreSearchPage) {
+    package init(query: String, _ page: DocumentService.StoreSearchPage) {
         self.query = query
         results = page.hits.map { Result(document: DocumentView($0.document), inLabels: $0.inLabels, occurrences: $0.occurrences, hit: $0.hit) }
         complete = page.complete
@@ -195,18 +195,18 @@ public struct StoreSearchView: Encodable, Sendable {
 }
 
 /// One entry of `GET /v1/documents/{id}/versions`.
-public struct VersionView: Encodable, Sendable {
-    public var documentID: String
-    public var version: Int
-    public var size: Int
-    public var sha256: String
-    public var filename: String
-    public var uploadedAt: Date
-    public var status: DocumentStatus
-    public var previewStatus: PreviewStatus
-    public var current: Bool
+package struct VersionView: Encodable, Sendable {
+    package var documentID: String
+    package var version: Int
+    package var size: Int
+    package var sha256: String
+    package var filename: String
+    package var uploadedAt: Date
+    package var status: DocumentStatus
+    package var previewStatus: PreviewStatus
+    package var current: Bool
 
-    public init(_ document: Document, current: Bool) {
+    package init(_ document: Document, current: Bool) {
         documentID = document.id
         version = document.version
         size = document.size
@@ -219,22 +219,22 @@ public struct VersionView: Encodable, Sendable {
     }
 }
 
-public struct VersionList: Encodable, Sendable {
-    public var versions: [VersionView]
+package struct VersionList: Encodable, Sendable {
+    package var versions: [VersionView]
 
     /// `versions`, newest first: the first is the current one.
-    public init(_ versions: [Document]) {
+    package init(_ versions: [Document]) {
         self.versions = versions.map { VersionView($0, current: $0.id == versions.first?.id) }
     }
 }
 
 /// `DELETE /v1/documents/{id}`.
-public struct DeletionView: Encodable, Sendable {
-    public var documentID: String
-    public var deletedVersions: [Int]
-    public var cancelledJobs: Int
+package struct DeletionView: Encodable, Sendable {
+    package var documentID: String
+    package var deletedVersions: [Int]
+    package var cancelledJobs: Int
 
-    public init(_ deletion: Deletion, id: String) {
+    package init(_ deletion: Deletion, id: String) {
         documentID = id
         deletedVersions = deletion.versions.map(\.version).sorted()
         cancelledJobs = deletion.cancelledJobs

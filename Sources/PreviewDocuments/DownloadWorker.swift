@@ -10,12 +10,12 @@ import ServiceLifecycle
 /// (``DocumentService/storeFetched(_:title:for:)``), and records the outcome: done with the
 /// document, queued again after the queue's back-off for a transient failure, failed at once for a
 /// permanent one. On shutdown it stops leasing and gives back what still runs after `drainSeconds`.
-public struct DownloadWorker: Service {
-    public let documents: DocumentService
+package struct DownloadWorker: Service {
+    package let documents: DocumentService
     package let fetcher: LinkFetcher
-    public var concurrency: Int
-    public var drainSeconds: Double
-    public var pollInterval: Duration = .milliseconds(500)
+    package var concurrency: Int
+    package var drainSeconds: Double
+    package var pollInterval: Duration = .milliseconds(500)
     let logger: Logger
     let name = QueueWorker.newLeaseOwner()
     /// Threads that wait for the fetch children, one per slot (the queue and the store are awaited).
@@ -42,7 +42,7 @@ public struct DownloadWorker: Service {
     /// `STORE/fetch/`: one workspace per attempt, removed after it.
     private var workspaces: URL { documents.store.blobs.stagingFolder.deletingLastPathComponent().appendingPathComponent("fetch") }
 
-    public func run() async throws {
+    package func run() async throws {
         guard let queue = documents.downloads else { return }
         await cleanUp(queue)
         let running = RunningWork<DownloadRecord>(drainSeconds: drainSeconds) { $0.id }

@@ -5,9 +5,9 @@ import PreviewStore
 /// A run of ``StoreFault``s told once: the first is logged with its cause, then a reminder with the
 /// count at most once a minute while they go on, and the recovery when ``clear(logger:proof:)`` is
 /// called after a success that proves it. Every fault is counted in `docpreview_store_faults_total{fault, place}`.
-public final class FaultBurst: Sendable {
+package final class FaultBurst: Sendable {
     /// What a success proves works again.
-    public enum Proof: Sendable {
+    package enum Proof: Sendable {
         /// A lease or another call to the database: it ends a burst of the database's refusals only.
         case database
         /// A written outcome (a job's derivatives or a download's file stored, and recorded): it ends any burst.
@@ -26,16 +26,16 @@ public final class FaultBurst: Sendable {
     private let state = Locked(State())
 
     /// - Parameter place: what meets the faults (`requests`, `worker`), for the metric and the logs.
-    public init(place: String) {
+    package init(place: String) {
         self.place = place
     }
 
     /// The fault of the burst going on, if any.
-    public var current: StoreFault? { state.withLock { $0.fault } }
+    package var current: StoreFault? { state.withLock { $0.fault } }
 
     /// Counts `fault`, met by a write (`write`) or by a call to the database, and tells it when it
     /// starts a burst (or a minute has passed).
-    public func record(_ fault: StoreFault, cause: any Error, write: Bool = false, logger: Logger) {
+    package func record(_ fault: StoreFault, cause: any Error, write: Bool = false, logger: Logger) {
         ServiceMetrics.storeFaults(fault: fault.rawValue, place: place)
         let told: (first: Bool, count: Int)? = state.withLock { state in
             let first = state.fault != fault
@@ -89,7 +89,7 @@ public final class FaultBurst: Sendable {
     /// the object store still refuses every write), and `backoff`, if given, with it. True when no
     /// burst goes on any more.
     @discardableResult
-    public func clear(logger: Logger, proof: Proof = .write, backoff: Backoff? = nil) -> Bool {
+    package func clear(logger: Logger, proof: Proof = .write, backoff: Backoff? = nil) -> Bool {
         let ended: (fault: StoreFault, count: Int)?? = state.withLock { state in
             guard let fault = state.fault else { return .some(nil) }
             if state.writes && proof == .database { return nil }
@@ -107,7 +107,7 @@ public final class FaultBurst: Sendable {
 
 /// Exponential back-off shared by a worker's slots while the store refuses them: each fault doubles
 /// the pause before the next lease (from `base`, capped at `cap`), a success ends it.
-public final class Backoff: Sendable {
+package final class Backoff: Sendable {
     private let base: Duration
     private let cap: Duration
     private let clock: any ServiceClock

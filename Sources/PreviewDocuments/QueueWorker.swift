@@ -20,19 +20,19 @@ import ServiceLifecycle
 ///
 /// On graceful shutdown it stops taking jobs, lets running ones finish for up to `drainSeconds`,
 /// then gives back (releases) whatever still runs, so another worker redoes it; nothing is lost.
-public struct QueueWorker: Service {
-    public let documents: DocumentService
-    public var concurrency: Int
+package struct QueueWorker: Service {
+    package let documents: DocumentService
+    package var concurrency: Int
     /// Slots beside ``concurrency`` that take text jobs only.
-    public var textLanes: Int
+    package var textLanes: Int
     /// The text lanes a worker has unless told otherwise: renderer pools and render lanes count them.
-    public static let defaultTextLanes = 1
+    package static let defaultTextLanes = 1
     /// How long a job stays this worker's without word from it. A running job's lease is renewed
     /// every third of that (a transcode may run for hours), so a dead worker's job is taken over
     /// within one lease, whatever its length.
-    public var leaseSeconds: TimeInterval
-    public var drainSeconds: Double
-    public var pollInterval: Duration = .milliseconds(200)
+    package var leaseSeconds: TimeInterval
+    package var drainSeconds: Double
+    package var pollInterval: Duration = .milliseconds(200)
     let name: String
     let logger: Logger
     /// While the database or the disk refuses the worker: its slots pause, the faults are told once.
@@ -41,7 +41,7 @@ public struct QueueWorker: Service {
 
     /// - Parameter documents: its ``DocumentService/arrivals`` (jobs enqueued in this process) are
     ///   taken at once by an idle slot; other processes' jobs are found by polling.
-    public init(documents: DocumentService, concurrency: Int, textLanes: Int = defaultTextLanes, drainSeconds: Double = 10, logger: Logger) {
+    package init(documents: DocumentService, concurrency: Int, textLanes: Int = defaultTextLanes, drainSeconds: Double = 10, logger: Logger) {
         self.documents = documents
         backoff = Backoff(clock: documents.clock)
         self.concurrency = max(1, concurrency)
@@ -53,7 +53,7 @@ public struct QueueWorker: Service {
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         let running = RunningWork<JobRecord>(drainSeconds: drainSeconds) { "\($0.id ?? 0)" }
         // A released job that finishes later after all records nothing: its lease is gone.
         let queue = queue

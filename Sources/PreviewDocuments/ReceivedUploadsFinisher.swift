@@ -4,16 +4,16 @@ import ServiceLifecycle
 /// At a server's start, finishes the resumable uploads whose every byte arrived but that are no
 /// document yet: a server stopped while it put them together (``DocumentService/finishReceivedUploads()``).
 /// Then waits for the shutdown, as a service of the group.
-public struct ReceivedUploadsFinisher: Service {
+package struct ReceivedUploadsFinisher: Service {
     let documents: DocumentService
     let logger: Logger
 
-    public init(documents: DocumentService, logger: Logger) {
+    package init(documents: DocumentService, logger: Logger) {
         self.documents = documents
         self.logger = logger
     }
 
-    public func run() async throws {
+    package func run() async throws {
         do {
             let finished = try await documents.finishReceivedUploads()
             if finished > 0 { logger.notice("finished uploads a stop had left complete but for their document", metadata: ["preview.uploads": "\(finished)"]) }

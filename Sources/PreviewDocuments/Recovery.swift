@@ -4,29 +4,29 @@ import PreviewPipeline
 import PreviewStore
 
 /// What `recover` did.
-public struct RecoveryReport: Sendable, Encodable {
+package struct RecoveryReport: Sendable, Encodable {
     /// Documents made of originals the index had lost, each queued for its facts and previews.
-    public var recovered: [RecoveredDocument] = []
+    package var recovered: [RecoveredDocument] = []
     /// Blobs moved back from the quarantine first.
-    public var unquarantined = 0
+    package var unquarantined = 0
     /// Unreferenced blobs left alone: derivatives (made again from their sources), blobs the index
     /// still knows (deleted documents' ones, awaiting `gc`), orphans of writes never acknowledged
     /// (``UnreferencedBlob/isOrphan``, awaiting `gc`), and damaged ones (their bytes are gone).
-    public var derivatives = 0
-    public var deleted = 0
-    public var orphans = 0
-    public var damaged: [String] = []
+    package var derivatives = 0
+    package var deleted = 0
+    package var orphans = 0
+    package var damaged: [String] = []
     /// Resumable uploads set back to before a staged part found damaged or missing
     /// (``DocumentService/checkUploadParts(repair:)``): their clients send those bytes again.
-    public var uploadsSetBack: [String] = []
+    package var uploadsSetBack: [String] = []
 }
 
 /// One original made a document again.
-public struct RecoveredDocument: Sendable, Encodable {
-    public var documentID: String
-    public var sha256: String
-    public var kind: String
-    public var title: String
+package struct RecoveredDocument: Sendable, Encodable {
+    package var documentID: String
+    package var sha256: String
+    package var kind: String
+    package var title: String
 }
 
 extension DocumentService {
@@ -37,7 +37,7 @@ extension DocumentService {
     ///
     /// - Parameter includingQuarantine: first move what `gc` quarantined back into the store (its
     ///   originals then count as lost too, deleted documents' included).
-    public func recover(includingQuarantine: Bool) async throws -> RecoveryReport {
+    package func recover(includingQuarantine: Bool) async throws -> RecoveryReport {
         var report = RecoveryReport()
         if includingQuarantine {
             for blob in try await store.blobs.quarantined() {

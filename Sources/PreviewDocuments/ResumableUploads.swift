@@ -3,35 +3,35 @@ import PreviewCore
 import PreviewStore
 
 /// What resumable uploads may cost and how long they live.
-public struct UploadPolicy: Sendable {
+package struct UploadPolicy: Sendable {
     /// How long an upload may take from its creation; `gc` removes it afterwards.
-    public var lifetime: TimeInterval = 24 * 3600
-    public var caps = UploadCaps()
+    package var lifetime: TimeInterval = 24 * 3600
+    package var caps = UploadCaps()
     /// An append's bytes are made durable and counted at least this often (and at least every
     /// second): a killed server costs the client at most this much, or a second's worth, sent
     /// again; a dropped connection costs nothing of what arrived.
-    public var checkpointBytes = 4 << 20
+    package var checkpointBytes = 4 << 20
     /// The most one request may append (`Upload-Limit: max-append-size`): under common proxies' body limits.
-    public var maxAppendBytes = 64 << 20
+    package var maxAppendBytes = 64 << 20
     /// How long a host's turn at an upload lasts without news (renewed as its bytes are kept); a
     /// request on another host waits that long at most for it to end.
-    public var turnSeconds = 10
+    package var turnSeconds = 10
 
-    public init() {}
+    package init() {}
 }
 
 /// The resumable uploads of one service: their rows (``UploadSessions``), their staged parts
 /// (``UploadStaging``), the policy, and which of this process's requests is appending to which.
-public struct ResumableUploads: Sendable {
-    public let sessions: UploadSessions
-    public let staging: any UploadStaging
-    public var policy: UploadPolicy
+package struct ResumableUploads: Sendable {
+    package let sessions: UploadSessions
+    package let staging: any UploadStaging
+    package var policy: UploadPolicy
     /// The request of this process at work on each upload (``ActiveUploads``).
     let active = ActiveUploads()
     /// This process, as the index names the host whose turn it is at an upload.
     static let process = UUID().uuidString.lowercased()
 
-    public init(sessions: UploadSessions, staging: any UploadStaging, policy: UploadPolicy = UploadPolicy()) {
+    package init(sessions: UploadSessions, staging: any UploadStaging, policy: UploadPolicy = UploadPolicy()) {
         self.sessions = sessions
         self.staging = staging
         self.policy = policy
@@ -39,7 +39,7 @@ public struct ResumableUploads: Sendable {
 }
 
 /// Why an upload resource refused a request; each front door answers it in its protocol's words.
-public enum UploadRefusal: Error, Sendable, Equatable {
+package enum UploadRefusal: Error, Sendable, Equatable {
     /// No such upload (or it was cancelled).
     case notFound
     /// Its time ran out.

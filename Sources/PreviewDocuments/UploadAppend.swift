@@ -3,13 +3,13 @@ import PreviewCore
 import PreviewStore
 
 /// This process's claim on one upload (``DocumentService/claimUpload(_:front:stop:)``).
-public struct ClaimedUpload: Sendable {
-    public let id: String
+package struct ClaimedUpload: Sendable {
+    package let id: String
     let token: UUID
     let uploads: ResumableUploads
 
     /// Lets the next request for the upload in, of this process and of any host.
-    public func release() async {
+    package func release() async {
         try? await uploads.sessions.endAppending(id, appender: ResumableUploads.process)
         await uploads.active.release(id, token: token)
     }
@@ -18,8 +18,8 @@ public struct ClaimedUpload: Sendable {
 /// One request's bytes appended to an upload: written into a part as they arrive, and kept (made
 /// durable, then counted by the index) every ``UploadPolicy/checkpointBytes`` or second, whichever
 /// comes first, and at the end, or when the request breaks off. Used by one request at a time.
-public final class UploadAppend: @unchecked Sendable {  // one request's task uses it
-    public private(set) var session: UploadSession
+package final class UploadAppend: @unchecked Sendable {  // one request's task uses it
+    package private(set) var session: UploadSession
     private let uploads: ResumableUploads
     private let length: Int?
     private let maxFileBytes: Int
@@ -50,7 +50,7 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
 
     /// Appends `bytes`: refused past the upload's length (`inconsistentLength`) or the file size
     /// limit, and, as soon as the first bytes tell, a file they refuse (which ends the upload).
-    public func write(_ bytes: some DataProtocol) async throws {
+    package func write(_ bytes: some DataProtocol) async throws {
         let total = session.received + (part?.length ?? 0) + bytes.count
         if let length, total > length { throw UploadRefusal.inconsistentLength }
         if total > maxFileBytes { throw tooLarge }
@@ -72,7 +72,7 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     /// Keeps every byte received (the request ended) and records the length, if declared; with
     /// `ending` (the client said this request ends the upload) the length is what arrived, and
     /// must be what was declared.
-    public func finish(ending: Bool = false) async throws -> UploadSession {
+    package func finish(ending: Bool = false) async throws -> UploadSession {
         try await keep()
         if let declared = ending ? (length ?? session.received) : length, session.length == nil {
             guard let recorded = try await uploads.sessions.append(UploadPart(start: session.received, length: 0, name: ""), to: session.id,
@@ -84,7 +84,7 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     }
 
     /// The request broke off: keeps what arrived, so the client resumes after it.
-    public func interrupted() async {
+    package func interrupted() async {
         do {
             try await keep()
         } catch {
@@ -93,7 +93,7 @@ public final class UploadAppend: @unchecked Sendable {  // one request's task us
     }
 
     /// Drops the bytes not kept yet (a checksum did not match).
-    public func discard() {
+    package func discard() {
         part?.discard()
         part = nil
     }

@@ -3,9 +3,9 @@ import PreviewCore
 
 /// A batch report as an HTML page a person can open: counts per kind and outcome, then a card per
 /// file with its thumbnail (linked from the store), status and message. No scripts, no network.
-public enum ContactSheet {
+package enum ContactSheet {
     /// The page for `report`, with thumbnail links relative to `folder` (where the page is written).
-    public static func html(_ report: BatchReport, pageFolder folder: URL) -> String {
+    package static func html(_ report: BatchReport, pageFolder folder: URL) -> String {
         let summary = report.summary
         var kinds: [String: Int] = [:]
         for file in report.files { kinds[file.kind ?? "unknown", default: 0] += 1 }

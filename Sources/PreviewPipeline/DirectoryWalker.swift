@@ -5,26 +5,26 @@ import Glibc
 import PreviewStore
 
 /// A file a batch will ingest: where it is, and its path relative to the batch root (its title).
-public struct BatchEntry: Sendable {
-    public var url: URL
-    public var relativePath: String
+package struct BatchEntry: Sendable {
+    package var url: URL
+    package var relativePath: String
     /// The regular file the walk found: `url`'s own, or its symlink's target inside the root.
-    public var file: FileIdentity
+    package var file: FileIdentity
     /// Where that file is read from: `url`, or the symlink's resolved target (opened without following links).
-    public var source: URL
+    package var source: URL
 }
 
 /// Something in the folder that is not ingested, and why.
-public struct SkippedEntry: Sendable, Encodable {
-    public var path: String
-    public var reason: String
+package struct SkippedEntry: Sendable, Encodable {
+    package var path: String
+    package var reason: String
 }
 
 /// Lists a folder's regular files recursively without ever leaving it: symlinks are followed only
 /// to regular files inside the root, symlinked folders never (no loops), and FIFOs, sockets and
 /// devices are skipped without being opened (opening a FIFO would block).
 public enum DirectoryWalker {
-    public static func walk(_ root: URL) throws -> (entries: [BatchEntry], skipped: [SkippedEntry]) {
+    package static func walk(_ root: URL) throws -> (entries: [BatchEntry], skipped: [SkippedEntry]) {
         guard let resolvedRoot = realPath(root.path) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: root.path])
         }

@@ -11,7 +11,7 @@ extension DocumentPipeline {
     /// - Parameters:
     ///   - walked: the file a folder walk found at `url`; the file is then opened without following
     ///     a symlink and must still be that one. Nil (a path a person named) follows symlinks.
-    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil) async -> IngestOutcome {
+    package func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil) async -> IngestOutcome {
         let started = ContinuousClock.now
         var outcome = IngestOutcome(path: reportedPath ?? url.path, status: .failed, ms: 0)
         var logger = logger

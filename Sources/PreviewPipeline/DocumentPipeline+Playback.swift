@@ -7,67 +7,67 @@ import PreviewStore
 /// (or why there is none), the HLS ladder of a long or large video (or why there is none) and the
 /// scrubbing thumbnails, each file by its blob. The API lists and serves them from it; its cache
 /// key (source, recipes) is the job's.
-public struct PlaybackManifest: Sendable, Codable, Equatable {
-    public struct Rendition: Sendable, Codable, Equatable {
+package struct PlaybackManifest: Sendable, Codable, Equatable {
+    package struct Rendition: Sendable, Codable, Equatable {
         /// The name in its URL (`/renditions/mp4`).
-        public var name: String
-        public var mime: String
+        package var name: String
+        package var mime: String
         /// RFC 6381 (`avc1.64001f,mp4a.40.2`).
-        public var codecs: String
-        public var width: Int
-        public var height: Int
+        package var codecs: String
+        package var width: Int
+        package var height: Int
         /// Bits per second over the whole file.
-        public var bitrate: Int
-        public var size: Int
-        public var durationSeconds: Double
-        public var sha256: BlobHash
+        package var bitrate: Int
+        package var size: Int
+        package var durationSeconds: Double
+        package var sha256: BlobHash
     }
 
-    public struct Trickplay: Sendable, Codable, Equatable {
+    package struct Trickplay: Sendable, Codable, Equatable {
         /// The track's file name; it names the sheets relative to itself.
-        public static let trackName = ScrubbingSprites.trackName
+        package static let trackName = ScrubbingSprites.trackName
         /// The WebVTT track and the sheets it names, by file name.
-        public var track: BlobHash
-        public var sheets: [String: BlobHash]
+        package var track: BlobHash
+        package var sheets: [String: BlobHash]
         /// The tiles' times and places on the sheets.
-        public var layout: ScrubbingSprites.Files
+        package var layout: ScrubbingSprites.Files
     }
 
-    public struct Ladder: Sendable, Codable, Equatable {
+    package struct Ladder: Sendable, Codable, Equatable {
         /// The master playlist's file name; it names the rungs' playlists relative to itself.
-        public static let masterName = VideoLadder.masterName
-        public var rungs: [VideoLadder.Rung]
+        package static let masterName = VideoLadder.masterName
+        package var rungs: [VideoLadder.Rung]
         /// The master, and each rung's playlist and media file, by file name.
-        public var files: [String: BlobHash]
+        package var files: [String: BlobHash]
         /// Bytes over all its files.
-        public var size: Int
+        package var size: Int
     }
 
-    public var rendition: Rendition?
+    package var rendition: Rendition?
     /// Why the video has no rendition although it needs one (too long, too large, unreadable).
-    public var renditionError: ErrorEnvelope.Body?
-    public var ladder: Ladder?
+    package var renditionError: ErrorEnvelope.Body?
+    package var ladder: Ladder?
     /// Why a video long or large enough for a ladder has none.
-    public var ladderError: ErrorEnvelope.Body?
-    public var trickplay: Trickplay?
+    package var ladderError: ErrorEnvelope.Body?
+    package var trickplay: Trickplay?
 
     /// Its file name, and its derivative row's parameters.
-    public static let fileName = "playback.json"
+    package static let fileName = "playback.json"
 }
 
 extension DocumentPipeline {
     /// The one MP4 rendition's name.
-    public static let renditionName = "mp4"
+    package static let renditionName = "mp4"
     /// The type of an HLS playlist.
-    public static let playlistMime = "application/vnd.apple.mpegurl"
+    package static let playlistMime = "application/vnd.apple.mpegurl"
 
     /// Whether `document` gets an HLS ladder: a video long or large enough (``RenditionSettings/wantsLadder(seconds:bytes:)``).
-    public func wantsLadder(_ document: Document) -> Bool {
+    package func wantsLadder(_ document: Document) -> Bool {
         document.playback != nil && renderers.playback.settings.wantsLadder(seconds: document.durationSeconds, bytes: document.size)
     }
 
     /// The stored playback manifest of `document`, if its playback job has made one.
-    public func playbackManifest(of document: Document) async throws(PreviewError) -> PlaybackManifest? {
+    package func playbackManifest(of document: Document) async throws(PreviewError) -> PlaybackManifest? {
         guard document.playback != nil, let record = try await cached(key: playbackKey(document.sha256, file: PlaybackManifest.fileName)) else { return nil }
         do {
             return try JSONDecoder().decode(PlaybackManifest.self, from: Data(try await store.blobs.read(record.resultSha256)))
@@ -81,7 +81,7 @@ extension DocumentPipeline {
     /// derivatives whose rows are left to the caller's transaction. A rendition or ladder refused by
     /// the limits is recorded in the manifest, not failed: the thumbnails still serve. The
     /// document's own status is left as it is. `progress` is told the fraction of the encoding done.
-    public func playbackOutcome(of document: Document, progress: @escaping @Sendable (Double) -> Void = { _ in }) async -> JobOutcome {
+    package func playbackOutcome(of document: Document, progress: @escaping @Sendable (Double) -> Void = { _ in }) async -> JobOutcome {
         do throws(PreviewError) {
             let manifestKey = playbackKey(document.sha256, file: PlaybackManifest.fileName)
             if try await cached(key: manifestKey) != nil { return JobOutcome(previewStatus: nil) }
@@ -161,7 +161,7 @@ extension DocumentPipeline {
 
     /// `outcome` of an ingested file with, for a video, its playback derivatives made (or found) and
     /// recorded: `batch --renditions` and `ingest --renditions`.
-    public func addingPlayback(to outcome: IngestOutcome) async -> IngestOutcome {
+    package func addingPlayback(to outcome: IngestOutcome) async -> IngestOutcome {
         var outcome = outcome
         guard outcome.status == .ok, let id = outcome.documentID, let document = try? await store.index.document(id: id),
               let decision = document.playback else { return outcome }

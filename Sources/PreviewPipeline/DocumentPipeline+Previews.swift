@@ -12,7 +12,7 @@ extension DocumentPipeline {
     /// reproducible, so the record stays right).
     /// - Parameter afterMiss: the caller has just looked in the cache (``cachedPreview(source:kind:request:)``)
     ///   and found nothing: it is not looked up again.
-    public func preview(source: BlobHash, kind: FileKind, request: RenderRequest, repairing: Bool = false,
+    package func preview(source: BlobHash, kind: FileKind, request: RenderRequest, repairing: Bool = false,
                         afterMiss: Bool = false) async throws(PreviewError) -> PreviewOutcome {
         let outcome = try await made(source: source, kind: kind, request: request, lookingUp: !repairing && !afterMiss)
         if let new = outcome.new { try await record(new) }
@@ -22,13 +22,13 @@ extension DocumentPipeline {
     /// A preview the cache did not have (the caller just looked), rendered now and not yet stored:
     /// answer with its bytes (``PreviewOutcome/rendered``), then ``keep(_:)`` it. Until it is kept,
     /// nothing of it is on disk, so a crash in between costs only the cache entry.
-    public func previewToKeep(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> PreviewOutcome {
+    package func previewToKeep(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> PreviewOutcome {
         try await made(source: source, kind: kind, request: request, lookingUp: false, storing: false)
     }
 
     /// Stores and records a preview ``previewToKeep(source:kind:request:)`` made (a cache entry:
     /// the blob first, then its row, so no row ever names a missing blob).
-    public func keep(_ outcome: PreviewOutcome) async throws(PreviewError) {
+    package func keep(_ outcome: PreviewOutcome) async throws(PreviewError) {
         guard let new = outcome.new, let image = outcome.rendered else { return }
         do {
             try await store.blobs.put(bytes: image.bytes, as: .derivative)
@@ -98,15 +98,15 @@ extension DocumentPipeline {
     /// A derivative asked for, and whether it came from the cache; one made now comes with the
     /// image the renderer returned (its bytes and the facts learned while making it) and, until it
     /// is recorded, its row.
-    public struct PreviewOutcome: Sendable {
-        public var record: DerivativeRecord
-        public var cached: Bool
-        public var rendered: RenderedImage?
-        public var new: NewDerivative?
+    package struct PreviewOutcome: Sendable {
+        package var record: DerivativeRecord
+        package var cached: Bool
+        package var rendered: RenderedImage?
+        package var new: NewDerivative?
     }
 
     /// The cached derivative, if its blob is present.
-    public func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> DerivativeRecord? {
+    package func cachedPreview(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> DerivativeRecord? {
         if Renderers.needsPivot(kind) {
             if let hit = try await firstPageThumbnail(source: source, kind: kind, request: request) { return hit }
             guard let pivot = try await cached(key: pivotKey(source: source).hash) else { return nil }
@@ -142,7 +142,7 @@ extension DocumentPipeline {
     /// The cache key of a render: the source, the request as its own `Codable` form writes it (so a
     /// field added to ``RenderRequest`` is in the key without anyone remembering it here), and the
     /// renderer's version.
-    public func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any AsyncRenderer)
+    package func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any AsyncRenderer)
         throws(PreviewError) -> (hash: String, parameters: String) {
         let parameters: String
         do {

@@ -13,7 +13,7 @@ import PreviewStore
 extension DocumentPipeline {
     /// Whether documents of `kind` have a text job: paged ones, and images where OCR's languages
     /// are installed.
-    public func readsText(_ kind: FileKind) -> Bool {
+    package func readsText(_ kind: FileKind) -> Bool {
         guard renderers.renders(kind) else { return false }
         return kind.isPaged || (kind.category == .image && ocrVersion != nil)
     }
@@ -33,7 +33,7 @@ extension DocumentPipeline {
 
     /// The stored text of `document`, if its text job has made it: what was read, and the pages in
     /// `range` (every page when nil), with their words when `words`.
-    public func documentText(of document: Document, pages range: ClosedRange<Int>? = nil, words: Bool) async throws(PreviewError)
+    package func documentText(of document: Document, pages range: ClosedRange<Int>? = nil, words: Bool) async throws(PreviewError)
         -> (text: DocumentText, pages: [PageTexts.Page])? {
         guard readsText(document.kind), let record = try await cached(key: textKey(document.sha256, kind: document.kind)) else { return nil }
         do {
@@ -45,7 +45,7 @@ extension DocumentPipeline {
     }
 
     /// Whether `document`'s text has been read (its text derivative is stored).
-    public func hasText(_ document: Document) async throws(PreviewError) -> Bool {
+    package func hasText(_ document: Document) async throws(PreviewError) -> Bool {
         guard readsText(document.kind) else { return false }
         return try await cached(key: textKey(document.sha256, kind: document.kind)) != nil
     }
@@ -56,7 +56,7 @@ extension DocumentPipeline {
     /// cache (the same bytes are read once) or read now, one page per call in a renderer child,
     /// each within the page budget; a page that cannot be read is listed as unread and the rest go
     /// on. Its derivative is returned for the job's transaction.
-    public func textOutcome(of document: Document) async -> JobOutcome {
+    package func textOutcome(of document: Document) async -> JobOutcome {
         do throws(PreviewError) {
             guard readsText(document.kind) else { throw PreviewError(.unsupportedType, "No text is read from \(document.kind.label).") }
             let key = textKey(document.sha256, kind: document.kind)
@@ -134,7 +134,7 @@ extension DocumentPipeline {
     }
 
     /// How many jobs' time (``Limits/jobSeconds``) one document's text may take.
-    public static let textJobsPerDocument = 5.0
+    package static let textJobsPerDocument = 5.0
 
     /// What a document's text depends on besides its bytes: the reading (of the text layer, and of
     /// pixels where there is none), and for an office document the conversion to its pivot.

@@ -6,7 +6,7 @@ extension DocumentPipeline {
     /// ``Store/verify(rehash:)``, and every kept ladder's playlists (media and I-frame) against the
     /// size of their media: a rung whose playlist names bytes its media does not have (a ladder
     /// recorded half written, as stores from before issue 43 may hold) is a problem.
-    public func verify(rehash: Bool) async throws -> VerifyReport {
+    package func verify(rehash: Bool) async throws -> VerifyReport {
         var report = try await store.verify(rehash: rehash)
         for row in try await store.index.derivatives(parameters: PlaybackManifest.fileName) {
             // An unreadable manifest or playlist is reported already (damaged or missing).

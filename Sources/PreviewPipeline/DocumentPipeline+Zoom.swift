@@ -8,28 +8,28 @@ import PreviewStore
 /// its vectors, only the region (DESIGN §8b).
 extension DocumentPipeline {
     /// What a document's regions are cut from, and its full size in pixels.
-    public struct ZoomSource: Sendable, Hashable {
+    package struct ZoomSource: Sendable, Hashable {
         /// The blob the renderer reads: the original, its pyramid, its poster frame, or its PDF pivot's source.
-        public var hash: BlobHash
-        public var kind: FileKind
-        public var width: Int
-        public var height: Int
+        package var hash: BlobHash
+        package var kind: FileKind
+        package var width: Int
+        package var height: Int
         /// For a page: its number and the resolution its full size is given at.
-        public var page: Int?
-        public var pageDPI: Int?
+        package var page: Int?
+        package var pageDPI: Int?
         /// Regions come from our pyramid of the picture.
-        public var fromPyramid: Bool
+        package var fromPyramid: Bool
     }
 
     /// The side of the tiles a zoom client is told to ask for (IIIF `tiles.width`).
-    public static let zoomTile = ImageRegion.zoomTile
+    package static let zoomTile = ImageRegion.zoomTile
     /// The largest side of a video's poster frame.
     static let posterEdge = RenderRequest.maxEdge
 
     /// The source of `document`'s regions: page `page` (1-based) of a paged document at `dpi`, or the
     /// picture of an image or video (its pyramid made now, once, when it is larger than two tiles
     /// either way; a video's poster frame rendered once at its full size, up to 4096 px).
-    public func zoomSource(of document: Document, page: Int?, dpi: Int) async throws(PreviewError) -> ZoomSource {
+    package func zoomSource(of document: Document, page: Int?, dpi: Int) async throws(PreviewError) -> ZoomSource {
         switch (document.kind.isPaged, document.kind.category, page) {
         case (true, _, let page?):
             var source = document.sha256
@@ -100,15 +100,15 @@ extension DocumentPipeline {
     }
 
     /// A zoomed image: its hash (its ETag) and its bytes, or nil bytes when it is the stored blob `hash`.
-    public struct Zoomed: Sendable {
-        public var hash: BlobHash
-        public var bytes: [UInt8]?
+    package struct Zoomed: Sendable {
+        package var hash: BlobHash
+        package var bytes: [UInt8]?
     }
 
     /// The region `region` of `zoom` encoded as `format`. Kept (a derivative, shared by every client
     /// and within the preview budget) when `keeping`, which callers reserve for the canonical tiles;
     /// otherwise rendered for this answer only, so clients cannot fill the store with one-off sizes.
-    public func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async
+    package func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async
         throws(PreviewError) -> Zoomed {
         let request = zoomRequest(zoom, region, format: format)
         if keeping {
@@ -122,7 +122,7 @@ extension DocumentPipeline {
     }
 
     /// The kept region, when it is in the store already.
-    public func cachedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) async throws(PreviewError) -> DerivativeRecord? {
+    package func cachedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) async throws(PreviewError) -> DerivativeRecord? {
         try await cachedPreview(source: zoom.hash, kind: zoom.kind, request: zoomRequest(zoom, region, format: format))
     }
 

@@ -9,15 +9,15 @@ import PreviewStore
 ///
 /// Thread-safe: the store serialises its own writes; renderers share only bounded, locked caches.
 public struct DocumentPipeline: Sendable {
-    public let store: Store
-    public let configuration: Configuration
-    public let renderers: Renderers
-    public let logger: Logger
+    package let store: Store
+    package let configuration: Configuration
+    package let renderers: Renderers
+    package let logger: Logger
     /// Where the blocking work runs: renders and probes on its renders lane (a C library, or a
     /// renderer child up to its deadline), copies into the store on its writes lane.
-    public let offload: Offload
+    package let offload: Offload
     /// The time of this service: expiries, windows, back-off and the preview budget read it.
-    public let clock: any ServiceClock
+    package let clock: any ServiceClock
     /// When on-demand previews were last marked used and the store's preview budget last checked.
     let previewUse: PreviewUse
 
@@ -42,7 +42,7 @@ public struct DocumentPipeline: Sendable {
     /// one transaction (the CLI's and the tests' way; the queue worker records the ``outcome(of:)``
     /// with its job instead). Idempotent: a second run finds the thumbnail in the derivative cache.
     /// Throws the failure, which is also recorded on the document.
-    public func process(_ document: Document) async throws(PreviewError) {
+    package func process(_ document: Document) async throws(PreviewError) {
         try await settle(document, with: outcome(of: document))
     }
 
@@ -60,7 +60,7 @@ public struct DocumentPipeline: Sendable {
     /// - Parameter early: for an office document, takes an outcome ahead of this one, to record at
     ///   once: its thumbnail, made from its first page while the rest of its pivot is (see
     ///   ``officeOutcome(of:renderer:early:)``).
-    public func outcome(of document: Document, early: (@Sendable (JobOutcome) async -> Void)? = nil) async -> JobOutcome {
+    package func outcome(of document: Document, early: (@Sendable (JobOutcome) async -> Void)? = nil) async -> JobOutcome {
         let kind = document.kind
         guard let renderer = renderers.renderer(for: kind, on: offload) else { return JobOutcome(previewStatus: .noPreview) }
         do throws(PreviewError) {

@@ -9,39 +9,39 @@ public struct IngestOutcome: Sendable, Encodable {
         case noPreview = "no_preview"
     }
 
-    public struct Preview: Sendable, Encodable {
+    package struct Preview: Sendable, Encodable {
         /// The preview blob's path in the store.
-        public var path: String
-        public var width: Int
-        public var height: Int
+        package var path: String
+        package var width: Int
+        package var height: Int
     }
 
-    public var path: String
-    public var sha256: BlobHash?
-    public var kind: String?
-    public var mime: String?
+    package var path: String
+    package var sha256: BlobHash?
+    package var kind: String?
+    package var mime: String?
     public var status: Status
-    public var error: ErrorEnvelope.Body?
-    public var preview: Preview?
-    public var pages: Int?
-    public var durationSeconds: Double?
-    public var ms: Double
+    package var error: ErrorEnvelope.Body?
+    package var preview: Preview?
+    package var pages: Int?
+    package var durationSeconds: Double?
+    package var ms: Double
     public var documentID: String?
     /// True when the store already held this exact document and preview (a resumed run).
-    public var reused = false
+    package var reused = false
     /// For a video with `--renditions`: its playback decision and what became of its rendition and,
     /// when it is long or large enough for one, of its HLS ladder.
-    public var playback: Playback?
-    public var rendition: RenditionOutcome?
-    public var ladder: RenditionOutcome?
+    package var playback: Playback?
+    package var rendition: RenditionOutcome?
+    package var ladder: RenditionOutcome?
 
     /// `ready` (with the rendition's size and codecs; a ladder's bytes over all its files and its top
     /// rung's codecs) or `failed` (with the reason).
-    public struct RenditionOutcome: Sendable, Encodable {
-        public var status: String
-        public var size: Int?
-        public var codecs: String?
-        public var error: ErrorEnvelope.Body?
+    package struct RenditionOutcome: Sendable, Encodable {
+        package var status: String
+        package var size: Int?
+        package var codecs: String?
+        package var error: ErrorEnvelope.Body?
     }
 
     enum CodingKeys: String, CodingKey {
@@ -51,7 +51,7 @@ public struct IngestOutcome: Sendable, Encodable {
     }
 
     /// The failure, when there was one.
-    public var failure: PreviewError? {
+    package var failure: PreviewError? {
         error.flatMap { body in PreviewError.Code(rawValue: body.code).map { PreviewError($0, body.message) } }
     }
 

@@ -55,7 +55,7 @@ public final class PostgresConnections: Sendable {
 
     /// Runs `body` with a connection of its own (no transaction), each of its queries given
     /// `timeout` to answer (nil: the pool's `queryTimeout`).
-    public func withConnection<T>(timeout: Duration? = nil, _ body: (Session) async throws -> T) async throws -> T {
+    package func withConnection<T>(timeout: Duration? = nil, _ body: (Session) async throws -> T) async throws -> T {
         try await capacity.inside {
             // A closed connection must not be used: postgres-nio never answers a query sent on one.
             let reusable = idle.withLock { idle -> PostgresConnection? in
@@ -86,7 +86,7 @@ public final class PostgresConnections: Sendable {
     /// Runs `body` in a transaction on a connection of its own; one that PostgreSQL ends for a
     /// conflict with another (a deadlock among the counters' row locks, a serialization failure) is
     /// run again, up to ``conflictRetries`` times. So `body` must only talk to the database.
-    public func transaction<T>(_ body: (Session) async throws -> T) async throws -> T {
+    package func transaction<T>(_ body: (Session) async throws -> T) async throws -> T {
         try await withConnection { session in try await retryingConflicts { try await session.transaction { try await body(session) } } }
     }
 
@@ -146,14 +146,14 @@ public final class PostgresConnections: Sendable {
 }
 
 /// One checked-out connection.
-public struct Session: Sendable {
+package struct Session: Sendable {
     let connection: PostgresConnection
     let timeout: TimeAmount
     let logger: Logger
 
     /// Runs `query` (its interpolations are sent as bind parameters) and returns all its rows.
     @discardableResult
-    public func query(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
+    package func query(_ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
         let loop = connection.eventLoop
         let answer = loop.makePromise(of: PostgresQueryResult.self)
         let connection = connection
@@ -174,7 +174,7 @@ public struct Session: Sendable {
     }
 
     /// Runs `body` in a transaction on this connection: committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ body: () async throws -> T) async throws -> T {
+    package func transaction<T>(_ body: () async throws -> T) async throws -> T {
         try await query("BEGIN")
         do {
             let result = try await body()
@@ -188,7 +188,7 @@ public struct Session: Sendable {
 
     /// Runs `plan`'s statements on this connection (in the caller's transaction), its rows read
     /// as records by `record`.
-    public func run<Record, Result>(_ plan: SQLPlan<Record, Result>, _ record: (PostgresRandomAccessRow) throws -> Record) async throws -> Result {
+    package func run<Record, Result>(_ plan: SQLPlan<Record, Result>, _ record: (PostgresRandomAccessRow) throws -> Record) async throws -> Result {
         var next = plan
         while true {
             switch next {
@@ -200,23 +200,23 @@ public struct Session: Sendable {
     }
 
     /// Runs `statements` one after another.
-    public func execute(_ statements: [PortableSQL]) async throws {
+    package func execute(_ statements: [PortableSQL]) async throws {
         for sql in statements { try await query(PostgresQuery(sql)) }
     }
 }
 
 /// A `--database` address that cannot be used, data this version cannot read, or the database
 /// failing: unreachable, gone mid-query, or out of disk (its ``fault``).
-public struct PostgresDriverError: StoreFaultReporting, CustomStringConvertible {
-    public let description: String
-    public let fault: StoreFault?
+package struct PostgresDriverError: StoreFaultReporting, CustomStringConvertible {
+    package let description: String
+    package let fault: StoreFault?
     /// The server ended the transaction for a conflict with another (deadlock, serialization
     /// failure): running it again may succeed.
-    public let isConflict: Bool
+    package let isConflict: Bool
     /// The server cancelled the statement (`query_canceled`: its `statement_timeout` ran out).
-    public let isCancelled: Bool
+    package let isCancelled: Bool
 
-    public init(_ description: String, fault: StoreFault? = nil) {
+    package init(_ description: String, fault: StoreFault? = nil) {
         self.description = description
         self.fault = fault
         isConflict = false

@@ -6,18 +6,18 @@ import PreviewStore
 /// Downloads and device tokens in PostgreSQL, for fetchers on many hosts: leasing is the contract
 /// both backends share (``Leases``), taking rows with `FOR UPDATE SKIP LOCKED`, times the database
 /// server's.
-public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
+package struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     private typealias Status = DownloadRecord.Status
     let connections: PostgresConnections
-    public var policy: RetryPolicy
+    package var policy: RetryPolicy
 
     /// `index` must be built on the same `connections` (it migrates the schema).
-    public init(index: PostgresIndex, policy: RetryPolicy = RetryPolicy()) {
+    package init(index: PostgresIndex, policy: RetryPolicy = RetryPolicy()) {
         connections = index.connections
         self.policy = policy
     }
 
-    public func submit(_ download: DownloadRecord, maxPending: Int) async throws -> (download: DownloadRecord, created: Bool) {
+    package func submit(_ download: DownloadRecord, maxPending: Int) async throws -> (download: DownloadRecord, created: Bool) {
         try await connections.transaction { session in
             // Serialises a client's submissions, so its pending count and its duplicates are exact.
             try await session.query("SELECT pg_advisory_xact_lock(hashtext(\(download.clientID)))")
@@ -45,18 +45,18 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
         }
     }
 
-    public func download(id: String) async throws -> DownloadRecord? {
+    package func download(id: String) async throws -> DownloadRecord? {
         try await connections.query("SELECT * FROM downloads WHERE id = \(id)").first.map(DownloadRecord.init(row:))
     }
 
-    public func downloads(clientID: String, device: String?, before: Int64?, limit: Int) async throws -> [DownloadRecord] {
+    package func downloads(clientID: String, device: String?, before: Int64?, limit: Int) async throws -> [DownloadRecord] {
         try await connections.query("""
             SELECT * FROM downloads WHERE client_id = \(clientID) AND (\(device)::text IS NULL OR coalesce(device, '') = \(device))
                 AND seq < \(before ?? Int64.max) ORDER BY seq DESC LIMIT \(limit)
             """).map(DownloadRecord.init(row:))
     }
 
-    public func leaseDownload(worker: String, leaseSeconds: TimeInterval) async throws -> DownloadRecord? {
+    package func leaseDownload(worker: String, leaseSeconds: TimeInterval) async throws -> DownloadRecord? {
         try await connections.transaction { session in try await run(leases.lease(worker: worker, seconds: leaseSeconds), on: session).leased }
     }
 
@@ -68,33 +68,33 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
         try await session.run(plan, DownloadRecord.init(row:))
     }
 
-    public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) async throws -> Bool {
+    package func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) async throws -> Bool {
         try await connections.withConnection { session in try await run(leases.renew(download.holder, seconds: leaseSeconds), on: session) }
     }
 
     @discardableResult
-    public func finish(_ download: DownloadRecord, documentID: String) async throws -> Bool {
+    package func finish(_ download: DownloadRecord, documentID: String) async throws -> Bool {
         try await connections.withConnection { session in try await run(leases.finish(download.holder, setting: "document_id = \(documentID)"), on: session) != nil }
     }
 
     @discardableResult
-    public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) async throws -> DownloadRecord {
+    package func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) async throws -> DownloadRecord {
         try await connections.withConnection { session in try await run(leases.fail(download.holder, error: error, retryable: retryable), on: session) ?? download }
     }
 
-    public func release(_ download: DownloadRecord) async throws {
+    package func release(_ download: DownloadRecord) async throws {
         try await connections.withConnection { session in _ = try await run(leases.release(download.holder), on: session) }
     }
 
-    public func downloads(documentID: String) async throws -> [DownloadRecord] {
+    package func downloads(documentID: String) async throws -> [DownloadRecord] {
         try await connections.query("SELECT * FROM downloads WHERE document_id = \(documentID) ORDER BY seq").map(DownloadRecord.init(row:))
     }
 
-    public func reclaimDownloadLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
+    package func reclaimDownloadLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
         try await connections.withConnection { session in try await run(leases.reclaim(where: isDead), on: session) }
     }
 
-    public func downloadCounts() async throws -> [DownloadRecord.Status: Int] {
+    package func downloadCounts() async throws -> [DownloadRecord.Status: Int] {
         var counts = Dictionary(uniqueKeysWithValues: DownloadRecord.Status.allCases.map { ($0, 0) })
         for row in try await connections.query(PostgresQuery(unsafeSQL: StatusCounts.query("downloads", DownloadRecord.Status.self))) {
             if let status = DownloadRecord.Status(rawValue: try row["status"].decode(String.self)) { counts[status] = try row["n"].decode(Int.self) }
@@ -104,7 +104,7 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
 
     // MARK: Devices
 
-    public func addDevice(_ device: DeviceRecord) async throws {
+    package func addDevice(_ device: DeviceRecord) async throws {
         let inserted = try await connections.query("""
             INSERT INTO devices (name, token_sha256, owner, created_at) VALUES (\(device.name), \(device.tokenSha256), \(device.owner), \(device.createdAt))
             ON CONFLICT (name) DO NOTHING RETURNING name
@@ -112,15 +112,15 @@ public struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
         if inserted.isEmpty { throw DeviceRecord.nameTaken(device.name) }
     }
 
-    public func device(tokenSha256: String) async throws -> DeviceRecord? {
+    package func device(tokenSha256: String) async throws -> DeviceRecord? {
         try await connections.query("SELECT * FROM devices WHERE token_sha256 = \(tokenSha256) AND revoked_at IS NULL").first.map(DeviceRecord.init(row:))
     }
 
-    public func devices() async throws -> [DeviceRecord] {
+    package func devices() async throws -> [DeviceRecord] {
         try await connections.query("SELECT * FROM devices ORDER BY created_at, name").map(DeviceRecord.init(row:))
     }
 
-    public func revokeDevice(name: String) async throws -> Bool {
+    package func revokeDevice(name: String) async throws -> Bool {
         try await !connections.query("UPDATE devices SET revoked_at = now() WHERE name = \(name) AND revoked_at IS NULL RETURNING name").isEmpty
     }
 }

@@ -10,7 +10,7 @@ import PreviewStore
 /// on when a lease runs out.
 public struct PostgresJobQueue: JobQueue {
     let connections: PostgresConnections
-    public var policy: RetryPolicy
+    package var policy: RetryPolicy
 
     /// `index` must be built on the same `connections` (it migrates the schema).
     public init(index: PostgresIndex, policy: RetryPolicy = RetryPolicy()) {

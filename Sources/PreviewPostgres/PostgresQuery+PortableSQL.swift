@@ -3,7 +3,7 @@ import PreviewStore
 
 extension PostgresQuery {
     /// `sql` rendered for PostgreSQL, its values bound.
-    public init(_ sql: PortableSQL) {
+    package init(_ sql: PortableSQL) {
         let (text, values) = sql.rendered(in: .postgres)
         var binds = PostgresBindings(capacity: values.count)
         for value in values {

@@ -8,17 +8,17 @@ import PreviewStore
 /// shares the lock. Held in a transaction on a connection of its own pool while the body runs, so
 /// a holder whose connection dies loses it at once; the body's own queries use the index's pool.
 /// A waiting `gc` (exclusive) is queued before writers that come after it.
-public struct PostgresReferenceLock: ReferenceLock {
+package struct PostgresReferenceLock: ReferenceLock {
     private let connections: PostgresConnections
     /// The advisory lock's key: "docprevi" in ASCII.
     static let key: Int64 = 0x646f_6370_7265_7669
 
     /// Connects to `url`; up to `holders` writers of this process hold the lock at once.
-    public init(url: String, holders: Int = 6, logger: Logger) async throws {
+    package init(url: String, holders: Int = 6, logger: Logger) async throws {
         connections = try await PostgresConnections(url: url, size: holders, logger: logger)
     }
 
-    public func whileHeld<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
+    package func whileHeld<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
         // Not `connections.transaction`: `body` does more than talk to this connection, so it is never run twice.
         try await connections.withConnection { session in
             try await session.transaction {

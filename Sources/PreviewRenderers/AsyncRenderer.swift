@@ -3,7 +3,7 @@ import PreviewCore
 /// A kind's renderer as the pipeline and the commands await it; its work never runs on the caller's
 /// thread. An in-process renderer's calls run on the renders lane of an ``Offload``, an isolated
 /// one's in a ``RendererPool`` child, an office document's in an office child and then the PDF path.
-public protocol AsyncRenderer: Sendable {
+package protocol AsyncRenderer: Sendable {
     /// The version of the renderer behind it (``Renderer/version``): part of every derivative's cache key.
     var version: String { get }
     /// Facts about the file without rendering (page count, duration, dimensions).

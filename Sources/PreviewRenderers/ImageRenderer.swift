@@ -5,10 +5,10 @@ import PreviewVips
 /// Thumbnails of images through libvips: pixel limit checked from the header before any decoding,
 /// then shrink-on-load, EXIF autorotation, sRGB, first frame of animations.
 public struct ImageRenderer: Renderer {
-    public var limits: Limits
+    package var limits: Limits
     /// The image kind detection found; libvips must read the file with that kind's loader. Nil
     /// detects the kind from the file's bytes first.
-    public var format: FileKind?
+    package var format: FileKind?
 
     /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
     public var version: String { Self.libraryVersions }

@@ -6,16 +6,16 @@ import PreviewVips
 /// The words of pages without a text layer (scans) and of images (phone photos), read by Tesseract
 /// (``OCR``) from their pixels: a PDF's page drawn at ``ppi``, an image decoded upright at up to
 /// ``maxSide`` pixels a side. Both within the page budget, the drawing's time counted in.
-public enum OCRReading {
+package enum OCRReading {
     /// Pixels an inch a page is drawn at to be read (Tesseract's models are trained near it).
-    public static let ppi = 300
+    package static let ppi = 300
     /// The longest side of the pixels read: a poster-sized page is read at less than ``ppi``, and
     /// memory stays bounded (a side of 6,000 pixels is 36 MB of gray).
-    public static let maxSide = 6_000
+    package static let maxSide = 6_000
 
     /// What a reading depends on besides the pixels: the way they are read here, Tesseract's and
     /// Leptonica's versions and the languages' data.
-    public static func version(languages: String) throws(PreviewError) -> String {
+    package static func version(languages: String) throws(PreviewError) -> String {
         do {
             return "ocr/4 \(ppi)ppi photo-page deskew gray|local|sparse \(languages): \(try OCR.version(languages: languages))"
         } catch {
@@ -58,7 +58,7 @@ public enum OCRReading {
 extension PDFRenderer {
     /// Page `number`'s words read from its pixels (a scanned page), boxes in points as the text
     /// layer's are.
-    public func ocr(_ path: String, page number: Int, languages: String) throws(PreviewError) -> PageText {
+    package func ocr(_ path: String, page number: Int, languages: String) throws(PreviewError) -> PageText {
         try withDocument(path) { document throws(PreviewError) in
             let page = try page(number, of: document, pageCount: try pages(of: document))
             let size = pageSize(page)
@@ -84,7 +84,7 @@ extension PDFRenderer {
 extension ImageRenderer {
     /// The image's words read from its pixels (upright, as its EXIF orientation says), boxes in the
     /// image's pixels; the page is the image, `seconds` its budget.
-    public func ocr(_ path: String, languages: String, seconds: Double) throws(PreviewError) -> PageText {
+    package func ocr(_ path: String, languages: String, seconds: Double) throws(PreviewError) -> PageText {
         let load = try load(path)
         let facts = try facts(try header(path, load))
         let (fullWidth, fullHeight) = (facts.width ?? 0, facts.height ?? 0)

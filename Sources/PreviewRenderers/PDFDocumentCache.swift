@@ -28,7 +28,7 @@ public final class PDFDocumentCache: Sendable {
     }
 
     /// Number of documents open now.
-    public var count: Int { state.withLock { $0.entries.count } }
+    package var count: Int { state.withLock { $0.entries.count } }
 
     /// Runs `body` with the open document at `path`, opening (and caching) it first when needed.
     func withDocument<T>(_ path: String, open: (String) throws(PreviewError) -> PDFDocument,

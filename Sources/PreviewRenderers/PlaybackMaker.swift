@@ -5,20 +5,20 @@ import PreviewCore
 /// renderer child when the renderers are isolated, else in this process. Both write files (a
 /// rendition is far larger than a reply pipe carries) where the caller says, which the caller
 /// stages and removes.
-public struct PlaybackMaker: Sendable {
-    public var limits: Limits
-    public var settings: RenditionSettings
+package struct PlaybackMaker: Sendable {
+    package var limits: Limits
+    package var settings: RenditionSettings
     let isolation: RendererPool?
 
     /// Wall-clock seconds a transcode of `duration` seconds of video may take: the job time, plus
     /// four times its length (a 720p re-encode at `veryfast` runs at 2–5× real time on two cores).
-    public func transcodeSeconds(duration: Double?) -> Double {
+    package func transcodeSeconds(duration: Double?) -> Double {
         limits.jobSeconds + 4 * max(0, duration ?? 0)
     }
 
     /// Writes the rendition of the video at `path` to `output` (replaced only when complete),
     /// telling `progress` the fraction done as it advances; on `offload`'s renders lane or in a child.
-    public func transcode(_ path: String, kind: FileKind, duration: Double?, to output: String, on offload: Offload,
+    package func transcode(_ path: String, kind: FileKind, duration: Double?, to output: String, on offload: Offload,
                           progress: @escaping @Sendable (Double) -> Void = { _ in }) async throws(PreviewError) -> VideoTranscoding.Rendition {
         let seconds = transcodeSeconds(duration: duration)
         guard let isolation else {
@@ -30,13 +30,13 @@ public struct PlaybackMaker: Sendable {
 
     /// Wall-clock seconds the ladder of a video of `duration` seconds whose short side is `shortSide`
     /// may take: as ``transcodeSeconds(duration:)``, times its rungs' work against one rendition's.
-    public func ladderSeconds(duration: Double?, shortSide: Double) -> Double {
+    package func ladderSeconds(duration: Double?, shortSide: Double) -> Double {
         limits.jobSeconds + 4 * max(0, duration ?? 0) * VideoLadder.relativeWork(shortSide: shortSide)
     }
 
     /// Writes the HLS ladder of the video at `path` into the folder `output` (made when complete),
     /// telling `progress` the fraction done; on `offload`'s renders lane or in a child.
-    public func ladder(_ path: String, kind: FileKind, duration: Double?, shortSide: Double, into output: String, on offload: Offload,
+    package func ladder(_ path: String, kind: FileKind, duration: Double?, shortSide: Double, into output: String, on offload: Offload,
                        progress: @escaping @Sendable (Double) -> Void = { _ in }) async throws(PreviewError) -> [VideoLadder.Rung] {
         let seconds = ladderSeconds(duration: duration, shortSide: shortSide)
         guard let isolation else {
@@ -48,7 +48,7 @@ public struct PlaybackMaker: Sendable {
 
     /// Writes the scrubbing thumbnails of the video at `path` into the existing folder `output`;
     /// on `offload`'s renders lane or in a child.
-    public func sprites(_ path: String, kind: FileKind, into output: String, on offload: Offload) async throws(PreviewError) -> ScrubbingSprites.Files {
+    package func sprites(_ path: String, kind: FileKind, into output: String, on offload: Offload) async throws(PreviewError) -> ScrubbingSprites.Files {
         guard let isolation else {
             let sprites = ScrubbingSprites(limits: limits)
             return try await offload.render { () throws(PreviewError) in try sprites.write(path, kind: kind, into: output) }
@@ -58,9 +58,9 @@ public struct PlaybackMaker: Sendable {
 
     /// Names the recipe of each derivative (with the libraries' versions): part of its cache key, so
     /// a new encoder or new settings make them again.
-    public var renditionRecipe: String { "rendition/2 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }
-    public var ladderRecipe: String {
+    package var renditionRecipe: String { "rendition/2 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }
+    package var ladderRecipe: String {
         "ladder/3 \(VideoRenderer.libraryVersions) \(settings.preset) crf \(settings.crf) from \(settings.ladderMinSeconds) s or \(settings.ladderMinBytes) B"
     }
-    public var spritesRecipe: String { "sprites/1 \(VideoRenderer.libraryVersions)" }
+    package var spritesRecipe: String { "sprites/1 \(VideoRenderer.libraryVersions)" }
 }

@@ -9,9 +9,9 @@ public struct Renderers: Sendable {
     public var pdf: PDFRenderer
     public var image: ImageRenderer
     /// Renditions and scrubbing thumbnails of videos.
-    public var playback: PlaybackMaker
+    package var playback: PlaybackMaker
     /// When set, probes and renders run in its child processes instead of this one.
-    public var isolation: RendererPool?
+    package var isolation: RendererPool?
     private let officeChildren: OfficeChildren
 
     /// - Parameters:
@@ -32,7 +32,7 @@ public struct Renderers: Sendable {
     /// The in-process renderer for `kind`, called on the caller's thread (by a renderer child, or
     /// through ``renderer(for:on:)``); nil when the kind has no previews or its pages come from an
     /// office child.
-    public func renderer(for kind: FileKind) -> (any Renderer)? {
+    package func renderer(for kind: FileKind) -> (any Renderer)? {
         switch kind.category {
         case .video, .audio: video.reading(kind)
         case .pdf: pdf
@@ -43,7 +43,7 @@ public struct Renderers: Sendable {
 
     /// The renderer for `kind` as the pipeline and the commands await it, its calls on `offload`'s
     /// renders lane or in a child; nil when the kind has no previews.
-    public func renderer(for kind: FileKind, on offload: Offload) -> (any AsyncRenderer)? {
+    package func renderer(for kind: FileKind, on offload: Offload) -> (any AsyncRenderer)? {
         if Self.needsPivot(kind) { return OfficeRenderer(kind: kind, office: office, pdf: pdfRenderer(on: offload), offload: offload) }
         guard let local = renderer(for: kind) else { return nil }
         guard let isolation else { return OffloadedRenderer(local: local, offload: offload) }
@@ -51,18 +51,18 @@ public struct Renderers: Sendable {
     }
 
     /// Whether `kind` has previews.
-    public func renders(_ kind: FileKind) -> Bool {
+    package func renders(_ kind: FileKind) -> Bool {
         Self.needsPivot(kind) || renderer(for: kind) != nil
     }
 
     /// The PDF renderer, isolated when the others are: it also renders office documents' pivots.
-    public func pdfRenderer(on offload: Offload) -> any AsyncRenderer {
+    package func pdfRenderer(on offload: Offload) -> any AsyncRenderer {
         guard let isolation else { return OffloadedRenderer(local: pdf, offload: offload) }
         return IsolatedRenderer(local: pdf, kind: .pdf, pool: isolation, offload: offload)
     }
 
     /// Writes the tiled pyramid of the image at `path` to `output` (in a child when isolated); returns its facts.
-    public func pyramid(_ path: String, kind: FileKind, to output: String, on offload: Offload) async throws(PreviewError) -> MediaFacts {
+    package func pyramid(_ path: String, kind: FileKind, to output: String, on offload: Offload) async throws(PreviewError) -> MediaFacts {
         guard let isolation else {
             let reader = image.reading(kind)
             return try await offload.render { () throws(PreviewError) in try reader.writePyramid(path, to: output) }
@@ -73,7 +73,7 @@ public struct Renderers: Sendable {
     /// The words of page `page` of the PDF at `path` (an office document's pivot), read from its
     /// text layer in a child when isolated; when it has none (a scan) and `ocr` names languages,
     /// from its pixels.
-    public func text(ofPDF path: String, page: Int, ocr languages: String?, on offload: Offload) async throws(PreviewError) -> PageText {
+    package func text(ofPDF path: String, page: Int, ocr languages: String?, on offload: Offload) async throws(PreviewError) -> PageText {
         let layer: PageText
         if let isolation {
             layer = try await isolation.text(path, page: page, on: offload)
@@ -86,7 +86,7 @@ public struct Renderers: Sendable {
 
     /// The words of page `page` of the PDF at `path` (a scan's), or of the image (`kind`), read from
     /// their pixels in `languages` (``OCRReading``), in a child when isolated.
-    public func ocr(of path: String, kind: FileKind, page: Int, languages: String, on offload: Offload) async throws(PreviewError) -> PageText {
+    package func ocr(of path: String, kind: FileKind, page: Int, languages: String, on offload: Offload) async throws(PreviewError) -> PageText {
         guard let isolation else {
             return try await offload.render { [self] () throws(PreviewError) in try ocr(path, kind: kind, page: page, languages: languages) }
         }
@@ -106,7 +106,7 @@ public struct Renderers: Sendable {
     /// of an office document's pivot (converted in an office child first), and with `ocr`'s
     /// languages from the pixels of a page without one and of an image (its one page); nil when
     /// `kind` has no pages (nor, without `ocr`, any words).
-    public func text(of path: String, kind: FileKind, pages: ClosedRange<Int>?, ocr languages: String?,
+    package func text(of path: String, kind: FileKind, pages: ClosedRange<Int>?, ocr languages: String?,
                      on offload: Offload) async throws(PreviewError) -> [PageText]? {
         let pdf = pdfRenderer(on: offload)
         let read = { (pivot: String) async throws(PreviewError) -> [PageText] in
@@ -129,15 +129,15 @@ public struct Renderers: Sendable {
     }
 
     /// Whether `kind`'s pages come from a PDF pivot that LibreOffice makes (office, text, CSV).
-    public static func needsPivot(_ kind: FileKind) -> Bool {
+    package static func needsPivot(_ kind: FileKind) -> Bool {
         kind.isPaged && kind != .pdf
     }
 
     /// The children that convert office documents to their PDF pivot.
-    public var office: RendererPool { officeChildren.pool }
+    package var office: RendererPool { officeChildren.pool }
 
     /// What a pivot depends on besides the source: the conversion and the office installation.
-    public static var officeVersion: String { "office-pdf/1 \(OfficeInstallation.identity)" }
+    package static var officeVersion: String { "office-pdf/1 \(OfficeInstallation.identity)" }
 }
 
 /// The pool office conversions use: the isolation pool, or one of their own made on first use (a

@@ -7,59 +7,59 @@ import PreviewFFmpeg
 /// at or before its time, reached by seeking — one keyframe decoded per tile, never the frames in
 /// between — so the cost follows the number of tiles (at most ``maxTiles``), not the video's length.
 public struct ScrubbingSprites: Sendable {
-    public var limits: Limits
+    package var limits: Limits
     /// Tile width in pixels; the height follows the displayed aspect ratio.
-    public var tileWidth = 240
-    public var columns = 10
-    public var rows = 10
+    package var tileWidth = 240
+    package var columns = 10
+    package var rows = 10
     /// At most this many tiles: long videos get a longer interval.
-    public var maxTiles = 200
+    package var maxTiles = 200
     /// At least this many seconds between tiles.
-    public var minimumInterval = 5.0
+    package var minimumInterval = 5.0
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
     }
 
     /// A sprite sheet: `columns` × up to `rows` tiles, left to right, top to bottom, as JPEG.
-    public struct Sheet: Sendable {
-        public var name: String
-        public var bytes: [UInt8]
-        public var width: Int
-        public var height: Int
+    package struct Sheet: Sendable {
+        package var name: String
+        package var bytes: [UInt8]
+        package var width: Int
+        package var height: Int
     }
 
-    public struct Result: Sendable {
-        public var sheets: [Sheet]
+    package struct Result: Sendable {
+        package var sheets: [Sheet]
         /// The WebVTT thumbnails track, naming the sheets as `sheetName` gave them.
-        public var track: String
-        public var intervalSeconds: Double
-        public var tiles: Int
-        public var tileWidth: Int
-        public var tileHeight: Int
+        package var track: String
+        package var intervalSeconds: Double
+        package var tiles: Int
+        package var tileWidth: Int
+        package var tileHeight: Int
     }
 
     /// What ``write(_:kind:into:)`` wrote.
     public struct Files: Sendable, Codable, Equatable {
-        public struct Sheet: Sendable, Codable, Equatable {
-            public var name: String
-            public var width: Int
-            public var height: Int
+        package struct Sheet: Sendable, Codable, Equatable {
+            package var name: String
+            package var width: Int
+            package var height: Int
         }
-        public var sheets: [Sheet]
+        package var sheets: [Sheet]
         /// The track's file name (``trackName``).
-        public var track: String
-        public var intervalSeconds: Double
-        public var tiles: Int
+        package var track: String
+        package var intervalSeconds: Double
+        package var tiles: Int
         /// Tiles across a sheet, left to right, then top to bottom (sheet `n` holds tiles from `n × perSheet`).
-        public var columns: Int
-        public var perSheet: Int
-        public var tileWidth: Int
-        public var tileHeight: Int
+        package var columns: Int
+        package var perSheet: Int
+        package var tileWidth: Int
+        package var tileHeight: Int
     }
 
     /// The WebVTT track's file name beside its sheets.
-    public static let trackName = "thumbnails.vtt"
+    package static let trackName = "thumbnails.vtt"
 
     /// Makes the sheets and track of the video at `path` and writes them into the existing folder
     /// `folder`: `sprite-N.jpg` and ``trackName``, which names the sheets relative to itself.
@@ -79,7 +79,7 @@ public struct ScrubbingSprites: Sendable {
 
     /// Sheets and track for the video at `path` (read with `kind`'s demuxer when given); sheet `n`
     /// is named `sheetName(n)` in the track.
-    public func make(_ path: String, kind: FileKind? = nil, sheetName: (Int) -> String = { "sprite-\($0).jpg" }) throws(PreviewError) -> Result {
+    package func make(_ path: String, kind: FileKind? = nil, sheetName: (Int) -> String = { "sprite-\($0).jpg" }) throws(PreviewError) -> Result {
         let input = try open(path, kind: kind)
         guard let stream = input.bestVideoStream(), stream.width > 0, stream.height > 0 else {
             throw PreviewError(.noVideoStream, "The file has no video to make thumbnails of.")

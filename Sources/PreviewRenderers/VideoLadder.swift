@@ -14,10 +14,10 @@ import PreviewFFmpeg
 /// keyframes fall on the segment grid whatever the source's spacing. Written into a staged folder
 /// beside the destination and moved there when complete.
 public struct VideoLadder: Sendable {
-    public var transcoding: VideoTranscoding
+    package var transcoding: VideoTranscoding
 
     /// The rungs, by short side, with their bit-rate ceilings (Apple's HLS authoring ranges).
-    public static let rungs: [(height: Int, maxBitrate: Int)] = [(360, 1_000_000), (720, 3_500_000), (1080, 6_500_000)]
+    package static let rungs: [(height: Int, maxBitrate: Int)] = [(360, 1_000_000), (720, 3_500_000), (1080, 6_500_000)]
 
     public init(transcoding: VideoTranscoding = VideoTranscoding()) {
         self.transcoding = transcoding
@@ -25,27 +25,27 @@ public struct VideoLadder: Sendable {
 
     public struct Rung: Sendable, Codable, Equatable {
         /// `360p`: also the stem of its files (``playlist`` and ``media``).
-        public var name: String
-        public var width: Int
-        public var height: Int
-        public var codecs: String
+        package var name: String
+        package var width: Int
+        package var height: Int
+        package var codecs: String
         /// Peak and average bits per second over its segments, as `EXT-X-STREAM-INF` states them.
-        public var bandwidth: Int
-        public var averageBandwidth: Int
+        package var bandwidth: Int
+        package var averageBandwidth: Int
         /// Frames per second (`FRAME-RATE`, which Apple's authoring rules ask of every variant);
         /// nil in ladders made before it was kept.
-        public var frameRate: Double?
+        package var frameRate: Double?
         /// The peak bits per second of its I-frame playlist (``iFramePlaylist``); nil when it has none.
-        public var iFrameBandwidth: Int?
+        package var iFrameBandwidth: Int?
 
         /// Its media playlist, and the fragmented MP4 whose byte ranges that playlist lists.
-        public var playlist: String { "\(name).m3u8" }
-        public var media: String { "\(name).mp4" }
+        package var playlist: String { "\(name).m3u8" }
+        package var media: String { "\(name).mp4" }
         /// Its I-frame playlist: its segments' keyframes, as byte ranges of ``media``.
-        public var iFramePlaylist: String { "\(name)-iframes.m3u8" }
+        package var iFramePlaylist: String { "\(name)-iframes.m3u8" }
 
         /// Its playlists: the media playlist, and the I-frame one when it has it.
-        public var playlists: [String] { [playlist] + (iFrameBandwidth == nil ? [] : [iFramePlaylist]) }
+        package var playlists: [String] { [playlist] + (iFrameBandwidth == nil ? [] : [iFramePlaylist]) }
 
         enum CodingKeys: String, CodingKey {
             case name, width, height, codecs, bandwidth
@@ -56,7 +56,7 @@ public struct VideoLadder: Sendable {
     }
 
     /// The file name of the master playlist in the ladder's folder.
-    public static let masterName = "master.m3u8"
+    package static let masterName = "master.m3u8"
 
     /// The rungs a video whose picture's short side is `shortSide` gets: those up to its size, or one
     /// at its own size when it is smaller than the lowest.
@@ -67,7 +67,7 @@ public struct VideoLadder: Sendable {
 
     /// The work of the ladder of a video whose short side is `shortSide`, against one 720p
     /// rendition's: each rung decodes the source again and encodes its own pixels.
-    public static func relativeWork(shortSide: Double) -> Double {
+    package static func relativeWork(shortSide: Double) -> Double {
         rungs(shortSide: shortSide).reduce(0) { $0 + work(height: $1.height) }
     }
 
@@ -197,7 +197,7 @@ public struct VideoLadder: Sendable {
 
     /// What is wrong with a media playlist over a media file of `mediaSize` bytes (what a muxer that
     /// lost writes leaves): no segment, or a byte range past the media's end; nil when they agree.
-    public static func mismatch(playlist text: String, mediaSize: Int) -> String? {
+    package static func mismatch(playlist text: String, mediaSize: Int) -> String? {
         var segments = 0
         for line in text.split(separator: "\n") {
             let range: Substring

@@ -7,18 +7,18 @@ import PreviewFFmpeg
 /// refuses DRM-protected streams and absurd dimensions before decoding.
 public struct VideoRenderer: Renderer {
     /// Pixel limit, and the job time enforced by FFmpeg's interrupt callback and between packets.
-    public var limits: Limits
+    package var limits: Limits
     /// A uniform opening is looked past for at most this much stream time…
-    public var skipSeconds = 10.0
+    package var skipSeconds = 10.0
     /// …decoding the first this many frames one by one (a short fade is found to the frame)…
-    public var skipFrames = 48
+    package var skipFrames = 48
     /// …then looking at these times: by seeking when the container's index has a keyframe between
     /// what was decoded and the target (phones write one every second or two), else by decoding on.
     /// Bounded by ``skipSeconds`` of stream time (and the job's deadline), flat in the video's length.
     static let seekTargets: [Double] = [2, 3, 4.5, 6, 8, 10]
     /// The container detection found; FFmpeg reads the file with that demuxer only. Nil lets
     /// FFmpeg probe, among the demuxers of ``MediaInput/demuxers`` only.
-    public var container: FileKind?
+    package var container: FileKind?
 
     /// A frame whose luma varies less than this (out of 255) is taken as blank.
     static let uniformDeviation = 8.0
@@ -32,7 +32,7 @@ public struct VideoRenderer: Renderer {
     }
 
     /// This renderer reading `kind` (a video or audio kind) with its own demuxer only.
-    public func reading(_ kind: FileKind) -> VideoRenderer {
+    package func reading(_ kind: FileKind) -> VideoRenderer {
         var renderer = self
         renderer.container = kind
         return renderer

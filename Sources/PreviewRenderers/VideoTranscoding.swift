@@ -11,10 +11,10 @@ import PreviewFFmpeg
 /// its destination under a staged name and moved there only when complete: a crash, a kill or a
 /// failure leaves no partial rendition.
 public struct VideoTranscoding: Sendable {
-    public var limits: Limits
-    public var settings: RenditionSettings
+    package var limits: Limits
+    package var settings: RenditionSettings
     /// Wall-clock seconds the whole transcode may take; nil for no bound (the CLI's default).
-    public var timeoutSeconds: Double?
+    package var timeoutSeconds: Double?
 
     public init(limits: Limits = Limits(), settings: RenditionSettings = RenditionSettings(), timeoutSeconds: Double? = nil) {
         self.limits = limits
@@ -24,15 +24,15 @@ public struct VideoTranscoding: Sendable {
 
     /// A finished rendition, as the CLI and the document's facts describe it.
     public struct Rendition: Sendable, Codable, Equatable {
-        public var playback: Playback
+        package var playback: Playback
         /// `copy` or `encode`, per stream; no audio when the source has none.
-        public var video: String
-        public var audio: String?
-        public var width: Int
-        public var height: Int
-        public var durationSeconds: Double
-        public var codecs: String
-        public var size: Int
+        package var video: String
+        package var audio: String?
+        package var width: Int
+        package var height: Int
+        package var durationSeconds: Double
+        package var codecs: String
+        package var size: Int
 
         enum CodingKeys: String, CodingKey {
             case playback, video, audio, width, height, codecs, size
@@ -103,7 +103,7 @@ public struct VideoTranscoding: Sendable {
     }
 
     /// The longest side of a rendition's picture.
-    public static let maxEdge = 8192
+    package static let maxEdge = 8192
 
     private func mapped(_ error: FFmpegError) -> PreviewError {
         if error.isInterrupted {

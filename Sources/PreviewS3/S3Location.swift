@@ -7,17 +7,17 @@ import Foundation
 /// addressing. `ca` names a PEM file of certificates to trust for an `https` endpoint besides the
 /// system's. Credentials are never part of it (see ``S3Credentials``).
 public struct S3Location: Sendable, Equatable {
-    public enum Addressing: String, Sendable { case path, virtual }
+    package enum Addressing: String, Sendable { case path, virtual }
 
-    public var bucket: String
+    package var bucket: String
     /// Prepended to every key; empty or ending in `/`.
-    public var prefix: String
-    public var endpoint: URL
-    public var region: String
-    public var addressing: Addressing
-    public var trustedCertificates: String?
+    package var prefix: String
+    package var endpoint: URL
+    package var region: String
+    package var addressing: Addressing
+    package var trustedCertificates: String?
 
-    public init(_ text: String) throws {
+    package init(_ text: String) throws {
         guard text.hasPrefix("s3://"), let url = URLComponents(string: text), let bucket = url.host, !bucket.isEmpty else {
             throw S3Error.configuration("Not an s3://bucket/prefix address: \(text)")
         }

@@ -3,16 +3,16 @@ import Crypto
 /// A blob's name: the lower-case hex SHA-256 of its bytes. Only ever built from a digest or from
 /// text that is exactly 64 hex digits, so it is safe to use in paths.
 public struct BlobHash: Hashable, Sendable, Codable, CustomStringConvertible, Comparable {
-    public let hex: String
+    package let hex: String
 
     /// Validates `text` (64 hex digits, any case).
-    public init?(hex text: String) {
+    package init?(hex text: String) {
         let lower = text.lowercased()
         guard lower.utf8.count == 64, lower.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
         hex = lower
     }
 
-    public init(_ digest: SHA256.Digest) {
+    package init(_ digest: SHA256.Digest) {
         hex = digest.map { byte in
             let digits = Array("0123456789abcdef".utf8)
             return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
@@ -29,10 +29,10 @@ public struct BlobHash: Hashable, Sendable, Codable, CustomStringConvertible, Co
     public var description: String { hex }
 
     /// Where a blob sits under a store's `objects/sha256/`: `ab/cd/abcd…`, two levels of 256 folders.
-    public var fannedOut: String { "\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex)" }
+    package var fannedOut: String { "\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex)" }
 
     /// The 32 bytes of the digest.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var bytes: [UInt8] = []
         var index = hex.startIndex
         while index < hex.endIndex {

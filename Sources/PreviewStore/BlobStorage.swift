@@ -78,18 +78,18 @@ public protocol BlobRangeReader: Sendable {
 public struct BlobByteStream: Sendable {
     private let nextChunk: @Sendable () async throws -> [UInt8]?
 
-    public init(next: @escaping @Sendable () async throws -> [UInt8]?) {
+    package init(next: @escaping @Sendable () async throws -> [UInt8]?) {
         nextChunk = next
     }
 
-    public func next() async throws -> [UInt8]? { try await nextChunk() }
+    package func next() async throws -> [UInt8]? { try await nextChunk() }
 }
 
 /// A blob the index names that its storage does not have.
 public struct BlobMissing: Error, CustomStringConvertible {
-    public let hash: String
+    package let hash: String
 
-    public init(_ hash: String) {
+    package init(_ hash: String) {
         self.hash = hash
     }
 
@@ -105,7 +105,7 @@ extension BlobStorage {
     public var isRemote: Bool { false }
 
     /// Files left in the staging folder by interrupted writes, with their modification times.
-    public func leftoverTemporaries() throws -> [(url: URL, modified: Date)] {
+    package func leftoverTemporaries() throws -> [(url: URL, modified: Date)] {
         try FileManager.default.contentsOfDirectory(at: stagingFolder, includingPropertiesForKeys: [.contentModificationDateKey])
             .map { ($0, (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast) }
     }
@@ -113,7 +113,7 @@ extension BlobStorage {
     /// Copies the file at `source` in, hashing as it goes. Returns its hash and size; identical
     /// content already present is not written twice. The copy blocks: a caller on Swift's
     /// cooperative pool runs it through an ``Offload`` lane (``stage(fileAt:)``).
-    public func put(fileAt source: URL) async throws -> (hash: BlobHash, size: Int) {
+    package func put(fileAt source: URL) async throws -> (hash: BlobHash, size: Int) {
         let writer = try stage(fileAt: source)
         return (try await writer.publish(as: .original), writer.size)
     }
@@ -121,13 +121,13 @@ extension BlobStorage {
     /// Copies the file at `source` into the staging folder, hashing as it goes (one read of the
     /// file), and returns the finished writer: `publish()` it to keep it, drop it to discard the copy.
     /// Blocking file work, like ``BlobWriter/write(_:)``.
-    public func stage(fileAt source: URL) throws -> BlobWriter {
+    package func stage(fileAt source: URL) throws -> BlobWriter {
         try stage(try SourceFile(source, followLinks: true))
     }
 
     /// Copies `source` from its start into the staging folder, hashing as it goes; throws
     /// ``SourceFile/TooLarge`` past `limit` bytes.
-    public func stage(_ source: SourceFile, limit: Int = .max) throws -> BlobWriter {
+    package func stage(_ source: SourceFile, limit: Int = .max) throws -> BlobWriter {
         let writer = try BlobWriter(storage: self)
         try source.chunks(limit: limit) { chunk in try writer.write(chunk) }
         try writer.finish()

@@ -24,7 +24,7 @@ import Glibc
 ///
 /// Its file work (reads, hashing, renames, fsync, `flock`) runs on the lanes of its ``Offload``.
 public struct BlobStore: BlobStorage {
-    public let root: URL
+    package let root: URL
     private let offload: Offload
     var objects: URL { root.appendingPathComponent("objects/sha256") }
     public var stagingFolder: URL { root.appendingPathComponent("tmp") }
@@ -45,7 +45,7 @@ public struct BlobStore: BlobStorage {
     }
 
     /// Where the blob named `hash` lives (whether or not it exists).
-    public func url(for hash: BlobHash) -> URL {
+    package func url(for hash: BlobHash) -> URL {
         objects.appendingPathComponent(hash.fannedOut)
     }
 

@@ -9,17 +9,17 @@ import PreviewCore
 ///
 /// Not thread-safe: one writer per upload. Its writes block (file IO): callers on Swift's
 /// cooperative pool make them on an ``Offload`` lane.
-public final class BlobWriter: @unchecked Sendable {  // used by one task at a time, handed between threads in turn
+package final class BlobWriter: @unchecked Sendable {  // used by one task at a time, handed between threads in turn
     private let storage: any BlobStorage
     /// The temporary file, readable once `finish()` returned (to validate before publishing).
-    public let stagedURL: URL
+    package let stagedURL: URL
     private let handle: FileHandle
     private var hasher = SHA256()
     private var hash: BlobHash?
     private var published = false
-    public private(set) var size = 0
+    package private(set) var size = 0
 
-    public init(storage: any BlobStorage) throws {
+    package init(storage: any BlobStorage) throws {
         self.storage = storage
         stagedURL = storage.stagingFolder.appendingPathComponent("\(UUID().uuidString).partial")
         let descriptor = open(stagedURL.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -33,7 +33,7 @@ public final class BlobWriter: @unchecked Sendable {  // used by one task at a t
         if !published { try? FileManager.default.removeItem(at: stagedURL) }
     }
 
-    public func write(_ bytes: some DataProtocol) throws {
+    package func write(_ bytes: some DataProtocol) throws {
         precondition(hash == nil, "write after finish")
         hasher.update(data: bytes)
         try handle.write(contentsOf: bytes)
@@ -43,7 +43,7 @@ public final class BlobWriter: @unchecked Sendable {  // used by one task at a t
     /// Appends the whole file at `url` (a staged part of an upload, ``UploadStaging/copy(_:into:)``),
     /// which must be `length` bytes long whose SHA-256 is `sha256` (when known): other bytes are
     /// `store_damaged`, and this writer must not be published then.
-    public func write(contentsOf url: URL, length: Int, sha256: BlobHash? = nil) throws {
+    package func write(contentsOf url: URL, length: Int, sha256: BlobHash? = nil) throws {
         let before = size
         var part = SHA256()
         try FileChunks.read(url) { chunk in
@@ -55,7 +55,7 @@ public final class BlobWriter: @unchecked Sendable {  // used by one task at a t
 
     /// Returns the content's hash; no more writes (the file stays open until `publish()` or the end).
     @discardableResult
-    public func finish() throws -> BlobHash {
+    package func finish() throws -> BlobHash {
         if let hash { return hash }
         let digest = BlobHash(hasher.finalize())
         hash = digest
@@ -63,7 +63,7 @@ public final class BlobWriter: @unchecked Sendable {  // used by one task at a t
     }
 
     /// Makes the blob durable under its hash, stored as `role` (``BlobStorage/publish(stagedFile:as:role:)``).
-    public func publish(as role: BlobRole) async throws -> BlobHash {
+    package func publish(as role: BlobRole) async throws -> BlobHash {
         let hash = try finish()
         try handle.close()
         try await storage.publish(stagedFile: stagedURL, as: hash, role: role)

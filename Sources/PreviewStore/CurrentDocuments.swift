@@ -7,7 +7,7 @@
 ///
 /// Every sort and filter of a listing has a partial index over the latest versions, store-wide and
 /// per owner (``listingIndexes``), so a page reads about as many rows as it returns at any size.
-public enum CurrentDocuments {
+package enum CurrentDocuments {
     /// The version rows of `row`'s document.
     private static func group(_ row: String) -> String {
         "owner = \(row).owner AND type = \(row).type AND title = \(row).title"
@@ -48,7 +48,7 @@ public enum CurrentDocuments {
     }
 
     /// After a version is inserted: it takes its document's live shares, and the latest mark moves.
-    public static let versionInserted = [
+    package static let versionInserted = [
         """
         UPDATE documents SET live_shares = COALESCE((SELECT MAX(x.live_shares) FROM documents x
             WHERE x.owner = NEW.owner AND x.type = NEW.type AND x.title = NEW.title AND x.id <> NEW.id), 0) WHERE id = NEW.id
@@ -57,37 +57,37 @@ public enum CurrentDocuments {
     ]
 
     /// After a version is deleted: it leaves the figure, and the latest mark moves to what remains.
-    public static let versionDeleted = [addShared("-\(shared("OLD"))", "OLD"), markLatest("OLD")]
+    package static let versionDeleted = [addShared("-\(shared("OLD"))", "OLD"), markLatest("OLD")]
 
     /// After a version's `latest` or `live_shares` changes.
-    public static let versionChanged = [addShared("\(shared("NEW")) - \(shared("OLD"))", "NEW")]
+    package static let versionChanged = [addShared("\(shared("NEW")) - \(shared("OLD"))", "NEW")]
 
     /// After a share is inserted.
-    public static let shareInserted = [addShares(1, document: "NEW.document_id", when: counts("NEW"))]
+    package static let shareInserted = [addShares(1, document: "NEW.document_id", when: counts("NEW"))]
 
     /// After a share is revoked, lapses, or moves to another version.
-    public static let shareChanged = [
+    package static let shareChanged = [
         addShares(-1, document: "OLD.document_id", when: counts("OLD")),
         addShares(1, document: "NEW.document_id", when: counts("NEW")),
     ]
 
     /// After a share is deleted.
-    public static let shareDeleted = [addShares(-1, document: "OLD.document_id", when: counts("OLD"))]
+    package static let shareDeleted = [addShares(-1, document: "OLD.document_id", when: counts("OLD"))]
 
     /// Shares past their expiry at `now` that still count (`shares_expiring` finds them).
-    public static func expired(now: String) -> String {
+    package static func expired(now: String) -> String {
         "revoked_at IS NULL AND NOT lapsed AND expires_at IS NOT NULL AND expires_at <= \(now)"
     }
 
     /// Marks the shares past their expiry lapsed; the triggers take them out of the counts. Readers
     /// that depend on the counts run it first: it reads only the shares that expired since.
-    public static func sweep(now: String) -> String {
+    package static func sweep(now: String) -> String {
         "UPDATE shares SET lapsed = true WHERE \(expired(now: now))"
     }
 
     /// Sets the columns and the figure for a store indexed before they existed (in the migration,
     /// before the triggers exist).
-    public static func backfill(now: String) -> [String] {
+    package static func backfill(now: String) -> [String] {
         [
             """
             UPDATE documents SET latest = (version = (SELECT MAX(version) FROM documents x
@@ -135,7 +135,7 @@ public enum CurrentDocuments {
 
     /// The indexes of the `school` filter (newest first, store-wide and per owner), added with the
     /// column, and the one an owner's schools are read from.
-    public static func schoolIndexStatements() -> [String] {
+    package static func schoolIndexStatements() -> [String] {
         [
             "CREATE INDEX documents_current_school ON documents (school, created_at, id) WHERE latest",
             "CREATE INDEX documents_current_owner_school ON documents (owner, school, created_at, id) WHERE latest",
@@ -144,12 +144,12 @@ public enum CurrentDocuments {
     }
 
     /// The index of the shared documents, newest first, store-wide or per owner.
-    public static func sharedIndex(perOwner: Bool) -> String {
+    package static func sharedIndex(perOwner: Bool) -> String {
         perOwner ? "documents_current_owner_shared" : "documents_current_shared"
     }
 
     /// The `CREATE INDEX` statements of ``listingIndexes(collated:)``, and `shares_expiring`.
-    public static func indexStatements(collated: (String) -> String = { $0 }) -> [String] {
+    package static func indexStatements(collated: (String) -> String = { $0 }) -> [String] {
         listingIndexes(collated: collated).map { index in
             "CREATE INDEX documents_\(index.name) ON documents (\(index.columns.joined(separator: ", "))) WHERE latest"
                 + (index.condition.map { " AND \($0)" } ?? "")

@@ -3,50 +3,50 @@ import PreviewCore
 
 /// One version of a document: what was uploaded, by whom, what it is, and its preview status.
 public struct Document: Sendable, Equatable {
-    public var id: String
-    public var owner: String
+    package var id: String
+    package var owner: String
     /// The declared document type, or nil when none was declared.
-    public var type: DocumentType.ID?
-    public var title: String {
+    package var type: DocumentType.ID?
+    package var title: String {
         didSet {
             titleKey = DocumentLabels.titleKey(title)
             refreshSearchKey()
         }
     }
     /// The title folded for sorting (``DocumentLabels/titleKey(_:)``), kept in its own column.
-    public private(set) var titleKey: String
+    package private(set) var titleKey: String
     /// The name it arrived under (display only; never used as a path).
-    public var filename: String { didSet { refreshSearchKey() } }
+    package var filename: String { didSet { refreshSearchKey() } }
     /// What the document is about, in its owner's words ("" for nothing said).
-    public var description: String { didSet { refreshSearchKey() } }
+    package var description: String { didSet { refreshSearchKey() } }
     /// The school it is for, or nil.
-    public var school: String? { didSet { refreshSearchKey() } }
+    package var school: String? { didSet { refreshSearchKey() } }
     /// What a text search looks in (``DocumentLabels/searchKey(title:description:filename:school:)``), kept in its own column.
-    public private(set) var searchKey: String
-    public var sha256: BlobHash
-    public var kind: FileKind
-    public var mime: String
-    public var size: Int
-    public var pages: Int?
-    public var durationSeconds: Double?
-    public var width: Int?
-    public var height: Int?
-    public var codec: String?
-    public var rotation: Int?
+    package private(set) var searchKey: String
+    package var sha256: BlobHash
+    package var kind: FileKind
+    package var mime: String
+    package var size: Int
+    package var pages: Int?
+    package var durationSeconds: Double?
+    package var width: Int?
+    package var height: Int?
+    package var codec: String?
+    package var rotation: Int?
     /// For videos: whether the original plays in the apps' players, or what its rendition must do.
-    public var playback: Playback?
-    public var version: Int
+    package var playback: Playback?
+    package var version: Int
     /// `ready` (thumbnail made), `no_preview`, `failed` (with error), or `pending`.
-    public var previewStatus: PreviewStatus
-    public var errorCode: PreviewError.Code?
-    public var errorMessage: String?
+    package var previewStatus: PreviewStatus
+    package var errorCode: PreviewError.Code?
+    package var errorMessage: String?
     /// Its job's state, written on this row by the schema in the transaction that changes the job
     /// (a trigger on `jobs`); nil for a document that never had a job (ingested by the CLI).
-    public var jobStatus: JobRecord.Status?
+    package var jobStatus: JobRecord.Status?
     /// How many live share links its document has (the index keeps the count on every version's
     /// row, in the transaction that makes or revokes one); 0 where a row was read without it.
-    public var liveShares = 0
-    public var createdAt: Date
+    package var liveShares = 0
+    package var createdAt: Date
 
     public init(id: String, owner: String, type: DocumentType.ID?, title: String, filename: String, description: String = "", school: String? = nil,
                 sha256: BlobHash, kind: FileKind, mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus,
@@ -78,7 +78,7 @@ public struct Document: Sendable, Equatable {
 
     /// A new document (its version is numbered when it is indexed) of `labels`, whose original is
     /// blob `sha256`: pending when a renderer will make its previews, else without preview.
-    public init(labels: DocumentLabels, sha256: BlobHash, kind: FileKind, size: Int, facts: MediaFacts = MediaFacts(), hasRenderer: Bool) {
+    package init(labels: DocumentLabels, sha256: BlobHash, kind: FileKind, size: Int, facts: MediaFacts = MediaFacts(), hasRenderer: Bool) {
         self.init(id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id, title: labels.title,
                   filename: labels.filename, description: labels.description, school: labels.school, sha256: sha256, kind: kind, mime: kind.mime, size: size, facts: facts, version: 0,
                   previewStatus: hasRenderer ? .pending : .noPreview, createdAt: Date())
@@ -86,7 +86,7 @@ public struct Document: Sendable, Equatable {
 
     /// Where the document stands in one lifecycle: its job's state, or, for a document that never
     /// had a job, what its preview says.
-    public var status: DocumentStatus {
+    package var status: DocumentStatus {
         switch (jobStatus, previewStatus) {
         case (.queued?, _), (nil, .pending): .queued
         case (.processing?, _): .processing
@@ -96,7 +96,7 @@ public struct Document: Sendable, Equatable {
     }
 
     /// The failure recorded on the document, if its preview failed.
-    public var error: PreviewError? {
+    package var error: PreviewError? {
         get { errorCode.map { PreviewError($0, errorMessage ?? "") } }
         set {
             errorCode = newValue?.code
@@ -106,7 +106,7 @@ public struct Document: Sendable, Equatable {
 
     /// This upload as the version after `latest` (nil: the first): numbered, and keeping the
     /// latest's description and school where it says none of its own.
-    public func nextVersion(after latest: Document?) -> Document {
+    package func nextVersion(after latest: Document?) -> Document {
         var next = self
         next.version = (latest?.version ?? 0) + 1
         if next.description.isEmpty, let latest { next.description = latest.description }
@@ -115,16 +115,16 @@ public struct Document: Sendable, Equatable {
     }
 
     /// The type as the rows hold it, part of a document's name (owner, type, title): its id, "" for none.
-    public var typeColumn: String { Self.typeColumn(type) }
+    package var typeColumn: String { Self.typeColumn(type) }
 
     /// How the rows hold a document's `type`: its id, "" for none.
-    public static func typeColumn(_ type: DocumentType.ID?) -> String { type ?? "" }
+    package static func typeColumn(_ type: DocumentType.ID?) -> String { type ?? "" }
 
     private mutating func refreshSearchKey() {
         searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename, school: school)
     }
 
-    public var facts: MediaFacts {
+    package var facts: MediaFacts {
         var facts = MediaFacts(width: width, height: height, pages: pages, durationSeconds: durationSeconds, codec: codec, rotation: rotation)
         facts.playback = playback
         return facts
@@ -133,6 +133,6 @@ public struct Document: Sendable, Equatable {
 
 /// Where a document stands, the one status every view shows: waiting for its job, being processed,
 /// done (its previews made, or none to make), or failed (its error says why).
-public enum DocumentStatus: String, Sendable, Encodable, CaseIterable {
+package enum DocumentStatus: String, Sendable, Encodable, CaseIterable {
     case queued, processing, done, failed
 }

@@ -110,10 +110,10 @@ extension DocumentIndex {
 
 /// Another document of the owner already has the (type, title) a relabel asked for.
 public struct LabelTaken: Error, Sendable {
-    public var type: DocumentType.ID?
-    public var title: String
+    package var type: DocumentType.ID?
+    package var title: String
 
-    public init(type: DocumentType.ID?, title: String) {
+    package init(type: DocumentType.ID?, title: String) {
         self.type = type
         self.title = title
     }

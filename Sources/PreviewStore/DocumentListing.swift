@@ -6,11 +6,11 @@ import PreviewCore
 /// ``TextSearch`` chose. Every sort and filter reads a partial index of ``CurrentDocuments`` in its
 /// own order (`IndexPlanTests` holds both backends' plans to it); where the backends' planners need
 /// a different shape (SQLite's search index and index hints), the statement says so by ``SQLDialect``.
-public enum DocumentListing {
+package enum DocumentListing {
     /// The statement of `query`'s page: the documents and, after them, each row's sort keys as text
     /// (`sort_key_0`, …), one row more than the page to tell whether another follows.
     /// A PostgreSQL reading in order takes at most `steps` steps (``TextSearch/leapSteps``).
-    public static func statement(_ query: DocumentQuery, search: TextSearch = .walk, steps: Int = TextSearch.leapSteps,
+    package static func statement(_ query: DocumentQuery, search: TextSearch = .walk, steps: Int = TextSearch.leapSteps,
                                  in dialect: SQLDialect) -> PortableSQL {
         let (keys, descending) = sortKeys(query.sort, in: dialect)
         let conditions = conditions(query, keys: keys, descending: descending, in: dialect)
@@ -153,7 +153,7 @@ public enum DocumentListing {
 
     /// How many rows a walk of `query`'s order reads before its text is tested (its other filters
     /// and its cursor), counted in the order's index up to `limit + 1`.
-    public static func candidates(_ query: DocumentQuery, upTo limit: Int, in dialect: SQLDialect) -> PortableSQL {
+    package static func candidates(_ query: DocumentQuery, upTo limit: Int, in dialect: SQLDialect) -> PortableSQL {
         let (keys, descending) = sortKeys(query.sort, in: dialect)
         let conditions = PortableSQL.joined(conditions(query, keys: keys, descending: descending, in: dialect), separator: " AND ")
         return """
@@ -202,7 +202,7 @@ public enum DocumentListing {
     /// How many documents' search keys hold `key` (folded as a title is), of `owner` if one is
     /// given, counted up to `limit`: a count the search index answers (SQLite's counts every
     /// version, an upper bound of the current ones).
-    public static func textMatches(_ key: String, owner: String?, upTo limit: Int, in dialect: SQLDialect) -> PortableSQL {
+    package static func textMatches(_ key: String, owner: String?, upTo limit: Int, in dialect: SQLDialect) -> PortableSQL {
         switch dialect {
         case .sqlite:
             "SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_search WHERE document_search MATCH \(TextSearch.labelQuery(key, owner: owner)) LIMIT \(limit))"
@@ -222,7 +222,7 @@ public enum DocumentListing {
     }
 
     /// A page from the statement's rows: each document with its sort keys.
-    public static func page(_ rows: [(document: Document, sortKeys: [String])], of query: DocumentQuery) -> DocumentPage {
+    package static func page(_ rows: [(document: Document, sortKeys: [String])], of query: DocumentQuery) -> DocumentPage {
         let page = rows.prefix(query.limit)
         let next = rows.count > query.limit ? page.last.map { DocumentCursor(sort: query.sort, keys: $0.sortKeys) } : nil
         return DocumentPage(documents: page.map(\.document), next: next)

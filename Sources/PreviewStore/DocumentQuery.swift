@@ -12,23 +12,23 @@ public struct DocumentQuery: Sendable, Equatable {
 
     public var owner: String?
     /// A declared document type id ("" for documents uploaded without one).
-    public var type: String?
+    package var type: String?
     /// A detected kind (`pdf`, `mp4`, …).
-    public var kind: String?
+    package var kind: String?
     /// Only documents for this school.
-    public var school: String?
+    package var school: String?
     /// Text in the title, the description or the file name, matched without regard to case.
-    public var containing: String?
-    public var status: PreviewStatus?
+    package var containing: String?
+    package var status: PreviewStatus?
     /// Only documents with a live share (true), or with none (false).
-    public var shared: Bool?
-    public var sort: Sort
-    public var limit: Int
+    package var shared: Bool?
+    package var sort: Sort
+    package var limit: Int
     /// Where the previous page ended; nil for the first page.
     public var after: DocumentCursor?
 
     /// The largest page a listing returns.
-    public static let maxLimit = 200
+    package static let maxLimit = 200
 
     public init(owner: String? = nil, type: String? = nil, kind: String? = nil, school: String? = nil, containing: String? = nil,
                 status: PreviewStatus? = nil, shared: Bool? = nil, sort: Sort = .newest, limit: Int = 50, after: DocumentCursor? = nil) {
@@ -47,11 +47,11 @@ public struct DocumentQuery: Sendable, Equatable {
 
 /// One page of a listing and where the next one starts.
 public struct DocumentPage: Sendable {
-    public var documents: [Document]
+    package var documents: [Document]
     /// Nil on the last page.
     public var next: DocumentCursor?
 
-    public init(documents: [Document], next: DocumentCursor?) {
+    package init(documents: [Document], next: DocumentCursor?) {
         self.documents = documents
         self.next = next
     }
@@ -61,21 +61,21 @@ public struct DocumentPage: Sendable {
 /// its id. Opaque to clients (base64url JSON); it stays valid while documents are added or removed,
 /// and a page never repeats or skips a document that was there throughout.
 public struct DocumentCursor: Sendable, Equatable, Codable {
-    public var sort: DocumentQuery.Sort
-    public var keys: [String]
+    package var sort: DocumentQuery.Sort
+    package var keys: [String]
 
-    public init(sort: DocumentQuery.Sort, keys: [String]) {
+    package init(sort: DocumentQuery.Sort, keys: [String]) {
         self.sort = sort
         self.keys = keys
     }
 
     /// The cursor as it goes into a URL.
-    public var token: String {
+    package var token: String {
         Base64URL.encode((try? JSONEncoder().encode(self)) ?? Data())
     }
 
     /// Reads a ``token``; nil when it is not one, or was made for another sort order.
-    public init?(token: String, sort: DocumentQuery.Sort) {
+    package init?(token: String, sort: DocumentQuery.Sort) {
         guard token.count <= 4096, let data = Base64URL.decode(token),
               let cursor = try? JSONDecoder().decode(DocumentCursor.self, from: data),
               cursor.sort == sort, cursor.keys.count == cursor.sort.keyCount else { return nil }
@@ -85,7 +85,7 @@ public struct DocumentCursor: Sendable, Equatable, Codable {
 
 extension DocumentQuery.Sort {
     /// Key columns: the order's own, then the id that breaks ties.
-    public var keyCount: Int {
+    package var keyCount: Int {
         switch self {
         case .newest, .oldest, .title, .mostShared: 2
         case .type: 3
@@ -96,11 +96,11 @@ extension DocumentQuery.Sort {
 /// What a delete removed.
 public struct Deletion: Sendable, Equatable {
     /// The versions removed.
-    public var versions: [Document]
+    package var versions: [Document]
     /// Jobs of theirs that were waiting or running, now cancelled.
-    public var cancelledJobs: Int
+    package var cancelledJobs: Int
 
-    public init(versions: [Document], cancelledJobs: Int) {
+    package init(versions: [Document], cancelledJobs: Int) {
         self.versions = versions
         self.cancelledJobs = cancelledJobs
     }

@@ -2,9 +2,9 @@ import PreviewCore
 
 /// The row writes that a document's processing comes to, the same statements on both backends,
 /// run inside one transaction of either (alone, or as steps of an ``SQLPlan``).
-public enum IndexWrites {
+package enum IndexWrites {
     /// Records a derivative whose result blob is already durable, with the blob's row (first writer wins).
-    public static func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) -> [PortableSQL] {
+    package static func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) -> [PortableSQL] {
         ["""
          INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(derivative.resultSha256.hex), \(resultSize), \(resultMime), \(PortableSQL.now))
          ON CONFLICT DO NOTHING
@@ -17,19 +17,19 @@ public enum IndexWrites {
          """]
     }
 
-    public static func setFacts(documentID: String, facts: MediaFacts) -> PortableSQL {
+    package static func setFacts(documentID: String, facts: MediaFacts) -> PortableSQL {
         """
         UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width), height = \(facts.height),
             codec = \(facts.codec), rotation = \(facts.rotation), playback = \(facts.playback) WHERE id = \(documentID)
         """
     }
 
-    public static func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) -> PortableSQL {
+    package static func setPreviewStatus(documentID: String, status: PreviewStatus, error: PreviewError?) -> PortableSQL {
         "UPDATE documents SET preview_status = \(status), error_code = \(error?.code), error_message = \(error?.message) WHERE id = \(documentID)"
     }
 
     /// Queues a new job of `kind` for the document, ready now.
-    public static func enqueueJob(documentID: String, kind: JobRecord.Kind) -> PortableSQL {
+    package static func enqueueJob(documentID: String, kind: JobRecord.Kind) -> PortableSQL {
         """
         INSERT INTO jobs (document_id, kind, status, attempts, available_at, created_at, updated_at)
         VALUES (\(documentID), \(kind), \(JobRecord.Status.queued), 0, \(PortableSQL.now), \(PortableSQL.now), \(PortableSQL.now))
@@ -38,7 +38,7 @@ public enum IndexWrites {
 
     /// `outcome`'s derivatives and, when `onDocument`, its facts and status on document `documentID`
     /// (a job whose lease was lost keeps only the derivatives, right whoever made them).
-    public static func record(_ outcome: JobOutcome, documentID: String, onDocument: Bool = true) -> [PortableSQL] {
+    package static func record(_ outcome: JobOutcome, documentID: String, onDocument: Bool = true) -> [PortableSQL] {
         var statements = outcome.derivatives.flatMap {
             recordDerivative($0.record, resultSize: $0.size, resultMime: $0.mime) + PageTexts.insert($0.pages, of: $0.record.key)
         }

@@ -17,55 +17,55 @@ import PreviewCore
 /// stops at ``timeout``.
 /// A search of one owner with at most ``walkedPages`` pages walks their pages instead of asking
 /// the index: the index's matches of a common text are mostly other owners'.
-public struct PageSearch: Sendable {
+package struct PageSearch: Sendable {
     let database: any PortableDatabase
 
-    public init(database: any PortableDatabase) {
+    package init(database: any PortableDatabase) {
         self.database = database
     }
 
     /// What to look for, and where.
-    public struct Query: Sendable {
+    package struct Query: Sendable {
         /// The text as pages are folded (``TextHits/needle``), at least ``TextHits/storeWideMinimum`` long.
-        public var needle: String
+        package var needle: String
         /// The text as labels are folded (``DocumentLabels/titleKey(_:)``).
-        public var labelKey: String
-        public var owner: String?
-        public var type: String?
+        package var labelKey: String
+        package var owner: String?
+        package var type: String?
         /// The text derivatives' `renderer`s that are current (a reading an older version made is
         /// not searched: it is replaced as documents are read again).
-        public var readings: [String]
+        package var readings: [String]
 
-        public init(needle: String, labelKey: String, owner: String?, type: String?, readings: [String]) {
+        package init(needle: String, labelKey: String, owner: String?, type: String?, readings: [String]) {
             (self.needle, self.labelKey, self.owner, self.type, self.readings) = (needle, labelKey, owner, type, readings)
         }
     }
 
     /// A document that holds the text.
-    public struct Match: Sendable, Equatable {
-        public var documentID: String
+    package struct Match: Sendable, Equatable {
+        package var documentID: String
         /// Its labels (title, description, file name, school) hold the text.
-        public var inLabels = false
+        package var inLabels = false
         /// How often its pages read hold the text.
-        public var occurrences = 0
+        package var occurrences = 0
         /// The page that holds it most often (the first of those), and that page's text derivative.
-        public var page: Int?
-        public var derivative: String?
+        package var page: Int?
+        package var derivative: String?
         var pageOccurrences = 0
     }
 
     /// The most matching pages read for one search.
-    public static let candidatePages = 1_000
+    package static let candidatePages = 1_000
     /// The most matching labels read for one search.
-    public static let candidateLabels = 1_000
+    package static let candidateLabels = 1_000
     /// The most pages of one owner walked rather than looked up.
-    public static let walkedPages = 20_000
+    package static let walkedPages = 20_000
     /// The longest one search's reads may take.
-    public static let timeout: Duration = .seconds(2)
+    package static let timeout: Duration = .seconds(2)
 
     /// The documents that hold `query`'s text, best first: those whose labels hold it, then by how
     /// often their pages do, then by id. `complete` is false when a bound cut the reading short.
-    public func matches(_ query: Query, timeout: Duration = Self.timeout) async throws -> (matches: [Match], complete: Bool) {
+    package func matches(_ query: Query, timeout: Duration = Self.timeout) async throws -> (matches: [Match], complete: Bool) {
         let dialect = database.dialect
         let (labels, pages) = (Self.labelStatement(query, in: dialect), Self.pageStatement(query, in: dialect))
         let (owned, walk) = (Self.ownedPages(query, in: dialect), Self.walkStatement(query, in: dialect))
@@ -200,7 +200,7 @@ public struct PageSearch: Sendable {
     }
 
     /// The pages holding a text of several words that PostgreSQL reads at most (``pageStatement(_:in:)``).
-    public static let phraseCandidates = 3_000
+    package static let phraseCandidates = 3_000
 
     /// The longest whole word of a text of several words, when it has three characters or more
     /// (a trigram to look up); nil for one word.

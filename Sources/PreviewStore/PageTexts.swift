@@ -9,7 +9,7 @@ import PreviewCore
 public struct PageTexts: Sendable {
     let database: any PortableDatabase
 
-    public init(database: any PortableDatabase) {
+    package init(database: any PortableDatabase) {
         self.database = database
     }
 
@@ -39,15 +39,15 @@ public struct PageTexts: Sendable {
 
     /// A page as the index keeps it: its plain text in reading order, and its words with their
     /// boxes when they were asked for.
-    public struct Page: Sendable {
-        public var page: Int
-        public var text: String
-        public var words: PageText?
+    package struct Page: Sendable {
+        package var page: Int
+        package var text: String
+        package var words: PageText?
     }
 
     /// The pages of text derivative `derivative` in `range` (every page when nil), in order, with
     /// their words when `words` (else only their text, a fraction of the bytes).
-    public func pages(of derivative: String, in range: ClosedRange<Int>? = nil, words: Bool) async throws -> [Page] {
+    package func pages(of derivative: String, in range: ClosedRange<Int>? = nil, words: Bool) async throws -> [Page] {
         let (first, last) = (range?.lowerBound ?? 1, range?.upperBound ?? Int(Int32.max))
         let columns = words ? "page, text, width, height, words, truncated" : "page, text"
         return try await database.readPlan(timeout: Self.readTimeout) {
@@ -63,7 +63,7 @@ public struct PageTexts: Sendable {
 
     /// The words of each page of `pages` (a text derivative and a page number each) that the index
     /// holds, read in one statement: the pages a store-wide search shows its hits on.
-    public func words(of pages: [(derivative: String, page: Int)]) async throws -> [String: [Int: PageText]] {
+    package func words(of pages: [(derivative: String, page: Int)]) async throws -> [String: [Int: PageText]] {
         guard !pages.isEmpty else { return [:] }
         let wanted = PortableSQL.joined(pages.map { "(derivative = \($0.derivative) AND page = \($0.page))" }, separator: " OR ")
         return try await database.readPlan(timeout: Self.readTimeout) {
@@ -88,7 +88,7 @@ public struct PageTexts: Sendable {
     /// A page's words as the index keeps them: JSON of columns, `{"text":[…],"box":[l,t,r,b,…],"next":"…"}`
     /// (what follows each word, one letter: ``breaks``) and `"edges":[[…],…]` when words have them,
     /// which decodes in half the time of one object a word; a search decodes the pages it shows.
-    public static func storedWords(_ words: [PageText.Word]) -> String {
+    package static func storedWords(_ words: [PageText.Word]) -> String {
         let edges = words.contains { $0.edges != nil } ? words.map { $0.edgeTenths ?? [] } : nil
         let columns = StoredWords(text: words.map(\.text), box: words.flatMap { $0.box.count == 4 ? $0.box : [0, 0, 0, 0] },
                                   next: String(words.map { letters[$0.next] ?? "." }), edges: edges)
@@ -96,7 +96,7 @@ public struct PageTexts: Sendable {
     }
 
     /// The words ``storedWords(_:)`` kept; before migration v22 the index kept one object a word, which is read too.
-    public static func words(stored text: String) throws -> [PageText.Word] {
+    package static func words(stored text: String) throws -> [PageText.Word] {
         let bytes = Data(text.utf8)
         guard bytes.first != UInt8(ascii: "[") else { return try JSONDecoder().decode([PageText.Word].self, from: bytes) }
         let columns = try JSONDecoder().decode(StoredWords.self, from: bytes)

@@ -3,13 +3,13 @@ import GRDB
 import PreviewCore
 
 /// A stored blob's size and type (originals and derivatives alike).
-public struct BlobRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "blobs"
+package struct BlobRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "blobs"
 
-    public var sha256: BlobHash
-    public var size: Int
-    public var mime: String
-    public var createdAt: Date
+    package var sha256: BlobHash
+    package var size: Int
+    package var mime: String
+    package var createdAt: Date
 
     enum CodingKeys: String, CodingKey {
         case sha256, size, mime
@@ -18,7 +18,7 @@ public struct BlobRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
 }
 
 /// What a derivative was made by.
-public enum DerivativeOperation: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+package enum DerivativeOperation: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
     /// A picture of a page, a frame or an image (previews, thumbnails, zoom regions).
     case render
     /// An office, text or CSV document's PDF pivot, which its pages are rendered from.
@@ -37,23 +37,23 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
     public static let databaseTableName = "derivatives"
 
     /// SHA-256 over the other key fields; the primary key.
-    public var key: String
-    public var sourceSha256: BlobHash
-    public var operation: DerivativeOperation
+    package var key: String
+    package var sourceSha256: BlobHash
+    package var operation: DerivativeOperation
     /// Canonical JSON of the request.
-    public var parameters: String
-    public var renderer: String
+    package var parameters: String
+    package var renderer: String
     public var resultSha256: BlobHash
-    public var width: Int
-    public var height: Int
-    public var createdAt: Date
+    package var width: Int
+    package var height: Int
+    package var createdAt: Date
     /// Made because a client asked for it (a page, a size), not by a job: such derivatives share the
     /// preview budget and are evicted least recently used first. Thumbnails and pivots never are.
-    public var onDemand: Bool
+    package var onDemand: Bool
     /// When it was last served (at most an hour stale); for eviction.
-    public var usedAt: Date
+    package var usedAt: Date
 
-    public init(key: String, sourceSha256: BlobHash, operation: DerivativeOperation, parameters: String, renderer: String,
+    package init(key: String, sourceSha256: BlobHash, operation: DerivativeOperation, parameters: String, renderer: String,
                 resultSha256: BlobHash, width: Int, height: Int, createdAt: Date, onDemand: Bool = false, usedAt: Date? = nil) {
         self.key = key
         self.sourceSha256 = sourceSha256
@@ -80,12 +80,12 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
 
 /// What an eviction forgot: on-demand derivatives over their budget, and the blobs that only they used.
 public struct PreviewEviction: Sendable, Equatable {
-    public var derivatives = 0
-    public var bytes = 0
+    package var derivatives = 0
+    package var bytes = 0
     /// Result blobs of the forgotten derivatives (some may still be used elsewhere).
-    public var results: [BlobHash] = []
+    package var results: [BlobHash] = []
 
-    public init() {}
+    package init() {}
 }
 
 /// A render or conversion that timed out or crashed its renderer: the same bytes and request fail
@@ -95,13 +95,13 @@ public struct RenderFailure: Codable, Sendable, Equatable, FetchableRecord, Pers
     public static let databaseTableName = "render_failures"
 
     /// The derivative key of the render or conversion that failed.
-    public var key: String
-    public var sourceSha256: BlobHash
-    public var code: PreviewError.Code
-    public var message: String
-    public var createdAt: Date
+    package var key: String
+    package var sourceSha256: BlobHash
+    package var code: PreviewError.Code
+    package var message: String
+    package var createdAt: Date
 
-    public init(key: String, sourceSha256: BlobHash, error: PreviewError, createdAt: Date = Date()) {
+    package init(key: String, sourceSha256: BlobHash, error: PreviewError, createdAt: Date = Date()) {
         self.key = key
         self.sourceSha256 = sourceSha256
         code = error.code
@@ -110,7 +110,7 @@ public struct RenderFailure: Codable, Sendable, Equatable, FetchableRecord, Pers
     }
 
     /// The failure as it is answered again.
-    public var error: PreviewError { PreviewError(code, message) }
+    package var error: PreviewError { PreviewError(code, message) }
 
     enum CodingKeys: String, CodingKey {
         case key, code, message

@@ -8,23 +8,23 @@ import Glibc
 /// writers between taking a blob and committing the row that names it, exclusive for `gc` between
 /// reading which blobs are referenced and removing the others (see ``BlobStorage/whileReferencing(exclusive:_:)``).
 /// It must reach every process that writes to the same blobs.
-public protocol ReferenceLock: Sendable {
+package protocol ReferenceLock: Sendable {
     func whileHeld<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T
 }
 
 /// `flock` on a file: across the processes of one host, and across hosts where a shared
 /// filesystem honours it (NFSv4, CephFS). Waiting for it (while `gc` holds it exclusive) takes a
 /// thread of `offload`'s writes lane, never one of Swift's cooperative pool.
-public struct FileReferenceLock: ReferenceLock {
-    public let file: URL
+package struct FileReferenceLock: ReferenceLock {
+    package let file: URL
     private let offload: Offload
 
-    public init(file: URL, offload: Offload) {
+    package init(file: URL, offload: Offload) {
         self.file = file
         self.offload = offload
     }
 
-    public func whileHeld<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
+    package func whileHeld<T>(exclusive: Bool, _ body: () async throws -> T) async throws -> T {
         let path = file.path
         // Taken in a task of its own, which a caller's cancellation does not reach: a lock granted
         // after its waiter gave up would otherwise stay held, its descriptor lost.

@@ -140,7 +140,7 @@ extension SQLiteIndex {
 }
 
 extension SchoolCount: FetchableRecord {
-    public init(row: Row) {
+    package init(row: Row) {
         self.init(name: row["name"], n: row["n"])
     }
 }

@@ -11,7 +11,7 @@ public final class SQLiteIndex: DocumentIndex {
     public let pool: DatabasePool
 
     /// Opens (creating and migrating when needed) the index at `url`.
-    public convenience init(url: URL) throws {
+    package convenience init(url: URL) throws {
         try self.init(url: url, preparing: { _ in })
     }
 
@@ -104,7 +104,7 @@ public final class SQLiteIndex: DocumentIndex {
     }
 
     /// ``insertVersion(_:)`` inside a caller's transaction.
-    public static func insertVersion(_ document: Document, in db: Database) throws -> (document: Document, inserted: Bool) {
+    package static func insertVersion(_ document: Document, in db: Database) throws -> (document: Document, inserted: Bool) {
         try BlobRecord(sha256: document.sha256, size: document.size, mime: document.mime, createdAt: Date())
             .insert(db, onConflict: .ignore)
         let latest = try versions(owner: document.owner, type: document.type, title: document.title).fetchOne(db)?.document

@@ -3,13 +3,13 @@ import PreviewCore
 
 /// A school an owner's documents are for or shared with, and how many.
 public struct School: Sendable, Equatable, Encodable {
-    public var name: String
+    package var name: String
     /// Current documents for it.
-    public var documents: Int
+    package var documents: Int
     /// Current documents with a live share made for it.
-    public var sharedDocuments: Int
+    package var sharedDocuments: Int
 
-    public init(name: String, documents: Int, sharedDocuments: Int) {
+    package init(name: String, documents: Int, sharedDocuments: Int) {
         self.name = name
         self.documents = documents
         self.sharedDocuments = sharedDocuments
@@ -18,9 +18,9 @@ public struct School: Sendable, Equatable, Encodable {
 
 /// Sharing a document with schools and reading an owner's schools, written once for both backends
 /// as ``SQLPlan``s that each runs in its transaction.
-public enum SchoolShares {
+package enum SchoolShares {
     /// ``DocumentIndex/shareWithSchools(documentIDs:schools:making:)``.
-    public static func share(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
+    package static func share(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
         -> SQLPlan<ShareRecord, [ShareRecord]> {
         let versions = PortableSQL.joined(documentIDs.map { "\($0)" }, separator: ", ")
         return .statement("""
@@ -60,7 +60,7 @@ public enum SchoolShares {
 
     /// ``DocumentIndex/schools(owner:)``: each read from an index of the owner's current documents
     /// (`documents_current_owner_school`) and their shares (`shares_document_school`).
-    public static func schools(owner: String?) -> SQLPlan<SchoolCount, [School]> {
+    package static func schools(owner: String?) -> SQLPlan<SchoolCount, [School]> {
         let mine: PortableSQL = owner.map { "AND d.owner = \($0)" } ?? ""
         // A document is its (owner, type, title), whichever of its versions a share names.
         let separator = "\u{1F}"
@@ -83,11 +83,11 @@ public enum SchoolShares {
 }
 
 /// A row of a count by school: its `name` and `n`.
-public struct SchoolCount: Sendable {
-    public var name: String
-    public var n: Int
+package struct SchoolCount: Sendable {
+    package var name: String
+    package var n: Int
 
-    public init(name: String, n: Int) {
+    package init(name: String, n: Int) {
         self.name = name
         self.n = n
     }
@@ -95,7 +95,7 @@ public struct SchoolCount: Sendable {
 
 extension ShareRecord {
     /// The statement that inserts this new share (its counts start at 0), returning it.
-    public var insertion: PortableSQL {
+    package var insertion: PortableSQL {
         """
         INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at,
                             highlight, link_token)

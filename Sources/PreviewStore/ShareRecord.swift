@@ -8,33 +8,33 @@ import GRDB
 public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "shares"
 
-    public var id: String
-    public var tokenSha256: String
+    package var id: String
+    package var tokenSha256: String
     /// The version shared, or for a share of the latest version, the version that was latest when
     /// it was made (any version names the document; a deletion moves it to one that remains).
-    public var documentID: String
+    package var documentID: String
     /// The version number it is pinned to; nil for whatever version is latest.
-    public var version: Int?
-    public var label: String
+    package var version: Int?
+    package var label: String
     /// The school it was made for (``DocumentIndex/shareWithSchools(documentIDs:schools:making:)``), or nil.
-    public var school: String?
+    package var school: String?
     /// PBKDF2-SHA256 (`pbkdf2-sha256$ROUNDS$SALT$HASH`, base64), or nil for no password.
-    public var passwordHash: String?
-    public var allowDownload: Bool
-    public var createdAt: Date
-    public var expiresAt: Date?
+    package var passwordHash: String?
+    package var allowDownload: Bool
+    package var createdAt: Date
+    package var expiresAt: Date?
     /// When it was revoked, or its document deleted: the link answers 410 from then on.
-    public var revokedAt: Date?
-    public var openedCount: Int
-    public var lastOpenedAt: Date?
-    public var downloadCount: Int
+    package var revokedAt: Date?
+    package var openedCount: Int
+    package var lastOpenedAt: Date?
+    package var downloadCount: Int
     /// A text whose hits are marked on the shared pages (chosen by the owner), or nil.
-    public var highlight: String?
+    package var highlight: String?
     /// The link's token, for its owner (nil for a link made before links were kept: it was shown
     /// once, and can only be replaced).
-    public var linkToken: String?
+    package var linkToken: String?
 
-    public init(id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
+    package init(id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
                 allowDownload: Bool, createdAt: Date, expiresAt: Date?, highlight: String? = nil, linkToken: String? = nil) {
         self.id = id
         self.tokenSha256 = tokenSha256
@@ -53,12 +53,12 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     }
 
     /// Whether the link still opens at `now`.
-    public func isLive(at now: Date = Date()) -> Bool {
+    package func isLive(at now: Date = Date()) -> Bool {
         revokedAt == nil && (expiresAt.map { $0 > now } ?? true)
     }
 
     /// Where a share link is.
-    public enum Status: String, Codable, Sendable {
+    package enum Status: String, Codable, Sendable {
         /// It opens.
         case live
         /// Ended by its owner.
@@ -68,7 +68,7 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     }
 
     /// Where the link is at `now`.
-    public func status(at now: Date) -> Status {
+    package func status(at now: Date) -> Status {
         revokedAt != nil ? .revoked : isLive(at: now) ? .live : .expired
     }
 
@@ -93,14 +93,14 @@ public struct ShareVisit: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case opened, downloaded
     }
-    public var kind: Kind
-    public var at: Date
+    package var kind: Kind
+    package var at: Date
 
-    public init(kind: Kind, at: Date) {
+    package init(kind: Kind, at: Date) {
         self.kind = kind
         self.at = at
     }
 
     /// The visits a share keeps, newest: its counts go on, its history stops growing.
-    public static let kept = 1000
+    package static let kept = 1000
 }

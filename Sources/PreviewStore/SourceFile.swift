@@ -6,16 +6,16 @@ import Glibc
 
 /// Which file a path named when it was looked at: device and inode.
 public struct FileIdentity: Sendable, Hashable {
-    public var device: UInt64
-    public var inode: UInt64
+    package var device: UInt64
+    package var inode: UInt64
 
-    public init(_ info: stat) {
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
     }
 
     /// The identity of the regular file at `path`, not following a final symlink; nil otherwise.
-    public init?(regularFileAt path: String) {
+    package init?(regularFileAt path: String) {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         self.init(info)
@@ -28,8 +28,8 @@ public struct FileIdentity: Sendable, Hashable {
 ///
 /// Owns the descriptor and closes it in `deinit`. Sendable: the descriptor never changes and
 /// every read is a positioned `pread`, which shares no file offset between threads.
-public final class SourceFile: Sendable {
-    public enum OpenFailure: Error, Sendable {
+package final class SourceFile: Sendable {
+    package enum OpenFailure: Error, Sendable {
         /// Nothing there, or no permission.
         case unreadable(Int32)
         /// A symlink where a file was expected (with `followLinks` false).
@@ -42,13 +42,13 @@ public final class SourceFile: Sendable {
 
     private let descriptor: Int32
     /// The size when opened.
-    public let size: Int
-    public let identity: FileIdentity
+    package let size: Int
+    package let identity: FileIdentity
 
     /// Opens `url` for reading without blocking (a FIFO cannot hold the open up) and checks it is a
     /// regular file, and `expected` when given.
     /// - Parameter followLinks: false refuses a symlink as the last component (`O_NOFOLLOW`).
-    public init(_ url: URL, followLinks: Bool, expected: FileIdentity? = nil) throws(OpenFailure) {
+    package init(_ url: URL, followLinks: Bool, expected: FileIdentity? = nil) throws(OpenFailure) {
         let flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW)
         let descriptor = open(url.path, flags)
         guard descriptor >= 0 else { throw errno == ELOOP && !followLinks ? .link : .unreadable(errno) }
@@ -69,7 +69,7 @@ public final class SourceFile: Sendable {
     deinit { close(descriptor) }
 
     /// Up to `count` bytes at `offset`; fewer at the end of the file.
-    public func read(at offset: Int, count: Int) -> [UInt8] {
+    package func read(at offset: Int, count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: max(0, count))
         var filled = 0
         while filled < bytes.count {
@@ -82,7 +82,7 @@ public final class SourceFile: Sendable {
     }
 
     /// The SHA-256 of the file's bytes (one read, nothing written).
-    public func contentHash() throws -> BlobHash {
+    package func contentHash() throws -> BlobHash {
         var hasher = SHA256()
         try chunks { chunk in hasher.update(bufferPointer: chunk) }
         return BlobHash(hasher.finalize())
@@ -90,7 +90,7 @@ public final class SourceFile: Sendable {
 
     /// Calls `body` with the file's bytes from the start, 1 MiB at a time, until the end or until
     /// more than `limit` bytes were read (then throws ``TooLarge``): the file may have grown since it was opened.
-    public func chunks(limit: Int = .max, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func chunks(limit: Int = .max, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileChunks.chunkSize, alignment: 16)
         defer { buffer.deallocate() }
         var offset = 0
@@ -108,5 +108,5 @@ public final class SourceFile: Sendable {
     }
 
     /// More bytes than the limit: the file is larger than it was when it was checked.
-    public struct TooLarge: Error {}
+    package struct TooLarge: Error {}
 }

@@ -2,7 +2,7 @@
 /// `<table>:<status>` by triggers in the transaction that changes a row, so `/metrics` and an
 /// upload's queue-depth check read a few rows whatever the history's length (issue 43). Shared by
 /// both backends.
-public enum StatusCounts {
+package enum StatusCounts {
     /// The counter of `status` (an SQL expression) in `table`.
     private static func name(_ table: String, _ status: String) -> String {
         "'\(table):' || \(status)"
@@ -29,20 +29,20 @@ public enum StatusCounts {
     }
 
     /// Counts the rows of a table indexed before the counters existed (in the migration, before the triggers).
-    public static func backfill(_ table: String) -> String {
+    package static func backfill(_ table: String) -> String {
         "INSERT INTO counters (name, value) SELECT \(name(table, "status")), COUNT(*) FROM \(table) GROUP BY status"
     }
 
     /// The triggers of both tables (name, event, statements): after a row is inserted, its status
     /// changes, or it is deleted.
-    public static let triggers: [(name: String, event: String, statements: [String])] = ["jobs", "downloads"].flatMap { table in
+    package static let triggers: [(name: String, event: String, statements: [String])] = ["jobs", "downloads"].flatMap { table in
         [("\(table)_counted_inserted", "AFTER INSERT ON \(table)", [add(1, table, "NEW.status")]),
          ("\(table)_counted_changed", "AFTER UPDATE OF status ON \(table)", [move(table)]),
          ("\(table)_counted_deleted", "AFTER DELETE ON \(table)", [add(-1, table, "OLD.status")])]
     }
 
     /// Reads the counts of `Status`'s cases in `table`: rows of `status` and `n`.
-    public static func query<Status: CaseIterable & RawRepresentable>(_ table: String, _: Status.Type) -> String where Status.RawValue == String {
+    package static func query<Status: CaseIterable & RawRepresentable>(_ table: String, _: Status.Type) -> String where Status.RawValue == String {
         let names = Status.allCases.map { "'\(table):\($0.rawValue)'" }.joined(separator: ", ")
         return "SELECT substr(name, \(table.count + 2)) AS status, value AS n FROM counters WHERE name IN (\(names))"
     }

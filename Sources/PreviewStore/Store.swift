@@ -5,57 +5,57 @@ import PreviewCore
 /// A DocPreview store: blobs and their index (DESIGN §5). The embedded default is one folder:
 /// `objects/` (content-addressed blobs), `tmp/` (writes in progress) and `index.sqlite`.
 public struct Store: Sendable {
-    public let blobs: any BlobStorage
+    package let blobs: any BlobStorage
     public let index: any DocumentIndex
 
-    public init(blobs: any BlobStorage, index: any DocumentIndex) {
+    package init(blobs: any BlobStorage, index: any DocumentIndex) {
         self.blobs = blobs
         self.index = index
     }
 
     /// Opens or creates the embedded store at `root`, its file work on `offload`'s lanes.
-    public init(root: URL, offload: Offload) throws {
+    package init(root: URL, offload: Offload) throws {
         self.init(blobs: try BlobStore(root: root, offload: offload), index: try SQLiteIndex(url: Self.sqliteIndex(in: root)))
     }
 
     /// Where the embedded index of the store at `root` lives.
-    public static func sqliteIndex(in root: URL) -> URL { root.appendingPathComponent("index.sqlite") }
+    package static func sqliteIndex(in root: URL) -> URL { root.appendingPathComponent("index.sqlite") }
 
     /// The store location: `explicit`, else `$DOCPREVIEW_STORE`, else `./docpreview-store`.
-    public static func location(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    package static func location(_ explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         URL(fileURLWithPath: explicit ?? environment["DOCPREVIEW_STORE"] ?? "docpreview-store")
     }
 }
 
 /// What `verify` found. Anything in it but `blobsChecked` is a problem (exit 1).
-public struct VerifyReport: Sendable, Codable {
+package struct VerifyReport: Sendable, Codable {
     /// Blobs found (and, when re-hashed, checked).
-    public var blobsChecked = 0
+    package var blobsChecked = 0
     /// Blobs whose bytes no longer match their name.
-    public var damaged: [String] = []
+    package var damaged: [String] = []
     /// Hashes the index refers to that have no blob on disk.
-    public var missing: [String] = []
+    package var missing: [String] = []
     /// Blobs nothing refers to: a deleted document's, awaiting `gc` (`indexed`), ones the index
     /// lost track of (for `recover`), orphans of writes never acknowledged (`pending`), or cache
     /// entries whose write a crash cut short.
-    public var unreferenced: [UnreferencedBlob] = []
+    package var unreferenced: [UnreferencedBlob] = []
     /// Sources of derivative rows that have no blob on disk.
-    public var derivativeSourcesMissing: [String] = []
+    package var derivativeSourcesMissing: [String] = []
     /// What the database's own consistency checks found.
-    public var indexProblems: [String] = []
+    package var indexProblems: [String] = []
     /// Ladder playlists that name bytes their media does not have (`DocumentPipeline.verify`).
-    public var ladderProblems: [String] = []
+    package var ladderProblems: [String] = []
     /// Local copies of remote blobs found damaged, and removed (fetched again when next used): no
     /// problem of the store's, repaired as found.
-    public var damagedCopies: [String] = []
+    package var damagedCopies: [String] = []
     /// Staged parts of open resumable uploads whose bytes are not those kept (damaged, cut short,
     /// gone): `recover` sets their uploads back, so their clients send them again.
-    public var uploadProblems: [String] = []
+    package var uploadProblems: [String] = []
 
     /// Nothing is damaged, missing or lost. What a cut-short write leaves is listed but no problem,
     /// and `gc` removes it: a cache entry (``UnreferencedBlob/isCutShortCacheWrite``, made again
     /// when asked for) or an original whose document was never acknowledged (``UnreferencedBlob/isOrphan``).
-    public var isClean: Bool {
+    package var isClean: Bool {
         damaged.isEmpty && missing.isEmpty && unreferenced.allSatisfy { $0.isCutShortCacheWrite || $0.isOrphan }
             && derivativeSourcesMissing.isEmpty && indexProblems.isEmpty && ladderProblems.isEmpty && uploadProblems.isEmpty
     }
@@ -72,41 +72,41 @@ public struct VerifyReport: Sendable, Codable {
 }
 
 /// A blob on disk that no document or live derivative refers to.
-public struct UnreferencedBlob: Sendable, Codable, Equatable {
-    public var sha256: String
-    public var size: Int
+package struct UnreferencedBlob: Sendable, Codable, Equatable {
+    package var sha256: String
+    package var size: Int
     /// Stored as a document's original bytes, or as a derivative.
-    public var role: BlobRole
+    package var role: BlobRole
     /// The index still has its row (a deleted document's blob awaiting `gc`); false when the index lost it.
-    public var indexed: Bool
+    package var indexed: Bool
     /// Marked pending (``BlobStorage/markPending(_:)``): stored for a document whose row was never committed.
-    public var pending = false
+    package var pending = false
 
     /// A derivative the index never had a row for: what a crash between storing a cache entry and
     /// recording it leaves.
-    public var isCutShortCacheWrite: Bool { role == .derivative && !indexed }
+    package var isCutShortCacheWrite: Bool { role == .derivative && !indexed }
 
     /// An original stored for an upload or a link download that was then refused or cut short:
     /// nothing was acknowledged, so it is no loss (`recover` leaves it; `gc` collects it).
-    public var isOrphan: Bool { role == .original && !indexed && pending }
+    package var isOrphan: Bool { role == .original && !indexed && pending }
 
     /// An original the index lost track of: `gc` refuses to run, `recover` makes it a document again.
-    public var isLoss: Bool { role == .original && !indexed && !pending }
+    package var isLoss: Bool { role == .original && !indexed && !pending }
 }
 
 /// What `gc` removed (or, in a dry run, would remove).
-public struct CollectReport: Sendable, Codable {
+package struct CollectReport: Sendable, Codable {
     /// Blobs moved into the quarantine, and their bytes.
-    public var blobs = 0
-    public var bytes = 0
+    package var blobs = 0
+    package var bytes = 0
     /// Quarantined blobs whose grace period was over, deleted.
-    public var purged = 0
-    public var temporaries = 0
+    package var purged = 0
+    package var temporaries = 0
     /// On-demand previews evicted to keep within the preview budget.
-    public var evictedPreviews = 0
+    package var evictedPreviews = 0
     /// Resumable uploads whose time ran out, and stray parts of them.
-    public var uploads = UploadCollection()
-    public var dryRun: Bool
+    package var uploads = UploadCollection()
+    package var dryRun: Bool
 
     enum CodingKeys: String, CodingKey {
         case blobs, bytes, purged, temporaries, uploads
@@ -116,8 +116,8 @@ public struct CollectReport: Sendable, Codable {
 }
 
 /// `gc` refused to remove anything: the store looks damaged, and removing would make a loss permanent.
-public struct CollectRefusal: Error, Sendable, CustomStringConvertible {
-    public var description: String
+package struct CollectRefusal: Error, Sendable, CustomStringConvertible {
+    package var description: String
 }
 
 extension Store {
@@ -126,7 +126,7 @@ extension Store {
     /// store is marked pending until `commit` returns, so a refused or interrupted commit leaves an
     /// orphan that `verify`, `gc` and `recover` tell apart from a loss (``BlobStorage/markPending(_:)``).
     /// A mark the clearing misses is cleared by `gc`: its blob is referenced.
-    public func storeOriginal<T>(_ writer: BlobWriter?, commit: () async throws -> T) async throws -> T {
+    package func storeOriginal<T>(_ writer: BlobWriter?, commit: () async throws -> T) async throws -> T {
         try await blobs.whileReferencing(exclusive: false) {
             guard let writer else { return try await commit() }
             let hash = try writer.finish()
@@ -141,7 +141,7 @@ extension Store {
 
     /// Re-hashes every blob (unless not `rehash`: then only their existence is checked), checks
     /// every index reference against the blobs, the index's own integrity, and lists blobs nothing refers to.
-    public func verify(rehash: Bool = true) async throws -> VerifyReport {
+    package func verify(rehash: Bool = true) async throws -> VerifyReport {
         var report = VerifyReport()
         let onDisk = try await blobs.allBlobs()
         for blob in onDisk {
@@ -163,7 +163,7 @@ extension Store {
     }
 
     /// Each of `blobs` nothing refers to, with what it was stored as and whether it was pending.
-    public func unreferencedBlobs(_ unreferenced: [(hash: BlobHash, size: Int, modified: Date)], indexed: Set<BlobHash>) async throws -> [UnreferencedBlob] {
+    package func unreferencedBlobs(_ unreferenced: [(hash: BlobHash, size: Int, modified: Date)], indexed: Set<BlobHash>) async throws -> [UnreferencedBlob] {
         let pending = Set(try await blobs.pendingMarks().map(\.hash))
         var found: [UnreferencedBlob] = []
         for blob in unreferenced {
@@ -176,14 +176,14 @@ extension Store {
     /// The blobs the index refers to and those it has a row for, read together under the exclusive
     /// reference lock: a write in flight has committed its row by then. A blob on disk in neither
     /// is one the index lost track of.
-    public func references() async throws -> (referenced: Set<BlobHash>, indexed: Set<BlobHash>) {
+    package func references() async throws -> (referenced: Set<BlobHash>, indexed: Set<BlobHash>) {
         try await blobs.whileReferencing(exclusive: true) { (try await index.referencedBlobs(), try await index.indexedBlobs()) }
     }
 
     /// Forgets on-demand previews (of `source`, or of any), least recently used first, until those
     /// left take at most `bytes`, and removes the blobs only they used.
     @discardableResult
-    public func evictPreviews(source: BlobHash? = nil, downTo bytes: Int) async throws -> PreviewEviction {
+    package func evictPreviews(source: BlobHash? = nil, downTo bytes: Int) async throws -> PreviewEviction {
         let eviction = try await index.evictPreviews(source: source, downTo: bytes)
         guard eviction.derivatives > 0 else { return eviction }
         try await blobs.whileReferencing(exclusive: true) {
@@ -199,7 +199,7 @@ extension Store {
     /// Unless `force`, it refuses (``CollectRefusal``) to act on a store whose index may have lost
     /// rows — one that fails its integrity check, or has no row for an original on disk — or when
     /// it would remove more than half of the stored bytes at once.
-    public func collectGarbage(grace: TimeInterval, dryRun: Bool, force: Bool = false, logger: Logger) async throws -> CollectReport {
+    package func collectGarbage(grace: TimeInterval, dryRun: Bool, force: Bool = false, logger: Logger) async throws -> CollectReport {
         var report = CollectReport(dryRun: dryRun)
         let cutoff = Date().addingTimeInterval(-grace)
         // Listed before the lock (the walk is long); whatever a writer took since is referenced by

@@ -5,12 +5,12 @@ import PreviewCore
 /// A failure of the store's environment rather than of a request or a file: the disk is full, or
 /// the index's database cannot be reached. Servers answer these `507`/`503` with `Retry-After`,
 /// workers back off, and neither blames the document.
-public enum StoreFault: String, Sendable, CaseIterable {
+package enum StoreFault: String, Sendable, CaseIterable {
     case storageFull = "storage_full"
     case unavailable
 
     /// The fault `error` (or an error it wraps) is, if it is one.
-    public init?(_ error: any Error) {
+    package init?(_ error: any Error) {
         switch error {
         case let error as any StoreFaultReporting:
             guard let fault = error.fault else { return nil }
@@ -50,7 +50,7 @@ public enum StoreFault: String, Sendable, CaseIterable {
     }
 
     /// What a client is told.
-    public var previewError: PreviewError {
+    package var previewError: PreviewError {
         switch self {
         case .storageFull:
             PreviewError(.storageFull, "There is no room left to store it: the disk (or quota) that holds the store is full. Try again later.")
@@ -60,7 +60,7 @@ public enum StoreFault: String, Sendable, CaseIterable {
     }
 
     /// How long a client should wait before trying again, in seconds.
-    public var retryAfterSeconds: Int {
+    package var retryAfterSeconds: Int {
         switch self {
         case .storageFull: 60
         case .unavailable: 10
@@ -69,13 +69,13 @@ public enum StoreFault: String, Sendable, CaseIterable {
 }
 
 /// An error of a driver that knows whether it is a ``StoreFault``.
-public protocol StoreFaultReporting: Error {
+package protocol StoreFaultReporting: Error {
     var fault: StoreFault? { get }
 }
 
 extension PreviewError {
     /// `error` as a failure to report: its ``StoreFault`` when it is one, else `internal` with `message`.
-    public static func storing(_ error: any Error, _ message: String) -> PreviewError {
+    package static func storing(_ error: any Error, _ message: String) -> PreviewError {
         guard let fault = StoreFault(error) else { return PreviewError(.internal, message, detail: "\(error)") }
         var reported = fault.previewError
         reported.detail = "\(error)"

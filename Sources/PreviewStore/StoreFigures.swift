@@ -18,7 +18,7 @@ import PreviewCore
 /// Triggers on `documents` run before each row changes (on PostgreSQL, a row-level BEFORE trigger
 /// sees the rows its statement changed before it), so a statement deleting several versions of a
 /// document counts its current version once.
-public enum StoreFigures {
+package enum StoreFigures {
     /// Both scopes of a row's owner.
     private static func scopes(_ row: String) -> String {
         "(SELECT '' AS scope UNION ALL SELECT 'owner:' || \(row).owner) AS s"
@@ -64,7 +64,7 @@ public enum StoreFigures {
 
     /// Before a version is inserted: it becomes its document's current version. `schools`: with
     /// the per-school counts (migration v17 on; the triggers made before it had no school column).
-    public static func documentInserted(schools: Bool = true) -> [String] { [
+    package static func documentInserted(schools: Bool = true) -> [String] { [
         """
         INSERT INTO figures (scope, name, value)
         SELECT s.scope, d.name, SUM(d.delta) FROM \(scopes("NEW")),
@@ -90,7 +90,7 @@ public enum StoreFigures {
 
     /// Before a version is deleted: when it is current, the next earlier one becomes current, or the
     /// document goes. `schools` as in ``documentInserted(schools:)``.
-    public static func documentDeleted(schools: Bool = true) -> [String] { [
+    package static func documentDeleted(schools: Bool = true) -> [String] { [
         """
         INSERT INTO figures (scope, name, value)
         SELECT s.scope, d.name, SUM(d.delta) FROM \(scopes("OLD")),
@@ -116,7 +116,7 @@ public enum StoreFigures {
     /// Before a version is relabelled: the current version's type moves. Every version of a
     /// document is relabelled together, to a label its owner does not use, so the current version
     /// is the highest under either label.
-    public static let documentRelabelled = [
+    package static let documentRelabelled = [
         """
         INSERT INTO figures (scope, name, value)
         SELECT s.scope, d.name, d.delta FROM \(scopes("OLD")),
@@ -127,7 +127,7 @@ public enum StoreFigures {
     ]
 
     /// Before a version's school changes: when it is its document's current version, the count moves.
-    public static let documentSchoolChanged = [
+    package static let documentSchoolChanged = [
         """
         INSERT INTO figures (scope, name, value)
         SELECT s.scope, d.name, d.delta FROM \(scopes("OLD")),
@@ -148,7 +148,7 @@ public enum StoreFigures {
     }
 
     /// After a derivative is recorded (an ignored duplicate fires nothing).
-    public static let derivativeInserted = [
+    package static let derivativeInserted = [
         """
         INSERT INTO derivative_figures (key, root, size) VALUES (NEW.key,
             COALESCE((SELECT p.source_sha256 FROM derivatives p WHERE p.result_sha256 = NEW.source_sha256 AND p.operation = '\(DerivativeOperation.convert.rawValue)' LIMIT 1),
@@ -163,7 +163,7 @@ public enum StoreFigures {
     ]
 
     /// Before a derivative is forgotten.
-    public static let derivativeDeleted = [
+    package static let derivativeDeleted = [
         derivativeFigures(key: "OLD.key", sign: "-1"),
         """
         UPDATE blob_previews SET previews = previews - 1, bytes = bytes - (SELECT size FROM derivative_figures WHERE key = OLD.key)
@@ -173,7 +173,7 @@ public enum StoreFigures {
     ]
 
     /// Fills the tables from the rows of a store indexed before they existed (run once, in the migration).
-    public static let backfill = [
+    package static let backfill = [
         """
         INSERT INTO blob_users (scope, sha256, refs)
         SELECT '', sha256, COUNT(*) FROM documents GROUP BY sha256
@@ -211,12 +211,12 @@ public enum StoreFigures {
         """
 
     /// The scope of `owner`'s figures (the whole store's when nil).
-    public static func scope(owner: String?) -> String {
+    package static func scope(owner: String?) -> String {
         owner.map { "owner:\($0)" } ?? ""
     }
 
     /// The statistics in the figures `rows` (name, value) of `owner`'s scope.
-    public static func statistics(owner: String?, rows: [(name: String, value: Int)]) -> StorageStatistics {
+    package static func statistics(owner: String?, rows: [(name: String, value: Int)]) -> StorageStatistics {
         var values: [String: Int] = [:]
         var byType: [String: Int] = [:], byKind: [String: Int] = [:], bySchool: [String: Int] = [:]
         for (name, value) in rows {

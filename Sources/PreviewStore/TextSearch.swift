@@ -25,7 +25,7 @@ import PreviewCore
 ///   one request reads whatever the store's size. Neither search index holds these orders.
 ///
 /// Text of one or two characters has no trigram to look up: it is always walked.
-public enum TextSearch: Sendable, Equatable {
+package enum TextSearch: Sendable, Equatable {
     /// Walk the order's index, keeping the rows whose search key holds the text.
     case walk
     /// Read the rows whose search key holds the text from the search index, then order them.
@@ -38,41 +38,41 @@ public enum TextSearch: Sendable, Equatable {
 
     /// What a reading in order throws when it took ``leapSteps`` steps before its page was full:
     /// the page is looked up instead.
-    public struct ReadingCut: Error {
-        public init() {}
+    package struct ReadingCut: Error {
+        package init() {}
     }
 
     /// The most steps of PostgreSQL's leapfrog walk of a page (``readInOrder``): each seeks every
     /// trigram's next posting, some tens of microseconds.
-    public static let leapSteps = 2_000
+    package static let leapSteps = 2_000
 
     /// The seconds of creation times a search index's rowid counts within: `second << orderBits`
     /// is the first rowid of the documents created in that second.
-    public static let orderBits = 24
+    package static let orderBits = 24
 
     /// The second of creation of `time` (a creation time as SQLite keeps it: a column, or a cursor's
     /// bound text), whole seconds since 1970, as the search index's rowids count them; NULL for a
     /// text that is no time.
-    public static func creationSecond(_ time: PortableSQL) -> PortableSQL {
+    package static func creationSecond(_ time: PortableSQL) -> PortableSQL {
         "CAST(strftime('%s', \(time)) AS INTEGER)"
     }
 
     /// The most matches that are read and ordered before the order is walked first. Counting to it
     /// costs a third of a millisecond at 10⁶ documents.
-    public static let matchLimit = 1_000
+    package static let matchLimit = 1_000
 
     /// The rows of the order walked before the search index is asked after all: a page of a text
     /// that one row in 200 holds.
-    public static let walkedRows = 10_000
+    package static let walkedRows = 10_000
 
     /// The most matches that are read from the search index and ordered: some 25 ms of reading at
     /// 10⁶ documents. A search with more, in an order its index does not hold, whose matches do not
     /// fill a page within the order's first ``walkedRows`` rows, is refused (``tooBroad(_:sort:)``).
-    public static let sortedMatchLimit = 10_000
+    package static let sortedMatchLimit = 10_000
 
     /// The refusal of a search whose matches are too many to order (``sortedMatchLimit``), with
     /// what to do instead.
-    public static func tooBroad(_ text: String, sort: DocumentQuery.Sort) -> PreviewError {
+    package static func tooBroad(_ text: String, sort: DocumentQuery.Sort) -> PreviewError {
         let held = "More than \(sortedMatchLimit.formatted(.number.locale(Locale(identifier: "en_US")))) documents hold \u{201C}\(text)\u{201D}"
         guard !indexHolds(sort) else { return PreviewError(.searchTooBroad, held + ": add words or a filter.") }
         return PreviewError(.searchTooBroad, held + ", too many to sort by \(sort.rawValue.replacingOccurrences(of: "_", with: " ")): "
@@ -80,14 +80,14 @@ public enum TextSearch: Sendable, Equatable {
     }
 
     /// Whether the search index can find `key` (folded as a title is): it holds three characters.
-    public static func isIndexable(_ key: String) -> Bool {
+    package static func isIndexable(_ key: String) -> Bool {
         key.unicodeScalars.count >= 3
     }
 
     /// The trigrams of `key` as PostgreSQL's search postings number them (`search_grams`): three
     /// code points in one number, each in 21 bits; at most `limit` of them, spread along the key
     /// (a page's matches are tested for the whole text anyway).
-    public static func trigrams(_ key: String, limit: Int = 8) -> [Int64] {
+    package static func trigrams(_ key: String, limit: Int = 8) -> [Int64] {
         let points = key.unicodeScalars.map { Int64($0.value) }
         guard points.count >= 3 else { return [] }
         var all: [Int64] = [], seen: Set<Int64> = []
@@ -106,7 +106,7 @@ public enum TextSearch: Sendable, Equatable {
     /// order of at most ``matchLimit`` rows (one owner's documents) is walked whole: that reads
     /// fewer rows than asking the index. Where the search index holds the query's order
     /// (``indexHolds(_:)``), it is read in that order (``readInOrder``), without counting either.
-    public static func way(for query: DocumentQuery, matches: (String, Int) async throws -> Int,
+    package static func way(for query: DocumentQuery, matches: (String, Int) async throws -> Int,
                            candidates: (Int) async throws -> Int) async rethrows -> TextSearch {
         guard let text = query.containing, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
         if indexHolds(query.sort) { return .readInOrder }
@@ -115,12 +115,12 @@ public enum TextSearch: Sendable, Equatable {
     }
 
     /// Whether the search index holds `sort`'s order: the creation order, either way.
-    public static func indexHolds(_ sort: DocumentQuery.Sort) -> Bool {
+    package static func indexHolds(_ sort: DocumentQuery.Sort) -> Bool {
         sort == .newest || sort == .oldest
     }
 
     /// The way to search, given how many indexed rows match (counted up to ``matchLimit``).
-    public static func choosing(matches: Int) -> TextSearch {
+    package static func choosing(matches: Int) -> TextSearch {
         matches < matchLimit ? .lookUp : .walkStart
     }
 
@@ -129,7 +129,7 @@ public enum TextSearch: Sendable, Equatable {
     /// page is the page when it read every candidate; else the search index is asked after all, as
     /// it is when a reading in order was cut (``ReadingCut``), for at most ``sortedMatchLimit``
     /// matches: more throw ``tooBroad(_:sort:)``.
-    public static func page(for query: DocumentQuery, page: (TextSearch) async throws -> DocumentPage,
+    package static func page(for query: DocumentQuery, page: (TextSearch) async throws -> DocumentPage,
                             matches: (String, Int) async throws -> Int, candidates: (Int) async throws -> Int) async throws -> DocumentPage {
         func lookedUp() async throws -> DocumentPage {
             let text = query.containing ?? ""
@@ -150,7 +150,7 @@ public enum TextSearch: Sendable, Equatable {
 
     /// An FTS5 query of SQLite's `document_search` for the versions whose search key holds `key`,
     /// and, given an `owner`, whose owner is that one (by ``ownerToken(_:)``).
-    public static func labelQuery(_ key: String, owner: String? = nil) -> String {
+    package static func labelQuery(_ key: String, owner: String? = nil) -> String {
         let holding = "search_key : " + phrase(key)
         guard let owner else { return holding }
         return "owner_key : " + phrase(ownerToken(owner)) + " AND " + holding
@@ -160,7 +160,7 @@ public enum TextSearch: Sendable, Equatable {
     /// versions. Three characters of Unicode's private use area (6,400 of them) from a 64-bit FNV-1a
     /// hash of the name's UTF-8; another owner has the same one time in 2.6 × 10¹¹, and a listing
     /// filters by the owner's name as well. SQLite's connections call it `owner_token`.
-    public static func ownerToken(_ owner: String) -> String {
+    package static func ownerToken(_ owner: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in owner.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         var token = String.UnicodeScalarView()
@@ -172,12 +172,12 @@ public enum TextSearch: Sendable, Equatable {
     }
 
     /// An FTS5 query for the rows whose text holds `key`: one phrase, its quotes doubled.
-    public static func phrase(_ key: String) -> String {
+    package static func phrase(_ key: String) -> String {
         "\"" + key.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// A `LIKE` pattern for the rows whose text holds `key`, its wildcards and the escape (`\`) escaped.
-    public static func likePattern(_ key: String) -> String {
+    package static func likePattern(_ key: String) -> String {
         var escaped = ""
         for character in key {
             if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }

@@ -6,10 +6,10 @@ import PreviewCore
 /// truncation, replacement or `chmod` moves the change time, which nobody can set back; so a copy
 /// damaged after it was checked is hashed again (and found out) before it is used. Bounded: past
 /// ``capacity`` files the record starts over, and each is hashed again when next used.
-public final class VerifiedFiles: Sendable {
+package final class VerifiedFiles: Sendable {
     /// The process's record: the blob store's files and the object store's local copies.
-    public static let shared = VerifiedFiles()
-    public static let capacity = 100_000
+    package static let shared = VerifiedFiles()
+    package static let capacity = 100_000
 
     private struct Stamp: Equatable {
         var device: UInt64, inode: UInt64, size: Int64
@@ -30,11 +30,11 @@ public final class VerifiedFiles: Sendable {
 
     private let checked = Locked<[String: (hash: BlobHash, stamp: Stamp)]>([:])
 
-    public init() {}
+    package init() {}
 
     /// Whether the file at `url` holds the bytes of `hash`: known when it was checked and has not
     /// changed since, else hashed now (blocking: call it off the cooperative pool). A missing file does not.
-    public func holds(_ url: URL, _ hash: BlobHash) throws -> Bool {
+    package func holds(_ url: URL, _ hash: BlobHash) throws -> Bool {
         guard let before = Stamp(url) else { return false }
         if isKnown(url, hash, stamp: before) { return true }
         let hashed = try SourceFile(url, followLinks: false).contentHash()
@@ -49,7 +49,7 @@ public final class VerifiedFiles: Sendable {
 
     /// ``holds(_:_:)`` for a caller on Swift's cooperative pool: a file known to hold `hash` (one
     /// `stat`, no read) is answered at once; any other is hashed on `offload`'s reads lane.
-    public func holds(_ url: URL, _ hash: BlobHash, hashingOn offload: Offload) async throws -> Bool {
+    package func holds(_ url: URL, _ hash: BlobHash, hashingOn offload: Offload) async throws -> Bool {
         if let stamp = Stamp(url), isKnown(url, hash, stamp: stamp) { return true }
         return try await offload.run(.reads) { try self.holds(url, hash) }
     }
@@ -59,7 +59,7 @@ public final class VerifiedFiles: Sendable {
     }
 
     /// Records that the file at `url` was just checked to hold `hash` (written from bytes that hashed to it).
-    public func remember(_ url: URL, holds hash: BlobHash) {
+    package func remember(_ url: URL, holds hash: BlobHash) {
         if let stamp = Stamp(url) { record(url, hash, stamp) }
     }
 
@@ -71,7 +71,7 @@ public final class VerifiedFiles: Sendable {
     }
 
     /// Forgets what is known of the file at `url` (it was removed or replaced).
-    public func forget(_ url: URL) {
+    package func forget(_ url: URL) {
         _ = checked.withLock { $0.removeValue(forKey: url.path) }
     }
 }

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewPipeline
 
 /// `docpreview ingest INPUT …`: one file into the store, with its thumbnail.
 struct IngestCommand: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 /// At most `width` tasks inside at once; the others wait their turn in order of arrival, suspended,
 /// holding no thread. A task cancelled while it waits stops waiting with `CancellationError`.
-public final class AsyncGate: Sendable {
+package final class AsyncGate: Sendable {
     private struct State {
         var free: Int
         var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
@@ -9,17 +9,17 @@ public final class AsyncGate: Sendable {
 
     private let state: Locked<State>
 
-    public init(width: Int) {
+    package init(width: Int) {
         state = Locked(State(free: max(1, width)))
     }
 
     /// How many tasks wait for a place.
-    public var waiting: Int {
+    package var waiting: Int {
         state.withLock { $0.waiters.count }
     }
 
     /// Waits for a place; give it back with ``leave()``.
-    public func enter() async throws {
+    package func enter() async throws {
         // With a free place and nobody waiting, it is taken at once, with no continuation.
         let waiting = state.withLock { state -> UInt64? in
             if state.free > 0, state.waiters.isEmpty {
@@ -54,7 +54,7 @@ public final class AsyncGate: Sendable {
     }
 
     /// Gives a place back: to the first waiter, if any.
-    public func leave() {
+    package func leave() {
         let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
             guard !state.waiters.isEmpty else {
                 state.free += 1
@@ -66,7 +66,7 @@ public final class AsyncGate: Sendable {
     }
 
     /// Runs `body` inside the gate.
-    public func inside<T>(_ body: () async throws -> T) async throws -> T {
+    package func inside<T>(_ body: () async throws -> T) async throws -> T {
         try await enter()
         defer { leave() }
         return try await body()

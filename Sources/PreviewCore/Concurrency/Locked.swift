@@ -22,7 +22,7 @@ public final class Locked<Value>: @unchecked Sendable {  // `value` is only touc
 
 extension Locked where Value == Int {
     /// Counts one more when fewer than `limit` are counted; false (nothing counted) otherwise.
-    public func increment(below limit: Int) -> Bool {
+    package func increment(below limit: Int) -> Bool {
         withLock { count in
             guard count < limit else { return false }
             count += 1

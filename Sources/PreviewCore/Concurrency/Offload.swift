@@ -7,7 +7,7 @@ import Foundation
 /// deadline stall neither. At most a lane's width of calls run at once; callers beyond wait,
 /// suspended, holding no thread.
 public final class Offload: Sendable {
-    public enum Lane: Int, Sendable, CaseIterable {
+    package enum Lane: Int, Sendable, CaseIterable {
         /// Documents, statistics, stored previews and originals.
         case reads
         /// Uploads' validation, fsync and rows; the queue's calls.
@@ -34,13 +34,13 @@ public final class Offload: Sendable {
     }
 
     /// Runs `work` on a thread of `lane` and returns its result.
-    public func run<T: Sendable>(_ lane: Lane, _ work: sending @escaping () throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ lane: Lane, _ work: sending @escaping () throws -> T) async throws -> T {
         try await lanes[lane.rawValue].run(work)
     }
 
     /// Runs `work`, which fails only with a ``PreviewError``, on a thread of the renders lane, or of
     /// the background lane when the task's ``WorkPriority/current`` is background.
-    public func render<T: Sendable>(_ work: @escaping @Sendable () throws(PreviewError) -> T) async throws(PreviewError) -> T {
+    package func render<T: Sendable>(_ work: @escaping @Sendable () throws(PreviewError) -> T) async throws(PreviewError) -> T {
         let result: Result<T, PreviewError>
         let lane = WorkPriority.current == .background ? Lane.background : .renders
         do {

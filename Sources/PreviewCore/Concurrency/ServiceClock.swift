@@ -17,7 +17,7 @@ public protocol ServiceClock: Sendable {
 
 extension ServiceClock {
     /// Seconds since 1970 of ``now``, whole.
-    public var unixSeconds: Int { Int(now.timeIntervalSince1970) }
+    package var unixSeconds: Int { Int(now.timeIntervalSince1970) }
 }
 
 /// The machine's clocks: `Date()` and `ContinuousClock`.

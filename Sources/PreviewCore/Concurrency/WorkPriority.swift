@@ -6,14 +6,14 @@ import Foundation
 /// `SCHED_IDLE`: they take only the CPU time nothing interactive wants, yet are never starved
 /// outright (a weight of 3 against an ordinary thread's 1,024), and their disk reads fall to the
 /// idle I/O class with it.
-public enum WorkPriority: Sendable {
+package enum WorkPriority: Sendable {
     case interactive
     case background
 
     /// The priority of what the current task does: interactive unless a caller said otherwise (the
     /// queue worker, for text and playback jobs). ``Offload/render(_:)`` and the renderer children
     /// follow it.
-    @TaskLocal public static var current = WorkPriority.interactive
+    @TaskLocal package static var current = WorkPriority.interactive
 
     /// Linux's `SCHED_IDLE` (Glibc declares it only under `_GNU_SOURCE`, which Swift's Glibc module lacks).
     static let idlePolicy: Int32 = 5
@@ -22,7 +22,7 @@ public enum WorkPriority: Sendable {
     /// it takes its first call); threads started later inherit it. There is no way back without
     /// privilege: only a process kept for background work calls it. Returns whether the kernel agreed for all.
     @discardableResult
-    public static func lowerProcess() -> Bool {
+    package static func lowerProcess() -> Bool {
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
         var parameters = sched_param(sched_priority: 0)
         // The calling thread is among them.
@@ -35,7 +35,7 @@ public enum WorkPriority: Sendable {
     }
 
     /// Whether thread or process `id` (0: the calling thread) runs under `SCHED_IDLE`.
-    public static func isLowered(_ id: pid_t = 0) -> Bool {
+    package static func isLowered(_ id: pid_t = 0) -> Bool {
         sched_getscheduler(id) == idlePolicy
     }
 }

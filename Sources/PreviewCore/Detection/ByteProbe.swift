@@ -4,20 +4,20 @@ import Foundation
 /// small reads at chosen offsets (container directories). Never reads the whole file.
 public struct ByteProbe: Sendable {
     /// How much of each end is read up front.
-    public static let windowSize = 64 * 1024
+    package static let windowSize = 64 * 1024
     /// The largest single targeted read detection may make.
     static let maxReadSize = 1024 * 1024
 
-    public let size: Int
-    public let head: [UInt8]
-    public let tail: [UInt8]
+    package let size: Int
+    package let head: [UInt8]
+    package let tail: [UInt8]
     private let reader: @Sendable (Int, Int) -> [UInt8]
 
     /// Offset in the file of `tail[0]`.
-    public var tailOffset: Int { size - tail.count }
+    package var tailOffset: Int { size - tail.count }
 
     /// Probes in-memory bytes (tests, fuzzing, uploads already in memory).
-    public init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         size = bytes.count
         head = Array(bytes.prefix(Self.windowSize))
         tail = Array(bytes.suffix(Self.windowSize))
@@ -28,7 +28,7 @@ public struct ByteProbe: Sendable {
     }
 
     /// Probes `size` bytes that `reader(offset, count)` returns (an open file's positioned reads).
-    public init(size: Int, reader: @escaping @Sendable (_ offset: Int, _ count: Int) -> [UInt8]) {
+    package init(size: Int, reader: @escaping @Sendable (_ offset: Int, _ count: Int) -> [UInt8]) {
         self.size = size
         head = reader(0, Self.windowSize)
         tail = size <= Self.windowSize ? head : reader(size - Self.windowSize, Self.windowSize)
@@ -36,7 +36,7 @@ public struct ByteProbe: Sendable {
     }
 
     /// Probes a file on disk. Throws if it cannot be opened or is not a regular file.
-    public init(contentsOf url: URL) throws {
+    package init(contentsOf url: URL) throws {
         let handle = try FileHandle(forReadingFrom: url)
         let end = try handle.seekToEnd()
         size = Int(end)
@@ -59,7 +59,7 @@ public struct ByteProbe: Sendable {
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file; none when out of range).
     /// Served from the head or tail window when they cover it.
-    public func read(at offset: Int, count: Int) -> [UInt8] {
+    package func read(at offset: Int, count: Int) -> [UInt8] {
         let count = min(count, Self.maxReadSize)
         guard offset >= 0, count > 0, offset < size else { return [] }
         let end = min(size, offset + count)

@@ -1,11 +1,11 @@
 /// Detects a file's kind from its bytes: magic numbers first, then container structure
 /// (ISO-BMFF brands, ZIP and OLE2 directories), then text. Reads only a ``ByteProbe``.
-public enum ContentDetector {
+package enum ContentDetector {
     /// Detects the kind of the probed bytes.
     ///
     /// - Parameter fileExtension: only used to tell a gzip-compressed SVG (`.svgz`) from any other gzip
     ///   stream, which the bytes alone cannot do without inflating them.
-    public static func detect(_ probe: ByteProbe, fileExtension: String? = nil) -> Detection {
+    package static func detect(_ probe: ByteProbe, fileExtension: String? = nil) -> Detection {
         guard probe.size > 0 else { return Detection(kind: .unknown) }
         var detection = sniffContainer(probe)
         if detection.kind == .gzip && fileExtension == "svgz" {
@@ -22,7 +22,7 @@ public enum ContentDetector {
     /// could change the kind: a file no longer
     /// than the window, ZIP and OLE2 containers (their directories lie further in), BMP and ICO
     /// headers of a file whose size is unknown, and bytes not recognised.
-    public static func detectionDecided(byHead head: [UInt8], size: Int?, fileExtension: String?) -> Detection? {
+    package static func detectionDecided(byHead head: [UInt8], size: Int?, fileExtension: String?) -> Detection? {
         guard head.count == ByteProbe.windowSize, (size ?? Int.max) > head.count else { return nil }
         let containers: [[UInt8]] = [[0x50, 0x4B], [0xD0, 0xCF, 0x11, 0xE0]]
         if containers.contains(where: { head.matches($0) }) { return nil }

@@ -1,16 +1,16 @@
 /// What detection learned from a file's bytes.
-public struct Detection: Sendable, Equatable {
-    public var kind: FileKind
+package struct Detection: Sendable, Equatable {
+    package var kind: FileKind
     /// The container says its content needs a password (encrypted OLE2 or ZIP entries).
-    public var encrypted: Bool = false
+    package var encrypted: Bool = false
     /// Why the container's own structure is broken, when it is (e.g. a ZIP without its end record).
-    public var damage: String?
+    package var damage: String?
     /// Bytes after the container's end marker, where polyglots hide a second file.
-    public var trailing: TrailingData?
+    package var trailing: TrailingData?
     /// For ZIP containers (OOXML, OpenDocument): what the central directory says they unpack to.
-    public var unpacked: UnpackedSize?
+    package var unpacked: UnpackedSize?
 
-    public init(kind: FileKind, encrypted: Bool = false, damage: String? = nil, trailing: TrailingData? = nil) {
+    package init(kind: FileKind, encrypted: Bool = false, damage: String? = nil, trailing: TrailingData? = nil) {
         self.kind = kind
         self.encrypted = encrypted
         self.damage = damage
@@ -19,19 +19,19 @@ public struct Detection: Sendable, Equatable {
 }
 
 /// Bytes found after a container's end marker (JPEG EOI, PNG IEND, PDF `%%EOF`, ZIP end record, RIFF size).
-public struct TrailingData: Sendable, Equatable {
+package struct TrailingData: Sendable, Equatable {
     /// Where the extra bytes start.
-    public var offset: Int
-    public var length: Int
+    package var offset: Int
+    package var length: Int
     /// What those bytes look like on their own (`unknown` when nothing recognisable).
-    public var payload: FileKind
+    package var payload: FileKind
 }
 
 /// A ZIP's totals from its central directory: what unpacking would cost, before anything is unpacked.
-public struct UnpackedSize: Sendable, Equatable {
-    public var entries: Int
+package struct UnpackedSize: Sendable, Equatable {
+    package var entries: Int
     /// Compressed bytes of all entries.
-    public var packedBytes: Int
+    package var packedBytes: Int
     /// Bytes of all entries once unpacked; nil when an entry's size is not in the central directory (ZIP64).
-    public var unpackedBytes: Int?
+    package var unpackedBytes: Int?
 }

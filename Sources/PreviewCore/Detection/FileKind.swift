@@ -22,11 +22,11 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
     case unknown
 
     /// How the pipeline treats a kind.
-    public enum Category: String, Sendable {
+    package enum Category: String, Sendable {
         case video, audio, pdf, image, office, text, archive, executable, other
     }
 
-    public var category: Category {
+    package var category: Category {
         switch self {
         case .mp4, .mov, .threeGP, .f4v, .avi, .webm, .mkv, .flv, .asf, .mpegPS, .mpegTS, .ogv, .ivf: .video
         case .m4a, .mp3, .wav, .flac, .oga, .aac, .amr: .audio
@@ -41,7 +41,7 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
     }
 
     /// What the pipeline can make of this kind.
-    public enum Support: Sendable {
+    package enum Support: Sendable {
         /// A renderer makes previews from it.
         case preview
         /// Accepted and stored; its preview status is "no preview".
@@ -52,7 +52,7 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
         case executable
     }
 
-    public var support: Support {
+    package var support: Support {
         switch category {
         case .video, .audio, .pdf, .image, .office, .text: self == .encryptedOffice ? .storeOnly : .preview
         case .archive, .other: .unsupported
@@ -62,12 +62,12 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
 
     /// Whether previews of this kind have pages: PDFs, and office documents, text and CSV (through
     /// the PDF they are converted to).
-    public var isPaged: Bool {
+    package var isPaged: Bool {
         category == .pdf || ((category == .office || category == .text) && support == .preview)
     }
 
     /// Extensions (lower case, no dot) that name this kind; the first is the canonical one.
-    public var extensions: [String] {
+    package var extensions: [String] {
         switch self {
         case .mp4: ["mp4", "m4v"]
         case .mov: ["mov", "qt"]
@@ -151,7 +151,7 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
         }
     }
 
-    public var mime: String {
+    package var mime: String {
         switch self {
         case .mp4: "video/mp4"
         case .mov: "video/quicktime"
@@ -221,7 +221,7 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
     }
 
     /// How a person would name it, with its article: "a PDF", "a ZIP archive".
-    public var label: String {
+    package var label: String {
         switch self {
         case .mp4: "an MP4 video"
         case .mov: "a QuickTime video"
@@ -298,7 +298,7 @@ public enum FileKind: String, CaseIterable, Sendable, Codable {
     }
 
     /// The kinds whose extension list holds `ext` (lower case, no dot).
-    public static func claiming(extension ext: String) -> [FileKind] {
+    package static func claiming(extension ext: String) -> [FileKind] {
         extensionIndex[ext] ?? []
     }
 

@@ -4,9 +4,9 @@ import Foundation
 /// a host of the supported sites (``DownloadSettings``), at most ``DownloadSettings/maxLinkLength``
 /// characters. Its normal form (lowercase scheme and host, no `www.`, no default port, no fragment,
 /// no tracking parameters) is what makes a client's retries one download.
-public struct DownloadLink: Sendable, Equatable {
+package struct DownloadLink: Sendable, Equatable {
     /// How the link is fetched.
-    public enum Route: String, Sendable, Codable {
+    package enum Route: String, Sendable, Codable {
         /// A social site's page: resolved by `yt-dlp`'s extractor for that site.
         case extractor
         /// A configured host: fetched by us; a page that is not media goes to the generic extractor.
@@ -14,15 +14,15 @@ public struct DownloadLink: Sendable, Equatable {
     }
 
     /// The link to fetch (normalised).
-    public let url: URL
-    public let route: Route
-    public var normalized: String { url.absoluteString }
+    package let url: URL
+    package let route: Route
+    package var normalized: String { url.absoluteString }
 
     /// Query parameters that say who shared a link and from where, never which video.
     static let trackingParameters: Set<String> = ["igsh", "igshid", "is_from_webapp", "sender_device", "sender_web_id", "is_copy_url",
                                                   "share_app_id", "share_link_id", "share_item_id", "fbclid", "gclid", "_r", "_t", "si"]
 
-    public init(_ text: String, settings: DownloadSettings) throws(PreviewError) {
+    package init(_ text: String, settings: DownloadSettings) throws(PreviewError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw PreviewError(.badRequest, "The link is empty.") }
         guard trimmed.count <= DownloadSettings.maxLinkLength else {

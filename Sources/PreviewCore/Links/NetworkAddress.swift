@@ -1,17 +1,17 @@
 import Foundation
 
 /// An IPv4 or IPv6 address, as the bytes a socket address holds.
-public struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
+package struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
     /// 4 bytes (IPv4) or 16 (IPv6).
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == 4 || bytes.count == 16 else { return nil }
         self.bytes = bytes
     }
 
     /// Parses an address literal (`127.0.0.1`, `::ffff:127.0.0.1`, `[::1]`).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let literal = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
         var v4 = in_addr()
         var v6 = in6_addr()
@@ -24,11 +24,11 @@ public struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var isIPv4: Bool { bytes.count == 4 }
+    package var isIPv4: Bool { bytes.count == 4 }
 
     /// The IPv4 address an IPv6 one carries (IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible `::a.b.c.d`,
     /// NAT64 `64:ff9b::a.b.c.d`, 6to4 `2002:AABB:CCDD::`), or nil.
-    public var embeddedIPv4: NetworkAddress? {
+    package var embeddedIPv4: NetworkAddress? {
         guard bytes.count == 16 else { return nil }
         let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
         let compatible = bytes[0..<12].allSatisfy { $0 == 0 } && !bytes[12..<16].allSatisfy { $0 == 0 }
@@ -41,7 +41,7 @@ public struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Why a fetch must not connect here (`loopback`, `private`, `link-local`, …), or nil for an
     /// address of the public Internet. An IPv6 address carrying an IPv4 one is judged by that one too.
-    public var nonPublicRange: String? {
+    package var nonPublicRange: String? {
         if let embedded = embeddedIPv4 { return embedded.nonPublicRange.map { "\($0) (IPv4 in IPv6)" } }
         return isIPv4 ? Self.range(ofIPv4: bytes) : Self.range(ofIPv6: bytes)
     }
@@ -75,7 +75,7 @@ public struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var copy = bytes
         _ = inet_ntop(isIPv4 ? AF_INET : AF_INET6, &copy, &text, socklen_t(text.count))
@@ -86,14 +86,14 @@ public struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
 /// Which addresses a fetch may connect to: the public Internet, and the exceptions an operator
 /// named (`--allow-private-fetch ADDRESS[:PORT]`, for tests on loopback and for media hosts on a
 /// private network).
-public struct FetchAddressPolicy: Sendable, Equatable, Codable {
+package struct FetchAddressPolicy: Sendable, Equatable, Codable {
     /// An address, and a port (nil: any port), a fetch may reach even though it is not public.
-    public struct Exception: Sendable, Equatable, Codable, CustomStringConvertible {
-        public var address: String
-        public var port: Int?
+    package struct Exception: Sendable, Equatable, Codable, CustomStringConvertible {
+        package var address: String
+        package var port: Int?
 
         /// `127.0.0.1:8080`, `[::1]:8080`, `10.0.0.5` (any port).
-        public init?(_ text: String) {
+        package init?(_ text: String) {
             var host = text
             var port: Int?
             if let colon = text.lastIndex(of: ":"), text.hasPrefix("[") ? text[..<colon].hasSuffix("]") : text.firstIndex(of: ":") == colon {
@@ -106,18 +106,18 @@ public struct FetchAddressPolicy: Sendable, Equatable, Codable {
             self.port = port
         }
 
-        public var description: String { port.map { "\(address.contains(":") ? "[\(address)]" : address):\($0)" } ?? address }
+        package var description: String { port.map { "\(address.contains(":") ? "[\(address)]" : address):\($0)" } ?? address }
     }
 
-    public var exceptions: [Exception]
+    package var exceptions: [Exception]
 
-    public init(exceptions: [Exception] = []) {
+    package init(exceptions: [Exception] = []) {
         self.exceptions = exceptions
     }
 
     /// Why connecting to `address`:`port` is refused, or nil when it may go ahead. An IPv4-mapped
     /// address must be named as such to be excepted: `::ffff:127.0.0.1` is not `127.0.0.1`.
-    public func refusal(_ address: NetworkAddress, port: Int) -> String? {
+    package func refusal(_ address: NetworkAddress, port: Int) -> String? {
         guard let range = address.nonPublicRange else { return nil }
         if exceptions.contains(where: { $0.address == address.description && ($0.port == nil || $0.port == port) }) { return nil }
         return "\(address) is in a \(range) range"

@@ -2,20 +2,20 @@
 /// for once it is resolved and checked. Coordinates are full-size pixels; for a page, pixels at
 /// ``pageDPI``.
 public struct ImageRegion: Sendable, Hashable, Codable {
-    public var x: Int
-    public var y: Int
-    public var width: Int
-    public var height: Int
+    package var x: Int
+    package var y: Int
+    package var width: Int
+    package var height: Int
     /// The region's size once scaled, before it is turned.
-    public var outputWidth: Int
-    public var outputHeight: Int
+    package var outputWidth: Int
+    package var outputHeight: Int
     /// Clockwise quarter turns in degrees (0, 90, 180, 270), after ``mirrored``.
-    public var rotation: Int
+    package var rotation: Int
     /// Flipped left to right, before turning.
-    public var mirrored: Bool
-    public var tone: Tone
+    package var mirrored: Bool
+    package var tone: Tone
     /// For a page: the resolution its full size is given at. Nil for images.
-    public var pageDPI: Int?
+    package var pageDPI: Int?
     /// The file is our tiled pyramid (``RenderCall`` `pyramid`): its pages are the image halved
     /// again and again, and a region is cut from the smallest one that still has its detail.
     public var fromPyramid: Bool
@@ -43,9 +43,9 @@ public struct ImageRegion: Sendable, Hashable, Codable {
     /// The longest side of an image that regions are cut from, in pixels (16,777,216: a page of
     /// 2,000 m at 600 dpi). Bounding it first keeps every product of a region's numbers (a stranger's
     /// `pct:` and sizes included) far inside `Int`.
-    public static let maxSide = 1 << 24
+    package static let maxSide = 1 << 24
     /// The side of the tiles a zoom client is told to ask for (IIIF `tiles.width`), and of a pyramid's.
-    public static let zoomTile = 512
+    package static let zoomTile = 512
 
     /// A page's full size in pixels at `dpi`, from its size in points; nil when a side is not a
     /// number, negative or longer than ``maxSide`` (a page box a stranger made absurd).
@@ -57,7 +57,7 @@ public struct ImageRegion: Sendable, Hashable, Codable {
     }
 
     /// The refusal of a page whose size ``pageSize(points:dpi:)`` does not give.
-    public static func pageTooLarge(points: (width: Double, height: Double), dpi: Int) -> PreviewError {
+    package static func pageTooLarge(points: (width: Double, height: Double), dpi: Int) -> PreviewError {
         PreviewError(.tooManyPixels, "The page is \(points.width)×\(points.height) pt: too large to zoom at \(dpi) dpi "
             + "(at most \(maxSide) pixels a side).")
     }

@@ -1,12 +1,12 @@
 /// Decoded pixels handed from one library to another: 8-bit samples, interleaved, rows packed
 /// (stride = width × bands). RGB has 3 bands, RGBA 4.
-public struct PixelBuffer: Sendable {
-    public var width: Int
-    public var height: Int
-    public var bands: Int
-    public var bytes: [UInt8]
+package struct PixelBuffer: Sendable {
+    package var width: Int
+    package var height: Int
+    package var bands: Int
+    package var bytes: [UInt8]
 
-    public init(width: Int, height: Int, bands: Int, bytes: [UInt8]) {
+    package init(width: Int, height: Int, bands: Int, bytes: [UInt8]) {
         precondition(bytes.count == width * height * bands, "pixel buffer size does not match its dimensions")
         self.width = width
         self.height = height
@@ -16,7 +16,7 @@ public struct PixelBuffer: Sendable {
 
     /// Mean and standard deviation of luma (BT.601), sampled on a grid of at most ~4096 points.
     /// Low deviation means a uniform frame (black, white, one flat colour).
-    public func lumaStatistics() -> (mean: Double, deviation: Double) {
+    package func lumaStatistics() -> (mean: Double, deviation: Double) {
         guard width > 0, height > 0, bands >= 3 else { return (0, 0) }
         let step = max(1, Int((Double(width * height) / 4096).squareRoot()))
         var sum = 0.0

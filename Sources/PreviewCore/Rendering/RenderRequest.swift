@@ -5,28 +5,28 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     public enum Format: String, Sendable, Hashable, Codable, CaseIterable {
         case jpeg, png, webp
 
-        public var mime: String { "image/\(rawValue)" }
-        public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+        package var mime: String { "image/\(rawValue)" }
+        package var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
     }
 
     /// 1-based page (PDF); other kinds ignore it.
-    public var page: Int
+    package var page: Int
     /// Bounding box; nil sides are unconstrained. With neither, the kind's default applies
     /// (a 512 px thumbnail; PDF pages 1024 px wide).
-    public var width: Int?
-    public var height: Int?
-    public var format: Format
+    package var width: Int?
+    package var height: Int?
+    package var format: Format
     /// Encoder quality for JPEG and WebP, 1–100.
-    public var quality: Int
+    package var quality: Int
     /// A part of the image or page at full size instead of the whole (zoom): the box is then its
     /// output size, and `width` and `height` are not used. Nil (the whole) is left out of the cache key.
     public var region: ImageRegion?
     /// Boxes (left, top, right, bottom in points on the page as displayed) marked on a whole PDF
     /// page as a highlighter would: a search's hits. Nil (none) is left out of the cache key.
-    public var highlights: [[Double]]?
+    package var highlights: [[Double]]?
 
     /// The most boxes one page is highlighted with.
-    public static let maxHighlights = 2_000
+    package static let maxHighlights = 2_000
 
     public init(page: Int = 1, width: Int? = nil, height: Int? = nil, format: Format = .jpeg, quality: Int = 80) {
         self.page = page
@@ -37,23 +37,23 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     }
 
     /// Fits in 512×512: lists and grids.
-    public static let thumbnail = RenderRequest(width: 512, height: 512)
+    package static let thumbnail = RenderRequest(width: 512, height: 512)
     /// Fits in 2048×2048: the full-screen viewer.
-    public static let preview = RenderRequest(width: 2048, height: 2048)
+    package static let preview = RenderRequest(width: 2048, height: 2048)
 
     /// The longest edge any render may produce (DESIGN §9).
-    public static let maxEdge = 4096
+    package static let maxEdge = 4096
     /// Default box side for images and video frames.
-    public static let defaultEdge = 512
+    package static let defaultEdge = 512
     /// Default width of a PDF page.
-    public static let defaultPageWidth = 1024
+    package static let defaultPageWidth = 1024
 
     /// The box sides a server renders: a requested side is rounded up to the next of these, so a
     /// client cannot make a new derivative (and a new render) out of every width from 1 to 4096.
-    public static let servedEdges = [128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096]
+    package static let servedEdges = [128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096]
 
     /// This request with its sides rounded up to ``servedEdges``.
-    public var onServedEdges: RenderRequest {
+    package var onServedEdges: RenderRequest {
         var request = self
         func step(_ side: Int?) -> Int? { side.map { side in Self.servedEdges.first { $0 >= side } ?? Self.maxEdge } }
         request.width = step(width)
@@ -62,7 +62,7 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     }
 
     /// The bounding box, with missing sides resolved (`defaultEdge` when neither is given).
-    public func box(defaultEdge: Int) -> (width: Int, height: Int) {
+    package func box(defaultEdge: Int) -> (width: Int, height: Int) {
         switch (width, height) {
         case let (w?, h?): (w, h)
         case let (w?, nil): (w, Self.maxEdge)
@@ -75,7 +75,7 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - upscale: whether a source smaller than the box may grow (vector pages may; pixels may not).
     ///   - defaultEdge: the box side when the request names neither width nor height.
-    public func fitted(width sourceWidth: Double, height sourceHeight: Double, upscale: Bool,
+    package func fitted(width sourceWidth: Double, height sourceHeight: Double, upscale: Bool,
                        defaultEdge: Int = RenderRequest.defaultEdge) -> (width: Int, height: Int) {
         guard sourceWidth > 0, sourceHeight > 0 else { return (1, 1) }
         let box = box(defaultEdge: defaultEdge)

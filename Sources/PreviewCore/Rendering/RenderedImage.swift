@@ -1,12 +1,12 @@
 /// An encoded preview and what was learned while making it.
 public struct RenderedImage: Sendable {
-    public var bytes: [UInt8]
-    public var format: RenderRequest.Format
-    public var width: Int
-    public var height: Int
-    public var facts: MediaFacts
+    package var bytes: [UInt8]
+    package var format: RenderRequest.Format
+    package var width: Int
+    package var height: Int
+    package var facts: MediaFacts
 
-    public init(bytes: [UInt8], format: RenderRequest.Format, width: Int, height: Int, facts: MediaFacts) {
+    package init(bytes: [UInt8], format: RenderRequest.Format, width: Int, height: Int, facts: MediaFacts) {
         self.bytes = bytes
         self.format = format
         self.width = width
@@ -19,18 +19,18 @@ public struct RenderedImage: Sendable {
 public struct MediaFacts: Sendable, Equatable, Codable {
     public var width: Int?
     public var height: Int?
-    public var pages: Int?
-    public var durationSeconds: Double?
-    public var codec: String?
+    package var pages: Int?
+    package var durationSeconds: Double?
+    package var codec: String?
     /// Clockwise degrees applied for display (EXIF orientation, video display matrix, PDF /Rotate).
-    public var rotation: Int?
+    package var rotation: Int?
     /// For video thumbnails: the timestamp of the frame chosen, in seconds.
-    public var frameSeconds: Double?
+    package var frameSeconds: Double?
     /// Sheets of a spreadsheet, slides of a presentation (their pages are in `pages`).
-    public var sheets: Int?
-    public var slides: Int?
+    package var sheets: Int?
+    package var slides: Int?
     /// For videos: whether the original plays in the apps' players, or what a rendition must do.
-    public var playback: Playback?
+    package var playback: Playback?
 
     public init(width: Int? = nil, height: Int? = nil, pages: Int? = nil, durationSeconds: Double? = nil,
                 codec: String? = nil, rotation: Int? = nil, frameSeconds: Double? = nil) {

@@ -8,20 +8,20 @@ public struct RenditionSettings: Sendable, Equatable, Codable {
     /// x264's speed/size trade-off (`ultrafast` … `veryslow`).
     public var preset = "veryfast"
     /// x264's constant rate factor: lower is larger and closer to the source.
-    public var crf = 23
-    public var audioBitrate = 128_000
+    package var crf = 23
+    package var audioBitrate = 128_000
     /// Keyframes at least this often, so a seek or a ladder's segment starts within this much.
-    public var keyframeSeconds = 2.0
+    package var keyframeSeconds = 2.0
     /// A stored video this long, or this large, also gets an HLS ladder (360p/720p/1080p as it
     /// allows) a player switches between on a changing network; shorter and smaller ones stream
     /// their one rendition or original well enough.
-    public var ladderMinSeconds = 60.0
-    public var ladderMinBytes = 100_000_000
+    package var ladderMinSeconds = 60.0
+    package var ladderMinBytes = 100_000_000
 
     public init() {}
 
     /// Whether a video of `seconds` and `bytes` gets a ladder.
-    public func wantsLadder(seconds: Double?, bytes: Int) -> Bool {
+    package func wantsLadder(seconds: Double?, bytes: Int) -> Bool {
         (seconds ?? 0) >= ladderMinSeconds || bytes >= ladderMinBytes
     }
 
@@ -45,10 +45,10 @@ public struct RenditionSettings: Sendable, Equatable, Codable {
     }
 
     /// x264's presets, fastest first.
-    public static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
+    package static let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow"]
 
     /// What is wrong with these settings, or nil.
-    public var problem: String? {
+    package var problem: String? {
         if !(144...2160).contains(height) { return "renditions.height must be between 144 and 2160" }
         if !Self.presets.contains(preset) { return "renditions.preset must be one of \(Self.presets.joined(separator: ", "))" }
         if !(0...51).contains(crf) { return "renditions.crf must be between 0 and 51" }

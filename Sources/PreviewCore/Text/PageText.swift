@@ -15,16 +15,16 @@ public struct PageText: Codable, Sendable, Equatable {
     }
 
     public struct Word: Codable, Sendable, Equatable {
-        public var text: String
+        package var text: String
         /// Left, top, right, bottom, in points.
-        public var box: [Double]
+        package var box: [Double]
         /// Nil: the next word follows with no space (parts of one word the page drew apart).
-        public var next: Break?
+        package var next: Break?
         /// For a word of a text layer written left to right, where its characters meet: x in points
         /// between the first character and the second, and so on (one fewer than its characters),
         /// to a tenth of a point. A hit inside the word is marked from one to another; nil: the
         /// word's box is all we know.
-        public var edges: [Double]?
+        package var edges: [Double]?
 
         public init(text: String, box: [Double], next: Break?, edges: [Double]? = nil) {
             self.text = text
@@ -36,14 +36,14 @@ public struct PageText: Codable, Sendable, Equatable {
         /// ``edges`` as they are kept and sent: tenths of a point from the word's left side (whole
         /// numbers encode and decode several times faster than fractions). Nil when the word has no
         /// edges, or one is no such number (a hostile page's).
-        public var edgeTenths: [Int]? {
+        package var edgeTenths: [Int]? {
             guard let edges, let left = box.first else { return nil }
             let tenths = edges.map { Int(exactly: (($0 - left) * 10).rounded()) }
             return tenths.contains(nil) ? nil : tenths.compactMap { $0 }
         }
 
         /// Edges from their ``edgeTenths`` and the word's left side.
-        public static func edges(tenths: [Int], left: Double) -> [Double] {
+        package static func edges(tenths: [Int], left: Double) -> [Double] {
             tenths.map { PageText.hundredths(left + Double($0) / 10) }
         }
 
@@ -68,22 +68,22 @@ public struct PageText: Codable, Sendable, Equatable {
 
     /// `points` to a hundredth of a point, as boxes and edges are given: far finer than any glyph's
     /// box is known.
-    public static func hundredths(_ points: Double) -> Double {
+    package static func hundredths(_ points: Double) -> Double {
         (points * 100).rounded() / 100
     }
 
     /// 1-based.
-    public var page: Int
+    package var page: Int
     /// The page's size as displayed, in points.
-    public var width: Double
-    public var height: Double
-    public var words: [Word]
+    package var width: Double
+    package var height: Double
+    package var words: [Word]
     /// Words past the bound on one page were left out.
-    public var truncated: Bool
+    package var truncated: Bool
     /// Which of OCR's readings the words are (`gray`, `local`, `sparse`: ``PreviewOCR``'s paths),
     /// prefixed `photo+` when the page was found in a photo and its perspective taken out; nil for
     /// a text layer's.
-    public var ocrPath: String?
+    package var ocrPath: String?
 
     public init(page: Int, width: Double, height: Double, words: [Word], truncated: Bool = false, ocrPath: String? = nil) {
         self.page = page
@@ -96,7 +96,7 @@ public struct PageText: Codable, Sendable, Equatable {
 
     /// The page's text in reading order: words joined by spaces, lines by line breaks, blocks by a
     /// blank line; a hyphenated line's word joined across it.
-    public var plainText: String {
+    package var plainText: String {
         var text = ""
         for word in words {
             text += word.text
@@ -114,17 +114,17 @@ public struct PageText: Codable, Sendable, Equatable {
 }
 
 /// A page's text as it is reported (`text --json`, the API's `/text`): its plain text beside its words.
-public struct PageTextReport: Encodable, Sendable {
-    public var page: Int
-    public var width: Double
-    public var height: Double
-    public var text: String
-    public var words: [PageText.Word]
-    public var truncated: Bool
+package struct PageTextReport: Encodable, Sendable {
+    package var page: Int
+    package var width: Double
+    package var height: Double
+    package var text: String
+    package var words: [PageText.Word]
+    package var truncated: Bool
     /// Which of OCR's readings the words are; nil for a text layer's.
-    public var ocrPath: String?
+    package var ocrPath: String?
 
-    public init(_ text: PageText) {
+    package init(_ text: PageText) {
         (page, width, height, words, truncated, ocrPath) = (text.page, text.width, text.height, text.words, text.truncated, text.ocrPath)
         self.text = text.plainText
     }

@@ -2,10 +2,10 @@
 ///
 /// Both functions work on Unicode scalars, never on `Character`s: a grapheme cluster such as
 /// `"<\u{301}"` is not equal to `"<"`, yet a browser still reads its first scalar as a tag opener.
-public enum SafeText {
+package enum SafeText {
     /// For HTML element content and quoted attribute values: `& < > " '` become character references,
     /// and controls and direction overrides become U+FFFD (see ``isHidden(_:)``).
-    public static func html(_ text: String) -> String {
+    package static func html(_ text: String) -> String {
         var escaped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -23,7 +23,7 @@ public enum SafeText {
     /// For a terminal or a log line: controls (ESC and the sequences it starts, CR, BEL…) and
     /// direction overrides become U+FFFD, so a file name can neither move the cursor nor reorder
     /// what follows it.
-    public static func terminal(_ text: String) -> String {
+    package static func terminal(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isHidden) else { return text }
         return String(String.UnicodeScalarView(text.unicodeScalars.map { isHidden($0) ? replacement : $0 }))
     }

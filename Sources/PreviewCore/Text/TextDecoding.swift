@@ -1,15 +1,15 @@
 /// Plain text in the encodings people's files come in: UTF-8 (with or without a byte-order mark),
 /// UTF-16 with a byte-order mark, and, for bytes that are not UTF-8, Windows-1252 (Latin-1 with
 /// the printable characters Windows puts at 0x80–0x9F). Binary data is not text.
-public enum TextDecoding {
-    public enum Encoding: String, Sendable {
+package enum TextDecoding {
+    package enum Encoding: String, Sendable {
         case utf8 = "UTF-8", utf16LE = "UTF-16LE", utf16BE = "UTF-16BE", windows1252 = "Windows-1252"
     }
 
     /// The text of `bytes` and its encoding, or nil when the bytes are not text (a NUL outside
     /// UTF-16, or more than one control character in a thousand).
     /// - Parameter isWholeFile: false when `bytes` is a window that may end mid-character.
-    public static func decode(_ bytes: some Collection<UInt8>, isWholeFile: Bool = true) -> (text: String, encoding: Encoding)? {
+    package static func decode(_ bytes: some Collection<UInt8>, isWholeFile: Bool = true) -> (text: String, encoding: Encoding)? {
         let bytes = Array(bytes)
         if bytes.starts(with: [0xFF, 0xFE]) { return (utf16(bytes.dropFirst(2), littleEndian: true), .utf16LE) }
         if bytes.starts(with: [0xFE, 0xFF]) { return (utf16(bytes.dropFirst(2), littleEndian: false), .utf16BE) }

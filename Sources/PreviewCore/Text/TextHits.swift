@@ -5,40 +5,40 @@ import Foundation
 /// and the text may start or end inside a word ("RE16" finds "CORE168"), across the words of a line.
 public struct TextHits: Sendable {
     /// One occurrence.
-    public struct Hit: Sendable, Equatable, Encodable {
-        public var page: Int
+    package struct Hit: Sendable, Equatable, Encodable {
+        package var page: Int
         /// The page's size as displayed, in points (what the boxes are within).
-        public var width: Double
-        public var height: Double
+        package var width: Double
+        package var height: Double
         /// One box a line it covers (left, top, right, bottom in points), around the words it covers
         /// there, as Poppler's `findText` marks a hit; where it starts or ends inside a word whose
         /// character edges are known, from or to the edge there.
-        public var rects: [[Double]]
-        public var snippet: Snippet
+        package var rects: [[Double]]
+        package var snippet: Snippet
     }
 
     /// A few words of the page around an occurrence, the occurrence apart, so a client marks it as it likes.
-    public struct Snippet: Sendable, Equatable, Encodable {
-        public var before: String
-        public var match: String
-        public var after: String
+    package struct Snippet: Sendable, Equatable, Encodable {
+        package var before: String
+        package var match: String
+        package var after: String
     }
 
     /// The shortest and longest text searched for, in characters.
-    public static let lengths = 2...100
+    package static let lengths = 2...100
     /// Words of context on each side of a snippet.
     static let contextWords = 6
 
     /// The shortest text a search of the whole store looks for: the search index holds the
     /// pages' text by trigram (``searchText(of:)``).
-    public static let storeWideMinimum = 3
+    package static let storeWideMinimum = 3
     /// The lengths of text a search of the whole store takes, in characters.
-    public static var storeWideLengths: ClosedRange<Int> { storeWideMinimum...lengths.upperBound }
+    package static var storeWideLengths: ClosedRange<Int> { storeWideMinimum...lengths.upperBound }
 
     /// The folded query: what a page's ``searchText(of:)`` holds where it occurs.
-    public let needle: String
+    package let needle: String
     /// The query as asked, trimmed, its spaces made single.
-    public let text: String
+    package let text: String
 
     /// Nil when `query`, trimmed, is outside ``lengths`` or holds a control character (a NUL
     /// would end the search index's query early).
@@ -52,7 +52,7 @@ public struct TextHits: Sendable {
 
     /// What a text named `name` must be, said when it is not: of `lengths` characters (``lengths``
     /// unless said), none a control character.
-    public static func requirement(_ name: String, lengths: ClosedRange<Int> = lengths) -> String {
+    package static func requirement(_ name: String, lengths: ClosedRange<Int> = lengths) -> String {
         "\(name) must have \(lengths.lowerBound) to \(lengths.upperBound) characters and no control characters"
     }
 
@@ -70,7 +70,7 @@ public struct TextHits: Sendable {
     /// A page's words folded and joined by spaces, a word hyphenated across a line joined whole
     /// ("Arm-" and "strong" are "armstrong", as `pdftotext` joins them): what a query's ``needle`` is
     /// looked for in, on the page and in the store's search index alike.
-    public static func searchText(of words: [PageText.Word]) -> String {
+    package static func searchText(of words: [PageText.Word]) -> String {
         folded(words).text
     }
 
@@ -92,7 +92,7 @@ public struct TextHits: Sendable {
     }
 
     /// Every occurrence on `page`, in reading order, at most `limit`.
-    public func hits(on page: PageText, limit: Int) -> [Hit] {
+    package func hits(on page: PageText, limit: Int) -> [Hit] {
         guard limit > 0, !page.words.isEmpty else { return [] }
         let (haystack, spans) = Self.folded(page.words)
         var hits: [Hit] = []

@@ -7,18 +7,18 @@ import Foundation
 /// "downloads": {"domains": ["media.example.org"], "fetch_seconds": 300}, "ocr_languages": "eng+fra"}`;
 /// every key is optional.
 public struct Configuration: Sendable {
-    public var rules: DocumentRules
-    public var limits: Limits
+    package var rules: DocumentRules
+    package var limits: Limits
     /// How videos' renditions are encoded.
-    public var renditions = RenditionSettings()
+    package var renditions = RenditionSettings()
     /// Where shared links may lead and what fetching one may cost.
-    public var downloads = DownloadSettings()
+    package var downloads = DownloadSettings()
     /// The languages scans and photos are read in: Tesseract's names joined by `+` ("eng+fra"),
     /// each installed (Debian's `tesseract-ocr-<name>`).
-    public var ocrLanguages = "eng"
+    package var ocrLanguages = "eng"
     /// How the reader of a size refusal can raise the limit, appended to its message: the CLI names
     /// `--max-size`; the HTTP API adds nothing (an uploader cannot change the server's limit).
-    public var sizeLimitAdvice: String?
+    package var sizeLimitAdvice: String?
 
     public init(rules: DocumentRules = .standard, limits: Limits = Limits()) {
         self.rules = rules
@@ -26,7 +26,7 @@ public struct Configuration: Sendable {
     }
 
     /// The refusal of a file over ``Limits/maxFileBytes``.
-    public var fileTooLarge: PreviewError {
+    package var fileTooLarge: PreviewError {
         PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: limits.maxFileBytes)) limit." + (sizeLimitAdvice.map { " " + $0 } ?? ""))
     }
 
@@ -44,7 +44,7 @@ public struct Configuration: Sendable {
 
     /// Whether `languages` is a list of Tesseract's language names (`eng`, `chi_sim`) joined by `+`:
     /// they name files, so nothing else is let through.
-    public static func isLanguageList(_ languages: String) -> Bool {
+    package static func isLanguageList(_ languages: String) -> Bool {
         let names = languages.split(separator: "+", omittingEmptySubsequences: false)
         return (1...8).contains(names.count) && names.allSatisfy { name in
             (3...16).contains(name.count) && name.allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
@@ -52,14 +52,14 @@ public struct Configuration: Sendable {
     }
 
     /// A configuration file's limit out of range.
-    public struct InvalidLimit: Error, LocalizedError {
-        public var problem: String
-        public var errorDescription: String? { problem }
+    package struct InvalidLimit: Error, LocalizedError {
+        package var problem: String
+        package var errorDescription: String? { problem }
     }
 
     /// Reads a configuration file over the standard rules. Throws on unreadable or malformed JSON,
     /// and ``InvalidLimit`` for a limit out of its range.
-    public static func load(contentsOf url: URL) throws -> Configuration {
+    package static func load(contentsOf url: URL) throws -> Configuration {
         let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
         if let problem = file.limits?.problem ?? file.renditions?.problem ?? file.downloads?.problem { throw InvalidLimit(problem: problem) }
         if let languages = file.ocrLanguages, !isLanguageList(languages) {

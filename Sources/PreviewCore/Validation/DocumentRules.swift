@@ -3,9 +3,9 @@ import Foundation
 /// The table of document types and their allowed extensions (DESIGN §3); operators extend or
 /// override it with a JSON file.
 public struct DocumentRules: Sendable {
-    public private(set) var types: [DocumentType]
+    package private(set) var types: [DocumentType]
 
-    public init(types: [DocumentType]) {
+    package init(types: [DocumentType]) {
         self.types = types
     }
 
@@ -20,12 +20,12 @@ public struct DocumentRules: Sendable {
     ])
 
     /// The type with this id, compared case-insensitively.
-    public func type(id: String) -> DocumentType? {
+    package func type(id: String) -> DocumentType? {
         types.first { $0.id.caseInsensitiveCompare(id) == .orderedSame }
     }
 
     /// Adds `type`, replacing one with the same id.
-    public mutating func upsert(_ type: DocumentType) {
+    package mutating func upsert(_ type: DocumentType) {
         if let index = types.firstIndex(where: { $0.id == type.id }) {
             types[index] = type
         } else {

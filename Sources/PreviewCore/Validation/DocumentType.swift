@@ -4,11 +4,11 @@ public struct DocumentType: Sendable, Hashable, Codable, Identifiable {
     /// The stable identifier used by APIs, e.g. `highlight_video`.
     public var id: String
     /// The name people read, e.g. `Highlight Video`.
-    public var label: String
+    package var label: String
     /// Allowed extensions, lower case without the dot.
-    public var extensions: [String]
+    package var extensions: [String]
 
-    public init(id: String, label: String, extensions: [String]) {
+    package init(id: String, label: String, extensions: [String]) {
         self.id = id
         self.label = label
         self.extensions = extensions.map(DocumentType.normalize)
@@ -22,13 +22,13 @@ public struct DocumentType: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// Whether `ext` (any case, with or without the dot) is allowed.
-    public func allows(extension ext: String) -> Bool {
+    package func allows(extension ext: String) -> Bool {
         extensions.contains(DocumentType.normalize(ext))
     }
 
     /// Whether a file named `fileName`, detected as `kind`, may be of this type: its extension must be
     /// allowed; a file without a known extension is judged by what its bytes are.
-    public func admits(fileName: String, kind: FileKind) -> Bool {
+    package func admits(fileName: String, kind: FileKind) -> Bool {
         let ext = Validator.fileExtension(of: fileName)
         return admits(fileExtension: ext, claimedKinds: ext.map(FileKind.claiming(extension:)) ?? [], kind: kind)
     }
@@ -39,7 +39,7 @@ public struct DocumentType: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// "Invalid file type. Highlight Video requires .mp4, .mov, .avi."
-    public var refusalMessage: String {
+    package var refusalMessage: String {
         "Invalid file type. \(label) requires \(extensions.map { "." + $0 }.joined(separator: ", "))."
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// Limits checked before any decoding (DESIGN §9). All configurable.
 public struct Limits: Sendable, Equatable, Codable {
     /// Largest accepted upload or input file.
-    public var maxFileBytes: Int = 100 * 1024 * 1024
+    package var maxFileBytes: Int = 100 * 1024 * 1024
     /// Largest image, in pixels, judged from its header.
     public var maxPixels: Int = 200_000_000
     /// Wall-clock time one job (probe or render of one file) may take.
@@ -12,21 +12,21 @@ public struct Limits: Sendable, Equatable, Codable {
     /// with `timeout` and its renderer goes on to the next call. CPU time, not wall time, so a busy
     /// machine does not fail honest pages: real pages take well under a second, the slowest of the
     /// shared corpus 10–13 s.
-    public var pageSeconds: Double = 20
+    package var pageSeconds: Double = 20
     /// Address space of one renderer child process (`batch`, `serve`, `worker`); 0 for no limit.
-    public var rendererMemoryBytes: Int = 4 * 1024 * 1024 * 1024
+    package var rendererMemoryBytes: Int = 4 * 1024 * 1024 * 1024
     /// What an office document's ZIP may unpack to in total, judged from its central directory.
-    public var maxUnpackedBytes: Int = 512 * 1024 * 1024
+    package var maxUnpackedBytes: Int = 512 * 1024 * 1024
     /// The largest ratio of unpacked to packed bytes over an office document's whole ZIP.
-    public var maxCompressionRatio: Int = 200
+    package var maxCompressionRatio: Int = 200
     /// The most entries an office document's ZIP may hold.
-    public var maxArchiveEntries: Int = 10_000
+    package var maxArchiveEntries: Int = 10_000
     /// The most pages an office, text or CSV document's PDF pivot gets; later pages are not made.
-    public var maxOfficePages: Int = 200
+    package var maxOfficePages: Int = 200
     /// Bytes of on-demand previews (pages and sizes clients asked for; not thumbnails or pivots) the
     /// store keeps, and keeps for one document: beyond, the least recently used are evicted.
-    public var previewCacheBytes: Int = 10 * 1024 * 1024 * 1024
-    public var previewCacheBytesPerDocument: Int = 256 * 1024 * 1024
+    package var previewCacheBytes: Int = 10 * 1024 * 1024 * 1024
+    package var previewCacheBytesPerDocument: Int = 256 * 1024 * 1024
     /// The longest video that gets a rendition (a longer one keeps its original and says why).
     public var maxRenditionSeconds: Double = 3 * 3600
     /// The largest video frame, in pixels, that is re-encoded (4096×2160; 8K is refused).
@@ -71,13 +71,13 @@ public struct Limits: Sendable, Equatable, Codable {
 
 extension Limits {
     /// The largest byte count any limit takes (1 PiB): room to add to, far from `Int.max`.
-    public static let maxByteCount = 1 << 50
+    package static let maxByteCount = 1 << 50
     /// The longest job time (a week).
-    public static let maxJobSeconds: Double = 7 * 24 * 3600
+    package static let maxJobSeconds: Double = 7 * 24 * 3600
 
     /// Parses sizes such as `100MB`, `512k`, `1.5G` or plain bytes (binary multiples); nil for
     /// anything else, negative, not finite, or over ``maxByteCount``.
-    public static func parseByteCount(_ text: String) -> Int? {
+    package static func parseByteCount(_ text: String) -> Int? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
         let units: [(String, Double)] = [("GB", 0x4000_0000), ("G", 0x4000_0000), ("MB", 0x10_0000), ("M", 0x10_0000),
                                          ("KB", 0x400), ("K", 0x400), ("B", 1)]
@@ -91,7 +91,7 @@ extension Limits {
     }
 
     /// What is wrong with these limits, for a person; nil when every one is in range.
-    public var problem: String? {
+    package var problem: String? {
         if !(1...Self.maxByteCount).contains(maxFileBytes) { return "max_file_bytes must be between 1 and \(Self.maxByteCount)" }
         if !(1...(1 << 40)).contains(maxPixels) { return "max_pixels must be between 1 and \(1 << 40)" }
         if !(jobSeconds.isFinite && jobSeconds > 0 && jobSeconds <= Self.maxJobSeconds) {
@@ -120,7 +120,7 @@ extension Limits {
     public var pageBudget: Double { min(pageSeconds, jobSeconds) }
 
     /// How a size limit reads to people: `100MB`, `512KB`, or bytes.
-    public static func describe(byteCount: Int) -> String {
+    package static func describe(byteCount: Int) -> String {
         if byteCount >= 1 << 20 && byteCount % (1 << 20) == 0 { return "\(byteCount >> 20)MB" }
         if byteCount >= 1 << 10 && byteCount % (1 << 10) == 0 { return "\(byteCount >> 10)KB" }
         return "\(byteCount) bytes"

@@ -3,7 +3,7 @@ import Foundation
 /// Decides whether a file may be accepted: size limits, executables, the declared document
 /// type's extensions, agreement between extension and bytes, encryption, damage and support.
 public struct Validator: Sendable {
-    public var configuration: Configuration
+    package var configuration: Configuration
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -15,7 +15,7 @@ public struct Validator: Sendable {
     }
 
     /// Judges probed bytes that arrived under `fileName` (only its extension is used).
-    public func validate(_ probe: ByteProbe, fileName: String, declaredType: DocumentType? = nil) -> Verdict {
+    package func validate(_ probe: ByteProbe, fileName: String, declaredType: DocumentType? = nil) -> Verdict {
         let ext = Self.fileExtension(of: fileName)
         let detection = ContentDetector.detect(probe, fileExtension: ext)
         let claimed = ext.map(FileKind.claiming(extension:)) ?? []
@@ -28,7 +28,7 @@ public struct Validator: Sendable {
     /// The refusal a file arriving under `fileName` will get whatever its bytes: past the size limit
     /// (`size`, when known), or with an extension we know that `declaredType` does not allow. Nil
     /// when its bytes decide (``refusal(forHead:size:fileName:declaredType:)``, then the whole file).
-    public func refusal(fileName: String, size: Int?, declaredType: DocumentType?) -> PreviewError? {
+    package func refusal(fileName: String, size: Int?, declaredType: DocumentType?) -> PreviewError? {
         if let size, size > configuration.limits.maxFileBytes { return configuration.fileTooLarge }
         guard let declaredType, let ext = Self.fileExtension(of: fileName) else { return nil }
         let claimed = FileKind.claiming(extension: ext)
@@ -40,7 +40,7 @@ public struct Validator: Sendable {
     /// it (an executable, contents that are not what the name claims): `head` is its first
     /// ``ByteProbe/windowSize`` bytes, `size` its size (nil: unknown yet). Nil when the file may
     /// still be accepted; the whole file is judged by ``validate(_:fileName:declaredType:)``.
-    public func refusal(forHead head: [UInt8], size: Int?, fileName: String, declaredType: DocumentType? = nil) -> PreviewError? {
+    package func refusal(forHead head: [UInt8], size: Int?, fileName: String, declaredType: DocumentType? = nil) -> PreviewError? {
         let ext = Self.fileExtension(of: fileName)
         guard let detection = ContentDetector.detectionDecided(byHead: head, size: size, fileExtension: ext) else { return nil }
         let claimed = ext.map(FileKind.claiming(extension:)) ?? []
@@ -50,7 +50,7 @@ public struct Validator: Sendable {
     }
 
     /// The extension of a file name, lower case: `Resume.PDF` → `pdf`; none for `README` or `.profile`.
-    public static func fileExtension(of fileName: String) -> String? {
+    package static func fileExtension(of fileName: String) -> String? {
         let name = fileName.split(separator: "/").last.map(String.init) ?? fileName
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
         let ext = name[name.index(after: dot)...].lowercased()

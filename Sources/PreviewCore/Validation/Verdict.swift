@@ -2,7 +2,7 @@
 /// and — when refused — why, with a stable code and a message for people.
 public struct Verdict: Sendable {
     /// How the file's extension relates to its detected kind.
-    public enum Reason: String, Sendable, Codable {
+    package enum Reason: String, Sendable, Codable {
         /// The extension is the kind's canonical one.
         case match
         /// Another name for the same thing (`.jpeg`, `.tif`, an MP4 named `.mov`).
@@ -17,17 +17,17 @@ public struct Verdict: Sendable {
         case trailingData = "trailing_data"
     }
 
-    public var detection: Detection
-    public var reason: Reason
+    package var detection: Detection
+    package var reason: Reason
     /// The file name's extension, lower case without the dot (nil when there is none).
-    public var fileExtension: String?
+    package var fileExtension: String?
     /// Kinds the extension names (empty when the extension is unknown).
-    public var claimedKinds: [FileKind]
+    package var claimedKinds: [FileKind]
     /// Why the file is refused; nil when it is accepted.
-    public var refusal: PreviewError?
+    package var refusal: PreviewError?
 
     public var kind: FileKind { detection.kind }
-    public var isAccepted: Bool { refusal == nil }
+    package var isAccepted: Bool { refusal == nil }
     /// Accepted, but no renderer makes previews of this kind (office, text).
-    public var hasNoPreview: Bool { isAccepted && kind.support == .storeOnly }
+    package var hasNoPreview: Bool { isAccepted && kind.support == .storeOnly }
 }

@@ -9,24 +9,24 @@ import PreviewOffice
 /// entered before `main`), no new programs or processes and only local sockets (seccomp), an
 /// address-space, CPU-time, file-size and core-dump limit; it inherits only its pipes and stderr
 /// and a short list of environment variables (``RendererPool``).
-public enum RendererChild {
+package enum RendererChild {
     /// Set to 1 in the environment (tests only): a file whose first kilobyte contains
     /// `docpreview-test-crash` crashes the child, `docpreview-test-hang` hangs it, and
     /// `docpreview-test-garbage` makes it answer with an oversized frame; an office child is then
     /// replaced after every second conversion.
-    public static let testHooksVariable = "DOCPREVIEW_TEST_HOOKS"
+    package static let testHooksVariable = "DOCPREVIEW_TEST_HOOKS"
 
     /// What confines a child, as it found itself (logged by the parent, shown by tests).
-    public struct Confinement: Codable, Sendable, Equatable {
+    package struct Confinement: Codable, Sendable, Equatable {
         /// "namespace" (root), "user-namespace", or "none" where the kernel refused both.
-        public var network: String
+        package var network: String
         /// "seccomp", or why not ("unavailable: …", "off under a sanitizer").
-        public var syscalls: String
+        package var syscalls: String
     }
 
     /// Serves calls until stdin closes; returns the exit status. A `background` child runs every
     /// thread under `SCHED_IDLE` (``WorkPriority``).
-    public static func run(limits: Limits, background: Bool = false) -> Int32 {
+    package static func run(limits: Limits, background: Bool = false) -> Int32 {
         if background { WorkPriority.lowerProcess() }
         exitWithParent()
         confine(limits)
@@ -181,7 +181,7 @@ public enum RendererChild {
     }
 
     /// How this process is confined (call after ``run(limits:)`` set it up, or in a child).
-    public static var confinement: Confinement {
+    package static var confinement: Confinement {
         let network = ["none", "namespace", "user-namespace"][Int(docpreview_network_isolation())]
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         let filtered = status.split(separator: "\n").contains { $0.hasPrefix("Seccomp:") && $0.hasSuffix("2") }

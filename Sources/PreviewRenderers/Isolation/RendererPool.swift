@@ -30,7 +30,7 @@ public final class RendererPool: Sendable {
     private let callCount = Atomic<Int>(0)
 
     /// Calls sent to children so far (probes, renders, conversions; a retry on a fresh child counts once).
-    public var calls: Int { callCount.load(ordering: .relaxed) }
+    package var calls: Int { callCount.load(ordering: .relaxed) }
 
     /// - Parameters:
     ///   - executable: the `docpreview` binary (the current one: ``currentExecutable``).
@@ -38,7 +38,7 @@ public final class RendererPool: Sendable {
     ///   - backgroundSize: children for background calls (each is started on its first call).
     ///   - officeSize: children for office conversions.
     ///   - childEnvironment: added to every child's environment (tests turn the children's test hooks on with it).
-    public init(executable: URL, size: Int, backgroundSize: Int = 1, officeSize: Int = 1, limits: Limits, logger: Logger,
+    package init(executable: URL, size: Int, backgroundSize: Int = 1, officeSize: Int = 1, limits: Limits, logger: Logger,
                 childEnvironment: [String: String] = [:]) {
         let limitsArgument = String(decoding: (try? JSONEncoder().encode(limits)) ?? Data("{}".utf8), as: UTF8.self)
         let arguments = ["render-child", limitsArgument]
@@ -141,11 +141,11 @@ public final class RendererPool: Sendable {
 
     /// The first page of an office document wanted before its whole pivot: rendered as `request`
     /// asks and handed to `made` as soon as it exists (more than once, should the call be retried).
-    public struct FirstPage: Sendable {
-        public var request: RenderRequest
-        public var made: @Sendable (RenderedImage) -> Void
+    package struct FirstPage: Sendable {
+        package var request: RenderRequest
+        package var made: @Sendable (RenderedImage) -> Void
 
-        public init(request: RenderRequest, made: @escaping @Sendable (RenderedImage) -> Void) {
+        package init(request: RenderRequest, made: @escaping @Sendable (RenderedImage) -> Void) {
             self.request = request
             self.made = made
         }
@@ -154,7 +154,7 @@ public final class RendererPool: Sendable {
     /// The PDF pivot of an office document, text or CSV file, made by LibreOffice in an office
     /// child; with `firstPage`, its first page is rendered and handed over first. A first page that
     /// could not be rendered is not handed over: the pivot's page 1 is the fallback.
-    public func convert(_ path: String, kind: FileKind, firstPage: FirstPage? = nil,
+    package func convert(_ path: String, kind: FileKind, firstPage: FirstPage? = nil,
                         on offload: Offload) async throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
         var made: @Sendable (RenderedImage) -> Void = { _ in }
         if let firstPage { made = firstPage.made }

@@ -45,7 +45,7 @@ struct OfficeRenderer: AsyncRenderer {
 
 extension MediaFacts {
     /// The pivot's facts (pages, page size) with the sheet and slide counts of the office document.
-    public func adding(_ pivot: MediaFacts) -> MediaFacts {
+    package func adding(_ pivot: MediaFacts) -> MediaFacts {
         var facts = pivot
         facts.sheets = sheets
         facts.slides = slides

@@ -5,7 +5,7 @@ import PreviewCore
 /// database: ``SQLiteDownloadQueue`` embedded, `PostgresDownloadQueue` for many hosts. Leasing,
 /// retries and back-off follow the job queue's (``RetryPolicy``); `finish`, `fail` and `release`
 /// act only while the caller still holds the lease.
-public protocol DownloadQueue: Sendable {
+package protocol DownloadQueue: Sendable {
     /// Records `download`, unless its client (its device and `client_id`: another device's
     /// downloads are never touched) sent the same normalised link before: then returns that one (a
     /// failed one queued again with fresh attempts: the person sent it again), and `created` is
@@ -40,7 +40,7 @@ public protocol DownloadQueue: Sendable {
 }
 
 /// The device tokens (`docpreview tokens`), kept in the index's database.
-public protocol DeviceRegistry: Sendable {
+package protocol DeviceRegistry: Sendable {
     /// Adds `device`; `conflict` when a device of that name exists (revoked ones included: names are not reused).
     func addDevice(_ device: DeviceRecord) async throws
     /// The live (not revoked) device whose token has this SHA-256.
@@ -52,4 +52,4 @@ public protocol DeviceRegistry: Sendable {
 }
 
 /// Both: what a backend keeps for link downloads.
-public typealias LinkDownloads = DownloadQueue & DeviceRegistry
+package typealias LinkDownloads = DownloadQueue & DeviceRegistry

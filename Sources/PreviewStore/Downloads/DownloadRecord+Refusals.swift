@@ -2,14 +2,14 @@ import PreviewCore
 
 extension DownloadRecord {
     /// The refusal of a client's link while `limit` of its downloads wait.
-    public static func tooManyPending(_ limit: Int) -> PreviewError {
+    package static func tooManyPending(_ limit: Int) -> PreviewError {
         PreviewError(.queueFull, "This device has \(limit) links waiting to download; send more once those are done.")
     }
 }
 
 extension DeviceRecord {
     /// The refusal of a second device of one name.
-    public static func nameTaken(_ name: String) -> PreviewError {
+    package static func nameTaken(_ name: String) -> PreviewError {
         PreviewError(.conflict, "A device named \(name) exists already (revoked devices keep their names).")
     }
 }

@@ -4,43 +4,43 @@ import PreviewCore
 
 /// A link sent to be downloaded (`POST /api/v1/download`), from the moment it is accepted to the
 /// document it became: one per client and normalised link, however often the client sends it.
-public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "downloads"
+package struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    package static let databaseTableName = "downloads"
 
     /// `queued`, `downloading`, `done`, `failed`.
-    public enum Status: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    package enum Status: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
         case queued, downloading, done, failed
     }
 
     /// The order of arrival: history pages are keyed on it.
-    public var seq: Int64?
+    package var seq: Int64?
     /// `dl_` and 22 random characters: what the client asks about.
-    public var id: String
+    package var id: String
     /// The device's own id (a UUID, as it sends it).
-    public var clientID: String
+    package var clientID: String
     /// The device token it came with; nil for the service token.
-    public var device: String?
+    package var device: String?
     /// Who the document will belong to.
-    public var owner: String
+    package var owner: String
     /// The link as the client sent it.
-    public var url: String
-    public var normalizedURL: String
-    public var route: DownloadLink.Route
-    public var status: Status
+    package var url: String
+    package var normalizedURL: String
+    package var route: DownloadLink.Route
+    package var status: Status
     /// Fetches begun so far (counted when leased, as jobs' attempts are).
-    public var attempts: Int
-    public var availableAt: Date
-    public var leaseOwner: String?
-    public var leaseExpiresAt: Date?
+    package var attempts: Int
+    package var availableAt: Date
+    package var leaseOwner: String?
+    package var leaseExpiresAt: Date?
     /// The document the download became.
-    public var documentID: String?
+    package var documentID: String?
     /// Why the last attempt failed (a retry pending while queued; for good when failed).
-    public var errorCode: PreviewError.Code?
-    public var errorMessage: String?
+    package var errorCode: PreviewError.Code?
+    package var errorMessage: String?
     /// The time the client said it sent the link, as it wrote it.
-    public var clientTimestamp: String?
-    public var createdAt: Date
-    public var updatedAt: Date
+    package var clientTimestamp: String?
+    package var createdAt: Date
+    package var updatedAt: Date
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
         case seq, id, device, owner, url, route, status, attempts
@@ -58,7 +58,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
     }
 
     /// A new download of `link`, queued now.
-    public init(id: String, clientID: String, device: String?, owner: String, url: String, link: DownloadLink, clientTimestamp: String?, now: Date = Date()) {
+    package init(id: String, clientID: String, device: String?, owner: String, url: String, link: DownloadLink, clientTimestamp: String?, now: Date = Date()) {
         self.id = id
         self.clientID = clientID
         self.device = device
@@ -74,7 +74,7 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         updatedAt = now
     }
 
-    public init(seq: Int64?, id: String, clientID: String, device: String?, owner: String, url: String, normalizedURL: String,
+    package init(seq: Int64?, id: String, clientID: String, device: String?, owner: String, url: String, normalizedURL: String,
                 route: DownloadLink.Route, status: Status, attempts: Int, availableAt: Date, leaseOwner: String?, leaseExpiresAt: Date?,
                 documentID: String?, errorCode: PreviewError.Code?, errorMessage: String?, clientTimestamp: String?, createdAt: Date, updatedAt: Date) {
         self.seq = seq
@@ -98,12 +98,12 @@ public struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mut
         self.updatedAt = updatedAt
     }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    package mutating func didInsert(_ inserted: InsertionSuccess) {
         seq = inserted.rowID
     }
 
     /// A fresh random id.
-    public static func newID() -> String {
+    package static func newID() -> String {
         "dl_" + Base64URL.randomToken(bytes: 16)
     }
 }
@@ -112,16 +112,16 @@ extension DownloadLink.Route: DatabaseValueConvertible {}
 
 /// A device allowed to send links (`docpreview tokens add --device NAME`): its token's SHA-256
 /// (never the token), who its downloads belong to, and whether it was revoked.
-public struct DeviceRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "devices"
+package struct DeviceRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    package static let databaseTableName = "devices"
 
-    public var name: String
-    public var tokenSha256: String
-    public var owner: String
-    public var createdAt: Date
-    public var revokedAt: Date?
+    package var name: String
+    package var tokenSha256: String
+    package var owner: String
+    package var createdAt: Date
+    package var revokedAt: Date?
 
-    public init(name: String, tokenSha256: String, owner: String, createdAt: Date = Date(), revokedAt: Date? = nil) {
+    package init(name: String, tokenSha256: String, owner: String, createdAt: Date = Date(), revokedAt: Date? = nil) {
         self.name = name
         self.tokenSha256 = tokenSha256
         self.owner = owner

@@ -4,16 +4,16 @@ import PreviewCore
 
 /// Downloads and device tokens in the store's own SQLite index: one write transaction per lease,
 /// so fetchers in several processes never take the same download.
-public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
+package struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
     let index: SQLiteIndex
-    public var policy: RetryPolicy
+    package var policy: RetryPolicy
 
-    public init(index: SQLiteIndex, policy: RetryPolicy = RetryPolicy()) {
+    package init(index: SQLiteIndex, policy: RetryPolicy = RetryPolicy()) {
         self.index = index
         self.policy = policy
     }
 
-    public func submit(_ download: DownloadRecord, maxPending: Int) async throws -> (download: DownloadRecord, created: Bool) {
+    package func submit(_ download: DownloadRecord, maxPending: Int) async throws -> (download: DownloadRecord, created: Bool) {
         try await index.pool.write { db in
             let sender: [any DatabaseValueConvertible] = [download.device ?? "", download.clientID]
             if let existing = try DownloadRecord.fetchOne(db, sql: "SELECT * FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND normalized_url = ?",
@@ -31,11 +31,11 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
         }
     }
 
-    public func download(id: String) async throws -> DownloadRecord? {
+    package func download(id: String) async throws -> DownloadRecord? {
         try await index.pool.read { db in try DownloadRecord.filter(DownloadRecord.CodingKeys.id == id).fetchOne(db) }
     }
 
-    public func downloads(clientID: String, device: String?, before: Int64?, limit: Int) async throws -> [DownloadRecord] {
+    package func downloads(clientID: String, device: String?, before: Int64?, limit: Int) async throws -> [DownloadRecord] {
         try await index.pool.read { db in
             try DownloadRecord.fetchAll(db, sql: """
                 SELECT * FROM downloads WHERE client_id = ? AND (? IS NULL OR ifnull(device, '') = ?) AND seq < ? ORDER BY seq DESC LIMIT ?
@@ -43,65 +43,65 @@ public struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
         }
     }
 
-    public func leaseDownload(worker: String, leaseSeconds: TimeInterval) async throws -> DownloadRecord? {
+    package func leaseDownload(worker: String, leaseSeconds: TimeInterval) async throws -> DownloadRecord? {
         try await index.pool.write { db in try db.run(leases.lease(worker: worker, seconds: leaseSeconds)).leased }
     }
 
     /// The lease contract over the downloads.
     private var leases: Leases<DownloadRecord> { Leases(.downloads, dialect: .sqlite, policy: policy) }
 
-    public func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) async throws -> Bool {
+    package func renewLease(_ download: DownloadRecord, leaseSeconds: TimeInterval) async throws -> Bool {
         try await index.pool.write { db in try db.run(leases.renew(download.holder, seconds: leaseSeconds)) }
     }
 
     @discardableResult
-    public func finish(_ download: DownloadRecord, documentID: String) async throws -> Bool {
+    package func finish(_ download: DownloadRecord, documentID: String) async throws -> Bool {
         try await index.pool.write { db in try db.run(leases.finish(download.holder, setting: "document_id = \(documentID)")) != nil }
     }
 
     @discardableResult
-    public func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) async throws -> DownloadRecord {
+    package func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) async throws -> DownloadRecord {
         try await index.pool.write { db in try db.run(leases.fail(download.holder, error: error, retryable: retryable)) ?? download }
     }
 
-    public func release(_ download: DownloadRecord) async throws {
+    package func release(_ download: DownloadRecord) async throws {
         try await index.pool.write { db in _ = try db.run(leases.release(download.holder)) }
     }
 
-    public func downloads(documentID: String) async throws -> [DownloadRecord] {
+    package func downloads(documentID: String) async throws -> [DownloadRecord] {
         try await index.pool.read { db in
             try DownloadRecord.fetchAll(db, sql: "SELECT * FROM downloads WHERE document_id = ? ORDER BY seq", arguments: [documentID])
         }
     }
 
-    public func reclaimDownloadLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
+    package func reclaimDownloadLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
         try await index.pool.write { [leases] db in try db.run(leases.reclaim(where: isDead)) }
     }
 
-    public func downloadCounts() async throws -> [DownloadRecord.Status: Int] {
+    package func downloadCounts() async throws -> [DownloadRecord.Status: Int] {
         try await index.statusCounts(in: "downloads")
     }
 
     // MARK: Devices
 
-    public func addDevice(_ device: DeviceRecord) async throws {
+    package func addDevice(_ device: DeviceRecord) async throws {
         try await index.pool.write { db in
             guard try DeviceRecord.fetchOne(db, key: device.name) == nil else { throw DeviceRecord.nameTaken(device.name) }
             try device.insert(db)
         }
     }
 
-    public func device(tokenSha256: String) async throws -> DeviceRecord? {
+    package func device(tokenSha256: String) async throws -> DeviceRecord? {
         try await index.pool.read { db in
             try DeviceRecord.fetchOne(db, sql: "SELECT * FROM devices WHERE token_sha256 = ? AND revoked_at IS NULL", arguments: [tokenSha256])
         }
     }
 
-    public func devices() async throws -> [DeviceRecord] {
+    package func devices() async throws -> [DeviceRecord] {
         try await index.pool.read { db in try DeviceRecord.fetchAll(db, sql: "SELECT * FROM devices ORDER BY created_at, name") }
     }
 
-    public func revokeDevice(name: String) async throws -> Bool {
+    package func revokeDevice(name: String) async throws -> Bool {
         try await index.pool.write { db in
             try db.execute(sql: "UPDATE devices SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", arguments: [Date(), name])
             return db.changesCount > 0

@@ -13,32 +13,32 @@ import PreviewCore
 /// only when none did at its last look.
 public final class JobArrivals: Sendable {
     /// A waiting worker's offer to be handed its next job.
-    public struct Taker: Sendable {
+    package struct Taker: Sendable {
         /// Whom the handed job is leased to, for how long.
-        public let lease: JobLease
+        package let lease: JobLease
         /// Called when an enqueue reserves the worker; false refuses (a worker that is stopping).
         let reserve: @Sendable () -> Bool
 
-        public init(lease: JobLease, reserve: @escaping @Sendable () -> Bool) {
+        package init(lease: JobLease, reserve: @escaping @Sendable () -> Bool) {
             self.lease = lease
             self.reserve = reserve
         }
     }
 
     /// A job leased to its worker by the enqueue that made it.
-    public typealias Handed = (job: JobRecord, document: Document)
+    package typealias Handed = (job: JobRecord, document: Document)
 
     /// A worker that an enqueue reserved: it waits for ``hand(_:)`` or ``decline()``, exactly one of
     /// which its reserver calls.
-    public struct Reservation: Sendable {
+    package struct Reservation: Sendable {
         /// Whom to lease the job to.
-        public let lease: JobLease
+        package let lease: JobLease
         fileprivate let continuation: CheckedContinuation<WaitOutcome?, Never>
 
         /// Gives the worker `handed`, a job leased to ``lease`` in a transaction that committed.
-        public func hand(_ handed: Handed) { continuation.resume(returning: .handed(handed)) }
+        package func hand(_ handed: Handed) { continuation.resume(returning: .handed(handed)) }
         /// Lets the worker go without a job (the enqueue failed, or leased nothing).
-        public func decline() { continuation.resume(returning: .handed(nil)) }
+        package func decline() { continuation.resume(returning: .handed(nil)) }
     }
 
     /// A waiting worker: resumed with nil when woken (announced or timed out), or with what its
@@ -58,16 +58,16 @@ public final class JobArrivals: Sendable {
 
     private let state = Locked(Waiting())
 
-    public init() {}
+    package init() {}
 
     /// Announcements so far.
-    public var announcements: UInt64 { state.withLock { $0.announcements } }
+    package var announcements: UInt64 { state.withLock { $0.announcements } }
 
     /// Workers waiting now.
-    public var waiting: Int { state.withLock { $0.waiters.count } }
+    package var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Wakes every worker waiting now.
-    public func announce() {
+    package func announce() {
         let woken = state.withLock { state in
             state.announcements += 1
             defer { state.waiters.removeAll() }
@@ -79,7 +79,7 @@ public final class JobArrivals: Sendable {
     /// Takes one waiting worker that offered a ``Taker`` and accepts (the oldest wait first); nil
     /// when none does. The caller must end the reservation with ``Reservation/hand(_:)`` or
     /// ``Reservation/decline()``.
-    public func reserve() -> Reservation? {
+    package func reserve() -> Reservation? {
         state.withLock { state in
             for id in state.waiters.keys.sorted() {
                 guard let taker = state.waiters[id]?.taker, taker.reserve() else { continue }
@@ -91,13 +91,13 @@ public final class JobArrivals: Sendable {
     }
 
     /// Why a ``wait(since:upTo:taking:)`` ended.
-    public enum WaitOutcome: Sendable, Equatable {
+    package enum WaitOutcome: Sendable, Equatable {
         case announced, timedOut
         /// An enqueue reserved the worker (its ``Taker/reserve`` returned true), then handed it a
         /// job leased to it, or nil when it leased none.
         case handed(Handed?)
 
-        public static func == (left: WaitOutcome, right: WaitOutcome) -> Bool {
+        package static func == (left: WaitOutcome, right: WaitOutcome) -> Bool {
             switch (left, right) {
             case (.announced, .announced), (.timedOut, .timedOut): true
             case let (.handed(left), .handed(right)): left?.job == right?.job && left?.document == right?.document
@@ -110,7 +110,7 @@ public final class JobArrivals: Sendable {
     /// first; with `taker`, also when an enqueue reserves this worker (then once it is handed its job
     /// or declined, whatever the timeout).
     @discardableResult
-    public func wait(since seen: UInt64, upTo timeout: Duration, taking taker: Taker? = nil) async -> WaitOutcome {
+    package func wait(since seen: UInt64, upTo timeout: Duration, taking taker: Taker? = nil) async -> WaitOutcome {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID

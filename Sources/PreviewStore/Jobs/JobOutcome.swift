@@ -5,16 +5,16 @@ import PreviewCore
 /// transaction (``JobQueue/complete(_:recording:)``), so a document is never seen half processed.
 public struct JobOutcome: Sendable {
     /// The document's facts; nil leaves them as they are (a failure before they were learnt).
-    public var facts: MediaFacts?
+    package var facts: MediaFacts?
     /// The document's preview status; nil leaves it (a playback job's outcome).
-    public var previewStatus: PreviewStatus?
-    public var error: PreviewError?
+    package var previewStatus: PreviewStatus?
+    package var error: PreviewError?
     /// Derivatives whose blobs are durable and whose rows are written with the outcome.
-    public var derivatives: [NewDerivative]
+    package var derivatives: [NewDerivative]
     /// A job of this kind queued for the document in the same transaction (a video's playback job).
-    public var followUp: JobRecord.Kind?
+    package var followUp: JobRecord.Kind?
 
-    public init(facts: MediaFacts? = nil, previewStatus: PreviewStatus?, error: PreviewError? = nil, derivatives: [NewDerivative] = [],
+    package init(facts: MediaFacts? = nil, previewStatus: PreviewStatus?, error: PreviewError? = nil, derivatives: [NewDerivative] = [],
                 followUp: JobRecord.Kind? = nil) {
         self.facts = facts
         self.previewStatus = previewStatus
@@ -24,18 +24,18 @@ public struct JobOutcome: Sendable {
     }
 
     /// A failure of a preview job: the document shows it, nothing else changes.
-    public static func failed(_ error: PreviewError) -> JobOutcome { JobOutcome(previewStatus: .failed, error: error) }
+    package static func failed(_ error: PreviewError) -> JobOutcome { JobOutcome(previewStatus: .failed, error: error) }
 }
 
 /// A derivative just made: its row, and its result blob's size and type (for the blob's row); a
 /// text derivative's pages, whose rows are written with its own (``PageTexts``).
-public struct NewDerivative: Sendable {
-    public var record: DerivativeRecord
-    public var size: Int
-    public var mime: String
-    public var pages: [PageText]
+package struct NewDerivative: Sendable {
+    package var record: DerivativeRecord
+    package var size: Int
+    package var mime: String
+    package var pages: [PageText]
 
-    public init(record: DerivativeRecord, size: Int, mime: String, pages: [PageText] = []) {
+    package init(record: DerivativeRecord, size: Int, mime: String, pages: [PageText] = []) {
         self.record = record
         self.size = size
         self.mime = mime

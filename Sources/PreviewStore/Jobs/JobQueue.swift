@@ -59,10 +59,10 @@ public protocol JobQueue: Sendable {
 
 /// Whom a job is leased to, for how long.
 public struct JobLease: Sendable, Equatable {
-    public var worker: String
-    public var seconds: TimeInterval
+    package var worker: String
+    package var seconds: TimeInterval
 
-    public init(worker: String, seconds: TimeInterval) {
+    package init(worker: String, seconds: TimeInterval) {
         self.worker = worker
         self.seconds = seconds
     }
@@ -88,7 +88,7 @@ extension JobQueue {
 
     /// Records a failure of the job, its document unchanged.
     @discardableResult
-    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) async throws -> JobRecord {
+    package func fail(_ job: JobRecord, error: PreviewError, retryable: Bool) async throws -> JobRecord {
         try await fail(job, error: error, retryable: retryable, recording: nil)
     }
 }

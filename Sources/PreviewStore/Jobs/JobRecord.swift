@@ -22,26 +22,26 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
 
         /// A new job's status: done at once when its document's preview is already settled (the
         /// same bytes were processed before), else queued.
-        public static func first(for document: Document) -> Status {
+        package static func first(for document: Document) -> Status {
             document.previewStatus == .ready || document.previewStatus == .noPreview ? .done : .queued
         }
     }
 
-    public var id: Int64?
-    public var documentID: String
-    public var kind: Kind
-    public var status: Status
+    package var id: Int64?
+    package var documentID: String
+    package var kind: Kind
+    package var status: Status
     /// Leases taken so far (counted when taken, so a job that kills its worker still counts).
-    public var attempts: Int
-    public var availableAt: Date
-    public var leaseOwner: String?
-    public var leaseExpiresAt: Date?
-    public var errorCode: PreviewError.Code?
-    public var errorMessage: String?
+    package var attempts: Int
+    package var availableAt: Date
+    package var leaseOwner: String?
+    package var leaseExpiresAt: Date?
+    package var errorCode: PreviewError.Code?
+    package var errorMessage: String?
     /// How far a running playback job has come, 0–1, as its worker last reported it.
-    public var progress: Double?
-    public var createdAt: Date
-    public var updatedAt: Date
+    package var progress: Double?
+    package var createdAt: Date
+    package var updatedAt: Date
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
         case id, kind, status, attempts, progress
@@ -55,7 +55,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         case updatedAt = "updated_at"
     }
 
-    public init(id: Int64?, documentID: String, kind: Kind = .preview, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
+    package init(id: Int64?, documentID: String, kind: Kind = .preview, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
                 leaseExpiresAt: Date? = nil, errorCode: PreviewError.Code? = nil, errorMessage: String? = nil, progress: Double? = nil,
                 createdAt: Date, updatedAt: Date) {
         self.id = id
@@ -81,26 +81,26 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
 /// When a failed job runs again: immediately, then after 30 s, 2 min, 5 min, and 5 min from then
 /// on, up to `maxAttempts` (DESIGN §6). Input errors are not retried.
 public struct RetryPolicy: Sendable {
-    public var maxAttempts = 10
-    public var delays: [TimeInterval] = [0, 30, 120, 300]
+    package var maxAttempts = 10
+    package var delays: [TimeInterval] = [0, 30, 120, 300]
 
     public init() {}
 
     /// The delay before attempt `attempts + 1`, or nil when the job has had all its attempts.
-    public func delay(afterAttempts attempts: Int) -> TimeInterval? {
+    package func delay(afterAttempts attempts: Int) -> TimeInterval? {
         guard attempts < maxAttempts else { return nil }
         return delays[min(max(attempts - 1, 0), delays.count - 1)]
     }
 
     /// What a job or download whose worker died with it every time says once it is dead-lettered:
     /// `work` (`Processing`, `The download`) stopped `attempts` times.
-    public static func gaveUp(_ work: String, after attempts: Int) -> String {
+    package static func gaveUp(_ work: String, after attempts: Int) -> String {
         let (before, after) = gaveUp(work)
         return before + "\(attempts)" + after
     }
 
     /// ``gaveUp(_:after:)`` around the attempts, for SQL that fills them in row by row.
-    public static func gaveUp(_ work: String) -> (before: String, after: String) {
+    package static func gaveUp(_ work: String) -> (before: String, after: String) {
         ("\(work) stopped ", " times without finishing; giving up.")
     }
 }

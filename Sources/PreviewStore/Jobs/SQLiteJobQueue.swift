@@ -4,16 +4,16 @@ import PreviewCore
 
 /// The job queue in the store's own SQLite index (WAL): one write transaction per lease, so
 /// workers in several processes never take the same job.
-public struct SQLiteJobQueue: JobQueue {
+package struct SQLiteJobQueue: JobQueue {
     let index: SQLiteIndex
-    public var policy: RetryPolicy
+    package var policy: RetryPolicy
 
-    public init(index: SQLiteIndex, policy: RetryPolicy = RetryPolicy()) {
+    package init(index: SQLiteIndex, policy: RetryPolicy = RetryPolicy()) {
         self.index = index
         self.policy = policy
     }
 
-    public func enqueue(_ document: Document, leasingTo lease: JobLease?, completing upload: String?) async throws
+    package func enqueue(_ document: Document, leasingTo lease: JobLease?, completing upload: String?) async throws
         -> (document: Document, job: JobRecord, leased: Bool) {
         try await index.pool.write { db in
             let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
@@ -39,7 +39,7 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    public func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) async throws -> (job: JobRecord, document: Document)? {
+    package func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) async throws -> (job: JobRecord, document: Document)? {
         try await index.pool.write { db in
             guard let job = try db.run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds)),
                   let document = try DocumentRow.fetchOne(db, key: job.documentID)?.document else { return nil }
@@ -51,37 +51,37 @@ public struct SQLiteJobQueue: JobQueue {
     private var leases: Leases<JobRecord> { Leases(.jobs, dialect: .sqlite, policy: policy) }
 
     @discardableResult
-    public func complete(_ job: JobRecord, recording outcome: JobOutcome?) async throws -> Bool {
+    package func complete(_ job: JobRecord, recording outcome: JobOutcome?) async throws -> Bool {
         try await index.pool.write { db in try db.run(leases.complete(job, recording: outcome)) }
     }
 
     @discardableResult
-    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) async throws -> JobRecord {
+    package func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) async throws -> JobRecord {
         try await index.pool.write { db in
             try db.run(leases.fail(job, error: error, retryable: retryable, recording: outcome))
         }
     }
 
-    public func reportProgress(_ job: JobRecord, fraction: Double) async throws {
+    package func reportProgress(_ job: JobRecord, fraction: Double) async throws {
         try await index.pool.write { db in
             try db.execute(sql: "UPDATE jobs SET progress = ? WHERE id = ? AND status = ? AND lease_owner = ? AND attempts = ?",
                            arguments: [fraction, job.id, JobRecord.Status.processing, job.leaseOwner, job.attempts])
         }
     }
 
-    public func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) async throws -> Bool {
+    package func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) async throws -> Bool {
         try await index.pool.write { db in try db.run(leases.renew(job.holder, seconds: leaseSeconds)) }
     }
 
-    public func release(_ job: JobRecord) async throws {
+    package func release(_ job: JobRecord) async throws {
         try await index.pool.write { db in _ = try db.run(leases.release(job.holder)) }
     }
 
-    public func job(id: Int64) async throws -> JobRecord? {
+    package func job(id: Int64) async throws -> JobRecord? {
         try await index.pool.read { db in try JobRecord.fetchOne(db, key: id) }
     }
 
-    public func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) async throws -> Bool {
+    package func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) async throws -> Bool {
         try await index.pool.write { db in
             if let latest = try latestJob(documentID: documentID, kind: kind, in: db), [.queued, .processing].contains(latest.status) { return false }
             try db.execute([IndexWrites.enqueueJob(documentID: documentID, kind: kind)])
@@ -89,11 +89,11 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    public func latestJob(documentID: String, kind: JobRecord.Kind) async throws -> JobRecord? {
+    package func latestJob(documentID: String, kind: JobRecord.Kind) async throws -> JobRecord? {
         try await index.pool.read { db in try latestJob(documentID: documentID, kind: kind, in: db) }
     }
 
-    public func jobs(status: JobRecord.Status?, limit: Int) async throws -> [JobRecord] {
+    package func jobs(status: JobRecord.Status?, limit: Int) async throws -> [JobRecord] {
         try await index.pool.read { db in
             var request = JobRecord.order(JobRecord.CodingKeys.id.desc).limit(limit)
             if let status { request = request.filter(JobRecord.CodingKeys.status == status) }
@@ -101,19 +101,19 @@ public struct SQLiteJobQueue: JobQueue {
         }
     }
 
-    public func retry(id: Int64) async throws -> Bool {
+    package func retry(id: Int64) async throws -> Bool {
         try await index.pool.write { db in try !db.run(leases.requeueFailed(key: .integer(id))).isEmpty }
     }
 
-    public func retryFailed() async throws -> Int {
+    package func retryFailed() async throws -> Int {
         try await index.pool.write { db in try db.run(leases.requeueFailed()).count }
     }
 
-    public func counts() async throws -> [JobRecord.Status: Int] {
+    package func counts() async throws -> [JobRecord.Status: Int] {
         try await index.statusCounts(in: "jobs")
     }
 
-    public func reclaimLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
+    package func reclaimLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
         try await index.pool.write { [leases] db in try db.run(leases.reclaim(where: isDead)) }
     }
 

@@ -4,26 +4,26 @@ import PreviewCore
 /// A table of work that workers lease: jobs, link downloads, and the next queue. Its rows have a
 /// key, a status, `attempts`, `available_at`, `lease_owner`, `lease_expires_at`, `error_code`,
 /// `error_message` and `updated_at`; ``Leases`` is what a worker does with them, on either backend.
-public struct LeaseTable: Sendable {
+package struct LeaseTable: Sendable {
     /// The table's name.
-    public var name: String
+    package var name: String
     /// The column that tells rows apart.
-    public var key: String
+    package var key: String
     /// The statuses of rows waiting, leased, finished and failed for good.
-    public var waiting: String
-    public var running: String
-    public var done: String
-    public var failed: String
+    package var waiting: String
+    package var running: String
+    package var done: String
+    package var failed: String
     /// Whose rows are leased fairly against each other's (the group with the fewest running
     /// first), for a row of the table under `alias`: a join it needs and the expression that names
     /// the group.
-    public var group: @Sendable (_ alias: String) -> (join: String, expression: String)
+    package var group: @Sendable (_ alias: String) -> (join: String, expression: String)
     /// What a dead-lettered row's message calls the work (``RetryPolicy/gaveUp(_:after:)``).
-    public var work: String
+    package var work: String
     /// Columns a new lease clears (a job's progress), as `column = NULL` assignments.
-    public var clearedOnLease: [String]
+    package var clearedOnLease: [String]
 
-    public init<Status: RawRepresentable>(name: String, key: String, waiting: Status, running: Status, done: Status, failed: Status,
+    package init<Status: RawRepresentable>(name: String, key: String, waiting: Status, running: Status, done: Status, failed: Status,
                                           work: String, clearedOnLease: [String] = [],
                                           group: @escaping @Sendable (_ alias: String) -> (join: String, expression: String))
     where Status.RawValue == String {
@@ -38,12 +38,12 @@ public struct LeaseTable: Sendable {
 
 /// Who holds a leased row: its key, the lease's owner and the attempt the lease counted. Every
 /// lease takes a new attempt, so two slots of one worker (one owner name) differ here.
-public struct LeaseHolder: Sendable, Equatable {
-    public var key: SQLValue
-    public var owner: String?
-    public var attempts: Int
+package struct LeaseHolder: Sendable, Equatable {
+    package var key: SQLValue
+    package var owner: String?
+    package var attempts: Int
 
-    public init(key: SQLValue, owner: String?, attempts: Int) {
+    package init(key: SQLValue, owner: String?, attempts: Int) {
         self.key = key
         self.owner = owner
         self.attempts = attempts
@@ -51,28 +51,28 @@ public struct LeaseHolder: Sendable, Equatable {
 }
 
 /// A leased row, as its record.
-public protocol Leased {
+package protocol Leased {
     var holder: LeaseHolder { get }
 }
 
 extension JobRecord: Leased {
-    public var holder: LeaseHolder { LeaseHolder(key: id.map { .integer($0) } ?? .null, owner: leaseOwner, attempts: attempts) }
+    package var holder: LeaseHolder { LeaseHolder(key: id.map { .integer($0) } ?? .null, owner: leaseOwner, attempts: attempts) }
 }
 
 extension DownloadRecord: Leased {
-    public var holder: LeaseHolder { LeaseHolder(key: seq.map { .integer($0) } ?? .null, owner: leaseOwner, attempts: attempts) }
+    package var holder: LeaseHolder { LeaseHolder(key: seq.map { .integer($0) } ?? .null, owner: leaseOwner, attempts: attempts) }
 }
 
 extension LeaseTable {
     /// Jobs, fairly across the owners of their documents.
-    public static let jobs = LeaseTable(
+    package static let jobs = LeaseTable(
         name: "jobs", key: "id", waiting: JobRecord.Status.queued, running: .processing, done: .done, failed: .failed,
         work: "Processing", clearedOnLease: ["progress"]) { alias in
             ("JOIN documents \(alias)_document ON \(alias)_document.id = \(alias).document_id", "\(alias)_document.owner")
         }
 
     /// Link downloads, fairly across the clients that sent them.
-    public static let downloads = LeaseTable(
+    package static let downloads = LeaseTable(
         name: "downloads", key: "seq", waiting: DownloadRecord.Status.queued, running: .downloading, done: .done, failed: .failed,
         work: "The download") { alias in ("", "\(alias).client_id") }
 }

@@ -8,7 +8,7 @@ extension Leases where Record == JobRecord {
     /// Leases the next ready job of one of `kinds`: preview jobs before playback jobs, then fairly
     /// across owners (``Leases/lease(worker:seconds:filter:priority:)``). The documents of preview
     /// jobs dead-lettered on the way are failed.
-    public func lease(worker: String, seconds: TimeInterval, kinds: Set<JobRecord.Kind>) -> Plan<JobRecord?> {
+    package func lease(worker: String, seconds: TimeInterval, kinds: Set<JobRecord.Kind>) -> Plan<JobRecord?> {
         let listed = PortableSQL.joined(kinds.sorted { $0.rawValue < $1.rawValue }.map { "\($0)" }, separator: ", ")
         let filter: PortableSQL = kinds.isEmpty ? "FALSE" : "x.kind IN (\(listed))"
         return lease(worker: worker, seconds: seconds, filter: filter, priority: "x.kind <> \(JobRecord.Kind.preview)").then { leased, deadLettered in
@@ -22,7 +22,7 @@ extension Leases where Record == JobRecord {
 
     /// Marks the job done and records `outcome`: its derivatives always (right whoever made them),
     /// its facts and status on the document only while the lease held. Returns whether it held.
-    public func complete(_ job: JobRecord, recording outcome: JobOutcome?) -> Plan<Bool> {
+    package func complete(_ job: JobRecord, recording outcome: JobOutcome?) -> Plan<Bool> {
         finish(job.holder).then { finished in
             Plan.each(outcome.map { IndexWrites.record($0, documentID: job.documentID, onDocument: finished != nil) } ?? [], then: finished != nil)
         }
@@ -30,7 +30,7 @@ extension Leases where Record == JobRecord {
 
     /// Records a failure (``Leases/fail(_:error:retryable:)``) and `outcome` as ``complete(_:recording:)``
     /// does; returns the job as recorded (unchanged when the lease was lost).
-    public func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) -> Plan<JobRecord> {
+    package func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) -> Plan<JobRecord> {
         fail(job.holder, error: error, retryable: retryable).then { failed in
             Plan.each(outcome.map { IndexWrites.record($0, documentID: job.documentID, onDocument: failed != nil) } ?? [], then: failed ?? job)
         }

@@ -9,13 +9,13 @@ import PreviewCore
 ///
 /// `finish`, `fail`, `renew` and `release` act only while the holder still holds the lease: a
 /// worker whose lease ran out and was taken over by another cannot overwrite that one's outcome.
-public struct Leases<Record: Leased>: Sendable {
-    public let table: LeaseTable
-    public let dialect: SQLDialect
-    public let policy: RetryPolicy
-    public typealias Plan<Result> = SQLPlan<Record, Result>
+package struct Leases<Record: Leased>: Sendable {
+    package let table: LeaseTable
+    package let dialect: SQLDialect
+    package let policy: RetryPolicy
+    package typealias Plan<Result> = SQLPlan<Record, Result>
 
-    public init(_ table: LeaseTable, dialect: SQLDialect, policy: RetryPolicy) {
+    package init(_ table: LeaseTable, dialect: SQLDialect, policy: RetryPolicy) {
         self.table = table
         self.dialect = dialect
         self.policy = policy
@@ -25,7 +25,7 @@ public struct Leases<Record: Leased>: Sendable {
     /// time), then leases the fairest ready row to `worker` for `seconds`, counting an attempt:
     /// among rows matching `filter`, ordered first by `priority` (a row where it is false or 0
     /// first), then the group with the fewest rows running, then the longest waiting.
-    public func lease(worker: String, seconds: TimeInterval, filter: PortableSQL = "TRUE", priority: PortableSQL? = nil)
+    package func lease(worker: String, seconds: TimeInterval, filter: PortableSQL = "TRUE", priority: PortableSQL? = nil)
         -> Plan<(leased: Record?, deadLettered: [Record])> {
         let (name, key) = (table.name, table.key)
         let gaveUp = RetryPolicy.gaveUp(table.work)
@@ -70,12 +70,12 @@ public struct Leases<Record: Leased>: Sendable {
     }
 
     /// Extends the lease to `seconds` from now while `holder` holds it; false when it was lost.
-    public func renew(_ holder: LeaseHolder, seconds: TimeInterval) -> Plan<Bool> {
+    package func renew(_ holder: LeaseHolder, seconds: TimeInterval) -> Plan<Bool> {
         Plan.rows("UPDATE \(raw: table.name) SET lease_expires_at = \(PortableSQL.later(seconds)) WHERE \(held(by: holder)) RETURNING *").map { !$0.isEmpty }
     }
 
     /// Marks the row done, with `setting` (`column = value` assignments) besides; nil when the lease was lost.
-    public func finish(_ holder: LeaseHolder, setting: PortableSQL? = nil) -> Plan<Record?> {
+    package func finish(_ holder: LeaseHolder, setting: PortableSQL? = nil) -> Plan<Record?> {
         let besides: PortableSQL = setting.map { ", \($0)" } ?? ""
         return Plan.rows("""
             UPDATE \(raw: table.name) SET status = \(table.done), lease_owner = NULL, lease_expires_at = NULL, error_code = NULL,
@@ -86,7 +86,7 @@ public struct Leases<Record: Leased>: Sendable {
 
     /// Records a failure: waiting again after the policy's delay when `retryable` and attempts
     /// remain, else failed for good. Nil when the lease was lost.
-    public func fail(_ holder: LeaseHolder, error: PreviewError, retryable: Bool) -> Plan<Record?> {
+    package func fail(_ holder: LeaseHolder, error: PreviewError, retryable: Bool) -> Plan<Record?> {
         let delay = retryable ? policy.delay(afterAttempts: holder.attempts) : nil
         let availability: PortableSQL = delay.map(PortableSQL.later) ?? "available_at"
         return Plan.rows("""
@@ -98,7 +98,7 @@ public struct Leases<Record: Leased>: Sendable {
 
     /// Gives a leased row back untouched (a graceful shutdown), its attempt uncounted; false when
     /// the lease was lost.
-    public func release(_ holder: LeaseHolder) -> Plan<Bool> {
+    package func release(_ holder: LeaseHolder) -> Plan<Bool> {
         Plan.rows("""
             UPDATE \(raw: table.name) SET status = \(table.waiting), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = \(PortableSQL.now)
@@ -109,7 +109,7 @@ public struct Leases<Record: Leased>: Sendable {
     /// Makes the rows leased by owners that `isDead` says are gone (a crashed process on this host)
     /// ready at once, without waiting for their leases to run out; the attempt they used stays
     /// counted. Returns how many.
-    public func reclaim(where isDead: @escaping (String) -> Bool) -> Plan<Int> {
+    package func reclaim(where isDead: @escaping (String) -> Bool) -> Plan<Int> {
         Plan.rows("SELECT * FROM \(raw: table.name) WHERE status = \(table.running) AND lease_owner IS NOT NULL").then { running in
             let dead = Set(running.compactMap(\.holder.owner)).filter(isDead).sorted()
             return dead.reduce(Plan.done(0)) { counted, owner in
@@ -126,7 +126,7 @@ public struct Leases<Record: Leased>: Sendable {
 
     /// Queues failed rows again (the one of `key`, or every one) with a fresh set of attempts, their
     /// last failure forgotten; returns them.
-    public func requeueFailed(key: SQLValue? = nil) -> Plan<[Record]> {
+    package func requeueFailed(key: SQLValue? = nil) -> Plan<[Record]> {
         let only: PortableSQL = key.map { "AND \(raw: table.key) = \($0)" } ?? ""
         return Plan.rows("""
             UPDATE \(raw: table.name) SET status = \(table.waiting), attempts = 0, available_at = \(PortableSQL.now), error_code = NULL,

@@ -3,13 +3,13 @@ import GRDB
 extension Database {
     /// Runs `sql` (rendered for SQLite, its clock read now) and returns its rows as records: a
     /// query's, or those an `UPDATE … RETURNING` wrote.
-    public func records<Record: FetchableRecord>(_ sql: PortableSQL) throws -> [Record] {
+    package func records<Record: FetchableRecord>(_ sql: PortableSQL) throws -> [Record] {
         let (text, arguments) = rendered(sql)
         return try Record.fetchAll(self, sql: text, arguments: arguments)
     }
 
     /// Runs `sql` and returns its rows.
-    public func rows(_ sql: PortableSQL) throws -> [Row] {
+    package func rows(_ sql: PortableSQL) throws -> [Row] {
         let (text, arguments) = rendered(sql)
         return try Row.fetchAll(self, sql: text, arguments: arguments)
     }
@@ -22,7 +22,7 @@ extension Database {
 
 extension Database {
     /// Runs `plan`'s statements in this connection's transaction, its rows read as records.
-    public func run<Record: FetchableRecord, Result>(_ plan: SQLPlan<Record, Result>) throws -> Result {
+    package func run<Record: FetchableRecord, Result>(_ plan: SQLPlan<Record, Result>) throws -> Result {
         var next = plan
         while true {
             switch next {
@@ -34,7 +34,7 @@ extension Database {
     }
 
     /// Runs `statements` one after another.
-    public func execute(_ statements: [PortableSQL]) throws {
+    package func execute(_ statements: [PortableSQL]) throws {
         for sql in statements { _ = try rows(sql) }
     }
 }

@@ -15,6 +15,6 @@ public protocol PortableDatabase: Sendable {
 }
 
 /// A read that ran out of its time (``PortableDatabase/readPlan(timeout:_:)``) and was stopped.
-public struct QueryTimedOut: Error, Sendable {
-    public init() {}
+package struct QueryTimedOut: Error, Sendable {
+    package init() {}
 }

@@ -3,18 +3,18 @@ import GRDB
 /// A row as either backend returns it: its columns' values by name, so that a record of ours is
 /// read from both with one initializer.
 public struct PortableRow: Sendable {
-    public var values: [String: SQLValue]
+    package var values: [String: SQLValue]
 
-    public init(values: [String: SQLValue]) {
+    package init(values: [String: SQLValue]) {
         self.values = values
     }
 
-    public func text(_ column: String) -> String? {
+    package func text(_ column: String) -> String? {
         if case let .text(text)? = values[column] { return text }
         return nil
     }
 
-    public func real(_ column: String) -> Double? {
+    package func real(_ column: String) -> Double? {
         switch values[column] {
         case let .real(real)?: real
         case let .integer(integer)?: Double(integer)
@@ -23,7 +23,7 @@ public struct PortableRow: Sendable {
     }
 
     /// A boolean: PostgreSQL's, or SQLite's 0 and 1.
-    public func bool(_ column: String) -> Bool? {
+    package func bool(_ column: String) -> Bool? {
         switch values[column] {
         case let .bool(bool)?: bool
         case let .integer(integer)?: integer != 0
@@ -31,7 +31,7 @@ public struct PortableRow: Sendable {
         }
     }
 
-    public func integer(_ column: String) -> Int64? {
+    package func integer(_ column: String) -> Int64? {
         switch values[column] {
         case let .integer(integer)?: integer
         case let .real(real)?: Int64(exactly: real.rounded(.towardZero))

@@ -27,10 +27,10 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
 
     /// The database's time now: the transaction's start on PostgreSQL (the server's clock, which
     /// every host shares), the moment it runs on SQLite.
-    public static let now = PortableSQL(parts: [.now])
+    package static let now = PortableSQL(parts: [.now])
 
     /// The database's time `seconds` from now.
-    public static func later(_ seconds: TimeInterval) -> PortableSQL {
+    package static func later(_ seconds: TimeInterval) -> PortableSQL {
         PortableSQL(parts: [.later(seconds)])
     }
 
@@ -39,7 +39,7 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
     }
 
     /// `fragments` joined by `separator` (a keyword of ours, such as `AND`).
-    public static func joined(_ fragments: [PortableSQL], separator: String) -> PortableSQL {
+    package static func joined(_ fragments: [PortableSQL], separator: String) -> PortableSQL {
         var parts: [Part] = []
         for (position, fragment) in fragments.enumerated() {
             if position > 0 { parts.append(.text(separator)) }
@@ -80,7 +80,7 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
 
     /// The text and values to send to a database of `dialect`, `now` standing for its clock where
     /// it has none of its own (SQLite).
-    public func rendered(in dialect: SQLDialect, now: Date = Date()) -> (text: String, values: [SQLValue]) {
+    package func rendered(in dialect: SQLDialect, now: Date = Date()) -> (text: String, values: [SQLValue]) {
         var text = ""
         var values: [SQLValue] = []
         func bind(_ value: SQLValue) {
@@ -116,7 +116,7 @@ public enum SQLDialect: Sendable {
     case postgres
 
     /// Whether `column` (a name of ours) holds `text` anywhere: SQLite's `instr`, PostgreSQL's `strpos`.
-    public func holds(_ column: String, _ text: String) -> PortableSQL {
+    package func holds(_ column: String, _ text: String) -> PortableSQL {
         self == .sqlite ? "instr(\(raw: column), \(text)) > 0" : "strpos(\(raw: column), \(text)) > 0"
     }
 
@@ -128,7 +128,7 @@ public enum SQLDialect: Sendable {
     /// What ends a query that takes rows to update, so that concurrent takers skip each other's rows
     /// instead of waiting for them (`alias` names the table whose rows are taken). SQLite needs none:
     /// its writes are serialised.
-    public func skipLocked(of alias: String) -> String {
+    package func skipLocked(of alias: String) -> String {
         self == .sqlite ? "" : " FOR UPDATE OF \(alias) SKIP LOCKED"
     }
 }
@@ -143,7 +143,7 @@ public enum SQLValue: Sendable, Equatable {
     case null
 
     /// The value as GRDB binds it (a date as GRDB stores dates, so comparisons with stored ones hold).
-    public var databaseValue: DatabaseValue {
+    package var databaseValue: DatabaseValue {
         switch self {
         case let .text(text): text.databaseValue
         case let .integer(integer): integer.databaseValue

@@ -9,7 +9,7 @@ public indirect enum SQLPlan<Record, Result> {
     case compute(() throws -> SQLPlan)
 
     /// Runs this plan, then the one `next` makes of its result.
-    public func then<Next>(_ next: @escaping (Result) throws -> SQLPlan<Record, Next>) -> SQLPlan<Record, Next> {
+    package func then<Next>(_ next: @escaping (Result) throws -> SQLPlan<Record, Next>) -> SQLPlan<Record, Next> {
         switch self {
         case let .done(result): .compute { try next(result) }
         case let .statement(sql, rest): .statement(sql) { rows in try rest(rows).then(next) }
@@ -18,7 +18,7 @@ public indirect enum SQLPlan<Record, Result> {
     }
 
     /// This plan with its result transformed.
-    public func map<Next>(_ transform: @escaping (Result) throws -> Next) -> SQLPlan<Record, Next> {
+    package func map<Next>(_ transform: @escaping (Result) throws -> Next) -> SQLPlan<Record, Next> {
         then { .done(try transform($0)) }
     }
 
@@ -30,5 +30,5 @@ public indirect enum SQLPlan<Record, Result> {
 
 extension SQLPlan where Result == [Record] {
     /// One statement, its rows the result.
-    public static func rows(_ sql: PortableSQL) -> SQLPlan { .statement(sql) { .done($0) } }
+    package static func rows(_ sql: PortableSQL) -> SQLPlan { .statement(sql) { .done($0) } }
 }

@@ -2,26 +2,26 @@ import Foundation
 import PreviewCore
 
 /// How many uploads may be open at once, and how many bytes they may stage, per owner and per client.
-public struct UploadCaps: Sendable, Equatable {
-    public var sessionsPerOwner = 20
-    public var sessionsPerClient = 20
+package struct UploadCaps: Sendable, Equatable {
+    package var sessionsPerOwner = 20
+    package var sessionsPerClient = 20
     /// An open upload counts its declared length, or the largest file allowed while it has none.
-    public var stagedBytesPerOwner = 4 << 30
-    public var stagedBytesPerClient = 4 << 30
+    package var stagedBytesPerOwner = 4 << 30
+    package var stagedBytesPerClient = 4 << 30
     /// How long an upload that has received no byte counts against the caps.
-    public var emptySeconds = 600
+    package var emptySeconds = 600
 
-    public init() {}
+    package init() {}
 }
 
 /// The resumable uploads in the index, written once for both backends: an upload's row and its
 /// parts change together, an append only at the offset the row says, so two appends (or two hosts)
 /// can never both extend it.
-public struct UploadSessions: Sendable {
+package struct UploadSessions: Sendable {
     private typealias Status = UploadSession.Status
     let database: any PortableDatabase
 
-    public init(database: any PortableDatabase) {
+    package init(database: any PortableDatabase) {
         self.database = database
     }
 
@@ -30,7 +30,7 @@ public struct UploadSessions: Sendable {
     /// while its length is unknown. An upload counts until it ends or expires, and one that has
     /// received nothing only for ``UploadCaps/emptySeconds`` after its creation: abandoned
     /// uploads never lock their owner or their address out.
-    public func create(_ session: UploadSession, caps: UploadCaps, reserved: Int) async throws {
+    package func create(_ session: UploadSession, caps: UploadCaps, reserved: Int) async throws {
         try await database.runPlan(serializing: "uploads:\(session.owner)") {
             let open = Status.open
             func load(_ column: String, _ value: String) -> PortableSQL {
@@ -56,14 +56,14 @@ public struct UploadSessions: Sendable {
         }
     }
 
-    public func session(id: String) async throws -> UploadSession? {
+    package func session(id: String) async throws -> UploadSession? {
         try await database.runPlan(serializing: nil) {
             .statement("SELECT * FROM upload_sessions WHERE id = \(id)") { rows in .done(try rows.first.map(UploadSession.init(row:))) }
         }
     }
 
     /// The parts of upload `id`, in order.
-    public func parts(of id: String) async throws -> [UploadPart] {
+    package func parts(of id: String) async throws -> [UploadPart] {
         try await database.runPlan(serializing: nil) {
             .statement("SELECT * FROM upload_parts WHERE session_id = \(id) ORDER BY start") { rows in .done(try rows.map(UploadPart.init(row:))) }
         }
@@ -72,7 +72,7 @@ public struct UploadSessions: Sendable {
     /// Records `part`, durable in the staging, as the bytes that follow upload `id`'s offset, and
     /// `length` as its length when it has none yet. Nil (nothing recorded) when the upload is not
     /// open, its offset is not `part.start` any more, or the part would pass its length.
-    public func append(_ part: UploadPart, to id: String, length: Int? = nil) async throws -> UploadSession? {
+    package func append(_ part: UploadPart, to id: String, length: Int? = nil) async throws -> UploadSession? {
         try await database.runPlan(serializing: nil) {
             let update: PortableSQL = """
                 UPDATE upload_sessions SET received = received + \(part.length), length = COALESCE(length, \(length))
@@ -93,7 +93,7 @@ public struct UploadSessions: Sendable {
     /// Sets open upload `id` back to offset `start`, forgetting its parts from there on (one of
     /// them was found damaged): its client sends those bytes again. Returns the parts forgotten,
     /// for the staging to remove; nil when the upload is not open or is not past `start`.
-    public func rollBack(_ id: String, to start: Int) async throws -> [UploadPart]? {
+    package func rollBack(_ id: String, to start: Int) async throws -> [UploadPart]? {
         try await database.runPlan(serializing: nil) {
             .statement("""
                 UPDATE upload_sessions SET received = \(start) WHERE id = \(id) AND status = \(Status.open) AND received > \(start)
@@ -109,7 +109,7 @@ public struct UploadSessions: Sendable {
 
     /// The open uploads whose every declared byte arrived: complete but for their document (a
     /// server stopped while it put one together), to be finished.
-    public func fullyReceived(limit: Int) async throws -> [UploadSession] {
+    package func fullyReceived(limit: Int) async throws -> [UploadSession] {
         try await database.runPlan(serializing: nil) {
             .statement("SELECT * FROM upload_sessions WHERE status = \(Status.open) AND received = length ORDER BY created_at LIMIT \(limit)") { rows in
                 .done(try rows.map(UploadSession.init(row:)))
@@ -118,7 +118,7 @@ public struct UploadSessions: Sendable {
     }
 
     /// Every open upload with its parts, for `verify`.
-    public func openParts() async throws -> [(session: String, parts: [UploadPart])] {
+    package func openParts() async throws -> [(session: String, parts: [UploadPart])] {
         try await database.runPlan(serializing: nil) {
             .statement("""
                 SELECT p.* FROM upload_parts p JOIN upload_sessions s ON s.id = p.session_id
@@ -136,7 +136,7 @@ public struct UploadSessions: Sendable {
     }
 
     /// The ids of the uploads open now, whose parts (counted or still arriving) `gc` leaves alone.
-    public func openIDs() async throws -> Set<String> {
+    package func openIDs() async throws -> Set<String> {
         try await database.runPlan(serializing: nil) {
             .statement("SELECT id FROM upload_sessions WHERE status = \(Status.open)") { rows in .done(Set(rows.compactMap { $0.text("id") })) }
         }
@@ -145,7 +145,7 @@ public struct UploadSessions: Sendable {
     /// Makes `appender` (a process) the one appending to open upload `id` until `until` (seconds
     /// since 1970), unless another holds it still at `now`: false then. Hosts take turns this way,
     /// as a process's requests do in memory (``ActiveUploads``).
-    public func takeAppending(_ id: String, appender: String, now: Int, until: Int) async throws -> Bool {
+    package func takeAppending(_ id: String, appender: String, now: Int, until: Int) async throws -> Bool {
         try await database.runPlan(serializing: nil) {
             .statement("""
                 UPDATE upload_sessions SET appender = \(appender), appending_until = \(until)
@@ -156,7 +156,7 @@ public struct UploadSessions: Sendable {
     }
 
     /// Ends `appender`'s turn at upload `id`.
-    public func endAppending(_ id: String, appender: String) async throws {
+    package func endAppending(_ id: String, appender: String) async throws {
         try await database.runPlan(serializing: nil) {
             .each(["UPDATE upload_sessions SET appender = NULL, appending_until = NULL WHERE id = \(id) AND appender = \(appender)"], then: ())
         }
@@ -164,7 +164,7 @@ public struct UploadSessions: Sendable {
 
     /// Declares upload `id`'s length (tus's deferred length): false when it has another one, or
     /// more bytes than that arrived already.
-    public func declareLength(_ length: Int, of id: String) async throws -> Bool {
+    package func declareLength(_ length: Int, of id: String) async throws -> Bool {
         try await database.runPlan(serializing: nil) {
             .statement("""
                 UPDATE upload_sessions SET length = \(length)
@@ -177,7 +177,7 @@ public struct UploadSessions: Sendable {
     /// The statements that mark open upload `id` complete as `document` (with its job), and forget
     /// its parts: run in the transaction that indexes the document (``JobQueue/enqueue(_:leasingTo:completing:)``),
     /// so an upload is complete exactly when its document exists. An upload no longer open is left as it is.
-    public static func completion(of id: String, document: Document, jobID: Int64?) -> [PortableSQL] {
+    package static func completion(of id: String, document: Document, jobID: Int64?) -> [PortableSQL] {
         ["""
          UPDATE upload_sessions SET status = \(Status.complete), document_id = \(document.id), job_id = \(jobID), sha256 = \(document.sha256.hex)
          WHERE id = \(id) AND status = \(Status.open)
@@ -187,7 +187,7 @@ public struct UploadSessions: Sendable {
 
     /// Cancels open upload `id` and forgets its parts (returned, for the staging to remove); nil
     /// when it was not open.
-    public func cancel(_ id: String) async throws -> (session: UploadSession, parts: [UploadPart])? {
+    package func cancel(_ id: String) async throws -> (session: UploadSession, parts: [UploadPart])? {
         try await database.runPlan(serializing: nil) {
             .statement("UPDATE upload_sessions SET status = \(Status.cancelled) WHERE id = \(id) AND status = \(Status.open) RETURNING *") { rows in
                 guard let row = rows.first else { return .done(nil) }
@@ -200,7 +200,7 @@ public struct UploadSessions: Sendable {
     }
 
     /// Up to `limit` uploads whose time ran out by `now` (seconds since 1970), oldest first.
-    public func expired(now: Int, limit: Int) async throws -> [UploadSession] {
+    package func expired(now: Int, limit: Int) async throws -> [UploadSession] {
         try await database.runPlan(serializing: nil) {
             .statement("SELECT * FROM upload_sessions WHERE expires_at <= \(now) ORDER BY expires_at LIMIT \(limit)") { rows in
                 .done(try rows.map(UploadSession.init(row:)))
@@ -209,7 +209,7 @@ public struct UploadSessions: Sendable {
     }
 
     /// Removes upload `id` and its parts' rows; returns the parts, for the staging to remove.
-    public func forget(_ id: String) async throws -> [UploadPart] {
+    package func forget(_ id: String) async throws -> [UploadPart] {
         try await database.runPlan(serializing: nil) {
             .statement("DELETE FROM upload_parts WHERE session_id = \(id) RETURNING *") { parts in
                 .each(["DELETE FROM upload_sessions WHERE id = \(id)"], then: try parts.map(UploadPart.init(row:)))
@@ -218,14 +218,14 @@ public struct UploadSessions: Sendable {
     }
 
     /// The names of every part an upload lists.
-    public func partNames() async throws -> Set<String> {
+    package func partNames() async throws -> Set<String> {
         try await database.runPlan(serializing: nil) {
             .statement("SELECT name FROM upload_parts") { rows in .done(Set(rows.compactMap { $0.text("name") })) }
         }
     }
 
     /// The uploads open now and the bytes they staged.
-    public func figures() async throws -> (open: Int, stagedBytes: Int) {
+    package func figures() async throws -> (open: Int, stagedBytes: Int) {
         try await database.runPlan(serializing: nil) {
             .statement("SELECT COUNT(*) AS sessions, CAST(COALESCE(SUM(received), 0) AS BIGINT) AS bytes FROM upload_sessions WHERE status = \(Status.open)") { rows in
                 .done((Int(rows.first?.integer("sessions") ?? 0), Int(rows.first?.integer("bytes") ?? 0)))
@@ -242,11 +242,11 @@ public struct UploadSessions: Sendable {
     }
 
     /// An owner or a client has as many uploads open, or as many bytes staged, as allowed.
-    public struct CapReached: Error, Sendable {
-        public enum Who: Sendable { case owner, client }
-        public enum Limit: Sendable { case sessions(Int), bytes(Int) }
-        public let who: Who
-        public let limit: Limit
+    package struct CapReached: Error, Sendable {
+        package enum Who: Sendable { case owner, client }
+        package enum Limit: Sendable { case sessions(Int), bytes(Int) }
+        package let who: Who
+        package let limit: Limit
     }
 }
 

@@ -6,7 +6,7 @@ import PreviewCore
 /// into a local file (``UploadPartFile``), then kept: made durable where every host of the store
 /// can read it. Only once the index lists a kept part (``UploadSessions/append(_:to:length:)``)
 /// does it count; a part kept but never listed is a leftover for `gc`.
-public protocol UploadStaging: Sendable {
+package protocol UploadStaging: Sendable {
     /// A new file to receive the bytes of upload `session` from offset `start` into.
     func newPart(of session: String, at start: Int) throws -> UploadPartFile
     /// Makes `file`'s bytes durable and returns the part they are, named with their SHA-256
@@ -31,16 +31,16 @@ public protocol UploadStaging: Sendable {
 /// Bytes of one part as they arrive: written to a file, never held in memory, and into a SHA-256.
 /// Used by one request at a time. Its writes go to the page cache; ``UploadStaging/keep(_:)``
 /// makes them durable.
-public final class UploadPartFile: @unchecked Sendable {  // one request writes it, then hands it on
-    public let url: URL
-    public let start: Int
-    public let name: String
+package final class UploadPartFile: @unchecked Sendable {  // one request writes it, then hands it on
+    package let url: URL
+    package let start: Int
+    package let name: String
     private let handle: FileHandle
     private var hasher = SHA256()
-    public private(set) var length = 0
+    package private(set) var length = 0
 
     /// A new file at `url` (which must not exist), for the part `name` from offset `start`.
-    public init(url: URL, start: Int, name: String) throws {
+    package init(url: URL, start: Int, name: String) throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
@@ -49,28 +49,28 @@ public final class UploadPartFile: @unchecked Sendable {  // one request writes 
         self.name = name
     }
 
-    public func write(_ bytes: some DataProtocol) throws {
+    package func write(_ bytes: some DataProtocol) throws {
         try handle.write(contentsOf: bytes)
         hasher.update(data: bytes)
         length += bytes.count
     }
 
     /// The SHA-256 of the bytes written so far.
-    public var sha256: BlobHash { BlobHash(hasher.finalize()) }
+    package var sha256: BlobHash { BlobHash(hasher.finalize()) }
 
     /// Flushes the bytes to disk and closes the file.
-    public func synchronize() throws {
+    package func synchronize() throws {
         try handle.synchronize()
         try handle.close()
     }
 
     /// Closes the file, its bytes kept.
-    public func close() throws {
+    package func close() throws {
         try handle.close()
     }
 
     /// Closes the file and removes it: its bytes are not kept.
-    public func discard() {
+    package func discard() {
         try? handle.close()
         try? FileManager.default.removeItem(at: url)
     }
@@ -79,24 +79,24 @@ public final class UploadPartFile: @unchecked Sendable {  // one request writes 
 /// Parts as files in the store folder's `uploads/` (one folder per upload), which every host
 /// sharing the folder reaches: received as `….receiving`, then kept by `fsync` of the file,
 /// renamed to the part's name (which carries its SHA-256) and `fsync` of its folder.
-public struct FolderUploadStaging: UploadStaging {
-    public let folder: URL
+package struct FolderUploadStaging: UploadStaging {
+    package let folder: URL
     private let offload: Offload
 
-    public init(root: URL, offload: Offload) throws {
+    package init(root: URL, offload: Offload) throws {
         folder = root.appendingPathComponent("uploads")
         self.offload = offload
         try BlobStore.createPrivateFolder(folder)
     }
 
-    public func newPart(of session: String, at start: Int) throws -> UploadPartFile {
+    package func newPart(of session: String, at start: Int) throws -> UploadPartFile {
         let sessionFolder = folder.appendingPathComponent(session)
         try BlobStore.createPrivateFolder(sessionFolder)
         let name = "\(session)/\(start)-\(UUID().uuidString.lowercased())\(UploadPart.receivingSuffix)"
         return try UploadPartFile(url: folder.appendingPathComponent(name), start: start, name: name)
     }
 
-    public func keep(_ file: UploadPartFile) async throws -> UploadPart {
+    package func keep(_ file: UploadPartFile) async throws -> UploadPart {
         let session = String(file.name.split(separator: "/").first ?? "")
         let name = UploadPart.name(session: session, start: file.start, sha256: file.sha256)
         let kept = folder.appendingPathComponent(name)
@@ -108,7 +108,7 @@ public struct FolderUploadStaging: UploadStaging {
         return UploadPart(start: file.start, length: file.length, name: name)
     }
 
-    public func copy(_ part: UploadPart, into writer: BlobWriter) async throws {
+    package func copy(_ part: UploadPart, into writer: BlobWriter) async throws {
         let url = folder.appendingPathComponent(part.name)
         try await offload.run(.writes) {
             do {
@@ -119,7 +119,7 @@ public struct FolderUploadStaging: UploadStaging {
         }
     }
 
-    public func check(_ part: UploadPart) async throws {
+    package func check(_ part: UploadPart) async throws {
         let url = folder.appendingPathComponent(part.name)
         try await offload.run(.reads) {
             do {
@@ -135,7 +135,7 @@ public struct FolderUploadStaging: UploadStaging {
                                                 ? "its file is gone" : "its file cannot be read (\(error))")
     }
 
-    public func kept() async throws -> [(name: String, modified: Date)] {
+    package func kept() async throws -> [(name: String, modified: Date)] {
         let folder = folder
         return try await offload.run(.reads) {
             var found: [(String, Date)] = []
@@ -152,7 +152,7 @@ public struct FolderUploadStaging: UploadStaging {
     }
 
     /// Removes files requests were receiving into when they died.
-    public func removeLocalLeftovers(before cutoff: Date, keeping open: Set<String>) async {
+    package func removeLocalLeftovers(before cutoff: Date, keeping open: Set<String>) async {
         let folder = folder
         _ = try? await offload.run(.writes) {
             for session in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !open.contains(session) {
@@ -167,7 +167,7 @@ public struct FolderUploadStaging: UploadStaging {
         }
     }
 
-    public func remove(_ parts: [UploadPart], of session: String) async {
+    package func remove(_ parts: [UploadPart], of session: String) async {
         let sessionFolder = folder.appendingPathComponent(session)
         _ = try? await offload.run(.writes) {
             for part in parts { try? FileManager.default.removeItem(at: sessionFolder.deletingLastPathComponent().appendingPathComponent(part.name)) }
@@ -179,14 +179,14 @@ public struct FolderUploadStaging: UploadStaging {
 
 /// A staged part whose bytes are no longer those that were kept (damaged, cut short, or gone): the
 /// upload is set back to where the part started, and its client sends the rest again.
-public struct DamagedUploadPart: Error, Sendable, CustomStringConvertible {
-    public let part: UploadPart
-    public let reason: String
+package struct DamagedUploadPart: Error, Sendable, CustomStringConvertible {
+    package let part: UploadPart
+    package let reason: String
 
-    public init(part: UploadPart, reason: String) {
+    package init(part: UploadPart, reason: String) {
         self.part = part
         self.reason = reason
     }
 
-    public var description: String { "upload part \(part.name) (offset \(part.start), \(part.length) bytes): \(reason)" }
+    package var description: String { "upload part \(part.name) (offset \(part.start), \(part.length) bytes): \(reason)" }
 }

@@ -59,7 +59,8 @@ public func fuzzRenderer(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 private func zoom() {
     guard target == "pdf" || target == "image", let facts = try? renderer.probe(input.path), let width = facts.width,
           let height = facts.height, width > 0, height > 0 else { return }
-    let full = target == "pdf" ? ImageRegion.pageSize(points: (Double(width), Double(height)), dpi: 600) : (width, height)
+    let size = target == "pdf" ? ImageRegion.pageSize(points: (Double(width), Double(height)), dpi: 600) : (width, height)
+    guard let full = size else { return }
     var request = RenderRequest(format: .png)
     request.region = ImageRegion(x: full.0 / 3, y: full.1 / 3, width: max(1, full.0 / 2), height: max(1, full.1 / 2), outputWidth: 48,
                                  outputHeight: 40, rotation: 90, mirrored: true, tone: .gray, pageDPI: target == "pdf" ? 600 : nil)
