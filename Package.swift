@@ -18,8 +18,9 @@ func compilerFlags(pkgConfig packages: [String]) -> [String] {
 }
 
 let nativeHeaders: [SwiftSetting] = [
-    .unsafeFlags(compilerFlags(pkgConfig: ["libavformat", "libavcodec", "libswscale", "libavutil", "vips"])
-        .flatMap { ["-Xcc", $0] })
+    .unsafeFlags(
+        compilerFlags(pkgConfig: ["libavformat", "libavcodec", "libswscale", "libavutil", "vips"])
+            .flatMap { ["-Xcc", $0] })
 ]
 
 let package = Package(
@@ -35,10 +36,12 @@ let package = Package(
         // `main` of its own: it builds only under libFuzzer). `package` access does not cross packages,
         // so what they call is `public` and nothing else is (docs/architecture.md, "Access"). `@_spi`
         // would hide those declarations from this package's own modules unless every import named it.
-        .library(name: "DocPreviewForTools", targets: [
-            "PreviewCore", "PreviewRenderers", "PreviewStore", "PreviewPipeline", "PreviewPostgres",
-            "PreviewDocuments", "PreviewComposition",
-        ]),
+        .library(
+            name: "DocPreviewForTools",
+            targets: [
+                "PreviewCore", "PreviewRenderers", "PreviewStore", "PreviewPipeline", "PreviewPostgres",
+                "PreviewDocuments", "PreviewComposition"
+            ])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -59,7 +62,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         // The object-store driver's HTTP client (S3 requests signed by our own SigV4 signer).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0")
     ],
     targets: [
         // System libraries: headers only (include paths from pkg-config, above; scripts/install-deps
@@ -76,15 +79,16 @@ let package = Package(
 
         // The C++ shim over Poppler's core (PDFDoc, SplashOutputDev) that the DocPreviewSplash library is
         // made of. No target depends on it: PreviewPoppler reaches it through CPoppler's lazy lookups.
-        .target(name: "PopplerSplash", dependencies: ["PopplerSplashAPI"],
-                // Its one header is PopplerSplashAPI's; it has none of its own to publish.
-                publicHeadersPath: ".",
-                cxxSettings: [.unsafeFlags(compilerFlags(pkgConfig: ["poppler"]))],
-                // swiftc links every dynamic product against the Swift runtime (its start-up object and
-                // libswiftCore). Nothing here is Swift: without the start-up object and with the runtime
-                // as a static archive, nothing of it is linked, and no second runtime is ever mapped into
-                // a binary that carries its own (--static-swift-stdlib).
-                linkerSettings: [.linkedLibrary("poppler"), .unsafeFlags(["-nostartfiles", "-static-stdlib"])]),
+        .target(
+            name: "PopplerSplash", dependencies: ["PopplerSplashAPI"],
+            // Its one header is PopplerSplashAPI's; it has none of its own to publish.
+            publicHeadersPath: ".",
+            cxxSettings: [.unsafeFlags(compilerFlags(pkgConfig: ["poppler"]))],
+            // swiftc links every dynamic product against the Swift runtime (its start-up object and
+            // libswiftCore). Nothing here is Swift: without the start-up object and with the runtime
+            // as a static archive, nothing of it is linked, and no second runtime is ever mapped into
+            // a binary that carries its own (--static-swift-stdlib).
+            linkerSettings: [.linkedLibrary("poppler"), .unsafeFlags(["-nostartfiles", "-static-stdlib"])]),
 
         // Opens a shared library on first use and looks up its functions (see native_loader.h).
         .target(name: "CNativeLoader"),
@@ -103,8 +107,9 @@ let package = Package(
         // One thin wrapper per C library: owned handles, typed errors, no pipeline knowledge.
         // They depend on PreviewCore only for the pixel hand-off type and the output formats.
         .target(name: "PreviewFFmpeg", dependencies: ["CFFmpeg", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
-        .target(name: "PreviewPoppler", dependencies: ["CPoppler", "CNativeLoader", "PopplerSplashAPI", "PreviewCore"],
-                swiftSettings: nativeHeaders),
+        .target(
+            name: "PreviewPoppler", dependencies: ["CPoppler", "CNativeLoader", "PopplerSplashAPI", "PreviewCore"],
+            swiftSettings: nativeHeaders),
         .target(name: "PreviewVips", dependencies: ["CVips", "CNativeLoader", "PreviewCore"], swiftSettings: nativeHeaders),
         .target(name: "PreviewOffice", dependencies: ["COffice"]),
         .target(name: "PreviewOCR", dependencies: ["COCR", "PreviewCore"]),
@@ -117,115 +122,139 @@ let package = Package(
         // Starts renderer children on pipes that no other child inherits (pipe2 + posix_spawn).
         .target(name: "CProcessControl"),
 
-        .target(name: "PreviewRenderers", dependencies: [
-            "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewOffice", "PreviewOCR", "CEncoders", "CProcessControl",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "PreviewRenderers",
+            dependencies: [
+                "PreviewCore", "PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewOffice", "PreviewOCR", "CEncoders", "CProcessControl",
+                .product(name: "Logging", package: "swift-log")
+            ]),
 
         // Content-addressed blobs (SHA-256), the index and the durable job queue: protocols and their
         // SQLite drivers (GRDB). Documents and jobs share one schema and one migrator, so a job's state
         // and its document's row change in one transaction.
-        .target(name: "PreviewStore", dependencies: [
-            "PreviewCore", "CFileAttributes",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "PreviewStore",
+            dependencies: [
+                "PreviewCore", "CFileAttributes",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
 
         // Ingest, lazy previews and batch runs: detection → validation → store → render → index.
-        .target(name: "PreviewPipeline", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewRenderers",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-        ]),
+        .target(
+            name: "PreviewPipeline",
+            dependencies: [
+                "PreviewCore", "PreviewStore", "PreviewRenderers",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics")
+            ]),
 
         // The PostgreSQL drivers of the index and the queue, for many workers on many hosts (DESIGN §11).
-        .target(name: "PreviewPostgres", dependencies: [
-            "PreviewCore", "PreviewStore",
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "PreviewPostgres",
+            dependencies: [
+                "PreviewCore", "PreviewStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log")
+            ]),
 
         // Blobs in an S3-compatible object store: SigV4 requests over async-http-client, a local cache
         // of copies for the C libraries, byte ranges straight to clients.
-        .target(name: "PreviewS3", dependencies: [
-            "PreviewCore", "PreviewStore",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-        ]),
+        .target(
+            name: "PreviewS3",
+            dependencies: [
+                "PreviewCore", "PreviewStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl")
+            ]),
 
         // Shared links fetched in child processes of their own: an address-checking proxy as their only
         // way out, direct media over async-http-client, social sites through yt-dlp.
-        .target(name: "PreviewFetch", dependencies: [
-            "PreviewCore", "CProcessControl",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+        .target(
+            name: "PreviewFetch",
+            dependencies: [
+                "PreviewCore", "CProcessControl",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio")
+            ]),
 
         // A document's life above the pipeline and the queue: the worker service, recovery, the
         // store's fault handling; over the index, queue and blob protocols, whichever drivers they have.
-        .target(name: "PreviewDocuments", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewFetch",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "_CryptoExtras", package: "swift-crypto"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "PreviewDocuments",
+            dependencies: [
+                "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewFetch",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]),
 
         // The composition root: the choice of backends (SQLite or PostgreSQL, a folder or S3) and the
         // one place the document service is built, for the commands and the tests alike.
-        .target(name: "PreviewComposition", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewPostgres", "PreviewS3", "PreviewDocuments",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "PreviewComposition",
+            dependencies: [
+                "PreviewCore", "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewPostgres", "PreviewS3", "PreviewDocuments",
+                .product(name: "Logging", package: "swift-log")
+            ]),
 
         // The HTTP front: uploads, documents, previews, statistics, health, metrics, a small page.
-        .target(name: "PreviewServer", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewDocuments",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOTLS", package: "swift-nio"),
-            .product(name: "X509", package: "swift-certificates"),
-            .product(name: "SwiftASN1", package: "swift-asn1"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "MultipartKit", package: "multipart-kit"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "PreviewServer",
+            dependencies: [
+                "PreviewCore", "PreviewStore", "PreviewDocuments",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]),
 
         // The pages for people (List, Detail, Viewer, sign-in, a share's page) over the document
         // service, mounted by the server; the API never depends on them.
-        .target(name: "PreviewWeb", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewDocuments", "PreviewServer",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Mustache", package: "swift-mustache"),
-        ],
-        // The pages' templates, stylesheet and scripts, as files of their own, compiled into the binary.
-        resources: [.embedInCode("web")]),
+        .target(
+            name: "PreviewWeb",
+            dependencies: [
+                "PreviewCore", "PreviewStore", "PreviewDocuments", "PreviewServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Mustache", package: "swift-mustache")
+            ],
+            // The pages' templates, stylesheet and scripts, as files of their own, compiled into the binary.
+            resources: [.embedInCode("web")]),
 
         // Test support in two layers: files, processes and faults over the core only, so the core's
         // tests build no media library; the backends the store tests run on, above the drivers.
-        .target(name: "PreviewTestSupport", dependencies: [
-            "PreviewCore",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .target(name: "PreviewBackendTestSupport", dependencies: [
-            "PreviewComposition", "PreviewPostgres", "PreviewS3", "PreviewTestSupport",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-        ]),
+        .target(
+            name: "PreviewTestSupport",
+            dependencies: [
+                "PreviewCore",
+                .product(name: "Logging", package: "swift-log")
+            ]),
+        .target(
+            name: "PreviewBackendTestSupport",
+            dependencies: [
+                "PreviewComposition", "PreviewPostgres", "PreviewS3", "PreviewTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio")
+            ]),
 
         .executableTarget(
             name: "docpreview",
@@ -246,7 +275,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // `upload`'s client of the server's resumable uploads.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             // Installed, the PDF library sits in ../lib (scripts/install-layout); built, beside the binary ($ORIGIN).
             linkerSettings: [.unsafeFlags(["-Xlinker", "-rpath", "-Xlinker", "$ORIGIN/../lib"])]
@@ -254,27 +283,39 @@ let package = Package(
 
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
-        .testTarget(name: "RendererTests", dependencies: ["PreviewCore", "PreviewRenderers", "PreviewVips", "PreviewPoppler", "PreviewOCR",
-                                                          "PreviewTestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewComposition",
-            "PreviewPostgres", "PreviewS3", "PreviewTestSupport", "PreviewBackendTestSupport",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-        ]),
-        .testTarget(name: "PreviewDocumentsTests", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport", "PreviewBackendTestSupport",
-        ]),
-        .testTarget(name: "ServerTests", dependencies: [
-            "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewServer", "PreviewWeb", "PreviewPostgres", "PreviewS3",
-            "PreviewDocuments", "PreviewComposition", "PreviewRenderers", "PreviewPoppler", "PreviewTestSupport", "PreviewBackendTestSupport",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .testTarget(name: "CLITests", dependencies: [
-            "docpreview", "PreviewCore", "PreviewTestSupport", "PreviewBackendTestSupport",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .testTarget(
+            name: "RendererTests",
+            dependencies: [
+                "PreviewCore", "PreviewRenderers", "PreviewVips", "PreviewPoppler", "PreviewOCR",
+                "PreviewTestSupport"
+            ]),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: [
+                "PreviewCore", "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewComposition",
+                "PreviewPostgres", "PreviewS3", "PreviewTestSupport", "PreviewBackendTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio")
+            ]),
+        .testTarget(
+            name: "PreviewDocumentsTests",
+            dependencies: [
+                "PreviewCore", "PreviewStore", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport", "PreviewBackendTestSupport"
+            ]),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: [
+                "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewServer", "PreviewWeb", "PreviewPostgres", "PreviewS3",
+                "PreviewDocuments", "PreviewComposition", "PreviewRenderers", "PreviewPoppler", "PreviewTestSupport", "PreviewBackendTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+            ]),
+        .testTarget(
+            name: "CLITests",
+            dependencies: [
+                "docpreview", "PreviewCore", "PreviewTestSupport", "PreviewBackendTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
+            ])
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

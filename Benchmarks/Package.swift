@@ -21,7 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
-        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"])
     ],
     targets: [
         // Where the generated inputs are, shared by every area.
@@ -31,32 +31,37 @@ let package = Package(
         // The job queue's own ceiling with empty jobs, on SQLite and PostgreSQL (scripts/bench-queue runs it).
         .executableTarget(name: "queue-load", dependencies: storeAndQueue, path: "Benchmarks/QueueLoad"),
         // The index at 1,000,000 documents: statistics, listing and an upload's commit (scripts/bench-index runs it).
-        .executableTarget(name: "index-scale", dependencies: storeAndQueue + [
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-        ], path: "Benchmarks/IndexScale"),
+        .executableTarget(
+            name: "index-scale",
+            dependencies: storeAndQueue + [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio")
+            ], path: "Benchmarks/IndexScale"),
         // The store-wide text search at 100,000 pages (scripts/bench-search runs it).
-        .executableTarget(name: "search-scale", dependencies: storeAndQueue + [
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            // The current PDF reading's version is Poppler's, asked of this library.
-            .product(name: "DocPreviewSplash", package: main),
-        ], path: "Benchmarks/SearchScale"),
+        .executableTarget(
+            name: "search-scale",
+            dependencies: storeAndQueue + [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                // The current PDF reading's version is Poppler's, asked of this library.
+                .product(name: "DocPreviewSplash", package: main)
+            ], path: "Benchmarks/SearchScale")
     ]
 )
 
 for area in ["Detect", "Video", "PDF", "Image", "Zoom", "Store", "Pipeline"] {
-    package.targets.append(.executableTarget(
-        name: area,
-        dependencies: [
-            "BenchmarkInputs",
-            .product(name: "Benchmark", package: "benchmark"),
-            docPreview,
-            // Linked here (the CLI opens it on the first PDF) so that it is built beside the benchmark.
-            .product(name: "DocPreviewSplash", package: main),
-            .product(name: "Logging", package: "swift-log"),
-        ],
-        path: "Benchmarks/\(area)",
-        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    ))
+    package.targets.append(
+        .executableTarget(
+            name: area,
+            dependencies: [
+                "BenchmarkInputs",
+                .product(name: "Benchmark", package: "benchmark"),
+                docPreview,
+                // Linked here (the CLI opens it on the first PDF) so that it is built beside the benchmark.
+                .product(name: "DocPreviewSplash", package: main),
+                .product(name: "Logging", package: "swift-log")
+            ],
+            path: "Benchmarks/\(area)",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ))
 }

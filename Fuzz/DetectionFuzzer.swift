@@ -20,8 +20,9 @@ public func fuzzDetection(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 
     let verdict = validator.validate(probe, fileName: name, declaredType: type)
     let again = validator.validate(probe, fileName: name, declaredType: type)
-    check(verdict.kind == again.kind && verdict.reason == again.reason && verdict.refusal?.code == again.refusal?.code,
-          "validation is not deterministic")
+    check(
+        verdict.kind == again.kind && verdict.reason == again.reason && verdict.refusal?.code == again.refusal?.code,
+        "validation is not deterministic")
     if verdict.kind.category == .executable { check(!verdict.isAccepted, "an executable was accepted") }
     let detection = ContentDetector.detect(probe, fileExtension: Validator.fileExtension(of: name))
     check(detection.kind == verdict.kind, "detection and validation disagree on the kind")

@@ -14,11 +14,13 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [.package(path: "../..")],
     targets: [
-        .executableTarget(name: "RendererFuzzer", dependencies: [
-            // The main package's modules, through its one product for the packages beside it.
-            .product(name: "DocPreviewForTools", package: main),
-            // Linked here (the CLI opens it on the first PDF) so that it is built beside the fuzzer.
-            .product(name: "DocPreviewSplash", package: main),
-        ], swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+        .executableTarget(
+            name: "RendererFuzzer",
+            dependencies: [
+                // The main package's modules, through its one product for the packages beside it.
+                .product(name: "DocPreviewForTools", package: main),
+                // Linked here (the CLI opens it on the first PDF) so that it is built beside the fuzzer.
+                .product(name: "DocPreviewSplash", package: main)
+            ], swiftSettings: [.unsafeFlags(["-parse-as-library"])])
     ]
 )

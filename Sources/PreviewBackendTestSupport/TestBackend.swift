@@ -23,7 +23,8 @@ package enum TestBackend: String, Sendable, CustomStringConvertible {
 
     /// A new, empty store in `root` with this backend's index and queue, its blobs where `blobs` says.
     package func open(root: URL, blobs: TestBlobs = .folder) async throws -> StoreBackend {
-        try await StoreBackend(root: root, database: try await freshDatabase(), blobs: try blobs.fresh(), offload: .forTests, logger: Logger(label: "test"))
+        try await StoreBackend(
+            root: root, database: try await freshDatabase(), blobs: try blobs.fresh(), offload: .forTests, logger: Logger(label: "test"))
     }
 
     /// The address of a new database (nil: the embedded index).
@@ -70,7 +71,9 @@ package enum TestBlobs: String, Sendable, CustomStringConvertible {
         case .folder: return .folder
         case .s3: return .s3(try S3Location(Self.address(prefix: prefix)), cacheBytes: cacheBytes)
         case .moto:
-            guard let motoBucketURL = Self.motoBucketURL else { throw MissingTestNeed("moto", "DOCPREVIEW_TEST_S3_MOTO names no bucket on moto's S3 server") }
+            guard let motoBucketURL = Self.motoBucketURL else {
+                throw MissingTestNeed("moto", "DOCPREVIEW_TEST_S3_MOTO names no bucket on moto's S3 server")
+            }
             return .s3(try S3Location(Self.address(prefix: prefix, in: motoBucketURL)), cacheBytes: cacheBytes)
         }
     }

@@ -12,10 +12,13 @@ extension DocumentService {
     /// PDFs open between renders), with `backend`'s queue, downloads and resumable uploads.
     /// - Parameter arrivals: set where this process has workers or fetchers to tell of new work.
     /// - Parameter offload: where its blocking work runs (renders, copies into the store).
-    public init(backend: StoreBackend, configuration: Configuration = Configuration(), renderers: RendererPool? = nil,
-                openDocuments: Int = 0, offload: Offload, arrivals: JobArrivals? = nil, clock: any ServiceClock = SystemClock(), logger: Logger) {
-        let pipeline = DocumentPipeline(store: backend.store, configuration: configuration, openDocuments: openDocuments,
-                                        isolation: renderers, offload: offload, clock: clock, logger: logger)
+    public init(
+        backend: StoreBackend, configuration: Configuration = Configuration(), renderers: RendererPool? = nil,
+        openDocuments: Int = 0, offload: Offload, arrivals: JobArrivals? = nil, clock: any ServiceClock = SystemClock(), logger: Logger
+    ) {
+        let pipeline = DocumentPipeline(
+            store: backend.store, configuration: configuration, openDocuments: openDocuments,
+            isolation: renderers, offload: offload, clock: clock, logger: logger)
         self.init(pipeline: pipeline, queue: backend.queue, arrivals: arrivals, downloads: backend.downloads, uploads: backend.uploads)
     }
 }

@@ -46,8 +46,10 @@ public struct StoreBackend: Sendable {
     /// is PostgreSQL's (shared by every host) or, with the embedded index, a file in the folder.
     /// Blobs' file work runs on `offload`'s reads and writes lanes. A PostgreSQL statement that
     /// takes longer than `statementTimeout` fails (migrations have their own, longer, deadline).
-    public init(root: URL, database: String?, blobs: Blobs = .folder, offload: Offload,
-                statementTimeout: Duration = Self.statementTimeout, logger: Logger) async throws {
+    public init(
+        root: URL, database: String?, blobs: Blobs = .folder, offload: Offload,
+        statementTimeout: Duration = Self.statementTimeout, logger: Logger
+    ) async throws {
         let storage: any BlobStorage
         let staging: any UploadStaging
         switch blobs {
@@ -55,13 +57,15 @@ public struct StoreBackend: Sendable {
             storage = try BlobStore(root: root, offload: offload)
             staging = try FolderUploadStaging(root: root, offload: offload)
         case let .s3(location, cacheBytes):
-            let lock: any ReferenceLock = if let database {
-                try await PostgresReferenceLock(url: database, logger: logger)
-            } else {
-                FileReferenceLock(file: root.appendingPathComponent("reference.lock"), offload: offload)
-            }
-            let s3 = try S3BlobStorage(location: location, credentials: try S3Credentials.fromEnvironment(), localFolder: root,
-                                       cacheBytes: cacheBytes, lock: lock, offload: offload, logger: logger)
+            let lock: any ReferenceLock =
+                if let database {
+                    try await PostgresReferenceLock(url: database, logger: logger)
+                } else {
+                    FileReferenceLock(file: root.appendingPathComponent("reference.lock"), offload: offload)
+                }
+            let s3 = try S3BlobStorage(
+                location: location, credentials: try S3Credentials.fromEnvironment(), localFolder: root,
+                cacheBytes: cacheBytes, lock: lock, offload: offload, logger: logger)
             try await s3.checkAccess()
             storage = s3
             staging = try S3UploadStaging(storage: s3, root: root, offload: offload)
@@ -70,7 +74,8 @@ public struct StoreBackend: Sendable {
             // Enough connections that reads never queue behind writes waiting on a lock: a server's
             // reads and upload writes, its renders and a few worker slots. A call beyond them waits,
             // holding no thread.
-            let index = try await PostgresIndex(connections: try await PostgresConnections(url: database, size: 20, queryTimeout: statementTimeout, logger: logger))
+            let index = try await PostgresIndex(
+                connections: try await PostgresConnections(url: database, size: 20, queryTimeout: statementTimeout, logger: logger))
             store = Store(blobs: storage, index: index)
             queue = PostgresJobQueue(index: index)
             downloads = PostgresDownloadQueue(index: index)

@@ -136,11 +136,13 @@ extension PreviewError {
         package var disposition: Disposition {
             switch value {
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused, .fileTooLarge, .emptyFile,
-                 .tooManyPixels, .tooLong, .zipBomb, .noVideoStream, .pageOutOfRange, .unsupportedSite, .privateAddress: .refused
+                .tooManyPixels, .tooLong, .zipBomb, .noVideoStream, .pageOutOfRange, .unsupportedSite, .privateAddress:
+                .refused
             case .corrupt, .encrypted, .timeout, .linkFailed: .unreadable
             case .internal, .storageFull, .unavailable, .storeDamaged: .internal
             case .notFound, .unauthorized, .forbidden, .queueFull, .badRequest, .conflict, .methodNotAllowed, .rangeNotSatisfiable,
-                 .misdirectedRequest, .clientGone, .gone, .notImplemented, .checksumMismatch, .searchTooBroad: .request
+                .misdirectedRequest, .clientGone, .gone, .notImplemented, .checksumMismatch, .searchTooBroad:
+                .request
             }
         }
 
@@ -150,7 +152,8 @@ extension PreviewError {
             case .fileTooLarge: 413
             case .extensionNotAllowed, .contentMismatch, .unsupportedType, .executableRefused: 415
             case .emptyFile, .tooManyPixels, .tooLong, .zipBomb, .corrupt, .encrypted, .noVideoStream, .pageOutOfRange, .timeout,
-                 .unsupportedSite, .privateAddress, .linkFailed, .searchTooBroad: 422
+                .unsupportedSite, .privateAddress, .linkFailed, .searchTooBroad:
+                422
             case .notFound: 404
             case .unauthorized: 401
             case .forbidden: 403

@@ -34,8 +34,10 @@ public struct StorageStatistics: Sendable, Equatable, Encodable {
     package var openUploads: Int?
     package var stagedUploadBytes: Int?
 
-    package init(owner: String?, documents: Int, versions: Int, byType: [String: Int], byKind: [String: Int],
-                logicalBytes: Int, storedBytes: Int, previews: Int, previewBytes: Int) {
+    package init(
+        owner: String?, documents: Int, versions: Int, byType: [String: Int], byKind: [String: Int],
+        logicalBytes: Int, storedBytes: Int, previews: Int, previewBytes: Int
+    ) {
         self.owner = owner
         self.documents = documents
         self.versions = versions

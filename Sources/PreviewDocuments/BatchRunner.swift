@@ -46,8 +46,12 @@ public struct BatchRunner: Sendable {
                 let entry = entries[index]
                 return {
                     let labels = DocumentLabels(owner: owner, type: type, foundAt: entry.relativePath, filename: entry.url.lastPathComponent)
-                    return (index, await documents.ingest(entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file,
-                                                          renditions: renditions))
+                    return (
+                        index,
+                        await documents.ingest(
+                            entry.source, labels: labels, reportedPath: entry.relativePath, walked: entry.file,
+                            renditions: renditions)
+                    )
                 }
             }
             while next < min(inFlight, entries.count) {

@@ -9,8 +9,10 @@ extension DocumentService {
     /// none), held to the same rules as an upload's: labels without control characters, a known
     /// type that allows the stored file's extension. `conflict` when the owner has another document
     /// under that (type, title); `not_found` when there is no such document.
-    package func relabel(id: String, title: String? = nil, typeID: String? = nil, description: String? = nil,
-                        school: String? = nil) async throws -> Document {
+    package func relabel(
+        id: String, title: String? = nil, typeID: String? = nil, description: String? = nil,
+        school: String? = nil
+    ) async throws -> Document {
         let title = title.map(DocumentLabels.title)
         if let title { try DocumentLabels.checkTitle(title) }
         let description = description.map(DocumentLabels.description)
@@ -22,10 +24,13 @@ extension DocumentService {
         if let type = type ?? nil, !type.admits(fileName: document.filename, kind: document.kind) {
             throw PreviewError(.extensionNotAllowed, type.refusalMessage)
         }
-        let labels = Relabelling(title: title ?? document.title, type: type.map { $0?.id } ?? document.type,
-                                 description: description ?? document.description, school: school ?? document.school)
+        let labels = Relabelling(
+            title: title ?? document.title, type: type.map { $0?.id } ?? document.type,
+            description: description ?? document.description, school: school ?? document.school)
         do {
-            guard let relabelled = try await store.index.relabel(documentID: id, to: labels) else { throw PreviewError(.notFound, "No document \(id).") }
+            guard let relabelled = try await store.index.relabel(documentID: id, to: labels) else {
+                throw PreviewError(.notFound, "No document \(id).")
+            }
             return relabelled
         } catch let taken as LabelTaken {
             throw PreviewError(.conflict, "The owner already has a document titled \(taken.title) of that type.")
@@ -40,8 +45,12 @@ extension DocumentService {
             throw PreviewError(.notFound, version.map { "No version \($0) of document \(id)." } ?? "No document \(id).")
         }
         ServiceMetrics.deletions()
-        pipeline.logger.info("document deleted", metadata: ["preview.document": "\(id)", "preview.versions": "\(deletion.versions.count)",
-                                                            "preview.cancelled_jobs": "\(deletion.cancelledJobs)"])
+        pipeline.logger.info(
+            "document deleted",
+            metadata: [
+                "preview.document": "\(id)", "preview.versions": "\(deletion.versions.count)",
+                "preview.cancelled_jobs": "\(deletion.cancelledJobs)"
+            ])
         return deletion
     }
 

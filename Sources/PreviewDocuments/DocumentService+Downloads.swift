@@ -32,13 +32,16 @@ extension DocumentService {
     /// link, queued for download: committed before this returns, and announced to this process's
     /// idle fetchers (``arrivals``, shared with the jobs). The same link from the same client again
     /// returns the same download; another device sending the same `client_id` shares nothing with it.
-    package func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) async throws -> (download: DownloadRecord, created: Bool) {
+    package func submitDownload(url: String, clientID: String, clientTimestamp: String?, from sender: LinkSender) async throws -> (
+        download: DownloadRecord, created: Bool
+    ) {
         let client = try Self.client(clientID.trimmingCharacters(in: .whitespaces))
         let link = try DownloadLink(url, settings: pipeline.configuration.downloads)
         try DocumentLabels(owner: sender.owner, title: "link", filename: "link").check()
         let timestamp = clientTimestamp.map { String($0.prefix(64)) }
-        let record = DownloadRecord(id: DownloadRecord.newID(), clientID: client, device: sender.device?.name,
-                                    owner: sender.owner, url: String(url.prefix(DownloadSettings.maxLinkLength)), link: link, clientTimestamp: timestamp)
+        let record = DownloadRecord(
+            id: DownloadRecord.newID(), clientID: client, device: sender.device?.name,
+            owner: sender.owner, url: String(url.prefix(DownloadSettings.maxLinkLength)), link: link, clientTimestamp: timestamp)
         let submitted = try await linkDownloads.submit(record, maxPending: Self.maxPendingDownloads)
         if submitted.download.status == .queued { arrivals?.announce() }
         return submitted
@@ -62,7 +65,9 @@ extension DocumentService {
 
     /// A client's downloads that `sender` may see, newest first: `limit` of them after `cursor`, and
     /// the cursor of the next page (nil on the last).
-    package func downloads(clientID: String, after cursor: String?, limit: Int, for sender: LinkSender) async throws -> (downloads: [DownloadRecord], next: String?) {
+    package func downloads(clientID: String, after cursor: String?, limit: Int, for sender: LinkSender) async throws -> (
+        downloads: [DownloadRecord], next: String?
+    ) {
         let client = try Self.client(clientID)
         var before: Int64?
         if let cursor {
@@ -125,8 +130,9 @@ extension DocumentService {
         let writer = try await offload.run(.writes) { try blobs.stage(fileAt: file) }
         let cleanTitle = String(title.unicodeScalars.filter { !CharacterSet.controlCharacters.contains($0) }.prefix(200))
             .trimmingCharacters(in: .whitespaces)
-        let labels = DocumentLabels(owner: download.owner, type: rules.type(id: "highlight_video"), title: cleanTitle.isEmpty ? "Video" : cleanTitle,
-                                    filename: "video.\(kind.extensions.first ?? kind.rawValue)")
+        let labels = DocumentLabels(
+            owner: download.owner, type: rules.type(id: "highlight_video"), title: cleanTitle.isEmpty ? "Video" : cleanTitle,
+            filename: "video.\(kind.extensions.first ?? kind.rawValue)")
         return try await accept(writer, labels: labels).document
     }
 }

@@ -36,8 +36,9 @@ extension DocumentService {
         let base = "/v1/documents/\(document.id)"
         var entry = PlaybackView.Rendition(name: DocumentPipeline.renditionName, mime: "video/mp4", status: .pending)
         if let made = manifest?.rendition {
-            entry = .init(name: made.name, mime: made.mime, codecs: made.codecs, width: made.width, height: made.height, bitrate: made.bitrate,
-                          size: made.size, url: "\(base)/renditions/\(made.name)", status: .ready)
+            entry = .init(
+                name: made.name, mime: made.mime, codecs: made.codecs, width: made.width, height: made.height, bitrate: made.bitrate,
+                size: made.size, url: "\(base)/renditions/\(made.name)", status: .ready)
         } else if let refused = manifest?.renditionError {
             (entry.status, entry.error) = (.failed, refused)
         } else if let job = try await queue.latestJob(documentID: document.id, kind: .playback) {
@@ -182,7 +183,8 @@ extension DocumentService {
                 if document.playback == nil {
                     if try await queue.queueUnlessWaiting(documentID: document.id, kind: .preview) { queued.probes += 1 }
                 } else if try await pipeline.playbackManifest(of: document) == nil,
-                          try await queue.queueUnlessWaiting(documentID: document.id, kind: .playback) {
+                    try await queue.queueUnlessWaiting(documentID: document.id, kind: .playback)
+                {
                     queued.playback += 1
                 }
             }

@@ -45,8 +45,9 @@ extension DocumentService {
         let passwordHash = try await hashed(request.link.password)
         let tokens = Locked<[String: String]>([:])
         let shares = try await store.index.shareWithSchools(documentIDs: versions.map(\.id), schools: schools) { school in
-            let made = Self.newLink(to: versions[0].id, version: nil, label: school, school: school, options: request.link,
-                                    passwordHash: passwordHash, now: now)
+            let made = Self.newLink(
+                to: versions[0].id, version: nil, label: school, school: school, options: request.link,
+                passwordHash: passwordHash, now: now)
             tokens.withLock { $0[made.share.id] = made.token }
             return made.share
         }

@@ -88,10 +88,12 @@ extension DocumentService {
     /// (`docpreview_damaged_blobs_total{kind}`) and logged, and `remake` makes it again — its bytes,
     /// or when it gives only its blob, that blob read back intact. Fails when even those cannot be had.
     package func servedBytes(of stored: BlobHash, kind: String, remake: () async throws -> (hash: BlobHash, bytes: [UInt8]?)) async throws
-        -> (hash: BlobHash, bytes: [UInt8]) {
+        -> (hash: BlobHash, bytes: [UInt8])
+    {
         if let bytes = await intactBytes(of: stored) { return (stored, bytes) }
-        pipeline.logger.error("a stored derivative is damaged or missing; it is made again",
-                              metadata: ["preview.kind": "\(kind)", "preview.derivative": "\(stored)"])
+        pipeline.logger.error(
+            "a stored derivative is damaged or missing; it is made again",
+            metadata: ["preview.kind": "\(kind)", "preview.derivative": "\(stored)"])
         ServiceMetrics.damagedBlobs(kind: kind, problem: "damaged")
         let made = try await remake()
         if let bytes = made.bytes { return (made.hash, bytes) }
@@ -105,9 +107,10 @@ extension DocumentService {
     /// the latest document of those bytes), rendered and stored now unless it is stored already
     /// (`docpreview preview`); `not_found` when nothing matches.
     package func preview(of reference: String, _ request: RenderRequest) async throws -> (document: Document, preview: RenderedPreview) {
-        let found = if let hash = BlobHash(hex: reference) { try await store.index.latestDocument(sha256: hash) } else {
-            try await store.index.document(id: reference)
-        }
+        let found =
+            if let hash = BlobHash(hex: reference) { try await store.index.latestDocument(sha256: hash) } else {
+                try await store.index.document(id: reference)
+            }
         guard let document = found else { throw PreviewError(.notFound, "No document \(reference) in the store.") }
         return (document, try await pipeline.preview(source: document.sha256, kind: document.kind, request: request))
     }
@@ -137,7 +140,8 @@ extension DocumentService {
     }
 
     /// Renders region `region` of `zoom`, stored when `keeping` (a canonical tile).
-    package func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async throws(PreviewError) -> ZoomImage {
+    package func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async throws(PreviewError) -> ZoomImage
+    {
         try await pipeline.zoomed(zoom, region, format: format, keeping: keeping)
     }
 }

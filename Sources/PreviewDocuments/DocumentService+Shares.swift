@@ -34,7 +34,9 @@ extension DocumentService {
         /// An expiry in the future, a password of 1 to ``maxSharePassword`` characters and a
         /// highlight ``TextHits`` takes, or `bad_request`.
         func check(now: Date) throws(PreviewError) {
-            if let highlight, TextHits(query: highlight) == nil || highlight.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            if let highlight,
+                TextHits(query: highlight) == nil || highlight.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
                 throw PreviewError(.badRequest, TextHits.requirement("highlight"))
             }
             if let expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
@@ -75,13 +77,16 @@ extension DocumentService {
 
     /// A new link to version `documentID` as `options` say (its password already hashed), and its
     /// token (128 random bits).
-    static func newLink(to documentID: String, version: Int?, label: String, school: String? = nil, options: LinkOptions,
-                        passwordHash: String?, now: Date) -> (share: ShareRecord, token: String) {
+    static func newLink(
+        to documentID: String, version: Int?, label: String, school: String? = nil, options: LinkOptions,
+        passwordHash: String?, now: Date
+    ) -> (share: ShareRecord, token: String) {
         let token = Base64URL.randomToken(bytes: 16)
-        let share = ShareRecord(id: UUID().uuidString.lowercased(), tokenSha256: tokenHash(token), documentID: documentID, version: version,
-                                label: label, school: school, passwordHash: passwordHash, allowDownload: options.allowDownload,
-                                createdAt: now, expiresAt: options.expiresAt,
-                                highlight: options.highlight?.trimmingCharacters(in: .whitespacesAndNewlines), linkToken: token)
+        let share = ShareRecord(
+            id: UUID().uuidString.lowercased(), tokenSha256: tokenHash(token), documentID: documentID, version: version,
+            label: label, school: school, passwordHash: passwordHash, allowDownload: options.allowDownload,
+            createdAt: now, expiresAt: options.expiresAt,
+            highlight: options.highlight?.trimmingCharacters(in: .whitespacesAndNewlines), linkToken: token)
         return (share, token)
     }
 
@@ -90,13 +95,15 @@ extension DocumentService {
     package func share(_ id: String, _ request: ShareRequest) async throws -> (share: ShareRecord, token: String) {
         let now = clock.now
         let label = request.label.trimmingCharacters(in: .whitespaces)
-        guard !label.isEmpty, label.count <= Self.maxShareLabel, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !label.isEmpty, label.count <= Self.maxShareLabel, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
             throw PreviewError(.badRequest, "label must have 1 to \(Self.maxShareLabel) characters and no control characters")
         }
         try request.link.check(now: now)
         let shared = if let version = request.version { try await self.version(version, of: id) } else { try await versions(of: id)[0] }
-        let made = Self.newLink(to: shared.id, version: request.version, label: label, options: request.link,
-                                passwordHash: try await hashed(request.link.password), now: now)
+        let made = Self.newLink(
+            to: shared.id, version: request.version, label: label, options: request.link,
+            passwordHash: try await hashed(request.link.password), now: now)
         try await store.index.insertShare(made.share)
         return made
     }
@@ -181,8 +188,9 @@ package enum SharePassword {
     package static func matches(_ password: String, _ stored: String) -> Bool {
         let parts = stored.split(separator: "$").map(String.init)
         guard parts.count == 4, parts[0] == "pbkdf2-sha256", let rounds = Int(parts[1]), rounds >= 210_000,
-              let salt = Data(base64Encoded: parts[2]), let expected = Data(base64Encoded: parts[3]),
-              let derived = try? derive(password, salt: Array(salt), rounds: rounds), derived.count == expected.count else { return false }
+            let salt = Data(base64Encoded: parts[2]), let expected = Data(base64Encoded: parts[3]),
+            let derived = try? derive(password, salt: Array(salt), rounds: rounds), derived.count == expected.count
+        else { return false }
         return zip(derived, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 

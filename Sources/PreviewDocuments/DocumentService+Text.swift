@@ -22,7 +22,8 @@ extension DocumentService {
         if let stored = try await pipeline.documentText(of: document, pages: range, words: words) {
             if let range, range.lowerBound > stored.text.pageCount {
                 let count = stored.text.pageCount
-                throw PreviewError(.pageOutOfRange, "The document's text has \(count) page\(count == 1 ? "" : "s"); page \(range.lowerBound) is not among them.")
+                throw PreviewError(
+                    .pageOutOfRange, "The document's text has \(count) page\(count == 1 ? "" : "s"); page \(range.lowerBound) is not among them.")
             }
             return .ready(stored.text, pages: stored.pages)
         }
@@ -112,8 +113,9 @@ extension DocumentService {
         guard hits.needle.count >= TextHits.storeWideMinimum else {
             throw PreviewError(.badRequest, "A search of every document needs at least \(TextHits.storeWideMinimum) characters.")
         }
-        let query = PageSearch.Query(needle: hits.needle, labelKey: DocumentLabels.titleKey(hits.text), owner: owner, type: type,
-                                     readings: pipeline.textReadings)
+        let query = PageSearch.Query(
+            needle: hits.needle, labelKey: DocumentLabels.titleKey(hits.text), owner: owner, type: type,
+            readings: pipeline.textReadings)
         let found: (matches: [PageSearch.Match], complete: Bool)
         do {
             found = try await PageSearch(database: store.index).matches(query)
@@ -122,20 +124,25 @@ extension DocumentService {
         }
         let ranked = found.matches.prefix(Self.maxRankedDocuments)
         let shown = Array(ranked.dropFirst(offset).prefix(limit))
-        let pages = try await PageTexts(database: store.index).words(of: shown.compactMap { match in
-            match.derivative.flatMap { derivative in match.page.map { (derivative, $0) } }
-        })
-        let documents = Dictionary(try await store.index.documents(ids: shown.map(\.documentID)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let pages = try await PageTexts(database: store.index).words(
+            of: shown.compactMap { match in
+                match.derivative.flatMap { derivative in match.page.map { (derivative, $0) } }
+            })
+        let documents = Dictionary(
+            try await store.index.documents(ids: shown.map(\.documentID)).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var page: [StoreHit] = []
         for match in shown {
             // A document deleted since the search read it is left out.
             guard let document = documents[match.documentID] else { continue }
             let words = match.derivative.flatMap { derivative in match.page.flatMap { pages[derivative]?[$0] } }
-            page.append(StoreHit(document: document, inLabels: match.inLabels, occurrences: match.occurrences,
-                                 hit: words.flatMap { hits.hits(on: $0, limit: 1).first }))
+            page.append(
+                StoreHit(
+                    document: document, inLabels: match.inLabels, occurrences: match.occurrences,
+                    hit: words.flatMap { hits.hits(on: $0, limit: 1).first }))
         }
         let end = offset + shown.count
-        return StoreSearchPage(hits: page, complete: found.complete && found.matches.count <= Self.maxRankedDocuments,
-                               next: end < ranked.count ? end : nil)
+        return StoreSearchPage(
+            hits: page, complete: found.complete && found.matches.count <= Self.maxRankedDocuments,
+            next: end < ranked.count ? end : nil)
     }
 }

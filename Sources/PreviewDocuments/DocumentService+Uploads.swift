@@ -20,25 +20,30 @@ extension DocumentService {
     /// filename, description, school), `length` bytes long when known. Labels, an extension the
     /// type does not allow and a length over the limit are refused now, before a byte is sent; so
     /// is a new upload past the caps (429).
-    package func createUpload(id: String = UploadSession.newID(), owner: String, client: String, front: UploadSession.Front,
-                             fields: [String: String], length: Int?) async throws -> UploadSession {
+    package func createUpload(
+        id: String = UploadSession.newID(), owner: String, client: String, front: UploadSession.Front,
+        fields: [String: String], length: Int?
+    ) async throws -> UploadSession {
         let uploads = try resumableUploads()
         let labels = try labels(owner: owner, fields)
         // What the whole file would be refused for whatever its bytes turn out to be is refused now.
-        if let refusal = Validator(configuration: pipeline.configuration).refusal(fileName: labels.filename, size: length, declaredType: labels.type) {
+        if let refusal = Validator(configuration: pipeline.configuration).refusal(fileName: labels.filename, size: length, declaredType: labels.type)
+        {
             throw refusal
         }
         let now = clock.unixSeconds
-        let session = UploadSession(id: id, owner: owner, client: client, front: front, labels: fields, length: length,
-                                    createdAt: now, expiresAt: now + Int(uploads.policy.lifetime))
+        let session = UploadSession(
+            id: id, owner: owner, client: client, front: front, labels: fields, length: length,
+            createdAt: now, expiresAt: now + Int(uploads.policy.lifetime))
         do {
             try await uploads.sessions.create(session, caps: uploads.policy.caps, reserved: limits.maxFileBytes)
         } catch let cap as UploadSessions.CapReached {
             let whose = cap.who == .owner ? "This owner" : "This client"
-            let what = switch cap.limit {
-            case let .sessions(count): "has \(count) uploads open"
-            case let .bytes(bytes): "would stage more than \(Limits.describe(byteCount: bytes))"
-            }
+            let what =
+                switch cap.limit {
+                case let .sessions(count): "has \(count) uploads open"
+                case let .bytes(bytes): "would stage more than \(Limits.describe(byteCount: bytes))"
+                }
             throw PreviewError(.queueFull, "\(whose) \(what); finish or cancel one first.")
         }
         return session
@@ -93,8 +98,9 @@ extension DocumentService {
         while ContinuousClock.now < giveUp {
             if taking, try await takeTurn(at: id, uploads) { return }
             guard let session = try await uploads.sessions.session(id: id), session.status == .open,
-                  let other = session.appender, other != ResumableUploads.process,
-                  (session.appendingUntil ?? 0) > clock.unixSeconds else { return }
+                let other = session.appender, other != ResumableUploads.process,
+                (session.appendingUntil ?? 0) > clock.unixSeconds
+            else { return }
             try await Task.sleep(for: .milliseconds(100))
         }
     }
@@ -109,8 +115,10 @@ extension DocumentService {
     /// `front` and is open there. `length` declares the upload's length (it must agree with one
     /// declared before); with `wholeRequest`, nothing is kept until the request ends (its checksum
     /// is checked first).
-    package func beginAppend(to claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
-                            wholeRequest: Bool) async throws -> UploadAppend {
+    package func beginAppend(
+        to claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
+        wholeRequest: Bool
+    ) async throws -> UploadAppend {
         let uploads = try resumableUploads()
         let session = try await upload(id: claimed.id, front: front)
         if session.status == .complete { throw UploadRefusal.completed(session) }
@@ -126,10 +134,11 @@ extension DocumentService {
             let (validator, labels) = (Validator(configuration: pipeline.configuration), try labels(owner: session.owner, session.labels))
             judgeHead = { head, size in validator.refusal(forHead: head, size: size, fileName: labels.filename, declaredType: labels.type) }
         }
-        return UploadAppend(session: session, uploads: uploads, length: length ?? session.length, maxFileBytes: limits.maxFileBytes,
-                            tooLarge: pipeline.configuration.fileTooLarge, checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes,
-                            judgeHead: judgeHead,
-                            renewTurn: { [self] in _ = try await takeTurn(at: claimed.id, uploads) })
+        return UploadAppend(
+            session: session, uploads: uploads, length: length ?? session.length, maxFileBytes: limits.maxFileBytes,
+            tooLarge: pipeline.configuration.fileTooLarge, checkpointBytes: wholeRequest ? nil : uploads.policy.checkpointBytes,
+            judgeHead: judgeHead,
+            renewTurn: { [self] in _ = try await takeTurn(at: claimed.id, uploads) })
     }
 
     /// Accepts fully received upload `session` as a document: its parts put together, each checked
@@ -290,7 +299,8 @@ extension DocumentService {
     }
 
     private func labels(owner: String, _ fields: [String: String]) throws -> DocumentLabels {
-        try DocumentLabels(owner: owner, typeID: fields["type"], title: fields["title"], filename: fields["filename"],
-                           description: fields["description"], school: fields["school"], rules: rules)
+        try DocumentLabels(
+            owner: owner, typeID: fields["type"], title: fields["title"], filename: fields["filename"],
+            description: fields["description"], school: fields["school"], rules: rules)
     }
 }

@@ -25,8 +25,10 @@ public struct DocumentService: Sendable {
 
     /// Only for the composition root (`DocumentService(backend:…)` in PreviewComposition), which
     /// every process and the tests build a service with.
-    package init(pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil, downloads: (any LinkDownloads)? = nil,
-                 uploads: ResumableUploads? = nil) {
+    package init(
+        pipeline: DocumentPipeline, queue: any JobQueue, arrivals: JobArrivals? = nil, downloads: (any LinkDownloads)? = nil,
+        uploads: ResumableUploads? = nil
+    ) {
         self.pipeline = pipeline
         self.queue = queue
         self.arrivals = arrivals
@@ -70,8 +72,9 @@ public struct DocumentService: Sendable {
             validator.validate(try ByteProbe(contentsOf: staged), fileName: labels.filename, declaredType: labels.type)
         }
         if let refusal = verdict.refusal { throw refusal }
-        let record = Document(labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
-                                    hasRenderer: pipeline.renderers.renders(verdict.kind))
+        let record = Document(
+            labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
+            hasRenderer: pipeline.renderers.renders(verdict.kind))
         return try await enqueue(record, publishing: writer, completing: upload)
     }
 
@@ -79,8 +82,10 @@ public struct DocumentService: Sendable {
     /// made now, not queued. Never throws: every failure is an outcome.
     /// With `renditions`, a video's playback files are made too (`--renditions`); `walked` is the
     /// file a folder walk found at `url` (``BatchRunner``): it must still be that one.
-    public func ingest(_ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil,
-                       renditions: Bool = false) async -> IngestOutcome {
+    public func ingest(
+        _ url: URL, labels: DocumentLabels, reportedPath: String? = nil, walked: FileIdentity? = nil,
+        renditions: Bool = false
+    ) async -> IngestOutcome {
         let outcome = await pipeline.ingest(url, labels: labels, reportedPath: reportedPath, walked: walked)
         return renditions ? await pipeline.addingPlayback(to: outcome) : outcome
     }
@@ -91,7 +96,8 @@ public struct DocumentService: Sendable {
     /// (``JobArrivals/reserve()``); else a job that waits is announced to this process's workers.
     /// Either way the job is returned as accepted: queued (DESIGN §8's answer to an upload).
     func enqueue(_ record: Document, publishing writer: BlobWriter? = nil, completing upload: String? = nil) async throws
-        -> (document: Document, job: JobRecord) {
+        -> (document: Document, job: JobRecord)
+    {
         var taker: JobArrivals.Reservation?
         let stored: (document: Document, job: JobRecord, leased: Bool)
         do {

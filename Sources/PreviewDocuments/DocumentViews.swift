@@ -87,7 +87,7 @@ package struct DocumentView: Encodable, Sendable {
 
     enum CodingKeys: CodingKey {
         case documentID, owner, type, title, filename, description, school, sha256, kind, mime, size, version, status, previewStatus, error,
-             createdAt, links, sources
+            createdAt, links, sources
     }
 
     package func encode(to encoder: any Encoder) throws {

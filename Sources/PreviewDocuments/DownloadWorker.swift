@@ -51,8 +51,9 @@ package struct DownloadWorker: Service {
                 try await queue.release(download)
                 logger.warning("released a running download at shutdown", metadata: ["preview.download": "\(download.id)"])
             } catch {
-                logger.error("could not release a running download at shutdown",
-                             metadata: ["preview.download": "\(download.id)", "preview.error": "\(error)"])
+                logger.error(
+                    "could not release a running download at shutdown",
+                    metadata: ["preview.download": "\(download.id)", "preview.error": "\(error)"])
             }
         }
     }
@@ -84,8 +85,10 @@ package struct DownloadWorker: Service {
             let announced = documents.arrivals?.announcements ?? 0
             let (name, leaseSeconds) = (name, leaseSeconds)
             let download: DownloadRecord
-            switch await running.lease({ try await queue.leaseDownload(worker: name, leaseSeconds: leaseSeconds) },
-                                       item: { $0 }, backoff: backoff, faults: faults, logger: logger, failure: "could not lease a download") {
+            switch await running.lease(
+                { try await queue.leaseDownload(worker: name, leaseSeconds: leaseSeconds) },
+                item: { $0 }, backoff: backoff, faults: faults, logger: logger, failure: "could not lease a download")
+            {
             case let .leased(leased): download = leased
             case .failed: continue
             case .cancelled: return
@@ -94,7 +97,9 @@ package struct DownloadWorker: Service {
                 idlePolls += 1
                 if idlePolls % 25 == 0 { await reclaimDeadLeases(queue) }
                 // Links sent to this process wake an idle slot at once; other processes' are found by polling.
-                if let arrivals = documents.arrivals { _ = await arrivals.wait(since: announced, upTo: pollInterval) } else {
+                if let arrivals = documents.arrivals {
+                    _ = await arrivals.wait(since: announced, upTo: pollInterval)
+                } else {
                     try? await Task.sleep(for: pollInterval)
                 }
                 continue
@@ -117,8 +122,9 @@ package struct DownloadWorker: Service {
         do {
             // The fetch child is waited for on a thread of the fetches' own lane.
             let reply = try await offload.run(.renders) {
-                fetcher.fetch(try DownloadLink(download.normalizedURL, settings: settings), into: workspace, maxBytes: maxBytes,
-                              seconds: settings.fetchSeconds)
+                fetcher.fetch(
+                    try DownloadLink(download.normalizedURL, settings: settings), into: workspace, maxBytes: maxBytes,
+                    seconds: settings.fetchSeconds)
             }
             if let file = reply.file, let title = reply.title {
                 outcome = .success(try await documents.storeFetched(URL(fileURLWithPath: file), title: title, for: download))
@@ -134,8 +140,10 @@ package struct DownloadWorker: Service {
         }
         // While the database refuses, the outcome is recorded again until it is or the lease runs out.
         do {
-            let failure = try await faults.retrying(until: documents.clock.instant + .seconds(leaseSeconds), on: documents.clock, pausing: backoff,
-                                                    logger: logger, while: { !running.isStopping }) {
+            let failure = try await faults.retrying(
+                until: documents.clock.instant + .seconds(leaseSeconds), on: documents.clock, pausing: backoff,
+                logger: logger, while: { !running.isStopping }
+            ) {
                 try await record(outcome, of: download, queue, logger: logger)
             }
             if let failure { logger.error("could not record a download's outcome", metadata: ["preview.error": "\(failure)"]) }
@@ -146,8 +154,10 @@ package struct DownloadWorker: Service {
     }
 
     /// Records how `download` ended: done as its document, or failed (to be retried, or for good).
-    private func record(_ outcome: Result<Document, FetchFailure>, of download: DownloadRecord, _ queue: any LinkDownloads,
-                        logger: Logger) async throws {
+    private func record(
+        _ outcome: Result<Document, FetchFailure>, of download: DownloadRecord, _ queue: any LinkDownloads,
+        logger: Logger
+    ) async throws {
         switch outcome {
         case let .success(document):
             let recorded = try await queue.finish(download, documentID: document.id)
@@ -159,8 +169,12 @@ package struct DownloadWorker: Service {
             faults.clear(logger: logger, proof: .database, backoff: backoff)
             let retrying = recorded.status == .queued
             ServiceMetrics.downloads(outcome: retrying ? "retry" : "failed")
-            logger.info("download failed", metadata: ["preview.code": "\(report.error.code)", "preview.reason": "\(report.error.message)",
-                                                      "preview.status": "\(recorded.status.rawValue)"])
+            logger.info(
+                "download failed",
+                metadata: [
+                    "preview.code": "\(report.error.code)", "preview.reason": "\(report.error.message)",
+                    "preview.status": "\(recorded.status.rawValue)"
+                ])
         }
     }
 }

@@ -48,10 +48,12 @@ package final class FaultBurst: Sendable {
             return (first, state.count)
         }
         guard let told else { return }
-        logger.error(told.first ? "store fault: \(fault.rawValue)" : "store fault goes on: \(fault.rawValue)", metadata: [
-            "preview.fault": "\(fault.rawValue)", "preview.place": "\(place)", "preview.count": "\(told.count)",
-            "preview.error": "\(cause)",
-        ])
+        logger.error(
+            told.first ? "store fault: \(fault.rawValue)" : "store fault goes on: \(fault.rawValue)",
+            metadata: [
+                "preview.fault": "\(fault.rawValue)", "preview.place": "\(place)", "preview.count": "\(told.count)",
+                "preview.error": "\(cause)"
+            ])
     }
 
     /// When `error` is the store refusing a worker (a full disk, an unreachable database or object
@@ -69,8 +71,10 @@ package final class FaultBurst: Sendable {
     /// as `clock` is before `deadline` (the lease's end) and `keepTrying()`: the work does not wait
     /// out its lease once the store takes writes again. Returns the error it gave up on, nil once it
     /// went through; a cancellation is thrown.
-    func retrying(until deadline: ContinuousClock.Instant, on clock: any ServiceClock, pausing backoff: Backoff, logger: Logger,
-                  while keepTrying: () -> Bool, _ attempt: () async throws -> Void) async throws(CancellationError) -> (any Error)? {
+    func retrying(
+        until deadline: ContinuousClock.Instant, on clock: any ServiceClock, pausing backoff: Backoff, logger: Logger,
+        while keepTrying: () -> Bool, _ attempt: () async throws -> Void
+    ) async throws(CancellationError) -> (any Error)? {
         while true {
             do {
                 try await attempt()

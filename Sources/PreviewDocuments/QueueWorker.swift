@@ -124,8 +124,9 @@ package struct QueueWorker: Service {
                 let (readsText, takesPlayback) = (slot >= concurrency, slot > 0 || concurrency == 1)
                 // One lease query a turn: the queue puts preview jobs before playback ones.
                 let kinds: Set<JobRecord.Kind> = readsText ? [.text] : takesPlayback ? [.preview, .playback] : [.preview]
-                let turn = await running.lease({ try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: kinds) },
-                                               item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
+                let turn = await running.lease(
+                    { try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: kinds) },
+                    item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
                 switch turn {
                 case let .leased(leased): (job, document) = leased
                 case .failed: continue
@@ -184,8 +185,10 @@ package struct QueueWorker: Service {
         // While the store refuses the outcome (a full disk under SQLite, a database outage), it is
         // recorded again until it is or the lease runs out.
         do {
-            let failure = try await faults.retrying(until: documents.clock.instant + .seconds(leaseSeconds), on: documents.clock, pausing: backoff,
-                                                    logger: logger, while: { !running.isStopping }) {
+            let failure = try await faults.retrying(
+                until: documents.clock.instant + .seconds(leaseSeconds), on: documents.clock, pausing: backoff,
+                logger: logger, while: { !running.isStopping }
+            ) {
                 try await record(outcome, of: job, started: started, logger: logger)
             }
             if let failure, StoreFault(failure) == nil {

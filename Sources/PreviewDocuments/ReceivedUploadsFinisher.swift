@@ -16,7 +16,9 @@ package struct ReceivedUploadsFinisher: Service {
     package func run() async throws {
         do {
             let finished = try await documents.finishReceivedUploads()
-            if finished > 0 { logger.notice("finished uploads a stop had left complete but for their document", metadata: ["preview.uploads": "\(finished)"]) }
+            if finished > 0 {
+                logger.notice("finished uploads a stop had left complete but for their document", metadata: ["preview.uploads": "\(finished)"])
+            }
         } catch {
             logger.error("could not finish the uploads a stop left", metadata: ["preview.error": "\(error)"])
         }

@@ -100,8 +100,10 @@ enum LeaseTurn<Leased> {
 extension RunningWork {
     /// One lease for a worker's slot, after `backoff`'s pause: `lease` runs counted as a lease in
     /// flight (the drain waits for it) until what it brings is among the running items.
-    func lease<Leased>(_ lease: () async throws -> Leased?, item: (Leased) -> Item, backoff: Backoff, faults: FaultBurst,
-                       logger: Logger, failure: String) async -> LeaseTurn<Leased> {
+    func lease<Leased>(
+        _ lease: () async throws -> Leased?, item: (Leased) -> Item, backoff: Backoff, faults: FaultBurst,
+        logger: Logger, failure: String
+    ) async -> LeaseTurn<Leased> {
         await backoff.pause()
         beginLease()
         defer { endLease() }

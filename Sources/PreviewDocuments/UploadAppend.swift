@@ -36,8 +36,10 @@ package final class UploadAppend: @unchecked Sendable {  // one request's task u
     /// Renews this host's turn at the upload (as its bytes are kept).
     private let renewTurn: @Sendable () async throws -> Void
 
-    init(session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, tooLarge: PreviewError, checkpointBytes: Int?,
-         judgeHead: HeadJudge?, renewTurn: @escaping @Sendable () async throws -> Void) {
+    init(
+        session: UploadSession, uploads: ResumableUploads, length: Int?, maxFileBytes: Int, tooLarge: PreviewError, checkpointBytes: Int?,
+        judgeHead: HeadJudge?, renewTurn: @escaping @Sendable () async throws -> Void
+    ) {
         self.session = session
         self.uploads = uploads
         self.length = length
@@ -75,8 +77,11 @@ package final class UploadAppend: @unchecked Sendable {  // one request's task u
     package func finish(ending: Bool = false) async throws -> UploadSession {
         try await keep()
         if let declared = ending ? (length ?? session.received) : length, session.length == nil {
-            guard let recorded = try await uploads.sessions.append(UploadPart(start: session.received, length: 0, name: ""), to: session.id,
-                                                                   length: declared) else { throw UploadRefusal.inconsistentLength }
+            guard
+                let recorded = try await uploads.sessions.append(
+                    UploadPart(start: session.received, length: 0, name: ""), to: session.id,
+                    length: declared)
+            else { throw UploadRefusal.inconsistentLength }
             session = recorded
         }
         if ending, !session.isFullyReceived { throw UploadRefusal.inconsistentLength }

@@ -51,6 +51,7 @@ package enum FFmpegLibrary {
     /// `libavformat/libavcodec/libswscale` versions, e.g. `avformat 59.27.100`.
     package static var versions: String {
         func dotted(_ version: UInt32) -> String { "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)" }
-        return "avformat \(dotted(lazy_avformat_version()())), avcodec \(dotted(lazy_avcodec_version()())), swscale \(dotted(lazy_swscale_version()()))"
+        return
+            "avformat \(dotted(lazy_avformat_version()())), avcodec \(dotted(lazy_avcodec_version()())), swscale \(dotted(lazy_swscale_version()()))"
     }
 }

@@ -20,8 +20,10 @@ package final class MediaInput {
     /// Every demuxer a file may be read with: containers of video and audio that carry their
     /// media inside them. Playlists (hls, dash), scripts (concat, ffconcat), image sequences
     /// (image2) and everything else FFmpeg can probe are left out.
-    package static let demuxers = ["mov", "avi", "matroska", "flv", "asf", "mpeg", "mpegts", "ogg", "ivf",
-                                  "mp3", "wav", "flac", "aac", "amr"]
+    package static let demuxers = [
+        "mov", "avi", "matroska", "flv", "asf", "mpeg", "mpegts", "ogg", "ivf",
+        "mp3", "wav", "flac", "aac", "amr"
+    ]
 
     /// Opens `path` with the demuxer `format` (one of ``demuxers``; nil probes among them only) and
     /// reads stream information, giving up after `timeoutSeconds`.
@@ -37,8 +39,9 @@ package final class MediaInput {
         deadline = .allocate(capacity: 1)
         deadline.initialize(to: timeoutSeconds.map { DispatchTime.now().uptimeNanoseconds + UInt64($0 * 1e9) } ?? .max)
         openGuard = .allocate(capacity: 1)
-        context.pointee.interrupt_callback = AVIOInterruptCB(callback: interruptWhenPastDeadline,
-                                                             opaque: UnsafeMutableRawPointer(deadline))
+        context.pointee.interrupt_callback = AVIOInterruptCB(
+            callback: interruptWhenPastDeadline,
+            opaque: UnsafeMutableRawPointer(deadline))
         docpreview_open_first_only_install(context, openGuard)
         var options: OpaquePointer? = nil
         lazy_av_dict_set()(&options, "format_whitelist", format ?? Self.demuxers.joined(separator: ","), 0)
@@ -100,8 +103,9 @@ package final class MediaInput {
         var best: VideoStream?
         for index in 0..<streamCount {
             guard let stream = context.pointee.streams[index],
-                  stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
-                  stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 else { continue }
+                stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
+                stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0
+            else { continue }
             let candidate = VideoStream(stream)
             if best.map({ candidate.width * candidate.height > $0.width * $0.height }) ?? true { best = candidate }
         }
@@ -149,11 +153,12 @@ package struct VideoStream: Sendable {
         let parameters = stream.pointee.codecpar.pointee
         index = Int(stream.pointee.index)
         pixelFormat = parameters.format >= 0 ? lazy_av_get_pix_fmt_name()(AVPixelFormat(parameters.format)).map { String(cString: $0) } : nil
-        dynamicRange = switch parameters.color_trc {
-        case AVCOL_TRC_SMPTE2084: .pq
-        case AVCOL_TRC_ARIB_STD_B67: .hlg
-        default: .sdr
-        }
+        dynamicRange =
+            switch parameters.color_trc {
+            case AVCOL_TRC_SMPTE2084: .pq
+            case AVCOL_TRC_ARIB_STD_B67: .hlg
+            default: .sdr
+            }
         width = Int(parameters.width)
         height = Int(parameters.height)
         let aspect = parameters.sample_aspect_ratio

@@ -32,8 +32,9 @@ package final class VideoFrameReader {
         guard let codec = lazy_avcodec_alloc_context3()(decoder) else { throw FFmpegError(function: "avcodec_alloc_context3", code: -12) }
         var freeing: UnsafeMutablePointer<AVCodecContext>? = codec
         do {
-            try FFmpegError.check(lazy_avcodec_parameters_to_context()(codec, input.context.pointee.streams[stream.index]!.pointee.codecpar),
-                                  "avcodec_parameters_to_context")
+            try FFmpegError.check(
+                lazy_avcodec_parameters_to_context()(codec, input.context.pointee.streams[stream.index]!.pointee.codecpar),
+                "avcodec_parameters_to_context")
             codec.pointee.thread_count = 1
             try FFmpegError.check(lazy_avcodec_open2()(codec, decoder, nil), "avcodec_open2")
         } catch {
@@ -97,7 +98,8 @@ package final class VideoFrameReader {
     /// so the next ``nextFrame()`` decodes from there. False when the container cannot seek there.
     package func seek(toSeconds seconds: Double) -> Bool {
         guard let timestamp = timestamp(seconds),
-              lazy_av_seek_frame()(input.context, Int32(stream.index), timestamp, AVSEEK_FLAG_BACKWARD) >= 0 else { return false }
+            lazy_av_seek_frame()(input.context, Int32(stream.index), timestamp, AVSEEK_FLAG_BACKWARD) >= 0
+        else { return false }
         lazy_avcodec_flush_buffers()(codec)
         draining = false
         return true
@@ -141,8 +143,9 @@ package final class VideoFrameReader {
         guard source.width > 0, source.height > 0, source.format >= 0 else {
             throw FFmpegError(function: "decoded frame", code: docpreview_averror_invaliddata())
         }
-        scaler = lazy_sws_getCachedContext()(scaler, source.width, source.height, AVPixelFormat(source.format),
-                                      Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_AREA, nil, nil, nil)
+        scaler = lazy_sws_getCachedContext()(
+            scaler, source.width, source.height, AVPixelFormat(source.format),
+            Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_AREA, nil, nil, nil)
         guard let scaler else { throw FFmpegError(function: "sws_getCachedContext", code: docpreview_averror_invaliddata()) }
         // swscale's SIMD paths may write past a row's end: scale into padded rows, then pack.
         let stride = (width * 3 + 63) & ~63

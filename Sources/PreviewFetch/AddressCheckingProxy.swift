@@ -61,7 +61,9 @@ final class AddressCheckingProxy: Sendable {
 
     private func serve(_ client: Int32) {
         setTimeout(client)
-        guard let (head, rest) = readHead(client), let requestLine = head.split(separator: "\r\n", omittingEmptySubsequences: false).first else { return }
+        guard let (head, rest) = readHead(client), let requestLine = head.split(separator: "\r\n", omittingEmptySubsequences: false).first else {
+            return
+        }
         let words = requestLine.split(separator: " ")
         guard words.count == 3 else { return answer(client, 400, "Bad Request") }
         let (method, target) = (String(words[0]), String(words[1]))

@@ -113,7 +113,8 @@ private final class BoundedDownload: HTTPClientResponseDelegate, @unchecked Send
     func didReceiveHead(task: HTTPClient.Task<Outcome>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let type = head.headers.first(name: "Content-Type")?.lowercased() ?? ""
         if head.status.code >= 300 {
-            outcome = .status(Int(head.status.code), refusal: head.status == .forbidden ? head.headers.first(name: AddressCheckingProxy.refusalHeader) : nil)
+            outcome = .status(
+                Int(head.status.code), refusal: head.status == .forbidden ? head.headers.first(name: AddressCheckingProxy.refusalHeader) : nil)
         } else if type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") {
             outcome = .page
         } else if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {

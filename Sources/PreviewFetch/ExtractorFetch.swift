@@ -19,16 +19,20 @@ struct ExtractorFetch {
         }
         let workspace = URL(fileURLWithPath: order.workspace)
         let proxy = "http://127.0.0.1:\(proxyPort)"
-        let arguments = [executable, "fetch-exec", String(proxyPort), "--", extractor,
-                         "--proxy", proxy, "--no-config", "--no-cache-dir", "--no-playlist", "--max-downloads", "1",
-                         "--format", "b[ext=mp4]/b[ext=mov]/b", "--max-filesize", String(order.maxBytes), "--fixup", "never",
-                         "--ffmpeg-location", workspace.appendingPathComponent("no-ffmpeg").path,
-                         "--socket-timeout", "30", "--no-progress", "--no-colors", "--restrict-filenames",
-                         "--paths", workspace.path, "--output", "download.%(ext)s",
-                         "--print", "before_dl:title:%(title).200s", "--print", "after_move:file:%(filepath)s", order.url]
-        let environment = ["PATH=/usr/bin:/bin", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "LANG=C.UTF-8",
-                           "http_proxy=\(proxy)", "https_proxy=\(proxy)", "HTTP_PROXY=\(proxy)", "HTTPS_PROXY=\(proxy)", "no_proxy=",
-                           "SWIFT_BACKTRACE=enable=no", "PYTHONDONTWRITEBYTECODE=1"]
+        let arguments = [
+            executable, "fetch-exec", String(proxyPort), "--", extractor,
+            "--proxy", proxy, "--no-config", "--no-cache-dir", "--no-playlist", "--max-downloads", "1",
+            "--format", "b[ext=mp4]/b[ext=mov]/b", "--max-filesize", String(order.maxBytes), "--fixup", "never",
+            "--ffmpeg-location", workspace.appendingPathComponent("no-ffmpeg").path,
+            "--socket-timeout", "30", "--no-progress", "--no-colors", "--restrict-filenames",
+            "--paths", workspace.path, "--output", "download.%(ext)s",
+            "--print", "before_dl:title:%(title).200s", "--print", "after_move:file:%(filepath)s", order.url
+        ]
+        let environment = [
+            "PATH=/usr/bin:/bin", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "LANG=C.UTF-8",
+            "http_proxy=\(proxy)", "https_proxy=\(proxy)", "HTTP_PROXY=\(proxy)", "HTTPS_PROXY=\(proxy)", "no_proxy=",
+            "SWIFT_BACKTRACE=enable=no", "PYTHONDONTWRITEBYTECODE=1"
+        ]
         var (pid, output): (pid_t, Int32) = (0, -1)
         let started = CStrings.with(arguments) { argv in
             CStrings.with(environment) { envp in docpreview_spawn_merged(executable, argv, envp, &pid, &output) }
@@ -44,7 +48,8 @@ struct ExtractorFetch {
         let lines = text.split(separator: "\n").map(String.init)
         let title = lines.last { $0.hasPrefix("title:") }.map { String($0.dropFirst(6)) }
         if let file = lines.last(where: { $0.hasPrefix("file:") }).map({ URL(fileURLWithPath: String($0.dropFirst(5))) }),
-           FileManager.default.fileExists(atPath: file.path) {
+            FileManager.default.fileExists(atPath: file.path)
+        {
             return (file, title ?? DirectFetch.title(of: URL(string: order.url)))
         }
         throw Self.classify(lines, maxBytes: order.maxBytes)
@@ -64,7 +69,8 @@ struct ExtractorFetch {
         }
         for status in [404, 410, 401, 403] where all.contains("HTTP Error \(status)") { return .status(status) }
         if all.contains("Private video") || all.contains("Video unavailable") || all.contains("This video is unavailable")
-            || all.contains("login required") || all.contains("log in") {
+            || all.contains("login required") || all.contains("log in")
+        {
             return .permanent(.linkFailed, "The video is private or no longer available (\(said)).")
         }
         for status in [429, 500, 502, 503, 504] where all.contains("HTTP Error \(status)") { return .status(status) }

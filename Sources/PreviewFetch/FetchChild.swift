@@ -60,7 +60,8 @@ package enum FetchChild {
         guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &size) == 0 else { return "RLIMIT_FSIZE: \(String(cString: strerror(errno)))" }
         // Of /proc, this process's own folder only: other processes' command lines and environments
         // stay closed. (Nothing here starts libdispatch's workers, whose monitor reads /proc/TID/stat.)
-        var readable = ["/usr", "/etc", "/lib", "/lib64", "/bin", "/proc/self", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu"]
+        var readable =
+            ["/usr", "/etc", "/lib", "/lib64", "/bin", "/proc/self", "/dev/urandom", "/dev/random", "/sys/devices/system/cpu"]
             + loadedLibraryFolders()
         if let extractor = order.extractor { readable += toolFolders(extractor) }
         // Under a sanitizer, the suppression files its options name are read at exit.
@@ -70,8 +71,9 @@ package enum FetchChild {
         let writable = [order.workspace, "/dev/null"]
         let result = CStrings.with(readable) { readablePaths in
             CStrings.with(writable) { writablePaths in
-                docpreview_restrict_files(readablePaths.map { UnsafePointer($0) }, Int32(readable.count),
-                                          writablePaths.map { UnsafePointer($0) }, Int32(writable.count))
+                docpreview_restrict_files(
+                    readablePaths.map { UnsafePointer($0) }, Int32(readable.count),
+                    writablePaths.map { UnsafePointer($0) }, Int32(writable.count))
             }
         }
         return result == 0 || result == ENOSYS || result == EOPNOTSUPP ? nil : "Landlock: \(String(cString: strerror(result)))"
@@ -94,8 +96,10 @@ package enum FetchChild {
     /// The folders of this program and of every shared library loaded (the Swift runtime's, the
     /// sanitizers'): what `fetch-exec`, the same program, loads again before it becomes the tool.
     private static func loadedLibraryFolders() -> [String] {
-        var folders: Set<String> = [URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-            .deletingLastPathComponent().path]
+        var folders: Set<String> = [
+            URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+                .deletingLastPathComponent().path
+        ]
         var buffer = [CChar](repeating: 0, count: 64 * 1024)
         if docpreview_loaded_objects(&buffer, buffer.count) < buffer.count {
             let list = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

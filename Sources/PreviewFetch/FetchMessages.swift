@@ -13,7 +13,9 @@ package struct FetchOrder: Codable, Sendable {
     /// The `yt-dlp` program, or nil where it is not installed (extractor links then fail, retryably).
     package var extractor: String?
 
-    package init(url: String, route: DownloadLink.Route, workspace: String, maxBytes: Int, seconds: Double, policy: FetchAddressPolicy, extractor: String?) {
+    package init(
+        url: String, route: DownloadLink.Route, workspace: String, maxBytes: Int, seconds: Double, policy: FetchAddressPolicy, extractor: String?
+    ) {
         self.url = url
         self.route = route
         self.workspace = workspace
@@ -46,8 +48,9 @@ package struct FetchReply: Codable, Sendable {
     /// The failure (nil on success).
     package var failure: FetchFailure? {
         guard file == nil else { return nil }
-        return FetchFailure(error: PreviewError(code.flatMap(PreviewError.Code.init(rawValue:)) ?? .internal, message ?? "The download failed."),
-                            retryable: retryable)
+        return FetchFailure(
+            error: PreviewError(code.flatMap(PreviewError.Code.init(rawValue:)) ?? .internal, message ?? "The download failed."),
+            retryable: retryable)
     }
 }
 

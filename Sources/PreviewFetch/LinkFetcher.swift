@@ -30,9 +30,11 @@ package struct LinkFetcher: Sendable {
         } catch {
             return .failure(.transient(.storageFull, "The download's workspace could not be made (\(error))."))
         }
-        let order = FetchOrder(url: link.normalized, route: link.route, workspace: workspace.path, maxBytes: maxBytes, seconds: seconds,
-                               policy: policy, extractor: extractor)
-        let environment = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "SWIFT_BACKTRACE=enable=no"]
+        let order = FetchOrder(
+            url: link.normalized, route: link.route, workspace: workspace.path, maxBytes: maxBytes, seconds: seconds,
+            policy: policy, extractor: extractor)
+        let environment =
+            ["PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "SWIFT_BACKTRACE=enable=no"]
             + ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }.map { "\($0.key)=\($0.value)" }
         var (pid, input, output): (pid_t, Int32, Int32) = (0, -1, -1)
         let started = CStrings.with([executable.path, "fetch-child"]) { argv in

@@ -45,30 +45,35 @@ package enum OCR {
         try read(pixels, ppi: ppi, languages: languages, seconds: seconds, maxWords: maxWords, engines: .shared)
     }
 
-    static func read(_ pixels: PixelBuffer, ppi: Int, languages: String, seconds: Double, maxWords: Int, engines: Engines) throws(OCRError) -> Reading {
+    static func read(_ pixels: PixelBuffer, ppi: Int, languages: String, seconds: Double, maxWords: Int, engines: Engines) throws(OCRError) -> Reading
+    {
         let engine = try engines.take(languages)
         defer { engines.give(engine) }
         var result = docpreview_ocr_result()
         var message = [CChar](repeating: 0, count: 256)
         let milliseconds = Int32(clamping: Int((max(0, seconds) * 1000).rounded(.up)))
         let status = pixels.bytes.withUnsafeBufferPointer { bytes in
-            docpreview_ocr_read(engine.handle, bytes.baseAddress!, Int32(pixels.width), Int32(pixels.height), Int32(pixels.bands),
-                                Int32(pixels.width * pixels.bands), Int32(ppi), milliseconds, Int32(clamping: maxWords), &result, &message, Int32(message.count))
+            docpreview_ocr_read(
+                engine.handle, bytes.baseAddress!, Int32(pixels.width), Int32(pixels.height), Int32(pixels.bands),
+                Int32(pixels.width * pixels.bands), Int32(ppi), milliseconds, Int32(clamping: maxWords), &result, &message, Int32(message.count))
         }
         guard status == 0 else { throw OCRError(status: status, message: String(cString: message)) }
         defer { docpreview_ocr_free(&result) }
         let words = (0..<Int(result.count)).map { index in
             let word = result.words![index]
-            return Word(text: String(cString: word.text), box: [Int(word.left), Int(word.top), Int(word.right), Int(word.bottom)],
-                        confidence: Double(word.confidence),
-                        next: word.next == Int32(DOCPREVIEW_OCR_BLOCK.rawValue) ? .block : word.next == Int32(DOCPREVIEW_OCR_LINE.rawValue) ? .line : .space)
+            return Word(
+                text: String(cString: word.text), box: [Int(word.left), Int(word.top), Int(word.right), Int(word.bottom)],
+                confidence: Double(word.confidence),
+                next: word.next == Int32(DOCPREVIEW_OCR_BLOCK.rawValue) ? .block : word.next == Int32(DOCPREVIEW_OCR_LINE.rawValue) ? .line : .space)
         }
-        let path: Path = switch result.path {
-        case Int32(DOCPREVIEW_OCR_PATH_LOCAL.rawValue): .local
-        case Int32(DOCPREVIEW_OCR_PATH_SPARSE.rawValue): .sparse
-        default: .gray
-        }
-        return Reading(words: words, path: path, skewDegrees: Double(result.skew_degrees), rectified: result.rectified != 0, truncated: result.truncated != 0)
+        let path: Path =
+            switch result.path {
+            case Int32(DOCPREVIEW_OCR_PATH_LOCAL.rawValue): .local
+            case Int32(DOCPREVIEW_OCR_PATH_SPARSE.rawValue): .sparse
+            default: .gray
+            }
+        return Reading(
+            words: words, path: path, skewDegrees: Double(result.skew_degrees), rectified: result.rectified != 0, truncated: result.truncated != 0)
     }
 
     /// What a reading depends on besides the pixels: Tesseract's and Leptonica's versions and the

@@ -63,8 +63,9 @@ package final class Office: @unchecked Sendable {  // `handle` is only used whil
     /// `7.4` + `.7.2` from the office's version JSON.
     private static func productVersion(taking pointer: UnsafeMutablePointer<CChar>?) -> String? {
         guard let json = taking(pointer),
-              let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let version = object["ProductVersion"] as? String else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+            let version = object["ProductVersion"] as? String
+        else { return nil }
         return version + ((object["ProductExtension"] as? String) ?? "")
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import PreviewStore
 
@@ -55,14 +55,18 @@ public enum DirectoryWalker {
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR: subfolders.append(relative)
                 case S_IFREG:
-                    entries.append(BatchEntry(url: URL(fileURLWithPath: path), relativePath: relative, file: FileIdentity(info),
-                                              source: URL(fileURLWithPath: path)))
+                    entries.append(
+                        BatchEntry(
+                            url: URL(fileURLWithPath: path), relativePath: relative, file: FileIdentity(info),
+                            source: URL(fileURLWithPath: path)))
                 case S_IFLNK:
                     switch followSymlink(path, root: resolvedRoot) {
                     case let .failure(problem): skipped.append(SkippedEntry(path: relative, reason: problem.reason))
                     case let .success((target, identity)):
-                        entries.append(BatchEntry(url: URL(fileURLWithPath: path), relativePath: relative, file: identity,
-                                                  source: URL(fileURLWithPath: target)))
+                        entries.append(
+                            BatchEntry(
+                                url: URL(fileURLWithPath: path), relativePath: relative, file: identity,
+                                source: URL(fileURLWithPath: target)))
                     }
                 case S_IFIFO: skipped.append(SkippedEntry(path: relative, reason: "a named pipe (FIFO), not a regular file"))
                 case S_IFSOCK: skipped.append(SkippedEntry(path: relative, reason: "a socket, not a regular file"))

@@ -31,8 +31,10 @@ extension DocumentPipeline {
         return outcome
     }
 
-    func ingestSteps(_ url: URL, walked: FileIdentity?, labels: DocumentLabels, into outcome: inout IngestOutcome,
-                     logger: inout Logger) async throws {
+    func ingestSteps(
+        _ url: URL, walked: FileIdentity?, labels: DocumentLabels, into outcome: inout IngestOutcome,
+        logger: inout Logger
+    ) async throws {
         // The labels' rules are every entry point's (a folder walk's names come with their controls replaced).
         try labels.check()
         // Open once: every check and the copy read this descriptor, never the path again.
@@ -145,7 +147,7 @@ extension DocumentPipeline {
             return .staged(writer, hash: try writer.finish())
         } catch is SourceFile.TooLarge {
             throw configuration.fileTooLarge
-        } catch where StoreFault(error) == .storageFull {
+        } catch  where StoreFault(error) == .storageFull {
             // No room for a copy: bytes stored already need none.
             let hash = try await offload.run(.writes) { try source.contentHash() }
             guard await store.blobs.contains(hash), try await store.blobs.verify(hash) else { throw error }
@@ -171,7 +173,7 @@ extension DocumentPipeline {
     /// The latest version of (owner, type, title) when it has these bytes and its preview is settled.
     func finishedDocument(_ hash: BlobHash, labels: DocumentLabels) async throws -> Document? {
         guard let latest = try await store.index.latestVersion(owner: labels.owner, type: labels.type?.id, title: labels.title),
-              latest.sha256 == hash, latest.previewStatus == PreviewStatus.ready || latest.previewStatus == PreviewStatus.noPreview
+            latest.sha256 == hash, latest.previewStatus == PreviewStatus.ready || latest.previewStatus == PreviewStatus.noPreview
         else { return nil }
         return latest
     }
@@ -185,9 +187,11 @@ extension DocumentPipeline {
         case PreviewStatus.ready:
             outcome.status = .ok
             if let thumbnail = try? await cachedPreview(source: document.sha256, kind: document.kind, request: .thumbnail),
-               let file = try? await store.blobs.localFile(for: thumbnail.resultSha256) {
-                outcome.preview = .init(path: file.path,
-                                        width: thumbnail.width, height: thumbnail.height)
+                let file = try? await store.blobs.localFile(for: thumbnail.resultSha256)
+            {
+                outcome.preview = .init(
+                    path: file.path,
+                    width: thumbnail.width, height: thumbnail.height)
             }
         default: break
         }
@@ -197,8 +201,10 @@ extension DocumentPipeline {
     /// probe is the one renderer call), or made from it, bringing the facts. When the thumbnail fails, the
     /// probe decides: a file it refuses is not ingested (its error is thrown); one it accepts is
     /// stored, with the thumbnail's failure.
-    func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any AsyncRenderer) async
-        throws(PreviewError) -> (MediaFacts, Result<PreviewOutcome, PreviewError>?) {
+    func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any AsyncRenderer)
+        async
+        throws(PreviewError) -> (MediaFacts, Result<PreviewOutcome, PreviewError>?)
+    {
         if let hit = try await cachedPreview(source: source, kind: kind, request: .thumbnail) {
             return (try await renderer.probe(path), .success(PreviewOutcome(record: hit, cached: true)))
         }
@@ -215,7 +221,8 @@ extension DocumentPipeline {
     func makeThumbnail(_ document: Document, made early: Result<PreviewOutcome, PreviewError>?) async throws(PreviewError) {
         let outcome: JobOutcome
         do throws(PreviewError) {
-            let thumbnail = if let early { try early.get() } else { try await made(source: document.sha256, kind: document.kind, request: .thumbnail) }
+            let thumbnail =
+                if let early { try early.get() } else { try await made(source: document.sha256, kind: document.kind, request: .thumbnail) }
             outcome = JobOutcome(previewStatus: .ready, derivatives: thumbnail.new.map { [$0] } ?? [])
         } catch {
             outcome = .failed(error)

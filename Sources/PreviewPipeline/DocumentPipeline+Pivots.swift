@@ -16,8 +16,10 @@ extension DocumentPipeline {
 
     /// The facts of the stored original `source`: for office kinds, those of its pivot, whose
     /// conversion hands its `firstPage` over first when it is made now.
-    func facts(of source: BlobHash, kind: FileKind, renderer: any AsyncRenderer,
-               firstPage: RendererPool.FirstPage? = nil) async throws(PreviewError) -> MediaFacts {
+    func facts(
+        of source: BlobHash, kind: FileKind, renderer: any AsyncRenderer,
+        firstPage: RendererPool.FirstPage? = nil
+    ) async throws(PreviewError) -> MediaFacts {
         guard Renderers.needsPivot(kind) else {
             let path = try await localPath(of: source)
             return try await renderer.probe(path)
@@ -30,8 +32,10 @@ extension DocumentPipeline {
     /// or found). A pivot made now exports the first page alone first: the thumbnail is made from
     /// it and handed to `early` (its outcome: the thumbnail's row, the first page's facts, ready)
     /// while LibreOffice exports the rest, so the document can be ready before its pivot is.
-    func officeOutcome(of document: Document, renderer: any AsyncRenderer,
-                       early: (@Sendable (JobOutcome) async -> Void)?) async throws(PreviewError) -> (facts: MediaFacts, thumbnail: PreviewOutcome) {
+    func officeOutcome(
+        of document: Document, renderer: any AsyncRenderer,
+        early: (@Sendable (JobOutcome) async -> Void)?
+    ) async throws(PreviewError) -> (facts: MediaFacts, thumbnail: PreviewOutcome) {
         let (source, kind) = (document.sha256, document.kind)
         let key = try derivativeKey(source: source, kind: kind, request: .thumbnail, renderer: renderer)
         if let hit = try await cached(key: key.hash) {
@@ -45,7 +49,9 @@ extension DocumentPipeline {
                 first.withLock { storing in
                     guard storing == nil else { return }
                     storing = Task {
-                        guard let made = await storedFirstPage(image, key: key, source: source, renderer: renderer), let new = made.new else { return nil }
+                        guard let made = await storedFirstPage(image, key: key, source: source, renderer: renderer), let new = made.new else {
+                            return nil
+                        }
                         await early(JobOutcome(facts: image.facts, previewStatus: .ready, derivatives: [new]))
                         return made
                     }
@@ -59,14 +65,18 @@ extension DocumentPipeline {
 
     /// The thumbnail an office conversion rendered from the document's first page, stored under
     /// `key` (the original's: no pivot exists yet); nil, and logged, when it could not be stored.
-    private func storedFirstPage(_ image: RenderedImage, key: (hash: String, parameters: String), source: BlobHash,
-                                 renderer: any AsyncRenderer) async -> PreviewOutcome? {
+    private func storedFirstPage(
+        _ image: RenderedImage, key: (hash: String, parameters: String), source: BlobHash,
+        renderer: any AsyncRenderer
+    ) async -> PreviewOutcome? {
         do {
-            return await rendered(image, as: try store.blobs.put(bytes: image.bytes, as: .derivative), key: key, source: source,
-                            renderer: renderer, onDemand: false)
+            return await rendered(
+                image, as: try store.blobs.put(bytes: image.bytes, as: .derivative), key: key, source: source,
+                renderer: renderer, onDemand: false)
         } catch {
-            logger.warning("an office document's first page could not be stored; its thumbnail waits for the pivot",
-                           metadata: ["preview.sha256": "\(source)", "preview.error": "\(error)"])
+            logger.warning(
+                "an office document's first page could not be stored; its thumbnail waits for the pivot",
+                metadata: ["preview.sha256": "\(source)", "preview.error": "\(error)"])
             return nil
         }
     }
@@ -79,8 +89,10 @@ extension DocumentPipeline {
 
     /// The recorded pivot of the stored original `source`, made now (once) when there is none; the
     /// document's own facts come with it only when it was made now (a recorded pivot does not keep them).
-    func pivot(of source: BlobHash, kind: FileKind,
-               firstPage: RendererPool.FirstPage? = nil) async throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
+    func pivot(
+        of source: BlobHash, kind: FileKind,
+        firstPage: RendererPool.FirstPage? = nil
+    ) async throws(PreviewError) -> (record: DerivativeRecord, documentFacts: MediaFacts?) {
         let key = try pivotKey(source: source).hash
         if let hit = try await cached(key: key) { return (hit, nil) }
         let made = try await remembering(key: key, source: source) { () async throws(PreviewError) in
@@ -98,10 +110,12 @@ extension DocumentPipeline {
         do {
             let result = try await store.blobs.put(bytes: pdf, as: .derivative)
             logger.debug("converted", metadata: ["preview.sha256": "\(source)", "preview.pivot": "\(result)"])
-            return Pivot(record: DerivativeRecord(key: key.hash, sourceSha256: source, operation: .convert, parameters: key.parameters,
-                                                  renderer: Renderers.officeVersion, resultSha256: result, width: 0, height: 0,
-                                                  createdAt: Date()),
-                         size: pdf.count, facts: facts)
+            return Pivot(
+                record: DerivativeRecord(
+                    key: key.hash, sourceSha256: source, operation: .convert, parameters: key.parameters,
+                    renderer: Renderers.officeVersion, resultSha256: result, width: 0, height: 0,
+                    createdAt: Date()),
+                size: pdf.count, facts: facts)
         } catch {
             throw PreviewError.storing(error, "The converted document could not be stored.")
         }

@@ -68,7 +68,9 @@ extension DocumentPipeline {
 
     /// The stored playback manifest of `document`, if its playback job has made one.
     package func playbackManifest(of document: Document) async throws(PreviewError) -> PlaybackManifest? {
-        guard document.playback != nil, let record = try await cached(key: playbackKey(document.sha256, file: PlaybackManifest.fileName)) else { return nil }
+        guard document.playback != nil, let record = try await cached(key: playbackKey(document.sha256, file: PlaybackManifest.fileName)) else {
+            return nil
+        }
         do {
             return try JSONDecoder().decode(PlaybackManifest.self, from: Data(try await store.blobs.read(record.resultSha256)))
         } catch {
@@ -76,7 +78,8 @@ extension DocumentPipeline {
         }
     }
 
-    /// What a video's playback job comes to: its rendition, its ladder (when long or large) and scrubbing thumbnails, found in the derivative cache (the same bytes are
+    /// What a video's playback job comes to: its rendition, its ladder (when long or large) and scrubbing thumbnails, found in the derivative cache
+    /// (the same bytes are
     /// transcoded once) or made now in a renderer child into the staging folder, stored as
     /// derivatives whose rows are left to the caller's transaction. A rendition or ladder refused by
     /// the limits is recorded in the manifest, not failed: the thumbnails still serve. The
@@ -100,13 +103,15 @@ extension DocumentPipeline {
             let sprites = try await maker.sprites(source, kind: document.kind, into: folder.path, on: offload)
             var sheets: [String: BlobHash] = [:]
             for sheet in sprites.sheets {
-                let stored = try await keep(folder.appendingPathComponent(sheet.name), of: document, file: sheet.name, mime: "image/jpeg",
-                                      width: sheet.width, height: sheet.height)
+                let stored = try await keep(
+                    folder.appendingPathComponent(sheet.name), of: document, file: sheet.name, mime: "image/jpeg",
+                    width: sheet.width, height: sheet.height)
                 sheets[sheet.name] = stored.record.resultSha256
                 made.append(stored)
             }
-            let track = try await keep(folder.appendingPathComponent(sprites.track), of: document, file: sprites.track, mime: "text/vtt",
-                                 width: sprites.tileWidth, height: sprites.tileHeight)
+            let track = try await keep(
+                folder.appendingPathComponent(sprites.track), of: document, file: sprites.track, mime: "text/vtt",
+                width: sprites.tileWidth, height: sprites.tileHeight)
             made.append(track)
             manifest.trickplay = .init(track: track.record.resultSha256, sheets: sheets, layout: sprites)
 
@@ -116,33 +121,41 @@ extension DocumentPipeline {
             let renditionShare = 1 / (1 + ladderWork)
             let file = folder.appendingPathComponent("rendition.mp4")
             do {
-                let rendition = try await maker.transcode(source, kind: document.kind, duration: document.durationSeconds, to: file.path,
-                                                          on: offload) { progress($0 * renditionShare) }
-                let stored = try await keep(file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
+                let rendition = try await maker.transcode(
+                    source, kind: document.kind, duration: document.durationSeconds, to: file.path,
+                    on: offload
+                ) { progress($0 * renditionShare) }
+                let stored = try await keep(
+                    file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
                 made.append(stored)
-                manifest.rendition = .init(name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
-                                           height: rendition.height,
-                                           bitrate: rendition.durationSeconds > 0 ? Int(Double(stored.size * 8) / rendition.durationSeconds) : 0,
-                                           size: stored.size, durationSeconds: rendition.durationSeconds, sha256: stored.record.resultSha256)
-            } catch where error.code.disposition != .internal {
+                manifest.rendition = .init(
+                    name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
+                    height: rendition.height,
+                    bitrate: rendition.durationSeconds > 0 ? Int(Double(stored.size * 8) / rendition.durationSeconds) : 0,
+                    size: stored.size, durationSeconds: rendition.durationSeconds, sha256: stored.record.resultSha256)
+            } catch  where error.code.disposition != .internal {
                 manifest.renditionError = ErrorEnvelope(error).error
             }
             if ladderWork > 0 {
                 let ladder = folder.appendingPathComponent("hls")
                 do {
-                    let rungs = try await maker.ladder(source, kind: document.kind, duration: document.durationSeconds, shortSide: shortSide,
-                                                       into: ladder.path, on: offload) { progress(renditionShare + $0 * (1 - renditionShare)) }
+                    let rungs = try await maker.ladder(
+                        source, kind: document.kind, duration: document.durationSeconds, shortSide: shortSide,
+                        into: ladder.path, on: offload
+                    ) { progress(renditionShare + $0 * (1 - renditionShare)) }
                     var files: [String: BlobHash] = [:]
                     var size = 0
                     for (name, mime) in [(PlaybackManifest.Ladder.masterName, Self.playlistMime)]
-                        + rungs.flatMap({ $0.playlists.map { ($0, Self.playlistMime) } + [($0.media, "video/mp4")] }) {
-                        let stored = try await keep(ladder.appendingPathComponent(name), of: document, file: "hls/\(name)", mime: mime, width: 0, height: 0)
+                        + rungs.flatMap({ $0.playlists.map { ($0, Self.playlistMime) } + [($0.media, "video/mp4")] })
+                    {
+                        let stored = try await keep(
+                            ladder.appendingPathComponent(name), of: document, file: "hls/\(name)", mime: mime, width: 0, height: 0)
                         files[name] = stored.record.resultSha256
                         size += stored.size
                         made.append(stored)
                     }
                     manifest.ladder = .init(rungs: rungs, files: files, size: size)
-                } catch where error.code.disposition != .internal {
+                } catch  where error.code.disposition != .internal {
                     manifest.ladderError = ErrorEnvelope(error).error
                 }
             }
@@ -164,7 +177,8 @@ extension DocumentPipeline {
     package func addingPlayback(to outcome: IngestOutcome) async -> IngestOutcome {
         var outcome = outcome
         guard outcome.status == .ok, let id = outcome.documentID, let document = try? await store.index.document(id: id),
-              let decision = document.playback else { return outcome }
+            let decision = document.playback
+        else { return outcome }
         outcome.playback = decision
         let made = await playbackOutcome(of: document)
         do throws(PreviewError) {
@@ -176,7 +190,8 @@ extension DocumentPipeline {
                 outcome.rendition = .init(status: "failed", error: manifest?.renditionError)
             }
             if wantsLadder(document) {
-                outcome.ladder = manifest?.ladder.map { .init(status: "ready", size: $0.size, codecs: $0.rungs.last?.codecs) }
+                outcome.ladder =
+                    manifest?.ladder.map { .init(status: "ready", size: $0.size, codecs: $0.rungs.last?.codecs) }
                     ?? .init(status: "failed", error: manifest?.ladderError)
             }
         } catch {
@@ -194,7 +209,9 @@ extension DocumentPipeline {
     }
 
     /// Stores the made file `url` as a derivative blob; its row is returned for the job's transaction.
-    private func keep(_ url: URL, of document: Document, file: String, mime: String, width: Int, height: Int) async throws(PreviewError) -> NewDerivative {
+    private func keep(_ url: URL, of document: Document, file: String, mime: String, width: Int, height: Int) async throws(PreviewError)
+        -> NewDerivative
+    {
         let hash: BlobHash
         let size: Int
         do {
@@ -205,9 +222,10 @@ extension DocumentPipeline {
         } catch {
             throw PreviewError.storing(error, "A playback file could not be stored.")
         }
-        let record = DerivativeRecord(key: playbackKey(document.sha256, file: file), sourceSha256: document.sha256, operation: .playback,
-                                      parameters: file, renderer: renderers.playback.renditionRecipe, resultSha256: hash,
-                                      width: width, height: height, createdAt: Date())
+        let record = DerivativeRecord(
+            key: playbackKey(document.sha256, file: file), sourceSha256: document.sha256, operation: .playback,
+            parameters: file, renderer: renderers.playback.renditionRecipe, resultSha256: hash,
+            width: width, height: height, createdAt: Date())
         return NewDerivative(record: record, size: size, mime: mime)
     }
 }

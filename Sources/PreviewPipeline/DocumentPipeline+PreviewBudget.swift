@@ -26,8 +26,12 @@ extension DocumentPipeline {
     func report(_ eviction: PreviewEviction) {
         guard eviction.derivatives > 0 else { return }
         ServiceMetrics.previewsEvicted(by: eviction.derivatives)
-        logger.info("evicted previews over the budget", metadata: ["preview.evicted": "\(eviction.derivatives)",
-                                                                    "preview.bytes": "\(eviction.bytes)"])
+        logger.info(
+            "evicted previews over the budget",
+            metadata: [
+                "preview.evicted": "\(eviction.derivatives)",
+                "preview.bytes": "\(eviction.bytes)"
+            ])
     }
 }
 

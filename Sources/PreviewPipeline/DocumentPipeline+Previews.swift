@@ -12,8 +12,10 @@ extension DocumentPipeline {
     /// reproducible, so the record stays right).
     /// - Parameter afterMiss: the caller has just looked in the cache (``cachedPreview(source:kind:request:)``)
     ///   and found nothing: it is not looked up again.
-    package func preview(source: BlobHash, kind: FileKind, request: RenderRequest, repairing: Bool = false,
-                        afterMiss: Bool = false) async throws(PreviewError) -> PreviewOutcome {
+    package func preview(
+        source: BlobHash, kind: FileKind, request: RenderRequest, repairing: Bool = false,
+        afterMiss: Bool = false
+    ) async throws(PreviewError) -> PreviewOutcome {
         let outcome = try await made(source: source, kind: kind, request: request, lookingUp: !repairing && !afterMiss)
         if let new = outcome.new { try await record(new) }
         return outcome
@@ -54,14 +56,17 @@ extension DocumentPipeline {
     /// its outcome, in one transaction).
     /// - Parameter path: where the renderer reads `source`'s bytes, when not from the store (a file
     ///   being ingested, rendered before it is stored).
-    func made(source: BlobHash, kind: FileKind, request: RenderRequest, lookingUp: Bool = true,
-              storing: Bool = true, path: String? = nil) async throws(PreviewError) -> PreviewOutcome {
+    func made(
+        source: BlobHash, kind: FileKind, request: RenderRequest, lookingUp: Bool = true,
+        storing: Bool = true, path: String? = nil
+    ) async throws(PreviewError) -> PreviewOutcome {
         if Renderers.needsPivot(kind) {
             if lookingUp, let hit = try await firstPageThumbnail(source: source, kind: kind, request: request) {
                 return PreviewOutcome(record: hit, cached: true)
             }
-            return try await made(source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request,
-                            lookingUp: lookingUp, storing: storing)
+            return try await made(
+                source: try pivot(of: source, kind: kind).record.resultSha256, kind: .pdf, request: request,
+                lookingUp: lookingUp, storing: storing)
         }
         guard let renderer = renderers.renderer(for: kind, on: offload) else {
             throw PreviewError(.unsupportedType, "No preview is made for \(kind.label).")
@@ -81,18 +86,23 @@ extension DocumentPipeline {
         }
         logger.debug("rendered", metadata: ["preview.sha256": "\(source)", "preview.derivative": "\(result)"])
         // Anything but the thumbnail was asked for by a client: it shares the preview budget.
-        return rendered(image, as: result, key: key, source: source, renderer: renderer,
-                        onDemand: normalized(request, kind) != normalized(.thumbnail, kind))
+        return rendered(
+            image, as: result, key: key, source: source, renderer: renderer,
+            onDemand: normalized(request, kind) != normalized(.thumbnail, kind))
     }
 
     /// A render made now, `image`, whose blob is (or will be) `result`: its row, not yet recorded.
-    func rendered(_ image: RenderedImage, as result: BlobHash, key: (hash: String, parameters: String), source: BlobHash,
-                  renderer: any AsyncRenderer, onDemand: Bool) -> PreviewOutcome {
-        let record = DerivativeRecord(key: key.hash, sourceSha256: source, operation: .render, parameters: key.parameters,
-                                      renderer: renderer.version, resultSha256: result, width: image.width, height: image.height,
-                                      createdAt: Date(), onDemand: onDemand)
-        return PreviewOutcome(record: record, cached: false, rendered: image,
-                              new: NewDerivative(record: record, size: image.bytes.count, mime: image.format.mime))
+    func rendered(
+        _ image: RenderedImage, as result: BlobHash, key: (hash: String, parameters: String), source: BlobHash,
+        renderer: any AsyncRenderer, onDemand: Bool
+    ) -> PreviewOutcome {
+        let record = DerivativeRecord(
+            key: key.hash, sourceSha256: source, operation: .render, parameters: key.parameters,
+            renderer: renderer.version, resultSha256: result, width: image.width, height: image.height,
+            createdAt: Date(), onDemand: onDemand)
+        return PreviewOutcome(
+            record: record, cached: false, rendered: image,
+            new: NewDerivative(record: record, size: image.bytes.count, mime: image.format.mime))
     }
 
     /// A derivative asked for, and whether it came from the cache; one made now comes with the
@@ -128,7 +138,8 @@ extension DocumentPipeline {
     /// `request` asks for its thumbnail and it was made so.
     private func firstPageThumbnail(source: BlobHash, kind: FileKind, request: RenderRequest) async throws(PreviewError) -> DerivativeRecord? {
         guard request.page == 1, normalized(request, kind) == normalized(.thumbnail, kind),
-              let renderer = renderers.renderer(for: kind, on: offload) else { return nil }
+            let renderer = renderers.renderer(for: kind, on: offload)
+        else { return nil }
         return try await cached(key: derivativeKey(source: source, kind: kind, request: request, renderer: renderer).hash)
     }
 
@@ -143,7 +154,8 @@ extension DocumentPipeline {
     /// field added to ``RenderRequest`` is in the key without anyone remembering it here), and the
     /// renderer's version.
     package func derivativeKey(source: BlobHash, kind: FileKind, request: RenderRequest, renderer: any AsyncRenderer)
-        throws(PreviewError) -> (hash: String, parameters: String) {
+        throws(PreviewError) -> (hash: String, parameters: String)
+    {
         let parameters: String
         do {
             parameters = String(decoding: try StableJSON.encode(normalized(request, kind)), as: UTF8.self)

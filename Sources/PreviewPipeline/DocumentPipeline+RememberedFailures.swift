@@ -18,7 +18,7 @@ extension DocumentPipeline {
         }
         do throws(PreviewError) {
             return try await work()
-        } catch where Self.isCostly(error) {
+        } catch  where Self.isCostly(error) {
             do {
                 try await store.index.recordFailure(RenderFailure(key: key, sourceSha256: source, error: error))
             } catch let recording {

@@ -34,7 +34,8 @@ extension DocumentPipeline {
     /// The stored text of `document`, if its text job has made it: what was read, and the pages in
     /// `range` (every page when nil), with their words when `words`.
     package func documentText(of document: Document, pages range: ClosedRange<Int>? = nil, words: Bool) async throws(PreviewError)
-        -> (text: DocumentText, pages: [PageTexts.Page])? {
+        -> (text: DocumentText, pages: [PageTexts.Page])?
+    {
         guard readsText(document.kind), let record = try await cached(key: textKey(document.sha256, kind: document.kind)) else { return nil }
         do {
             let text = try JSONDecoder().decode(DocumentText.self, from: Data(try await store.blobs.read(record.resultSha256)))
@@ -65,9 +66,10 @@ extension DocumentPipeline {
             var read: [PageText] = []
             if document.kind.category == .image {
                 let source = try await localPath(of: document.sha256)
-                read.append(try await Self.page(1, unreadIn: &text) { () async throws(PreviewError) in
-                    try await renderers.ocr(of: source, kind: document.kind, page: 1, languages: configuration.ocrLanguages, on: offload)
-                })
+                read.append(
+                    try await Self.page(1, unreadIn: &text) { () async throws(PreviewError) in
+                        try await renderers.ocr(of: source, kind: document.kind, page: 1, languages: configuration.ocrLanguages, on: offload)
+                    })
             } else {
                 (text, read) = try await pagedText(of: document)
             }
@@ -83,9 +85,11 @@ extension DocumentPipeline {
             } catch {
                 throw PreviewError.storing(error, "The document's text could not be stored.")
             }
-            let record = DerivativeRecord(key: key, sourceSha256: document.sha256, operation: .text, parameters: DocumentText.fileName,
-                                          renderer: textVersion(document.kind), resultSha256: result, width: 0, height: 0, createdAt: Date())
-            return JobOutcome(previewStatus: nil, derivatives: [NewDerivative(record: record, size: bytes.count, mime: "application/json", pages: read)])
+            let record = DerivativeRecord(
+                key: key, sourceSha256: document.sha256, operation: .text, parameters: DocumentText.fileName,
+                renderer: textVersion(document.kind), resultSha256: result, width: 0, height: 0, createdAt: Date())
+            return JobOutcome(
+                previewStatus: nil, derivatives: [NewDerivative(record: record, size: bytes.count, mime: "application/json", pages: read)])
         } catch {
             return JobOutcome(previewStatus: nil, error: error)
         }
@@ -96,7 +100,8 @@ extension DocumentPipeline {
     /// renderer child, each within the page budget: its text layer, or when it has none (a scan) its
     /// pixels read by OCR. A page that cannot be read is listed as unread and the rest go on.
     private func pagedText(of document: Document) async throws(PreviewError) -> (DocumentText, [PageText]) {
-        let pdf = Renderers.needsPivot(document.kind)
+        let pdf =
+            Renderers.needsPivot(document.kind)
             ? try await localPath(of: try await pivot(of: document.sha256, kind: document.kind).record.resultSha256)
             : try await localPath(of: document.sha256)
         var pages = document.pages ?? 0
@@ -113,9 +118,10 @@ extension DocumentPipeline {
                 text.truncated = true
                 break
             }
-            read.append(try await Self.page(page, unreadIn: &text) { () async throws(PreviewError) in
-                try await renderers.text(ofPDF: pdf, page: page, ocr: languages, on: offload)
-            })
+            read.append(
+                try await Self.page(page, unreadIn: &text) { () async throws(PreviewError) in
+                    try await renderers.text(ofPDF: pdf, page: page, ocr: languages, on: offload)
+                })
             words += read[read.count - 1].words.count
         }
         return (text, read)
@@ -123,11 +129,13 @@ extension DocumentPipeline {
 
     /// Page `number` as `read` reads it; an empty page, listed in `text`'s unread pages, when its
     /// bytes cannot be read (damaged, or out of the page budget).
-    private static func page(_ number: Int, unreadIn text: inout DocumentText,
-                             _ read: () async throws(PreviewError) -> PageText) async throws(PreviewError) -> PageText {
+    private static func page(
+        _ number: Int, unreadIn text: inout DocumentText,
+        _ read: () async throws(PreviewError) -> PageText
+    ) async throws(PreviewError) -> PageText {
         do throws(PreviewError) {
             return try await read()
-        } catch where error.code.disposition == .unreadable {
+        } catch  where error.code.disposition == .unreadable {
             text.unreadPages.append(number)
             return PageText(page: number, width: 0, height: 0, words: [])
         }

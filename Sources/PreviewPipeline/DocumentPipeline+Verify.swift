@@ -11,8 +11,9 @@ extension DocumentPipeline {
         for row in try await store.index.derivatives(parameters: PlaybackManifest.fileName) {
             // An unreadable manifest or playlist is reported already (damaged or missing).
             guard let bytes = try? await store.blobs.read(row.resultSha256),
-                  let manifest = try? JSONDecoder().decode(PlaybackManifest.self, from: Data(bytes)),
-                  let ladder = manifest.ladder else { continue }
+                let manifest = try? JSONDecoder().decode(PlaybackManifest.self, from: Data(bytes)),
+                let ladder = manifest.ladder
+            else { continue }
             for rung in ladder.rungs {
                 for playlist in rung.playlists {
                     guard let playlistHash = ladder.files[playlist], let mediaHash = ladder.files[rung.media] else {

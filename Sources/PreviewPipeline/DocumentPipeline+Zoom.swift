@@ -50,8 +50,9 @@ extension DocumentPipeline {
             return try await picture(document.sha256, kind: document.kind, width: width, height: height)
         case (false, .video, nil):
             guard let width = document.width, let height = document.height, width > 0, height > 0 else { throw Self.noZoom(document) }
-            let poster = try await preview(source: document.sha256, kind: document.kind,
-                                     request: RenderRequest(width: min(width, Self.posterEdge), height: min(height, Self.posterEdge), quality: 92))
+            let poster = try await preview(
+                source: document.sha256, kind: document.kind,
+                request: RenderRequest(width: min(width, Self.posterEdge), height: min(height, Self.posterEdge), quality: 92))
             return try await picture(poster.record.resultSha256, kind: .jpeg, width: poster.record.width, height: poster.record.height)
         default:
             throw Self.noZoom(document, page: page)
@@ -88,9 +89,12 @@ extension DocumentPipeline {
                 let blobs = store.blobs
                 let writer = try await offload.run(.writes) { try blobs.stage(fileAt: output) }
                 let hash = try await writer.publish(as: .derivative)
-                return (DerivativeRecord(key: key, sourceSha256: source, operation: .pyramid, parameters: "{}", renderer: recipe,
-                                         resultSha256: hash, width: facts.width ?? 0, height: facts.height ?? 0, createdAt: Date()),
-                        writer.size)
+                return (
+                    DerivativeRecord(
+                        key: key, sourceSha256: source, operation: .pyramid, parameters: "{}", renderer: recipe,
+                        resultSha256: hash, width: facts.width ?? 0, height: facts.height ?? 0, createdAt: Date()),
+                    writer.size
+                )
             } catch {
                 throw PreviewError.storing(error, "The zoom pyramid could not be stored.")
             }
@@ -108,14 +112,18 @@ extension DocumentPipeline {
     /// The region `region` of `zoom` encoded as `format`. Kept (a derivative, shared by every client
     /// and within the preview budget) when `keeping`, which callers reserve for the canonical tiles;
     /// otherwise rendered for this answer only, so clients cannot fill the store with one-off sizes.
-    package func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async
-        throws(PreviewError) -> Zoomed {
+    package func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool)
+        async
+        throws(PreviewError) -> Zoomed
+    {
         let request = zoomRequest(zoom, region, format: format)
         if keeping {
             let kept = try await preview(source: zoom.hash, kind: zoom.kind, request: request)
             return Zoomed(hash: kept.record.resultSha256, bytes: kept.rendered?.bytes)
         }
-        guard let renderer = renderers.renderer(for: zoom.kind, on: offload) else { throw PreviewError(.unsupportedType, "No zoom for \(zoom.kind.label).") }
+        guard let renderer = renderers.renderer(for: zoom.kind, on: offload) else {
+            throw PreviewError(.unsupportedType, "No zoom for \(zoom.kind.label).")
+        }
         let path = try await localPath(of: zoom.hash)
         let image = try await renderer.render(path, request)
         return Zoomed(hash: BlobHash.of(image.bytes), bytes: image.bytes)

@@ -24,15 +24,18 @@ public struct DocumentPipeline: Sendable {
     /// - Parameter openDocuments: PDFs kept open between renders; long-running processes set it so the
     ///   next page of a document skips parsing.
     /// - Parameter isolation: child processes to render in (see ``RendererPool``); nil renders in this process.
-    public init(store: Store, configuration: Configuration = Configuration(), openDocuments: Int = 0,
-                isolation: RendererPool? = nil, offload: Offload, clock: any ServiceClock = SystemClock(), logger: Logger) {
+    public init(
+        store: Store, configuration: Configuration = Configuration(), openDocuments: Int = 0,
+        isolation: RendererPool? = nil, offload: Offload, clock: any ServiceClock = SystemClock(), logger: Logger
+    ) {
         self.clock = clock
         self.offload = offload
         previewUse = PreviewUse(clock: clock)
         self.store = store
         self.configuration = configuration
-        self.renderers = Renderers(limits: configuration.limits, renditions: configuration.renditions,
-                                   openDocuments: isolation == nil ? openDocuments : 0, isolation: isolation)
+        self.renderers = Renderers(
+            limits: configuration.limits, renditions: configuration.renditions,
+            openDocuments: isolation == nil ? openDocuments : 0, isolation: isolation)
         self.logger = logger
     }
 
@@ -49,7 +52,9 @@ public struct DocumentPipeline: Sendable {
     /// Records `outcome` on `document` in one transaction, under the reference lock (gc cannot take
     /// a new thumbnail before its row is written), and throws its failure, if any.
     func settle(_ document: Document, with outcome: JobOutcome) async throws(PreviewError) {
-        try await record { try await store.blobs.whileReferencing(exclusive: false) { try await store.index.record(outcome, documentID: document.id) } }
+        try await record {
+            try await store.blobs.whileReferencing(exclusive: false) { try await store.index.record(outcome, documentID: document.id) }
+        }
         if let error = outcome.error { throw error }
     }
 

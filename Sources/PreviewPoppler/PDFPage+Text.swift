@@ -11,7 +11,8 @@ extension PDFPage {
         let bound = Int32(clamping: maxWords)
         guard let text = lazy_docpreview_pdf_page_text()(document.document, Int32(number), seconds, bound, &outOfTime, &truncated) else {
             if outOfTime != 0 {
-                throw PDFError(function: "PDFDoc::displayPage", reason: .outOfTime, message: "the text of page \(number) took longer than \(seconds) s")
+                throw PDFError(
+                    function: "PDFDoc::displayPage", reason: .outOfTime, message: "the text of page \(number) took longer than \(seconds) s")
             }
             throw PDFError(function: "PDFDoc::displayPage", reason: .other, message: "the text of page \(number) could not be read")
         }
@@ -34,7 +35,8 @@ extension PDFPage {
                 // A character's edges are Poppler's characters': one a Unicode scalar of the word's text.
                 let (first, edges) = (Int(entry.edge_offset), Int(entry.edge_count))
                 let known = edges > 0 && edges == word.unicodeScalars.count - 1 && first >= 0 && first + edges <= edgeCount
-                var read = PageText.Word(text: word, box: box, next: Self.next(entry.flags), edges: known ? Array(allEdges[first..<(first + edges)]) : nil)
+                var read = PageText.Word(
+                    text: word, box: box, next: Self.next(entry.flags), edges: known ? Array(allEdges[first..<(first + edges)]) : nil)
                 // To the tenth of a point they are kept and sent in (none that is no number).
                 read.edges = read.edgeTenths.map { PageText.Word.edges(tenths: $0, left: box[0]) }
                 words.append(read)

@@ -28,11 +28,15 @@ package struct PDFPage {
     /// `slice` (inside it) is drawn: a region of a page at any zoom costs its own pixels, not the page's.
     /// Both draw with the document's rasteriser, whose fonts and glyphs (per size) stay cached for its
     /// next pages and regions.
-    package func withPixels<T>(scaledTo scaled: (width: Double, height: Double), slice: (x: Int, y: Int, width: Int, height: Int),
-                              seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
+    package func withPixels<T>(
+        scaledTo scaled: (width: Double, height: Double), slice: (x: Int, y: Int, width: Int, height: Int),
+        seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T
+    ) throws(PDFError) -> T {
         var outOfTime: Int32 = 0
-        guard let bitmap = lazy_docpreview_pdf_render()(document.document, Int32(number), scaled.width, scaled.height, Int32(slice.x),
-                                                        Int32(slice.y), Int32(slice.width), Int32(slice.height), seconds, &outOfTime)
+        guard
+            let bitmap = lazy_docpreview_pdf_render()(
+                document.document, Int32(number), scaled.width, scaled.height, Int32(slice.x),
+                Int32(slice.y), Int32(slice.width), Int32(slice.height), seconds, &outOfTime)
         else {
             if outOfTime != 0 {
                 throw PDFError(function: "PDFDoc::displayPageSlice", reason: .outOfTime, message: "page \(number) took longer than \(seconds) s")

@@ -111,8 +111,10 @@ public final class PostgresConnections: Sendable {
     private func connect() async throws -> PostgresConnection {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         do {
-            return try await PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
-                                                        id: id, logger: logger).get()
+            return try await PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration,
+                id: id, logger: logger
+            ).get()
         } catch let error as PSQLError {
             throw PostgresDriverError(error, fault: .unavailable)
         } catch {
@@ -140,8 +142,9 @@ public final class PostgresConnections: Sendable {
         case "require", "verify-full": tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         case let mode: throw PostgresDriverError("Unsupported sslmode \(mode) (use disable, prefer, require or verify-full).")
         }
-        return .init(host: url.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost", port: port, username: username, password: password,
-                     database: database, tls: tls)
+        return .init(
+            host: url.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost", port: port, username: username, password: password,
+            database: database, tls: tls)
     }
 }
 

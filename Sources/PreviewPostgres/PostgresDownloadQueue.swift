@@ -21,20 +21,24 @@ package struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
         try await connections.transaction { session in
             // Serialises a client's submissions, so its pending count and its duplicates are exact.
             try await session.query("SELECT pg_advisory_xact_lock(hashtext(\(download.clientID)))")
-            if let existing = try await session.query("""
+            if let existing = try await session.query(
+                """
                 SELECT * FROM downloads WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
                     AND normalized_url = \(download.normalizedURL)
-                """).first.map(DownloadRecord.init(row:)) {
+                """
+            ).first.map(DownloadRecord.init(row:)) {
                 // A failed one is queued again with fresh attempts: the person sent it again.
                 let requeued = existing.status == .failed ? try await run(leases.requeueFailed(key: existing.holder.key), on: session).first : nil
                 return (requeued ?? existing, false)
             }
-            let pending = try await session.query("""
+            let pending = try await session.query(
+                """
                 SELECT COUNT(*) AS n FROM downloads WHERE coalesce(device, '') = \(download.device ?? "") AND client_id = \(download.clientID)
                     AND status IN (\(Status.queued.rawValue), \(Status.downloading.rawValue))
                 """)[0]["n"].decode(Int.self)
             guard pending < maxPending else { throw DownloadRecord.tooManyPending(maxPending) }
-            let row = try await session.query("""
+            let row = try await session.query(
+                """
                 INSERT INTO downloads (id, client_id, device, owner, url, normalized_url, route, status, attempts, available_at,
                     client_timestamp, created_at, updated_at)
                 VALUES (\(download.id), \(download.clientID), \(download.device), \(download.owner), \(download.url), \(download.normalizedURL),
@@ -50,10 +54,12 @@ package struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     }
 
     package func downloads(clientID: String, device: String?, before: Int64?, limit: Int) async throws -> [DownloadRecord] {
-        try await connections.query("""
+        try await connections.query(
+            """
             SELECT * FROM downloads WHERE client_id = \(clientID) AND (\(device)::text IS NULL OR coalesce(device, '') = \(device))
                 AND seq < \(before ?? Int64.max) ORDER BY seq DESC LIMIT \(limit)
-            """).map(DownloadRecord.init(row:))
+            """
+        ).map(DownloadRecord.init(row:))
     }
 
     package func leaseDownload(worker: String, leaseSeconds: TimeInterval) async throws -> DownloadRecord? {
@@ -74,12 +80,16 @@ package struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
 
     @discardableResult
     package func finish(_ download: DownloadRecord, documentID: String) async throws -> Bool {
-        try await connections.withConnection { session in try await run(leases.finish(download.holder, setting: "document_id = \(documentID)"), on: session) != nil }
+        try await connections.withConnection { session in
+            try await run(leases.finish(download.holder, setting: "document_id = \(documentID)"), on: session) != nil
+        }
     }
 
     @discardableResult
     package func fail(_ download: DownloadRecord, error: PreviewError, retryable: Bool) async throws -> DownloadRecord {
-        try await connections.withConnection { session in try await run(leases.fail(download.holder, error: error, retryable: retryable), on: session) ?? download }
+        try await connections.withConnection { session in
+            try await run(leases.fail(download.holder, error: error, retryable: retryable), on: session) ?? download
+        }
     }
 
     package func release(_ download: DownloadRecord) async throws {
@@ -105,15 +115,18 @@ package struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
     // MARK: Devices
 
     package func addDevice(_ device: DeviceRecord) async throws {
-        let inserted = try await connections.query("""
-            INSERT INTO devices (name, token_sha256, owner, created_at) VALUES (\(device.name), \(device.tokenSha256), \(device.owner), \(device.createdAt))
+        let inserted = try await connections.query(
+            """
+            INSERT INTO devices (name, token_sha256, owner, created_at) VALUES (\(device.name), \(device.tokenSha256), \(device.owner), \
+            \(device.createdAt))
             ON CONFLICT (name) DO NOTHING RETURNING name
             """)
         if inserted.isEmpty { throw DeviceRecord.nameTaken(device.name) }
     }
 
     package func device(tokenSha256: String) async throws -> DeviceRecord? {
-        try await connections.query("SELECT * FROM devices WHERE token_sha256 = \(tokenSha256) AND revoked_at IS NULL").first.map(DeviceRecord.init(row:))
+        try await connections.query("SELECT * FROM devices WHERE token_sha256 = \(tokenSha256) AND revoked_at IS NULL").first.map(
+            DeviceRecord.init(row:))
     }
 
     package func devices() async throws -> [DeviceRecord] {
@@ -127,22 +140,24 @@ package struct PostgresDownloadQueue: DownloadQueue, DeviceRegistry {
 
 extension DownloadRecord {
     init(row: PostgresRandomAccessRow) throws {
-        self.init(seq: try row["seq"].decode(Int64.self), id: try row["id"].decode(String.self), clientID: try row["client_id"].decode(String.self),
-                  device: try row["device"].decode(String?.self), owner: try row["owner"].decode(String.self), url: try row["url"].decode(String.self),
-                  normalizedURL: try row["normalized_url"].decode(String.self), route: try row.decode("route", as: DownloadLink.Route.self),
-                  status: try row.decode("status", as: Status.self), attempts: try row["attempts"].decode(Int.self),
-                  availableAt: try row["available_at"].decode(Date.self), leaseOwner: try row["lease_owner"].decode(String?.self),
-                  leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self), documentID: try row["document_id"].decode(String?.self),
-                  errorCode: try row.decodeIfPresent("error_code", as: PreviewError.Code.self), errorMessage: try row["error_message"].decode(String?.self),
-                  clientTimestamp: try row["client_timestamp"].decode(String?.self), createdAt: try row["created_at"].decode(Date.self),
-                  updatedAt: try row["updated_at"].decode(Date.self))
+        self.init(
+            seq: try row["seq"].decode(Int64.self), id: try row["id"].decode(String.self), clientID: try row["client_id"].decode(String.self),
+            device: try row["device"].decode(String?.self), owner: try row["owner"].decode(String.self), url: try row["url"].decode(String.self),
+            normalizedURL: try row["normalized_url"].decode(String.self), route: try row.decode("route", as: DownloadLink.Route.self),
+            status: try row.decode("status", as: Status.self), attempts: try row["attempts"].decode(Int.self),
+            availableAt: try row["available_at"].decode(Date.self), leaseOwner: try row["lease_owner"].decode(String?.self),
+            leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self), documentID: try row["document_id"].decode(String?.self),
+            errorCode: try row.decodeIfPresent("error_code", as: PreviewError.Code.self), errorMessage: try row["error_message"].decode(String?.self),
+            clientTimestamp: try row["client_timestamp"].decode(String?.self), createdAt: try row["created_at"].decode(Date.self),
+            updatedAt: try row["updated_at"].decode(Date.self))
     }
 }
 
 extension DeviceRecord {
     init(row: PostgresRandomAccessRow) throws {
-        self.init(name: try row["name"].decode(String.self), tokenSha256: try row["token_sha256"].decode(String.self),
-                  owner: try row["owner"].decode(String.self), createdAt: try row["created_at"].decode(Date.self),
-                  revokedAt: try row["revoked_at"].decode(Date?.self))
+        self.init(
+            name: try row["name"].decode(String.self), tokenSha256: try row["token_sha256"].decode(String.self),
+            owner: try row["owner"].decode(String.self), createdAt: try row["created_at"].decode(Date.self),
+            revokedAt: try row["revoked_at"].decode(Date?.self))
     }
 }

@@ -16,17 +16,19 @@ extension PostgresIndex {
         let page = { (search: TextSearch) in
             let rows = try await connections.query(PostgresQuery(DocumentListing.statement(query, search: search, steps: steps, in: .postgres)))
             if search == .readInOrder, try rows.contains(where: { try $0["reading_cut"].decode(Bool.self) }) { throw TextSearch.ReadingCut() }
-            return DocumentListing.page(try rows.map { row in
-                (try Document(row: row), try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
-            }, of: query)
+            return DocumentListing.page(
+                try rows.map { row in
+                    (try Document(row: row), try (0..<query.sort.keyCount).map { try row["sort_key_\($0)"].decode(String.self) })
+                }, of: query)
         }
         if let search { return try await page(search) }
         func count(_ statement: PortableSQL) async throws -> Int {
             try await connections.query(PostgresQuery(statement)).first?["n"].decode(Int.self) ?? 0
         }
-        return try await TextSearch.page(for: query, page: page,
-                                         matches: { key, limit in try await count(DocumentListing.textMatches(key, owner: query.owner, upTo: limit, in: .postgres)) },
-                                         candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .postgres)) })
+        return try await TextSearch.page(
+            for: query, page: page,
+            matches: { key, limit in try await count(DocumentListing.textMatches(key, owner: query.owner, upTo: limit, in: .postgres)) },
+            candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .postgres)) })
     }
 
     /// Marks the shares past their expiry lapsed (``CurrentDocuments/sweep(now:)``); an index scan
@@ -49,9 +51,11 @@ extension PostgresIndex {
             let removed = all.filter { version == nil || $0.version == version }
             guard !removed.isEmpty else { return Deletion(versions: [], cancelledJobs: 0) }
             let ids = removed.map(\.id)
-            let cancelled = try await session.query("""
+            let cancelled = try await session.query(
+                """
                 DELETE FROM jobs WHERE document_id = ANY(\(ids)) RETURNING status
-                """).filter { [.queued, .processing].contains(try $0.decode("status", as: JobRecord.Status.self)) }.count
+                """
+            ).filter { [.queued, .processing].contains(try $0.decode("status", as: JobRecord.Status.self)) }.count
             if let newest = all.first(where: { !ids.contains($0.id) }) {
                 try await session.query("UPDATE shares SET document_id = \(newest.id) WHERE version IS NULL AND document_id = ANY(\(ids))")
             }
@@ -70,13 +74,15 @@ extension PostgresIndex {
                 let type = Document.typeColumn(labels.type)
                 let key = "\(latest.owner)\u{1F}\(type)\u{1F}\(labels.title)"
                 try await session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
-                let taken = try await session.query("""
+                let taken = try await session.query(
+                    """
                     SELECT 1 FROM documents WHERE owner = \(latest.owner) AND type = \(type) AND title = \(labels.title) LIMIT 1
                     """)
                 if !taken.isEmpty { throw LabelTaken(type: labels.type, title: labels.title) }
             }
             for version in labels.applied(to: versions) {
-                try await session.query("""
+                try await session.query(
+                    """
                     UPDATE documents SET title = \(version.title), title_key = \(version.titleKey), type = \(version.typeColumn),
                         description = \(version.description), school = \(version.school), search_key = \(version.searchKey)
                     WHERE id = \(version.id)
@@ -92,7 +98,9 @@ extension PostgresIndex {
         try await connections.query(PostgresQuery(share.insertion))
     }
 
-    public func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord) async throws -> [ShareRecord] {
+    public func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord) async throws
+        -> [ShareRecord]
+    {
         try await connections.transaction { session in
             // Two changes of one document's schools take turns.
             try await session.query("SELECT id FROM documents WHERE id = ANY(\(documentIDs)) FOR UPDATE")
@@ -117,7 +125,8 @@ extension PostgresIndex {
     }
 
     public func shares(documentIDs: [String]) async throws -> [ShareRecord] {
-        try await connections.query("SELECT * FROM shares WHERE document_id = ANY(\(documentIDs)) ORDER BY created_at DESC, id").map(ShareRecord.init(row:))
+        try await connections.query("SELECT * FROM shares WHERE document_id = ANY(\(documentIDs)) ORDER BY created_at DESC, id").map(
+            ShareRecord.init(row:))
     }
 
     public func revokeShare(id: String) async throws -> Bool {
@@ -126,8 +135,10 @@ extension PostgresIndex {
 
     public func recordShareVisit(id: String, _ kind: ShareVisit.Kind) async throws {
         try await connections.transaction { session in
-            try await session.query(kind == .downloaded ? "UPDATE shares SET download_count = download_count + 1 WHERE id = \(id)"
-                                                  : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = now() WHERE id = \(id)")
+            try await session.query(
+                kind == .downloaded
+                    ? "UPDATE shares SET download_count = download_count + 1 WHERE id = \(id)"
+                    : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = now() WHERE id = \(id)")
             try await session.query("INSERT INTO share_visits (share_id, kind, at) VALUES (\(id), \(kind.rawValue), now())")
             var forget = PostgresQuery(unsafeSQL: IndexSQL.forgetOldShareVisits(share: "$1"))
             forget.binds.append(id)

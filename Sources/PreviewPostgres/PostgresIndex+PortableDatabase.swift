@@ -31,13 +31,14 @@ extension PortableRow {
         var values: [String: SQLValue] = [:]
         for cell in row {
             guard cell.bytes != nil else { values[cell.columnName] = .null; continue }
-            values[cell.columnName] = switch cell.dataType {
-            case .int2, .int4, .int8: .integer(Int64(try cell.decode(Int.self)))
-            case .float4, .float8: .real(try cell.decode(Double.self))
-            case .bool: .bool(try cell.decode(Bool.self))
-            case .timestamptz, .timestamp: .date(try cell.decode(Date.self))
-            default: .text(try cell.decode(String.self))
-            }
+            values[cell.columnName] =
+                switch cell.dataType {
+                case .int2, .int4, .int8: .integer(Int64(try cell.decode(Int.self)))
+                case .float4, .float8: .real(try cell.decode(Double.self))
+                case .bool: .bool(try cell.decode(Bool.self))
+                case .timestamptz, .timestamp: .date(try cell.decode(Date.self))
+                default: .text(try cell.decode(String.self))
+                }
         }
         self.init(values: values)
     }

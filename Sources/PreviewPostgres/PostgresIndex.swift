@@ -29,15 +29,18 @@ public struct PostgresIndex: DocumentIndex {
 
     @discardableResult
     public func forgetDeadDerivatives() async throws -> Int {
-        try await connections.query("""
+        try await connections.query(
+            """
             \(unescaped: IndexSQL.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live) RETURNING key
-            """).count
+            """
+        ).count
     }
 
     /// PostgreSQL keeps its own pages consistent and its foreign keys enforce these; what can still
     /// be wrong after a restore from parts or a manual edit is rows naming absent rows.
     public func integrityProblems() async throws -> [String] {
-        let rows = try await connections.query("""
+        let rows = try await connections.query(
+            """
             SELECT 'documents' AS source, COUNT(*) AS n FROM documents d
                 WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = d.sha256)
             UNION ALL SELECT 'derivatives', COUNT(*) FROM derivatives v
@@ -61,33 +64,40 @@ public struct PostgresIndex: DocumentIndex {
     static func insertVersion(_ document: Document, in session: Session) async throws -> (document: Document, inserted: Bool) {
         let key = "\(document.owner)\u{1F}\(document.typeColumn)\u{1F}\(document.title)"
         try await session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
-        try await session.query("""
+        try await session.query(
+            """
             INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(document.sha256.hex), \(document.size), \(document.mime), now())
             ON CONFLICT DO NOTHING
             """)
-        let latest = try await session.query("""
+        let latest = try await session.query(
+            """
             SELECT * FROM documents WHERE owner = \(document.owner) AND type = \(document.typeColumn) AND title = \(document.title)
             ORDER BY version DESC LIMIT 1
-            """).first.map(Document.init(row:))
+            """
+        ).first.map(Document.init(row:))
         if let latest, latest.sha256 == document.sha256 { return (latest, false) }
         let next = document.nextVersion(after: latest)
         let facts = next.facts
-        try await session.query("""
+        try await session.query(
+            """
             INSERT INTO documents (id, owner, type, title, title_key, filename, description, school, search_key, sha256, kind, mime, size, pages,
                 duration_s, width, height, codec, rotation, playback, version, preview_status, error_code, error_message, created_at)
             VALUES (\(next.id), \(next.owner), \(next.typeColumn), \(next.title), \(next.titleKey), \(next.filename), \(next.description),
                 \(next.school), \(next.searchKey), \(next.sha256.hex), \(next.kind.rawValue),
                 \(next.mime), \(next.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
-                \(facts.codec), \(facts.rotation), \(facts.playback?.rawValue), \(next.version), \(next.previewStatus.rawValue), \(next.errorCode?.rawValue), \(next.errorMessage),
+                \(facts.codec), \(facts.rotation), \(facts.playback?.rawValue), \(next.version), \(next.previewStatus.rawValue), \
+                \(next.errorCode?.rawValue), \(next.errorMessage),
                 \(next.createdAt))
             """)
         return (next, true)
     }
 
     public func latestVersion(owner: String, type: DocumentType.ID?, title: String) async throws -> Document? {
-        try await connections.query("""
+        try await connections.query(
+            """
             SELECT * FROM documents WHERE owner = \(owner) AND type = \(Document.typeColumn(type)) AND title = \(title) ORDER BY version DESC LIMIT 1
-            """).first.map(Document.init(row:))
+            """
+        ).first.map(Document.init(row:))
     }
 
     public func record(_ outcome: JobOutcome, documentID: String) async throws {
@@ -131,16 +141,19 @@ public struct PostgresIndex: DocumentIndex {
     }
 
     public func onDemandPreviewBytes(source: BlobHash?) async throws -> Int {
-        try await connections.query("""
+        try await connections.query(
+            """
             SELECT COALESCE(SUM(b.size), 0)::bigint AS bytes FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
             WHERE d.on_demand AND (\(source?.hex)::text IS NULL OR d.source_sha256 = \(source?.hex))
-            """).first?["bytes"].decode(Int.self) ?? 0
+            """
+        ).first?["bytes"].decode(Int.self) ?? 0
     }
 
     public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
         try await connections.transaction { session in
             // Newest first, with the running sum: the rows past the budget (the least recently used) go.
-            let rows = try await session.query("""
+            let rows = try await session.query(
+                """
                 WITH ranked AS (
                     SELECT d.key, d.result_sha256, b.size,
                            SUM(b.size) OVER (ORDER BY d.used_at DESC, d.key ROWS UNBOUNDED PRECEDING) AS running
@@ -156,7 +169,8 @@ public struct PostgresIndex: DocumentIndex {
                 eviction.results.append(try row.hash("result_sha256"))
             }
             if eviction.derivatives > 0 {
-                try await session.query("""
+                try await session.query(
+                    """
                     INSERT INTO counters (name, value) VALUES ('evicted_previews', \(eviction.derivatives))
                     ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
                     """)
@@ -167,12 +181,14 @@ public struct PostgresIndex: DocumentIndex {
 
     public func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash] {
         guard !hashes.isEmpty else { return [] }
-        return try await connections.query("""
+        return try await connections.query(
+            """
             DELETE FROM blobs b WHERE sha256 = ANY(\(Array(Set(hashes.map(\.hex)))))
             AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = b.sha256)
             AND NOT EXISTS (SELECT 1 FROM derivatives v WHERE v.source_sha256 = b.sha256 OR v.result_sha256 = b.sha256)
             RETURNING sha256
-            """).map { try $0.hash("sha256") }
+            """
+        ).map { try $0.hash("sha256") }
     }
 
     public func failure(key: String) async throws -> RenderFailure? {
@@ -180,7 +196,8 @@ public struct PostgresIndex: DocumentIndex {
     }
 
     public func recordFailure(_ failure: RenderFailure) async throws {
-        try await connections.query("""
+        try await connections.query(
+            """
             INSERT INTO render_failures (key, source_sha256, code, message, created_at)
             VALUES (\(failure.key), \(failure.sourceSha256.hex), \(failure.code.rawValue), \(failure.message), \(failure.createdAt))
             ON CONFLICT (key) DO UPDATE SET code = excluded.code, message = excluded.message, created_at = excluded.created_at
@@ -189,10 +206,12 @@ public struct PostgresIndex: DocumentIndex {
 
     @discardableResult
     public func forgetFailures(source: BlobHash?) async throws -> Int {
-        try await connections.query("""
+        try await connections.query(
+            """
             DELETE FROM render_failures WHERE \(source?.hex)::text IS NULL OR source_sha256 = \(source?.hex)
             OR source_sha256 IN (SELECT result_sha256 FROM derivatives WHERE source_sha256 = \(source?.hex)) RETURNING key
-            """).count
+            """
+        ).count
     }
 
     public func statistics(owner: String?) async throws -> StorageStatistics {
@@ -216,19 +235,23 @@ public struct PostgresIndex: DocumentIndex {
 
     /// The owner's (or everyone's) documents with a live share, counted from the shares.
     func sharedDocuments(owner: String?) async throws -> Int {
-        try await connections.query("""
+        try await connections.query(
+            """
             SELECT COUNT(*) AS n FROM documents d WHERE (\(owner)::text IS NULL OR d.owner = \(owner)) AND \(unescaped: IndexSQL.isLatestVersion)
             AND \(unescaped: IndexSQL.liveShares(now: "now()")) > 0
-            """).first.map { try $0["n"].decode(Int.self) } ?? 0
+            """
+        ).first.map { try $0["n"].decode(Int.self) } ?? 0
     }
 
     public func recountStatistics(owner: String?) async throws -> StorageStatistics {
         try await sweepLapsedShares()
         // One round trip: every figure is an aggregate over the owner's documents ($1 NULL: all owners).
-        let row = try await connections.query("""
+        let row = try await connections.query(
+            """
             WITH scoped AS (SELECT * FROM documents WHERE \(owner)::text IS NULL OR owner = \(owner)),
             current AS (SELECT DISTINCT ON (owner, type, title) * FROM scoped ORDER BY owner, type, title, version DESC),
-            pivots AS (SELECT result_sha256 AS sha256 FROM derivatives WHERE operation = \(DerivativeOperation.convert.rawValue) AND source_sha256 IN (SELECT sha256 FROM scoped)),
+            pivots AS (SELECT result_sha256 AS sha256 FROM derivatives WHERE operation = \(DerivativeOperation.convert.rawValue) AND source_sha256 \
+            IN (SELECT sha256 FROM scoped)),
             results AS (SELECT COALESCE(b.size, 0) AS size FROM derivatives v LEFT JOIN blobs b ON b.sha256 = v.result_sha256
                         WHERE v.source_sha256 IN (SELECT sha256 FROM scoped) OR v.source_sha256 IN (SELECT sha256 FROM pivots))
             SELECT

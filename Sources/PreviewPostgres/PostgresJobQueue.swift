@@ -19,7 +19,8 @@ public struct PostgresJobQueue: JobQueue {
     }
 
     public func enqueue(_ document: Document, leasingTo lease: JobLease?, completing upload: String?) async throws
-        -> (document: Document, job: JobRecord, leased: Bool) {
+        -> (document: Document, job: JobRecord, leased: Bool)
+    {
         try await connections.transaction { session in
             let (stored, inserted) = try await PostgresIndex.insertVersion(document, in: session)
             if !inserted, let existing = try await latestJob(documentID: stored.id, kind: .preview, in: session) {
@@ -32,7 +33,8 @@ public struct PostgresJobQueue: JobQueue {
             let expires: PortableSQL = leasing.map { PortableSQL.later($0.seconds) } ?? "NULL"
             let insert: PortableSQL = """
                 INSERT INTO jobs (document_id, status, attempts, lease_owner, lease_expires_at, available_at, created_at, updated_at)
-                VALUES (\(stored.id), \(status), \(leasing == nil ? 0 : 1), \(leasing?.worker), \(expires), \(PortableSQL.now), \(PortableSQL.now), \(PortableSQL.now))
+                VALUES (\(stored.id), \(status), \(leasing == nil ? 0 : 1), \(leasing?.worker), \(expires), \(PortableSQL.now), \(PortableSQL.now), \
+                \(PortableSQL.now))
                 RETURNING *
                 """
             let job = try JobRecord(row: try await session.query(PostgresQuery(insert))[0])
@@ -47,7 +49,8 @@ public struct PostgresJobQueue: JobQueue {
         // A transaction, so that a lease PostgreSQL ends for a conflict is run again.
         try await connections.transaction { session in
             guard let job = try await run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds), on: session),
-                  let document = try await session.query("SELECT * FROM documents WHERE id = \(job.documentID)").first else { return nil }
+                let document = try await session.query("SELECT * FROM documents WHERE id = \(job.documentID)").first
+            else { return nil }
             return (job, try Document(row: document))
         }
     }
@@ -79,7 +82,8 @@ public struct PostgresJobQueue: JobQueue {
     }
 
     public func reportProgress(_ job: JobRecord, fraction: Double) async throws {
-        try await connections.query("""
+        try await connections.query(
+            """
             UPDATE jobs SET progress = \(fraction) WHERE id = \(job.id) AND status = \(JobRecord.Status.processing.rawValue)
             AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts)
             """)
@@ -114,9 +118,11 @@ public struct PostgresJobQueue: JobQueue {
     }
 
     public func jobs(status: JobRecord.Status?, limit: Int) async throws -> [JobRecord] {
-        try await connections.query("""
+        try await connections.query(
+            """
             SELECT * FROM jobs WHERE \(status?.rawValue)::text IS NULL OR status = \(status?.rawValue) ORDER BY id DESC LIMIT \(limit)
-            """).map(JobRecord.init(row:))
+            """
+        ).map(JobRecord.init(row:))
     }
 
     public func retry(id: Int64) async throws -> Bool {

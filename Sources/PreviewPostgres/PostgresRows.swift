@@ -6,18 +6,20 @@ import PreviewStore
 /// Records from rows selected with `*` (column names as in the schema).
 extension Document {
     init(row: PostgresRandomAccessRow) throws {
-        var facts = MediaFacts(width: try row["width"].decode(Int?.self), height: try row["height"].decode(Int?.self),
-                               pages: try row["pages"].decode(Int?.self), durationSeconds: try row["duration_s"].decode(Double?.self),
-                               codec: try row["codec"].decode(String?.self), rotation: try row["rotation"].decode(Int?.self))
+        var facts = MediaFacts(
+            width: try row["width"].decode(Int?.self), height: try row["height"].decode(Int?.self),
+            pages: try row["pages"].decode(Int?.self), durationSeconds: try row["duration_s"].decode(Double?.self),
+            codec: try row["codec"].decode(String?.self), rotation: try row["rotation"].decode(Int?.self))
         facts.playback = try row.decodeIfPresent("playback", as: Playback.self)
-        self.init(id: try row["id"].decode(String.self), owner: try row["owner"].decode(String.self),
-                  type: try row["type"].decode(String.self), title: try row["title"].decode(String.self),
-                  filename: try row["filename"].decode(String.self), description: try row["description"].decode(String.self),
-                  school: try row["school"].decode(String?.self), sha256: try row.hash("sha256"),
-                  kind: try row.decode("kind", as: FileKind.self), mime: try row["mime"].decode(String.self),
-                  size: try row["size"].decode(Int.self), facts: facts, version: try row["version"].decode(Int.self),
-                  previewStatus: try row.decode("preview_status", as: PreviewStatus.self),
-                  createdAt: try row["created_at"].decode(Date.self))
+        self.init(
+            id: try row["id"].decode(String.self), owner: try row["owner"].decode(String.self),
+            type: try row["type"].decode(String.self), title: try row["title"].decode(String.self),
+            filename: try row["filename"].decode(String.self), description: try row["description"].decode(String.self),
+            school: try row["school"].decode(String?.self), sha256: try row.hash("sha256"),
+            kind: try row.decode("kind", as: FileKind.self), mime: try row["mime"].decode(String.self),
+            size: try row["size"].decode(Int.self), facts: facts, version: try row["version"].decode(Int.self),
+            previewStatus: try row.decode("preview_status", as: PreviewStatus.self),
+            createdAt: try row["created_at"].decode(Date.self))
         errorCode = try row.decodeIfPresent("error_code", as: PreviewError.Code.self)
         errorMessage = try row["error_message"].decode(String?.self)
         jobStatus = try row.decodeIfPresent("job_status", as: JobRecord.Status.self)
@@ -27,33 +29,36 @@ extension Document {
 
 extension DerivativeRecord {
     init(row: PostgresRandomAccessRow) throws {
-        self.init(key: try row["key"].decode(String.self), sourceSha256: try row.hash("source_sha256"),
-                  operation: try row.decode("operation", as: DerivativeOperation.self), parameters: try row["parameters"].decode(String.self),
-                  renderer: try row["renderer"].decode(String.self), resultSha256: try row.hash("result_sha256"),
-                  width: try row["width"].decode(Int.self), height: try row["height"].decode(Int.self),
-                  createdAt: try row["created_at"].decode(Date.self), onDemand: try row["on_demand"].decode(Bool.self),
-                  usedAt: try row["used_at"].decode(Date?.self))
+        self.init(
+            key: try row["key"].decode(String.self), sourceSha256: try row.hash("source_sha256"),
+            operation: try row.decode("operation", as: DerivativeOperation.self), parameters: try row["parameters"].decode(String.self),
+            renderer: try row["renderer"].decode(String.self), resultSha256: try row.hash("result_sha256"),
+            width: try row["width"].decode(Int.self), height: try row["height"].decode(Int.self),
+            createdAt: try row["created_at"].decode(Date.self), onDemand: try row["on_demand"].decode(Bool.self),
+            usedAt: try row["used_at"].decode(Date?.self))
     }
 }
 
 extension RenderFailure {
     init(row: PostgresRandomAccessRow) throws {
-        self.init(key: try row["key"].decode(String.self), sourceSha256: try row.hash("source_sha256"),
-                  error: PreviewError(try row.decode("code", as: PreviewError.Code.self), try row["message"].decode(String.self)),
-                  createdAt: try row["created_at"].decode(Date.self))
+        self.init(
+            key: try row["key"].decode(String.self), sourceSha256: try row.hash("source_sha256"),
+            error: PreviewError(try row.decode("code", as: PreviewError.Code.self), try row["message"].decode(String.self)),
+            createdAt: try row["created_at"].decode(Date.self))
     }
 }
 
 extension JobRecord {
     init(row: PostgresRandomAccessRow) throws {
-        self.init(id: try row["id"].decode(Int64.self), documentID: try row["document_id"].decode(String.self),
-                  kind: try row.decode("kind", as: Kind.self), status: try row.decode("status", as: Status.self),
-                  attempts: try row["attempts"].decode(Int.self), availableAt: try row["available_at"].decode(Date.self),
-                  leaseOwner: try row["lease_owner"].decode(String?.self),
-                  leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self),
-                  errorCode: try row.decodeIfPresent("error_code", as: PreviewError.Code.self), errorMessage: try row["error_message"].decode(String?.self),
-                  progress: try row["progress"].decode(Double?.self),
-                  createdAt: try row["created_at"].decode(Date.self), updatedAt: try row["updated_at"].decode(Date.self))
+        self.init(
+            id: try row["id"].decode(Int64.self), documentID: try row["document_id"].decode(String.self),
+            kind: try row.decode("kind", as: Kind.self), status: try row.decode("status", as: Status.self),
+            attempts: try row["attempts"].decode(Int.self), availableAt: try row["available_at"].decode(Date.self),
+            leaseOwner: try row["lease_owner"].decode(String?.self),
+            leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self),
+            errorCode: try row.decodeIfPresent("error_code", as: PreviewError.Code.self), errorMessage: try row["error_message"].decode(String?.self),
+            progress: try row["progress"].decode(Double?.self),
+            createdAt: try row["created_at"].decode(Date.self), updatedAt: try row["updated_at"].decode(Date.self))
     }
 }
 
@@ -85,11 +90,13 @@ extension Optional {
 
 extension ShareRecord {
     init(row: PostgresRandomAccessRow) throws {
-        self.init(id: try row["id"].decode(String.self), tokenSha256: try row["token_sha256"].decode(String.self),
-                  documentID: try row["document_id"].decode(String.self), version: try row["version"].decode(Int?.self),
-                  label: try row["label"].decode(String.self), school: try row["school"].decode(String?.self), passwordHash: try row["password_hash"].decode(String?.self),
-                  allowDownload: try row["allow_download"].decode(Bool.self), createdAt: try row["created_at"].decode(Date.self),
-                  expiresAt: try row["expires_at"].decode(Date?.self), highlight: try row["highlight"].decode(String?.self))
+        self.init(
+            id: try row["id"].decode(String.self), tokenSha256: try row["token_sha256"].decode(String.self),
+            documentID: try row["document_id"].decode(String.self), version: try row["version"].decode(Int?.self),
+            label: try row["label"].decode(String.self), school: try row["school"].decode(String?.self),
+            passwordHash: try row["password_hash"].decode(String?.self),
+            allowDownload: try row["allow_download"].decode(Bool.self), createdAt: try row["created_at"].decode(Date.self),
+            expiresAt: try row["expires_at"].decode(Date?.self), highlight: try row["highlight"].decode(String?.self))
         revokedAt = try row["revoked_at"].decode(Date?.self)
         openedCount = try row["opened_count"].decode(Int.self)
         lastOpenedAt = try row["last_opened_at"].decode(Date?.self)

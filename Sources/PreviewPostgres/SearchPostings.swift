@@ -49,6 +49,6 @@ enum SearchPostings {
               IS DISTINCT FROM (NEW.latest, NEW.search_key, NEW.owner, NEW.created_at, NEW.id))
         EXECUTE FUNCTION search_postings_changed()
         """,
-        "CREATE TRIGGER search_postings_deleted AFTER DELETE ON documents FOR EACH ROW WHEN (OLD.latest) EXECUTE FUNCTION search_postings_changed()",
+        "CREATE TRIGGER search_postings_deleted AFTER DELETE ON documents FOR EACH ROW WHEN (OLD.latest) EXECUTE FUNCTION search_postings_changed()"
     ]
 }

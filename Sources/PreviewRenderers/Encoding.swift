@@ -41,23 +41,28 @@ enum Encoding {
     }
 
     /// Encodes `width`×`height` packed RGB rows where they are (a PDF page in Splash's bitmap).
-    static func encode(rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, showing content: Content,
-                       _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
+    static func encode(
+        rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, showing content: Content,
+        _ request: RenderRequest
+    ) throws(PreviewError) -> RenderedImage {
         precondition(rgb.count == width * height * 3, "decoded pixels are packed RGB")
         var out: UnsafeMutablePointer<UInt8>?
         var length = 0
         let quality = Int32(request.quality)
-        let status = switch request.format {
-        case .jpeg: docpreview_encode_jpeg(rgb.baseAddress!, Int32(width), Int32(height), quality, content.jpegTables, &out, &length)
-        case .png: docpreview_encode_png(rgb.baseAddress!, Int32(width), Int32(height), &out, &length)
-        case .webp: docpreview_encode_webp(rgb.baseAddress!, Int32(width), Int32(height), quality, &out, &length)
-        }
+        let status =
+            switch request.format {
+            case .jpeg: docpreview_encode_jpeg(rgb.baseAddress!, Int32(width), Int32(height), quality, content.jpegTables, &out, &length)
+            case .png: docpreview_encode_png(rgb.baseAddress!, Int32(width), Int32(height), &out, &length)
+            case .webp: docpreview_encode_webp(rgb.baseAddress!, Int32(width), Int32(height), quality, &out, &length)
+            }
         defer { free(out) }
         guard status == 0, let out else {
-            throw PreviewError(.internal, "The preview could not be encoded.", detail: "\(request.format.rawValue) encoder refused \(width)×\(height)")
+            throw PreviewError(
+                .internal, "The preview could not be encoded.", detail: "\(request.format.rawValue) encoder refused \(width)×\(height)")
         }
-        return RenderedImage(bytes: Array(UnsafeBufferPointer(start: out, count: length)), format: request.format,
-                             width: width, height: height, facts: MediaFacts())
+        return RenderedImage(
+            bytes: Array(UnsafeBufferPointer(start: out, count: length)), format: request.format,
+            width: width, height: height, facts: MediaFacts())
     }
 }
 

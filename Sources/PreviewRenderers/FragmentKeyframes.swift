@@ -20,8 +20,9 @@ struct FragmentKeyframes {
         self.file = file
         fileSize = size
         guard initRange.upperBound <= size, initRange.count <= Self.maxMoof, let bytes = Self.read(file, initRange),
-              let moov = Self.children(of: bytes, in: 0..<bytes.count).first(where: { $0.type == "moov" }),
-              let track = Self.videoTrack(in: bytes, moov: moov) else { return nil }
+            let moov = Self.children(of: bytes, in: 0..<bytes.count).first(where: { $0.type == "moov" }),
+            let track = Self.videoTrack(in: bytes, moov: moov)
+        else { return nil }
         videoTrack = track
     }
 
@@ -29,15 +30,17 @@ struct FragmentKeyframes {
     /// has no `moof` among its first boxes whose video run says where that is within the segment.
     func keyframe(of segment: Range<Int>) -> Range<Int>? {
         guard segment.upperBound <= fileSize, let start = moofStart(in: segment),
-              let header = Self.read(file, start..<min(segment.upperBound, start + 16)),
-              let moof = Self.children(of: header, in: 0..<header.count, partial: true).first,
-              moof.size <= Self.maxMoof, moof.size <= segment.upperBound - start,
-              let bytes = Self.read(file, start..<(start + moof.size)) else { return nil }
+            let header = Self.read(file, start..<min(segment.upperBound, start + 16)),
+            let moof = Self.children(of: header, in: 0..<header.count, partial: true).first,
+            moof.size <= Self.maxMoof, moof.size <= segment.upperBound - start,
+            let bytes = Self.read(file, start..<(start + moof.size))
+        else { return nil }
         for traf in Self.children(of: bytes, in: moof.body) where traf.type == "traf" {
             let boxes = Self.children(of: bytes, in: traf.body)
             guard let tfhd = boxes.first(where: { $0.type == "tfhd" }), let trun = boxes.first(where: { $0.type == "trun" }),
-                  let header = Self.trackFragmentHeader(bytes, tfhd), header.track == videoTrack,
-                  let end = Self.firstSampleEnd(bytes, trun, defaultSize: header.defaultSampleSize) else { continue }
+                let header = Self.trackFragmentHeader(bytes, tfhd), header.track == videoTrack,
+                let end = Self.firstSampleEnd(bytes, trun, defaultSize: header.defaultSampleSize)
+            else { continue }
             // Offsets count from the moof (default-base-is-moof, or no base given) or from the file's start.
             let (sampleEnd, overflow) = (header.baseDataOffset ?? start).addingReportingOverflow(end)
             guard !overflow, sampleEnd > start + moof.size, sampleEnd <= segment.upperBound else { return nil }
@@ -51,7 +54,8 @@ struct FragmentKeyframes {
         var offset = segment.lowerBound
         for _ in 0..<8 {
             guard let header = Self.read(file, offset..<min(segment.upperBound, offset + 16)),
-                  let box = Self.children(of: header, in: 0..<header.count, partial: true).first else { return nil }
+                let box = Self.children(of: header, in: 0..<header.count, partial: true).first
+            else { return nil }
             if box.type == "moof" { return offset }
             guard box.type != "mdat", box.size <= segment.upperBound - offset else { return nil }
             offset += box.size
@@ -96,8 +100,9 @@ struct FragmentKeyframes {
         for trak in children(of: bytes, in: moov.body) where trak.type == "trak" {
             let boxes = children(of: bytes, in: trak.body)
             guard let tkhd = boxes.first(where: { $0.type == "tkhd" }), let mdia = boxes.first(where: { $0.type == "mdia" }),
-                  let hdlr = children(of: bytes, in: mdia.body).first(where: { $0.type == "hdlr" }), hdlr.body.count >= 12,
-                  String(decoding: bytes[(hdlr.body.lowerBound + 8)..<(hdlr.body.lowerBound + 12)], as: UTF8.self) == "vide" else { continue }
+                let hdlr = children(of: bytes, in: mdia.body).first(where: { $0.type == "hdlr" }), hdlr.body.count >= 12,
+                String(decoding: bytes[(hdlr.body.lowerBound + 8)..<(hdlr.body.lowerBound + 12)], as: UTF8.self) == "vide"
+            else { continue }
             // Full box: version (1), flags (3); then the times (4 or 8 each by version) and the track ID.
             let idOffset = tkhd.body.lowerBound + (bytes[tkhd.body.lowerBound] == 1 ? 20 : 12)
             guard idOffset + 4 <= tkhd.body.upperBound else { return nil }
@@ -147,7 +152,8 @@ struct FragmentKeyframes {
 
     private static func read(_ file: FileHandle, _ range: Range<Int>) -> [UInt8]? {
         guard range.lowerBound >= 0, (try? file.seek(toOffset: UInt64(range.lowerBound))) != nil,
-              let data = try? file.read(upToCount: range.count), data.count == range.count else { return nil }
+            let data = try? file.read(upToCount: range.count), data.count == range.count
+        else { return nil }
         return [UInt8](data)
     }
 

@@ -47,9 +47,10 @@ public struct ImageRenderer: Renderer {
     }
 
     func load(_ path: String) throws(PreviewError) -> VipsLoad {
-        let kind = format ?? (try? ByteProbe(contentsOf: URL(fileURLWithPath: path))).map {
-            ContentDetector.detect($0, fileExtension: URL(fileURLWithPath: path).pathExtension.lowercased()).kind
-        } ?? .unknown
+        let kind =
+            format ?? (try? ByteProbe(contentsOf: URL(fileURLWithPath: path))).map {
+                ContentDetector.detect($0, fileExtension: URL(fileURLWithPath: path).pathExtension.lowercased()).kind
+            } ?? .unknown
         guard let load = Self.load(for: kind) else {
             throw PreviewError(.unsupportedType, "No image preview is made for \(kind.label).")
         }
@@ -67,13 +68,16 @@ public struct ImageRenderer: Renderer {
     func facts(_ header: VipsImageRef) throws(PreviewError) -> MediaFacts {
         let pixels = header.width * header.height
         if pixels > limits.maxPixels {
-            throw PreviewError(.tooManyPixels, "The image is \(header.width)×\(header.height) (\(megapixels(pixels)) megapixels); "
-                + "the limit is \(megapixels(limits.maxPixels)) megapixels.")
+            throw PreviewError(
+                .tooManyPixels,
+                "The image is \(header.width)×\(header.height) (\(megapixels(pixels)) megapixels); "
+                    + "the limit is \(megapixels(limits.maxPixels)) megapixels.")
         }
         let rotation = [3: 180, 4: 180, 5: 90, 6: 90, 7: 270, 8: 270][header.orientation] ?? 0
         let swapped = rotation % 180 != 0
-        return MediaFacts(width: swapped ? header.height : header.width, height: swapped ? header.width : header.height,
-                          pages: header.pageCount > 1 ? header.pageCount : nil, rotation: rotation)
+        return MediaFacts(
+            width: swapped ? header.height : header.width, height: swapped ? header.width : header.height,
+            pages: header.pageCount > 1 ? header.pageCount : nil, rotation: rotation)
     }
 
     public func render(_ path: String, _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
@@ -83,7 +87,8 @@ public struct ImageRenderer: Renderer {
         if let region = request.region { return try render(region, of: path, load, header, facts, request) }
         let box = request.box(defaultEdge: RenderRequest.defaultEdge)
         do {
-            let thumbnail = load == .jpeg
+            let thumbnail =
+                load == .jpeg
                 ? try VipsImageRef.jpegThumbnail(path: path, shrink: Self.jpegShrink(facts, box), width: box.width, height: box.height)
                 : try VipsImageRef.thumbnail(path: path, load: load, width: box.width, height: box.height)
             let bytes = try Encoding.encode(thumbnail, request)
@@ -121,10 +126,13 @@ public struct ImageRenderer: Renderer {
 
     /// A region of the image at its full size (upright), scaled, mirrored, turned and grayed: from
     /// the smallest level of our pyramid that keeps its detail, or from the image itself.
-    private func render(_ region: ImageRegion, of path: String, _ load: VipsLoad, _ header: VipsImageRef, _ facts: MediaFacts,
-                        _ request: RenderRequest) throws(PreviewError) -> RenderedImage {
+    private func render(
+        _ region: ImageRegion, of path: String, _ load: VipsLoad, _ header: VipsImageRef, _ facts: MediaFacts,
+        _ request: RenderRequest
+    ) throws(PreviewError) -> RenderedImage {
         do {
-            let area = region.fromPyramid
+            let area =
+                region.fromPyramid
                 ? try Self.pyramidArea(path, region, full: header)
                 : try VipsImageRef.open(path: path, load: load, sequential: false).autorotated()
                     .extracted(x: region.x, y: region.y, width: region.width, height: region.height)

@@ -24,8 +24,9 @@ package enum OCRReading {
     }
 
     static func unavailable(_ languages: String, _ error: OCRError) -> PreviewError {
-        PreviewError(.internal, "Scans cannot be read here: the OCR data of \(languages) is not installed (tesseract-ocr-<language>).",
-                     detail: error.description)
+        PreviewError(
+            .internal, "Scans cannot be read here: the OCR data of \(languages) is not installed (tesseract-ocr-<language>).",
+            detail: error.description)
     }
 
     /// `reading`'s words as a page's, their boxes scaled by `scale` (page units a pixel). A line
@@ -34,10 +35,12 @@ package enum OCRReading {
     static func page(_ number: Int, width: Double, height: Double, _ reading: OCR.Reading, scale: Double) -> PageText {
         let words = reading.words.map { word in
             let hyphenated = word.next == .line && word.text.count > 1 && (word.text.hasSuffix("-") || word.text.hasSuffix("\u{AD}"))
-            return PageText.Word(text: word.text, box: word.box.map { PageText.hundredths(Double($0) * scale) }, next: hyphenated ? .hyphen : word.next)
+            return PageText.Word(
+                text: word.text, box: word.box.map { PageText.hundredths(Double($0) * scale) }, next: hyphenated ? .hyphen : word.next)
         }
-        return PageText(page: number, width: width, height: height, words: words, truncated: reading.truncated,
-                        ocrPath: (reading.rectified ? "photo+" : "") + reading.path.rawValue)
+        return PageText(
+            page: number, width: width, height: height, words: words, truncated: reading.truncated,
+            ocrPath: (reading.rectified ? "photo+" : "") + reading.path.rawValue)
     }
 
     /// Reads `pixels` within `seconds`, failures in the contract's words.
@@ -47,7 +50,8 @@ package enum OCRReading {
             return try OCR.read(pixels, ppi: ppi, languages: languages, seconds: seconds, maxWords: PDFRenderer.maxWordsPerPage)
         } catch {
             switch error.reason {
-            case .outOfTime: throw PreviewError(.timeout, "\(what) took longer than \(PDFRenderer.describe(seconds: seconds)) to read.", detail: error.description)
+            case .outOfTime:
+                throw PreviewError(.timeout, "\(what) took longer than \(PDFRenderer.describe(seconds: seconds)) to read.", detail: error.description)
             case .noLanguage: throw unavailable(languages, error)
             case .failed: throw PreviewError(.internal, "\(what) could not be read.", detail: error.description)
             }

@@ -31,8 +31,10 @@ public final class PDFDocumentCache: Sendable {
     package var count: Int { state.withLock { $0.entries.count } }
 
     /// Runs `body` with the open document at `path`, opening (and caching) it first when needed.
-    func withDocument<T>(_ path: String, open: (String) throws(PreviewError) -> PDFDocument,
-                         _ body: (PDFDocument) throws(PreviewError) -> T) throws(PreviewError) -> T {
+    func withDocument<T>(
+        _ path: String, open: (String) throws(PreviewError) -> PDFDocument,
+        _ body: (PDFDocument) throws(PreviewError) -> T
+    ) throws(PreviewError) -> T {
         let key = Self.identity(path)
         let cached = state.withLock { state -> Entry? in
             guard let key, let entry = state.entries[key] else { return nil }

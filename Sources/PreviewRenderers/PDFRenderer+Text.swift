@@ -15,9 +15,10 @@ extension PDFRenderer {
             let page = try page(number, of: document, pageCount: try pages(of: document))
             do throws(PDFError) {
                 return try page.text(seconds: pageSeconds, maxWords: Self.maxWordsPerPage)
-            } catch where error.reason == .outOfTime {
-                throw PreviewError(.timeout, "The text of page \(number) took longer than \(Self.describe(seconds: pageSeconds)) to read.",
-                                   detail: error.description)
+            } catch  where error.reason == .outOfTime {
+                throw PreviewError(
+                    .timeout, "The text of page \(number) took longer than \(Self.describe(seconds: pageSeconds)) to read.",
+                    detail: error.description)
             } catch {
                 throw PreviewError(.corrupt, "The text of page \(number) could not be read; the PDF is damaged.", detail: error.description)
             }

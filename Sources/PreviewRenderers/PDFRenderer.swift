@@ -79,8 +79,10 @@ public struct PDFRenderer: Renderer {
 
     /// The region of the page at its full size (at the region's DPI), drawn alone at its output scale
     /// (Splash draws only that slice of the scaled page), then mirrored, turned and grayed.
-    private func slice(_ region: ImageRegion, of page: PDFPage, size: (width: Double, height: Double),
-                       _ request: RenderRequest) throws(PDFError) -> Result<RenderedImage, PreviewError> {
+    private func slice(
+        _ region: ImageRegion, of page: PDFPage, size: (width: Double, height: Double),
+        _ request: RenderRequest
+    ) throws(PDFError) -> Result<RenderedImage, PreviewError> {
         let dpi = region.pageDPI ?? 72
         guard let full = ImageRegion.pageSize(points: size, dpi: dpi) else { return .failure(ImageRegion.pageTooLarge(points: size, dpi: dpi)) }
         let scaleX = Double(region.outputWidth) / Double(region.width)
@@ -117,9 +119,10 @@ public struct PDFRenderer: Renderer {
     private func open(_ path: String) throws(PreviewError) -> PDFDocument {
         do {
             return try PDFDocument(path: path)
-        } catch where error.reason == .encrypted {
-            throw PreviewError(.encrypted, "The PDF is password-protected; remove the password and upload it again.",
-                               detail: error.description)
+        } catch  where error.reason == .encrypted {
+            throw PreviewError(
+                .encrypted, "The PDF is password-protected; remove the password and upload it again.",
+                detail: error.description)
         } catch {
             throw PreviewError(.corrupt, "The PDF could not be read; it is damaged.", detail: error.description)
         }

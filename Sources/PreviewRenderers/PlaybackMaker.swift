@@ -18,8 +18,10 @@ package struct PlaybackMaker: Sendable {
 
     /// Writes the rendition of the video at `path` to `output` (replaced only when complete),
     /// telling `progress` the fraction done as it advances; on `offload`'s renders lane or in a child.
-    package func transcode(_ path: String, kind: FileKind, duration: Double?, to output: String, on offload: Offload,
-                          progress: @escaping @Sendable (Double) -> Void = { _ in }) async throws(PreviewError) -> VideoTranscoding.Rendition {
+    package func transcode(
+        _ path: String, kind: FileKind, duration: Double?, to output: String, on offload: Offload,
+        progress: @escaping @Sendable (Double) -> Void = { _ in }
+    ) async throws(PreviewError) -> VideoTranscoding.Rendition {
         let seconds = transcodeSeconds(duration: duration)
         guard let isolation else {
             let transcoding = VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds)
@@ -36,8 +38,10 @@ package struct PlaybackMaker: Sendable {
 
     /// Writes the HLS ladder of the video at `path` into the folder `output` (made when complete),
     /// telling `progress` the fraction done; on `offload`'s renders lane or in a child.
-    package func ladder(_ path: String, kind: FileKind, duration: Double?, shortSide: Double, into output: String, on offload: Offload,
-                       progress: @escaping @Sendable (Double) -> Void = { _ in }) async throws(PreviewError) -> [VideoLadder.Rung] {
+    package func ladder(
+        _ path: String, kind: FileKind, duration: Double?, shortSide: Double, into output: String, on offload: Offload,
+        progress: @escaping @Sendable (Double) -> Void = { _ in }
+    ) async throws(PreviewError) -> [VideoLadder.Rung] {
         let seconds = ladderSeconds(duration: duration, shortSide: shortSide)
         guard let isolation else {
             let ladder = VideoLadder(transcoding: VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds))
@@ -48,7 +52,9 @@ package struct PlaybackMaker: Sendable {
 
     /// Writes the scrubbing thumbnails of the video at `path` into the existing folder `output`;
     /// on `offload`'s renders lane or in a child.
-    package func sprites(_ path: String, kind: FileKind, into output: String, on offload: Offload) async throws(PreviewError) -> ScrubbingSprites.Files {
+    package func sprites(_ path: String, kind: FileKind, into output: String, on offload: Offload) async throws(PreviewError)
+        -> ScrubbingSprites.Files
+    {
         guard let isolation else {
             let sprites = ScrubbingSprites(limits: limits)
             return try await offload.render { () throws(PreviewError) in try sprites.write(path, kind: kind, into: output) }
@@ -60,7 +66,8 @@ package struct PlaybackMaker: Sendable {
     /// a new encoder or new settings make them again.
     package var renditionRecipe: String { "rendition/2 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }
     package var ladderRecipe: String {
-        "ladder/3 \(VideoRenderer.libraryVersions) \(settings.preset) crf \(settings.crf) from \(settings.ladderMinSeconds) s or \(settings.ladderMinBytes) B"
+        "ladder/3 \(VideoRenderer.libraryVersions) \(settings.preset) crf \(settings.crf) from \(settings.ladderMinSeconds) s or "
+            + "\(settings.ladderMinBytes) B"
     }
     package var spritesRecipe: String { "sprites/1 \(VideoRenderer.libraryVersions)" }
 }

@@ -19,8 +19,10 @@ public struct Renderers: Sendable {
     ///   - isolation: child processes to render in (`batch`, `serve`, `worker`); nil renders here,
     ///     except office conversions, which always run in a child: of `isolation`, else of a pool of
     ///     their own started from `executable` on first use.
-    public init(limits: Limits = Limits(), renditions: RenditionSettings = RenditionSettings(), openDocuments: Int = 0,
-                isolation: RendererPool? = nil, executable: URL = RendererPool.currentExecutable) {
+    public init(
+        limits: Limits = Limits(), renditions: RenditionSettings = RenditionSettings(), openDocuments: Int = 0,
+        isolation: RendererPool? = nil, executable: URL = RendererPool.currentExecutable
+    ) {
         video = VideoRenderer(limits: limits)
         playback = PlaybackMaker(limits: limits, settings: renditions, isolation: isolation)
         pdf = PDFRenderer(documents: openDocuments > 0 ? PDFDocumentCache(capacity: openDocuments) : nil, pageSeconds: limits.pageBudget)
@@ -106,8 +108,10 @@ public struct Renderers: Sendable {
     /// of an office document's pivot (converted in an office child first), and with `ocr`'s
     /// languages from the pixels of a page without one and of an image (its one page); nil when
     /// `kind` has no pages (nor, without `ocr`, any words).
-    package func text(of path: String, kind: FileKind, pages: ClosedRange<Int>?, ocr languages: String?,
-                     on offload: Offload) async throws(PreviewError) -> [PageText]? {
+    package func text(
+        of path: String, kind: FileKind, pages: ClosedRange<Int>?, ocr languages: String?,
+        on offload: Offload
+    ) async throws(PreviewError) -> [PageText]? {
         let pdf = pdfRenderer(on: offload)
         let read = { (pivot: String) async throws(PreviewError) -> [PageText] in
             let count = try await pdf.probe(pivot).pages ?? 1
@@ -158,8 +162,9 @@ private final class OfficeChildren: Sendable {
         if let isolation { return isolation }
         return own.withLock { own in
             if let own { return own }
-            let pool = RendererPool(executable: executable, size: 1, officeSize: 1, limits: limits,
-                                    logger: Logger(label: "docpreview.office"))
+            let pool = RendererPool(
+                executable: executable, size: 1, officeSize: 1, limits: limits,
+                logger: Logger(label: "docpreview.office"))
             own = pool
             return pool
         }

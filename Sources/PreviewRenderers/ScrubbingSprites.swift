@@ -72,9 +72,10 @@ public struct ScrubbingSprites: Sendable {
         } catch {
             throw PreviewError(.internal, "The thumbnails could not be written.", detail: "\(error)")
         }
-        return Files(sheets: result.sheets.map { Files.Sheet(name: $0.name, width: $0.width, height: $0.height) }, track: Self.trackName,
-                     intervalSeconds: result.intervalSeconds, tiles: result.tiles, columns: columns, perSheet: columns * rows,
-                     tileWidth: result.tileWidth, tileHeight: result.tileHeight)
+        return Files(
+            sheets: result.sheets.map { Files.Sheet(name: $0.name, width: $0.width, height: $0.height) }, track: Self.trackName,
+            intervalSeconds: result.intervalSeconds, tiles: result.tiles, columns: columns, perSheet: columns * rows,
+            tileWidth: result.tileWidth, tileHeight: result.tileHeight)
     }
 
     /// Sheets and track for the video at `path` (read with `kind`'s demuxer when given); sheet `n`
@@ -118,7 +119,9 @@ public struct ScrubbingSprites: Sendable {
             }
         } catch {
             if error.isEncrypted { throw PreviewError(.encrypted, "The video is DRM-protected (encrypted); it has no thumbnails.") }
-            if error.isInterrupted { throw PreviewError(.timeout, "Making thumbnails took longer than \(Int(limits.jobSeconds)) s.", detail: error.description) }
+            if error.isInterrupted {
+                throw PreviewError(.timeout, "Making thumbnails took longer than \(Int(limits.jobSeconds)) s.", detail: error.description)
+            }
             if tiles.isEmpty { throw PreviewError(.corrupt, "The video could not be read; it may be damaged.", detail: error.description) }
         }
         guard !tiles.isEmpty else { throw PreviewError(.corrupt, "The video has no frame to make thumbnails of.") }

@@ -75,8 +75,10 @@ public struct VideoLadder: Sendable {
 
     /// Writes the ladder of the video at `path` into the folder `output` (replacing it when complete),
     /// telling `progress` the fraction done over all rungs.
-    public func make(_ path: String, kind: FileKind? = nil, into output: String,
-                     progress: (Double) -> Void = { _ in }) throws(PreviewError) -> [Rung] {
+    public func make(
+        _ path: String, kind: FileKind? = nil, into output: String,
+        progress: (Double) -> Void = { _ in }
+    ) throws(PreviewError) -> [Rung] {
         let source = try transcoding.plan(path, kind: kind)
         let shortSide = min(source.video.displaySize.width, source.video.displaySize.height)
         let rungs = Self.rungs(shortSide: shortSide)
@@ -97,23 +99,27 @@ public struct VideoLadder: Sendable {
             let name = "\(height)p"
             let share = Self.work(height: height) / work
             let playlist = staged.appendingPathComponent("\(name).m3u8")
-            let result = try transcoding.transcode(path, kind: kind, settings: settings, reencode: true, maxBitrate: maxBitrate,
-                                                   to: .hls(playlist: playlist.path, mediaPath: staged.appendingPathComponent("\(name).mp4").path)) {
+            let result = try transcoding.transcode(
+                path, kind: kind, settings: settings, reencode: true, maxBitrate: maxBitrate,
+                to: .hls(playlist: playlist.path, mediaPath: staged.appendingPathComponent("\(name).mp4").path)
+            ) {
                 progress(done + $0 * share)
             }
             done += share
             let media = staged.appendingPathComponent("\(name).mp4")
             let text = try Self.check(playlist: playlist, media: media)
             let rates = Self.bitRates(text)
-            var rung = Rung(name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
-                            bandwidth: rates.peak, averageBandwidth: rates.average, frameRate: result.frameRate)
+            var rung = Rung(
+                name: name, width: result.plan.width, height: result.plan.height, codecs: result.codecs,
+                bandwidth: rates.peak, averageBandwidth: rates.average, frameRate: result.frameRate)
             if let iFrames = Self.iFramePlaylist(of: text, media: media) {
                 let file = staged.appendingPathComponent(rung.iFramePlaylist)
                 do {
                     try Data(iFrames.utf8).write(to: file)
                 } catch {
-                    throw PreviewError(RendererPool.isNearlyFull(near: file.path) ? .storageFull : .internal,
-                                       "The rung's I-frame playlist could not be written.", detail: "\(error)")
+                    throw PreviewError(
+                        RendererPool.isNearlyFull(near: file.path) ? .storageFull : .internal,
+                        "The rung's I-frame playlist could not be written.", detail: "\(error)")
                 }
                 rung.iFrameBandwidth = Self.bitRates(iFrames).peak
             }
@@ -134,14 +140,16 @@ public struct VideoLadder: Sendable {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
         for rung in rungs {
             let frameRate = rung.frameRate.map { ",FRAME-RATE=" + String(format: "%.3f", $0) } ?? ""
-            lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(rung.bandwidth),AVERAGE-BANDWIDTH=\(rung.averageBandwidth),"
-                         + "RESOLUTION=\(rung.width)x\(rung.height)\(frameRate),CODECS=\"\(rung.codecs)\"")
+            lines.append(
+                "#EXT-X-STREAM-INF:BANDWIDTH=\(rung.bandwidth),AVERAGE-BANDWIDTH=\(rung.averageBandwidth),"
+                    + "RESOLUTION=\(rung.width)x\(rung.height)\(frameRate),CODECS=\"\(rung.codecs)\"")
             lines.append(rung.playlist)
         }
         for rung in rungs {
             guard let bandwidth = rung.iFrameBandwidth else { continue }
-            lines.append("#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(bandwidth),RESOLUTION=\(rung.width)x\(rung.height),"
-                         + "CODECS=\"\(rung.codecs.split(separator: ",").first ?? "")\",URI=\"\(rung.iFramePlaylist)\"")
+            lines.append(
+                "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(bandwidth),RESOLUTION=\(rung.width)x\(rung.height),"
+                    + "CODECS=\"\(rung.codecs.split(separator: ",").first ?? "")\",URI=\"\(rung.iFramePlaylist)\"")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -152,7 +160,8 @@ public struct VideoLadder: Sendable {
     static func iFramePlaylist(of text: String, media: URL) -> String? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let map = lines.lazy.compactMap(mapRange).first, let initRange = byteRange(map),
-              let keyframes = FragmentKeyframes(media: media, initRange: initRange) else { return nil }
+            let keyframes = FragmentKeyframes(media: media, initRange: initRange)
+        else { return nil }
         var out: [String] = []
         for line in lines {
             if line.hasPrefix("#EXT-X-BYTERANGE:") {
@@ -189,10 +198,12 @@ public struct VideoLadder: Sendable {
         let text = (try? String(contentsOf: playlist, encoding: .utf8)) ?? ""
         guard let mismatch = mismatch(playlist: text, mediaSize: size) else { return text }
         let full = RendererPool.isNearlyFull(near: media.path)
-        throw PreviewError(full ? .storageFull : .internal,
-                           full ? "There is no room left to write the video's ladder: the disk is full."
-                                : "The ladder's \(playlist.lastPathComponent) does not match its media file.",
-                           detail: mismatch)
+        throw PreviewError(
+            full ? .storageFull : .internal,
+            full
+                ? "There is no room left to write the video's ladder: the disk is full."
+                : "The ladder's \(playlist.lastPathComponent) does not match its media file.",
+            detail: mismatch)
     }
 
     /// What is wrong with a media playlist over a media file of `mediaSize` bytes (what a muxer that
@@ -225,7 +236,8 @@ public struct VideoLadder: Sendable {
             if line.hasPrefix("#EXTINF:") {
                 duration = Double(line.dropFirst(8).prefix { $0 != "," })
             } else if line.hasPrefix("#EXT-X-BYTERANGE:"), let segment = duration,
-                      let length = Double(line.dropFirst(17).prefix { $0 != "@" }) {
+                let length = Double(line.dropFirst(17).prefix { $0 != "@" })
+            {
                 peak = max(peak, length * 8 / max(segment, 0.1))
                 bits += length * 8
                 seconds += segment

@@ -62,8 +62,10 @@ public struct VideoRenderer: Renderer {
     /// Opens the video at `path` to make `what` of (renditions, thumbnails): with `kind`'s demuxer
     /// only (nil probes among ``MediaInput/demuxers``); a kind that cannot hold video is
     /// `no_video_stream` before FFmpeg sees it, and FFmpeg's refusal is told by `mapping`.
-    static func openVideo(_ path: String, kind: FileKind?, timeoutSeconds: Double?, toMake what: String,
-                          mapping: (FFmpegError) -> PreviewError) throws(PreviewError) -> MediaInput {
+    static func openVideo(
+        _ path: String, kind: FileKind?, timeoutSeconds: Double?, toMake what: String,
+        mapping: (FFmpegError) -> PreviewError
+    ) throws(PreviewError) -> MediaInput {
         let demuxer = kind.flatMap(demuxer(for:))
         if let kind, demuxer == nil || holdsAudioOnly(kind) {
             throw PreviewError(.noVideoStream, "\(kind.label) has no video to make \(what) of.")
@@ -85,8 +87,9 @@ public struct VideoRenderer: Renderer {
         let input = try open(path)
         let stream = try videoStream(of: input)
         let display = stream.displaySize
-        var facts = MediaFacts(width: Int(display.width.rounded()), height: Int(display.height.rounded()),
-                               durationSeconds: input.durationSeconds, codec: stream.codecName, rotation: stream.rotation)
+        var facts = MediaFacts(
+            width: Int(display.width.rounded()), height: Int(display.height.rounded()),
+            durationSeconds: input.durationSeconds, codec: stream.codecName, rotation: stream.rotation)
         facts.playback = RenditionPlan(input, settings: RenditionSettings())?.playback
         return facts
     }
@@ -101,15 +104,17 @@ public struct VideoRenderer: Renderer {
 
         let (pixels, seconds) = try firstMeaningfulFrame(input, stream, width: scaled.width, height: scaled.height)
         var rendered = try Encoding.encode(pixels, rotation: stream.rotation, request)
-        rendered.facts = MediaFacts(width: Int(display.width.rounded()), height: Int(display.height.rounded()),
-                                    durationSeconds: input.durationSeconds, codec: stream.codecName,
-                                    rotation: stream.rotation, frameSeconds: seconds)
+        rendered.facts = MediaFacts(
+            width: Int(display.width.rounded()), height: Int(display.height.rounded()),
+            durationSeconds: input.durationSeconds, codec: stream.codecName,
+            rotation: stream.rotation, frameSeconds: seconds)
         rendered.facts.playback = RenditionPlan(input, settings: RenditionSettings())?.playback
         return rendered
     }
 
     private func firstMeaningfulFrame(_ input: MediaInput, _ stream: VideoStream, width: Int, height: Int)
-        throws(PreviewError) -> (PixelBuffer, Double) {
+        throws(PreviewError) -> (PixelBuffer, Double)
+    {
         do {
             let reader = try VideoFrameReader(input: input, stream: stream)
             var first: (PixelBuffer, Double)?
@@ -138,7 +143,8 @@ public struct VideoRenderer: Renderer {
 
     /// The frame at the first target past `reached` that is not uniform, if any within ``skipSeconds``.
     private func laterMeaningfulFrame(_ reader: VideoFrameReader, after reached: Double, width: Int, height: Int)
-        throws -> (PixelBuffer, Double)? {
+        throws -> (PixelBuffer, Double)?
+    {
         var position = reached
         for target in Self.seekTargets where target > position && target <= skipSeconds {
             // Seek only past what was decoded already: a keyframe behind us would mean decoding it all again.

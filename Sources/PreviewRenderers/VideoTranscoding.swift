@@ -48,8 +48,10 @@ public struct VideoTranscoding: Sendable {
     }
 
     /// Writes the rendition of the video at `path` to `output` (replacing it only when complete).
-    public func transcode(_ path: String, kind: FileKind? = nil, to output: String, shrink: Bool = false,
-                          progress: (Double) -> Void = { _ in }) throws(PreviewError) -> Rendition {
+    public func transcode(
+        _ path: String, kind: FileKind? = nil, to output: String, shrink: Bool = false,
+        progress: (Double) -> Void = { _ in }
+    ) throws(PreviewError) -> Rendition {
         let staged = output + ".partial-\(UUID().uuidString)"
         defer { unlink(staged) }
         let result = try transcode(path, kind: kind, settings: settings, shrink: shrink, to: .file(staged), progress: progress)
@@ -58,13 +60,16 @@ public struct VideoTranscoding: Sendable {
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         let plan = result.plan
-        return Rendition(playback: plan.playback, video: plan.videoAction.rawValue, audio: plan.audioAction?.rawValue,
-                         width: plan.width, height: plan.height, durationSeconds: result.durationSeconds, codecs: result.codecs, size: size)
+        return Rendition(
+            playback: plan.playback, video: plan.videoAction.rawValue, audio: plan.audioAction?.rawValue,
+            width: plan.width, height: plan.height, durationSeconds: result.durationSeconds, codecs: result.codecs, size: size)
     }
 
     /// The transcode itself, at `settings`, into `output` as it is (the callers stage it).
-    func transcode(_ path: String, kind: FileKind?, settings: RenditionSettings, shrink: Bool = false, reencode: Bool = false,
-                   maxBitrate: Int? = nil, to output: Transcoder.Output, progress: (Double) -> Void = { _ in }) throws(PreviewError) -> Transcoder.Result {
+    func transcode(
+        _ path: String, kind: FileKind?, settings: RenditionSettings, shrink: Bool = false, reencode: Bool = false,
+        maxBitrate: Int? = nil, to output: Transcoder.Output, progress: (Double) -> Void = { _ in }
+    ) throws(PreviewError) -> Transcoder.Result {
         let input = try open(path, kind: kind)
         var limited = self
         limited.settings = settings
@@ -87,17 +92,23 @@ public struct VideoTranscoding: Sendable {
         let video = plan.video
         if video.declaresEncryption { throw PreviewError(.encrypted, "The video is DRM-protected (encrypted); it has no rendition.") }
         if video.width * video.height > limits.maxRenditionPixels {
-            throw PreviewError(.tooManyPixels, "The video is \(video.width)×\(video.height), larger than renditions are made of "
-                               + "(\(limits.maxRenditionPixels) pixels).")
+            throw PreviewError(
+                .tooManyPixels,
+                "The video is \(video.width)×\(video.height), larger than renditions are made of "
+                    + "(\(limits.maxRenditionPixels) pixels).")
         }
         // H.264 (and every player) stops well short of such shapes; x264 refuses them (and leaks on the way).
         if max(plan.width, plan.height) > Self.maxEdge {
-            throw PreviewError(.tooManyPixels, "The video is \(video.width)×\(video.height): a rendition would be "
-                               + "\(plan.width)×\(plan.height), past the \(Self.maxEdge) pixels a side that players take.")
+            throw PreviewError(
+                .tooManyPixels,
+                "The video is \(video.width)×\(video.height): a rendition would be "
+                    + "\(plan.width)×\(plan.height), past the \(Self.maxEdge) pixels a side that players take.")
         }
         if plan.videoAction == .encode, let duration = input.durationSeconds, duration > limits.maxRenditionSeconds {
-            throw PreviewError(.tooLong, "The video lasts \(Int(duration / 60)) minutes, longer than renditions are made of "
-                               + "(\(Int(limits.maxRenditionSeconds / 60)) minutes).")
+            throw PreviewError(
+                .tooLong,
+                "The video lasts \(Int(duration / 60)) minutes, longer than renditions are made of "
+                    + "(\(Int(limits.maxRenditionSeconds / 60)) minutes).")
         }
         return plan
     }

@@ -67,7 +67,8 @@ final class BlobCache: Sendable {
     /// Whether the copy at `url` holds `hash`; a damaged one is removed (and fetched again when next asked for).
     private func isIntact(_ url: URL, _ hash: BlobHash) async -> Bool {
         if (try? await VerifiedFiles.shared.holds(url, hash, hashingOn: offload)) == true { return true }
-        Logger(label: "docpreview.blob-cache").error("a local copy of a blob is damaged; it is fetched again", metadata: ["preview.sha256": "\(hash)"])
+        Logger(label: "docpreview.blob-cache").error(
+            "a local copy of a blob is damaged; it is fetched again", metadata: ["preview.sha256": "\(hash)"])
         ServiceMetrics.damagedBlobs(kind: "cache", problem: "damaged")
         forget(hash)
         return false
@@ -119,8 +120,9 @@ final class BlobCache: Sendable {
     @discardableResult
     func adopt(_ source: URL, as hash: BlobHash) throws -> URL {
         let destination = path(of: hash)
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: destination.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         chmod(source.path, 0o400)
         guard rename(source.path, destination.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         VerifiedFiles.shared.remember(destination, holds: hash)

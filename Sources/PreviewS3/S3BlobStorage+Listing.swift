@@ -53,8 +53,9 @@ extension S3BlobStorage {
         let expired = try await quarantined().filter { $0.modified < cutoff }
         try await delete(expired.map { quarantineKey(of: $0.hash) })
         for upload in try await unfinishedUploads() where upload.started < cutoff {
-            _ = try await client.send(.DELETE, key: upload.key, query: [("uploadId", upload.id)], accepting: [200, 204, 404],
-                                operation: "abandoning an unfinished upload of \(upload.key)")
+            _ = try await client.send(
+                .DELETE, key: upload.key, query: [("uploadId", upload.id)], accepting: [200, 204, 404],
+                operation: "abandoning an unfinished upload of \(upload.key)")
         }
         return (expired.count, expired.reduce(0) { $0 + $1.size })
     }
@@ -71,7 +72,8 @@ extension S3BlobStorage {
                 guard let key = upload.first("Key"), let id = upload.first("UploadId") else { continue }
                 found.append((key, id, upload.first("Initiated").flatMap(Self.date) ?? .distantPast))
             }
-            markers = page.first("IsTruncated") == "true"
+            markers =
+                page.first("IsTruncated") == "true"
                 ? page.first("NextKeyMarker").map { ($0, page.first("NextUploadIdMarker") ?? "") } : nil
         } while markers != nil
         return found
@@ -113,16 +115,19 @@ extension S3BlobStorage {
                 _ = try await client.send(.DELETE, key: batch.first!, accepting: [200, 204, 404], operation: "deleting \(batch.first!)")
                 continue
             }
-            let body = Array(("<Delete><Quiet>true</Quiet>" + batch.map { "<Object><Key>\(XMLText.escape($0))</Key></Object>" }.joined()
-                + "</Delete>").utf8)
-            let answer = try await client.send(.POST, key: nil, query: [("delete", "")],
-                                         headers: ["content-md5": Data(Insecure.MD5.hash(data: body)).base64EncodedString()],
-                                         body: .bytes(body), operation: "deleting \(batch.count) objects")
+            let body = Array(
+                ("<Delete><Quiet>true</Quiet>" + batch.map { "<Object><Key>\(XMLText.escape($0))</Key></Object>" }.joined()
+                    + "</Delete>").utf8)
+            let answer = try await client.send(
+                .POST, key: nil, query: [("delete", "")],
+                headers: ["content-md5": Data(Insecure.MD5.hash(data: body)).base64EncodedString()],
+                body: .bytes(body), operation: "deleting \(batch.count) objects")
             let failures = XMLText(answer.body).all("Error").map(XMLText.init).filter { $0.first("Code") != "NoSuchKey" }
             if let failure = failures.first {
-                throw S3Error.refused(status: answer.status, code: failure.first("Code") ?? "Error",
-                                      message: "\(failures.count) of \(batch.count) objects were not deleted, first \(failure.first("Key") ?? "?")",
-                                      operation: "deleting objects")
+                throw S3Error.refused(
+                    status: answer.status, code: failure.first("Code") ?? "Error",
+                    message: "\(failures.count) of \(batch.count) objects were not deleted, first \(failure.first("Key") ?? "?")",
+                    operation: "deleting objects")
             }
         }
     }

@@ -63,25 +63,30 @@ extension S3BlobStorage {
                 md5s.append(md5)
                 let checksum = Data(digest).base64EncodedString()
                 let number = parts.count + 1
-                let answer = try await client.send(.PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", upload)],
-                                             headers: ["x-amz-checksum-sha256": checksum],
-                                             body: .file(path: file.path, offset: offset, length: length, sha256: digest.hex),
-                                             operation: "storing part \(number) of \(hash)")
+                let answer = try await client.send(
+                    .PUT, key: key, query: [("partNumber", "\(number)"), ("uploadId", upload)],
+                    headers: ["x-amz-checksum-sha256": checksum],
+                    body: .file(path: file.path, offset: offset, length: length, sha256: digest.hex),
+                    operation: "storing part \(number) of \(hash)")
                 parts.append((number, answer.headers.first(name: "etag") ?? "", checksum))
                 offset += length
             }
             let list = parts.map {
-                "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escape($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>"
+                "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(XMLText.escape($0.etag))</ETag>"
+                    + "<ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>"
             }.joined()
             let operation = "completing the upload of \(hash)"
-            let completed = try await S3Client.checked(client.send(.POST, key: key, query: [("uploadId", upload)],
-                                                             body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
-                                                             operation: operation), operation: operation)
+            let completed = try await S3Client.checked(
+                client.send(
+                    .POST, key: key, query: [("uploadId", upload)],
+                    body: .bytes(Array("<CompleteMultipartUpload>\(list)</CompleteMultipartUpload>".utf8)),
+                    operation: operation), operation: operation)
             try await checkStored(XMLText(completed.body).first("ETag"), Self.multipartETag(md5s), hash)
             return true
         } catch {
-            _ = try? await client.send(.DELETE, key: key, query: [("uploadId", upload)], accepting: [200, 204, 404],
-                                 operation: "abandoning the upload of \(hash)")
+            _ = try? await client.send(
+                .DELETE, key: key, query: [("uploadId", upload)], accepting: [200, 204, 404],
+                operation: "abandoning the upload of \(hash)")
             throw error
         }
     }

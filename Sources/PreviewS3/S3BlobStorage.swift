@@ -36,14 +36,19 @@ package final class S3BlobStorage: BlobStorage {
 
     /// Blobs in `location`, signed with `credentials`; writes staged and copies cached under `localFolder`
     /// (`tmp/`, `cache/`), the copies kept to `cacheBytes`.
-    package convenience init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
-                multipartThreshold: Int = 64 << 20, offload: Offload, logger: Logger) throws {
-        try self.init(location: location, credentials: credentials, localFolder: localFolder, cacheBytes: cacheBytes, lock: lock,
-                      multipartThreshold: multipartThreshold, pageSize: 1000, offload: offload, logger: logger)
+    package convenience init(
+        location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
+        multipartThreshold: Int = 64 << 20, offload: Offload, logger: Logger
+    ) throws {
+        try self.init(
+            location: location, credentials: credentials, localFolder: localFolder, cacheBytes: cacheBytes, lock: lock,
+            multipartThreshold: multipartThreshold, pageSize: 1000, offload: offload, logger: logger)
     }
 
-    init(location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
-         multipartThreshold: Int, pageSize: Int, offload: Offload, logger: Logger) throws {
+    init(
+        location: S3Location, credentials: S3Credentials, localFolder: URL, cacheBytes: Int, lock: any ReferenceLock,
+        multipartThreshold: Int, pageSize: Int, offload: Offload, logger: Logger
+    ) throws {
         self.pageSize = pageSize
         self.offload = offload
         client = try S3Client(location: location, credentials: credentials, offload: offload, logger: logger)
@@ -69,8 +74,9 @@ package final class S3BlobStorage: BlobStorage {
     /// Checks that the bucket answers to these credentials: a wrong secret or a missing bucket is
     /// said at start, not at the first upload.
     package func checkAccess() async throws {
-        _ = try await client.send(.GET, key: nil, query: [("list-type", "2"), ("max-keys", "1"), ("prefix", location.prefix)],
-                            operation: "listing the bucket \(location.bucket)")
+        _ = try await client.send(
+            .GET, key: nil, query: [("list-type", "2"), ("max-keys", "1"), ("prefix", location.prefix)],
+            operation: "listing the bucket \(location.bucket)")
     }
 
     func key(of hash: BlobHash) -> String {
@@ -118,9 +124,10 @@ package final class S3BlobStorage: BlobStorage {
         var headers = ["x-amz-checksum-sha256": Data(hash.bytes).base64EncodedString(), "content-type": "application/octet-stream"]
         if !replacing { headers["if-none-match"] = "*" }
         if role == .derivative { headers["x-amz-meta-role"] = role.rawValue }
-        let answer = try await client.send(.PUT, key: key(of: hash), headers: headers,
-                                     body: .file(path: file.path, offset: 0, length: size, sha256: hash.hex),
-                                     accepting: [200, 409, 412], operation: "storing blob \(hash)")
+        let answer = try await client.send(
+            .PUT, key: key(of: hash), headers: headers,
+            body: .file(path: file.path, offset: 0, length: size, sha256: hash.hex),
+            accepting: [200, 409, 412], operation: "storing blob \(hash)")
         // 409: a put of the same key is in flight elsewhere; when it is not there after all, ours goes again.
         if answer.status == 409, try await !exists(key(of: hash)) {
             return try await put(file, size: size, as: hash, role: role, replacing: replacing)
@@ -155,7 +162,8 @@ package final class S3BlobStorage: BlobStorage {
     /// From the object's metadata; an original when it cannot be told (which errs on the side of keeping).
     package func role(of hash: BlobHash) async -> BlobRole {
         guard let head = try? await client.send(.HEAD, key: key(of: hash), operation: "reading the role of \(hash)"),
-              head.headers.first(name: "x-amz-meta-role") == BlobRole.derivative.rawValue else { return .original }
+            head.headers.first(name: "x-amz-meta-role") == BlobRole.derivative.rawValue
+        else { return .original }
         return .derivative
     }
 

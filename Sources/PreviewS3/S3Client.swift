@@ -45,8 +45,9 @@ final class S3Client: Sendable {
             }
         }
         func client(read: TimeAmount) -> HTTPClient {
-            var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
-                                                         timeout: .init(connect: .seconds(5), read: read), decompression: .disabled)
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tls, redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(5), read: read), decompression: .disabled)
             configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connections)
             return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         }
@@ -80,16 +81,21 @@ final class S3Client: Sendable {
     /// memory: only small ones are asked this way). A status outside `accepting` throws
     /// ``S3Error/refused(status:code:message:operation:)`` with the server's error code; no answer
     /// within `deadline` is ``S3Error/unreachable(_:)``.
-    func send(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)] = [], headers extra: [String: String] = [:],
-              body: Body = .empty, accepting: Set<Int> = [200], deadline: TimeAmount = .minutes(10), operation: String) async throws -> Response {
+    func send(
+        _ method: HTTPMethod, key: String?, query: [(name: String, value: String)] = [], headers extra: [String: String] = [:],
+        body: Body = .empty, accepting: Set<Int> = [200], deadline: TimeAmount = .minutes(10), operation: String
+    ) async throws -> Response {
         try await inFlight.inside {
-            try await sendNow(method, key: key, query: query, headers: extra, body: body, accepting: accepting, deadline: deadline, operation: operation)
+            try await sendNow(
+                method, key: key, query: query, headers: extra, body: body, accepting: accepting, deadline: deadline, operation: operation)
         }
     }
 
     /// ``send(_:key:query:headers:body:accepting:operation:)`` with a place among the requests in flight.
-    private func sendNow(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)], headers extra: [String: String],
-                         body: Body, accepting: Set<Int>, deadline: TimeAmount, operation: String) async throws -> Response {
+    private func sendNow(
+        _ method: HTTPMethod, key: String?, query: [(name: String, value: String)], headers extra: [String: String],
+        body: Body, accepting: Set<Int>, deadline: TimeAmount, operation: String
+    ) async throws -> Response {
         let payloadHash: String
         switch body {
         case .empty: payloadHash = SigV4Signer.emptyPayloadHash
@@ -105,12 +111,13 @@ final class S3Client: Sendable {
         case let .file(path, offset, length, _) where length <= Self.chunkBytes:
             // One chunk goes whole, read first: a server that answers before reading a body that is
             // still streaming (moto's 412 to a put over an existing object) closes the connection under it.
-            request.body = .byteBuffer(try await offload.run(.reads) {
-                let file = open(path, O_RDONLY | O_CLOEXEC)
-                guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                defer { close(file) }
-                return try Self.chunk(of: file, at: offset, count: length)
-            })
+            request.body = .byteBuffer(
+                try await offload.run(.reads) {
+                    let file = open(path, O_RDONLY | O_CLOEXEC)
+                    guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    defer { close(file) }
+                    return try Self.chunk(of: file, at: offset, count: length)
+                })
         case let .file(_, _, length, _):
             let loop = HTTPClient.defaultEventLoopGroup.any()
             let promises = (writer: loop.makePromise(of: HTTPClient.Body.StreamWriter.self), sent: loop.makePromise(of: Void.self))
@@ -150,12 +157,15 @@ final class S3Client: Sendable {
 
     /// Writes the body of a GET of `key` (bytes `range`, or all) into the file at `path`, created
     /// owner-only; returns the status and headers. A refusal leaves no file.
-    func download(key: String, to path: String, range: ClosedRange<Int>? = nil, operation: String) async throws -> (status: Int, headers: HTTPHeaders) {
+    func download(key: String, to path: String, range: ClosedRange<Int>? = nil, operation: String) async throws -> (status: Int, headers: HTTPHeaders)
+    {
         try await inFlight.inside { try await downloadNow(key: key, to: path, range: range, operation: operation) }
     }
 
     /// ``download(key:to:range:operation:)`` with a place among the requests in flight.
-    private func downloadNow(key: String, to path: String, range: ClosedRange<Int>?, operation: String) async throws -> (status: Int, headers: HTTPHeaders) {
+    private func downloadNow(key: String, to path: String, range: ClosedRange<Int>?, operation: String) async throws -> (
+        status: Int, headers: HTTPHeaders
+    ) {
         var extra: [String: String] = [:]
         if let range { extra["range"] = "bytes=\(range.lowerBound)-\(range.upperBound)" }
         let request = try signedRequest(.GET, key: key, headers: extra, payloadHash: SigV4Signer.emptyPayloadHash)
@@ -184,8 +194,9 @@ final class S3Client: Sendable {
     /// A GET of bytes `range` of `key` whose body arrives as the caller reads it: one request,
     /// however the caller paces it.
     func stream(key: String, range: ClosedRange<Int>) async throws -> HTTPClientResponse.Body {
-        let signed = try signedRequest(.GET, key: key, headers: ["range": "bytes=\(range.lowerBound)-\(range.upperBound)"],
-                                       payloadHash: SigV4Signer.emptyPayloadHash)
+        let signed = try signedRequest(
+            .GET, key: key, headers: ["range": "bytes=\(range.lowerBound)-\(range.upperBound)"],
+            payloadHash: SigV4Signer.emptyPayloadHash)
         var request = HTTPClientRequest(url: signed.url.absoluteString)
         request.method = .GET
         request.headers = signed.headers
@@ -203,15 +214,18 @@ final class S3Client: Sendable {
         return response.body
     }
 
-    private func signedRequest(_ method: HTTPMethod, key: String?, query: [(name: String, value: String)] = [], headers extra: [String: String],
-                               payloadHash: String) throws -> HTTPClient.Request {
+    private func signedRequest(
+        _ method: HTTPMethod, key: String?, query: [(name: String, value: String)] = [], headers extra: [String: String],
+        payloadHash: String
+    ) throws -> HTTPClient.Request {
         let (host, path, url) = location.address(of: key)
         var signing = SigV4Signer.Request(method: method.rawValue, path: path, query: query, headers: ["host": host], payloadHash: payloadHash)
         for (name, value) in extra { signing.headers[name.lowercased()] = value }
         var headers = HTTPHeaders()
         for (name, value) in signing.headers { headers.add(name: name, value: value) }
         for (name, value) in signer.signedHeaders(for: signing, at: Date()) { headers.add(name: name, value: value) }
-        let queryText = query.isEmpty ? "" : "?" + query.map { "\(SigV4Signer.encode($0.name))=\(SigV4Signer.encode($0.value))" }.joined(separator: "&")
+        let queryText =
+            query.isEmpty ? "" : "?" + query.map { "\(SigV4Signer.encode($0.name))=\(SigV4Signer.encode($0.value))" }.joined(separator: "&")
         return try HTTPClient.Request(url: url + queryText, method: method, headers: headers)
     }
 

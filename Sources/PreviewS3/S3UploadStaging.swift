@@ -37,11 +37,14 @@ package struct S3UploadStaging: UploadStaging {
         let (sha256, md5) = try await offload.run(.reads) { try Self.digests(of: url, length: length) }
         let session = String(file.name.split(separator: "/").first ?? "")
         let name = UploadPart.name(session: session, start: file.start, sha256: sha256)
-        let answer = try await storage.client.send(.PUT, key: prefix + name,
-                                                   headers: ["x-amz-checksum-sha256": Data(sha256.bytes).base64EncodedString(),
-                                                             "content-type": "application/octet-stream"],
-                                                   body: .file(path: url.path, offset: 0, length: length, sha256: sha256.hex),
-                                                   deadline: Self.keepingDeadline(length), operation: "staging part \(name)")
+        let answer = try await storage.client.send(
+            .PUT, key: prefix + name,
+            headers: [
+                "x-amz-checksum-sha256": Data(sha256.bytes).base64EncodedString(),
+                "content-type": "application/octet-stream"
+            ],
+            body: .file(path: url.path, offset: 0, length: length, sha256: sha256.hex),
+            deadline: Self.keepingDeadline(length), operation: "staging part \(name)")
         if let etag = answer.headers.first(name: "etag"), etag != "\"\(md5.hex)\"" {
             try? await storage.delete([prefix + name])
             throw S3Error.damaged("The object store kept other bytes than were sent for upload part \(name).")
@@ -79,8 +82,9 @@ package struct S3UploadStaging: UploadStaging {
         if intact { return local }
         try? FileManager.default.removeItem(at: local)
         let fetching = local.deletingLastPathComponent().appendingPathComponent(UUID().uuidString + ".fetching")
-        try FileManager.default.createDirectory(at: fetching.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: fetching.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         do {
             _ = try await storage.client.download(key: prefix + part.name, to: fetching.path, operation: "reading upload part \(part.name)")
         } catch let error as S3Error where error.isMissing {

@@ -25,8 +25,10 @@ package struct SigV4Signer: Sendable {
         package var headers: [String: String]
         package var payloadHash: String
 
-        package init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String],
-                    payloadHash: String) {
+        package init(
+            method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String],
+            payloadHash: String
+        ) {
             self.method = method
             self.path = path
             self.query = query
@@ -59,8 +61,10 @@ package struct SigV4Signer: Sendable {
 
     /// The hex signature of `request` at `date`.
     package func signature(for request: Request, at date: Date) -> String {
-        let stringToSign = ["AWS4-HMAC-SHA256", Self.timestamp(date), scope(date),
-                            SHA256.hash(data: Data(canonicalRequest(request).utf8)).hex].joined(separator: "\n")
+        let stringToSign = [
+            "AWS4-HMAC-SHA256", Self.timestamp(date), scope(date),
+            SHA256.hash(data: Data(canonicalRequest(request).utf8)).hex
+        ].joined(separator: "\n")
         return HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey(date)).hex
     }
 
@@ -89,8 +93,9 @@ package struct SigV4Signer: Sendable {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                      parts.tm_hour, parts.tm_min, parts.tm_sec)
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+            parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 
     /// RFC 3986 percent-encoding as SigV4 wants it: unreserved characters kept, everything else
@@ -100,7 +105,7 @@ package struct SigV4Signer: Sendable {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
                 encoded.append(Character(Unicode.Scalar(byte)))
             case UInt8(ascii: "/") where keepingSlashes:
                 encoded.append("/")
@@ -140,8 +145,9 @@ package struct S3Credentials: Sendable, Equatable {
         let path = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? "\(environment["HOME"] ?? NSHomeDirectory())/.aws/credentials"
         let profile = environment["AWS_PROFILE"] ?? "default"
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw S3Error.configuration("No S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give a credentials file "
-                                        + "(AWS_SHARED_CREDENTIALS_FILE, default ~/.aws/credentials).")
+            throw S3Error.configuration(
+                "No S3 credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give a credentials file "
+                    + "(AWS_SHARED_CREDENTIALS_FILE, default ~/.aws/credentials).")
         }
         var section = "", values: [String: String] = [:]
         for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {

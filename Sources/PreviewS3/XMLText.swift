@@ -15,7 +15,9 @@ struct XMLText {
     private func contents(_ name: String, limit: Int) -> [String] {
         var found: [String] = []
         var rest = text[...]
-        while found.count < limit, let open = rest.range(of: "<\(name)>"), let close = rest.range(of: "</\(name)>", range: open.upperBound..<rest.endIndex) {
+        while found.count < limit, let open = rest.range(of: "<\(name)>"),
+            let close = rest.range(of: "</\(name)>", range: open.upperBound..<rest.endIndex)
+        {
             found.append(String(rest[open.upperBound..<close.lowerBound]))
             rest = rest[close.upperBound...]
         }

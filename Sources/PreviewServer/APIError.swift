@@ -52,14 +52,18 @@ package struct APIError: HTTPResponseError {
     }
 
     package func response(from request: Request, context: some RequestContext) throws -> Response {
-        Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(ErrorEnvelope(error), keys: .snakeCase))))
+        Response(
+            status: status, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(ErrorEnvelope(error), keys: .snakeCase))))
     }
 }
 
 enum JSON {
     /// `value` as the API writes it: its keys in snake_case unless `keys` says otherwise.
-    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
-                         keys: StableJSON.Keys = .snakeCase) throws -> Response {
+    static func response(
+        _ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
+        keys: StableJSON.Keys = .snakeCase
+    ) throws -> Response {
         var headers = headers
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try StableJSON.encode(value, keys: keys))))

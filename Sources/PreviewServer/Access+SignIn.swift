@@ -33,7 +33,8 @@ extension Access {
         throttle.recordSuccess(from: address)
         ServiceMetrics.signins(outcome: "signed_in")
         let lifetime = SessionStore.absoluteLifetime.components.seconds
-        return .signedIn(setCookie: "\(Self.cookieName)=\(sessions.create()); Path=/; Max-Age=\(lifetime); HttpOnly; SameSite=Strict\(secure(request))")
+        return .signedIn(
+            setCookie: "\(Self.cookieName)=\(sessions.create()); Path=/; Max-Age=\(lifetime); HttpOnly; SameSite=Strict\(secure(request))")
     }
 
     /// Ends the session `request`'s cookie names: the `Set-Cookie` that clears it.

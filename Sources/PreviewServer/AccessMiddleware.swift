@@ -62,7 +62,8 @@ struct AccessMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         guard request.uri.path != "/healthz", request.uri.path != PagePaths.signIn, !request.uri.path.hasPrefix(PagePaths.assetPrefix),
-              !request.uri.path.hasPrefix(PagePaths.sharePrefix) else {
+            !request.uri.path.hasPrefix(PagePaths.sharePrefix)
+        else {
             return try await next(request, context)
         }
         switch access.presented(by: request) {
@@ -92,7 +93,8 @@ struct AccessMiddleware: RouterMiddleware {
             return try await next(request, context)
         case .nothing:
             if !writes && PagePaths.isPage(request.uri.path) {
-                return Response(status: .seeOther, headers: [.location: PagePaths.signIn(returningTo: request.uri.description), .cacheControl: "no-store"])
+                return Response(
+                    status: .seeOther, headers: [.location: PagePaths.signIn(returningTo: request.uri.description), .cacheControl: "no-store"])
             }
             throw APIError(.unauthorized, "A valid bearer token is required.")
         }
@@ -166,7 +168,8 @@ struct AccessMiddleware: RouterMiddleware {
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!], !["same-origin", "none"].contains(site) { return refusal }
         guard let origin = request.headers[HTTPField.Name("Origin")!] else { return nil }
         guard let host = request.head.authority ?? request.headers[HTTPField.Name("Host")!],
-              let url = URL(string: origin), let originHost = url.host, url.scheme == "http" || url.scheme == "https" else { return refusal }
+            let url = URL(string: origin), let originHost = url.host, url.scheme == "http" || url.scheme == "https"
+        else { return refusal }
         let originAuthority = url.port.map { "\(originHost):\($0)" } ?? originHost
         return originAuthority.lowercased() == host.lowercased() ? nil : refusal
     }
@@ -246,8 +249,9 @@ package final class Access: Sendable {
     /// The 429 of a throttled address, counted, its `Retry-After` at least a second.
     private static func throttled(_ wait: Duration) -> APIError {
         ServiceMetrics.signins(outcome: "throttled")
-        return APIError(PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
-                        headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
+        return APIError(
+            PreviewError(.queueFull, "Too many wrong tokens; wait before trying again."),
+            headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
     }
 }
 

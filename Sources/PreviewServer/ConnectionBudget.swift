@@ -48,7 +48,8 @@ final class ConnectionBudget: Sendable {
             var evicted: (@Sendable () -> Void)?
             if state.held >= total {
                 guard let (heaviest, connections) = state.byClient.max(by: { $0.value.count < $1.value.count }),
-                      connections.count > own + 1, let oldest = connections.keys.min() else { return (.failure(.full), nil) }
+                    connections.count > own + 1, let oldest = connections.keys.min()
+                else { return (.failure(.full), nil) }
                 evicted = connections[oldest]
                 state.byClient[heaviest]?[oldest] = nil
                 state.held -= 1

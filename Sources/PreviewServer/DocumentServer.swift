@@ -51,12 +51,16 @@ package struct DocumentServer: Sendable {
         self.documents = documents
         self.settings = settings
         self.logger = logger
-        renders = RenderGate(total: settings.maxRendersInFlight, perRequester: settings.maxRendersPerOwner,
-                             perDocument: settings.maxRendersPerDocument)
-        uploads = UploadSlots(total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
-                              minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
+        renders = RenderGate(
+            total: settings.maxRendersInFlight, perRequester: settings.maxRendersPerOwner,
+            perDocument: settings.maxRendersPerDocument)
+        uploads = UploadSlots(
+            total: settings.maxUploadsInFlight, perClient: settings.maxUploadsPerClient,
+            minimumBytesPerSecond: settings.minimumUploadBytesPerSecond)
         access = settings.token.map {
-            Access(token: $0, servesTLS: settings.tls != nil, guessable: settings.guessableToken, trusted: settings.trustedAddresses, clock: documents.clock)
+            Access(
+                token: $0, servesTLS: settings.tls != nil, guessable: settings.guessableToken, trusted: settings.trustedAddresses,
+                clock: documents.clock)
         }
         signed = SignedURLs(keys: settings.signingKeys ?? .ephemeral(), clock: documents.clock)
         let shares = settings.maxConnections == nil || settings.maxStreams == nil ? DescriptorBudget.shares(of: DescriptorBudget.raisedLimit()) : nil
@@ -78,9 +82,11 @@ package struct DocumentServer: Sendable {
         router.add(middleware: DownloadEnvelopeMiddleware())
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: DrainMiddleware(drain: drain))
-        router.add(middleware: AccessMiddleware(access: access, signed: signed, shares: ShareGate(documents: documents),
-                                                devices: DeviceGate(documents: documents),
-                                                hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
+        router.add(
+            middleware: AccessMiddleware(
+                access: access, signed: signed, shares: ShareGate(documents: documents),
+                devices: DeviceGate(documents: documents),
+                hosts: HostCheck(publicHosts: settings.publicHosts), logger: logger))
         let routes = RouteTable(router: router)
         OperationsController(documents: documents, gauges: gauges, faults: faults).register(on: routes)
         UploadsController(documents: documents, settings: settings, intake: intake).register(on: routes)
@@ -102,23 +108,28 @@ package struct DocumentServer: Sendable {
     /// this server answers to, and the token or a signed-in session when it has one.
     var uploadAnnouncement: UploadAnnouncement {
         let (access, hosts, documents) = (access, HostCheck(publicHosts: settings.publicHosts), documents)
-        return UploadAnnouncement(spoken: settings.uploadDraftLatest ? ResumableDraft.stable.union(ResumableDraft.latest) : ResumableDraft.stable,
-                                  scheme: settings.tls == nil ? "http" : "https", admits: { request in
-            guard hosts.accepts(request) else { return false }
-            guard let access else { return true }
-            switch access.presented(by: request) {
-            // A weak token is let in only where the throttle sees the address: no 104 tells a guesser it was right.
-            case .serviceToken: return !access.guessable
-            case .session: return true
-            case .otherToken, .nothing: return false
-            }
-        }, limits: { draft in
-            draft.limits(documents.uploadPolicy, maxFileBytes: documents.limits.maxFileBytes, secondsLeft: Int(documents.uploadPolicy.lifetime))
-        })
+        return UploadAnnouncement(
+            spoken: settings.uploadDraftLatest ? ResumableDraft.stable.union(ResumableDraft.latest) : ResumableDraft.stable,
+            scheme: settings.tls == nil ? "http" : "https",
+            admits: { request in
+                guard hosts.accepts(request) else { return false }
+                guard let access else { return true }
+                switch access.presented(by: request) {
+                // A weak token is let in only where the throttle sees the address: no 104 tells a guesser it was right.
+                case .serviceToken: return !access.guessable
+                case .session: return true
+                case .otherToken, .nothing: return false
+                }
+            },
+            limits: { draft in
+                draft.limits(documents.uploadPolicy, maxFileBytes: documents.limits.maxFileBytes, secondsLeft: Int(documents.uploadPolicy.lifetime))
+            })
     }
 
     /// The service that starts this server's drain on shutdown; list it after the application.
-    package var drainService: DrainService { DrainService(drain: drain, uploads: uploads, keeping: keeping, changes: documents.changes, grace: settings.grace) }
+    package var drainService: DrainService {
+        DrainService(drain: drain, uploads: uploads, keeping: keeping, changes: documents.changes, grace: settings.grace)
+    }
 }
 
 /// The HTTP application of `server`, listening on its configured address, with `services` run
@@ -134,14 +145,17 @@ package func buildApplication(_ server: DocumentServer, services: [any Service] 
     let builder = HTTPServerBuilder { responder in
         let responder = announcement.wrap(responder)
         if let tls = settings.tls {
-            let http2 = try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(idleTimeout: settings.idleTimeout, streamConfiguration: http1),
-                                                responder: responder)
+            let http2 = try HTTP2UpgradeChannel(
+                tlsConfiguration: tls, configuration: .init(idleTimeout: settings.idleTimeout, streamConfiguration: http1),
+                responder: responder)
             return GuardedChildChannel(base: http2, budget: budget, handshakeTimeout: TimeAmount(settings.handshakeTimeout), idleTimeout: idleTimeout)
         }
-        return GuardedChildChannel(base: HTTP1Channel(responder: responder, configuration: http1), budget: budget, handshakeTimeout: nil,
-                                   idleTimeout: idleTimeout)
+        return GuardedChildChannel(
+            base: HTTP1Channel(responder: responder, configuration: http1), budget: budget, handshakeTimeout: nil,
+            idleTimeout: idleTimeout)
     }
-    return Application(router: server.buildRouter(), server: builder,
-                       configuration: .init(address: .hostname(server.settings.host, port: server.settings.port)),
-                       services: services, logger: server.logger)
+    return Application(
+        router: server.buildRouter(), server: builder,
+        configuration: .init(address: .hostname(server.settings.host, port: server.settings.port)),
+        services: services, logger: server.logger)
 }

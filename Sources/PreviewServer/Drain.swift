@@ -28,8 +28,9 @@ struct DrainMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: ServerContext, next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         guard drain.isDraining else { return try await next(request, context) }
         if request.uri.path == "/healthz" {
-            return Response(status: .serviceUnavailable, headers: [.connection: "close", .retryAfter: "5"],
-                            body: .init(byteBuffer: .init(string: "draining\n")))
+            return Response(
+                status: .serviceUnavailable, headers: [.connection: "close", .retryAfter: "5"],
+                body: .init(byteBuffer: .init(string: "draining\n")))
         }
         // Answered, not thrown: a shutdown is not a store fault for the fault middleware to count.
         return try APIError(.unavailable, "The server is shutting down; try again shortly.", headers: [.connection: "close", .retryAfter: "5"])

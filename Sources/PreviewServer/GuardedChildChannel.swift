@@ -100,9 +100,12 @@ final class ShedConnection: ChannelInboundHandler {
     }
 
     static let response: ByteBuffer = {
-        let body = (try? StableJSON.encode(ErrorEnvelope(PreviewError(.unavailable, "The server has no room for another connection.")), keys: .snakeCase)) ?? []
-        var response = ByteBuffer(string: "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
-                                  + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+        let body =
+            (try? StableJSON.encode(ErrorEnvelope(PreviewError(.unavailable, "The server has no room for another connection.")), keys: .snakeCase))
+            ?? []
+        var response = ByteBuffer(
+            string: "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n")
         response.writeBytes(body)
         return response
     }()

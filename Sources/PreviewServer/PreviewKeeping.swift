@@ -48,8 +48,9 @@ final class PreviewKeeping: Sendable {
                 try await documents.keep(outcome)
             } catch {
                 ServiceMetrics.previewsNotKept(reason: "failed")
-                logger.error("a rendered preview could not be kept; it is rendered again when asked for",
-                             metadata: ["preview.derivative": "\(outcome.record.resultSha256)", "preview.error": "\(error)"])
+                logger.error(
+                    "a rendered preview could not be kept; it is rendered again when asked for",
+                    metadata: ["preview.derivative": "\(outcome.record.resultSha256)", "preview.error": "\(error)"])
             }
         }
     }

@@ -28,11 +28,13 @@ extension Request {
         let limit = try number("limit", in: 1...DocumentQuery.maxLimit, default: 50)
         let status = try parsed("status", PreviewStatus.init(rawValue:), expected: "pending, ready, no_preview or failed")
         let shared = try parsed("shared", { ["true": true, "false": false][$0] }, expected: "true or false")
-        let cursor = try parsed("cursor", { DocumentCursor(token: $0, sort: sort) },
-                                expected: "a next_cursor this listing returned, with the same sort")
-        return DocumentQuery(owner: try filter("owner"), type: try filter("type", emptyIsNone: false), kind: try filter("kind"),
-                             school: try filter("school"), containing: try filter("q"), status: status, shared: shared, sort: sort,
-                             limit: limit, after: cursor)
+        let cursor = try parsed(
+            "cursor", { DocumentCursor(token: $0, sort: sort) },
+            expected: "a next_cursor this listing returned, with the same sort")
+        return DocumentQuery(
+            owner: try filter("owner"), type: try filter("type", emptyIsNone: false), kind: try filter("kind"),
+            school: try filter("school"), containing: try filter("q"), status: status, shared: shared, sort: sort,
+            limit: limit, after: cursor)
     }
 
     /// Query item `name` as a listing filter (an owner, a type, a text): nil when absent, and when

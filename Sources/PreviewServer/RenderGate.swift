@@ -119,9 +119,10 @@ final class RenderGate: Sendable {
             state.documents.decrement(document)
             // The line is taken out of the state while the closures below read the state.
             var line = state.waiters
-            let admitted = line.admit(while: { state.running < total },
-                                      fits: { state.hasRoom($0.lanes, $0.document, perLane: perRequester, perDocument: perDocument) },
-                                      take: { state.take($0.lanes, $0.document) })
+            let admitted = line.admit(
+                while: { state.running < total },
+                fits: { state.hasRoom($0.lanes, $0.document, perLane: perRequester, perDocument: perDocument) },
+                take: { state.take($0.lanes, $0.document) })
             state.waiters = line
             return admitted
         }
@@ -138,8 +139,10 @@ extension RenderGate {
     /// Runs `render` in a render slot for `document` (429 when none comes in time), unless the client
     /// went away while it waited (looked at after `pause`, when given): then no render is started
     /// for it. A request signed for a share renders as that share's visitor.
-    func admitting<T>(_ document: Document, context: ServerContext, pause: Duration? = nil,
-                      _ render: () async throws -> T) async throws -> T {
+    func admitting<T>(
+        _ document: Document, context: ServerContext, pause: Duration? = nil,
+        _ render: () async throws -> T
+    ) async throws -> T {
         let requester: Requester = context.signedGrant?.share.map { .visitor(share: $0, address: context.clientAddress) } ?? .owner(document.owner)
         switch await enter(requester, document: document.id) {
         case .entered: break

@@ -87,7 +87,8 @@ struct ResumableDraft: Sendable, Equatable {
     /// A structured-field Integer that is a byte count: at most 15 digits, no sign.
     static func byteCount(_ text: String?) -> Int? {
         guard let text = text?.trimmingCharacters(in: .whitespaces), (1...15).contains(text.utf8.count),
-              text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
         return Int(text)
     }
 }

@@ -14,8 +14,10 @@ package final class RouteTable {
         self.router = router
     }
 
-    package func add(_ method: HTTPRequest.Method, _ path: String,
-             use handler: @Sendable @escaping (Request, ServerContext) async throws -> some ResponseGenerator) {
+    package func add(
+        _ method: HTTPRequest.Method, _ path: String,
+        use handler: @Sendable @escaping (Request, ServerContext) async throws -> some ResponseGenerator
+    ) {
         router.on(RouterPath(path), method: method, use: handler)
         if method == .get { gets[path] = { request, context in try await handler(request, context).response(from: request, context: context) } }
         if let index = methods.firstIndex(where: { $0.path == path }) {

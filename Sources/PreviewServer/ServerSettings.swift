@@ -84,7 +84,8 @@ extension Offload {
     /// may run at once (on-demand ones past the render gate, one per worker, one for a repair), and
     /// one per worker and text lane for background jobs.
     package static func serving(_ settings: ServerSettings, workers: Int, textLanes: Int) -> Offload {
-        Offload(reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + workers + 1,
-                background: workers + textLanes)
+        Offload(
+            reads: settings.blockingThreads, writes: settings.blockingThreads, renders: settings.maxRendersInFlight + workers + 1,
+            background: workers + textLanes)
     }
 }

@@ -13,8 +13,9 @@ package enum ServerTLS {
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(certificate).map { NIOSSLCertificateSource.certificate($0) }
             guard !chain.isEmpty else { throw PreviewError(.badRequest, "\(certificate) holds no certificate.") }
-            return TLSConfiguration.makeServerConfiguration(certificateChain: chain,
-                                                            privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
+            return TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain,
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
         } catch let error as PreviewError {
             throw error
         } catch {
@@ -46,10 +47,11 @@ package struct SelfSignedCertificate: Sendable {
             try ExtendedKeyUsage([.serverAuth])
             SubjectAlternativeNames(alternatives)
         }
-        let certificate = try Certificate(version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
-                                          notValidBefore: now.addingTimeInterval(-3600),
-                                          notValidAfter: now.addingTimeInterval(Double(days) * 86_400), issuer: subject, subject: subject,
-                                          signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(key))
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600),
+            notValidAfter: now.addingTimeInterval(Double(days) * 86_400), issuer: subject, subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(key))
         certificatePEM = try certificate.serializeAsPEM().pemString
         privateKeyPEM = key.pemRepresentation
         pin = Data(SHA256.hash(data: key.publicKey.derRepresentation)).base64EncodedString()

@@ -38,7 +38,9 @@ package final class SignInThrottle: Sendable {
     private let overall: Int?
     private let clock: any ServiceClock
 
-    package init(window: Duration = .seconds(60), limit: Int = SignInThrottle.perAddress, overall: Int? = SignInThrottle.overall, clock: any ServiceClock) {
+    package init(
+        window: Duration = .seconds(60), limit: Int = SignInThrottle.perAddress, overall: Int? = SignInThrottle.overall, clock: any ServiceClock
+    ) {
         self.window = window
         self.limit = limit
         self.overall = overall
@@ -92,7 +94,9 @@ package final class SignInThrottle: Sendable {
 
     private func record(in state: inout State, from address: String, now: ContinuousClock.Instant) {
         if state.addresses[address] == nil, state.addresses.count >= Self.capacity {
-            state.addresses = state.addresses.filter { ($0.value.lockedUntil ?? now) > now || $0.value.failures.contains { $0.duration(to: now) < window } }
+            state.addresses = state.addresses.filter {
+                ($0.value.lockedUntil ?? now) > now || $0.value.failures.contains { $0.duration(to: now) < window }
+            }
             if state.addresses.count >= Self.capacity { state.addresses.removeAll() }
         }
         var entry = state.addresses[address] ?? Address()

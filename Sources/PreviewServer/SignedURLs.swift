@@ -139,8 +139,9 @@ package struct SignedURLs: Sendable {
         let parts = identifier[marker.upperBound...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3 || parts.count == 4 else { throw Self.refused }
         let share = parts.count == 4 ? parts[2] : nil
-        var grant = try check(IIIFService.prefix + identifier[..<marker.lowerBound],
-                              [("exp", parts[0]), ("kid", parts[1])] + (share.map { [("share", $0)] } ?? []), signature: parts.last!)
+        var grant = try check(
+            IIIFService.prefix + identifier[..<marker.lowerBound],
+            [("exp", parts[0]), ("kid", parts[1])] + (share.map { [("share", $0)] } ?? []), signature: parts.last!)
         grant.share = share
         return grant
     }
@@ -151,8 +152,9 @@ package struct SignedURLs: Sendable {
     private func check(_ path: String, _ query: [(String, String)], signature text: String) throws(APIError) -> Grant {
         // Only the canonical encoding: no second spelling of the same signature.
         guard let signature = Base64URL.decode(text), Base64URL.encode(signature) == text,
-              let kid = Self.single("kid", in: query), let key = keys.keys.first(where: { $0.id == kid }),
-              let expiry = Self.single("exp", in: query), let expires = Int(expiry), "\(expires)" == expiry else { throw Self.refused }
+            let kid = Self.single("kid", in: query), let key = keys.keys.first(where: { $0.id == kid }),
+            let expiry = Self.single("exp", in: query), let expires = Int(expiry), "\(expires)" == expiry
+        else { throw Self.refused }
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Array(Self.message(path, query).utf8), using: key.symmetric) else {
             throw Self.refused
         }

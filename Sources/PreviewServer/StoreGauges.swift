@@ -57,7 +57,11 @@ final class StoreGauges: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumed = Locked(false)
             let resume: @Sendable () -> Void = {
-                if resumed.withLock({ resumed in defer { resumed = true }; return !resumed }) { continuation.resume() }
+                if resumed.withLock({ resumed in
+                    defer { resumed = true }; return !resumed
+                }) {
+                    continuation.resume()
+                }
             }
             Task {
                 await task.value

@@ -82,9 +82,10 @@ final class StreamSlots: Sendable {
             state.give(connection)
             // The line is taken out of the state while the closures below read the state.
             var line = state.waiters
-            let woken = line.admit(while: { state.total < total },
-                                   fits: { state.hasRoom(for: $0.connection, total: total, perConnection: perConnection) },
-                                   take: { state.take($0.connection) })
+            let woken = line.admit(
+                while: { state.total < total },
+                fits: { state.hasRoom(for: $0.connection, total: total, perConnection: perConnection) },
+                take: { state.take($0.connection) })
             state.waiters = line
             return woken
         }

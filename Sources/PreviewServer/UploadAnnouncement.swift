@@ -43,8 +43,9 @@ struct UploadAnnouncement: Sendable {
     /// The draft version of `request` when it creates a resumable upload.
     private func creation(_ request: Request) -> ResumableDraft? {
         guard request.method == .post, Self.creationPaths.contains(request.uri.path),
-              let draft = ResumableDraft(request.head, spoken: spoken), draft.completes(request.head) != nil,
-              request.headers[.contentType]?.lowercased().hasPrefix("multipart/") != true else { return nil }
+            let draft = ResumableDraft(request.head, spoken: spoken), draft.completes(request.head) != nil,
+            request.headers[.contentType]?.lowercased().hasPrefix("multipart/") != true
+        else { return nil }
         return draft
     }
 }

@@ -72,9 +72,10 @@ package struct UploadIntake: Sendable {
             }
         }
         let fields = receiver.fields
-        let labels = try DocumentLabels(owner: fields["owner"], typeID: fields["type"], title: fields["title"],
-                                        filename: fields["filename"] ?? receiver.fileName, description: fields["description"],
-                                        school: fields["school"], rules: documents.rules)
+        let labels = try DocumentLabels(
+            owner: fields["owner"], typeID: fields["type"], title: fields["title"],
+            filename: fields["filename"] ?? receiver.fileName, description: fields["description"],
+            school: fields["school"], rules: documents.rules)
         // Validation reads the staged file on the writes lane, publishing flushes it, the rows commit: awaited.
         let (document, job): (Document, JobRecord)
         do {
@@ -87,10 +88,15 @@ package struct UploadIntake: Sendable {
         queueDepth.noteEnqueued()
         ServiceMetrics.uploads(outcome: "accepted")
         // context.logger carries Hummingbird's request id.
-        context.logger.info("upload accepted", metadata: ["preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
-                                                          "preview.sha256": "\(document.sha256)"])
-        return Accepted(body: AcceptedBody(status: job.status, documentID: document.id, jobID: job.id ?? 0, sha256: document.sha256.hex),
-                        owner: document.owner)
+        context.logger.info(
+            "upload accepted",
+            metadata: [
+                "preview.document": "\(document.id)", "preview.job": "\(job.id ?? 0)",
+                "preview.sha256": "\(document.sha256)"
+            ])
+        return Accepted(
+            body: AcceptedBody(status: job.status, documentID: document.id, jobID: job.id ?? 0, sha256: document.sha256.hex),
+            owner: document.owner)
     }
 
     /// The time rules of an upload request holding `ticket`.

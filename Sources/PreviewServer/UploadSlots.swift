@@ -53,8 +53,10 @@ final class UploadSlots: Sendable {
             let clientFull = state.uploads.values.count(where: { $0.client == client }) >= perClient
             if clientFull || state.uploads.count >= total {
                 let floor = clientFull ? minimumBytesPerSecond : contendedBytesPerSecond
-                guard let slowest = state.uploads.filter({ (!clientFull || $0.value.client == client) && isSlow($0.value, below: floor, now: now) })
-                    .min(by: { rate($0.value, now: now) < rate($1.value, now: now) }) else { return (nil, nil) }
+                guard
+                    let slowest = state.uploads.filter({ (!clientFull || $0.value.client == client) && isSlow($0.value, below: floor, now: now) })
+                        .min(by: { rate($0.value, now: now) < rate($1.value, now: now) })
+                else { return (nil, nil) }
                 evicted = slowest.value.channel
                 state.uploads[slowest.key] = nil
             }

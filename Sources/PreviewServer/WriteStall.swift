@@ -45,9 +45,12 @@ final class WriteStall: ChannelDuplexHandler, RemovableChannelHandler, Sendable 
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         let channel = context.channel
-        let timer = channel.isWritable ? nil : context.eventLoop.scheduleTask(in: timeout) {
-            if !channel.isWritable { channel.close(promise: nil) }
-        }
+        let timer =
+            channel.isWritable
+            ? nil
+            : context.eventLoop.scheduleTask(in: timeout) {
+                if !channel.isWritable { channel.close(promise: nil) }
+            }
         state.withLock { state in
             state.timer?.cancel()
             state.timer = timer

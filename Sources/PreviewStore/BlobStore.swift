@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 import PreviewCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Blobs in a directory: `objects/sha256/ab/cd/abcd…`, writes in progress under `tmp/`, blobs
@@ -82,7 +82,10 @@ public struct BlobStore: BlobStorage {
     }
 
     private static func blobs(under objects: URL) throws -> [(hash: BlobHash, size: Int, modified: Date)] {
-        guard let walker = FileManager.default.enumerator(at: objects, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]) else { return [] }
+        guard
+            let walker = FileManager.default.enumerator(
+                at: objects, includingPropertiesForKeys: [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey])
+        else { return [] }
         var blobs: [(BlobHash, Int, Date)] = []
         for case let url as URL in walker {
             let values = try url.resourceValues(forKeys: [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey])
@@ -145,10 +148,11 @@ public struct BlobStore: BlobStorage {
         let pendingFolder = pendingFolder
         return try await offload.run(.reads) {
             guard FileManager.default.fileExists(atPath: pendingFolder.path) else { return [] }
-            return try FileManager.default.contentsOfDirectory(at: pendingFolder, includingPropertiesForKeys: [.contentModificationDateKey]).compactMap { url in
-                guard let hash = BlobHash(hex: url.lastPathComponent) else { return nil }
-                return (hash, try url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate ?? .distantPast)
-            }
+            return try FileManager.default.contentsOfDirectory(at: pendingFolder, includingPropertiesForKeys: [.contentModificationDateKey])
+                .compactMap { url in
+                    guard let hash = BlobHash(hex: url.lastPathComponent) else { return nil }
+                    return (hash, try url.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate ?? .distantPast)
+                }
         }
     }
 
@@ -219,7 +223,6 @@ public struct BlobStore: BlobStorage {
         // The rename, and any folder created for it, must survive a crash: sync up to objects/.
         for level in [folder, folder.deletingLastPathComponent(), objects] { try Self.synchronizeFolder(level) }
     }
-
 
     /// Makes the derivative blob at `url` an original (its attribute can only be changed while writable).
     private static func unmarkDerivative(_ url: URL) throws {

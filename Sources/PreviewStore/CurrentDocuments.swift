@@ -53,7 +53,7 @@ package enum CurrentDocuments {
         UPDATE documents SET live_shares = COALESCE((SELECT MAX(x.live_shares) FROM documents x
             WHERE x.owner = NEW.owner AND x.type = NEW.type AND x.title = NEW.title AND x.id <> NEW.id), 0) WHERE id = NEW.id
         """,
-        markLatest("NEW"),
+        markLatest("NEW")
     ]
 
     /// After a version is deleted: it leaves the figure, and the latest mark moves to what remains.
@@ -68,7 +68,7 @@ package enum CurrentDocuments {
     /// After a share is revoked, lapses, or moves to another version.
     package static let shareChanged = [
         addShares(-1, document: "OLD.document_id", when: counts("OLD")),
-        addShares(1, document: "NEW.document_id", when: counts("NEW")),
+        addShares(1, document: "NEW.document_id", when: counts("NEW"))
     ]
 
     /// After a share is deleted.
@@ -102,7 +102,7 @@ package enum CurrentDocuments {
             INSERT INTO figures (scope, name, value)
             SELECT '', 'shared_documents', COUNT(*) FROM documents WHERE latest AND live_shares > 0
             UNION ALL SELECT 'owner:' || owner, 'shared_documents', COUNT(*) FROM documents WHERE latest AND live_shares > 0 GROUP BY owner
-            """,
+            """
         ]
     }
 
@@ -125,11 +125,13 @@ package enum CurrentDocuments {
             ("of_type", ["type", "created_at", "id"], nil),
             ("kind", ["kind", "created_at", "id"], nil),
             ("status", ["preview_status", "created_at", "id"], nil),
-            ("shared", ["created_at", "id"], "live_shares > 0"),
+            ("shared", ["created_at", "id"], "live_shares > 0")
         ]
         return orders.flatMap { name, columns, condition in
-            [ListingIndex(name: "current_\(name)", columns: columns, condition: condition),
-             ListingIndex(name: "current_owner_\(name)", columns: ["owner"] + columns, condition: condition)]
+            [
+                ListingIndex(name: "current_\(name)", columns: columns, condition: condition),
+                ListingIndex(name: "current_owner_\(name)", columns: ["owner"] + columns, condition: condition)
+            ]
         }
     }
 
@@ -139,7 +141,7 @@ package enum CurrentDocuments {
         [
             "CREATE INDEX documents_current_school ON documents (school, created_at, id) WHERE latest",
             "CREATE INDEX documents_current_owner_school ON documents (owner, school, created_at, id) WHERE latest",
-            "CREATE INDEX shares_document_school ON shares (document_id, school) WHERE school IS NOT NULL",
+            "CREATE INDEX shares_document_school ON shares (document_id, school) WHERE school IS NOT NULL"
         ]
     }
 

@@ -48,9 +48,11 @@ public struct Document: Sendable, Equatable {
     package var liveShares = 0
     package var createdAt: Date
 
-    public init(id: String, owner: String, type: DocumentType.ID?, title: String, filename: String, description: String = "", school: String? = nil,
-                sha256: BlobHash, kind: FileKind, mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus,
-                createdAt: Date) {
+    public init(
+        id: String, owner: String, type: DocumentType.ID?, title: String, filename: String, description: String = "", school: String? = nil,
+        sha256: BlobHash, kind: FileKind, mime: String, size: Int, facts: MediaFacts, version: Int, previewStatus: PreviewStatus,
+        createdAt: Date
+    ) {
         self.id = id
         self.owner = owner
         self.type = type.flatMap { $0.isEmpty ? nil : $0 }
@@ -79,9 +81,11 @@ public struct Document: Sendable, Equatable {
     /// A new document (its version is numbered when it is indexed) of `labels`, whose original is
     /// blob `sha256`: pending when a renderer will make its previews, else without preview.
     package init(labels: DocumentLabels, sha256: BlobHash, kind: FileKind, size: Int, facts: MediaFacts = MediaFacts(), hasRenderer: Bool) {
-        self.init(id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id, title: labels.title,
-                  filename: labels.filename, description: labels.description, school: labels.school, sha256: sha256, kind: kind, mime: kind.mime, size: size, facts: facts, version: 0,
-                  previewStatus: hasRenderer ? .pending : .noPreview, createdAt: Date())
+        self.init(
+            id: UUID().uuidString.lowercased(), owner: labels.owner, type: labels.type?.id, title: labels.title,
+            filename: labels.filename, description: labels.description, school: labels.school, sha256: sha256, kind: kind, mime: kind.mime,
+            size: size, facts: facts, version: 0,
+            previewStatus: hasRenderer ? .pending : .noPreview, createdAt: Date())
     }
 
     /// Where the document stands in one lifecycle: its job's state, or, for a document that never

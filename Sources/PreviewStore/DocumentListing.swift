@@ -10,8 +10,10 @@ package enum DocumentListing {
     /// The statement of `query`'s page: the documents and, after them, each row's sort keys as text
     /// (`sort_key_0`, …), one row more than the page to tell whether another follows.
     /// A PostgreSQL reading in order takes at most `steps` steps (``TextSearch/leapSteps``).
-    package static func statement(_ query: DocumentQuery, search: TextSearch = .walk, steps: Int = TextSearch.leapSteps,
-                                 in dialect: SQLDialect) -> PortableSQL {
+    package static func statement(
+        _ query: DocumentQuery, search: TextSearch = .walk, steps: Int = TextSearch.leapSteps,
+        in dialect: SQLDialect
+    ) -> PortableSQL {
         let (keys, descending) = sortKeys(query.sort, in: dialect)
         let conditions = conditions(query, keys: keys, descending: descending, in: dialect)
         let order = "ORDER BY " + keys.map { $0.expression + (descending ? " DESC" : "") }.joined(separator: ", ")
@@ -19,7 +21,8 @@ package enum DocumentListing {
         let page = query.limit + 1
         let source = source(query, in: dialect)
         guard let key = query.containing.map(DocumentLabels.titleKey) else {
-            return "SELECT d.*, \(raw: selected) FROM \(raw: source) WHERE \(PortableSQL.joined(conditions, separator: " AND ")) \(raw: order) LIMIT \(page)"
+            let matching = PortableSQL.joined(conditions, separator: " AND ")
+            return "SELECT d.*, \(raw: selected) FROM \(raw: source) WHERE \(matching) \(raw: order) LIMIT \(page)"
         }
         let holdsText = dialect.holds("d.search_key", key)
         switch (search, dialect) {
@@ -28,7 +31,8 @@ package enum DocumentListing {
             // them (CROSS JOIN keeps that order of the loops): sorting them again would read them all
             // where the page may fill from the first few hundred. Then their matches.
             return """
-                SELECT d.*, \(raw: selected) FROM (SELECT d.rowid AS hit FROM \(raw: source) WHERE \(PortableSQL.joined(conditions, separator: " AND "))
+                SELECT d.*, \(raw: selected) FROM (SELECT d.rowid AS hit FROM \(raw: source) WHERE \
+                \(PortableSQL.joined(conditions, separator: " AND "))
                     \(raw: order) LIMIT \(TextSearch.walkedRows)) AS t
                 CROSS JOIN documents d ON d.rowid = t.hit WHERE \(holdsText) LIMIT \(page)
                 """
@@ -50,8 +54,9 @@ package enum DocumentListing {
                 WHERE \(PortableSQL.joined(conditions + [holdsText], separator: " AND ")) \(raw: order) LIMIT \(page)
                 """
         case (.readInOrder, .postgres):
-            return leapfrog(query, key: key, conditions: conditions + [holdsText], keys: keys, descending: descending, selected: selected,
-                            order: order, steps: steps)
+            return leapfrog(
+                query, key: key, conditions: conditions + [holdsText], keys: keys, descending: descending, selected: selected,
+                order: order, steps: steps)
         case (.lookUp, .postgres):
             // The matches are read from the search index first (OFFSET 0 keeps the subquery whole), then
             // ordered: PostgreSQL's search index holds no order.
@@ -76,13 +81,17 @@ package enum DocumentListing {
     /// other matches are read too, from its rowids alone. A cursor starts the reading at its own
     /// second; one whose time is no time (a stranger's) bounds nothing, and its keys alone say
     /// which rows come after it.
-    private static func readInOrder(_ query: DocumentQuery, key: String, conditions: [PortableSQL], descending: Bool,
-                                    selected: String, order: String) -> PortableSQL {
+    private static func readInOrder(
+        _ query: DocumentQuery, key: String, conditions: [PortableSQL], descending: Bool,
+        selected: String, order: String
+    ) -> PortableSQL {
         let bits = String(TextSearch.orderBits)
         var range: PortableSQL = ""
         if let created = query.after?.keys.first {
             let second = TextSearch.creationSecond("\(created)")
-            range = descending ? " AND s.rowid < coalesce((\(second) + 1) << \(raw: bits), 1 << 62)"
+            range =
+                descending
+                ? " AND s.rowid < coalesce((\(second) + 1) << \(raw: bits), 1 << 62)"
                 : " AND s.rowid >= coalesce(\(second) << \(raw: bits), -(1 << 62))"
         }
         let holding = PortableSQL.joined(conditions, separator: " AND ")
@@ -118,8 +127,10 @@ package enum DocumentListing {
     /// steps the walk stops, with a row whose `reading_cut` says so (``TextSearch/ReadingCut``). A
     /// cursor starts the walk after its own place; one whose time is no time starts it nowhere, as
     /// the order's own comparison finds no row after it.
-    private static func leapfrog(_ query: DocumentQuery, key: String, conditions: [PortableSQL], keys: [SortKey], descending: Bool,
-                                 selected: String, order: String, steps: Int) -> PortableSQL {
+    private static func leapfrog(
+        _ query: DocumentQuery, key: String, conditions: [PortableSQL], keys: [SortKey], descending: Bool,
+        selected: String, order: String, steps: Int
+    ) -> PortableSQL {
         var grams: PortableSQL = "ARRAY[\(raw: TextSearch.trigrams(key).map(String.init).joined(separator: ", "))]::bigint[]"
         if let owner = query.owner { grams = "\(grams) || search_owner_gram(\(owner))" }
         var start: PortableSQL = descending ? "'infinity'::timestamptz, ''::text, false" : "'-infinity'::timestamptz, ''::text, false"
@@ -187,7 +198,8 @@ package enum DocumentListing {
                 columns.insert("d.owner", at: 0)
                 values.insert("\(owner)", at: 0)
             }
-            conditions.append("(\(raw: columns.joined(separator: ", "))) \(raw: descending ? "<" : ">") (\(PortableSQL.joined(values, separator: ", ")))")
+            conditions.append(
+                "(\(raw: columns.joined(separator: ", "))) \(raw: descending ? "<" : ">") (\(PortableSQL.joined(values, separator: ", ")))")
         }
         return conditions
     }
@@ -205,7 +217,10 @@ package enum DocumentListing {
     package static func textMatches(_ key: String, owner: String?, upTo limit: Int, in dialect: SQLDialect) -> PortableSQL {
         switch dialect {
         case .sqlite:
-            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_search WHERE document_search MATCH \(TextSearch.labelQuery(key, owner: owner)) LIMIT \(limit))"
+            """
+            SELECT COUNT(*) AS n FROM (SELECT 1 FROM document_search
+            WHERE document_search MATCH \(TextSearch.labelQuery(key, owner: owner)) LIMIT \(limit))
+            """
         case .postgres:
             """
             SELECT COUNT(*) AS n FROM (SELECT 1 FROM documents WHERE \(matching(key, owner: owner)) LIMIT \(limit)) AS matches

@@ -30,8 +30,10 @@ public struct DocumentQuery: Sendable, Equatable {
     /// The largest page a listing returns.
     package static let maxLimit = 200
 
-    public init(owner: String? = nil, type: String? = nil, kind: String? = nil, school: String? = nil, containing: String? = nil,
-                status: PreviewStatus? = nil, shared: Bool? = nil, sort: Sort = .newest, limit: Int = 50, after: DocumentCursor? = nil) {
+    public init(
+        owner: String? = nil, type: String? = nil, kind: String? = nil, school: String? = nil, containing: String? = nil,
+        status: PreviewStatus? = nil, shared: Bool? = nil, sort: Sort = .newest, limit: Int = 50, after: DocumentCursor? = nil
+    ) {
         self.owner = owner
         self.type = type
         self.kind = kind
@@ -77,8 +79,9 @@ public struct DocumentCursor: Sendable, Equatable, Codable {
     /// Reads a ``token``; nil when it is not one, or was made for another sort order.
     package init?(token: String, sort: DocumentQuery.Sort) {
         guard token.count <= 4096, let data = Base64URL.decode(token),
-              let cursor = try? JSONDecoder().decode(DocumentCursor.self, from: data),
-              cursor.sort == sort, cursor.keys.count == cursor.sort.keyCount else { return nil }
+            let cursor = try? JSONDecoder().decode(DocumentCursor.self, from: data),
+            cursor.sort == sort, cursor.keys.count == cursor.sort.keyCount
+        else { return nil }
         self = cursor
     }
 }

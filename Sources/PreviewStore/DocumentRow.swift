@@ -21,9 +21,10 @@ struct DocumentRow: FetchableRecord, PersistableRecord {
     }
 
     init(row: Row) throws {
-        var facts = MediaFacts(width: try row.decode(forColumn: "width"), height: try row.decode(forColumn: "height"),
-                               pages: try row.decode(forColumn: "pages"), durationSeconds: try row.decode(forColumn: "duration_s"),
-                               codec: try row.decode(forColumn: "codec"), rotation: try row.decode(forColumn: "rotation"))
+        var facts = MediaFacts(
+            width: try row.decode(forColumn: "width"), height: try row.decode(forColumn: "height"),
+            pages: try row.decode(forColumn: "pages"), durationSeconds: try row.decode(forColumn: "duration_s"),
+            codec: try row.decode(forColumn: "codec"), rotation: try row.decode(forColumn: "rotation"))
         facts.playback = try (row.decode(String?.self, forColumn: "playback")).map { text in
             guard let playback = Playback(rawValue: text) else { throw DatabaseRowError("playback", text) }
             return playback

@@ -5,16 +5,21 @@ import PreviewCore
 package enum IndexWrites {
     /// Records a derivative whose result blob is already durable, with the blob's row (first writer wins).
     package static func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) -> [PortableSQL] {
-        ["""
-         INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(derivative.resultSha256.hex), \(resultSize), \(resultMime), \(PortableSQL.now))
-         ON CONFLICT DO NOTHING
-         """,
-         """
-         INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
-         VALUES (\(derivative.key), \(derivative.sourceSha256.hex), \(derivative.operation), \(derivative.parameters), \(derivative.renderer),
-             \(derivative.resultSha256.hex), \(derivative.width), \(derivative.height), \(derivative.createdAt), \(derivative.onDemand), \(derivative.usedAt))
-         ON CONFLICT DO NOTHING
-         """]
+        [
+            """
+            INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(derivative.resultSha256.hex), \(resultSize), \(resultMime), \
+            \(PortableSQL.now))
+            ON CONFLICT DO NOTHING
+            """,
+            """
+            INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, \
+            used_at)
+            VALUES (\(derivative.key), \(derivative.sourceSha256.hex), \(derivative.operation), \(derivative.parameters), \(derivative.renderer),
+                \(derivative.resultSha256.hex), \(derivative.width), \(derivative.height), \(derivative.createdAt), \(derivative.onDemand), \
+                \(derivative.usedAt))
+            ON CONFLICT DO NOTHING
+            """
+        ]
     }
 
     package static func setFacts(documentID: String, facts: MediaFacts) -> PortableSQL {

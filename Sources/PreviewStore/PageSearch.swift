@@ -120,7 +120,8 @@ package struct PageSearch: Sendable {
             // The search index first (CROSS JOIN keeps that order of the loops), then the filters.
             return """
                 SELECT d.id AS id FROM document_search s CROSS JOIN documents d ON d.search_order = s.rowid
-                WHERE document_search MATCH \(TextSearch.labelQuery(query.labelKey, owner: query.owner)) AND \(conditions) LIMIT \(candidateLabels + 1)
+                WHERE document_search MATCH \(TextSearch.labelQuery(query.labelKey, owner: query.owner)) AND \(conditions) LIMIT \
+                \(candidateLabels + 1)
                 """
         case .postgres:
             return """

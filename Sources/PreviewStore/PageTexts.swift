@@ -51,12 +51,15 @@ public struct PageTexts: Sendable {
         let (first, last) = (range?.lowerBound ?? 1, range?.upperBound ?? Int(Int32.max))
         let columns = words ? "page, text, width, height, words, truncated" : "page, text"
         return try await database.readPlan(timeout: Self.readTimeout) {
-            .statement("""
+            .statement(
+                """
                 SELECT \(raw: columns) FROM page_texts WHERE derivative = \(derivative) AND page BETWEEN \(first) AND \(last) ORDER BY page
-                """) { rows in
-                .done(try rows.map { row in
-                    Page(page: Int(row.integer("page") ?? 0), text: row.text("text") ?? "", words: words ? try Self.pageText(row) : nil)
-                })
+                """
+            ) { rows in
+                .done(
+                    try rows.map { row in
+                        Page(page: Int(row.integer("page") ?? 0), text: row.text("text") ?? "", words: words ? try Self.pageText(row) : nil)
+                    })
             }
         }
     }
@@ -81,8 +84,9 @@ public struct PageTexts: Sendable {
     /// A row's page with its words (its `page`, `width`, `height`, `words` and `truncated`).
     private static func pageText(_ row: PortableRow) throws -> PageText {
         let words = try words(stored: row.text("words") ?? "")
-        return PageText(page: Int(row.integer("page") ?? 0), width: row.real("width") ?? 0, height: row.real("height") ?? 0, words: words,
-                        truncated: row.bool("truncated") ?? false)
+        return PageText(
+            page: Int(row.integer("page") ?? 0), width: row.real("width") ?? 0, height: row.real("height") ?? 0, words: words,
+            truncated: row.bool("truncated") ?? false)
     }
 
     /// A page's words as the index keeps them: JSON of columns, `{"text":[…],"box":[l,t,r,b,…],"next":"…"}`
@@ -90,8 +94,9 @@ public struct PageTexts: Sendable {
     /// which decodes in half the time of one object a word; a search decodes the pages it shows.
     package static func storedWords(_ words: [PageText.Word]) -> String {
         let edges = words.contains { $0.edges != nil } ? words.map { $0.edgeTenths ?? [] } : nil
-        let columns = StoredWords(text: words.map(\.text), box: words.flatMap { $0.box.count == 4 ? $0.box : [0, 0, 0, 0] },
-                                  next: String(words.map { letters[$0.next] ?? "." }), edges: edges)
+        let columns = StoredWords(
+            text: words.map(\.text), box: words.flatMap { $0.box.count == 4 ? $0.box : [0, 0, 0, 0] },
+            next: String(words.map { letters[$0.next] ?? "." }), edges: edges)
         return (try? JSONEncoder().encode(columns)).map { String(decoding: $0, as: UTF8.self) } ?? #"{"text":[],"box":[],"next":""}"#
     }
 
@@ -108,8 +113,9 @@ public struct PageTexts: Sendable {
         return columns.text.indices.map { index in
             let box = Array(columns.box[(4 * index)..<(4 * index + 4)])
             let stored = edges?[index] ?? []
-            return PageText.Word(text: columns.text[index], box: box, next: breaks[next[index]] ?? nil,
-                                 edges: stored.isEmpty ? nil : PageText.Word.edges(tenths: stored, left: box[0]))
+            return PageText.Word(
+                text: columns.text[index], box: box, next: breaks[next[index]] ?? nil,
+                edges: stored.isEmpty ? nil : PageText.Word.edges(tenths: stored, left: box[0]))
         }
     }
 

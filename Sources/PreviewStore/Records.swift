@@ -53,8 +53,10 @@ public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, P
     /// When it was last served (at most an hour stale); for eviction.
     package var usedAt: Date
 
-    package init(key: String, sourceSha256: BlobHash, operation: DerivativeOperation, parameters: String, renderer: String,
-                resultSha256: BlobHash, width: Int, height: Int, createdAt: Date, onDemand: Bool = false, usedAt: Date? = nil) {
+    package init(
+        key: String, sourceSha256: BlobHash, operation: DerivativeOperation, parameters: String, renderer: String,
+        resultSha256: BlobHash, width: Int, height: Int, createdAt: Date, onDemand: Bool = false, usedAt: Date? = nil
+    ) {
         self.key = key
         self.sourceSha256 = sourceSha256
         self.operation = operation

@@ -1,7 +1,7 @@
 import Foundation
 import PreviewCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The lock that keeps `gc` from removing a blob a writer has just decided to reuse: shared by
@@ -28,18 +28,20 @@ package struct FileReferenceLock: ReferenceLock {
         let path = file.path
         // Taken in a task of its own, which a caller's cancellation does not reach: a lock granted
         // after its waiter gave up would otherwise stay held, its descriptor lost.
-        let descriptor = try await Task { [offload] in try await offload.run(.writes) { () throws -> Int32 in
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            while flock(descriptor, exclusive ? LOCK_EX : LOCK_SH) != 0 {
-                guard errno == EINTR else {
-                    let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-                    close(descriptor)
-                    throw failure
+        let descriptor = try await Task { [offload] in
+            try await offload.run(.writes) { () throws -> Int32 in
+                let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                while flock(descriptor, exclusive ? LOCK_EX : LOCK_SH) != 0 {
+                    guard errno == EINTR else {
+                        let failure = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                        close(descriptor)
+                        throw failure
+                    }
                 }
+                return descriptor
             }
-            return descriptor
-        } }.value
+        }.value
         defer { close(descriptor) }  // closing releases the lock
         return try await body()
     }

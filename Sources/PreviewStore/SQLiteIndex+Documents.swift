@@ -16,18 +16,20 @@ extension SQLiteIndex {
         let page = { (search: TextSearch) in
             try await self.pool.read { db in
                 let rows = try db.rows(DocumentListing.statement(query, search: search, in: .sqlite))
-                return DocumentListing.page(try rows.map { row in
-                    (try DocumentRow(row: row).document, (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
-                }, of: query)
+                return DocumentListing.page(
+                    try rows.map { row in
+                        (try DocumentRow(row: row).document, (0..<query.sort.keyCount).map { row["sort_key_\($0)"] as String })
+                    }, of: query)
             }
         }
         if let search { return try await page(search) }
         func count(_ statement: PortableSQL) async throws -> Int {
             try await pool.read { db in try db.rows(statement).first?["n"] ?? 0 }
         }
-        return try await TextSearch.page(for: query, page: page,
-                                         matches: { key, limit in try await count(DocumentListing.textMatches(key, owner: query.owner, upTo: limit, in: .sqlite)) },
-                                         candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .sqlite)) })
+        return try await TextSearch.page(
+            for: query, page: page,
+            matches: { key, limit in try await count(DocumentListing.textMatches(key, owner: query.owner, upTo: limit, in: .sqlite)) },
+            candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .sqlite)) })
     }
 
     /// Marks the shares past their expiry lapsed (``CurrentDocuments/sweep(now:)``); writes only
@@ -53,17 +55,22 @@ extension SQLiteIndex {
             let removed = try Self.versions(of: id, in: db).filter { version == nil || $0.version == version }
             guard !removed.isEmpty else { return Deletion(versions: [], cancelledJobs: 0) }
             let ids = String(decoding: try JSONEncoder().encode(removed.map(\.id)), as: UTF8.self)
-            let cancelled = try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND document_id IN (SELECT value FROM json_each(?))
-                """, arguments: [JobRecord.Status.queued, JobRecord.Status.processing, ids]) ?? 0
+            let cancelled =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND document_id IN (SELECT value FROM json_each(?))
+                        """, arguments: [JobRecord.Status.queued, JobRecord.Status.processing, ids]) ?? 0
             try db.execute(sql: "DELETE FROM jobs WHERE document_id IN (SELECT value FROM json_each(?))", arguments: [ids])
             if let newest = try Self.versions(of: id, in: db).first(where: { kept in !removed.contains { $0.id == kept.id } }) {
-                try db.execute(sql: "UPDATE shares SET document_id = ? WHERE version IS NULL AND document_id IN (SELECT value FROM json_each(?))",
-                               arguments: [newest.id, ids])
+                try db.execute(
+                    sql: "UPDATE shares SET document_id = ? WHERE version IS NULL AND document_id IN (SELECT value FROM json_each(?))",
+                    arguments: [newest.id, ids])
             }
-            try db.execute(sql: """
-                UPDATE shares SET revoked_at = ? WHERE revoked_at IS NULL AND document_id IN (SELECT value FROM json_each(?))
-                """, arguments: [Date(), ids])
+            try db.execute(
+                sql: """
+                    UPDATE shares SET revoked_at = ? WHERE revoked_at IS NULL AND document_id IN (SELECT value FROM json_each(?))
+                    """, arguments: [Date(), ids])
             try db.execute(sql: "DELETE FROM documents WHERE id IN (SELECT value FROM json_each(?))", arguments: [ids])
             return Deletion(versions: removed, cancelledJobs: cancelled)
         }
@@ -74,8 +81,10 @@ extension SQLiteIndex {
             let versions = try Self.versions(of: id, in: db)
             guard let latest = versions.first else { return nil }
             if labels.renames(latest) {
-                let taken = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND type = ? AND title = ?)",
-                                              arguments: [latest.owner, Document.typeColumn(labels.type), labels.title]) ?? false
+                let taken =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM documents WHERE owner = ? AND type = ? AND title = ?)",
+                        arguments: [latest.owner, Document.typeColumn(labels.type), labels.title]) ?? false
                 if taken { throw LabelTaken(type: labels.type, title: labels.title) }
             }
             for version in labels.applied(to: versions) { try DocumentRow(version).update(db) }
@@ -100,12 +109,15 @@ extension SQLiteIndex {
     public func shares(documentIDs: [String]) async throws -> [ShareRecord] {
         let ids = String(decoding: try JSONEncoder().encode(documentIDs), as: UTF8.self)
         return try await pool.read { db in
-            try ShareRecord.fetchAll(db, sql: "SELECT * FROM shares WHERE document_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id",
-                                     arguments: [ids])
+            try ShareRecord.fetchAll(
+                db, sql: "SELECT * FROM shares WHERE document_id IN (SELECT value FROM json_each(?)) ORDER BY created_at DESC, id",
+                arguments: [ids])
         }
     }
 
-    public func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord) async throws -> [ShareRecord] {
+    public func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord) async throws
+        -> [ShareRecord]
+    {
         try await pool.write { db in try db.run(SchoolShares.share(documentIDs: documentIDs, schools: schools, making: making)) }
     }
 
@@ -122,9 +134,11 @@ extension SQLiteIndex {
 
     public func recordShareVisit(id: String, _ kind: ShareVisit.Kind) async throws {
         try await pool.write { db in
-            try db.execute(sql: kind == .downloaded ? "UPDATE shares SET download_count = download_count + 1 WHERE id = ?"
-                                                    : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = ? WHERE id = ?",
-                           arguments: kind == .downloaded ? [id] : [Date(), id])
+            try db.execute(
+                sql: kind == .downloaded
+                    ? "UPDATE shares SET download_count = download_count + 1 WHERE id = ?"
+                    : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = ? WHERE id = ?",
+                arguments: kind == .downloaded ? [id] : [Date(), id])
             try db.execute(sql: "INSERT INTO share_visits (share_id, kind, at) VALUES (?, ?, ?)", arguments: [id, kind.rawValue, Date()])
             try db.execute(sql: IndexSQL.forgetOldShareVisits(share: "?1"), arguments: [id])
         }

@@ -94,15 +94,16 @@ extension SQLiteIndex {
             }
         }
         migrator.registerMigration("v5-figures") { db in
-            try db.execute(sql: """
-                CREATE TABLE figures (scope TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (scope, name));
-                CREATE TABLE blob_users (scope TEXT NOT NULL, sha256 TEXT NOT NULL, refs INTEGER NOT NULL, PRIMARY KEY (scope, sha256));
-                CREATE TABLE blob_previews (sha256 TEXT PRIMARY KEY, previews INTEGER NOT NULL, bytes INTEGER NOT NULL);
-                CREATE TABLE derivative_figures (key TEXT PRIMARY KEY, root TEXT NOT NULL, size INTEGER NOT NULL);
-                CREATE INDEX blob_users_sha256 ON blob_users (sha256);
-                CREATE INDEX derivatives_result ON derivatives (result_sha256);
-                CREATE INDEX documents_created ON documents (created_at, id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE figures (scope TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (scope, name));
+                    CREATE TABLE blob_users (scope TEXT NOT NULL, sha256 TEXT NOT NULL, refs INTEGER NOT NULL, PRIMARY KEY (scope, sha256));
+                    CREATE TABLE blob_previews (sha256 TEXT PRIMARY KEY, previews INTEGER NOT NULL, bytes INTEGER NOT NULL);
+                    CREATE TABLE derivative_figures (key TEXT PRIMARY KEY, root TEXT NOT NULL, size INTEGER NOT NULL);
+                    CREATE INDEX blob_users_sha256 ON blob_users (sha256);
+                    CREATE INDEX derivatives_result ON derivatives (result_sha256);
+                    CREATE INDEX documents_created ON documents (created_at, id);
+                    """)
             for statement in StoreFigures.backfill { try db.execute(sql: statement) }
             try trigger("figures_document_inserted", "BEFORE INSERT ON documents", StoreFigures.documentInserted(schools: false), in: db)
             try trigger("figures_document_deleted", "BEFORE DELETE ON documents", StoreFigures.documentDeleted(schools: false), in: db)
@@ -138,48 +139,54 @@ extension SQLiteIndex {
             try db.alter(table: "jobs") { t in t.add(column: "progress", .double) }
         }
         migrator.registerMigration("v11-shares") { db in
-            try db.execute(sql: """
-                CREATE TABLE shares (id TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL UNIQUE, document_id TEXT NOT NULL, version INTEGER,
-                    label TEXT NOT NULL, password_hash TEXT, allow_download BOOLEAN NOT NULL, created_at DATETIME NOT NULL,
-                    expires_at DATETIME, revoked_at DATETIME, opened_count INTEGER NOT NULL DEFAULT 0, last_opened_at DATETIME,
-                    download_count INTEGER NOT NULL DEFAULT 0);
-                CREATE INDEX shares_document ON shares (document_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE shares (id TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL UNIQUE, document_id TEXT NOT NULL, version INTEGER,
+                        label TEXT NOT NULL, password_hash TEXT, allow_download BOOLEAN NOT NULL, created_at DATETIME NOT NULL,
+                        expires_at DATETIME, revoked_at DATETIME, opened_count INTEGER NOT NULL DEFAULT 0, last_opened_at DATETIME,
+                        download_count INTEGER NOT NULL DEFAULT 0);
+                    CREATE INDEX shares_document ON shares (document_id);
+                    """)
         }
         migrator.registerMigration("v12-share-visits") { db in
-            try db.execute(sql: """
-                CREATE TABLE share_visits (id INTEGER PRIMARY KEY AUTOINCREMENT, share_id TEXT NOT NULL, kind TEXT NOT NULL, at DATETIME NOT NULL);
-                CREATE INDEX share_visits_share ON share_visits (share_id, id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE share_visits (id INTEGER PRIMARY KEY AUTOINCREMENT, share_id TEXT NOT NULL, kind TEXT NOT NULL, at DATETIME NOT \
+                    NULL);
+                    CREATE INDEX share_visits_share ON share_visits (share_id, id);
+                    """)
         }
         migrator.registerMigration("v13-downloads") { db in
-            try db.execute(sql: """
-                CREATE TABLE downloads (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, client_id TEXT NOT NULL, device TEXT,
-                    owner TEXT NOT NULL, url TEXT NOT NULL, normalized_url TEXT NOT NULL, route TEXT NOT NULL, status TEXT NOT NULL,
-                    attempts INTEGER NOT NULL, available_at DATETIME NOT NULL, lease_owner TEXT, lease_expires_at DATETIME, document_id TEXT,
-                    error_code TEXT, error_message TEXT, client_timestamp TEXT, created_at DATETIME NOT NULL, updated_at DATETIME NOT NULL);
-                CREATE UNIQUE INDEX downloads_id ON downloads (id);
-                CREATE UNIQUE INDEX downloads_link ON downloads (client_id, normalized_url);
-                CREATE INDEX downloads_client ON downloads (client_id, seq);
-                CREATE INDEX downloads_due ON downloads (status, available_at);
-                CREATE INDEX downloads_document ON downloads (document_id);
-                CREATE TABLE devices (name TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, owner TEXT NOT NULL, created_at DATETIME NOT NULL,
-                    revoked_at DATETIME);
-                CREATE UNIQUE INDEX devices_token ON devices (token_sha256);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE downloads (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL, client_id TEXT NOT NULL, device TEXT,
+                        owner TEXT NOT NULL, url TEXT NOT NULL, normalized_url TEXT NOT NULL, route TEXT NOT NULL, status TEXT NOT NULL,
+                        attempts INTEGER NOT NULL, available_at DATETIME NOT NULL, lease_owner TEXT, lease_expires_at DATETIME, document_id TEXT,
+                        error_code TEXT, error_message TEXT, client_timestamp TEXT, created_at DATETIME NOT NULL, updated_at DATETIME NOT NULL);
+                    CREATE UNIQUE INDEX downloads_id ON downloads (id);
+                    CREATE UNIQUE INDEX downloads_link ON downloads (client_id, normalized_url);
+                    CREATE INDEX downloads_client ON downloads (client_id, seq);
+                    CREATE INDEX downloads_due ON downloads (status, available_at);
+                    CREATE INDEX downloads_document ON downloads (document_id);
+                    CREATE TABLE devices (name TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, owner TEXT NOT NULL, created_at DATETIME NOT NULL,
+                        revoked_at DATETIME);
+                    CREATE UNIQUE INDEX devices_token ON devices (token_sha256);
+                    """)
         }
         migrator.registerMigration("v14-downloads-per-device") { db in
-            try db.execute(sql: """
-                DROP INDEX downloads_link;
-                CREATE UNIQUE INDEX downloads_link ON downloads (ifnull(device, ''), client_id, normalized_url);
-                """)
+            try db.execute(
+                sql: """
+                    DROP INDEX downloads_link;
+                    CREATE UNIQUE INDEX downloads_link ON downloads (ifnull(device, ''), client_id, normalized_url);
+                    """)
         }
         migrator.registerMigration("v15-kept-at-scale") { db in
-            try db.execute(sql: """
-                ALTER TABLE documents ADD COLUMN latest BOOLEAN NOT NULL DEFAULT 0;
-                ALTER TABLE documents ADD COLUMN live_shares INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE shares ADD COLUMN lapsed BOOLEAN NOT NULL DEFAULT 0;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE documents ADD COLUMN latest BOOLEAN NOT NULL DEFAULT 0;
+                    ALTER TABLE documents ADD COLUMN live_shares INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE shares ADD COLUMN lapsed BOOLEAN NOT NULL DEFAULT 0;
+                    """)
             for statement in CurrentDocuments.backfill(now: now) { try db.execute(sql: statement) }
             try trigger("current_version_inserted", "AFTER INSERT ON documents", CurrentDocuments.versionInserted, in: db)
             try trigger("current_version_deleted", "AFTER DELETE ON documents", CurrentDocuments.versionDeleted, in: db)
@@ -200,21 +207,23 @@ extension SQLiteIndex {
             }
         }
         migrator.registerMigration("v17-description-school") { db in
-            try db.execute(sql: """
-                ALTER TABLE documents ADD COLUMN description TEXT NOT NULL DEFAULT '';
-                ALTER TABLE documents ADD COLUMN school TEXT;
-                ALTER TABLE documents ADD COLUMN search_key TEXT NOT NULL DEFAULT '';
-                ALTER TABLE shares ADD COLUMN school TEXT;
-                DROP TRIGGER title_inserted;
-                DROP TRIGGER title_deleted;
-                DROP TRIGGER title_changed;
-                DROP TABLE document_titles;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE documents ADD COLUMN description TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE documents ADD COLUMN school TEXT;
+                    ALTER TABLE documents ADD COLUMN search_key TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE shares ADD COLUMN school TEXT;
+                    DROP TRIGGER title_inserted;
+                    DROP TRIGGER title_deleted;
+                    DROP TRIGGER title_changed;
+                    DROP TABLE document_titles;
+                    """)
             // The search keys are folded in Swift (``DocumentLabels/searchKey(title:description:filename:)``).
             let rows = try Row.fetchCursor(db, sql: "SELECT rowid, title, filename FROM documents")
             while let row = try rows.next() {
-                try db.execute(sql: "UPDATE documents SET search_key = ? WHERE rowid = ?",
-                               arguments: [DocumentLabels.searchKey(title: row["title"], description: "", filename: row["filename"]), row["rowid"] as Int64])
+                try db.execute(
+                    sql: "UPDATE documents SET search_key = ? WHERE rowid = ?",
+                    arguments: [DocumentLabels.searchKey(title: row["title"], description: "", filename: row["filename"]), row["rowid"] as Int64])
             }
             try trigramIndex("document_search", of: "search_key", triggers: "search", in: db)
             for statement in CurrentDocuments.schoolIndexStatements() { try db.execute(sql: statement) }
@@ -228,22 +237,24 @@ extension SQLiteIndex {
             // A text search finds a document by its school too: the keys of those with one, folded again.
             let rows = try Row.fetchCursor(db, sql: "SELECT rowid, title, description, filename, school FROM documents WHERE school IS NOT NULL")
             while let row = try rows.next() {
-                let key = DocumentLabels.searchKey(title: row["title"], description: row["description"], filename: row["filename"], school: row["school"])
+                let key = DocumentLabels.searchKey(
+                    title: row["title"], description: row["description"], filename: row["filename"], school: row["school"])
                 try db.execute(sql: "UPDATE documents SET search_key = ? WHERE rowid = ?", arguments: [key, row["rowid"] as Int64])
             }
         }
         migrator.registerMigration("v19-uploads") { db in
-            try db.execute(sql: """
-                CREATE TABLE upload_sessions (id TEXT PRIMARY KEY, owner TEXT NOT NULL, client TEXT NOT NULL, front TEXT NOT NULL,
-                    labels TEXT NOT NULL, length INTEGER, received INTEGER NOT NULL, status TEXT NOT NULL,
-                    created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, document_id TEXT, job_id INTEGER, sha256 TEXT,
-                    appender TEXT, appending_until INTEGER);
-                CREATE INDEX upload_sessions_owner ON upload_sessions (owner, status);
-                CREATE INDEX upload_sessions_client ON upload_sessions (client, status);
-                CREATE INDEX upload_sessions_expiry ON upload_sessions (expires_at);
-                CREATE TABLE upload_parts (session_id TEXT NOT NULL, start INTEGER NOT NULL, length INTEGER NOT NULL, name TEXT NOT NULL,
-                    PRIMARY KEY (session_id, start));
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE upload_sessions (id TEXT PRIMARY KEY, owner TEXT NOT NULL, client TEXT NOT NULL, front TEXT NOT NULL,
+                        labels TEXT NOT NULL, length INTEGER, received INTEGER NOT NULL, status TEXT NOT NULL,
+                        created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, document_id TEXT, job_id INTEGER, sha256 TEXT,
+                        appender TEXT, appending_until INTEGER);
+                    CREATE INDEX upload_sessions_owner ON upload_sessions (owner, status);
+                    CREATE INDEX upload_sessions_client ON upload_sessions (client, status);
+                    CREATE INDEX upload_sessions_expiry ON upload_sessions (expires_at);
+                    CREATE TABLE upload_parts (session_id TEXT NOT NULL, start INTEGER NOT NULL, length INTEGER NOT NULL, name TEXT NOT NULL,
+                        PRIMARY KEY (session_id, start));
+                    """)
         }
         migrator.registerMigration("v20-page-texts") { db in
             try db.execute(sql: PageTexts.sqliteTable)
@@ -256,25 +267,30 @@ extension SQLiteIndex {
             // Swift from its words), held by trigram in `page_search` (``PageSearch``).
             try db.execute(sql: "ALTER TABLE page_texts RENAME TO page_texts_before_search")
             try db.execute(sql: PageTexts.sqliteTable)
-            try db.execute(sql: """
-                INSERT INTO page_texts (derivative, page, width, height, text, words, truncated)
-                SELECT derivative, page, width, height, text, words, truncated FROM page_texts_before_search;
-                DROP TABLE page_texts_before_search;
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO page_texts (derivative, page, width, height, text, words, truncated)
+                    SELECT derivative, page, width, height, text, words, truncated FROM page_texts_before_search;
+                    DROP TABLE page_texts_before_search;
+                    """)
             let rows = try Row.fetchCursor(db, sql: "SELECT id, words FROM page_texts")
             while let row = try rows.next() {
                 let words = try PageTexts.words(stored: row["words"])
-                try db.execute(sql: "UPDATE page_texts SET search_text = ?, words = ? WHERE id = ?",
-                               arguments: [TextHits.searchText(of: words), PageTexts.storedWords(words), row["id"] as Int64])
+                try db.execute(
+                    sql: "UPDATE page_texts SET search_text = ?, words = ? WHERE id = ?",
+                    arguments: [TextHits.searchText(of: words), PageTexts.storedWords(words), row["id"] as Int64])
             }
-            try db.execute(sql: """
-                CREATE VIRTUAL TABLE page_search USING fts5(search_text, content = 'page_texts', content_rowid = 'id', tokenize = 'trigram');
-                INSERT INTO page_search (page_search) VALUES ('rebuild');
-                """)
-            try trigger("page_search_inserted", "AFTER INSERT ON page_texts",
-                        ["INSERT INTO page_search (rowid, search_text) VALUES (NEW.id, NEW.search_text)"], in: db)
-            try trigger("page_search_deleted", "AFTER DELETE ON page_texts",
-                        ["INSERT INTO page_search (page_search, rowid, search_text) VALUES ('delete', OLD.id, OLD.search_text)"], in: db)
+            try db.execute(
+                sql: """
+                    CREATE VIRTUAL TABLE page_search USING fts5(search_text, content = 'page_texts', content_rowid = 'id', tokenize = 'trigram');
+                    INSERT INTO page_search (page_search) VALUES ('rebuild');
+                    """)
+            try trigger(
+                "page_search_inserted", "AFTER INSERT ON page_texts",
+                ["INSERT INTO page_search (rowid, search_text) VALUES (NEW.id, NEW.search_text)"], in: db)
+            try trigger(
+                "page_search_deleted", "AFTER DELETE ON page_texts",
+                ["INSERT INTO page_search (page_search, rowid, search_text) VALUES ('delete', OLD.id, OLD.search_text)"], in: db)
         }
         migrator.registerMigration("v23-search-in-creation-order") { db in
             // The search index's rowids follow the creation order (``TextSearch/readInOrder``): each
@@ -283,39 +299,44 @@ extension SQLiteIndex {
             // (``TextSearch/ownerToken(_:)``, the connection's `owner_token`), so that an owner's
             // matches are read alone. A version's owner never changes.
             let second = TextSearch.creationSecond("created_at").rendered(in: .sqlite).text
-            try db.execute(sql: """
-                DROP TRIGGER search_inserted;
-                DROP TRIGGER search_deleted;
-                DROP TRIGGER search_changed;
-                DROP TABLE document_search;
-                ALTER TABLE documents ADD COLUMN search_order INTEGER;
-                ALTER TABLE documents ADD COLUMN owner_key TEXT;
-                UPDATE documents SET search_order = placed.search_order, owner_key = owner_token(owner)
-                FROM (SELECT rowid AS version, (\(second) << \(TextSearch.orderBits)) + row_number() OVER (PARTITION BY \(second) ORDER BY created_at, id) - 1
-                             AS search_order FROM documents) AS placed
-                WHERE documents.rowid = placed.version;
-                CREATE UNIQUE INDEX documents_search_order ON documents (search_order);
-                CREATE VIRTUAL TABLE document_search USING fts5(owner_key, search_key, content = 'documents', content_rowid = 'search_order',
-                                                                tokenize = 'trigram');
-                INSERT INTO document_search (document_search) VALUES ('rebuild');
-                """)
+            try db.execute(
+                sql: """
+                    DROP TRIGGER search_inserted;
+                    DROP TRIGGER search_deleted;
+                    DROP TRIGGER search_changed;
+                    DROP TABLE document_search;
+                    ALTER TABLE documents ADD COLUMN search_order INTEGER;
+                    ALTER TABLE documents ADD COLUMN owner_key TEXT;
+                    UPDATE documents SET search_order = placed.search_order, owner_key = owner_token(owner)
+                    FROM (SELECT rowid AS version, (\(second) << \(TextSearch.orderBits)) + row_number() OVER (PARTITION BY \(second) ORDER BY \
+                    created_at, id) - 1
+                                 AS search_order FROM documents) AS placed
+                    WHERE documents.rowid = placed.version;
+                    CREATE UNIQUE INDEX documents_search_order ON documents (search_order);
+                    CREATE VIRTUAL TABLE document_search USING fts5(owner_key, search_key, content = 'documents', content_rowid = 'search_order',
+                                                                    tokenize = 'trigram');
+                    INSERT INTO document_search (document_search) VALUES ('rebuild');
+                    """)
             // A new version comes after those of its second (found by the unique index), then into the search index.
             let newSecond = "(\(TextSearch.creationSecond("NEW.created_at").rendered(in: .sqlite).text) << \(TextSearch.orderBits))"
-            try trigger("search_inserted", "AFTER INSERT ON documents", [
-                """
-                UPDATE documents SET owner_key = owner_token(NEW.owner),
-                    search_order = (SELECT coalesce(max(search_order) + 1, \(newSecond)) FROM documents
-                                    WHERE search_order >= \(newSecond) AND search_order < \(newSecond) + (1 << \(TextSearch.orderBits)))
-                WHERE rowid = NEW.rowid
-                """,
-                """
-                INSERT INTO document_search (rowid, owner_key, search_key) SELECT search_order, owner_key, search_key FROM documents
-                WHERE rowid = NEW.rowid
-                """,
-            ], in: db)
+            try trigger(
+                "search_inserted", "AFTER INSERT ON documents",
+                [
+                    """
+                    UPDATE documents SET owner_key = owner_token(NEW.owner),
+                        search_order = (SELECT coalesce(max(search_order) + 1, \(newSecond)) FROM documents
+                                        WHERE search_order >= \(newSecond) AND search_order < \(newSecond) + (1 << \(TextSearch.orderBits)))
+                    WHERE rowid = NEW.rowid
+                    """,
+                    """
+                    INSERT INTO document_search (rowid, owner_key, search_key) SELECT search_order, owner_key, search_key FROM documents
+                    WHERE rowid = NEW.rowid
+                    """
+                ], in: db)
             let indexed = "INSERT INTO document_search (rowid, owner_key, search_key) VALUES (NEW.search_order, NEW.owner_key, NEW.search_key)"
             let unindexed = """
-                INSERT INTO document_search (document_search, rowid, owner_key, search_key) VALUES ('delete', OLD.search_order, OLD.owner_key, OLD.search_key)
+                INSERT INTO document_search (document_search, rowid, owner_key, search_key) VALUES ('delete', OLD.search_order, OLD.owner_key, \
+                OLD.search_key)
                 """
             try trigger("search_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
             try trigger("search_changed", "AFTER UPDATE OF search_key ON documents", [unindexed, indexed], in: db)
@@ -333,12 +354,15 @@ extension SQLiteIndex {
     /// `documents`' own, by rowid), built from the rows and kept by triggers `<triggers>_inserted`,
     /// `_deleted` and `_changed`.
     private static func trigramIndex(_ table: String, of column: String, triggers: String, in db: Database) throws {
-        try db.execute(sql: """
-            CREATE VIRTUAL TABLE \(table) USING fts5(\(column), content = 'documents', content_rowid = 'rowid', tokenize = 'trigram');
-            INSERT INTO \(table) (\(table)) VALUES ('rebuild');
-            """)
-        let (indexed, unindexed) = ("INSERT INTO \(table) (rowid, \(column)) VALUES (NEW.rowid, NEW.\(column))",
-                                    "INSERT INTO \(table) (\(table), rowid, \(column)) VALUES ('delete', OLD.rowid, OLD.\(column))")
+        try db.execute(
+            sql: """
+                CREATE VIRTUAL TABLE \(table) USING fts5(\(column), content = 'documents', content_rowid = 'rowid', tokenize = 'trigram');
+                INSERT INTO \(table) (\(table)) VALUES ('rebuild');
+                """)
+        let (indexed, unindexed) = (
+            "INSERT INTO \(table) (rowid, \(column)) VALUES (NEW.rowid, NEW.\(column))",
+            "INSERT INTO \(table) (\(table), rowid, \(column)) VALUES ('delete', OLD.rowid, OLD.\(column))"
+        )
         try trigger("\(triggers)_inserted", "AFTER INSERT ON documents", [indexed], in: db)
         try trigger("\(triggers)_deleted", "AFTER DELETE ON documents", [unindexed], in: db)
         try trigger("\(triggers)_changed", "AFTER UPDATE OF \(column) ON documents", [unindexed, indexed], in: db)

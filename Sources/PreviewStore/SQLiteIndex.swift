@@ -151,7 +151,8 @@ public final class SQLiteIndex: DocumentIndex {
     }
 
     public func derivatives(parameters: String) async throws -> [DerivativeRecord] {
-        try await pool.read { db in try DerivativeRecord.fetchAll(db, sql: "SELECT * FROM derivatives WHERE parameters = ?", arguments: [parameters]) }
+        try await pool.read { db in try DerivativeRecord.fetchAll(db, sql: "SELECT * FROM derivatives WHERE parameters = ?", arguments: [parameters])
+        }
     }
 
     public func blobSize(_ hash: BlobHash) async throws -> Int? {
@@ -167,27 +168,32 @@ public final class SQLiteIndex: DocumentIndex {
     public func touchDerivatives(_ keys: [String]) async throws {
         guard !keys.isEmpty else { return }
         try await pool.write { db in
-            try db.execute(sql: "UPDATE derivatives SET used_at = ? WHERE on_demand AND key IN (SELECT value FROM json_each(?))",
-                           arguments: [Date(), String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
+            try db.execute(
+                sql: "UPDATE derivatives SET used_at = ? WHERE on_demand AND key IN (SELECT value FROM json_each(?))",
+                arguments: [Date(), String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
         }
     }
 
     public func onDemandPreviewBytes(source: BlobHash?) async throws -> Int {
         try await pool.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COALESCE(SUM(b.size), 0) FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
-                WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source)
-                """, arguments: ["source": source?.hex]) ?? 0
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT COALESCE(SUM(b.size), 0) FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
+                    WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source)
+                    """, arguments: ["source": source?.hex]) ?? 0
         }
     }
 
     public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
         try await pool.write { db in
             // Newest first: the running sum keeps rows while they fit, the rest (the least recently used) go.
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT d.key, d.result_sha256, b.size FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
-                WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source) ORDER BY d.used_at DESC, d.key
-                """, arguments: ["source": source?.hex])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT d.key, d.result_sha256, b.size FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
+                    WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source) ORDER BY d.used_at DESC, d.key
+                    """, arguments: ["source": source?.hex])
             var (kept, eviction, keys) = (0, PreviewEviction(), [String]())
             for row in rows {
                 let size: Int = row["size"]
@@ -201,12 +207,14 @@ public final class SQLiteIndex: DocumentIndex {
                 if let hash = BlobHash(hex: row["result_sha256"]) { eviction.results.append(hash) }
             }
             guard !keys.isEmpty else { return eviction }
-            try db.execute(sql: "DELETE FROM derivatives WHERE key IN (SELECT value FROM json_each(?))",
-                           arguments: [String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
-            try db.execute(sql: """
-                INSERT INTO counters (name, value) VALUES ('evicted_previews', ?)
-                ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
-                """, arguments: [eviction.derivatives])
+            try db.execute(
+                sql: "DELETE FROM derivatives WHERE key IN (SELECT value FROM json_each(?))",
+                arguments: [String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
+            try db.execute(
+                sql: """
+                    INSERT INTO counters (name, value) VALUES ('evicted_previews', ?)
+                    ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
+                    """, arguments: [eviction.derivatives])
             return eviction
         }
     }
@@ -214,12 +222,15 @@ public final class SQLiteIndex: DocumentIndex {
     public func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash] {
         guard !hashes.isEmpty else { return [] }
         return try await pool.write { db in
-            let unused = try String.fetchAll(db, sql: """
-                SELECT value FROM json_each(?) WHERE value NOT IN (SELECT sha256 FROM documents)
-                AND value NOT IN (SELECT source_sha256 FROM derivatives) AND value NOT IN (SELECT result_sha256 FROM derivatives)
-                """, arguments: [String(decoding: try JSONEncoder().encode(Array(Set(hashes.map(\.hex)))), as: UTF8.self)])
-            try db.execute(sql: "DELETE FROM blobs WHERE sha256 IN (SELECT value FROM json_each(?))",
-                           arguments: [String(decoding: try JSONEncoder().encode(unused), as: UTF8.self)])
+            let unused = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT value FROM json_each(?) WHERE value NOT IN (SELECT sha256 FROM documents)
+                    AND value NOT IN (SELECT source_sha256 FROM derivatives) AND value NOT IN (SELECT result_sha256 FROM derivatives)
+                    """, arguments: [String(decoding: try JSONEncoder().encode(Array(Set(hashes.map(\.hex)))), as: UTF8.self)])
+            try db.execute(
+                sql: "DELETE FROM blobs WHERE sha256 IN (SELECT value FROM json_each(?))",
+                arguments: [String(decoding: try JSONEncoder().encode(unused), as: UTF8.self)])
             return unused.compactMap(BlobHash.init(hex:))
         }
     }
@@ -238,10 +249,11 @@ public final class SQLiteIndex: DocumentIndex {
     public func forgetFailures(source: BlobHash?) async throws -> Int {
         try await pool.write { db in
             if let source {
-                try db.execute(sql: """
-                    DELETE FROM render_failures WHERE source_sha256 = :source
-                    OR source_sha256 IN (SELECT result_sha256 FROM derivatives WHERE source_sha256 = :source)
-                    """, arguments: ["source": source.hex])
+                try db.execute(
+                    sql: """
+                        DELETE FROM render_failures WHERE source_sha256 = :source
+                        OR source_sha256 IN (SELECT result_sha256 FROM derivatives WHERE source_sha256 = :source)
+                        """, arguments: ["source": source.hex])
             } else {
                 try db.execute(sql: "DELETE FROM render_failures")
             }
@@ -262,10 +274,12 @@ extension SQLiteIndex {
             // SQLite asks the handler every thousand steps of its virtual machine; a non-zero answer
             // interrupts the statement.
             let deadline = Unmanaged.passRetained(Deadline(ContinuousClock.now + timeout))
-            sqlite3_progress_handler(db.sqliteConnection, 1_000, { context in
-                guard let context else { return 0 }
-                return ContinuousClock.now > Unmanaged<Deadline>.fromOpaque(context).takeUnretainedValue().instant ? 1 : 0
-            }, deadline.toOpaque())
+            sqlite3_progress_handler(
+                db.sqliteConnection, 1_000,
+                { context in
+                    guard let context else { return 0 }
+                    return ContinuousClock.now > Unmanaged<Deadline>.fromOpaque(context).takeUnretainedValue().instant ? 1 : 0
+                }, deadline.toOpaque())
             defer {
                 sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil)
                 deadline.release()

@@ -21,11 +21,14 @@ public struct School: Sendable, Equatable, Encodable {
 package enum SchoolShares {
     /// ``DocumentIndex/shareWithSchools(documentIDs:schools:making:)``.
     package static func share(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
-        -> SQLPlan<ShareRecord, [ShareRecord]> {
+        -> SQLPlan<ShareRecord, [ShareRecord]>
+    {
         let versions = PortableSQL.joined(documentIDs.map { "\($0)" }, separator: ", ")
-        return .statement("""
+        return .statement(
+            """
             SELECT * FROM shares s WHERE s.document_id IN (\(versions)) AND s.school IS NOT NULL AND \(isLive("s")) ORDER BY s.created_at, s.id
-            """) { live in
+            """
+        ) { live in
             var kept: [String: ShareRecord] = [:]
             var revoked: [PortableSQL] = []
             for share in live {
@@ -64,18 +67,26 @@ package enum SchoolShares {
         let mine: PortableSQL = owner.map { "AND d.owner = \($0)" } ?? ""
         // A document is its (owner, type, title), whichever of its versions a share names.
         let separator = "\u{1F}"
-        return SQLPlan.rows("""
+        return SQLPlan.rows(
+            """
             SELECT d.school AS name, COUNT(*) AS n FROM documents d WHERE d.latest AND d.school IS NOT NULL \(mine) GROUP BY d.school
-            """).then { documents in
-            SQLPlan.rows("""
+            """
+        ).then { documents in
+            SQLPlan.rows(
+                """
                 SELECT s.school AS name, COUNT(DISTINCT d.owner || \(separator) || d.type || \(separator) || d.title) AS n
                 FROM shares s JOIN documents d ON d.id = s.document_id
                 WHERE s.school IS NOT NULL AND \(isLive("s")) \(mine)
                 GROUP BY s.school
-                """).map { shared in
+                """
+            ).map { shared in
                 var schools: [String: School] = [:]
-                for count in documents { schools[count.name, default: School(name: count.name, documents: 0, sharedDocuments: 0)].documents = count.n }
-                for count in shared { schools[count.name, default: School(name: count.name, documents: 0, sharedDocuments: 0)].sharedDocuments = count.n }
+                for count in documents {
+                    schools[count.name, default: School(name: count.name, documents: 0, sharedDocuments: 0)].documents = count.n
+                }
+                for count in shared {
+                    schools[count.name, default: School(name: count.name, documents: 0, sharedDocuments: 0)].sharedDocuments = count.n
+                }
                 return schools.values.sorted { $0.name < $1.name }
             }
         }

@@ -34,8 +34,10 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// once, and can only be replaced).
     package var linkToken: String?
 
-    package init(id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
-                allowDownload: Bool, createdAt: Date, expiresAt: Date?, highlight: String? = nil, linkToken: String? = nil) {
+    package init(
+        id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
+        allowDownload: Bool, createdAt: Date, expiresAt: Date?, highlight: String? = nil, linkToken: String? = nil
+    ) {
         self.id = id
         self.tokenSha256 = tokenSha256
         self.documentID = documentID

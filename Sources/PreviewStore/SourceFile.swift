@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Which file a path named when it was looked at: device and inode.

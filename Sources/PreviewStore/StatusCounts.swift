@@ -36,9 +36,11 @@ package enum StatusCounts {
     /// The triggers of both tables (name, event, statements): after a row is inserted, its status
     /// changes, or it is deleted.
     package static let triggers: [(name: String, event: String, statements: [String])] = ["jobs", "downloads"].flatMap { table in
-        [("\(table)_counted_inserted", "AFTER INSERT ON \(table)", [add(1, table, "NEW.status")]),
-         ("\(table)_counted_changed", "AFTER UPDATE OF status ON \(table)", [move(table)]),
-         ("\(table)_counted_deleted", "AFTER DELETE ON \(table)", [add(-1, table, "OLD.status")])]
+        [
+            ("\(table)_counted_inserted", "AFTER INSERT ON \(table)", [add(1, table, "NEW.status")]),
+            ("\(table)_counted_changed", "AFTER UPDATE OF status ON \(table)", [move(table)]),
+            ("\(table)_counted_deleted", "AFTER DELETE ON \(table)", [add(-1, table, "OLD.status")])
+        ]
     }
 
     /// Reads the counts of `Status`'s cases in `table`: rows of `status` and `n`.

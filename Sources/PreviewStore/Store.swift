@@ -163,12 +163,16 @@ extension Store {
     }
 
     /// Each of `blobs` nothing refers to, with what it was stored as and whether it was pending.
-    package func unreferencedBlobs(_ unreferenced: [(hash: BlobHash, size: Int, modified: Date)], indexed: Set<BlobHash>) async throws -> [UnreferencedBlob] {
+    package func unreferencedBlobs(_ unreferenced: [(hash: BlobHash, size: Int, modified: Date)], indexed: Set<BlobHash>) async throws
+        -> [UnreferencedBlob]
+    {
         let pending = Set(try await blobs.pendingMarks().map(\.hash))
         var found: [UnreferencedBlob] = []
         for blob in unreferenced {
-            found.append(UnreferencedBlob(sha256: blob.hash.hex, size: blob.size, role: await blobs.role(of: blob.hash),
-                                          indexed: indexed.contains(blob.hash), pending: pending.contains(blob.hash)))
+            found.append(
+                UnreferencedBlob(
+                    sha256: blob.hash.hex, size: blob.size, role: await blobs.role(of: blob.hash),
+                    indexed: indexed.contains(blob.hash), pending: pending.contains(blob.hash)))
         }
         return found.sorted { $0.sha256 < $1.sha256 }
     }
@@ -209,10 +213,11 @@ extension Store {
         try await blobs.whileReferencing(exclusive: true) {
             let problems = try await index.integrityProblems()
             if !problems.isEmpty, !force {
-                throw CollectRefusal(description: """
-                    The index fails its integrity check (\(problems.prefix(3).joined(separator: "; "))); gc removes nothing while \
-                    the index may have lost rows. Run `docpreview verify`; --force removes anyway.
-                    """)
+                throw CollectRefusal(
+                    description: """
+                        The index fails its integrity check (\(problems.prefix(3).joined(separator: "; "))); gc removes nothing while \
+                        the index may have lost rows. Run `docpreview verify`; --force removes anyway.
+                        """)
             }
             let referenced = try await index.referencedBlobs()
             let indexed = try await index.indexedBlobs()
@@ -220,18 +225,20 @@ extension Store {
             // Only a blob without a row can be a loss: the others' roles are not read (a HEAD each on S3).
             let lost = try await unreferencedBlobs(unreferenced.filter { !indexed.contains($0.hash) }, indexed: indexed).filter(\.isLoss)
             if !lost.isEmpty, !force {
-                throw CollectRefusal(description: """
-                    The index has no row for \(lost.count) original\(lost.count == 1 ? "" : "s") on disk \
-                    (\(lost.reduce(0) { $0 + $1.size }) bytes) that no refused write explains: it lost track of documents. \
-                    Run `docpreview recover` to make them documents again; --force removes them anyway.
-                    """)
+                throw CollectRefusal(
+                    description: """
+                        The index has no row for \(lost.count) original\(lost.count == 1 ? "" : "s") on disk \
+                        (\(lost.reduce(0) { $0 + $1.size }) bytes) that no refused write explains: it lost track of documents. \
+                        Run `docpreview recover` to make them documents again; --force removes them anyway.
+                        """)
             }
             let bytes = unreferenced.reduce(0) { $0 + $1.size }
             if bytes * 2 > onDisk.reduce(0, { $0 + $1.size }), !force {
-                throw CollectRefusal(description: """
-                    gc would remove \(unreferenced.count) blobs, more than half of the stored bytes (\(bytes)), at once; \
-                    run `docpreview verify` to see them; --force removes them.
-                    """)
+                throw CollectRefusal(
+                    description: """
+                        gc would remove \(unreferenced.count) blobs, more than half of the stored bytes (\(bytes)), at once; \
+                        run `docpreview verify` to see them; --force removes them.
+                        """)
             }
             report.blobs = unreferenced.count
             report.bytes = bytes

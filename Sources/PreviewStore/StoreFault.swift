@@ -55,7 +55,9 @@ package enum StoreFault: String, Sendable, CaseIterable {
         case .storageFull:
             PreviewError(.storageFull, "There is no room left to store it: the disk (or quota) that holds the store is full. Try again later.")
         case .unavailable:
-            PreviewError(.unavailable, "The store (the database of its index, or the object store of its files) cannot be reached right now. Try again shortly.")
+            PreviewError(
+                .unavailable,
+                "The store (the database of its index, or the object store of its files) cannot be reached right now. Try again shortly.")
         }
     }
 

@@ -64,54 +64,60 @@ package enum StoreFigures {
 
     /// Before a version is inserted: it becomes its document's current version. `schools`: with
     /// the per-school counts (migration v17 on; the triggers made before it had no school column).
-    package static func documentInserted(schools: Bool = true) -> [String] { [
-        """
-        INSERT INTO figures (scope, name, value)
-        SELECT s.scope, d.name, SUM(d.delta) FROM \(scopes("NEW")),
-            (SELECT 'versions' AS name, 1 AS delta
-             UNION ALL SELECT 'logical_bytes', NEW.size
-             UNION ALL SELECT 'kind:' || NEW.kind, 1
-             UNION ALL SELECT 'documents', 1 WHERE NOT EXISTS (\(group("NEW")))
-             UNION ALL SELECT 'type:' || NEW.type, 1 WHERE NOT EXISTS (\(group("NEW")))
-             UNION ALL SELECT * FROM (SELECT 'kind:' || kind AS name, -1 AS delta FROM documents
-                 WHERE owner = NEW.owner AND type = NEW.type AND title = NEW.title ORDER BY version DESC LIMIT 1) AS previous\(schools ? schoolsInserted : "")) AS d
-        WHERE true GROUP BY s.scope, d.name \(upsert)
-        """,
-        """
-        INSERT INTO figures (scope, name, value)
-        SELECT s.scope, f.name, f.value FROM \(scopes("NEW")), \(blobFigures("NEW", sign: "1"))
-        WHERE NOT EXISTS (SELECT 1 FROM blob_users u WHERE u.scope = s.scope AND u.sha256 = NEW.sha256) \(upsert)
-        """,
-        """
-        INSERT INTO blob_users (scope, sha256, refs) SELECT s.scope, NEW.sha256, 1 FROM \(scopes("NEW")) WHERE true
-        ON CONFLICT (scope, sha256) DO UPDATE SET refs = blob_users.refs + 1
-        """,
-    ] }
+    package static func documentInserted(schools: Bool = true) -> [String] {
+        [
+            """
+            INSERT INTO figures (scope, name, value)
+            SELECT s.scope, d.name, SUM(d.delta) FROM \(scopes("NEW")),
+                (SELECT 'versions' AS name, 1 AS delta
+                 UNION ALL SELECT 'logical_bytes', NEW.size
+                 UNION ALL SELECT 'kind:' || NEW.kind, 1
+                 UNION ALL SELECT 'documents', 1 WHERE NOT EXISTS (\(group("NEW")))
+                 UNION ALL SELECT 'type:' || NEW.type, 1 WHERE NOT EXISTS (\(group("NEW")))
+                 UNION ALL SELECT * FROM (SELECT 'kind:' || kind AS name, -1 AS delta FROM documents
+                     WHERE owner = NEW.owner AND type = NEW.type AND title = NEW.title ORDER BY version DESC LIMIT 1) AS \
+                     previous\(schools ? schoolsInserted : "")) AS d
+            WHERE true GROUP BY s.scope, d.name \(upsert)
+            """,
+            """
+            INSERT INTO figures (scope, name, value)
+            SELECT s.scope, f.name, f.value FROM \(scopes("NEW")), \(blobFigures("NEW", sign: "1"))
+            WHERE NOT EXISTS (SELECT 1 FROM blob_users u WHERE u.scope = s.scope AND u.sha256 = NEW.sha256) \(upsert)
+            """,
+            """
+            INSERT INTO blob_users (scope, sha256, refs) SELECT s.scope, NEW.sha256, 1 FROM \(scopes("NEW")) WHERE true
+            ON CONFLICT (scope, sha256) DO UPDATE SET refs = blob_users.refs + 1
+            """
+        ]
+    }
 
     /// Before a version is deleted: when it is current, the next earlier one becomes current, or the
     /// document goes. `schools` as in ``documentInserted(schools:)``.
-    package static func documentDeleted(schools: Bool = true) -> [String] { [
-        """
-        INSERT INTO figures (scope, name, value)
-        SELECT s.scope, d.name, SUM(d.delta) FROM \(scopes("OLD")),
-            (SELECT 'versions' AS name, -1 AS delta
-             UNION ALL SELECT 'logical_bytes', -OLD.size
-             UNION ALL SELECT 'kind:' || OLD.kind, -1 WHERE NOT EXISTS (\(group("OLD", " AND version > OLD.version")))
-             UNION ALL SELECT * FROM (SELECT 'kind:' || kind AS name, 1 AS delta FROM documents
-                 WHERE owner = OLD.owner AND type = OLD.type AND title = OLD.title AND version < OLD.version
-                 AND NOT EXISTS (\(group("OLD", " AND version > OLD.version"))) ORDER BY version DESC LIMIT 1) AS next\(schools ? schoolsDeleted : "")
-             UNION ALL SELECT 'documents', -1 WHERE NOT EXISTS (\(group("OLD", " AND version <> OLD.version")))
-             UNION ALL SELECT 'type:' || OLD.type, -1 WHERE NOT EXISTS (\(group("OLD", " AND version <> OLD.version")))) AS d
-        WHERE true GROUP BY s.scope, d.name \(upsert)
-        """,
-        """
-        INSERT INTO figures (scope, name, value)
-        SELECT s.scope, f.name, f.value FROM \(scopes("OLD")), \(blobFigures("OLD", sign: "-1"))
-        WHERE EXISTS (SELECT 1 FROM blob_users u WHERE u.scope = s.scope AND u.sha256 = OLD.sha256 AND u.refs <= 1) \(upsert)
-        """,
-        "UPDATE blob_users SET refs = refs - 1 WHERE sha256 = OLD.sha256 AND scope IN ('', 'owner:' || OLD.owner)",
-        "DELETE FROM blob_users WHERE sha256 = OLD.sha256 AND refs <= 0",
-    ] }
+    package static func documentDeleted(schools: Bool = true) -> [String] {
+        [
+            """
+            INSERT INTO figures (scope, name, value)
+            SELECT s.scope, d.name, SUM(d.delta) FROM \(scopes("OLD")),
+                (SELECT 'versions' AS name, -1 AS delta
+                 UNION ALL SELECT 'logical_bytes', -OLD.size
+                 UNION ALL SELECT 'kind:' || OLD.kind, -1 WHERE NOT EXISTS (\(group("OLD", " AND version > OLD.version")))
+                 UNION ALL SELECT * FROM (SELECT 'kind:' || kind AS name, 1 AS delta FROM documents
+                     WHERE owner = OLD.owner AND type = OLD.type AND title = OLD.title AND version < OLD.version
+                     AND NOT EXISTS (\(group("OLD", " AND version > OLD.version"))) ORDER BY version DESC LIMIT 1) AS \
+                     next\(schools ? schoolsDeleted : "")
+                 UNION ALL SELECT 'documents', -1 WHERE NOT EXISTS (\(group("OLD", " AND version <> OLD.version")))
+                 UNION ALL SELECT 'type:' || OLD.type, -1 WHERE NOT EXISTS (\(group("OLD", " AND version <> OLD.version")))) AS d
+            WHERE true GROUP BY s.scope, d.name \(upsert)
+            """,
+            """
+            INSERT INTO figures (scope, name, value)
+            SELECT s.scope, f.name, f.value FROM \(scopes("OLD")), \(blobFigures("OLD", sign: "-1"))
+            WHERE EXISTS (SELECT 1 FROM blob_users u WHERE u.scope = s.scope AND u.sha256 = OLD.sha256 AND u.refs <= 1) \(upsert)
+            """,
+            "UPDATE blob_users SET refs = refs - 1 WHERE sha256 = OLD.sha256 AND scope IN ('', 'owner:' || OLD.owner)",
+            "DELETE FROM blob_users WHERE sha256 = OLD.sha256 AND refs <= 0"
+        ]
+    }
 
     /// Before a version is relabelled: the current version's type moves. Every version of a
     /// document is relabelled together, to a label its owner does not use, so the current version
@@ -123,7 +129,7 @@ package enum StoreFigures {
             (SELECT 'type:' || OLD.type AS name, -1 AS delta UNION ALL SELECT 'type:' || NEW.type, 1) AS d
         WHERE OLD.type <> NEW.type AND OLD.version = (SELECT MAX(version) FROM documents WHERE owner = OLD.owner
             AND ((type = OLD.type AND title = OLD.title) OR (type = NEW.type AND title = NEW.title))) \(upsert)
-        """,
+        """
     ]
 
     /// Before a version's school changes: when it is its document's current version, the count moves.
@@ -134,7 +140,7 @@ package enum StoreFigures {
             (SELECT 'school:' || OLD.school AS name, -1 AS delta WHERE OLD.school IS NOT NULL
              UNION ALL SELECT 'school:' || NEW.school, 1 WHERE NEW.school IS NOT NULL) AS d
         WHERE OLD.school IS DISTINCT FROM NEW.school AND NOT EXISTS (\(group("OLD", " AND version > OLD.version"))) \(upsert)
-        """,
+        """
     ]
 
     /// The previews and bytes a derivative row adds to (`sign` 1) or takes from (-1) the scopes using its root.
@@ -151,7 +157,8 @@ package enum StoreFigures {
     package static let derivativeInserted = [
         """
         INSERT INTO derivative_figures (key, root, size) VALUES (NEW.key,
-            COALESCE((SELECT p.source_sha256 FROM derivatives p WHERE p.result_sha256 = NEW.source_sha256 AND p.operation = '\(DerivativeOperation.convert.rawValue)' LIMIT 1),
+            COALESCE((SELECT p.source_sha256 FROM derivatives p WHERE p.result_sha256 = NEW.source_sha256 AND p.operation = \
+            '\(DerivativeOperation.convert.rawValue)' LIMIT 1),
                      NEW.source_sha256),
             COALESCE((SELECT size FROM blobs WHERE sha256 = NEW.result_sha256), 0))
         """,
@@ -159,7 +166,7 @@ package enum StoreFigures {
         INSERT INTO blob_previews (sha256, previews, bytes) SELECT root, 1, size FROM derivative_figures WHERE key = NEW.key
         ON CONFLICT (sha256) DO UPDATE SET previews = blob_previews.previews + 1, bytes = blob_previews.bytes + excluded.bytes
         """,
-        derivativeFigures(key: "NEW.key", sign: "1"),
+        derivativeFigures(key: "NEW.key", sign: "1")
     ]
 
     /// Before a derivative is forgotten.
@@ -169,7 +176,7 @@ package enum StoreFigures {
         UPDATE blob_previews SET previews = previews - 1, bytes = bytes - (SELECT size FROM derivative_figures WHERE key = OLD.key)
         WHERE sha256 = (SELECT root FROM derivative_figures WHERE key = OLD.key)
         """,
-        "DELETE FROM derivative_figures WHERE key = OLD.key",
+        "DELETE FROM derivative_figures WHERE key = OLD.key"
     ]
 
     /// Fills the tables from the rows of a store indexed before they existed (run once, in the migration).
@@ -198,7 +205,7 @@ package enum StoreFigures {
             UNION ALL SELECT u.scope, 'previews', p.previews FROM blob_users u JOIN blob_previews p ON p.sha256 = u.sha256
             UNION ALL SELECT u.scope, 'preview_bytes', p.bytes FROM blob_users u JOIN blob_previews p ON p.sha256 = u.sha256
         ) AS all_figures GROUP BY scope, name
-        """,
+        """
     ]
 
     /// Every version in each of its two scopes, as `x`.

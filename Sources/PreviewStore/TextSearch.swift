@@ -75,8 +75,10 @@ package enum TextSearch: Sendable, Equatable {
     package static func tooBroad(_ text: String, sort: DocumentQuery.Sort) -> PreviewError {
         let held = "More than \(sortedMatchLimit.formatted(.number.locale(Locale(identifier: "en_US")))) documents hold \u{201C}\(text)\u{201D}"
         guard !indexHolds(sort) else { return PreviewError(.searchTooBroad, held + ": add words or a filter.") }
-        return PreviewError(.searchTooBroad, held + ", too many to sort by \(sort.rawValue.replacingOccurrences(of: "_", with: " ")): "
-                            + "add words or a filter, or sort by newest or oldest.")
+        return PreviewError(
+            .searchTooBroad,
+            held + ", too many to sort by \(sort.rawValue.replacingOccurrences(of: "_", with: " ")): "
+                + "add words or a filter, or sort by newest or oldest.")
     }
 
     /// Whether the search index can find `key` (folded as a title is): it holds three characters.
@@ -106,8 +108,10 @@ package enum TextSearch: Sendable, Equatable {
     /// order of at most ``matchLimit`` rows (one owner's documents) is walked whole: that reads
     /// fewer rows than asking the index. Where the search index holds the query's order
     /// (``indexHolds(_:)``), it is read in that order (``readInOrder``), without counting either.
-    package static func way(for query: DocumentQuery, matches: (String, Int) async throws -> Int,
-                           candidates: (Int) async throws -> Int) async rethrows -> TextSearch {
+    package static func way(
+        for query: DocumentQuery, matches: (String, Int) async throws -> Int,
+        candidates: (Int) async throws -> Int
+    ) async rethrows -> TextSearch {
         guard let text = query.containing, case let key = DocumentLabels.titleKey(text), isIndexable(key) else { return .walk }
         if indexHolds(query.sort) { return .readInOrder }
         if try await candidates(matchLimit) <= matchLimit { return .walk }
@@ -129,8 +133,10 @@ package enum TextSearch: Sendable, Equatable {
     /// page is the page when it read every candidate; else the search index is asked after all, as
     /// it is when a reading in order was cut (``ReadingCut``), for at most ``sortedMatchLimit``
     /// matches: more throw ``tooBroad(_:sort:)``.
-    package static func page(for query: DocumentQuery, page: (TextSearch) async throws -> DocumentPage,
-                            matches: (String, Int) async throws -> Int, candidates: (Int) async throws -> Int) async throws -> DocumentPage {
+    package static func page(
+        for query: DocumentQuery, page: (TextSearch) async throws -> DocumentPage,
+        matches: (String, Int) async throws -> Int, candidates: (Int) async throws -> Int
+    ) async throws -> DocumentPage {
         func lookedUp() async throws -> DocumentPage {
             let text = query.containing ?? ""
             guard try await matches(DocumentLabels.titleKey(text), sortedMatchLimit + 1) <= sortedMatchLimit else {

@@ -12,8 +12,10 @@ import Testing
 package struct BlockingTest: TestTrait, SuiteTrait, TestScoping {
     package var isRecursive: Bool { true }
 
-    package func provideScope(for test: Test, testCase: Test.Case?,
-                             performing function: @Sendable () async throws -> Void) async throws {
+    package func provideScope(
+        for test: Test, testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
         guard testCase != nil else { return try await function() }
         try await withTaskExecutorPreference(BlockingTestThreads.shared) { try await function() }
     }

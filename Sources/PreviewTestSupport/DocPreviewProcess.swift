@@ -28,8 +28,10 @@ package enum DocPreviewProcess {
     /// Runs `docpreview arguments…` (the built one, or `executable`) to completion with extra
     /// environment variables; after `timeout` seconds the process is killed (and the result says so
     /// with status 137).
-    package static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 120,
-                           executable: URL = binary) throws -> Result {
+    package static func run(
+        _ arguments: [String], environment: [String: String] = [:], timeout: Double = 120,
+        executable: URL = binary
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -54,8 +56,9 @@ package enum DocPreviewProcess {
         process.waitUntilExit()
         // FileHandle, not Data(contentsOf:): on Linux the latter leaks its buffer for empty files.
         let stderr = (try? FileHandle(forReadingFrom: errURL).readToEnd()) ?? Data()
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
 

@@ -18,14 +18,16 @@ package struct ExpectationManifest: Sendable {
     /// Reads `manifest.tsv` in `folder`; files are looked up in `folder/files` when it exists, else in `folder`.
     package init(folder: URL) throws {
         let text = try String(contentsOf: folder.appendingPathComponent("manifest.tsv"), encoding: .utf8)
-        let filesFolder = FileManager.default.fileExists(atPath: folder.appendingPathComponent("files").path)
+        let filesFolder =
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("files").path)
             ? folder.appendingPathComponent("files") : folder
         entries = text.split(separator: "\n").dropFirst().compactMap { line in
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard columns.count >= 2 else { return nil }
-            return Entry(file: columns[0], url: filesFolder.appendingPathComponent(columns[0]),
-                         expected: Set(columns[1].split(separator: "|").map(String.init)),
-                         note: columns.last ?? "")
+            return Entry(
+                file: columns[0], url: filesFolder.appendingPathComponent(columns[0]),
+                expected: Set(columns[1].split(separator: "|").map(String.init)),
+                note: columns.last ?? "")
         }
     }
 

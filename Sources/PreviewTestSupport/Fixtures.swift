@@ -31,6 +31,6 @@ package enum Fixtures {
         "AP Biology 5   AP Chemistry 4   Calculus BC 5",
         "English Literature A   World History A-   Spanish IV B+",
         "Cumulative GPA 3.87   Class rank 12 of 412",
-        "Varsity soccer captain, 40-yard dash 4.52 seconds",
+        "Varsity soccer captain, 40-yard dash 4.52 seconds"
     ]
 }

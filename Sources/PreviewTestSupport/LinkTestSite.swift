@@ -11,8 +11,10 @@ package final class LinkTestSite: @unchecked Sendable {  // immutable after init
     package init(otherPort: Int = 9) throws {
         let portFile = FileManager.default.temporaryDirectory.appendingPathComponent("link-site-\(UUID().uuidString)")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Fixtures.packageRoot.appendingPathComponent("scripts/link-test-site.py").path,
-                             Fixtures.sample("video-h264.mp4").path, portFile.path, String(otherPort)]
+        process.arguments = [
+            "python3", Fixtures.packageRoot.appendingPathComponent("scripts/link-test-site.py").path,
+            Fixtures.sample("video-h264.mp4").path, portFile.path, String(otherPort)
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

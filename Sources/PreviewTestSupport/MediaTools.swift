@@ -12,8 +12,10 @@ package enum MediaTools {
     /// Writes `seconds` of a moving test pattern `size` (`640x360`) with a tone to `file`, as an AVI
     /// of MPEG-4 Part 2 and MP3: what AVPlayer and browsers cannot play, so it gets a rendition.
     package static func aviClip(_ file: URL, size: String, seconds: Int) throws {
-        try ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30:duration=\(seconds)", "-f", "lavfi", "-i", "sine=duration=\(seconds)",
-                    "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path])
+        try ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=30:duration=\(seconds)", "-f", "lavfi", "-i", "sine=duration=\(seconds)",
+            "-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame", file.path
+        ])
     }
 
     /// `ffprobe`'s JSON for `file`: its streams (with side data) and its format.
@@ -44,8 +46,9 @@ package enum MediaTools {
     /// The SSIM (ffmpeg's `ssim` filter, all planes, or of `luma` only) of two images of the same size: 1 when equal.
     package static func ssim(_ first: URL, _ second: URL, luma: Bool = false) throws -> Double {
         let graph = luma ? "[0:v]format=gray[a];[1:v]format=gray[b];[a][b]ssim=stats_file=-" : "ssim=stats_file=-"
-        let stats = String(decoding: try ffmpeg(["-i", first.path, "-i", second.path, "-lavfi", graph, "-f", "null", "-"]),
-                           as: UTF8.self)
+        let stats = String(
+            decoding: try ffmpeg(["-i", first.path, "-i", second.path, "-lavfi", graph, "-f", "null", "-"]),
+            as: UTF8.self)
         guard let all = stats.split(separator: " ").first(where: { $0.hasPrefix("All:") }), let value = Double(all.dropFirst(4)) else {
             throw Failure(description: "ffmpeg printed no SSIM: \(stats)")
         }
@@ -56,20 +59,26 @@ package enum MediaTools {
     /// (`-r -x -y -W -H`), written to `output`.
     package static func pdftoppmSlice(_ pdf: URL, page: Int, dpi: Int, x: Int, y: Int, width: Int, height: Int, to output: URL) throws {
         let root = output.deletingPathExtension().path
-        _ = try run("/usr/bin/pdftoppm", ["-png", "-singlefile", "-f", "\(page)", "-l", "\(page)", "-r", "\(dpi)", "-x", "\(x)", "-y", "\(y)",
-                                         "-W", "\(width)", "-H", "\(height)", pdf.path, root])
+        _ = try run(
+            "/usr/bin/pdftoppm",
+            [
+                "-png", "-singlefile", "-f", "\(page)", "-l", "\(page)", "-r", "\(dpi)", "-x", "\(x)", "-y", "\(y)",
+                "-W", "\(width)", "-H", "\(height)", pdf.path, root
+            ])
     }
 
     /// The words `pdftotext -bbox` finds on `page` of `pdf`, in its order, each with its box
     /// (left, top, right, bottom in points): Poppler's own word boxes, to compare ours with.
     package static func pdftotextWords(_ pdf: URL, page: Int) throws -> [(text: String, box: [Double])] {
         let xhtml = String(decoding: try run("/usr/bin/pdftotext", ["-bbox", "-f", "\(page)", "-l", "\(page)", pdf.path, "-"]), as: UTF8.self)
-        let pattern = try NSRegularExpression(pattern: #"<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" xMax="([-0-9.]+)" yMax="([-0-9.]+)">([^<]*)</word>"#)
+        let pattern = try NSRegularExpression(
+            pattern: #"<word xMin="([-0-9.]+)" yMin="([-0-9.]+)" xMax="([-0-9.]+)" yMax="([-0-9.]+)">([^<]*)</word>"#)
         let range = NSRange(xhtml.startIndex..., in: xhtml)
         return pattern.matches(in: xhtml, range: range).map { match in
             let group = { (index: Int) in String(xhtml[Range(match.range(at: index), in: xhtml)!]) }
             let text = group(5).replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
+                .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'").replacingOccurrences(
+                    of: "&amp;", with: "&")
             return (text, (1...4).map { Double(group($0)) ?? .nan })
         }
     }
@@ -77,8 +86,12 @@ package enum MediaTools {
     /// Copies an MP4 with a display matrix of `degrees` (90, 180, 270) in its video track, as a
     /// phone writes one (FFmpeg 5.1's CLI cannot): `scripts/samplegen.py rotate`.
     package static func rotate(_ source: URL, to destination: URL, degrees: Int) throws {
-        _ = try run("/usr/bin/python3", [Fixtures.packageRoot.appendingPathComponent("scripts/samplegen.py").path, "rotate",
-                                     source.path, destination.path, String(degrees)])
+        _ = try run(
+            "/usr/bin/python3",
+            [
+                Fixtures.packageRoot.appendingPathComponent("scripts/samplegen.py").path, "rotate",
+                source.path, destination.path, String(degrees)
+            ])
     }
 
     /// The order of an MP4's top-level boxes (`ftyp`, `moov`, `mdat`, …).

@@ -12,7 +12,8 @@ package enum SlowPDF {
         let kids = ["3 0 R"] + (0..<plainPages).map { "\(4 + $0 * 2) 0 R" }
         objects.append("<< /Type /Catalog /Pages 2 0 R >>")
         objects.append("<< /Type /Pages /Kids [\(kids.joined(separator: " "))] /Count \(kids.count) >>")
-        objects.append("""
+        objects.append(
+            """
             << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /F0 \(formBase) 0 R >> >> \
             /Contents \(formBase + depth + 1) 0 R >>
             """)
@@ -23,7 +24,10 @@ package enum SlowPDF {
         }
         for level in 0..<depth {
             let draws = Array(repeating: "/N Do", count: fanOut).joined(separator: " ")
-            objects.append(stream(draws, dictionary: "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /N \(formBase + level + 1) 0 R >> >>"))
+            objects.append(
+                stream(
+                    draws,
+                    dictionary: "/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /N \(formBase + level + 1) 0 R >> >>"))
         }
         objects.append(stream("0 0 0 rg 10 10 5 5 re f", dictionary: "/Type /XObject /Subtype /Form /BBox [0 0 612 792]"))
         objects.append(stream("/F0 Do"))
@@ -73,12 +77,16 @@ package enum TextPDF {
     package static func repeated(pages: Int) -> [UInt8] {
         let content = Self.content
         let kids = (0..<pages).map { "\(5 + $0) 0 R" }.joined(separator: " ")
-        return PDFWriter.document([
-            "<< /Type /Catalog /Pages 2 0 R >>",
-            "<< /Type /Pages /Kids [\(kids)] /Count \(pages) >>",
-            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
-        ] + (0..<pages).map { _ in "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>" })
+        return PDFWriter.document(
+            [
+                "<< /Type /Catalog /Pages 2 0 R >>",
+                "<< /Type /Pages /Kids [\(kids)] /Count \(pages) >>",
+                "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+                "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream"
+            ]
+                + (0..<pages).map { _ in
+                    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
+                })
     }
 
     package static func make(rotate: Int = 0) -> [UInt8] {
@@ -88,7 +96,7 @@ package enum TextPDF {
             "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Rotate \(rotate) /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
             "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream"
         ])
     }
 }
@@ -101,13 +109,14 @@ package enum LinesPDF {
         var objects = [
             "<< /Type /Catalog /Pages 2 0 R >>",
             "<< /Type /Pages /Kids [\(kids)] /Count \(pages.count) >>",
-            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
         ]
         for (index, lines) in pages.enumerated() {
             var content = "BT /F1 12 Tf 16 TL 72 720 Td\n"
             for line in lines { content += "(\(literal(line))) '\n" }
             content += "ET"
-            objects.append("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents \(5 + 2 * index) 0 R >>")
+            objects.append(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents \(5 + 2 * index) 0 R >>")
             objects.append("<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream")
         }
         return PDFWriter.document(objects)
@@ -144,7 +153,7 @@ package enum ScanPDF {
             endstream
             """,
             "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
-            "<< /XObject << /Scan 3 0 R >> >>",
+            "<< /XObject << /Scan 3 0 R >> >>"
         ]
         objects += (0..<pages).map { _ in "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 5 0 R /Contents 4 0 R >>" }
         return PDFWriter.document(objects)
@@ -180,7 +189,7 @@ package enum StatsSheetPDF {
             "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
             "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
-            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream",
+            "<< /Length \(content.utf8.count) >>\nstream\n\(content)\nendstream"
         ])
     }
 }

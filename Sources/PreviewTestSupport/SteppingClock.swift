@@ -16,10 +16,11 @@ package final class SteppingClock: ServiceClock {
     package var now: Date { Date() }
 
     package var instant: ContinuousClock.Instant {
-        start + step * asked.withLock { asked in
-            asked += 1
-            return asked
-        }
+        start + step
+            * asked.withLock { asked in
+                asked += 1
+                return asked
+            }
     }
 
     package func sleep(until deadline: ContinuousClock.Instant) async throws {}

@@ -10,15 +10,18 @@ package enum StoredZip {
             let crc = crc32(bytes)
             let offset = out.count
             // Local header: signature, version 2.0, no flags, stored, no time, CRC, sizes, name.
-            out += le32(0x0403_4B50) + le16(20) + le16(0) + le16(0) + le32(0) + le32(crc)
+            out +=
+                le32(0x0403_4B50) + le16(20) + le16(0) + le16(0) + le32(0) + le32(crc)
                 + le32(UInt32(bytes.count)) + le32(UInt32(bytes.count)) + le16(UInt16(nameBytes.count)) + le16(0) + nameBytes + bytes
-            directory += le32(0x0201_4B50) + le16(20) + le16(20) + le16(0) + le16(0) + le32(0) + le32(crc)
+            directory +=
+                le32(0x0201_4B50) + le16(20) + le16(20) + le16(0) + le16(0) + le32(0) + le32(crc)
                 + le32(UInt32(bytes.count)) + le32(UInt32(bytes.count)) + le16(UInt16(nameBytes.count)) + le16(0) + le16(0)
                 + le16(0) + le16(0) + le32(0) + le32(UInt32(offset)) + nameBytes
         }
         let directoryOffset = out.count
         out += directory
-        out += le32(0x0605_4B50) + le16(0) + le16(0) + le16(UInt16(entries.count)) + le16(UInt16(entries.count))
+        out +=
+            le32(0x0605_4B50) + le16(0) + le16(0) + le16(UInt16(entries.count)) + le16(UInt16(entries.count))
             + le32(UInt32(directory.count)) + le32(UInt32(directoryOffset)) + le16(0)
         return out
     }

@@ -11,8 +11,10 @@ package struct WaitTimedOut: Error, CustomStringConvertible {
 /// Returns once `condition` holds, checking it every `interval`; throws ``WaitTimedOut`` naming
 /// `what` after `timeout`. The timeout is generous on purpose: it bounds a test that would
 /// otherwise hang, it is not a measure of speed.
-package func waitUntil(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
-                      _ condition: () throws -> Bool) throws {
+package func waitUntil(
+    _ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+    _ condition: () throws -> Bool
+) throws {
     let deadline = ContinuousClock.now + timeout
     while try !condition() {
         // Checked once more after the deadline: a thread held up past it by a loaded machine still sees what happened meanwhile.
@@ -25,8 +27,10 @@ package func waitUntil(_ what: String, timeout: Duration = .seconds(120), interv
 }
 
 /// The first non-nil value of `value`, waited for as ``waitUntil(_:timeout:interval:_:)`` waits.
-package func waitFor<Value>(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
-                           _ value: () throws -> Value?) throws -> Value {
+package func waitFor<Value>(
+    _ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+    _ value: () throws -> Value?
+) throws -> Value {
     var found: Value?
     try waitUntil(what, timeout: timeout, interval: interval) {
         found = try value()
@@ -46,8 +50,10 @@ package func onOwnThread<T: Sendable>(_ work: @Sendable @escaping () throws -> T
 
 /// ``waitUntil(_:timeout:interval:_:)`` for a condition that awaits (the store's calls): it sleeps
 /// between checks, holding no thread.
-package func waitUntilAsync(_ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
-                           _ condition: () async throws -> Bool) async throws {
+package func waitUntilAsync(
+    _ what: String, timeout: Duration = .seconds(120), interval: Duration = .milliseconds(20),
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + timeout
     while try await !condition() {
         guard ContinuousClock.now < deadline else {

@@ -74,7 +74,7 @@ package enum Vips {
     }
 
     /// The libvips version, e.g. `8.14.1`.
-    package static var version: String { String(cString: lazy_vips_version_string()()!) } // static, never NULL
+    package static var version: String { String(cString: lazy_vips_version_string()()!) }  // static, never NULL
 
     /// Shuts libvips down at process exit. With `VIPS_LEAK=1` in the environment, libvips then
     /// reports every object still alive on stderr. Call once, from the executable, never per object.

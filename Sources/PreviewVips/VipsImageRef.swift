@@ -30,13 +30,16 @@ package final class VipsImageRef {
     package static func thumbnail(path: String, load: VipsLoad, width: Int, height: Int) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         return try withDeferredModules { () throws(VipsError) in
-            try opening(path, load, file: { path in
-                var out: UnsafeMutablePointer<VipsImage>? = nil
-                return docpreview_vips_thumbnail(path, &out, Int32(width), Int32(height)) == 0 ? out : nil
-            }, stream: { source in
-                var out: UnsafeMutablePointer<VipsImage>? = nil
-                return docpreview_vips_thumbnail_source(source, &out, Int32(width), Int32(height)) == 0 ? out : nil
-            })
+            try opening(
+                path, load,
+                file: { path in
+                    var out: UnsafeMutablePointer<VipsImage>? = nil
+                    return docpreview_vips_thumbnail(path, &out, Int32(width), Int32(height)) == 0 ? out : nil
+                },
+                stream: { source in
+                    var out: UnsafeMutablePointer<VipsImage>? = nil
+                    return docpreview_vips_thumbnail_source(source, &out, Int32(width), Int32(height)) == 0 ? out : nil
+                })
         }
     }
 
@@ -46,8 +49,9 @@ package final class VipsImageRef {
     package static func open(path: String, load: VipsLoad, sequential: Bool, strict: Bool = true) throws(VipsError) -> VipsImageRef {
         try Vips.start()
         return try withDeferredModules { () throws(VipsError) in
-            try opening(path, load, file: { docpreview_vips_open_access($0, sequential ? 1 : 0, strict ? 1 : 0) },
-                        stream: { docpreview_vips_open_source($0) })
+            try opening(
+                path, load, file: { docpreview_vips_open_access($0, sequential ? 1 : 0, strict ? 1 : 0) },
+                stream: { docpreview_vips_open_source($0) })
         }
     }
 
@@ -60,10 +64,13 @@ package final class VipsImageRef {
 
     /// Checks which loader libvips would pick for `path` (only the loaders' magic-number tests run),
     /// then opens it from the path or from a stream of its bytes, as `load` says.
-    private static func opening(_ path: String, _ load: VipsLoad,
-                                file: (String) -> UnsafeMutablePointer<VipsImage>?,
-                                stream: (UnsafeMutablePointer<VipsSource>) -> UnsafeMutablePointer<VipsImage>?)
-        throws(VipsError) -> VipsImageRef {
+    private static func opening(
+        _ path: String, _ load: VipsLoad,
+        file: (String) -> UnsafeMutablePointer<VipsImage>?,
+        stream: (UnsafeMutablePointer<VipsSource>) -> UnsafeMutablePointer<VipsImage>?
+    )
+        throws(VipsError) -> VipsImageRef
+    {
         if load.fromStream {
             guard let source = lazy_vips_source_new_from_file()(path) else { throw VipsError(function: "vips_source_new_from_file") }
             defer { lazy_g_object_unref()(source) }
@@ -93,7 +100,7 @@ package final class VipsImageRef {
     private static func withDeferredModules(_ open: () throws(VipsError) -> VipsImageRef) throws(VipsError) -> VipsImageRef {
         do {
             return try open()
-        } catch where error.isUnrecognised && Vips.loadDeferredModules() {
+        } catch  where error.isUnrecognised && Vips.loadDeferredModules() {
             return try open()
         }
     }
@@ -108,7 +115,8 @@ package final class VipsImageRef {
     package var loader: String? {
         var value: UnsafePointer<CChar>? = nil
         guard lazy_vips_image_get_typeof()(image, "vips-loader") != 0, lazy_vips_image_get_string()(image, "vips-loader", &value) == 0,
-              let value else { return nil }
+            let value
+        else { return nil }
         return String(cString: value)
     }
     /// The EXIF orientation tag (1–8); 1 when absent.

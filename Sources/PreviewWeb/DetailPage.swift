@@ -85,14 +85,18 @@ struct DetailPage {
         let shares = try await documents.shares(of: id)
         let media = try await PageParts.media(of: document, in: documents)
         let schools = try await documents.schools(owner: document.owner).map(\.name)
-        let model = DetailPage(document, versions: versions, neighbours: (previous, next), list: list, schools: schools,
-                               liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
-                               media: media, rules: documents.rules, session: session)
+        let model = DetailPage(
+            document, versions: versions, neighbours: (previous, next), list: list, schools: schools,
+            liveShares: shares.filter { $0.status(at: documents.clock.now) == .live }.count,
+            media: media, rules: documents.rules, session: session)
         return PageParts.page(PageTemplates.render(model, "detail"))
     }
 
-    init(_ document: Document, versions: [Document], neighbours: (Document?, Document?), list: ListContext, schools: [String] = [], liveShares: Int, media: MediaView,
-         rules: DocumentRules, session: Session?) {
+    init(
+        _ document: Document, versions: [Document], neighbours: (Document?, Document?), list: ListContext, schools: [String] = [], liveShares: Int,
+        media: MediaView,
+        rules: DocumentRules, session: Session?
+    ) {
         let current = versions[0]
         owner = document.owner
         ownerLabel = owner.isEmpty ? "(no owner)" : owner
@@ -113,13 +117,15 @@ struct DetailPage {
         csrf = session?.csrfToken
         notice = document.id == current.id ? nil : "This is version \(document.version); the current one is v\(current.version)."
         error = document.status == .failed ? document.errorMessage ?? "The document could not be processed." : nil
-        var facts = [Fact(label: "Version", value: "v\(document.version) of \(versions.count)"),
-                     Fact(label: "School", value: document.school ?? "General", key: "school"),
-                     Fact(label: "Uploaded", value: Self.readable(document.createdAt)),
-                     Fact(label: "File", value: document.filename),
-                     Fact(label: "File type", value: document.kind.rawValue.uppercased()),
-                     Fact(label: "Size", value: ListPage.bytes(document.size)),
-                     Fact(label: "Status", value: ListPage.statusLabel(document.status))]
+        var facts = [
+            Fact(label: "Version", value: "v\(document.version) of \(versions.count)"),
+            Fact(label: "School", value: document.school ?? "General", key: "school"),
+            Fact(label: "Uploaded", value: Self.readable(document.createdAt)),
+            Fact(label: "File", value: document.filename),
+            Fact(label: "File type", value: document.kind.rawValue.uppercased()),
+            Fact(label: "Size", value: ListPage.bytes(document.size)),
+            Fact(label: "Status", value: ListPage.statusLabel(document.status))
+        ]
         if let pages = document.pages { facts.append(Fact(label: "Pages", value: "\(pages)")) }
         if let seconds = document.durationSeconds { facts.append(Fact(label: "Duration", value: Self.duration(seconds))) }
         self.facts = facts
@@ -131,10 +137,11 @@ struct DetailPage {
         let oldestFirst = versions.reversed()
         let rows = versions.map { version in
             let earlier = oldestFirst.first { $0.version < version.version && $0.sha256 == version.sha256 }
-            return Version(number: version.version, href: "/ui/documents/\(version.id)", filename: version.filename,
-                           size: ListPage.bytes(version.size), uploaded: Self.readable(version.createdAt),
-                           status: ListPage.statusLabel(version.status), current: version.id == current.id, shown: version.id == document.id,
-                           restorePath: "/ui/documents/\(version.id)/restore?version=\(version.version)", restoredFrom: earlier?.version)
+            return Version(
+                number: version.version, href: "/ui/documents/\(version.id)", filename: version.filename,
+                size: ListPage.bytes(version.size), uploaded: Self.readable(version.createdAt),
+                status: ListPage.statusLabel(version.status), current: version.id == current.id, shown: version.id == document.id,
+                restorePath: "/ui/documents/\(version.id)/restore?version=\(version.version)", restoredFrom: earlier?.version)
         }
         self.versions = Array(rows.prefix(Self.shownVersions))
         olderVersions = Array(rows.dropFirst(Self.shownVersions))
@@ -146,7 +153,8 @@ struct DetailPage {
 
     /// A time as people read it: "27 Nov 2026, 09:20 UTC".
     static func readable(_ date: Date) -> String {
-        var style = Date.FormatStyle(date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
+        var style = Date.FormatStyle(
+            date: .abbreviated, time: .shortened, locale: Locale(identifier: "en_GB"), timeZone: TimeZone(identifier: "UTC")!)
         style.timeZone = TimeZone(identifier: "UTC")!
         return date.formatted(style) + " UTC"
     }

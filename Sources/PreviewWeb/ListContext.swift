@@ -31,11 +31,12 @@ struct ListContext {
     /// `type=` (empty) for every type and `type=unspecified` for documents without one.
     static func listing(_ request: Request) throws -> DocumentQuery {
         var query = try request.documentQuery()
-        query.type = switch query.type {
-        case "": nil
-        case StorageStatistics.unspecifiedType: ""
-        case let type: type
-        }
+        query.type =
+            switch query.type {
+            case "": nil
+            case StorageStatistics.unspecifiedType: ""
+            case let type: type
+            }
         return query
     }
 
@@ -54,8 +55,11 @@ struct ListContext {
 
     /// The list's own query items (the default sort left out).
     var items: [(String, String?)] {
-        [("type", type.map { $0.isEmpty ? StorageStatistics.unspecifiedType : $0 }), ("school", school), ("shared", shared.map { $0 ? "true" : "false" }), ("q", text),
-         ("sort", sort == .newest ? nil : sort.rawValue)]
+        [
+            ("type", type.map { $0.isEmpty ? StorageStatistics.unspecifiedType : $0 }), ("school", school),
+            ("shared", shared.map { $0 ? "true" : "false" }), ("q", text),
+            ("sort", sort == .newest ? nil : sort.rawValue)
+        ]
     }
 
     /// `path` with the list's query items.

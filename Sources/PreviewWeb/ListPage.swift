@@ -109,8 +109,9 @@ struct ListPage {
         let (listed, page, notice) = try await listing(query, list: service.list)
         let statistics = try await service.statistics(owner: owner)
         let schools = try await service.schools(owner: owner).map(\.name)
-        let model = ListPage(query: listed, page: page, statistics: statistics, schools: schools, rules: service.rules, session: session,
-                             notice: notice)
+        let model = ListPage(
+            query: listed, page: page, statistics: statistics, schools: schools, rules: service.rules, session: session,
+            notice: notice)
         return PageParts.page(PageTemplates.render(model, "list"))
     }
 
@@ -118,7 +119,8 @@ struct ListPage {
     /// first page newest first, with the refusal as a notice: a person sees documents and why they
     /// are in that order, not an error.
     static func listing(_ query: DocumentQuery, list: (DocumentQuery) async throws -> DocumentPage)
-        async throws -> (query: DocumentQuery, page: DocumentPage, notice: String?) {
+        async throws -> (query: DocumentQuery, page: DocumentPage, notice: String?)
+    {
         do {
             return (query, try await list(query), nil)
         } catch let refusal as PreviewError where refusal.code == .searchTooBroad && query.sort != .newest {
@@ -128,8 +130,10 @@ struct ListPage {
         }
     }
 
-    init(query: DocumentQuery, page: DocumentPage, statistics: StorageStatistics, schools: [String] = [], rules: DocumentRules,
-         session: Session?, notice: String? = nil) {
+    init(
+        query: DocumentQuery, page: DocumentPage, statistics: StorageStatistics, schools: [String] = [], rules: DocumentRules,
+        session: Session?, notice: String? = nil
+    ) {
         self.notice = notice
         let owner = query.owner ?? ""
         func label(_ type: String?) -> String {
@@ -144,19 +148,28 @@ struct ListPage {
         subtitle = "\(shown)\(page.next == nil ? "" : "+") of \(statistics.documents) total"
         let byType = statistics.byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
         stats = [
-            Stat(key: "total", label: "Total Documents", value: "\(statistics.documents)", detail: "\(statistics.versions) versions", tone: "blue", icon: "📁"),
-            Stat(key: "shared", label: "Shared Documents", value: "\(statistics.sharedDocuments)", detail: "with a live link", tone: "green", icon: "🔗"),
-            Stat(key: "common", label: "Most Common Type", value: statistics.mostCommonType.map(label) ?? "—",
-                 detail: byType.count > 1 ? "of \(byType.count) types" : nil, tone: "purple", icon: "🏷️"),
-            Stat(key: "storage", label: "Total Storage", value: Self.bytes(statistics.storedBytes),
-                 detail: statistics.dedupRatio >= 1.05 ? String(format: "%.1f× saved by dedup", statistics.dedupRatio) : nil, tone: "orange",
-                 icon: "💾"),
+            Stat(
+                key: "total", label: "Total Documents", value: "\(statistics.documents)", detail: "\(statistics.versions) versions", tone: "blue",
+                icon: "📁"),
+            Stat(
+                key: "shared", label: "Shared Documents", value: "\(statistics.sharedDocuments)", detail: "with a live link", tone: "green", icon: "🔗"
+            ),
+            Stat(
+                key: "common", label: "Most Common Type", value: statistics.mostCommonType.map(label) ?? "—",
+                detail: byType.count > 1 ? "of \(byType.count) types" : nil, tone: "purple", icon: "🏷️"),
+            Stat(
+                key: "storage", label: "Total Storage", value: Self.bytes(statistics.storedBytes),
+                detail: statistics.dedupRatio >= 1.05 ? String(format: "%.1f× saved by dedup", statistics.dedupRatio) : nil, tone: "orange",
+                icon: "💾")
         ]
         uploadTypes = rules.types.map { Option(value: $0.id, label: $0.label, extensions: $0.extensions.map { ".\($0)" }.joined(separator: ",")) }
         self.query = query.containing ?? ""
-        let sortLabels: [(DocumentQuery.Sort, String)] = [(.newest, "Newest"), (.oldest, "Oldest"), (.title, "Name"), (.type, "Type"), (.mostShared, "Most Shared")]
+        let sortLabels: [(DocumentQuery.Sort, String)] = [
+            (.newest, "Newest"), (.oldest, "Oldest"), (.title, "Name"), (.type, "Type"), (.mostShared, "Most Shared")
+        ]
         sorts = sortLabels.map { Option(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) }
-        typeFilters = [Option(value: "", label: "All types", selected: query.type == nil, count: statistics.documents)]
+        typeFilters =
+            [Option(value: "", label: "All types", selected: query.type == nil, count: statistics.documents)]
             + byType.map { id, count in
                 let filter = id == StorageStatistics.unspecifiedType ? "" : id
                 return Option(value: id, label: label(id), selected: query.type == filter, count: count)
@@ -190,16 +203,20 @@ struct ListPage {
             let date = Self.day(document.createdAt)
             let typeLabel = label(document.type)
             let thumbnail = { (scale: Int) in
-                "/v1/documents/\(document.id)/preview?width=\(scale * Self.thumbnailBox.width / 2)&height=\(scale * Self.thumbnailBox.height / 2)&format=webp"
+                let (width, height) = (scale * Self.thumbnailBox.width / 2, scale * Self.thumbnailBox.height / 2)
+                return "/v1/documents/\(document.id)/preview?width=\(width)&height=\(height)&format=webp"
             }
-            return Card(id: document.id, href: context.carried("/ui/documents/\(document.id)"), title: document.title, typeLabel: typeLabel,
-                        typeEmoji: Self.emoji(document.type), school: document.school ?? "General", date: date,
-                        version: document.version, status: status.rawValue, statusLabel: statusLabel,
-                        thumbnail: pictured ? thumbnail(2) : nil,
-                        thumbnailSet: pictured ? [2, 3, 4].map { "\(thumbnail($0)) \($0 * Self.thumbnailBox.width / 2)w" }.joined(separator: ", ") : nil,
-                        shared: shared,
-                        spoken: "\(document.title). \(typeLabel). \(shares == 0 ? "Not shared" : "Shared with \(shares) school\(shares == 1 ? "" : "s")"). Uploaded \(date).",
-                        error: status == .failed ? document.errorMessage : nil)
+            return Card(
+                id: document.id, href: context.carried("/ui/documents/\(document.id)"), title: document.title, typeLabel: typeLabel,
+                typeEmoji: Self.emoji(document.type), school: document.school ?? "General", date: date,
+                version: document.version, status: status.rawValue, statusLabel: statusLabel,
+                thumbnail: pictured ? thumbnail(2) : nil,
+                thumbnailSet: pictured ? [2, 3, 4].map { "\(thumbnail($0)) \($0 * Self.thumbnailBox.width / 2)w" }.joined(separator: ", ") : nil,
+                shared: shared,
+                spoken:
+                    "\(document.title). \(typeLabel). \(shares == 0 ? "Not shared" : "Shared with \(shares) school\(shares == 1 ? "" : "s")"). "
+                    + "Uploaded \(date).",
+                error: status == .failed ? document.errorMessage : nil)
         }
         filteredOut = page.documents.isEmpty && statistics.documents > 0
         more = page.next.map { next in

@@ -61,9 +61,10 @@ struct MediaView {
                 recording = Recording(recordingSource: links.offersDownload ? links.url("content") : nil)
             case .image:
                 let size = document.width.map { w in document.height.map { " (\(w)×\($0))" } ?? "" } ?? ""
-                picture = Picture(pictureSource: links.url("preview", [("width", "1024")]), pictureAlt: document.title,
-                                  pictureZoom: links.zoom("\(document.id)~v\(document.version)"),
-                                  original: links.offersDownload ? links.url("content") : nil, pixelSize: size)
+                picture = Picture(
+                    pictureSource: links.url("preview", [("width", "1024")]), pictureAlt: document.title,
+                    pictureZoom: links.zoom("\(document.id)~v\(document.version)"),
+                    original: links.offersDownload ? links.url("content") : nil, pixelSize: size)
             default:
                 if kind.isPaged, let count = document.pages, count > 0 {
                     pages = PagesView(document, pages: count, links: links, texts: texts)
@@ -128,16 +129,23 @@ struct PagesView {
                 // Its lines read as one run of words (line breaks are no markup here).
                 words = text.split(whereSeparator: \.isNewline).joined(separator: " ")
             }
-            let widths = links.written == nil ? nil : PageParts.pageWidths.map { width in
-                "\(links.url("preview", format + [("page", "\(page)"), ("width", "\(width)")] + marks)) \(width)w"
-            }.joined(separator: ", ")
-            return Page(number: page, eager: page == 1, source: links.url("preview", format + [("page", "\(page)"), ("width", "1024")] + marks),
-                        widths: widths, ratio: ratio, zoom: links.zoom("\(document.id)~v\(document.version)~p\(page)"), words: words)
+            let widths =
+                links.written == nil
+                ? nil
+                : PageParts.pageWidths.map { width in
+                    "\(links.url("preview", format + [("page", "\(page)"), ("width", "\(width)")] + marks)) \(width)w"
+                }.joined(separator: ", ")
+            return Page(
+                number: page, eager: page == 1, source: links.url("preview", format + [("page", "\(page)"), ("width", "1024")] + marks),
+                widths: widths, ratio: ratio, zoom: links.zoom("\(document.id)~v\(document.version)~p\(page)"), words: words)
         }
         pageCount = "\(pages) page\(pages == 1 ? "" : "s")"
-        later = shown < all ? Later(total: all, laterRatio: ratio, pageSource: links.url("preview", [PageParts.pageFormat] + marks + [("page", "")]),
-                                    pageWidths: PageParts.pageWidths.map(String.init).joined(separator: ","),
-                                    zoomPrefix: links.zoom("\(document.id)~v\(document.version)~p")) : nil
+        later =
+            shown < all
+            ? Later(
+                total: all, laterRatio: ratio, pageSource: links.url("preview", [PageParts.pageFormat] + marks + [("page", "")]),
+                pageWidths: PageParts.pageWidths.map(String.init).joined(separator: ","),
+                zoomPrefix: links.zoom("\(document.id)~v\(document.version)~p")) : nil
         beyond = pages > all ? Beyond(from: all + 1, through: pages, beyondDownload: links.download) : nil
     }
 }
@@ -187,7 +195,8 @@ struct VideoView {
         poster = links.url("preview", [("width", "1024")])
         title = document.title
         self.sources = sources
-        unplayable = sources.isEmpty
+        unplayable =
+            sources.isEmpty
             ? playback?.renditionError.map { "This video cannot be played here: \($0.message)" }
                 ?? "This video is not playable yet: its playable version is still being made."
             : nil
@@ -198,15 +207,19 @@ struct VideoView {
             filmstrip = nil
             return
         }
-        filmstrip = Filmstrip(tiles: (0..<trickplay.tiles).map { index in
-            let (sheet, offset) = (index / trickplay.perSheet, index % trickplay.perSheet)
-            let (x, y) = ((offset % trickplay.columns) * trickplay.tileWidth, (offset / trickplay.columns) * trickplay.tileHeight)
-            let seconds = Int(Double(index) * trickplay.intervalSeconds)
-            // A sheet is as wide as its tiles, up to a row of them.
-            let across = min(trickplay.columns, trickplay.tiles - sheet * trickplay.perSheet)
-            return Filmstrip.Tile(href: "\(target)#t=\(seconds)", time: "\(seconds / 60):\(String(format: "%02d", seconds % 60))",
-                        style: "width:\(trickplay.tileWidth / 2)px;height:\(trickplay.tileHeight / 2)px;"
-                            + "background:url(\(links.url("trickplay/sprite-\(sheet).jpg"))) -\(x / 2)px -\(y / 2)px / \(across * trickplay.tileWidth / 2)px auto")
-        })
+        filmstrip = Filmstrip(
+            tiles: (0..<trickplay.tiles).map { index in
+                let (sheet, offset) = (index / trickplay.perSheet, index % trickplay.perSheet)
+                let (x, y) = ((offset % trickplay.columns) * trickplay.tileWidth, (offset / trickplay.columns) * trickplay.tileHeight)
+                let seconds = Int(Double(index) * trickplay.intervalSeconds)
+                // A sheet is as wide as its tiles, up to a row of them.
+                let across = min(trickplay.columns, trickplay.tiles - sheet * trickplay.perSheet)
+                return Filmstrip.Tile(
+                    href: "\(target)#t=\(seconds)", time: "\(seconds / 60):\(String(format: "%02d", seconds % 60))",
+                    style: "width:\(trickplay.tileWidth / 2)px;height:\(trickplay.tileHeight / 2)px;"
+                        + "background:url(\(links.url("trickplay/sprite-\(sheet).jpg"))) -\(x / 2)px -\(y / 2)px / "
+                        + "\(across * trickplay.tileWidth / 2)px auto"
+                )
+            })
     }
 }

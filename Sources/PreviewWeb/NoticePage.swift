@@ -40,8 +40,10 @@ struct NoticePage {
         let label: String
     }
 
-    init(title: String, heading: String? = nil, message: String? = nil, failure: String? = nil, form: Form? = nil, back: Link? = nil,
-         noReferrer: Bool = false) {
+    init(
+        title: String, heading: String? = nil, message: String? = nil, failure: String? = nil, form: Form? = nil, back: Link? = nil,
+        noReferrer: Bool = false
+    ) {
         pageTitle = title
         self.heading = heading ?? title
         self.message = message

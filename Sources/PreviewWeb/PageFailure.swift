@@ -35,11 +35,13 @@ enum PageFailure {
         case .notFound, .gone:
             notice = NoticePage(title: "Document not found", message: "It was deleted, or the address is not complete.", back: back)
         case _ where action == .delete:
-            notice = NoticePage(title: "Failed to delete document", message: "Failed to delete document. Please try again.",
-                                failure: failure.error.message, back: back)
+            notice = NoticePage(
+                title: "Failed to delete document", message: "Failed to delete document. Please try again.",
+                failure: failure.error.message, back: back)
         case _ where action == .restore:
-            notice = NoticePage(title: "Failed to restore the version", message: "The version was not restored. Please try again.",
-                                failure: failure.error.message, back: back)
+            notice = NoticePage(
+                title: "Failed to restore the version", message: "The version was not restored. Please try again.",
+                failure: failure.error.message, back: back)
         case .badRequest:
             notice = NoticePage(title: "This list cannot be shown", failure: failure.error.message, back: back)
         case _ where failure.status.code >= 500:

@@ -31,11 +31,13 @@ enum PageParts {
         private let address: (String, [(String, String)]) -> String
         private let zoomAddress: (String) -> String
 
-        init(documentID: String, offersDownload: Bool = true, highlight: String? = nil, written: Int? = nil,
-             address: @escaping (String, [(String, String)]) -> String = { path, query in
-                 query.isEmpty ? path : path + "?" + QueryItems.encoded(query)
-             },
-             zoom: @escaping (String) -> String = { IIIFService.prefix + $0 }) {
+        init(
+            documentID: String, offersDownload: Bool = true, highlight: String? = nil, written: Int? = nil,
+            address: @escaping (String, [(String, String)]) -> String = { path, query in
+                query.isEmpty ? path : path + "?" + QueryItems.encoded(query)
+            },
+            zoom: @escaping (String) -> String = { IIIFService.prefix + $0 }
+        ) {
             self.documentID = documentID
             self.offersDownload = offersDownload
             self.highlight = highlight
@@ -69,8 +71,9 @@ enum PageParts {
     /// What the document is shown as, on a signed-in page (its files by their paths).
     static func media(of document: Document, in documents: DocumentService) async throws -> MediaView {
         let playback = try await documents.playbackManifest(of: document)
-        return MediaView(document, playback: playback, links: MediaLinks(documentID: document.id, written: writtenPages),
-                         texts: await documents.pageDescriptions(of: document, pages: 1...writtenPages))
+        return MediaView(
+            document, playback: playback, links: MediaLinks(documentID: document.id, written: writtenPages),
+            texts: await documents.pageDescriptions(of: document, pages: 1...writtenPages))
     }
 
     /// The most characters of pages' text a page carries as their images' descriptions (a few
@@ -83,7 +86,9 @@ enum PageParts {
         let document = versions[0]
         return confirmation(
             title: "Delete \(document.title)?",
-            message: "Are you sure you want to delete this document? All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews go. This action cannot be undone.",
+            message:
+                "Are you sure you want to delete this document? All \(versions.count) version\(versions.count == 1 ? "" : "s") and their previews "
+                + "go. This action cannot be undone.",
             action: "/ui/documents/\(document.id)/delete", button: "Delete", destroys: true, back: "/ui/documents/\(id)", session: session)
     }
 
@@ -95,25 +100,33 @@ enum PageParts {
         }
         return confirmation(
             title: "Restore this version?",
-            message: "Version \(number) (\(restored.filename)) becomes the current version. The current version will be marked as archived: it stays in the version history.",
+            message:
+                "Version \(number) (\(restored.filename)) becomes the current version. The current version will be marked as archived: it stays "
+                + "in the version history.",
             action: "/ui/documents/\(restored.id)/restore?version=\(number)", button: "Restore", destroys: false,
             back: "/ui/documents/\(versions[0].id)", session: session)
     }
 
     /// A page that asks before `action` is posted (with the session's CSRF token), or goes `back` on Cancel.
-    private static func confirmation(title: String, message: String, action: String, button: String, destroys: Bool, back: String,
-                                     session: Session?) -> Response {
-        let page = NoticePage(title: title, message: message,
-                              form: .init(action: action, hidden: session.map { [.init(name: "csrf", value: $0.csrfToken)] } ?? [],
-                                          input: nil, button: button, destroys: destroys),
-                              back: .init(href: back, label: "Cancel"))
+    private static func confirmation(
+        title: String, message: String, action: String, button: String, destroys: Bool, back: String,
+        session: Session?
+    ) -> Response {
+        let page = NoticePage(
+            title: title, message: message,
+            form: .init(
+                action: action, hidden: session.map { [.init(name: "csrf", value: $0.csrfToken)] } ?? [],
+                input: nil, button: button, destroys: destroys),
+            back: .init(href: back, label: "Cancel"))
         return Self.page(page.html)
     }
 
     /// The documents before and after `document` in `listing` (the owner's, newest first, unless
     /// said), and its place in it (1 for the first; nil when it is not among the first 5,000).
-    static func neighbours(of document: Document, in documents: DocumentService,
-                           listing: DocumentQuery? = nil) async throws -> (previous: Document?, next: Document?, place: Int?) {
+    static func neighbours(
+        of document: Document, in documents: DocumentService,
+        listing: DocumentQuery? = nil
+    ) async throws -> (previous: Document?, next: Document?, place: Int?) {
         var query = listing ?? DocumentQuery(owner: document.owner, sort: .newest)
         query.limit = DocumentQuery.maxLimit
         query.after = nil
@@ -152,7 +165,9 @@ enum PageParts {
     /// elsewhere, forms only to this site, and no framing by any page.
     static let htmlHeaders: HTTPFields = [
         .contentType: "text/html; charset=utf-8",
-        .contentSecurityPolicy: "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-        HTTPField.Name("X-Frame-Options")!: "DENY",
+        .contentSecurityPolicy:
+            "default-src 'none'; script-src 'self'; connect-src 'self'; img-src 'self'; media-src 'self'; style-src 'self' 'unsafe-inline'; "
+            + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        HTTPField.Name("X-Frame-Options")!: "DENY"
     ]
 }

@@ -9,11 +9,13 @@ enum PageTemplates {
         MustacheContentTypes.register(ScalarHTML(), named: ScalarHTML.name)
         var library = MustacheLibrary()
         do {
-            for (name, template) in [("page", PackageResources.page_mustache), ("bar", PackageResources.bar_mustache),
-                                     ("list", PackageResources.list_mustache), ("detail", PackageResources.detail_mustache),
-                                     ("viewer", PackageResources.viewer_mustache), ("notice", PackageResources.notice_mustache),
-                                     ("shared", PackageResources.shared_mustache), ("version", PackageResources.version_mustache),
-                                     ("media", PackageResources.media_mustache), ("video", PackageResources.video_mustache)] {
+            for (name, template) in [
+                ("page", PackageResources.page_mustache), ("bar", PackageResources.bar_mustache),
+                ("list", PackageResources.list_mustache), ("detail", PackageResources.detail_mustache),
+                ("viewer", PackageResources.viewer_mustache), ("notice", PackageResources.notice_mustache),
+                ("shared", PackageResources.shared_mustache), ("version", PackageResources.version_mustache),
+                ("media", PackageResources.media_mustache), ("video", PackageResources.video_mustache)
+            ] {
                 try library.register("{{% CONTENT_TYPE: \(ScalarHTML.name) }}" + String(decoding: template, as: UTF8.self), named: name)
             }
         } catch {

@@ -86,8 +86,9 @@ struct SharePagesController {
         let playback = try await documents.showShare(share, document: opened.document, counted: visit)
         ServiceMetrics.shares(event: "opened")
         let described = await documents.pageDescriptions(of: opened.document, pages: 1...PageParts.maxPages)
-        return SharedPage.response(opened.document, share: share, playback: playback, texts: described,
-                                   rules: documents.rules, signed: signed)
+        return SharedPage.response(
+            opened.document, share: share, playback: playback, texts: described,
+            rules: documents.rules, signed: signed)
     }
 
     /// Whether `password` is the one `hash` was made of, checked on the hashes lane; 503 with

@@ -16,18 +16,24 @@ enum SharedPage {
     /// How long the page's media URLs live: a film watched to its end, not a link kept for later.
     static let mediaSeconds = 3600
 
-    static func response(_ document: Document, share: ShareRecord, playback: DocumentService.Playback?, texts: [Int: String],
-                         rules: DocumentRules, signed: SignedURLs) -> Response {
+    static func response(
+        _ document: Document, share: ShareRecord, playback: DocumentService.Playback?, texts: [Int: String],
+        rules: DocumentRules, signed: SignedURLs
+    ) -> Response {
         let expires = min(signed.clock.unixSeconds + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
-        let links = PageParts.MediaLinks(documentID: document.id, offersDownload: share.allowDownload,
-                                         highlight: texts.isEmpty ? nil : share.highlight, address: { path, query in
-            signed.sign(path, query: query + [("share", share.id)], expires: expires)
-        }, zoom: { identifier in
-            signed.iiifPath(identifier, expires: expires, share: share.id)
-        })
-        let model = Shared(pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
-                           kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
-                           downloadHref: links.download, media: MediaView(document, playback: playback, links: links, texts: texts))
+        let links = PageParts.MediaLinks(
+            documentID: document.id, offersDownload: share.allowDownload,
+            highlight: texts.isEmpty ? nil : share.highlight,
+            address: { path, query in
+                signed.sign(path, query: query + [("share", share.id)], expires: expires)
+            },
+            zoom: { identifier in
+                signed.iiifPath(identifier, expires: expires, share: share.id)
+            })
+        let model = Shared(
+            pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
+            kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
+            downloadHref: links.download, media: MediaView(document, playback: playback, links: links, texts: texts))
         return page(status: .ok, PageTemplates.render(model, "shared"))
     }
 
@@ -45,20 +51,24 @@ enum SharedPage {
     }
 
     static func passwordForm(token: String, wrong: Bool) -> Response {
-        let notice = NoticePage(title: "A shared document", message: wrong ? nil : "This link needs the password it was shared with.",
-                                failure: wrong ? "That password is not right." : nil,
-                                form: .init(action: PagePaths.sharePrefix + token, hidden: [],
-                                            input: .init(label: "Password", name: "password", type: "password", autocomplete: "off"),
-                                            button: "Open", destroys: false),
-                                noReferrer: true)
+        let notice = NoticePage(
+            title: "A shared document", message: wrong ? nil : "This link needs the password it was shared with.",
+            failure: wrong ? "That password is not right." : nil,
+            form: .init(
+                action: PagePaths.sharePrefix + token, hidden: [],
+                input: .init(label: "Password", name: "password", type: "password", autocomplete: "off"),
+                button: "Open", destroys: false),
+            noReferrer: true)
         return page(status: wrong ? .unauthorized : .ok, notice.html)
     }
 
     /// 429 after too many wrong passwords, or (`openings`) a link opened too often from here.
     static func throttled(after wait: Duration, openings: Bool = false) -> Response {
-        let notice = openings
-            ? NoticePage(title: "Opened too often", message: "This link was opened many times in a short while. Wait a moment, then reload the page.",
-                         noReferrer: true)
+        let notice =
+            openings
+            ? NoticePage(
+                title: "Opened too often", message: "This link was opened many times in a short while. Wait a moment, then reload the page.",
+                noReferrer: true)
             : NoticePage(title: "Too many tries", message: "Wait a minute before trying again.", noReferrer: true)
         var response = page(status: .tooManyRequests, notice.html)
         response.headers[.retryAfter] = "\(max(1, wait.components.seconds + 1))"

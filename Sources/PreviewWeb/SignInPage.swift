@@ -14,9 +14,11 @@ enum SignInPage {
         let html = NoticePage(
             title: "Sign in", heading: "DocPreview",
             failure: failed ? (status == .tooManyRequests ? "Too many wrong tokens; wait a minute." : "That token is not right.") : nil,
-            form: .init(action: PagePaths.signIn, hidden: [.init(name: "return", value: safeReturn(returnTo))],
-                        input: .init(label: "Access token", name: "token", type: "password", autocomplete: "current-password"),
-                        button: "Sign in", destroys: false)).html
+            form: .init(
+                action: PagePaths.signIn, hidden: [.init(name: "return", value: safeReturn(returnTo))],
+                input: .init(label: "Access token", name: "token", type: "password", autocomplete: "current-password"),
+                button: "Sign in", destroys: false)
+        ).html
         var headers = PageParts.htmlHeaders
         headers.append(contentsOf: extra)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))

@@ -41,10 +41,12 @@ struct StaticAsset: Sendable {
 
     static func register(on routes: RouteTable) {
         for asset in all {
-            let response = Response(status: .ok, headers: [
-                .contentType: asset.contentType, .cacheControl: "public, max-age=31536000, immutable",
-                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-            ], body: .init(byteBuffer: ByteBuffer(string: asset.source)))
+            let response = Response(
+                status: .ok,
+                headers: [
+                    .contentType: asset.contentType, .cacheControl: "public, max-age=31536000, immutable",
+                    HTTPField.Name("X-Content-Type-Options")!: "nosniff"
+                ], body: .init(byteBuffer: ByteBuffer(string: asset.source)))
             routes.add(.get, asset.path) { _, _ in response }
         }
     }

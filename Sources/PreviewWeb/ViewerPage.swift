@@ -42,8 +42,10 @@ struct ViewerPage {
         return PageParts.page(PageTemplates.render(model, "viewer"))
     }
 
-    init(_ document: Document, neighbours: (Document?, Document?), place: Int? = nil, of total: Int? = nil, list: ListContext, media: MediaView,
-         session: Session?) {
+    init(
+        _ document: Document, neighbours: (Document?, Document?), place: Int? = nil, of total: Int? = nil, list: ListContext, media: MediaView,
+        session: Session?
+    ) {
         id = document.id
         title = document.title
         pageTitle = document.title

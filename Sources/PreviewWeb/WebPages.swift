@@ -9,8 +9,10 @@ package struct WebPages: PageRoutes {
     package func register(on routes: RouteTable, server: DocumentServer) {
         StaticAsset.register(on: routes)
         SignInController(access: server.access, logger: server.logger).register(on: routes)
-        SharePagesController(documents: server.documents, offload: server.offload, signed: server.signed,
-                             passwordWindow: server.settings.passwordWindow, logger: server.logger).register(on: routes)
+        SharePagesController(
+            documents: server.documents, offload: server.offload, signed: server.signed,
+            passwordWindow: server.settings.passwordWindow, logger: server.logger
+        ).register(on: routes)
         PagesController(documents: server.documents, intake: server.intake).register(on: routes)
     }
 }

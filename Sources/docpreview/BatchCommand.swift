@@ -48,9 +48,10 @@ struct BatchCommand: AsyncParsableCommand {
         }
         // A thread for every file in flight's render, and for their copies into the store.
         let lanes = BatchRunner.filesInFlight(jobs: jobs, isolated: !isolation.inProcess)
-        let documents = try await storeOptions.documents(configuration: configuration,
-                                                         renderers: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli),
-                                                         offload: Offload(reads: 4, writes: lanes, renders: lanes))
+        let documents = try await storeOptions.documents(
+            configuration: configuration,
+            renderers: isolation.pool(jobs: jobs, limits: configuration.limits, logger: .cli),
+            offload: Offload(reads: 4, writes: lanes, renders: lanes))
         let runner = BatchRunner(documents: documents, jobs: jobs, owner: owner, type: type, renditions: renditions)
         let bar = ProgressBar()
         let result = try await runner.run(folder) { bar.update($0) }
@@ -63,16 +64,18 @@ struct BatchCommand: AsyncParsableCommand {
             try write(ContactSheet.html(result, pageFolder: page.deletingLastPathComponent()), to: html)
         }
         let s = result.summary
-        print("\(result.files.count) files in \(s.elapsedSeconds) s (\(s.filesPerSecond) files/s): ok \(s.ok), "
-              + "no preview \(s.noPreview), rejected \(s.rejected), failed \(s.failed), skipped \(s.skipped)")
+        print(
+            "\(result.files.count) files in \(s.elapsedSeconds) s (\(s.filesPerSecond) files/s): ok \(s.ok), "
+                + "no preview \(s.noPreview), rejected \(s.rejected), failed \(s.failed), skipped \(s.skipped)")
         for file in result.files where file.status == .rejected || file.status == .failed {
             print(CommandReport.forPeople("  \(file.humanReadable)"))
         }
         for entry in result.skipped { print(CommandReport.forPeople("  \(entry.path): skipped — \(entry.reason)")) }
         let unstored = result.files.filter { $0.error?.code == PreviewError.Code.storageFull.rawValue }.count
         if unstored > 0 {
-            print("The store's disk is full: \(unstored) files could not be stored. Free some space and run the same batch again; "
-                  + "files stored already are recognised without a copy.")
+            print(
+                "The store's disk is full: \(unstored) files could not be stored. Free some space and run the same batch again; "
+                    + "files stored already are recognised without a copy.")
         }
     }
 

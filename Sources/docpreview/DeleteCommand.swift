@@ -29,6 +29,8 @@ struct DeleteCommand: AsyncParsableCommand {
         let report = CommandReport(json: json)
         let deletion = try await report.attempt { try await documents.delete(id: id, version: version) }
         let numbers = deletion.versions.map(\.version).sorted()
-        try report.succeed(DeletionView(deletion, id: id), human: "deleted \(numbers.map { "v\($0)" }.joined(separator: ", ")); \(deletion.cancelledJobs) jobs cancelled")
+        try report.succeed(
+            DeletionView(deletion, id: id),
+            human: "deleted \(numbers.map { "v\($0)" }.joined(separator: ", ")); \(deletion.cancelledJobs) jobs cancelled")
     }
 }

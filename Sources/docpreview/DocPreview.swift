@@ -12,10 +12,14 @@ struct DocPreview: AsyncParsableCommand {
             Exit codes: 0 ok; 1 internal error; 2 usage; 3 input refused (validation, limits); \
             4 input unreadable (corrupt, encrypted, truncated).
             """,
-        subcommands: [InfoCommand.self, RenderCommand.self, TextCommand.self, SearchCommand.self, ZoomCommand.self, PyramidCommand.self, TranscodeCommand.self, SpritesCommand.self, IngestCommand.self, BatchCommand.self, PreviewCommand.self,
-                      StatsCommand.self, ListCommand.self, VersionsCommand.self, RelabelCommand.self, RestoreCommand.self, DeleteCommand.self,
-                      ServeCommand.self, UploadCommand.self, WorkerCommand.self, JobsCommand.self, SigningKeyCommand.self, TLSInitCommand.self, VerifyCommand.self, GCCommand.self, RecoverCommand.self,
-                      TokensCommand.self, RenderChildCommand.self, FetchChildCommand.self]
+        subcommands: [
+            InfoCommand.self, RenderCommand.self, TextCommand.self, SearchCommand.self, ZoomCommand.self, PyramidCommand.self, TranscodeCommand.self,
+            SpritesCommand.self, IngestCommand.self, BatchCommand.self, PreviewCommand.self,
+            StatsCommand.self, ListCommand.self, VersionsCommand.self, RelabelCommand.self, RestoreCommand.self, DeleteCommand.self,
+            ServeCommand.self, UploadCommand.self, WorkerCommand.self, JobsCommand.self, SigningKeyCommand.self, TLSInitCommand.self,
+            VerifyCommand.self, GCCommand.self, RecoverCommand.self,
+            TokensCommand.self, RenderChildCommand.self, FetchChildCommand.self
+        ]
     )
 }
 

@@ -11,15 +11,19 @@ struct FetchOptions: ParsableArguments {
     @Option(help: "Links downloaded at once in this process, each in a child of its own (0: none here).")
     var fetchWorkers = 1
 
-    @Option(help: ArgumentHelp("""
-        Let downloads connect to this address, and port if given, although it is not on the public Internet \
-        (repeatable): a media host on a private network, a test site on loopback. Every other private, loopback, \
-        link-local, multicast, CGNAT or cloud-metadata address is refused, after every redirect and DNS answer.
-        """, valueName: "address[:port]"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            Let downloads connect to this address, and port if given, although it is not on the public Internet \
+            (repeatable): a media host on a private network, a test site on loopback. Every other private, loopback, \
+            link-local, multicast, CGNAT or cloud-metadata address is refused, after every redirect and DNS answer.
+            """, valueName: "address[:port]"))
     var allowPrivateFetch: [String] = []
 
-    @Option(help: ArgumentHelp("The yt-dlp program that resolves TikTok and Instagram links (default: $DOCPREVIEW_YT_DLP, else yt-dlp on the PATH).",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "The yt-dlp program that resolves TikTok and Instagram links (default: $DOCPREVIEW_YT_DLP, else yt-dlp on the PATH).",
+            valueName: "path"))
     var ytDlp: String?
 
     func validate() throws {

@@ -9,7 +9,8 @@ import PreviewStore
 /// `docpreview gc`: quarantine what nothing refers to, sparing recent writes; refuse on a store that looks damaged.
 struct GCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "gc", abstract: """
+        commandName: "gc",
+        abstract: """
             Evict on-demand previews beyond their budget; move unreferenced blobs older than a grace period into the \
             quarantine, and delete what it held longer than that; remove resumable uploads whose time ran out.
             """)
@@ -23,8 +24,10 @@ struct GCCommand: AsyncParsableCommand {
     @Flag(help: "Remove even when the index fails its integrity check, lost track of originals, or more than half the store would go.")
     var force = false
 
-    @Option(help: ArgumentHelp("Keep at most this much of on-demand previews (pages and sizes clients asked for), e.g. 10GB.",
-                               valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep at most this much of on-demand previews (pages and sizes clients asked for), e.g. 10GB.",
+            valueName: "size"))
     var previewCacheSize = Limits.describe(byteCount: Limits().previewCacheBytes)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -49,10 +52,12 @@ struct GCCommand: AsyncParsableCommand {
         report.evictedPreviews = await dryRun ? 0 : try store.evictPreviews(downTo: Limits.parseByteCount(previewCacheSize)!).derivatives
         report.uploads = try await DocumentService(backend: backend, offload: .commandLine, logger: .cli).collectUploads(grace: grace, dryRun: dryRun)
         let verb = dryRun ? "would quarantine" : "quarantined"
-        try CommandReport(json: json).succeed(report, human: """
-            evicted \(report.evictedPreviews) previews over the budget; \(verb) \(report.blobs) blobs (\(report.bytes) bytes); \
-            \(dryRun ? "would delete" : "deleted") \(report.purged) from the quarantine and \(report.temporaries) temporary files; \
-            \(dryRun ? "would remove" : "removed") \(report.uploads.uploads) expired uploads and \(report.uploads.strayParts) stray upload parts
-            """)
+        try CommandReport(json: json).succeed(
+            report,
+            human: """
+                evicted \(report.evictedPreviews) previews over the budget; \(verb) \(report.blobs) blobs (\(report.bytes) bytes); \
+                \(dryRun ? "would delete" : "deleted") \(report.purged) from the quarantine and \(report.temporaries) temporary files; \
+                \(dryRun ? "would remove" : "removed") \(report.uploads.uploads) expired uploads and \(report.uploads.strayParts) stray upload parts
+                """)
     }
 }

@@ -97,11 +97,13 @@ struct InfoReport: Encodable {
     var humanReadable: String {
         var lines = [
             "\(path): \(kind) (\(mime)), \(size) bytes",
-            "verdict: \(verdict.reason)" + (verdict.fileExtension.map { " (extension .\($0))" } ?? ""),
+            "verdict: \(verdict.reason)" + (verdict.fileExtension.map { " (extension .\($0))" } ?? "")
         ]
-        let described = [facts.width.flatMap { w in facts.height.map { "\(w)×\($0)" } },
-                         facts.pages.map { "\($0) pages" }, facts.durationSeconds.map { "\($0) s" }, facts.codec,
-                         facts.rotation.flatMap { $0 == 0 ? nil : "rotated \($0)°" }].compactMap { $0 }
+        let described = [
+            facts.width.flatMap { w in facts.height.map { "\(w)×\($0)" } },
+            facts.pages.map { "\($0) pages" }, facts.durationSeconds.map { "\($0) s" }, facts.codec,
+            facts.rotation.flatMap { $0 == 0 ? nil : "rotated \($0)°" }
+        ].compactMap { $0 }
         if !described.isEmpty { lines.append("media: " + described.joined(separator: ", ")) }
         if let trailing = verdict.trailingData {
             lines.append("trailing data: \(trailing.length) bytes at offset \(trailing.offset) (\(trailing.payload))")

@@ -40,8 +40,9 @@ struct IngestCommand: AsyncParsableCommand {
         let documents = try await storeOptions.documents(configuration: configuration)
         let watchdog = JobWatchdog(seconds: configuration.limits.jobSeconds, json: json)
         defer { withExtendedLifetime(watchdog) {} }
-        let labels = DocumentLabels(owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent,
-                                    description: DocumentLabels.description(description), school: DocumentLabels.school(school))
+        let labels = DocumentLabels(
+            owner: owner, type: type, title: title ?? url.lastPathComponent, filename: url.lastPathComponent,
+            description: DocumentLabels.description(description), school: DocumentLabels.school(school))
         let outcome = await documents.ingest(url, labels: labels, reportedPath: input, renditions: renditions)
         print(json ? try CommandReport.encode(outcome) : CommandReport.forPeople(outcome.humanReadable))
         if outcome.exitCode != .success { throw outcome.exitCode }

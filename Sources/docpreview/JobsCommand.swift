@@ -23,7 +23,10 @@ struct JobsCommand: ParsableCommand {
 
         func run() async throws {
             let jobs = try await storeOptions.backend().queue.jobs(status: status, limit: 1000)
-            let lines = jobs.map { "\($0.id ?? 0)\t\($0.kind.rawValue)\t\($0.status.rawValue)\t\($0.attempts) attempts\t\($0.documentID)\t\($0.errorCode?.rawValue ?? "")" }
+            let lines = jobs.map {
+                ["\($0.id ?? 0)", $0.kind.rawValue, $0.status.rawValue, "\($0.attempts) attempts", $0.documentID, $0.errorCode?.rawValue ?? ""]
+                    .joined(separator: "\t")
+            }
             try CommandReport(json: json).succeed(jobs, human: lines.isEmpty ? "no jobs" : lines.joined(separator: "\n"))
         }
     }
@@ -81,11 +84,15 @@ struct JobsCommand: ParsableCommand {
         var json = false
 
         func run() async throws {
-            let queued = try await storeOptions.documents(configuration: try ValidationSettings(config: config).configuration(),
-                                                       statementTimeout: StoreBackend.wholeStoreStatementTimeout).backfill()
-            try CommandReport(json: json).succeed(queued, human: "\(queued.playback) playback jobs queued; \(queued.probes) videos without a "
-                                                  + "playback decision queued for their preview job again (their playback job follows); "
-                                                  + "\(queued.text) text jobs queued")
+            let queued = try await storeOptions.documents(
+                configuration: try ValidationSettings(config: config).configuration(),
+                statementTimeout: StoreBackend.wholeStoreStatementTimeout
+            ).backfill()
+            try CommandReport(json: json).succeed(
+                queued,
+                human: "\(queued.playback) playback jobs queued; \(queued.probes) videos without a "
+                    + "playback decision queued for their preview job again (their playback job follows); "
+                    + "\(queued.text) text jobs queued")
         }
     }
 }

@@ -48,12 +48,15 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let query = DocumentQuery(owner: owner, type: type, kind: kind, school: school, containing: containing, status: status, sort: sort,
-                                  limit: limit, after: cursor.flatMap { DocumentCursor(token: $0, sort: sort) })
+        let query = DocumentQuery(
+            owner: owner, type: type, kind: kind, school: school, containing: containing, status: status, sort: sort,
+            limit: limit, after: cursor.flatMap { DocumentCursor(token: $0, sort: sort) })
         let page = try await storeOptions.documents().list(query)
         var lines = page.documents.map { document in
-            ["\(document.id)", "v\(document.version)", document.kind.rawValue, "\(document.size)", document.previewStatus.rawValue,
-             SafeText.terminal(document.owner), SafeText.terminal(document.title)].joined(separator: "\t")
+            [
+                "\(document.id)", "v\(document.version)", document.kind.rawValue, "\(document.size)", document.previewStatus.rawValue,
+                SafeText.terminal(document.owner), SafeText.terminal(document.title)
+            ].joined(separator: "\t")
         }
         if let next = page.next { lines.append("more: --cursor \(next.token)") }
         try CommandReport(json: json).succeed(DocumentList(page), human: lines.isEmpty ? "no documents" : lines.joined(separator: "\n"))

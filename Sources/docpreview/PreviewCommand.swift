@@ -38,9 +38,11 @@ struct PreviewCommand: AsyncParsableCommand {
                 throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
             }
         }
-        try report.succeed(PreviewReport(path: output ?? blob.path, sha256: result.record.resultSha256.hex, width: result.record.width,
-                                     height: result.record.height, cached: result.cached, documentID: document.id),
-                       human: "\(output ?? blob.path) \(result.record.width)×\(result.record.height)\(result.cached ? " (cached)" : "")")
+        try report.succeed(
+            PreviewReport(
+                path: output ?? blob.path, sha256: result.record.resultSha256.hex, width: result.record.width,
+                height: result.record.height, cached: result.cached, documentID: document.id),
+            human: "\(output ?? blob.path) \(result.record.width)×\(result.record.height)\(result.cached ? " (cached)" : "")")
     }
 }
 

@@ -19,8 +19,9 @@ final class ProgressBar: Sendable {
         let width = 30
         let filled = progress.total == 0 ? width : width * progress.done / progress.total
         let eta = progress.etaSeconds.map { String(format: "ETA %.0fs", $0) } ?? "ETA --"
-        let line = String(format: "\r[%@%@] %d/%d  %.1f files/s  %@ ", String(repeating: "#", count: filled),
-                          String(repeating: ".", count: width - filled), progress.done, progress.total, progress.filesPerSecond, eta)
+        let line = String(
+            format: "\r[%@%@] %d/%d  %.1f files/s  %@ ", String(repeating: "#", count: filled),
+            String(repeating: ".", count: width - filled), progress.done, progress.total, progress.filesPerSecond, eta)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

@@ -29,8 +29,10 @@ struct PyramidCommand: ParsableCommand {
         let (configuration, verdict) = try validation.settings.admit(input, reporting: report)
         guard verdict.kind.category == .image else { try report.fail(PreviewError(.unsupportedType, "\(verdict.kind.label) is not an image.")) }
         let facts = try report.attempt { try ImageRenderer(limits: configuration.limits).reading(verdict.kind).writePyramid(input, to: output) }
-        try report.succeed(RenderReport(output: output, width: facts.width ?? 0, height: facts.height ?? 0,
-                                        ms: started.duration(to: .now).roundedMilliseconds, facts: facts),
-                           human: "\(output): \(facts.width ?? 0)×\(facts.height ?? 0) in levels")
+        try report.succeed(
+            RenderReport(
+                output: output, width: facts.width ?? 0, height: facts.height ?? 0,
+                ms: started.duration(to: .now).roundedMilliseconds, facts: facts),
+            human: "\(output): \(facts.width ?? 0)×\(facts.height ?? 0) in levels")
     }
 }

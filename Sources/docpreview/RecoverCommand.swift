@@ -9,7 +9,8 @@ import PreviewStore
 /// `docpreview recover`: make documents of the originals the index lost.
 struct RecoverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "recover", abstract: """
+        commandName: "recover",
+        abstract: """
             Make documents again of the originals on disk that the index has no row for (owner "recovered"), queued for their \
             previews; `verify` lists them.
             """)
@@ -23,7 +24,8 @@ struct RecoverCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let report = try await storeOptions.documents(statementTimeout: StoreBackend.wholeStoreStatementTimeout).recover(includingQuarantine: quarantined)
+        let report = try await storeOptions.documents(statementTimeout: StoreBackend.wholeStoreStatementTimeout).recover(
+            includingQuarantine: quarantined)
         var human = """
             recovered \(report.recovered.count) documents (owner recovered; `docpreview worker` or `serve` makes their previews); \
             left \(report.derivatives) derivatives, \(report.deleted) deleted documents' blobs, \(report.orphans) orphans of refused \

@@ -29,8 +29,9 @@ struct RenderCommand: ParsableCommand {
 
     /// What these options ask for, as plain values.
     var job: RenderJob {
-        RenderJob(input: input, output: output, request: image.request(defaultFormat: RenderJob.format(forOutput: output)),
-                  validation: validation.settings, json: json)
+        RenderJob(
+            input: input, output: output, request: image.request(defaultFormat: RenderJob.format(forOutput: output)),
+            validation: validation.settings, json: json)
     }
 }
 
@@ -90,8 +91,10 @@ struct RenderReport: Encodable {
         } catch {
             throw ValidationError("Cannot write \(output): \(error.localizedDescription)")
         }
-        try report.succeed(RenderReport(output: output, width: rendered.width, height: rendered.height,
-                                        ms: started.duration(to: .now).roundedMilliseconds, facts: rendered.facts),
-                           human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
+        try report.succeed(
+            RenderReport(
+                output: output, width: rendered.width, height: rendered.height,
+                ms: started.duration(to: .now).roundedMilliseconds, facts: rendered.facts),
+            human: "\(output): \(rendered.width)×\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes")
     }
 }

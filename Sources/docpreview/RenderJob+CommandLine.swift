@@ -43,21 +43,25 @@ extension RenderJob {
             return Value(text).map { .some($0) }
         }
         guard inputs.count == 1, let output = text(.output),
-              let page: Int? = number(.page), let width: Int? = number(.width), let height: Int? = number(.height),
-              let quality: Int? = number(.quality), let timeout: Double? = number(.timeout) else { return nil }
+            let page: Int? = number(.page), let width: Int? = number(.width), let height: Int? = number(.height),
+            let quality: Int? = number(.quality), let timeout: Double? = number(.timeout)
+        else { return nil }
         var format = Self.format(forOutput: output)
         if let name = text(.format) {
             guard let chosen = RenderRequest.Format(rawValue: name) else { return nil }
             format = chosen
         }
         let defaults = RenderRequest()
-        let request = RenderRequest(page: page ?? defaults.page, width: width, height: height, format: format,
-                                    quality: quality ?? defaults.quality)
+        let request = RenderRequest(
+            page: page ?? defaults.page, width: width, height: height, format: format,
+            quality: quality ?? defaults.quality)
         guard (try? RenderOptions.check(request)) != nil else { return nil }
-        self.init(input: inputs[0], output: output, request: request,
-                  validation: ValidationSettings(documentType: text(.type), config: text(.config),
-                                                 maxSize: text(.maxSize), timeout: timeout),
-                  json: json)
+        self.init(
+            input: inputs[0], output: output, request: request,
+            validation: ValidationSettings(
+                documentType: text(.type), config: text(.config),
+                maxSize: text(.maxSize), timeout: timeout),
+            json: json)
     }
 }
 

@@ -27,6 +27,7 @@ struct RestoreCommand: AsyncParsableCommand {
         let documents = try await storeOptions.documents()
         let report = CommandReport(json: json)
         let (document, job) = try await report.attempt { try await documents.restore(version: version, of: id) }
-        try report.succeed(DocumentView(document), human: "v\(version) restored as v\(document.version) [document \(document.id)], job \(job.status.rawValue)")
+        try report.succeed(
+            DocumentView(document), human: "v\(version) restored as v\(document.version) [document \(document.id)], job \(job.status.rawValue)")
     }
 }

@@ -46,7 +46,8 @@ struct ResumableUploadClient {
     /// `scheme://host:port` of `url`, lowercased with the scheme's port filled in; nil if it has none.
     static func origin(_ url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), let host = components.host?.lowercased(),
-              ["http", "https"].contains(scheme) else { return nil }
+            ["http", "https"].contains(scheme)
+        else { return nil }
         return "\(scheme)://\(host):\(components.port ?? (scheme == "https" ? 443 : 80))"
     }
 
@@ -55,8 +56,9 @@ struct ResumableUploadClient {
     private func sameOrigin(_ location: String) throws -> String {
         let absolute = location.hasPrefix("/") ? server + location : location
         guard let origin = Self.origin(absolute), origin == Self.origin(server) else {
-            throw Untrusted(description: "the server named its upload at \(SafeText.terminal(String(location.prefix(200)))), not at \(server); "
-                            + "the token is sent only to \(server)")
+            throw Untrusted(
+                description: "the server named its upload at \(SafeText.terminal(String(location.prefix(200)))), not at \(server); "
+                    + "the token is sent only to \(server)")
         }
         return absolute
     }
@@ -71,7 +73,9 @@ struct ResumableUploadClient {
     }
 
     private func send(_ file: URL, size: Int, labels: [String: String], state: URL) async throws -> [String: Any] {
-        var location = (try? String(contentsOf: state, encoding: .utf8)).flatMap { try? sameOrigin($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        var location = (try? String(contentsOf: state, encoding: .utf8)).flatMap {
+            try? sameOrigin($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         var offset = 0
         var limit = chunkBytes
         if let known = location {
@@ -235,7 +239,8 @@ struct ResumableUploadClient {
         let key = SHA256.hash(data: Data("\(server)\n\(file.standardizedFileURL.path)\n\(size)\n\(changed)".utf8))
             .prefix(16).map { String(format: "%02x", $0) }.joined()
         let environment = ProcessInfo.processInfo.environment
-        let cache = environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
+        let cache =
+            environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
         return cache.appendingPathComponent("docpreview/uploads/\(key)")
     }

@@ -49,9 +49,10 @@ struct SearchCommand: AsyncParsableCommand {
         }
         let page = try await storeOptions.documents().searchStore(hits, owner: owner, type: type, limit: limit, offset: cursor)
         var lines = page.hits.map { found in
-            let place = found.hit.map { hit in
-                "p. \(hit.page)\t…\(hit.snippet.before) [\(hit.snippet.match)] \(hit.snippet.after)…"
-            } ?? "in its labels"
+            let place =
+                found.hit.map { hit in
+                    "p. \(hit.page)\t…\(hit.snippet.before) [\(hit.snippet.match)] \(hit.snippet.after)…"
+                } ?? "in its labels"
             return [found.document.id, SafeText.terminal(found.document.title), SafeText.terminal(place)].joined(separator: "\t")
         }
         if !page.complete { lines.append("(ranked among the first matches read: a longer text finds fewer)") }

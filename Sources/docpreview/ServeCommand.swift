@@ -25,31 +25,53 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Jobs processed at once in this process (0: no workers; run `docpreview worker` instead).")
     var workers = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Bearer token required on every route but /healthz (default: $DOCPREVIEW_TOKEN). Prefer --token-file: arguments are visible in /proc/*/cmdline.")
+    @Option(
+        help: ArgumentHelp(
+            "Bearer token required on every route but /healthz (default: $DOCPREVIEW_TOKEN). Prefer --token-file: arguments are visible in "
+                + "/proc/*/cmdline.")
+    )
     var token: String?
 
     @Option(help: ArgumentHelp("Read the token from this file (its first line).", valueName: "path"))
     var tokenFile: String?
 
-    @Option(help: ArgumentHelp("Serve HTTPS (and HTTP/2 where the client offers it) with this PEM certificate chain; needs --tls-key.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp("Serve HTTPS (and HTTP/2 where the client offers it) with this PEM certificate chain; needs --tls-key.", valueName: "path")
+    )
     var tlsCert: String?
 
     @Option(help: ArgumentHelp("The PEM private key of --tls-cert (`docpreview tls-init` makes both).", valueName: "path"))
     var tlsKey: String?
 
-    @Option(help: ArgumentHelp("Sign URLs that need no token (POST /v1/documents/{id}/signed-urls) with the keys in this file: `ID SECRET` lines, the first signing, all verifying (`docpreview signing-key` makes one).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Sign URLs that need no token (POST /v1/documents/{id}/signed-urls) with the keys in this file: `ID SECRET` lines, the first signing, "
+                + "all verifying (`docpreview signing-key` makes one).",
+            valueName: "path"))
     var signingKeyFile: String?
 
     @Flag(help: "Serve on an address other than loopback without a token (anyone who reaches it may upload and read).")
     var insecureNoToken = false
 
-    @Flag(help: "Accept a token of less than 128 bits of entropy (fewer than 22 random letters and digits). An address throttled for wrong tokens then has none checked while it waits, the right one included (see --trusted-address).")
+    @Flag(
+        help: ArgumentHelp(
+            "Accept a token of less than 128 bits of entropy (fewer than 22 random letters and digits). An address throttled for wrong tokens "
+                + "then has none checked while it waits, the right one included (see --trusted-address).")
+    )
     var insecureWeakToken = false
 
-    @Option(help: ArgumentHelp("With --insecure-weak-token, a client address (the document service's) whose token is checked even while the throttle holds it (repeatable).", valueName: "address"))
+    @Option(
+        help: ArgumentHelp(
+            "With --insecure-weak-token, a client address (the document "
+                + "service's) whose token is checked even while the throttle holds it (repeatable).",
+            valueName: "address"))
     var trustedAddress: [String] = []
 
-    @Option(help: ArgumentHelp("A host name clients reach this server by (repeatable); requests for other names get 421. IP addresses and loopback names are always answered.", valueName: "name"))
+    @Option(
+        help: ArgumentHelp(
+            "A host name clients reach this server by (repeatable); requests for other names get 421. IP addresses and loopback names are always "
+                + "answered.",
+            valueName: "name"))
     var publicHost: [String] = []
 
     @Option(help: ArgumentHelp("The resolution a page's full size is given at in IIIF info.json (its regions are pixels at it).", valueName: "dpi"))
@@ -79,7 +101,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Connections held at once from one client address; more are answered 503 and closed.")
     var maxConnectionsPerClient = 64
 
-    @Option(help: ArgumentHelp("Keep at most this much of on-demand previews (pages and sizes clients asked for; thumbnails and converted documents are kept whatever their size), least recently used evicted first. Default 10GB, or limits.preview_cache_bytes.", valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            "Keep at most this much of on-demand previews (pages and sizes clients asked for; thumbnails and converted documents are kept "
+                + "whatever their size), least recently used evicted first. Default 10GB, or limits.preview_cache_bytes.",
+            valueName: "size"))
     var previewCacheSize: String?
 
     @OptionGroup var isolation: IsolationOptions
@@ -118,16 +144,19 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("The token is empty; give a real one, or none for a loopback-only server.")
         }
         if let resolved, !insecureWeakToken, let weakness = TokenStrength.weakness(of: resolved) {
-            throw ValidationError("The token is too easy to guess (\(weakness)). Use 22 or more random letters and digits, "
-                + "e.g. `head -c 32 /dev/urandom | base64`, or --insecure-weak-token if that is what you want.")
+            throw ValidationError(
+                "The token is too easy to guess (\(weakness)). Use 22 or more random letters and digits, "
+                    + "e.g. `head -c 32 /dev/urandom | base64`, or --insecure-weak-token if that is what you want.")
         }
         if let tokenFile, let mode = try? FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? Int, mode & 0o077 != 0 {
-            throw ValidationError("The token file \(tokenFile) can be read or changed by other users (mode \(String(mode & 0o777, radix: 8))): "
-                + "anyone on this machine could use the service token. `chmod 600 \(tokenFile)` (or make it with `umask 077` first).")
+            throw ValidationError(
+                "The token file \(tokenFile) can be read or changed by other users (mode \(String(mode & 0o777, radix: 8))): "
+                    + "anyone on this machine could use the service token. `chmod 600 \(tokenFile)` (or make it with `umask 077` first).")
         }
         if resolved == nil && !Self.isLoopback(host) && !insecureNoToken {
-            throw ValidationError("Serving on \(host) without a token lets anyone who reaches it upload and read documents. "
-                + "Give --token-file (or $DOCPREVIEW_TOKEN), or --insecure-no-token if that is what you want.")
+            throw ValidationError(
+                "Serving on \(host) without a token lets anyone who reaches it upload and read documents. "
+                    + "Give --token-file (or $DOCPREVIEW_TOKEN), or --insecure-no-token if that is what you want.")
         }
         return resolved
     }
@@ -182,12 +211,14 @@ struct ServeCommand: AsyncParsableCommand {
             (settings.clientCheckPause, settings.keepDelay) = (.milliseconds(500), .seconds(2))
         }
         // Uploads and links announce their work to this process's workers and fetchers, when it has any.
-        let documents = try await storeOptions.documents(configuration: configuration,
-                                                         renderers: isolation.pool(jobs: workers + 2,
-                                                                                   backgroundJobs: workers + QueueWorker.defaultTextLanes,
-                                                                                   limits: configuration.limits, logger: logger),
-                                                         offload: .serving(settings, workers: workers, textLanes: QueueWorker.defaultTextLanes),
-                                                         arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
+        let documents = try await storeOptions.documents(
+            configuration: configuration,
+            renderers: isolation.pool(
+                jobs: workers + 2,
+                backgroundJobs: workers + QueueWorker.defaultTextLanes,
+                limits: configuration.limits, logger: logger),
+            offload: .serving(settings, workers: workers, textLanes: QueueWorker.defaultTextLanes),
+            arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
         let server = DocumentServer(documents: documents, settings: settings, logger: logger, pages: WebPages())
         var services: [any Service] = [try buildApplication(server), ReceivedUploadsFinisher(documents: documents, logger: logger)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }

@@ -50,11 +50,13 @@ struct SpritesCommand: ParsableCommand {
             try report.fail(error)
         }
         let track = URL(fileURLWithPath: output).appendingPathComponent(files.track).path
-        try report.succeed(SpritesReport(sheets: files.sheets.map(\.name), tiles: files.tiles, intervalSeconds: files.intervalSeconds,
-                                         tileWidth: files.tileWidth, tileHeight: files.tileHeight, track: track,
-                                         ms: started.duration(to: .now).roundedMilliseconds),
-                           human: "\(track): \(files.tiles) tiles of \(files.tileWidth)×\(files.tileHeight) every "
-                               + "\(files.intervalSeconds) s in \(files.sheets.count) sheets")
+        try report.succeed(
+            SpritesReport(
+                sheets: files.sheets.map(\.name), tiles: files.tiles, intervalSeconds: files.intervalSeconds,
+                tileWidth: files.tileWidth, tileHeight: files.tileHeight, track: track,
+                ms: started.duration(to: .now).roundedMilliseconds),
+            human: "\(track): \(files.tiles) tiles of \(files.tileWidth)×\(files.tileHeight) every "
+                + "\(files.intervalSeconds) s in \(files.sheets.count) sheets")
     }
 }
 

@@ -28,7 +28,8 @@ struct StatsCommand: AsyncParsableCommand {
             by type: \(listed(statistics.byType))
             by kind: \(listed(statistics.byKind))
             by school: \(SafeText.terminal(listed(statistics.bySchool)))
-            logical \(statistics.logicalBytes) bytes, stored \(statistics.storedBytes) bytes, dedup ratio \(String(format: "%.2f", statistics.dedupRatio))
+            logical \(statistics.logicalBytes) bytes, stored \(statistics.storedBytes) bytes, dedup ratio \
+            \(String(format: "%.2f", statistics.dedupRatio))
             previews \(statistics.previews), \(statistics.previewBytes) bytes
             """ + (statistics.openUploads.map { "\nresumable uploads open \($0), \(statistics.stagedUploadBytes ?? 0) bytes staged" } ?? "")
         try CommandReport(json: json).succeed(statistics, human: human)

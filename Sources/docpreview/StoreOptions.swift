@@ -14,23 +14,34 @@ struct StoreOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Store folder (default: $DOCPREVIEW_STORE, else ./docpreview-store).", valueName: "dir"))
     var store: String?
 
-    @Option(help: ArgumentHelp("""
-        PostgreSQL for the index and the queue, shared by workers on many hosts: postgres://user:password@host:port/db \
-        (default: $DOCPREVIEW_DATABASE, else index.sqlite in the store folder).
-        """, valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            PostgreSQL for the index and the queue, shared by workers on many hosts: postgres://user:password@host:port/db \
+            (default: $DOCPREVIEW_DATABASE, else index.sqlite in the store folder).
+            """, valueName: "url"))
     var database: String?
 
-    @Option(help: ArgumentHelp("""
-        Where the blobs live: folder (objects/ in the store folder), or an S3 bucket,         s3://bucket/prefix?endpoint=https://host:port&region=…&style=path|virtual&ca=file.pem, shared by hosts that share         --database (default: $DOCPREVIEW_BLOBS, else folder). Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY,         else the profile AWS_PROFILE of AWS_SHARED_CREDENTIALS_FILE (default ~/.aws/credentials); never an option.
-        """, valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            Where the blobs live: folder (objects/ in the store folder), or an S3 bucket, \
+            s3://bucket/prefix?endpoint=https://host:port&region=…&style=path|virtual&ca=file.pem, shared by hosts that share --database (default: \
+            $DOCPREVIEW_BLOBS, else folder). Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, else the profile AWS_PROFILE of \
+            AWS_SHARED_CREDENTIALS_FILE (default ~/.aws/credentials); never an option.
+            """, valueName: "url"))
     var blobs: String?
 
-    @Option(help: ArgumentHelp("With S3 blobs: the local copies the renderers read, least recently used removed first beyond this size.",
-                               valueName: "size"))
+    @Option(
+        help: ArgumentHelp(
+            "With S3 blobs: the local copies the renderers read, least recently used removed first beyond this size.",
+            valueName: "size"))
     var blobCacheSize = "2GB"
 
-    @Option(help: ArgumentHelp("Read the PostgreSQL address from this file (its first line), so its password stays out of /proc/*/cmdline.",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Read the PostgreSQL address from this file (its first line), so its password stays out of /proc/*/cmdline.",
+            valueName: "path"))
     var databaseFile: String?
 
     /// The store and its queue, its blocking work on `offload`'s lanes, each database statement
@@ -46,8 +57,9 @@ struct StoreOptions: ParsableArguments {
             throw ValidationError("--blobs: \(error)")
         }
         do {
-            return try await StoreBackend(root: location, database: database, blobs: blobs, offload: offload, statementTimeout: statementTimeout,
-                                          logger: .cli)
+            return try await StoreBackend(
+                root: location, database: database, blobs: blobs, offload: offload, statementTimeout: statementTimeout,
+                logger: .cli)
         } catch {
             if let fault = StoreFault(error) {
                 var failure = fault.previewError
@@ -65,18 +77,22 @@ struct StoreOptions: ParsableArguments {
     /// The document service over the store, its queue and downloads, holding documents to
     /// `configuration`'s rules, rendering in `renderers`' children (nil: in this process), its
     /// blocking work on `offload`'s lanes, its database statements given `statementTimeout`.
-    func documents(configuration: Configuration = Configuration(), renderers: RendererPool? = nil, offload: Offload = .commandLine,
-                   arrivals: JobArrivals? = nil, statementTimeout: Duration = StoreBackend.statementTimeout,
-                   logger: Logger = .cli) async throws -> DocumentService {
-        DocumentService(backend: try await backend(offload: offload, statementTimeout: statementTimeout), configuration: configuration, renderers: renderers,
-                        openDocuments: 8, offload: offload, arrivals: arrivals, logger: logger)
+    func documents(
+        configuration: Configuration = Configuration(), renderers: RendererPool? = nil, offload: Offload = .commandLine,
+        arrivals: JobArrivals? = nil, statementTimeout: Duration = StoreBackend.statementTimeout,
+        logger: Logger = .cli
+    ) async throws -> DocumentService {
+        DocumentService(
+            backend: try await backend(offload: offload, statementTimeout: statementTimeout), configuration: configuration, renderers: renderers,
+            openDocuments: 8, offload: offload, arrivals: arrivals, logger: logger)
     }
 
     private func databaseAddress() throws -> String? {
         guard let databaseFile else { return database }
         if database != nil { throw ValidationError("Give --database or --database-file, not both.") }
         guard let text = try? String(contentsOfFile: databaseFile, encoding: .utf8),
-              let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty else {
+            let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty
+        else {
             throw ValidationError("Cannot read a database address from \(databaseFile).")
         }
         return String(line)

@@ -31,16 +31,18 @@ struct TLSInitCommand: ParsableCommand {
         }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: key.path, contents: Data(made.privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600]) else {
+            guard FileManager.default.createFile(atPath: key.path, contents: Data(made.privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600])
+            else {
                 throw CocoaError(.fileWriteNoPermission)
             }
             try Data(made.certificatePEM.utf8).write(to: certificate)
         } catch {
             throw ValidationError("Cannot write to \(folder.path): \(error.localizedDescription)")
         }
-        try CommandReport(json: json).succeed(TLSInitReport(certificate: certificate.path, key: key.path, pin: made.pin, curlPin: "sha256//\(made.pin)"),
-                                              human: "\(certificate.path)\n\(key.path)\npin (SHA-256 of the public key): \(made.pin)\n"
-                                                  + "curl --cacert \(certificate.path) --pinnedpubkey sha256//\(made.pin) https://localhost:8080/healthz")
+        try CommandReport(json: json).succeed(
+            TLSInitReport(certificate: certificate.path, key: key.path, pin: made.pin, curlPin: "sha256//\(made.pin)"),
+            human: "\(certificate.path)\n\(key.path)\npin (SHA-256 of the public key): \(made.pin)\n"
+                + "curl --cacert \(certificate.path) --pinnedpubkey sha256//\(made.pin) https://localhost:8080/healthz")
     }
 }
 

@@ -14,7 +14,8 @@ struct TextCommand: ParsableCommand {
         discussion: """
             The text comes from the document's text layer (an office document's is its PDF conversion's). A page \
             without one (a scan) and an image are read from their pixels by OCR (Tesseract, in the languages of \
-            the configuration's ocr_languages, English by default), unless --no-ocr is given. Given a stored document's id rather than a file, its text is what its text job read \
+            the configuration's ocr_languages, English by default), unless --no-ocr is given. Given a stored document's id rather than a file, its \
+            text is what its text job read \
             (with --store or --database). Pages are separated by a blank line. With --json, each page's words come with their boxes \
             in points on the page as displayed (left, top, right, bottom, from the top left corner).
             """
@@ -33,7 +34,9 @@ struct TextCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Flag(help: "Print {\"pages\":[{\"page\",\"width\",\"height\",\"text\",\"words\":[{\"text\",\"box\",\"next\"}],\"truncated\"}]} or the error object.")
+    @Flag(
+        help:
+            "Print {\"pages\":[{\"page\",\"width\",\"height\",\"text\",\"words\":[{\"text\",\"box\",\"next\"}],\"truncated\"}]} or the error object.")
     var json = false
 
     func validate() throws {
@@ -51,7 +54,9 @@ struct TextCommand: ParsableCommand {
         Main.finish {
             let texts = try await report.attempt { () async throws -> [PageText] in
                 guard let texts = try await renderers.text(of: input, kind: verdict.kind, pages: pages, ocr: languages, on: .commandLine) else {
-                    throw PreviewError(.unsupportedType, "No text is read from \(verdict.kind.label): it has no pages\(languages == nil ? " (and --no-ocr reads no image)" : "").")
+                    throw PreviewError(
+                        .unsupportedType,
+                        "No text is read from \(verdict.kind.label): it has no pages\(languages == nil ? " (and --no-ocr reads no image)" : "").")
                 }
                 return texts
             }
@@ -73,8 +78,9 @@ extension TextCommand {
                 }
                 return texts
             }
-            try report.succeed(TextReport(pages: texts.compactMap { $0.words.map(PageTextReport.init) }),
-                               human: texts.map(\.text).joined(separator: "\n\n"))
+            try report.succeed(
+                TextReport(pages: texts.compactMap { $0.words.map(PageTextReport.init) }),
+                human: texts.map(\.text).joined(separator: "\n\n"))
         }
     }
 }

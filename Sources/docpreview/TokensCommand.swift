@@ -34,8 +34,9 @@ struct TokensCommand: ParsableCommand {
 
         func run() async throws {
             let (record, token) = try await storeOptions.documents().addDevice(name: device, owner: owner)
-            try CommandReport(json: json).succeed(Added(device: record.name, owner: record.owner, token: token),
-                                                  human: "\(token)\n(the token of \(record.name), whose links become \(record.owner)'s documents; shown once)")
+            try CommandReport(json: json).succeed(
+                Added(device: record.name, owner: record.owner, token: token),
+                human: "\(token)\n(the token of \(record.name), whose links become \(record.owner)'s documents; shown once)")
         }
     }
 

@@ -12,7 +12,9 @@ struct TranscodeCommand: ParsableCommand {
         discussion: """
             Streams that already play are copied (a remux); the others are re-encoded with libx264 \
             and AAC at the configuration's `renditions` settings (default 720p on the short side, \
-            preset veryfast, CRF 23). With --height, a larger source is re-encoded down to that size.             With --hls DIR instead of -o, an HLS ladder: DIR/master.m3u8 over 360p, 720p and 1080p rungs             (as the source allows), each one fragmented MP4 whose playlist lists 2 s segments as byte ranges.
+            preset veryfast, CRF 23). With --height, a larger source is re-encoded down to that size. \
+            With --hls DIR instead of -o, an HLS ladder: DIR/master.m3u8 over 360p, 720p and 1080p rungs \
+            (as the source allows), each one fragmented MP4 whose playlist lists 2 s segments as byte ranges.
             """
     )
 
@@ -30,7 +32,11 @@ struct TranscodeCommand: ParsableCommand {
 
     @OptionGroup var validation: ValidationOptions
 
-    @Flag(help: "Print the rendition ({\"playback\",\"video\",\"audio\",\"width\",\"height\",\"duration_s\",\"codecs\",\"size\",\"ms\"}) or the error object.")
+    @Flag(
+        help: ArgumentHelp(
+            "Print the rendition ({\"playback\",\"video\",\"audio\",\"width\",\"height\",\"duration_s\",\"codecs\",\"size\",\"ms\"}) or the error "
+                + "object.")
+    )
     var json = false
 
     func validate() throws {
@@ -55,8 +61,9 @@ struct TranscodeCommand: ParsableCommand {
                 try report.fail(error)
             }
             let master = URL(fileURLWithPath: hls).appendingPathComponent(VideoLadder.masterName).path
-            try report.succeed(LadderReport(master: master, rungs: rungs, ms: started.duration(to: .now).roundedMilliseconds),
-                               human: "\(master): " + rungs.map { "\($0.name) \($0.width)×\($0.height) \($0.bandwidth / 1000) kb/s" }.joined(separator: ", "))
+            try report.succeed(
+                LadderReport(master: master, rungs: rungs, ms: started.duration(to: .now).roundedMilliseconds),
+                human: "\(master): " + rungs.map { "\($0.name) \($0.width)×\($0.height) \($0.bandwidth / 1000) kb/s" }.joined(separator: ", "))
             return
         }
         let output = output ?? ""
@@ -66,9 +73,10 @@ struct TranscodeCommand: ParsableCommand {
         } catch {
             try report.fail(error)
         }
-        try report.succeed(TranscodeReport(rendition: rendition, ms: started.duration(to: .now).roundedMilliseconds),
-                           human: "\(output): \(rendition.playback.rawValue), video \(rendition.video), audio \(rendition.audio ?? "none"), "
-                               + "\(rendition.width)×\(rendition.height), \(rendition.codecs), \(rendition.size) bytes")
+        try report.succeed(
+            TranscodeReport(rendition: rendition, ms: started.duration(to: .now).roundedMilliseconds),
+            human: "\(output): \(rendition.playback.rawValue), video \(rendition.video), audio \(rendition.audio ?? "none"), "
+                + "\(rendition.width)×\(rendition.height), \(rendition.codecs), \(rendition.size) bytes")
     }
 }
 

@@ -7,7 +7,8 @@ import PreviewCore
 /// after dropped connections, server restarts, and in a later run.
 struct UploadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "upload", abstract: """
+        commandName: "upload",
+        abstract: """
             Upload a file to a DocPreview server, resumably: a dropped connection or a restarted server costs only \
             what was in flight, and running the command again for the same file resumes its upload.
             """)
@@ -46,7 +47,9 @@ struct UploadCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard let chunk = Limits.parseByteCount(chunkSize), chunk >= 64 * 1024 else { throw ValidationError("--chunk-size takes a size of 64KB or more.") }
+        guard let chunk = Limits.parseByteCount(chunkSize), chunk >= 64 * 1024 else {
+            throw ValidationError("--chunk-size takes a size of 64KB or more.")
+        }
         _ = chunk
         try OptionRange.check("--retries", Double(retries), 0...1000)
         guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
@@ -59,7 +62,9 @@ struct UploadCommand: AsyncParsableCommand {
         let size = try (FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
         var token = ProcessInfo.processInfo.environment["DOCPREVIEW_TOKEN"]
         if let tokenFile {
-            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else { throw ValidationError("Cannot read the token file \(tokenFile).") }
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw ValidationError("Cannot read the token file \(tokenFile).")
+            }
             token = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) }
         }
         var labels = ["filename": url.lastPathComponent]
@@ -68,10 +73,12 @@ struct UploadCommand: AsyncParsableCommand {
         }
         let base = server.hasSuffix("/") ? String(server.dropLast()) : server
         // No redirect is followed: a server that sends the upload elsewhere is refused, not obeyed.
-        let http = HTTPClient(eventLoopGroupProvider: .singleton,
-                              configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60))))
-        let client = ResumableUploadClient(http: http, server: base, token: token, chunkBytes: Limits.parseByteCount(chunkSize)!, retries: retries,
-                                           offload: .commandLine, note: { FileHandle.standardError.write(Data("docpreview upload: \($0)\n".utf8)) })
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(60))))
+        let client = ResumableUploadClient(
+            http: http, server: base, token: token, chunkBytes: Limits.parseByteCount(chunkSize)!, retries: retries,
+            offload: .commandLine, note: { FileHandle.standardError.write(Data("docpreview upload: \($0)\n".utf8)) })
         let answer: [String: Any]
         do {
             answer = try await client.upload(url, size: size, labels: labels, state: ResumableUploadClient.state(for: url, size: size, server: base))

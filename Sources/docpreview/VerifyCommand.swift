@@ -13,7 +13,11 @@ struct VerifyCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Flag(help: "With S3 blobs, re-hash every object too (each is downloaded); without it, objects are checked for existence. Folder blobs are always re-hashed.")
+    @Flag(
+        help: ArgumentHelp(
+            "With S3 blobs, re-hash every object too (each is downloaded); without it, objects are checked for existence. Folder blobs are always "
+                + "re-hashed.")
+    )
     var deep = false
 
     @Flag(help: "Print JSON.")
@@ -29,12 +33,18 @@ struct VerifyCommand: AsyncParsableCommand {
             derivative sources missing \(report.derivativeSourcesMissing.count); index problems \(report.indexProblems.count); \
             ladder problems \(report.ladderProblems.count); upload problems \(report.uploadProblems.count)
             """
-        for (label, hashes) in [("damaged", report.damaged), ("missing", report.missing), ("derivative source missing", report.derivativeSourcesMissing)] {
+        for (label, hashes) in [
+            ("damaged", report.damaged), ("missing", report.missing), ("derivative source missing", report.derivativeSourcesMissing)
+        ] {
             human += hashes.map { "\n  \(label)\t\($0)" }.joined()
         }
         human += report.unreferenced.map { blob in
-            let why = blob.indexed ? "deleted, awaiting gc" : blob.isCutShortCacheWrite ? "a cache write cut short, for gc"
-                : blob.isOrphan ? "a refused write's orphan, for gc" : "not in the index"
+            let why =
+                blob.indexed
+                ? "deleted, awaiting gc"
+                : blob.isCutShortCacheWrite
+                    ? "a cache write cut short, for gc"
+                    : blob.isOrphan ? "a refused write's orphan, for gc" : "not in the index"
             return "\n  unreferenced\t\(blob.sha256)\t\(blob.size) bytes\t\(blob.role.rawValue)\t\(why)"
         }.joined()
         human += report.indexProblems.map { "\n  index\t\(SafeText.terminal($0))" }.joined()

@@ -20,7 +20,9 @@ struct VersionsCommand: AsyncParsableCommand {
         let documents = try await storeOptions.documents()
         let report = CommandReport(json: json)
         let versions = try await report.attempt { try await documents.versions(of: id) }
-        let lines = versions.map { "v\($0.version)\t\($0.id)\t\($0.size)\t\($0.sha256.hex)\t\($0.createdAt.formatted(.iso8601))\t\($0.previewStatus.rawValue)" }
+        let lines = versions.map {
+            "v\($0.version)\t\($0.id)\t\($0.size)\t\($0.sha256.hex)\t\($0.createdAt.formatted(.iso8601))\t\($0.previewStatus.rawValue)"
+        }
         try report.succeed(VersionList(versions), human: lines.joined(separator: "\n"))
     }
 }

@@ -13,7 +13,12 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Jobs processed at once.")
     var concurrency = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: ArgumentHelp("How long a job stays this worker's without word from it (renewed every third of it while the job runs): how soon another host takes over a dead worker's jobs. Default: twice the job time + 30 s.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "How long a job stays this "
+                + "worker's without word from it (renewed every third of it while the job runs): how soon another host takes over a dead worker's "
+                + "jobs. Default: twice the job time + 30 s.",
+            valueName: "seconds"))
     var leaseSeconds: Double?
 
     func validate() throws {
@@ -29,13 +34,16 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = Logger.cli
         let configuration = try validation.settings.configuration()
-        let documents = try await storeOptions.documents(configuration: configuration,
-                                                         renderers: isolation.pool(jobs: concurrency,
-                                                                                   backgroundJobs: concurrency + QueueWorker.defaultTextLanes,
-                                                                                   limits: configuration.limits, logger: logger),
-                                                         offload: Offload(reads: 4, writes: 4, renders: concurrency + 1,
-                                                                          background: concurrency + QueueWorker.defaultTextLanes),
-                                                         logger: logger)
+        let documents = try await storeOptions.documents(
+            configuration: configuration,
+            renderers: isolation.pool(
+                jobs: concurrency,
+                backgroundJobs: concurrency + QueueWorker.defaultTextLanes,
+                limits: configuration.limits, logger: logger),
+            offload: Offload(
+                reads: 4, writes: 4, renders: concurrency + 1,
+                background: concurrency + QueueWorker.defaultTextLanes),
+            logger: logger)
         var worker = QueueWorker(documents: documents, concurrency: concurrency, logger: logger)
         if let leaseSeconds { worker.leaseSeconds = leaseSeconds }
         var services: [any Service] = [worker]

@@ -80,8 +80,9 @@ struct ZoomCommand: ParsableCommand {
         let parts = request.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let wanted: IIIFImageRequest
         do throws(IIIFImageRequest.Refusal) {
-            wanted = try IIIFImageRequest(region: parts[0], size: parts[1], rotation: parts[2], file: parts[3], width: full.width,
-                                          height: full.height)
+            wanted = try IIIFImageRequest(
+                region: parts[0], size: parts[1], rotation: parts[2], file: parts[3], width: full.width,
+                height: full.height)
         } catch {
             switch error {
             case let .badRequest(message): throw PreviewError(.badRequest, message)

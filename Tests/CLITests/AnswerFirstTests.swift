@@ -15,8 +15,9 @@ import Testing
         let store = folder.url.appendingPathComponent("store").path
         let database = try await backend.freshDatabase().map { ["--database", $0] } ?? []
         let server = try ServerProcess(store: store, workers: 1, extra: database, environment: ["DOCPREVIEW_TEST_HOOKS": "1"])
-        let id = try #require(try server.upload(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "filename=d.pdf")
-            .json?["document_id"] as? String)
+        let id = try #require(
+            try server.upload(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "filename=d.pdf")
+                .json?["document_id"] as? String)
         try server.document(id, reaching: ["done"])
         // Its text job follows the preview job, and adds its derivative: counted before the page.
         try waitUntil("the document's text to be read") { try server.get("/v1/documents/\(id)/text").status == 200 }

@@ -57,11 +57,13 @@ private func copySamples(into folder: URL) throws -> URL {
         #expect(second.status == 0)
         let rerun = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let reused = (rerun["files"] as? [[String: Any]] ?? []).filter { $0["reused"] as? Bool == true }.count
-        #expect(reused == manifest.filter { $0.expected == ["ok"] || $0.expected == ["no_preview"] }.count, "a second run reuses every stored document")
+        #expect(
+            reused == manifest.filter { $0.expected == ["ok"] || $0.expected == ["no_preview"] }.count, "a second run reuses every stored document")
 
         let stats = try #require(try DocPreviewProcess.run(["stats", "--store", store, "--json"] + database).json)
-        #expect(stats["documents"] as? Int == (summary["ok"] as? Int ?? 0) + (summary["no_preview"] as? Int ?? 0) + 1,
-                "plus the truncated JPEG, stored with a failed preview")
+        #expect(
+            stats["documents"] as? Int == (summary["ok"] as? Int ?? 0) + (summary["no_preview"] as? Int ?? 0) + 1,
+            "plus the truncated JPEG, stored with a failed preview")
         #expect(try DocPreviewProcess.run(["verify", "--store", store] + database).status == 0)
     }
 
@@ -75,8 +77,9 @@ private func copySamples(into folder: URL) throws -> URL {
         try FileManager.default.copyItem(at: Fixtures.sample("document-5-pages.pdf"), to: outside)
         try FileManager.default.copyItem(at: Fixtures.sample("stats.csv"), to: inbox.appendingPathComponent("-dash name with spaces.csv"))
         try FileManager.default.createSymbolicLink(at: inbox.appendingPathComponent("escape.pdf"), withDestinationURL: outside)
-        try FileManager.default.createSymbolicLink(at: inbox.appendingPathComponent("alias.webp"),
-                                                   withDestinationURL: inbox.appendingPathComponent("looks-like.pdf/inside.webp"))
+        try FileManager.default.createSymbolicLink(
+            at: inbox.appendingPathComponent("alias.webp"),
+            withDestinationURL: inbox.appendingPathComponent("looks-like.pdf/inside.webp"))
         try FileManager.default.createSymbolicLink(at: inbox.appendingPathComponent("loop"), withDestinationURL: inbox)
         #expect(mkfifo(inbox.appendingPathComponent("pipe.mp4").path, 0o644) == 0)
         try FileManager.default.copyItem(at: Fixtures.sample("image.webp"), to: inbox.appendingPathComponent("new\nline.webp"))
@@ -91,8 +94,11 @@ private func copySamples(into folder: URL) throws -> URL {
         close(descriptor)
 
         let report = folder.url.appendingPathComponent("report.json")
-        let result = try DocPreviewProcess.run(["batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
-                                                "--report", report.path], timeout: 60)
+        let result = try DocPreviewProcess.run(
+            [
+                "batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
+                "--report", report.path
+            ], timeout: 60)
         #expect(result.status == 0, "must not block on the FIFO: \(result.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let paths = Set((json["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String })
@@ -155,22 +161,38 @@ private func copySamples(into folder: URL) throws -> URL {
         let store = folder.url.appendingPathComponent("store").path
         let address = try await backend.freshDatabase()
         let database = address.map { ["--database", $0] } ?? []
-        let ingest = try #require(try DocPreviewProcess.run(["ingest", Fixtures.sample("document-5-pages.pdf").path, "--store", store,
-                                                             "--owner", "ana", "--type", "resume", "--json"] + database).json)
+        let ingest = try #require(
+            try DocPreviewProcess.run(
+                [
+                    "ingest", Fixtures.sample("document-5-pages.pdf").path, "--store", store,
+                    "--owner", "ana", "--type", "resume", "--json"
+                ] + database
+            ).json)
         let id = try #require(ingest["document_id"] as? String)
         let sha = try #require(ingest["sha256"] as? String)
         let output = folder.url.appendingPathComponent("p4.png").path
-        let first = try #require(try DocPreviewProcess.run(["preview", id, "--page", "4", "--width", "640", "--format", "png",
-                                                            "--store", store, "-o", output, "--json"] + database).json)
+        let first = try #require(
+            try DocPreviewProcess.run(
+                [
+                    "preview", id, "--page", "4", "--width", "640", "--format", "png",
+                    "--store", store, "-o", output, "--json"
+                ] + database
+            ).json)
         #expect(first["cached"] as? Bool == false && first["width"] as? Int == 640)
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
-        let again = try #require(try DocPreviewProcess.run(["preview", sha, "--page", "4", "--width", "640", "--format", "png",
-                                                            "--store", store, "--json"] + database).json)
+        let again = try #require(
+            try DocPreviewProcess.run(
+                [
+                    "preview", sha, "--page", "4", "--width", "640", "--format", "png",
+                    "--store", store, "--json"
+                ] + database
+            ).json)
         #expect(again["cached"] as? Bool == true && again["sha256"] as? String == first["sha256"] as? String)
         let missing = try DocPreviewProcess.run(["preview", "nope", "--store", store, "--json"] + database)
         #expect((missing.json?["error"] as? [String: String])?["code"] == "not_found")
-        let environment = try DocPreviewProcess.run(["stats", "--json"],
-                                                     environment: ["DOCPREVIEW_STORE": store, "DOCPREVIEW_DATABASE": address ?? ""])
+        let environment = try DocPreviewProcess.run(
+            ["stats", "--json"],
+            environment: ["DOCPREVIEW_STORE": store, "DOCPREVIEW_DATABASE": address ?? ""])
         #expect(environment.json?["documents"] as? Int == 1)
     }
 }
@@ -182,8 +204,9 @@ private func copySamples(into folder: URL) throws -> URL {
 
     @Test(arguments: entries)
     func ingestOutcome(entry: ExpectationManifest.Entry) throws {
-        let result = try DocPreviewProcess.run(["ingest", "--json", "--timeout", String(corpusJobSeconds), "--store", Self.store.path, "--", entry.url.path],
-                                               timeout: Double(corpusJobSeconds + 60))
+        let result = try DocPreviewProcess.run(
+            ["ingest", "--json", "--timeout", String(corpusJobSeconds), "--store", Self.store.path, "--", entry.url.path],
+            timeout: Double(corpusJobSeconds + 60))
         #expect([0, 3, 4].contains(result.status), "\(entry.file): exit \(result.status) \(result.stderr.suffix(300))")
         let json = try #require(result.json, "\(entry.file): no JSON")
         let status = json["status"] as? String ?? (json["error"] != nil ? "failed" : "?")

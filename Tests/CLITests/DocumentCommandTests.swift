@@ -52,8 +52,10 @@ import Testing
         defer { folder.remove() }
         let store = ["--store", folder.url.appendingPathComponent("store").path]
         func run(_ arguments: [String]) throws -> DocPreviewProcess.Result { try DocPreviewProcess.run(arguments + store) }
-        let letter = try run(["ingest", Fixtures.sample("document-5-pages.pdf").path, "--owner", "ana", "--title", "Letter",
-                              "--description", "From Coach Rivera", "--school", "North High", "--json"])
+        let letter = try run([
+            "ingest", Fixtures.sample("document-5-pages.pdf").path, "--owner", "ana", "--title", "Letter",
+            "--description", "From Coach Rivera", "--school", "North High", "--json"
+        ])
         let id = try #require(letter.json?["document_id"] as? String, "\(letter.stderr)")
         _ = try run(["ingest", Fixtures.sample("image.webp").path, "--owner", "ana", "--title", "Photo", "--json"])
         func titles(_ arguments: [String]) throws -> [String] {
@@ -62,8 +64,9 @@ import Testing
         #expect(try titles(["--school", "North High"]) == ["Letter"])
         #expect(try titles(["--q", "rivera"]) == ["Letter"])
         let relabelled = try run(["relabel", id, "--description", "Two seasons", "--school", "", "--json"])
-        #expect(relabelled.status == 0 && relabelled.json?["description"] as? String == "Two seasons" && relabelled.json?["school"] == nil,
-                "\(relabelled.stderr)")
+        #expect(
+            relabelled.status == 0 && relabelled.json?["description"] as? String == "Two seasons" && relabelled.json?["school"] == nil,
+            "\(relabelled.stderr)")
         #expect(try titles(["--school", "North High"]).isEmpty && (try titles(["--q", "two seasons"])) == ["Letter"])
         #expect(try run(["relabel", id]).status == 2, "nothing to change is a usage error")
         let refused = try run(["relabel", id, "--school", "a\u{7}b", "--json"])

@@ -59,7 +59,7 @@ import Testing
             (["--token", "a", "--token-file", empty.path], [:], "not both"),
             (["--token-file", readable.path], [:], "chmod 600"),
             (["--token", "correct-horse-battery"], [:], "too easy to guess"),
-            ([], ["DOCPREVIEW_TOKEN": String(repeating: "ab", count: 40)], "too easy to guess"),
+            ([], ["DOCPREVIEW_TOKEN": String(repeating: "ab", count: 40)], "too easy to guess")
         ]
         for (arguments, environment, message) in cases {
             let result = try DocPreviewProcess.run(["serve", "--store", store, "--port", "0"] + arguments, environment: environment, timeout: 20)

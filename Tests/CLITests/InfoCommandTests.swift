@@ -76,7 +76,9 @@ import Testing
         let flagged = try DocPreviewProcess.run(["info", path, "--json", "--max-size", "1KB"])
         #expect(flagged.status == 3)
         let message = (flagged.json?["error"] as? [String: String])?["message"] ?? ""
-        #expect(message.hasPrefix("File exceeds 1KB limit.") && message.contains("--max-size"), "a local file's refusal says how to raise the limit: \(message)")
+        #expect(
+            message.hasPrefix("File exceeds 1KB limit.") && message.contains("--max-size"),
+            "a local file's refusal says how to raise the limit: \(message)")
         let fromEnvironment = try DocPreviewProcess.run(["info", path, "--json"], environment: ["DOCPREVIEW_MAX_SIZE": "1000"])
         #expect((fromEnvironment.json?["error"] as? [String: String])?["code"] == "file_too_large")
     }
@@ -87,8 +89,9 @@ import Testing
         let config = try folder.file("rules.json", Array(#"{"types":[{"id":"photo","label":"Photo","extensions":["jpg","heic"]}]}"#.utf8))
         let photo = Fixtures.sample("photo-exif-orientation-6.jpg").path
         #expect(try DocPreviewProcess.run(["info", photo, "--type", "photo", "--config", config.path]).status == 0)
-        let refused = try DocPreviewProcess.run(["info", Fixtures.sample("image-alpha.png").path, "--type", "photo", "--json"],
-                                                environment: ["DOCPREVIEW_CONFIG": config.path])
+        let refused = try DocPreviewProcess.run(
+            ["info", Fixtures.sample("image-alpha.png").path, "--type", "photo", "--json"],
+            environment: ["DOCPREVIEW_CONFIG": config.path])
         #expect((refused.json?["error"] as? [String: String])?["message"] == "Invalid file type. Photo requires .jpg, .heic.")
     }
 
@@ -107,7 +110,7 @@ import Testing
             ("no extension", try sample("stats.xlsx"), 0, nil),
             ("weird.name.with.dots.webm", try sample("video-vp8.webm"), 0, nil),
             ("archive.zip", try sample("bad-zip-named.pdf"), 3, "unsupported_type"),
-            ("page.html", Array("<!doctype html><title>x</title>".utf8), 3, "unsupported_type"),
+            ("page.html", Array("<!doctype html><title>x</title>".utf8), 3, "unsupported_type")
         ]
         for (name, bytes, status, code) in cases {
             let file = try folder.file(name, bytes)
@@ -123,6 +126,8 @@ import Testing
         try handle.close()
         let result = try DocPreviewProcess.run(["info", "--json", huge.path])
         #expect(result.status == 3)
-        #expect((result.json?["error"] as? [String: String])?["message"]?.hasPrefix("File exceeds 100MB limit. To accept larger files, give --max-size") == true)
+        #expect(
+            (result.json?["error"] as? [String: String])?["message"]?.hasPrefix("File exceeds 100MB limit. To accept larger files, give --max-size")
+                == true)
     }
 }

@@ -13,8 +13,10 @@ import Testing
         let laidOut = folder.url.appendingPathComponent("laid-out")
         let layout = try runScript("install-layout", [build.path, laidOut.path])
         #expect(layout.status == 0, "\(layout.output)")
-        for file in ["bin/docpreview", "lib/libDocPreviewSplash.so", "lib/systemd/system/docpreview.service",
-                     "etc/docpreview/docpreview.env", "etc/docpreview/config.json"] {
+        for file in [
+            "bin/docpreview", "lib/libDocPreviewSplash.so", "lib/systemd/system/docpreview.service",
+            "etc/docpreview/docpreview.env", "etc/docpreview/config.json"
+        ] {
             #expect(FileManager.default.fileExists(atPath: laidOut.appendingPathComponent(file).path), "\(file)")
         }
         // Issue 65, item 13: the environment file names the files the layout made, and the token is the service's alone.
@@ -25,8 +27,9 @@ import Testing
         let mode = try FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? Int
         #expect(mode == 0o600, "the token file is the service's alone: \(String(mode ?? 0, radix: 8))")
         let store = folder.url.appendingPathComponent("store").path
-        let server = try ServerProcess(store: store, workers: 0, extra: ["--token-file", tokenFile],
-                                       environment: ["DOCPREVIEW_CONFIG": laidOut.appendingPathComponent("etc/docpreview/config.json").path])
+        let server = try ServerProcess(
+            store: store, workers: 0, extra: ["--token-file", tokenFile],
+            environment: ["DOCPREVIEW_CONFIG": laidOut.appendingPathComponent("etc/docpreview/config.json").path])
         #expect(try server.get("/healthz").status == 200, "serve starts with the files as laid out")
         // Moved somewhere else whole; the build folder's library is nowhere on its path.
         let moved = folder.url.appendingPathComponent("elsewhere/docpreview")
@@ -34,8 +37,10 @@ import Testing
         try FileManager.default.moveItem(at: laidOut, to: moved)
         let output = folder.url.appendingPathComponent("page.png")
         let result = try DocPreviewProcess.run(
-            ["render", Fixtures.sample("document-5-pages.pdf").path, "--page", "2", "--format", "png", "-o", output.path, "--json",
-             "--config", moved.appendingPathComponent("etc/docpreview/config.json").path],
+            [
+                "render", Fixtures.sample("document-5-pages.pdf").path, "--page", "2", "--format", "png", "-o", output.path, "--json",
+                "--config", moved.appendingPathComponent("etc/docpreview/config.json").path
+            ],
             environment: ["LD_DEBUG": "files"], executable: moved.appendingPathComponent("bin/docpreview"))
         #expect(result.status == 0, "\(result.stdout) \(result.stderr.suffix(1500))")
         #expect(result.stderr.contains("calling init: \(moved.path)/bin/../lib/libDocPreviewSplash.so"), "the installation's own library was loaded")

@@ -21,15 +21,19 @@ import Testing
     @Test func aCrashingAndAHangingFileCostOnlyThemselves() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let inbox = try inbox(in: folder, hooks: ["crash", "hang"],
-                              samples: ["video-h264.mp4", "photo-exif-orientation-6.jpg", "document-5-pages.pdf"])
+        let inbox = try inbox(
+            in: folder, hooks: ["crash", "hang"],
+            samples: ["video-h264.mp4", "photo-exif-orientation-6.jpg", "document-5-pages.pdf"])
         let config = folder.url.appendingPathComponent("limits.json")
         try Data(#"{"limits": {"job_seconds": 3}}"#.utf8).write(to: config)
         let report = folder.url.appendingPathComponent("report.json")
         let started = Date()
-        let result = try DocPreviewProcess.run(["batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
-                                                "--config", config.path, "--report", report.path],
-                                               environment: ["DOCPREVIEW_TEST_HOOKS": "1"], timeout: 60)
+        let result = try DocPreviewProcess.run(
+            [
+                "batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
+                "--config", config.path, "--report", report.path
+            ],
+            environment: ["DOCPREVIEW_TEST_HOOKS": "1"], timeout: 60)
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")
         #expect(Date().timeIntervalSince(started) < 45, "the hang was not cut off at the 3 s deadline")  // an uncut hang runs to the 60 s kill
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
@@ -65,8 +69,11 @@ import Testing
         try Data(#"{"limits": {"job_seconds": 2}}"#.utf8).write(to: config)
         let report = folder.url.appendingPathComponent("report.json")
         // Killed (status 137) past the bound: a spin that the deadline did not stop.
-        let result = try DocPreviewProcess.run(["batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
-                                                "--config", config.path, "--report", report.path], timeout: 240)
+        let result = try DocPreviewProcess.run(
+            [
+                "batch", inbox.path, "--store", folder.url.appendingPathComponent("store").path,
+                "--config", config.path, "--report", report.path
+            ], timeout: 240)
         #expect(result.status == 0, "the batch ended: \(result.status) \(result.stderr.suffix(1000))")
         let files = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])?["files"] as? [[String: Any]])
         #expect(Set(files.compactMap { $0["path"] as? String }) == Set(names + ["image.webp"]), "every file has its outcome")
@@ -120,8 +127,11 @@ import Testing
         defer { folder.remove() }
         let inbox = try inbox(in: folder, hooks: ["garbage"], samples: ["video-h264.mp4", "image.webp"])
         let report = folder.url.appendingPathComponent("report.json")
-        let result = try DocPreviewProcess.run(["batch", inbox.path, "--jobs", "1", "--store", folder.url.appendingPathComponent("store").path,
-                                                "--report", report.path], environment: ["DOCPREVIEW_TEST_HOOKS": "1"], timeout: 60)
+        let result = try DocPreviewProcess.run(
+            [
+                "batch", inbox.path, "--jobs", "1", "--store", folder.url.appendingPathComponent("store").path,
+                "--report", report.path
+            ], environment: ["DOCPREVIEW_TEST_HOOKS": "1"], timeout: 60)
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")
         let files = try #require((try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])?["files"] as? [[String: Any]])
         let statuses = Dictionary(uniqueKeysWithValues: files.map { ($0["path"] as? String ?? "", $0["status"] as? String ?? "") })
@@ -154,9 +164,10 @@ import Testing
         // Beyond its pipes and stderr, only what the child's own runtime opened (its event loop's
         // epoll, eventfd and timerfd): none of the parent's sockets, database or staged files.
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/fd")
-        let targets = Dictionary(uniqueKeysWithValues: descriptors.map {
-            ($0, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\($0)")) ?? "?")
-        })
+        let targets = Dictionary(
+            uniqueKeysWithValues: descriptors.map {
+                ($0, (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\($0)")) ?? "?")
+            })
         #expect(targets["0"]?.hasPrefix("pipe:") == true && targets["1"]?.hasPrefix("pipe:") == true)
         for (descriptor, target) in targets where Int(descriptor)! > 2 {
             #expect(target.hasPrefix("anon_inode:"), "fd \(descriptor) → \(target)")
@@ -182,12 +193,14 @@ import Testing
         while Date() < deadline {
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
                 guard let pid = Int32(entry),
-                      let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                      let afterName = stat.range(of: ") ", options: .backwards) else { continue }
+                    let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                    let afterName = stat.range(of: ") ", options: .backwards)
+                else { continue }
                 let fields = stat[afterName.upperBound...].split(separator: " ")
                 guard fields.count > 1, Int32(fields[1]) == parent,
-                      let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
-                      String(decoding: command, as: UTF8.self).contains("render-child") else { continue }
+                    let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline")),
+                    String(decoding: command, as: UTF8.self).contains("render-child")
+                else { continue }
                 usleep(300_000)  // past the hook's open of its file
                 return pid
             }
@@ -207,16 +220,20 @@ import Testing
         defer { folder.remove() }
         func outcomes(_ extra: [String], _ name: String) throws -> [String: String] {
             let report = folder.url.appendingPathComponent("\(name).json")
-            let result = try DocPreviewProcess.run(["batch", Fixtures.samples.path, "--store", folder.url.appendingPathComponent(name).path,
-                                                    "--report", report.path] + extra)
+            let result = try DocPreviewProcess.run(
+                [
+                    "batch", Fixtures.samples.path, "--store", folder.url.appendingPathComponent(name).path,
+                    "--report", report.path
+                ] + extra)
             #expect(result.status == 0, "\(result.stderr.suffix(2000))")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
             let files = try #require(json["files"] as? [[String: Any]])
-            return Dictionary(uniqueKeysWithValues: files.compactMap { file -> (String, String)? in
-                guard let path = file["path"] as? String, !path.hasPrefix("large/") else { return nil }
-                let code = (file["error"] as? [String: String])?["code"]
-                return (path, "\(file["status"] ?? "?") \(code ?? "") \(file["sha256"] ?? "")")
-            })
+            return Dictionary(
+                uniqueKeysWithValues: files.compactMap { file -> (String, String)? in
+                    guard let path = file["path"] as? String, !path.hasPrefix("large/") else { return nil }
+                    let code = (file["error"] as? [String: String])?["code"]
+                    return (path, "\(file["status"] ?? "?") \(code ?? "") \(file["sha256"] ?? "")")
+                })
         }
         let isolated = try outcomes([], "isolated")
         let inProcess = try outcomes(["--in-process"], "in-process")
@@ -233,10 +250,13 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let report = folder.url.appendingPathComponent("report.json")
-        let result = try DocPreviewProcess.run(["batch", Fixtures.corpus.appendingPathComponent("files").path,
-                                                "--timeout", String(corpusJobSeconds),
-                                                "--store", folder.url.appendingPathComponent("store").path, "--report", report.path],
-                                               timeout: 900)
+        let result = try DocPreviewProcess.run(
+            [
+                "batch", Fixtures.corpus.appendingPathComponent("files").path,
+                "--timeout", String(corpusJobSeconds),
+                "--store", folder.url.appendingPathComponent("store").path, "--report", report.path
+            ],
+            timeout: 900)
         #expect(result.status == 0, "\(result.stderr.suffix(2000))")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
         let files = try #require(json["files"] as? [[String: Any]])

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import PreviewBackendTestSupport
 import PreviewTestSupport
@@ -36,8 +36,9 @@ import Testing
 
         func serve(allowing: Bool = true, port: Int? = nil, token: String? = nil, fetchWorkers: Int = 2) throws -> ServerProcess {
             let allowance = allowing ? ["--allow-private-fetch", "127.0.0.1:\(site.port)"] : []
-            return try ServerProcess(store: store, workers: 1, extra: ["--config", config, "--fetch-workers", "\(fetchWorkers)"] + allowance + database,
-                                     environment: ["DOCPREVIEW_YT_DLP": LinkTestSite.extractor], token: token, port: port)
+            return try ServerProcess(
+                store: store, workers: 1, extra: ["--config", config, "--fetch-workers", "\(fetchWorkers)"] + allowance + database,
+                environment: ["DOCPREVIEW_YT_DLP": LinkTestSite.extractor], token: token, port: port)
         }
 
         func remove() {
@@ -51,11 +52,12 @@ import Testing
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try JSONSerialization.data(withJSONObject: ["url": url, "client_id": client, "timestamp": "2026-11-24T12:00:00Z"])
-        let authorized = token.map { token -> URLRequest in
-            var request = request
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            return request
-        } ?? server.authorized(request)
+        let authorized =
+            token.map { token -> URLRequest in
+                var request = request
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                return request
+            } ?? server.authorized(request)
         return try ServerProcess.send(authorized)
     }
 
@@ -63,7 +65,8 @@ import Testing
     static func settled(_ server: ServerProcess, _ id: String, seconds: Int = 120) throws -> [String: Any] {
         try waitFor("download \(id) to settle", timeout: .seconds(seconds), interval: .milliseconds(200)) {
             guard let json = try server.get("/api/v1/download/\(id)").json, let status = json["status"] as? String,
-                  status == "done" || status == "failed" || status == "queued" && json["error"] is String else { return nil }
+                status == "done" || status == "failed" || status == "queued" && json["error"] is String
+            else { return nil }
             return json
         }
     }
@@ -93,7 +96,9 @@ import Testing
         #expect(["queued", "done"].contains(settled), "recorded, to be tried again or done: \(settled)")
         // Not `settled`: a retry waiting its turn counts as settled there, and here the retry is the point.
         let ended = try waitFor("the download to end", timeout: .seconds(120), interval: .milliseconds(200)) { () -> [String: Any]? in
-            guard let json = try server.get("/api/v1/download/\(id)").json, ["done", "failed"].contains(json["status"] as? String ?? "") else { return nil }
+            guard let json = try server.get("/api/v1/download/\(id)").json, ["done", "failed"].contains(json["status"] as? String ?? "") else {
+                return nil
+            }
             return json
         }
         #expect(ended["status"] as? String == "done", "the next attempt downloads it: \(ended)")
@@ -111,7 +116,7 @@ import Testing
             ("to-mapped", "failed", "private_address"), ("to-decimal", "failed", "private_address"),
             ("missing", "failed", "link_failed"), ("no-video.html", "failed", "no_video_stream"),
             ("large.mp4", "failed", "file_too_large"), ("large-unsized.mp4", "failed", "file_too_large"),
-            ("trickle.mp4", "queued", "timeout"),
+            ("trickle.mp4", "queued", "timeout")
         ]
         var ids: [String: String] = [:]
         for (path, _, _) in expected {
@@ -160,12 +165,15 @@ import Testing
         let cases: [(String, Int, String)] = [("https://example.com/v.mp4", 422, "unsupported_site"), ("ftp://tiktok.com/x", 400, "bad_request")]
         for (url, status, code) in cases {
             let answer = try Self.submit(server, url)
-            #expect(answer.status == status && answer.json?["status"] as? String == "error" && answer.json?["error"] as? String == code,
-                    "\(url): \(answer)")
+            #expect(
+                answer.status == status && answer.json?["status"] as? String == "error" && answer.json?["error"] as? String == code,
+                "\(url): \(answer)")
             #expect(answer.json?.keys.contains("download_id") == true && answer.json?["message"] is String && answer.json?["timestamp"] is String)
         }
         let unauthorized = try Self.submit(server, setup.site.url("video.mp4"), token: "wrong")
-        #expect(unauthorized.status == 401 && unauthorized.json?["status"] as? String == "error" && unauthorized.json?["error"] as? String == "unauthorized")
+        #expect(
+            unauthorized.status == 401 && unauthorized.json?["status"] as? String == "error"
+                && unauthorized.json?["error"] as? String == "unauthorized")
     }
 
     /// A device token sends links and reads its downloads, nothing else; revoked, it opens nothing.

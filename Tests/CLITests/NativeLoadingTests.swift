@@ -15,8 +15,10 @@ import Testing
         // A ZIP named .pdf is refused by detection: nothing is rendered or probed.
         let trace = try loadedLibraries(["info", Fixtures.sample("bad-zip-named.pdf").path], status: 3)
         #expect(trace.contains("libsqlite3"), "the trace lists what was loaded")
-        for library in ["libavformat.so", "libavcodec.so", "libDocPreviewSplash.so", "libpoppler.so", "libcairo.so", "libvips.so", "libmergedlo.so",
-                        "libglib-2.0.so", "libgobject-2.0.so"] {
+        for library in [
+            "libavformat.so", "libavcodec.so", "libDocPreviewSplash.so", "libpoppler.so", "libcairo.so", "libvips.so", "libmergedlo.so",
+            "libglib-2.0.so", "libgobject-2.0.so"
+        ] {
             #expect(!trace.contains(library), "\(library) was loaded to refuse a file")
         }
     }
@@ -43,8 +45,10 @@ import Testing
     @Test(arguments: ["jpeg", "png", "webp"]) func aPDFPageLoadsPopplerAndItsEncoderButNotLibvips(format: String) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let trace = try loadedLibraries(["render", Fixtures.sample("document-5-pages.pdf").path, "--page", "2", "--format", format,
-                                         "-o", folder.url.appendingPathComponent("p.\(format)").path])
+        let trace = try loadedLibraries([
+            "render", Fixtures.sample("document-5-pages.pdf").path, "--page", "2", "--format", format,
+            "-o", folder.url.appendingPathComponent("p.\(format)").path
+        ])
         #expect(trace.contains("libDocPreviewSplash.so"))
         #expect(trace.contains("libpoppler.so"))
         for library in ["libpoppler-glib.so", "libcairo.so", "libglib-2.0.so", "libgobject-2.0.so"] {

@@ -21,9 +21,11 @@ import Testing
             cases.append(["info", sample, "--timeout", seconds])
             cases.append(["gc", "--grace", seconds == "0" ? "-0.5" : seconds] + store)
         }
-        for limits in [#"{"job_seconds": 1e308}"#, #"{"job_seconds": -3}"#, #"{"renderer_memory_bytes": -1}"#,
-                       #"{"max_file_bytes": -5}"#, #"{"max_file_bytes": 0}"#, #"{"max_pixels": 0}"#,
-                       #"{"max_file_bytes": 9223372036854775807}"#] {
+        for limits in [
+            #"{"job_seconds": 1e308}"#, #"{"job_seconds": -3}"#, #"{"renderer_memory_bytes": -1}"#,
+            #"{"max_file_bytes": -5}"#, #"{"max_file_bytes": 0}"#, #"{"max_pixels": 0}"#,
+            #"{"max_file_bytes": 9223372036854775807}"#
+        ] {
             cases.append(["info", sample, "--config", try config(limits)])
         }
         cases += [
@@ -34,7 +36,7 @@ import Testing
             ["serve", "--workers", "100000"] + store, ["serve", "--idle-timeout", "9223372036854775807"] + store,
             ["serve", "--idle-timeout", "0"] + store, ["serve", "--max-renders", "0"] + store, ["serve", "--max-queued", "-1"] + store,
             ["worker", "--concurrency", "0"] + store, ["worker", "--concurrency", "9223372036854775807"] + store,
-            ["tokens", "add"] + store, ["tokens", "revoke"] + store, ["tokens", "forget", "x"] + store,
+            ["tokens", "add"] + store, ["tokens", "revoke"] + store, ["tokens", "forget", "x"] + store
         ]
         for arguments in cases {
             let result = try DocPreviewProcess.run(arguments, timeout: 30)

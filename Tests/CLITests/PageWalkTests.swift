@@ -28,8 +28,9 @@ import Testing
         defer { folder.remove() }
         let token = "page-walk-" + UUID().uuidString
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, token: token)
-        let walked = try DocPreviewProcess.run([Self.scripts.appendingPathComponent(script).path, server.base, Fixtures.samples.path],
-                                               environment: ["DOCPREVIEW_TOKEN": token], timeout: 1200, executable: Self.python)
+        let walked = try DocPreviewProcess.run(
+            [Self.scripts.appendingPathComponent(script).path, server.base, Fixtures.samples.path],
+            environment: ["DOCPREVIEW_TOKEN": token], timeout: 1200, executable: Self.python)
         print(walked.stdout)
         #expect(walked.status == 0, "\(script): \(walked.stdout.split(separator: "\n").last ?? "")\n\(walked.stderr.suffix(3000))")
     }

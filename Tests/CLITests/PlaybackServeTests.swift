@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import PreviewBackendTestSupport
 import PreviewTestSupport
@@ -13,8 +13,9 @@ import Testing
     /// 6 s of a moving pattern and a tone, encoded as `encode` says.
     static func video(_ name: String, _ encode: [String], in folder: TemporaryFolder) throws -> Data {
         let file = folder.url.appendingPathComponent(name)
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6"]
-                              + encode + [file.path])
+        try MediaTools.ffmpeg(
+            ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6"]
+                + encode + [file.path])
         return try Data(contentsOf: file)
     }
 
@@ -48,7 +49,8 @@ import Testing
         let server = try ServerProcess(store: store, workers: 1, extra: ["--config", config.path] + database)
         let file = folder.url.appendingPathComponent("clip.avi")
         try MediaTools.aviClip(file, size: "1280x720", seconds: 6)
-        let id = try #require(try server.upload(Data(contentsOf: file), query: "owner=ana&title=Clip&filename=clip.avi").json?["document_id"] as? String)
+        let id = try #require(
+            try server.upload(Data(contentsOf: file), query: "owner=ana&title=Clip&filename=clip.avi").json?["document_id"] as? String)
         disk.fill()
         // Tried on the full disk at least twice (the second try is where a truncated ladder was once recorded).
         // Each try encodes the ladder first: on a machine whose every core is busy, two take minutes.
@@ -127,8 +129,12 @@ import Testing
         defer { folder.remove() }
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
         let location = "+48.8584+002.2945/"
-        let original = try Self.video("phone.mp4", ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-metadata", "location=\(location)",
-                                                           "-movflags", "use_metadata_tags"], in: folder)
+        let original = try Self.video(
+            "phone.mp4",
+            [
+                "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-metadata", "location=\(location)",
+                "-movflags", "use_metadata_tags"
+            ], in: folder)
         #expect(original.range(of: Data(location.utf8)) != nil, "the test's original carries its location")
         let uploaded = try server.upload(original, query: "owner=ana&title=Direct&filename=phone.mp4")
         let id = try #require(uploaded.json?["document_id"] as? String)
@@ -154,8 +160,9 @@ import Testing
         try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
         let keys = folder.url.appendingPathComponent("signing-keys")
         try Data(DocPreviewProcess.run(["signing-key"]).stdout.utf8).write(to: keys)
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2,
-                                       extra: ["--config", config.path, "--signing-key-file", keys.path], token: Self.token)
+        let server = try ServerProcess(
+            store: folder.url.appendingPathComponent("store").path, workers: 2,
+            extra: ["--config", config.path, "--signing-key-file", keys.path], token: Self.token)
         let file = folder.url.appendingPathComponent("clip.avi")
         try MediaTools.aviClip(file, size: "1280x720", seconds: 6)
         let uploaded = try server.upload(Data(contentsOf: file), query: "owner=ana&type=highlight_video&title=Clip&filename=clip.avi")
@@ -168,7 +175,8 @@ import Testing
         let (playlist, response) = try Self.fetch(server.authorized(URLRequest(url: URL(string: server.base + master)!)))
         #expect(response.value(forHTTPHeaderField: "Content-Type") == "application/vnd.apple.mpegurl")
         let text = String(decoding: playlist, as: UTF8.self)
-        #expect(text.contains("RESOLUTION=640x360,") && text.contains("\n360p.m3u8\n") && text.contains("RESOLUTION=1280x720,")
+        #expect(
+            text.contains("RESOLUTION=640x360,") && text.contains("\n360p.m3u8\n") && text.contains("RESOLUTION=1280x720,")
                 && text.contains("\n720p.m3u8\n"), "\(text)")
         var ranged = server.authorized(URLRequest(url: URL(string: server.base + "/v1/documents/\(id)/hls/360p.mp4")!))
         ranged.setValue("bytes=0-99", forHTTPHeaderField: "Range")
@@ -197,8 +205,12 @@ import Testing
         }
         // Every rung, read through the signed master over HTTP as a player does: all 180 frames, 6 s.
         for rung in 0..<2 {
-            let frames = try MediaTools.ffprobeValue(input: server.base + signedMaster, ["-count_packets", "-select_streams", "v:\(rung)",
-                                                                                        "-show_entries", "stream=nb_read_packets"])
+            let frames = try MediaTools.ffprobeValue(
+                input: server.base + signedMaster,
+                [
+                    "-count_packets", "-select_streams", "v:\(rung)",
+                    "-show_entries", "stream=nb_read_packets"
+                ])
             #expect(frames.split(separator: "\n").first == "180", "rung \(rung): \(frames) frames")
             try MediaTools.ffmpeg(["-i", server.base + signedMaster, "-map", "0:v:\(rung)", "-map", "0:a:\(rung)", "-f", "null", "-"])
         }
@@ -229,9 +241,12 @@ import Testing
         }
         let forget = Process()
         forget.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        forget.arguments = ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
-                            + "c.execute('UPDATE documents SET playback = NULL WHERE id = ?', (sys.argv[2],)); c.commit()",
-                            folder.url.appendingPathComponent("store/index.sqlite").path, ids[1]]
+        forget.arguments = [
+            "-c",
+            "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                + "c.execute('UPDATE documents SET playback = NULL WHERE id = ?', (sys.argv[2],)); c.commit()",
+            folder.url.appendingPathComponent("store/index.sqlite").path, ids[1]
+        ]
         try forget.run()
         forget.waitUntilExit()
         #expect(forget.terminationStatus == 0)
@@ -263,10 +278,12 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2)
-        let video = try #require(try server.upload(try Self.longAVI(in: folder), query: "owner=ana&title=Long&filename=long.avi").json?["document_id"] as? String)
+        let video = try #require(
+            try server.upload(try Self.longAVI(in: folder), query: "owner=ana&title=Long&filename=long.avi").json?["document_id"] as? String)
         try server.document(video, reaching: ["done"])
-        let photo = try #require(try server.upload(Data(contentsOf: Fixtures.sample("image.webp")), query: "owner=bo&title=Photo&filename=p.webp")
-            .json?["document_id"] as? String)
+        let photo = try #require(
+            try server.upload(Data(contentsOf: Fixtures.sample("image.webp")), query: "owner=bo&title=Photo&filename=p.webp")
+                .json?["document_id"] as? String)
         try server.document(photo, reaching: ["done"])
         let rendition = (try server.get("/v1/documents/\(video)").json?["renditions"] as? [[String: Any]])?.first
         #expect(rendition?["status"] as? String == "pending", "the transcode was still running when the photo was done: \(rendition ?? [:])")
@@ -288,7 +305,8 @@ import Testing
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
         var server: ServerProcess? = try ServerProcess(store: store, workers: 1)
-        let id = try #require(try server!.upload(try Self.longAVI(in: folder), query: "owner=ana&title=Long&filename=long.avi").json?["document_id"] as? String)
+        let id = try #require(
+            try server!.upload(try Self.longAVI(in: folder), query: "owner=ana&title=Long&filename=long.avi").json?["document_id"] as? String)
         // Killed once the transcode is writing: a staged rendition exists.
         let staging = folder.url.appendingPathComponent("store/tmp")
         func stagedRenditions() -> [String] {

@@ -21,7 +21,7 @@ import Testing
         ["render", "--max-size", "100MB", "--timeout", "2.5", "in.mov", "-o", "frame.jpg"],
         ["render", "in.pdf", "-o", "out.bin", "--format=webp", "--quality=100"],
         ["render", "in.pdf", "-o", "out.jpg", "--type=-odd"],
-        ["render", "", "-o", "out.jpg"],
+        ["render", "", "-o", "out.jpg"]
     ]
 
     @Test(arguments: plain)
@@ -58,7 +58,7 @@ import Testing
         ["render", "in.pdf", "-o", "a.jpg", "--store", "s"],
         ["info", "in.pdf", "-o", "a.jpg"],
         ["help", "render"],
-        [],
+        []
     ]
 
     @Test(arguments: leftToArgumentParser)
@@ -69,9 +69,10 @@ import Testing
     /// Every option `render` declares is one the plain reading knows: an option added to the command
     /// but not here would quietly send every use of it down the slower path.
     @Test func knowsEveryOptionTheCommandDeclares() throws {
-        let declared = Set(RenderCommand.helpMessage(columns: 400).split(whereSeparator: { " ,\n".contains($0) })
-            .filter { $0.hasPrefix("-") && $0 != "-h" && $0 != "--help" }
-            .map { String($0.split(separator: "=")[0]) })
+        let declared = Set(
+            RenderCommand.helpMessage(columns: 400).split(whereSeparator: { " ,\n".contains($0) })
+                .filter { $0.hasPrefix("-") && $0 != "-h" && $0 != "--help" }
+                .map { String($0.split(separator: "=")[0]) })
         #expect(declared.count > 5, "the help lists the options")
         for option in declared where option != "--json" {
             #expect(RenderArgument(name: option[...]) != nil, "\(option)")

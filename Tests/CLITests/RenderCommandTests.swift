@@ -8,8 +8,10 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.url.appendingPathComponent("page.png").path
-        let result = try DocPreviewProcess.run(["render", Fixtures.sample("document-5-pages.pdf").path, "-o", output,
-                                                "--page", "2", "--width", "600", "--json"])
+        let result = try DocPreviewProcess.run([
+            "render", Fixtures.sample("document-5-pages.pdf").path, "-o", output,
+            "--page", "2", "--width", "600", "--json"
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try #require(result.json)
         #expect(json["output"] as? String == output)
@@ -38,7 +40,7 @@ import Testing
             ("bad-truncated.mov", [], 4, "corrupt"),
             ("audio-only.m4a", [], 3, "no_video_stream"),
             ("document-5-pages.pdf", ["--page", "9"], 3, "page_out_of_range"),
-            ("bad-zip-named.pdf", [], 3, "content_mismatch"),
+            ("bad-zip-named.pdf", [], 3, "content_mismatch")
         ]
         for (sample, extra, status, code) in cases {
             let result = try DocPreviewProcess.run(["render", Fixtures.sample(sample).path, "-o", output, "--json"] + extra)
@@ -79,8 +81,9 @@ import Testing
     /// failure. (Video frames and PDF pages never load libvips: `NativeLoadingTests`.)
     @Test(arguments: ["image-alpha.png", "image-animated.gif", "photo-exif-orientation-6.jpg", "image-cmyk.jpg", "bad-truncated.jpg"])
     func noLeakedVipsObjects(sample: String) throws {
-        let result = try DocPreviewProcess.run(["render", Fixtures.sample(sample).path, "-o", "/dev/null", "--format", "png"],
-                                               environment: ["VIPS_LEAK": "1"])
+        let result = try DocPreviewProcess.run(
+            ["render", Fixtures.sample(sample).path, "-o", "/dev/null", "--format", "png"],
+            environment: ["VIPS_LEAK": "1"])
         #expect(result.stderr.contains("high-water mark"), "the leak report did not run: \(result.stderr)")
         #expect(!result.stderr.contains("alive"), "\(sample): \(result.stderr)")
     }
@@ -93,8 +96,11 @@ import Testing
 
     @Test(arguments: entries)
     func renderOutcome(entry: ExpectationManifest.Entry) throws {
-        let result = try DocPreviewProcess.run(["render", "--json", "--timeout", String(corpusJobSeconds), "-o", "/dev/null", "--",
-                                                entry.url.path], timeout: Double(corpusJobSeconds + 60))
+        let result = try DocPreviewProcess.run(
+            [
+                "render", "--json", "--timeout", String(corpusJobSeconds), "-o", "/dev/null", "--",
+                entry.url.path
+            ], timeout: Double(corpusJobSeconds + 60))
         #expect([0, 3, 4].contains(result.status), "\(entry.file): exit \(result.status), stderr \(result.stderr.suffix(300))")
         let json = try #require(result.json, "\(entry.file): no JSON (exit \(result.status))")
         var outcome = (json["error"] as? [String: String])?["code"] ?? "ok"

@@ -47,16 +47,19 @@ import Testing
     @Test(arguments: stores) func iOSHeaderSetsResumeAfterTheConnectionDrops(backend: TestBackend, blobs: TestBlobs) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, extra: try await Self.arguments(backend, blobs),
-                                       token: Self.token)
+        let server = try ServerProcess(
+            store: folder.url.appendingPathComponent("store").path, extra: try await Self.arguments(backend, blobs),
+            token: Self.token)
         let file = Fixtures.sample("image-cmyk.jpg")
         let bytes = try Data(contentsOf: file)
         // iOS 17 (interop 3) says what is still to come, iOS 18 and later (6) what is done.
         for (version, ending, appendType) in [(3, "Upload-Incomplete: ?0", nil), (6, "Upload-Complete: ?1", "application/partial-upload")] {
             let interop = "Upload-Draft-Interop-Version: \(version)"
             // The connection drops after about a fifth of the file (curl gives up).
-            let sent = try Self.curl(["-i", "-H", "Expect:", "-H", Self.auth, "-H", interop, "-H", ending, "--limit-rate", "100K", "--max-time", "2",
-                                      "--data-binary", "@\(file.path)", "\(server.base)/v1/documents?owner=ana&filename=photo.jpg&title=v\(version)"])
+            let sent = try Self.curl([
+                "-i", "-H", "Expect:", "-H", Self.auth, "-H", interop, "-H", ending, "--limit-rate", "100K", "--max-time", "2",
+                "--data-binary", "@\(file.path)", "\(server.base)/v1/documents?owner=ana&filename=photo.jpg&title=v\(version)"
+            ])
             #expect(sent.stdout.hasPrefix("HTTP/1.1 104 Upload Resumption Supported"), "\(sent.stdout.prefix(300))")
             let location = try #require(Self.header("Location", in: sent.stdout))
             let head = try Self.curl(["-I", "-H", Self.auth, "-H", interop, location])
@@ -76,15 +79,19 @@ import Testing
     @Test(arguments: stores) func tuspyResumesFromANewProcess(backend: TestBackend, blobs: TestBlobs) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, extra: try await Self.arguments(backend, blobs),
-                                       token: Self.token)
+        let server = try ServerProcess(
+            store: folder.url.appendingPathComponent("store").path, extra: try await Self.arguments(backend, blobs),
+            token: Self.token)
         let file = Fixtures.sample("image-cmyk.jpg")
         let storage = folder.url.appendingPathComponent("tus-urls.json").path
         let script = Fixtures.packageRoot.appendingPathComponent("Tests/Uploads/tus_upload.py").path
         func upload(_ extra: [String]) throws -> [String: Any] {
-            let run = try DocPreviewProcess.run([script, server.base, file.path, storage, "--chunk-size", "131072",
-                                                 "--metadata", "owner=ana", "filename=photo.jpg", "title=From tuspy"] + extra,
-                                                environment: ["DOCPREVIEW_TOKEN": Self.token], timeout: 300, executable: PageWalkTests.python)
+            let run = try DocPreviewProcess.run(
+                [
+                    script, server.base, file.path, storage, "--chunk-size", "131072",
+                    "--metadata", "owner=ana", "filename=photo.jpg", "title=From tuspy"
+                ] + extra,
+                environment: ["DOCPREVIEW_TOKEN": Self.token], timeout: 300, executable: PageWalkTests.python)
             #expect(run.status == 0, "\(run.stderr.suffix(2000))")
             return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)")
         }
@@ -112,15 +119,22 @@ import Testing
         #expect(bytes.count > 10 << 20, "a file of several checkpoints")
         var server = try ServerProcess(store: store, extra: database, token: Self.token)
         let tus = ["-H", Self.auth, "-H", "Tus-Resumable: 1.0.0"]
-        let created = try Self.curl(["-i", "-X", "POST"] + tus + ["-H", "Upload-Length: \(bytes.count)", "-H",
-                                    "Upload-Metadata: filename \(Data("highlight.mp4".utf8).base64EncodedString())", "\(server.base)/v1/uploads/tus"])
+        let created = try Self.curl(
+            ["-i", "-X", "POST"] + tus + [
+                "-H", "Upload-Length: \(bytes.count)", "-H",
+                "Upload-Metadata: filename \(Data("highlight.mp4".utf8).base64EncodedString())", "\(server.base)/v1/uploads/tus"
+            ])
         let path = try #require(Self.header("Location", in: created.stdout).flatMap { URL(string: $0)?.path })
         func offset(_ server: ServerProcess) throws -> Int {
             Self.header("Upload-Offset", in: try Self.curl(["-I"] + tus + [server.base + path]).stdout).flatMap { Int($0) } ?? -1
         }
-        let append = try QuietProcess.start(Self.curl, ["-sS", "-X", "PATCH"] + tus + ["-H", "Upload-Offset: 0", "-H",
-                                                    "Content-Type: application/offset+octet-stream", "--limit-rate", "2M",
-                                                    "--data-binary", "@\(video.path)", server.base + path])
+        let append = try QuietProcess.start(
+            Self.curl,
+            ["-sS", "-X", "PATCH"] + tus + [
+                "-H", "Upload-Offset: 0", "-H",
+                "Content-Type: application/offset+octet-stream", "--limit-rate", "2M",
+                "--data-binary", "@\(video.path)", server.base + path
+            ])
         // What the index counts (a tus HEAD would end the append it asks about).
         try waitUntil("a checkpoint of the append", timeout: .seconds(120), interval: .milliseconds(50)) {
             (try server.get("/v1/stats").json?["staged_upload_bytes"] as? Int ?? 0) >= 4 << 20
@@ -131,8 +145,11 @@ import Testing
         server = try ServerProcess(store: store, extra: database, token: Self.token)
         let kept = try offset(server)
         #expect(kept >= 4 << 20 && kept < bytes.count, "resumed from what was made durable: \(kept)")
-        let resumed = try Self.curl(["-i", "-X", "PATCH"] + tus + ["-H", "Upload-Offset: \(kept)", "-H", "Content-Type: application/offset+octet-stream",
-                                                                    "--data-binary", "@\(try Self.rest(of: bytes, from: kept, in: folder))", server.base + path])
+        let resumed = try Self.curl(
+            ["-i", "-X", "PATCH"] + tus + [
+                "-H", "Upload-Offset: \(kept)", "-H", "Content-Type: application/offset+octet-stream",
+                "--data-binary", "@\(try Self.rest(of: bytes, from: kept, in: folder))", server.base + path
+            ])
         let id = try #require(Self.header("DocPreview-Document-ID", in: resumed.stdout), "\(resumed.stdout)")
         #expect(try server.get("/v1/documents/\(id)").json?["sha256"] as? String == Self.sha256(bytes))
         let collected = try DocPreviewProcess.run(["gc", "--store", store, "--grace", "0", "--json"] + database)
@@ -150,12 +167,17 @@ import Testing
         let server = try ServerProcess(store: store, token: Self.token)
         let file = Fixtures.sample("image-cmyk.jpg")
         let interop = ["-H", Self.auth, "-H", "Upload-Draft-Interop-Version: 6"]
-        let created = try Self.curl(["-i", "-X", "POST"] + interop + ["-H", "Upload-Complete: ?0", "\(server.base)/v1/uploads?owner=ana&filename=a.jpg"])
+        let created = try Self.curl(
+            ["-i", "-X", "POST"] + interop + ["-H", "Upload-Complete: ?0", "\(server.base)/v1/uploads?owner=ana&filename=a.jpg"])
         let location = try #require(Self.header("Location", in: created.stdout))
         let id = try #require(location.split(separator: "/").last.map(String.init))
-        let append = try QuietProcess.start(Self.curl, ["-sS", "-X", "PATCH"] + interop + ["-H", "Upload-Complete: ?1", "-H", "Upload-Offset: 0",
-                                                    "-H", "Content-Type: application/partial-upload", "--limit-rate", "20K",
-                                                    "--data-binary", "@\(file.path)", location])
+        let append = try QuietProcess.start(
+            Self.curl,
+            ["-sS", "-X", "PATCH"] + interop + [
+                "-H", "Upload-Complete: ?1", "-H", "Upload-Offset: 0",
+                "-H", "Content-Type: application/partial-upload", "--limit-rate", "20K",
+                "--data-binary", "@\(file.path)", location
+            ])
         let partFolder = store + "/uploads/" + id
         try waitUntil("the append's first bytes", timeout: .seconds(60)) {
             ((try? FileManager.default.contentsOfDirectory(atPath: partFolder)) ?? []).contains { name in
@@ -182,10 +204,12 @@ import Testing
         let bytes = try Data(contentsOf: video)
         let stats = folder.url.appendingPathComponent("link.json")
         let link = LoopbackPort.free()
-        let relay = try QuietProcess.start(URL(fileURLWithPath: "/usr/bin/python3"), [
-            Fixtures.packageRoot.appendingPathComponent("Tests/Uploads/impaired_relay.py").path, "--listen", "\(link)", "--to", "\(server.port)",
-            "--stats", stats.path, "--reset-every", "2000000", "--rate", "4000000",
-        ])
+        let relay = try QuietProcess.start(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [
+                Fixtures.packageRoot.appendingPathComponent("Tests/Uploads/impaired_relay.py").path, "--listen", "\(link)", "--to", "\(server.port)",
+                "--stats", stats.path, "--reset-every", "2000000", "--rate", "4000000"
+            ])
         defer { relay.killAndWait() }
         func sent() -> [String: Int] {
             (try? JSONSerialization.jsonObject(with: Data(contentsOf: stats))) as? [String: Int] ?? [:]

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import PreviewBackendTestSupport
 import PreviewTestSupport
@@ -14,20 +14,25 @@ final class ServerProcess {
     /// The bearer token `get` and `upload` send, when the server was started with one.
     let token: String?
 
-    init(store: String, workers: Int = 2, extra: [String] = [], environment: [String: String] = [:], token: String? = nil,
-         port: Int? = nil) throws {
+    init(
+        store: String, workers: Int = 2, extra: [String] = [], environment: [String: String] = [:], token: String? = nil,
+        port: Int? = nil
+    ) throws {
         self.store = store
         self.token = token
         self.port = port ?? LoopbackPort.free()
         process.executableURL = DocPreviewProcess.binary
         process.arguments = ["serve", "--store", store, "--host", "127.0.0.1", "--port", "\(self.port)", "--workers", "\(workers)"] + extra
-        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(token.map { ["DOCPREVIEW_TOKEN": $0] } ?? [:]) { $1 }) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment.merging(token.map { ["DOCPREVIEW_TOKEN": $0] } ?? [:]) { $1 }) {
+            $1
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         try waitUntil("the server to listen on \(self.port)") {
             guard process.isRunning else {
-                throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the server exited with status \(process.terminationStatus)"])
+                throw CocoaError(
+                    .featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the server exited with status \(process.terminationStatus)"])
             }
             return (try? get("/healthz").status) == 200
         }
@@ -47,8 +52,9 @@ final class ServerProcess {
         let server = process.processIdentifier
         return ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap { entry in
             guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let name = stat.lastIndex(of: ")"), Int32(stat[stat.index(name, offsetBy: 4)...].prefix { $0 != " " }) == server,
-                  let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+                let name = stat.lastIndex(of: ")"), Int32(stat[stat.index(name, offsetBy: 4)...].prefix { $0 != " " }) == server,
+                let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+            else { return nil }
             let arguments = command.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             guard arguments.dropFirst().first == "render-child" else { return nil }
             return (pid, arguments.contains("--background"))
@@ -140,7 +146,8 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         }
         DispatchQueue.concurrentPerform(iterations: uploads) { index in
             let sample = index % samples.count
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/documents?owner=e2e&title=upload-\(index)&filename=\(samples[sample])")!)
+            var request = URLRequest(
+                url: URL(string: "http://127.0.0.1:\(port)/v1/documents?owner=e2e&title=upload-\(index)&filename=\(samples[sample])")!)
             request.httpMethod = "POST"
             request.httpBody = payloads[sample]
             if let result = try? ServerProcess.send(request), result.status == 202, let id = result.json?["document_id"] as? String {
@@ -185,7 +192,8 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         for problem in ["damaged", "missing", "derivative_sources_missing", "index_problems"] {
             #expect((verify.json?[problem] as? [Any])?.isEmpty == true, "\(verify.stdout)")
         }
-        print("e2e (\(backend)): \(uploads) uploads, \(ids.count) acknowledged before SIGKILL, \(stats["versions"] ?? 0) stored, all acknowledged done")
+        print(
+            "e2e (\(backend)): \(uploads) uploads, \(ids.count) acknowledged before SIGKILL, \(stats["versions"] ?? 0) stored, all acknowledged done")
     }
 
     /// DESIGN §11 on one machine: a server that only takes uploads, worker processes on one
@@ -235,7 +243,9 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         victim.waitUntilExit()
         workers.append(try startWorker())
         _ = try waitFor("another worker to take the hanging job over") {
-            try jobs().first { $0["document_id"] as? String == hangID && $0["status"] as? String == "processing" && $0["lease_owner"] as? String != owner }
+            try jobs().first {
+                $0["document_id"] as? String == hangID && $0["status"] as? String == "processing" && $0["lease_owner"] as? String != owner
+            }
         }
         #expect(Date() < leaseEnd, "taken over before the dead worker's lease ran out, as its owner is known dead")
 
@@ -294,11 +304,15 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let holder = Process()
         if let database {
             holder.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-            holder.arguments = [database, "-q", "-c", "BEGIN; LOCK TABLE jobs IN EXCLUSIVE MODE; SELECT pg_sleep(20); COMMIT;"]  // holds the database 20 s: what the test is about
+            // holds the database 20 s: what the test is about
+            holder.arguments = [database, "-q", "-c", "BEGIN; LOCK TABLE jobs IN EXCLUSIVE MODE; SELECT pg_sleep(20); COMMIT;"]
         } else {
             holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            holder.arguments = ["python3", "-c", "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
-                                + "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(20)", store + "/index.sqlite"]  // holds it 20 s
+            holder.arguments = [
+                "python3", "-c",
+                "import sqlite3, sys, time; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+                    + "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); time.sleep(20)", store + "/index.sqlite"
+            ]  // holds it 20 s
         }
         let said = Pipe()
         holder.standardOutput = said
@@ -309,8 +323,10 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
                 let locks = Process()
                 let output = Pipe()
                 locks.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
-                locks.arguments = [database, "-At", "-c",
-                                   "SELECT count(*) FROM pg_locks WHERE relation = 'jobs'::regclass AND mode = 'ExclusiveLock' AND granted"]
+                locks.arguments = [
+                    database, "-At", "-c",
+                    "SELECT count(*) FROM pg_locks WHERE relation = 'jobs'::regclass AND mode = 'ExclusiveLock' AND granted"
+                ]
                 locks.standardOutput = output
                 try locks.run()
                 locks.waitUntilExit()
@@ -403,8 +419,9 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         guard let manifest = try ExpectationManifest.corpus() else { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2,
-                                       extra: ["--timeout", String(corpusJobSeconds)])
+        let server = try ServerProcess(
+            store: folder.url.appendingPathComponent("store").path, workers: 2,
+            extra: ["--timeout", String(corpusJobSeconds)])
         var outcomes: [String: String] = [:]
         var pending: [String: String] = [:]  // document id → file
         for entry in manifest.entries {
@@ -423,9 +440,12 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         try? waitUntil("every corpus upload to end", timeout: .seconds(600), interval: .milliseconds(200)) {
             for (id, file) in pending {
                 guard let document = try server.get("/v1/documents/\(id)").json, let status = document["status"] as? String,
-                      status == "done" || status == "failed" else { continue }
+                    status == "done" || status == "failed"
+                else { continue }
                 let preview = document["preview_status"] as? String
-                outcomes[file] = status == "done" ? (preview == "no_preview" ? "no_preview" : "ok")
+                outcomes[file] =
+                    status == "done"
+                    ? (preview == "no_preview" ? "no_preview" : "ok")
                     : ((document["error"] as? [String: String])?["code"] ?? "?")
                 pending[id] = nil
             }
@@ -457,10 +477,12 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let cases: [(name: String, head: String, first: String, repeating: [UInt8], status: Int)] = [
             ("32 MiB Content-Disposition", form, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"", kilobyte, 400),
             ("250,000 small fields", form, "", Array("--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n1\r\n".utf8), 400),
-            ("endless epilogue", form, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.4\r\n--b--\r\n",
-             kilobyte, 400),
+            (
+                "endless epilogue", form, "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.pdf\"\r\n\r\n%PDF-1.4\r\n--b--\r\n",
+                kilobyte, 400
+            ),
             ("endless preamble", form, "", kilobyte, 400),
-            ("chunked raw body past the limit", raw, "%PDF-1.4\n", kilobyte, 413),
+            ("chunked raw body past the limit", raw, "%PDF-1.4\n", kilobyte, 413)
         ]
         for test in cases {
             let socket = try RawConnection(port: server.port)
@@ -522,12 +544,15 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         // A hundred clients from one address: more than an address's share of connections by default.
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0,
-                                       extra: ["--idle-timeout", "4", "--max-connections-per-client", "200"])
+        let server = try ServerProcess(
+            store: folder.url.appendingPathComponent("store").path, workers: 0,
+            extra: ["--idle-timeout", "4", "--max-connections-per-client", "200"])
         let payload = String(repeating: "0123456789abcdef", count: 24 << 16)
-        let large = PDFWriter.document(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-                                        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
-                                        "<< /Length \(payload.utf8.count) >>\nstream\n\(payload)\nendstream"])
+        let large = PDFWriter.document([
+            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+            "<< /Length \(payload.utf8.count) >>\nstream\n\(payload)\nendstream"
+        ])
         let id = try #require(try server.upload(Data(large), query: "filename=large.pdf").json?["document_id"] as? String)
         let pid = server.process.processIdentifier
         let baseline = Self.residentMegabytes(pid)
@@ -555,8 +580,9 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, environment: ["DOCPREVIEW_TEST_HOOKS": "1"])
-        let id = try #require(try server.upload(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "filename=d.pdf")
-            .json?["document_id"] as? String)
+        let id = try #require(
+            try server.upload(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")), query: "filename=d.pdf")
+                .json?["document_id"] as? String)
         try server.document(id, reaching: ["done"])
         // Its text job follows the preview job, and adds its derivative: counted before the page.
         try waitUntil("the document's text to be read") { try server.get("/v1/documents/\(id)/text").status == 200 }
@@ -595,8 +621,9 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
     @Test func slowUploadersLeaveRoomForHonestOnes() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0,
-                                       extra: ["--max-uploads", "4", "--max-uploads-per-client", "4"])
+        let server = try ServerProcess(
+            store: folder.url.appendingPathComponent("store").path, workers: 0,
+            extra: ["--max-uploads", "4", "--max-uploads-per-client", "4"])
         var slow: [RawConnection] = []
         for _ in 0..<4 {
             let connection = try RawConnection(port: server.port)
@@ -605,8 +632,9 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
         }
         defer { slow.forEach { $0.close() } }
         try Self.waitForStaging(folder, count: 4)
-        #expect(try server.upload(try Data(contentsOf: Fixtures.sample("image.webp")), query: "filename=a.webp").status == 429,
-                "every slot is taken, and nobody has been slow for long yet")
+        #expect(
+            try server.upload(try Data(contentsOf: Fixtures.sample("image.webp")), query: "filename=a.webp").status == 429,
+            "every slot is taken, and nobody has been slow for long yet")
         sleep(3)  // the server's own 2 s grace, on its own clock (a process of its own): nothing to wait for but time
         for index in 0..<6 {
             let status = try server.upload(try Data(contentsOf: Fixtures.sample("image.webp")), query: "filename=a.webp&title=t\(index)").status
@@ -631,9 +659,12 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
     @Test func aRebindingHostIsRefused() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--public-host", "previews.example.org"])
-        for (host, status) in [("rebind.attacker.example:\(server.port)", 421), ("localhost:\(server.port)", 200),
-                               ("127.0.0.1:\(server.port)", 200), ("previews.example.org", 200)] {
+        let server = try ServerProcess(
+            store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--public-host", "previews.example.org"])
+        for (host, status) in [
+            ("rebind.attacker.example:\(server.port)", 421), ("localhost:\(server.port)", 200),
+            ("127.0.0.1:\(server.port)", 200), ("previews.example.org", 200)
+        ] {
             let connection = try RawConnection(port: server.port)
             defer { connection.close() }
             connection.send("GET /v1/stats HTTP/1.1\r\nHost: \(host)\r\nOrigin: http://\(host)\r\n\r\n")
@@ -657,8 +688,11 @@ final class ResultBox: @unchecked Sendable {  // written once by URLSession's ca
             pdfs.append(try #require(accepted.json?["document_id"] as? String))
         }
         let started = Date()
-        let image = try #require(try server.upload(try Data(contentsOf: Fixtures.sample("image-alpha.png")),
-                                                   query: "filename=a.png&owner=coach").json?["document_id"] as? String)
+        let image = try #require(
+            try server.upload(
+                try Data(contentsOf: Fixtures.sample("image-alpha.png")),
+                query: "filename=a.png&owner=coach"
+            ).json?["document_id"] as? String)
         func status(_ id: String) throws -> String? { try server.get("/v1/documents/\(id)").json?["status"] as? String }
         try server.document(image, reaching: ["done"])
         // Bounds far above a fair wait (one 3 s page budget, in CPU time) and below an unfair one on

@@ -36,9 +36,11 @@ import Testing
             let gc = try run(["gc", "--grace", "0"] + dryRun)
             #expect(gc.status == 1 && gc.stderr.contains("no row for 2 originals"), "\(gc.stderr)")
         }
-        #expect(lost.allSatisfy { hash in
-            FileManager.default.fileExists(atPath: root.appendingPathComponent("objects/sha256/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(hash)").path)
-        })
+        #expect(
+            lost.allSatisfy { hash in
+                FileManager.default.fileExists(
+                    atPath: root.appendingPathComponent("objects/sha256/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/\(hash)").path)
+            })
 
         let recovered = try run(["recover", "--json"])
         let documents = try #require(recovered.json?["recovered"] as? [[String: Any]], "\(recovered.stderr)")

@@ -23,8 +23,10 @@ import Testing
         let port = LoopbackPort.free()
         let server = Process()
         server.executableURL = DocPreviewProcess.binary
-        server.arguments = ["serve", "--store", folder.url.appendingPathComponent("store").path, "--port", "\(port)", "--workers", "1",
-                            "--tls-cert", certificate, "--tls-key", key, "--fetch-workers", "0", "--config", config.path]
+        server.arguments = [
+            "serve", "--store", folder.url.appendingPathComponent("store").path, "--port", "\(port)", "--workers", "1",
+            "--tls-cert", certificate, "--tls-key", key, "--fetch-workers", "0", "--config", config.path
+        ]
         server.environment = ProcessInfo.processInfo.environment.merging(["DOCPREVIEW_TOKEN": Self.token]) { $1 }
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
@@ -36,8 +38,10 @@ import Testing
 
         let health = try Self.curl(pinned + ["-w", "\n%{http_version}", "\(base)/healthz"])
         #expect(health.status == 0 && health.output.hasSuffix("\n2"), "HTTP/2 by ALPN: \(health)")
-        let wrong = try Self.curl(["--cacert", certificate, "--pinnedpubkey", "sha256//" + Data(repeating: 7, count: 32).base64EncodedString(),
-                                   "\(base)/healthz"])
+        let wrong = try Self.curl([
+            "--cacert", certificate, "--pinnedpubkey", "sha256//" + Data(repeating: 7, count: 32).base64EncodedString(),
+            "\(base)/healthz"
+        ])
         #expect(wrong.status == 90, "curl's exit for a pin that does not match: \(wrong)")
         let http1 = try Self.curl(pinned + ["--http1.1", "-w", "\n%{http_version}", "\(base)/healthz"])
         #expect(http1.status == 0 && http1.output.hasSuffix("\n1.1"), "\(http1)")
@@ -46,10 +50,14 @@ import Testing
 
         // The API over HTTP/2: an upload, its document, a range of its original; a sign-in's cookie is Secure.
         let bearer = ["-H", "Authorization: Bearer \(Self.token)"]
-        let upload = try Self.curl(pinned + bearer + ["--data-binary", "@\(Fixtures.sample("image.webp").path)",
-                                                     "\(base)/v1/documents?filename=photo.webp&title=Photo"])
-        let id = try #require((try? JSONSerialization.jsonObject(with: Data(upload.output.utf8)) as? [String: Any])?["document_id"] as? String,
-                              "\(upload)")
+        let upload = try Self.curl(
+            pinned + bearer + [
+                "--data-binary", "@\(Fixtures.sample("image.webp").path)",
+                "\(base)/v1/documents?filename=photo.webp&title=Photo"
+            ])
+        let id = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(upload.output.utf8)) as? [String: Any])?["document_id"] as? String,
+            "\(upload)")
         var document: [String: Any] = [:]
         try? waitUntil("the upload to be done", interval: .milliseconds(100)) {
             let read = try Self.curl(pinned + bearer + ["\(base)/v1/documents/\(id)"])
@@ -57,12 +65,17 @@ import Testing
             return document["status"] as? String == "done"
         }
         #expect(document["status"] as? String == "done" && document["preview_status"] as? String == "ready", "\(document)")
-        let range = try Self.curl(pinned + bearer + ["-r", "0-9", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "\(base)/v1/documents/\(id)/content"])
+        let range = try Self.curl(
+            pinned + bearer + ["-r", "0-9", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "\(base)/v1/documents/\(id)/content"])
         #expect(range.output == "206 10", "\(range)")
         // The share-sheet client's request, as it sends it to the certificate it pins.
-        let link = try Self.curl(pinned + bearer + ["-H", "Content-Type: application/json", "-w", "\n%{http_code}", "--data",
-                                                   #"{"url": "http://127.0.0.1:9/highlight.mp4", "client_id": "0b6f5c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b", "timestamp": "2026-11-24T12:00:00Z"}"#,
-                                                   "\(base)/api/v1/download"])
+        let link = try Self.curl(
+            pinned + bearer + [
+                "-H", "Content-Type: application/json", "-w", "\n%{http_code}", "--data",
+                #"{"url": "http://127.0.0.1:9/highlight.mp4", "client_id": "0b6f5c1e-2a3d-4e5f-8a9b-0c1d2e3f4a5b", "timestamp": "#
+                    + #""2026-11-24T12:00:00Z"}"#,
+                "\(base)/api/v1/download"
+            ])
         #expect(link.status == 0 && link.output.hasSuffix("\n202") && link.output.contains(#""status":"queued""#), "\(link)")
         let preview = try Self.curl(pinned + bearer + ["-o", "/dev/null", "-w", "%{http_code} %{content_type}", "\(base)/v1/documents/\(id)/preview"])
         #expect(preview.output.hasPrefix("200 image/"), "\(preview)")

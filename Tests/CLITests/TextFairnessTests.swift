@@ -33,8 +33,11 @@ import Testing
             let statuses = try textJobs()
             return statuses.count == 2 && statuses.contains("processing")
         }
-        let other = try #require(server.upload(try FileHandle(forReadingFrom: Fixtures.sample("document-5-pages.pdf")).readToEnd() ?? Data(),
-                                               query: "filename=letter.pdf&owner=ben").json?["document_id"] as? String)
+        let other = try #require(
+            server.upload(
+                try FileHandle(forReadingFrom: Fixtures.sample("document-5-pages.pdf")).readToEnd() ?? Data(),
+                query: "filename=letter.pdf&owner=ben"
+            ).json?["document_id"] as? String)
         let thumbnail = try server.document(other)
         #expect(thumbnail["status"] as? String == "done")
         let statuses = try textJobs()
@@ -48,8 +51,9 @@ import Testing
         // Issue 65, item 10: another owner's video is made playable while the scans are still read:
         // text jobs have a lane of their own and never hold the slots playback needs (its job is
         // taken while a scan's text job runs; how long the transcode then takes is the machine's).
-        let video = try #require(server.upload(try Data(contentsOf: Fixtures.sample("video-h264.mp4")), query: "filename=reel.mp4&owner=dee")
-            .json?["document_id"] as? String)
+        let video = try #require(
+            server.upload(try Data(contentsOf: Fixtures.sample("video-h264.mp4")), query: "filename=reel.mp4&owner=dee")
+                .json?["document_id"] as? String)
         /// The status of `document`'s playback job, and whether a scan's text job is still running.
         func playback() throws -> (status: String?, scansRunning: Bool) {
             let listed = try DocPreviewProcess.run(["jobs", "list", "--store", store, "--json"]).stdout

@@ -29,7 +29,7 @@ import Testing
             ("audio-only.m4a", [], 3, "no_video_stream"),
             ("document-5-pages.pdf", [], 3, "no_video_stream"),
             ("bad-truncated.mov", [], 4, "corrupt"),
-            ("video-h264.mp4", ["--height", "100"], 2, ""),  // a usage error: below 144
+            ("video-h264.mp4", ["--height", "100"], 2, "")  // a usage error: below 144
         ]
         for (sample, options, status, code) in cases {
             let result = try DocPreviewProcess.run(["transcode", Fixtures.sample(sample).path, "-o", output, "--json"] + options)
@@ -75,8 +75,10 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let output = folder.url.appendingPathComponent("rendition.mp4")
-        for arguments in [["transcode", "-o", output.path], ["transcode", "--hls", folder.url.appendingPathComponent("ladder").path],
-                          ["sprites", "-o", folder.url.appendingPathComponent("sprites").path]] {
+        for arguments in [
+            ["transcode", "-o", output.path], ["transcode", "--hls", folder.url.appendingPathComponent("ladder").path],
+            ["sprites", "-o", folder.url.appendingPathComponent("sprites").path]
+        ] {
             let result = try DocPreviewProcess.run(arguments + ["--json", "--timeout", "60", "--", entry.url.path], timeout: 90)
             #expect([0, 3, 4].contains(result.status), "\(entry) \(arguments[0...1]): exit \(result.status) \(result.stderr)")
             let outcome = result.status == 0 ? "ok" : (result.json?["error"] as? [String: Any])?["code"] as? String ?? "?"
@@ -98,15 +100,16 @@ import Testing
         try MediaTools.aviClip(clip, size: "320x180", seconds: 3)
         let config = folder.url.appendingPathComponent("config.json")
         try Data(#"{"renditions": {"ladder_min_seconds": 2}}"#.utf8).write(to: config)
-        let result = try DocPreviewProcess.run(["ingest", clip.path, "--store", folder.url.appendingPathComponent("store").path, "--renditions",
-                                                "--config", config.path, "--json"])
+        let result = try DocPreviewProcess.run([
+            "ingest", clip.path, "--store", folder.url.appendingPathComponent("store").path, "--renditions",
+            "--config", config.path, "--json"
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect((result.json?["rendition"] as? [String: Any])?["status"] as? String == "ready", "\(result.stdout)")
         let ladder = result.json?["ladder"] as? [String: Any]
         #expect(ladder?["status"] as? String == "ready" && (ladder?["size"] as? Int ?? 0) > 0, "\(result.stdout)")
         #expect((ladder?["codecs"] as? String)?.hasPrefix("avc1.64") == true)
     }
-
 
     @Test func videosGetRenditionsInTheBatch() throws {
         let folder = try TemporaryFolder()

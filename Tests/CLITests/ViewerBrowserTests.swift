@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import PreviewTestSupport
 import Testing
@@ -28,13 +28,19 @@ import Testing
         defer { folder.remove() }
         let sources: [(String, [String])] = [
             ("clip.avi", ["-c:v", "mpeg4", "-c:a", "libmp3lame"]),
-            ("clip.mov", ["-c:v", "libx265", "-x265-params", "log-level=none", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
-                          "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-c:a", "aac"]),
+            (
+                "clip.mov",
+                [
+                    "-c:v", "libx265", "-x265-params", "log-level=none", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
+                    "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-c:a", "aac"
+                ]
+            )
         ]
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2)
         for (name, encode) in sources {
-            let uploaded = try server.upload(try PlaybackServeTests.video(name, encode, in: folder),
-                                             query: "owner=ana&type=highlight_video&title=\(name)&filename=\(name)")
+            let uploaded = try server.upload(
+                try PlaybackServeTests.video(name, encode, in: folder),
+                query: "owner=ana&type=highlight_video&title=\(name)&filename=\(name)")
             let id = try #require(uploaded.json?["document_id"] as? String, "\(uploaded)")
             let document = try PlaybackServeTests.settled(server, id)
             let rendition = try #require((document["renditions"] as? [[String: Any]])?.first?["url"] as? String, "\(document)")
@@ -59,16 +65,19 @@ import Testing
         let config = folder.url.appendingPathComponent("ladder.json")
         try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--config", config.path])
-        let uploaded = try server.upload(try PlaybackServeTests.video("clip.avi", ["-c:v", "mpeg4", "-c:a", "libmp3lame"], in: folder),
-                                         query: "owner=ana&type=highlight_video&title=clip&filename=clip.avi")
+        let uploaded = try server.upload(
+            try PlaybackServeTests.video("clip.avi", ["-c:v", "mpeg4", "-c:a", "libmp3lame"], in: folder),
+            query: "owner=ana&type=highlight_video&title=clip&filename=clip.avi")
         let id = try #require(uploaded.json?["document_id"] as? String, "\(uploaded)")
         let document = try PlaybackServeTests.settled(server, id)
         let master = try #require(document["hls"] as? String, "\(document)")
         let rendition = try #require((document["renditions"] as? [[String: Any]])?.first?["url"] as? String)
-        let state = try Self.playAndSeek(chromium, video: """
-            <video id="v" muted preload="auto"><source src="\(server.base + master)" type="application/vnd.apple.mpegurl">\
-            <source src="\(server.base + rendition)" type="video/mp4"></video>
-            """, to: 3, in: folder)
+        let state = try Self.playAndSeek(
+            chromium,
+            video: """
+                <video id="v" muted preload="auto"><source src="\(server.base + master)" type="application/vnd.apple.mpegurl">\
+                <source src="\(server.base + rendition)" type="video/mp4"></video>
+                """, to: 3, in: folder)
         print("Chromium with the ladder listed first: \(state)")
         #expect(state.hasPrefix("playing at "), "\(state)")
     }
@@ -95,7 +104,9 @@ import Testing
 
         // The pages, as the share page names them, load in a browser that has nothing of ours.
         let html = String(decoding: try PlaybackServeTests.fetch(URLRequest(url: URL(string: server.base + pdf.page)!)).0, as: UTF8.self)
-        let pages = html.matches(of: /<img [^>]*?src="([^"]+)"/).map { server.base + String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") }
+        let pages = html.matches(of: /<img [^>]*?src="([^"]+)"/).map {
+            server.base + String($0.output.1).replacingOccurrences(of: "&amp;", with: "&")
+        }
         #expect(pages.count == 5)
         let altered = pages[0].replacingOccurrences(of: "/preview?", with: "/content?")
         let loaded = try Self.loadImages(chromium, pages + [altered], in: folder)
@@ -106,7 +117,9 @@ import Testing
         let sources = videoPage.matches(of: /<source src="([^"]+)" type=("[^"]*"|'[^']*')>/).map {
             "<source src=\"\(server.base)\(String($0.output.1).replacingOccurrences(of: "&amp;", with: "&"))\" type=\($0.output.2)>"
         }
-        #expect(sources.count == 1 && !sources[0].contains("/content"), "the rendition only: a share without downloads never hands out the original: \(sources)")
+        #expect(
+            sources.count == 1 && !sources[0].contains("/content"),
+            "the rendition only: a share without downloads never hands out the original: \(sources)")
         let state = try Self.playAndSeek(chromium, video: "<video id=\"v\" muted preload=\"auto\">\(sources.joined())</video>", to: 3, in: folder)
         #expect(state.hasPrefix("playing at ") && state.contains("/renditions/mp4?"), "\(state)")
 
@@ -129,7 +142,8 @@ import Testing
         let pdf = folder.url.appendingPathComponent("text.pdf")
         try Data(TextPDF.make()).write(to: pdf)
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
-        let id = try #require(try server.upload(Data(contentsOf: pdf), query: "owner=ana&title=letter&filename=letter.pdf").json?["document_id"] as? String)
+        let id = try #require(
+            try server.upload(Data(contentsOf: pdf), query: "owner=ana&title=letter&filename=letter.pdf").json?["document_id"] as? String)
         _ = try PlaybackServeTests.settled(server, id, needsPlayback: false)
         let viewer = "\(server.base)/ui/documents/\(id)#zoom=1@300,700,1"
         let dom = try Self.chromium(chromium, ["--window-size=1200,900", "--dump-dom", viewer], profile: folder)
@@ -159,13 +173,15 @@ import Testing
         let photo = folder.url.appendingPathComponent("photo.jpg")
         try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=12240x8160", "-frames:v", "1", "-q:v", "4", photo.path])
         let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 1)
-        let id = try #require(try server.upload(Data(contentsOf: photo), query: "owner=ana&title=photo&filename=photo.jpg").json?["document_id"] as? String)
+        let id = try #require(
+            try server.upload(Data(contentsOf: photo), query: "owner=ana&title=photo&filename=photo.jpg").json?["document_id"] as? String)
         _ = try PlaybackServeTests.settled(server, id, needsPlayback: false)
         // Its pyramid is built on the first zoom request.
         let info = try server.get("/iiif/3/\(id)/info.json").json ?? [:]
         #expect(info["width"] as? Int == 12240 && (info["tiles"] as? [[String: Any]])?.first?["scaleFactors"] as? [Int] == [1, 2, 4, 8, 16, 32])
-        let dom = try Self.chromium(chromium, ["--window-size=1200,900", "--dump-dom", "\(server.base)/ui/documents/\(id)#zoom=1@4096,2048,0.25"],
-                                    profile: folder)
+        let dom = try Self.chromium(
+            chromium, ["--window-size=1200,900", "--dump-dom", "\(server.base)/ui/documents/\(id)#zoom=1@4096,2048,0.25"],
+            profile: folder)
         let (view, tiles) = try Self.zoomState(dom)
         #expect(view.factor == 4 && view.left == 4096 && view.top == 2048, "\(view)")
         #expect(tiles.count == Self.tilesInView(view, tile: 512, width: 12240, height: 8160) && !tiles.isEmpty, "\(view): \(tiles)")
@@ -201,13 +217,13 @@ import Testing
         let page = folder.url.appendingPathComponent("images-\(UUID().uuidString).html")
         let images = urls.enumerated().map { "<img id=\"i\($0.offset)\" src=\"\($0.element.replacingOccurrences(of: "&", with: "&amp;"))\">" }
         try """
-            <!doctype html><title>loading</title>\(images.joined())
-            <script>
-            window.addEventListener('load', () => {
-              document.title = [...document.images].map(i => i.complete && i.naturalWidth > 0 ? 'loaded' : 'failed').join(' ');
-            });
-            </script>
-            """.write(to: page, atomically: true, encoding: .utf8)
+        <!doctype html><title>loading</title>\(images.joined())
+        <script>
+        window.addEventListener('load', () => {
+          document.title = [...document.images].map(i => i.complete && i.naturalWidth > 0 ? 'loaded' : 'failed').join(' ');
+        });
+        </script>
+        """.write(to: page, atomically: true, encoding: .utf8)
         let dom = try Self.chromium(chromium, ["--dump-dom", page.absoluteString], profile: folder)
         return String(dom.firstMatch(of: /<title>([^<]*)<\/title>/)?.output.1 ?? "").split(separator: " ").map(String.init)
     }
@@ -223,18 +239,19 @@ import Testing
         // The DOM is dumped when the virtual time budget is spent.
         let page = folder.url.appendingPathComponent("player-\(UUID().uuidString).html")
         try """
-            <!doctype html><title>loading</title>
-            \(video)
-            <script>
-            const v = document.getElementById('v');
-            v.addEventListener('loadedmetadata', () => { v.currentTime = \(seconds); });
-            v.addEventListener('seeked', () => { v.play().then(() => {}, e => { document.title = 'play failed ' + e; }); });
-            v.addEventListener('timeupdate', () => {
-              if (v.currentTime > \(seconds) && !v.paused) document.title = 'playing at ' + v.currentTime.toFixed(2) + ' of ' + v.duration.toFixed(2) + ' from ' + v.currentSrc;
-            });
-            v.addEventListener('error', () => { document.title = 'error ' + v.error.code + ' ' + v.error.message; });
-            </script>
-            """.write(to: page, atomically: true, encoding: .utf8)
+        <!doctype html><title>loading</title>
+        \(video)
+        <script>
+        const v = document.getElementById('v');
+        v.addEventListener('loadedmetadata', () => { v.currentTime = \(seconds); });
+        v.addEventListener('seeked', () => { v.play().then(() => {}, e => { document.title = 'play failed ' + e; }); });
+        v.addEventListener('timeupdate', () => {
+          if (v.currentTime > \(seconds) && !v.paused) document.title = 'playing at ' + v.currentTime.toFixed(2) + ' of ' + v.duration.toFixed(2) + \
+          ' from ' + v.currentSrc;
+        });
+        v.addEventListener('error', () => { document.title = 'error ' + v.error.code + ' ' + v.error.message; });
+        </script>
+        """.write(to: page, atomically: true, encoding: .utf8)
         let dom = try Self.chromium(chromium, ["--autoplay-policy=no-user-gesture-required", "--dump-dom", page.absoluteString], profile: folder)
         return String(dom.firstMatch(of: /<title>([^<]*)<\/title>/)?.output.1 ?? "no title")
     }
@@ -253,9 +270,13 @@ import Testing
         defer { folder.remove() }
         let (server, id) = try Self.serving("document-5-pages.pdf", in: folder)
         try server.document(id, reaching: ["done"])
-        _ = try Self.chromium(chromium, ["--blink-settings=lazyLoadEnabled=true", "--window-size=1200,900",
-                                         "--screenshot=\(folder.url.appendingPathComponent("viewer.png").path)",
-                                         "\(server.base)/ui/documents/\(id)"], profile: folder)
+        _ = try Self.chromium(
+            chromium,
+            [
+                "--blink-settings=lazyLoadEnabled=true", "--window-size=1200,900",
+                "--screenshot=\(folder.url.appendingPathComponent("viewer.png").path)",
+                "\(server.base)/ui/documents/\(id)"
+            ], profile: folder)
         let metrics = try String(contentsOf: URL(string: server.base + "/metrics")!, encoding: .utf8)
         let rendered = Int(metrics.firstMatch(of: /docpreview_preview_render_seconds_count\{kind="pdf"\} (\d+)/)?.output.1 ?? "0") ?? 0
         #expect((1..<5).contains(rendered), "pages rendered on opening the viewer: \(rendered) of 5")
@@ -272,8 +293,11 @@ import Testing
     static func chromium(_ path: String, _ arguments: [String], profile folder: TemporaryFolder) throws -> String {
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: path)
-        browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
-                             "--user-data-dir=\(folder.url.appendingPathComponent("profile").path)"] + arguments
+        browser.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000",
+                "--user-data-dir=\(folder.url.appendingPathComponent("profile").path)"
+            ] + arguments
         let output = Pipe()
         browser.standardOutput = output
         browser.standardError = FileHandle.nullDevice

@@ -14,7 +14,9 @@ import Testing
             for _ in 0..<40 {
                 group.addTask {
                     try await gate.inside {
-                        inside.withLock { $0.now += 1; $0.most = max($0.most, $0.now); $0.entered += 1 }
+                        inside.withLock {
+                            $0.now += 1; $0.most = max($0.most, $0.now); $0.entered += 1
+                        }
                         for _ in 0..<3 { await Task.yield() }
                         inside.withLock { $0.now -= 1 }
                     }
@@ -47,11 +49,12 @@ import Testing
         let order = Locked<[Int]>([])
         var waiters: [Task<Void, any Error>] = []
         for number in 0..<5 {
-            waiters.append(Task {
-                try await gate.enter()
-                order.withLock { $0.append(number) }
-                gate.leave()
-            })
+            waiters.append(
+                Task {
+                    try await gate.enter()
+                    order.withLock { $0.append(number) }
+                    gate.leave()
+                })
             // The next waiter starts only once this one is queued.
             try await waitUntilAsync("waiter \(number) queued") { gate.waiting == number + 1 }
         }

@@ -87,7 +87,7 @@ private func detect(_ data: [UInt8], ext: String? = nil) -> FileKind {
         ("CSV", bytes("name,score\nJordan,9\nSam,7\n"), .csv),
         ("semicolon CSV", bytes("name;score;team\nJordan;9;A\nSam;7;B\n"), .csv),
         ("quoted CSV", bytes("name,note\n\"Lee, J\",fast\n\"Kim, A\",tall\n"), .csv),
-        ("binary noise", (0..<512).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }, .unknown),
+        ("binary noise", (0..<512).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) }, .unknown)
     ]
 
     @Test(arguments: magicCases.map { ($0.0, $0.1) })
@@ -130,15 +130,18 @@ private func detect(_ data: [UInt8], ext: String? = nil) -> FileKind {
             let offset = UInt32(local.count)
             let data = Array("x".utf8)
             let flags: UInt16 = encrypted ? 1 : 0
-            local += bytes([0x50, 0x4B, 3, 4], le16(20), le16(flags), le16(0), le32(0), le32(0),
-                           le32(UInt32(data.count)), le32(UInt32(data.count)), le16(UInt16(name.utf8.count)), le16(0), name, data)
-            central += bytes([0x50, 0x4B, 1, 2], le16(20), le16(20), le16(flags), le16(0), le32(0), le32(0),
-                             le32(UInt32(data.count)), le32(UInt32(data.count)), le16(UInt16(name.utf8.count)),
-                             le16(0), le16(0), le16(0), le16(0), le32(0), le32(offset), name)
+            local += bytes(
+                [0x50, 0x4B, 3, 4], le16(20), le16(flags), le16(0), le32(0), le32(0),
+                le32(UInt32(data.count)), le32(UInt32(data.count)), le16(UInt16(name.utf8.count)), le16(0), name, data)
+            central += bytes(
+                [0x50, 0x4B, 1, 2], le16(20), le16(20), le16(flags), le16(0), le32(0), le32(0),
+                le32(UInt32(data.count)), le32(UInt32(data.count)), le16(UInt16(name.utf8.count)),
+                le16(0), le16(0), le16(0), le16(0), le32(0), le32(offset), name)
         }
-        let end = bytes([0x50, 0x4B, 5, 6], le16(0), le16(0), le16(UInt16(names.count)), le16(UInt16(names.count)),
-                        le32(UInt32(central.count)), le32(UInt32(local.count)), le16(UInt16(comment)),
-                        [UInt8](repeating: 0x20, count: comment))
+        let end = bytes(
+            [0x50, 0x4B, 5, 6], le16(0), le16(0), le16(UInt16(names.count)), le16(UInt16(names.count)),
+            le32(UInt32(central.count)), le32(UInt32(local.count)), le16(UInt16(comment)),
+            [UInt8](repeating: 0x20, count: comment))
         return local + central + end
     }
 

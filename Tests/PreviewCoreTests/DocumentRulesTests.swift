@@ -10,7 +10,7 @@ private let designTable: [String: Set<String>] = [
     "resume": ["pdf", "doc", "docx"],
     "rec_letter": ["pdf"],
     "questionnaire": ["pdf", "doc", "docx"],
-    "stats_sheet": ["csv", "xls", "xlsx"],
+    "stats_sheet": ["csv", "xls", "xlsx"]
 ]
 
 private let extensionsToTry = Set(designTable.values.joined()).union(["jpg", "png", "exe", "zip", "webm", "heic", "rtf", ""]).sorted()
@@ -29,18 +29,21 @@ private let extensionsToTry = Set(designTable.values.joined()).union(["jpg", "pn
     }
 
     @Test func refusalMessageListsExtensions() {
-        #expect(DocumentRules.standard.type(id: "highlight_video")?.refusalMessage
-            == "Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
+        #expect(
+            DocumentRules.standard.type(id: "highlight_video")?.refusalMessage
+                == "Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
         #expect(DocumentRules.standard.type(id: "STATS_SHEET")?.label == "Stats Sheet")
         #expect(DocumentRules.standard.type(id: "photo") == nil)
     }
 
     /// Real files (Samples) under every type, with the name in two cases: refused with
     /// `extension_not_allowed` exactly when the table does not list the extension.
-    @Test(arguments: DocumentRules.standard.types, [
-        "document-5-pages.pdf", "transcript.txt", "resume.docx", "stats.xlsx", "stats.csv",
-        "video-h264.mp4", "video-h264.mov", "video-mpeg4.avi", "image-alpha.png",
-    ])
+    @Test(
+        arguments: DocumentRules.standard.types,
+        [
+            "document-5-pages.pdf", "transcript.txt", "resume.docx", "stats.xlsx", "stats.csv",
+            "video-h264.mp4", "video-h264.mov", "video-mpeg4.avi", "image-alpha.png"
+        ])
     func samplesUnderEveryType(type: DocumentType, sample: String) throws {
         let probe = try ByteProbe(contentsOf: Fixtures.sample(sample))
         let ext = Validator.fileExtension(of: sample)!
@@ -58,11 +61,13 @@ private let extensionsToTry = Set(designTable.values.joined()).union(["jpg", "pn
     @Test func configurationFileAddsTypesAndLimits() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("rules-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: url) }
-        try Data("""
+        try Data(
+            """
             {"types": [{"id": "photo", "label": "Photo", "extensions": [".JPG", "png", "heic"]},
                        {"id": "transcript", "label": "Transcript", "extensions": ["pdf"]}],
              "limits": {"max_file_bytes": 1048576}}
-            """.utf8).write(to: url)
+            """.utf8
+        ).write(to: url)
         let configuration = try Configuration.load(contentsOf: url)
         #expect(configuration.rules.type(id: "photo")?.extensions == ["jpg", "png", "heic"])
         #expect(configuration.rules.type(id: "transcript")?.extensions == ["pdf"])
@@ -96,8 +101,9 @@ private let extensionsToTry = Set(designTable.values.joined()).union(["jpg", "pn
         let rules = DocumentRules.standard
         for (field, value) in [("title", "a\u{7}b"), ("owner", "a\nb"), ("filename", "a\u{0}.pdf"), ("title", "a\u{85}b")] {
             #expect(throws: PreviewError.self, "\(field)") {
-                try DocumentLabels(owner: field == "owner" ? value : "ana", typeID: nil, title: field == "title" ? value : "t",
-                                   filename: field == "filename" ? value : "a.pdf", rules: rules)
+                try DocumentLabels(
+                    owner: field == "owner" ? value : "ana", typeID: nil, title: field == "title" ? value : "t",
+                    filename: field == "filename" ? value : "a.pdf", rules: rules)
             }
         }
         let tabbed = try DocumentLabels(owner: "ana", typeID: "resume", title: "CV\t2026", filename: "dir/cv.pdf", rules: rules)

@@ -36,8 +36,11 @@ import Testing
             ```
             """
         let links = MarkdownLinks.links(in: text)
-        #expect(links == ["../docs/page.md#zoom-iiif-image-api-30", "#a-page", "missing.md", "../../shared/DESIGN.md",
-                          "page.md#nothing", "https://iiif.io/api/image/3.0/"])
+        #expect(
+            links == [
+                "../docs/page.md#zoom-iiif-image-api-30", "#a-page", "missing.md", "../../shared/DESIGN.md",
+                "page.md#nothing", "https://iiif.io/api/image/3.0/"
+            ])
         let found = try links.map { try MarkdownLinks.problem(with: $0, in: page, root: root) }
         #expect(found[0] == nil && found[1] == nil && found[5] == nil)
         #expect(found[2] == "no such file" && found[3] == "leaves the repository" && found[4] == "no such heading")
@@ -78,10 +81,11 @@ enum MarkdownLinks {
 
     /// The anchors GitHub gives a file's headings.
     static func headingAnchors(of text: String) -> Set<String> {
-        Set(withoutCode(text, keepingInline: true).split(separator: "\n").compactMap { line -> String? in
-            guard let heading = line.firstMatch(of: /^#{1,6} +(.*)$/) else { return nil }
-            return anchor(String(heading.output.1))
-        })
+        Set(
+            withoutCode(text, keepingInline: true).split(separator: "\n").compactMap { line -> String? in
+                guard let heading = line.firstMatch(of: /^#{1,6} +(.*)$/) else { return nil }
+                return anchor(String(heading.output.1))
+            })
     }
 
     /// GitHub's anchor of a heading: its text without link targets and code marks, lower case,

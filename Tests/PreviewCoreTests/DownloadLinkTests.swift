@@ -11,7 +11,8 @@ import Testing
         #expect(link.route == .extractor)
         #expect(link.normalized == "https://tiktok.com/@ana/video/7?lang=en")
         #expect(try DownloadLink("https://vm.tiktok.com/ZMabc/", settings: settings).route == .extractor)
-        #expect(try DownloadLink("https://www.instagram.com/reel/Cx1/?igsh=abc&utm_source=ig_web", settings: settings).normalized
+        #expect(
+            try DownloadLink("https://www.instagram.com/reel/Cx1/?igsh=abc&utm_source=ig_web", settings: settings).normalized
                 == "https://instagram.com/reel/Cx1/")
         #expect(try DownloadLink("http://instagr.am/p/1", settings: settings).route == .extractor)
     }
@@ -26,7 +27,7 @@ import Testing
             ("", .badRequest), ("not a link", .badRequest), ("ftp://tiktok.com/x", .badRequest), ("file:///etc/passwd", .badRequest),
             ("https://user:secret@tiktok.com/x", .badRequest), ("https://" + String(repeating: "a", count: 2100) + ".com", .badRequest),
             ("https://tiktok.com.evil.example/x", .unsupportedSite), ("https://eviltiktok.com/x", .unsupportedSite),
-            ("http://2130706433/x", .unsupportedSite), ("http://169.254.169.254/latest", .unsupportedSite),
+            ("http://2130706433/x", .unsupportedSite), ("http://169.254.169.254/latest", .unsupportedSite)
         ]
         for (text, code) in cases {
             #expect(throws: PreviewError.self, "\(text.prefix(60))") { _ = try DownloadLink(text, settings: settings) }
@@ -57,7 +58,7 @@ import Testing
             ("012.0.0.1", "private"), ("0300.0250.1.1", "private"), ("1681915905", "CGNAT"),
             // Public.
             ("93.184.216.34", nil), ("8.8.8.8", nil), ("172.32.0.1", nil), ("100.128.0.1", nil), ("2606:4700::1111", nil),
-            ("::ffff:8.8.8.8", nil), ("64:ff9b::808:808", nil), ("2002:808:808::", nil), ("134744072", nil),
+            ("::ffff:8.8.8.8", nil), ("64:ff9b::808:808", nil), ("2002:808:808::", nil), ("134744072", nil)
         ]
         let policy = FetchAddressPolicy()
         for (host, range) in table {

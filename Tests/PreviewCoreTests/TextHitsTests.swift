@@ -24,7 +24,8 @@ import Testing
     @Test func asciiIsFoldedAsFoundationFoldsIt() {
         let printable = String((0x20...0x7E).map { Character(UnicodeScalar(UInt8($0))) })
         for text in [printable, "CORE168", "AP Biology", "", "ÉCOLE", "Ｆｕｌｌ", "Straße"] {
-            #expect(TextHits.fold(text) == text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil), "\(text)")
+            #expect(
+                TextHits.fold(text) == text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil), "\(text)")
         }
     }
 
@@ -47,12 +48,14 @@ import Testing
     /// A hit that starts or ends inside a word whose character edges are known is marked from edge
     /// to edge (a character folded to two, "ß" to "ss", is one); without edges, the whole word.
     @Test func insideAWordFromEdgeToEdge() throws {
-        let page = PageText(page: 1, width: 100, height: 100, words: [
-            PageText.Word(text: "CORE168", box: [0, 0, 70, 10], next: .space, edges: [10, 20, 30, 40, 50, 60]),
-            PageText.Word(text: "Straße", box: [0, 20, 60, 30], next: .space, edges: [10, 20, 30, 40, 50]),
-            PageText.Word(text: "AP", box: [0, 40, 20, 50], next: .space, edges: [10]),
-            PageText.Word(text: "Biology,", box: [22, 40, 102, 50], next: .line),
-        ])
+        let page = PageText(
+            page: 1, width: 100, height: 100,
+            words: [
+                PageText.Word(text: "CORE168", box: [0, 0, 70, 10], next: .space, edges: [10, 20, 30, 40, 50, 60]),
+                PageText.Word(text: "Straße", box: [0, 20, 60, 30], next: .space, edges: [10, 20, 30, 40, 50]),
+                PageText.Word(text: "AP", box: [0, 40, 20, 50], next: .space, edges: [10]),
+                PageText.Word(text: "Biology,", box: [22, 40, 102, 50], next: .line)
+            ])
         let rects = { (query: String) in try #require(TextHits(query: query)).hits(on: page, limit: 10).map(\.rects) }
         #expect(try rects("RE16") == [[[20, 0, 60, 10]]])
         #expect(try rects("CORE168") == [[[0, 0, 70, 10]]])
@@ -63,11 +66,13 @@ import Testing
     /// A word hyphenated across a line is found whole, its two parts' boxes marked; a hyphen that
     /// does not end a hyphenated line is a character like another.
     @Test func aWordHyphenatedAcrossALine() throws {
-        let page = PageText(page: 1, width: 100, height: 100, words: [
-            PageText.Word(text: "issued", box: [0, 0, 10, 10], next: .space), PageText.Word(text: "to", box: [12, 0, 20, 10], next: .space),
-            PageText.Word(text: "Arm-", box: [22, 0, 40, 10], next: .hyphen), PageText.Word(text: "strong", box: [0, 12, 30, 22], next: .space),
-            PageText.Word(text: "well-", box: [32, 12, 50, 22], next: .space), PageText.Word(text: "known", box: [52, 12, 70, 22], next: nil),
-        ])
+        let page = PageText(
+            page: 1, width: 100, height: 100,
+            words: [
+                PageText.Word(text: "issued", box: [0, 0, 10, 10], next: .space), PageText.Word(text: "to", box: [12, 0, 20, 10], next: .space),
+                PageText.Word(text: "Arm-", box: [22, 0, 40, 10], next: .hyphen), PageText.Word(text: "strong", box: [0, 12, 30, 22], next: .space),
+                PageText.Word(text: "well-", box: [32, 12, 50, 22], next: .space), PageText.Word(text: "known", box: [52, 12, 70, 22], next: nil)
+            ])
         let whole = try #require(TextHits(query: "armstrong")).hits(on: page, limit: 10)
         #expect(whole.map(\.rects) == [[[22, 0, 40, 10], [0, 12, 30, 22]]] && whole.first?.snippet.match == "Arm- strong")
         #expect(TextHits.searchText(of: page.words) == "issued to armstrong well- known")

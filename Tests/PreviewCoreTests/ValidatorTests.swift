@@ -43,8 +43,9 @@ private func sample(_ name: String) throws -> [UInt8] { Array(try Data(contentsO
 
     @Test func declaredTypeChecksExtensionBeforeContent() throws {
         let pdf = try sample("document-5-pages.pdf")
-        #expect(verdict(pdf, "highlight.pdf", type: "highlight_video").refusal?.message
-            == "Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
+        #expect(
+            verdict(pdf, "highlight.pdf", type: "highlight_video").refusal?.message
+                == "Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
         #expect(verdict(pdf, "letter.pdf", type: "rec_letter").isAccepted)
         #expect(verdict(try sample("image-alpha.png"), "clip.mp4", type: "highlight_video").refusal?.code == .contentMismatch)
         // Without a usable extension the bytes decide whether the type allows the file.
@@ -64,8 +65,9 @@ private func sample(_ name: String) throws -> [UInt8] { Array(try Data(contentsO
         let probe = ByteProbe(bytes: Array("%PDF-1.4\n".utf8))
         let message = Validator(configuration: Configuration(limits: Limits())).validate(probe, fileName: "a.pdf").refusal
         #expect(message == nil)
-        #expect(PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: standard.maxFileBytes)) limit.").message
-            == "File exceeds 100MB limit.")
+        #expect(
+            PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: standard.maxFileBytes)) limit.").message
+                == "File exceeds 100MB limit.")
     }
 
     @Test func tinyFilesUnderBinaryNamesAreTruncated() {
@@ -167,8 +169,9 @@ private func sample(_ name: String) throws -> [UInt8] { Array(try Data(contentsO
         let validator = Validator(configuration: Configuration(limits: small))
         let video = DocumentRules.standard.type(id: "highlight_video")
         #expect(validator.refusal(fileName: "clip.mp4", size: 2048, declaredType: video)?.code == .fileTooLarge)
-        #expect(validator.refusal(fileName: "letter.pdf", size: nil, declaredType: video)?.message
-            == "Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
+        #expect(
+            validator.refusal(fileName: "letter.pdf", size: nil, declaredType: video)?.message
+                == "Invalid file type. Highlight Video requires .mp4, .mov, .avi.")
         #expect(validator.refusal(fileName: "clip.mp4", size: 1024, declaredType: video) == nil)
         // An extension we do not know, or none, leaves it to the bytes.
         #expect(validator.refusal(fileName: "clip.bin", size: nil, declaredType: video) == nil)
@@ -182,8 +185,9 @@ private func sample(_ name: String) throws -> [UInt8] { Array(try Data(contentsO
         let elf = padded(try sample("bad-executable.pdf"))
         #expect(validator.refusal(forHead: elf, size: nil, fileName: "clip.mp4")?.code == .executableRefused)
         let png = padded(try sample("image-alpha.png"))
-        #expect(validator.refusal(forHead: png, size: 200_000, fileName: "clip.mp4")?.message
-            == "This file is not an MP4 video (its contents are a PNG image).")
+        #expect(
+            validator.refusal(forHead: png, size: 200_000, fileName: "clip.mp4")?.message
+                == "This file is not an MP4 video (its contents are a PNG image).")
         #expect(validator.refusal(forHead: png, size: 200_000, fileName: "photo.png") == nil)
         // A ZIP's directory lies at its end: a docx is only judged whole.
         #expect(validator.refusal(forHead: padded(try sample("office-report.docx")), size: 200_000, fileName: "letter.pdf") == nil)
@@ -193,9 +197,12 @@ private func sample(_ name: String) throws -> [UInt8] { Array(try Data(contentsO
 
     @Test func everyCodeHasADisposition() {
         let refused = PreviewError.Code.all.filter { $0.disposition == .refused }.map(\.rawValue)
-        #expect(Set(refused) == ["extension_not_allowed", "content_mismatch", "unsupported_type", "executable_refused",
-                                 "file_too_large", "empty_file", "too_many_pixels", "too_long", "zip_bomb", "no_video_stream", "page_out_of_range",
-                                 "unsupported_site", "private_address"])
+        #expect(
+            Set(refused) == [
+                "extension_not_allowed", "content_mismatch", "unsupported_type", "executable_refused",
+                "file_too_large", "empty_file", "too_many_pixels", "too_long", "zip_bomb", "no_video_stream", "page_out_of_range",
+                "unsupported_site", "private_address"
+            ])
         #expect(PreviewError.Code(rawValue: "encrypted")?.disposition == .unreadable)
         #expect(PreviewError.Code(rawValue: "bogus") == nil)
     }

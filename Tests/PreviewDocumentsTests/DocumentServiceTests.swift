@@ -20,7 +20,9 @@ import Testing
     }
 
     /// Accepts the sample `name` as an upload titled `title`.
-    static func upload(_ documents: DocumentService, _ name: String, title: String, as filename: String) async throws -> (document: Document, job: JobRecord) {
+    static func upload(_ documents: DocumentService, _ name: String, title: String, as filename: String) async throws -> (
+        document: Document, job: JobRecord
+    ) {
         let writer = try documents.receiving()
         try writer.write(try Data(contentsOf: Fixtures.sample(name)))
         return try await documents.accept(writer, labels: DocumentLabels(owner: "ana", title: title, filename: filename))

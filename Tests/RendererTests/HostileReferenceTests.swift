@@ -15,10 +15,12 @@ import Testing
     private static let mediaKinds = FileKind.allCases.filter { [.video, .audio].contains($0.category) }
 
     private static func playlists(naming target: String) -> [(name: String, text: String)] {
-        [("hls", "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:3.0,\n\(target)\n#EXT-X-ENDLIST\n"),
-         ("hls-file-url", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:3.0,\nfile://\(target)\n#EXT-X-ENDLIST\n"),
-         ("ffconcat", "ffconcat version 1.0\nfile '\(target)'\n"),
-         ("concat", "file '\(target)'\nduration 3\n")]
+        [
+            ("hls", "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:3.0,\n\(target)\n#EXT-X-ENDLIST\n"),
+            ("hls-file-url", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:3.0,\nfile://\(target)\n#EXT-X-ENDLIST\n"),
+            ("ffconcat", "ffconcat version 1.0\nfile '\(target)'\n"),
+            ("concat", "file '\(target)'\nduration 3\n")
+        ]
     }
 
     /// The reported attack: 104 bytes named `.mp3`, an ID3 header then an HLS playlist naming a
@@ -67,8 +69,10 @@ import Testing
         let black = try folder.file("black.png", Array(try Data(contentsOf: Fixtures.sample("image-alpha.png"))))
         let tripwire = try OpenTripwire(in: folder.url)
         let listener = try LoopbackListener()
-        let links = [black.path, "file://\(black.path)", "black.png", tripwire.path, "file://\(tripwire.path)",
-                     "http://127.0.0.1:\(listener.port)/x.png"]
+        let links = [
+            black.path, "file://\(black.path)", "black.png", tripwire.path, "file://\(tripwire.path)",
+            "http://127.0.0.1:\(listener.port)/x.png"
+        ]
         for link in links {
             let svg = """
                 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="64">\
@@ -111,11 +115,12 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let tripwire = try OpenTripwire(in: folder.url, name: "other.pdf")
-        let pdf = MinimalPDF.page(objects: [
-            "<< /Type /Action /S /Launch /F (\(tripwire.path)) /NewWindow true >>",
-            "<< /Type /Annot /Subtype /Link /Rect [0 0 200 200] /A << /S /GoToR /F (\(tripwire.path)) /D [0 /Fit] >> >>",
-            "<< /Type /Filespec /F (\(tripwire.path)) /UF (\(tripwire.path)) >>",
-        ], catalogExtras: "/OpenAction 4 0 R", pageExtras: "/Annots [5 0 R]")
+        let pdf = MinimalPDF.page(
+            objects: [
+                "<< /Type /Action /S /Launch /F (\(tripwire.path)) /NewWindow true >>",
+                "<< /Type /Annot /Subtype /Link /Rect [0 0 200 200] /A << /S /GoToR /F (\(tripwire.path)) /D [0 /Fit] >> >>",
+                "<< /Type /Filespec /F (\(tripwire.path)) /UF (\(tripwire.path)) >>"
+            ], catalogExtras: "/OpenAction 4 0 R", pageExtras: "/Annots [5 0 R]")
         let file = try folder.file("actions.pdf", pdf)
         let renderer = try #require(Renderers().renderer(for: .pdf))
         #expect(try renderer.probe(file.path).pages == 1)
@@ -129,9 +134,12 @@ import Testing
 /// and the page; `objects` follow as 4, 5, …
 enum MinimalPDF {
     static func page(objects extra: [String], catalogExtras: String = "", pageExtras: String = "") -> [UInt8] {
-        let objects = ["<< /Type /Catalog /Pages 2 0 R \(catalogExtras) >>",
-                       "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-                       "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] \(pageExtras) >>"] + extra
+        let objects =
+            [
+                "<< /Type /Catalog /Pages 2 0 R \(catalogExtras) >>",
+                "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] \(pageExtras) >>"
+            ] + extra
         return PDFWriter.document(objects)
     }
 }

@@ -9,7 +9,8 @@ import Testing
 private let largeSamples = ProcessInfo.processInfo.environment["DOCPREVIEW_LARGE_SAMPLES"].map { URL(fileURLWithPath: $0) }
 
 @Suite(.blocking, .enabled(if: largeSamples != nil, "set DOCPREVIEW_LARGE_SAMPLES to a make-samples --large folder"))
-struct LargeSampleTests {    let renderers = Renderers()
+struct LargeSampleTests {
+    let renderers = Renderers()
 
     private func path(_ name: String) throws -> String {
         let url = try #require(largeSamples).appendingPathComponent(name)

@@ -140,8 +140,9 @@ import Testing
             }
         }
         for bytes in [noise, [UInt8](repeating: 0, count: width * height)] {
-            let read = try OCR.read(PixelBuffer(width: width, height: height, bands: 1, bytes: bytes), ppi: 300, languages: "eng",
-                                    seconds: 120, maxWords: 20_000)
+            let read = try OCR.read(
+                PixelBuffer(width: width, height: height, bands: 1, bytes: bytes), ppi: 300, languages: "eng",
+                seconds: 120, maxWords: 20_000)
             #expect(read.path == .gray && read.words.count < 20, "\(read.path): \(read.words.count) words")
         }
     }

@@ -23,9 +23,11 @@ import Testing
     }
 
     /// Every office sample: page 1 has content, and so has page 2 where there is one.
-    @Test(arguments: [("office-report.docx", 2), ("office-letter.odt", 3), ("office-letter.rtf", 3), ("office-stats.xlsx", 2),
-                      ("office-stats.xls", 2), ("office-stats.ods", 2), ("office-slides.pptx", 2), ("office-roster.csv", 1),
-                      ("office-roster-latin1.csv", 1), ("office-transcript-utf16.txt", 3), ("resume.docx", 1), ("stats.csv", 1)])
+    @Test(arguments: [
+        ("office-report.docx", 2), ("office-letter.odt", 3), ("office-letter.rtf", 3), ("office-stats.xlsx", 2),
+        ("office-stats.xls", 2), ("office-stats.ods", 2), ("office-slides.pptx", 2), ("office-roster.csv", 1),
+        ("office-roster-latin1.csv", 1), ("office-transcript-utf16.txt", 3), ("resume.docx", 1), ("stats.csv", 1)
+    ])
     func pagesHaveContent(sample: String, pages: Int) async throws {
         let first = try await render(Fixtures.sample(sample))
         #expect(first.facts.pages == pages, "\(sample)")

@@ -12,8 +12,10 @@ import Testing
     /// (`splash.cc`): its pages, each drawn after others have filled those caches with their glyphs
     /// at every sub-pixel position, are the pixels a fresh rasteriser draws. The 5-page sample at
     /// 300 px, and a 23-page paper set in Type 1 fonts (pdf.js's test file) at 1024 px.
-    @Test(arguments: [(Fixtures.sample("document-5-pages.pdf"), [1, 3, 5, 2], 300),
-                      (Fixtures.corpus.appendingPathComponent("files/005_pdf.js_TAMReview.pdf"), [1, 2, 3, 4, 5, 6, 1, 3], 1024)])
+    @Test(arguments: [
+        (Fixtures.sample("document-5-pages.pdf"), [1, 3, 5, 2], 300),
+        (Fixtures.corpus.appendingPathComponent("files/005_pdf.js_TAMReview.pdf"), [1, 2, 3, 4, 5, 6, 1, 3], 1024)
+    ])
     func cachedPagesAreTheSameBytes(file: URL, pages: [Int], width: Int) throws {
         let cached = Renderers(openDocuments: 1).pdf
         let plain = Renderers().pdf

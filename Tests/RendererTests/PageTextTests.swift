@@ -103,7 +103,9 @@ import Testing
         request.highlights = [word.box]
         let marked = try renderer.render(pdf, request)
         #expect((marked.width, marked.height) == (612, 792) && marked.bytes != plain.bytes)
-        let (before, after) = (try Self.pixels(plain.bytes, in: folder, name: "plain.png"), try Self.pixels(marked.bytes, in: folder, name: "marked.png"))
+        let (before, after) = (
+            try Self.pixels(plain.bytes, in: folder, name: "plain.png"), try Self.pixels(marked.bytes, in: folder, name: "marked.png")
+        )
         #expect(before.count == 612 * 792 * 3 && after.count == before.count)
         let (left, top) = (Int(word.box[0].rounded(.down)), Int(word.box[1].rounded(.down)))
         let (right, bottom) = (Int(word.box[2].rounded(.up)), Int(word.box[3].rounded(.up)))

@@ -14,14 +14,16 @@ import Testing
         let transcript = try folder.file("transcript.pdf", LinesPDF.make([Fixtures.transcriptLines]))
         let real = try PDFRenderer(pageSeconds: 30).text(transcript.path, page: 1)
         let left = 10.125
-        let shapes = PageText(page: 7, width: 612.5, height: 792, words: [
-            // Edges off the tenths of a point the wire keeps (as JSON does): 7.33 and 14.77 from the left side.
-            .init(text: "École", box: [left, 20, 55.5, 31], next: .space, edges: [left + 7.33, left + 14.77, 31, 40]),
-            .init(text: "multi-", box: [60, 20, 90, 31], next: .hyphen),
-            .init(text: "ple", box: [10, 40, 25, 51], next: nil, edges: []),
-            .init(text: "", box: [], next: .block),
-            .init(text: "far", box: [1, 2, 3, 4], next: .line, edges: [1e15]),
-        ], truncated: true, ocrPath: "photo+sparse")
+        let shapes = PageText(
+            page: 7, width: 612.5, height: 792,
+            words: [
+                // Edges off the tenths of a point the wire keeps (as JSON does): 7.33 and 14.77 from the left side.
+                .init(text: "École", box: [left, 20, 55.5, 31], next: .space, edges: [left + 7.33, left + 14.77, 31, 40]),
+                .init(text: "multi-", box: [60, 20, 90, 31], next: .hyphen),
+                .init(text: "ple", box: [10, 40, 25, 51], next: nil, edges: []),
+                .init(text: "", box: [], next: .block),
+                .init(text: "far", box: [1, 2, 3, 4], next: .line, edges: [1e15])
+            ], truncated: true, ocrPath: "photo+sparse")
         return [real, shapes, PageText(page: 1, width: 0, height: 0, words: [])]
     }
 

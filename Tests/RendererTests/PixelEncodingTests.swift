@@ -8,7 +8,8 @@ import Testing
 /// Decoded pixels (PDF pages, video frames) are turned and encoded without libvips.
 @Suite(.blocking) struct PixelEncodingTests {
     /// 3×2 pixels numbered 0…5 in reading order (each pixel's three samples carry its number).
-    let numbered = PixelBuffer(width: 3, height: 2, bands: 3, bytes: (0..<6).flatMap { (index: Int) -> [UInt8] in Array(repeating: UInt8(index), count: 3) })
+    let numbered = PixelBuffer(
+        width: 3, height: 2, bands: 3, bytes: (0..<6).flatMap { (index: Int) -> [UInt8] in Array(repeating: UInt8(index), count: 3) })
 
     private func order(_ pixels: PixelBuffer) -> [UInt8] { stride(from: 0, to: pixels.bytes.count, by: 3).map { pixels.bytes[$0] } }
 
@@ -69,10 +70,12 @@ import Testing
         let pdf = try #require(Renderers().renderer(for: .pdf))
         let page = try pixels(ofPNG: pdf.render(Fixtures.sample("document-5-pages.pdf").path, RenderRequest(format: .png)).bytes)
         var state: UInt32 = 1
-        let noise = PixelBuffer(width: 320, height: 240, bands: 3, bytes: (0..<(320 * 240 * 3)).map { _ in
-            state = state &* 1_664_525 &+ 1_013_904_223
-            return UInt8(truncatingIfNeeded: state >> 24)
-        })
+        let noise = PixelBuffer(
+            width: 320, height: 240, bands: 3,
+            bytes: (0..<(320 * 240 * 3)).map { _ in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: state >> 24)
+            })
         for pixels in [page, noise] {
             let fixed = try encoded(pixels, showing: .page)
             let fitted = try encoded(pixels, showing: .photograph)

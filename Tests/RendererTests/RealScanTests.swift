@@ -71,7 +71,8 @@ import Testing
     static func read(_ name: String) throws -> PageText {
         if let known = readings.withLock({ $0[name] }) { return known }
         let path = folder.appendingPathComponent(name).path
-        let read = name.hasSuffix(".pdf")
+        let read =
+            name.hasSuffix(".pdf")
             ? try PDFRenderer().ocr(path, page: 1, languages: "eng")
             : try ImageRenderer().ocr(path, languages: "eng", seconds: 120)
         readings.withLock { $0[name] = read }

@@ -28,7 +28,8 @@ import Testing
         let (playlist, media) = (disk.url.appendingPathComponent("360p.m3u8"), disk.url.appendingPathComponent("360p.mp4"))
         try Data(repeating: 1, count: 1000).write(to: media)
         func write(_ ranges: [String]) throws {
-            let lines = ["#EXTM3U", #"#EXT-X-MAP:URI="360p.mp4",BYTERANGE="100@0""#]
+            let lines =
+                ["#EXTM3U", #"#EXT-X-MAP:URI="360p.mp4",BYTERANGE="100@0""#]
                 + ranges.flatMap { ["#EXTINF:2.0,", "#EXT-X-BYTERANGE:\($0)", "360p.mp4"] }
             try Data(lines.joined(separator: "\n").utf8).write(to: playlist)
         }

@@ -42,8 +42,9 @@ import Testing
         let hanging = try folder.file("hanging.pdf", [UInt8](Fixtures.hookPDF("hang")))
         var limits = Limits()
         limits.jobSeconds = 20
-        let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, backgroundSize: 1, limits: limits, logger: Logger(label: "test"),
-                                childEnvironment: [RendererChild.testHooksVariable: "1"])
+        let pool = RendererPool(
+            executable: RendererPool.currentExecutable, size: 1, backgroundSize: 1, limits: limits, logger: Logger(label: "test"),
+            childEnvironment: [RendererChild.testHooksVariable: "1"])
         let offload = Offload.forTests
         let renderers = Renderers(isolation: pool)
         let stuck = Task {

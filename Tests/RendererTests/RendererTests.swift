@@ -10,7 +10,12 @@ private func decode(_ image: RenderedImage) throws -> PixelBuffer {
     let folder = try TemporaryFolder()
     defer { folder.remove() }
     let file = try folder.file("out.\(image.format.fileExtension)", image.bytes)
-    let load: VipsLoad = switch image.format { case .jpeg: .jpeg; case .png: .png; case .webp: .webp }
+    let load: VipsLoad =
+        switch image.format {
+        case .jpeg: .jpeg;
+        case .png: .png;
+        case .webp: .webp
+        }
     return try VipsImageRef.header(path: file.path, load: load).pixels()
 }
 
@@ -132,7 +137,9 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
     @Test func cmykColoursSurvive() throws {
         // testsrc2 has saturated bars; CMYK→sRGB must keep them saturated, not grey or inverted.
         let pixels = try decode(render("image-cmyk.jpg"))
-        let reds = stride(from: 0, to: pixels.bytes.count, by: 3).filter { pixels.bytes[$0] > 180 && pixels.bytes[$0 + 1] < 80 && pixels.bytes[$0 + 2] < 80 }
+        let reds = stride(from: 0, to: pixels.bytes.count, by: 3).filter {
+            pixels.bytes[$0] > 180 && pixels.bytes[$0 + 1] < 80 && pixels.bytes[$0 + 2] < 80
+        }
         #expect(reds.count > pixels.width * pixels.height / 50)
     }
 
@@ -182,8 +189,10 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
 /// thumbnail is the first frame with something in it within 10 s, found without decoding every frame.
 @Suite(.blocking) struct VideoOpeningTests {
     /// A video of `black` seconds of black, then 2 s of a test pattern, at `fps` (or black only).
-    private static func video(black: Double, fps: Int, pattern: Bool = true, keyframeEvery: Int? = nil,
-                              in folder: TemporaryFolder) throws -> URL {
+    private static func video(
+        black: Double, fps: Int, pattern: Bool = true, keyframeEvery: Int? = nil,
+        in folder: TemporaryFolder
+    ) throws -> URL {
         let output = folder.url.appendingPathComponent("open-\(black)-\(fps).mp4")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
@@ -191,7 +200,8 @@ private func render(_ sample: String, _ request: RenderRequest = RenderRequest()
         if pattern {
             arguments += ["-f", "lavfi", "-i", "testsrc2=size=160x90:rate=\(fps):duration=2", "-filter_complex", "[0][1]concat=n=2:v=1"]
         }
-        process.arguments = arguments + ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
+        process.arguments =
+            arguments + ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
             + (keyframeEvery.map { ["-g", "\($0)"] } ?? []) + [output.path]
         try process.run()
         process.waitUntilExit()

@@ -11,8 +11,10 @@ import Testing
     /// a keyframe every `keyframeEvery` frames.
     static func ramp(seconds: Int, keyframeEvery: Int, in folder: TemporaryFolder, size: String = "320x180") throws -> URL {
         let file = folder.url.appendingPathComponent("ramp-\(seconds).mp4")
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "color=c=black:size=\(size):rate=30:duration=\(seconds),format=gray,geq=lum='N*200/(30*\(seconds))'",
-                               "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "\(keyframeEvery)", file.path])
+        try MediaTools.ffmpeg([
+            "-f", "lavfi", "-i", "color=c=black:size=\(size):rate=30:duration=\(seconds),format=gray,geq=lum='N*200/(30*\(seconds))'",
+            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "\(keyframeEvery)", file.path
+        ])
         return file
     }
 
@@ -51,8 +53,10 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let file = folder.url.appendingPathComponent("long.mp4")
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=64x36:rate=1:duration=2400", "-c:v", "libx264", "-preset", "ultrafast",
-                               "-pix_fmt", "yuv420p", "-g", "5", file.path])
+        try MediaTools.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=64x36:rate=1:duration=2400", "-c:v", "libx264", "-preset", "ultrafast",
+            "-pix_fmt", "yuv420p", "-g", "5", file.path
+        ])
         let result = try ScrubbingSprites().make(file.path)
         #expect(result.intervalSeconds == 12 && result.tiles == 200 && result.sheets.count == 2)
         #expect(result.track.components(separatedBy: "-->").count == 201)

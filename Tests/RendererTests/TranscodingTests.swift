@@ -24,43 +24,64 @@ import Testing
     }
 
     static let cases: [Case] = [
-        Case(name: "AVI, MPEG-4 ASP + MP3", file: "in.avi", encode: ["-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame"],
-             playback: .transcode, video: "encode", audio: "copy"),
-        Case(name: "MKV, H.264 + Opus", file: "in.mkv", encode: ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "libopus"],
-             playback: .transcode, video: "copy", audio: "encode"),
-        Case(name: "WebM, VP8 + Vorbis", file: "in.webm", encode: ["-c:v", "libvpx", "-b:v", "300k", "-c:a", "libvorbis"],
-             playback: .transcode, video: "encode", audio: "encode"),
-        Case(name: "WebM, VP9 + Opus", file: "in.webm", encode: ["-c:v", "libvpx-vp9", "-b:v", "300k", "-c:a", "libopus"],
-             playback: .transcode, video: "encode", audio: "encode"),
-        Case(name: "MPEG-2 program stream", file: "in.mpg", encode: ["-c:v", "mpeg2video", "-q:v", "5", "-c:a", "mp2", "-f", "vob"],
-             playback: .transcode, video: "encode", audio: "encode"),
-        Case(name: "WMV", file: "in.wmv", encode: ["-c:v", "wmv2", "-q:v", "5", "-c:a", "wmav2"],
-             playback: .transcode, video: "encode", audio: "encode"),
-        Case(name: "FLV, Sorenson + MP3", file: "in.flv", encode: ["-c:v", "flv1", "-q:v", "5", "-c:a", "libmp3lame"],
-             playback: .transcode, video: "encode", audio: "copy"),
-        Case(name: "FLV, H.264 + AAC", file: "in.flv", encode: ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac"],
-             playback: .remux, video: "copy", audio: "copy"),
-        Case(name: "MOV, HEVC 10-bit HLG", file: "in.mov",
-             encode: ["-c:v", "libx265", "-x265-params", "log-level=none", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
-                      "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-c:a", "aac"],
-             playback: .direct, video: "encode", audio: "copy"),
-        Case(name: "MOV, HEVC 10-bit PQ", file: "in.mov",
-             encode: ["-c:v", "libx265", "-x265-params", "log-level=none", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
-                      "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-c:a", "aac"],
-             playback: .direct, video: "encode", audio: "copy"),
-        Case(name: "MP4 without audio", file: "in.mp4", encode: ["-an", "-c:v", "libx264", "-pix_fmt", "yuv420p"],
-             playback: .direct, video: "copy", audio: nil, hasAudio: false),
-        Case(name: "WebM at a variable frame rate", file: "in.webm",
-             encode: ["-vf", "setpts='if(lt(N,30),N/30/TB,(1+(N-30)/10)/TB)'", "-fps_mode", "passthrough", "-c:v", "libvpx", "-b:v", "300k",
-                      "-c:a", "libopus"],
-             playback: .transcode, video: "encode", audio: "encode"),
+        Case(
+            name: "AVI, MPEG-4 ASP + MP3", file: "in.avi", encode: ["-c:v", "mpeg4", "-q:v", "5", "-c:a", "libmp3lame"],
+            playback: .transcode, video: "encode", audio: "copy"),
+        Case(
+            name: "MKV, H.264 + Opus", file: "in.mkv", encode: ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "libopus"],
+            playback: .transcode, video: "copy", audio: "encode"),
+        Case(
+            name: "WebM, VP8 + Vorbis", file: "in.webm", encode: ["-c:v", "libvpx", "-b:v", "300k", "-c:a", "libvorbis"],
+            playback: .transcode, video: "encode", audio: "encode"),
+        Case(
+            name: "WebM, VP9 + Opus", file: "in.webm", encode: ["-c:v", "libvpx-vp9", "-b:v", "300k", "-c:a", "libopus"],
+            playback: .transcode, video: "encode", audio: "encode"),
+        Case(
+            name: "MPEG-2 program stream", file: "in.mpg", encode: ["-c:v", "mpeg2video", "-q:v", "5", "-c:a", "mp2", "-f", "vob"],
+            playback: .transcode, video: "encode", audio: "encode"),
+        Case(
+            name: "WMV", file: "in.wmv", encode: ["-c:v", "wmv2", "-q:v", "5", "-c:a", "wmav2"],
+            playback: .transcode, video: "encode", audio: "encode"),
+        Case(
+            name: "FLV, Sorenson + MP3", file: "in.flv", encode: ["-c:v", "flv1", "-q:v", "5", "-c:a", "libmp3lame"],
+            playback: .transcode, video: "encode", audio: "copy"),
+        Case(
+            name: "FLV, H.264 + AAC", file: "in.flv", encode: ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac"],
+            playback: .remux, video: "copy", audio: "copy"),
+        Case(
+            name: "MOV, HEVC 10-bit HLG", file: "in.mov",
+            encode: [
+                "-c:v", "libx265", "-x265-params", "log-level=none", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
+                "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-c:a", "aac"
+            ],
+            playback: .direct, video: "encode", audio: "copy"),
+        Case(
+            name: "MOV, HEVC 10-bit PQ", file: "in.mov",
+            encode: [
+                "-c:v", "libx265", "-x265-params", "log-level=none", "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
+                "-color_trc", "smpte2084", "-colorspace", "bt2020nc", "-tag:v", "hvc1", "-c:a", "aac"
+            ],
+            playback: .direct, video: "encode", audio: "copy"),
+        Case(
+            name: "MP4 without audio", file: "in.mp4", encode: ["-an", "-c:v", "libx264", "-pix_fmt", "yuv420p"],
+            playback: .direct, video: "copy", audio: nil, hasAudio: false),
+        Case(
+            name: "WebM at a variable frame rate", file: "in.webm",
+            encode: [
+                "-vf", "setpts='if(lt(N,30),N/30/TB,(1+(N-30)/10)/TB)'", "-fps_mode", "passthrough", "-c:v", "libvpx", "-b:v", "300k",
+                "-c:a", "libopus"
+            ],
+            playback: .transcode, video: "encode", audio: "encode")
     ]
 
     /// 3 s of a moving test pattern (320×180, 30 fps) and a tone, encoded as `encode` says.
     static func make(_ testCase: Case, in folder: TemporaryFolder) throws -> URL {
         let file = folder.url.appendingPathComponent(testCase.file)
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=3", "-f", "lavfi", "-i",
-                               "sine=frequency=440:sample_rate=44100:duration=3"] + testCase.encode + [file.path])
+        try MediaTools.ffmpeg(
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=3", "-f", "lavfi", "-i",
+                "sine=frequency=440:sample_rate=44100:duration=3"
+            ] + testCase.encode + [file.path])
         return file
     }
 
@@ -106,8 +127,10 @@ import Testing
         let output = folder.url.appendingPathComponent("rendition.mp4")
         _ = try VideoTranscoding().transcode(source.path, to: output.path)
         #expect(try MediaTools.probe(output).video?.color_transfer == "bt709")
-        let reference = try MediaTools.meanLuma(source, filters: "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
-                                                + "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv")
+        let reference = try MediaTools.meanLuma(
+            source,
+            filters: "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,"
+                + "tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv")
         let luma = try MediaTools.meanLuma(output)
         #expect(abs(luma - reference) / reference < 0.03, "rendition mean luma \(luma), reference \(reference)")
     }
@@ -118,9 +141,11 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let landscape = folder.url.appendingPathComponent("landscape.mp4")
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "color=black:size=640x360:rate=30:duration=2,drawbox=x=0:y=0:w=320:h=180:color=white:t=fill",
-                               "-f", "lavfi", "-i", "sine=duration=2",
-                               "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", landscape.path])
+        try MediaTools.ffmpeg([
+            "-f", "lavfi", "-i", "color=black:size=640x360:rate=30:duration=2,drawbox=x=0:y=0:w=320:h=180:color=white:t=fill",
+            "-f", "lavfi", "-i", "sine=duration=2",
+            "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", landscape.path
+        ])
         let portrait = folder.url.appendingPathComponent("portrait.mp4")
         try MediaTools.rotate(landscape, to: portrait, degrees: 90)
 

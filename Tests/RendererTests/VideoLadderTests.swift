@@ -13,8 +13,10 @@ import Testing
         defer { folder.remove() }
         let source = folder.url.appendingPathComponent("source.mp4")
         // 6 s of 720p with a keyframe only every 8 s: the ladder must make its own.
-        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6",
-                               "-c:v", "libx264", "-preset", "ultrafast", "-g", "240", "-pix_fmt", "yuv420p", "-c:a", "aac", source.path])
+        try MediaTools.ffmpeg([
+            "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=6", "-f", "lavfi", "-i", "sine=duration=6",
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "240", "-pix_fmt", "yuv420p", "-c:a", "aac", source.path
+        ])
         let ladder = folder.url.appendingPathComponent("ladder")
         var fractions: [Double] = []
         let rungs = try VideoLadder().make(source.path, into: ladder.path) { fractions.append($0) }
@@ -39,27 +41,33 @@ import Testing
             let text = try String(contentsOf: playlist, encoding: .utf8)
             #expect(text.contains("#EXT-X-PLAYLIST-TYPE:VOD") && text.contains("#EXT-X-MAP:URI=\"\(rung.media)\",BYTERANGE="))
             #expect(text.components(separatedBy: "#EXT-X-BYTERANGE:").count == 4)
-            let durations = text.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.compactMap { Double($0.dropFirst(8).prefix { $0 != "," }) }
+            let durations = text.split(separator: "\n").filter { $0.hasPrefix("#EXTINF:") }.compactMap {
+                Double($0.dropFirst(8).prefix { $0 != "," })
+            }
             #expect(durations.count == 3 && durations.allSatisfy { $0 <= 2.1 }, "\(rung.name): segments \(durations)")
             #expect(abs(durations.reduce(0, +) - 6) < 0.1)
             // A player's view: ffmpeg reads the rung through its playlist, every frame of it.
-            let frames = try MediaTools.ffprobeValue(playlist, ["-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets"])
+            let frames = try MediaTools.ffprobeValue(
+                playlist, ["-count_packets", "-select_streams", "v:0", "-show_entries", "stream=nb_read_packets"])
             // (ffprobe lists an HLS stream twice: in its program, and on its own.)
             #expect(frames.split(separator: "\n").first == "180", "\(rung.name): \(frames) frames")
         }
         // Each rung's I-frame playlist: every segment's keyframe alone, a byte range inside the
         // segment, shorter than it, and each decodes as a keyframe.
         for rung in rungs {
-            #expect(master.contains("#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(try #require(rung.iFrameBandwidth)),RESOLUTION=\(rung.width)x\(rung.height),"
-                                    + "CODECS=\"\(rung.codecs.split(separator: ",")[0])\",URI=\"\(rung.iFramePlaylist)\""))
+            #expect(
+                master.contains(
+                    "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(try #require(rung.iFrameBandwidth)),RESOLUTION=\(rung.width)x\(rung.height),"
+                        + "CODECS=\"\(rung.codecs.split(separator: ",")[0])\",URI=\"\(rung.iFramePlaylist)\""))
             let ranges = { (name: String) throws -> [[Int]] in
                 try String(contentsOf: ladder.appendingPathComponent(name), encoding: .utf8).split(separator: "\n")
                     .filter { $0.hasPrefix("#EXT-X-BYTERANGE:") }.map { $0.dropFirst(17).split(separator: "@").compactMap { Int($0) } }
             }
             let (segments, keyframes) = (try ranges(rung.playlist), try ranges(rung.iFramePlaylist))
-            #expect(keyframes.count == segments.count
+            #expect(
+                keyframes.count == segments.count
                     && zip(segments, keyframes).allSatisfy { $1[1] >= $0[1] && $1[0] + $1[1] < $0[0] + $0[1] && $1[0] < $0[0] / 2 },
-                    "\(rung.name): \(segments) \(keyframes)")
+                "\(rung.name): \(segments) \(keyframes)")
             let text = try String(contentsOf: ladder.appendingPathComponent(rung.iFramePlaylist), encoding: .utf8)
             #expect(text.contains("#EXT-X-I-FRAMES-ONLY\n") && text.contains("#EXT-X-MAP:URI=\"\(rung.media)\""))
             // A player's view of each: the init segment then the range; its first video packet is a keyframe.
@@ -78,7 +86,8 @@ import Testing
             try MediaTools.ffmpeg(["-i", ladder.appendingPathComponent("master.m3u8").path, "-map", "0:v:\(variant)", "-f", "null", "-"])
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["ladder", "source.mp4"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: ladder.path).sorted()
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: ladder.path).sorted()
                 == ["360p-iframes.m3u8", "360p.m3u8", "360p.mp4", "720p-iframes.m3u8", "720p.m3u8", "720p.mp4", "master.m3u8"])
     }
 

@@ -10,12 +10,15 @@ import Testing
 @Suite(.blocking) struct ZoomRenderTests {
     let renderers = Renderers()
 
-    private func region(_ x: Int, _ y: Int, _ width: Int, _ height: Int, out: (Int, Int), rotation: Int = 0, mirrored: Bool = false,
-                        tone: ImageRegion.Tone = .color, dpi: Int? = nil, pyramid: Bool = false, page: Int = 1,
-                        format: RenderRequest.Format = .png) -> RenderRequest {
+    private func region(
+        _ x: Int, _ y: Int, _ width: Int, _ height: Int, out: (Int, Int), rotation: Int = 0, mirrored: Bool = false,
+        tone: ImageRegion.Tone = .color, dpi: Int? = nil, pyramid: Bool = false, page: Int = 1,
+        format: RenderRequest.Format = .png
+    ) -> RenderRequest {
         var request = RenderRequest(page: page, format: format, quality: 90)
-        request.region = ImageRegion(x: x, y: y, width: width, height: height, outputWidth: out.0, outputHeight: out.1, rotation: rotation,
-                                     mirrored: mirrored, tone: tone, pageDPI: dpi, fromPyramid: pyramid)
+        request.region = ImageRegion(
+            x: x, y: y, width: width, height: height, outputWidth: out.0, outputHeight: out.1, rotation: rotation,
+            mirrored: mirrored, tone: tone, pageDPI: dpi, fromPyramid: pyramid)
         return request
     }
 
@@ -62,8 +65,9 @@ import Testing
         #expect { try renderers.pdf.render(Fixtures.sample("bad-empty.pdf").path, request) } throws: {
             ($0 as? PreviewError)?.code == .corrupt
         }
-        #expect { try renderers.pdf.render(Fixtures.sample("document-5-pages.pdf").path, region(0, 0, 512, 512, out: (512, 512), dpi: 600, page: 6)) }
-            throws: { ($0 as? PreviewError)?.code == .pageOutOfRange }
+        #expect {
+            try renderers.pdf.render(Fixtures.sample("document-5-pages.pdf").path, region(0, 0, 512, 512, out: (512, 512), dpi: 600, page: 6))
+        } throws: { ($0 as? PreviewError)?.code == .pageOutOfRange }
     }
 
     /// An EXIF-rotated photo (orientation 6: stored 640×480, shown 480×640) is cut upright; turning
@@ -99,7 +103,7 @@ import Testing
         defer { folder.remove() }
         let cases: [(any Renderer, String, Int?)] = [
             (renderers.image.reading(.jpeg), Fixtures.sample("photo-exif-orientation-6.jpg").path, nil),
-            (renderers.pdf, Fixtures.sample("document-5-pages.pdf").path, 150),
+            (renderers.pdf, Fixtures.sample("document-5-pages.pdf").path, 150)
         ]
         for (renderer, path, dpi) in cases {
             let image = try pixels(try renderer.render(path, region(0, 0, 400, 400, out: (200, 200), tone: tone, dpi: dpi)), in: folder)
@@ -125,8 +129,10 @@ import Testing
         #expect((facts.width, facts.height) == (3000, 2000))
         let levels = try VipsImageRef.tiffPage(path: pyramid.path, page: 0).pageCount
         #expect(levels >= 4, "levels halve down to a tile")
-        for (x, y, w, h, out) in [(0, 0, 512, 512, (512, 512)), (2560, 1536, 440, 464, (440, 464)), (2048, 0, 952, 2000, (238, 500)),
-                                  (0, 0, 3000, 2000, (375, 250))] {
+        for (x, y, w, h, out) in [
+            (0, 0, 512, 512, (512, 512)), (2560, 1536, 440, 464, (440, 464)), (2048, 0, 952, 2000, (238, 500)),
+            (0, 0, 3000, 2000, (375, 250))
+        ] {
             let fromPyramid = try renderers.image.reading(.tiff).render(pyramid.path, region(x, y, w, h, out: out, pyramid: true))
             let direct = try renderers.image.reading(.png).render(source.path, region(x, y, w, h, out: out))
             #expect((fromPyramid.width, fromPyramid.height) == out && (direct.width, direct.height) == out)
@@ -156,8 +162,9 @@ import Testing
         var limits = Limits()
         limits.maxPixels = 100_000  // the photo is 640×480
         let output = folder.url.appendingPathComponent("pyramid.tif")
-        #expect { try ImageRenderer(limits: limits).reading(.jpeg).writePyramid(Fixtures.sample("photo-exif-orientation-6.jpg").path, to: output.path) }
-            throws: { ($0 as? PreviewError)?.code == .tooManyPixels }
+        #expect {
+            try ImageRenderer(limits: limits).reading(.jpeg).writePyramid(Fixtures.sample("photo-exif-orientation-6.jpg").path, to: output.path)
+        } throws: { ($0 as? PreviewError)?.code == .tooManyPixels }
         #expect(!FileManager.default.fileExists(atPath: output.path), "nothing decoded, nothing written")
     }
 }

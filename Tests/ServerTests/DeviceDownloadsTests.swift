@@ -13,11 +13,15 @@ import Testing
 @Suite struct DeviceDownloadsTests {
     static let token = "correct-horse-battery-staple"
 
-    private func submit(_ client: some TestClientProtocol, _ link: String, clientID: String, token: String) async throws -> (status: HTTPResponse.Status, body: [String: Any]) {
+    private func submit(_ client: some TestClientProtocol, _ link: String, clientID: String, token: String) async throws -> (
+        status: HTTPResponse.Status, body: [String: Any]
+    ) {
         let body = #"{"url": "\#(link)", "client_id": "\#(clientID)", "timestamp": "2026-11-26T10:00:00Z"}"#
-        return try await client.execute(uri: "/api/v1/download", method: .post,
-                                        headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
-                                        body: ByteBuffer(string: body)) { ($0.status, try json($0)) }
+        return try await client.execute(
+            uri: "/api/v1/download", method: .post,
+            headers: [.authorization: "Bearer \(token)", .contentType: "application/json"],
+            body: ByteBuffer(string: body)
+        ) { ($0.status, try json($0)) }
     }
 
     /// A JSON body past its route's limit is `413 file_too_large` in the route's error object, not
@@ -28,11 +32,14 @@ import Testing
         try await harness.test { client in
             let large = ByteBuffer(string: #"{"url": "\#(String(repeating: "x", count: 70_000))", "client_id": "a"}"#)
             for (uri, method) in [("/api/v1/download", HTTPRequest.Method.post), ("/v1/documents/any/shares", .post), ("/v1/documents/any", .patch)] {
-                try await client.execute(uri: uri, method: method, headers: [.authorization: "Bearer \(Self.token)", .contentType: "application/json"],
-                                         body: large) { response in
+                try await client.execute(
+                    uri: uri, method: method, headers: [.authorization: "Bearer \(Self.token)", .contentType: "application/json"],
+                    body: large
+                ) { response in
                     #expect(response.status == .contentTooLarge && response.headers[.contentType]?.hasPrefix("application/json") == true, "\(uri)")
                     let body = try json(response)
-                    #expect((body["error"] as? String ?? (body["error"] as? [String: Any])?["code"] as? String) == "file_too_large", "\(uri): \(body)")
+                    #expect(
+                        (body["error"] as? String ?? (body["error"] as? [String: Any])?["code"] as? String) == "file_too_large", "\(uri): \(body)")
                 }
             }
         }
@@ -55,11 +62,15 @@ import Testing
             let stranger = try await submit(client, link, clientID: clientID, token: other)
             #expect(stranger.status == .accepted, "the other device's link is its own")
             #expect(stranger.body["download_id"] as? String != first.body["download_id"] as? String)
-            let listed = try await client.execute(uri: "/api/v1/downloads?client_id=\(clientID)", method: .get,
-                                                  headers: [.authorization: "Bearer \(other)"]) { try json($0)["downloads"] as? [[String: Any]] ?? [] }
+            let listed = try await client.execute(
+                uri: "/api/v1/downloads?client_id=\(clientID)", method: .get,
+                headers: [.authorization: "Bearer \(other)"]
+            ) { try json($0)["downloads"] as? [[String: Any]] ?? [] }
             #expect(listed.map { $0["download_id"] as? String } == [stranger.body["download_id"] as? String], "it sees its own only")
-            try await client.execute(uri: "/api/v1/download/\(first.body["download_id"] as? String ?? "")", method: .get,
-                                     headers: [.authorization: "Bearer \(other)"]) { #expect($0.status == .notFound) }
+            try await client.execute(
+                uri: "/api/v1/download/\(first.body["download_id"] as? String ?? "")", method: .get,
+                headers: [.authorization: "Bearer \(other)"]
+            ) { #expect($0.status == .notFound) }
 
             for index in 0..<DocumentService.maxPendingDownloads {
                 _ = try await submit(client, "https://www.tiktok.com/@bo/video/\(index + 100)", clientID: clientID, token: other)

@@ -80,8 +80,10 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
 
             // Relabel: every version moves; a title in use, control characters, a type that refuses .pdf.
             func patch(_ body: String) async throws -> (HTTPResponse.Status, String?) {
-                try await client.execute(uri: "/v1/documents/\(first)", method: .patch, headers: [.contentType: "application/json"],
-                                         body: ByteBuffer(string: body)) { ($0.status, try? errorCode($0)) }
+                try await client.execute(
+                    uri: "/v1/documents/\(first)", method: .patch, headers: [.contentType: "application/json"],
+                    body: ByteBuffer(string: body)
+                ) { ($0.status, try? errorCode($0)) }
             }
             #expect(try await patch(#"{"title":"CV 2026"}"#).0 == .ok)
             #expect(try await patch(#"{"title":"photo","type":""}"#) == (.conflict, "conflict"))
@@ -152,7 +154,8 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
                 #expect(Data(buffer: response.body) == bytes)
                 #expect(response.headers[.contentType] == "video/mp4")
                 #expect(response.headers[.acceptRanges] == "bytes")
-                #expect(response.headers[.contentDisposition] == #"inline; filename="Sp_t _final_.mp4"; filename*=UTF-8''Sp%C3%A4t%20%22final%22.mp4"#)
+                #expect(
+                    response.headers[.contentDisposition] == #"inline; filename="Sp_t _final_.mp4"; filename*=UTF-8''Sp%C3%A4t%20%22final%22.mp4"#)
                 #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
                 return try #require(response.headers[.eTag])
             }
@@ -193,12 +196,16 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
         defer { harness.folder.remove() }
         let bearer: HTTPFields = [.authorization: "Bearer s3cret"]
         try await harness.test { client in
-            let id = try await client.execute(uri: "/v1/documents?owner=ana&title=%3Cb%3Eletter&filename=l.pdf", method: .post,
-                                              headers: bearer, body: try sample("document-5-pages.pdf")) {
+            let id = try await client.execute(
+                uri: "/v1/documents?owner=ana&title=%3Cb%3Eletter&filename=l.pdf", method: .post,
+                headers: bearer, body: try sample("document-5-pages.pdf")
+            ) {
                 try #require(try json($0)["document_id"] as? String)
             }
-            let other = try await client.execute(uri: "/v1/documents?owner=ana&title=photo&filename=p.webp", method: .post,
-                                                 headers: bearer, body: try sample("image.webp")) {
+            let other = try await client.execute(
+                uri: "/v1/documents?owner=ana&title=photo&filename=p.webp", method: .post,
+                headers: bearer, body: try sample("image.webp")
+            ) {
                 try #require(try json($0)["document_id"] as? String)
             }
             try await harness.drainQueue()
@@ -212,18 +219,22 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
             }
             #expect(html.contains("<p class=\"pagecount\">5 pages</p>"))
             #expect(html.range(of: "pagecount")!.lowerBound < html.range(of: "<img")!.lowerBound, "the page count comes first")
-            #expect(html.components(separatedBy: "<img ").count - 1 == 1 && html.contains("<img loading=\"eager\" fetchpriority=\"high\""),
-                    "the first page is written, asked for first")
+            #expect(
+                html.components(separatedBy: "<img ").count - 1 == 1 && html.contains("<img loading=\"eager\" fetchpriority=\"high\""),
+                "the first page is written, asked for first")
             #expect(html.contains("src=\"/v1/documents/\(id)/preview?format=webp&amp;page=1&amp;width=1024\""))
-            #expect(html.contains("data-pages=\"5\"") && html.contains("data-page-src=\"/v1/documents/\(id)/preview?format=webp&amp;page=\""),
-                    "the others are made by the script from page 1's address")
+            #expect(
+                html.contains("data-pages=\"5\"") && html.contains("data-page-src=\"/v1/documents/\(id)/preview?format=webp&amp;page=\""),
+                "the others are made by the script from page 1's address")
             #expect(html.contains("&lt;b&gt;letter") && !html.contains("<b>letter"), "the title is text")
             #expect(html.contains("href=\"/ui/documents/\(other)\""), "the owner's other document is a step away")
             #expect(html.contains("href=\"/v1/documents/\(id)/content?download=1\""))
 
             // A browser signs in; its delete form carries the session's CSRF token in a hidden field.
-            let cookie = try await client.execute(uri: "/ui/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                  body: ByteBuffer(string: "token=s3cret&return=%2F")) {
+            let cookie = try await client.execute(
+                uri: "/ui/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "token=s3cret&return=%2F")
+            ) {
                 String(try #require($0.headers[.setCookie]).split(separator: ";")[0])
             }
             let confirmation = try await client.execute(uri: "/ui/documents/\(id)/delete", method: .get, headers: [.cookie: cookie]) {
@@ -241,7 +252,8 @@ func upload(_ client: any TestClientProtocol, _ name: String, _ query: String) a
             try await client.execute(uri: "/ui/documents/\(id)/delete?csrf=\(csrf)", method: .post, headers: [.cookie: cookie]) {
                 #expect($0.status == .forbidden, "the token in the URL does not count")
             }
-            try await client.execute(uri: "/ui/documents/\(id)/delete", method: .post, headers: form, body: ByteBuffer(string: "csrf=\(csrf)")) { response in
+            try await client.execute(uri: "/ui/documents/\(id)/delete", method: .post, headers: form, body: ByteBuffer(string: "csrf=\(csrf)")) {
+                response in
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.location] == "/?owner=ana")
             }

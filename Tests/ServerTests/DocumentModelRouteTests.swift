@@ -33,9 +33,13 @@ import Testing
         defer { harness.folder.remove() }
         try await harness.test { client in
             // A form's textarea sends CRLF line breaks: kept as \n.
-            let body = multipart(boundary: "b", fields: ["owner": "ana", "title": "Coach letter", "description": "Captain, varsity\r\nAll-state 2026",
-                                                         "school": "  Lakeside Prep "],
-                                 file: ("Rivera_Letter.pdf", Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))))
+            let body = multipart(
+                boundary: "b",
+                fields: [
+                    "owner": "ana", "title": "Coach letter", "description": "Captain, varsity\r\nAll-state 2026",
+                    "school": "  Lakeside Prep "
+                ],
+                file: ("Rivera_Letter.pdf", Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))))
             var headers = Self.bearer
             headers[.contentType] = "multipart/form-data; boundary=b"
             let id = try await client.execute(uri: "/v1/documents", method: .post, headers: headers, body: body) { response in
@@ -46,8 +50,10 @@ import Testing
                 let document = try json(response)
                 #expect(document["description"] as? String == "Captain, varsity\nAll-state 2026" && document["school"] as? String == "Lakeside Prep")
             }
-            _ = try await client.execute(uri: "/v1/documents?filename=stats.pdf&title=Stats&owner=ana&school=North%20High&description=Fall%20term",
-                                         method: .post, headers: Self.bearer, body: try sample("document-5-pages.pdf")) { $0.status }
+            _ = try await client.execute(
+                uri: "/v1/documents?filename=stats.pdf&title=Stats&owner=ana&school=North%20High&description=Fall%20term",
+                method: .post, headers: Self.bearer, body: try sample("document-5-pages.pdf")
+            ) { $0.status }
 
             #expect(try await Self.listed(client, "q=ALL-STATE") == ["Coach letter"], "a word of the description, any case")
             #expect(try await Self.listed(client, "q=rivera_letter") == ["Coach letter"], "the file name")
@@ -56,8 +62,9 @@ import Testing
             #expect(try await Self.listed(client, "owner=ana&school=Lakeside%20Prep") == ["Coach letter"])
 
             let (status, relabelled) = try await Self.patch(client, id, #"{"description": "Two seasons as captain", "school": ""}"#)
-            #expect(status == .ok && relabelled["description"] as? String == "Two seasons as captain" && relabelled["school"] == nil,
-                    "an empty school is none")
+            #expect(
+                status == .ok && relabelled["description"] as? String == "Two seasons as captain" && relabelled["school"] == nil,
+                "an empty school is none")
             #expect(try await Self.listed(client, "q=all-state").isEmpty)
             #expect(try await Self.listed(client, "q=two%20seasons") == ["Coach letter"])
             #expect(try await Self.listed(client, "school=Lakeside%20Prep").isEmpty)
@@ -71,8 +78,10 @@ import Testing
                 let (refused, error) = try await Self.patch(client, id, bad)
                 #expect(refused == .badRequest && (error["error"] as? [String: Any])?["code"] as? String == "bad_request", "\(bad.prefix(40))")
             }
-            try await client.execute(uri: "/v1/documents?filename=x.pdf&school=a%07b", method: .post, headers: Self.bearer,
-                                     body: try sample("document-5-pages.pdf")) { #expect($0.status == .badRequest, "an upload's school is held to the same rules") }
+            try await client.execute(
+                uri: "/v1/documents?filename=x.pdf&school=a%07b", method: .post, headers: Self.bearer,
+                body: try sample("document-5-pages.pdf")
+            ) { #expect($0.status == .badRequest, "an upload's school is held to the same rules") }
         }
     }
 
@@ -98,14 +107,18 @@ import Testing
 
             let (_, second) = try await put(#"{"schools": ["State University", "North High"]}"#)
             let kept = try #require(second.first?["share"] as? [String: Any])
-            #expect(kept["share_id"] as? String == state["share_id"] as? String && kept["link"] as? String == links.first,
-                    "a listed school keeps its link, given again")
+            #expect(
+                kept["share_id"] as? String == state["share_id"] as? String && kept["link"] as? String == links.first,
+                "a listed school keeps its link, given again")
             #expect((second.last?["share"] as? [String: Any])?["link"] is String, "a new school gets one")
             let lakeside = try #require(links.last.flatMap(URL.init(string:))?.path)
             try await client.execute(uri: lakeside, method: .get) { #expect($0.status == .gone, "an unlisted school's link is revoked") }
 
             let shares = try await SharesTests.shares(client, id)
-            #expect(shares.filter { $0["status"] as? String == "live" }.compactMap { $0["school"] as? String }.sorted() == ["North High", "State University"])
+            #expect(
+                shares.filter { $0["status"] as? String == "live" }.compactMap { $0["school"] as? String }.sorted() == [
+                    "North High", "State University"
+                ])
             #expect(shares.first { $0["school"] as? String == "State University" }?["link"] as? String == links.first, "a live link is listed whole")
             #expect(shares.first { $0["school"] as? String == "Lakeside Prep" }.map { $0["link"] == nil } == true, "a revoked one is not")
             _ = try await Self.patch(client, id, #"{"school": "North High"}"#)

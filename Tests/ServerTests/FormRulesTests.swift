@@ -33,8 +33,10 @@ import Testing
         let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let id = try await client.execute(uri: "/v1/documents?owner=ana&title=Fall+transcript&filename=my+letter.pdf&description=C%2B%2B",
-                                              method: .post, body: try sample("document-5-pages.pdf")) { try #require(try json($0)["document_id"] as? String) }
+            let id = try await client.execute(
+                uri: "/v1/documents?owner=ana&title=Fall+transcript&filename=my+letter.pdf&description=C%2B%2B",
+                method: .post, body: try sample("document-5-pages.pdf")
+            ) { try #require(try json($0)["document_id"] as? String) }
             try await client.execute(uri: "/v1/documents/\(id)", method: .get) { response in
                 let document = try json(response)
                 #expect(document["title"] as? String == "Fall transcript" && document["filename"] as? String == "my letter.pdf")

@@ -18,9 +18,10 @@ import Testing
     /// A queued document of `owner`, enqueued as an upload would be.
     private func enqueue(_ harness: Harness, owner: String, title: String, bytes: [UInt8]) async throws -> Document {
         let hash = try await harness.pipeline.store.blobs.put(bytes: bytes, as: .original)
-        let record = Document(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: "\(title).pdf",
-                                    sha256: hash, kind: .pdf, mime: FileKind.pdf.mime, size: bytes.count,
-                                    facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
+        let record = Document(
+            id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: "\(title).pdf",
+            sha256: hash, kind: .pdf, mime: FileKind.pdf.mime, size: bytes.count,
+            facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
         return try await harness.queue.enqueue(record).document
     }
 
@@ -29,7 +30,9 @@ import Testing
         defer { harness.folder.remove() }
         let pdf = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))
         var flood: [Document] = []
-        for number in 0..<4 { flood.append(try await enqueue(harness, owner: "stranger", title: "slow \(number)", bytes: pdf + Array("\(number)".utf8))) }
+        for number in 0..<4 {
+            flood.append(try await enqueue(harness, owner: "stranger", title: "slow \(number)", bytes: pdf + Array("\(number)".utf8)))
+        }
         let other = try await enqueue(harness, owner: "coach", title: "roster", bytes: pdf + Array("other".utf8))
         let first = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
         #expect(first.document.id == flood[0].id, "the oldest first while nobody runs")
@@ -48,7 +51,9 @@ import Testing
         defer { harness.folder.remove() }
         let slow = ByteBuffer(bytes: SlowPDF.make())
         try await harness.test { client in
-            try await client.execute(uri: "/v1/documents?filename=a.pdf&owner=stranger", method: .post, body: slow) { #expect($0.status == .accepted) }
+            try await client.execute(uri: "/v1/documents?filename=a.pdf&owner=stranger", method: .post, body: slow) {
+                #expect($0.status == .accepted)
+            }
             let started = ContinuousClock.now
             try await harness.drainQueue()
             #expect(started.duration(to: .now) < .seconds(20), "the page stopped at its budget, not at the end of the drawing")
@@ -57,11 +62,15 @@ import Testing
 
             // Remembered: what the second upload gets is the stored failure, not a new render.
             let source = try await #require(try harness.pipeline.store.index.document(id: failed.documentID)).sha256
-            let key = try harness.pipeline.derivativeKey(source: source, kind: .pdf, request: .thumbnail, renderer: harness.pipeline.renderers.pdfRenderer(on: .forTests)).hash
+            let key = try harness.pipeline.derivativeKey(
+                source: source, kind: .pdf, request: .thumbnail, renderer: harness.pipeline.renderers.pdfRenderer(on: .forTests)
+            ).hash
             let remembered = try await #require(try harness.pipeline.store.index.failure(key: key))
             #expect(remembered.code == .timeout)
-            try await harness.pipeline.store.index.recordFailure(RenderFailure(key: key, sourceSha256: source,
-                                                                         error: PreviewError(.timeout, "remembered")))
+            try await harness.pipeline.store.index.recordFailure(
+                RenderFailure(
+                    key: key, sourceSha256: source,
+                    error: PreviewError(.timeout, "remembered")))
             try await client.execute(uri: "/v1/documents?filename=b.pdf&owner=stranger&title=again", method: .post, body: slow) {
                 #expect($0.status == .accepted)
             }
@@ -75,12 +84,16 @@ import Testing
 
     @Test func theHostHeaderMustNameThisServer() {
         let hosts = HostCheck(publicHosts: ["previews.example.org"])
-        for accepted in ["localhost", "localhost:8080", "127.0.0.1:8080", "[::1]:8080", "::1", "10.1.2.3", "PREVIEWS.example.org:443",
-                         "app.localhost"] {
+        for accepted in [
+            "localhost", "localhost:8080", "127.0.0.1:8080", "[::1]:8080", "::1", "10.1.2.3", "PREVIEWS.example.org:443",
+            "app.localhost"
+        ] {
             #expect(hosts.accepts(accepted), "\(accepted)")
         }
-        for refused in ["rebind.attacker.example:8080", "rebind.attacker.example", "previews.example.org.attacker.example",
-                        "localhost.attacker.example", "127.0.0.1.nip.io"] {
+        for refused in [
+            "rebind.attacker.example:8080", "rebind.attacker.example", "previews.example.org.attacker.example",
+            "localhost.attacker.example", "127.0.0.1.nip.io"
+        ] {
             #expect(!hosts.accepts(refused), "\(refused)")
         }
     }
@@ -91,7 +104,8 @@ import Testing
         let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let id = try await client.execute(uri: "/v1/documents?filename=a.pdf&owner=ana", method: .post, body: try sample("document-5-pages.pdf")) {
+            let id = try await client.execute(uri: "/v1/documents?filename=a.pdf&owner=ana", method: .post, body: try sample("document-5-pages.pdf"))
+            {
                 try #require(try json($0)["document_id"] as? String)
             }
             try await harness.drainQueue()
@@ -185,7 +199,9 @@ import Testing
 @Suite struct SessionTests {
     private let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
 
-    private func signIn(_ client: any TestClientProtocol, token: String = "correct-horse") async throws -> (status: HTTPResponse.Status, cookie: String?, headers: HTTPFields) {
+    private func signIn(_ client: any TestClientProtocol, token: String = "correct-horse") async throws -> (
+        status: HTTPResponse.Status, cookie: String?, headers: HTTPFields
+    ) {
         try await client.execute(uri: "/ui/signin", method: .post, headers: form, body: ByteBuffer(string: "token=\(token)&return=%2F")) { response in
             (response.status, response.headers[.setCookie].map { String($0.split(separator: ";")[0]) }, response.headers)
         }
@@ -204,13 +220,17 @@ import Testing
             let csrf = try await client.execute(uri: "/?owner=ana", method: .get, headers: [.cookie: first]) { response in
                 String(try #require(String(buffer: response.body).firstMatch(of: /name="csrf" value="([A-Za-z0-9_-]+)"/)?.output.1))
             }
-            try await client.execute(uri: "/ui/signout", method: .post, headers: [.cookie: first, .contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: "csrf=\(csrf)")) { response in
+            try await client.execute(
+                uri: "/ui/signout", method: .post, headers: [.cookie: first, .contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "csrf=\(csrf)")
+            ) { response in
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.setCookie]?.contains("Max-Age=0") == true)
             }
             try await client.execute(uri: "/v1/stats", method: .get, headers: [.cookie: first]) { #expect($0.status == .unauthorized, "signed out") }
-            try await client.execute(uri: "/v1/stats", method: .get, headers: [.cookie: second]) { #expect($0.status == .ok, "the other session lives") }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.cookie: second]) {
+                #expect($0.status == .ok, "the other session lives")
+            }
         }
     }
 
@@ -304,10 +324,14 @@ import Testing
                     #expect([.unauthorized, .tooManyRequests].contains($0.status))
                 }
             }
-            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer wrong"]) { #expect($0.status == .tooManyRequests) }
+            try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer wrong"]) {
+                #expect($0.status == .tooManyRequests)
+            }
             try await client.execute(uri: "/v1/stats", method: .get, headers: [.authorization: "Bearer correct-horse"]) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/api/v1/downloads?client_id=\(UUID().uuidString)", method: .get,
-                                     headers: [.authorization: "Bearer \(deviceToken)"]) { #expect($0.status == .ok) }
+            try await client.execute(
+                uri: "/api/v1/downloads?client_id=\(UUID().uuidString)", method: .get,
+                headers: [.authorization: "Bearer \(deviceToken)"]
+            ) { #expect($0.status == .ok) }
             #expect(try await signIn(client).cookie != nil, "the form signs the right token in")
         }
         let clock = ManualClock()
@@ -321,8 +345,10 @@ import Testing
         defer { harness.folder.remove() }
         try await harness.test { client in
             // The sign-in form, a page and a page's failure (the pages themselves need the token).
-            for (uri, headers) in [("/ui/signin", HTTPFields()), ("/", [.authorization: "Bearer correct-horse"]),
-                                   ("/ui/documents/x", [.authorization: "Bearer correct-horse"])] {
+            for (uri, headers) in [
+                ("/ui/signin", HTTPFields()), ("/", [.authorization: "Bearer correct-horse"]),
+                ("/ui/documents/x", [.authorization: "Bearer correct-horse"])
+            ] {
                 try await client.execute(uri: uri, method: .get, headers: headers) { response in
                     #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true, "\(uri)")
                     #expect(response.headers[HTTPField.Name("X-Frame-Options")!] == "DENY", "\(uri)")

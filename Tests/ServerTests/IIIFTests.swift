@@ -11,13 +11,17 @@ import Testing
 
 /// IIIF Image API 3.0 requests: parsed and checked before any work, with the API's statuses.
 @Suite struct IIIFRequestTests {
-    private func parse(_ region: String = "full", _ size: String = "max", _ rotation: String = "0", _ file: String = "default.jpg",
-                       width: Int = 5100, height: Int = 6600) throws(IIIFImageRequest.Refusal) -> ImageRegion {
+    private func parse(
+        _ region: String = "full", _ size: String = "max", _ rotation: String = "0", _ file: String = "default.jpg",
+        width: Int = 5100, height: Int = 6600
+    ) throws(IIIFImageRequest.Refusal) -> ImageRegion {
         try IIIFImageRequest(region: region, size: size, rotation: rotation, file: file, width: width, height: height).region
     }
 
-    private func refusal(_ region: String = "full", _ size: String = "max", _ rotation: String = "0", _ file: String = "default.jpg",
-                         width: Int = 5100, height: Int = 6600) -> IIIFImageRequest.Refusal? {
+    private func refusal(
+        _ region: String = "full", _ size: String = "max", _ rotation: String = "0", _ file: String = "default.jpg",
+        width: Int = 5100, height: Int = 6600
+    ) -> IIIFImageRequest.Refusal? {
         do {
             _ = try parse(region, size, rotation, file, width: width, height: height)
             return nil
@@ -51,10 +55,14 @@ import Testing
     @Test func extremeNumbersAreRefusedNotTrapped() throws {
         let side = ImageRegion.maxSide
         #expect(isBad(refusal(width: side + 1, height: 10)) && isBad(refusal(width: 10, height: Int.max)) && isBad(refusal(width: 0, height: 10)))
-        for region in ["full", "square", "pct:0,0,1,999999999999", "pct:999999999,0,100,100", "0,0,999999999,999999999",
-                       "pct:0,0,100,100", "999999998,0,1,1"] {
-            for size in ["max", "^max", "^pct:999999999999", "pct:100", "^!999999999,999999999", "^999999999,", "^,999999999",
-                         "^999999999,999999999", "!1,1", "1,"] {
+        for region in [
+            "full", "square", "pct:0,0,1,999999999999", "pct:999999999,0,100,100", "0,0,999999999,999999999",
+            "pct:0,0,100,100", "999999998,0,1,1"
+        ] {
+            for size in [
+                "max", "^max", "^pct:999999999999", "pct:100", "^!999999999,999999999", "^999999999,", "^,999999999",
+                "^999999999,999999999", "!1,1", "1,"
+            ] {
                 _ = refusal(region, size, width: side, height: side)
                 _ = refusal(region, size, width: 612, height: side)
                 _ = refusal(region, size, width: 1, height: 1)
@@ -114,7 +122,8 @@ import Testing
         #expect(try !canonical("0,0,512,512", "256,256"), "not its factor's size")
         #expect(try !canonical("100,0,512,512", "512,512"), "off the grid")
         #expect(try canonical("0,0,512,512", "512,512", "0", "default.png"), "a page's tiles in PNG")
-        #expect(try !canonical("0,0,512,512", "512,512", "90") && !canonical("0,0,512,512", "512,512", "0", "gray.jpg")
+        #expect(
+            try !canonical("0,0,512,512", "512,512", "90") && !canonical("0,0,512,512", "512,512", "0", "gray.jpg")
                 && !canonical("0,0,512,512", "512,512", "0", "default.webp"))
         #expect(IIIFLimits.scaleFactors(width: 5100, height: 6600) == [1, 2, 4, 8, 16])
     }
@@ -192,17 +201,17 @@ import Testing
             let image = try await upload(client, "image.webp")
             try await harness.drainQueue()
             let cases: [(String, HTTPResponse.Status, String)] = [
-                ("/iiif/3/\(pdf)~p1/5100,0,10,10/max/0/default.jpg", .badRequest, "bad_request"),       // outside the page
-                ("/iiif/3/\(pdf)~p1/full/^5000,5000/0/default.jpg", .badRequest, "bad_request"),       // over maxArea
+                ("/iiif/3/\(pdf)~p1/5100,0,10,10/max/0/default.jpg", .badRequest, "bad_request"),  // outside the page
+                ("/iiif/3/\(pdf)~p1/full/^5000,5000/0/default.jpg", .badRequest, "bad_request"),  // over maxArea
                 ("/iiif/3/\(pdf)~p1/full/100,/45/default.jpg", .notImplemented, "not_implemented"),
                 ("/iiif/3/\(pdf)~p1/full/100,/0/sepia.jpg", .badRequest, "bad_request"),
                 ("/iiif/3/\(pdf)~p6/info.json", .unprocessableContent, "page_out_of_range"),
-                ("/iiif/3/\(pdf)/info.json", .unprocessableContent, "page_out_of_range"),             // a page must be named
+                ("/iiif/3/\(pdf)/info.json", .unprocessableContent, "page_out_of_range"),  // a page must be named
                 ("/iiif/3/\(image)~p1/info.json", .unprocessableContent, "page_out_of_range"),
                 ("/iiif/3/\(encrypted)~p1/info.json", .unprocessableContent, "encrypted"),
                 ("/iiif/3/\(pdf)~v9~p1/info.json", .notFound, "not_found"),
                 ("/iiif/3/no-such-document/info.json", .notFound, "not_found"),
-                ("/iiif/3/\(pdf)~x1/info.json", .notFound, "not_found"),
+                ("/iiif/3/\(pdf)~x1/info.json", .notFound, "not_found")
             ]
             for (uri, status, code) in cases {
                 try await client.execute(uri: uri, method: .get) { response in
@@ -223,16 +232,21 @@ import Testing
         try await harness.test { client in
             var ids: [String] = []
             for (index, box) in ["0 0 2147483647 2147483647", "0 0 612 5000000000000000000", "0 0 612 2147483647"].enumerated() {
-                let pdf = PDFWriter.document(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-                                              "<< /Type /Page /Parent 2 0 R /MediaBox [\(box)] >>"])
-                ids.append(try await client.execute(uri: "/v1/documents?filename=box\(index).pdf", method: .post, body: ByteBuffer(bytes: pdf)) {
-                    try #require(try json($0)["document_id"] as? String)
-                })
+                let pdf = PDFWriter.document([
+                    "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                    "<< /Type /Page /Parent 2 0 R /MediaBox [\(box)] >>"
+                ])
+                ids.append(
+                    try await client.execute(uri: "/v1/documents?filename=box\(index).pdf", method: .post, body: ByteBuffer(bytes: pdf)) {
+                        try #require(try json($0)["document_id"] as? String)
+                    })
             }
             try await harness.drainQueue()
             for id in ids {
-                for uri in ["/iiif/3/\(id)~p1/info.json", "/iiif/3/\(id)~p1/full/max/0/default.jpg",
-                            "/iiif/3/\(id)~p1/pct:0,0,1,999999999999/max/0/default.jpg"] {
+                for uri in [
+                    "/iiif/3/\(id)~p1/info.json", "/iiif/3/\(id)~p1/full/max/0/default.jpg",
+                    "/iiif/3/\(id)~p1/pct:0,0,1,999999999999/max/0/default.jpg"
+                ] {
                     try await client.execute(uri: uri, method: .get) { response in
                         #expect(response.status == .unprocessableContent, "\(uri)")
                         let code = try errorCode(response)
@@ -279,8 +293,10 @@ import Testing
         defer { harness.folder.remove() }
         let bearer: HTTPFields = [.authorization: "Bearer \(Self.token)"]
         try await harness.test { client in
-            let id = try await client.execute(uri: "/v1/documents?filename=a.pdf&title=A", method: .post, headers: bearer,
-                                              body: try sample("document-5-pages.pdf")) { try #require(try json($0)["document_id"] as? String) }
+            let id = try await client.execute(
+                uri: "/v1/documents?filename=a.pdf&title=A", method: .post, headers: bearer,
+                body: try sample("document-5-pages.pdf")
+            ) { try #require(try json($0)["document_id"] as? String) }
             try await harness.drainQueue()
             let links = try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: bearer) { try json($0) }
             let pages = try #require(links["iiif_pages"] as? [String])

@@ -42,7 +42,9 @@ import Testing
         let expires = try #require(stored.leaseExpiresAt)
         #expect((59.9...60.1).contains(expires.timeIntervalSince(stored.availableAt)), "leased for the worker's lease length from its commit")
         #expect(try await harness.queue.lease(worker: "other", leaseSeconds: 60) == nil, "no other worker can take it")
-        guard case .done = try await harness.server.documents.run(job, of: document) else { Issue.record("the handed lease is not the job's"); return }
+        guard case .done = try await harness.server.documents.run(job, of: document) else {
+            Issue.record("the handed lease is not the job's"); return
+        }
         #expect(try await harness.pipeline.store.index.document(id: document.id)?.previewStatus == .ready)
     }
 

@@ -29,8 +29,9 @@ import Testing
         // time runs out after textJobsPerDocument pages, on any machine. (A page's own budget is
         // still the machine's time: on a busy machine one may be listed as unread.)
         let clock = SteppingClock(step: .seconds(limits.jobSeconds))
-        let pipeline = DocumentPipeline(store: store, configuration: Configuration(limits: limits), offload: .forTests, clock: clock,
-                                        logger: Logger(label: "test"))
+        let pipeline = DocumentPipeline(
+            store: store, configuration: Configuration(limits: limits), offload: .forTests, clock: clock,
+            logger: Logger(label: "test"))
         let ingested = await pipeline.ingest(scan, labels: DocumentLabels(title: "scan", filename: "scan.pdf"))
         let id = try #require(ingested.documentID)
         let document = try #require(try await store.index.document(id: id))

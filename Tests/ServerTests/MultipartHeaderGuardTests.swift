@@ -15,7 +15,8 @@ import Testing
 
     @Test func aNonASCIIByteInAHeaderNameIsRefusedAndElsewhereAdmitted() {
         let file: [UInt8] = Array("%PDF- ó --b not a delimiter --".utf8) + (0...255).map(UInt8.init)
-        let good = Array("preamble ó\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"résumé.pdf\"\r\n\r\n".utf8)
+        let good =
+            Array("preamble ó\r\n--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"résumé.pdf\"\r\n\r\n".utf8)
             + file + Array("\r\n--b--\r\nepilogue\r\n".utf8)
         let cases: [([UInt8], String, Bool)] = [
             (good, "b", true),
@@ -24,11 +25,13 @@ import Testing
             // "---b" holds the delimiter one byte in; the parser's own search may miss it, the guard's must not.
             (Array("---b\r\n\u{87}: v\r\n\r\n".utf8), "b", false),
             (Array("x--ab-c--ab-c--ab-d\r\nü: v\r\n".utf8), "ab-c--ab-d", false),
-            (Array("x--ab-c--ab-c--ab-e\r\nü: v\r\n".utf8), "ab-c--ab-d", true),
+            (Array("x--ab-c--ab-c--ab-e\r\nü: v\r\n".utf8), "ab-c--ab-d", true)
         ]
         for (body, boundary, admitted) in cases {
             for size in [1, 2, 3, 7, body.count] {
-                #expect(admits(body, boundary: boundary, chunks: size) == admitted, "\(String(decoding: body.prefix(40), as: UTF8.self)) in chunks of \(size)")
+                #expect(
+                    admits(body, boundary: boundary, chunks: size) == admitted,
+                    "\(String(decoding: body.prefix(40), as: UTF8.self)) in chunks of \(size)")
             }
         }
     }

@@ -54,9 +54,11 @@ struct ObjectStoreServingTests {
         defer { harness.folder.remove() }
         let storage = try #require(harness.pipeline.store.blobs as? S3BlobStorage)
         let payload = String(repeating: "0123456789abcdef", count: 6 << 16)  // 6 MB: past what is read whole
-        let large = PDFWriter.document(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-                                        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
-                                        "<< /Length \(payload.utf8.count) >>\nstream\n\(payload)\nendstream"])
+        let large = PDFWriter.document([
+            "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>",
+            "<< /Length \(payload.utf8.count) >>\nstream\n\(payload)\nendstream"
+        ])
         let small = Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))
         try await harness.test { client in
             for (name, bytes) in [("small.pdf", small), ("large.pdf", large)] {
@@ -81,7 +83,8 @@ struct ObjectStoreServingTests {
                         }
                         continue
                     }
-                    try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: range.map { [.range: $0] } ?? [:]) { response in
+                    try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: range.map { [.range: $0] } ?? [:]) {
+                        response in
                         #expect(response.status == .internalServerError, "\(name) \(range ?? "whole")")
                         #expect((try? errorCode(response)) == "store_damaged", "\(name) \(range ?? "whole")")
                     }
@@ -112,8 +115,10 @@ struct ObjectStoreServingTests {
                 _ = try await storage.client.send(.DELETE, key: storage.key(of: hash), accepting: [200, 204], operation: "removing \(name)")
                 storage.cache.forget(hash)
                 for range in [nil, "bytes=0-99"] {
-                    try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: range.map { [.range: $0] } ?? [:]) { response in
-                        #expect(response.status == .internalServerError && (try? errorCode(response)) == "store_damaged", "\(name) \(range ?? "whole")")
+                    try await client.execute(uri: "/v1/documents/\(id)/content", method: .get, headers: range.map { [.range: $0] } ?? [:]) {
+                        response in
+                        #expect(
+                            response.status == .internalServerError && (try? errorCode(response)) == "store_damaged", "\(name) \(range ?? "whole")")
                         #expect(String(buffer: response.body).contains("missing"), "\(name)")
                     }
                 }
@@ -128,29 +133,40 @@ struct ObjectStoreServingTests {
         defer { folder.remove() }
         let server = folder.url.appendingPathComponent("seaweedfs")
         try FileManager.default.createDirectory(at: server.appendingPathComponent("tls"), withIntermediateDirectories: true)
-        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n".utf8).write(to: folder.url.appendingPathComponent("server.ext"))
-        try Self.run("/bin/sh", ["-c", """
-            cd '\(folder.url.path)' && \
-            openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=Test CA' \
-              -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign && \
-            openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout seaweedfs/tls/key.pem -out server.csr -subj /CN=127.0.0.1 && \
-            openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext -out seaweedfs/tls/cert.pem
-            """])
+        try Data("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n".utf8).write(
+            to: folder.url.appendingPathComponent("server.ext"))
+        try Self.run(
+            "/bin/sh",
+            [
+                "-c",
+                """
+                cd '\(folder.url.path)' && \
+                openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.pem -days 2 -subj '/CN=Test CA' \
+                  -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign && \
+                openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout seaweedfs/tls/key.pem -out server.csr -subj /CN=127.0.0.1 && \
+                openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext -out seaweedfs/tls/cert.pem
+                """
+            ])
         let script = Fixtures.packageRoot.appendingPathComponent("scripts/seaweedfs").path
         // Ports picked at random (it needs twelve); another pick when one is taken.
         var started: Int?
         for _ in 0..<3 where started == nil {
             let port = Int.random(in: 20_000..<29_000)
-            if (try? Self.run(script, ["start", server.path, "\(port)"])) != nil { started = port } else { try? Self.run(script, ["stop", server.path, "--keep"]) }
+            if (try? Self.run(script, ["start", server.path, "\(port)"])) != nil {
+                started = port
+            } else {
+                try? Self.run(script, ["stop", server.path, "--keep"])
+            }
         }
         let port = try #require(started, "SeaweedFS did not start")
         defer { try? Self.run(script, ["stop", server.path]) }
         let credentials = try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": server.appendingPathComponent("credentials").path])
         func storage(_ query: String, _ name: String) throws -> S3BlobStorage {
-            try S3BlobStorage(location: S3Location("s3://docpreview/tls/?endpoint=https://127.0.0.1:\(port + 5)\(query)"), credentials: credentials,
-                              localFolder: folder.url.appendingPathComponent(name), cacheBytes: 1 << 20,
-                              lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock"), offload: .forTests), offload: .forTests,
-                              logger: Logger(label: "test"))
+            try S3BlobStorage(
+                location: S3Location("s3://docpreview/tls/?endpoint=https://127.0.0.1:\(port + 5)\(query)"), credentials: credentials,
+                localFolder: folder.url.appendingPathComponent(name), cacheBytes: 1 << 20,
+                lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock"), offload: .forTests), offload: .forTests,
+                logger: Logger(label: "test"))
         }
         let trusting = try storage("&ca=\(folder.url.appendingPathComponent("ca.pem").path)", "a")
         try await trusting.checkAccess()

@@ -48,9 +48,11 @@ import Testing
                 let last = version == 3 ? ["Upload-Incomplete": "?0"] : ["Upload-Complete": "?1"]
                 let appendType = version == 3 ? [:] : ["Content-Type": "application/partial-upload"]
                 let interop = ["Upload-Draft-Interop-Version": "\(version)"]
-                let location = try await client.execute(uri: "/v1/uploads?owner=ana&filename=photo.jpg&title=Photo \(version)", method: .post,
-                                                        headers: Self.headers(interop.merging(more) { $1 }),
-                                                        body: ByteBuffer(bytes: file[..<100_000])) { response in
+                let location = try await client.execute(
+                    uri: "/v1/uploads?owner=ana&filename=photo.jpg&title=Photo \(version)", method: .post,
+                    headers: Self.headers(interop.merging(more) { $1 }),
+                    body: ByteBuffer(bytes: file[..<100_000])
+                ) { response in
                     #expect(response.status == .created, "\(String(buffer: response.body))")
                     #expect(Self.field(response, "Upload-Offset") == "100000")
                     #expect(Self.field(response, "Upload-Limit")?.contains("max-append-size=") == true)
@@ -62,15 +64,19 @@ import Testing
                     #expect(response.headers[.cacheControl] == "no-store")
                 }
                 let rest = ByteBuffer(bytes: file[100_000...])
-                try await client.execute(uri: location, method: .patch,
-                                         headers: Self.headers(interop.merging(last) { $1 }.merging(appendType) { $1 }.merging(["Upload-Offset": "5"]) { $1 }),
-                                         body: rest) { response in
+                try await client.execute(
+                    uri: location, method: .patch,
+                    headers: Self.headers(interop.merging(last) { $1 }.merging(appendType) { $1 }.merging(["Upload-Offset": "5"]) { $1 }),
+                    body: rest
+                ) { response in
                     #expect(response.status == .conflict && Self.field(response, "Upload-Offset") == "100000", "the offset to resume from")
                 }
                 if version == 6 {
-                    try await client.execute(uri: location, method: .patch,
-                                             headers: Self.headers(interop.merging(last) { $1 }.merging(["Upload-Offset": "100000"]) { $1 }),
-                                             body: rest) { response in
+                    try await client.execute(
+                        uri: location, method: .patch,
+                        headers: Self.headers(interop.merging(last) { $1 }.merging(["Upload-Offset": "100000"]) { $1 }),
+                        body: rest
+                    ) { response in
                         #expect(response.status == .unsupportedMediaType, "version 6 appends are application/partial-upload")
                     }
                 }
@@ -90,8 +96,12 @@ import Testing
                 try await client.execute(uri: location, method: .head, headers: Self.headers(interop)) { response in
                     #expect(Self.field(response, "Upload-Offset") == "\(file.count)" && Self.field(response, "DocPreview-Document-ID") == id)
                 }
-                try await client.execute(uri: location, method: .patch, headers: Self.headers(interop.merging(last) { $1 }.merging(appendType) { $1 }
-                    .merging(["Upload-Offset": "\(file.count)"]) { $1 }), body: ByteBuffer(string: "more")) { response in
+                try await client.execute(
+                    uri: location, method: .patch,
+                    headers: Self.headers(
+                        interop.merging(last) { $1 }.merging(appendType) { $1 }
+                            .merging(["Upload-Offset": "\(file.count)"]) { $1 }), body: ByteBuffer(string: "more")
+                ) { response in
                     #expect(response.status == .badRequest, "nothing is appended to a complete upload")
                 }
                 try await client.execute(uri: "/v1/documents/\(id)", method: .get, headers: Self.bearer) { response in
@@ -117,25 +127,32 @@ import Testing
                 #expect(response.status == .preconditionFailed && Self.field(response, "Tus-Version") == "1.0.0")
             }
             let metadata = "filename \(Data("scan.jpg".utf8).base64EncodedString()),owner \(Data("bo".utf8).base64EncodedString())"
-            let location = try await client.execute(uri: "/v1/uploads/tus", method: .post,
-                                                    headers: Self.headers(tus.merging(["Upload-Defer-Length": "1", "Upload-Metadata": metadata]) { $1 })) { response in
+            let location = try await client.execute(
+                uri: "/v1/uploads/tus", method: .post,
+                headers: Self.headers(tus.merging(["Upload-Defer-Length": "1", "Upload-Metadata": metadata]) { $1 })
+            ) { response in
                 #expect(response.status == .created && Self.field(response, "Upload-Expires")?.hasSuffix(" GMT") == true)
                 return try Self.path(response.headers[.location])
             }
             let append = tus.merging(["Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"]) { $1 }
             let wrong = "sha1 " + Data(Insecure.SHA1.hash(data: rest)).base64EncodedString()
-            try await client.execute(uri: location, method: .patch, headers: Self.headers(append.merging(["Upload-Checksum": wrong]) { $1 }),
-                                     body: ByteBuffer(bytes: first)) { response in
+            try await client.execute(
+                uri: location, method: .patch, headers: Self.headers(append.merging(["Upload-Checksum": wrong]) { $1 }),
+                body: ByteBuffer(bytes: first)
+            ) { response in
                 let error = try json(response)["error"] as? [String: Any]
                 #expect(response.status.code == 460 && error?["code"] as? String == "checksum_mismatch")
             }
             try await client.execute(uri: location, method: .head, headers: Self.headers(tus)) { response in
-                #expect(Self.field(response, "Upload-Offset") == "0" && Self.field(response, "Upload-Defer-Length") == "1",
-                        "bytes that failed their checksum are not kept")
+                #expect(
+                    Self.field(response, "Upload-Offset") == "0" && Self.field(response, "Upload-Defer-Length") == "1",
+                    "bytes that failed their checksum are not kept")
             }
             let right = "sha256 " + Data(SHA256.hash(data: first)).base64EncodedString()
-            try await client.execute(uri: location, method: .patch, headers: Self.headers(append.merging(["Upload-Checksum": right]) { $1 }),
-                                     body: ByteBuffer(bytes: first)) { response in
+            try await client.execute(
+                uri: location, method: .patch, headers: Self.headers(append.merging(["Upload-Checksum": right]) { $1 }),
+                body: ByteBuffer(bytes: first)
+            ) { response in
                 #expect(response.status == .noContent && Self.field(response, "Upload-Offset") == "300000")
             }
             let last = append.merging(["Upload-Offset": "300000", "Upload-Length": "\(file.count)"]) { $1 }
@@ -148,8 +165,10 @@ import Testing
                 #expect(document["owner"] as? String == "bo" && document["filename"] as? String == "scan.jpg")
                 #expect(document["sha256"] as? String == BlobHash(SHA256.hash(data: file)).hex)
             }
-            try await client.execute(uri: location, method: .patch, headers: Self.headers(last.merging(["Upload-Offset": "0"]) { $1 }),
-                                     body: ByteBuffer(bytes: first)) { response in
+            try await client.execute(
+                uri: location, method: .patch, headers: Self.headers(last.merging(["Upload-Offset": "0"]) { $1 }),
+                body: ByteBuffer(bytes: first)
+            ) { response in
                 #expect(response.status == .conflict, "a complete upload takes nothing more")
             }
         }
@@ -166,18 +185,25 @@ import Testing
         let draft = ["Upload-Draft-Interop-Version": "6", "Upload-Complete": "?0"]
         let staging = harness.folder.url.appendingPathComponent("uploads")
         try await harness.test { client in
-            try await client.execute(uri: "/v1/uploads?owner=ana", method: .post,
-                                     headers: Self.headers(draft.merging(["Upload-Length": "\(tooLarge)"]) { $1 })) { response in
+            try await client.execute(
+                uri: "/v1/uploads?owner=ana", method: .post,
+                headers: Self.headers(draft.merging(["Upload-Length": "\(tooLarge)"]) { $1 })
+            ) { response in
                 #expect(response.status == .contentTooLarge && Self.field(response, "Upload-Limit")?.contains("max-size=") == true)
             }
-            try await client.execute(uri: "/v1/uploads/tus", method: .post,
-                                     headers: Self.headers(["Tus-Resumable": "1.0.0", "Upload-Length": "\(tooLarge)"])) { response in
+            try await client.execute(
+                uri: "/v1/uploads/tus", method: .post,
+                headers: Self.headers(["Tus-Resumable": "1.0.0", "Upload-Length": "\(tooLarge)"])
+            ) { response in
                 #expect(response.status == .contentTooLarge)
             }
             var locations: [String] = []
             for index in 0..<documents.uploadPolicy.caps.sessionsPerOwner {
-                locations.append(try await client.execute(uri: "/v1/uploads?owner=cy&filename=\(index).jpg", method: .post, headers: Self.headers(draft),
-                                                          body: ByteBuffer(string: "part")) { try Self.path($0.headers[.location]) })
+                locations.append(
+                    try await client.execute(
+                        uri: "/v1/uploads?owner=cy&filename=\(index).jpg", method: .post, headers: Self.headers(draft),
+                        body: ByteBuffer(string: "part")
+                    ) { try Self.path($0.headers[.location]) })
             }
             try await client.execute(uri: "/v1/uploads?owner=cy", method: .post, headers: Self.headers(draft)) { response in
                 #expect(response.status == .tooManyRequests, "an owner's open uploads are capped")
@@ -206,8 +232,10 @@ import Testing
         let png = Array(try Data(contentsOf: Fixtures.sample("image-alpha.png")))
         try await harness.test { client in
             let draft = ["Upload-Draft-Interop-Version": "6", "Upload-Complete": "?0"]
-            let location = try await client.execute(uri: "/v1/uploads?owner=ana&type=highlight_video&filename=clip.mp4", method: .post,
-                                                    headers: Self.headers(draft)) { try Self.path($0.headers[.location]) }
+            let location = try await client.execute(
+                uri: "/v1/uploads?owner=ana&type=highlight_video&filename=clip.mp4", method: .post,
+                headers: Self.headers(draft)
+            ) { try Self.path($0.headers[.location]) }
             let append = draft.merging(["Content-Type": "application/partial-upload", "Upload-Offset": "0"]) { $1 }
             try await client.execute(uri: location, method: .patch, headers: Self.headers(append), body: ByteBuffer(bytes: executable)) { response in
                 let error = try json(response)["error"] as? [String: Any]
@@ -217,14 +245,24 @@ import Testing
             // tus, its length declared: a PNG under a video's name, refused in its first append.
             let metadata = "filename \(Data("clip.mp4".utf8).base64EncodedString()),type \(Data("highlight_video".utf8).base64EncodedString())"
             let tus = ["Tus-Resumable": "1.0.0"]
-            let upload = try await client.execute(uri: "/v1/uploads/tus?owner=ana", method: .post,
-                                                  headers: Self.headers(tus.merging(["Upload-Length": "\(png.count + padding.count)",
-                                                                                     "Upload-Metadata": metadata]) { $1 })) {
+            let upload = try await client.execute(
+                uri: "/v1/uploads/tus?owner=ana", method: .post,
+                headers: Self.headers(
+                    tus.merging([
+                        "Upload-Length": "\(png.count + padding.count)",
+                        "Upload-Metadata": metadata
+                    ]) { $1 })
+            ) {
                 try Self.path($0.headers[.location])
             }
             let first = ByteBuffer(bytes: png.prefix(ByteProbe.windowSize + 1))
-            try await client.execute(uri: upload, method: .patch, headers: Self.headers(tus.merging([
-                "Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"]) { $1 }), body: first) { response in
+            try await client.execute(
+                uri: upload, method: .patch,
+                headers: Self.headers(
+                    tus.merging([
+                        "Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"
+                    ]) { $1 }), body: first
+            ) { response in
                 let error = try json(response)["error"] as? [String: Any]
                 #expect(response.status == .unsupportedMediaType && error?["code"] as? String == "content_mismatch")
                 #expect(error?["message"] as? String == "This file is not an MP4 video (its contents are a PNG image).")
@@ -258,8 +296,11 @@ import Testing
         let harness = try await Harness(token: Self.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let body = multipart(boundary: "b", fields: ["owner": "ana"], file: ("a.pdf", Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))))
-            let headers = Self.headers(["Content-Type": "multipart/form-data; boundary=b", "Upload-Draft-Interop-Version": "6", "Upload-Complete": "?1"])
+            let body = multipart(
+                boundary: "b", fields: ["owner": "ana"], file: ("a.pdf", Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))))
+            let headers = Self.headers([
+                "Content-Type": "multipart/form-data; boundary=b", "Upload-Draft-Interop-Version": "6", "Upload-Complete": "?1"
+            ])
             try await client.execute(uri: "/v1/documents", method: .post, headers: headers, body: body) { response in
                 #expect(response.status == .accepted && Self.field(response, "Upload-Draft-Interop-Version") == nil)
             }
@@ -316,23 +357,32 @@ import Testing
         let file = Array(try Data(contentsOf: Fixtures.sample("image-cmyk.jpg")))
         let tus = ["Tus-Resumable": "1.0.0"]
         let location = try await hostA.test { client in
-            let location = try await client.execute(uri: "/v1/uploads/tus?owner=ana&filename=photo.jpg", method: .post,
-                                                    headers: Self.headers(tus.merging(["Upload-Length": "\(file.count)"]) { $1 })) { response in
+            let location = try await client.execute(
+                uri: "/v1/uploads/tus?owner=ana&filename=photo.jpg", method: .post,
+                headers: Self.headers(tus.merging(["Upload-Length": "\(file.count)"]) { $1 })
+            ) { response in
                 try Self.path(response.headers[.location])
             }
-            try await client.execute(uri: location, method: .patch,
-                                     headers: Self.headers(tus.merging(["Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"]) { $1 }),
-                                     body: ByteBuffer(bytes: file[..<400_000])) { #expect($0.status == .noContent) }
+            try await client.execute(
+                uri: location, method: .patch,
+                headers: Self.headers(tus.merging(["Content-Type": "application/offset+octet-stream", "Upload-Offset": "0"]) { $1 }),
+                body: ByteBuffer(bytes: file[..<400_000])
+            ) { #expect($0.status == .noContent) }
             return location
         }
         try await hostB.test { client in
             try await client.execute(uri: location, method: .head, headers: Self.headers(tus)) { response in
                 #expect(Self.field(response, "Upload-Offset") == "400000")
             }
-            let id = try await client.execute(uri: location, method: .patch,
-                                              headers: Self.headers(tus.merging(["Content-Type": "application/offset+octet-stream",
-                                                                                 "Upload-Offset": "400000"]) { $1 }),
-                                              body: ByteBuffer(bytes: file[400_000...])) { response in
+            let id = try await client.execute(
+                uri: location, method: .patch,
+                headers: Self.headers(
+                    tus.merging([
+                        "Content-Type": "application/offset+octet-stream",
+                        "Upload-Offset": "400000"
+                    ]) { $1 }),
+                body: ByteBuffer(bytes: file[400_000...])
+            ) { response in
                 #expect(response.status == .ok, "\(String(buffer: response.body))")
                 return try #require(Self.field(response, "DocPreview-Document-ID"))
             }

@@ -27,7 +27,8 @@ import Testing
         let photoJPEG = try Encoding.encode(photo, rotation: 0, RenderRequest(format: .jpeg)).bytes
         try await harness.test { client in
             func upload(_ bytes: [UInt8], as name: String) async throws -> String {
-                try await client.execute(uri: "/v1/documents?filename=\(name)&owner=ana&title=\(name)", method: .post, body: ByteBuffer(bytes: bytes)) {
+                try await client.execute(uri: "/v1/documents?filename=\(name)&owner=ana&title=\(name)", method: .post, body: ByteBuffer(bytes: bytes))
+                {
                     #expect($0.status == .accepted)
                     return try #require(try json($0)["document_id"] as? String)
                 }
@@ -49,7 +50,9 @@ import Testing
                 for result in results {
                     let hit = try #require(result["hit"] as? [String: Any])
                     let rects = try #require(hit["rects"] as? [[Double]])
-                    let (pageHeight, scanned) = (try #require(hit["height"] as? Double), (result["document"] as? [String: Any])?["document_id"] as? String == scanned)
+                    let (pageHeight, scanned) = (
+                        try #require(hit["height"] as? Double), (result["document"] as? [String: Any])?["document_id"] as? String == scanned
+                    )
                     #expect(pageHeight == (scanned ? 792 : Double(height)))
                     // The third line of the page: 1/8 to 1/6 of the way down (12 pt lines from 1 inch).
                     #expect(rects.count == 1 && rects.allSatisfy { $0[1] > pageHeight / 9 && $0[3] < pageHeight / 6 }, "\(rects) on \(pageHeight)")

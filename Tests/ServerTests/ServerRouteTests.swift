@@ -26,22 +26,28 @@ struct Harness {
     let queue: any JobQueue
     let server: DocumentServer
 
-    init(_ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
-         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil,
-         settings adjust: (inout ServerSettings) -> Void = { _ in }) async throws {
+    init(
+        _ backend: TestBackend = .sqlite, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
+        signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil,
+        settings adjust: (inout ServerSettings) -> Void = { _ in }
+    ) async throws {
         let folder = try TemporaryFolder()
-        try await self.init(opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits,
-                      signingKeys: signingKeys, passwordWindow: passwordWindow, arrivals: arrivals, settings: adjust)
+        try await self.init(
+            opened: try backend.open(root: folder.url), folder: folder, token: token, maxQueued: maxQueued, limits: limits,
+            signingKeys: signingKeys, passwordWindow: passwordWindow, arrivals: arrivals, settings: adjust)
     }
 
     /// A server over the store `opened`, whose files `folder` holds (removed with it).
-    init(opened: StoreBackend, folder: TemporaryFolder, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
-         signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil,
-         settings adjust: (inout ServerSettings) -> Void = { _ in }) throws {
+    init(
+        opened: StoreBackend, folder: TemporaryFolder, token: String? = nil, maxQueued: Int = 10_000, limits: Limits = Limits(),
+        signingKeys: SigningKeys? = nil, passwordWindow: Duration = .seconds(60), arrivals: JobArrivals? = nil,
+        settings adjust: (inout ServerSettings) -> Void = { _ in }
+    ) throws {
         self.folder = folder
         // Built as `serve` builds it, rendering in this process.
-        let documents = DocumentService(backend: opened, configuration: Configuration(limits: limits), offload: .forTests, arrivals: arrivals, clock: clock,
-                                        logger: Logger(label: "test"))
+        let documents = DocumentService(
+            backend: opened, configuration: Configuration(limits: limits), offload: .forTests, arrivals: arrivals, clock: clock,
+            logger: Logger(label: "test"))
         pipeline = documents.pipeline
         queue = opened.queue
         var settings = ServerSettings()
@@ -109,8 +115,10 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
-            try await client.execute(uri: "/v1/documents?filename=Letter.PDF&type=rec_letter&owner=ana&title=Letter", method: .post,
-                                     body: try sample("document-5-pages.pdf")) { response in
+            try await client.execute(
+                uri: "/v1/documents?filename=Letter.PDF&type=rec_letter&owner=ana&title=Letter", method: .post,
+                body: try sample("document-5-pages.pdf")
+            ) { response in
                 #expect(response.status == .accepted)
                 let body = try json(response)
                 #expect(body["status"] as? String == "queued")
@@ -127,11 +135,14 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     @Test(arguments: TestBackend.available) func multipartUploadWithFields(backend: TestBackend) async throws {
         let harness = try await Harness(backend)
         defer { harness.folder.remove() }
-        let body = multipart(boundary: "XyZ-boundary", fields: ["owner": "ben", "type": "highlight_video", "title": "Senior season"],
-                             file: ("clip.mp4", Array(try Data(contentsOf: Fixtures.sample("video-h264.mp4")))))
+        let body = multipart(
+            boundary: "XyZ-boundary", fields: ["owner": "ben", "type": "highlight_video", "title": "Senior season"],
+            file: ("clip.mp4", Array(try Data(contentsOf: Fixtures.sample("video-h264.mp4")))))
         try await harness.test { client in
-            try await client.execute(uri: "/v1/documents", method: .post,
-                                     headers: [.contentType: "multipart/form-data; boundary=XyZ-boundary"], body: body) { response in
+            try await client.execute(
+                uri: "/v1/documents", method: .post,
+                headers: [.contentType: "multipart/form-data; boundary=XyZ-boundary"], body: body
+            ) { response in
                 #expect(response.status == .accepted)
                 let id = try #require(try json(response)["document_id"] as? String)
                 let document = try await #require(try harness.pipeline.store.index.document(id: id))
@@ -139,8 +150,10 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect(document.filename == "clip.mp4" && document.kind == .mp4)
             }
             let noFile = multipart(boundary: "b", fields: ["owner": "ben"], file: nil)
-            try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"],
-                                     body: noFile) { response in
+            try await client.execute(
+                uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"],
+                body: noFile
+            ) { response in
                 #expect(response.status == .badRequest)
             }
         }
@@ -158,16 +171,20 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 ("b", "--b\r\nContent-Disposition: form-data; name=\"owner\"\r\n\u{87}\u{AC}: x\r\n\r\nben\r\n--b--\r\n"),
                 ("1a3b", "preamble\r\n--1a3b\r\nX\u{C3}\u{B3}: y\r\n\r\n\r\n--1a3b--\r\n"),
                 ("", "--\r\n\r\n"),
-                ("\"\"", "--\r\n\r\n"),
+                ("\"\"", "--\r\n\r\n")
             ]
             for (boundary, body) in refused {
-                try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
-                                         body: ByteBuffer(string: body)) { response in
+                try await client.execute(
+                    uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=\(boundary)"],
+                    body: ByteBuffer(string: body)
+                ) { response in
                     #expect(response.status == .badRequest, "\(boundary): \(body.debugDescription)")
                 }
             }
-            let named = multipart(boundary: "b", fields: ["owner": "ana"], file: ("résumé.pdf", Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))))
-            try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"], body: named) { response in
+            let named = multipart(
+                boundary: "b", fields: ["owner": "ana"], file: ("résumé.pdf", Array(try Data(contentsOf: Fixtures.sample("document-5-pages.pdf")))))
+            try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"], body: named) {
+                response in
                 #expect(response.status == .accepted)
                 let id = try #require(try json(response)["document_id"] as? String)
                 #expect(try await harness.pipeline.store.index.document(id: id)?.filename == "résumé.pdf")
@@ -183,13 +200,16 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         try await harness.test { client in
             let cases: [(String, ByteBuffer, HTTPFields, HTTPResponse.Status, String?)] = [
                 ("/v1/documents?filename=cv.pdf", try sample("bad-zip-named.pdf"), [:], .unsupportedMediaType, "content_mismatch"),
-                ("/v1/documents?filename=cv.pdf&type=highlight_video", try sample("document-5-pages.pdf"), [:], .unsupportedMediaType, "extension_not_allowed"),
+                (
+                    "/v1/documents?filename=cv.pdf&type=highlight_video", try sample("document-5-pages.pdf"), [:], .unsupportedMediaType,
+                    "extension_not_allowed"
+                ),
                 ("/v1/documents?filename=run.pdf", try sample("bad-executable.pdf"), [:], .unsupportedMediaType, "executable_refused"),
                 ("/v1/documents?filename=empty.pdf", ByteBuffer(), [:], .unprocessableContent, "empty_file"),
                 ("/v1/documents?filename=big.mov", try sample("video-h264.mov"), [:], .contentTooLarge, "file_too_large"),
                 ("/v1/documents?filename=a.pdf&type=photo", try sample("document-5-pages.pdf"), [:], .badRequest, "bad_request"),
                 ("/v1/documents?filename=a.pdf&title=a%00b", try sample("document-5-pages.pdf"), [:], .badRequest, "bad_request"),
-                ("/v1/documents?filename=a.pdf&owner=a%0Ab", try sample("document-5-pages.pdf"), [:], .badRequest, "bad_request"),
+                ("/v1/documents?filename=a.pdf&owner=a%0Ab", try sample("document-5-pages.pdf"), [:], .badRequest, "bad_request")
             ]
             for (uri, body, headers, status, expectedCode) in cases {
                 try await client.execute(uri: uri, method: .post, headers: headers, body: body) { response in
@@ -249,7 +269,9 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 let status = try json(response)["status"] as? String
                 #expect(status == "queued")
             }
-            try await client.execute(uri: "/v1/documents/\(id)", method: .get) { let status = try json($0)["status"] as? String; #expect(status == "queued") }
+            try await client.execute(uri: "/v1/documents/\(id)", method: .get) {
+                let status = try json($0)["status"] as? String; #expect(status == "queued")
+            }
             try await harness.drainQueue()
             try await client.execute(uri: "/v1/documents/\(id)", method: .get) { response in
                 let body = try json(response)
@@ -266,8 +288,10 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect(etag.count == 66)
                 #expect(Array(Data(buffer: response.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
             }
-            try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&width=300&format=png", method: .get,
-                                     headers: [.ifNoneMatch: etag]) { #expect($0.status == .notModified) }
+            try await client.execute(
+                uri: "/v1/documents/\(id)/preview?page=2&width=300&format=png", method: .get,
+                headers: [.ifNoneMatch: etag]
+            ) { #expect($0.status == .notModified) }
             try await client.execute(uri: "/v1/documents/\(id)/preview?page=9", method: .get) { response in
                 #expect(response.status == .unprocessableContent)
                 let code = try errorCode(response); #expect(code == "page_out_of_range")
@@ -338,7 +362,9 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect(body["status"] as? String == "failed")
                 #expect((body["error"] as? [String: Any])?["code"] as? String == "encrypted")
             }
-            try await client.execute(uri: "/v1/documents/\(encrypted)/preview", method: .get) { let code = try errorCode($0); #expect(code == "encrypted") }
+            try await client.execute(uri: "/v1/documents/\(encrypted)/preview", method: .get) {
+                let code = try errorCode($0); #expect(code == "encrypted")
+            }
             // A spreadsheet: its pages come from its PDF pivot, each only when asked.
             try await client.execute(uri: "/v1/documents/\(sheet)", method: .get) { response in
                 let body = try json(response)
@@ -352,7 +378,9 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                     #expect(response.headers[.contentType] == "image/jpeg")
                 }
             }
-            try await client.execute(uri: "/v1/documents/\(sheet)/preview?page=3", method: .get) { let code = try errorCode($0); #expect(code == "page_out_of_range") }
+            try await client.execute(uri: "/v1/documents/\(sheet)/preview?page=3", method: .get) {
+                let code = try errorCode($0); #expect(code == "page_out_of_range")
+            }
             let failed = try await harness.queue.jobs(status: .failed, limit: 10)
             #expect(failed.count == 1 && failed[0].attempts == 1, "input errors are not retried")
         }
@@ -395,7 +423,9 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         defer { harness.folder.remove() }
         try await harness.test { client in
             try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
-            for headers: HTTPFields in [[:], [.authorization: "Bearer wrong-horse!"], [.authorization: "Bearer correct-hors"], [.authorization: "correct-horse"]] {
+            for headers: HTTPFields in [
+                [:], [.authorization: "Bearer wrong-horse!"], [.authorization: "Bearer correct-hors"], [.authorization: "correct-horse"]
+            ] {
                 try await client.execute(uri: "/v1/stats", method: .get, headers: headers) { response in
                     #expect(response.status == .unauthorized)
                     let code = try errorCode(response); #expect(code == "unauthorized")
@@ -420,8 +450,10 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 
     /// The session cookie a correct sign-in sets, checked for its flags.
     private func signIn(_ client: any TestClientProtocol) async throws -> String {
-        try await client.execute(uri: "/ui/signin", method: .post, headers: form,
-                                 body: ByteBuffer(string: "token=correct-horse&return=%2F%3Fowner%3Dana")) { response in
+        try await client.execute(
+            uri: "/ui/signin", method: .post, headers: form,
+            body: ByteBuffer(string: "token=correct-horse&return=%2F%3Fowner%3Dana")
+        ) { response in
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == "/?owner=ana")
             let cookie = try #require(response.headers[.setCookie])
@@ -450,8 +482,10 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
                 #expect($0.status == .unauthorized)
                 #expect($0.headers[.setCookie] == nil)
             }
-            try await client.execute(uri: "/ui/signin", method: .post, headers: form,
-                                     body: ByteBuffer(string: "token=correct-horse&return=%2F%2Fevil.example%2F")) {
+            try await client.execute(
+                uri: "/ui/signin", method: .post, headers: form,
+                body: ByteBuffer(string: "token=correct-horse&return=%2F%2Fevil.example%2F")
+            ) {
                 #expect($0.headers[.location] == "/", "no redirect off the site")
             }
             let cookie = try await signIn(client)
@@ -503,9 +537,11 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
-            for headers: HTTPFields in [[.contentType: "text/plain", HTTPField.Name("Origin")!: "http://evil.example"],
-                                        [.contentType: "text/plain", HTTPField.Name("Origin")!: "null"],
-                                        [.contentType: "text/plain", HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]] {
+            for headers: HTTPFields in [
+                [.contentType: "text/plain", HTTPField.Name("Origin")!: "http://evil.example"],
+                [.contentType: "text/plain", HTTPField.Name("Origin")!: "null"],
+                [.contentType: "text/plain", HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]
+            ] {
                 try await client.execute(uri: "/v1/documents?filename=a.webp", method: .post, headers: headers, body: try sample("image.webp")) {
                     #expect($0.status == .forbidden)
                     let code = try errorCode($0); #expect(code == "forbidden")
@@ -526,8 +562,11 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
     @Test(arguments: TestBackend.available) func manyWidthsAtOnceStayBounded(backend: TestBackend) async throws {
         let harness = try await Harness(backend)
         defer { harness.folder.remove() }
-        let id = try await #require(harness.pipeline.ingest(Fixtures.sample("document-5-pages.pdf"),
-                                                      labels: DocumentLabels(owner: "o", title: "t", filename: "d.pdf")).documentID)
+        let id = try await #require(
+            harness.pipeline.ingest(
+                Fixtures.sample("document-5-pages.pdf"),
+                labels: DocumentLabels(owner: "o", title: "t", filename: "d.pdf")
+            ).documentID)
         let statuses = try await harness.test { client in
             try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for width in 1...300 {
@@ -557,8 +596,9 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         defer { harness.folder.remove() }
         let title = "\u{600}<img src=x onerror=alert(1)>\u{301}"
         let owner = "\"\u{301}><script>alert(2)</script>"
-        let body = multipart(boundary: "b", fields: ["owner": owner, "title": title],
-                             file: ("a.webp", Array(try Data(contentsOf: Fixtures.sample("image.webp")))))
+        let body = multipart(
+            boundary: "b", fields: ["owner": owner, "title": title],
+            file: ("a.webp", Array(try Data(contentsOf: Fixtures.sample("image.webp")))))
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents", method: .post, headers: [.contentType: "multipart/form-data; boundary=b"], body: body) {
                 #expect($0.status == .accepted)
@@ -578,8 +618,9 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
 @Suite struct QueueTests {
     private func queuedDocument(_ harness: Harness, title: String = "t") async throws -> JobRecord {
         let hash = try await harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp")).hash
-        let record = Document(id: UUID().uuidString, owner: "", type: nil, title: title, filename: "t.webp", sha256: hash, kind: .webp,
-                                    mime: "image/webp", size: 1, facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
+        let record = Document(
+            id: UUID().uuidString, owner: "", type: nil, title: title, filename: "t.webp", sha256: hash, kind: .webp,
+            mime: "image/webp", size: 1, facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
         return try await harness.queue.enqueue(record).job
     }
 
@@ -680,12 +721,14 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try await harness.queue.lease(worker: "lane", leaseSeconds: 60, kinds: [.preview]) == nil, "a previews-only slot waits")
         let (taken, _) = try await #require(try harness.queue.lease(worker: "w", leaseSeconds: 60))
         #expect(taken.id == playback.id)
-        #expect(try await harness.pipeline.store.index.document(id: document.id)?.status == .done, "a playback job does not move the document's state")
+        #expect(
+            try await harness.pipeline.store.index.document(id: document.id)?.status == .done, "a playback job does not move the document's state")
         try await harness.queue.reportProgress(taken, fraction: 0.5)
         try await harness.queue.reportProgress(early, fraction: 0.9)
         #expect(try await harness.queue.job(id: taken.id!)?.progress == 0.5, "only the lease's holder reports progress")
-        _ = try await harness.queue.fail(taken, error: PreviewError(.tooLong, "too long"), retryable: false,
-                                   recording: JobOutcome(previewStatus: nil, error: PreviewError(.tooLong, "too long")))
+        _ = try await harness.queue.fail(
+            taken, error: PreviewError(.tooLong, "too long"), retryable: false,
+            recording: JobOutcome(previewStatus: nil, error: PreviewError(.tooLong, "too long")))
         let after = try await #require(try harness.pipeline.store.index.document(id: document.id))
         #expect(after.status == .done && after.previewStatus == .ready && after.errorCode == nil, "nor its preview status")
     }
@@ -704,7 +747,8 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         #expect(try await harness.queue.complete(preview, recording: JobOutcome(previewStatus: .ready)))
         #expect(try await harness.queue.queueUnlessWaiting(documentID: document.documentID, kind: .preview))
         #expect(try await harness.queue.latestJob(documentID: document.documentID)?.status == .queued)
-        #expect(try await harness.pipeline.store.index.document(id: document.documentID)?.jobStatus == .queued, "the document shows its new preview job")
+        #expect(
+            try await harness.pipeline.store.index.document(id: document.documentID)?.jobStatus == .queued, "the document shows its new preview job")
     }
 }
 
@@ -713,9 +757,11 @@ func multipart(boundary: String, fields: [String: String], file: (name: String, 
         let harness = try await Harness()
         defer { harness.folder.remove() }
         try await harness.test { client in
-            for (uri, method, allow) in [("/v1/documents", HTTPRequest.Method.put, "POST, GET"), ("/v1/stats", .delete, "GET"),
-                                         ("/v1/documents/abc/content", .post, "GET, HEAD"),
-                                         ("/v1/documents/abc/preview", .put, "GET"), ("/healthz", .trace, "GET")] {
+            for (uri, method, allow) in [
+                ("/v1/documents", HTTPRequest.Method.put, "POST, GET"), ("/v1/stats", .delete, "GET"),
+                ("/v1/documents/abc/content", .post, "GET, HEAD"),
+                ("/v1/documents/abc/preview", .put, "GET"), ("/healthz", .trace, "GET")
+            ] {
                 try await client.execute(uri: uri, method: method) { response in
                     #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
                     #expect(response.headers[.allow] == allow)

@@ -21,8 +21,10 @@ import Testing
 
     /// Uploads `sample` as `title` (with the token) and runs its job; its document id.
     static func upload(_ client: some TestClientProtocol, _ harness: Harness, _ file: String, title: String = "Transcript") async throws -> String {
-        let id = try await client.execute(uri: "/v1/documents?filename=\(file)&title=\(title)&owner=ana", method: .post, headers: bearer,
-                                          body: try sample(file)) { try #require(try json($0)["document_id"] as? String) }
+        let id = try await client.execute(
+            uri: "/v1/documents?filename=\(file)&title=\(title)&owner=ana", method: .post, headers: bearer,
+            body: try sample(file)
+        ) { try #require(try json($0)["document_id"] as? String) }
         try await harness.drainQueue()
         return id
     }
@@ -35,7 +37,9 @@ import Testing
     }
 
     static func shares(_ client: some TestClientProtocol, _ id: String) async throws -> [[String: Any]] {
-        try await client.execute(uri: "/v1/documents/\(id)/shares", method: .get, headers: bearer) { try json($0)["shares"] as? [[String: Any]] ?? [] }
+        try await client.execute(uri: "/v1/documents/\(id)/shares", method: .get, headers: bearer) {
+            try json($0)["shares"] as? [[String: Any]] ?? []
+        }
     }
 
     /// The URLs in a page's images' and media's `src` attributes (not its script's), unescaped.
@@ -50,8 +54,10 @@ import Testing
         let harness = try await Harness(token: Self.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let id = try await client.execute(uri: "/v1/documents?filename=long.pdf&owner=ana", method: .post, headers: Self.bearer,
-                                              body: ByteBuffer(bytes: TextPDF.repeated(pages: 120))) { try #require(try json($0)["document_id"] as? String) }
+            let id = try await client.execute(
+                uri: "/v1/documents?filename=long.pdf&owner=ana", method: .post, headers: Self.bearer,
+                body: ByteBuffer(bytes: TextPDF.repeated(pages: 120))
+            ) { try #require(try json($0)["document_id"] as? String) }
             try await harness.drainQueue()
             let url = try #require(try await Self.share(client, id, #"{"label": "State University"}"#)["url"] as? String)
             for index in 0..<30 {
@@ -95,9 +101,11 @@ import Testing
                 #expect(response.status == .ok && response.headers[.contentType] == "image/jpeg")
             }
             // Taken from the page and altered by hand: the original, another page, another share.
-            for altered in [pages[1].replacingOccurrences(of: "/preview?", with: "/content?"),
-                            pages[1].replacingOccurrences(of: "page=2", with: "page=3"),
-                            pages[1].replacingOccurrences(of: "share=\(shareID)", with: "share=\(UUID().uuidString.lowercased())")] {
+            for altered in [
+                pages[1].replacingOccurrences(of: "/preview?", with: "/content?"),
+                pages[1].replacingOccurrences(of: "page=2", with: "page=3"),
+                pages[1].replacingOccurrences(of: "share=\(shareID)", with: "share=\(UUID().uuidString.lowercased())")
+            ] {
                 try await client.execute(uri: altered, method: .get) { #expect($0.status == .forbidden, "\(altered)") }
             }
             try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
@@ -135,7 +143,8 @@ import Testing
             let id = try await Self.upload(client, harness, "image.webp")
             let url = try #require(try await Self.share(client, id, #"{"label": "Coach", "allow_download": true}"#)["url"] as? String)
             let html = try await client.execute(uri: url, method: .get) { String(buffer: $0.body) }
-            let download = try #require(html.firstMatch(of: /href="([^"]*download=1[^"]*)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") })
+            let download = try #require(
+                html.firstMatch(of: /href="([^"]*download=1[^"]*)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") })
             try await client.execute(uri: download, method: .get) { response in
                 #expect(response.status == .ok && response.body.readableBytes == (try? Data(contentsOf: Fixtures.sample("image.webp")).count))
             }
@@ -185,8 +194,10 @@ import Testing
             let id = try await Self.upload(client, harness, "image.webp")
             let url = try #require(try await Self.share(client, id, #"{"label": "Coach", "password": "blue-harbour-42"}"#)["url"] as? String)
             try await client.execute(uri: url, method: .head) { #expect($0.status == .ok && $0.body.readableBytes == 0) }
-            let browserForm: HTTPFields = [.contentType: "application/x-www-form-urlencoded", HTTPField.Name("Origin")!: "null",
-                                           HTTPField.Name("Sec-Fetch-Site")!: "same-origin"]
+            let browserForm: HTTPFields = [
+                .contentType: "application/x-www-form-urlencoded", HTTPField.Name("Origin")!: "null",
+                HTTPField.Name("Sec-Fetch-Site")!: "same-origin"
+            ]
             try await client.execute(uri: url, method: .post, headers: browserForm, body: ByteBuffer(string: "password=blue-harbour-42")) {
                 #expect($0.status == .ok && String(buffer: $0.body).contains("/v1/documents/\(id)/preview?"))
             }
@@ -194,7 +205,8 @@ import Testing
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for attempt in 0..<20 {
                     group.addTask {
-                        try await client.execute(uri: url, method: .post, headers: browserForm, body: ByteBuffer(string: "password=guess-\(attempt)")) {
+                        try await client.execute(uri: url, method: .post, headers: browserForm, body: ByteBuffer(string: "password=guess-\(attempt)"))
+                        {
                             $0.status
                         }
                     }
@@ -242,8 +254,10 @@ import Testing
         try await harness.test { client in
             let first = try await Self.upload(client, harness, "image.webp", title: "Photo")
             let second = try await Self.upload(client, harness, "image-alpha.png", title: "Photo")
-            try await client.execute(uri: "/v1/documents/\(first)/shares", method: .post, headers: Self.bearer,
-                                     body: ByteBuffer(string: #"{"label": "Late", "expires_at": "2020-01-01T00:00:00Z"}"#)) {
+            try await client.execute(
+                uri: "/v1/documents/\(first)/shares", method: .post, headers: Self.bearer,
+                body: ByteBuffer(string: #"{"label": "Late", "expires_at": "2020-01-01T00:00:00Z"}"#)
+            ) {
                 #expect($0.status == .badRequest)
             }
             let later = ISO8601DateFormatter().string(from: harness.clock.now.addingTimeInterval(3600))
@@ -253,9 +267,11 @@ import Testing
             try await client.execute(uri: expiring, method: .get) { #expect($0.status == .ok) }
             // One whose time has come (made straight in the index: the API refuses a past expiry).
             let (token, hour) = ("expired-link-token-0000", harness.clock.now.addingTimeInterval(-3600))
-            try await harness.pipeline.store.index.insertShare(ShareRecord(id: "expired", tokenSha256: DocumentService.tokenHash(token), documentID: first,
-                                                                     version: nil, label: "Soon", passwordHash: nil, allowDownload: false,
-                                                                     createdAt: hour.addingTimeInterval(-60), expiresAt: hour))
+            try await harness.pipeline.store.index.insertShare(
+                ShareRecord(
+                    id: "expired", tokenSha256: DocumentService.tokenHash(token), documentID: first,
+                    version: nil, label: "Soon", passwordHash: nil, allowDownload: false,
+                    createdAt: hour.addingTimeInterval(-60), expiresAt: hour))
             try await client.execute(uri: "/s/\(token)", method: .get) { #expect($0.status == .gone) }
             #expect(try await Self.shares(client, first).contains { $0["label"] as? String == "Soon" && $0["status"] as? String == "expired" })
             // An hour on, the share made to last an hour has ended too.
@@ -303,7 +319,9 @@ import Testing
             } while cursor != nil
             #expect(order == ["Most", "Once", "Revoked"])
             try await client.execute(uri: "/v1/documents?shared=maybe", method: .get, headers: Self.bearer) { #expect($0.status == .badRequest) }
-            let shared = try await client.execute(uri: "/v1/stats?owner=ana", method: .get, headers: Self.bearer) { try json($0)["shared_documents"] as? Int }
+            let shared = try await client.execute(uri: "/v1/stats?owner=ana", method: .get, headers: Self.bearer) {
+                try json($0)["shared_documents"] as? Int
+            }
             #expect(shared == 2)
             #expect(try await harness.pipeline.store.index.recountStatistics(owner: nil).sharedDocuments == 2)
         }
@@ -314,12 +332,14 @@ import Testing
 /// says why instead of promising a playable version that will not come.
 @Suite struct ShareVideoPageTests {
     @Test func aVideoWithoutAPlayableVersionSaysWhy() throws {
-        let video = Document(labels: DocumentLabels(owner: "ana", title: "Clip", filename: "clip.mov"), sha256: BlobHash.of(Data("clip".utf8)),
-                                   kind: .mov, size: 4, hasRenderer: true)
+        let video = Document(
+            labels: DocumentLabels(owner: "ana", title: "Clip", filename: "clip.mov"), sha256: BlobHash.of(Data("clip".utf8)),
+            kind: .mov, size: 4, hasRenderer: true)
         let links = PageParts.MediaLinks(documentID: video.id, offersDownload: false)
         let making = PageTemplates.render(VideoView(video, playback: nil, links: links), "video")
         #expect(making.contains("still being made") && !making.contains("<video"))
-        let refused = try JSONDecoder().decode(PlaybackManifest.self, from: Data(#"{"renditionError": {"code": "too_long", "message": "The video is longer than 10 minutes."}}"#.utf8))
+        let refused = try JSONDecoder().decode(
+            PlaybackManifest.self, from: Data(#"{"renditionError": {"code": "too_long", "message": "The video is longer than 10 minutes."}}"#.utf8))
         let failed = PageTemplates.render(VideoView(video, playback: refused, links: links), "video")
         #expect(failed.contains("cannot be played here: The video is longer than 10 minutes.") && !failed.contains("still being made"), "\(failed)")
     }

@@ -23,11 +23,15 @@ import Testing
         defer { harness.folder.remove() }
         let original = try Data(contentsOf: Fixtures.sample("image.webp"))
         try await harness.test { client in
-            let id = try await client.execute(uri: "/v1/documents?filename=a.webp&title=A", method: .post, headers: Self.bearer,
-                                              body: ByteBuffer(bytes: original)) { try #require(try json($0)["document_id"] as? String) }
+            let id = try await client.execute(
+                uri: "/v1/documents?filename=a.webp&title=A", method: .post, headers: Self.bearer,
+                body: ByteBuffer(bytes: original)
+            ) { try #require(try json($0)["document_id"] as? String) }
             try await harness.drainQueue()
-            let links = try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Self.bearer,
-                                                 body: ByteBuffer(string: #"{"expires_in": 3600}"#)) { response in
+            let links = try await client.execute(
+                uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Self.bearer,
+                body: ByteBuffer(string: #"{"expires_in": 3600}"#)
+            ) { response in
                 #expect(response.status == .ok)
                 return try json(response)
             }
@@ -94,8 +98,9 @@ import Testing
         try await listed.test { client in
             try await client.execute(uri: old, method: .get) { #expect($0.status == .ok) }
         }
-        let removed = try await Harness(opened: try TestBackend.sqlite.open(root: listed.folder.url), folder: listed.folder, token: Self.token,
-                                  signingKeys: try SigningKeys([Self.current]))
+        let removed = try await Harness(
+            opened: try TestBackend.sqlite.open(root: listed.folder.url), folder: listed.folder, token: Self.token,
+            signingKeys: try SigningKeys([Self.current]))
         try await removed.test { client in
             try await client.execute(uri: old, method: .get) { #expect($0.status == .forbidden) }
         }
@@ -108,7 +113,9 @@ import Testing
         let id = try await Self.storedPhoto(harness)
         let url = SignedURLs(keys: try SigningKeys([Self.current])).sign("/v1/documents/\(id)/content", expires: harness.clock.unixSeconds + 3600)
         try await harness.test { client in
-            try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Self.bearer) { #expect($0.status == .badRequest) }
+            try await client.execute(uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Self.bearer) {
+                #expect($0.status == .badRequest)
+            }
             try await client.execute(uri: url, method: .get) { #expect($0.status == .forbidden) }
         }
     }
@@ -124,8 +131,11 @@ import Testing
         let media = signer.sign(folder + "360p.mp4", expires: 2_000_000_000)
         #expect(lines[1] == "#EXT-X-MAP:URI=\"\(media)\",BYTERANGE=\"800@0\"" && lines[4] == media && lines[3] == "#EXT-X-BYTERANGE:1000@800")
         let track = "WEBVTT\n\n00:00:00.000 --> 00:00:05.000\nsprite-0.jpg#xywh=0,0,240,136\n"
-        let signedTrack = ContentController.Reference.track.signing(track, folder: "/t/", signed: signer, grant: .init(expires: 2_000_000_000, share: "s1"))
-        #expect(signedTrack.split(separator: "\n")[2] == "\(signer.sign("/t/sprite-0.jpg", query: [("share", "s1")], expires: 2_000_000_000))#xywh=0,0,240,136")
+        let signedTrack = ContentController.Reference.track.signing(
+            track, folder: "/t/", signed: signer, grant: .init(expires: 2_000_000_000, share: "s1"))
+        #expect(
+            signedTrack.split(separator: "\n")[2]
+                == "\(signer.sign("/t/sprite-0.jpg", query: [("share", "s1")], expires: 2_000_000_000))#xywh=0,0,240,136")
         #expect(signedTrack.hasPrefix("WEBVTT\n\n00:00:00.000 --> 00:00:05.000\n"))
     }
 
@@ -143,7 +153,9 @@ import Testing
         try Data("# rotated in today\n\(line)\n\nk1 \(Self.retired.secret)\n".utf8).write(to: file)
         #expect(try SigningKeys(contentsOf: file).keys.map(\.id) == [String(parts[0]), "k1"])
         // A readable file in another format is refused as such, with the format it must have.
-        for (content, says) in [(Data([0x30, 0x82, 0x01, 0x0a, 0x00, 0xff]), "is not text"), (Data(#"{"k1": "secret"}"#.utf8), "must be letters, digits")] {
+        for (content, says) in [
+            (Data([0x30, 0x82, 0x01, 0x0a, 0x00, 0xff]), "is not text"), (Data(#"{"k1": "secret"}"#.utf8), "must be letters, digits")
+        ] {
             try content.write(to: file)
             let error = try #require(throws: PreviewError.self) { try SigningKeys(contentsOf: file) }
             #expect(error.message.contains(says) && error.message.contains("`ID SECRET` lines"), "\(error.message)")
@@ -154,8 +166,9 @@ import Testing
 
     static func storedPhoto(_ harness: Harness) async throws -> String {
         let stored = try await harness.pipeline.store.blobs.put(fileAt: Fixtures.sample("image.webp"))
-        let record = Document(id: UUID().uuidString, owner: "", type: nil, title: "photo", filename: "p.webp", sha256: stored.hash, kind: .webp,
-                                    mime: "image/webp", size: stored.size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
+        let record = Document(
+            id: UUID().uuidString, owner: "", type: nil, title: "photo", filename: "p.webp", sha256: stored.hash, kind: .webp,
+            mime: "image/webp", size: stored.size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
         return try await harness.queue.enqueue(record).document.id
     }
 }

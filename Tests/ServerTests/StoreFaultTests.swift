@@ -19,8 +19,9 @@ import Testing
 @Suite struct StoreFaultTests {
     @Test func aFullDiskIs507WithABody() async throws {
         let disk = try SmallDisk.mount(megabytes: 16)
-        let harness = try await Harness(opened: try TestBackend.sqlite.open(root: disk.url.appendingPathComponent("store")),
-                                  folder: try TemporaryFolder())
+        let harness = try await Harness(
+            opened: try TestBackend.sqlite.open(root: disk.url.appendingPathComponent("store")),
+            folder: try TemporaryFolder())
         defer { harness.folder.remove() }
         let video = try sample("video-h264.mp4")
         try await harness.test { client in
@@ -62,8 +63,10 @@ import Testing
                 try await client.execute(uri: "/metrics", method: .get) { String(buffer: $0.body) }.contains("docpreview_store_up 1")
             }
             let outage = try await DatabaseOutage.begin(address)
-            for (method, uri, body) in [(HTTPRequest.Method.get, "/v1/documents", nil), (.get, "/v1/stats", nil),
-                                        (.post, "/v1/documents?filename=b.webp&owner=ana", image)] as [(HTTPRequest.Method, String, ByteBuffer?)] {
+            for (method, uri, body) in [
+                (HTTPRequest.Method.get, "/v1/documents", nil), (.get, "/v1/stats", nil),
+                (.post, "/v1/documents?filename=b.webp&owner=ana", image)
+            ] as [(HTTPRequest.Method, String, ByteBuffer?)] {
                 try await client.execute(uri: uri, method: method, body: body) { response in
                     #expect(response.status == .serviceUnavailable, "\(method) \(uri)")
                     #expect(response.headers[.retryAfter] == "10")

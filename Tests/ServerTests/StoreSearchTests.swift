@@ -17,8 +17,10 @@ import Testing
 /// deleted document, and after `gc` no row left in the search index. Bounded: a short text is
 /// refused, an owner's searches are paced.
 @Suite struct StoreSearchTests {
-    static func upload(_ client: any TestClientProtocol, _ pages: [[String]], owner: String = "ana", title: String,
-                       type: String = "transcript") async throws -> String {
+    static func upload(
+        _ client: any TestClientProtocol, _ pages: [[String]], owner: String = "ana", title: String,
+        type: String = "transcript"
+    ) async throws -> String {
         let body = ByteBuffer(bytes: LinesPDF.make(pages))
         let uri = "/v1/documents?filename=\(title).pdf&owner=\(owner)&title=\(title)&type=\(type)"
         return try await client.execute(uri: uri, method: .post, body: body) { response in
@@ -60,13 +62,20 @@ import Testing
         let harness = try await Harness(backend)
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let transcript = try await Self.upload(client, [["Official transcript", "AP Biology 5, École Normale"],
-                                                            ["Combine score CORE168", "AP Biology again"]], title: "Transcript")
-            let letter = try await Self.upload(client, [["Letter of recommendation", "She led our AP biology lab."]], title: "Letter",
-                                               type: "rec_letter")
+            let transcript = try await Self.upload(
+                client,
+                [
+                    ["Official transcript", "AP Biology 5, École Normale"],
+                    ["Combine score CORE168", "AP Biology again"]
+                ], title: "Transcript")
+            let letter = try await Self.upload(
+                client, [["Letter of recommendation", "She led our AP biology lab."]], title: "Letter",
+                type: "rec_letter")
             let other = try await Self.upload(client, [["AP Biology 4"]], owner: "ben", title: "Transcript")
-            let photo = try await client.execute(uri: "/v1/documents?filename=lab.webp&owner=ana&title=AP%20Biology%20lab", method: .post,
-                                                 body: try sample("image.webp")) { try #require(try json($0)["document_id"] as? String) }
+            let photo = try await client.execute(
+                uri: "/v1/documents?filename=lab.webp&owner=ana&title=AP%20Biology%20lab", method: .post,
+                body: try sample("image.webp")
+            ) { try #require(try json($0)["document_id"] as? String) }
             try await harness.drainQueue()
 
             // Diacritics and case folded; the hit's page, words and boxes.
@@ -96,8 +105,9 @@ import Testing
             #expect(try await Self.search(client, "q=chemistry").ids.isEmpty)
 
             // A new version's words replace the old one's; a restore brings them back.
-            let second = try await Self.upload(client, [["Letter of recommendation", "A fine chemistry student."]], title: "Letter",
-                                               type: "rec_letter")
+            let second = try await Self.upload(
+                client, [["Letter of recommendation", "A fine chemistry student."]], title: "Letter",
+                type: "rec_letter")
             #expect(try await Self.search(client, "q=ap%20biology&owner=ana").ids == [photo, transcript], "not the old version")
             try await harness.drainQueue()
             #expect(try await Self.search(client, "q=chemistry").ids == [second])
@@ -123,8 +133,10 @@ import Testing
         try await harness.test { client in
             // A control character, a NUL above all (it would end the search index's query), is refused
             // before anything is searched.
-            for query in ["q=ab", "q=%20%20ab%20", "q=" + String(repeating: "a", count: 101), "q=abc&limit=51", "q=abc&cursor=0", "q=abc&cursor=x", "",
-                          "q=abcd%00", "q=ab%00cd", "q=abc%04def", "q=%C2%8Dabc"] {
+            for query in [
+                "q=ab", "q=%20%20ab%20", "q=" + String(repeating: "a", count: 101), "q=abc&limit=51", "q=abc&cursor=0", "q=abc&cursor=x", "",
+                "q=abcd%00", "q=ab%00cd", "q=abc%04def", "q=%C2%8Dabc"
+            ] {
                 try await client.execute(uri: "/v1/search?" + query, method: .get) { #expect($0.status == .badRequest, "\(query)") }
             }
             // An owner's searches are paced; another owner's are not held back by them.

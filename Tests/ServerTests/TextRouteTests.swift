@@ -41,7 +41,9 @@ import Testing
                 try #require(try json($0)["document_id"] as? String)
             }
             try await harness.drainQueue()
-            let first = try await client.execute(uri: "/v1/documents/\(id)/text", method: .get, headers: [.accept: "application/json"]) { try json($0) }
+            let first = try await client.execute(uri: "/v1/documents/\(id)/text", method: .get, headers: [.accept: "application/json"]) {
+                try json($0)
+            }
             let pageCount = try #require(first["page_count"] as? Int)
             let perPage = try #require(((first["pages"] as? [[String: Any]])?.first?["words"] as? [Any])?.count)
             #expect(first["truncated"] as? Bool == true && pageCount < 120, "stopped at the budget: \(pageCount) pages")
@@ -50,7 +52,8 @@ import Testing
             #expect(pages.count * perPage <= TextController.maxWordsPerAnswer + perPage, "one answer's words are bounded")
             let next = try #require(first["next_page"] as? Int)
             #expect(next == pages.count + 1)
-            let second = try await client.execute(uri: "/v1/documents/\(id)/text?from=\(next)", method: .get, headers: [.accept: "application/json"]) {
+            let second = try await client.execute(uri: "/v1/documents/\(id)/text?from=\(next)", method: .get, headers: [.accept: "application/json"])
+            {
                 try json($0)
             }
             #expect((second["pages"] as? [[String: Any]])?.first?["page"] as? Int == next)
@@ -67,8 +70,10 @@ import Testing
         try await harness.test { client in
             var ids: [String: String] = [:]
             for owner in ["ana", "ben"] {
-                ids[owner] = try await client.execute(uri: "/v1/documents?filename=letter.pdf&owner=\(owner)", method: .post, headers: bearer,
-                                                      body: try sample("document-5-pages.pdf")) { try #require(try json($0)["document_id"] as? String) }
+                ids[owner] = try await client.execute(
+                    uri: "/v1/documents?filename=letter.pdf&owner=\(owner)", method: .post, headers: bearer,
+                    body: try sample("document-5-pages.pdf")
+                ) { try #require(try json($0)["document_id"] as? String) }
             }
             try await harness.drainQueue()
             let (ana, ben) = (ids["ana"]!, ids["ben"]!)
@@ -81,8 +86,10 @@ import Testing
             }
             try await client.execute(uri: "/v1/documents/\(ben)/text", method: .get, headers: bearer) { #expect($0.status == .ok, "another owner's") }
             harness.clock.advance(by: .seconds(5))
-            let cookie = try await client.execute(uri: "/ui/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                  body: ByteBuffer(string: "token=\(SharesTests.token)&return=%2F")) { response in
+            let cookie = try await client.execute(
+                uri: "/ui/signin", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "token=\(SharesTests.token)&return=%2F")
+            ) { response in
                 try #require(response.headers[.setCookie].map { String($0.split(separator: ";")[0]) })
             }
             for index in 0..<40 {
@@ -93,7 +100,9 @@ import Testing
             try await client.execute(uri: "/v1/documents/\(ben)/text", method: .get, headers: [.cookie: cookie]) { response in
                 #expect(response.status == .tooManyRequests, "the address's pace, though the owner's has room")
             }
-            try await client.execute(uri: "/v1/documents/\(ben)/text", method: .get, headers: bearer) { #expect($0.status == .ok, "the service's is its owners'") }
+            try await client.execute(uri: "/v1/documents/\(ben)/text", method: .get, headers: bearer) {
+                #expect($0.status == .ok, "the service's is its owners'")
+            }
         }
     }
 
@@ -147,7 +156,9 @@ import Testing
                 }
             }
             let (plain, marked) = (try await etag(""), try await etag("&highlight=Sample"))
-            let (lower, upper, missing) = (try await etag("&highlight=sample"), try await etag("&highlight=SAMPLE"), try await etag("&highlight=chemistry"))
+            let (lower, upper, missing) = (
+                try await etag("&highlight=sample"), try await etag("&highlight=SAMPLE"), try await etag("&highlight=chemistry")
+            )
             #expect(marked != plain && lower == marked && upper == marked && missing == plain)
             for highlight in ["s", "sample%00"] {
                 try await client.execute(uri: "/v1/documents/\(id)/preview?page=2&highlight=\(highlight)", method: .get) {
@@ -184,7 +195,8 @@ import Testing
         let harness = try await Harness()
         defer { harness.folder.remove() }
         let documents = harness.server.documents
-        let ingested = await documents.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "o", title: "t", filename: "d.pdf"))
+        let ingested = await documents.ingest(
+            Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "o", title: "t", filename: "d.pdf"))
         let id = try #require(ingested.documentID)
         #expect(try await documents.backfill().text == 1)
         #expect(try await documents.backfill().text == 0, "its job waits already")
@@ -192,7 +204,8 @@ import Testing
         #expect(try await documents.backfill().text == 0, "nothing left")
         try await harness.test { client in
             try await client.execute(uri: "/v1/documents/\(id)/text?page=5", method: .get) { #expect($0.status == .ok) }
-            let other = await documents.ingest(Fixtures.sample("office-letter.rtf"), labels: DocumentLabels(owner: "o", title: "r", filename: "r.rtf"))
+            let other = await documents.ingest(
+                Fixtures.sample("office-letter.rtf"), labels: DocumentLabels(owner: "o", title: "r", filename: "r.rtf"))
             let asked = try #require(other.documentID)
             try await client.execute(uri: "/v1/documents/\(asked)/text", method: .get) { #expect($0.status == .accepted) }
             #expect(try await documents.backfill().text == 0, "asking queued its job")
@@ -209,8 +222,10 @@ import Testing
         let harness = try await Harness(token: SharesTests.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let id = try await client.execute(uri: "/v1/documents?filename=a.pdf&title=Transcript&owner=ana", method: .post,
-                                              headers: SharesTests.bearer, body: try sample("document-5-pages.pdf")) {
+            let id = try await client.execute(
+                uri: "/v1/documents?filename=a.pdf&title=Transcript&owner=ana", method: .post,
+                headers: SharesTests.bearer, body: try sample("document-5-pages.pdf")
+            ) {
                 try #require(try json($0)["document_id"] as? String)
             }
             // The preview job alone: the pages are shown, their text not read yet.
@@ -221,12 +236,18 @@ import Testing
             try await harness.drainQueue()
             let url = try #require(try await SharesTests.share(client, id, #"{"label": "State University"}"#)["url"] as? String)
             for (page, number) in [("/ui/documents/\(id)", 1), ("/ui/documents/\(id)/view", 1), (url, 2)] {
-                let html = try await client.execute(uri: page, method: .get, headers: page == url ? [:] : SharesTests.bearer) { String(buffer: $0.body) }
+                let html = try await client.execute(uri: page, method: .get, headers: page == url ? [:] : SharesTests.bearer) {
+                    String(buffer: $0.body)
+                }
                 #expect(html.contains("alt=\"Page \(number)\" aria-describedby=\"page-text-\(number)\""), "\(page)")
-                #expect(html.contains("<div class=\"page-text\" id=\"page-text-\(number)\">Page \(number) DocPreview sample, 5 pages</div>"), "\(page)")
+                #expect(
+                    html.contains("<div class=\"page-text\" id=\"page-text-\(number)\">Page \(number) DocPreview sample, 5 pages</div>"), "\(page)")
             }
-            let second = try await client.execute(uri: "/v1/documents/\(id)/text?page=2", method: .get, headers: SharesTests.bearer) { String(buffer: $0.body) }
-            #expect(second.split(whereSeparator: \.isWhitespace).joined(separator: " ") == "Page 2 DocPreview sample, 5 pages", "what the script reads")
+            let second = try await client.execute(uri: "/v1/documents/\(id)/text?page=2", method: .get, headers: SharesTests.bearer) {
+                String(buffer: $0.body)
+            }
+            #expect(
+                second.split(whereSeparator: \.isWhitespace).joined(separator: " ") == "Page 2 DocPreview sample, 5 pages", "what the script reads")
         }
     }
 
@@ -237,8 +258,10 @@ import Testing
         defer { harness.folder.remove() }
         try await harness.test { client in
             let id = try await SharesTests.upload(client, harness, "document-5-pages.pdf")
-            try await client.execute(uri: "/v1/documents/\(id)/shares", method: .post, headers: SharesTests.bearer,
-                                     body: ByteBuffer(string: #"{"label": "Coach", "highlight": "x"}"#)) { #expect($0.status == .badRequest) }
+            try await client.execute(
+                uri: "/v1/documents/\(id)/shares", method: .post, headers: SharesTests.bearer,
+                body: ByteBuffer(string: #"{"label": "Coach", "highlight": "x"}"#)
+            ) { #expect($0.status == .badRequest) }
             let made = try await SharesTests.share(client, id, #"{"label": "Coach", "highlight": " Sample, 5 "}"#)
             #expect(made["highlight"] as? String == "Sample, 5")
             let url = try #require(made["url"] as? String)

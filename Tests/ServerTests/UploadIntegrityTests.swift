@@ -34,8 +34,10 @@ import Testing
 
     /// A new tus upload of `length` bytes; its path.
     static func create(_ client: some TestClientProtocol, length: Int) async throws -> String {
-        try await client.execute(uri: "/v1/uploads/tus?owner=ana&filename=photo.jpg", method: .post,
-                                 headers: headers(tus.merging(["Upload-Length": "\(length)"]) { $1 })) { response in
+        try await client.execute(
+            uri: "/v1/uploads/tus?owner=ana&filename=photo.jpg", method: .post,
+            headers: headers(tus.merging(["Upload-Length": "\(length)"]) { $1 })
+        ) { response in
             #expect(response.status == .created)
             return try ResumableUploadRouteTests.path(response.headers[.location])
         }
@@ -44,8 +46,10 @@ import Testing
     /// A new tus upload of `file` with its first 300,000 bytes appended; its path and id.
     static func createWithFirstPart(_ client: some TestClientProtocol, of file: [UInt8]) async throws -> (location: String, id: String) {
         let location = try await create(client, length: file.count)
-        try await client.execute(uri: location, method: .patch, headers: headers(append.merging(["Upload-Offset": "0"]) { $1 }),
-                                 body: ByteBuffer(bytes: file[..<300_000])) { #expect($0.status == .noContent) }
+        try await client.execute(
+            uri: location, method: .patch, headers: headers(append.merging(["Upload-Offset": "0"]) { $1 }),
+            body: ByteBuffer(bytes: file[..<300_000])
+        ) { #expect($0.status == .noContent) }
         return (location, String(location.split(separator: "/").last ?? ""))
     }
 
@@ -78,7 +82,11 @@ import Testing
         }
         for file in files {
             let url = folder.appendingPathComponent(file)
-            if let bytes = damaged(Array(try Data(contentsOf: url))) { try Data(bytes).write(to: url) } else { try FileManager.default.removeItem(at: url) }
+            if let bytes = damaged(Array(try Data(contentsOf: url))) {
+                try Data(bytes).write(to: url)
+            } else {
+                try FileManager.default.removeItem(at: url)
+            }
             guard let storage = harness.pipeline.store.blobs as? S3BlobStorage else { continue }
             let key = "\(storage.location.prefix)staging/uploads/\(id)/\(file)"
             let (path, object) = (harness.folder.url.appendingPathComponent("fetched").path, harness.folder.url.appendingPathComponent("fetched"))
@@ -110,16 +118,20 @@ import Testing
                 if how == .truncated {
                     #expect(try await documents.recover(includingQuarantine: false).uploadsSetBack.count == 1, "recover sets it back")
                 } else {
-                    try await client.execute(uri: location, method: .patch,
-                                             headers: Self.headers(Self.append.merging(["Upload-Offset": "300000"]) { $1 }),
-                                             body: ByteBuffer(bytes: file[300_000...])) { response in
+                    try await client.execute(
+                        uri: location, method: .patch,
+                        headers: Self.headers(Self.append.merging(["Upload-Offset": "300000"]) { $1 }),
+                        body: ByteBuffer(bytes: file[300_000...])
+                    ) { response in
                         #expect(response.status == .conflict, "never assembled (\(how)): \(String(buffer: response.body))")
                     }
                 }
                 #expect(try await Self.offset(client, location) == "0", "the offset falls back to before the damaged part (\(how))")
                 #expect(try await documents.verify(deep: true).uploadProblems.isEmpty)
-                let id2 = try await client.execute(uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
-                                                   body: ByteBuffer(bytes: file)) { response in
+                let id2 = try await client.execute(
+                    uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
+                    body: ByteBuffer(bytes: file)
+                ) { response in
                     #expect(response.status == .ok, "\(String(buffer: response.body))")
                     return try #require(ResumableUploadRouteTests.field(response, "DocPreview-Document-ID"))
                 }
@@ -206,17 +218,20 @@ import Testing
             let location = try await Self.create(client, length: file.count)
             let connection = try RawConnection(port: port)
             defer { connection.close() }
-            connection.send("PATCH \(location) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\nTus-Resumable: 1.0.0\r\n"
-                            + "Content-Type: application/offset+octet-stream\r\nUpload-Offset: 0\r\nUpload-Checksum: \(checksum)\r\n"
-                            + "Content-Length: \(body.count)\r\n\r\n")
+            connection.send(
+                "PATCH \(location) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\nTus-Resumable: 1.0.0\r\n"
+                    + "Content-Type: application/offset+octet-stream\r\nUpload-Offset: 0\r\nUpload-Checksum: \(checksum)\r\n"
+                    + "Content-Length: \(body.count)\r\n\r\n")
             connection.send(bytes: Array(body[..<200_000]))
             // Once its bytes are being written, the broken append holds the upload; then it breaks off.
             try await Self.awaitBytes(of: location, harness: harness)
             connection.close()
             // The next append ends the broken one first (it keeps nothing), so it starts at 0.
-            try await client.execute(uri: location, method: .patch,
-                                     headers: Self.headers(Self.append.merging(["Upload-Offset": "0", "Upload-Checksum": checksum]) { $1 }),
-                                     body: ByteBuffer(bytes: body)) { response in
+            try await client.execute(
+                uri: location, method: .patch,
+                headers: Self.headers(Self.append.merging(["Upload-Offset": "0", "Upload-Checksum": checksum]) { $1 }),
+                body: ByteBuffer(bytes: body)
+            ) { response in
                 #expect(response.status == .noContent, "nothing of the broken body was kept: \(String(buffer: response.body))")
                 #expect(ResumableUploadRouteTests.field(response, "Upload-Offset") == "300000")
             }
@@ -234,8 +249,9 @@ import Testing
             let location = try await Self.create(client, length: file.count)
             let connection = try RawConnection(port: port)
             defer { connection.close() }
-            connection.send("PATCH \(location) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\nTus-Resumable: 1.0.0\r\n"
-                            + "Content-Type: application/offset+octet-stream\r\nUpload-Offset: 0\r\nContent-Length: \(file.count)\r\n\r\n")
+            connection.send(
+                "PATCH \(location) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\nTus-Resumable: 1.0.0\r\n"
+                    + "Content-Type: application/offset+octet-stream\r\nUpload-Offset: 0\r\nContent-Length: \(file.count)\r\n\r\n")
             connection.send(bytes: Array(file[..<200_000]))
             // Once its bytes are being written, the append holds the upload; the HEAD ends it.
             try await Self.awaitBytes(of: location, harness: harness)
@@ -254,21 +270,26 @@ import Testing
         let base = try await Self.harness(.sqlite, .folder)
         defer { base.folder.remove() }
         let local = base.folder.url.appendingPathComponent("s3")
-        let storage = try S3BlobStorage(location: try S3Location("s3://docpreview/?endpoint=http://127.0.0.1:\(silent.port)"),
-                                        credentials: S3Credentials(accessKey: "stopped", secretKey: "stopped"), localFolder: local, cacheBytes: 1 << 20,
-                                        lock: FileReferenceLock(file: local.appendingPathComponent("reference.lock"), offload: .forTests),
-                                        offload: .forTests, logger: Logger(label: "test"))
+        let storage = try S3BlobStorage(
+            location: try S3Location("s3://docpreview/?endpoint=http://127.0.0.1:\(silent.port)"),
+            credentials: S3Credentials(accessKey: "stopped", secretKey: "stopped"), localFolder: local, cacheBytes: 1 << 20,
+            lock: FileReferenceLock(file: local.appendingPathComponent("reference.lock"), offload: .forTests),
+            offload: .forTests, logger: Logger(label: "test"))
         let index: any PortableDatabase = base.pipeline.store.index
-        let uploads = ResumableUploads(sessions: UploadSessions(database: index), staging: try S3UploadStaging(storage: storage, root: local, offload: .forTests))
+        let uploads = ResumableUploads(
+            sessions: UploadSessions(database: index), staging: try S3UploadStaging(storage: storage, root: local, offload: .forTests))
         var settings = ServerSettings()
         settings.token = Self.token
-        let server = DocumentServer(documents: DocumentService(pipeline: base.pipeline, queue: base.queue, uploads: uploads), settings: settings,
-                                    logger: Logger(label: "test"), pages: nil)
+        let server = DocumentServer(
+            documents: DocumentService(pipeline: base.pipeline, queue: base.queue, uploads: uploads), settings: settings,
+            logger: Logger(label: "test"), pages: nil)
         let file = try Self.file()
         try await buildApplication(server).test(.live) { client in
             let location = try await Self.create(client, length: file.count)
-            try await client.execute(uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
-                                     body: ByteBuffer(bytes: file)) { response in
+            try await client.execute(
+                uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
+                body: ByteBuffer(bytes: file)
+            ) { response in
                 #expect(response.status == .serviceUnavailable && (try? errorCode(response)) == "unavailable", "\(String(buffer: response.body))")
                 #expect(response.headers[.retryAfter] != nil && ResumableUploadRouteTests.field(response, "Tus-Resumable") == "1.0.0")
             }
@@ -289,8 +310,12 @@ import Testing
         let caps = harness.server.documents.uploadPolicy.caps
         try await harness.test { client in
             func create(body: ByteBuffer? = nil) async throws -> HTTPResponse.Status {
-                let headers = Self.headers(Self.tus.merging(["Upload-Length": "100"]) { $1 }.merging(body == nil ? [:] : ["Content-Type": "application/offset+octet-stream"]) { $1 })
-                return try await client.execute(uri: "/v1/uploads/tus?owner=ana&filename=a.jpg", method: .post, headers: headers, body: body ?? ByteBuffer()) { $0.status }
+                let headers = Self.headers(
+                    Self.tus.merging(["Upload-Length": "100"]) { $1 }.merging(body == nil ? [:] : ["Content-Type": "application/offset+octet-stream"])
+                    { $1 })
+                return try await client.execute(
+                    uri: "/v1/uploads/tus?owner=ana&filename=a.jpg", method: .post, headers: headers, body: body ?? ByteBuffer()
+                ) { $0.status }
             }
             for _ in 0..<caps.sessionsPerClient { #expect(try await create() == .created) }
             #expect(try await create() == .tooManyRequests, "the caps hold while the empty uploads may still be used")
@@ -307,16 +332,19 @@ import Testing
     /// and `Retry-After`.
     @Test func aFullDiskIsATusAnswer() async throws {
         let disk = try SmallDisk.mount(megabytes: 16)
-        let harness = try Harness(opened: try await TestBackend.sqlite.open(root: disk.url.appendingPathComponent("store")),
-                                  folder: try TemporaryFolder(), token: Self.token)
+        let harness = try Harness(
+            opened: try await TestBackend.sqlite.open(root: disk.url.appendingPathComponent("store")),
+            folder: try TemporaryFolder(), token: Self.token)
         defer { harness.folder.remove() }
         let file = try Self.file()
         try await harness.test { client in
             let location = try await Self.create(client, length: file.count)
             disk.fill()
             defer { disk.free() }
-            try await client.execute(uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
-                                     body: ByteBuffer(bytes: file)) { response in
+            try await client.execute(
+                uri: location, method: .patch, headers: Self.headers(Self.append.merging(["Upload-Offset": "0"]) { $1 }),
+                body: ByteBuffer(bytes: file)
+            ) { response in
                 #expect(response.status.code == 507 && ResumableUploadRouteTests.field(response, "Tus-Resumable") == "1.0.0")
                 #expect(response.headers[.retryAfter] != nil && (try? errorCode(response)) == "storage_full")
             }

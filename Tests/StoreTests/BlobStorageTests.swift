@@ -15,8 +15,10 @@ import Testing
 /// The examples AWS publishes for Signature Version 4 with S3 ("Signature Calculations for the
 /// Authorization Header"): their key, their requests of 24 May 2013, the signatures AWS computed.
 @Suite(.blocking) struct SigV4SignerTests {
-    static let signer = SigV4Signer(credentials: S3Credentials(accessKey: "AKIAIOSFODNN7EXAMPLE",
-                                                               secretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), region: "us-east-1")
+    static let signer = SigV4Signer(
+        credentials: S3Credentials(
+            accessKey: "AKIAIOSFODNN7EXAMPLE",
+            secretKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"), region: "us-east-1")
     static let date = Date(timeIntervalSince1970: 1_369_353_600)
 
     static func headers(_ extra: [String: String] = [:], payload: String = SigV4Signer.emptyPayloadHash) -> [String: String] {
@@ -24,14 +26,16 @@ import Testing
     }
 
     @Test func getObjectWithARange() {
-        let request = SigV4Signer.Request(method: "GET", path: "/test.txt", headers: Self.headers(["range": "bytes=0-9"]),
-                                          payloadHash: SigV4Signer.emptyPayloadHash)
+        let request = SigV4Signer.Request(
+            method: "GET", path: "/test.txt", headers: Self.headers(["range": "bytes=0-9"]),
+            payloadHash: SigV4Signer.emptyPayloadHash)
         #expect(Self.signer.signature(for: request, at: Self.date) == "f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
-        #expect(Self.signer.authorization(for: request, at: Self.date) == """
-            AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, \
-            SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, \
-            Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41
-            """)
+        #expect(
+            Self.signer.authorization(for: request, at: Self.date) == """
+                AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, \
+                SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, \
+                Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41
+                """)
     }
 
     @Test func putObjectUnderAKeyThatNeedsEncoding() {
@@ -39,24 +43,29 @@ import Testing
         #expect(body == "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072")
         let path = SigV4Signer.encode("/test$file.text", keepingSlashes: true)
         #expect(path == "/test%24file.text")
-        let request = SigV4Signer.Request(method: "PUT", path: path, headers: Self.headers(
-            ["date": "Fri, 24 May 2013 00:00:00 GMT", "x-amz-storage-class": "REDUCED_REDUNDANCY"], payload: body), payloadHash: body)
+        let request = SigV4Signer.Request(
+            method: "PUT", path: path,
+            headers: Self.headers(
+                ["date": "Fri, 24 May 2013 00:00:00 GMT", "x-amz-storage-class": "REDUCED_REDUNDANCY"], payload: body), payloadHash: body)
         #expect(Self.signer.signature(for: request, at: Self.date) == "98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd")
     }
 
     @Test func bucketQueriesAreSortedAndEncoded() {
-        let lifecycle = SigV4Signer.Request(method: "GET", path: "/", query: [("lifecycle", "")], headers: Self.headers(),
-                                            payloadHash: SigV4Signer.emptyPayloadHash)
+        let lifecycle = SigV4Signer.Request(
+            method: "GET", path: "/", query: [("lifecycle", "")], headers: Self.headers(),
+            payloadHash: SigV4Signer.emptyPayloadHash)
         #expect(Self.signer.signature(for: lifecycle, at: Self.date) == "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543")
         // Given out of order: the canonical query sorts them.
-        let list = SigV4Signer.Request(method: "GET", path: "/", query: [("prefix", "J"), ("max-keys", "2")], headers: Self.headers(),
-                                       payloadHash: SigV4Signer.emptyPayloadHash)
+        let list = SigV4Signer.Request(
+            method: "GET", path: "/", query: [("prefix", "J"), ("max-keys", "2")], headers: Self.headers(),
+            payloadHash: SigV4Signer.emptyPayloadHash)
         #expect(Self.signer.signature(for: list, at: Self.date) == "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7")
     }
 
     @Test func signingAddsTheDateAndPayloadHeaders() {
-        let request = SigV4Signer.Request(method: "GET", path: "/test.txt", headers: ["host": "examplebucket.s3.amazonaws.com", "range": "bytes=0-9"],
-                                          payloadHash: SigV4Signer.emptyPayloadHash)
+        let request = SigV4Signer.Request(
+            method: "GET", path: "/test.txt", headers: ["host": "examplebucket.s3.amazonaws.com", "range": "bytes=0-9"],
+            payloadHash: SigV4Signer.emptyPayloadHash)
         let added = Self.signer.signedHeaders(for: request, at: Self.date)
         #expect(added["x-amz-date"] == "20130524T000000Z")
         #expect(added["x-amz-content-sha256"] == SigV4Signer.emptyPayloadHash)
@@ -76,11 +85,18 @@ import Testing
 
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let file = try folder.file("credentials", Array("[default]\naws_access_key_id = A\naws_secret_access_key = B\n[other]\naws_access_key_id = C\naws_secret_access_key = D\n".utf8))
-        #expect(try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file.path, "AWS_PROFILE": "other"]) == S3Credentials(accessKey: "C", secretKey: "D"))
-        #expect(try S3Credentials.fromEnvironment(["AWS_ACCESS_KEY_ID": "E", "AWS_SECRET_ACCESS_KEY": "F", "AWS_SHARED_CREDENTIALS_FILE": file.path])
-            == S3Credentials(accessKey: "E", secretKey: "F"))
-        #expect(throws: S3Error.self) { try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": folder.url.appendingPathComponent("none").path]) }
+        let file = try folder.file(
+            "credentials",
+            Array("[default]\naws_access_key_id = A\naws_secret_access_key = B\n[other]\naws_access_key_id = C\naws_secret_access_key = D\n".utf8))
+        #expect(
+            try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": file.path, "AWS_PROFILE": "other"])
+                == S3Credentials(accessKey: "C", secretKey: "D"))
+        #expect(
+            try S3Credentials.fromEnvironment(["AWS_ACCESS_KEY_ID": "E", "AWS_SECRET_ACCESS_KEY": "F", "AWS_SHARED_CREDENTIALS_FILE": file.path])
+                == S3Credentials(accessKey: "E", secretKey: "F"))
+        #expect(throws: S3Error.self) {
+            try S3Credentials.fromEnvironment(["AWS_SHARED_CREDENTIALS_FILE": folder.url.appendingPathComponent("none").path])
+        }
         #expect(XMLText.unescape("&#34;abc&#34; &amp; &#x27;") == "\"abc\" & '")
     }
 }
@@ -171,20 +187,24 @@ import Testing
 @Suite(.enabled(if: TestBlobs.available.contains(.s3)))
 struct S3BlobStorageTests {
     /// A storage over a prefix of the test bucket, as one host sees it (its own local folder).
-    static func host(_ prefix: String, _ folder: TemporaryFolder, name: String, secret: String? = nil,
-                     threshold: Int = 64 << 20, cacheBytes: Int = 1 << 30) throws -> S3BlobStorage {
+    static func host(
+        _ prefix: String, _ folder: TemporaryFolder, name: String, secret: String? = nil,
+        threshold: Int = 64 << 20, cacheBytes: Int = 1 << 30
+    ) throws -> S3BlobStorage {
         var credentials = try S3Credentials.fromEnvironment()
         if let secret { credentials.secretKey = secret }
         let local = folder.url.appendingPathComponent(name)
-        return try S3BlobStorage(location: S3Location(TestBlobs.address(prefix: prefix)), credentials: credentials, localFolder: local,
-                                 cacheBytes: cacheBytes, lock: FileReferenceLock(file: folder.url.appendingPathComponent("reference.lock"), offload: .forTests),
-                                 multipartThreshold: threshold, offload: .forTests, logger: Logger(label: "test"))
+        return try S3BlobStorage(
+            location: S3Location(TestBlobs.address(prefix: prefix)), credentials: credentials, localFolder: local,
+            cacheBytes: cacheBytes, lock: FileReferenceLock(file: folder.url.appendingPathComponent("reference.lock"), offload: .forTests),
+            multipartThreshold: threshold, offload: .forTests, logger: Logger(label: "test"))
     }
 
     static func prefix() -> String { "test-\(UUID().uuidString.lowercased())" }
 
     /// Sample `name` stored by one host, and a second host on the same prefix that has no copy of it.
-    static func storedByAnotherHost(_ name: String, _ folder: TemporaryFolder) async throws -> (bytes: [UInt8], hash: BlobHash, reader: S3BlobStorage) {
+    static func storedByAnotherHost(_ name: String, _ folder: TemporaryFolder) async throws -> (bytes: [UInt8], hash: BlobHash, reader: S3BlobStorage)
+    {
         let prefix = prefix()
         let bytes = Array(try Data(contentsOf: Fixtures.sample(name)))
         let hash = try await host(prefix, folder, name: "a").put(bytes: bytes, as: .original)
@@ -194,10 +214,11 @@ struct S3BlobStorageTests {
     @Test func listingsArePagedAndPurgesBatched() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let storage = try S3BlobStorage(location: S3Location(TestBlobs.address(prefix: Self.prefix())), credentials: S3Credentials.fromEnvironment(),
-                                        localFolder: folder.url.appendingPathComponent("a"), cacheBytes: 1 << 20,
-                                        lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock"), offload: .forTests), multipartThreshold: 64 << 20,
-                                        pageSize: 2, offload: .forTests, logger: Logger(label: "test"))
+        let storage = try S3BlobStorage(
+            location: S3Location(TestBlobs.address(prefix: Self.prefix())), credentials: S3Credentials.fromEnvironment(),
+            localFolder: folder.url.appendingPathComponent("a"), cacheBytes: 1 << 20,
+            lock: FileReferenceLock(file: folder.url.appendingPathComponent("lock"), offload: .forTests), multipartThreshold: 64 << 20,
+            pageSize: 2, offload: .forTests, logger: Logger(label: "test"))
         var hashes: [BlobHash] = []
         for number in 0..<5 { hashes.append(try await storage.put(bytes: Array("blob \(number)".utf8), as: .derivative)) }
         let listings = storage.requests("GET")
@@ -348,8 +369,10 @@ struct S3BlobStorageTests {
 struct PostgresReferenceLockTests {
     @Test func writersShareItAndGCWaitsForThemAll() async throws {
         let database = try await #require(try TestBackend.postgres.freshDatabase())
-        let hosts = [try await PostgresReferenceLock(url: database, logger: Logger(label: "a")),
-                     try await PostgresReferenceLock(url: database, logger: Logger(label: "b"))]
+        let hosts = [
+            try await PostgresReferenceLock(url: database, logger: Logger(label: "a")),
+            try await PostgresReferenceLock(url: database, logger: Logger(label: "b"))
+        ]
         let events = Locked<[String]>([])
         let writers = (0..<2).map { index in
             Task {

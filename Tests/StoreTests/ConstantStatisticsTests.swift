@@ -29,8 +29,10 @@ import Testing
                 mime: "application/octet-stream", size: content.count, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
             let stored = try await queue.enqueue(document).document
             if number == first {
-                try await index.insertShare(ShareRecord(id: UUID().uuidString, tokenSha256: UUID().uuidString, documentID: stored.id, version: nil,
-                                                  label: "school", passwordHash: nil, allowDownload: true, createdAt: Date(), expiresAt: nil))
+                try await index.insertShare(
+                    ShareRecord(
+                        id: UUID().uuidString, tokenSha256: UUID().uuidString, documentID: stored.id, version: nil,
+                        label: "school", passwordHash: nil, allowDownload: true, createdAt: Date(), expiresAt: nil))
             }
         }
     }
@@ -47,10 +49,12 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let index = try SQLiteIndex(url: folder.url.appendingPathComponent("index.sqlite")) { db in
-            sqlite3_progress_handler(db.sqliteConnection, 1, { _ in
-                ConstantStatisticsTests.instructions.add(1, ordering: .relaxed)
-                return 0
-            }, nil)
+            sqlite3_progress_handler(
+                db.sqliteConnection, 1,
+                { _ in
+                    ConstantStatisticsTests.instructions.add(1, ordering: .relaxed)
+                    return 0
+                }, nil)
         }
         let (queue, downloads) = (SQLiteJobQueue(index: index), SQLiteDownloadQueue(index: index))
         /// The second read: the first one on a connection also reads the schema.
@@ -78,7 +82,8 @@ import Testing
         let observer = try await PostgresConnections(url: address, size: 1, queryTimeout: .seconds(300), logger: Logger(label: "test"))
         // A table's counts are everyone's: autovacuum's reads are kept out (the test vacuums itself).
         for table in try await observer.query("SELECT relname FROM pg_stat_user_tables") {
-            try await observer.query(PostgresQuery(unsafeSQL: "ALTER TABLE \(try table["relname"].decode(String.self)) SET (autovacuum_enabled = false)"))
+            try await observer.query(
+                PostgresQuery(unsafeSQL: "ALTER TABLE \(try table["relname"].decode(String.self)) SET (autovacuum_enabled = false)"))
         }
         /// Rows read from tables and index entries read so far (by the store's connection: the
         /// observer's own, its VACUUM ANALYZE's, are sent on before).
@@ -90,10 +95,12 @@ import Testing
             }
             return try await observer.withConnection { session in
                 try await session.query("SELECT pg_stat_clear_snapshot()")
-                return try await session.query("""
+                return try await session.query(
+                    """
                     SELECT (SELECT COALESCE(SUM(seq_tup_read + COALESCE(idx_tup_fetch, 0)), 0) FROM pg_stat_user_tables)::bigint
                          + (SELECT COALESCE(SUM(idx_tup_read), 0) FROM pg_stat_user_indexes)::bigint AS n
-                    """).first?["n"].decode(Int.self) ?? 0
+                    """
+                ).first?["n"].decode(Int.self) ?? 0
             }
         }
         /// The second read: the first one also marks lapsed shares.

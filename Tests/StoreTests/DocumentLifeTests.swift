@@ -26,13 +26,16 @@ import Testing
         }
 
         @discardableResult
-        func add(owner: String = "ana", type: DocumentType.ID? = nil, title: String, kind: FileKind = .pdf, bytes: String? = nil,
-                 status: PreviewStatus = .ready, createdAt: Date = Date()) async throws -> Document {
+        func add(
+            owner: String = "ana", type: DocumentType.ID? = nil, title: String, kind: FileKind = .pdf, bytes: String? = nil,
+            status: PreviewStatus = .ready, createdAt: Date = Date()
+        ) async throws -> Document {
             let content = Array((bytes ?? "\(owner)/\(type ?? "")/\(title)/\(UUID())").utf8)
             let hash = try await store.blobs.put(bytes: content, as: .original)
-            let record = Document(id: UUID().uuidString.lowercased(), owner: owner, type: type, title: title, filename: "\(title).\(kind)",
-                                        sha256: hash, kind: kind, mime: "application/octet-stream", size: content.count, facts: MediaFacts(),
-                                        version: 0, previewStatus: status, createdAt: createdAt)
+            let record = Document(
+                id: UUID().uuidString.lowercased(), owner: owner, type: type, title: title, filename: "\(title).\(kind)",
+                sha256: hash, kind: kind, mime: "application/octet-stream", size: content.count, facts: MediaFacts(),
+                version: 0, previewStatus: status, createdAt: createdAt)
             return try await store.index.insertVersion(record).document
         }
 
@@ -79,17 +82,20 @@ import Testing
         #expect(Set(ana.map(\.id)).count == ana.count, "no document twice across pages")
 
         #expect(try await indexed.all(DocumentQuery(owner: "ana", sort: .oldest, limit: 2)).map(\.id) == ana.reversed().map(\.id))
-        #expect(try await indexed.all(DocumentQuery(owner: "ana", sort: .title, limit: 2)).map(\.title)
+        #expect(
+            try await indexed.all(DocumentQuery(owner: "ana", sort: .title, limit: 2)).map(\.title)
                 == ["alpha transcript", "beta résumé", "Game film", "untyped note", "Zebra CV"], "titles in any case")
-        #expect(try await indexed.all(DocumentQuery(owner: "ana", sort: .type, limit: 1)).map(\.title)
+        #expect(
+            try await indexed.all(DocumentQuery(owner: "ana", sort: .type, limit: 1)).map(\.title)
                 == ["untyped note", "Game film", "beta résumé", "Zebra CV", "alpha transcript"], "type, then title")
 
         #expect(try await indexed.all(DocumentQuery(type: "resume")).map(\.title).sorted() == ["Ben CV", "Zebra CV", "beta résumé"])
         #expect(try await indexed.all(DocumentQuery(owner: "ana", type: "")).map(\.title) == ["untyped note"])
         #expect(try await indexed.all(DocumentQuery(kind: "mp4")).map(\.title) == ["Game film"])
         #expect(try await indexed.all(DocumentQuery(containing: "cV")).map(\.title).sorted() == ["Ben CV", "Zebra CV"])
-        #expect(try await indexed.all(DocumentQuery(containing: "RÉSUMÉ")).map(\.title) == ["beta résumé"],
-                "titles fold the same on both backends, beyond ASCII")
+        #expect(
+            try await indexed.all(DocumentQuery(containing: "RÉSUMÉ")).map(\.title) == ["beta résumé"],
+            "titles fold the same on both backends, beyond ASCII")
         #expect(try await indexed.all(DocumentQuery(status: .failed)).map(\.title) == ["Game film"])
         #expect(try await indexed.all(DocumentQuery(owner: "ana", containing: "%")).isEmpty, "search text is text, not a pattern")
         #expect(DocumentCursor(token: "not a cursor", sort: .newest) == nil)
@@ -104,8 +110,10 @@ import Testing
     @Test(arguments: TestBackend.available) func aTextSearchFindsTheSameEitherWay(backend: TestBackend) async throws {
         let indexed = try await Indexed(backend)
         defer { indexed.folder.remove() }
-        let titles = ["Junior Report", "report card", "REPORTS 2026", "Résumé final", "resume draft", "Say \"hi\" there",
-                      "50% done", "50 percent", "x_y notes", "xay notes", "back\\slash", "Reporter's notebook"]
+        let titles = [
+            "Junior Report", "report card", "REPORTS 2026", "Résumé final", "resume draft", "Say \"hi\" there",
+            "50% done", "50 percent", "x_y notes", "xay notes", "back\\slash", "Reporter's notebook"
+        ]
         for (number, title) in titles.enumerated() {
             try await indexed.add(owner: number % 3 == 0 ? "ben" : "ana", type: number % 2 == 0 ? "resume" : nil, title: title)
         }
@@ -128,19 +136,23 @@ import Testing
                             }
                         }
                     #expect(walked.map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): walked")
-                    await #expect(try indexed.all(query, search: .lookUp).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): looked up")
+                    await #expect(
+                        try indexed.all(query, search: .lookUp).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): looked up")
                     await #expect(try indexed.all(query).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): chosen")
                     // The start of an order this short is all of it.
-                    await #expect(try indexed.all(query, search: .walkStart).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): start")
+                    await #expect(
+                        try indexed.all(query, search: .walkStart).map(\.id) == expected.map(\.id), "\(text), \(sort), \(owner ?? "all"): start")
                     if TextSearch.indexHolds(sort) {
-                        await #expect(try indexed.all(query, search: .readInOrder).map(\.id) == expected.map(\.id),
-                                      "\(text), \(sort), \(owner ?? "all"): in the search index's order")
+                        await #expect(
+                            try indexed.all(query, search: .readInOrder).map(\.id) == expected.map(\.id),
+                            "\(text), \(sort), \(owner ?? "all"): in the search index's order")
                     }
                 }
             }
         }
-        #expect(try await indexed.all(DocumentQuery(containing: "report", limit: 200)).count == 5,
-                "four titles, and the relabelled one's file name: \(listed.map(\.title))")
+        #expect(
+            try await indexed.all(DocumentQuery(containing: "report", limit: 200)).count == 5,
+            "four titles, and the relabelled one's file name: \(listed.map(\.title))")
         #expect(try await indexed.all(DocumentQuery(containing: "new summary")).map(\.id) == [relabelled.id])
     }
 
@@ -311,7 +323,9 @@ import Testing
         let renamed = try await #require(try indexed.store.index.relabel(documentID: first.id, to: Relabelling(title: "CV 2026", type: "resume")))
         #expect(renamed.title == "CV 2026" && renamed.version == 1)
         #expect(try await indexed.store.index.versions(of: first.id).map(\.title) == ["CV 2026", "CV 2026"])
-        await #expect(throws: LabelTaken.self) { try await indexed.store.index.relabel(documentID: first.id, to: Relabelling(title: "old cv", type: "resume")) }
+        await #expect(throws: LabelTaken.self) {
+            try await indexed.store.index.relabel(documentID: first.id, to: Relabelling(title: "old cv", type: "resume"))
+        }
         #expect(try await indexed.store.index.relabel(documentID: "no-such-id", to: Relabelling(title: "x", type: nil)) == nil)
     }
 
@@ -324,20 +338,23 @@ import Testing
         func add(_ title: String, filename: String, description: String = "", school: String? = nil, owner: String = "ana") async throws -> Document {
             let content = Array("\(title)/\(UUID())".utf8)
             let hash = try await indexed.store.blobs.put(bytes: content, as: .original)
-            let record = Document(id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: filename,
-                                        description: description, school: school, sha256: hash, kind: .pdf, mime: "application/pdf",
-                                        size: content.count, facts: MediaFacts(), version: 0, previewStatus: .ready, createdAt: Date())
+            let record = Document(
+                id: UUID().uuidString.lowercased(), owner: owner, type: nil, title: title, filename: filename,
+                description: description, school: school, sha256: hash, kind: .pdf, mime: "application/pdf",
+                size: content.count, facts: MediaFacts(), version: 0, previewStatus: .ready, createdAt: Date())
             return try await indexed.store.index.insertVersion(record).document
         }
         let first = try await add("Letter", filename: "coach.pdf", description: "From Coach Rivera, varsity", school: "Lakeside Prep")
         let second = try await add("Letter", filename: "coach-2.pdf")
-        #expect(second.version == 2 && second.description == "From Coach Rivera, varsity" && second.school == "Lakeside Prep",
-                "a new version keeps the description and school it does not replace")
+        #expect(
+            second.version == 2 && second.description == "From Coach Rivera, varsity" && second.school == "Lakeside Prep",
+            "a new version keeps the description and school it does not replace")
         let transcript = try await add("Transcript", filename: "Transcript_Final.PDF", description: "Fall term", school: "North High")
         _ = try await add("Stats", filename: "stats.pdf", school: "North High", owner: "ben")
 
-        let relabelled = try await #require(try indexed.store.index.relabel(
-            documentID: first.id, to: Relabelling(title: "Letter", type: nil, description: "All-state, two seasons", school: "Lakeside Prep")))
+        let relabelled = try await #require(
+            try indexed.store.index.relabel(
+                documentID: first.id, to: Relabelling(title: "Letter", type: nil, description: "All-state, two seasons", school: "Lakeside Prep")))
         #expect(relabelled.description == "From Coach Rivera, varsity", "version 1 keeps its own")
         #expect(try await indexed.store.index.versions(of: first.id).map(\.description) == ["All-state, two seasons", "From Coach Rivera, varsity"])
 
@@ -351,7 +368,7 @@ import Testing
             #expect(try await found("term") == [transcript.id])
             #expect(try await found("letter") == [second.id], "the title")
             let (across, acrossAgain) = (try await found("letter all-state"), try await found("seasons coach"))
-        #expect(across.isEmpty && acrossAgain.isEmpty, "no match across two fields")
+            #expect(across.isEmpty && acrossAgain.isEmpty, "no match across two fields")
             #expect(try await found("lakeside") == [second.id], "the school")
             #expect(try await found("north high", owner: "ana") == [transcript.id])
             #expect(try await found("seasons lakeside").isEmpty, "no match across the description and the school")

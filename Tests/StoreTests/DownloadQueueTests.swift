@@ -13,8 +13,9 @@ import Testing
     static let client = "6f1c2c4e-3d2b-4a6e-9b1f-0a1b2c3d4e5f"
 
     static func record(_ url: String, client: String = client) throws -> DownloadRecord {
-        DownloadRecord(id: DownloadRecord.newID(), clientID: client, device: nil, owner: "ana", url: url,
-                       link: try DownloadLink(url, settings: settings), clientTimestamp: "2026-11-24T10:00:00Z")
+        DownloadRecord(
+            id: DownloadRecord.newID(), clientID: client, device: nil, owner: "ana", url: url,
+            link: try DownloadLink(url, settings: settings), clientTimestamp: "2026-11-24T10:00:00Z")
     }
 
     func withQueue(_ backend: TestBackend, _ body: (any LinkDownloads) async throws -> Void) async throws {
@@ -27,8 +28,9 @@ import Testing
         try await withQueue(backend) { queue in
             let first = try await queue.submit(try Self.record("https://www.tiktok.com/@ana/video/1?utm_source=copy"), maxPending: 10)
             let again = try await queue.submit(try Self.record("https://tiktok.com/@ana/video/1#t=3"), maxPending: 10)
-            let otherClient = try await queue.submit(try Self.record("https://tiktok.com/@ana/video/1", client: "0e4a7a36-6a39-4c55-9a68-58f8a0c9a1b2"),
-                                               maxPending: 10)
+            let otherClient = try await queue.submit(
+                try Self.record("https://tiktok.com/@ana/video/1", client: "0e4a7a36-6a39-4c55-9a68-58f8a0c9a1b2"),
+                maxPending: 10)
             #expect(first.created && !again.created && otherClient.created)
             #expect(again.download.id == first.download.id)
             #expect(otherClient.download.id != first.download.id, "another device's link is its own download")
@@ -90,7 +92,9 @@ import Testing
     @Test(arguments: TestBackend.available) func devicesAreAddedOnceAndRevokedAtOnce(backend: TestBackend) async throws {
         try await withQueue(backend) { queue in
             try await queue.addDevice(DeviceRecord(name: "Ana's iPhone", tokenSha256: "aa", owner: "ana"))
-            await #expect(throws: PreviewError.self) { try await queue.addDevice(DeviceRecord(name: "Ana's iPhone", tokenSha256: "bb", owner: "ana")) }
+            await #expect(throws: PreviewError.self) {
+                try await queue.addDevice(DeviceRecord(name: "Ana's iPhone", tokenSha256: "bb", owner: "ana"))
+            }
             #expect(try await queue.device(tokenSha256: "aa")?.owner == "ana")
             #expect(try await queue.revokeDevice(name: "Ana's iPhone"))
             #expect(try await !queue.revokeDevice(name: "Ana's iPhone"))

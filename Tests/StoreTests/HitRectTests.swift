@@ -11,7 +11,7 @@ import Testing
     /// Helvetica's widths (its AFM, thousandths of the size): `LinesPDF` sets a line at 12 points from x = 72.
     static let widths: [Character: Double] = [
         "A": 667, "P": 667, ",": 278, " ": 278, "M": 833, "i": 222, "l": 222, "t": 278, "e": 556, "r": 333,
-        "C": 722, "O": 778, "R": 722, "E": 667, "1": 556, "6": 556, "8": 556,
+        "C": 722, "O": 778, "R": 722, "E": 667, "1": 556, "6": 556, "8": 556
     ]
     static let line = "AP, Milliliter CORE168"
 
@@ -52,7 +52,7 @@ import Testing
         let words = [
             PageText.Word(text: "far", box: [0, 0, 30, 10], next: .space, edges: [1e300, 20]),
             PageText.Word(text: "nan", box: [40, 0, 70, 10], next: .space, edges: [.nan, 60]),
-            PageText.Word(text: "ok", box: [80, 0, 100, 10], next: nil, edges: [90]),
+            PageText.Word(text: "ok", box: [80, 0, 100, 10], next: nil, edges: [90])
         ]
         let kept = try PageTexts.words(stored: PageTexts.storedWords(words))
         #expect(kept.map(\.text) == ["far", "nan", "ok"] && kept.map(\.edges) == [nil, nil, [90]])

@@ -19,19 +19,22 @@ import Testing
     static let listings: [DocumentQuery] = {
         let after = { (sort: DocumentQuery.Sort) in DocumentCursor(sort: sort, keys: Array(repeating: "1", count: sort.keyCount)) }
         var queries = DocumentQuery.Sort.allCases.map { DocumentQuery(sort: $0) }
-        queries += [DocumentQuery(type: "resume"), DocumentQuery(kind: "pdf"), DocumentQuery(school: "North High"), DocumentQuery(status: .failed),
-                    DocumentQuery(shared: true), DocumentQuery(shared: false)]
+        queries += [
+            DocumentQuery(type: "resume"), DocumentQuery(kind: "pdf"), DocumentQuery(school: "North High"), DocumentQuery(status: .failed),
+            DocumentQuery(shared: true), DocumentQuery(shared: false)
+        ]
         queries += DocumentQuery.Sort.allCases.map { DocumentQuery(containing: "resume", sort: $0) }
         queries += queries.map { query in
             var next = query
             next.after = after(query.sort)
             return next
         }
-        return queries + queries.map { query in
-            var mine = query
-            mine.owner = "ana"
-            return mine
-        }
+        return queries
+            + queries.map { query in
+                var mine = query
+                mine.owner = "ana"
+                return mine
+            }
     }()
 
     /// The text searches of ``listings``: a lookup reads its matches (at most ``TextSearch/matchLimit``)
@@ -64,14 +67,16 @@ import Testing
             }
             for query in Self.lookUps {
                 let steps = try plan(DocumentListing.statement(query, search: .lookUp, in: .sqlite))
-                #expect(steps.first?.hasPrefix("SCAN document_search VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
-                        "\(query): \(steps)")
+                #expect(
+                    steps.first?.hasPrefix("SCAN document_search VIRTUAL TABLE") == true && !steps.dropFirst().contains { $0.hasPrefix("SCAN") },
+                    "\(query): \(steps)")
             }
             // The start of the order: its rowids from the order's index (at most ``TextSearch/walkedRows``),
             // each row by rowid, in that order (no sort: the walk stops at a full page).
             for query in Self.lookUps {
                 let steps = try plan(DocumentListing.statement(query, search: .walkStart, in: .sqlite))
-                #expect(steps.count == 4 && steps[0] == "CO-ROUTINE t" && steps[1].contains("USING INDEX documents_current_")
+                #expect(
+                    steps.count == 4 && steps[0] == "CO-ROUTINE t" && steps[1].contains("USING INDEX documents_current_")
                         && steps[3] == "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)", "\(query): \(steps)")
             }
             // A search newest or oldest first: a page's worth of the search index's rowids in their
@@ -81,10 +86,12 @@ import Testing
                 let steps = try plan(DocumentListing.statement(query, search: .readInOrder, in: .sqlite))
                 let first = try #require(steps.firstIndex(of: "MATERIALIZE first"), "\(steps)")
                 let scans = steps.filter { $0.hasPrefix("SCAN") && !["SCAN first", "SCAN edge"].contains($0) && !$0.hasPrefix("SCAN (subquery-") }
-                #expect(steps[first + 1].hasPrefix("SCAN s VIRTUAL TABLE") && steps[first + 2] == "SEARCH d USING INDEX documents_search_order (search_order=?)"
+                #expect(
+                    steps[first + 1].hasPrefix("SCAN s VIRTUAL TABLE")
+                        && steps[first + 2] == "SEARCH d USING INDEX documents_search_order (search_order=?)"
                         && scans.count == 2 && scans.allSatisfy { $0.hasPrefix("SCAN s VIRTUAL TABLE") }
                         && steps.filter { $0.hasPrefix("SEARCH") }.allSatisfy { $0.hasPrefix("SEARCH d USING INDEX documents_search_order") },
-                        "\(query): \(steps)")
+                    "\(query): \(steps)")
             }
             for owner in [nil, "ana"] {
                 let matches = try plan(DocumentListing.textMatches("resume", owner: owner, upTo: TextSearch.matchLimit, in: .sqlite))
@@ -95,19 +102,22 @@ import Testing
             for owner in [nil, "ana"] {
                 let query = PageSearch.Query(needle: "biology", labelKey: "biology", owner: owner, type: nil, readings: ["a", "b"])
                 let labels = try plan(PageSearch.labelStatement(query, in: .sqlite))
-                #expect(labels.first?.hasPrefix("SCAN s VIRTUAL TABLE") == true && !labels.dropFirst().contains(where: growsWithTheStore), "\(labels)")
+                #expect(
+                    labels.first?.hasPrefix("SCAN s VIRTUAL TABLE") == true && !labels.dropFirst().contains(where: growsWithTheStore), "\(labels)")
                 let pages = try plan(PageSearch.pageStatement(query, in: .sqlite))
                 #expect(pages.first?.hasPrefix("SCAN s VIRTUAL TABLE") == true && !pages.dropFirst().contains(where: growsWithTheStore), "\(pages)")
             }
             let owned = PageSearch.Query(needle: "biology", labelKey: "biology", owner: "ana", type: nil, readings: ["a"])
             for statement in [PageSearch.ownedPages(owned, in: .sqlite)!, PageSearch.walkStatement(owned, in: .sqlite)] {
                 let steps = try plan(statement)
-                #expect(steps.contains { $0.contains("USING INDEX documents_current_owner") } && !steps.filter { $0 != "SCAN owned" }.contains(where: growsWithTheStore),
-                        "\(steps)")
+                #expect(
+                    steps.contains { $0.contains("USING INDEX documents_current_owner") }
+                        && !steps.filter { $0 != "SCAN owned" }.contains(where: growsWithTheStore),
+                    "\(steps)")
             }
             let statistics: [(String, StatementArguments)] = [
                 (SQLiteIndex.figuresQuery, [""]), (SQLiteIndex.lapsedSharesQuery, StatementArguments()),
-                (StatusCounts.query("jobs", JobRecord.Status.self), StatementArguments()),
+                (StatusCounts.query("jobs", JobRecord.Status.self), StatementArguments())
             ]
             for (sql, arguments) in statistics {
                 let steps = try plan(sql, arguments)
@@ -139,7 +149,8 @@ import Testing
             // Any index of the latest versions serves an empty table; with titles of its own the table
             // shows which one a title lookup is read from.
             try await session.query("INSERT INTO blobs (sha256, size, mime, created_at) VALUES ('plan', 1, 'application/pdf', now())")
-            try await session.query("""
+            try await session.query(
+                """
                 INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, version, preview_status,
                                        created_at)
                 SELECT 'doc-' || i, 'owner-' || i % 10, '', 'title ' || i, 'title ' || i, 'title ' || i || E'\n\nf.pdf', 'f.pdf', 'plan', 'pdf',
@@ -165,17 +176,21 @@ import Testing
             // sorts order a step's seeks, one a gram, and the page).
             for query in Self.lookUps where TextSearch.indexHolds(query.sort) {
                 let steps = try await plan(PostgresQuery(DocumentListing.statement(query, search: .readInOrder, in: .postgres)))
-                #expect(steps.contains("using search_postings_pkey") && steps.contains("Nested Loop Left Join")
+                #expect(
+                    steps.contains("using search_postings_pkey") && steps.contains("Nested Loop Left Join")
                         && steps.contains("CTE Scan on walk") && steps.contains("Index Scan using documents_pkey")
                         && !steps.contains("Seq Scan") && !steps.contains("Hash") && !steps.contains("Bitmap"), "\(query): \(steps)")
             }
             for query in Self.lookUps + [DocumentQuery(), DocumentQuery(owner: "ana")] {
-                let statement = query.containing == nil
+                let statement =
+                    query.containing == nil
                     ? DocumentListing.textMatches("resume", owner: query.owner, upTo: TextSearch.sortedMatchLimit, in: .postgres)
                     : DocumentListing.statement(query, search: .lookUp, in: .postgres)
                 let steps = try await plan(PostgresQuery(statement))
                 // One owner's matches: the trigram index or the owner's documents, as the planner finds fewer.
-                let read = query.owner == nil ? ["Bitmap Index Scan on documents_current_search_trigrams"]
+                let read =
+                    query.owner == nil
+                    ? ["Bitmap Index Scan on documents_current_search_trigrams"]
                     : ["Bitmap Index Scan on documents_current_search_trigrams", "Index Scan using documents_current_owner"]
                 #expect(!steps.contains("Seq Scan") && read.contains(where: steps.contains), "\(query): \(steps)")
             }
@@ -186,8 +201,10 @@ import Testing
             owned.owner = "owner-7"
             let walk = try await plan(PostgresQuery(PageSearch.walkStatement(owned, in: .postgres)))
             #expect(walk.contains("documents_current_owner") && !walk.contains("Seq Scan"), "\(walk)")
-            for query in [PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),
-                          PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))] {
+            for query in [
+                PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),
+                PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))
+            ] {
                 let steps = try await plan(query)
                 #expect(!steps.contains("Seq Scan"), "\(query.sql): \(steps)")
             }
@@ -206,19 +223,24 @@ import Testing
     /// The ways asked for and the one whose page was returned, when a walk of the order's start
     /// fills the page or not, the order has `candidates` rows and the search index `matched` matches
     /// (`sort` newest or oldest: a reading in order that is cut or not).
-    func page(startFills: Bool, candidates: Int = 1_000_000, matched: Int = TextSearch.matchLimit, sort: DocumentQuery.Sort = .title,
-              cut: Bool = false) async throws -> (asked: [TextSearch], returned: TextSearch) {
+    func page(
+        startFills: Bool, candidates: Int = 1_000_000, matched: Int = TextSearch.matchLimit, sort: DocumentQuery.Sort = .title,
+        cut: Bool = false
+    ) async throws -> (asked: [TextSearch], returned: TextSearch) {
         var asked: [TextSearch] = []
-        let page = try await TextSearch.page(for: DocumentQuery(containing: "report", sort: sort), page: { search in
-            asked.append(search)
-            if search == .readInOrder, cut { throw TextSearch.ReadingCut() }
-            // The page names the way it was made by: its one document's version is its place in `asked`.
-            let marker = Document(id: "p", owner: "", type: nil, title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
-                                        mime: "application/pdf", size: 0, facts: MediaFacts(), version: asked.count, previewStatus: .ready,
-                                        createdAt: Date())
-            let full = search != .walkStart || startFills
-            return DocumentPage(documents: [marker], next: full ? DocumentCursor(sort: .newest, keys: ["1", "1"]) : nil)
-        }, matches: { _, limit in min(matched, limit) }, candidates: { limit in min(candidates, limit + 1) })
+        let page = try await TextSearch.page(
+            for: DocumentQuery(containing: "report", sort: sort),
+            page: { search in
+                asked.append(search)
+                if search == .readInOrder, cut { throw TextSearch.ReadingCut() }
+                // The page names the way it was made by: its one document's version is its place in `asked`.
+                let marker = Document(
+                    id: "p", owner: "", type: nil, title: "t", filename: "f", sha256: BlobHash.of(Data()), kind: .pdf,
+                    mime: "application/pdf", size: 0, facts: MediaFacts(), version: asked.count, previewStatus: .ready,
+                    createdAt: Date())
+                let full = search != .walkStart || startFills
+                return DocumentPage(documents: [marker], next: full ? DocumentCursor(sort: .newest, keys: ["1", "1"]) : nil)
+            }, matches: { _, limit in min(matched, limit) }, candidates: { limit in min(candidates, limit + 1) })
         return (asked, asked[try #require(page.documents.first).version - 1])
     }
 
@@ -240,8 +262,12 @@ import Testing
             counted += 1
             return 0
         }
-        await #expect(TextSearch.way(for: DocumentQuery(containing: "report", sort: .title), matches: count, candidates: { _ in TextSearch.matchLimit }) == .walk)
-        await #expect(TextSearch.way(for: DocumentQuery(containing: "report", sort: .title), matches: count, candidates: { _ in TextSearch.matchLimit + 1 }) == .lookUp)
+        await #expect(
+            TextSearch.way(for: DocumentQuery(containing: "report", sort: .title), matches: count, candidates: { _ in TextSearch.matchLimit })
+                == .walk)
+        await #expect(
+            TextSearch.way(for: DocumentQuery(containing: "report", sort: .title), matches: count, candidates: { _ in TextSearch.matchLimit + 1 })
+                == .lookUp)
         #expect(counted == 1, "the index is asked only for the longer order")
     }
 
@@ -258,11 +284,15 @@ import Testing
             return limit + 1
         }
         for owner in [nil, "ana"] {
-            #expect(await TextSearch.way(for: DocumentQuery(owner: owner, containing: "report", sort: .oldest), matches: count,
-                                         candidates: candidates) == .readInOrder)
+            #expect(
+                await TextSearch.way(
+                    for: DocumentQuery(owner: owner, containing: "report", sort: .oldest), matches: count,
+                    candidates: candidates) == .readInOrder)
         }
-        #expect(await TextSearch.way(for: DocumentQuery(owner: "ana", containing: "report", sort: .title), matches: count,
-                                     candidates: candidates) == .walkStart)
+        #expect(
+            await TextSearch.way(
+                for: DocumentQuery(owner: "ana", containing: "report", sort: .title), matches: count,
+                candidates: candidates) == .walkStart)
         #expect(counted == 2, "only the search in an order the index does not hold counts")
         #expect(TextSearch.indexHolds(.newest) && TextSearch.indexHolds(.oldest))
         #expect(!TextSearch.indexHolds(.title) && !TextSearch.indexHolds(.type) && !TextSearch.indexHolds(.mostShared))
@@ -295,15 +325,19 @@ import Testing
         for sort in [DocumentQuery.Sort.title, .mostShared, .oldest] {
             var asked: [TextSearch] = []
             let refusal = await #expect(throws: PreviewError.self) {
-                try await TextSearch.page(for: DocumentQuery(containing: "Report", sort: sort), page: { search in
-                    asked.append(search)
-                    if search == .readInOrder { throw TextSearch.ReadingCut() }
-                    return DocumentPage(documents: [], next: nil)
-                }, matches: { _, limit in min(TextSearch.sortedMatchLimit + 1, limit) }, candidates: { $0 + 1 })
+                try await TextSearch.page(
+                    for: DocumentQuery(containing: "Report", sort: sort),
+                    page: { search in
+                        asked.append(search)
+                        if search == .readInOrder { throw TextSearch.ReadingCut() }
+                        return DocumentPage(documents: [], next: nil)
+                    }, matches: { _, limit in min(TextSearch.sortedMatchLimit + 1, limit) }, candidates: { $0 + 1 })
             }
             #expect(refusal?.code == .searchTooBroad && refusal?.code.httpStatus == 422, "\(sort)")
             #expect(refusal?.message.hasPrefix("More than 10,000 documents hold \u{201C}Report\u{201D}") == true, "\(String(describing: refusal))")
-            #expect(refusal?.message.contains("sort by newest") == !TextSearch.indexHolds(sort), "the advice fits the order: \(String(describing: refusal))")
+            #expect(
+                refusal?.message.contains("sort by newest") == !TextSearch.indexHolds(sort),
+                "the advice fits the order: \(String(describing: refusal))")
             #expect(!asked.contains(.lookUp) && asked.count == 1, "\(sort): \(asked)")
         }
     }

@@ -42,8 +42,9 @@ import Testing
             let callStarted = Date()
             let later = try await queue.fail(second, PreviewError(.timeout, "slow"), true)
             let callEnded = Date()
-            #expect(later.availableAt >= callStarted.addingTimeInterval(30 - 0.01) && later.availableAt <= callEnded.addingTimeInterval(30 + 0.01),
-                    "then after 30 s: \(later.availableAt) for a failure between \(callStarted) and \(callEnded)")
+            #expect(
+                later.availableAt >= callStarted.addingTimeInterval(30 - 0.01) && later.availableAt <= callEnded.addingTimeInterval(30 + 0.01),
+                "then after 30 s: \(later.availableAt) for a failure between \(callStarted) and \(callEnded)")
             #expect(try await queue.lease("w", 60) == nil, "not before its time")
             #expect(try await !queue.requeue(later), "only a failed row is queued again")
 
@@ -169,8 +170,10 @@ struct ContractRow: Equatable {
     }
 
     init(_ download: DownloadRecord) {
-        (key, status, attempts, owner, availableAt) = (download.seq ?? -1, download.status.rawValue, download.attempts, download.leaseOwner,
-                                                       download.availableAt)
+        (key, status, attempts, owner, availableAt) = (
+            download.seq ?? -1, download.status.rawValue, download.attempts, download.leaseOwner,
+            download.availableAt
+        )
         (errorCode, errorMessage, record) = (download.errorCode, download.errorMessage, .download(download))
     }
 
@@ -211,9 +214,10 @@ struct ContractQueue {
         let blob = try await backend.store.blobs.put(fileAt: file)
         return ContractQueue(
             add: { owner in
-                let document = Document(id: UUID().uuidString, owner: owner, type: nil, title: UUID().uuidString, filename: "a.txt",
-                                              sha256: blob.hash, kind: .text, mime: "text/plain", size: blob.size, facts: MediaFacts(), version: 0,
-                                              previewStatus: .pending, createdAt: Date())
+                let document = Document(
+                    id: UUID().uuidString, owner: owner, type: nil, title: UUID().uuidString, filename: "a.txt",
+                    sha256: blob.hash, kind: .text, mime: "text/plain", size: blob.size, facts: MediaFacts(), version: 0,
+                    previewStatus: .pending, createdAt: Date())
                 return try await #require(try queue.enqueue(document).job.id)
             },
             lease: { worker, seconds in try await queue.lease(worker: worker, leaseSeconds: seconds).map { ContractRow($0.job) } },
@@ -230,8 +234,9 @@ struct ContractQueue {
     static func downloads(_ queue: any LinkDownloads) -> ContractQueue {
         let settings = DownloadSettings(domains: ["media.example.org"])
         func record(client: String, url: String) throws -> DownloadRecord {
-            DownloadRecord(id: DownloadRecord.newID(), clientID: client, device: nil, owner: "ana", url: url,
-                           link: try DownloadLink(url, settings: settings), clientTimestamp: nil)
+            DownloadRecord(
+                id: DownloadRecord.newID(), clientID: client, device: nil, owner: "ana", url: url,
+                link: try DownloadLink(url, settings: settings), clientTimestamp: nil)
         }
         func find(_ key: Int64) async throws -> DownloadRecord? {
             for client in ["busy", "other", "ana"] {
@@ -243,7 +248,8 @@ struct ContractQueue {
         }
         return ContractQueue(
             add: { client in
-                let added = try await queue.submit(try record(client: client, url: "https://media.example.org/\(UUID().uuidString).mp4"), maxPending: 100)
+                let added = try await queue.submit(
+                    try record(client: client, url: "https://media.example.org/\(UUID().uuidString).mp4"), maxPending: 100)
                 return try #require(added.download.seq)
             },
             lease: { worker, seconds in try await queue.leaseDownload(worker: worker, leaseSeconds: seconds).map(ContractRow.init) },

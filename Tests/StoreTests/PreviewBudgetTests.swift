@@ -27,7 +27,8 @@ import Testing
 
         var results: [BlobHash] = [one.resultSha256]
         for number in [3, 4, 5, 1] {
-            await results.append(try pipeline.preview(source: source, kind: .pdf, request: RenderRequest(page: number, width: 256)).record.resultSha256)
+            await results.append(
+                try pipeline.preview(source: source, kind: .pdf, request: RenderRequest(page: number, width: 256)).record.resultSha256)
             #expect(try await store.index.onDemandPreviewBytes(source: source) <= limits.previewCacheBytesPerDocument)
         }
         let statistics = try await store.index.statistics()

@@ -40,11 +40,14 @@ import Testing
         let address = try await #require(try TestBackend.postgres.freshDatabase())
         let connections = try await PostgresConnections(url: address, size: 1, logger: Logger(label: "test"))
         try await PostgresSchema.migrate(connections, upTo: "v22-page-search")
-        let rows = [("d1", "ana", "Report", 1, 100), ("d2", "ana", "Report", 2, 300), ("d3", "ben", "Report card", 1, 200), ("d4", "ben", "Notes", 1, 400)]
+        let rows = [
+            ("d1", "ana", "Report", 1, 100), ("d2", "ana", "Report", 2, 300), ("d3", "ben", "Report card", 1, 200), ("d4", "ben", "Notes", 1, 400)
+        ]
         for (id, owner, title, version, second) in rows {
             let hash = BlobHash.of(Data(id.utf8)).hex
             try await connections.query("INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(hash), 10, 'application/pdf', now())")
-            try await connections.query("""
+            try await connections.query(
+                """
                 INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, version,
                                        preview_status, created_at)
                 VALUES (\(id), \(owner), '', \(title), \(title.lowercased()), \(title.lowercased() + "\n\nr.pdf"), 'r.pdf', \(hash), 'pdf',
@@ -68,9 +71,11 @@ import Testing
     /// How many postings differ from those of the latest versions' search keys and owners, either way.
     static func strayPostings(in connections: PostgresConnections) async throws -> Int {
         let kept = "SELECT gram, created_at, id FROM documents, unnest(search_grams(search_key, owner)) AS gram WHERE latest"
-        let rows = try await connections.query(PostgresQuery(unsafeSQL: """
-            SELECT count(*) AS n FROM ((TABLE search_postings EXCEPT ALL \(kept)) UNION ALL (\(kept) EXCEPT ALL TABLE search_postings)) AS d
-            """))
+        let rows = try await connections.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT count(*) AS n FROM ((TABLE search_postings EXCEPT ALL \(kept)) UNION ALL (\(kept) EXCEPT ALL TABLE search_postings)) AS d
+                    """))
         return try rows.first?["n"].decode(Int.self) ?? -1
     }
 

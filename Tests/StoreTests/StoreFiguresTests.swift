@@ -38,7 +38,9 @@ import Testing
                 for document in listed { await #expect(try store.index.versions(of: document.id).first?.id == document.id, "\(step): latest") }
                 var liveCounts: [Int] = []
                 for document in mostShared {
-                    liveCounts.append(try await store.index.shares(documentIDs: try await store.index.versions(of: document.id).map(\.id)).filter { $0.isLive() }.count)
+                    liveCounts.append(
+                        try await store.index.shares(documentIDs: try await store.index.versions(of: document.id).map(\.id)).filter { $0.isLive() }
+                            .count)
                 }
                 #expect(liveCounts == liveCounts.sorted(by: >) && Set(mostShared.map(\.id)) == Set(listed.map(\.id)), "\(step): most shared")
             }
@@ -81,7 +83,8 @@ import Testing
             switch Int.random(in: 0..<8, using: &generator) {
             case 6:
                 guard let shared = documents.randomElement(using: &generator),
-                      let current = try await store.index.versions(of: shared.id).randomElement(using: &generator) else { continue }
+                    let current = try await store.index.versions(of: shared.id).randomElement(using: &generator)
+                else { continue }
                 await shares.append(try share(current, expired: Int.random(in: 0..<4, using: &generator) == 0))
             case 7:
                 guard let revoked = shares.randomElement(using: &generator) else { continue }
@@ -100,12 +103,17 @@ import Testing
                 guard let victim = documents.randomElement(using: &generator) else { continue }
                 _ = try await store.index.delete(documentID: victim.id, version: Bool.random(using: &generator) ? victim.version : nil)
             case 3:
-                guard let victim = documents.randomElement(using: &generator), let latest = try await store.index.versions(of: victim.id).first else { continue }
+                guard let victim = documents.randomElement(using: &generator), let latest = try await store.index.versions(of: victim.id).first else {
+                    continue
+                }
                 // A new name, or only a new school for the latest version.
                 let renamed = Bool.random(using: &generator)
-                _ = try? await store.index.relabel(documentID: victim.id, to: Relabelling(
-                    title: renamed ? "renamed \(round)" : latest.title, type: renamed ? ["", "resume", "stats"].randomElement(using: &generator)! : latest.type,
-                    school: Self.schools.randomElement(using: &generator)!))
+                _ = try? await store.index.relabel(
+                    documentID: victim.id,
+                    to: Relabelling(
+                        title: renamed ? "renamed \(round)" : latest.title,
+                        type: renamed ? ["", "resume", "stats"].randomElement(using: &generator)! : latest.type,
+                        school: Self.schools.randomElement(using: &generator)!))
             case 4:
                 if let restorable = documents.randomElement(using: &generator) {
                     do {
@@ -132,27 +140,34 @@ import Testing
         defer { folder.remove() }
         let hash = BlobHash.of(Data("older".utf8)).hex
         let index = try await olderIndex(upTo: "v14-downloads-per-device", in: folder) { db in
-            try db.execute(sql: "INSERT INTO blobs (sha256, size, mime, created_at) VALUES (?, 10, 'application/pdf', '2026-01-01 00:00:00.000')",
-                           arguments: [hash])
+            try db.execute(
+                sql: "INSERT INTO blobs (sha256, size, mime, created_at) VALUES (?, 10, 'application/pdf', '2026-01-01 00:00:00.000')",
+                arguments: [hash])
             for (id, title, version) in [("a1", "Alpha", 1), ("a2", "Alpha", 2), ("b1", "Bravo", 1), ("c1", "Charlie", 1)] {
-                try db.execute(sql: """
-                    INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, created_at)
-                    VALUES (?, 'ana', '', ?, lower(?), 'f.pdf', ?, 'pdf', 'application/pdf', 10, ?, 'ready', '2026-01-01 00:00:00.000')
-                    """, arguments: [id, title, title, hash, version])
+                try db.execute(
+                    sql: """
+                        INSERT INTO documents (id, owner, type, title, title_key, filename, sha256, kind, mime, size, version, preview_status, \
+                        created_at)
+                        VALUES (?, 'ana', '', ?, lower(?), 'f.pdf', ?, 'pdf', 'application/pdf', 10, ?, 'ready', '2026-01-01 00:00:00.000')
+                        """, arguments: [id, title, title, hash, version])
             }
             for (document, status) in [("a1", "done"), ("a2", "done"), ("b1", "failed")] {
-                try db.execute(sql: """
-                    INSERT INTO jobs (document_id, status, available_at, created_at, updated_at)
-                    VALUES (?, ?, '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
-                    """, arguments: [document, status])
+                try db.execute(
+                    sql: """
+                        INSERT INTO jobs (document_id, status, available_at, created_at, updated_at)
+                        VALUES (?, ?, '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
+                        """, arguments: [document, status])
             }
             // A: a live share of its first version; B: one revoked, one expired; C: none.
-            for (id, document, revoked, expires) in [("s1", "a1", nil, "2999-01-01 00:00:00.000"), ("s2", "b1", "2026-01-02 00:00:00.000", nil),
-                                                     ("s3", "b1", nil, "2026-01-02 00:00:00.000")] as [(String, String, String?, String?)] {
-                try db.execute(sql: """
-                    INSERT INTO shares (id, token_sha256, document_id, label, allow_download, created_at, revoked_at, expires_at)
-                    VALUES (?, ?, ?, 'school', 1, '2026-01-01 00:00:00.000', ?, ?)
-                    """, arguments: [id, id, document, revoked, expires])
+            for (id, document, revoked, expires) in [
+                ("s1", "a1", nil, "2999-01-01 00:00:00.000"), ("s2", "b1", "2026-01-02 00:00:00.000", nil),
+                ("s3", "b1", nil, "2026-01-02 00:00:00.000")
+            ] as [(String, String, String?, String?)] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO shares (id, token_sha256, document_id, label, allow_download, created_at, revoked_at, expires_at)
+                        VALUES (?, ?, ?, 'school', 1, '2026-01-01 00:00:00.000', ?, ?)
+                        """, arguments: [id, id, document, revoked, expires])
             }
         }
         #expect(try await index.statistics(owner: "ana").sharedDocuments == 1)

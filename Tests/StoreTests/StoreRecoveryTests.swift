@@ -41,8 +41,11 @@ import Testing
         await #expect(throws: Refused.self) { try await store.storeOriginal(refused) { throw Refused() } }
         let (orphanKept, marks) = (await store.blobs.contains(orphan), try await store.blobs.pendingMarks())
         #expect(orphanKept && marks.map(\.hash) == [orphan])
-        let accepted = try await #require(pipeline.ingest(Fixtures.sample("image.webp"),
-                                                   labels: DocumentLabels(owner: "ana", title: "accepted", filename: "a.webp")).documentID)
+        let accepted = try await #require(
+            pipeline.ingest(
+                Fixtures.sample("image.webp"),
+                labels: DocumentLabels(owner: "ana", title: "accepted", filename: "a.webp")
+            ).documentID)
         #expect(try await store.blobs.pendingMarks().map(\.hash) == [orphan], "a committed write leaves no mark")
 
         let report = try await store.verify()
@@ -105,8 +108,9 @@ import Testing
         #expect(try await documents.recover(includingQuarantine: false).recovered.isEmpty, "a second run finds nothing")
 
         let after = try await store.verify()
-        #expect(after.unreferenced.count == 2 && after.unreferenced.allSatisfy(\.indexed),
-                "the previews made again are the blobs that were there: only the deleted document's remain")
+        #expect(
+            after.unreferenced.count == 2 && after.unreferenced.allSatisfy(\.indexed),
+            "the previews made again are the blobs that were there: only the deleted document's remain")
         let collected = try await store.collectGarbage(grace: 0, dryRun: false, logger: logger)
         let stillThere = await store.blobs.contains(lost[0].sha256)
         #expect(collected.blobs == 2 && stillThere)
@@ -168,20 +172,23 @@ import Testing
         defer { folder.remove() }
         let store = try await backend.open(root: folder.url.appendingPathComponent("store")).store
         let pipeline = DocumentPipeline(store: store, offload: .forTests, logger: Logger(label: "test"))
-        let videoID = try #require(await pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", title: "clip", filename: "c.mp4"))
-            .documentID)
+        let videoID = try #require(
+            await pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", title: "clip", filename: "c.mp4"))
+                .documentID)
         let video = try #require(try await store.index.document(id: videoID))
         /// Records a ladder of one rung whose playlist lists `segment` (`length@offset`) of 1,000 bytes of media.
         func record(segment: String, tag: String) async throws {
             func keep(_ text: String, _ file: String, mime: String) async throws -> BlobHash {
                 let hash = try await store.blobs.put(bytes: Array(text.utf8), as: .derivative)
-                try await store.index.recordDerivative(DerivativeRecord(
-                    key: "test-\(tag)-\(file)", sourceSha256: video.sha256, operation: .playback, parameters: file, renderer: "test",
-                    resultSha256: hash, width: 0, height: 0, createdAt: Date()), resultSize: text.utf8.count, resultMime: mime)
+                try await store.index.recordDerivative(
+                    DerivativeRecord(
+                        key: "test-\(tag)-\(file)", sourceSha256: video.sha256, operation: .playback, parameters: file, renderer: "test",
+                        resultSha256: hash, width: 0, height: 0, createdAt: Date()), resultSize: text.utf8.count, resultMime: mime)
                 return hash
             }
             let media = try await keep(String(repeating: tag, count: 1000), "hls/360p.mp4", mime: "video/mp4")
-            let playlist = try await keep("""
+            let playlist = try await keep(
+                """
                 #EXTM3U
                 #EXT-X-MAP:URI="360p.mp4",BYTERANGE="100@0"
                 #EXTINF:2.0,

@@ -123,8 +123,10 @@ import Testing
         let renderer = try #require(pipeline.renderers.renderer(for: .pdf, on: .forTests))
         let base = RenderRequest(page: 2, width: 300, height: nil, format: .png, quality: 70)
         var variants = [base]
-        for change in [{ (r: inout RenderRequest) in r.page = 3 }, { $0.width = 301 }, { $0.height = 200 }, { $0.format = .webp },
-                       { $0.quality = 71 }] {
+        for change in [
+            { (r: inout RenderRequest) in r.page = 3 }, { $0.width = 301 }, { $0.height = 200 }, { $0.format = .webp },
+            { $0.quality = 71 }
+        ] {
             var request = base
             change(&request)
             variants.append(request)

@@ -115,9 +115,11 @@ private func makeStore(_ backend: TestBackend = .sqlite) async throws -> (Store,
         let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, limits: Limits(), logger: logger)
         let pipeline = DocumentPipeline(store: store, isolation: pool, offload: .forTests, logger: logger)
         let (hash, size) = try await store.blobs.put(fileAt: Fixtures.sample("video-h264.mp4"))
-        let document = try await store.index.insertVersion(Document(
-            id: UUID().uuidString.lowercased(), owner: "ana", type: nil, title: "film", filename: "film.mp4", sha256: hash, kind: .mp4,
-            mime: "video/mp4", size: size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())).document
+        let document = try await store.index.insertVersion(
+            Document(
+                id: UUID().uuidString.lowercased(), owner: "ana", type: nil, title: "film", filename: "film.mp4", sha256: hash, kind: .mp4,
+                mime: "video/mp4", size: size, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date())
+        ).document
         try await pipeline.process(document)
         #expect(pool.calls == 1, "one render, no probe")
         let processed = try await #require(try store.index.document(id: document.id))
@@ -134,10 +136,12 @@ private func makeStore(_ backend: TestBackend = .sqlite) async throws -> (Store,
         defer { folder.remove() }
         let pool = RendererPool(executable: RendererPool.currentExecutable, size: 1, limits: Limits(), logger: logger)
         let pipeline = DocumentPipeline(store: store, isolation: pool, offload: .forTests, logger: logger)
-        let first = await pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", title: "film", filename: "film.mp4"))
+        let first = await pipeline.ingest(
+            Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", title: "film", filename: "film.mp4"))
         #expect(first.status == .ok && first.durationSeconds != nil && first.preview != nil, "\(first)")
         #expect(pool.calls == 1, "one render, no probe")
-        let again = await pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ben", title: "film", filename: "film.mp4"))
+        let again = await pipeline.ingest(
+            Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ben", title: "film", filename: "film.mp4"))
         #expect(again.status == .ok && again.preview?.path == first.preview?.path)
         #expect(pool.calls == 2, "the thumbnail is found; a probe is the one call")
         // A PNG whose header is whole and whose pixels are cut off: the probe accepts it, the render does not.
@@ -190,10 +194,11 @@ private func makeStore(_ backend: TestBackend = .sqlite) async throws -> (Store,
                 group.addTask {
                     do {
                         let bytes = Array("version \(number)".utf8)
-                        let record = Document(id: UUID().uuidString, owner: "ana", type: "transcript", title: "Transcript",
-                                              filename: "t.txt", sha256: try await store.blobs.put(bytes: bytes, as: .original), kind: .text,
-                                              mime: "text/plain", size: bytes.count, facts: MediaFacts(), version: 0,
-                                              previewStatus: PreviewStatus.noPreview, createdAt: Date())
+                        let record = Document(
+                            id: UUID().uuidString, owner: "ana", type: "transcript", title: "Transcript",
+                            filename: "t.txt", sha256: try await store.blobs.put(bytes: bytes, as: .original), kind: .text,
+                            mime: "text/plain", size: bytes.count, facts: MediaFacts(), version: 0,
+                            previewStatus: PreviewStatus.noPreview, createdAt: Date())
                         _ = try await store.index.insertVersion(record)
                     } catch {
                         failures.withLock { $0.append("\(error)") }
@@ -258,11 +263,15 @@ private func makeStore(_ backend: TestBackend = .sqlite) async throws -> (Store,
         let resume = DocumentRules.standard.type(id: "resume")
         let stats = DocumentRules.standard.type(id: "stats_sheet")
         let video = DocumentRules.standard.type(id: "highlight_video")
-        _ = await pipeline.ingest(Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "ana", type: resume, title: "cv", filename: "cv.pdf"))
-        _ = await pipeline.ingest(Fixtures.sample("resume.docx"), labels: DocumentLabels(owner: "ana", type: resume, title: "cv2", filename: "cv2.docx"))
+        _ = await pipeline.ingest(
+            Fixtures.sample("document-5-pages.pdf"), labels: DocumentLabels(owner: "ana", type: resume, title: "cv", filename: "cv.pdf"))
+        _ = await pipeline.ingest(
+            Fixtures.sample("resume.docx"), labels: DocumentLabels(owner: "ana", type: resume, title: "cv2", filename: "cv2.docx"))
         _ = await pipeline.ingest(Fixtures.sample("stats.csv"), labels: DocumentLabels(owner: "ana", type: stats, title: "stats", filename: "s.csv"))
-        _ = await pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", type: video, title: "hl", filename: "hl.mp4"))
-        _ = await pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ben", type: video, title: "hl", filename: "hl.mp4"))
+        _ = await pipeline.ingest(
+            Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ana", type: video, title: "hl", filename: "hl.mp4"))
+        _ = await pipeline.ingest(
+            Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(owner: "ben", type: video, title: "hl", filename: "hl.mp4"))
 
         let ana = try await store.index.statistics(owner: "ana")
         let anaLogical = try size("document-5-pages.pdf") + size("resume.docx") + size("stats.csv") + size("video-h264.mp4")
@@ -289,7 +298,8 @@ private func makeStore(_ backend: TestBackend = .sqlite) async throws -> (Store,
         let (store, folder) = try await makeStore(backend)
         defer { folder.remove() }
         let pipeline = DocumentPipeline(store: store, offload: .forTests, logger: logger)
-        let source = try await #require(pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(title: "v", filename: "v.mp4")).sha256)
+        let source = try await #require(
+            pipeline.ingest(Fixtures.sample("video-h264.mp4"), labels: DocumentLabels(title: "v", filename: "v.mp4")).sha256)
         let hit = try await #require(try pipeline.cachedPreview(source: source, kind: .mp4, request: .thumbnail))
         let bytes = try await store.blobs.read(hit.resultSha256)
         #expect(BlobHash.of(bytes) == hit.resultSha256)
@@ -331,11 +341,13 @@ private func makeStore(_ backend: TestBackend = .sqlite) async throws -> (Store,
         try await other.withConnection { migrating in
             try await migrating.query("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))")
             let opening = Task {
-                try await StoreBackend(root: folder.url, database: database, offload: .forTests, statementTimeout: .seconds(1),
-                                       logger: Logger(label: "test"))
+                try await StoreBackend(
+                    root: folder.url, database: database, offload: .forTests, statementTimeout: .seconds(1),
+                    logger: Logger(label: "test"))
             }
             try await waitUntilAsync("the opening to wait for the migration's lock") {
-                try await other.query("""
+                try await other.query(
+                    """
                     SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                     """)[0]["n"].decode(Int.self) == 1
@@ -359,16 +371,20 @@ struct PostgresConnectionTests {
         let store = try await StoreBackend(root: folder.url, database: database, offload: .forTests, logger: Logger(label: "test")).store
         #expect(try await store.index.statistics().documents == 0)
         let administrator = try await PostgresConnections(url: database, size: 1, logger: Logger(label: "test"))
-        let ended = try await administrator.query("""
+        let ended = try await administrator.query(
+            """
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
             """)
         #expect(!ended.isEmpty, "the store's connection was ended")
         try await waitUntilAsync("the ended connections to be gone from the server") {
-            try await administrator.query("""
+            try await administrator.query(
+                """
                 SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-                """).first?[0].decode(Int.self) == 0
+                """
+            ).first?[0].decode(Int.self) == 0
         }
-        try await Task.sleep(for: .milliseconds(200))  // the store's side reads the server's close a moment later: its pool offers no event to wait for
+        // the store's side reads the server's close a moment later: its pool offers no event to wait for
+        try await Task.sleep(for: .milliseconds(200))
         let started = Date()
         #expect(try await store.index.statistics().documents == 0, "answered on a new connection")
         // The query deadline is 30 s: an answer well before it came from a new connection, not a timed-out one.

@@ -29,7 +29,8 @@ enum IndexScale {
 
         let fillStart = ContinuousClock.now
         if let database {
-            let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .seconds(3_600), logger: Logger(label: "index-scale"))
+            let connections = try await PostgresConnections(
+                url: database, size: 1, queryTimeout: .seconds(3_600), logger: Logger(label: "index-scale"))
             for statement in postgresFill(count) { try await connections.query(PostgresQuery(unsafeSQL: statement)) }
         } else {
             let pool = (backend.store.index as! SQLiteIndex).pool
@@ -68,23 +69,26 @@ enum IndexScale {
         }
         await measure(name, count, "upload commit (blob row, document, job)", runs: 50) { run in
             let hash = BlobHash.of(Data("index-scale upload \(run)".utf8))
-            _ = try await backend.queue.enqueue(Document(
-                id: UUID().uuidString.lowercased(), owner: "owner-7", type: "resume", title: "upload \(run)", filename: "u.pdf", sha256: hash,
-                kind: .pdf, mime: "application/pdf", size: 1000, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date()))
+            _ = try await backend.queue.enqueue(
+                Document(
+                    id: UUID().uuidString.lowercased(), owner: "owner-7", type: "resume", title: "upload \(run)", filename: "u.pdf", sha256: hash,
+                    kind: .pdf, mime: "application/pdf", size: 1000, facts: MediaFacts(), version: 0, previewStatus: .pending, createdAt: Date()))
         }
     }
 
     /// Every sort, and every filter with the default sort (newest first); 50 a page.
-    static let listings: [(String, DocumentQuery)] = DocumentQuery.Sort.allCases.map { ("sort=\($0.rawValue)", DocumentQuery(sort: $0)) } + [
-        ("type=resume", DocumentQuery(type: "resume")), ("kind=pdf", DocumentQuery(kind: "pdf")), ("status=failed", DocumentQuery(status: .failed)),
-        ("shared=true", DocumentQuery(shared: true)), ("shared=false", DocumentQuery(shared: false)),
-        ("q=title 12 (a common title)", DocumentQuery(containing: "title 12")),
-        ("q=nobody's (a title nobody has)", DocumentQuery(containing: "nobody's")),
-        ("q=title 12, oldest first (its matches far along the order)", DocumentQuery(containing: "title 12", sort: .oldest)),
-        ("q=title 12, by title", DocumentQuery(containing: "title 12", sort: .title)),
-        ("q=title 12, by type", DocumentQuery(containing: "title 12", sort: .type)),
-        ("q=title 12, most shared first", DocumentQuery(containing: "title 12", sort: .mostShared)),
-    ]
+    static let listings: [(String, DocumentQuery)] =
+        DocumentQuery.Sort.allCases.map { ("sort=\($0.rawValue)", DocumentQuery(sort: $0)) } + [
+            ("type=resume", DocumentQuery(type: "resume")), ("kind=pdf", DocumentQuery(kind: "pdf")),
+            ("status=failed", DocumentQuery(status: .failed)),
+            ("shared=true", DocumentQuery(shared: true)), ("shared=false", DocumentQuery(shared: false)),
+            ("q=title 12 (a common title)", DocumentQuery(containing: "title 12")),
+            ("q=nobody's (a title nobody has)", DocumentQuery(containing: "nobody's")),
+            ("q=title 12, oldest first (its matches far along the order)", DocumentQuery(containing: "title 12", sort: .oldest)),
+            ("q=title 12, by title", DocumentQuery(containing: "title 12", sort: .title)),
+            ("q=title 12, by type", DocumentQuery(containing: "title 12", sort: .type)),
+            ("q=title 12, most shared first", DocumentQuery(containing: "title 12", sort: .mostShared))
+        ]
 
     /// Median milliseconds of `runs` calls; a call refused with a ``PreviewError`` whose code is
     /// `search_too_broad` is timed and reported as refused.
@@ -133,7 +137,8 @@ enum IndexScale {
         let series = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))"
         let hash = "printf('%064d', i)", thumb = "printf('%064d', i + 100000000)"
         return [
-            "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(hash), 1000 + i % 100000, 'application/octet-stream', datetime('now') FROM n",
+            "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(hash), 1000 + i % 100000, 'application/octet-stream', "
+                + "datetime('now') FROM n",
             "\(series) INSERT INTO blobs (sha256, size, mime, created_at) SELECT \(thumb), 20000 + i % 5000, 'image/webp', datetime('now') FROM n",
             """
             \(series) INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, version,
@@ -147,9 +152,10 @@ enum IndexScale {
             SELECT 'share-' || i, 'token-' || i, 'doc-' || i, 'school', 1, datetime('now') FROM n WHERE i % 97 = 0
             """,
             """
-            \(series) INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
+            \(series) INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, \
+            on_demand, used_at)
             SELECT 'thumb-' || i, \(hash), 'render', 'w512', 'bench', \(thumb), 512, 512, datetime('now'), 0, datetime('now') FROM n
-            """,
+            """
         ]
     }
 
@@ -166,7 +172,8 @@ enum IndexScale {
                 """
                 INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, version,
                                        preview_status, created_at)
-                SELECT 'doc-' || i, \(owner(count)), \(types(count)), 'title ' || i, 'title ' || i, 'title ' || i || chr(10) || chr(10) || 'file-' || i,
+                SELECT 'doc-' || i, \(owner(count)), \(types(count)), 'title ' || i, 'title ' || i, 'title ' || i || chr(10) || chr(10) || 'file-' \
+                || i,
                        'file-' || i, \(hash), \(kinds), 'application/octet-stream',
                        1000 + i % 100000, 1, \(status), now() - i * interval '1 second' \(series)
                 """,
@@ -175,9 +182,10 @@ enum IndexScale {
                 SELECT 'share-' || i, 'token-' || i, 'doc-' || i, 'school', true, now() \(series) WHERE i % 97 = 0
                 """,
                 """
-                INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
+                INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, \
+                used_at)
                 SELECT 'thumb-' || i, \(hash), 'render', 'w512', 'bench', \(thumb), 512, 512, now(), false, now() \(series)
-                """,
+                """
             ]
         }
         // Measured as a store in use, not one still writing its fill back (CHECKPOINT).

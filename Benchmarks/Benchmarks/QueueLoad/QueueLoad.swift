@@ -52,7 +52,7 @@ enum QueueLoad {
                 "backend": backend, "threads": threads, "jobs": jobs,
                 "enqueue_per_s": Double(jobs) / enqueueSeconds,
                 "lease_complete_per_s": Double(jobs) / elapsed,
-                "ms_per_job_per_thread": elapsed * 1000 * Double(threads) / Double(jobs),
+                "ms_per_job_per_thread": elapsed * 1000 * Double(threads) / Double(jobs)
             ]
             ScaleRun.report(report)
         }
@@ -69,9 +69,10 @@ enum QueueLoad {
     }
 
     static func emptyDocument(_ title: String) -> Document {
-        Document(id: UUID().uuidString, owner: "queue-load", type: "", title: title, filename: "empty.txt",
-                       sha256: BlobHash.of(Array(title.utf8)), kind: .text, mime: "text/plain", size: 0,
-                       facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
+        Document(
+            id: UUID().uuidString, owner: "queue-load", type: "", title: title, filename: "empty.txt",
+            sha256: BlobHash.of(Array(title.utf8)), kind: .text, mime: "text/plain", size: 0,
+            facts: MediaFacts(), version: 0, previewStatus: PreviewStatus.pending, createdAt: Date())
     }
 }
 

@@ -55,8 +55,10 @@ enum SearchScale {
             try await backend.store.index.runPlan(serializing: nil) { .each(batch, then: ()) }
         }
         let written = ScaleRun.seconds(since: start)
-        ScaleRun.report(["backend": name, "pages": pages, "measure": "write pages (a text job's statements)", "seconds": written,
-                "ms_per_page": written * 1000 / Double(pages)])
+        ScaleRun.report([
+            "backend": name, "pages": pages, "measure": "write pages (a text job's statements)", "seconds": written,
+            "ms_per_page": written * 1000 / Double(pages)
+        ])
         if let database {
             let connections = try await PostgresConnections(url: database, size: 1, queryTimeout: .seconds(3_600), logger: logger)
             try await connections.query("VACUUM ANALYZE")
@@ -74,7 +76,7 @@ enum SearchScale {
             ("a text nobody has", "zzqxv", nil),
             ("titles (title 12…)", "title 12", nil),
             ("a word on every page, one owner", vocabulary[0], "owner-7"),
-            ("a word on about 2 % of pages, one owner", vocabulary[999], "owner-7"),
+            ("a word on about 2 % of pages, one owner", vocabulary[999], "owner-7")
         ]
         for (what, text, owner) in searches {
             let hits = TextHits(query: text)!
@@ -93,8 +95,10 @@ enum SearchScale {
                 continue
             }
             times.sort()
-            ScaleRun.report(["backend": name, "pages": pages, "measure": what, "query": text, "results": found, "complete": complete,
-                    "p50_ms": times[times.count / 2], "p95_ms": times[min(times.count - 1, Int(Double(times.count) * 0.95))], "runs": runs])
+            ScaleRun.report([
+                "backend": name, "pages": pages, "measure": what, "query": text, "results": found, "complete": complete,
+                "p50_ms": times[times.count / 2], "p95_ms": times[min(times.count - 1, Int(Double(times.count) * 0.95))], "runs": runs
+            ])
         }
     }
 
@@ -112,13 +116,16 @@ enum SearchScale {
             """
             \(series) INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, pages, version,
                                              preview_status, created_at)
-            SELECT 'doc-' || i, 'owner-' || (i % 100), 'transcript', 'title ' || i, 'title ' || i, 'title ' || i || char(10) || char(10) || 'file-' || i,
-                   'file-' || i, \(hash), 'pdf', 'application/pdf', 50000, \(pagesPerDocument), 1, 'ready', datetime('now', '-' || i || ' seconds') FROM n
+            SELECT 'doc-' || i, 'owner-' || (i % 100), 'transcript', 'title ' || i, 'title ' || i, 'title ' || i || char(10) || char(10) || 'file-' \
+            || i,
+                   'file-' || i, \(hash), 'pdf', 'application/pdf', 50000, \(pagesPerDocument), 1, 'ready', datetime('now', '-' || i || ' seconds') \
+                   FROM n
             """,
             """
-            \(series) INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
+            \(series) INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, \
+            on_demand, used_at)
             SELECT 'text-' || i, \(hash), 'text', 'text.json', '\(reading)', \(result), 0, 0, datetime('now'), 0, datetime('now') FROM n
-            """,
+            """
         ]
     }
 
@@ -133,13 +140,16 @@ enum SearchScale {
                 """
                 INSERT INTO documents (id, owner, type, title, title_key, search_key, filename, sha256, kind, mime, size, pages, version,
                                        preview_status, created_at)
-                SELECT 'doc-' || i, 'owner-' || (i % 100), 'transcript', 'title ' || i, 'title ' || i, 'title ' || i || chr(10) || chr(10) || 'file-' || i,
-                       'file-' || i, \(hash), 'pdf', 'application/pdf', 50000, \(pagesPerDocument), 1, 'ready', now() - i * interval '1 second' \(series)
+                SELECT 'doc-' || i, 'owner-' || (i % 100), 'transcript', 'title ' || i, 'title ' || i, 'title ' || i || chr(10) || chr(10) || \
+                'file-' || i,
+                       'file-' || i, \(hash), 'pdf', 'application/pdf', 50000, \(pagesPerDocument), 1, 'ready', now() - i * interval '1 second' \
+                       \(series)
                 """,
                 """
-                INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, used_at)
+                INSERT INTO derivatives (key, source_sha256, operation, parameters, renderer, result_sha256, width, height, created_at, on_demand, \
+                used_at)
                 SELECT 'text-' || i, \(hash), 'text', 'text.json', '\(reading)', \(result), 0, 0, now(), false, now() \(series)
-                """,
+                """
             ]
         }
         return statements
@@ -160,9 +170,10 @@ struct Words {
         var random = SplitMix(seed: 47)
         while words.count < vocabularySize {
             let syllables = 2 + Int(random.next() % 3)
-            let word = String((0..<syllables).flatMap { _ in
-                [consonants[Int(random.next() % UInt64(consonants.count))], vowels[Int(random.next() % UInt64(vowels.count))]]
-            })
+            let word = String(
+                (0..<syllables).flatMap { _ in
+                    [consonants[Int(random.next() % UInt64(consonants.count))], vowels[Int(random.next() % UInt64(vowels.count))]]
+                })
             if seen.insert(word).inserted { words.append(word) }
         }
         return words
@@ -171,7 +182,9 @@ struct Words {
     /// The cumulative Zipf weights of the ranks.
     static let cumulative: [Double] = {
         var total = 0.0
-        return (1...vocabularySize).map { total += 1 / Double($0); return total }
+        return (1...vocabularySize).map {
+            total += 1 / Double($0); return total
+        }
     }()
 
     var random = SplitMix(seed: 2026)

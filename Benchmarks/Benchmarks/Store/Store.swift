@@ -29,8 +29,9 @@ let benchmarks: @Sendable () -> Void = {
         let root = try Inputs.temporaryFolder("docpreview-bench-store")
         defer { try? FileManager.default.removeItem(at: root) }
         let quiet = Logger(label: "benchmark", factory: { _ in SwiftLogNoOpLogHandler() })
-        let documents = DocumentService(backend: try await StoreBackend(root: root, database: nil, offload: Inputs.offload, logger: quiet),
-                                        offload: Inputs.offload, logger: quiet)
+        let documents = DocumentService(
+            backend: try await StoreBackend(root: root, database: nil, offload: Inputs.offload, logger: quiet),
+            offload: Inputs.offload, logger: quiet)
         let photo = Inputs.samples.appendingPathComponent("photo-exif-orientation-6.jpg")
         let ingested = await documents.ingest(photo, labels: DocumentLabels(title: "photo", filename: photo.lastPathComponent))
         guard let id = ingested.documentID else { fatalError("the sample was not ingested: \(ingested.status)") }

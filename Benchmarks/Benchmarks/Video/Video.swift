@@ -7,8 +7,10 @@ import PreviewRenderers
 /// The two 1080p H.264 inputs differ only in length: the times should not.
 let benchmarks: @Sendable () -> Void = {
     let renderer = VideoRenderer()
-    for (name, file) in [("10s 1080p H.264", "video-10s-1080p.mp4"), ("10min 1080p H.264", "video-10min-1080p.mp4"),
-                         ("4K HEVC", "video-4k-hevc.mov")] {
+    for (name, file) in [
+        ("10s 1080p H.264", "video-10s-1080p.mp4"), ("10min 1080p H.264", "video-10min-1080p.mp4"),
+        ("4K HEVC", "video-4k-hevc.mov")
+    ] {
         Benchmark("Video:FirstFrame \(name)", configuration: Inputs.configuration()) { _ in
             blackHole(try renderer.render(Inputs.large(file), RenderRequest()))
         }

@@ -29,8 +29,10 @@ public final class Offload: Sendable {
     ///   renders lane (a process that runs no jobs starts no threads for them).
     public init(reads: Int, writes: Int, renders: Int, hashes: Int = 1, background: Int? = nil) {
         let rendersLane = BlockingExecutor(width: renders)
-        lanes = [BlockingExecutor(width: reads), BlockingExecutor(width: writes), rendersLane, BlockingExecutor(width: hashes),
-                 background.map(BlockingExecutor.init(width:)) ?? rendersLane]
+        lanes = [
+            BlockingExecutor(width: reads), BlockingExecutor(width: writes), rendersLane, BlockingExecutor(width: hashes),
+            background.map(BlockingExecutor.init(width:)) ?? rendersLane
+        ]
     }
 
     /// Runs `work` on a thread of `lane` and returns its result.

@@ -116,14 +116,16 @@ package enum ContentDetector {
     /// "BM" is also how plenty of text starts ("BMW …"): require a plausible header.
     private static func isBMP(_ head: [UInt8], size: Int) -> Bool {
         guard head.matches("BM"), let reserved = head.u32le(6), let dataOffset = head.u32le(10),
-              let infoSize = head.u32le(14) else { return false }
+            let infoSize = head.u32le(14)
+        else { return false }
         return reserved == 0 && [12, 16, 40, 52, 56, 64, 108, 124].contains(infoSize)
             && Int(dataOffset) >= 14 + Int(infoSize) && Int(dataOffset) <= size
     }
 
     private static func isICO(_ head: [UInt8], size: Int) -> Bool {
         guard head.matches([0, 0, 1, 0]), let count = head.u16le(4), count > 0,
-              let reserved = head.u8(9), let planes = head.u16le(10), let offset = head.u32le(18) else { return false }
+            let reserved = head.u8(9), let planes = head.u16le(10), let offset = head.u32le(18)
+        else { return false }
         return reserved == 0 && planes <= 1 && Int(offset) >= 6 + 16 * Int(count) && Int(offset) < size
     }
 
@@ -156,7 +158,7 @@ package enum ContentDetector {
         if head.matches("fLaC") { return .flac }
         if head.matches("#!AMR") { return .amr }
         if let sync = head.u16be(0) {
-            if sync & 0xFFF6 == 0xFFF0 { return .aac }            // ADTS: 12-bit sync, layer 00
+            if sync & 0xFFF6 == 0xFFF0 { return .aac }  // ADTS: 12-bit sync, layer 00
             // MPEG-1/2 Layer III frame with a valid bitrate and rate (Layer I would also match
             // a UTF-16 byte-order mark, FF FE).
             if sync & 0xFFE6 == 0xFFE2, let third = head.u8(2), third & 0xF0 != 0xF0, third & 0x0C != 0x0C {

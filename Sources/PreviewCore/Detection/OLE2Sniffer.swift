@@ -13,7 +13,8 @@ enum OLE2Sniffer {
     static func detect(_ probe: ByteProbe) -> Detection {
         let head = probe.head
         guard let shift = head.u16le(0x1E), shift == 9 || shift == 12,
-              let firstDirectorySector = head.u32le(0x30), let miniCutoff = head.u32le(0x38) else {
+            let firstDirectorySector = head.u32le(0x30), let miniCutoff = head.u32le(0x38)
+        else {
             return Detection(kind: .ole2, damage: "the compound file header is invalid")
         }
         let sectorSize = 1 << Int(shift)
@@ -61,7 +62,8 @@ enum OLE2Sniffer {
             guard bytes.count == sectorSize else { break }
             for start in stride(from: 0, to: sectorSize, by: 128) {
                 guard let nameLength = bytes.u16le(start + 0x40), nameLength >= 2, nameLength <= 64,
-                      let startSector = bytes.u32le(start + 0x74), let size = bytes.u32le(start + 0x78) else { continue }
+                    let startSector = bytes.u32le(start + 0x74), let size = bytes.u32le(start + 0x78)
+                else { continue }
                 let units = (0..<(Int(nameLength) / 2 - 1)).compactMap { bytes.u16le(start + 2 * $0) }
                 entries.append(Entry(name: String(decoding: units, as: UTF16.self), startSector: startSector, size: size))
             }

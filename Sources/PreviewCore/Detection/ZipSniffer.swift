@@ -23,8 +23,9 @@ enum ZipSniffer {
             declaredCount = directory.declaredCount
             damage = impossibleLocalEntry(probe)
             if directory.end < probe.size {
-                trailing = TrailingData(offset: directory.end, length: probe.size - directory.end,
-                                        payload: ContentDetector.sniffMagic(probe.read(at: directory.end, count: 4096)))
+                trailing = TrailingData(
+                    offset: directory.end, length: probe.size - directory.end,
+                    payload: ContentDetector.sniffMagic(probe.read(at: directory.end, count: 4096)))
             }
         case let .failure(problem):
             damage = problem.reason
@@ -57,7 +58,8 @@ enum ZipSniffer {
     private static func size(of entries: [Entry], declaredCount: Int) -> UnpackedSize {
         var unpacked: Int? = entries.count < declaredCount ? nil : 0
         for entry in entries { unpacked = unpacked.flatMap { total in entry.unpacked.map { total + $0 } } }
-        return UnpackedSize(entries: max(entries.count, declaredCount), packedBytes: entries.reduce(0) { $0 + ($1.packed ?? 0) }, unpackedBytes: unpacked)
+        return UnpackedSize(
+            entries: max(entries.count, declaredCount), packedBytes: entries.reduce(0) { $0 + ($1.packed ?? 0) }, unpackedBytes: unpacked)
     }
 
     struct Problem: Error { var reason: String }
@@ -77,7 +79,8 @@ enum ZipSniffer {
         let tail = probe.tail
         let recordOffset = probe.tailOffset + recordInTail
         guard let count = tail.u16le(recordInTail + 10), let cdSize = tail.u32le(recordInTail + 12),
-              let cdOffset = tail.u32le(recordInTail + 16), let commentLength = tail.u16le(recordInTail + 20) else {
+            let cdOffset = tail.u32le(recordInTail + 16), let commentLength = tail.u16le(recordInTail + 20)
+        else {
             return .failure(Problem(reason: "the ZIP end record is cut short"))
         }
         let end = recordOffset + 22 + Int(commentLength)
@@ -93,16 +96,20 @@ enum ZipSniffer {
         var offset = 0
         while entries.count < Int(count), directory.matches(centralEntry, at: offset) {
             guard let flags = directory.u16le(offset + 8), let compressed = directory.u32le(offset + 20),
-                  let uncompressed = directory.u32le(offset + 24), let nameLength = directory.u16le(offset + 28), let extraLength = directory.u16le(offset + 30),
-                  let commentLen = directory.u16le(offset + 32), let localOffset = directory.u32le(offset + 42) else { break }
+                let uncompressed = directory.u32le(offset + 24), let nameLength = directory.u16le(offset + 28),
+                let extraLength = directory.u16le(offset + 30),
+                let commentLen = directory.u16le(offset + 32), let localOffset = directory.u32le(offset + 42)
+            else { break }
             if compressed != 0xFFFF_FFFF, localOffset != 0xFFFF_FFFF, Int(localOffset) + Int(compressed) > recordOffset {
                 return .failure(Problem(reason: "a ZIP entry claims more bytes than the file holds"))
             }
             let nameStart = offset + 46
             let name = String(decoding: directory.dropFirst(nameStart).prefix(Int(nameLength)), as: UTF8.self)
             let sized = compressed != 0xFFFF_FFFF && uncompressed != 0xFFFF_FFFF
-            entries.append(Entry(name: name, encrypted: flags & 1 != 0, packed: sized ? Int(compressed) : nil,
-                                 unpacked: sized ? Int(uncompressed) : nil))
+            entries.append(
+                Entry(
+                    name: name, encrypted: flags & 1 != 0, packed: sized ? Int(compressed) : nil,
+                    unpacked: sized ? Int(uncompressed) : nil))
             offset = nameStart + Int(nameLength) + Int(extraLength) + Int(commentLen)
             if directory.count >= ByteProbe.maxReadSize && offset >= directory.count { break }
         }
@@ -132,8 +139,9 @@ enum ZipSniffer {
     private static func impossibleLocalEntry(_ probe: ByteProbe) -> String? {
         let head = probe.head
         guard head.matches(localHeader), let flags = head.u16le(6), flags & 8 == 0,
-              let compressed = head.u32le(18), compressed != 0xFFFF_FFFF,
-              let nameLength = head.u16le(26), let extraLength = head.u16le(28) else { return nil }
+            let compressed = head.u32le(18), compressed != 0xFFFF_FFFF,
+            let nameLength = head.u16le(26), let extraLength = head.u16le(28)
+        else { return nil }
         let end = 30 + Int(nameLength) + Int(extraLength) + Int(compressed)
         return end > probe.size ? "a ZIP entry claims more bytes than the file holds" : nil
     }

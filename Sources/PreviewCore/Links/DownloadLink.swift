@@ -19,8 +19,10 @@ package struct DownloadLink: Sendable, Equatable {
     package var normalized: String { url.absoluteString }
 
     /// Query parameters that say who shared a link and from where, never which video.
-    static let trackingParameters: Set<String> = ["igsh", "igshid", "is_from_webapp", "sender_device", "sender_web_id", "is_copy_url",
-                                                  "share_app_id", "share_link_id", "share_item_id", "fbclid", "gclid", "_r", "_t", "si"]
+    static let trackingParameters: Set<String> = [
+        "igsh", "igshid", "is_from_webapp", "sender_device", "sender_web_id", "is_copy_url",
+        "share_app_id", "share_link_id", "share_item_id", "fbclid", "gclid", "_r", "_t", "si"
+    ]
 
     package init(_ text: String, settings: DownloadSettings) throws(PreviewError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -32,7 +34,9 @@ package struct DownloadLink: Sendable, Equatable {
             throw PreviewError(.badRequest, "This is not a link.")
         }
         guard scheme == "http" || scheme == "https" else { throw PreviewError(.badRequest, "Only http and https links can be downloaded.") }
-        guard parts.user == nil, parts.password == nil else { throw PreviewError(.badRequest, "Links with a user name or password are not accepted.") }
+        guard parts.user == nil, parts.password == nil else {
+            throw PreviewError(.badRequest, "Links with a user name or password are not accepted.")
+        }
         guard var host = parts.host?.lowercased(), !host.isEmpty else { throw PreviewError(.badRequest, "The link has no host.") }
         if host.hasSuffix(".") { host.removeLast() }
         if host.hasPrefix("www.") { host.removeFirst(4) }

@@ -38,7 +38,9 @@ package struct DownloadSettings: Sendable, Equatable, Decodable {
     package var problem: String? {
         if !(1...86_400).contains(fetchSeconds) { return "downloads.fetch_seconds must be between 1 and 86400." }
         if let maxBytes, maxBytes < 1 { return "downloads.max_bytes must be positive." }
-        if let bad = domains.first(where: { $0.isEmpty || $0.contains("/") || $0.contains(" ") }) { return "downloads.domains has \"\(bad)\", which is not a host name." }
+        if let bad = domains.first(where: { $0.isEmpty || $0.contains("/") || $0.contains(" ") }) {
+            return "downloads.domains has \"\(bad)\", which is not a host name."
+        }
         return nil
     }
 }

@@ -31,7 +31,8 @@ package struct NetworkAddress: Sendable, Hashable, CustomStringConvertible {
     package var embeddedIPv4: NetworkAddress? {
         guard bytes.count == 16 else { return nil }
         let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
-        let compatible = bytes[0..<12].allSatisfy { $0 == 0 } && !bytes[12..<16].allSatisfy { $0 == 0 }
+        let compatible =
+            bytes[0..<12].allSatisfy { $0 == 0 } && !bytes[12..<16].allSatisfy { $0 == 0 }
             && !(bytes[12..<15].allSatisfy { $0 == 0 } && bytes[15] == 1)
         let nat64 = bytes[0..<12] == [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]
         if mapped || compatible || nat64 { return NetworkAddress(bytes: Array(bytes[12..<16])) }

@@ -20,8 +20,10 @@ public struct ImageRegion: Sendable, Hashable, Codable {
     /// again and again, and a region is cut from the smallest one that still has its detail.
     public var fromPyramid: Bool
 
-    public init(x: Int, y: Int, width: Int, height: Int, outputWidth: Int, outputHeight: Int, rotation: Int = 0, mirrored: Bool = false,
-                tone: Tone = .color, pageDPI: Int? = nil, fromPyramid: Bool = false) {
+    public init(
+        x: Int, y: Int, width: Int, height: Int, outputWidth: Int, outputHeight: Int, rotation: Int = 0, mirrored: Bool = false,
+        tone: Tone = .color, pageDPI: Int? = nil, fromPyramid: Bool = false
+    ) {
         self.x = x
         self.y = y
         self.width = width
@@ -58,7 +60,9 @@ public struct ImageRegion: Sendable, Hashable, Codable {
 
     /// The refusal of a page whose size ``pageSize(points:dpi:)`` does not give.
     package static func pageTooLarge(points: (width: Double, height: Double), dpi: Int) -> PreviewError {
-        PreviewError(.tooManyPixels, "The page is \(points.width)×\(points.height) pt: too large to zoom at \(dpi) dpi "
-            + "(at most \(maxSide) pixels a side).")
+        PreviewError(
+            .tooManyPixels,
+            "The page is \(points.width)×\(points.height) pt: too large to zoom at \(dpi) dpi "
+                + "(at most \(maxSide) pixels a side).")
     }
 }

@@ -75,8 +75,10 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - upscale: whether a source smaller than the box may grow (vector pages may; pixels may not).
     ///   - defaultEdge: the box side when the request names neither width nor height.
-    package func fitted(width sourceWidth: Double, height sourceHeight: Double, upscale: Bool,
-                       defaultEdge: Int = RenderRequest.defaultEdge) -> (width: Int, height: Int) {
+    package func fitted(
+        width sourceWidth: Double, height sourceHeight: Double, upscale: Bool,
+        defaultEdge: Int = RenderRequest.defaultEdge
+    ) -> (width: Int, height: Int) {
         guard sourceWidth > 0, sourceHeight > 0 else { return (1, 1) }
         let box = box(defaultEdge: defaultEdge)
         var scale = min(Double(box.width) / sourceWidth, Double(box.height) / sourceHeight)

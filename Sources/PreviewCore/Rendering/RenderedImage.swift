@@ -32,8 +32,10 @@ public struct MediaFacts: Sendable, Equatable, Codable {
     /// For videos: whether the original plays in the apps' players, or what a rendition must do.
     package var playback: Playback?
 
-    public init(width: Int? = nil, height: Int? = nil, pages: Int? = nil, durationSeconds: Double? = nil,
-                codec: String? = nil, rotation: Int? = nil, frameSeconds: Double? = nil) {
+    public init(
+        width: Int? = nil, height: Int? = nil, pages: Int? = nil, durationSeconds: Double? = nil,
+        codec: String? = nil, rotation: Int? = nil, frameSeconds: Double? = nil
+    ) {
         self.width = width
         self.height = height
         self.pages = pages

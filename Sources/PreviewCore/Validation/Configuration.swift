@@ -27,7 +27,8 @@ public struct Configuration: Sendable {
 
     /// The refusal of a file over ``Limits/maxFileBytes``.
     package var fileTooLarge: PreviewError {
-        PreviewError(.fileTooLarge, "File exceeds \(Limits.describe(byteCount: limits.maxFileBytes)) limit." + (sizeLimitAdvice.map { " " + $0 } ?? ""))
+        PreviewError(
+            .fileTooLarge, "File exceeds \(Limits.describe(byteCount: limits.maxFileBytes)) limit." + (sizeLimitAdvice.map { " " + $0 } ?? ""))
     }
 
     private struct File: Decodable {
@@ -46,9 +47,10 @@ public struct Configuration: Sendable {
     /// they name files, so nothing else is let through.
     package static func isLanguageList(_ languages: String) -> Bool {
         let names = languages.split(separator: "+", omittingEmptySubsequences: false)
-        return (1...8).contains(names.count) && names.allSatisfy { name in
-            (3...16).contains(name.count) && name.allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
-        }
+        return (1...8).contains(names.count)
+            && names.allSatisfy { name in
+                (3...16).contains(name.count) && name.allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
+            }
     }
 
     /// A configuration file's limit out of range.

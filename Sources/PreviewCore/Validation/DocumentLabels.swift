@@ -33,11 +33,14 @@ public struct DocumentLabels: Sendable, Equatable {
     /// defaulting to the file name (when it is absent or blank), the file name reduced to its last path component, a description with its line
     /// breaks made `\n`, a school trimmed (empty: none). Throws `bad_request` for an unknown type or
     /// labels that break ``check()``.
-    package init(owner: String?, typeID: String?, title: String?, filename: String?, description: String? = nil, school: String? = nil,
-                rules: DocumentRules) throws(PreviewError) {
+    package init(
+        owner: String?, typeID: String?, title: String?, filename: String?, description: String? = nil, school: String? = nil,
+        rules: DocumentRules
+    ) throws(PreviewError) {
         let name = (filename ?? "upload").split(separator: "/").last.map(String.init) ?? "upload"
-        self.init(owner: owner ?? "", type: try Self.type(typeID, in: rules), title: title.map(Self.title).flatMap { $0.isEmpty ? nil : $0 } ?? name,
-                  filename: name, description: Self.description(description ?? ""), school: Self.school(school))
+        self.init(
+            owner: owner ?? "", type: try Self.type(typeID, in: rules), title: title.map(Self.title).flatMap { $0.isEmpty ? nil : $0 } ?? name,
+            filename: name, description: Self.description(description ?? ""), school: Self.school(school))
         try check()
     }
 
@@ -57,8 +60,9 @@ public struct DocumentLabels: Sendable, Equatable {
     /// file system allows control characters in names, so they are replaced (U+FFFD) rather than
     /// refused, and a path longer than a title keeps its end: nobody is there to rename the file.
     package init(owner: String, type: DocumentType?, foundAt relativePath: String, filename: String) {
-        self.init(owner: owner, type: type, title: String(Self.replacingControls(relativePath).suffix(Self.maxTitleLength)),
-                  filename: Self.replacingControls(filename))
+        self.init(
+            owner: owner, type: type, title: String(Self.replacingControls(relativePath).suffix(Self.maxTitleLength)),
+            filename: Self.replacingControls(filename))
     }
 
     /// The type `id` names: nil for none (absent or empty), `bad_request` when the rules have no such type.

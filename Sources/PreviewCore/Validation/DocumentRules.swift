@@ -16,7 +16,7 @@ public struct DocumentRules: Sendable {
         DocumentType(id: "resume", label: "Resume", extensions: ["pdf", "doc", "docx"]),
         DocumentType(id: "rec_letter", label: "Recommendation Letter", extensions: ["pdf"]),
         DocumentType(id: "questionnaire", label: "Questionnaire", extensions: ["pdf", "doc", "docx"]),
-        DocumentType(id: "stats_sheet", label: "Stats Sheet", extensions: ["csv", "xls", "xlsx"]),
+        DocumentType(id: "stats_sheet", label: "Stats Sheet", extensions: ["csv", "xls", "xlsx"])
     ])
 
     /// The type with this id, compared case-insensitively.

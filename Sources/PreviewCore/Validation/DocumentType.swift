@@ -16,9 +16,10 @@ public struct DocumentType: Sendable, Hashable, Codable, Identifiable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(id: try container.decode(String.self, forKey: .id),
-                  label: try container.decode(String.self, forKey: .label),
-                  extensions: try container.decode([String].self, forKey: .extensions))
+        self.init(
+            id: try container.decode(String.self, forKey: .id),
+            label: try container.decode(String.self, forKey: .label),
+            extensions: try container.decode([String].self, forKey: .extensions))
     }
 
     /// Whether `ext` (any case, with or without the dot) is allowed.

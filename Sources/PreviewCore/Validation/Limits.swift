@@ -62,7 +62,8 @@ public struct Limits: Sendable, Equatable, Codable {
         maxArchiveEntries = try container.decodeIfPresent(Int.self, forKey: .maxArchiveEntries) ?? Limits().maxArchiveEntries
         maxOfficePages = try container.decodeIfPresent(Int.self, forKey: .maxOfficePages) ?? Limits().maxOfficePages
         previewCacheBytes = try container.decodeIfPresent(Int.self, forKey: .previewCacheBytes) ?? Limits().previewCacheBytes
-        previewCacheBytesPerDocument = try container.decodeIfPresent(Int.self, forKey: .previewCacheBytesPerDocument)
+        previewCacheBytesPerDocument =
+            try container.decodeIfPresent(Int.self, forKey: .previewCacheBytesPerDocument)
             ?? Limits().previewCacheBytesPerDocument
         maxRenditionSeconds = try container.decodeIfPresent(Double.self, forKey: .maxRenditionSeconds) ?? Limits().maxRenditionSeconds
         maxRenditionPixels = try container.decodeIfPresent(Int.self, forKey: .maxRenditionPixels) ?? Limits().maxRenditionPixels
@@ -79,8 +80,10 @@ extension Limits {
     /// anything else, negative, not finite, or over ``maxByteCount``.
     package static func parseByteCount(_ text: String) -> Int? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
-        let units: [(String, Double)] = [("GB", 0x4000_0000), ("G", 0x4000_0000), ("MB", 0x10_0000), ("M", 0x10_0000),
-                                         ("KB", 0x400), ("K", 0x400), ("B", 1)]
+        let units: [(String, Double)] = [
+            ("GB", 0x4000_0000), ("G", 0x4000_0000), ("MB", 0x10_0000), ("M", 0x10_0000),
+            ("KB", 0x400), ("K", 0x400), ("B", 1)
+        ]
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
             guard let number = Double(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
             let bytes = number * factor

@@ -19,8 +19,9 @@ public struct Validator: Sendable {
         let ext = Self.fileExtension(of: fileName)
         let detection = ContentDetector.detect(probe, fileExtension: ext)
         let claimed = ext.map(FileKind.claiming(extension:)) ?? []
-        var verdict = Verdict(detection: detection, reason: Self.reason(detection, ext: ext, claimed: claimed),
-                              fileExtension: ext, claimedKinds: claimed)
+        var verdict = Verdict(
+            detection: detection, reason: Self.reason(detection, ext: ext, claimed: claimed),
+            fileExtension: ext, claimedKinds: claimed)
         verdict.refusal = refusal(for: verdict, size: probe.size, declaredType: declaredType)
         return verdict
     }
@@ -44,8 +45,9 @@ public struct Validator: Sendable {
         let ext = Self.fileExtension(of: fileName)
         guard let detection = ContentDetector.detectionDecided(byHead: head, size: size, fileExtension: ext) else { return nil }
         let claimed = ext.map(FileKind.claiming(extension:)) ?? []
-        let verdict = Verdict(detection: detection, reason: Self.reason(detection, ext: ext, claimed: claimed),
-                              fileExtension: ext, claimedKinds: claimed)
+        let verdict = Verdict(
+            detection: detection, reason: Self.reason(detection, ext: ext, claimed: claimed),
+            fileExtension: ext, claimedKinds: claimed)
         return refusal(for: verdict, size: size ?? Int(head.count) + 1, declaredType: declaredType)
     }
 
@@ -85,8 +87,9 @@ public struct Validator: Sendable {
             return PreviewError(.executableRefused, "Executable files are not accepted (this file is \(kind.label)).")
         }
         if let payload = verdict.detection.trailing?.payload, payload.support == .executable {
-            return PreviewError(.executableRefused,
-                                "Executable files are not accepted (this file hides \(payload.label) after its end).")
+            return PreviewError(
+                .executableRefused,
+                "Executable files are not accepted (this file hides \(payload.label) after its end).")
         }
         if let declaredType, !extensionAllowed(verdict, by: declaredType) {
             return PreviewError(.extensionNotAllowed, declaredType.refusalMessage)
@@ -110,8 +113,9 @@ public struct Validator: Sendable {
             return PreviewError(.encrypted, "The file is password-protected; remove the password and upload it again.")
         }
         if let payload = verdict.detection.trailing?.payload, payload.category == .archive {
-            return PreviewError(.contentMismatch,
-                                "This file is \(kind.label) with \(payload.label) hidden after its end; such files are not accepted.")
+            return PreviewError(
+                .contentMismatch,
+                "This file is \(kind.label) with \(payload.label) hidden after its end; such files are not accepted.")
         }
         if kind.support == .unsupported {
             let contents = kind == .unknown ? "its contents are not a format we recognise" : "it is \(kind.label)"

@@ -26,8 +26,10 @@ final class EncodedStream {
     /// Packets the encoder gave and the file took.
     private(set) var packetsWritten = 0
 
-    init(inputIndex: Int, decoder: CodecContext, encoder: CodecContext, output: UnsafeMutablePointer<AVStream>,
-         describe: @escaping (UnsafeMutablePointer<AVFrame>) -> String) throws(FFmpegError) {
+    init(
+        inputIndex: Int, decoder: CodecContext, encoder: CodecContext, output: UnsafeMutablePointer<AVStream>,
+        describe: @escaping (UnsafeMutablePointer<AVFrame>) -> String
+    ) throws(FFmpegError) {
         var decoded = lazy_av_frame_alloc()()
         var filtered = lazy_av_frame_alloc()()
         var packet = lazy_av_packet_alloc()()
@@ -77,9 +79,12 @@ final class EncodedStream {
     }
 
     private func filter(_ frame: UnsafeMutablePointer<AVFrame>, to file: MediaOutput) throws(FFmpegError) {
-        let shape = isAudio
-            ? [Int64(frame.pointee.format), Int64(frame.pointee.sample_rate), Int64(frame.pointee.ch_layout.nb_channels),
-               Int64(bitPattern: frame.pointee.ch_layout.u.mask)]
+        let shape =
+            isAudio
+            ? [
+                Int64(frame.pointee.format), Int64(frame.pointee.sample_rate), Int64(frame.pointee.ch_layout.nb_channels),
+                Int64(bitPattern: frame.pointee.ch_layout.u.mask)
+            ]
             : [Int64(frame.pointee.format), Int64(frame.pointee.width), Int64(frame.pointee.height)]
         if graph == nil || shape != graphShape {
             try flushGraph(to: file)
@@ -106,7 +111,8 @@ final class EncodedStream {
         while try graph.pull(into: filtered) {
             defer { lazy_av_frame_unref()(filtered) }
             let encoderBase = encoder.context.pointee.time_base
-            var timestamp = filtered.pointee.pts == docpreview_nopts_value()
+            var timestamp =
+                filtered.pointee.pts == docpreview_nopts_value()
                 ? lastTimestamp &+ 1 : lazy_av_rescale_q()(filtered.pointee.pts, timeBase, encoderBase)
             if timestamp <= lastTimestamp {
                 // A video frame that does not advance (duplicated or disordered timestamps in a

@@ -39,8 +39,9 @@ final class FilterGraph {
 
     /// Feeds one frame (nil: the end of the stream). The frame keeps its data.
     func push(_ frame: UnsafeMutablePointer<AVFrame>?) throws(FFmpegError) {
-        try FFmpegError.check(lazy_av_buffersrc_add_frame_flags()(source, frame, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
-                              "av_buffersrc_add_frame_flags")
+        try FFmpegError.check(
+            lazy_av_buffersrc_add_frame_flags()(source, frame, Int32(AV_BUFFERSRC_FLAG_KEEP_REF)),
+            "av_buffersrc_add_frame_flags")
     }
 
     /// The next filtered frame into `frame`: true when there was one, false when the graph needs

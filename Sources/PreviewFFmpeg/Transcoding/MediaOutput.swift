@@ -63,8 +63,10 @@ final class MediaOutput {
         case .mp4:
             lazy_av_dict_set()(&options, "movflags", "+faststart", 0)
         case let .hls(segmentSeconds, mediaPath):
-            for (key, value) in [("hls_time", String(segmentSeconds)), ("hls_playlist_type", "vod"), ("hls_segment_type", "fmp4"),
-                                 ("hls_segment_filename", mediaPath), ("hls_flags", "single_file+independent_segments")] {
+            for (key, value) in [
+                ("hls_time", String(segmentSeconds)), ("hls_playlist_type", "vod"), ("hls_segment_type", "fmp4"),
+                ("hls_segment_filename", mediaPath), ("hls_flags", "single_file+independent_segments")
+            ] {
                 lazy_av_dict_set()(&options, key, value, 0)
             }
         }

@@ -33,7 +33,9 @@ package struct RenditionPlan: Sendable {
         let playsEverywhere = video.codecName == "h264" && ["yuv420p", "yuvj420p"].contains(video.pixelFormat) && video.dynamicRange == .sdr
         let audioPlays = audio.map { ["aac", "mp3", "alac"].contains($0.codecName) } ?? true
         let audioCopies = audio.map { ["aac", "mp3"].contains($0.codecName) } ?? true
-        playback = inQuickTime && (playsEverywhere || video.codecName == "hevc") && audioPlays ? .direct
+        playback =
+            inQuickTime && (playsEverywhere || video.codecName == "hevc") && audioPlays
+            ? .direct
             : playsEverywhere && audioCopies ? .remux : .transcode
 
         let display = video.displaySize

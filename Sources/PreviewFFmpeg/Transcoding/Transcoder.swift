@@ -40,13 +40,16 @@ package struct Transcoder: Sendable {
     /// Writes the rendition of `input` that `plan` describes to `output` (created or truncated; on a
     /// throw it holds partial files, which the caller removes). `progress` is told the fraction
     /// done, now and then.
-    package func transcode(_ input: MediaInput, plan: RenditionPlan, to output: Output,
-                          progress: (Double) -> Void = { _ in }) throws(FFmpegError) -> Result {
-        let file = switch output {
-        case let .file(path): try MediaOutput(path: path)
-        case let .hls(playlist, mediaPath):
-            try MediaOutput(path: playlist, container: .hls(segmentSeconds: settings.keyframeSeconds, mediaPath: mediaPath))
-        }
+    package func transcode(
+        _ input: MediaInput, plan: RenditionPlan, to output: Output,
+        progress: (Double) -> Void = { _ in }
+    ) throws(FFmpegError) -> Result {
+        let file =
+            switch output {
+            case let .file(path): try MediaOutput(path: path)
+            case let .hls(playlist, mediaPath):
+                try MediaOutput(path: playlist, container: .hls(segmentSeconds: settings.keyframeSeconds, mediaPath: mediaPath))
+            }
         var streams: [Int: EncodedStream] = [:]
         var copies: [Int: Copy] = [:]
         if plan.videoAction == .copy || plan.audioAction == .copy {
@@ -107,9 +110,13 @@ package struct Transcoder: Sendable {
         try file.finish()
         progress(1)
         let written = max(streams.values.map(\.reachedSeconds).max() ?? 0, copies.values.map(\.reachedSeconds).max() ?? 0)
-        let codecs = (0..<Int(file.context.pointee.nb_streams)).compactMap { file.context.pointee.streams[$0].flatMap { CodecString.of($0.pointee.codecpar) } }
+        let codecs = (0..<Int(file.context.pointee.nb_streams)).compactMap {
+            file.context.pointee.streams[$0].flatMap { CodecString.of($0.pointee.codecpar) }
+        }
         let rates = (0..<Int(file.context.pointee.nb_streams)).compactMap { index -> Double? in
-            guard let stream = file.context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else { return nil }
+            guard let stream = file.context.pointee.streams[index], stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
+                return nil
+            }
             let rate = stream.pointee.avg_frame_rate
             return rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil
         }
@@ -118,8 +125,10 @@ package struct Transcoder: Sendable {
 
     /// The video chain: decoder, then rotation, scaling to the planned size, tone-mapping for HDR
     /// and 8-bit 4:2:0, then libx264 at the settings' preset and CRF.
-    private func videoEncoder(_ input: MediaInput, _ source: UnsafeMutablePointer<AVStream>, plan: RenditionPlan,
-                              into file: MediaOutput) throws(FFmpegError) -> EncodedStream {
+    private func videoEncoder(
+        _ input: MediaInput, _ source: UnsafeMutablePointer<AVStream>, plan: RenditionPlan,
+        into file: MediaOutput
+    ) throws(FFmpegError) -> EncodedStream {
         let decoder = try CodecContext(decoding: source)
         guard let x264 = lazy_avcodec_find_encoder_by_name()("libx264") else {
             throw FFmpegError(function: "avcodec_find_encoder_by_name(libx264)", code: docpreview_averror_invaliddata())
@@ -186,9 +195,11 @@ package struct Transcoder: Sendable {
             // ~30 % too dark on some machines (an AVX-512 EPYC: 75.8 where the RGB gives 107.7),
             // right on others; swscale's gives 108.0 there.
             let transfer = plan.video.dynamicRange == .pq ? "smpte2084" : "arib-std-b67"
-            filters.append(contentsOf: ["zscale=tin=\(transfer):min=2020_ncl:pin=2020:t=linear:npl=100", "format=gbrpf32le",
-                                        "zscale=p=bt709", "tonemap=tonemap=hable:desat=0", "zscale=t=bt709", "format=gbrp16le",
-                                        "scale=out_color_matrix=bt709:out_range=limited"])
+            filters.append(contentsOf: [
+                "zscale=tin=\(transfer):min=2020_ncl:pin=2020:t=linear:npl=100", "format=gbrpf32le",
+                "zscale=p=bt709", "tonemap=tonemap=hable:desat=0", "zscale=t=bt709", "format=gbrp16le",
+                "scale=out_color_matrix=bt709:out_range=limited"
+            ])
         }
         filters.append("format=yuv420p")
         return filters.joined(separator: ",")
@@ -256,7 +267,8 @@ private final class Copy {
         output.pointee.time_base = source.pointee.time_base
         var size = 0
         if let matrix = lazy_av_stream_get_side_data()(source, AV_PKT_DATA_DISPLAYMATRIX, &size), size > 0,
-           let copy = lazy_av_stream_new_side_data()(output, AV_PKT_DATA_DISPLAYMATRIX, size) {
+            let copy = lazy_av_stream_new_side_data()(output, AV_PKT_DATA_DISPLAYMATRIX, size)
+        {
             copy.update(from: matrix, count: size)
         }
     }

@@ -31,15 +31,19 @@ final class OfficeProfiles: Sendable {
                 close(lock)
                 continue
             }
-            folders.append(Folders(profile: base.appendingPathComponent("profile-\(index)", isDirectory: true),
-                                   workspace: base.appendingPathComponent("workspace-\(index)", isDirectory: true)))
+            folders.append(
+                Folders(
+                    profile: base.appendingPathComponent("profile-\(index)", isDirectory: true),
+                    workspace: base.appendingPathComponent("workspace-\(index)", isDirectory: true)))
             locks.append(lock)
         }
         // All taken (or the cache is not writable): fresh profiles of this process's own.
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-office-\(getpid())-\(UUID().uuidString)")
         while folders.count < count {
-            folders.append(Folders(profile: temporary.appendingPathComponent("profile-\(folders.count)", isDirectory: true),
-                                   workspace: temporary.appendingPathComponent("workspace-\(folders.count)", isDirectory: true)))
+            folders.append(
+                Folders(
+                    profile: temporary.appendingPathComponent("profile-\(folders.count)", isDirectory: true),
+                    workspace: temporary.appendingPathComponent("workspace-\(folders.count)", isDirectory: true)))
         }
         for folder in folders {
             for path in [folder.workspace, folder.workspace.appendingPathComponent("inbox"), folder.workspace.appendingPathComponent("tmp")] {
@@ -56,7 +60,8 @@ final class OfficeProfiles: Sendable {
 
     private static func base() -> URL {
         let environment = ProcessInfo.processInfo.environment
-        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        let cache =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
         return cache.appendingPathComponent("docpreview/office", isDirectory: true)
     }

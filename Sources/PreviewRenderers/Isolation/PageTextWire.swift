@@ -52,8 +52,9 @@ enum PageTextWire {
         var reader = Reader(bytes: bytes)
         // Numbers JSON could not have carried (infinities, NaN) are no page either: they would trap the arithmetic after.
         guard reader.byte() == format, let page = reader.uint32(), let width = reader.uint64().map(Double.init(bitPattern:)), width.isFinite,
-              let height = reader.uint64().map(Double.init(bitPattern:)), height.isFinite, let truncated = reader.byte(), truncated <= 1,
-              let pathLength = reader.uint16() else { return nil }
+            let height = reader.uint64().map(Double.init(bitPattern:)), height.isFinite, let truncated = reader.byte(), truncated <= 1,
+            let pathLength = reader.uint16()
+        else { return nil }
         var ocrPath: String?
         if pathLength != 0xFFFF {
             guard let path = reader.take(Int(pathLength)) else { return nil }

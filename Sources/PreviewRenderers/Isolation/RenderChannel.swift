@@ -135,8 +135,10 @@ enum RenderChannel {
         return try readExactly(length, from: descriptor, deadline: deadline)
     }
 
-    static func read<T: Decodable>(_ type: T.Type, from descriptor: Int32, limit: Int,
-                                   deadline: ContinuousClock.Instant?) throws(Failure) -> T {
+    static func read<T: Decodable>(
+        _ type: T.Type, from descriptor: Int32, limit: Int,
+        deadline: ContinuousClock.Instant?
+    ) throws(Failure) -> T {
         let bytes = try read(from: descriptor, limit: limit, deadline: deadline)
         guard let value = try? JSONDecoder().decode(type, from: Data(bytes)) else { throw .malformed }
         return value

@@ -82,15 +82,17 @@ package enum RendererChild {
     /// An office conversion. A call with a request first gets the first page rendered as it asks,
     /// ahead of the pivot (``RenderReply/firstPage``), unless that page does not render.
     private static func outcome(of call: RenderCall, _ office: OfficeConverter, firstPagesBy pdf: any Renderer)
-        -> (RenderReply, [UInt8]?, OfficeDocument?) {
+        -> (RenderReply, [UInt8]?, OfficeDocument?)
+    {
         // The PDF library lies beside the executable, outside what the office's file confinement
         // lets this process read once it is on: mapped (by asking its version) before it is.
         if call.request != nil { _ = pdf.version }
         let firstPage = call.request.map { request in
             { (file: URL, documentFacts: MediaFacts) in
                 guard let image = try? pdf.render(file.path, request) else { return }
-                let reply = RenderReply(facts: documentFacts.adding(image.facts), width: image.width, height: image.height,
-                                        format: image.format, firstPage: true)
+                let reply = RenderReply(
+                    facts: documentFacts.adding(image.facts), width: image.width, height: image.height,
+                    format: image.format, firstPage: true)
                 _ = try? RenderChannel.write(reply, to: 1)
                 _ = try? RenderChannel.write(image.bytes, to: 1)
             }
@@ -120,20 +122,27 @@ package enum RendererChild {
                 throw PreviewError(.internal, "Conversions are answered by the office converter.")
             case .transcode, .ladder:
                 guard let output = call.output else { throw PreviewError(.internal, "An encoding call names no output.") }
-                let transcoding = VideoTranscoding(limits: renderers.video.limits, settings: call.renditions ?? RenditionSettings(),
-                                                   timeoutSeconds: call.seconds)
+                let transcoding = VideoTranscoding(
+                    limits: renderers.video.limits, settings: call.renditions ?? RenditionSettings(),
+                    timeoutSeconds: call.seconds)
                 // A parent that went away ends the child at its next read.
                 let progress = { (fraction: Double) -> Void in _ = try? RenderChannel.write(RenderReply(progress: fraction), to: 1) }
                 return try writingLargeFiles { () throws(PreviewError) in
                     if call.operation == .ladder {
-                        return (RenderReply(ladder: try VideoLadder(transcoding: transcoding).make(call.path, kind: call.kind, into: output,
-                                                                                                  progress: progress)), nil)
+                        return (
+                            RenderReply(
+                                ladder: try VideoLadder(transcoding: transcoding).make(
+                                    call.path, kind: call.kind, into: output,
+                                    progress: progress)), nil
+                        )
                     }
                     return (RenderReply(rendition: try transcoding.transcode(call.path, kind: call.kind, to: output, progress: progress)), nil)
                 }
             case .sprites:
                 guard let output = call.output else { throw PreviewError(.internal, "A sprites call names no output.") }
-                return (RenderReply(sprites: try ScrubbingSprites(limits: renderers.video.limits).write(call.path, kind: call.kind, into: output)), nil)
+                return (
+                    RenderReply(sprites: try ScrubbingSprites(limits: renderers.video.limits).write(call.path, kind: call.kind, into: output)), nil
+                )
             case .pyramid:
                 guard let output = call.output else { throw PreviewError(.internal, "A pyramid call names no output.") }
                 return try writingLargeFiles { () throws(PreviewError) in
@@ -143,7 +152,9 @@ package enum RendererChild {
                 let page = call.request?.page ?? 1
                 let text: PageText
                 if call.operation == .text {
-                    guard call.kind == .pdf else { throw PreviewError(.unsupportedType, "Only a PDF's text layer is read (this is \(call.kind.label)).") }
+                    guard call.kind == .pdf else {
+                        throw PreviewError(.unsupportedType, "Only a PDF's text layer is read (this is \(call.kind.label)).")
+                    }
                     text = try renderers.pdf.text(call.path, page: page)
                 } else {
                     guard let languages = call.languages, Configuration.isLanguageList(languages) else {
@@ -176,7 +187,7 @@ package enum RendererChild {
         if limits.rendererMemoryBytes > 0 && !underSanitizer { setLimit(RLIMIT_AS, UInt64(limits.rendererMemoryBytes)) }
         // Children write to their pipes, and a rendition's files only during an encoding call.
         setLimit(RLIMIT_FSIZE, soft: UInt64(RenderChannel.maxPivot), hard: UInt64(RenderChannel.maxRendition))
-        setLimit(RLIMIT_CORE, 0)          // a crash leaves no copy of a stranger's document on disk
+        setLimit(RLIMIT_CORE, 0)  // a crash leaves no copy of a stranger's document on disk
         if !underSanitizer { _ = docpreview_restrict_syscalls() }
     }
 

@@ -38,26 +38,31 @@ public final class RendererPool: Sendable {
     ///   - backgroundSize: children for background calls (each is started on its first call).
     ///   - officeSize: children for office conversions.
     ///   - childEnvironment: added to every child's environment (tests turn the children's test hooks on with it).
-    package init(executable: URL, size: Int, backgroundSize: Int = 1, officeSize: Int = 1, limits: Limits, logger: Logger,
-                childEnvironment: [String: String] = [:]) {
+    package init(
+        executable: URL, size: Int, backgroundSize: Int = 1, officeSize: Int = 1, limits: Limits, logger: Logger,
+        childEnvironment: [String: String] = [:]
+    ) {
         let limitsArgument = String(decoding: (try? JSONEncoder().encode(limits)) ?? Data("{}".utf8), as: UTF8.self)
         let arguments = ["render-child", limitsArgument]
         group = SlotGroup((0..<max(1, size)).map { _ in Slot(executable: executable, arguments: arguments, environment: childEnvironment) })
-        backgroundGroup = SlotGroup((0..<max(1, backgroundSize)).map { _ in
-            Slot(executable: executable, arguments: ["render-child", "--background", limitsArgument], environment: childEnvironment)
-        })
+        backgroundGroup = SlotGroup(
+            (0..<max(1, backgroundSize)).map { _ in
+                Slot(executable: executable, arguments: ["render-child", "--background", limitsArgument], environment: childEnvironment)
+            })
         profiles = OfficeProfiles(count: max(1, officeSize))
-        officeGroup = SlotGroup(profiles.folders.map { folders in
-            Slot(executable: executable, arguments: arguments, inbox: folders.workspace.appendingPathComponent("inbox"),
-                 environment: childEnvironment.merging([
-                     OfficeConverter.profileVariable: folders.profile.path, OfficeConverter.workspaceVariable: folders.workspace.path,
-                     "TMPDIR": folders.workspace.appendingPathComponent("tmp").path,
-                     // Whatever LibreOffice and the libraries under it keep per user stays in the workspace,
-                     // and the headless plugin keeps GTK and its settings daemon out.
-                     "HOME": folders.workspace.path, "XDG_CACHE_HOME": folders.workspace.appendingPathComponent("tmp").path,
-                     "XDG_CONFIG_HOME": folders.workspace.appendingPathComponent("tmp").path, "SAL_USE_VCLPLUGIN": "svp",
-                 ]) { _, office in office })
-        })
+        officeGroup = SlotGroup(
+            profiles.folders.map { folders in
+                Slot(
+                    executable: executable, arguments: arguments, inbox: folders.workspace.appendingPathComponent("inbox"),
+                    environment: childEnvironment.merging([
+                        OfficeConverter.profileVariable: folders.profile.path, OfficeConverter.workspaceVariable: folders.workspace.path,
+                        "TMPDIR": folders.workspace.appendingPathComponent("tmp").path,
+                        // Whatever LibreOffice and the libraries under it keep per user stays in the workspace,
+                        // and the headless plugin keeps GTK and its settings daemon out.
+                        "HOME": folders.workspace.path, "XDG_CACHE_HOME": folders.workspace.appendingPathComponent("tmp").path,
+                        "XDG_CONFIG_HOME": folders.workspace.appendingPathComponent("tmp").path, "SAL_USE_VCLPLUGIN": "svp"
+                    ]) { _, office in office })
+            })
         self.limits = limits
         self.logger = logger
         // A write to a child that just died must fail with EPIPE, not kill this process.
@@ -73,8 +78,9 @@ public final class RendererPool: Sendable {
     }
 
     func probe(_ path: String, kind: FileKind, page: Int? = nil, on offload: Offload) async throws(PreviewError) -> MediaFacts {
-        let (reply, _) = try await call(RenderCall(operation: .probe, kind: kind, path: path, request: page.map { RenderRequest(page: $0) }),
-                                        on: offload)
+        let (reply, _) = try await call(
+            RenderCall(operation: .probe, kind: kind, path: path, request: page.map { RenderRequest(page: $0) }),
+            on: offload)
         return reply.facts ?? MediaFacts()
     }
 
@@ -99,17 +105,21 @@ public final class RendererPool: Sendable {
     /// The page's words, decoded on the lane thread that waited for them: a text job's thousands
     /// of pages are decoded on its background lane, not on the threads that serve requests.
     private func pageText(_ call: RenderCall, on offload: Offload) async throws(PreviewError) -> PageText {
-        try await self.call(call, on: offload, reading: { _, bytes throws(PreviewError) in
-            guard let bytes, let text = PageTextWire.decode(bytes) else {
-                throw PreviewError(.internal, "The renderer sent an incomplete answer.")
-            }
-            return text
-        })
+        try await self.call(
+            call, on: offload,
+            reading: { _, bytes throws(PreviewError) in
+                guard let bytes, let text = PageTextWire.decode(bytes) else {
+                    throw PreviewError(.internal, "The renderer sent an incomplete answer.")
+                }
+                return text
+            })
     }
 
     /// The rendition of the video at `path`, written to `output` by a child within `seconds`.
-    func transcode(_ path: String, kind: FileKind, to output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
-                   progress: @escaping @Sendable (Double) -> Void) async throws(PreviewError) -> VideoTranscoding.Rendition {
+    func transcode(
+        _ path: String, kind: FileKind, to output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
+        progress: @escaping @Sendable (Double) -> Void
+    ) async throws(PreviewError) -> VideoTranscoding.Rendition {
         let call = RenderCall(operation: .transcode, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
         let (reply, _) = try await self.call(call, on: offload, progress: progress)
         guard let rendition = reply.rendition else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
@@ -117,8 +127,10 @@ public final class RendererPool: Sendable {
     }
 
     /// The HLS ladder of the video at `path`, written to the folder `output` by a child within `seconds`.
-    func ladder(_ path: String, kind: FileKind, into output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
-                progress: @escaping @Sendable (Double) -> Void) async throws(PreviewError) -> [VideoLadder.Rung] {
+    func ladder(
+        _ path: String, kind: FileKind, into output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
+        progress: @escaping @Sendable (Double) -> Void
+    ) async throws(PreviewError) -> [VideoLadder.Rung] {
         let call = RenderCall(operation: .ladder, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
         let (reply, _) = try await self.call(call, on: offload, progress: progress)
         guard let rungs = reply.ladder else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
@@ -154,27 +166,34 @@ public final class RendererPool: Sendable {
     /// The PDF pivot of an office document, text or CSV file, made by LibreOffice in an office
     /// child; with `firstPage`, its first page is rendered and handed over first. A first page that
     /// could not be rendered is not handed over: the pivot's page 1 is the fallback.
-    package func convert(_ path: String, kind: FileKind, firstPage: FirstPage? = nil,
-                        on offload: Offload) async throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
+    package func convert(
+        _ path: String, kind: FileKind, firstPage: FirstPage? = nil,
+        on offload: Offload
+    ) async throws(PreviewError) -> (pdf: [UInt8], facts: MediaFacts) {
         var made: @Sendable (RenderedImage) -> Void = { _ in }
         if let firstPage { made = firstPage.made }
-        let (reply, bytes) = try await call(RenderCall(operation: .convert, kind: kind, path: path, request: firstPage?.request), on: offload,
-                                            firstPage: made)
+        let (reply, bytes) = try await call(
+            RenderCall(operation: .convert, kind: kind, path: path, request: firstPage?.request), on: offload,
+            firstPage: made)
         guard let bytes else { throw PreviewError(.internal, "The office converter sent an incomplete answer.") }
         return (bytes, reply.facts ?? MediaFacts())
     }
 
     /// Waits for a child of the call's kind, then exchanges the call with it on `offload`'s renders
     /// lane (its background lane for background work); returns the answer and its bytes.
-    private func call(_ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
-                      firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in }) async throws(PreviewError) -> (RenderReply, [UInt8]?) {
+    private func call(
+        _ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
+        firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in }
+    ) async throws(PreviewError) -> (RenderReply, [UInt8]?) {
         try await self.call(call, on: offload, progress: progress, firstPage: firstPage, reading: { ($0, $1) })
     }
 
     /// ``call(_:on:progress:firstPage:)`` returning what `reading` makes of the answer, on the same lane thread.
-    private func call<T: Sendable>(_ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
-                                   firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in },
-                                   reading: @escaping @Sendable (RenderReply, [UInt8]?) throws(PreviewError) -> T) async throws(PreviewError) -> T {
+    private func call<T: Sendable>(
+        _ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
+        firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in },
+        reading: @escaping @Sendable (RenderReply, [UInt8]?) throws(PreviewError) -> T
+    ) async throws(PreviewError) -> T {
         callCount.add(1, ordering: .relaxed)
         let work = { @Sendable (slot: Slot) throws(PreviewError) -> T in
             let (reply, bytes) = try self.exchange(call, with: slot, progress: progress, firstPage: firstPage)
@@ -193,8 +212,10 @@ public final class RendererPool: Sendable {
     }
 
     /// Sends `call` to the child of `slot`, once more to a fresh child if it was killed, and reads its answer.
-    private func exchange(_ call: RenderCall, with slot: Slot, progress: (Double) -> Void,
-                          firstPage: (RenderedImage) -> Void) throws(PreviewError) -> (RenderReply, [UInt8]?) {
+    private func exchange(
+        _ call: RenderCall, with slot: Slot, progress: (Double) -> Void,
+        firstPage: (RenderedImage) -> Void
+    ) throws(PreviewError) -> (RenderReply, [UInt8]?) {
         // An office child reads only its own workspace: the file goes into its inbox for the call.
         var call = call
         if let inbox = slot.inbox {
@@ -207,16 +228,19 @@ public final class RendererPool: Sendable {
         // A child that died or was stopped during the call may have been killed from outside (the OOM
         // killer, an operator): the call goes once more to a fresh child before the file is judged.
         if case let .crashed(signal) = outcome {
-            logger.warning("renderer child died during a call; trying once more on a fresh one",
-                           metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
-            outcome = slot.exchange(call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000))), progress: progress,
-                                    firstPage: firstPage)
+            logger.warning(
+                "renderer child died during a call; trying once more on a fresh one",
+                metadata: ["preview.file": "\(call.path)", "preview.signal": "\(signal)"])
+            outcome = slot.exchange(
+                call, deadline: ContinuousClock.now.advanced(by: .milliseconds(Int64(seconds * 1000))), progress: progress,
+                firstPage: firstPage)
         }
         switch outcome {
         case let .answered(reply, bytes):
             if reply.retire == true {
-                logger.info("renderer child replaced at its own request (its share of conversions, or its memory bound)",
-                            metadata: ["preview.file": "\(call.path)"])
+                logger.info(
+                    "renderer child replaced at its own request (its share of conversions, or its memory bound)",
+                    metadata: ["preview.file": "\(call.path)"])
             }
             if let failure = reply.failure {
                 throw PreviewError(PreviewError.Code(rawValue: failure.code) ?? .internal, failure.message, detail: failure.detail)

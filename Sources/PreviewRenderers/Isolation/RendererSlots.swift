@@ -20,8 +20,10 @@ final class SlotGroup: Sendable {
     /// Runs `work` with a free slot on `offload`'s renders lane. The slot goes back when `work` ends:
     /// a caller cancelled meanwhile stops waiting at once, but a slot whose child is at work on its
     /// call is never given to another.
-    func run<T: Sendable>(for path: String, on offload: Offload,
-                          _ work: @escaping @Sendable (Slot) throws(PreviewError) -> T) async throws(PreviewError) -> T {
+    func run<T: Sendable>(
+        for path: String, on offload: Offload,
+        _ work: @escaping @Sendable (Slot) throws(PreviewError) -> T
+    ) async throws(PreviewError) -> T {
         let slot: Slot
         do {
             slot = try await take(for: path)
@@ -111,8 +113,10 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
     /// took the slot. A child that died while idle is replaced first, so its death is never blamed
     /// on this call; one found stopped at the deadline counts as dead (`SIGSTOP`), not as a file
     /// that took too long.
-    func exchange(_ call: RenderCall, deadline: ContinuousClock.Instant, progress: (Double) -> Void,
-                  firstPage: (RenderedImage) -> Void) -> Outcome {
+    func exchange(
+        _ call: RenderCall, deadline: ContinuousClock.Instant, progress: (Double) -> Void,
+        firstPage: (RenderedImage) -> Void
+    ) -> Outcome {
         if let idle = child, !idle.isRunning {
             idle.kill()
             child = nil
@@ -137,13 +141,16 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
             if call.operation == .convert, call.request != nil, reply.firstPage == true, reply.failure == nil {
                 let image = try RenderChannel.read(from: child.output, limit: RenderChannel.maxImage, deadline: deadline)
                 guard reply.isPlausibleImage(for: call, bytes: image), let width = reply.width, let height = reply.height,
-                      let format = reply.format else { throw .malformed }
+                    let format = reply.format
+                else { throw .malformed }
                 firstPage(RenderedImage(bytes: image, format: format, width: width, height: height, facts: reply.facts ?? MediaFacts()))
                 reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
             }
-            let bytes = reply.failure == nil && call.operation.sendsBytes
-                ? try RenderChannel.read(from: child.output, limit: call.operation == .convert ? RenderChannel.maxPivot : RenderChannel.maxImage,
-                                         deadline: deadline) : nil
+            let bytes =
+                reply.failure == nil && call.operation.sendsBytes
+                ? try RenderChannel.read(
+                    from: child.output, limit: call.operation == .convert ? RenderChannel.maxPivot : RenderChannel.maxImage,
+                    deadline: deadline) : nil
             // The child is not trusted: an answer that cannot be right ends it like a malformed one.
             guard reply.isPlausible(for: call, bytes: bytes) else { throw .malformed }
             if reply.retire == true {
@@ -194,8 +201,10 @@ final class Child {
     /// own settings, sanitizer options and test hooks. Never tokens, database addresses or anything
     /// else a deployment keeps there.
     static func environment(_ parent: [String: String]) -> [String: String] {
-        let names: Set = ["LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "DOCPREVIEW_LOG_LEVEL", RendererChild.testHooksVariable,
-                          "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"]
+        let names: Set = [
+            "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "DOCPREVIEW_LOG_LEVEL", RendererChild.testHooksVariable,
+            "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"
+        ]
         var environment = parent.filter { names.contains($0.key) || $0.key.hasPrefix("VIPS") || $0.key.hasPrefix("DOCPREVIEW_VIPS") }
         environment["PATH"] = "/usr/bin:/bin"
         // No Swift backtrace in children: it takes seconds, and the crash is reported by signal anyway.
@@ -218,7 +227,8 @@ final class Child {
     /// Whether the child is stopped (SIGSTOP, a debugger): from its state in /proc.
     var isStopped: Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let afterName = stat.range(of: ") ", options: .backwards) else { return false }
+            let afterName = stat.range(of: ") ", options: .backwards)
+        else { return false }
         return ["T", "t"].contains(stat[afterName.upperBound...].prefix(1))
     }
 

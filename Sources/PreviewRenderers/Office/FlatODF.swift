@@ -13,12 +13,14 @@ enum FlatODF {
             body += preformatted(line)
             body += "</text:p>\n"
         }
-        return document(mimetype: "text", styles: """
-            <office:styles><style:style style:name="Line" style:family="paragraph">\
-            <style:paragraph-properties fo:margin-top="0cm" fo:margin-bottom="0cm"/>\
-            <style:text-properties style:font-name="Liberation Mono" fo:font-family="'Liberation Mono'" fo:font-size="9pt"/>\
-            </style:style></office:styles>
-            """, body: "<office:text>\n\(body)</office:text>")
+        return document(
+            mimetype: "text",
+            styles: """
+                <office:styles><style:style style:name="Line" style:family="paragraph">\
+                <style:paragraph-properties fo:margin-top="0cm" fo:margin-bottom="0cm"/>\
+                <style:text-properties style:font-name="Liberation Mono" fo:font-family="'Liberation Mono'" fo:font-size="9pt"/>\
+                </style:style></office:styles>
+                """, body: "<office:text>\n\(body)</office:text>")
     }
 
     /// A table with its first row in bold, numbers as numbers, columns as wide as their content
@@ -35,7 +37,9 @@ enum FlatODF {
         var body = #"<table:table table:name="Table">"#
         for (index, width) in widths.enumerated() {
             // About 0.2 cm per character at Calc's default 10 pt.
-            styles += #"<style:style style:name="c\#(index)" style:family="table-column"><style:table-column-properties style:column-width="\#(Double(width) * 0.2 + 0.3)cm"/></style:style>"#
+            styles +=
+                #"<style:style style:name="c\#(index)" style:family="table-column"><style:table-column-properties "#
+                + #"style:column-width="\#(Double(width) * 0.2 + 0.3)cm"/></style:style>"#
             body += #"<table:table-column table:style-name="c\#(index)"/>"#
         }
         for (number, row) in rows.enumerated() {
@@ -45,20 +49,26 @@ enum FlatODF {
         }
         body += "</table:table>"
         let landscape = widths.reduce(0, +) > 90
-        let page = landscape
-            ? #"<style:page-layout style:name="Page"><style:page-layout-properties fo:page-width="29.7cm" fo:page-height="21cm" style:print-orientation="landscape"/></style:page-layout>"#
+        let page =
+            landscape
+            ? #"<style:page-layout style:name="Page"><style:page-layout-properties fo:page-width="29.7cm" fo:page-height="21cm" "#
+                + #"style:print-orientation="landscape"/></style:page-layout>"#
             : ""
-        return document(mimetype: "spreadsheet", styles: """
-            <office:automatic-styles>\(styles)\(page)</office:automatic-styles>\
-            <office:master-styles><style:master-page style:name="Default"\(landscape ? #" style:page-layout-name="Page""# : "")>\
-            <style:header style:display="false"/><style:footer style:display="false"/></style:master-page></office:master-styles>
-            """, body: "<office:spreadsheet>\n\(body)</office:spreadsheet>")
+        return document(
+            mimetype: "spreadsheet",
+            styles: """
+                <office:automatic-styles>\(styles)\(page)</office:automatic-styles>\
+                <office:master-styles><style:master-page style:name="Default"\(landscape ? #" style:page-layout-name="Page""# : "")>\
+                <style:header style:display="false"/><style:footer style:display="false"/></style:master-page></office:master-styles>
+                """, body: "<office:spreadsheet>\n\(body)</office:spreadsheet>")
     }
 
     private static func cell(_ field: String, heading: Bool) -> String {
         let style = heading ? #" table:style-name="Heading""# : ""
         if !heading, let number = Double(field), number.isFinite, field.first.map({ $0.isNumber || $0 == "-" }) == true {
-            return #"<table:table-cell\#(style) office:value-type="float" office:value="\#(number)"><text:p>\#(escaped(field))</text:p></table:table-cell>"#
+            return
+                #"<table:table-cell\#(style) office:value-type="float" "#
+                + #"office:value="\#(number)"><text:p>\#(escaped(field))</text:p></table:table-cell>"#
         }
         return #"<table:table-cell\#(style) office:value-type="string"><text:p>\#(escaped(field))</text:p></table:table-cell>"#
     }

@@ -66,8 +66,9 @@ struct OfficeConverter {
             }
             try document.savePDF(to: output, maxPages: limits.maxOfficePages)
         } catch {
-            throw PreviewError(.corrupt, "The document could not be read; it is damaged or not what it claims to be.",
-                               detail: error.description)
+            throw PreviewError(
+                .corrupt, "The document could not be read; it is damaged or not what it claims to be.",
+                detail: error.description)
         }
         guard let pdf = FileManager.default.contents(atPath: output.path), !pdf.isEmpty else {
             throw PreviewError(.corrupt, "The document converted to nothing; it is damaged or empty.")
@@ -86,7 +87,8 @@ struct OfficeConverter {
                 }
                 let isTable = kind == .csv
                 let input = workspace.appendingPathComponent(isTable ? "document.fods" : "document.fodt")
-                let xml = isTable
+                let xml =
+                    isTable
                     ? FlatODF.spreadsheet(CSVTable(text, maxRows: limits.maxOfficePages * Self.rowsPerPage, maxColumns: Self.maxColumns).rows)
                     : FlatODF.text(lines(of: text))
                 try Data(xml.utf8).write(to: input)
@@ -140,10 +142,12 @@ struct OfficeConverter {
     /// time zone, user and CPU information, the mount table, and this process's memory size (read
     /// by the child itself). Named one by one: no other file of `/etc` or of `/proc/self` (its
     /// environment, command line, descriptors) can be read.
-    static let systemReadable = ["/usr", "/etc/fonts", "/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd",
-                                 "/etc/group", "/etc/libreoffice", "/var/lib/libreoffice", "/var/spool/libreoffice",
-                                 "/var/cache/fontconfig", "/proc/self/statm", "/proc/self/mounts",
-                                 "/proc/meminfo", "/proc/cpuinfo", "/proc/stat", "/sys/devices/system/cpu", "/dev/urandom", "/dev/random"]
+    static let systemReadable = [
+        "/usr", "/etc/fonts", "/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd",
+        "/etc/group", "/etc/libreoffice", "/var/lib/libreoffice", "/var/spool/libreoffice",
+        "/var/cache/fontconfig", "/proc/self/statm", "/proc/self/mounts",
+        "/proc/meminfo", "/proc/cpuinfo", "/proc/stat", "/sys/devices/system/cpu", "/dev/urandom", "/dev/random"
+    ]
 
     /// Before LibreOffice starts, once: from then on this process (its LibreOffice threads
     /// included) reads only the system files above and reads and writes only its profile and its
@@ -154,8 +158,9 @@ struct OfficeConverter {
         try? FileManager.default.createDirectory(at: profile(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let result = CStrings.with(systemReadable) { readablePaths in
             CStrings.with(writable) { writablePaths in
-                docpreview_restrict_files(readablePaths.map { UnsafePointer($0) }, Int32(systemReadable.count),
-                                          writablePaths.map { UnsafePointer($0) }, Int32(writable.count))
+                docpreview_restrict_files(
+                    readablePaths.map { UnsafePointer($0) }, Int32(systemReadable.count),
+                    writablePaths.map { UnsafePointer($0) }, Int32(writable.count))
             }
         }
         return result == 0 ? "landlock" : "unavailable: \(String(cString: strerror(result)))"

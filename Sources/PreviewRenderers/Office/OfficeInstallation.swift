@@ -6,7 +6,8 @@ import PreviewOffice
 enum OfficeInstallation {
     static let identity: String = {
         let program = Office.installation
-        let build = (try? String(contentsOfFile: program + "/versionrc", encoding: .utf8))?
+        let build =
+            (try? String(contentsOfFile: program + "/versionrc", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("buildid=") }?.dropFirst("buildid=".count) ?? "none"
         var info = stat()
         guard stat(program + "/libmergedlo.so", &info) == 0 else { return "LibreOffice not installed" }

@@ -29,8 +29,10 @@ struct OfficeRenderer: AsyncRenderer {
     }
 
     /// Runs `body` with the path of the document's pivot, in a private temporary file removed after, and its facts.
-    func withPivot<T>(_ path: String,
-                              _ body: (String, MediaFacts) async throws(PreviewError) -> T) async throws(PreviewError) -> T {
+    func withPivot<T>(
+        _ path: String,
+        _ body: (String, MediaFacts) async throws(PreviewError) -> T
+    ) async throws(PreviewError) -> T {
         let (bytes, facts) = try await office.convert(path, kind: kind, on: offload)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("docpreview-pivot-\(UUID().uuidString).pdf").path
         try await offload.render { () throws(PreviewError) in

@@ -10,14 +10,16 @@ import Foundation
 /// copy nobody else opens), and spelling and grammar checks while idle.
 enum OfficeSettings {
     /// The items, in the profile's own format: later items override earlier ones.
-    static let items: [String] = ["swriter", "scalc", "simpress", "sdraw"].map { module in
-        #"<item oor:path="/org.openoffice.Office.Views/Windows"><node oor:name="\#(module)/10336" oor:op="replace"><node oor:name="UserData"><prop oor:name="Data" oor:op="fuse" oor:type="xs:string"><value>V2,H,0</value></prop></node></node></item>"#
-    } + [
-        setting("/org.openoffice.Office.Common/Misc", "UseDocumentSystemFileLocking", "false"),
-        setting("/org.openoffice.Office.Common/Misc", "UseDocumentOOoLockFile", "false"),
-        setting("/org.openoffice.Office.Linguistic/SpellChecking", "IsSpellAuto", "false"),
-        setting("/org.openoffice.Office.Linguistic/GrammarChecking", "IsAutoCheck", "false"),
-    ]
+    static let items: [String] =
+        ["swriter", "scalc", "simpress", "sdraw"].map { module in
+            #"<item oor:path="/org.openoffice.Office.Views/Windows"><node oor:name="\#(module)/10336" oor:op="replace"><node "#
+                + #"oor:name="UserData"><prop oor:name="Data" oor:op="fuse" oor:type="xs:string"><value>V2,H,0</value></prop></node></node></item>"#
+        } + [
+            setting("/org.openoffice.Office.Common/Misc", "UseDocumentSystemFileLocking", "false"),
+            setting("/org.openoffice.Office.Common/Misc", "UseDocumentOOoLockFile", "false"),
+            setting("/org.openoffice.Office.Linguistic/SpellChecking", "IsSpellAuto", "false"),
+            setting("/org.openoffice.Office.Linguistic/GrammarChecking", "IsAutoCheck", "false")
+        ]
 
     private static func setting(_ path: String, _ name: String, _ value: String) -> String {
         #"<item oor:path="\#(path)"><prop oor:name="\#(name)" oor:op="fuse"><value>\#(value)</value></prop></item>"#

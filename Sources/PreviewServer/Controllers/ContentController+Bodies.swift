@@ -12,8 +12,10 @@ extension ContentController {
     /// Bytes `range` of a remote blob in one ranged read, passed on as they arrive (the next only
     /// once the one before was written). The whole blob is checked against `expected` as it goes,
     /// on `hasher`'s reads lane, like a file's: the last chunk is withheld until it completes the hash.
-    static func remoteBody(_ remote: any BlobRangeReader, range: ClosedRange<Int>, hasher: Offload, expected: BlobHash?,
-                           logger: Logger) -> ResponseBody {
+    static func remoteBody(
+        _ remote: any BlobRangeReader, range: ClosedRange<Int>, hasher: Offload, expected: BlobHash?,
+        logger: Logger
+    ) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             let digest = expected.map { _ in Locked(SHA256()) }
             var received = 0
@@ -51,8 +53,10 @@ extension ContentController {
     /// With `expected`, the bytes are hashed as they go: when the last chunk does not complete that
     /// hash, the response is aborted (the client sees a broken transfer, never a whole damaged file),
     /// logged and counted.
-    static func fileBody(path: String, range: ClosedRange<Int>, reader: Offload, channel: (any Channel)?,
-                         expected: BlobHash?, logger: Logger) -> ResponseBody {
+    static func fileBody(
+        path: String, range: ClosedRange<Int>, reader: Offload, channel: (any Channel)?,
+        expected: BlobHash?, logger: Logger
+    ) -> ResponseBody {
         ResponseBody(contentLength: range.count) { writer in
             let file = try await reader.run(.reads) { () throws -> Int32 in
                 let file = open(path, O_RDONLY | O_CLOEXEC)

@@ -53,15 +53,19 @@ struct ContentController {
         let documents = documents
         let document = try await documents.document(id: id)
         let source = try await documents.blobs.servingSource(for: document.sha256, size: document.size)
-        return try await serve(source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
-                         disposition: ContentDisposition.value(inline: request.queryFields.get("download") == nil
-                                                                   && Self.showsInline(document.kind), fileName: document.filename))
+        return try await serve(
+            source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
+            disposition: ContentDisposition.value(
+                inline: request.queryFields.get("download") == nil
+                    && Self.showsInline(document.kind), fileName: document.filename))
     }
 
     /// A file of a video's playback manifest that `pick` names (its blob, type and size when the
     /// manifest says), or `not_found`.
-    func playbackFile(_ id: String, request: Request, context: ServerContext,
-                      pick: @escaping @Sendable (DocumentService.Playback, Document) -> (BlobHash, String, Int?)?) async throws -> Response {
+    func playbackFile(
+        _ id: String, request: Request, context: ServerContext,
+        pick: @escaping @Sendable (DocumentService.Playback, Document) -> (BlobHash, String, Int?)?
+    ) async throws -> Response {
         let documents = documents
         let document = try await documents.document(id: id)
         guard let manifest = try await documents.playbackManifest(of: document), let (hash, mime, knownSize) = pick(manifest, document) else {
@@ -71,8 +75,13 @@ struct ContentController {
         if let grant = context.signedGrant, let references = Reference(mime: mime) {
             let text = String(decoding: try await documents.blobs.read(hash), as: UTF8.self)
             let folder = String(request.uri.path[...request.uri.path.lastIndex(of: "/")!])
-            return Response(status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
-                            body: request.method == .head ? ResponseBody() : ResponseBody(byteBuffer: ByteBuffer(string:
+            return Response(
+                status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
+                body: request.method == .head
+                    ? ResponseBody()
+                    : ResponseBody(
+                        byteBuffer: ByteBuffer(
+                            string:
                                 references.signing(text, folder: folder, signed: signed, grant: grant))))
         }
         let size: Int
@@ -112,7 +121,8 @@ struct ContentController {
                 case .playlist:
                     if !line.isEmpty && !line.hasPrefix("#") { return sign(line) }
                     guard line.hasPrefix("#EXT-X-"), let start = line.range(of: "URI=\""),
-                          let end = line[start.upperBound...].firstIndex(of: "\"") else { return String(line) }
+                        let end = line[start.upperBound...].firstIndex(of: "\"")
+                    else { return String(line) }
                     return line[..<start.upperBound] + sign(line[start.upperBound..<end]) + line[end...]
                 case .track:
                     return line.contains("#xywh=") ? sign(line) : String(line)
@@ -125,8 +135,10 @@ struct ContentController {
     /// hash, immutable, never sniffed, never a page of this site. No damaged byte is served: what can
     /// be checked before the status is (``checkedBody(_:hash:size:bytes:whole:channel:)``), and a
     /// missing or damaged blob is an error object before any header.
-    private func serve(_ source: BlobServingSource, hash: BlobHash, size: Int, mime: String, request: Request, channel: (any Channel)?,
-                       disposition: String) async throws -> Response {
+    private func serve(
+        _ source: BlobServingSource, hash: BlobHash, size: Int, mime: String, request: Request, channel: (any Channel)?,
+        disposition: String
+    ) async throws -> Response {
         // A missing or shortened file is an error before any header goes out, not a 200 cut short.
         if case let .file(url) = source {
             var file = stat()
@@ -139,7 +151,7 @@ struct ContentController {
             .contentDisposition: disposition,
             // Whatever the bytes are, they never run as this site's page: no sniffing, no scripts.
             HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-            .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'",
+            .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'"
         ]
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
         var range = ByteRange(header: request.headers[.range], size: size)
@@ -176,16 +188,20 @@ struct ContentController {
     ///   said it has it.
     /// Nothing is held in memory whole. A blob found missing or damaged before the status is an
     /// error object, logged and counted.
-    private func checkedBody(_ source: BlobServingSource, hash: BlobHash, size: Int, bytes: ClosedRange<Int>, whole: Bool,
-                             channel: (any Channel)?) async throws -> ResponseBody {
+    private func checkedBody(
+        _ source: BlobServingSource, hash: BlobHash, size: Int, bytes: ClosedRange<Int>, whole: Bool,
+        channel: (any Channel)?
+    ) async throws -> ResponseBody {
         let connection = StreamSlots.connection(of: channel)
         let checkedFirst = !whole || size <= Self.checkedBeforeHeaders
         let (offload, logger, blobs) = (offload, logger, documents.blobs)
         switch source {
         case let .file(url):
             if checkedFirst, try await !VerifiedFiles.shared.holds(url, hash, hashingOn: offload) { throw damaged(hash) }
-            return inSlot(Self.fileBody(path: url.path, range: bytes, reader: offload, channel: channel, expected: checkedFirst ? nil : hash,
-                                        logger: logger), on: connection)
+            return inSlot(
+                Self.fileBody(
+                    path: url.path, range: bytes, reader: offload, channel: channel, expected: checkedFirst ? nil : hash,
+                    logger: logger), on: connection)
         case let .remote(remote, _) where !checkedFirst:
             do {
                 guard try await remote.storedSize() == size else { throw damaged(hash) }
@@ -200,8 +216,9 @@ struct ContentController {
             } catch let error where StoreFault(error) == nil {
                 throw damaged(hash, missing: error is BlobMissing)
             }
-            return inSlot(Self.fileBody(path: copy.path, range: bytes, reader: offload, channel: channel, expected: nil, logger: logger),
-                          on: connection)
+            return inSlot(
+                Self.fileBody(path: copy.path, range: bytes, reader: offload, channel: channel, expected: nil, logger: logger),
+                on: connection)
         }
     }
 

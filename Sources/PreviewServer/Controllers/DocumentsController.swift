@@ -6,7 +6,8 @@ import PreviewCore
 import PreviewDocuments
 import PreviewStore
 
-/// `/v1/documents`: the upload (routed by ``UploadsController``, which resumes it when asked), the listing, one document, its versions, relabelling, deletion and
+/// `/v1/documents`: the upload (routed by ``UploadsController``, which resumes it when asked), the listing, one document, its versions, relabelling,
+/// deletion and
 /// restore; each an adapter over ``DocumentService`` on an ``Offload`` lane.
 struct DocumentsController {
     let documents: DocumentService
@@ -36,8 +37,11 @@ struct DocumentsController {
         routes.add(.patch, "/v1/documents/:id") { request, context in
             let id = try context.parameters.require("id")
             let change = try await Self.relabelling(request)
-            return try JSON.response(DocumentView(try await documents.relabel(id: id, title: change.title, typeID: change.type,
-                                                                               description: change.description, school: change.school)))
+            return try JSON.response(
+                DocumentView(
+                    try await documents.relabel(
+                        id: id, title: change.title, typeID: change.type,
+                        description: change.description, school: change.school)))
         }
         routes.add(.delete, "/v1/documents/:id") { request, context in
             let id = try context.parameters.require("id")

@@ -115,12 +115,15 @@ struct DownloadsController {
             }
             let sender = DocumentService.LinkSender(device: context.device, owner: context.device == nil ? submission.owner : nil)
             let documents = documents
-            let (download, created) = try await documents.submitDownload(url: submission.url, clientID: submission.clientID, clientTimestamp: submission.timestamp, from: sender)
+            let (download, created) = try await documents.submitDownload(
+                url: submission.url, clientID: submission.clientID, clientTimestamp: submission.timestamp, from: sender)
             ServiceMetrics.downloadRequests(outcome: created ? "queued" : "repeated")
             let message = created ? "Queued for download." : Self.repeatedMessage(download)
-            return try JSON.response(Envelope(status: created ? "queued" : download.status.rawValue, downloadID: download.id, message: message,
-                                              timestamp: Self.now(), error: nil),
-                                     status: created ? .accepted : .ok)
+            return try JSON.response(
+                Envelope(
+                    status: created ? "queued" : download.status.rawValue, downloadID: download.id, message: message,
+                    timestamp: Self.now(), error: nil),
+                status: created ? .accepted : .ok)
         }
         routes.add(.get, "/api/v1/download/:id") { _, context in
             let id = try context.parameters.require("id")
@@ -158,12 +161,13 @@ struct DownloadsController {
         // A failed attempt's retry is due at `availableAt`: said until a fetcher takes it, also in the
         // moment after it fell due (a loaded machine's fetchers may take a while to get to it).
         let retrying = download.status == .queued && download.errorCode != nil
-        return View(downloadID: download.id, status: download.status, url: download.url, clientID: download.clientID,
-                    attempts: download.attempts, createdAt: Self.format(download.createdAt), updatedAt: Self.format(download.updatedAt),
-                    documentID: download.documentID, documentURL: download.documentID.map { "/v1/documents/\($0)" },
-                    thumbnailURL: download.documentID.map { signed.sign("/v1/documents/\($0)/preview", expires: expires) },
-                    error: download.errorCode?.rawValue, message: download.errorMessage,
-                    retryAt: retrying ? Self.format(download.availableAt) : nil)
+        return View(
+            downloadID: download.id, status: download.status, url: download.url, clientID: download.clientID,
+            attempts: download.attempts, createdAt: Self.format(download.createdAt), updatedAt: Self.format(download.updatedAt),
+            documentID: download.documentID, documentURL: download.documentID.map { "/v1/documents/\($0)" },
+            thumbnailURL: download.documentID.map { signed.sign("/v1/documents/\($0)/preview", expires: expires) },
+            error: download.errorCode?.rawValue, message: download.errorMessage,
+            retryAt: retrying ? Self.format(download.availableAt) : nil)
     }
 
     static func now() -> String { format(Date()) }
@@ -189,15 +193,17 @@ struct DownloadEnvelopeMiddleware: RouterMiddleware {
         } catch let error as NIOTooManyBytesError {
             failure = APIError(error)
         } catch let error as HTTPError {
-            let code: PreviewError.Code = switch error.status.code {
-            case 404: .notFound
-            case 413: .fileTooLarge
-            default: .badRequest
-            }
+            let code: PreviewError.Code =
+                switch error.status.code {
+                case 404: .notFound
+                case 413: .fileTooLarge
+                default: .badRequest
+                }
             failure = APIError(code, error.body ?? "The request was refused (\(error.status.code)).")
         }
-        let envelope = DownloadsController.Envelope(status: "error", downloadID: nil, message: failure.error.message,
-                                                    timestamp: DownloadsController.now(), error: failure.error.code.rawValue)
+        let envelope = DownloadsController.Envelope(
+            status: "error", downloadID: nil, message: failure.error.message,
+            timestamp: DownloadsController.now(), error: failure.error.code.rawValue)
         return try JSON.response(envelope, status: failure.status, headers: failure.headers)
     }
 }

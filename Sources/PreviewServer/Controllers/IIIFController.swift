@@ -29,9 +29,10 @@ struct IIIFController {
         }
         routes.add(.get, "/iiif/3/:identifier/:region/:size/:rotation/:file") { request, context in
             let parameters = context.parameters
-            return try await image(try identifier(context), region: parameters.require("region"), size: parameters.require("size"),
-                                   rotation: parameters.require("rotation"), file: parameters.require("file"), request: request,
-                                   context: context)
+            return try await image(
+                try identifier(context), region: parameters.require("region"), size: parameters.require("size"),
+                rotation: parameters.require("rotation"), file: parameters.require("file"), request: request,
+                context: context)
         }
     }
 
@@ -47,14 +48,17 @@ struct IIIFController {
         let id = settings.origin(of: request) + request.uri.path.dropLast("/info.json".count)
         let wantsLD = request.headers[.accept]?.contains("application/ld+json") == true
         let type = wantsLD ? "application/ld+json;profile=\"http://iiif.io/api/image/3/context.json\"" : "application/json"
-        var response = try JSON.response(IIIFService.information(id: id, width: zoom.width, height: zoom.height),
-                                         headers: [.accessControlAllowOrigin: "*", .cacheControl: cacheControl(identifier)], keys: .asNamed)
+        var response = try JSON.response(
+            IIIFService.information(id: id, width: zoom.width, height: zoom.height),
+            headers: [.accessControlAllowOrigin: "*", .cacheControl: cacheControl(identifier)], keys: .asNamed)
         response.headers[.contentType] = type
         return response
     }
 
-    func image(_ identifier: IIIFService.Identifier, region: String, size: String, rotation: String, file: String, request: Request,
-               context: ServerContext) async throws -> Response {
+    func image(
+        _ identifier: IIIFService.Identifier, region: String, size: String, rotation: String, file: String, request: Request,
+        context: ServerContext
+    ) async throws -> Response {
         let (document, zoom) = try await source(of: identifier, context: context)
         let wanted: IIIFImageRequest
         do {
@@ -89,13 +93,15 @@ struct IIIFController {
         }
         let (hash, bytes) = served
         ServiceMetrics.iiifImages(kind: keeping ? "tile" : "region")
-        return Response(status: .ok, headers: headers(identifier, etag: hash, format: wanted.format), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(
+            status: .ok, headers: headers(identifier, etag: hash, format: wanted.format), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// The document the identifier names, done, and what its regions are cut from (found once per
     /// version and page, in a render slot: it may build a pyramid or draw a poster frame).
     private func source(of identifier: IIIFService.Identifier, context: ServerContext) async throws
-        -> (Document, DocumentService.ZoomSource) {
+        -> (Document, DocumentService.ZoomSource)
+    {
         let documents = documents
         let document: Document
         do {
@@ -114,8 +120,10 @@ struct IIIFController {
     }
 
     private func headers(_ identifier: IIIFService.Identifier, etag: BlobHash, format: RenderRequest.Format) -> HTTPFields {
-        [.contentType: format.mime, .eTag: "\"\(etag.hex)\"", .cacheControl: cacheControl(identifier), .accessControlAllowOrigin: "*",
-         HTTPField.Name("Link")!: "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\""]
+        [
+            .contentType: format.mime, .eTag: "\"\(etag.hex)\"", .cacheControl: cacheControl(identifier), .accessControlAllowOrigin: "*",
+            HTTPField.Name("Link")!: "<http://iiif.io/api/image/3/level2.json>;rel=\"profile\""
+        ]
     }
 
     /// A version's images never change: kept a year. The latest version's may: asked again each time

@@ -15,8 +15,9 @@ struct OperationsController {
         routes.add(.get, "/healthz") { _, _ in "ok\n" }
         routes.add(.get, "/metrics") { _, context in
             await gauges.refresh(documents: documents, faults: faults, logger: context.logger)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                body: .init(byteBuffer: ByteBuffer(bytes: ServerMetrics.registry.emitToBuffer())))
         }
         routes.add(.get, "/v1/stats") { request, _ in
             let (documents, owner) = (documents, request.queryFields.get("owner"))

@@ -81,7 +81,8 @@ struct PreviewsController {
     /// Renders a preview the cache did not have, once a render slot is free (only a render takes
     /// one, so a stored preview is served whatever is being rendered); not stored yet.
     private func render(_ document: Document, request: RenderRequest, context: ServerContext) async throws
-        -> DocumentService.RenderedPreview {
+        -> DocumentService.RenderedPreview
+    {
         try await renders.admitting(document, context: context, pause: settings.clientCheckPause) {
             let started = ContinuousClock.now
             let documents = documents
@@ -99,8 +100,9 @@ struct PreviewsController {
             guard let value = Int(text), range.contains(value) else { throw APIError.badRequest("\(name) must be in \(range)") }
             return value
         }
-        var wanted = RenderRequest(page: try number("page", 1...1_000_000) ?? 1, width: try number("width", 1...RenderRequest.maxEdge),
-                                   height: try number("height", 1...RenderRequest.maxEdge))
+        var wanted = RenderRequest(
+            page: try number("page", 1...1_000_000) ?? 1, width: try number("width", 1...RenderRequest.maxEdge),
+            height: try number("height", 1...RenderRequest.maxEdge))
         if let format = query.get("format") {
             guard let parsed = RenderRequest.Format(rawValue: format) else { throw APIError.badRequest("format must be jpeg, png or webp") }
             wanted.format = parsed

@@ -25,20 +25,27 @@ struct SchoolsController {
         }
         routes.add(.put, "/v1/documents/:id/schools") { request, context in
             let id = try context.parameters.require("id")
-            let asked = try await JSON.body(DocumentService.SchoolSharing.self, of: request, limit: 64 * 1024,
-                                            expected: #"{"schools": [names], "expires_at"?, "password"?, "allow_download"?}"#)
+            let asked = try await JSON.body(
+                DocumentService.SchoolSharing.self, of: request, limit: 64 * 1024,
+                expected: #"{"schools": [names], "expires_at"?, "password"?, "allow_download"?}"#)
             let documents = documents
             // A password's hash takes a quarter of a second on purpose: on the hashes lane.
             let shares = try await documents.shareWithSchools(id, asked)
             let made = shares.filter { $0.token != nil }.count
             if made > 0 { ServiceMetrics.shares(event: "created", by: made) }
-            context.logger.info("document shared with schools", metadata: ["preview.document": "\(id)", "preview.schools": "\(shares.count)",
-                                                                          "preview.made": "\(made)"])
+            context.logger.info(
+                "document shared with schools",
+                metadata: [
+                    "preview.document": "\(id)", "preview.schools": "\(shares.count)",
+                    "preview.made": "\(made)"
+                ])
             let origin = settings.origin(of: request)
             let now = documents.clock.now
-            return try JSON.response(["schools": shares.map { share, _ in
-                SchoolShareView(school: share.school ?? share.label, share: SharesController.ShareView(share, origin: origin, now: now))
-            }])
+            return try JSON.response([
+                "schools": shares.map { share, _ in
+                    SchoolShareView(school: share.school ?? share.label, share: SharesController.ShareView(share, origin: origin, now: now))
+                }
+            ])
         }
     }
 }

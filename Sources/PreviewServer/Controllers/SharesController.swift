@@ -60,8 +60,9 @@ struct SharesController {
     func register(on routes: RouteTable) {
         routes.add(.post, "/v1/documents/:id/shares") { request, context in
             let id = try context.parameters.require("id")
-            let asked = try await JSON.body(DocumentService.ShareRequest.self, of: request, limit: 16 * 1024,
-                                            expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "version"?}"#)
+            let asked = try await JSON.body(
+                DocumentService.ShareRequest.self, of: request, limit: 16 * 1024,
+                expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "version"?}"#)
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
             let (share, _) = try await documents.share(id, asked)

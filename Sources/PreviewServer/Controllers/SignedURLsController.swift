@@ -44,16 +44,19 @@ struct SignedURLsController {
             let document = try await documents.document(id: id)
             let playback = try await documents.view(of: document).playback
             ServiceMetrics.signedUrls(outcome: "issued")
-            return try JSON.response(Self.links(for: document, playback: playback, signed: signed,
-                                                expires: documents.clock.unixSeconds + seconds))
+            return try JSON.response(
+                Self.links(
+                    for: document, playback: playback, signed: signed,
+                    expires: documents.clock.unixSeconds + seconds))
         }
     }
 
     static func links(for document: Document, playback: PlaybackView?, signed: SignedURLs, expires: Int) -> Links {
         let base = "/v1/documents/\(document.id)"
         let hasPreview = document.previewStatus == .ready || document.previewStatus == .pending
-        var links = Links(expiresAt: expires, content: signed.sign("\(base)/content", expires: expires),
-                          preview: hasPreview ? signed.sign("\(base)/preview", expires: expires) : nil)
+        var links = Links(
+            expiresAt: expires, content: signed.sign("\(base)/content", expires: expires),
+            preview: hasPreview ? signed.sign("\(base)/preview", expires: expires) : nil)
         let iiif = "\(document.id)~v\(document.version)"
         if hasPreview, document.kind.isPaged, let pages = document.pages, pages > 0 {
             links.pages = (1...min(pages, maxPages)).map {
@@ -66,9 +69,10 @@ struct SignedURLsController {
             links.iiif = signed.iiifPath(iiif, expires: expires) + "/info.json"
         }
         if let playback {
-            links.renditions = Dictionary(uniqueKeysWithValues: playback.renditions.compactMap { rendition in
-                rendition.url.map { (rendition.name, signed.sign($0, expires: expires)) }
-            })
+            links.renditions = Dictionary(
+                uniqueKeysWithValues: playback.renditions.compactMap { rendition in
+                    rendition.url.map { (rendition.name, signed.sign($0, expires: expires)) }
+                })
             links.hls = playback.hls.map { signed.sign($0, expires: expires) }
             links.trickplay = playback.trickplay.map { signed.sign($0, expires: expires) }
         }

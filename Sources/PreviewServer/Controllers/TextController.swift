@@ -104,7 +104,8 @@ struct TextController {
             page = try await documents.searchStore(hits, owner: owner, type: type, limit: limit, offset: offset)
         } catch let error as PreviewError where error.code == .timeout {
             ServiceMetrics.searches(outcome: "timed_out")
-            logger.warning("a search ran out of its time", metadata: ["preview.query_length": "\(hits.text.count)", "preview.owner": "\(owner ?? "*")"])
+            logger.warning(
+                "a search ran out of its time", metadata: ["preview.query_length": "\(hits.text.count)", "preview.owner": "\(owner ?? "*")"])
             throw error
         }
         ServiceMetrics.searches(outcome: "answered")
@@ -124,8 +125,9 @@ struct TextController {
         guard let found = try await wholeTexts.inside({ try await documents.search(hits, in: document, limit: limit) }) else {
             return try JSON.response(NotYet(documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
         }
-        return try JSON.response(HitsBody(documentID: document.id, query: text, count: found.count, hits: found),
-                                 headers: [.cacheControl: "private, no-cache"])
+        return try JSON.response(
+            HitsBody(documentID: document.id, query: text, count: found.count, hits: found),
+            headers: [.cacheControl: "private, no-cache"])
     }
 
     func text(_ id: String, request: Request, context: ServerContext) async throws -> Response {
@@ -157,8 +159,9 @@ struct TextController {
                     words += read.words.count
                 }
                 let last = reports.last?.page ?? range?.upperBound ?? text.pageCount
-                let body = TextBody(documentID: document.id, pageCount: text.pageCount, unreadPages: text.unreadPages, truncated: text.truncated,
-                                    pages: reports, nextPage: range?.count == 1 || last >= text.pageCount ? nil : last + 1)
+                let body = TextBody(
+                    documentID: document.id, pageCount: text.pageCount, unreadPages: text.unreadPages, truncated: text.truncated,
+                    pages: reports, nextPage: range?.count == 1 || last >= text.pageCount ? nil : last + 1)
                 return try JSON.response(body, headers: headers)
             }
             var plain = headers

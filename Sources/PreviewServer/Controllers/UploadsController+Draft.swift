@@ -20,8 +20,9 @@ extension UploadsController {
         }
         routes.add(.post, Self.path) { request, context in
             guard let draft = creation(request) else {
-                throw APIError.badRequest("An upload here speaks the resumable-upload draft: Upload-Draft-Interop-Version "
-                                          + spokenDrafts.sorted().map(String.init).joined(separator: " or ") + ", with Upload-Complete.")
+                throw APIError.badRequest(
+                    "An upload here speaks the resumable-upload draft: Upload-Draft-Interop-Version "
+                        + spokenDrafts.sorted().map(String.init).joined(separator: " or ") + ", with Upload-Complete.")
             }
             return try await create(request, context: context, draft: draft)
         }
@@ -54,8 +55,9 @@ extension UploadsController {
                 guard let offset = try Self.byteCount(request, ResumableDraft.offset) else { throw APIError.badRequest("Upload-Offset is required") }
                 let ends = draft.completes(request.head) ?? true
                 let length = try declaredLength(request, ends: ends, offset: offset)
-                let appended = try await append(request, context: context, to: id, through: .draft, at: offset, length: length, ends: ends,
-                                                checksum: nil, metric: "draft-\(draft.version)")
+                let appended = try await append(
+                    request, context: context, to: id, through: .draft, at: offset, length: length, ends: ends,
+                    checksum: nil, metric: "draft-\(draft.version)")
                 return try answer(appended, draft: draft, created: false, request: request)
             }
         }
@@ -74,7 +76,8 @@ extension UploadsController {
     /// version spoken here, on a body that is the file itself (a form is read whole, not resumed).
     private func creation(_ request: Request) -> ResumableDraft? {
         guard let draft = ResumableDraft(request.head, spoken: spokenDrafts), draft.completes(request.head) != nil,
-              request.headers[.contentType]?.lowercased().hasPrefix("multipart/") != true else { return nil }
+            request.headers[.contentType]?.lowercased().hasPrefix("multipart/") != true
+        else { return nil }
         return draft
     }
 
@@ -83,8 +86,9 @@ extension UploadsController {
     private func draft(of request: Request) throws -> ResumableDraft {
         guard let text = request.headers[ResumableDraft.interopVersion] else { return ResumableDraft(version: 6) }
         guard let draft = ResumableDraft(request.head, spoken: spokenDrafts) else {
-            throw APIError.badRequest("Upload-Draft-Interop-Version \(text.prefix(8)) is not spoken here; "
-                                      + spokenDrafts.sorted().map(String.init).joined(separator: " and ") + " are.")
+            throw APIError.badRequest(
+                "Upload-Draft-Interop-Version \(text.prefix(8)) is not spoken here; "
+                    + spokenDrafts.sorted().map(String.init).joined(separator: " and ") + " are.")
         }
         return draft
     }
@@ -100,12 +104,14 @@ extension UploadsController {
             if fields["filename"] == nil, let disposition = request.headers[HTTPField.Name("Content-Disposition")!] {
                 fields["filename"] = UploadReceiver.dispositionParameters(disposition)["filename"]
             }
-            let session = try await documents.createUpload(id: announced ?? UploadSession.newID(), owner: fields["owner"] ?? "",
-                                                           client: context.clientAddress, front: .draft, fields: fields,
-                                                           length: length)
+            let session = try await documents.createUpload(
+                id: announced ?? UploadSession.newID(), owner: fields["owner"] ?? "",
+                client: context.clientAddress, front: .draft, fields: fields,
+                length: length)
             ServiceMetrics.resumableUploads(front: "draft-\(draft.version)")
-            let appended = try await append(request, context: context, to: session.id, through: .draft, at: 0, length: length, ends: ends,
-                                            checksum: nil, metric: "draft-\(draft.version)")
+            let appended = try await append(
+                request, context: context, to: session.id, through: .draft, at: 0, length: length, ends: ends,
+                checksum: nil, metric: "draft-\(draft.version)")
             return try answer(appended, draft: draft, created: true, request: request)
         }
     }

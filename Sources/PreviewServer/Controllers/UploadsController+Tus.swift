@@ -35,8 +35,9 @@ extension UploadsController {
                 }
                 let metadata = try Self.metadata(request.headers[HTTPField.Name("Upload-Metadata")!])
                 let fields = fields(request, extra: metadata)
-                let session = try await documents.createUpload(owner: fields["owner"] ?? "", client: context.clientAddress, front: .tus,
-                                                               fields: fields, length: length)
+                let session = try await documents.createUpload(
+                    owner: fields["owner"] ?? "", client: context.clientAddress, front: .tus,
+                    fields: fields, length: length)
                 ServiceMetrics.resumableUploads(front: "tus")
                 var headers = Self.tusHeaders()
                 headers[.location] = uploadURL(session.id, request: request, under: Self.tusPath)
@@ -101,8 +102,9 @@ extension UploadsController {
             checksum = parsed
         }
         let length = try Self.byteCount(request, ResumableDraft.length)
-        return try await append(request, context: context, to: id, through: .tus, at: offset, length: length, ends: false, checksum: checksum,
-                                metric: "tus")
+        return try await append(
+            request, context: context, to: id, through: .tus, at: offset, length: length, ends: false, checksum: checksum,
+            metric: "tus")
     }
 
     /// A tus append's answer: its offset, and the document with the one-shot upload's JSON once complete.
@@ -167,8 +169,12 @@ extension UploadsController {
 
     /// An HTTP date (`Upload-Expires`).
     static func httpDate(_ unixSeconds: Int) -> String {
-        Date(timeIntervalSince1970: TimeInterval(unixSeconds)).formatted(
-            Date.VerbatimFormatStyle(format: "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
-                                     locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+        let format: Date.FormatString = """
+            \(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \
+            \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT
+            """
+        return Date(timeIntervalSince1970: TimeInterval(unixSeconds)).formatted(
+            Date.VerbatimFormatStyle(
+                format: format, locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
     }
 }

@@ -39,15 +39,18 @@ struct UploadsController {
     /// work on the upload: one before it is ended first. `length` declares the upload's length; `ends` says the body is its last
     /// byte (the draft's `Upload-Complete: ?1`), else it completes once its declared length has
     /// arrived (tus). With `checksum`, the bytes are kept only if they match it.
-    func append(_ request: Request, context: ServerContext, to id: String, through front: UploadSession.Front, at offset: Int, length: Int?,
-                ends: Bool, checksum: UploadChecksum?, metric: String) async throws -> Appended {
+    func append(
+        _ request: Request, context: ServerContext, to id: String, through front: UploadSession.Front, at offset: Int, length: Int?,
+        ends: Bool, checksum: UploadChecksum?, metric: String
+    ) async throws -> Appended {
         let ticket = try intake.enter(context)
         defer { intake.uploads.leave(ticket) }
         let channel = context.channel
         let claimed = try await documents.claimUpload(id, front: front) { channel?.close(promise: nil) }
         do {
-            let appended = try await append(request, claimed: claimed, through: front, at: offset, length: length, ends: ends,
-                                            checksum: checksum, pace: intake.pace(for: ticket))
+            let appended = try await append(
+                request, claimed: claimed, through: front, at: offset, length: length, ends: ends,
+                checksum: checksum, pace: intake.pace(for: ticket))
             await claimed.release()
             ServiceMetrics.resumableAppends(front: metric, outcome: "kept")
             return appended
@@ -69,8 +72,10 @@ struct UploadsController {
         return offset.addingReportingOverflow(content) == (session.received, false)
     }
 
-    private func append(_ request: Request, claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
-                        ends: Bool, checksum: UploadChecksum?, pace: UploadPace) async throws -> Appended {
+    private func append(
+        _ request: Request, claimed: ClaimedUpload, through front: UploadSession.Front, at offset: Int, length: Int?,
+        ends: Bool, checksum: UploadChecksum?, pace: UploadPace
+    ) async throws -> Appended {
         let append = try await documents.beginAppend(to: claimed, through: front, at: offset, length: length, wholeRequest: checksum != nil)
         var (pace, checksum) = (pace, checksum)
         do {
@@ -109,8 +114,9 @@ struct UploadsController {
 
     /// The body a completed upload is answered with: a one-shot upload's.
     func accepted(_ completion: (document: Document, jobID: Int64?)) -> UploadIntake.AcceptedBody {
-        UploadIntake.AcceptedBody(status: completion.document.jobStatus ?? .queued, documentID: completion.document.id,
-                                         jobID: completion.jobID ?? 0, sha256: completion.document.sha256.hex)
+        UploadIntake.AcceptedBody(
+            status: completion.document.jobStatus ?? .queued, documentID: completion.document.id,
+            jobID: completion.jobID ?? 0, sha256: completion.document.sha256.hex)
     }
 
     /// A metrics label for how an append ended.

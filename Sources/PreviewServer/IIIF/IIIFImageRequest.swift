@@ -27,8 +27,9 @@ package struct IIIFImageRequest: Equatable, Sendable {
         let (outputWidth, outputHeight) = try Self.size(size, regionWidth: w, regionHeight: h)
         let (turn, mirrored) = try Self.rotation(rotation)
         let (tone, format) = try Self.qualityAndFormat(file)
-        self.region = ImageRegion(x: x, y: y, width: w, height: h, outputWidth: outputWidth, outputHeight: outputHeight,
-                                  rotation: turn, mirrored: mirrored, tone: tone)
+        self.region = ImageRegion(
+            x: x, y: y, width: w, height: h, outputWidth: outputWidth, outputHeight: outputHeight,
+            rotation: turn, mirrored: mirrored, tone: tone)
         self.format = format
     }
 
@@ -89,8 +90,9 @@ package struct IIIFImageRequest: Equatable, Sendable {
         }
         if body == "max" {
             // As large as the limits allow: the region's own size, or (with ^) up to the limits.
-            let fit = min(Double(limits.maxWidth) / Double(rw), Double(limits.maxHeight) / Double(rh),
-                          (Double(limits.maxArea) / Double(rw * rh)).squareRoot())
+            let fit = min(
+                Double(limits.maxWidth) / Double(rw), Double(limits.maxHeight) / Double(rh),
+                (Double(limits.maxArea) / Double(rw * rh)).squareRoot())
             out = scaled(upscale ? fit : min(1, fit))
             out = (min(out.width, limits.maxWidth), min(out.height, limits.maxHeight))
             while out.width * out.height > limits.maxArea { out = (max(1, out.width - 1), max(1, out.height - 1)) }
@@ -118,8 +120,9 @@ package struct IIIFImageRequest: Equatable, Sendable {
             throw .badRequest("The size \(text) is larger than the \(rw)×\(rh) region; ask with ^ to enlarge it.")
         }
         guard out.width <= limits.maxWidth, out.height <= limits.maxHeight, out.width * out.height <= limits.maxArea else {
-            throw .badRequest("The size \(text) makes \(out.width)×\(out.height), over the limits "
-                + "(\(limits.maxWidth)×\(limits.maxHeight), \(limits.maxArea) pixels).")
+            throw .badRequest(
+                "The size \(text) makes \(out.width)×\(out.height), over the limits "
+                    + "(\(limits.maxWidth)×\(limits.maxHeight), \(limits.maxArea) pixels).")
         }
         return out
     }

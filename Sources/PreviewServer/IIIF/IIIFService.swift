@@ -9,9 +9,10 @@ package enum IIIFService {
     package static let defaultDPI = 600
     /// The image information document of the image `id` (its full URL) of `width`×`height`.
     static func information(id: String, width: Int, height: Int) -> Information {
-        Information(id: id, width: width, height: height, maxWidth: IIIFLimits.maxWidth, maxHeight: IIIFLimits.maxHeight,
-                    maxArea: IIIFLimits.maxArea,
-                    tiles: [.init(width: IIIFLimits.tile, height: IIIFLimits.tile, scaleFactors: IIIFLimits.scaleFactors(width: width, height: height))])
+        Information(
+            id: id, width: width, height: height, maxWidth: IIIFLimits.maxWidth, maxHeight: IIIFLimits.maxHeight,
+            maxArea: IIIFLimits.maxArea,
+            tiles: [.init(width: IIIFLimits.tile, height: IIIFLimits.tile, scaleFactors: IIIFLimits.scaleFactors(width: width, height: height))])
     }
 
     struct Information: Encodable {

@@ -58,7 +58,9 @@ package struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
     }
 
     /// A new download of `link`, queued now.
-    package init(id: String, clientID: String, device: String?, owner: String, url: String, link: DownloadLink, clientTimestamp: String?, now: Date = Date()) {
+    package init(
+        id: String, clientID: String, device: String?, owner: String, url: String, link: DownloadLink, clientTimestamp: String?, now: Date = Date()
+    ) {
         self.id = id
         self.clientID = clientID
         self.device = device
@@ -74,9 +76,11 @@ package struct DownloadRecord: Codable, Sendable, Equatable, FetchableRecord, Mu
         updatedAt = now
     }
 
-    package init(seq: Int64?, id: String, clientID: String, device: String?, owner: String, url: String, normalizedURL: String,
-                route: DownloadLink.Route, status: Status, attempts: Int, availableAt: Date, leaseOwner: String?, leaseExpiresAt: Date?,
-                documentID: String?, errorCode: PreviewError.Code?, errorMessage: String?, clientTimestamp: String?, createdAt: Date, updatedAt: Date) {
+    package init(
+        seq: Int64?, id: String, clientID: String, device: String?, owner: String, url: String, normalizedURL: String,
+        route: DownloadLink.Route, status: Status, attempts: Int, availableAt: Date, leaseOwner: String?, leaseExpiresAt: Date?,
+        documentID: String?, errorCode: PreviewError.Code?, errorMessage: String?, clientTimestamp: String?, createdAt: Date, updatedAt: Date
+    ) {
         self.seq = seq
         self.id = id
         self.clientID = clientID

@@ -16,14 +16,18 @@ package struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
     package func submit(_ download: DownloadRecord, maxPending: Int) async throws -> (download: DownloadRecord, created: Bool) {
         try await index.pool.write { db in
             let sender: [any DatabaseValueConvertible] = [download.device ?? "", download.clientID]
-            if let existing = try DownloadRecord.fetchOne(db, sql: "SELECT * FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND normalized_url = ?",
-                                                          arguments: StatementArguments(sender + [download.normalizedURL])) {
+            if let existing = try DownloadRecord.fetchOne(
+                db, sql: "SELECT * FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND normalized_url = ?",
+                arguments: StatementArguments(sender + [download.normalizedURL]))
+            {
                 // A failed one is queued again with fresh attempts: the person sent it again.
                 let requeued = existing.status == .failed ? try db.run(leases.requeueFailed(key: existing.holder.key)).first : nil
                 return (requeued ?? existing, false)
             }
-            let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND status IN (?, ?)",
-                                           arguments: StatementArguments(sender + [DownloadRecord.Status.queued, DownloadRecord.Status.downloading])) ?? 0
+            let pending =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM downloads WHERE ifnull(device, '') = ? AND client_id = ? AND status IN (?, ?)",
+                    arguments: StatementArguments(sender + [DownloadRecord.Status.queued, DownloadRecord.Status.downloading])) ?? 0
             guard pending < maxPending else { throw DownloadRecord.tooManyPending(maxPending) }
             var inserted = download
             try inserted.insert(db)
@@ -37,9 +41,11 @@ package struct SQLiteDownloadQueue: DownloadQueue, DeviceRegistry {
 
     package func downloads(clientID: String, device: String?, before: Int64?, limit: Int) async throws -> [DownloadRecord] {
         try await index.pool.read { db in
-            try DownloadRecord.fetchAll(db, sql: """
-                SELECT * FROM downloads WHERE client_id = ? AND (? IS NULL OR ifnull(device, '') = ?) AND seq < ? ORDER BY seq DESC LIMIT ?
-                """, arguments: [clientID, device, device, before ?? Int64.max, limit])
+            try DownloadRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM downloads WHERE client_id = ? AND (? IS NULL OR ifnull(device, '') = ?) AND seq < ? ORDER BY seq DESC LIMIT ?
+                    """, arguments: [clientID, device, device, before ?? Int64.max, limit])
         }
     }
 

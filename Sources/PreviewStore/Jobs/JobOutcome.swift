@@ -14,8 +14,10 @@ public struct JobOutcome: Sendable {
     /// A job of this kind queued for the document in the same transaction (a video's playback job).
     package var followUp: JobRecord.Kind?
 
-    package init(facts: MediaFacts? = nil, previewStatus: PreviewStatus?, error: PreviewError? = nil, derivatives: [NewDerivative] = [],
-                followUp: JobRecord.Kind? = nil) {
+    package init(
+        facts: MediaFacts? = nil, previewStatus: PreviewStatus?, error: PreviewError? = nil, derivatives: [NewDerivative] = [],
+        followUp: JobRecord.Kind? = nil
+    ) {
         self.facts = facts
         self.previewStatus = previewStatus
         self.error = error

@@ -55,9 +55,11 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         case updatedAt = "updated_at"
     }
 
-    package init(id: Int64?, documentID: String, kind: Kind = .preview, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
-                leaseExpiresAt: Date? = nil, errorCode: PreviewError.Code? = nil, errorMessage: String? = nil, progress: Double? = nil,
-                createdAt: Date, updatedAt: Date) {
+    package init(
+        id: Int64?, documentID: String, kind: Kind = .preview, status: Status, attempts: Int, availableAt: Date, leaseOwner: String? = nil,
+        leaseExpiresAt: Date? = nil, errorCode: PreviewError.Code? = nil, errorMessage: String? = nil, progress: Double? = nil,
+        createdAt: Date, updatedAt: Date
+    ) {
         self.id = id
         self.documentID = documentID
         self.kind = kind

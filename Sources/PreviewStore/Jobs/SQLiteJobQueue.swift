@@ -14,7 +14,8 @@ package struct SQLiteJobQueue: JobQueue {
     }
 
     package func enqueue(_ document: Document, leasingTo lease: JobLease?, completing upload: String?) async throws
-        -> (document: Document, job: JobRecord, leased: Bool) {
+        -> (document: Document, job: JobRecord, leased: Bool)
+    {
         try await index.pool.write { db in
             let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
             if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) {
@@ -22,8 +23,9 @@ package struct SQLiteJobQueue: JobQueue {
                 return (stored, existing, false)
             }
             let now = Date()
-            var job = JobRecord(id: nil, documentID: stored.id, status: .first(for: stored), attempts: 0,
-                                availableAt: now, createdAt: now, updatedAt: now)
+            var job = JobRecord(
+                id: nil, documentID: stored.id, status: .first(for: stored), attempts: 0,
+                availableAt: now, createdAt: now, updatedAt: now)
             let leasing = job.status == .queued ? lease : nil
             if let leasing {
                 job.status = .processing
@@ -42,7 +44,8 @@ package struct SQLiteJobQueue: JobQueue {
     package func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) async throws -> (job: JobRecord, document: Document)? {
         try await index.pool.write { db in
             guard let job = try db.run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds)),
-                  let document = try DocumentRow.fetchOne(db, key: job.documentID)?.document else { return nil }
+                let document = try DocumentRow.fetchOne(db, key: job.documentID)?.document
+            else { return nil }
             return (job, document)
         }
     }
@@ -64,8 +67,9 @@ package struct SQLiteJobQueue: JobQueue {
 
     package func reportProgress(_ job: JobRecord, fraction: Double) async throws {
         try await index.pool.write { db in
-            try db.execute(sql: "UPDATE jobs SET progress = ? WHERE id = ? AND status = ? AND lease_owner = ? AND attempts = ?",
-                           arguments: [fraction, job.id, JobRecord.Status.processing, job.leaseOwner, job.attempts])
+            try db.execute(
+                sql: "UPDATE jobs SET progress = ? WHERE id = ? AND status = ? AND lease_owner = ? AND attempts = ?",
+                arguments: [fraction, job.id, JobRecord.Status.processing, job.leaseOwner, job.attempts])
         }
     }
 

@@ -23,9 +23,11 @@ package struct LeaseTable: Sendable {
     /// Columns a new lease clears (a job's progress), as `column = NULL` assignments.
     package var clearedOnLease: [String]
 
-    package init<Status: RawRepresentable>(name: String, key: String, waiting: Status, running: Status, done: Status, failed: Status,
-                                          work: String, clearedOnLease: [String] = [],
-                                          group: @escaping @Sendable (_ alias: String) -> (join: String, expression: String))
+    package init<Status: RawRepresentable>(
+        name: String, key: String, waiting: Status, running: Status, done: Status, failed: Status,
+        work: String, clearedOnLease: [String] = [],
+        group: @escaping @Sendable (_ alias: String) -> (join: String, expression: String)
+    )
     where Status.RawValue == String {
         self.name = name
         self.key = key
@@ -67,14 +69,16 @@ extension LeaseTable {
     /// Jobs, fairly across the owners of their documents.
     package static let jobs = LeaseTable(
         name: "jobs", key: "id", waiting: JobRecord.Status.queued, running: .processing, done: .done, failed: .failed,
-        work: "Processing", clearedOnLease: ["progress"]) { alias in
-            ("JOIN documents \(alias)_document ON \(alias)_document.id = \(alias).document_id", "\(alias)_document.owner")
-        }
+        work: "Processing", clearedOnLease: ["progress"]
+    ) { alias in
+        ("JOIN documents \(alias)_document ON \(alias)_document.id = \(alias).document_id", "\(alias)_document.owner")
+    }
 
     /// Link downloads, fairly across the clients that sent them.
     package static let downloads = LeaseTable(
         name: "downloads", key: "seq", waiting: DownloadRecord.Status.queued, running: .downloading, done: .done, failed: .failed,
-        work: "The download") { alias in ("", "\(alias).client_id") }
+        work: "The download"
+    ) { alias in ("", "\(alias).client_id") }
 }
 
 extension JobRecord.Status: SQLBindable {}

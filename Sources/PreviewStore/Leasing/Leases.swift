@@ -26,13 +26,16 @@ package struct Leases<Record: Leased>: Sendable {
     /// among rows matching `filter`, ordered first by `priority` (a row where it is false or 0
     /// first), then the group with the fewest rows running, then the longest waiting.
     package func lease(worker: String, seconds: TimeInterval, filter: PortableSQL = "TRUE", priority: PortableSQL? = nil)
-        -> Plan<(leased: Record?, deadLettered: [Record])> {
+        -> Plan<(leased: Record?, deadLettered: [Record])>
+    {
         let (name, key) = (table.name, table.key)
         let gaveUp = RetryPolicy.gaveUp(table.work)
         let deadLetter: PortableSQL = """
             UPDATE \(raw: name) SET status = \(table.failed), lease_owner = NULL, lease_expires_at = NULL,
-                error_code = \(PreviewError.Code.internal), error_message = \(gaveUp.before) || attempts || \(gaveUp.after), updated_at = \(PortableSQL.now)
-            WHERE \(raw: key) IN (SELECT x.\(raw: key) FROM \(raw: name) x WHERE \(ready("x")) AND x.attempts >= \(policy.maxAttempts)\(raw: dialect.skipLocked(of: "x")))
+                error_code = \(PreviewError.Code.internal), error_message = \(gaveUp.before) || attempts || \(gaveUp.after), updated_at = \
+                \(PortableSQL.now)
+            WHERE \(raw: key) IN (SELECT x.\(raw: key) FROM \(raw: name) x WHERE \(ready("x")) AND x.attempts >= \
+            \(policy.maxAttempts)\(raw: dialect.skipLocked(of: "x")))
             RETURNING *
             """
         let (join, group) = table.group("x")
@@ -71,17 +74,21 @@ package struct Leases<Record: Leased>: Sendable {
 
     /// Extends the lease to `seconds` from now while `holder` holds it; false when it was lost.
     package func renew(_ holder: LeaseHolder, seconds: TimeInterval) -> Plan<Bool> {
-        Plan.rows("UPDATE \(raw: table.name) SET lease_expires_at = \(PortableSQL.later(seconds)) WHERE \(held(by: holder)) RETURNING *").map { !$0.isEmpty }
+        Plan.rows("UPDATE \(raw: table.name) SET lease_expires_at = \(PortableSQL.later(seconds)) WHERE \(held(by: holder)) RETURNING *").map {
+            !$0.isEmpty
+        }
     }
 
     /// Marks the row done, with `setting` (`column = value` assignments) besides; nil when the lease was lost.
     package func finish(_ holder: LeaseHolder, setting: PortableSQL? = nil) -> Plan<Record?> {
         let besides: PortableSQL = setting.map { ", \($0)" } ?? ""
-        return Plan.rows("""
+        return Plan.rows(
+            """
             UPDATE \(raw: table.name) SET status = \(table.done), lease_owner = NULL, lease_expires_at = NULL, error_code = NULL,
                 error_message = NULL, updated_at = \(PortableSQL.now)\(besides)
             WHERE \(held(by: holder)) RETURNING *
-            """).map(\.first)
+            """
+        ).map(\.first)
     }
 
     /// Records a failure: waiting again after the policy's delay when `retryable` and attempts
@@ -89,21 +96,26 @@ package struct Leases<Record: Leased>: Sendable {
     package func fail(_ holder: LeaseHolder, error: PreviewError, retryable: Bool) -> Plan<Record?> {
         let delay = retryable ? policy.delay(afterAttempts: holder.attempts) : nil
         let availability: PortableSQL = delay.map(PortableSQL.later) ?? "available_at"
-        return Plan.rows("""
+        return Plan.rows(
+            """
             UPDATE \(raw: table.name) SET status = \(delay == nil ? table.failed : table.waiting), available_at = \(availability),
-                lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code), error_message = \(error.message), updated_at = \(PortableSQL.now)
+                lease_owner = NULL, lease_expires_at = NULL, error_code = \(error.code), error_message = \(error.message), updated_at = \
+                \(PortableSQL.now)
             WHERE \(held(by: holder)) RETURNING *
-            """).map(\.first)
+            """
+        ).map(\.first)
     }
 
     /// Gives a leased row back untouched (a graceful shutdown), its attempt uncounted; false when
     /// the lease was lost.
     package func release(_ holder: LeaseHolder) -> Plan<Bool> {
-        Plan.rows("""
+        Plan.rows(
+            """
             UPDATE \(raw: table.name) SET status = \(table.waiting), attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END,
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = \(PortableSQL.now)
             WHERE \(held(by: holder)) RETURNING *
-            """).map { !$0.isEmpty }
+            """
+        ).map { !$0.isEmpty }
     }
 
     /// Makes the rows leased by owners that `isDead` says are gone (a crashed process on this host)
@@ -114,11 +126,13 @@ package struct Leases<Record: Leased>: Sendable {
             let dead = Set(running.compactMap(\.holder.owner)).filter(isDead).sorted()
             return dead.reduce(Plan.done(0)) { counted, owner in
                 counted.then { reclaimed in
-                    Plan.rows("""
+                    Plan.rows(
+                        """
                         UPDATE \(raw: table.name) SET status = \(table.waiting), lease_owner = NULL, lease_expires_at = NULL,
                             available_at = \(PortableSQL.now), updated_at = \(PortableSQL.now)
                         WHERE status = \(table.running) AND lease_owner = \(owner) RETURNING *
-                        """).map { reclaimed + $0.count }
+                        """
+                    ).map { reclaimed + $0.count }
                 }
             }
         }
@@ -128,7 +142,8 @@ package struct Leases<Record: Leased>: Sendable {
     /// last failure forgotten; returns them.
     package func requeueFailed(key: SQLValue? = nil) -> Plan<[Record]> {
         let only: PortableSQL = key.map { "AND \(raw: table.key) = \($0)" } ?? ""
-        return Plan.rows("""
+        return Plan.rows(
+            """
             UPDATE \(raw: table.name) SET status = \(table.waiting), attempts = 0, available_at = \(PortableSQL.now), error_code = NULL,
                 error_message = NULL, updated_at = \(PortableSQL.now)
             WHERE status = \(table.failed) \(only) RETURNING *

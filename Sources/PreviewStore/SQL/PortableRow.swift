@@ -44,12 +44,13 @@ extension PortableRow: FetchableRecord {
     public init(row: Row) {
         var values: [String: SQLValue] = [:]
         for (column, value) in row {
-            values[column] = switch value.storage {
-            case let .int64(integer): .integer(integer)
-            case let .double(real): .real(real)
-            case let .string(text): .text(text)
-            case .blob, .null: .null
-            }
+            values[column] =
+                switch value.storage {
+                case let .int64(integer): .integer(integer)
+                case let .double(real): .real(real)
+                case let .string(text): .text(text)
+                case .blob, .null: .null
+                }
         }
         self.init(values: values)
     }

@@ -43,8 +43,10 @@ package struct UploadSession: Sendable, Equatable {
     package var appender: String?
     package var appendingUntil: Int?
 
-    package init(id: String = UploadSession.newID(), owner: String, client: String, front: Front, labels: [String: String],
-                length: Int?, createdAt: Int, expiresAt: Int) {
+    package init(
+        id: String = UploadSession.newID(), owner: String, client: String, front: Front, labels: [String: String],
+        length: Int?, createdAt: Int, expiresAt: Int
+    ) {
         self.id = id
         self.owner = owner
         self.client = client
@@ -65,7 +67,8 @@ package struct UploadSession: Sendable, Equatable {
 
     /// Whether `id` could be one of ours: 32 lowercase hexadecimal digits.
     package static func isWellFormedID(_ id: String) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        id.utf8.count == 32
+            && id.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 
     /// Whether every declared byte has arrived.

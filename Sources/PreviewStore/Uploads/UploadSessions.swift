@@ -84,8 +84,9 @@ package struct UploadSessions: Sendable {
                 guard let row = rows.first else { return .done(nil) }
                 let session = try UploadSession(row: row)
                 guard part.length > 0 else { return .done(session) }
-                return .each(["INSERT INTO upload_parts (session_id, start, length, name) VALUES (\(id), \(part.start), \(part.length), \(part.name))"],
-                             then: session)
+                return .each(
+                    ["INSERT INTO upload_parts (session_id, start, length, name) VALUES (\(id), \(part.start), \(part.length), \(part.name))"],
+                    then: session)
             }
         }
     }
@@ -95,10 +96,12 @@ package struct UploadSessions: Sendable {
     /// for the staging to remove; nil when the upload is not open or is not past `start`.
     package func rollBack(_ id: String, to start: Int) async throws -> [UploadPart]? {
         try await database.runPlan(serializing: nil) {
-            .statement("""
+            .statement(
+                """
                 UPDATE upload_sessions SET received = \(start) WHERE id = \(id) AND status = \(Status.open) AND received > \(start)
                 RETURNING id
-                """) { rows in
+                """
+            ) { rows in
                 guard !rows.isEmpty else { return .done(nil) }
                 return .statement("DELETE FROM upload_parts WHERE session_id = \(id) AND start >= \(start) RETURNING *") { parts in
                     .done(try parts.map(UploadPart.init(row:)))
@@ -111,7 +114,8 @@ package struct UploadSessions: Sendable {
     /// server stopped while it put one together), to be finished.
     package func fullyReceived(limit: Int) async throws -> [UploadSession] {
         try await database.runPlan(serializing: nil) {
-            .statement("SELECT * FROM upload_sessions WHERE status = \(Status.open) AND received = length ORDER BY created_at LIMIT \(limit)") { rows in
+            .statement("SELECT * FROM upload_sessions WHERE status = \(Status.open) AND received = length ORDER BY created_at LIMIT \(limit)") {
+                rows in
                 .done(try rows.map(UploadSession.init(row:)))
             }
         }
@@ -120,10 +124,12 @@ package struct UploadSessions: Sendable {
     /// Every open upload with its parts, for `verify`.
     package func openParts() async throws -> [(session: String, parts: [UploadPart])] {
         try await database.runPlan(serializing: nil) {
-            .statement("""
+            .statement(
+                """
                 SELECT p.* FROM upload_parts p JOIN upload_sessions s ON s.id = p.session_id
                 WHERE s.status = \(Status.open) ORDER BY p.session_id, p.start
-                """) { rows in
+                """
+            ) { rows in
                 var grouped: [(session: String, parts: [UploadPart])] = []
                 for row in rows {
                     let session = row.text("session_id") ?? ""
@@ -147,11 +153,13 @@ package struct UploadSessions: Sendable {
     /// as a process's requests do in memory (``ActiveUploads``).
     package func takeAppending(_ id: String, appender: String, now: Int, until: Int) async throws -> Bool {
         try await database.runPlan(serializing: nil) {
-            .statement("""
+            .statement(
+                """
                 UPDATE upload_sessions SET appender = \(appender), appending_until = \(until)
                 WHERE id = \(id) AND (appender IS NULL OR appender = \(appender) OR appending_until <= \(now))
                 RETURNING id
-                """) { .done(!$0.isEmpty) }
+                """
+            ) { .done(!$0.isEmpty) }
         }
     }
 
@@ -166,11 +174,13 @@ package struct UploadSessions: Sendable {
     /// more bytes than that arrived already.
     package func declareLength(_ length: Int, of id: String) async throws -> Bool {
         try await database.runPlan(serializing: nil) {
-            .statement("""
+            .statement(
+                """
                 UPDATE upload_sessions SET length = \(length)
                 WHERE id = \(id) AND status = \(Status.open) AND (length IS NULL OR length = \(length)) AND received <= \(length)
                 RETURNING *
-                """) { .done(!$0.isEmpty) }
+                """
+            ) { .done(!$0.isEmpty) }
         }
     }
 
@@ -178,11 +188,16 @@ package struct UploadSessions: Sendable {
     /// its parts: run in the transaction that indexes the document (``JobQueue/enqueue(_:leasingTo:completing:)``),
     /// so an upload is complete exactly when its document exists. An upload no longer open is left as it is.
     package static func completion(of id: String, document: Document, jobID: Int64?) -> [PortableSQL] {
-        ["""
-         UPDATE upload_sessions SET status = \(Status.complete), document_id = \(document.id), job_id = \(jobID), sha256 = \(document.sha256.hex)
-         WHERE id = \(id) AND status = \(Status.open)
-         """,
-         "DELETE FROM upload_parts WHERE session_id = \(id) AND EXISTS (SELECT 1 FROM upload_sessions WHERE id = \(id) AND status = \(Status.complete))"]
+        [
+            """
+            UPDATE upload_sessions SET status = \(Status.complete), document_id = \(document.id), job_id = \(jobID), sha256 = \(document.sha256.hex)
+            WHERE id = \(id) AND status = \(Status.open)
+            """,
+            """
+            DELETE FROM upload_parts
+            WHERE session_id = \(id) AND EXISTS (SELECT 1 FROM upload_sessions WHERE id = \(id) AND status = \(Status.complete))
+            """
+        ]
     }
 
     /// Cancels open upload `id` and forgets its parts (returned, for the staging to remove); nil
@@ -227,7 +242,9 @@ package struct UploadSessions: Sendable {
     /// The uploads open now and the bytes they staged.
     package func figures() async throws -> (open: Int, stagedBytes: Int) {
         try await database.runPlan(serializing: nil) {
-            .statement("SELECT COUNT(*) AS sessions, CAST(COALESCE(SUM(received), 0) AS BIGINT) AS bytes FROM upload_sessions WHERE status = \(Status.open)") { rows in
+            .statement(
+                "SELECT COUNT(*) AS sessions, CAST(COALESCE(SUM(received), 0) AS BIGINT) AS bytes FROM upload_sessions WHERE status = \(Status.open)"
+            ) { rows in
                 .done((Int(rows.first?.integer("sessions") ?? 0), Int(rows.first?.integer("bytes") ?? 0)))
             }
         }
@@ -253,13 +270,15 @@ package struct UploadSessions: Sendable {
 extension UploadSession {
     init(row: PortableRow) throws {
         guard let id = row.text("id"), let owner = row.text("owner"), let client = row.text("client"),
-              let front = row.text("front").flatMap(Front.init(rawValue:)), let labels = row.text("labels"),
-              let received = row.integer("received"), let status = row.text("status").flatMap(Status.init(rawValue:)),
-              let created = row.integer("created_at"), let expires = row.integer("expires_at") else {
+            let front = row.text("front").flatMap(Front.init(rawValue:)), let labels = row.text("labels"),
+            let received = row.integer("received"), let status = row.text("status").flatMap(Status.init(rawValue:)),
+            let created = row.integer("created_at"), let expires = row.integer("expires_at")
+        else {
             throw PreviewError(.internal, "An upload's row is incomplete.")
         }
-        self.init(id: id, owner: owner, client: client, front: front, labels: Self.decode(labels),
-                  length: row.integer("length").map(Int.init), createdAt: Int(created), expiresAt: Int(expires))
+        self.init(
+            id: id, owner: owner, client: client, front: front, labels: Self.decode(labels),
+            length: row.integer("length").map(Int.init), createdAt: Int(created), expiresAt: Int(expires))
         self.received = Int(received)
         self.status = status
         documentID = row.text("document_id")

@@ -131,8 +131,9 @@ package struct FolderUploadStaging: UploadStaging {
     }
 
     private static func reason(_ error: any Error) -> String {
-        (error as? PreviewError)?.message ?? ((error as? CocoaError)?.code == .fileReadNoSuchFile || (error as? POSIXError)?.code == .ENOENT
-                                                ? "its file is gone" : "its file cannot be read (\(error))")
+        (error as? PreviewError)?.message
+            ?? ((error as? CocoaError)?.code == .fileReadNoSuchFile || (error as? POSIXError)?.code == .ENOENT
+                ? "its file is gone" : "its file cannot be read (\(error))")
     }
 
     package func kept() async throws -> [(name: String, modified: Date)] {
@@ -141,8 +142,10 @@ package struct FolderUploadStaging: UploadStaging {
             var found: [(String, Date)] = []
             for session in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
                 let sessionFolder = folder.appendingPathComponent(session)
-                for file in (try? FileManager.default.contentsOfDirectory(atPath: sessionFolder.path)) ?? [] where file.hasSuffix(UploadPart.keptSuffix) {
-                    let modified = (try? sessionFolder.appendingPathComponent(file).resourceValues(forKeys: [.contentModificationDateKey]))?
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: sessionFolder.path)) ?? []
+                where file.hasSuffix(UploadPart.keptSuffix) {
+                    let modified =
+                        (try? sessionFolder.appendingPathComponent(file).resourceValues(forKeys: [.contentModificationDateKey]))?
                         .contentModificationDate ?? .distantPast
                     found.append(("\(session)/\(file)", modified))
                 }
@@ -157,7 +160,8 @@ package struct FolderUploadStaging: UploadStaging {
         _ = try? await offload.run(.writes) {
             for session in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !open.contains(session) {
                 let sessionFolder = folder.appendingPathComponent(session)
-                for file in (try? FileManager.default.contentsOfDirectory(atPath: sessionFolder.path)) ?? [] where file.hasSuffix(UploadPart.receivingSuffix) {
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: sessionFolder.path)) ?? []
+                where file.hasSuffix(UploadPart.receivingSuffix) {
                     let url = sessionFolder.appendingPathComponent(file)
                     let modified = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate ?? .distantPast
                     if modified < cutoff { try? FileManager.default.removeItem(at: url) }

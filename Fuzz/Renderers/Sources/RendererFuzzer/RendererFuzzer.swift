@@ -2,7 +2,8 @@
 // in-process by the renderer `$DOCPREVIEW_FUZZ_RENDERER` names (video, pdf or image), with small
 // limits so each input is quick, then a zoom region of it (for an image, cut from the pyramid made of it
 // first); `transcode` makes a video's rendition (libavformat, libavcodec,
-// libavfilter, libx264), its HLS ladder (the HLS muxer, fragmented MP4) and its scrubbing thumbnails instead. A crash, a sanitizer report, a hang past libFuzzer's -timeout or
+// libavfilter, libx264), its HLS ladder (the HLS muxer, fragmented MP4) and its scrubbing thumbnails instead. A crash, a sanitizer report, a hang
+// past libFuzzer's -timeout or
 // a failure that is not a PreviewError is a finding.
 import Foundation
 import PreviewCore
@@ -58,12 +59,14 @@ public func fuzzRenderer(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
 /// image's cut from the pyramid made of it.
 private func zoom() {
     guard target == "pdf" || target == "image", let facts = try? renderer.probe(input.path), let width = facts.width,
-          let height = facts.height, width > 0, height > 0 else { return }
+        let height = facts.height, width > 0, height > 0
+    else { return }
     let size = target == "pdf" ? ImageRegion.pageSize(points: (Double(width), Double(height)), dpi: 600) : (width, height)
     guard let full = size else { return }
     var request = RenderRequest(format: .png)
-    request.region = ImageRegion(x: full.0 / 3, y: full.1 / 3, width: max(1, full.0 / 2), height: max(1, full.1 / 2), outputWidth: 48,
-                                 outputHeight: 40, rotation: 90, mirrored: true, tone: .gray, pageDPI: target == "pdf" ? 600 : nil)
+    request.region = ImageRegion(
+        x: full.0 / 3, y: full.1 / 3, width: max(1, full.0 / 2), height: max(1, full.1 / 2), outputWidth: 48,
+        outputHeight: 40, rotation: 90, mirrored: true, tone: .gray, pageDPI: target == "pdf" ? 600 : nil)
     if target == "pdf" {
         _ = try? renderer.render(input.path, request)
         return
