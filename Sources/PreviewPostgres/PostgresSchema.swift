@@ -2,6 +2,9 @@ import Foundation
 import PreviewCore
 import PreviewStore
 
+// Over 300 lines for a reason: the migrations are the schema's history, in the order they run, read
+// top to bottom beside SQLiteIndex+Schema's; split, that order would be scattered over files.
+
 /// The PostgreSQL schema: the SQLite index's tables (`SQLiteIndex.migrator`) with PostgreSQL
 /// types. Migrations are applied in order, each in its own transaction, under an advisory lock
 /// so that hosts starting together apply each one once; `schema_migrations` records them.
