@@ -20,7 +20,10 @@ import ServiceLifecycle
 ///
 /// On graceful shutdown it stops taking jobs, lets running ones finish for up to `drainSeconds`,
 /// then gives back (releases) whatever still runs, so another worker redoes it; nothing is lost.
-package struct QueueWorker: Service {
+package struct QueueWorker: Service, LeasingWorker {
+    /// A leased job and its document.
+    typealias Item = JobArrivals.Handed
+    static let itemName = "job"
     package let documents: DocumentService
     package var concurrency: Int
     /// Slots beside ``concurrency`` that take text jobs only.
@@ -49,104 +52,31 @@ package struct QueueWorker: Service {
         // A lease outlives the job time limit, so only a dead worker's jobs are taken over.
         self.leaseSeconds = documents.pipeline.configuration.limits.jobSeconds * 2 + 30
         self.drainSeconds = drainSeconds
-        self.name = Self.newLeaseOwner()
+        self.name = LeaseOwners.newName()
         self.logger = logger
     }
 
-    package func run() async throws {
-        let running = RunningWork<JobRecord>(drainSeconds: drainSeconds) { "\($0.id ?? 0)" }
-        // A released job that finishes later after all records nothing: its lease is gone.
-        let queue = queue
-        await running.serve(slots: concurrency + textLanes, work: { await work(slot: $0, running: running) }) { job in
-            do {
-                try await queue.release(job)
-                logger.warning("released a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)"])
-            } catch {
-                logger.error("could not release a running job at shutdown", metadata: ["preview.job": "\(job.id ?? 0)", "preview.error": "\(error)"])
-            }
-        }
+    package func run() async throws { await serveSlots() }
+
+    var slots: Int { concurrency + textLanes }
+    func key(of item: Item) -> String { "\(item.job.id ?? 0)" }
+    func release(_ item: Item) async throws { try await queue.release(item.job) }
+    func reclaimDeadLeases() async throws -> Int { try await queue.reclaimLeases(where: LeaseOwners.isDeadLocalWorker) }
+
+    /// The lanes (see the type's notes): text slots, the preview slot, the others. One lease query a
+    /// turn: the queue puts preview jobs before playback ones.
+    func lease(slot: Int) async throws -> Item? {
+        let (readsText, takesPlayback) = (slot >= concurrency, slot > 0 || concurrency == 1)
+        let kinds: Set<JobRecord.Kind> = readsText ? [.text] : takesPlayback ? [.preview, .playback] : [.preview]
+        return try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: kinds)
     }
-
-    static let host = ProcessInfo.processInfo.hostName
-
-    /// A lease owner's name for a worker of this process: `host/pid/random`, which
-    /// ``isDeadLocalWorker(_:)`` reads back.
-    static func newLeaseOwner() -> String { "\(host)/\(getpid())/\(UUID().uuidString.prefix(8))" }
 
     private var queue: any JobQueue { documents.queue }
     private var arrivals: JobArrivals? { documents.arrivals }
 
-    /// True for a lease owner that was a worker process on this host which no longer runs: gone,
-    /// or killed and not yet reaped by its parent (a zombie keeps its pid but runs nothing).
-    static func isDeadLocalWorker(_ owner: String) -> Bool {
-        let parts = owner.split(separator: "/")
-        guard parts.count == 3, parts[0] == host, let pid = Int32(parts[1]), pid != getpid() else { return false }
-        return isGone(pid)
-    }
-
-    /// Whether process `pid` of this host no longer runs: gone, or a zombie.
-    static func isGone(_ pid: Int32) -> Bool {
-        if kill(pid, 0) != 0 { return errno == ESRCH }
-        return isZombie(pid)
-    }
-
-    /// Whether process `pid` has exited and waits to be reaped (its state in `/proc/PID/stat` is `Z`).
-    static func isZombie(_ pid: Int32) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let name = stat.lastIndex(of: ")") else { return false }
-        return stat[stat.index(after: name)...].drop { $0 == " " }.first == "Z"
-    }
-
-    private func reclaimDeadLeases() async {
-        do {
-            let queue = queue
-            let reclaimed = try await queue.reclaimLeases(where: Self.isDeadLocalWorker)
-            if reclaimed > 0 { logger.warning("reclaimed jobs of a worker that died", metadata: ["preview.jobs": "\(reclaimed)"]) }
-        } catch {
-            logger.error("could not reclaim leases", metadata: ["preview.error": "\(error)"])
-        }
-    }
-
-    private func work(slot: Int, running: RunningWork<JobRecord>) async {
-        if slot == 0 { await reclaimDeadLeases() }
-        var idlePolls = 0
-        var handed: JobArrivals.Handed?
-        while !Task.isCancelled {
-            let job: JobRecord, document: Document
-            if let next = handed {
-                // Leased to this worker by the upload's own transaction, already among the running ones.
-                (job, document) = next
-                handed = nil
-            } else {
-                guard !running.isStopping else { return }
-                let announced = arrivals?.announcements ?? 0
-                // The lanes (see the type's notes): text slots, the preview slot, the others.
-                let (queue, name, leaseSeconds) = (queue, name, leaseSeconds)
-                let (readsText, takesPlayback) = (slot >= concurrency, slot > 0 || concurrency == 1)
-                // One lease query a turn: the queue puts preview jobs before playback ones.
-                let kinds: Set<JobRecord.Kind> = readsText ? [.text] : takesPlayback ? [.preview, .playback] : [.preview]
-                let turn = await running.lease(
-                    { try await queue.lease(worker: name, leaseSeconds: leaseSeconds, kinds: kinds) },
-                    item: \.job, backoff: backoff, faults: faults, logger: logger, failure: "lease failed")
-                switch turn {
-                case let .leased(leased): (job, document) = leased
-                case .failed: continue
-                case .cancelled: return
-                case .idle:
-                    idlePolls += 1
-                    if slot == 0, idlePolls % 25 == 0 { await reclaimDeadLeases() }
-                    handed = await idle(since: announced, running: running)
-                    continue
-                }
-            }
-            // A job the drain cut off stays among the running ones, to be released.
-            guard await process(job, document, running: running) else { return }
-            running.remove(job)
-        }
-    }
-
     /// Waits for the next arrival or poll. Offers the slot to this process's enqueues meanwhile:
     /// returns the job one handed it (leased to this worker, and added to the running ones), if any.
-    private func idle(since announced: UInt64, running: RunningWork<JobRecord>) async -> JobArrivals.Handed? {
+    func waitIdle(slot: Int, since announced: UInt64, running: RunningWork<Item>) async -> Item? {
         guard let arrivals else {
             try? await Task.sleep(for: pollInterval)
             return nil
@@ -154,7 +84,7 @@ package struct QueueWorker: Service {
         // A reserved slot counts as a lease in flight: a drain waits for the job it is being handed.
         let taker = JobArrivals.Taker(lease: JobLease(worker: name, seconds: leaseSeconds)) { running.beginLeaseUnlessStopping() }
         guard case let .handed(handed) = await arrivals.wait(since: announced, upTo: pollInterval, taking: taker) else { return nil }
-        if let handed { running.add(handed.job) }
+        if let handed { running.add(handed) }
         running.endLease()
         return handed
     }
@@ -165,8 +95,9 @@ package struct QueueWorker: Service {
         kind == .preview ? .interactive : .background
     }
 
-    /// Runs `job` and records how it ended; false when the drain cut it off first (nothing recorded).
-    private func process(_ job: JobRecord, _ document: Document, running: RunningWork<JobRecord>) async -> Bool {
+    /// Runs a job and records how it ended; false when the drain cut it off first (nothing recorded).
+    func process(_ item: Item, running: RunningWork<Item>) async -> Bool {
+        let (job, document) = item
         var logger = logger
         logger[metadataKey: "preview.job"] = "\(job.id ?? 0)"
         logger[metadataKey: "preview.document"] = "\(document.id)"
@@ -184,19 +115,8 @@ package struct QueueWorker: Service {
         ServiceMetrics.jobDurationSeconds(nanoseconds: started.duration(to: .now).nanoseconds, kind: document.kind.rawValue)
         // While the store refuses the outcome (a full disk under SQLite, a database outage), it is
         // recorded again until it is or the lease runs out.
-        do {
-            let failure = try await faults.retrying(
-                until: documents.clock.instant + .seconds(leaseSeconds), on: documents.clock, pausing: backoff,
-                logger: logger, while: { !running.isStopping }
-            ) {
-                try await record(outcome, of: job, started: started, logger: logger)
-            }
-            if let failure, StoreFault(failure) == nil {
-                logger.error("could not record the job's outcome", metadata: ["preview.error": "\(failure)"])
-            }
-            return true
-        } catch {
-            return false
+        return await recordOutcome(running: running, logger: logger) {
+            try await record(outcome, of: job, started: started, logger: logger)
         }
     }
 

@@ -67,13 +67,13 @@ import Testing
         let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
         defer { for argument in arguments { free(argument) } }
         #expect(posix_spawn(&pid, "/bin/true", nil, nil, arguments, environ) == 0)
-        let owner = "\(QueueWorker.host)/\(pid)/x"
-        try waitUntil("the child to exit") { QueueWorker.isZombie(pid) }
-        #expect(QueueWorker.isDeadLocalWorker(owner), "exited, not yet reaped")
+        let owner = "\(LeaseOwners.host)/\(pid)/x"
+        try waitUntil("the child to exit") { LeaseOwners.isZombie(pid) }
+        #expect(LeaseOwners.isDeadLocalWorker(owner), "exited, not yet reaped")
         var status: Int32 = 0
         #expect(waitpid(pid, &status, 0) == pid)
-        #expect(QueueWorker.isDeadLocalWorker(owner), "gone")
-        #expect(!QueueWorker.isDeadLocalWorker("\(QueueWorker.host)/\(getppid())/x"), "a running process is alive")
+        #expect(LeaseOwners.isDeadLocalWorker(owner), "gone")
+        #expect(!LeaseOwners.isDeadLocalWorker("\(LeaseOwners.host)/\(getppid())/x"), "a running process is alive")
     }
 
     @Test(arguments: TestBackend.available) func historyPagesStayStableWhileLinksArrive(backend: TestBackend) async throws {
