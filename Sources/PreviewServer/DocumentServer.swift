@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import PreviewCore
 import PreviewDocuments
+import PreviewStore
 import ServiceLifecycle
 
 /// The HTTP front of DESIGN §8 over a ``DocumentService``: the state its controllers share (the
@@ -72,8 +73,9 @@ package struct DocumentServer: Sendable {
         _ = ServerMetrics.registry
     }
 
-    /// What a streamed original reads and sends at a time (see ``ContentController``).
-    package static var chunkBytes: Int { ContentController.chunkBytes }
+    /// What a streamed original reads and sends at a time (``CheckedBlobBytes``); `serve` maps buffers of this
+    /// size and more straight from the kernel (see `ServeCommand`), so their pages go back when they are freed.
+    package static var chunkBytes: Int { CheckedBlobBytes.chunkBytes }
 
     /// The router: the fault, drain and access middleware, then each controller's routes. Other
     /// methods on a known path get 405 with `Allow`, not 404.

@@ -72,7 +72,7 @@ struct ObjectStoreServingTests {
                 _ = try await storage.client.send(.PUT, key: storage.key(of: hash), body: .bytes(flipped), operation: "damaging \(name)")
                 storage.cache.forget(hash)
                 for range in [nil, "bytes=0-99", "bytes=\(bytes.count / 2 - 10)-\(bytes.count / 2 + 10)"] {
-                    if range == nil && bytes.count > ContentController.checkedBeforeHeaders {
+                    if range == nil && bytes.count > CheckedBlobBytes.checkedBeforeSending {
                         // Too large to read before the status: checked as it streams, its last chunk withheld.
                         do {
                             try await client.execute(uri: "/v1/documents/\(id)/content", method: .get) { response in

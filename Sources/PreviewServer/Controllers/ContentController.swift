@@ -140,10 +140,7 @@ struct ContentController {
         disposition: String
     ) async throws -> Response {
         // A missing or shortened file is an error before any header goes out, not a 200 cut short.
-        if case let .file(url) = source {
-            var file = stat()
-            guard stat(url.path, &file) == 0, Int(file.st_size) == size, size > 0 else { throw damaged(hash, missing: true) }
-        }
+        guard CheckedBlobBytes.isPresent(source, size: size) else { throw damaged(hash, missing: true) }
         let etag = "\"\(hash.hex)\""
         var headers: HTTPFields = [
             .eTag: etag, .acceptRanges: "bytes", .contentType: mime,
@@ -176,50 +173,21 @@ struct ContentController {
         return Response(status: status, headers: headers, body: body)
     }
 
-    /// Blobs up to this size are checked whole before their status is sent.
-    static let checkedBeforeHeaders = 4 << 20
-
-    /// The body of bytes `bytes` of blob `hash`, checked against its name:
-    /// - a blob of up to ``checkedBeforeHeaders``, and any range, comes from a local file checked
-    ///   before the status is sent (``VerifiedFiles``: hashed once, then trusted while unchanged; an
-    ///   object store's blob is fetched into its checked cache first);
-    /// - a larger one sent whole is checked as it streams, its last chunk withheld on a mismatch
-    ///   (the client sees a broken transfer, never a whole damaged file), after the object store
-    ///   said it has it.
-    /// Nothing is held in memory whole. A blob found missing or damaged before the status is an
-    /// error object, logged and counted.
+    /// The body of bytes `bytes` of blob `hash`: the store's checked stream
+    /// (``CheckedBlobBytes/open(_:blobs:hash:size:range:whole:offload:)``), written in a slot of
+    /// ``streams``. A blob found missing or damaged before the status is an error object.
     private func checkedBody(
         _ source: BlobServingSource, hash: BlobHash, size: Int, bytes: ClosedRange<Int>, whole: Bool,
         channel: (any Channel)?
     ) async throws -> ResponseBody {
-        let connection = StreamSlots.connection(of: channel)
-        let checkedFirst = !whole || size <= Self.checkedBeforeHeaders
-        let (offload, logger, blobs) = (offload, logger, documents.blobs)
-        switch source {
-        case let .file(url):
-            if checkedFirst, try await !VerifiedFiles.shared.holds(url, hash, hashingOn: offload) { throw damaged(hash) }
-            return inSlot(
-                Self.fileBody(
-                    path: url.path, range: bytes, reader: offload, channel: channel, expected: checkedFirst ? nil : hash,
-                    logger: logger), on: connection)
-        case let .remote(remote, _) where !checkedFirst:
-            do {
-                guard try await remote.storedSize() == size else { throw damaged(hash) }
-            } catch is BlobMissing {
-                throw damaged(hash, missing: true)
-            }
-            return inSlot(Self.remoteBody(remote, range: bytes, hasher: offload, expected: hash, logger: logger), on: connection)
-        case .remote:
-            let copy: URL
-            do {
-                copy = try await blobs.localFile(for: hash)
-            } catch let error where StoreFault(error) == nil {
-                throw damaged(hash, missing: error is BlobMissing)
-            }
-            return inSlot(
-                Self.fileBody(path: copy.path, range: bytes, reader: offload, channel: channel, expected: nil, logger: logger),
-                on: connection)
+        let stream: BlobByteStream
+        do {
+            stream = try await CheckedBlobBytes.open(
+                source, blobs: documents.blobs, hash: hash, size: size, range: bytes, whole: whole, offload: offload)
+        } catch let notIntact as BlobNotIntact {
+            throw damaged(hash, missing: notIntact.missing)
         }
+        return inSlot(Self.body(stream, length: bytes.count, channel: channel, logger: logger), on: StreamSlots.connection(of: channel))
     }
 
     /// The error object of a blob that is missing or does not hash to its name, logged and counted.
