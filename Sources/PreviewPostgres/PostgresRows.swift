@@ -87,20 +87,3 @@ extension Optional {
         return self
     }
 }
-
-extension ShareRecord {
-    init(row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row["id"].decode(String.self), tokenSha256: try row["token_sha256"].decode(String.self),
-            documentID: try row["document_id"].decode(String.self), version: try row["version"].decode(Int?.self),
-            label: try row["label"].decode(String.self), school: try row["school"].decode(String?.self),
-            passwordHash: try row["password_hash"].decode(String?.self),
-            allowDownload: try row["allow_download"].decode(Bool.self), createdAt: try row["created_at"].decode(Date.self),
-            expiresAt: try row["expires_at"].decode(Date?.self), highlight: try row["highlight"].decode(String?.self))
-        revokedAt = try row["revoked_at"].decode(Date?.self)
-        openedCount = try row["opened_count"].decode(Int.self)
-        lastOpenedAt = try row["last_opened_at"].decode(Date?.self)
-        downloadCount = try row["download_count"].decode(Int.self)
-        linkToken = try row["link_token"].decode(String?.self)
-    }
-}

@@ -46,24 +46,6 @@ public protocol DocumentIndex: PortableDatabase {
     /// version that remains (revoked when none does). Blobs stay until `gc`.
     func delete(documentID id: String, version: Int?) async throws -> Deletion
 
-    func insertShare(_ share: ShareRecord) async throws
-    func share(id: String) async throws -> ShareRecord?
-    func share(tokenSha256: String) async throws -> ShareRecord?
-    /// The shares of the documents with these (version) ids, newest first.
-    func shares(documentIDs: [String]) async throws -> [ShareRecord]
-    /// Makes the live school shares of the document whose versions are `documentIDs` exactly one
-    /// per school of `schools`, in one transaction: revokes those of other schools and inserts
-    /// `making(school)` for each school without one. Returns them in the order of `schools`.
-    func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord) async throws -> [ShareRecord]
-    /// The schools of `owner`'s current documents and of their live shares (everyone's when nil), by name.
-    func schools(owner: String?) async throws -> [School]
-    /// Revokes a share now; false when there is no such share or it was revoked already.
-    func revokeShare(id: String) async throws -> Bool
-    /// Records an opening of a share's page, or a download of its original: its counts, and the
-    /// visit with its time (the newest ``ShareVisit/kept`` are kept), in one transaction.
-    func recordShareVisit(id: String, _ kind: ShareVisit.Kind) async throws
-    /// A share's visits, newest first.
-    func shareVisits(id: String) async throws -> [ShareVisit]
     /// Gives the document that `id` is a version of new labels (``Relabelling``); returns version
     /// `id` as it now is, or nil when there is no such document. Throws ``LabelTaken`` when the owner has
     /// another document under the new (type, title).

@@ -23,15 +23,6 @@ package enum IndexSQL {
         """
     }
 
-    /// Forgets a share's visits older than its newest ``ShareVisit/kept``; `share` is the dialect's
-    /// placeholder for the share's id.
-    package static func forgetOldShareVisits(share: String) -> String {
-        """
-        DELETE FROM share_visits WHERE share_id = \(share) AND id <= (SELECT id FROM share_visits WHERE share_id = \(share)
-        ORDER BY id DESC LIMIT 1 OFFSET \(ShareVisit.kept))
-        """
-    }
-
     /// Every version `d` of the document that version `v` is one of; the caller names `v.id` and orders.
     package static let versionsOfOne = """
         SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title

@@ -21,14 +21,15 @@ public struct School: Sendable, Equatable, Encodable {
 package enum SchoolShares {
     /// ``DocumentIndex/shareWithSchools(documentIDs:schools:making:)``.
     package static func share(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
-        -> SQLPlan<ShareRecord, [ShareRecord]>
+        -> SQLPlan<PortableRow, [ShareRecord]>
     {
         let versions = PortableSQL.joined(documentIDs.map { "\($0)" }, separator: ", ")
         return .statement(
             """
             SELECT * FROM shares s WHERE s.document_id IN (\(versions)) AND s.school IS NOT NULL AND \(isLive("s")) ORDER BY s.created_at, s.id
             """
-        ) { live in
+        ) { rows in
+            let live = try rows.map(ShareRecord.init(row:))
             var kept: [String: ShareRecord] = [:]
             var revoked: [PortableSQL] = []
             for share in live {
@@ -63,7 +64,7 @@ package enum SchoolShares {
 
     /// ``DocumentIndex/schools(owner:)``: each read from an index of the owner's current documents
     /// (`documents_current_owner_school`) and their shares (`shares_document_school`).
-    package static func schools(owner: String?) -> SQLPlan<SchoolCount, [School]> {
+    package static func schools(owner: String?) -> SQLPlan<PortableRow, [School]> {
         let mine: PortableSQL = owner.map { "AND d.owner = \($0)" } ?? ""
         // A document is its (owner, type, title), whichever of its versions a share names.
         let separator = "\u{1F}"
@@ -79,7 +80,8 @@ package enum SchoolShares {
                 WHERE s.school IS NOT NULL AND \(isLive("s")) \(mine)
                 GROUP BY s.school
                 """
-            ).map { shared in
+            ).map { sharedRows in
+                let (documents, shared) = (try documents.map(SchoolCount.init(row:)), try sharedRows.map(SchoolCount.init(row:)))
                 var schools: [String: School] = [:]
                 for count in documents {
                     schools[count.name, default: School(name: count.name, documents: 0, sharedDocuments: 0)].documents = count.n
@@ -94,13 +96,13 @@ package enum SchoolShares {
 }
 
 /// A row of a count by school: its `name` and `n`.
-package struct SchoolCount: Sendable {
-    package var name: String
-    package var n: Int
+struct SchoolCount: Sendable {
+    var name: String
+    var n: Int
 
-    package init(name: String, n: Int) {
-        self.name = name
-        self.n = n
+    init(row: PortableRow) throws {
+        guard let name = row.text("name"), let n = row.integer("n") else { throw UnreadableRow(table: "a count by school") }
+        (self.name, self.n) = (name, Int(n))
     }
 }
 

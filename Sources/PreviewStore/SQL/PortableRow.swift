@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// A row as either backend returns it: its columns' values by name, so that a record of ours is
@@ -27,6 +28,15 @@ public struct PortableRow: Sendable {
         switch values[column] {
         case let .bool(bool)?: bool
         case let .integer(integer)?: integer != 0
+        default: nil
+        }
+    }
+
+    /// A date: PostgreSQL's, or SQLite's text as GRDB writes dates.
+    package func date(_ column: String) -> Date? {
+        switch values[column] {
+        case let .date(date)?: date
+        case let .text(text)?: Date.fromDatabaseValue(text.databaseValue)
         default: nil
         }
     }

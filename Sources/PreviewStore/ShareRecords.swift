@@ -1,0 +1,118 @@
+import Foundation
+import PreviewCore
+
+/// A document's share links and their visits, written once for both backends over the portable
+/// layer (``PortableDatabase``): each backend runs the same statements.
+extension DocumentIndex {
+    /// How long a read of shares may run before it is stopped.
+    private var shareReadTimeout: Duration { .seconds(30) }
+
+    /// Records a new share link.
+    package func insertShare(_ share: ShareRecord) async throws {
+        try await runPlan(serializing: nil) { .each([share.insertion], then: ()) }
+    }
+
+    /// Share `id`, or nil.
+    package func share(id: String) async throws -> ShareRecord? {
+        try await shares(where: "id = \(id)").first
+    }
+
+    /// The share whose token hashes to `tokenSha256`, or nil.
+    package func share(tokenSha256: String) async throws -> ShareRecord? {
+        try await shares(where: "token_sha256 = \(tokenSha256)").first
+    }
+
+    /// The shares of the documents with these (version) ids, newest first.
+    package func shares(documentIDs: [String]) async throws -> [ShareRecord] {
+        guard !documentIDs.isEmpty else { return [] }
+        return try await shares(where: "document_id IN (\(PortableSQL.joined(documentIDs.map { "\($0)" }, separator: ", ")))")
+    }
+
+    /// Makes the live school shares of the document whose versions are `documentIDs` exactly one
+    /// per school of `schools`, in one transaction: revokes those of other schools and inserts
+    /// `making(school)` for each school without one. Returns them in the order of `schools`. Two
+    /// changes of one document's schools take turns.
+    package func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
+        async throws -> [ShareRecord]
+    {
+        try await runPlan(serializing: "schools:" + documentIDs.sorted().joined(separator: ",")) {
+            SchoolShares.share(documentIDs: documentIDs, schools: schools, making: making)
+        }
+    }
+
+    /// The schools of `owner`'s current documents and of their live shares (everyone's when nil), by name.
+    package func schools(owner: String?) async throws -> [School] {
+        try await readPlan(timeout: shareReadTimeout) { SchoolShares.schools(owner: owner) }
+    }
+
+    /// Revokes a share now; false when there is no such share or it was revoked already.
+    package func revokeShare(id: String) async throws -> Bool {
+        try await runPlan(serializing: nil) {
+            .statement("UPDATE shares SET revoked_at = \(PortableSQL.now) WHERE id = \(id) AND revoked_at IS NULL RETURNING id") {
+                .done(!$0.isEmpty)
+            }
+        }
+    }
+
+    /// Records an opening of a share's page, or a download of its original: its counts, and the
+    /// visit with its time (the newest ``ShareVisit/kept`` are kept), in one transaction.
+    package func recordShareVisit(id: String, _ kind: ShareVisit.Kind) async throws {
+        let count: PortableSQL =
+            kind == .downloaded
+            ? "UPDATE shares SET download_count = download_count + 1 WHERE id = \(id)"
+            : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = \(PortableSQL.now) WHERE id = \(id)"
+        try await runPlan(serializing: nil) {
+            .each(
+                [
+                    count,
+                    "INSERT INTO share_visits (share_id, kind, at) VALUES (\(id), \(kind.rawValue), \(PortableSQL.now))",
+                    """
+                    DELETE FROM share_visits WHERE share_id = \(id) AND id <= (SELECT id FROM share_visits WHERE share_id = \(id)
+                    ORDER BY id DESC LIMIT 1 OFFSET \(ShareVisit.kept))
+                    """
+                ], then: ())
+        }
+    }
+
+    /// Share `id`'s kept visits, newest first.
+    package func shareVisits(id: String) async throws -> [ShareVisit] {
+        try await readPlan(timeout: shareReadTimeout) {
+            SQLPlan.rows("SELECT kind, at FROM share_visits WHERE share_id = \(id) ORDER BY id DESC").map { rows in
+                try rows.map { row in
+                    guard let at = row.date("at") else { throw UnreadableRow(table: "share_visits") }
+                    return ShareVisit(kind: row.text("kind").flatMap(ShareVisit.Kind.init(rawValue:)) ?? .opened, at: at)
+                }
+            }
+        }
+    }
+
+    private func shares(where condition: PortableSQL) async throws -> [ShareRecord] {
+        try await readPlan(timeout: shareReadTimeout) {
+            SQLPlan.rows("SELECT * FROM shares WHERE \(condition) ORDER BY created_at DESC, id").map { try $0.map(ShareRecord.init(row:)) }
+        }
+    }
+}
+
+extension ShareRecord {
+    /// A share as either backend returns its row.
+    init(row: PortableRow) throws {
+        guard let id = row.text("id"), let tokenSha256 = row.text("token_sha256"), let documentID = row.text("document_id"),
+            let label = row.text("label"), let allowDownload = row.bool("allow_download"), let createdAt = row.date("created_at"),
+            let openedCount = row.integer("opened_count"), let downloadCount = row.integer("download_count")
+        else { throw UnreadableRow(table: "shares") }
+        self.init(
+            id: id, tokenSha256: tokenSha256, documentID: documentID, version: row.integer("version").map(Int.init), label: label,
+            school: row.text("school"), passwordHash: row.text("password_hash"), allowDownload: allowDownload, createdAt: createdAt,
+            expiresAt: row.date("expires_at"), highlight: row.text("highlight"), linkToken: row.text("link_token"))
+        revokedAt = row.date("revoked_at")
+        self.openedCount = Int(openedCount)
+        lastOpenedAt = row.date("last_opened_at")
+        self.downloadCount = Int(downloadCount)
+    }
+}
+
+/// A row of the index that does not read as what its table holds.
+struct UnreadableRow: Error, CustomStringConvertible {
+    var table: String
+    var description: String { "an unreadable row of \(table) in the index" }
+}
