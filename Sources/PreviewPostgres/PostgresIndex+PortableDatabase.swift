@@ -5,6 +5,10 @@ import PreviewStore
 extension PostgresIndex {
     public var dialect: SQLDialect { .postgres }
 
+    public func readPlan<T: Sendable>(_ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
+        try await connections.withConnection { session in try await session.run(make(), PortableRow.init(row:)) }
+    }
+
     public func readPlan<T: Sendable>(timeout: Duration, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
         let milliseconds = max(1, timeout.nanoseconds / 1_000_000)
         do {

@@ -117,38 +117,6 @@ public struct PostgresIndex: DocumentIndex {
             .first.map(Document.init(row:))
     }
 
-    public func derivative(key: String) async throws -> DerivativeRecord? {
-        try await connections.query("SELECT * FROM derivatives WHERE key = \(key)").first.map(DerivativeRecord.init(row:))
-    }
-
-    public func derivatives(parameters: String) async throws -> [DerivativeRecord] {
-        try await connections.query("SELECT * FROM derivatives WHERE parameters = \(parameters)").map(DerivativeRecord.init(row:))
-    }
-
-    public func blobSize(_ hash: BlobHash) async throws -> Int? {
-        try await connections.query("SELECT size FROM blobs WHERE sha256 = \(hash.hex)").first.map { try $0["size"].decode(Int.self) }
-    }
-
-    public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) async throws {
-        try await connections.transaction { session in
-            try await session.execute(IndexWrites.recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime))
-        }
-    }
-
-    public func touchDerivatives(_ keys: [String]) async throws {
-        guard !keys.isEmpty else { return }
-        try await connections.query("UPDATE derivatives SET used_at = now() WHERE on_demand AND key = ANY(\(keys))")
-    }
-
-    public func onDemandPreviewBytes(source: BlobHash?) async throws -> Int {
-        try await connections.query(
-            """
-            SELECT COALESCE(SUM(b.size), 0)::bigint AS bytes FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
-            WHERE d.on_demand AND (\(source?.hex)::text IS NULL OR d.source_sha256 = \(source?.hex))
-            """
-        ).first?["bytes"].decode(Int.self) ?? 0
-    }
-
     public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
         try await connections.transaction { session in
             // Newest first, with the running sum: the rows past the budget (the least recently used) go.
@@ -189,29 +157,6 @@ public struct PostgresIndex: DocumentIndex {
             RETURNING sha256
             """
         ).map { try $0.hash("sha256") }
-    }
-
-    public func failure(key: String) async throws -> RenderFailure? {
-        try await connections.query("SELECT * FROM render_failures WHERE key = \(key)").first.map(RenderFailure.init(row:))
-    }
-
-    public func recordFailure(_ failure: RenderFailure) async throws {
-        try await connections.query(
-            """
-            INSERT INTO render_failures (key, source_sha256, code, message, created_at)
-            VALUES (\(failure.key), \(failure.sourceSha256.hex), \(failure.code.rawValue), \(failure.message), \(failure.createdAt))
-            ON CONFLICT (key) DO UPDATE SET code = excluded.code, message = excluded.message, created_at = excluded.created_at
-            """)
-    }
-
-    @discardableResult
-    public func forgetFailures(source: BlobHash?) async throws -> Int {
-        try await connections.query(
-            """
-            DELETE FROM render_failures WHERE \(source?.hex)::text IS NULL OR source_sha256 = \(source?.hex)
-            OR source_sha256 IN (SELECT result_sha256 FROM derivatives WHERE source_sha256 = \(source?.hex)) RETURNING key
-            """
-        ).count
     }
 
     public func statistics(owner: String?) async throws -> StorageStatistics {

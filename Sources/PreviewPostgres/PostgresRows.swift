@@ -27,27 +27,6 @@ extension Document {
     }
 }
 
-extension DerivativeRecord {
-    init(row: PostgresRandomAccessRow) throws {
-        self.init(
-            key: try row["key"].decode(String.self), sourceSha256: try row.hash("source_sha256"),
-            operation: try row.decode("operation", as: DerivativeOperation.self), parameters: try row["parameters"].decode(String.self),
-            renderer: try row["renderer"].decode(String.self), resultSha256: try row.hash("result_sha256"),
-            width: try row["width"].decode(Int.self), height: try row["height"].decode(Int.self),
-            createdAt: try row["created_at"].decode(Date.self), onDemand: try row["on_demand"].decode(Bool.self),
-            usedAt: try row["used_at"].decode(Date?.self))
-    }
-}
-
-extension RenderFailure {
-    init(row: PostgresRandomAccessRow) throws {
-        self.init(
-            key: try row["key"].decode(String.self), sourceSha256: try row.hash("source_sha256"),
-            error: PreviewError(try row.decode("code", as: PreviewError.Code.self), try row["message"].decode(String.self)),
-            createdAt: try row["created_at"].decode(Date.self))
-    }
-}
-
 extension JobRecord {
     init(row: PostgresRandomAccessRow) throws {
         self.init(

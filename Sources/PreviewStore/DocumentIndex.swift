@@ -51,33 +51,12 @@ public protocol DocumentIndex: PortableDatabase {
     /// another document under the new (type, title).
     func relabel(documentID id: String, to labels: Relabelling) async throws -> Document?
 
-    func derivative(key: String) async throws -> DerivativeRecord?
-    /// The derivative rows made with `parameters` (every video's `playback.json`, for `verify`).
-    func derivatives(parameters: String) async throws -> [DerivativeRecord]
-    /// The size the index has for blob `hash`; nil when it has no row.
-    func blobSize(_ hash: BlobHash) async throws -> Int?
-    /// Records a derivative whose result blob is already durable (first writer wins).
-    func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) async throws
-
-    /// Marks the on-demand derivatives `keys` as used now, for least-recently-used eviction.
-    func touchDerivatives(_ keys: [String]) async throws
-    /// Bytes of on-demand derivatives: of `source`, or of the whole store.
-    func onDemandPreviewBytes(source: BlobHash?) async throws -> Int
     /// Forgets on-demand derivatives (of `source`, or of any), least recently used first, until
     /// those left take at most `bytes`; counts them in the store's evictions.
     func evictPreviews(source: BlobHash?, downTo bytes: Int) async throws -> PreviewEviction
     /// Of `hashes`, the blobs that no document or derivative refers to: their rows are removed and
     /// they are returned, for their files to be removed (under the exclusive reference lock).
     func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash]
-
-    /// The remembered failure of the render or conversion keyed `key` (a derivative key), if any.
-    func failure(key: String) async throws -> RenderFailure?
-    /// Remembers that the render or conversion keyed `failure.key` timed out or crashed its renderer.
-    func recordFailure(_ failure: RenderFailure) async throws
-    /// Forgets the remembered failures of `source` and of what is derived from it (an office
-    /// document's pivot), or every one when `source` is nil; returns how many.
-    @discardableResult
-    func forgetFailures(source: BlobHash?) async throws -> Int
 
     /// Figures for the storage cards: counters kept with the rows (``StoreFigures``), a few rows read
     /// whatever the store's size.

@@ -33,9 +33,7 @@ package enum DerivativeOperation: String, Codable, Sendable, CaseIterable, Datab
 
 /// A derivative: (source, operation, parameters, renderer version) → result blob. Like an action
 /// cache over the blob store: the same request is never rendered twice.
-public struct DerivativeRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "derivatives"
-
+public struct DerivativeRecord: Codable, Sendable, Equatable {
     /// SHA-256 over the other key fields; the primary key.
     package var key: String
     package var sourceSha256: BlobHash
@@ -93,9 +91,7 @@ public struct PreviewEviction: Sendable, Equatable {
 /// A render or conversion that timed out or crashed its renderer: the same bytes and request fail
 /// at once with this error instead of costing a renderer its whole budget again, until someone
 /// retries them deliberately (`jobs retry`), which forgets it.
-public struct RenderFailure: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "render_failures"
-
+public struct RenderFailure: Codable, Sendable, Equatable {
     /// The derivative key of the render or conversion that failed.
     package var key: String
     package var sourceSha256: BlobHash

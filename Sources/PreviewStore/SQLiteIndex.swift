@@ -146,44 +146,7 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Derivatives
 
-    public func derivative(key: String) async throws -> DerivativeRecord? {
-        try await pool.read { db in try DerivativeRecord.fetchOne(db, key: key) }
-    }
-
-    public func derivatives(parameters: String) async throws -> [DerivativeRecord] {
-        try await pool.read { db in try DerivativeRecord.fetchAll(db, sql: "SELECT * FROM derivatives WHERE parameters = ?", arguments: [parameters])
-        }
-    }
-
-    public func blobSize(_ hash: BlobHash) async throws -> Int? {
-        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT size FROM blobs WHERE sha256 = ?", arguments: [hash.hex]) }
-    }
-
-    public func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) async throws {
-        try await pool.write { db in try db.execute(IndexWrites.recordDerivative(derivative, resultSize: resultSize, resultMime: resultMime)) }
-    }
-
     // MARK: The preview budget
-
-    public func touchDerivatives(_ keys: [String]) async throws {
-        guard !keys.isEmpty else { return }
-        try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE derivatives SET used_at = ? WHERE on_demand AND key IN (SELECT value FROM json_each(?))",
-                arguments: [Date(), String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
-        }
-    }
-
-    public func onDemandPreviewBytes(source: BlobHash?) async throws -> Int {
-        try await pool.read { db in
-            try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT COALESCE(SUM(b.size), 0) FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
-                    WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source)
-                    """, arguments: ["source": source?.hex]) ?? 0
-        }
-    }
 
     public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
         try await pool.write { db in
@@ -237,29 +200,6 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Remembered failures
 
-    public func failure(key: String) async throws -> RenderFailure? {
-        try await pool.read { db in try RenderFailure.fetchOne(db, key: key) }
-    }
-
-    public func recordFailure(_ failure: RenderFailure) async throws {
-        try await pool.write { db in try failure.save(db) }
-    }
-
-    @discardableResult
-    public func forgetFailures(source: BlobHash?) async throws -> Int {
-        try await pool.write { db in
-            if let source {
-                try db.execute(
-                    sql: """
-                        DELETE FROM render_failures WHERE source_sha256 = :source
-                        OR source_sha256 IN (SELECT result_sha256 FROM derivatives WHERE source_sha256 = :source)
-                        """, arguments: ["source": source.hex])
-            } else {
-                try db.execute(sql: "DELETE FROM render_failures")
-            }
-            return db.changesCount
-        }
-    }
 }
 
 extension SQLiteIndex {
@@ -267,6 +207,10 @@ extension SQLiteIndex {
 
     public func runPlan<T: Sendable>(serializing key: String?, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
         try await pool.write { db in try db.run(make()) }
+    }
+
+    public func readPlan<T: Sendable>(_ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {
+        try await pool.read { db in try db.run(make()) }
     }
 
     public func readPlan<T: Sendable>(timeout: Duration, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T {

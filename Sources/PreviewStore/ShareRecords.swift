@@ -4,9 +4,6 @@ import PreviewCore
 /// A document's share links and their visits, written once for both backends over the portable
 /// layer (``PortableDatabase``): each backend runs the same statements.
 extension DocumentIndex {
-    /// How long a read of shares may run before it is stopped.
-    private var shareReadTimeout: Duration { .seconds(30) }
-
     /// Records a new share link.
     package func insertShare(_ share: ShareRecord) async throws {
         try await runPlan(serializing: nil) { .each([share.insertion], then: ()) }
@@ -42,7 +39,7 @@ extension DocumentIndex {
 
     /// The schools of `owner`'s current documents and of their live shares (everyone's when nil), by name.
     package func schools(owner: String?) async throws -> [School] {
-        try await readPlan(timeout: shareReadTimeout) { SchoolShares.schools(owner: owner) }
+        try await readPlan { SchoolShares.schools(owner: owner) }
     }
 
     /// Revokes a share now; false when there is no such share or it was revoked already.
@@ -76,7 +73,7 @@ extension DocumentIndex {
 
     /// Share `id`'s kept visits, newest first.
     package func shareVisits(id: String) async throws -> [ShareVisit] {
-        try await readPlan(timeout: shareReadTimeout) {
+        try await readPlan {
             SQLPlan.rows("SELECT kind, at FROM share_visits WHERE share_id = \(id) ORDER BY id DESC").map { rows in
                 try rows.map { row in
                     guard let at = row.date("at") else { throw UnreadableRow(table: "share_visits") }
@@ -87,7 +84,7 @@ extension DocumentIndex {
     }
 
     private func shares(where condition: PortableSQL) async throws -> [ShareRecord] {
-        try await readPlan(timeout: shareReadTimeout) {
+        try await readPlan {
             SQLPlan.rows("SELECT * FROM shares WHERE \(condition) ORDER BY created_at DESC, id").map { try $0.map(ShareRecord.init(row:)) }
         }
     }

@@ -12,6 +12,10 @@ public protocol PortableDatabase: Sendable {
     /// Runs the plan `make` builds as a read, beside writes (SQLite's readers, a PostgreSQL
     /// connection of the pool), stopped with ``QueryTimedOut`` once it has run `timeout`.
     func readPlan<T: Sendable>(timeout: Duration, _ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T
+
+    /// Runs the plan `make` builds as a read, beside writes, under the backend's own limits (PostgreSQL's
+    /// statement timeout): one round trip for one statement, no transaction of its own.
+    func readPlan<T: Sendable>(_ make: @escaping @Sendable () -> SQLPlan<PortableRow, T>) async throws -> T
 }
 
 /// A read that ran out of its time (``PortableDatabase/readPlan(timeout:_:)``) and was stopped.
