@@ -37,10 +37,6 @@ extension PostgresIndex {
         try await connections.query(PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")))
     }
 
-    public func versions(of id: String) async throws -> [Document] {
-        try await connections.query(Self.versionsQuery(of: id)).map(Document.init(row:))
-    }
-
     private static func versionsQuery(of id: String, lock: Bool = false) -> PostgresQuery {
         "\(unescaped: IndexSQL.versionsOfOne) WHERE v.id = \(id) ORDER BY d.version DESC \(unescaped: lock ? "FOR UPDATE OF d" : "")"
     }

@@ -92,29 +92,8 @@ public struct PostgresIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) async throws -> Document? {
-        try await connections.query(
-            """
-            SELECT * FROM documents WHERE owner = \(owner) AND type = \(Document.typeColumn(type)) AND title = \(title) ORDER BY version DESC LIMIT 1
-            """
-        ).first.map(Document.init(row:))
-    }
-
     public func record(_ outcome: JobOutcome, documentID: String) async throws {
         try await connections.transaction { session in try await session.execute(IndexWrites.record(outcome, documentID: documentID)) }
-    }
-
-    public func document(id: String) async throws -> Document? {
-        try await connections.query("SELECT * FROM documents WHERE id = \(id)").first.map(Document.init(row:))
-    }
-
-    public func documents(ids: [String]) async throws -> [Document] {
-        try await connections.query("SELECT * FROM documents WHERE id = ANY(\(ids))").map(Document.init(row:))
-    }
-
-    public func latestDocument(sha256: BlobHash) async throws -> Document? {
-        try await connections.query("SELECT * FROM documents WHERE sha256 = \(sha256.hex) ORDER BY created_at DESC LIMIT 1")
-            .first.map(Document.init(row:))
     }
 
     public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {

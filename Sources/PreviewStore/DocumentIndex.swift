@@ -26,20 +26,11 @@ public protocol DocumentIndex: PortableDatabase {
     /// row in the same transaction, unless its latest version already has the same bytes — then
     /// that version is returned and nothing changes (idempotent).
     func insertVersion(_ document: Document) async throws -> (document: Document, inserted: Bool)
-    /// The highest version of (owner, type, title), if any.
-    func latestVersion(owner: String, type: DocumentType.ID?, title: String) async throws -> Document?
     /// Records what processing a document made (its derivatives, facts and preview status) in one
     /// transaction, for a document without a job (a job's outcome is recorded by its queue).
     func record(_ outcome: JobOutcome, documentID: String) async throws
-    func document(id: String) async throws -> Document?
-    /// The documents of `ids` that exist, in one read (in no particular order).
-    func documents(ids: [String]) async throws -> [Document]
-    /// The newest document whose original has this hash.
-    func latestDocument(sha256: BlobHash) async throws -> Document?
     /// One page of the latest versions that match `query`.
     func list(_ query: DocumentQuery) async throws -> DocumentPage
-    /// Every version of the document that `id` is a version of, newest first; empty when there is none.
-    func versions(of id: String) async throws -> [Document]
     /// Removes the document that `id` is a version of (every version, or only `version`) with its
     /// jobs, so that a running job's outcome is fenced off, in one transaction with its shares: a
     /// share of a removed version is revoked, a share of the latest version moves to the newest

@@ -42,10 +42,6 @@ extension SQLiteIndex {
     /// Whether a share has expired since the last sweep.
     static let lapsedSharesQuery = "SELECT EXISTS (SELECT 1 FROM shares WHERE \(CurrentDocuments.expired(now: now)))"
 
-    public func versions(of id: String) async throws -> [Document] {
-        try await pool.read { db in try Self.versions(of: id, in: db) }
-    }
-
     private static func versions(of id: String, in db: Database) throws -> [Document] {
         try DocumentRow.fetchAll(db, sql: "\(IndexSQL.versionsOfOne) WHERE v.id = ? ORDER BY d.version DESC", arguments: [id]).map(\.document)
     }

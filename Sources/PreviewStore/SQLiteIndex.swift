@@ -103,6 +103,13 @@ public final class SQLiteIndex: DocumentIndex {
         try await pool.write { db in try Self.insertVersion(document, in: db) }
     }
 
+    /// Versions of (owner, type, title), newest first.
+    private static func versions(owner: String, type: DocumentType.ID?, title: String) -> QueryInterfaceRequest<DocumentRow> {
+        DocumentRow
+            .filter(DocumentRow.Columns.owner == owner && DocumentRow.Columns.type == Document.typeColumn(type) && DocumentRow.Columns.title == title)
+            .order(DocumentRow.Columns.version.desc)
+    }
+
     /// ``insertVersion(_:)`` inside a caller's transaction.
     package static func insertVersion(_ document: Document, in db: Database) throws -> (document: Document, inserted: Bool) {
         try BlobRecord(sha256: document.sha256, size: document.size, mime: document.mime, createdAt: Date())
@@ -114,34 +121,8 @@ public final class SQLiteIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func latestVersion(owner: String, type: DocumentType.ID?, title: String) async throws -> Document? {
-        try await pool.read { db in try Self.versions(owner: owner, type: type, title: title).fetchOne(db)?.document }
-    }
-
-    /// Versions of (owner, type, title), newest first.
-    private static func versions(owner: String, type: DocumentType.ID?, title: String) -> QueryInterfaceRequest<DocumentRow> {
-        DocumentRow
-            .filter(DocumentRow.Columns.owner == owner && DocumentRow.Columns.type == Document.typeColumn(type) && DocumentRow.Columns.title == title)
-            .order(DocumentRow.Columns.version.desc)
-    }
-
     public func record(_ outcome: JobOutcome, documentID: String) async throws {
         try await pool.write { db in try db.execute(IndexWrites.record(outcome, documentID: documentID)) }
-    }
-
-    public func document(id: String) async throws -> Document? {
-        try await pool.read { db in try DocumentRow.fetchOne(db, key: id)?.document }
-    }
-
-    public func documents(ids: [String]) async throws -> [Document] {
-        try await pool.read { db in try DocumentRow.fetchAll(db, keys: ids).map(\.document) }
-    }
-
-    public func latestDocument(sha256: BlobHash) async throws -> Document? {
-        try await pool.read { db in
-            try DocumentRow.filter(DocumentRow.Columns.sha256 == sha256.hex)
-                .order(DocumentRow.Columns.createdAt.desc).fetchOne(db)?.document
-        }
     }
 
     // MARK: Derivatives

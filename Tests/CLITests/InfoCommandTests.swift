@@ -120,7 +120,7 @@ import Testing
         }
 
         let huge = folder.url.appendingPathComponent("huge.pdf")
-        FileManager.default.createFile(atPath: huge.path, contents: Data("%PDF-1.4\n".utf8))
+        _ = FileManager.default.createFile(atPath: huge.path, contents: Data("%PDF-1.4\n".utf8))
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: 101 * 1024 * 1024)  // sparse: no 101 MB written
         try handle.close()
