@@ -14,28 +14,6 @@ public struct PostgresIndex: DocumentIndex {
         try await PostgresSchema.migrate(connections)
     }
 
-    public func referencedBlobs() async throws -> Set<BlobHash> {
-        let rows = try await connections.query("\(unescaped: IndexSQL.live) SELECT sha256 FROM live")
-        return Set(try rows.map { try $0.hash("sha256") })
-    }
-
-    public func indexedBlobs() async throws -> Set<BlobHash> {
-        Set(try await connections.query("SELECT sha256 FROM blobs").map { try $0.hash("sha256") })
-    }
-
-    public func derivativeSources() async throws -> Set<BlobHash> {
-        Set(try await connections.query("SELECT DISTINCT source_sha256 FROM derivatives").map { try $0.hash("source_sha256") })
-    }
-
-    @discardableResult
-    public func forgetDeadDerivatives() async throws -> Int {
-        try await connections.query(
-            """
-            \(unescaped: IndexSQL.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live) RETURNING key
-            """
-        ).count
-    }
-
     /// PostgreSQL keeps its own pages consistent and its foreign keys enforce these; what can still
     /// be wrong after a restore from parts or a manual edit is rows naming absent rows.
     public func integrityProblems() async throws -> [String] {
@@ -90,10 +68,6 @@ public struct PostgresIndex: DocumentIndex {
                 \(next.createdAt))
             """)
         return (next, true)
-    }
-
-    public func record(_ outcome: JobOutcome, documentID: String) async throws {
-        try await connections.transaction { session in try await session.execute(IndexWrites.record(outcome, documentID: documentID)) }
     }
 
     public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {

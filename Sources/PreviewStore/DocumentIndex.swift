@@ -8,16 +8,6 @@ import PreviewCore
 /// in `PreviewPostgres`, for many workers on many hosts (DESIGN §11). Implementations are
 /// thread-safe and safe to share between processes.
 public protocol DocumentIndex: PortableDatabase {
-    /// Every blob a document refers to, and the derivatives of those (transitively): what `gc` keeps.
-    func referencedBlobs() async throws -> Set<BlobHash>
-    /// Every blob the index has a row for (referenced or not: a deleted document's blobs keep
-    /// theirs until `gc`). A blob on disk without one is one the index lost track of.
-    func indexedBlobs() async throws -> Set<BlobHash>
-    /// The sources of every derivative row.
-    func derivativeSources() async throws -> Set<BlobHash>
-    /// Forgets derivatives whose source no document (or a derivative of one) uses any more; returns how many.
-    @discardableResult
-    func forgetDeadDerivatives() async throws -> Int
     /// What the database's own consistency checks find wrong (SQLite's integrity and foreign-key
     /// checks; rows naming blobs the index has no row for); empty when the index is sound.
     func integrityProblems() async throws -> [String]
@@ -26,9 +16,6 @@ public protocol DocumentIndex: PortableDatabase {
     /// row in the same transaction, unless its latest version already has the same bytes — then
     /// that version is returned and nothing changes (idempotent).
     func insertVersion(_ document: Document) async throws -> (document: Document, inserted: Bool)
-    /// Records what processing a document made (its derivatives, facts and preview status) in one
-    /// transaction, for a document without a job (a job's outcome is recorded by its queue).
-    func record(_ outcome: JobOutcome, documentID: String) async throws
     /// One page of the latest versions that match `query`.
     func list(_ query: DocumentQuery) async throws -> DocumentPage
     /// Removes the document that `id` is a version of (every version, or only `version`) with its

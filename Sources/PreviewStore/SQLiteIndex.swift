@@ -61,31 +61,6 @@ public final class SQLiteIndex: DocumentIndex {
 
     // MARK: Blobs
 
-    public func referencedBlobs() async throws -> Set<BlobHash> {
-        try await pool.read { db in
-            let rows = try String.fetchAll(db, sql: "\(IndexSQL.live) SELECT sha256 FROM live")
-            return Set(rows.compactMap(BlobHash.init(hex:)))
-        }
-    }
-
-    public func indexedBlobs() async throws -> Set<BlobHash> {
-        try await pool.read { db in Set(try String.fetchAll(db, sql: "SELECT sha256 FROM blobs").compactMap(BlobHash.init(hex:))) }
-    }
-
-    public func derivativeSources() async throws -> Set<BlobHash> {
-        try await pool.read { db in
-            Set(try String.fetchAll(db, sql: "SELECT DISTINCT source_sha256 FROM derivatives").compactMap(BlobHash.init(hex:)))
-        }
-    }
-
-    @discardableResult
-    public func forgetDeadDerivatives() async throws -> Int {
-        try await pool.write { db in
-            try db.execute(sql: "\(IndexSQL.live) DELETE FROM derivatives WHERE source_sha256 NOT IN (SELECT sha256 FROM live)")
-            return db.changesCount
-        }
-    }
-
     public func integrityProblems() async throws -> [String] {
         try await pool.read { db in
             let integrity = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
@@ -119,10 +94,6 @@ public final class SQLiteIndex: DocumentIndex {
         let next = document.nextVersion(after: latest)
         try DocumentRow(next).insert(db)
         return (next, true)
-    }
-
-    public func record(_ outcome: JobOutcome, documentID: String) async throws {
-        try await pool.write { db in try db.execute(IndexWrites.record(outcome, documentID: documentID)) }
     }
 
     // MARK: Derivatives
