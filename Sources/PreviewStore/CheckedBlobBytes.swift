@@ -62,25 +62,31 @@ package enum CheckedBlobBytes {
         }
     }
 
-    /// Bytes `range` of the file at `path`, ``chunkBytes`` at a time, read with `pread` on `offload`'s
-    /// reads lane. The file is opened on the first chunk and closed with the stream's last reference.
+    /// Bytes `range` of the file at `path`, ``chunkBytes`` at a time, read on `offload`'s reads lane
+    /// through one ``SourceFile``, opened on the first chunk and closed with the stream's last reference.
     private static func fileChunks(_ path: String, range: ClosedRange<Int>, offload: Offload) -> BlobByteStream {
-        let file = OpenedFile(path)
-        let offset = Locked(range.lowerBound)
+        let state = Locked<(file: SourceFile?, offset: Int)>((nil, range.lowerBound))
         return BlobByteStream {
-            let position = offset.withLock { $0 }
+            let (opened, position) = state.withLock { ($0.file, $0.offset) }
             guard position <= range.upperBound else { return nil }
             let length = min(chunkBytes, range.upperBound + 1 - position)
-            let chunk = try await offload.run(.reads) { () throws -> [UInt8] in
-                let descriptor = try file.descriptor()
-                var chunk = [UInt8](repeating: 0, count: length)
-                let count = chunk.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, length, off_t(position)) }
-                // The blob is immutable: a short file here means it was removed or damaged under us.
-                guard count > 0 else { throw POSIXError(count == 0 ? .EIO : POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                chunk.removeSubrange(count...)
-                return chunk
+            let (file, chunk) = try await offload.run(.reads) { () throws -> (SourceFile, [UInt8]) in
+                let file: SourceFile
+                if let opened {
+                    file = opened
+                } else {
+                    do throws(SourceFile.OpenFailure) {
+                        file = try SourceFile(URL(fileURLWithPath: path), followLinks: true)
+                    } catch {
+                        guard case let .unreadable(code) = error else { throw POSIXError(.EIO) }
+                        throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+                    }
+                }
+                return (file, file.read(at: position, count: length))
             }
-            offset.withLock { $0 += chunk.count }
+            // The blob is immutable: a short file here means it was removed or damaged under us.
+            guard !chunk.isEmpty else { throw POSIXError(.EIO) }
+            state.withLock { $0 = (file, position + chunk.count) }
             return chunk
         }
     }
@@ -130,31 +136,5 @@ package enum CheckedBlobBytes {
             guard state.withLock({ BlobHash($0.digest.finalize()) }) == expected else { throw BlobNotIntact(hash: expected, missing: false) }
             return held
         }
-    }
-}
-
-/// A file descriptor opened on first use and closed when its last reference goes: the one owner of
-/// the descriptor of a ``CheckedBlobBytes`` file stream.
-private final class OpenedFile: Sendable {
-    private let path: String
-    private let opened = Locked<Int32?>(nil)
-
-    init(_ path: String) {
-        self.path = path
-    }
-
-    /// The descriptor, opening the file the first time (blocking: call it off the cooperative pool).
-    func descriptor() throws -> Int32 {
-        try opened.withLock { opened in
-            if let opened { return opened }
-            let file = open(path, O_RDONLY | O_CLOEXEC)
-            guard file >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            opened = file
-            return file
-        }
-    }
-
-    deinit {
-        if let file = opened.withLock({ $0 }) { close(file) }
     }
 }

@@ -31,7 +31,7 @@ extension DocumentIndex {
     /// Marks the on-demand derivatives `keys` as used now, for least-recently-used eviction.
     package func touchDerivatives(_ keys: [String]) async throws {
         guard !keys.isEmpty else { return }
-        let listed = PortableSQL.joined(keys.map { "\($0)" }, separator: ", ")
+        let listed = PortableSQL.list(keys)
         try await runPlan(serializing: nil) {
             .each(["UPDATE derivatives SET used_at = \(PortableSQL.now) WHERE on_demand AND key IN (\(listed))"], then: ())
         }

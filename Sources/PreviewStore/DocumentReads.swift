@@ -12,7 +12,7 @@ extension DocumentIndex {
     /// The documents of `ids` that exist, in one read (in no particular order).
     package func documents(ids: [String]) async throws -> [Document] {
         guard !ids.isEmpty else { return [] }
-        return try await documents(where: "id IN (\(PortableSQL.joined(ids.map { "\($0)" }, separator: ", ")))")
+        return try await documents(where: "id IN (\(PortableSQL.list(ids)))")
     }
 
     /// The newest document whose original has this hash.

@@ -139,7 +139,7 @@ package struct PageSearch: Sendable {
 
     /// The filters every matching page passes: its document's, and a current reading's derivative (`x`).
     private static func textConditions(_ query: Query) -> PortableSQL {
-        let readings = PortableSQL.joined(query.readings.map { "\($0)" }, separator: ", ")
+        let readings = PortableSQL.list(query.readings)
         return PortableSQL.joined(documentConditions(query) + ["x.operation = 'text'", "x.renderer IN (\(readings))"], separator: " AND ")
     }
 

@@ -23,7 +23,7 @@ package enum SchoolShares {
     package static func share(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
         -> SQLPlan<PortableRow, [ShareRecord]>
     {
-        let versions = PortableSQL.joined(documentIDs.map { "\($0)" }, separator: ", ")
+        let versions = PortableSQL.list(documentIDs)
         return .statement(
             """
             SELECT * FROM shares s WHERE s.document_id IN (\(versions)) AND s.school IS NOT NULL AND \(isLive("s")) ORDER BY s.created_at, s.id
@@ -31,17 +31,17 @@ package enum SchoolShares {
         ) { rows in
             let live = try rows.map(ShareRecord.init(row:))
             var kept: [String: ShareRecord] = [:]
-            var revoked: [PortableSQL] = []
+            var revoked: [String] = []
             for share in live {
                 if let school = share.school, schools.contains(school), kept[school] == nil {
                     kept[school] = share
                 } else {
-                    revoked.append("\(share.id)")
+                    revoked.append(share.id)
                 }
             }
             var statements: [PortableSQL] = []
             if !revoked.isEmpty {
-                statements.append("UPDATE shares SET revoked_at = \(PortableSQL.now) WHERE id IN (\(PortableSQL.joined(revoked, separator: ", ")))")
+                statements.append("UPDATE shares SET revoked_at = \(PortableSQL.now) WHERE id IN (\(PortableSQL.list(revoked)))")
             }
             var shares: [ShareRecord] = []
             for school in schools {

@@ -22,7 +22,7 @@ extension DocumentIndex {
     /// The shares of the documents with these (version) ids, newest first.
     package func shares(documentIDs: [String]) async throws -> [ShareRecord] {
         guard !documentIDs.isEmpty else { return [] }
-        return try await shares(where: "document_id IN (\(PortableSQL.joined(documentIDs.map { "\($0)" }, separator: ", ")))")
+        return try await shares(where: "document_id IN (\(PortableSQL.list(documentIDs)))")
     }
 
     /// Makes the live school shares of the document whose versions are `documentIDs` exactly one

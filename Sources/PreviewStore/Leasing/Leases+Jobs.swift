@@ -9,7 +9,7 @@ extension Leases where Record == JobRecord {
     /// across owners (``Leases/lease(worker:seconds:filter:priority:)``). The documents of preview
     /// jobs dead-lettered on the way are failed.
     package func lease(worker: String, seconds: TimeInterval, kinds: Set<JobRecord.Kind>) -> Plan<JobRecord?> {
-        let listed = PortableSQL.joined(kinds.sorted { $0.rawValue < $1.rawValue }.map { "\($0)" }, separator: ", ")
+        let listed = PortableSQL.list(kinds.sorted { $0.rawValue < $1.rawValue })
         let filter: PortableSQL = kinds.isEmpty ? "FALSE" : "x.kind IN (\(listed))"
         return lease(worker: worker, seconds: seconds, filter: filter, priority: "x.kind <> \(JobRecord.Kind.preview)").then { leased, deadLettered in
             let failures = deadLettered.filter { $0.kind == .preview }.map { job in

@@ -48,6 +48,11 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
         return PortableSQL(parts: parts)
     }
 
+    /// `values` bound one by one and separated by commas, for `IN (…)`.
+    package static func list<Value: SQLBindable>(_ values: some Sequence<Value>) -> PortableSQL {
+        joined(values.map { value -> PortableSQL in "\(value)" }, separator: ", ")
+    }
+
     public struct StringInterpolation: StringInterpolationProtocol {
         var parts: [Part] = []
 
