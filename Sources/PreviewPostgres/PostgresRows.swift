@@ -5,25 +5,9 @@ import PreviewStore
 
 /// Records from rows selected with `*` (column names as in the schema).
 extension Document {
+    /// A document row, read as either backend's rows are (``Document/init(row:)`` over a ``PortableRow``).
     init(row: PostgresRandomAccessRow) throws {
-        var facts = MediaFacts(
-            width: try row["width"].decode(Int?.self), height: try row["height"].decode(Int?.self),
-            pages: try row["pages"].decode(Int?.self), durationSeconds: try row["duration_s"].decode(Double?.self),
-            codec: try row["codec"].decode(String?.self), rotation: try row["rotation"].decode(Int?.self))
-        facts.playback = try row.decodeIfPresent("playback", as: Playback.self)
-        self.init(
-            id: try row["id"].decode(String.self), owner: try row["owner"].decode(String.self),
-            type: try row["type"].decode(String.self), title: try row["title"].decode(String.self),
-            filename: try row["filename"].decode(String.self), description: try row["description"].decode(String.self),
-            school: try row["school"].decode(String?.self), sha256: try row.hash("sha256"),
-            kind: try row.decode("kind", as: FileKind.self), mime: try row["mime"].decode(String.self),
-            size: try row["size"].decode(Int.self), facts: facts, version: try row["version"].decode(Int.self),
-            previewStatus: try row.decode("preview_status", as: PreviewStatus.self),
-            createdAt: try row["created_at"].decode(Date.self))
-        errorCode = try row.decodeIfPresent("error_code", as: PreviewError.Code.self)
-        errorMessage = try row["error_message"].decode(String?.self)
-        jobStatus = try row.decodeIfPresent("job_status", as: JobRecord.Status.self)
-        if row.contains("live_shares") { liveShares = try row["live_shares"].decode(Int.self) }
+        try self.init(row: try PortableRow(row: row))
     }
 }
 

@@ -41,7 +41,7 @@ extension DocumentIndex {
 
 extension Document {
     /// A document as either backend returns its row (the `live_shares` column when the query has it).
-    init(row: PortableRow) throws {
+    package init(row: PortableRow) throws {
         func value<T>(_ column: String, _ read: (String) -> T?) throws -> T {
             guard let value = read(column) else { throw UnreadableRow(table: "documents (\(column))") }
             return value

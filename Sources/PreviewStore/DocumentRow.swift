@@ -20,28 +20,9 @@ struct DocumentRow: FetchableRecord, PersistableRecord {
         self.document = document
     }
 
+    /// Read as either backend's rows are (``Document/init(row:)`` over a ``PortableRow``).
     init(row: Row) throws {
-        var facts = MediaFacts(
-            width: try row.decode(forColumn: "width"), height: try row.decode(forColumn: "height"),
-            pages: try row.decode(forColumn: "pages"), durationSeconds: try row.decode(forColumn: "duration_s"),
-            codec: try row.decode(forColumn: "codec"), rotation: try row.decode(forColumn: "rotation"))
-        facts.playback = try (row.decode(String?.self, forColumn: "playback")).map { text in
-            guard let playback = Playback(rawValue: text) else { throw DatabaseRowError("playback", text) }
-            return playback
-        }
-        let hex: String = try row.decode(forColumn: "sha256")
-        guard let sha256 = BlobHash(hex: hex) else { throw DatabaseRowError("sha256", hex) }
-        document = Document(
-            id: try row.decode(forColumn: "id"), owner: try row.decode(forColumn: "owner"), type: try row.decode(forColumn: "type"),
-            title: try row.decode(forColumn: "title"), filename: try row.decode(forColumn: "filename"),
-            description: try row.decode(forColumn: "description"), school: try row.decode(forColumn: "school"), sha256: sha256,
-            kind: try row.decode(forColumn: "kind"), mime: try row.decode(forColumn: "mime"), size: try row.decode(forColumn: "size"),
-            facts: facts, version: try row.decode(forColumn: "version"), previewStatus: try row.decode(forColumn: "preview_status"),
-            createdAt: try row.decode(forColumn: "created_at"))
-        document.errorCode = try row.decode(forColumn: "error_code")
-        document.errorMessage = try row.decode(forColumn: "error_message")
-        document.jobStatus = try row.decode(forColumn: "job_status")
-        document.liveShares = (row["live_shares"] as Int?) ?? 0
+        document = try Document(row: PortableRow(row: row))
     }
 
     func encode(to container: inout PersistenceContainer) throws {
@@ -72,17 +53,4 @@ struct DocumentRow: FetchableRecord, PersistableRecord {
         container["job_status"] = document.jobStatus
         container["created_at"] = document.createdAt
     }
-}
-
-/// A row whose column holds what its type cannot be.
-struct DatabaseRowError: Error, CustomStringConvertible {
-    var column: String
-    var value: String
-
-    init(_ column: String, _ value: String) {
-        self.column = column
-        self.value = value
-    }
-
-    var description: String { "The index's \(column) column holds \(value), which is not one." }
 }
