@@ -203,18 +203,23 @@
       if (outcome !== "accepted") progress.remove();
     };
     const percent = (bytes) => Math.floor((100 * bytes) / Math.max(1, file.size));
-    // "45% · about 12 s left", from the pace since this page started sending.
+    // "45% · resumed at 30 % · about 12 s left": the time left from the pace since this page
+    // started sending; where it resumed, when it picked up an upload an earlier page began.
     let started = null;
+    let resumedAt = "";
     const report = (bytes) => {
       progress.value = percent(bytes);
       started ??= { at: performance.now(), bytes };
       const seconds = (performance.now() - started.at) / 1000;
       const rate = (bytes - started.bytes) / Math.max(seconds, 0.001);
       const left = rate > 0 && seconds > 1 ? ` · about ${Math.ceil((file.size - bytes) / rate)} s left` : "";
-      message.textContent = `${percent(bytes)}%${left}`;
+      message.textContent = `${percent(bytes)}%${resumedAt}${left}`;
     };
-    const upload = DocPreview.upload(file, { ...labels, owner: form.dataset.owner },
-                                     { say: (text) => { message.textContent = text; }, progress: report });
+    const upload = DocPreview.upload(file, { ...labels, owner: form.dataset.owner }, {
+      say: (text) => { message.textContent = text; },
+      progress: report,
+      resumed: (bytes) => { resumedAt = ` · resumed at ${percent(bytes)} %`; },
+    });
     cancel.addEventListener("click", () => {
       upload.cancel();
       end("refused", "Cancelled.");

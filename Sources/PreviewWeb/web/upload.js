@@ -23,10 +23,11 @@
   const giveTurn = () => { const next = turns.shift(); if (next) next(); else sending -= 1; };
 
   /// Uploads `file` with `labels` (`owner`, `type`, `title`, `school`, `description`). `say(text)`
-  /// tells where it stands in words, `progress(bytes)` how much of it the server has. Returns
+  /// tells where it stands in words, `progress(bytes)` how much of it the server has, `resumed(bytes)`
+  /// how much the server had kept when a new page picked the file again. Returns
   /// `{ done, cancel }`: `done` resolves to the accepted document's answer (`document_id`, …), or
   /// to null when cancelled, and rejects with the service's words when it is refused.
-  DocPreview.upload = (file, labels, { say = () => {}, progress = () => {} } = {}) => {
+  DocPreview.upload = (file, labels, { say = () => {}, progress = () => {}, resumed = () => {} } = {}) => {
     const key = `docpreview-upload:${labels.owner}:${labels.type || ""}:${labels.title || ""}:${file.name}:${file.size}:${file.lastModified}`;
     let location = localStorage.getItem(key);
     let inFlight = null;
@@ -86,8 +87,15 @@
       let offset = 0;
       if (location) {
         offset = await offsetOf().catch(() => null);
-        if (offset === null || offset === "complete") { localStorage.removeItem(key); location = null; offset = 0; }
-        else { progress(offset); say(`Resuming at ${Math.floor((100 * offset) / Math.max(1, file.size))} %.`); }
+        // All of it arrived before (only the answer was lost): its last request, sent again with
+        // nothing more, gets the answer the server gave.
+        if (offset === "complete") offset = file.size;
+        if (offset === null) { localStorage.removeItem(key); location = null; offset = 0; }
+        else {
+          resumed(offset);
+          progress(offset);
+          say(`Resuming at ${Math.floor((100 * offset) / Math.max(1, file.size))} %.`);
+        }
       }
       if (!location) await create();
       if (cancelled) return null;
