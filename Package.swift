@@ -39,7 +39,7 @@ let package = Package(
         .library(
             name: "DocPreviewForTools",
             targets: [
-                "PreviewCore", "PreviewRenderers", "PreviewStore", "PreviewPipeline", "PreviewPostgres",
+                "PreviewCore", "PreviewDomain", "PreviewRenderers", "PreviewStore", "PreviewPipeline", "PreviewPostgres",
                 "PreviewDocuments", "PreviewComposition"
             ])
     ],
@@ -129,13 +129,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log")
             ]),
 
+        // The values the service talks about, plain and without storage: a document version and its
+        // statuses, a job, a share link, a resumable upload, a blob's hash. Every layer above names
+        // them without importing the store that keeps them.
+        .target(
+            name: "PreviewDomain",
+            dependencies: ["PreviewCore", .product(name: "Crypto", package: "swift-crypto")]),
+
         // Content-addressed blobs (SHA-256), the index and the durable job queue: protocols and their
         // SQLite drivers (GRDB). Documents and jobs share one schema and one migrator, so a job's state
         // and its document's row change in one transaction.
         .target(
             name: "PreviewStore",
             dependencies: [
-                "PreviewCore", "CFileAttributes",
+                "PreviewCore", "PreviewDomain", "CFileAttributes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log")
@@ -145,7 +152,7 @@ let package = Package(
         .target(
             name: "PreviewPipeline",
             dependencies: [
-                "PreviewCore", "PreviewStore", "PreviewRenderers",
+                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewRenderers",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics")
             ]),
@@ -154,7 +161,7 @@ let package = Package(
         .target(
             name: "PreviewPostgres",
             dependencies: [
-                "PreviewCore", "PreviewStore",
+                "PreviewCore", "PreviewDomain", "PreviewStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log")
             ]),
@@ -164,7 +171,7 @@ let package = Package(
         .target(
             name: "PreviewS3",
             dependencies: [
-                "PreviewCore", "PreviewStore",
+                "PreviewCore", "PreviewDomain", "PreviewStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,7 +197,7 @@ let package = Package(
         .target(
             name: "PreviewDocuments",
             dependencies: [
-                "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewFetch",
+                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewPipeline", "PreviewFetch",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,7 +218,7 @@ let package = Package(
         .target(
             name: "PreviewServer",
             dependencies: [
-                "PreviewCore", "PreviewStore", "PreviewDocuments",
+                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewDocuments",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -231,7 +238,7 @@ let package = Package(
         .target(
             name: "PreviewWeb",
             dependencies: [
-                "PreviewCore", "PreviewStore", "PreviewDocuments", "PreviewServer",
+                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewDocuments", "PreviewServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -260,6 +267,7 @@ let package = Package(
             name: "docpreview",
             dependencies: [
                 "PreviewCore",
+                "PreviewDomain",
                 "PreviewRenderers",
                 "PreviewPipeline",
                 "PreviewDocuments",
@@ -292,7 +300,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "PreviewCore", "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewComposition",
+                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewRenderers", "PreviewPipeline", "PreviewDocuments", "PreviewComposition",
                 "PreviewPostgres", "PreviewS3", "PreviewTestSupport", "PreviewBackendTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio")
@@ -300,12 +308,13 @@ let package = Package(
         .testTarget(
             name: "PreviewDocumentsTests",
             dependencies: [
-                "PreviewCore", "PreviewStore", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport", "PreviewBackendTestSupport"
+                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
+                "PreviewBackendTestSupport"
             ]),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "PreviewCore", "PreviewStore", "PreviewPipeline", "PreviewServer", "PreviewWeb", "PreviewPostgres", "PreviewS3",
+                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewPipeline", "PreviewServer", "PreviewWeb", "PreviewPostgres", "PreviewS3",
                 "PreviewDocuments", "PreviewComposition", "PreviewRenderers", "PreviewPoppler", "PreviewTestSupport", "PreviewBackendTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")

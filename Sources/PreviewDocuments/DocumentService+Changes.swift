@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// What happens to a stored document: a new label, deletion, an earlier version made current.

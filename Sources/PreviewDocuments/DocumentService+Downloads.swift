@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// Links sent from a phone's share sheet (`POST /api/v1/download`), and the devices that send them.

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// Schools: the names under an owner that documents are for and shared with. Sharing a document

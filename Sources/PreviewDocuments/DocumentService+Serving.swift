@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewDomain
 import PreviewPipeline
 import PreviewStore
 

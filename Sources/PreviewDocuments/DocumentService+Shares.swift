@@ -1,9 +1,9 @@
+import PreviewDomain
 import _CryptoExtras
 import Crypto
 import Foundation
 import PreviewCore
 import PreviewPipeline
-import PreviewStore
 
 /// Share links: a document shared with a person (a school), who opens it at `/s/<token>` without
 /// an account. The token (128 random bits) is looked up by its SHA-256 and kept for the owner to

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// The words of paged documents (issue 47): read by a text job after the preview job, and served

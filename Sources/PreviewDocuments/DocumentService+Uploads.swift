@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// Resumable uploads (DESIGN §8): one upload-session store under both front doors (the IETF draft,

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 // The JSON views of documents that the API and the CLI print: built from the domain records, never from rows.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PreviewCore
+import PreviewDomain
 import PreviewFetch
 import PreviewStore
 import ServiceLifecycle

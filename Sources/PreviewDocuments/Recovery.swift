@@ -1,7 +1,7 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewPipeline
-import PreviewStore
 
 /// What `recover` did.
 package struct RecoveryReport: Sendable, Encodable {

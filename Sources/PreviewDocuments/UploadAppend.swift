@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// This process's claim on one upload (``DocumentService/claimUpload(_:front:stop:)``).

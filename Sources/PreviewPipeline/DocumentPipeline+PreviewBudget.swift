@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// The preview budget (``Limits/previewCacheBytes``, ``Limits/previewCacheBytesPerDocument``):

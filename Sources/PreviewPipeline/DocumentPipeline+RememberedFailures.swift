@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// Remembered failures: a render or conversion that timed out or crashed its renderer is not tried

@@ -1,5 +1,5 @@
 import PreviewCore
-import PreviewStore
+import PreviewDomain
 
 /// What happened to one file: a `batch --report` entry, and `ingest --json` with `document_id`.
 public struct IngestOutcome: Sendable, Encodable {

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// Listing, versions, deletion and relabelling in PostgreSQL; the same behaviour as ``SQLiteIndex``'s.

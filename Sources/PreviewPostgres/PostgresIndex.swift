@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// The index in PostgreSQL, shared by every host (DESIGN §11). Same behaviour as ``SQLiteIndex``;

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// The job queue in PostgreSQL, for workers on many hosts (DESIGN §11). Leasing, retries, back-off
@@ -27,21 +28,13 @@ public struct PostgresJobQueue: JobQueue {
                 if let upload { try await session.execute(UploadSessions.completion(of: upload, document: stored, jobID: existing.id)) }
                 return (stored, existing, false)
             }
-            let first = JobRecord.Status.first(for: stored)
-            let leasing = first == .queued ? lease : nil
-            let status = leasing == nil ? first : .processing
-            let expires: PortableSQL = leasing.map { PortableSQL.later($0.seconds) } ?? "NULL"
-            let insert: PortableSQL = """
-                INSERT INTO jobs (document_id, status, attempts, lease_owner, lease_expires_at, available_at, created_at, updated_at)
-                VALUES (\(stored.id), \(status), \(leasing == nil ? 0 : 1), \(leasing?.worker), \(expires), \(PortableSQL.now), \(PortableSQL.now), \
-                \(PortableSQL.now))
-                RETURNING *
-                """
-            let job = try JobRecord(row: try await session.query(PostgresQuery(insert))[0])
+            let first = JobStatements.first(documentID: stored.id, status: .first(for: stored), leasingTo: lease)
+            let rows = try await session.query(PostgresQuery(first))
+            guard let job = try rows.first.map(JobRecord.init(row:)) else { throw PostgresDriverError("INSERT INTO jobs returned no row.") }
             if let upload { try await session.execute(UploadSessions.completion(of: upload, document: stored, jobID: job.id)) }
             var document = stored
             document.jobStatus = job.status
-            return (document, job, leasing != nil)
+            return (document, job, job.status == .processing)
         }
     }
 
@@ -82,11 +75,7 @@ public struct PostgresJobQueue: JobQueue {
     }
 
     public func reportProgress(_ job: JobRecord, fraction: Double) async throws {
-        try await connections.query(
-            """
-            UPDATE jobs SET progress = \(fraction) WHERE id = \(job.id) AND status = \(JobRecord.Status.processing.rawValue)
-            AND lease_owner = \(job.leaseOwner) AND attempts = \(job.attempts)
-            """)
+        try await connections.query(PostgresQuery(JobStatements.progress(of: job, fraction: fraction)))
     }
 
     public func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) async throws -> Bool {
@@ -98,7 +87,7 @@ public struct PostgresJobQueue: JobQueue {
     }
 
     public func job(id: Int64) async throws -> JobRecord? {
-        try await connections.query("SELECT * FROM jobs WHERE id = \(id)").first.map(JobRecord.init(row:))
+        try await connections.query(PostgresQuery(JobStatements.job(id: id))).first.map(JobRecord.init(row:))
     }
 
     public func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) async throws -> Bool {
@@ -118,11 +107,7 @@ public struct PostgresJobQueue: JobQueue {
     }
 
     public func jobs(status: JobRecord.Status?, limit: Int) async throws -> [JobRecord] {
-        try await connections.query(
-            """
-            SELECT * FROM jobs WHERE \(status?.rawValue)::text IS NULL OR status = \(status?.rawValue) ORDER BY id DESC LIMIT \(limit)
-            """
-        ).map(JobRecord.init(row:))
+        try await connections.query(PostgresQuery(JobStatements.newest(status: status, limit: limit))).map(JobRecord.init(row:))
     }
 
     public func retry(id: Int64) async throws -> Bool {
@@ -148,7 +133,6 @@ public struct PostgresJobQueue: JobQueue {
     }
 
     private func latestJob(documentID: String, kind: JobRecord.Kind, in session: Session) async throws -> JobRecord? {
-        try await session.query("SELECT * FROM jobs WHERE document_id = \(documentID) AND kind = \(kind.rawValue) ORDER BY id DESC LIMIT 1")
-            .first.map(JobRecord.init(row:))
+        try await session.query(PostgresQuery(JobStatements.latest(documentID: documentID, kind: kind))).first.map(JobRecord.init(row:))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// Records from rows selected with `*` (column names as in the schema).
@@ -12,16 +13,9 @@ extension Document {
 }
 
 extension JobRecord {
+    /// A job row, read as either backend's rows are (``JobRecord/init(row:)`` over a ``PortableRow``).
     init(row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row["id"].decode(Int64.self), documentID: try row["document_id"].decode(String.self),
-            kind: try row.decode("kind", as: Kind.self), status: try row.decode("status", as: Status.self),
-            attempts: try row["attempts"].decode(Int.self), availableAt: try row["available_at"].decode(Date.self),
-            leaseOwner: try row["lease_owner"].decode(String?.self),
-            leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self),
-            errorCode: try row.decodeIfPresent("error_code", as: PreviewError.Code.self), errorMessage: try row["error_message"].decode(String?.self),
-            progress: try row["progress"].decode(Double?.self),
-            createdAt: try row["created_at"].decode(Date.self), updatedAt: try row["updated_at"].decode(Date.self))
+        try self.init(row: try PortableRow(row: row))
     }
 }
 

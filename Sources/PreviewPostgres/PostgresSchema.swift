@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 // Over 300 lines for a reason: the migrations are the schema's history, in the order they run, read

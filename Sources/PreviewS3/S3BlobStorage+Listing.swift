@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import PreviewCore
-import PreviewStore
+import PreviewDomain
 
 /// Listing, removal, quarantine and pending marks: the objects `gc`, `verify` and the reference lock work on.
 extension S3BlobStorage {

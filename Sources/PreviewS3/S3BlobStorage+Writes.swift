@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// How a blob's bytes reach the bucket checked: a single PUT or a multipart upload whose parts and

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// Blobs in an S3-compatible object store (DESIGN §5, §11): `PREFIX/objects/sha256/ab/cd/abcd…`,

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOCore
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// Parts of uploads in progress as objects under `PREFIX/staging/uploads/` in the blobs' bucket,

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 
 /// The query strings of our own links and clients: names as they are (ours), values percent-encoded

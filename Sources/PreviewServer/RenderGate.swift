@@ -1,5 +1,5 @@
 import PreviewCore
-import PreviewStore
+import PreviewDomain
 
 /// Admission for on-demand renders (a preview not in the store yet): at most ``total`` at once, at
 /// most ``perRequester`` for one requester's lane and ``perDocument`` for one document, so one

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import PreviewDocuments
-import PreviewStore
+import PreviewDomain
 
 /// The IETF draft "Resumable Uploads for HTTP" as each interop version spells it. Apple's
 /// URLSession sends version 3 (iOS 17: `Upload-Incomplete`) or 6 (iOS 18 and later:

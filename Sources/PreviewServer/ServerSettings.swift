@@ -6,7 +6,6 @@ import Logging
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 import ServiceLifecycle
 
 /// Settings of the HTTP front (DESIGN §8).

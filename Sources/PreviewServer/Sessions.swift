@@ -1,4 +1,4 @@
-import PreviewStore
+import PreviewDomain
 import Foundation
 import PreviewCore
 

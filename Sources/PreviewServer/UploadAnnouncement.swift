@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import NIOCore
-import PreviewStore
+import PreviewDomain
 
 /// Announces a resumable upload (IETF draft) the moment its request arrives, before the router
 /// reads its body: `104 (Upload Resumption Supported)` with the upload's URL, so a client whose

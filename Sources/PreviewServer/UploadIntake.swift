@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
+import PreviewDomain
 
 /// How an upload request is let in and received, the same for every way a document arrives
 /// (`POST /v1/documents`, a resumable upload's appends, the pages' upload form): a slot, room in

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewDomain
 
 /// Where blobs live, named by the SHA-256 of their bytes. ``BlobStore`` keeps them in a
 /// directory, which many hosts may share (DESIGN §11); PreviewS3's `S3BlobStorage` in an S3

@@ -2,6 +2,7 @@ import CFileAttributes
 import Crypto
 import Foundation
 import PreviewCore
+import PreviewDomain
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// One blob being written: bytes go to a file in the storage's staging folder and into a SHA-256
 /// as they arrive (an upload is never held whole in memory). `finish()` names its hash;

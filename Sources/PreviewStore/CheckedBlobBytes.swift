@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// A blob found missing from its storage, or not hashing to its name, when it was to be served.
 package struct BlobNotIntact: Error {

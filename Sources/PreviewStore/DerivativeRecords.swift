@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// The derivative cache's rows and the remembered render failures, written once for both backends
 /// over the portable layer (``PortableDatabase``).

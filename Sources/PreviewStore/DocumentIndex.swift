@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// The index of a store: documents, blobs and derivatives (DESIGN §5). A row is only ever
 /// written after the blob it names is durable in the ``BlobStore``.

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// A listing's page as one keyset statement, written once for both backends: the filters, the
 /// order's keys and the cursor after which the page starts, and a text search made the way

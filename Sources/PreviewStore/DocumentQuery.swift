@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// Which documents a listing wants: the latest version of each (owner, type, title), filtered,
 /// sorted, one page at a time.

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// Reading documents and their versions, written once for both backends over the portable layer
 /// (``PortableDatabase``).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PreviewCore
+import PreviewDomain
 
 /// A document as the SQLite index's `documents` rows hold it: the one place that knows their columns
 /// (PostgreSQL's are read in `PreviewPostgres`). The columns the schema maintains itself (`latest`,
@@ -47,10 +48,10 @@ struct DocumentRow: FetchableRecord, PersistableRecord {
         container["rotation"] = document.rotation
         container["playback"] = document.playback?.rawValue
         container["version"] = document.version
-        container["preview_status"] = document.previewStatus
+        container["preview_status"] = document.previewStatus.rawValue
         container["error_code"] = document.errorCode
         container["error_message"] = document.errorMessage
-        container["job_status"] = document.jobStatus
+        container["job_status"] = document.jobStatus?.rawValue
         container["created_at"] = document.createdAt
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// Reads a file front to back in 1 MiB chunks with plain `read(2)`. Foundation's
 /// `FileHandle.read(upToCount:)` on Linux reads 4 KiB per system call whatever the count asked

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// What `gc`, `verify` and a document without a job read and write of the index, written once for
 /// both backends over the portable layer (``PortableDatabase``).

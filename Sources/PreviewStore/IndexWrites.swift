@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewDomain
 
 /// The row writes that a document's processing comes to, the same statements on both backends,
 /// run inside one transaction of either (alone, or as steps of an ``SQLPlan``).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PreviewCore
+import PreviewDomain
 
 /// A stored blob's size and type (originals and derivatives alike).
 package struct BlobRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
@@ -115,14 +116,4 @@ public struct RenderFailure: Codable, Sendable, Equatable {
         case sourceSha256 = "source_sha256"
         case createdAt = "created_at"
     }
-}
-
-/// Where a document's preview stands (`documents.preview_status`).
-public enum PreviewStatus: String, Codable, Sendable, DatabaseValueConvertible {
-    /// Its job has not made the thumbnail yet.
-    case pending
-    case ready
-    /// A kind without a renderer: stored, no preview.
-    case noPreview = "no_preview"
-    case failed
 }

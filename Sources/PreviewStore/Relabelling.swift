@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewDomain
 
 /// New labels for a stored document: its title and type name the document, so every version takes
 /// them; its description and school are its latest version's (earlier versions keep theirs, as

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PreviewCore
+import PreviewDomain
 
 /// Listing, versions, deletion and relabelling in the embedded index.
 extension SQLiteIndex {
@@ -56,7 +57,7 @@ extension SQLiteIndex {
                     db,
                     sql: """
                         SELECT COUNT(*) FROM jobs WHERE status IN (?, ?) AND document_id IN (SELECT value FROM json_each(?))
-                        """, arguments: [JobRecord.Status.queued, JobRecord.Status.processing, ids]) ?? 0
+                        """, arguments: [JobRecord.Status.queued.rawValue, JobRecord.Status.processing.rawValue, ids]) ?? 0
             try db.execute(sql: "DELETE FROM jobs WHERE document_id IN (SELECT value FROM json_each(?))", arguments: [ids])
             if let newest = try Self.versions(of: id, in: db).first(where: { kept in !removed.contains { $0.id == kept.id } }) {
                 try db.execute(

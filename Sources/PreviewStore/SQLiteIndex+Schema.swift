@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PreviewCore
+import PreviewDomain
 
 // Over 300 lines for a reason: the migrator is the schema's history, its migrations in the order
 // they run, read top to bottom; split, that order would be scattered over files.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import PreviewCore
+import PreviewDomain
 
 /// The embedded index: SQLite beside the blobs (`index.sqlite`, WAL).
 ///

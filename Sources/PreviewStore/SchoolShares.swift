@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// A school an owner's documents are for or shared with, and how many.
 public struct School: Sendable, Equatable, Encodable {

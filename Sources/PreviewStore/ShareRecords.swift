@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// A document's share links and their visits, written once for both backends over the portable
 /// layer (``PortableDatabase``): each backend runs the same statements.

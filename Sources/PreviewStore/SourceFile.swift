@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PreviewDomain
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PreviewCore
+import PreviewDomain
 
 /// A DocPreview store: blobs and their index (DESIGN §5). The embedded default is one folder:
 /// `objects/` (content-addressed blobs), `tmp/` (writes in progress) and `index.sqlite`.

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// Local files known to hold their blob's bytes: each hashed once, then trusted only while nothing
 /// about it has changed — its device, inode, size, modification and change times. Any write,

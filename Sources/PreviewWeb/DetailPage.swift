@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewServer
 import PreviewStore
 

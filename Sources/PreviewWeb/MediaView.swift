@@ -1,7 +1,7 @@
 import Foundation
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
+import PreviewDomain
 
 /// What a document is shown as (`web/media.mustache`, the partial of the Detail, Viewer and share
 /// pages), its files addressed by ``PageParts/MediaLinks``. One case is set: why it is not shown,

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOCore
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewServer
 import PreviewStore
 

@@ -3,8 +3,8 @@ import Hummingbird
 import Logging
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewServer
-import PreviewStore
 
 /// `GET|POST /s/{token}`: a share's page (``SharedPage``), opened by anyone who has the link, with
 /// its password form when it has one. The openings and the wrong passwords are paced per visitor's

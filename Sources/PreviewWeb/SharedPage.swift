@@ -4,8 +4,8 @@ import Hummingbird
 import NIOCore
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewServer
-import PreviewStore
 
 /// `/s/{token}`: a document shared with a person who has no account. Its title and its previews
 /// (pages lazily, the image, the video with its rendition and filmstrip), the original's download

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PreviewServer
-import PreviewStore
+import PreviewDomain
 
 /// A file of the pages' own — a stylesheet or a script of `web/`, embedded in the binary when
 /// it is built, never fetched from elsewhere — served at `/assets/{name}` to anyone (it holds nothing

@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewServer
-import PreviewStore
 
 /// `GET /ui/documents/{id}/view`: one document on the whole screen — close, share, download, a
 /// counter (its page in view, or its length), a paged document's find box (its hits marked on the

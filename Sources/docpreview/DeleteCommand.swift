@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `docpreview delete ID [--version N]`: a document with all its versions, or one version.
 struct DeleteCommand: AsyncParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
+import PreviewDomain
 
 /// `docpreview jobs list|retry ID|retry-failed|backfill`.
 struct JobsCommand: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewStore
 
 /// `docpreview list`: the latest version of each document, filtered and sorted like `GET /v1/documents`.

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `docpreview preview SHA256|DOCUMENT_ID …`: a preview from the store, rendered now only if it
 /// was never rendered before.

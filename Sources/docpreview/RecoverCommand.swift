@@ -4,7 +4,6 @@ import Logging
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `docpreview recover`: make documents of the originals the index lost.
 struct RecoverCommand: AsyncParsableCommand {

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `docpreview relabel ID [--title T] [--type T] [--description D] [--school S]`: what `PATCH
 /// /v1/documents/{id}` does, under the same rules.

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `docpreview restore ID --version N`: an earlier version becomes the current one (a new version, same blob).
 struct RestoreCommand: AsyncParsableCommand {

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `docpreview stats [--owner O]`: the storage cards, from the index.
 struct StatsCommand: AsyncParsableCommand {

@@ -4,7 +4,6 @@ import Logging
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `docpreview verify`: re-hash every blob, check every reference and the index itself; exit 1 on any problem.
 struct VerifyCommand: AsyncParsableCommand {

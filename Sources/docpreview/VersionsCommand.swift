@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `docpreview versions ID`: every version of a document, newest first.
 struct VersionsCommand: AsyncParsableCommand {

@@ -4,6 +4,7 @@ import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewStore
 import PreviewTestSupport
 import Testing

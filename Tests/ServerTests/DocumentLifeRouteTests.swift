@@ -5,7 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
-import PreviewStore
+import PreviewDomain
 import PreviewTestSupport
 import Testing
 

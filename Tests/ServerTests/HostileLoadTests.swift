@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDomain
 import PreviewPipeline
 @testable import PreviewServer
 import PreviewStore

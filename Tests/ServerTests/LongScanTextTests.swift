@@ -5,7 +5,6 @@ import PreviewCore
 import PreviewPipeline
 import PreviewPoppler
 @testable import PreviewRenderers
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDomain
 @testable import PreviewServer
 @testable import PreviewS3
 import PreviewStore

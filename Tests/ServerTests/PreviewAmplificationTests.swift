@@ -12,7 +12,6 @@ import PreviewPipeline
 import PreviewPostgres
 @testable import PreviewServer
 import PreviewWeb
-import PreviewStore
 import PreviewTestSupport
 import Synchronization
 import Testing

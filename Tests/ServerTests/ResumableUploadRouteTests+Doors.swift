@@ -10,7 +10,6 @@ import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDocuments
 @testable import PreviewServer
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

@@ -9,8 +9,8 @@ import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 @testable import PreviewServer
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

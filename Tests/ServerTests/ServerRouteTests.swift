@@ -8,6 +8,7 @@ import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
 @testable import PreviewDocuments
+import PreviewDomain
 import PreviewPipeline
 import PreviewPostgres
 @testable import PreviewServer

@@ -8,7 +8,6 @@ import PreviewBackendTestSupport
 import PreviewCore
 import PreviewPipeline
 @testable import PreviewServer
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

@@ -5,11 +5,11 @@ import HummingbirdTesting
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDomain
 import PreviewPipeline
 @testable import PreviewDocuments
 @testable import PreviewServer
 @testable import PreviewWeb
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

@@ -9,7 +9,6 @@ import PreviewPipeline
 @testable import PreviewDocuments
 @testable import PreviewServer
 @testable import PreviewWeb
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

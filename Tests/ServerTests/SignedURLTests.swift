@@ -5,8 +5,8 @@ import HummingbirdTesting
 import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDomain
 @testable import PreviewServer
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

@@ -10,7 +10,6 @@ import PreviewCore
 import PreviewPostgres
 @testable import PreviewDocuments
 import PreviewServer
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

@@ -8,9 +8,9 @@ import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
 @testable import PreviewDocuments
+import PreviewDomain
 @testable import PreviewS3
 @testable import PreviewServer
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

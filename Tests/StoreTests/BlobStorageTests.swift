@@ -7,7 +7,6 @@ import PreviewDocuments
 import PreviewPipeline
 import PreviewPostgres
 @testable import PreviewS3
-import PreviewStore
 import PreviewTestSupport
 import Synchronization
 import Testing

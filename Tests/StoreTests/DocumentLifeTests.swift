@@ -4,6 +4,7 @@ import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
 @testable import PreviewDocuments
+@testable import PreviewDomain
 import PreviewPipeline
 @testable import PreviewPostgres
 @testable import PreviewStore

@@ -2,6 +2,7 @@ import Foundation
 import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
+import PreviewDomain
 import PreviewStore
 import PreviewTestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PreviewCore
+@testable import PreviewDomain
 @testable import PreviewStore
 import PreviewTestSupport
 import Testing

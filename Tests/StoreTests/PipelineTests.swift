@@ -4,10 +4,10 @@ import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewPipeline
 @testable import PreviewPostgres
 import PreviewRenderers
-import PreviewStore
 import PreviewTestSupport
 import Synchronization
 import Testing

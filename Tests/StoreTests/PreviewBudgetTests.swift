@@ -2,8 +2,8 @@ import Foundation
 import Logging
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDomain
 import PreviewPipeline
-import PreviewStore
 import PreviewTestSupport
 import Testing
 

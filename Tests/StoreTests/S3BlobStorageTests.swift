@@ -4,6 +4,7 @@ import Logging
 import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewPipeline
 import PreviewPostgres
 @testable import PreviewS3

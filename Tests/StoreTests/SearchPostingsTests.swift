@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import PreviewBackendTestSupport
 import PreviewCore
+@testable import PreviewDomain
 @testable import PreviewPostgres
 @testable import PreviewStore
 import Testing

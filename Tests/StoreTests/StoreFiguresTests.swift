@@ -4,6 +4,7 @@ import Logging
 import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDocuments
+@testable import PreviewDomain
 import PreviewPipeline
 import PreviewPostgres
 @testable import PreviewStore

@@ -7,7 +7,6 @@ import PreviewDocuments
 import PreviewPipeline
 @testable import PreviewPostgres
 import PreviewRenderers
-import PreviewStore
 import PreviewTestSupport
 import Synchronization
 import Testing

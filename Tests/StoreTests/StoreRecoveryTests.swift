@@ -5,6 +5,7 @@ import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
 @testable import PreviewDocuments
+import PreviewDomain
 @testable import PreviewPipeline
 import PreviewPostgres
 import PreviewStore

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PreviewBackendTestSupport
 import PreviewCore
+import PreviewDomain
 @testable import PreviewPipeline
 import PreviewStore
 import PreviewTestSupport

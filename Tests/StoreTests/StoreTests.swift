@@ -4,6 +4,7 @@ import PreviewBackendTestSupport
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewPipeline
 @testable import PreviewPostgres
 import PreviewRenderers

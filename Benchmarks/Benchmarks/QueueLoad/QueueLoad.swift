@@ -3,6 +3,7 @@ import Logging
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewPostgres
 import PreviewStore
 import ScaleRun

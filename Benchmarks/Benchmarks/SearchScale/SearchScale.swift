@@ -5,6 +5,7 @@ import PostgresNIO
 import PreviewComposition
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewPostgres
 import PreviewPipeline
 import PreviewStore

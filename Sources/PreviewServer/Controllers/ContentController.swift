@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewStore
 
 /// `GET|HEAD /v1/documents/{id}/content`: a document's original, streamed from its blob, with

@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `/v1/documents`: the upload (routed by ``UploadsController``, which resumes it when asked), the listing, one document, its versions, relabelling,
 /// deletion and

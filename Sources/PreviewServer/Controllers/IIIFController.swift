@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
+import PreviewDomain
 import Synchronization
 
 /// `GET /iiif/3/{identifier}/info.json` and `…/{region}/{size}/{rotation}/{quality}.{format}`:

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewStore
 
 /// `GET /v1/documents/{id}/preview`: a document's previews, stored or rendered on demand within

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// Schools: an owner's schools with their counts (`GET /v1/schools[?owner=]`), and a document shared
 /// with exactly the schools listed (`PUT /v1/documents/{id}/schools`), one share link per school.

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
+import PreviewDomain
 
 /// Share links, made and watched with the token (`POST|GET /v1/documents/{id}/shares`,
 /// `DELETE /v1/shares/{id}`, `GET /v1/shares/{id}/visits`: each opening and download with its time); a link is opened by anyone who has

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
+import PreviewDomain
 
 /// `POST /v1/documents/{id}/signed-urls` (with the token or a session): URLs of the document's
 /// files that need no token until they expire — what an app hands to an image view or a player.

@@ -5,7 +5,6 @@ import Logging
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// `GET /v1/documents/{id}/text[?page=N | ?from=N]`: a paged document's text in reading order, as
 /// its text job read it: plain text (pages separated by a form feed), or with `Accept:

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
+import PreviewDomain
 import PreviewStore
 
 /// The IETF draft's front door: an upload created by `POST /v1/uploads` or `POST /v1/documents`

@@ -3,7 +3,6 @@ import HTTPTypes
 import Hummingbird
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
 
 /// tus 1.0's front door at `/v1/uploads/tus`, with the extensions creation, creation-with-upload,
 /// creation-defer-length, termination, expiration and checksum (sha1, sha256). The labels come

@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import PreviewCore
 import PreviewDocuments
-import PreviewStore
+import PreviewDomain
 
 /// Resumable uploads, two front doors over one upload-session store (``DocumentService``'s):
 /// the IETF draft at `/v1/uploads` (and on `POST /v1/documents`, `UploadsController+Draft`) and

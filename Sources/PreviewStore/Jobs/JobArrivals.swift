@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewDomain
 
 /// Tells the idle queue workers (and link fetchers) of this process that a job (or a link) was just
 /// enqueued here, so an upload is picked up at once rather than at the workers' next poll (work

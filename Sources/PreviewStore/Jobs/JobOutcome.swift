@@ -1,4 +1,5 @@
 import PreviewCore
+import PreviewDomain
 
 /// What running a job made of its document: its facts, its preview status (with the failure, if
 /// any), the derivatives made for it and the job that follows. The queue records it with the job's own outcome in one

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// A durable job queue. The embedded driver is ``SQLiteJobQueue``; `PreviewPostgres` has one
 /// for many hosts, with `FOR UPDATE SKIP LOCKED`.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PreviewCore
+import PreviewDomain
 
 /// The job queue in the store's own SQLite index (WAL): one write transaction per lease, so
 /// workers in several processes never take the same job.
@@ -22,28 +23,18 @@ package struct SQLiteJobQueue: JobQueue {
                 if let upload { try db.execute(UploadSessions.completion(of: upload, document: stored, jobID: existing.id)) }
                 return (stored, existing, false)
             }
-            let now = Date()
-            var job = JobRecord(
-                id: nil, documentID: stored.id, status: .first(for: stored), attempts: 0,
-                availableAt: now, createdAt: now, updatedAt: now)
-            let leasing = job.status == .queued ? lease : nil
-            if let leasing {
-                job.status = .processing
-                job.attempts = 1
-                job.leaseOwner = leasing.worker
-                job.leaseExpiresAt = now.addingTimeInterval(leasing.seconds)
-            }
-            try job.insert(db)
+            let rows = try db.rows(JobStatements.first(documentID: stored.id, status: .first(for: stored), leasingTo: lease))
+            guard let job = try first(rows) else { throw UnreadableRow(table: "jobs") }
             if let upload { try db.execute(UploadSessions.completion(of: upload, document: stored, jobID: job.id)) }
             var document = stored
             document.jobStatus = job.status
-            return (document, job, leasing != nil)
+            return (document, job, job.status == .processing)
         }
     }
 
     package func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) async throws -> (job: JobRecord, document: Document)? {
         try await index.pool.write { db in
-            guard let job = try db.run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds)),
+            guard let job = try db.run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds), JobRecord.init(row:)),
                 let document = try DocumentRow.fetchOne(db, key: job.documentID)?.document
             else { return nil }
             return (job, document)
@@ -55,34 +46,32 @@ package struct SQLiteJobQueue: JobQueue {
 
     @discardableResult
     package func complete(_ job: JobRecord, recording outcome: JobOutcome?) async throws -> Bool {
-        try await index.pool.write { db in try db.run(leases.complete(job, recording: outcome)) }
+        try await index.pool.write { db in try db.run(leases.complete(job, recording: outcome), JobRecord.init(row:)) }
     }
 
     @discardableResult
     package func fail(_ job: JobRecord, error: PreviewError, retryable: Bool, recording outcome: JobOutcome?) async throws -> JobRecord {
         try await index.pool.write { db in
-            try db.run(leases.fail(job, error: error, retryable: retryable, recording: outcome))
+            try db.run(leases.fail(job, error: error, retryable: retryable, recording: outcome), JobRecord.init(row:))
         }
     }
 
     package func reportProgress(_ job: JobRecord, fraction: Double) async throws {
         try await index.pool.write { db in
-            try db.execute(
-                sql: "UPDATE jobs SET progress = ? WHERE id = ? AND status = ? AND lease_owner = ? AND attempts = ?",
-                arguments: [fraction, job.id, JobRecord.Status.processing, job.leaseOwner, job.attempts])
+            try db.execute([JobStatements.progress(of: job, fraction: fraction)])
         }
     }
 
     package func renewLease(_ job: JobRecord, leaseSeconds: TimeInterval) async throws -> Bool {
-        try await index.pool.write { db in try db.run(leases.renew(job.holder, seconds: leaseSeconds)) }
+        try await index.pool.write { db in try db.run(leases.renew(job.holder, seconds: leaseSeconds), JobRecord.init(row:)) }
     }
 
     package func release(_ job: JobRecord) async throws {
-        try await index.pool.write { db in _ = try db.run(leases.release(job.holder)) }
+        try await index.pool.write { db in _ = try db.run(leases.release(job.holder), JobRecord.init(row:)) }
     }
 
     package func job(id: Int64) async throws -> JobRecord? {
-        try await index.pool.read { db in try JobRecord.fetchOne(db, key: id) }
+        try await index.pool.read { db in try first(try db.rows(JobStatements.job(id: id))) }
     }
 
     package func queueUnlessWaiting(documentID: String, kind: JobRecord.Kind) async throws -> Bool {
@@ -99,18 +88,16 @@ package struct SQLiteJobQueue: JobQueue {
 
     package func jobs(status: JobRecord.Status?, limit: Int) async throws -> [JobRecord] {
         try await index.pool.read { db in
-            var request = JobRecord.order(JobRecord.CodingKeys.id.desc).limit(limit)
-            if let status { request = request.filter(JobRecord.CodingKeys.status == status) }
-            return try request.fetchAll(db)
+            try db.rows(JobStatements.newest(status: status, limit: limit)).map { try JobRecord(row: PortableRow(row: $0)) }
         }
     }
 
     package func retry(id: Int64) async throws -> Bool {
-        try await index.pool.write { db in try !db.run(leases.requeueFailed(key: .integer(id))).isEmpty }
+        try await index.pool.write { db in try !db.run(leases.requeueFailed(key: .integer(id)), JobRecord.init(row:)).isEmpty }
     }
 
     package func retryFailed() async throws -> Int {
-        try await index.pool.write { db in try db.run(leases.requeueFailed()).count }
+        try await index.pool.write { db in try db.run(leases.requeueFailed(), JobRecord.init(row:)).count }
     }
 
     package func counts() async throws -> [JobRecord.Status: Int] {
@@ -118,12 +105,15 @@ package struct SQLiteJobQueue: JobQueue {
     }
 
     package func reclaimLeases(where isDead: @escaping @Sendable (String) -> Bool) async throws -> Int {
-        try await index.pool.write { [leases] db in try db.run(leases.reclaim(where: isDead)) }
+        try await index.pool.write { [leases] db in try db.run(leases.reclaim(where: isDead), JobRecord.init(row:)) }
     }
 
     private func latestJob(documentID: String, kind: JobRecord.Kind, in db: Database) throws -> JobRecord? {
-        try JobRecord.filter(JobRecord.CodingKeys.documentID == documentID && JobRecord.CodingKeys.kind == kind)
-            .order(JobRecord.CodingKeys.id.desc).fetchOne(db)
+        try first(try db.rows(JobStatements.latest(documentID: documentID, kind: kind)))
     }
 
+    /// The job of the first of `rows`, if any.
+    private func first(_ rows: [Row]) throws -> JobRecord? {
+        try rows.first.map { try JobRecord(row: PortableRow(row: $0)) }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// A table of work that workers lease: jobs, link downloads, and the next queue. Its rows have a
 /// key, a status, `attempts`, `available_at`, `lease_owner`, `lease_expires_at`, `error_code`,

@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// What a job adds to the lease contract, the same on both backends: kinds and the preview's
 /// priority, a dead-lettered preview failing its document, and an outcome recorded with the

@@ -1,14 +1,8 @@
 import GRDB
 
 extension Database {
-    /// Runs `sql` (rendered for SQLite, its clock read now) and returns its rows as records: a
-    /// query's, or those an `UPDATE … RETURNING` wrote.
-    package func records<Record: FetchableRecord>(_ sql: PortableSQL) throws -> [Record] {
-        let (text, arguments) = rendered(sql)
-        return try Record.fetchAll(self, sql: text, arguments: arguments)
-    }
-
-    /// Runs `sql` and returns its rows.
+    /// Runs `sql` (rendered for SQLite, its clock read now) and returns its rows: a query's, or
+    /// those an `INSERT` or `UPDATE … RETURNING` wrote.
     package func rows(_ sql: PortableSQL) throws -> [Row] {
         let (text, arguments) = rendered(sql)
         return try Row.fetchAll(self, sql: text, arguments: arguments)
@@ -23,11 +17,21 @@ extension Database {
 extension Database {
     /// Runs `plan`'s statements in this connection's transaction, its rows read as records.
     package func run<Record: FetchableRecord, Result>(_ plan: SQLPlan<Record, Result>) throws -> Result {
+        try run(plan, reading: Record.init(row:))
+    }
+
+    /// Runs `plan`'s statements in this connection's transaction, each row read by `record` as
+    /// either backend's rows are (``PortableRow``).
+    package func run<Record, Result>(_ plan: SQLPlan<Record, Result>, _ record: (PortableRow) throws -> Record) throws -> Result {
+        try run(plan) { row in try record(PortableRow(row: row)) }
+    }
+
+    private func run<Record, Result>(_ plan: SQLPlan<Record, Result>, reading record: (Row) throws -> Record) throws -> Result {
         var next = plan
         while true {
             switch next {
             case let .done(result): return result
-            case let .statement(sql, rest): next = try rest(try records(sql))
+            case let .statement(sql, rest): next = try rest(try rows(sql).map(record))
             case let .compute(step): next = try step()
             }
         }

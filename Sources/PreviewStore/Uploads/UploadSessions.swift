@@ -1,5 +1,6 @@
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// The resumable uploads in the index, written once for both backends: an upload's row and its
 /// parts change together, an append only at the offset the row says, so two appends (or two hosts)

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// Where the bytes of uploads in progress wait until their upload completes. A part is received
 /// into a local file (``UploadPartFile``), then kept: made durable where every host of the store

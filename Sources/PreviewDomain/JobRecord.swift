@@ -1,13 +1,10 @@
 import Foundation
-import GRDB
 import PreviewCore
 
 /// A unit of work on one stored document (DESIGN §6): its facts and previews, or what its players need.
-public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "jobs"
-
+public struct JobRecord: Codable, Sendable, Equatable {
     /// What a job makes. Preview jobs come first: a thumbnail never waits behind a transcode.
-    public enum Kind: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         /// Facts, thumbnail (and an office document's pivot): the document's own status follows it.
         case preview
         /// A video's rendition and scrubbing thumbnails, queued when its preview job is done.
@@ -17,7 +14,7 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     }
 
     /// `queued`, `processing`, `done`, `failed`.
-    public enum Status: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    public enum Status: String, Codable, Sendable, CaseIterable {
         case queued, processing, done, failed
 
         /// A new job's status: done at once when its document's preview is already settled (the
@@ -43,7 +40,8 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
     package var createdAt: Date
     package var updatedAt: Date
 
-    enum CodingKeys: String, CodingKey, ColumnExpression {
+    /// Its fields as the jobs table and the CLI's JSON name them.
+    enum CodingKeys: String, CodingKey {
         case id, kind, status, attempts, progress
         case documentID = "document_id"
         case availableAt = "available_at"
@@ -73,36 +71,5 @@ public struct JobRecord: Codable, Sendable, Equatable, FetchableRecord, MutableP
         self.progress = progress
         self.createdAt = createdAt
         self.updatedAt = updatedAt
-    }
-
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
-}
-
-/// When a failed job runs again: immediately, then after 30 s, 2 min, 5 min, and 5 min from then
-/// on, up to `maxAttempts` (DESIGN §6). Input errors are not retried.
-public struct RetryPolicy: Sendable {
-    package var maxAttempts = 10
-    package var delays: [TimeInterval] = [0, 30, 120, 300]
-
-    public init() {}
-
-    /// The delay before attempt `attempts + 1`, or nil when the job has had all its attempts.
-    package func delay(afterAttempts attempts: Int) -> TimeInterval? {
-        guard attempts < maxAttempts else { return nil }
-        return delays[min(max(attempts - 1, 0), delays.count - 1)]
-    }
-
-    /// What a job or download whose worker died with it every time says once it is dead-lettered:
-    /// `work` (`Processing`, `The download`) stopped `attempts` times.
-    package static func gaveUp(_ work: String, after attempts: Int) -> String {
-        let (before, after) = gaveUp(work)
-        return before + "\(attempts)" + after
-    }
-
-    /// ``gaveUp(_:after:)`` around the attempts, for SQL that fills them in row by row.
-    package static func gaveUp(_ work: String) -> (before: String, after: String) {
-        ("\(work) stopped ", " times without finishing; giving up.")
     }
 }

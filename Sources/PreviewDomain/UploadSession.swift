@@ -2,7 +2,7 @@ import Foundation
 
 /// A resumable upload (IETF draft or tus) as the index keeps it: who sends it, under which labels,
 /// how much has arrived, and, once complete, the document it became. The bytes received so far are
-/// ``UploadPart``s in an ``UploadStaging``; only the parts the index lists count.
+/// the store's (kept as parts; only the parts the index lists count).
 package struct UploadSession: Sendable, Equatable {
     package enum Status: String, Sendable {
         /// Bytes may still be appended.
@@ -39,7 +39,7 @@ package struct UploadSession: Sendable, Equatable {
     package var documentID: String?
     package var jobID: Int64?
     package var sha256: String?
-    /// The process whose turn it is to append, and until when (``UploadSessions/takeAppending(_:appender:now:until:)``).
+    /// The process whose turn it is to append, and until when (the index's `takeAppending`).
     package var appender: String?
     package var appendingUntil: Int?
 
@@ -73,53 +73,6 @@ package struct UploadSession: Sendable, Equatable {
 
     /// Whether every declared byte has arrived.
     package var isFullyReceived: Bool { length == received }
-}
-
-/// A run of an upload's bytes, durable in the staging under `name`, starting at `start`.
-package struct UploadPart: Sendable, Equatable {
-    package var start: Int
-    package var length: Int
-    package var name: String
-
-    package init(start: Int, length: Int, name: String) {
-        self.start = start
-        self.length = length
-        self.name = name
-    }
-
-    /// A kept part's name: `SESSION/START-SHA256-RANDOM.part`, unique even where two hosts keep
-    /// the same bytes at the same offset (the one whose append the index refuses removes its own).
-    package static func name(session: String, start: Int, sha256: BlobHash) -> String {
-        "\(session)/\(start)-\(sha256.hex)-\(UploadSession.newID().prefix(16))\(keptSuffix)"
-    }
-
-    /// The SHA-256 its bytes had when kept, as its name carries it; nil for a part kept before
-    /// names carried it (only its length is checked then).
-    package var sha256: BlobHash? {
-        let file = name.split(separator: "/").last ?? ""
-        guard file.hasSuffix(Self.keptSuffix) else { return nil }
-        let pieces = file.dropLast(Self.keptSuffix.count).split(separator: "-")
-        return pieces.count >= 2 ? BlobHash(hex: String(pieces[1])) : nil
-    }
-
-    /// How the files of kept parts, and of parts still being received, end.
-    package static let keptSuffix = ".part"
-    package static let receivingSuffix = ".receiving"
-}
-
-/// What `gc` removed of the resumable uploads.
-package struct UploadCollection: Sendable, Codable, Equatable {
-    /// Uploads whose time ran out (with their parts).
-    package var uploads = 0
-    /// Kept parts that no upload listed.
-    package var strayParts = 0
-
-    package init() {}
-
-    enum CodingKeys: String, CodingKey {
-        case uploads
-        case strayParts = "stray_parts"
-    }
 }
 
 extension String {

@@ -1,13 +1,10 @@
 import Foundation
-import GRDB
 
 /// A link a person shares a document with (`/s/<token>`): to whom (`label`), until when, with what
 /// password, whether it allows the original's download, and how often it was opened. A visitor's
 /// token is looked up by its SHA-256; the token itself is kept beside it so that its owner can find
 /// the link again and give it out once more (a school's coach who lost it).
-public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "shares"
-
+public struct ShareRecord: Codable, Sendable, Equatable {
     package var id: String
     package var tokenSha256: String
     /// The version shared, or for a share of the latest version, the version that was latest when
@@ -16,7 +13,7 @@ public struct ShareRecord: Codable, Sendable, Equatable, FetchableRecord, Persis
     /// The version number it is pinned to; nil for whatever version is latest.
     package var version: Int?
     package var label: String
-    /// The school it was made for (``DocumentIndex/shareWithSchools(documentIDs:schools:making:)``), or nil.
+    /// The school it was made for (the index's `shareWithSchools`), or nil.
     package var school: String?
     /// PBKDF2-SHA256 (`pbkdf2-sha256$ROUNDS$SALT$HASH`, base64), or nil for no password.
     package var passwordHash: String?

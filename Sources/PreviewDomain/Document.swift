@@ -140,3 +140,13 @@ public struct Document: Sendable, Equatable {
 package enum DocumentStatus: String, Sendable, Encodable, CaseIterable {
     case queued, processing, done, failed
 }
+
+/// Where a document's preview stands (`documents.preview_status`).
+public enum PreviewStatus: String, Codable, Sendable {
+    /// Its job has not made the thumbnail yet.
+    case pending
+    case ready
+    /// A kind without a renderer: stored, no preview.
+    case noPreview = "no_preview"
+    case failed
+}
