@@ -58,9 +58,10 @@ public struct DocumentService: Sendable {
     /// A writer that stages an upload's bytes in the store while they arrive, for ``accept(_:labels:)``.
     package func receiving() throws -> BlobWriter { try BlobWriter(storage: store.blobs) }
 
-    /// Accepts bytes received into `writer` (an upload) under `labels`: validated like a local
-    /// file, published, and indexed with its job in one transaction. Only then is it accepted.
-    /// Throws the refusal (a ``PreviewError``) or the store's failure.
+    /// Accepts bytes received into `writer` (an upload, a link) under `labels`: they arrive as every
+    /// document does (``DocumentPipeline/arrive(_:labels:queuingWith:)``), queued: validated,
+    /// published, and indexed with its job in one transaction. Only then is it accepted. Throws the
+    /// refusal (a ``PreviewError``) or the store's failure.
     package func accept(_ writer: BlobWriter, labels: DocumentLabels) async throws -> (document: Document, job: JobRecord) {
         try await accept(writer, labels: labels, completing: nil)
     }
@@ -68,15 +69,9 @@ public struct DocumentService: Sendable {
     /// ``accept(_:labels:)``, marking resumable upload `upload` complete in the same transaction.
     func accept(_ writer: BlobWriter, labels: DocumentLabels, completing upload: String?) async throws -> (document: Document, job: JobRecord) {
         try labels.check()
-        let (validator, staged) = (Validator(configuration: pipeline.configuration), writer.stagedURL)
-        let verdict = try await offload.run(.writes) {
-            validator.validate(try ByteProbe(contentsOf: staged), fileName: labels.filename, declaredType: labels.type)
+        return try await pipeline.arrive(.received(writer), labels: labels) { record, staged in
+            try await enqueue(record, publishing: staged, completing: upload)
         }
-        if let refusal = verdict.refusal { throw refusal }
-        let record = Document(
-            labels: labels, sha256: try writer.finish(), kind: verdict.kind, size: writer.size,
-            hasRenderer: pipeline.renderers.renders(verdict.kind))
-        return try await enqueue(record, publishing: writer, completing: upload)
     }
 
     /// Ingests the local file at `url` under `labels` (`ingest`, `batch`): stored and its thumbnail

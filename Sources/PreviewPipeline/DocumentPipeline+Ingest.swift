@@ -5,8 +5,9 @@ import PreviewDomain
 import PreviewRenderers
 import PreviewStore
 
-/// A local file into the store (`ingest`, `batch`): detect, validate, copy while hashing, probe,
-/// publish, index, and the thumbnail made now.
+/// A local file's door (`ingest`, `batch`): the file opened once, a cheap check of its first bytes,
+/// a copy while hashing; then it arrives as every document does, settled now
+/// (``DocumentPipeline/arrive(_:labels:)``).
 extension DocumentPipeline {
     /// Ingests the file at `url` under `labels`. Never throws: every failure is an outcome.
     /// - Parameters:
@@ -42,7 +43,7 @@ extension DocumentPipeline {
         let source = try await offload.run(.writes) { try open(url, walked: walked) }
         let validator = Validator(configuration: configuration)
         // Validate: kind from the bytes, the declared type's rules, limits — a cheap refusal before any copy.
-        var verdict = try await offload.run(.writes) {
+        let verdict = try await offload.run(.writes) {
             validator.validate(ByteProbe(size: source.size, reader: source.read), fileName: labels.filename, declaredType: labels.type)
         }
         outcome.kind = verdict.kind.rawValue
@@ -50,98 +51,24 @@ extension DocumentPipeline {
         if let refusal = verdict.refusal { throw refusal }
 
         // Copy into the store's staging area while hashing: one read of the file, and what is
-        // probed and published is exactly what was hashed. A document already stored with these
-        // bytes and a finished preview is done (the staged copy is dropped unflushed).
-        let intake = try await take(source)
-        // The verdict that counts is the one on the bytes stored: the file may have changed in place while copied.
-        verdict = try await offload.run(.writes) { [url = intake.url] in
-            validator.validate(try ByteProbe(contentsOf: url), fileName: labels.filename, declaredType: labels.type)
-        }
-        outcome.kind = verdict.kind.rawValue
-        outcome.mime = verdict.kind.mime
-        if let refusal = verdict.refusal { throw refusal }
-        let (hash, size) = (intake.hash, intake.size)
-        outcome.sha256 = hash
-        logger[metadataKey: "preview.sha256"] = "\(hash)"
-        if let done = try await finishedDocument(hash, labels: labels) {
-            await fill(&outcome, from: done)
-            outcome.reused = true
-            return
-        }
-
-        // Facts: corrupt/encrypted/no-video files stop here, before storing. An office file is
-        // converted to its PDF pivot here; the pivot is recorded once the original is. Any other
-        // file's thumbnail is made here, bringing its facts (one renderer call).
-        let renderer = renderers.renderer(for: verdict.kind, on: offload)
-        var facts = MediaFacts()
-        var pivot: Pivot?
-        var thumbnail: Result<PreviewOutcome, PreviewError>?
-        if Renderers.needsPivot(verdict.kind) {
-            let made = try await makePivot(of: intake.url.path, source: hash, kind: verdict.kind)
-            facts = try await pivotFacts(made.record, adding: made.facts)
-            pivot = made
-        } else if let renderer {
-            (facts, thumbnail) = try await factsWithThumbnail(of: intake.url.path, source: hash, kind: verdict.kind, renderer: renderer)
-        }
-
-        // Store the original, then index this version (the blob is durable before any row names it;
-        // `gc` cannot remove a stored blob between the check and the row).
-        let record = Document(labels: labels, sha256: hash, kind: verdict.kind, size: size, facts: facts, hasRenderer: renderer != nil)
-        // Published even when stored already: a damaged copy is replaced by these bytes.
-        var document = try await store.storeOriginal(intake.writer) {
-            let document = try await store.index.insertVersion(record).document
-            if let pivot { try await store.index.recordDerivative(pivot.record, resultSize: pivot.size, resultMime: FileKind.pdf.mime) }
-            return document
-        }
-        logger[metadataKey: "preview.document"] = "\(document.id)"
-
-        // Thumbnail through the derivative cache (made already, or failed, with the facts).
-        if renderer != nil, document.previewStatus != PreviewStatus.ready {
-            do {
-                try await makeThumbnail(document, made: thumbnail)
-            } catch {
-                await fill(&outcome, from: document)
-                throw error
-            }
-            document.previewStatus = PreviewStatus.ready
-        }
-        await fill(&outcome, from: document)
+        // validated, probed and published is exactly what was hashed (the file may change in place
+        // while copied). The staged copy of bytes already finished is dropped unflushed.
+        let bytes = try await take(source)
+        outcome.sha256 = bytes.hash
+        logger[metadataKey: "preview.sha256"] = "\(bytes.hash)"
+        let arrival = try await arrive(bytes, labels: labels)
+        outcome.kind = arrival.kind.rawValue
+        outcome.mime = arrival.kind.mime
+        outcome.reused = arrival.reused
+        logger[metadataKey: "preview.document"] = "\(arrival.document.id)"
+        await fill(&outcome, from: arrival.document)
+        if let failure = arrival.thumbnailFailure { throw failure }
         logger.debug("ingested", metadata: ["preview.status": "\(outcome.status.rawValue)"])
     }
 
-    /// A file's bytes in the store: a staged copy, or, when the disk has no room for one, the blob
-    /// already stored with the same bytes.
-    enum Intake {
-        case staged(BlobWriter, hash: BlobHash)
-        case stored(hash: BlobHash, size: Int, url: URL)
-
-        /// The staged copy to publish; nil when the blob is stored already.
-        var writer: BlobWriter? {
-            if case let .staged(writer, _) = self { writer } else { nil }
-        }
-
-        var url: URL {
-            switch self {
-            case let .staged(writer, _): writer.stagedURL
-            case let .stored(_, _, url): url
-            }
-        }
-
-        var hash: BlobHash {
-            switch self {
-            case let .staged(_, hash), let .stored(hash, _, _): hash
-            }
-        }
-
-        var size: Int {
-            switch self {
-            case let .staged(writer, _): writer.size
-            case let .stored(_, size, _): size
-            }
-        }
-    }
-
-    func take(_ source: SourceFile) async throws -> Intake {
+    /// `source` copied into the store's staging area while hashing; or, when the disk has no room
+    /// for a copy, the blob already stored with the same bytes.
+    func take(_ source: SourceFile) async throws -> StagedBytes {
         do {
             let (blobs, limit) = (store.blobs, configuration.limits.maxFileBytes)
             let writer = try await offload.run(.writes) { try blobs.stage(source, limit: limit) }
@@ -171,14 +98,6 @@ extension DocumentPipeline {
         }
     }
 
-    /// The latest version of (owner, type, title) when it has these bytes and its preview is settled.
-    func finishedDocument(_ hash: BlobHash, labels: DocumentLabels) async throws -> Document? {
-        guard let latest = try await store.index.latestVersion(owner: labels.owner, type: labels.type?.id, title: labels.title),
-            latest.sha256 == hash, latest.previewStatus == PreviewStatus.ready || latest.previewStatus == PreviewStatus.noPreview
-        else { return nil }
-        return latest
-    }
-
     func fill(_ outcome: inout IngestOutcome, from document: Document) async {
         outcome.documentID = document.id
         outcome.pages = document.pages
@@ -196,38 +115,5 @@ extension DocumentPipeline {
             }
         default: break
         }
-    }
-
-    /// The facts of the file at `path` (bytes `source`), and its thumbnail: the cached one (then a
-    /// probe is the one renderer call), or made from it, bringing the facts. When the thumbnail fails, the
-    /// probe decides: a file it refuses is not ingested (its error is thrown); one it accepts is
-    /// stored, with the thumbnail's failure.
-    func factsWithThumbnail(of path: String, source: BlobHash, kind: FileKind, renderer: any AsyncRenderer)
-        async
-        throws(PreviewError) -> (MediaFacts, Result<PreviewOutcome, PreviewError>?)
-    {
-        if let hit = try await cachedPreview(source: source, kind: kind, request: .thumbnail) {
-            return (try await renderer.probe(path), .success(PreviewOutcome(record: hit, cached: true)))
-        }
-        do throws(PreviewError) {
-            let thumbnail = try await made(source: source, kind: kind, request: .thumbnail, lookingUp: false, path: path)
-            return (thumbnail.rendered?.facts ?? MediaFacts(), .success(thumbnail))
-        } catch {
-            return (try await renderer.probe(path), .failure(error))
-        }
-    }
-
-    /// Renders (or finds) the thumbnail, unless it was `made` already, and records it with the
-    /// document's preview status, either way, in one transaction.
-    func makeThumbnail(_ document: Document, made early: Result<PreviewOutcome, PreviewError>?) async throws(PreviewError) {
-        let outcome: JobOutcome
-        do throws(PreviewError) {
-            let thumbnail =
-                if let early { try early.get() } else { try await made(source: document.sha256, kind: document.kind, request: .thumbnail) }
-            outcome = JobOutcome(previewStatus: .ready, derivatives: thumbnail.new.map { [$0] } ?? [])
-        } catch {
-            outcome = .failed(error)
-        }
-        try await settle(document, with: outcome)
     }
 }
