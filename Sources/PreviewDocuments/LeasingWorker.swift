@@ -55,14 +55,19 @@ extension LeasingWorker {
         }
     }
 
-    /// The default wait of an idle slot: woken by this process's arrivals, else by the poll.
+    /// The default wait of an idle slot: ``waitForArrival(since:)``, nothing handed to it.
     func waitIdle(slot: Int, since announced: UInt64, running: RunningWork<Item>) async -> Item? {
+        await waitForArrival(since: announced)
+        return nil
+    }
+
+    /// Waits for an arrival this process announces after `announced`, or for the next poll.
+    func waitForArrival(since announced: UInt64) async {
         if let arrivals = documents.arrivals {
             _ = await arrivals.wait(since: announced, upTo: pollInterval)
         } else {
             try? await Task.sleep(for: pollInterval)
         }
-        return nil
     }
 
     /// Records an item's outcome through `record`, again while the store refuses it, until the lease

@@ -79,7 +79,7 @@ package struct QueueWorker: Service, LeasingWorker {
     /// returns the job one handed it (leased to this worker, and added to the running ones), if any.
     func waitIdle(slot: Int, since announced: UInt64, running: RunningWork<Item>) async -> Item? {
         guard let arrivals else {
-            try? await Task.sleep(for: pollInterval)
+            await waitForArrival(since: announced)
             return nil
         }
         // A reserved slot counts as a lease in flight: a drain waits for the job it is being handed.

@@ -71,48 +71,6 @@ public struct PostgresIndex: DocumentIndex {
         return (next, true)
     }
 
-    public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
-        try await connections.transaction { session in
-            // Newest first, with the running sum: the rows past the budget (the least recently used) go.
-            let rows = try await session.query(
-                """
-                WITH ranked AS (
-                    SELECT d.key, d.result_sha256, b.size,
-                           SUM(b.size) OVER (ORDER BY d.used_at DESC, d.key ROWS UNBOUNDED PRECEDING) AS running
-                    FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
-                    WHERE d.on_demand AND (\(source?.hex)::text IS NULL OR d.source_sha256 = \(source?.hex)))
-                DELETE FROM derivatives v USING ranked r WHERE v.key = r.key AND r.running > \(budget)
-                RETURNING r.result_sha256, r.size
-                """)
-            var eviction = PreviewEviction()
-            for row in rows {
-                eviction.derivatives += 1
-                eviction.bytes += try row["size"].decode(Int.self)
-                eviction.results.append(try row.hash("result_sha256"))
-            }
-            if eviction.derivatives > 0 {
-                try await session.query(
-                    """
-                    INSERT INTO counters (name, value) VALUES ('evicted_previews', \(eviction.derivatives))
-                    ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
-                    """)
-            }
-            return eviction
-        }
-    }
-
-    public func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash] {
-        guard !hashes.isEmpty else { return [] }
-        return try await connections.query(
-            """
-            DELETE FROM blobs b WHERE sha256 = ANY(\(Array(Set(hashes.map(\.hex)))))
-            AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.sha256 = b.sha256)
-            AND NOT EXISTS (SELECT 1 FROM derivatives v WHERE v.source_sha256 = b.sha256 OR v.result_sha256 = b.sha256)
-            RETURNING sha256
-            """
-        ).map { try $0.hash("sha256") }
-    }
-
     public func statistics(owner: String?) async throws -> StorageStatistics {
         try await sweepLapsedShares()
         let rows = try await connections.query(Self.statisticsQuery(owner: owner))

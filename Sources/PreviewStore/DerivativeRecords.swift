@@ -22,6 +22,42 @@ extension DocumentIndex {
         try await readPlan { SQLPlan.rows("SELECT size FROM blobs WHERE sha256 = \(hash.hex)").map { $0.first?.integer("size").map(Int.init) } }
     }
 
+    /// Forgets on-demand derivatives (of `source`, or of any), least recently used first, until
+    /// those left take at most `budget` bytes; counts them in the store's evictions.
+    package func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
+        let ofSource: PortableSQL = source.map { "AND d.source_sha256 = \($0.hex)" } ?? ""
+        return try await runPlan(serializing: nil) {
+            // Newest first, with the running sum: the rows past the budget (the least recently used) go.
+            .statement(
+                """
+                DELETE FROM derivatives WHERE key IN (
+                    SELECT key FROM (
+                        SELECT d.key, SUM(b.size) OVER (ORDER BY d.used_at DESC, d.key ROWS UNBOUNDED PRECEDING) AS running
+                        FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256 WHERE d.on_demand \(ofSource)
+                    ) ranked WHERE running > \(budget))
+                RETURNING result_sha256, (SELECT size FROM blobs WHERE blobs.sha256 = derivatives.result_sha256) AS size
+                """
+            ) { rows in
+                var eviction = PreviewEviction()
+                for row in rows {
+                    guard let hash = row.text("result_sha256").flatMap(BlobHash.init(hex:)), let size = row.integer("size") else {
+                        throw UnreadableRow(table: "derivatives")
+                    }
+                    eviction.derivatives += 1
+                    eviction.bytes += Int(size)
+                    eviction.results.append(hash)
+                }
+                guard eviction.derivatives > 0 else { return .done(eviction) }
+                return .statement(
+                    """
+                    INSERT INTO counters (name, value) VALUES ('evicted_previews', \(eviction.derivatives))
+                    ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
+                    """
+                ) { _ in .done(eviction) }
+            }
+        }
+    }
+
     /// Records a derivative whose result blob is already durable (first writer wins).
     package func recordDerivative(_ derivative: DerivativeRecord, resultSize: Int, resultMime: String) async throws {
         try await runPlan(serializing: nil) {

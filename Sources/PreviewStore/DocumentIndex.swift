@@ -30,13 +30,6 @@ public protocol DocumentIndex: PortableDatabase {
     /// another document under the new (type, title).
     func relabel(documentID id: String, to labels: Relabelling) async throws -> Document?
 
-    /// Forgets on-demand derivatives (of `source`, or of any), least recently used first, until
-    /// those left take at most `bytes`; counts them in the store's evictions.
-    func evictPreviews(source: BlobHash?, downTo bytes: Int) async throws -> PreviewEviction
-    /// Of `hashes`, the blobs that no document or derivative refers to: their rows are removed and
-    /// they are returned, for their files to be removed (under the exclusive reference lock).
-    func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash]
-
     /// Figures for the storage cards: counters kept with the rows (``StoreFigures``), a few rows read
     /// whatever the store's size.
     func statistics(owner: String?) async throws -> StorageStatistics

@@ -96,63 +96,6 @@ public final class SQLiteIndex: DocumentIndex {
         try DocumentRow(next).insert(db)
         return (next, true)
     }
-
-    // MARK: Derivatives
-
-    // MARK: The preview budget
-
-    public func evictPreviews(source: BlobHash?, downTo budget: Int) async throws -> PreviewEviction {
-        try await pool.write { db in
-            // Newest first: the running sum keeps rows while they fit, the rest (the least recently used) go.
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT d.key, d.result_sha256, b.size FROM derivatives d JOIN blobs b ON b.sha256 = d.result_sha256
-                    WHERE d.on_demand AND (:source IS NULL OR d.source_sha256 = :source) ORDER BY d.used_at DESC, d.key
-                    """, arguments: ["source": source?.hex])
-            var (kept, eviction, keys) = (0, PreviewEviction(), [String]())
-            for row in rows {
-                let size: Int = row["size"]
-                if kept + size <= budget && eviction.derivatives == 0 {
-                    kept += size
-                    continue
-                }
-                keys.append(row["key"])
-                eviction.derivatives += 1
-                eviction.bytes += size
-                if let hash = BlobHash(hex: row["result_sha256"]) { eviction.results.append(hash) }
-            }
-            guard !keys.isEmpty else { return eviction }
-            try db.execute(
-                sql: "DELETE FROM derivatives WHERE key IN (SELECT value FROM json_each(?))",
-                arguments: [String(decoding: try JSONEncoder().encode(keys), as: UTF8.self)])
-            try db.execute(
-                sql: """
-                    INSERT INTO counters (name, value) VALUES ('evicted_previews', ?)
-                    ON CONFLICT (name) DO UPDATE SET value = value + excluded.value
-                    """, arguments: [eviction.derivatives])
-            return eviction
-        }
-    }
-
-    public func forgetBlobs(ifUnused hashes: [BlobHash]) async throws -> [BlobHash] {
-        guard !hashes.isEmpty else { return [] }
-        return try await pool.write { db in
-            let unused = try String.fetchAll(
-                db,
-                sql: """
-                    SELECT value FROM json_each(?) WHERE value NOT IN (SELECT sha256 FROM documents)
-                    AND value NOT IN (SELECT source_sha256 FROM derivatives) AND value NOT IN (SELECT result_sha256 FROM derivatives)
-                    """, arguments: [String(decoding: try JSONEncoder().encode(Array(Set(hashes.map(\.hex)))), as: UTF8.self)])
-            try db.execute(
-                sql: "DELETE FROM blobs WHERE sha256 IN (SELECT value FROM json_each(?))",
-                arguments: [String(decoding: try JSONEncoder().encode(unused), as: UTF8.self)])
-            return unused.compactMap(BlobHash.init(hex:))
-        }
-    }
-
-    // MARK: Remembered failures
-
 }
 
 extension SQLiteIndex {

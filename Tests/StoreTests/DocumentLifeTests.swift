@@ -105,6 +105,27 @@ import Testing
         #expect(try await store.index.statistics() == after, "gc changes no figure")
     }
 
+    /// Forgetting blobs takes any number of hashes (more than either backend binds in one statement)
+    /// and forgets exactly the indexed blobs that nothing refers to.
+    @Test(arguments: TestBackend.available) func forgettingBlobsTakesAnyNumberOfHashes(backend: TestBackend) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await backend.open(root: folder.url.appendingPathComponent("store")).store
+        let pipeline = DocumentPipeline(store: store, offload: .forTests, logger: logger)
+        for (sample, title) in [("image.webp", "photo"), ("document-5-pages.pdf", "letter")] {
+            _ = await pipeline.ingest(Fixtures.sample(sample), labels: DocumentLabels(owner: "ana", title: title, filename: sample))
+        }
+        let letter = try #require(try await store.index.list(DocumentQuery(owner: "ana")).documents.first { $0.title == "letter" })
+        _ = try await store.index.delete(documentID: letter.id, version: nil)
+        try await store.index.forgetDeadDerivatives()
+        let (indexed, referenced) = (try await store.index.indexedBlobs(), try await store.index.referencedBlobs())
+        let unknown = (0..<70_000).map { BlobHash.of(Array("not stored \($0)".utf8)) }
+
+        let forgotten = try await store.index.forgetBlobs(ifUnused: unknown + Array(indexed))
+        #expect(Set(forgotten) == indexed.subtracting(referenced) && forgotten.contains(letter.sha256))
+        #expect(try await store.index.indexedBlobs() == referenced)
+    }
+
     @Test(arguments: TestBackend.available) func oneVersionCanGo(backend: TestBackend) async throws {
         let indexed = try await Indexed(backend)
         defer { indexed.folder.remove() }
