@@ -69,8 +69,9 @@ extension PostgresIndex {
             if labels.renames(latest) {
                 // The same lock that numbers versions: an upload under the new label waits for this rename.
                 let type = Document.typeColumn(labels.type)
-                let key = "\(latest.owner)\u{1F}\(type)\u{1F}\(labels.title)"
-                try await session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
+                if let lock = SQLDialect.postgres.serialize(name: Document.nameKey(owner: latest.owner, type: labels.type, title: labels.title)) {
+                    try await session.query(PostgresQuery(lock))
+                }
                 let taken = try await session.query(
                     """
                     SELECT 1 FROM documents WHERE owner = \(latest.owner) AND type = \(type) AND title = \(labels.title) LIMIT 1

@@ -33,44 +33,6 @@ public struct PostgresIndex: DocumentIndex {
         }
     }
 
-    public func insertVersion(_ document: Document) async throws -> (document: Document, inserted: Bool) {
-        try await connections.transaction { session in try await Self.insertVersion(document, in: session) }
-    }
-
-    /// ``insertVersion(_:)`` inside a caller's transaction. Versions of one (owner, type, title)
-    /// are numbered under a transaction-scoped advisory lock, so concurrent uploads on several
-    /// hosts get consecutive versions instead of a unique-key failure.
-    static func insertVersion(_ document: Document, in session: Session) async throws -> (document: Document, inserted: Bool) {
-        let key = "\(document.owner)\u{1F}\(document.typeColumn)\u{1F}\(document.title)"
-        try await session.query("SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))")
-        try await session.query(
-            """
-            INSERT INTO blobs (sha256, size, mime, created_at) VALUES (\(document.sha256.hex), \(document.size), \(document.mime), now())
-            ON CONFLICT DO NOTHING
-            """)
-        let latest = try await session.query(
-            """
-            SELECT * FROM documents WHERE owner = \(document.owner) AND type = \(document.typeColumn) AND title = \(document.title)
-            ORDER BY version DESC LIMIT 1
-            """
-        ).first.map(Document.init(row:))
-        if let latest, latest.sha256 == document.sha256 { return (latest, false) }
-        let next = document.nextVersion(after: latest)
-        let facts = next.facts
-        try await session.query(
-            """
-            INSERT INTO documents (id, owner, type, title, title_key, filename, description, school, search_key, sha256, kind, mime, size, pages,
-                duration_s, width, height, codec, rotation, playback, version, preview_status, error_code, error_message, created_at)
-            VALUES (\(next.id), \(next.owner), \(next.typeColumn), \(next.title), \(next.titleKey), \(next.filename), \(next.description),
-                \(next.school), \(next.searchKey), \(next.sha256.hex), \(next.kind.rawValue),
-                \(next.mime), \(next.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
-                \(facts.codec), \(facts.rotation), \(facts.playback?.rawValue), \(next.version), \(next.previewStatus.rawValue), \
-                \(next.errorCode?.rawValue), \(next.errorMessage),
-                \(next.createdAt))
-            """)
-        return (next, true)
-    }
-
     public func statistics(owner: String?) async throws -> StorageStatistics {
         try await sweepLapsedShares()
         let rows = try await connections.query(Self.statisticsQuery(owner: owner))

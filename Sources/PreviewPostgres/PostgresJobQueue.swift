@@ -23,7 +23,7 @@ public struct PostgresJobQueue: JobQueue {
         -> (document: Document, job: JobRecord, leased: Bool)
     {
         try await connections.transaction { session in
-            let (stored, inserted) = try await PostgresIndex.insertVersion(document, in: session)
+            let (stored, inserted) = try await session.run(VersionInsertion.plan(document, in: .postgres), PortableRow.init(row:))
             if !inserted, let existing = try await latestJob(documentID: stored.id, kind: .preview, in: session) {
                 if let upload { try await session.execute(UploadSessions.completion(of: upload, document: stored, jobID: existing.id)) }
                 return (stored, existing, false)

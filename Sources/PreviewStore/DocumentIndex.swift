@@ -13,10 +13,6 @@ public protocol DocumentIndex: PortableDatabase {
     /// checks; rows naming blobs the index has no row for); empty when the index is sound.
     func integrityProblems() async throws -> [String]
 
-    /// Inserts `document` as the next version of (owner, type, title), with its original's blob
-    /// row in the same transaction, unless its latest version already has the same bytes — then
-    /// that version is returned and nothing changes (idempotent).
-    func insertVersion(_ document: Document) async throws -> (document: Document, inserted: Bool)
     /// One page of the latest versions that match `query`.
     func list(_ query: DocumentQuery) async throws -> DocumentPage
     /// Removes the document that `id` is a version of (every version, or only `version`) with its

@@ -3,9 +3,10 @@ import GRDB
 import PreviewCore
 import PreviewDomain
 
-/// A document as the SQLite index's `documents` rows hold it: the one place that knows their columns
-/// (PostgreSQL's are read in `PreviewPostgres`). The columns the schema maintains itself (`latest`,
-/// `live_shares`) are never written from here.
+/// A document as the SQLite driver's GRDB record: read by key and written back whole (a relabel).
+/// It is read as both backends' rows are (``Document/init(row:)``) and inserted as on PostgreSQL
+/// (``VersionInsertion``). The columns the schema maintains itself (`latest`, `live_shares`) are
+/// never written from here.
 struct DocumentRow: FetchableRecord, PersistableRecord {
     static let databaseTableName = "documents"
 

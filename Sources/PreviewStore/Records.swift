@@ -3,21 +3,6 @@ import GRDB
 import PreviewCore
 import PreviewDomain
 
-/// A stored blob's size and type (originals and derivatives alike).
-package struct BlobRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
-    package static let databaseTableName = "blobs"
-
-    package var sha256: BlobHash
-    package var size: Int
-    package var mime: String
-    package var createdAt: Date
-
-    enum CodingKeys: String, CodingKey {
-        case sha256, size, mime
-        case createdAt = "created_at"
-    }
-}
-
 /// What a derivative was made by.
 package enum DerivativeOperation: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
     /// A picture of a page, a frame or an image (previews, thumbnails, zoom regions).

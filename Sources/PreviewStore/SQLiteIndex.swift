@@ -74,28 +74,6 @@ public final class SQLiteIndex: DocumentIndex {
     }
 
     // MARK: Documents
-
-    public func insertVersion(_ document: Document) async throws -> (document: Document, inserted: Bool) {
-        try await pool.write { db in try Self.insertVersion(document, in: db) }
-    }
-
-    /// Versions of (owner, type, title), newest first.
-    private static func versions(owner: String, type: DocumentType.ID?, title: String) -> QueryInterfaceRequest<DocumentRow> {
-        DocumentRow
-            .filter(DocumentRow.Columns.owner == owner && DocumentRow.Columns.type == Document.typeColumn(type) && DocumentRow.Columns.title == title)
-            .order(DocumentRow.Columns.version.desc)
-    }
-
-    /// ``insertVersion(_:)`` inside a caller's transaction.
-    package static func insertVersion(_ document: Document, in db: Database) throws -> (document: Document, inserted: Bool) {
-        try BlobRecord(sha256: document.sha256, size: document.size, mime: document.mime, createdAt: Date())
-            .insert(db, onConflict: .ignore)
-        let latest = try versions(owner: document.owner, type: document.type, title: document.title).fetchOne(db)?.document
-        if let latest, latest.sha256 == document.sha256 { return (latest, false) }
-        let next = document.nextVersion(after: latest)
-        try DocumentRow(next).insert(db)
-        return (next, true)
-    }
 }
 
 extension SQLiteIndex {

@@ -18,7 +18,7 @@ package struct SQLiteJobQueue: JobQueue {
         -> (document: Document, job: JobRecord, leased: Bool)
     {
         try await index.pool.write { db in
-            let (stored, inserted) = try SQLiteIndex.insertVersion(document, in: db)
+            let (stored, inserted) = try db.run(VersionInsertion.plan(document, in: .sqlite))
             if !inserted, let existing = try latestJob(documentID: stored.id, kind: .preview, in: db) {
                 if let upload { try db.execute(UploadSessions.completion(of: upload, document: stored, jobID: existing.id)) }
                 return (stored, existing, false)

@@ -130,6 +130,13 @@ public enum SQLDialect: Sendable {
         self == .sqlite ? "?" : "$\(position)"
     }
 
+    /// A statement that holds a document name's lock (``Document/nameKey``) until the transaction
+    /// ends, so that concurrent uploads on several hosts get consecutive versions instead of a
+    /// unique-key failure; nil for SQLite, whose writes are serialised.
+    package func serialize(name key: String) -> PortableSQL? {
+        self == .sqlite ? nil : "SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))"
+    }
+
     /// What ends a query that takes rows to update, so that concurrent takers skip each other's rows
     /// instead of waiting for them (`alias` names the table whose rows are taken). SQLite needs none:
     /// its writes are serialised.
