@@ -32,12 +32,6 @@ extension PostgresIndex {
             candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .postgres)) })
     }
 
-    /// Marks the shares past their expiry lapsed (``CurrentDocuments/sweep(now:)``); an index scan
-    /// that finds nothing when none has expired since the last sweep.
-    func sweepLapsedShares() async throws {
-        try await connections.query(PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")))
-    }
-
     private static func versionsQuery(of id: String, lock: Bool = false) -> PostgresQuery {
         "\(unescaped: IndexSQL.versionsOfOne) WHERE v.id = \(id) ORDER BY d.version DESC \(unescaped: lock ? "FOR UPDATE OF d" : "")"
     }

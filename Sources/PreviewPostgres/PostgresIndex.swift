@@ -33,25 +33,6 @@ public struct PostgresIndex: DocumentIndex {
         }
     }
 
-    public func statistics(owner: String?) async throws -> StorageStatistics {
-        try await sweepLapsedShares()
-        let rows = try await connections.query(Self.statisticsQuery(owner: owner))
-        var figures = try rows.map { (name: try $0["name"].decode(String.self), value: try $0["value"].decode(Int.self)) }
-        let evicted = figures.first { $0.name == "evicted_previews" }?.value ?? 0
-        figures.removeAll { $0.name == "evicted_previews" }
-        var statistics = StoreFigures.statistics(owner: owner, rows: figures)
-        if owner == nil { statistics.evictedPreviews = evicted }
-        return statistics
-    }
-
-    /// A scope's kept figures (a few dozen rows at most: one per type and kind used) and the evictions.
-    static func statisticsQuery(owner: String?) -> PostgresQuery {
-        """
-        SELECT name, value FROM figures WHERE scope = \(StoreFigures.scope(owner: owner))
-        UNION ALL SELECT 'evicted_previews', value FROM counters WHERE name = 'evicted_previews'
-        """
-    }
-
     /// The owner's (or everyone's) documents with a live share, counted from the shares.
     func sharedDocuments(owner: String?) async throws -> Int {
         try await connections.query(

@@ -26,9 +26,6 @@ public protocol DocumentIndex: PortableDatabase {
     /// another document under the new (type, title).
     func relabel(documentID id: String, to labels: Relabelling) async throws -> Document?
 
-    /// Figures for the storage cards: counters kept with the rows (``StoreFigures``), a few rows read
-    /// whatever the store's size.
-    func statistics(owner: String?) async throws -> StorageStatistics
     /// The same figures counted again from every row (slow): what `verify` checks the kept ones against.
     func recountStatistics(owner: String?) async throws -> StorageStatistics
 }

@@ -33,16 +33,6 @@ extension SQLiteIndex {
             candidates: { limit in try await count(DocumentListing.candidates(query, upTo: limit, in: .sqlite)) })
     }
 
-    /// Marks the shares past their expiry lapsed (``CurrentDocuments/sweep(now:)``); writes only
-    /// when one has expired since the last sweep.
-    func sweepLapsedShares() async throws {
-        let due = try await pool.read { db in try Bool.fetchOne(db, sql: Self.lapsedSharesQuery) ?? false }
-        if due { try await pool.write { db in try db.execute(sql: CurrentDocuments.sweep(now: Self.now)) } }
-    }
-
-    /// Whether a share has expired since the last sweep.
-    static let lapsedSharesQuery = "SELECT EXISTS (SELECT 1 FROM shares WHERE \(CurrentDocuments.expired(now: now)))"
-
     private static func versions(of id: String, in db: Database) throws -> [Document] {
         try DocumentRow.fetchAll(db, sql: "\(IndexSQL.versionsOfOne) WHERE v.id = ? ORDER BY d.version DESC", arguments: [id]).map(\.document)
     }

@@ -349,7 +349,7 @@ extension SQLiteIndex {
     }
 
     /// The time as GRDB stores dates, for the SQL both dialects share.
-    static let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+    static let now = SQLDialect.sqlite.currentTime
 
     /// An FTS5 `trigram` table `table` over `documents`' `column` (every version; the rows are
     /// `documents`' own, by rowid), built from the rows and kept by triggers `<triggers>_inserted`,

@@ -2,23 +2,8 @@ import Foundation
 import GRDB
 import PreviewCore
 
-/// The storage figures: kept by triggers (``StoreFigures``), and counted again from every row for `verify`.
+/// The storage figures counted again from every row, for `verify` (the kept ones: ``DocumentIndex/statistics(owner:)``).
 extension SQLiteIndex {
-    public func statistics(owner: String?) async throws -> StorageStatistics {
-        try await sweepLapsedShares()
-        return try await pool.read { db in
-            let rows = try Row.fetchAll(db, sql: Self.figuresQuery, arguments: [StoreFigures.scope(owner: owner)])
-            var statistics = StoreFigures.statistics(owner: owner, rows: rows.map { ($0["name"], $0["value"]) })
-            if owner == nil {
-                statistics.evictedPreviews = try Int.fetchOne(db, sql: "SELECT value FROM counters WHERE name = 'evicted_previews'") ?? 0
-            }
-            return statistics
-        }
-    }
-
-    /// A scope's kept figures: a few dozen rows at most (one per type and kind used).
-    static let figuresQuery = "SELECT name, value FROM figures WHERE scope = ?"
-
     public func recountStatistics(owner: String?) async throws -> StorageStatistics {
         try await sweepLapsedShares()
         return try await pool.read { db in

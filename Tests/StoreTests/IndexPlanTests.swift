@@ -116,13 +116,13 @@ import Testing
                         && !steps.filter { $0 != "SCAN owned" }.contains(where: growsWithTheStore),
                     "\(steps)")
             }
-            let statistics: [(String, StatementArguments)] = [
-                (SQLiteIndex.figuresQuery, [""]), (SQLiteIndex.lapsedSharesQuery, StatementArguments()),
-                (StatusCounts.query("jobs", JobRecord.Status.self), StatementArguments())
+            let statistics: [PortableSQL] = [
+                IndexStatistics.figures(owner: nil), IndexStatistics.lapsedShares(in: .sqlite),
+                "\(raw: StatusCounts.query("jobs", JobRecord.Status.self))"
             ]
-            for (sql, arguments) in statistics {
-                let steps = try plan(sql, arguments)
-                #expect(!steps.contains(where: growsWithTheStore) && steps.contains { $0.hasPrefix("SEARCH") }, "\(sql): \(steps)")
+            for statement in statistics {
+                let steps = try plan(statement)
+                #expect(!steps.contains(where: growsWithTheStore) && steps.contains { $0.hasPrefix("SEARCH") }, "\(statement): \(steps)")
             }
         }
     }
@@ -203,7 +203,8 @@ import Testing
             let walk = try await plan(PostgresQuery(PageSearch.walkStatement(owned, in: .postgres)))
             #expect(walk.contains("documents_current_owner") && !walk.contains("Seq Scan"), "\(walk)")
             for query in [
-                PostgresIndex.statisticsQuery(owner: "ana"), PostgresQuery(unsafeSQL: CurrentDocuments.sweep(now: "now()")),
+                PostgresQuery(IndexStatistics.figures(owner: "ana")), PostgresQuery(IndexStatistics.sweep(in: .postgres)),
+                PostgresQuery(IndexStatistics.lapsedShares(in: .postgres)),
                 PostgresQuery(unsafeSQL: StatusCounts.query("jobs", JobRecord.Status.self))
             ] {
                 let steps = try await plan(query)

@@ -130,6 +130,12 @@ public enum SQLDialect: Sendable {
         self == .sqlite ? "?" : "$\(position)"
     }
 
+    /// The database's current time as SQL, where a statement is composed as text (the schema's
+    /// triggers): on SQLite as GRDB stores dates, on PostgreSQL its own.
+    package var currentTime: String {
+        self == .sqlite ? "strftime('%Y-%m-%d %H:%M:%f', 'now')" : "now()"
+    }
+
     /// A statement that holds a document name's lock (``Document/nameKey``) until the transaction
     /// ends, so that concurrent uploads on several hosts get consecutive versions instead of a
     /// unique-key failure; nil for SQLite, whose writes are serialised.
