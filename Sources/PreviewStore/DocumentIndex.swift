@@ -26,8 +26,6 @@ public protocol DocumentIndex: PortableDatabase {
     /// another document under the new (type, title).
     func relabel(documentID id: String, to labels: Relabelling) async throws -> Document?
 
-    /// The same figures counted again from every row (slow): what `verify` checks the kept ones against.
-    func recountStatistics(owner: String?) async throws -> StorageStatistics
 }
 
 extension DocumentIndex {

@@ -136,6 +136,12 @@ public enum SQLDialect: Sendable {
         self == .sqlite ? "strftime('%Y-%m-%d %H:%M:%f', 'now')" : "now()"
     }
 
+    /// An aggregate of the rows' `key` and `value` columns (names of ours) into one JSON object, as
+    /// text: SQLite's `json_group_object`, PostgreSQL's `json_object_agg`; `{}` for no rows.
+    package func jsonObject(key: String, value: String) -> String {
+        self == .sqlite ? "json_group_object(\(key), \(value))" : "COALESCE(json_object_agg(\(key), \(value))::text, '{}')"
+    }
+
     /// A statement that holds a document name's lock (``Document/nameKey``) until the transaction
     /// ends, so that concurrent uploads on several hosts get consecutive versions instead of a
     /// unique-key failure; nil for SQLite, whose writes are serialised.
