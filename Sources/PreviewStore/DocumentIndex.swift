@@ -15,16 +15,6 @@ public protocol DocumentIndex: PortableDatabase {
 
     /// One page of the latest versions that match `query`.
     func list(_ query: DocumentQuery) async throws -> DocumentPage
-    /// Removes the document that `id` is a version of (every version, or only `version`) with its
-    /// jobs, so that a running job's outcome is fenced off, in one transaction with its shares: a
-    /// share of a removed version is revoked, a share of the latest version moves to the newest
-    /// version that remains (revoked when none does). Blobs stay until `gc`.
-    func delete(documentID id: String, version: Int?) async throws -> Deletion
-
-    /// Gives the document that `id` is a version of new labels (``Relabelling``); returns version
-    /// `id` as it now is, or nil when there is no such document. Throws ``LabelTaken`` when the owner has
-    /// another document under the new (type, title).
-    func relabel(documentID id: String, to labels: Relabelling) async throws -> Document?
 
 }
 

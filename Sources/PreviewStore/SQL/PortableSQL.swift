@@ -149,6 +149,12 @@ public enum SQLDialect: Sendable {
         self == .sqlite ? nil : "SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))"
     }
 
+    /// What ends a query whose rows the transaction changes next, so that another waits for them
+    /// (`alias` names the table whose rows are locked). SQLite needs none: its writes are serialised.
+    package func lockingRows(of alias: String) -> String {
+        self == .sqlite ? "" : " FOR UPDATE OF \(alias)"
+    }
+
     /// What ends a query that takes rows to update, so that concurrent takers skip each other's rows
     /// instead of waiting for them (`alias` names the table whose rows are taken). SQLite needs none:
     /// its writes are serialised.
