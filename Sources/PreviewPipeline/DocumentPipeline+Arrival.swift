@@ -17,6 +17,9 @@ import PreviewStore
 /// 4. The original is published and the version indexed, with its job when queued, under the
 ///    reference lock: the blob is durable before any row names it.
 /// 5. Settled now: the thumbnail is recorded with the document's preview status.
+///
+/// `recover` is not a door: it indexes again, queued, originals that were accepted once and whose
+/// rows were lost, without holding them to today's rules (a smaller limit would lose them for good).
 extension DocumentPipeline {
     /// A document settled now.
     package struct Arrival: Sendable {

@@ -4,7 +4,7 @@ import PreviewCore
 import PreviewDomain
 import PreviewStore
 
-/// Listing, versions, deletion and relabelling in PostgreSQL; the same behaviour as ``SQLiteIndex``'s.
+/// Listing in PostgreSQL (its text search over `tsvector` and trigrams); the same answers as ``SQLiteIndex``'s.
 extension PostgresIndex {
     public func list(_ query: DocumentQuery) async throws -> DocumentPage {
         try await list(query, search: nil)

@@ -20,11 +20,6 @@ extension JobRecord {
 }
 
 extension PostgresRandomAccessRow {
-    func hash(_ column: String) throws -> BlobHash {
-        let hex = try self[column].decode(String.self)
-        return try BlobHash(hex: hex).orThrow("SHA-256 \(hex)")
-    }
-
     /// A text column as the Swift type it spells (a kind, a status, an error code).
     func decode<Value: RawRepresentable<String>>(_ column: String, as type: Value.Type) throws -> Value {
         let text = try self[column].decode(String.self)

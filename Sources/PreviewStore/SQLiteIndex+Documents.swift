@@ -3,7 +3,7 @@ import GRDB
 import PreviewCore
 import PreviewDomain
 
-/// Listing, versions, deletion and relabelling in the embedded index.
+/// Listing in the embedded index (its text search over FTS5); the same answers as PostgreSQL's.
 extension SQLiteIndex {
     public func list(_ query: DocumentQuery) async throws -> DocumentPage {
         try await list(query, search: nil)

@@ -72,8 +72,6 @@ public final class SQLiteIndex: DocumentIndex {
             return integrity + references
         }
     }
-
-    // MARK: Documents
 }
 
 extension SQLiteIndex {
