@@ -7,7 +7,7 @@ import PreviewCore
 extension DocumentIndex {
     /// Figures for the storage cards of `owner` (nil: everyone's): counters kept with the rows, a
     /// few rows read whatever the store's size; the store's evictions with everyone's.
-    package func statistics(owner: String?) async throws -> StorageStatistics {
+    public func statistics(owner: String?) async throws -> StorageStatistics {
         try await sweepLapsedShares()
         return try await readPlan {
             SQLPlan.rows(IndexStatistics.figures(owner: owner)).map { rows in
@@ -26,7 +26,7 @@ extension DocumentIndex {
 
     /// The same figures counted again from every row (slow): what `verify` checks the kept ones
     /// against. One statement, so that every count is of one moment on either backend.
-    package func recountStatistics(owner: String?) async throws -> StorageStatistics {
+    public func recountStatistics(owner: String?) async throws -> StorageStatistics {
         try await sweepLapsedShares()
         return try await readPlan { [dialect] in
             SQLPlan.rows(IndexStatistics.recount(owner: owner, in: dialect)).map { rows in
