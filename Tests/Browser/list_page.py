@@ -126,12 +126,18 @@ def walk(browser, base, samples, size, shots, _):
         else:
             route.continue_()
 
+    def wait_for_an_append(what):
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while not held:
+            if time.monotonic() > deadline:
+                check(False, f"{size}: the page sent an append {what}")
+            page.wait_for_timeout(50)
+
     def picked_again_after(kept, completed):
         held.clear()
         page.route("**/v1/uploads/*", hold_appends)
         upload_from_list(page, [video], type_label="Highlight Video")
-        while not held:
-            page.wait_for_timeout(50)
+        wait_for_an_append("for a new upload")
         headers = {"Upload-Draft-Interop-Version": "6", "Upload-Offset": "0", "Upload-Complete": "?1" if completed else "?0",
                    "Content-Type": "application/partial-upload", "X-CSRF-Token": page.evaluate("DocPreview.csrf")}
         sent = page.request.patch(held[0].request.url, headers=headers, data=video_bytes[:kept])
@@ -140,8 +146,7 @@ def walk(browser, base, samples, size, shots, _):
         held.clear()
         upload_from_list(page, [video], type_label="Highlight Video")
         expect(page.locator("#uploads li").last.locator(".message")).to_have_text(f"Resuming at {100 * kept // len(video_bytes)} %.")
-        while not held:
-            page.wait_for_timeout(50)
+        wait_for_an_append("after resuming")
         if shots and not completed:
             page.locator("#uploads").screenshot(path=str(shots / f"list-resuming-{size}.png"))
         held[0].continue_()
