@@ -225,13 +225,15 @@
     versionProgress.value = 0;
     versionMessage.textContent = `Uploading ${file.name}: 0%`;
     const labels = { owner: main.dataset.owner, title: main.dataset.title, type: main.dataset.type };
+    const percent = (bytes) => Math.floor((100 * bytes) / Math.max(1, file.size));
+    let resumedAt = "";
     const upload = DocPreview.upload(file, labels, {
       say: (text) => { versionMessage.textContent = text; },
       progress: (bytes) => {
-        const percent = Math.floor((100 * bytes) / Math.max(1, file.size));
-        versionProgress.value = percent;
-        versionMessage.textContent = `Uploading ${file.name}: ${percent}%`;
+        versionProgress.value = percent(bytes);
+        versionMessage.textContent = `Uploading ${file.name}: ${percent(bytes)}%${resumedAt}`;
       },
+      resumed: (bytes) => { resumedAt = ` (resumed at ${percent(bytes)} %)`; },
     });
     try {
       const body = await upload.done;
