@@ -62,7 +62,7 @@ package enum OCRReading {
 extension PDFRenderer {
     /// Page `number`'s words read from its pixels (a scanned page), boxes in points as the text
     /// layer's are.
-    package func ocr(_ path: String, page number: Int, languages: String) throws(PreviewError) -> PageText {
+    public func ocr(_ path: String, page number: Int, languages: String) throws(PreviewError) -> PageText {
         try withDocument(path) { document throws(PreviewError) in
             let page = try page(number, of: document, pageCount: try pages(of: document))
             let size = pageSize(page)
@@ -88,7 +88,7 @@ extension PDFRenderer {
 extension ImageRenderer {
     /// The image's words read from its pixels (upright, as its EXIF orientation says), boxes in the
     /// image's pixels; the page is the image, `seconds` its budget.
-    package func ocr(_ path: String, languages: String, seconds: Double) throws(PreviewError) -> PageText {
+    public func ocr(_ path: String, languages: String, seconds: Double) throws(PreviewError) -> PageText {
         let load = try load(path)
         let facts = try facts(try header(path, load))
         let (fullWidth, fullHeight) = (facts.width ?? 0, facts.height ?? 0)

@@ -4,7 +4,8 @@
 // first); `transcode` makes a video's rendition (libavformat, libavcodec,
 // libavfilter, libx264), its HLS ladder (the HLS muxer, fragmented MP4) and its scrubbing thumbnails instead. A crash, a sanitizer report, a hang
 // past libFuzzer's -timeout or
-// a failure that is not a PreviewError is a finding.
+// a failure that is not a PreviewError is a finding. `ocr` reads the bytes as an image, then as a
+// PDF's first page, with Tesseract (Leptonica under it), as a scan's text job does.
 import Foundation
 import PreviewCore
 import PreviewRenderers
@@ -28,7 +29,7 @@ private let renderer: any Renderer = {
     switch target {
     case "video": return renderers.video
     case "pdf": return renderers.pdf
-    default: return renderers.image
+    default: return renderers.image  // image, ocr
     }
 }()
 
@@ -45,6 +46,12 @@ public func fuzzRenderer(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         _ = try? VideoLadder(transcoding: transcoding).make(input.path, into: ladder.path)
         try? FileManager.default.createDirectory(at: sprites, withIntermediateDirectories: true)
         _ = try? ScrubbingSprites(limits: limits).write(input.path, into: sprites.path)
+        return 0
+    }
+    if target == "ocr" {
+        let renderers = Renderers(limits: limits)
+        _ = try? renderers.image.ocr(input.path, languages: "eng", seconds: 2)
+        _ = try? renderers.pdf.ocr(input.path, page: 1, languages: "eng")
         return 0
     }
     // Outcomes are PreviewErrors by type; what matters is that nothing crashes, leaks or hangs.
