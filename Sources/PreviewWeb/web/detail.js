@@ -225,7 +225,7 @@
     versionProgress.value = 0;
     versionMessage.textContent = `Uploading ${file.name}: 0%`;
     const labels = { owner: main.dataset.owner, title: main.dataset.title, type: main.dataset.type };
-    const percent = (bytes) => Math.floor((100 * bytes) / Math.max(1, file.size));
+    const percent = (bytes) => DocPreview.uploaded(bytes, file);
     let resumedAt = "";
     const upload = DocPreview.upload(file, labels, {
       say: (text) => { versionMessage.textContent = text; },

@@ -202,7 +202,7 @@
       cancel.remove();
       if (outcome !== "accepted") progress.remove();
     };
-    const percent = (bytes) => Math.floor((100 * bytes) / Math.max(1, file.size));
+    const percent = (bytes) => DocPreview.uploaded(bytes, file);
     // "45% · resumed at 30 % · about 12 s left": the time left from the pace since this page
     // started sending; where it resumed, when it picked up an upload an earlier page began.
     let started = null;

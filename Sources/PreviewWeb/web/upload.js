@@ -22,6 +22,9 @@
   const takeTurn = () => new Promise((go) => { if (sending < 2) { sending += 1; go(); } else turns.push(go); });
   const giveTurn = () => { const next = turns.shift(); if (next) next(); else sending -= 1; };
 
+  /// How much of `file` `bytes` is, in whole percent: what the pages show of an upload.
+  DocPreview.uploaded = (bytes, file) => Math.floor((100 * bytes) / Math.max(1, file.size));
+
   /// Uploads `file` with `labels` (`owner`, `type`, `title`, `school`, `description`). `say(text)`
   /// tells where it stands in words, `progress(bytes)` how much of it the server has, `resumed(bytes)`
   /// how much the server had kept when a new page picked the file again. Returns
@@ -94,7 +97,7 @@
         else {
           resumed(offset);
           progress(offset);
-          say(`Resuming at ${Math.floor((100 * offset) / Math.max(1, file.size))} %.`);
+          say(`Resuming at ${DocPreview.uploaded(offset, file)} %.`);
         }
       }
       if (!location) await create();
