@@ -40,7 +40,7 @@ extension DocumentIndex {
             ) { rows in
                 var eviction = PreviewEviction()
                 for row in rows {
-                    guard let hash = row.text("result_sha256").flatMap(BlobHash.init(hex:)), let size = row.integer("size") else {
+                    guard let hash = row.hash("result_sha256"), let size = row.integer("size") else {
                         throw UnreadableRow(table: "derivatives")
                     }
                     eviction.derivatives += 1
@@ -50,7 +50,7 @@ extension DocumentIndex {
                 guard eviction.derivatives > 0 else { return .done(eviction) }
                 return .statement(
                     """
-                    INSERT INTO counters (name, value) VALUES ('evicted_previews', \(eviction.derivatives))
+                    INSERT INTO counters (name, value) VALUES (\(IndexStatistics.evictedPreviews), \(eviction.derivatives))
                     ON CONFLICT (name) DO UPDATE SET value = counters.value + excluded.value
                     """
                 ) { _ in .done(eviction) }
@@ -121,9 +121,9 @@ extension DocumentIndex {
 extension DerivativeRecord {
     /// A derivative as either backend returns its row.
     init(row: PortableRow) throws {
-        guard let key = row.text("key"), let source = row.text("source_sha256").flatMap(BlobHash.init(hex:)),
+        guard let key = row.text("key"), let source = row.hash("source_sha256"),
             let operation = row.text("operation").flatMap(DerivativeOperation.init(rawValue:)), let parameters = row.text("parameters"),
-            let renderer = row.text("renderer"), let result = row.text("result_sha256").flatMap(BlobHash.init(hex:)),
+            let renderer = row.text("renderer"), let result = row.hash("result_sha256"),
             let width = row.integer("width"), let height = row.integer("height"), let createdAt = row.date("created_at"),
             let onDemand = row.bool("on_demand")
         else { throw UnreadableRow(table: "derivatives") }
@@ -136,7 +136,7 @@ extension DerivativeRecord {
 extension RenderFailure {
     /// A remembered failure as either backend returns its row.
     init(row: PortableRow) throws {
-        guard let key = row.text("key"), let source = row.text("source_sha256").flatMap(BlobHash.init(hex:)),
+        guard let key = row.text("key"), let source = row.hash("source_sha256"),
             let code = row.text("code").flatMap(PreviewError.Code.init(rawValue:)), let message = row.text("message"),
             let createdAt = row.date("created_at")
         else { throw UnreadableRow(table: "render_failures") }

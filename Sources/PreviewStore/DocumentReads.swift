@@ -59,7 +59,7 @@ extension Document {
         self.init(
             id: try value("id", row.text), owner: try value("owner", row.text), type: try value("type", row.text),
             title: try value("title", row.text), filename: try value("filename", row.text), description: try value("description", row.text),
-            school: row.text("school"), sha256: try value("sha256") { row.text($0).flatMap(BlobHash.init(hex:)) },
+            school: row.text("school"), sha256: try value("sha256", row.hash),
             kind: try value("kind") { row.text($0).flatMap(FileKind.init(rawValue:)) }, mime: try value("mime", row.text),
             size: Int(try value("size", row.integer)), facts: facts, version: Int(try value("version", row.integer)),
             previewStatus: try value("preview_status") { row.text($0).flatMap(PreviewStatus.init(rawValue:)) },

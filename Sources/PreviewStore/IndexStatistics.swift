@@ -15,8 +15,8 @@ extension DocumentIndex {
                     guard let name = row.text("name"), let value = row.integer("value") else { throw UnreadableRow(table: "figures") }
                     return (name: name, value: Int(value))
                 }
-                let evicted = figures.first { $0.name == IndexStatistics.evictions }?.value ?? 0
-                figures.removeAll { $0.name == IndexStatistics.evictions }
+                let evicted = figures.first { $0.name == IndexStatistics.evictedPreviews }?.value ?? 0
+                figures.removeAll { $0.name == IndexStatistics.evictedPreviews }
                 var statistics = StoreFigures.statistics(owner: owner, rows: figures)
                 if owner == nil { statistics.evictedPreviews = evicted }
                 return statistics
@@ -61,14 +61,14 @@ extension DocumentIndex {
 
 /// The statements of ``DocumentIndex/statistics(owner:)``, for the plans' tests too.
 package enum IndexStatistics {
-    /// The counter of evicted previews, among the figures' rows.
-    static let evictions = "evicted_previews"
+    /// The counter of evicted previews (``DocumentIndex/evictPreviews(source:downTo:)`` adds to it).
+    static let evictedPreviews = "evicted_previews"
 
     /// A scope's kept figures (a few dozen rows at most: one per type and kind used) and the evictions.
     package static func figures(owner: String?) -> PortableSQL {
         """
         SELECT name, value FROM figures WHERE scope = \(StoreFigures.scope(owner: owner))
-        UNION ALL SELECT name, value FROM counters WHERE name = \(evictions)
+        UNION ALL SELECT name, value FROM counters WHERE name = \(evictedPreviews)
         """
     }
 
@@ -103,7 +103,7 @@ package enum IndexStatistics {
                 (SELECT COUNT(*) FROM results) AS previews,
                 \(sum("results")) AS preview_bytes,
                 (SELECT COUNT(*) FROM current d WHERE \(raw: IndexSQL.liveShares(now: dialect.currentTime)) > 0) AS shared_documents,
-                (SELECT CAST(COALESCE(MAX(value), 0) AS BIGINT) FROM counters WHERE name = \(evictions)) AS evicted_previews
+                (SELECT CAST(COALESCE(MAX(value), 0) AS BIGINT) FROM counters WHERE name = \(evictedPreviews)) AS evicted_previews
             """
     }
 

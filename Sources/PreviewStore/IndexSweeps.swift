@@ -59,7 +59,7 @@ extension DocumentIndex {
             """
         ) { rows in
             let hashes = try rows.map { row in
-                guard let hash = row.text("sha256").flatMap(BlobHash.init(hex:)) else { throw UnreadableRow(table: "blobs") }
+                guard let hash = row.hash("sha256") else { throw UnreadableRow(table: "blobs") }
                 return hash
             }
             return forgetting(chunks.dropFirst(), forgotten: forgotten + hashes)
@@ -77,7 +77,7 @@ extension DocumentIndex {
             SQLPlan.rows(query).map { rows in
                 Set(
                     try rows.map { row in
-                        guard let hash = row.text("hash").flatMap(BlobHash.init(hex:)) else { throw UnreadableRow(table: "a list of hashes") }
+                        guard let hash = row.hash("hash") else { throw UnreadableRow(table: "a list of hashes") }
                         return hash
                     })
             }

@@ -48,12 +48,10 @@ import Testing
         defer { folder.remove() }
         let index = try SQLiteIndex(url: folder.url.appendingPathComponent("index.sqlite"))
         try index.pool.read { db in
-            func plan(_ sql: String, _ arguments: StatementArguments = []) throws -> [String] {
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
-            }
             func plan(_ statement: PortableSQL) throws -> [String] {
                 let (sql, values) = statement.rendered(in: .sqlite)
-                return try plan(sql, StatementArguments(values.map(\.databaseValue)))
+                return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(values.map(\.databaseValue)))
+                    .map { $0["detail"] as String }
             }
             /// A table read whole, or rows sorted after they are read.
             func growsWithTheStore(_ step: String) -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PreviewDomain
 
 /// A row as either backend returns it: its columns' values by name, so that a record of ours is
 /// read from both with one initializer.
@@ -39,6 +40,11 @@ public struct PortableRow: Sendable {
         case let .text(text)?: Date.fromDatabaseValue(text.databaseValue)
         default: nil
         }
+    }
+
+    /// A blob's hash, held as its hex text; nil when the column holds none.
+    package func hash(_ column: String) -> BlobHash? {
+        text(column).flatMap(BlobHash.init(hex:))
     }
 
     package func integer(_ column: String) -> Int64? {
