@@ -42,9 +42,9 @@ public struct PostgresJobQueue: JobQueue {
         // A transaction, so that a lease PostgreSQL ends for a conflict is run again.
         try await connections.transaction { session in
             guard let job = try await run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds), on: session),
-                let document = try await session.query("SELECT * FROM documents WHERE id = \(job.documentID)").first
+                let document = try await session.run(Document.read(id: job.documentID), PortableRow.init(row:))
             else { return nil }
-            return (job, try Document(row: document))
+            return (job, document)
         }
     }
 

@@ -54,9 +54,7 @@ extension DocumentIndex {
                     WHERE id = \(version.id)
                     """
                 }
-                let relabelled = SQLPlan<PortableRow, Void>.each(updates, then: ()).then { _ in
-                    .statement("SELECT * FROM documents WHERE id = \(id)") { .done(try $0.first.map(Document.init(row:))) }
-                }
+                let relabelled = SQLPlan<PortableRow, Void>.each(updates, then: ()).then { _ in Document.read(id: id) }
                 guard labels.renames(latest) else { return relabelled }
                 // The lock that numbers versions: an upload under the new name waits for this rename.
                 let lock = dialect.serialize(name: Document.nameKey(owner: latest.owner, type: labels.type, title: labels.title))

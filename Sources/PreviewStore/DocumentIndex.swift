@@ -12,10 +12,6 @@ public protocol DocumentIndex: PortableDatabase {
     /// What the database's own consistency checks find wrong (SQLite's integrity and foreign-key
     /// checks; rows naming blobs the index has no row for); empty when the index is sound.
     func integrityProblems() async throws -> [String]
-
-    /// One page of the latest versions that match `query`.
-    func list(_ query: DocumentQuery) async throws -> DocumentPage
-
 }
 
 extension DocumentIndex {

@@ -7,7 +7,7 @@ import PreviewDomain
 extension DocumentIndex {
     /// Version `id`, or nil.
     package func document(id: String) async throws -> Document? {
-        try await documents(where: "id = \(id)").first
+        try await readPlan { Document.read(id: id) }
     }
 
     /// The documents of `ids` that exist, in one read (in no particular order).
@@ -41,6 +41,12 @@ extension DocumentIndex {
 }
 
 extension Document {
+    /// The plan that reads version `id` (nil when there is none), for a transaction that reads it
+    /// among its own statements: a leased job's document, a relabelled one.
+    package static func read(id: String) -> SQLPlan<PortableRow, Document?> {
+        .statement("SELECT * FROM documents WHERE id = \(id)") { .done(try $0.first.map(Document.init(row:))) }
+    }
+
     /// A document as either backend returns its row (the `live_shares` column when the query has it).
     package init(row: PortableRow) throws {
         func value<T>(_ column: String, _ read: (String) -> T?) throws -> T {

@@ -83,7 +83,7 @@ package struct PageSearch: Sendable {
             guard let id = row.text("id") else { continue }
             found[id, default: Match(documentID: id)].inLabels = true
         }
-        // PostgreSQL's search for several words says first how many pages it read (``pageStatement(_:in:)``).
+        // PostgreSQL's search for several words says first how many pages it read (``SearchIndex/pages(_:passing:occurrences:limit:)``).
         let readAll = pageRows.compactMap { $0.integer("candidates") }.allSatisfy { $0 <= Self.phraseCandidates }
         let matchingPages = pageRows.filter { $0.text("id") != nil }
         for row in matchingPages.prefix(Self.candidatePages) {
@@ -115,25 +115,12 @@ package struct PageSearch: Sendable {
     /// The current documents whose labels hold the text, one more than read.
     static func labelStatement(_ query: Query, in dialect: SQLDialect) -> PortableSQL {
         let conditions = PortableSQL.joined(documentConditions(query), separator: " AND ")
-        switch dialect {
-        case .sqlite:
-            // The search index first (CROSS JOIN keeps that order of the loops), then the filters.
-            return """
-                SELECT d.id AS id FROM document_search s CROSS JOIN documents d ON d.search_order = s.rowid
-                WHERE document_search MATCH \(TextSearch.labelQuery(query.labelKey, owner: query.owner)) AND \(conditions) LIMIT \
-                \(candidateLabels + 1)
-                """
-        case .postgres:
-            return """
-                SELECT d.id AS id FROM documents d WHERE d.search_key LIKE \(TextSearch.likePattern(query.labelKey)) AND \(conditions)
-                LIMIT \(candidateLabels + 1)
-                """
-        }
+        return dialect.searchIndex.labels(query, passing: conditions, limit: candidateLabels + 1)
     }
 
     /// The pages of the matching documents' current text derivatives, from the documents (for one owner).
     private static func ownerPages(_ query: Query, in dialect: SQLDialect) -> (from: String, conditions: PortableSQL) {
-        let join = dialect == .sqlite ? "CROSS JOIN" : "JOIN"
+        let join = dialect.joinInOrder
         return ("documents d \(join) derivatives x ON x.source_sha256 = d.sha256 \(join) page_texts p ON p.derivative = x.key", textConditions(query))
     }
 
@@ -167,40 +154,10 @@ package struct PageSearch: Sendable {
 
     /// The pages of current documents that hold the text, with how often, one more than read.
     static func pageStatement(_ query: Query, in dialect: SQLDialect) -> PortableSQL {
-        let (conditions, occurrences) = (textConditions(query), occurrences(query))
-        switch dialect {
-        case .sqlite:
-            // The search index first, then each page's derivative and documents (CROSS JOIN keeps that order).
-            return """
-                SELECT d.id AS id, p.derivative AS derivative, p.page AS page, \(occurrences) AS hits
-                FROM page_search s CROSS JOIN page_texts p ON p.id = s.rowid CROSS JOIN derivatives x ON x.key = p.derivative
-                CROSS JOIN documents d ON d.sha256 = x.source_sha256
-                WHERE page_search MATCH \(TextSearch.phrase(query.needle)) AND \(conditions) LIMIT \(candidatePages + 1)
-                """
-        case .postgres:
-            guard let word = longestWord(of: query.needle) else {
-                return """
-                    SELECT d.id AS id, p.derivative AS derivative, p.page AS page, \(occurrences) AS hits
-                    FROM page_texts p JOIN derivatives x ON x.key = p.derivative JOIN documents d ON d.sha256 = x.source_sha256
-                    WHERE p.search_text LIKE \(TextSearch.likePattern(query.needle)) AND \(conditions) LIMIT \(candidatePages + 1)
-                    """
-            }
-            // Words apart: pg_trgm's trigrams are each word's own, so every page holding all the words
-            // anywhere would be checked (tens of thousands for common ones). The pages holding the
-            // longest word are read instead, at most ``phraseCandidates``, and the text tested in
-            // each; a first row says how many were read (more than the bound: not complete).
-            return """
-                WITH c AS (SELECT id, derivative, page, search_text FROM page_texts WHERE search_text LIKE \(TextSearch.likePattern(word))
-                           LIMIT \(phraseCandidates + 1))
-                SELECT NULL AS id, NULL AS derivative, NULL AS page, NULL AS hits, (SELECT COUNT(*) FROM c) AS candidates
-                UNION ALL (SELECT d.id, p.derivative, p.page, \(occurrences), NULL
-                           FROM c p JOIN derivatives x ON x.key = p.derivative JOIN documents d ON d.sha256 = x.source_sha256
-                           WHERE \(dialect.holds("p.search_text", query.needle)) AND \(conditions) LIMIT \(candidatePages + 1))
-                """
-        }
+        dialect.searchIndex.pages(query, passing: textConditions(query), occurrences: occurrences(query), limit: candidatePages + 1)
     }
 
-    /// The pages holding a text of several words that PostgreSQL reads at most (``pageStatement(_:in:)``).
+    /// The pages holding a text of several words that PostgreSQL reads at most (``TrigramSearch``).
     package static let phraseCandidates = 3_000
 
     /// The longest whole word of a text of several words, when it has three characters or more

@@ -6,7 +6,6 @@ import PreviewCore
 @testable import PreviewDocuments
 @testable import PreviewDomain
 import PreviewPipeline
-@testable import PreviewPostgres
 @testable import PreviewStore
 import PreviewTestSupport
 import Testing
@@ -46,19 +45,11 @@ import Testing
             var query = query
             var documents: [Document] = []
             while true {
-                let page = try await list(query, search: search)
+                let page = try await store.index.list(query, search: search)
                 documents += page.documents
                 guard let next = page.next else { return documents }
                 #expect(DocumentCursor(token: next.token, sort: query.sort) == next, "a cursor survives its token")
                 query.after = next
-            }
-        }
-
-        private func list(_ query: DocumentQuery, search: TextSearch?) async throws -> DocumentPage {
-            switch (search, store.index) {
-            case let (search?, index as SQLiteIndex): try await index.list(query, search: search)
-            case let (search?, index as PostgresIndex): try await index.list(query, search: search)
-            default: try await store.index.list(query)
             }
         }
     }

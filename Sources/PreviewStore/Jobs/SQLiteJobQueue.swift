@@ -35,9 +35,7 @@ package struct SQLiteJobQueue: JobQueue {
     package func lease(worker: String, leaseSeconds: TimeInterval, kinds: Set<JobRecord.Kind>) async throws -> (job: JobRecord, document: Document)? {
         try await index.pool.write { db in
             guard let job = try db.run(leases.lease(worker: worker, seconds: leaseSeconds, kinds: kinds), JobRecord.init(row:)),
-                let document = try db.rows("SELECT * FROM documents WHERE id = \(job.documentID)").first.map({
-                    try Document(row: PortableRow(row: $0))
-                })
+                let document = try db.run(Document.read(id: job.documentID))
             else { return nil }
             return (job, document)
         }

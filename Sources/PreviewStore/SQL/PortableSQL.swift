@@ -115,54 +115,6 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
     }
 }
 
-/// The two SQL databases an index can live in: where their statements differ.
-public enum SQLDialect: Sendable {
-    case sqlite
-    case postgres
-
-    /// Whether `column` (a name of ours) holds `text` anywhere: SQLite's `instr`, PostgreSQL's `strpos`.
-    package func holds(_ column: String, _ text: String) -> PortableSQL {
-        self == .sqlite ? "instr(\(raw: column), \(text)) > 0" : "strpos(\(raw: column), \(text)) > 0"
-    }
-
-    /// The text that stands for the `position`th bound value (from 1).
-    func placeholder(_ position: Int) -> String {
-        self == .sqlite ? "?" : "$\(position)"
-    }
-
-    /// The database's current time as SQL, where a statement is composed as text (the schema's
-    /// triggers): on SQLite as GRDB stores dates, on PostgreSQL its own.
-    package var currentTime: String {
-        self == .sqlite ? "strftime('%Y-%m-%d %H:%M:%f', 'now')" : "now()"
-    }
-
-    /// An aggregate of the rows' `key` and `value` columns (names of ours) into one JSON object, as
-    /// text: SQLite's `json_group_object`, PostgreSQL's `json_object_agg`; `{}` for no rows.
-    package func jsonObject(key: String, value: String) -> String {
-        self == .sqlite ? "json_group_object(\(key), \(value))" : "COALESCE(json_object_agg(\(key), \(value))::text, '{}')"
-    }
-
-    /// A statement that holds a document name's lock (``Document/nameKey``) until the transaction
-    /// ends, so that concurrent uploads on several hosts get consecutive versions instead of a
-    /// unique-key failure; nil for SQLite, whose writes are serialised.
-    package func serialize(name key: String) -> PortableSQL? {
-        self == .sqlite ? nil : "SELECT pg_advisory_xact_lock(hashtextextended(\(key), 0))"
-    }
-
-    /// What ends a query whose rows the transaction changes next, so that another waits for them
-    /// (`alias` names the table whose rows are locked). SQLite needs none: its writes are serialised.
-    package func lockingRows(of alias: String) -> String {
-        self == .sqlite ? "" : " FOR UPDATE OF \(alias)"
-    }
-
-    /// What ends a query that takes rows to update, so that concurrent takers skip each other's rows
-    /// instead of waiting for them (`alias` names the table whose rows are taken). SQLite needs none:
-    /// its writes are serialised.
-    package func skipLocked(of alias: String) -> String {
-        self == .sqlite ? "" : " FOR UPDATE OF \(alias) SKIP LOCKED"
-    }
-}
-
 /// A value sent to the database as a bound parameter.
 public enum SQLValue: Sendable, Equatable {
     case text(String)
