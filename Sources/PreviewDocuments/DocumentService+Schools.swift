@@ -45,7 +45,9 @@ extension DocumentService {
         // One hash for every new link: they share the password, and each hash takes a quarter of a second.
         let passwordHash = try await hashed(request.link.password)
         let tokens = Locked<[String: String]>([:])
-        let shares = try await store.index.shareWithSchools(documentIDs: versions.map(\.id), schools: schools) { school in
+        // The document's turn is named by its first version's id: a rename changes no id.
+        let turn = versions.map(\.id).min() ?? id
+        let shares = try await store.index.shareWithSchools(document: versions[0].id, turn: turn, schools: schools) { school in
             let made = Self.newLink(
                 to: versions[0].id, version: nil, label: school, school: school, options: request.link,
                 passwordHash: passwordHash, now: now)

@@ -108,9 +108,10 @@ extension DocumentService {
         return made
     }
 
-    /// The shares of every version of document `id`, newest first.
+    /// The shares of every version of document `id`, newest first; `not_found` when there is none.
     package func shares(of id: String) async throws -> [ShareRecord] {
-        try await store.index.shares(documentIDs: try versions(of: id).map(\.id))
+        guard try await store.index.document(id: id) != nil else { throw PreviewError(.notFound, "No document \(id).") }
+        return try await store.index.shares(ofDocument: id)
     }
 
     /// Revokes share `id` at once; `not_found` when there is no such live share.

@@ -27,4 +27,10 @@ package enum IndexSQL {
     package static let versionsOfOne = """
         SELECT d.* FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title
         """
+
+    /// The ids of every version of the document that version `id` is one of, as a subquery: however
+    /// many versions it has, none of their ids is bound.
+    package static func versionIDs(of id: String) -> PortableSQL {
+        "SELECT d.id FROM documents d JOIN documents v ON d.owner = v.owner AND d.type = v.type AND d.title = v.title WHERE v.id = \(id)"
+    }
 }

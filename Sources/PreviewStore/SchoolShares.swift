@@ -20,14 +20,14 @@ public struct School: Sendable, Equatable, Encodable {
 /// Sharing a document with schools and reading an owner's schools, written once for both backends
 /// as ``SQLPlan``s that each runs in its transaction.
 package enum SchoolShares {
-    /// ``DocumentIndex/shareWithSchools(documentIDs:schools:making:)``.
-    package static func share(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
+    /// ``DocumentIndex/shareWithSchools(document:schools:making:)``.
+    package static func share(document id: String, schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
         -> SQLPlan<PortableRow, [ShareRecord]>
     {
-        let versions = PortableSQL.list(documentIDs)
-        return .statement(
+        .statement(
             """
-            SELECT * FROM shares s WHERE s.document_id IN (\(versions)) AND s.school IS NOT NULL AND \(isLive("s")) ORDER BY s.created_at, s.id
+            SELECT * FROM shares s WHERE s.document_id IN (\(IndexSQL.versionIDs(of: id))) AND s.school IS NOT NULL AND \(isLive("s"))
+            ORDER BY s.created_at, s.id
             """
         ) { rows in
             let live = try rows.map(ShareRecord.init(row:))

@@ -20,22 +20,20 @@ extension DocumentIndex {
         try await shares(where: "token_sha256 = \(tokenSha256)").first
     }
 
-    /// The shares of the documents with these (version) ids, newest first.
-    package func shares(documentIDs: [String]) async throws -> [ShareRecord] {
-        guard !documentIDs.isEmpty else { return [] }
-        return try await shares(where: "document_id IN (\(PortableSQL.list(documentIDs)))")
+    /// The shares of every version of the document that `id` is a version of, newest first.
+    package func shares(ofDocument id: String) async throws -> [ShareRecord] {
+        try await shares(where: "document_id IN (\(IndexSQL.versionIDs(of: id)))")
     }
 
-    /// Makes the live school shares of the document whose versions are `documentIDs` exactly one
+    /// Makes the live school shares of the document that `document` is a version of exactly one
     /// per school of `schools`, in one transaction: revokes those of other schools and inserts
     /// `making(school)` for each school without one. Returns them in the order of `schools`. Two
-    /// changes of one document's schools take turns.
-    package func shareWithSchools(documentIDs: [String], schools: [String], making: @escaping @Sendable (String) -> ShareRecord)
-        async throws -> [ShareRecord]
-    {
-        try await runPlan(serializing: "schools:" + documentIDs.sorted().joined(separator: ",")) {
-            SchoolShares.share(documentIDs: documentIDs, schools: schools, making: making)
-        }
+    /// changes of one document's schools take turns (`turn` names the document, the same for
+    /// each of them).
+    package func shareWithSchools(
+        document: String, turn: String, schools: [String], making: @escaping @Sendable (String) -> ShareRecord
+    ) async throws -> [ShareRecord] {
+        try await runPlan(serializing: "schools:" + turn) { SchoolShares.share(document: document, schools: schools, making: making) }
     }
 
     /// The schools of `owner`'s current documents and of their live shares (everyone's when nil), by name.

@@ -40,7 +40,7 @@ import Testing
                 var liveCounts: [Int] = []
                 for document in mostShared {
                     liveCounts.append(
-                        try await store.index.shares(documentIDs: try await store.index.versions(of: document.id).map(\.id)).filter { $0.isLive() }
+                        try await store.index.shares(ofDocument: document.id).filter { $0.isLive() }
                             .count)
                 }
                 #expect(liveCounts == liveCounts.sorted(by: >) && Set(mostShared.map(\.id)) == Set(listed.map(\.id)), "\(step): most shared")
