@@ -28,7 +28,7 @@ struct IsolationOptions: ParsableArguments {
 struct RenderChildCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "render-child", shouldDisplay: false)
 
-    @Flag(help: "Serve background calls: every thread under SCHED_IDLE.")
+    @Flag(help: "Serve background calls: every thread under SCHED_BATCH at nice 10.")
     var background = false
     @Argument var limits: String
 

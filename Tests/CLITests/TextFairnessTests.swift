@@ -42,7 +42,7 @@ import Testing
         #expect(thumbnail["status"] as? String == "done")
         let statuses = try textJobs()
         #expect(statuses.filter { $0 == "processing" }.count == 1, "one scan read at a time; the thumbnail did not wait for their words: \(statuses)")
-        // Issue 69: the scans are read by a child of their own under SCHED_IDLE; the thumbnails' children run at ordinary priority.
+        // Issue 69: the scans are read by a child of their own at background priority; the thumbnails' children run at ordinary priority.
         let children = server.renderers
         #expect(children.contains { $0.background } && children.contains { !$0.background }, "\(children)")
         for child in children {

@@ -3,8 +3,9 @@ import PreviewTestSupport
 import Testing
 
 /// A running job keeps its lease while its worker lives, however long it runs: two `worker`
-/// processes on one store with leases of 4 s; the first takes a playback job of a minute of 720p
-/// and renews its lease every third of it; the second, started while it runs, never takes the job
+/// processes on one store with leases of 4 s; the first takes a playback job of 20 s of 720p (some
+/// seconds here, ten times as long on a machine other work keeps busy, where a background child
+/// gets a tenth of a core) and renews its lease every third of one; the second, started while it runs, never takes the job
 /// over, which ends done on its first attempt. (Worker processes of their own: the renewals run on
 /// a Swift pool that no test blocks.)
 @Suite(.blocking) struct WorkerLeaseTests {
@@ -13,7 +14,7 @@ import Testing
         defer { folder.remove() }
         let store = folder.url.appendingPathComponent("store").path
         let clip = folder.url.appendingPathComponent("clip.avi")
-        try MediaTools.aviClip(clip, size: "1280x720", seconds: 60)
+        try MediaTools.aviClip(clip, size: "1280x720", seconds: 20)
         #expect(try DocPreviewProcess.run(["ingest", clip.path, "--store", store]).status == 0)
         #expect(try DocPreviewProcess.run(["jobs", "backfill", "--store", store, "--json"]).json?["playback"] as? Int == 1)
         func playbackJob() throws -> [String: Any]? {

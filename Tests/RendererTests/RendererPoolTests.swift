@@ -32,7 +32,7 @@ import Testing
     }
 }
 
-/// Background calls (text and playback jobs) have renderer children of their own, under `SCHED_IDLE`.
+/// Background calls (text and playback jobs) have renderer children of their own, at background priority.
 @Suite struct BackgroundChildrenTests {
     /// A background call that never ends holds the one background child; a render a person waits
     /// for is answered meanwhile, by an ordinary child.
@@ -61,5 +61,31 @@ import Testing
             #expect(WorkPriority.isLowered(child.pid) == child.background, "child \(child.pid), background: \(child.background)")
         }
         stuck.cancel()
+    }
+
+    /// A background child that keeps working past its deadline, as one kept waiting on a busy
+    /// machine does, is given more time and answers; a hung one still ends at its first deadline
+    /// (twenty more would outlast the test's minute); an interactive call is given no more time.
+    @Test(.timeLimit(.minutes(1))) func aBackgroundCallStillAtWorkOutlivesItsDeadline() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let starved = try folder.file("starved.pdf", [UInt8](Fixtures.hookPDF("starved:8")))
+        let hanging = try folder.file("hanging.pdf", [UInt8](Fixtures.hookPDF("hang")))
+        var limits = Limits()
+        limits.jobSeconds = 6
+        let pool = RendererPool(
+            executable: RendererPool.currentExecutable, size: 1, backgroundSize: 1, limits: limits, logger: Logger(label: "test"),
+            childEnvironment: [RendererChild.testHooksVariable: "1"])
+        let (renderers, offload) = (Renderers(isolation: pool), Offload.forTests)
+        func read(_ file: URL, as priority: WorkPriority) async throws {
+            _ = try await WorkPriority.$current.withValue(priority) {
+                try await renderers.text(ofPDF: file.path, page: 1, ocr: nil, on: offload)
+            }
+        }
+        try await read(starved, as: .background)
+        for (file, priority) in [(hanging, WorkPriority.background), (starved, .interactive)] {
+            let error = await #expect(throws: PreviewError.self, "\(file.lastPathComponent), \(priority)") { try await read(file, as: priority) }
+            #expect(error?.code == .timeout, "\(String(describing: error))")
+        }
     }
 }

@@ -18,7 +18,7 @@ public final class Offload: Sendable {
         case hashes
         /// Renders of background work (``WorkPriority/background``): given a width of its own, they
         /// never take a thread from the renders a person waits for. Its threads keep ordinary priority: a thread of this
-        /// process under `SCHED_IDLE` would pass it on to every thread it happens to start (Dispatch
+        /// process at a lower priority would pass it on to every thread it happens to start (Dispatch
         /// starts the cooperative pool's from whichever thread enqueues), and requests would then run on them.
         case background
     }

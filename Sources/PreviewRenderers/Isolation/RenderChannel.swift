@@ -127,19 +127,23 @@ enum RenderChannel {
     }
 
     /// The next frame, `.malformed` when it announces more than `limit` bytes; waits at most until
-    /// `deadline` (nil: as long as it takes).
-    static func read(from descriptor: Int32, limit: Int, deadline: ContinuousClock.Instant?) throws(Failure) -> [UInt8] {
-        let header = try readExactly(4, from: descriptor, deadline: deadline)
+    /// `deadline` (nil: as long as it takes), or until the later instant `extend` gives then (nil: none).
+    static func read(
+        from descriptor: Int32, limit: Int, deadline: ContinuousClock.Instant?,
+        extend: () -> ContinuousClock.Instant? = { nil }
+    ) throws(Failure) -> [UInt8] {
+        var deadline = deadline
+        let header = try readExactly(4, from: descriptor, deadline: &deadline, extend: extend)
         let length = Int(header.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).bigEndian })
         guard length <= limit else { throw .malformed }
-        return try readExactly(length, from: descriptor, deadline: deadline)
+        return try readExactly(length, from: descriptor, deadline: &deadline, extend: extend)
     }
 
     static func read<T: Decodable>(
         _ type: T.Type, from descriptor: Int32, limit: Int,
-        deadline: ContinuousClock.Instant?
+        deadline: ContinuousClock.Instant?, extend: () -> ContinuousClock.Instant? = { nil }
     ) throws(Failure) -> T {
-        let bytes = try read(from: descriptor, limit: limit, deadline: deadline)
+        let bytes = try read(from: descriptor, limit: limit, deadline: deadline, extend: extend)
         guard let value = try? JSONDecoder().decode(type, from: Data(bytes)) else { throw .malformed }
         return value
     }
@@ -156,13 +160,20 @@ enum RenderChannel {
         }
     }
 
-    private static func readExactly(_ count: Int, from descriptor: Int32, deadline: ContinuousClock.Instant?) throws(Failure) -> [UInt8] {
+    private static func readExactly(
+        _ count: Int, from descriptor: Int32, deadline: inout ContinuousClock.Instant?,
+        extend: () -> ContinuousClock.Instant?
+    ) throws(Failure) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var offset = 0
         while offset < count {
-            if let deadline {
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                guard remaining > .zero else { throw .timedOut }
+            if let current = deadline {
+                let remaining = ContinuousClock.now.duration(to: current)
+                guard remaining > .zero else {
+                    guard let later = extend() else { throw .timedOut }
+                    deadline = later
+                    continue
+                }
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
                 let milliseconds = Int32(min(Double(Int32.max), max(1, (remaining / .milliseconds(1)).rounded(.up))))
                 let ready = poll(&poller, 1, milliseconds)

@@ -25,7 +25,7 @@ package enum RendererChild {
     }
 
     /// Serves calls until stdin closes; returns the exit status. A `background` child runs every
-    /// thread under `SCHED_IDLE` (``WorkPriority``).
+    /// thread at background priority (``WorkPriority``).
     package static func run(limits: Limits, background: Bool = false) -> Int32 {
         if background { WorkPriority.lowerProcess() }
         exitWithParent()
@@ -256,6 +256,15 @@ package enum RendererChild {
             raise(SIGSEGV)
         }
         if head.contains("docpreview-test-hang") { while true { sleep(60) } }
+        if let seconds = head.firstMatch(of: /docpreview-test-starved:(\d+)/).flatMap({ Int($0.output.1) }) {
+            // A child kept waiting on a busy machine: at work a tenth of the time, for `seconds`.
+            let end = ContinuousClock.now + .seconds(seconds)
+            while ContinuousClock.now < end {
+                let slice = ContinuousClock.now + .milliseconds(10)
+                while ContinuousClock.now < slice {}
+                usleep(90_000)
+            }
+        }
         if head.contains("docpreview-test-garbage") {
             // A child taken over by a hostile file: claims a 2 GiB answer and keeps talking.
             var length = UInt32(0x8000_0000).bigEndian

@@ -17,7 +17,7 @@ import PreviewCore
 /// that no other process uses at the same time (``OfficeProfiles``) and is replaced when it asks to be.
 ///
 /// Background calls (``WorkPriority/background``: the queue's text and playback jobs) have
-/// children of their own too, `backgroundSize` of them, each under `SCHED_IDLE` from its start
+/// children of their own too, `backgroundSize` of them, each at background priority from its start
 /// (`render-child --background`): a page a person waits for never waits for a child a text job
 /// holds, nor shares a core with one on equal terms.
 public final class RendererPool: Sendable {
@@ -47,7 +47,9 @@ public final class RendererPool: Sendable {
         group = SlotGroup((0..<max(1, size)).map { _ in Slot(executable: executable, arguments: arguments, environment: childEnvironment) })
         backgroundGroup = SlotGroup(
             (0..<max(1, backgroundSize)).map { _ in
-                Slot(executable: executable, arguments: ["render-child", "--background", limitsArgument], environment: childEnvironment)
+                Slot(
+                    executable: executable, arguments: ["render-child", "--background", limitsArgument], background: true,
+                    environment: childEnvironment)
             })
         profiles = OfficeProfiles(count: max(1, officeSize))
         officeGroup = SlotGroup(

@@ -1,4 +1,3 @@
-internal import CProcessControl
 import Foundation
 import PreviewCore
 import Synchronization
@@ -71,16 +70,20 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
     private let environment: [String: String]
     /// Where files for an office child go (its workspace's inbox); nil for other children.
     let inbox: URL?
+    /// Whether the child runs as background work (``WorkPriority``): a call's deadline is then
+    /// extended while the child keeps working (``exchange(_:deadline:progress:firstPage:)``).
+    let background: Bool
     private var child: Child? {
         didSet { childPID.store(child?.pid ?? 0, ordering: .relaxed) }
     }
     /// The child's process id (0: none), for readers that do not hold the slot.
     private let childPID = Atomic<pid_t>(0)
 
-    init(executable: URL, arguments: [String], inbox: URL? = nil, environment: [String: String] = [:]) {
+    init(executable: URL, arguments: [String], inbox: URL? = nil, background: Bool = false, environment: [String: String] = [:]) {
         self.executable = executable
         self.arguments = arguments
         self.inbox = inbox
+        self.background = background
         self.environment = environment
     }
 
@@ -101,6 +104,21 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
         taken.store(false, ordering: .releasing)
     }
 
+    /// The most times a background child's deadline is extended (``exchange(_:deadline:progress:firstPage:)``).
+    static let backgroundExtensions = 20
+
+    /// What extends a background call's deadline by `interval`: while `child` used CPU time since
+    /// the last deadline, at most ``backgroundExtensions`` times; nil when it ends the call.
+    private static func patience(with child: Child, extendingBy interval: Duration) -> () -> ContinuousClock.Instant? {
+        var (used, left) = (child.cpuTicks, backgroundExtensions)
+        return {
+            let now = child.cpuTicks
+            guard left > 0, let before = used, let now, now > before else { return nil }
+            (used, left) = (now, left - 1)
+            return ContinuousClock.now + interval
+        }
+    }
+
     enum Outcome {
         case answered(RenderReply, [UInt8]?)
         case timedOut
@@ -113,6 +131,12 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
     /// took the slot. A child that died while idle is replaced first, so its death is never blamed
     /// on this call; one found stopped at the deadline counts as dead (`SIGSTOP`), not as a file
     /// that took too long.
+    ///
+    /// A background child on a busy machine gets a tenth of a core, so its call may take many times
+    /// what it would take alone: at its deadline it is given the same time again, as long as it used
+    /// CPU time since the last deadline, at most ``backgroundExtensions`` times. A child that does
+    /// nothing (hung) is still ended at its first deadline, and its CPU time stays bounded by its
+    /// own limit (`RLIMIT_CPU`).
     func exchange(
         _ call: RenderCall, deadline: ContinuousClock.Instant, progress: (Double) -> Void,
         firstPage: (RenderedImage) -> Void
@@ -128,29 +152,40 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
             return .failed("the renderer could not start: \(error)")
         }
         self.child = child
+        // Each read waits until the call's deadline as it stands, extended or not.
+        var deadline = deadline
+        let patience = background ? Self.patience(with: child, extendingBy: ContinuousClock.now.duration(to: deadline)) : { nil }
+        let extend = { () -> ContinuousClock.Instant? in
+            let later = patience()
+            if let later { deadline = later }
+            return later
+        }
+        func nextReply() throws(RenderChannel.Failure) -> RenderReply {
+            try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline, extend: extend)
+        }
         do throws(RenderChannel.Failure) {
             try RenderChannel.write(call, to: child.input)
-            var reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
+            var reply = try nextReply()
             // An encoding call tells how far it has come before it answers.
             while call.operation.encodes, let fraction = reply.progress, reply.rendition == nil, reply.ladder == nil, reply.failure == nil {
                 guard (0...1).contains(fraction) else { throw .malformed }
                 progress(fraction)
-                reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
+                reply = try nextReply()
             }
             // A conversion asked for its first page sends it first, at most once.
             if call.operation == .convert, call.request != nil, reply.firstPage == true, reply.failure == nil {
-                let image = try RenderChannel.read(from: child.output, limit: RenderChannel.maxImage, deadline: deadline)
+                let image = try RenderChannel.read(from: child.output, limit: RenderChannel.maxImage, deadline: deadline, extend: extend)
                 guard reply.isPlausibleImage(for: call, bytes: image), let width = reply.width, let height = reply.height,
                     let format = reply.format
                 else { throw .malformed }
                 firstPage(RenderedImage(bytes: image, format: format, width: width, height: height, facts: reply.facts ?? MediaFacts()))
-                reply = try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
+                reply = try nextReply()
             }
             let bytes =
                 reply.failure == nil && call.operation.sendsBytes
                 ? try RenderChannel.read(
                     from: child.output, limit: call.operation == .convert ? RenderChannel.maxPivot : RenderChannel.maxImage,
-                    deadline: deadline) : nil
+                    deadline: deadline, extend: extend) : nil
             // The child is not trusted: an answer that cannot be right ends it like a malformed one.
             guard reply.isPlausible(for: call, bytes: bytes) else { throw .malformed }
             if reply.retire == true {
@@ -174,79 +209,6 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
                 return .failed("the renderer sent a malformed or oversized answer; it was stopped")
             }
         }
-    }
-}
-
-/// A running `render-child` with its two pipe ends, reaped by `kill()`.
-final class Child {
-    let pid: pid_t
-    let input: Int32
-    let output: Int32
-
-    init(executable: URL, arguments: [String], environment: [String: String]) throws {
-        let variables = Self.environment(ProcessInfo.processInfo.environment).merging(environment) { _, own in own }.map { "\($0.key)=\($0.value)" }
-        var pid: pid_t = 0
-        var input: Int32 = -1
-        var output: Int32 = -1
-        let result = CStrings.with([executable.path] + arguments) { argv in
-            CStrings.with(variables) { envp in docpreview_spawn_piped(executable.path, argv, envp, &pid, &input, &output) }
-        }
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO) }
-        self.pid = pid
-        self.input = input
-        self.output = output
-    }
-
-    /// What a child may know of its parent's environment: locale, temporary folder, the libraries'
-    /// own settings, sanitizer options and test hooks. Never tokens, database addresses or anything
-    /// else a deployment keeps there.
-    static func environment(_ parent: [String: String]) -> [String: String] {
-        let names: Set = [
-            "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "DOCPREVIEW_LOG_LEVEL", RendererChild.testHooksVariable,
-            "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"
-        ]
-        var environment = parent.filter { names.contains($0.key) || $0.key.hasPrefix("VIPS") || $0.key.hasPrefix("DOCPREVIEW_VIPS") }
-        environment["PATH"] = "/usr/bin:/bin"
-        // No Swift backtrace in children: it takes seconds, and the crash is reported by signal anyway.
-        environment["SWIFT_BACKTRACE"] = "enable=no"
-        return environment
-    }
-
-    /// The status `waitpid` reaped while the child was checked on, if it has ended.
-    private var reaped: Int32?
-
-    /// False once the child has ended (reaped here, so ``kill()`` reports how).
-    var isRunning: Bool {
-        guard reaped == nil else { return false }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
-        reaped = status
-        return false
-    }
-
-    /// Whether the child is stopped (SIGSTOP, a debugger): from its state in /proc.
-    var isStopped: Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let afterName = stat.range(of: ") ", options: .backwards)
-        else { return false }
-        return ["T", "t"].contains(stat[afterName.upperBound...].prefix(1))
-    }
-
-    /// Kills the child, waits for it and closes the pipes: its exit code, or the signal it died of.
-    @discardableResult
-    func kill() -> (exitCode: Int32, signal: Int32?) {
-        close(input)
-        close(output)
-        var status: Int32 = 0
-        if let reaped {
-            status = reaped
-        } else {
-            Glibc.kill(pid, SIGKILL)
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        }
-        let signal = status & 0x7F
-        // A child already dead of its own signal reports that one; else ours (SIGKILL) or an exit code.
-        return signal == 0 ? ((status >> 8) & 0xFF, nil) : (0, signal)
     }
 }
 
