@@ -51,22 +51,25 @@ final class Child {
 
     /// Whether the child is stopped (SIGSTOP, a debugger): from its state in /proc.
     var isStopped: Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let afterName = stat.range(of: ") ", options: .backwards)
-        else { return false }
-        return ["T", "t"].contains(stat[afterName.upperBound...].prefix(1))
+        guard let state = statFields?.first else { return false }
+        return state == "T" || state == "t"
     }
 
     /// The CPU time the child's threads have used, in clock ticks (`utime` + `stime` in /proc); nil
     /// when it cannot be read.
     var cpuTicks: Int? {
+        // After the name: the state (field 3), …, utime (14) and stime (15).
+        guard let fields = statFields, fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
+        return user + system
+    }
+
+    /// The fields of `/proc/PID/stat` after the command's name (which may hold spaces), the state
+    /// first; nil when it cannot be read.
+    private var statFields: [Substring]? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let afterName = stat.range(of: ") ", options: .backwards)
         else { return nil }
-        // After the name: the state (field 3), …, utime (14) and stime (15).
-        let fields = stat[afterName.upperBound...].split(separator: " ")
-        guard fields.count > 12, let user = Int(fields[11]), let system = Int(fields[12]) else { return nil }
-        return user + system
+        return stat[afterName.upperBound...].split(separator: " ")
     }
 
     /// Kills the child, waits for it and closes the pipes: its exit code, or the signal it died of.
