@@ -34,17 +34,22 @@ import Testing
 
 /// Background calls (text and playback jobs) have renderer children of their own, at background priority.
 @Suite struct BackgroundChildrenTests {
+    /// A pool of one ordinary and one background child that obey the test hooks, with a job's time of `jobSeconds`.
+    static func hookedPool(jobSeconds: Double) -> RendererPool {
+        var limits = Limits()
+        limits.jobSeconds = jobSeconds
+        return RendererPool(
+            executable: RendererPool.currentExecutable, size: 1, backgroundSize: 1, limits: limits, logger: Logger(label: "test"),
+            childEnvironment: [RendererChild.testHooksVariable: "1"])
+    }
+
     /// A background call that never ends holds the one background child; a render a person waits
     /// for is answered meanwhile, by an ordinary child.
     @Test(.timeLimit(.minutes(3))) func aRenderIsAnsweredWhileABackgroundCallHoldsItsChild() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let hanging = try folder.file("hanging.pdf", [UInt8](Fixtures.hookPDF("hang")))
-        var limits = Limits()
-        limits.jobSeconds = 20
-        let pool = RendererPool(
-            executable: RendererPool.currentExecutable, size: 1, backgroundSize: 1, limits: limits, logger: Logger(label: "test"),
-            childEnvironment: [RendererChild.testHooksVariable: "1"])
+        let pool = Self.hookedPool(jobSeconds: 20)
         let offload = Offload.forTests
         let renderers = Renderers(isolation: pool)
         let stuck = Task {
@@ -71,11 +76,7 @@ import Testing
         defer { folder.remove() }
         let starved = try folder.file("starved.pdf", [UInt8](Fixtures.hookPDF("starved:8")))
         let hanging = try folder.file("hanging.pdf", [UInt8](Fixtures.hookPDF("hang")))
-        var limits = Limits()
-        limits.jobSeconds = 6
-        let pool = RendererPool(
-            executable: RendererPool.currentExecutable, size: 1, backgroundSize: 1, limits: limits, logger: Logger(label: "test"),
-            childEnvironment: [RendererChild.testHooksVariable: "1"])
+        let pool = Self.hookedPool(jobSeconds: 6)
         let (renderers, offload) = (Renderers(isolation: pool), Offload.forTests)
         func read(_ file: URL, as priority: WorkPriority) async throws {
             _ = try await WorkPriority.$current.withValue(priority) {
