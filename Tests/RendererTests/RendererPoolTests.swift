@@ -69,9 +69,9 @@ import Testing
     }
 
     /// A background child that keeps working past its deadline, as one kept waiting on a busy
-    /// machine does, is given more time and answers; a hung one still ends at its first deadline
-    /// (twenty more would outlast the test's minute); an interactive call is given no more time.
-    @Test(.timeLimit(.minutes(1))) func aBackgroundCallStillAtWorkOutlivesItsDeadline() async throws {
+    /// machine does, is given more time and answers; a hung one still ends at its first deadline;
+    /// an interactive call is given no more time.
+    @Test(.timeLimit(.minutes(3))) func aBackgroundCallStillAtWorkOutlivesItsDeadline() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let starved = try folder.file("starved.pdf", [UInt8](Fixtures.hookPDF("starved:8")))
@@ -84,9 +84,12 @@ import Testing
             }
         }
         try await read(starved, as: .background)
+        let extended = pool.backgroundExtensions
+        #expect(extended > 0, "the starved child worked past its deadline")
         for (file, priority) in [(hanging, WorkPriority.background), (starved, .interactive)] {
             let error = await #expect(throws: PreviewError.self, "\(file.lastPathComponent), \(priority)") { try await read(file, as: priority) }
             #expect(error?.code == .timeout, "\(String(describing: error))")
         }
+        #expect(pool.backgroundExtensions == extended, "neither the hung child nor the interactive call was given more time")
     }
 }

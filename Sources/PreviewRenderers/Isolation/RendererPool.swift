@@ -206,6 +206,11 @@ public final class RendererPool: Sendable {
         return try await group.run(for: call.path, on: offload, work)
     }
 
+    /// How many times background calls' deadlines were extended because their children kept working.
+    package var backgroundExtensions: Int {
+        backgroundGroup.slots.reduce(0) { $0 + $1.extensions.load(ordering: .relaxed) }
+    }
+
     /// The children running now, and whether each is one of the background ones.
     package var children: [(pid: pid_t, background: Bool)] {
         [(group, false), (backgroundGroup, true), (officeGroup, false)].flatMap { group, background in

@@ -78,6 +78,8 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
     }
     /// The child's process id (0: none), for readers that do not hold the slot.
     private let childPID = Atomic<pid_t>(0)
+    /// How many times a call's deadline was extended on this slot (``exchange(_:deadline:progress:firstPage:)``).
+    let extensions = Atomic<Int>(0)
 
     init(executable: URL, arguments: [String], inbox: URL? = nil, background: Bool = false, environment: [String: String] = [:]) {
         self.executable = executable
@@ -157,7 +159,10 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
         let patience = background ? Self.patience(with: child, extendingBy: ContinuousClock.now.duration(to: deadline)) : { nil }
         let extend = { () -> ContinuousClock.Instant? in
             let later = patience()
-            if let later { deadline = later }
+            if let later {
+                deadline = later
+                self.extensions.add(1, ordering: .relaxed)
+            }
             return later
         }
         func nextReply() throws(RenderChannel.Failure) -> RenderReply {
