@@ -110,7 +110,7 @@ extension DocumentService {
 
     /// The shares of every version of document `id`, newest first; `not_found` when there is none.
     package func shares(of id: String) async throws -> [ShareRecord] {
-        guard try await store.index.document(id: id) != nil else { throw PreviewError(.notFound, "No document \(id).") }
+        _ = try await document(id: id)
         return try await store.index.shares(ofDocument: id)
     }
 

@@ -126,24 +126,34 @@ enum RenderChannel {
         try write([UInt8](data), to: descriptor)
     }
 
-    /// The next frame, `.malformed` when it announces more than `limit` bytes; waits at most until
-    /// `deadline` (nil: as long as it takes), or until the later instant `extend` gives then (nil: none).
-    static func read(
-        from descriptor: Int32, limit: Int, deadline: ContinuousClock.Instant?,
-        extend: () -> ContinuousClock.Instant? = { nil }
-    ) throws(Failure) -> [UInt8] {
-        var deadline = deadline
-        let header = try readExactly(4, from: descriptor, deadline: &deadline, extend: extend)
-        let length = Int(header.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).bigEndian })
-        guard length <= limit else { throw .malformed }
-        return try readExactly(length, from: descriptor, deadline: &deadline, extend: extend)
+    /// When a wait for the other end gives up: at ``instant``, unless `extend` then grants a later one.
+    final class Deadline {
+        private(set) var instant: ContinuousClock.Instant
+        private let extend: () -> ContinuousClock.Instant?
+
+        init(_ instant: ContinuousClock.Instant, extend: @escaping () -> ContinuousClock.Instant? = { nil }) {
+            (self.instant, self.extend) = (instant, extend)
+        }
+
+        /// Moves ``instant`` to the later one `extend` grants; false when it grants none.
+        func extended() -> Bool {
+            guard let later = extend() else { return false }
+            instant = later
+            return true
+        }
     }
 
-    static func read<T: Decodable>(
-        _ type: T.Type, from descriptor: Int32, limit: Int,
-        deadline: ContinuousClock.Instant?, extend: () -> ContinuousClock.Instant? = { nil }
-    ) throws(Failure) -> T {
-        let bytes = try read(from: descriptor, limit: limit, deadline: deadline, extend: extend)
+    /// The next frame, `.malformed` when it announces more than `limit` bytes; waits at most until
+    /// `deadline` (nil: as long as it takes).
+    static func read(from descriptor: Int32, limit: Int, deadline: Deadline?) throws(Failure) -> [UInt8] {
+        let header = try readExactly(4, from: descriptor, deadline: deadline)
+        let length = Int(header.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).bigEndian })
+        guard length <= limit else { throw .malformed }
+        return try readExactly(length, from: descriptor, deadline: deadline)
+    }
+
+    static func read<T: Decodable>(_ type: T.Type, from descriptor: Int32, limit: Int, deadline: Deadline?) throws(Failure) -> T {
+        let bytes = try read(from: descriptor, limit: limit, deadline: deadline)
         guard let value = try? JSONDecoder().decode(type, from: Data(bytes)) else { throw .malformed }
         return value
     }
@@ -160,18 +170,14 @@ enum RenderChannel {
         }
     }
 
-    private static func readExactly(
-        _ count: Int, from descriptor: Int32, deadline: inout ContinuousClock.Instant?,
-        extend: () -> ContinuousClock.Instant?
-    ) throws(Failure) -> [UInt8] {
+    private static func readExactly(_ count: Int, from descriptor: Int32, deadline: Deadline?) throws(Failure) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         var offset = 0
         while offset < count {
-            if let current = deadline {
-                let remaining = ContinuousClock.now.duration(to: current)
+            if let deadline {
+                let remaining = ContinuousClock.now.duration(to: deadline.instant)
                 guard remaining > .zero else {
-                    guard let later = extend() else { throw .timedOut }
-                    deadline = later
+                    guard deadline.extended() else { throw .timedOut }
                     continue
                 }
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)

@@ -110,13 +110,15 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
     static let backgroundExtensions = 20
 
     /// What extends a background call's deadline by `interval`: while `child` used CPU time since
-    /// the last deadline, at most ``backgroundExtensions`` times; nil when it ends the call.
-    private static func patience(with child: Child, extendingBy interval: Duration) -> () -> ContinuousClock.Instant? {
-        var (used, left) = (child.cpuTicks, backgroundExtensions)
+    /// the last deadline, at most ``backgroundExtensions`` times, each counted in ``extensions``;
+    /// nil when it ends the call.
+    private func patience(with child: Child, extendingBy interval: Duration) -> () -> ContinuousClock.Instant? {
+        var (used, left) = (child.cpuTicks, Self.backgroundExtensions)
         return {
             let now = child.cpuTicks
             guard left > 0, let before = used, let now, now > before else { return nil }
             (used, left) = (now, left - 1)
+            self.extensions.add(1, ordering: .relaxed)
             return ContinuousClock.now + interval
         }
     }
@@ -154,19 +156,10 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
             return .failed("the renderer could not start: \(error)")
         }
         self.child = child
-        // Each read waits until the call's deadline as it stands, extended or not.
-        var deadline = deadline
-        let patience = background ? Self.patience(with: child, extendingBy: ContinuousClock.now.duration(to: deadline)) : { nil }
-        let extend = { () -> ContinuousClock.Instant? in
-            let later = patience()
-            if let later {
-                deadline = later
-                self.extensions.add(1, ordering: .relaxed)
-            }
-            return later
-        }
+        let interval = ContinuousClock.now.duration(to: deadline)
+        let deadline = RenderChannel.Deadline(deadline, extend: background ? patience(with: child, extendingBy: interval) : { nil })
         func nextReply() throws(RenderChannel.Failure) -> RenderReply {
-            try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline, extend: extend)
+            try RenderChannel.read(RenderReply.self, from: child.output, limit: RenderChannel.maxMessage, deadline: deadline)
         }
         do throws(RenderChannel.Failure) {
             try RenderChannel.write(call, to: child.input)
@@ -179,7 +172,7 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
             }
             // A conversion asked for its first page sends it first, at most once.
             if call.operation == .convert, call.request != nil, reply.firstPage == true, reply.failure == nil {
-                let image = try RenderChannel.read(from: child.output, limit: RenderChannel.maxImage, deadline: deadline, extend: extend)
+                let image = try RenderChannel.read(from: child.output, limit: RenderChannel.maxImage, deadline: deadline)
                 guard reply.isPlausibleImage(for: call, bytes: image), let width = reply.width, let height = reply.height,
                     let format = reply.format
                 else { throw .malformed }
@@ -190,7 +183,7 @@ final class Slot: @unchecked Sendable {  // `child` is only touched by the call 
                 reply.failure == nil && call.operation.sendsBytes
                 ? try RenderChannel.read(
                     from: child.output, limit: call.operation == .convert ? RenderChannel.maxPivot : RenderChannel.maxImage,
-                    deadline: deadline, extend: extend) : nil
+                    deadline: deadline) : nil
             // The child is not trusted: an answer that cannot be right ends it like a malformed one.
             guard reply.isPlausible(for: call, bytes: bytes) else { throw .malformed }
             if reply.retire == true {
