@@ -68,7 +68,7 @@ public struct PageTexts: Sendable {
     /// holds, read in one statement: the pages a store-wide search shows its hits on.
     package func words(of pages: [(derivative: String, page: Int)]) async throws -> [String: [Int: PageText]] {
         guard !pages.isEmpty else { return [:] }
-        let wanted = PortableSQL.joined(pages.map { "(derivative = \($0.derivative) AND page = \($0.page))" }, separator: " OR ")
+        let wanted = PortableSQL.anyOf(pages.map { "(derivative = \($0.derivative) AND page = \($0.page))" })
         return try await database.readPlan(timeout: Self.readTimeout) {
             .statement("SELECT derivative, page, width, height, words, truncated FROM page_texts WHERE \(wanted)") { rows in
                 var found: [String: [Int: PageText]] = [:]

@@ -3,9 +3,14 @@ import GRDB
 extension Database {
     /// Runs `sql` (rendered for SQLite, its clock read now) and returns its rows: a query's, or
     /// those an `INSERT` or `UPDATE … RETURNING` wrote.
+    ///
+    /// A statement of a fixed text is prepared once per connection and kept: preparing compiles
+    /// the triggers an insert fires, which cost more than running them. A text holding a list
+    /// of values is prepared each time, so the kept statements stay as few as our texts.
     package func rows(_ sql: PortableSQL) throws -> [Row] {
         let (text, arguments) = rendered(sql)
-        return try Row.fetchAll(self, sql: text, arguments: arguments)
+        let statement = sql.holdsList ? try makeStatement(sql: text) : try cachedStatement(sql: text)
+        return try Row.fetchAll(statement, arguments: arguments)
     }
 
     private func rendered(_ sql: PortableSQL) -> (text: String, arguments: StatementArguments) {

@@ -16,6 +16,9 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
     }
 
     var parts: [Part]
+    /// Whether a list of values (``list(_:)``) went in, so that its text changes with the list's
+    /// length; every other text is one of a fixed set of our own and worth preparing once.
+    private(set) var holdsList = false
 
     public init(stringLiteral text: String) {
         parts = [.text(text)]
@@ -23,6 +26,7 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
 
     public init(stringInterpolation: StringInterpolation) {
         parts = stringInterpolation.parts
+        holdsList = stringInterpolation.holdsList
     }
 
     /// The database's time now: the transaction's start on PostgreSQL (the server's clock, which
@@ -34,8 +38,9 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
         PortableSQL(parts: [.later(seconds)])
     }
 
-    private init(parts: [Part]) {
+    private init(parts: [Part], holdsList: Bool = false) {
         self.parts = parts
+        self.holdsList = holdsList
     }
 
     /// `fragments` joined by `separator` (a keyword of ours, such as `AND`).
@@ -45,16 +50,26 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
             if position > 0 { parts.append(.text(separator)) }
             parts += fragment.parts
         }
-        return PortableSQL(parts: parts)
+        return PortableSQL(parts: parts, holdsList: fragments.contains(where: \.holdsList))
     }
 
     /// `values` bound one by one and separated by commas, for `IN (…)`.
     package static func list<Value: SQLBindable>(_ values: some Sequence<Value>) -> PortableSQL {
-        joined(values.map { value -> PortableSQL in "\(value)" }, separator: ", ")
+        var list = joined(values.map { value -> PortableSQL in "\(value)" }, separator: ", ")
+        list.holdsList = true
+        return list
+    }
+
+    /// `conditions` joined by `OR`, one for each item of a caller's list.
+    package static func anyOf(_ conditions: [PortableSQL]) -> PortableSQL {
+        var alternatives = joined(conditions, separator: " OR ")
+        alternatives.holdsList = true
+        return alternatives
     }
 
     public struct StringInterpolation: StringInterpolationProtocol {
         var parts: [Part] = []
+        var holdsList = false
 
         public init(literalCapacity: Int, interpolationCount: Int) {}
 
@@ -75,6 +90,7 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
         /// Another statement's fragment, its values kept.
         public mutating func appendInterpolation(_ fragment: PortableSQL) {
             parts += fragment.parts
+            holdsList = holdsList || fragment.holdsList
         }
 
         /// A name of ours (a table, a column, an alias), never a caller's text.
