@@ -35,6 +35,9 @@ public struct Document: Sendable, Equatable {
     package var rotation: Int?
     /// For videos: whether the original plays in the apps' players, or what its rendition must do.
     package var playback: Playback?
+    /// For videos: the time of the frame chosen for the poster, and how well it serves (0–1).
+    package var frameSeconds: Double?
+    package var posterScore: Double?
     package var version: Int
     /// `ready` (thumbnail made), `no_preview`, `failed` (with error), or `pending`.
     package var previewStatus: PreviewStatus
@@ -73,6 +76,8 @@ public struct Document: Sendable, Equatable {
         self.codec = facts.codec
         self.rotation = facts.rotation
         self.playback = facts.playback
+        self.frameSeconds = facts.frameSeconds
+        self.posterScore = facts.posterScore
         self.version = version
         self.previewStatus = previewStatus
         self.createdAt = createdAt
@@ -131,6 +136,8 @@ public struct Document: Sendable, Equatable {
     package var facts: MediaFacts {
         var facts = MediaFacts(width: width, height: height, pages: pages, durationSeconds: durationSeconds, codec: codec, rotation: rotation)
         facts.playback = playback
+        facts.frameSeconds = frameSeconds
+        facts.posterScore = posterScore
         return facts
     }
 }

@@ -259,7 +259,8 @@ enum PostgresSchema {
         // A text search newest or oldest first reads postings kept in the creation order (``SearchPostings``).
         ("v23-search-in-creation-order", SearchPostings.statements),
         // A share's link kept, for its owner to find again (``ShareRecord/linkToken``).
-        ("v24-share-link", ["ALTER TABLE shares ADD COLUMN link_token text"])
+        ("v24-share-link", ["ALTER TABLE shares ADD COLUMN link_token text"]),
+        ("v25-poster", ["ALTER TABLE documents ADD COLUMN frame_s double precision, ADD COLUMN poster_score double precision"])
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

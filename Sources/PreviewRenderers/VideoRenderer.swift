@@ -1,14 +1,15 @@
 import PreviewCore
 import PreviewFFmpeg
 
-/// First-frame thumbnails through FFmpeg: decodes from the start (cost independent of length),
-/// looks past a uniform opening (black, white, flat: fades, blank leaders) of up to 10 s — frame by
-/// frame for the first ones, then by seeking to later keyframes — honours the display matrix, and
-/// refuses DRM-protected streams and absurd dimensions before decoding.
+/// Video posters through FFmpeg: decodes from the start (cost independent of length), takes the
+/// first frame that shows something (``FrameQuality``: lit, with contrast, not a title card's flat
+/// ground, not blurred, and past any fade) within the first 10 s — frame by frame for the first
+/// ones, then by seeking to later keyframes — else the best scored frame it saw; honours the
+/// display matrix, and refuses DRM-protected streams and absurd dimensions before decoding.
 public struct VideoRenderer: Renderer {
     /// Pixel limit, and the job time enforced by FFmpeg's interrupt callback and between packets.
     package var limits: Limits
-    /// A uniform opening is looked past for at most this much stream time…
+    /// A poor opening is looked past for at most this much stream time…
     package var skipSeconds = 10.0
     /// …decoding the first this many frames one by one (a short fade is found to the frame)…
     package var skipFrames = 48
@@ -20,12 +21,12 @@ public struct VideoRenderer: Renderer {
     /// FFmpeg probe, among the demuxers of ``MediaInput/demuxers`` only.
     package var container: FileKind?
 
-    /// A frame whose luma varies less than this (out of 255) is taken as blank.
-    static let uniformDeviation = 8.0
+    /// A poster found after a poor opening must look the same this much later (not inside a fade).
+    static let settleSeconds = 0.25
 
     /// Formatted once, on first use (which opens the libraries): versions do not change while the process runs.
     public var version: String { Self.libraryVersions }
-    static let libraryVersions = "video/2 \(FFmpegLibrary.versions), \(Encoding.pixelEncoders)"
+    static let libraryVersions = "video/3 \(FFmpegLibrary.versions), \(Encoding.pixelEncoders)"
 
     public init(limits: Limits = Limits()) {
         self.limits = limits
@@ -102,36 +103,62 @@ public struct VideoRenderer: Renderer {
         // Frames are scaled before rotation, so a quarter turn swaps the scaled size.
         let scaled = stream.rotation % 180 == 0 ? output : (width: output.height, height: output.width)
 
-        let (pixels, seconds) = try firstMeaningfulFrame(input, stream, width: scaled.width, height: scaled.height)
-        var rendered = try Encoding.encode(pixels, rotation: stream.rotation, request)
+        let poster = try poster(input, stream, width: scaled.width, height: scaled.height)
+        var rendered = try Encoding.encode(poster.pixels, rotation: stream.rotation, request)
         rendered.facts = MediaFacts(
             width: Int(display.width.rounded()), height: Int(display.height.rounded()),
             durationSeconds: input.durationSeconds, codec: stream.codecName,
-            rotation: stream.rotation, frameSeconds: seconds)
+            rotation: stream.rotation, frameSeconds: poster.seconds)
+        rendered.facts.posterScore = (poster.quality.score * 100).rounded() / 100
         rendered.facts.playback = RenditionPlan(input, settings: RenditionSettings())?.playback
         return rendered
     }
 
-    private func firstMeaningfulFrame(_ input: MediaInput, _ stream: VideoStream, width: Int, height: Int)
-        throws(PreviewError) -> (PixelBuffer, Double)
-    {
+    /// A frame considered for the poster, with its time and what it looks like.
+    private struct Candidate {
+        var pixels: PixelBuffer
+        var seconds: Double
+        var quality: FrameQuality
+    }
+
+    /// The poster: the first frame that ``FrameQuality/isPoster``. Once the opening has shown one
+    /// that is not (black, white, a title card, a blur), a frame must also be settled: the frame
+    /// ``settleSeconds`` later has the same light and contrast, so a fade's middle is never chosen.
+    /// The first ``skipFrames`` frames are looked at one by one (a short fade is found to the
+    /// frame), then the ``seekTargets``, all within ``skipSeconds``; when none will do, the best
+    /// scored of those seen (the first, when all are blank).
+    private func poster(_ input: MediaInput, _ stream: VideoStream, width: Int, height: Int) throws(PreviewError) -> Candidate {
         do {
             let reader = try VideoFrameReader(input: input, stream: stream)
-            var first: (PixelBuffer, Double)?
+            var best: Candidate?
+            var waiting: Candidate?  // a poster, until the frame that settles it
+            var openedPoorly = false
             var reached = 0.0
             var ended = true
             while let seconds = try reader.nextFrame() {
                 if reader.sawEncryptedPacket { throw encrypted() }
                 let pixels = try reader.currentFrame(width: width, height: height)
-                if first == nil { first = (pixels, seconds) }
-                if Self.isMeaningful(pixels) { return (pixels, seconds) }
+                let frame = Candidate(pixels: pixels, seconds: seconds, quality: FrameQuality(pixels))
+                if let poster = waiting, seconds >= poster.seconds + Self.settleSeconds {
+                    if poster.quality.isSettled(against: frame.quality) { return poster }
+                    waiting = nil
+                }
+                if frame.quality.score > best?.quality.score ?? -1 { best = frame }
+                if frame.quality.isPoster {
+                    if !openedPoorly { return frame }
+                    if waiting == nil { waiting = frame }
+                } else {
+                    openedPoorly = true
+                    waiting = nil
+                }
                 reached = seconds
-                if seconds >= skipSeconds || reader.framesDecoded >= skipFrames { ended = false; break }
+                if seconds >= skipSeconds || (reader.framesDecoded >= skipFrames && waiting == nil) { ended = false; break }
             }
             if reader.sawEncryptedPacket { throw encrypted() }
-            guard let first else { throw PreviewError(.corrupt, "The video has no frame that can be decoded.") }
-            if !ended, let later = try laterMeaningfulFrame(reader, after: reached, width: width, height: height) { return later }
-            return first
+            if let waiting { return waiting }  // the video ended before anything could unsettle it
+            guard let seen = best else { throw PreviewError(.corrupt, "The video has no frame that can be decoded.") }
+            if !ended, let later = try laterPoster(reader, after: reached, best: seen, width: width, height: height) { return later }
+            return seen
         } catch let error as PreviewError {
             throw error
         } catch let error as FFmpegError {
@@ -141,31 +168,37 @@ public struct VideoRenderer: Renderer {
         }
     }
 
-    /// The frame at the first target past `reached` that is not uniform, if any within ``skipSeconds``.
-    private func laterMeaningfulFrame(_ reader: VideoFrameReader, after reached: Double, width: Int, height: Int)
-        throws -> (PixelBuffer, Double)?
+    /// The frame at the first target past `reached` that is a settled poster; else the best scored
+    /// of `best` and the targets' frames, if any of them scored more; nil when neither.
+    private func laterPoster(_ reader: VideoFrameReader, after reached: Double, best: Candidate, width: Int, height: Int)
+        throws -> Candidate?
     {
         var position = reached
+        var better: Candidate?
+        func frame(at target: Double) throws -> Candidate? {
+            while let seconds = try reader.nextFrame() {
+                position = seconds
+                if seconds >= target - 0.001 {
+                    let pixels = try reader.currentFrame(width: width, height: height)
+                    return Candidate(pixels: pixels, seconds: seconds, quality: FrameQuality(pixels))
+                }
+            }
+            return nil  // the stream ended before the target
+        }
         for target in Self.seekTargets where target > position && target <= skipSeconds {
             // Seek only past what was decoded already: a keyframe behind us would mean decoding it all again.
             if let keyframe = reader.keyframeSeconds(atOrBefore: target), keyframe > position + 0.001 {
-                guard reader.seek(toSeconds: target) else { return nil }
+                guard reader.seek(toSeconds: target) else { break }
             }
-            var atTarget: Double?
-            while let seconds = try reader.nextFrame() {
-                position = seconds
-                if seconds >= target - 0.001 { atTarget = seconds; break }
-            }
+            let found = try frame(at: target)
             if reader.sawEncryptedPacket { throw encrypted() }
-            guard let seconds = atTarget else { return nil }  // the stream ended before the target
-            let pixels = try reader.currentFrame(width: width, height: height)
-            if Self.isMeaningful(pixels) { return (pixels, seconds) }
+            guard let candidate = found else { break }
+            if candidate.quality.score > (better ?? best).quality.score { better = candidate }
+            guard candidate.quality.isPoster else { continue }
+            guard let settling = try frame(at: candidate.seconds + Self.settleSeconds) else { return candidate }
+            if candidate.quality.isSettled(against: settling.quality) { return candidate }
         }
-        return nil
-    }
-
-    static func isMeaningful(_ pixels: PixelBuffer) -> Bool {
-        pixels.lumaStatistics().deviation >= uniformDeviation
+        return better
     }
 
     private func open(_ path: String) throws(PreviewError) -> MediaInput {

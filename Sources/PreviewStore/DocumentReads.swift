@@ -62,6 +62,7 @@ extension Document {
             width: row.integer("width").map(Int.init), height: row.integer("height").map(Int.init), pages: row.integer("pages").map(Int.init),
             durationSeconds: row.real("duration_s"), codec: row.text("codec"), rotation: row.integer("rotation").map(Int.init))
         facts.playback = try optional("playback", Playback.init(rawValue:))
+        (facts.frameSeconds, facts.posterScore) = (row.real("frame_s"), row.real("poster_score"))
         self.init(
             id: try value("id", row.text), owner: try value("owner", row.text), type: try value("type", row.text),
             title: try value("title", row.text), filename: try value("filename", row.text), description: try value("description", row.text),

@@ -26,7 +26,8 @@ package enum IndexWrites {
     package static func setFacts(documentID: String, facts: MediaFacts) -> PortableSQL {
         """
         UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width), height = \(facts.height),
-            codec = \(facts.codec), rotation = \(facts.rotation), playback = \(facts.playback) WHERE id = \(documentID)
+            codec = \(facts.codec), rotation = \(facts.rotation), playback = \(facts.playback), frame_s = \(facts.frameSeconds),
+            poster_score = \(facts.posterScore) WHERE id = \(documentID)
         """
     }
 

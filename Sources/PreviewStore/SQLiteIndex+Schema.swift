@@ -345,6 +345,12 @@ extension SQLiteIndex {
         migrator.registerMigration("v24-share-link") { db in
             try db.execute(sql: "ALTER TABLE shares ADD COLUMN link_token TEXT")
         }
+        migrator.registerMigration("v25-poster") { db in
+            try db.alter(table: "documents") { t in
+                t.add(column: "frame_s", .double)
+                t.add(column: "poster_score", .double)
+            }
+        }
         return migrator
     }
 

@@ -142,6 +142,7 @@ import Testing
         let (restored, job) = try await documents.restore(version: 1, of: v1)
         let original = try await #require(try opened.store.index.document(id: v1))
         #expect(restored.version == 3 && restored.sha256 == original.sha256 && restored.id != v1)
+        #expect(original.frameSeconds == 0 && original.posterScore.map { $0 > 0.5 } == true, "the poster's time and score are kept")
         #expect(restored.previewStatus == .ready && restored.facts == original.facts, "facts and status come along")
         #expect(job.status == .done, "nothing to render: the previews are the first version's")
         #expect(try await opened.store.blobs.allBlobs().count == blobs, "no bytes copied")

@@ -32,6 +32,7 @@ import Testing
         #expect(pool.calls == 1, "one render, no probe")
         let processed = try await #require(try store.index.document(id: document.id))
         #expect(processed.previewStatus == .ready && processed.durationSeconds != nil && processed.width != nil && processed.codec != nil)
+        #expect(processed.frameSeconds == 0 && processed.posterScore != nil)
         try await pipeline.process(document)
         #expect(pool.calls == 2, "a second run finds the thumbnail and probes once")
     }

@@ -24,8 +24,10 @@ public struct MediaFacts: Sendable, Equatable, Codable {
     package var codec: String?
     /// Clockwise degrees applied for display (EXIF orientation, video display matrix, PDF /Rotate).
     package var rotation: Int?
-    /// For video thumbnails: the timestamp of the frame chosen, in seconds.
+    /// For video thumbnails: the timestamp of the frame chosen, in seconds…
     package var frameSeconds: Double?
+    /// …and how well it serves as a poster, 0–1 (``FrameQuality/score``).
+    package var posterScore: Double?
     /// Sheets of a spreadsheet, slides of a presentation (their pages are in `pages`).
     package var sheets: Int?
     package var slides: Int?
@@ -49,6 +51,7 @@ public struct MediaFacts: Sendable, Equatable, Codable {
         case width, height, pages, codec, rotation, sheets, slides, playback
         case durationSeconds = "duration_s"
         case frameSeconds = "frame_s"
+        case posterScore = "poster_score"
     }
 }
 
