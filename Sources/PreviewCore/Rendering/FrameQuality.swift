@@ -22,7 +22,7 @@ package struct FrameQuality: Sendable, Equatable {
     /// A title card: a flat ground under most of the frame.
     package static let titleCardShare = 0.5
     /// Blurred with fewer edges than this per 1,000 pixels, or wider ones than ``blurredWidth``.
-    /// At 512 px, sharp sources measured 10–47 edges 2–4 pixels wide (test patterns, fractal
+    /// At 512 px, sharp sources measured 10–160 edges 2–4 pixels wide (test patterns, fractal
     /// zooms, a title card's letters, the corpus's phone clips); box blurs of 8–10 pixels at
     /// 640 px left none, or edges 31 pixels wide.
     package static let blurredEdges = 2.0
