@@ -21,7 +21,7 @@ extension DocumentService {
         let school = school.map(DocumentLabels.school)
         if let school = school ?? nil { try DocumentLabels.checkSchool(school) }
         let type = try typeID.map { id throws(PreviewError) in try DocumentLabels.type(id, in: rules) }
-        guard let document = try await versions(of: id).first else { throw PreviewError(.notFound, "No document \(id).") }
+        let document = try await newest(of: id)
         if let type = type ?? nil, !type.admits(fileName: document.filename, kind: document.kind) {
             throw PreviewError(.extensionNotAllowed, type.refusalMessage)
         }

@@ -100,7 +100,7 @@ extension DocumentService {
             throw PreviewError(.badRequest, "label must have 1 to \(Self.maxShareLabel) characters and no control characters")
         }
         try request.link.check(now: now)
-        let shared = if let version = request.version { try await self.version(version, of: id) } else { try await versions(of: id)[0] }
+        let shared = if let version = request.version { try await self.version(version, of: id) } else { try await newest(of: id) }
         let made = Self.newLink(
             to: shared.id, version: request.version, label: label, options: request.link,
             passwordHash: try await hashed(request.link.password), now: now)
@@ -156,8 +156,7 @@ extension DocumentService {
     /// The version `share` shows now, or `gone`.
     package func sharedDocument(_ share: ShareRecord) async throws -> Document {
         guard share.isLive(at: clock.now) else { throw PreviewError(.gone, "This link has been withdrawn or has expired.") }
-        let versions = try await store.index.versions(of: share.documentID)
-        guard let document = share.version.map({ number in versions.first { $0.version == number } }) ?? versions.first else {
+        guard let document = try await store.index.version(share.version, of: share.documentID) else {
             throw PreviewError(.gone, "The shared document no longer exists.")
         }
         return document

@@ -138,9 +138,15 @@ public struct DocumentService: Sendable {
         return versions
     }
 
+    /// The newest version of document `id`; `not_found` when there is none.
+    package func newest(of id: String) async throws -> Document {
+        guard let newest = try await store.index.version(nil, of: id) else { throw PreviewError(.notFound, "No document \(id).") }
+        return newest
+    }
+
     /// Version `number` of document `id`; `not_found` when there is none.
     package func version(_ number: Int, of id: String) async throws -> Document {
-        guard let version = try await store.index.versions(of: id).first(where: { $0.version == number }) else {
+        guard let version = try await store.index.version(number, of: id) else {
             throw PreviewError(.notFound, "No version \(number) of document \(id).")
         }
         return version

@@ -34,6 +34,16 @@ extension DocumentIndex {
         }
     }
 
+    /// Version `number` of the document that `id` is a version of (its newest when nil), or nil:
+    /// one row read, however many versions there are.
+    package func version(_ number: Int?, of id: String) async throws -> Document? {
+        let numbered: PortableSQL = number.map { " AND d.version = \($0)" } ?? ""
+        return try await readPlan {
+            SQLPlan.rows("\(raw: IndexSQL.versionsOfOne) WHERE v.id = \(id)\(numbered) ORDER BY d.version DESC LIMIT 1")
+                .map { try $0.first.map(Document.init(row:)) }
+        }
+    }
+
     /// The documents rows `condition` (and what follows it: an order, a limit) selects.
     private func documents(where condition: PortableSQL) async throws -> [Document] {
         try await readPlan { SQLPlan.rows("SELECT * FROM documents WHERE \(condition)").map { try $0.map(Document.init(row:)) } }
