@@ -16,8 +16,8 @@ public struct PortableSQL: Sendable, ExpressibleByStringInterpolation {
     }
 
     var parts: [Part]
-    /// Whether a list of values (``list(_:)``) went in, so that its text changes with the list's
-    /// length; every other text is one of a fixed set of our own and worth preparing once.
+    /// Whether a caller's list went in (``list(_:)``, ``anyOf(_:)``), so that its text changes with
+    /// the list's length; every other text is one of a fixed set of our own, worth preparing once.
     private(set) var holdsList = false
 
     public init(stringLiteral text: String) {
