@@ -41,15 +41,15 @@ extension DocumentService {
         }
         let now = clock.now
         try request.link.check(now: now)
-        let versions = try await versions(of: id)
+        let newest = try await newest(of: id)
         // One hash for every new link: they share the password, and each hash takes a quarter of a second.
         let passwordHash = try await hashed(request.link.password)
         let tokens = Locked<[String: String]>([:])
-        // The document's turn is named by its first version's id: a rename changes no id.
-        let turn = versions.map(\.id).min() ?? id
-        let shares = try await store.index.shareWithSchools(document: versions[0].id, turn: turn, schools: schools) { school in
+        // The document's turn is named by the least id of its versions: a rename changes no id.
+        let turn = try await store.index.leastVersionID(of: id) ?? id
+        let shares = try await store.index.shareWithSchools(document: newest.id, turn: turn, schools: schools) { school in
             let made = Self.newLink(
-                to: versions[0].id, version: nil, label: school, school: school, options: request.link,
+                to: newest.id, version: nil, label: school, school: school, options: request.link,
                 passwordHash: passwordHash, now: now)
             tokens.withLock { $0[made.share.id] = made.token }
             return made.share

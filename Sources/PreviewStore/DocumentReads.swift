@@ -44,6 +44,14 @@ extension DocumentIndex {
         }
     }
 
+    /// The least id among the versions of the document that `id` is a version of, or nil: a name
+    /// its versions share, read without reading them.
+    package func leastVersionID(of id: String) async throws -> String? {
+        try await readPlan {
+            SQLPlan.rows("SELECT min(id) AS id FROM documents WHERE id IN (\(IndexSQL.versionIDs(of: id)))").map { $0.first?.text("id") }
+        }
+    }
+
     /// The documents rows `condition` (and what follows it: an order, a limit) selects.
     private func documents(where condition: PortableSQL) async throws -> [Document] {
         try await readPlan { SQLPlan.rows("SELECT * FROM documents WHERE \(condition)").map { try $0.map(Document.init(row:)) } }
