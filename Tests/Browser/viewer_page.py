@@ -108,7 +108,9 @@ def walk(browser, base, samples, size, shots, prepared):
     swipe(page, -150)
     expect(page).to_have_url(re.compile(f"/ui/documents/{ids[2]}/view$"))
     check(True, f"{size}: a swipe to the left opens the next document")
-    # A tap on a page hides the toolbars, another shows them.
+    # A tap on a page hides the toolbars, another shows them. The URL changes when the new page
+    # commits; its deferred script (the tap's handler) has run once its DOM is loaded.
+    page.wait_for_load_state("domcontentloaded")
     page.locator(".pages img").first.click()
     expect(page.locator("main.viewer")).to_have_class(re.compile("bare"))
     check(page.locator(".viewer-bar").evaluate("bar => getComputedStyle(bar).pointerEvents") == "none", f"{size}: a tap hides the toolbars")
