@@ -41,7 +41,7 @@ package struct FrameQuality: Sendable, Equatable {
         }
         var (sum, sumOfSquares, count) = (0.0, 0.0, 0.0)
         var colours = [Int: Int]()
-        var points: [(Int, Int)] = []
+        var points: [(index: Int, colour: Int)] = []  // each point's first byte, and its colour to 16 levels a band
         for y in stride(from: 1, to: height - 1, by: step) {
             for x in stride(from: 1, to: width - 1, by: step) {
                 let centre = luma(x, y)
@@ -49,8 +49,9 @@ package struct FrameQuality: Sendable, Equatable {
                 sumOfSquares += centre * centre
                 count += 1
                 let i = (y * width + x) * bands
-                colours[Int(pixels.bytes[i] >> 4) << 8 | Int(pixels.bytes[i + 1] >> 4) << 4 | Int(pixels.bytes[i + 2] >> 4), default: 0] += 1
-                points.append((x, y))
+                let colour = Int(pixels.bytes[i] >> 4) << 8 | Int(pixels.bytes[i + 1] >> 4) << 4 | Int(pixels.bytes[i + 2] >> 4)
+                colours[colour, default: 0] += 1
+                points.append((i, colour))
             }
         }
         mean = sum / count
@@ -59,19 +60,17 @@ package struct FrameQuality: Sendable, Equatable {
         // The most common colour, to 16 levels a band; then the points within 6 levels of its average.
         let modal = colours.max { $0.value < $1.value }?.key ?? 0
         var ground = (0.0, 0.0, 0.0, 0.0)
-        for (x, y) in points {
-            let i = (y * width + x) * bands
-            let bytes = (pixels.bytes[i], pixels.bytes[i + 1], pixels.bytes[i + 2])
-            guard Int(bytes.0 >> 4) << 8 | Int(bytes.1 >> 4) << 4 | Int(bytes.2 >> 4) == modal else { continue }
-            ground = (ground.0 + Double(bytes.0), ground.1 + Double(bytes.1), ground.2 + Double(bytes.2), ground.3 + 1)
+        for (i, colour) in points where colour == modal {
+            ground = (
+                ground.0 + Double(pixels.bytes[i]), ground.1 + Double(pixels.bytes[i + 1]), ground.2 + Double(pixels.bytes[i + 2]), ground.3 + 1
+            )
         }
         let colour = (ground.0 / ground.3, ground.1 / ground.3, ground.2 / ground.3)
-        let flat = points.filter { x, y in
-            let i = (y * width + x) * bands
-            return abs(Double(pixels.bytes[i]) - colour.0) <= 6 && abs(Double(pixels.bytes[i + 1]) - colour.1) <= 6
+        let flat = points.count { i, _ in
+            abs(Double(pixels.bytes[i]) - colour.0) <= 6 && abs(Double(pixels.bytes[i + 1]) - colour.1) <= 6
                 && abs(Double(pixels.bytes[i + 2]) - colour.2) <= 6
         }
-        flatShare = Double(flat.count) / count
+        flatShare = Double(flat) / count
     }
 
     /// The edges along 64 rows (``edges``, ``edgeWidth``).
