@@ -51,7 +51,10 @@ extension DocumentService {
         }
         let trickplay = manifest?.trickplay.map { _ in "\(base)/trickplay/\(PlaybackManifest.Trickplay.trackName)" }
         let hls = manifest?.ladder.map { _ in "\(base)/hls/\(PlaybackManifest.Ladder.masterName)" }
-        return PlaybackView(renditions: [entry], trickplay: trickplay, hls: hls, hlsError: manifest?.ladderError)
+        let chapters = manifest?.plays.map { _ in "\(base)/trickplay/\(PlaybackManifest.Plays.chaptersName)" }
+        return PlaybackView(
+            renditions: [entry], trickplay: trickplay, hls: hls, hlsError: manifest?.ladderError, plays: manifest?.plays?.plays,
+            chapters: chapters)
     }
 }
 

@@ -119,7 +119,9 @@ package struct DocumentView: Encodable, Sendable {
 /// A video's playback in `GET /v1/documents/{id}`: `renditions` (each with its `status`: `ready`,
 /// `pending` with its `progress` once its transcode runs, or `failed` with the reason), the WebVTT
 /// `trickplay` track of its scrubbing thumbnails, and `hls`, the master playlist of its adaptive
-/// ladder (a long or large video's, once made; null otherwise, with `hls_error` when it was refused).
+/// ladder (a long or large video's, once made; null otherwise, with `hls_error` when it was refused);
+/// once its plays are indexed, `plays` (each with its `start`, `end` and `poster` time) and their
+/// WebVTT `chapters` track.
 package struct PlaybackView: Encodable, Sendable {
     package struct Rendition: Encodable, Sendable {
         /// Where a rendition is: being made (or waiting to be), ready to play, or refused.
@@ -145,9 +147,11 @@ package struct PlaybackView: Encodable, Sendable {
     package var trickplay: String?
     package var hls: String?
     package var hlsError: ErrorEnvelope.Body?
+    package var plays: [Play]?
+    package var chapters: String?
 
     enum CodingKeys: CodingKey {
-        case renditions, trickplay, hls, hlsError
+        case renditions, trickplay, hls, hlsError, plays, chapters
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -156,6 +160,8 @@ package struct PlaybackView: Encodable, Sendable {
         try container.encode(trickplay, forKey: .trickplay)
         try container.encode(hls, forKey: .hls)
         try container.encodeIfPresent(hlsError, forKey: .hlsError)
+        try container.encodeIfPresent(plays, forKey: .plays)
+        try container.encodeIfPresent(chapters, forKey: .chapters)
     }
 }
 

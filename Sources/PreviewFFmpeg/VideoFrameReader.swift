@@ -13,6 +13,7 @@ package final class VideoFrameReader {
     private let packet: UnsafeMutablePointer<AVPacket>
     private let frame: UnsafeMutablePointer<AVFrame>
     private var scaler: OpaquePointer?
+    private var signatureScaler: OpaquePointer?
     private var draining = false
     private let maxPackets: Int
 
@@ -24,8 +25,10 @@ package final class VideoFrameReader {
     package private(set) var sawEncryptedPacket = false
 
     /// Opens a decoder for `stream`. Throws ``FFmpegError`` (``FFmpegError/isMissingDecoder``
-    /// when FFmpeg has no decoder for the codec).
-    package init(input: MediaInput, stream: VideoStream, maxPackets: Int = 2_000) throws(FFmpegError) {
+    /// when FFmpeg has no decoder for the codec). `skimming` decodes only the frames others refer to
+    /// (of H.264, its I- and P-frames), without the deblocking filter: a frame every two to four at
+    /// a third to half the cost, for looking at a whole video's shots rather than at one of its pictures.
+    package init(input: MediaInput, stream: VideoStream, maxPackets: Int = 2_000, skimming: Bool = false) throws(FFmpegError) {
         guard let decoder = lazy_avcodec_find_decoder()(stream.codecID) else {
             throw FFmpegError(function: "avcodec_find_decoder", code: docpreview_averror_invaliddata())
         }
@@ -36,6 +39,13 @@ package final class VideoFrameReader {
                 lazy_avcodec_parameters_to_context()(codec, input.context.pointee.streams[stream.index]!.pointee.codecpar),
                 "avcodec_parameters_to_context")
             codec.pointee.thread_count = 1
+            if skimming {
+                // H.264 encoders refer to B-frames from B-frames only (x264's pyramid): all of them
+                // can go, leaving the I- and P-frames (one in three or four). Other codecs keep
+                // their referenced B-frames (HEVC's low-delay B-frames are its P-frames).
+                codec.pointee.skip_frame = stream.codecID == AV_CODEC_ID_H264 ? AVDISCARD_BIDIR : AVDISCARD_NONREF
+                codec.pointee.skip_loop_filter = AVDISCARD_ALL
+            }
             try FFmpegError.check(lazy_avcodec_open2()(codec, decoder, nil), "avcodec_open2")
         } catch {
             lazy_avcodec_free_context()(&freeing)
@@ -65,6 +75,7 @@ package final class VideoFrameReader {
         var frame: UnsafeMutablePointer<AVFrame>? = frame
         lazy_av_frame_free()(&frame)
         lazy_sws_freeContext()(scaler)
+        lazy_sws_freeContext()(signatureScaler)
     }
 
     /// Decodes the next frame. Returns its timestamp in seconds from the stream's start (0 when
@@ -168,5 +179,50 @@ package final class VideoFrameReader {
         packed.reserveCapacity(width * height * 3)
         for row in 0..<height { packed += padded[(row * stride)..<(row * stride + width * 3)] }
         return PixelBuffer(width: width, height: height, bands: 3, bytes: packed)
+    }
+
+    /// The last decoded frame's ``FrameSignature`` at `seconds`: scaled (bilinear, which is enough
+    /// for cells this coarse) to 4 × 4 pixels a cell of Y, U and V, then averaged.
+    package func currentSignature(seconds: Double) throws(FFmpegError) -> FrameSignature {
+        let source = frame.pointee
+        guard source.width > 0, source.height > 0, source.format >= 0 else {
+            throw FFmpegError(function: "decoded frame", code: docpreview_averror_invaliddata())
+        }
+        let (columns, rows) = (FrameSignature.columns, FrameSignature.rows)
+        let (width, height) = (columns * 4, rows * 4)
+        signatureScaler = lazy_sws_getCachedContext()(
+            signatureScaler, source.width, source.height, AVPixelFormat(source.format),
+            Int32(width), Int32(height), AV_PIX_FMT_YUV444P, SWS_FAST_BILINEAR, nil, nil, nil)
+        guard let signatureScaler else { throw FFmpegError(function: "sws_getCachedContext", code: docpreview_averror_invaliddata()) }
+        // Rows padded as for currentFrame; one more row for SIMD overrun.
+        let stride = (width + 63) & ~63
+        let planeSize = stride * height
+        var planes = [UInt8](repeating: 0, count: planeSize * 3 + stride)
+        let scaled = planes.withUnsafeMutableBufferPointer { output -> Int32 in
+            withUnsafePointer(to: frame.pointee.data) { sourcePlanes in
+                withUnsafePointer(to: frame.pointee.linesize) { strides in
+                    sourcePlanes.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { planePointers in
+                        strides.withMemoryRebound(to: Int32.self, capacity: 8) { lineSizes in
+                            let base = output.baseAddress!
+                            var destination: [UnsafeMutablePointer<UInt8>?] = [base, base + planeSize, base + 2 * planeSize, nil]
+                            var destinationStride: [Int32] = [Int32(stride), Int32(stride), Int32(stride), 0]
+                            return lazy_sws_scale()(
+                                signatureScaler, planePointers, lineSizes, 0, source.height, &destination, &destinationStride)
+                        }
+                    }
+                }
+            }
+        }
+        guard scaled == Int32(height) else { throw FFmpegError(function: "sws_scale", code: docpreview_averror_invaliddata()) }
+        let cellCount = columns * rows
+        var cells = [Float](repeating: 0, count: 3 * cellCount)
+        for plane in 0..<3 {
+            for y in 0..<height {
+                let row = plane * planeSize + y * stride
+                let first = plane * cellCount + (y / 4) * columns
+                for x in 0..<width { cells[first + x / 4] += Float(planes[row + x]) }
+            }
+        }
+        return FrameSignature(seconds: seconds, cells: cells.map { UInt8(($0 / 16).rounded()) })
     }
 }

@@ -44,6 +44,15 @@ package struct PlaybackManifest: Sendable, Codable, Equatable {
         package var size: Int
     }
 
+    package struct Plays: Sendable, Codable, Equatable {
+        /// The chapters track's file name.
+        package static let chaptersName = PlayIndexer.Index.chaptersName
+        package var plays: [Play]
+        package var cuts: [PlayIndexer.Index.Cut]
+        /// The WebVTT chapters track, a cue per play.
+        package var chapters: BlobHash
+    }
+
     package var rendition: Rendition?
     /// Why the video has no rendition although it needs one (too long, too large, unreadable).
     package var renditionError: ErrorEnvelope.Body?
@@ -51,6 +60,10 @@ package struct PlaybackManifest: Sendable, Codable, Equatable {
     /// Why a video long or large enough for a ladder has none.
     package var ladderError: ErrorEnvelope.Body?
     package var trickplay: Trickplay?
+    /// The plays of a highlight reel (nil in manifests made before they were looked for).
+    package var plays: Plays?
+    /// Why the video has no play index (unreadable to its end, too slow).
+    package var playsError: ErrorEnvelope.Body?
 
     /// Its file name, and its derivative row's parameters.
     package static let fileName = "playback.json"
@@ -115,6 +128,20 @@ extension DocumentPipeline {
                 width: sprites.tileWidth, height: sprites.tileHeight)
             made.append(track)
             manifest.trickplay = .init(track: track.record.resultSha256, sheets: sheets, layout: sprites)
+            do throws(PreviewError) {
+                let index = try await maker.plays(source, kind: document.kind, duration: document.durationSeconds, on: offload)
+                let file = folder.appendingPathComponent(PlaybackManifest.Plays.chaptersName)
+                do {
+                    try Data(index.chapters.utf8).write(to: file)
+                } catch {
+                    throw PreviewError.storing(error, "The chapters track could not be written.")
+                }
+                let chapters = try await keep(file, of: document, file: PlaybackManifest.Plays.chaptersName, mime: "text/vtt", width: 0, height: 0)
+                made.append(chapters)
+                manifest.plays = .init(plays: index.plays, cuts: index.cuts, chapters: chapters.record.resultSha256)
+            } catch  where error.code.disposition != .internal {
+                manifest.playsError = ErrorEnvelope(error).error
+            }
 
             // Progress runs over the encodings by their work: a rendition's 1, a ladder's its rungs'.
             let shortSide = Double(min(document.width ?? 0, document.height ?? 0))
@@ -144,6 +171,9 @@ extension DocumentPipeline {
                         source, kind: document.kind, duration: document.durationSeconds, shortSide: shortSide,
                         into: ladder.path, on: offload
                     ) { progress(renditionShare + $0 * (1 - renditionShare)) }
+                    if let plays = manifest.plays?.plays {
+                        try VideoLadder.markPlays(plays, in: rungs, folder: ladder)
+                    }
                     var files: [String: BlobHash] = [:]
                     var size = 0
                     for (name, mime) in [(PlaybackManifest.Ladder.masterName, Self.playlistMime)]

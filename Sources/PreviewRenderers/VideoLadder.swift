@@ -175,6 +175,46 @@ public struct VideoLadder: Sendable {
         return out.contains("#EXT-X-I-FRAMES-ONLY") ? out.joined(separator: "\n") : nil
     }
 
+    /// Marks `plays` in the media playlists of `rungs` in `folder` (``markingPlays(_:plays:)``).
+    package static func markPlays(_ plays: [Play], in rungs: [Rung], folder: URL) throws(PreviewError) {
+        for rung in rungs {
+            let file = folder.appendingPathComponent(rung.playlist)
+            do {
+                let text = try String(contentsOf: file, encoding: .utf8)
+                try Data(markingPlays(text, plays: plays).utf8).write(to: file)
+            } catch {
+                throw PreviewError(.internal, "The ladder's playlists could not be marked with the plays.", detail: "\(error)")
+            }
+        }
+    }
+
+    /// A media playlist with `plays` marked as `EXT-X-DATERANGE`s (class ``playClass``, one per play
+    /// after the first, each starting at its cut). Dates need a clock: the stream's first segment is
+    /// given `EXT-X-PROGRAM-DATE-TIME` 1970-01-01T00:00:00Z, so a play's date is its offset.
+    static func markingPlays(_ playlist: String, plays: [Play]) -> String {
+        guard plays.count > 1 else { return playlist }
+        var lines = playlist.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let first = lines.firstIndex(where: { $0.hasPrefix("#EXTINF") }) else { return playlist }
+        let marks = plays.enumerated().dropFirst().map { number, play in
+            "#EXT-X-DATERANGE:ID=\"play-\(number + 1)\",CLASS=\"\(playClass)\",START-DATE=\"\(date(play.start))\","
+                + "DURATION=\(String(format: "%.3f", play.end - play.start))"
+        }
+        lines.insert(contentsOf: ["#EXT-X-PROGRAM-DATE-TIME:\(date(0))"] + marks, at: first)
+        return lines.joined(separator: "\n")
+    }
+
+    /// The `CLASS` of a play's `EXT-X-DATERANGE`.
+    package static let playClass = "com.docpreview.play"
+
+    /// `seconds` after 1970-01-01T00:00:00Z, as ISO 8601 with milliseconds.
+    private static func date(_ seconds: Double) -> String {
+        let milliseconds = Int((seconds * 1000).rounded())
+        let (days, hours, minutes, secs, millis) = (
+            milliseconds / 86_400_000, milliseconds / 3_600_000 % 24, milliseconds / 60_000 % 60, milliseconds / 1000 % 60, milliseconds % 1000
+        )
+        return String(format: "1970-01-%02dT%02d:%02d:%02d.%03dZ", 1 + days, hours, minutes, secs, millis)
+    }
+
     /// The `length@offset` of an `EXT-X-MAP` line's `BYTERANGE` (the init segment); nil for other lines.
     private static func mapRange(_ line: Substring) -> Substring? {
         guard line.hasPrefix("#EXT-X-MAP:"), let start = line.range(of: "BYTERANGE=\"") else { return nil }

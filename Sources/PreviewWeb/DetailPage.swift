@@ -12,7 +12,9 @@ import PreviewStore
 struct DetailPage {
     let pageTitle: String
     let stylesheet = StaticAsset.style.url
-    let scripts = [StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.upload.url, StaticAsset.media.url, StaticAsset.detail.url]
+    let scripts = [
+        StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.upload.url, StaticAsset.media.url, StaticAsset.plays.url, StaticAsset.detail.url
+    ]
     let csrf: String?
     let signOutPath = PagePaths.signOut
     let owner: String

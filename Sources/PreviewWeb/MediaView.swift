@@ -173,6 +173,20 @@ struct VideoView {
         let tiles: [Tile]
     }
 
+    /// A highlight reel's plays, on a bar as long as the video, each a link to its start, with
+    /// buttons to the previous and the next (`web/media.js`).
+    struct Plays {
+        struct Mark {
+            let number: Int
+            let start: String
+            let label: String
+            let style: String
+        }
+
+        let chapters: String
+        let marks: [Mark]
+    }
+
     let poster: String
     let title: String
     let sources: [Source]
@@ -182,6 +196,7 @@ struct VideoView {
     /// Filled in by the media script from the document's progress while its rendition is made.
     let renditionPending: Bool
     let filmstrip: Filmstrip?
+    let plays: Plays?
 
     init(_ document: Document, playback: DocumentService.Playback?, links: PageParts.MediaLinks) {
         var sources: [Source] = []
@@ -202,6 +217,7 @@ struct VideoView {
             : nil
         refusal = sources.isEmpty ? nil : playback?.renditionError.map { "No rendition: \($0.message)" }
         renditionPending = !sources.isEmpty && playback?.renditionError == nil && playback?.rendition == nil
+        plays = sources.isEmpty ? nil : playback?.plays.flatMap { Self.plays($0, links: links) }
         let target = playback?.rendition.map { links.url("renditions/\($0.name)") } ?? (links.offersDownload ? links.url("content") : nil)
         guard !sources.isEmpty, let trickplay = playback?.trickplay?.layout, let target else {
             filmstrip = nil
@@ -220,6 +236,25 @@ struct VideoView {
                         + "background:url(\(links.url("trickplay/sprite-\(sheet).jpg"))) -\(x / 2)px -\(y / 2)px / "
                         + "\(across * trickplay.tileWidth / 2)px auto"
                 )
+            })
+    }
+
+    /// The marks of `plays` (nil for a video of one shot): each placed and sized on the bar by its
+    /// share of the video, labelled with its number and times.
+    static func plays(_ plays: DocumentService.Playback.Plays, links: PageParts.MediaLinks) -> Plays? {
+        guard plays.plays.count > 1, let length = plays.plays.last?.end, length > 0 else { return nil }
+        func clock(_ seconds: Double) -> String {
+            let whole = Int(seconds.rounded(.down))
+            return "\(whole / 60):\(String(format: "%02d", whole % 60))"
+        }
+        func percent(_ seconds: Double) -> String { String(format: "%.3f%%", 100 * seconds / length) }
+        return Plays(
+            chapters: links.url("trickplay/\(DocumentService.Playback.Plays.chaptersName)"),
+            marks: plays.plays.enumerated().map { index, play in
+                Plays.Mark(
+                    number: index + 1, start: String(format: "%.3f", play.start),
+                    label: "Play \(index + 1), \(clock(play.start))–\(clock(play.end))",
+                    style: "left:\(percent(play.start));width:\(percent(play.end - play.start))")
             })
     }
 }

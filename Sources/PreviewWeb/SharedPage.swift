@@ -41,7 +41,7 @@ enum SharedPage {
     struct Shared {
         let pageTitle: String
         let stylesheet = StaticAsset.style.url
-        let scripts = [StaticAsset.zoom.url]
+        let scripts = [StaticAsset.zoom.url, StaticAsset.plays.url]
         let csrf: String? = nil
         let typeLabel: String
         let title: String

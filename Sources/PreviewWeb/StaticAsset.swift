@@ -31,13 +31,14 @@ struct StaticAsset: Sendable {
     static let media = script("media.js", PackageResources.media_js)
     static let viewer = script("viewer.js", PackageResources.viewer_js)
     static let zoom = script("zoom.js", PackageResources.zoom_js)
+    static let plays = script("plays.js", PackageResources.plays_js)
 
     var path: String { PagePaths.assetPrefix + name }
     /// The URL pages use: the path and a hash of the content.
     var url: String { "\(path)?v=\(BlobHash.of(Array(source.utf8)).hex.prefix(12))" }
 
     /// Every asset the pages use.
-    static let all = [style, common, upload, list, detail, media, viewer, zoom]
+    static let all = [style, common, upload, list, detail, media, viewer, zoom, plays]
 
     static func register(on routes: RouteTable) {
         for asset in all {

@@ -14,7 +14,7 @@ import PreviewServer
 struct ViewerPage {
     let pageTitle: String
     let stylesheet = StaticAsset.style.url
-    let scripts = [StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.media.url, StaticAsset.viewer.url]
+    let scripts = [StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.media.url, StaticAsset.plays.url, StaticAsset.viewer.url]
     let csrf: String?
     let id: String
     let title: String

@@ -8,6 +8,8 @@ struct RenderCall: Codable {
         /// A video's rendition, written to `output`; its HLS ladder, written to the folder `output`;
         /// a sheet set of scrubbing thumbnails, written into the folder `output`.
         case transcode, ladder, sprites
+        /// A video's plays (``PlayIndexer``): facts only.
+        case plays
         /// An image's tiled pyramid (a pyramidal TIFF), written to `output`.
         case pyramid
         /// The words of a PDF's page `request.page` (its ``PageText`` follows the header frame, as ``PageTextWire`` writes it).
@@ -55,6 +57,7 @@ struct RenderReply: Codable {
     var rendition: VideoTranscoding.Rendition?
     var ladder: [VideoLadder.Rung]?
     var sprites: ScrubbingSprites.Files?
+    var plays: PlayIndexer.Index?
     var width: Int?
     var height: Int?
     var format: RenderRequest.Format?
@@ -79,6 +82,7 @@ extension RenderReply {
             // Its rungs name the files the parent stores: plain names, nothing outside the folder.
             return bytes == nil && ladder.map { !$0.isEmpty && $0.allSatisfy { $0.name.allSatisfy { $0.isLetter || $0.isNumber } } } == true
         case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
+        case .plays: return bytes == nil && plays.map(\.isPlausible) == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
         case .text, .ocr: return bytes.map { $0.first == PageTextWire.format } == true
         case .render:

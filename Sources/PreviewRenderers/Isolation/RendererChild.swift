@@ -143,6 +143,9 @@ package enum RendererChild {
                 return (
                     RenderReply(sprites: try ScrubbingSprites(limits: renderers.video.limits).write(call.path, kind: call.kind, into: output)), nil
                 )
+            case .plays:
+                let indexer = PlayIndexer(limits: renderers.video.limits, timeoutSeconds: call.seconds ?? renderers.video.limits.jobSeconds)
+                return (RenderReply(plays: try indexer.index(call.path, kind: call.kind)), nil)
             case .pyramid:
                 guard let output = call.output else { throw PreviewError(.internal, "A pyramid call names no output.") }
                 return try writingLargeFiles { () throws(PreviewError) in

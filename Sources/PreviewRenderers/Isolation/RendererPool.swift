@@ -146,6 +146,13 @@ public final class RendererPool: Sendable {
         return sprites
     }
 
+    /// The plays of the video at `path`, found by a child within `seconds`.
+    func plays(_ path: String, kind: FileKind, seconds: Double, on offload: Offload) async throws(PreviewError) -> PlayIndexer.Index {
+        let (reply, _) = try await call(RenderCall(operation: .plays, kind: kind, path: path, seconds: seconds), on: offload)
+        guard let plays = reply.plays else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
+        return plays
+    }
+
     /// The tiled pyramid of the image at `path`, written to `output` by a child.
     func pyramid(_ path: String, kind: FileKind, to output: String, on offload: Offload) async throws(PreviewError) -> MediaFacts {
         let (reply, _) = try await call(RenderCall(operation: .pyramid, kind: kind, path: path, output: output), on: offload)

@@ -11,7 +11,8 @@ import PreviewStore
 /// `GET|HEAD /v1/documents/{id}/content`: a document's original, streamed from its blob, with
 /// byte ranges, checked as it goes. `…/renditions/{name}`, `…/hls/{file}` and `…/trickplay/{file}`:
 /// a video's rendition, its HLS ladder (master and rung playlists, rung media files read by byte
-/// range) and scrubbing thumbnails (sheets and WebVTT track), served the same way. A playlist or
+/// range) and the player's tracks (scrubbing thumbnails' sheets and WebVTT track, the plays'
+/// chapters track), served the same way. A playlist or
 /// thumbnails track fetched by a signed URL names its files by signed URLs too.
 struct ContentController {
     let documents: DocumentService
@@ -42,6 +43,9 @@ struct ContentController {
                 try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
                     guard let trickplay = manifest.trickplay, let file = context.parameters.get("file") else { return nil }
                     if file == DocumentService.Playback.Trickplay.trackName { return (trickplay.track, "text/vtt; charset=utf-8", nil) }
+                    if file == DocumentService.Playback.Plays.chaptersName {
+                        return manifest.plays.map { ($0.chapters, "text/vtt; charset=utf-8", nil) }
+                    }
                     return trickplay.sheets[file].map { ($0, "image/jpeg", nil) }
                 }
             }
