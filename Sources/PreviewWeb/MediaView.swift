@@ -173,8 +173,9 @@ struct VideoView {
         let tiles: [Tile]
     }
 
-    /// A highlight reel's plays, on a bar as long as the video, each a link to its start, with
-    /// buttons to the previous and the next (`web/media.js`).
+    /// A highlight reel's plays, on a bar as long as the video (each as wide as its share of it, and
+    /// never narrower than a touch target: the bar scrolls then), each a link to its start, with
+    /// buttons to the previous and the next (`web/plays.js`).
     struct Plays {
         struct Mark {
             let number: Int
@@ -239,22 +240,21 @@ struct VideoView {
             })
     }
 
-    /// The marks of `plays` (nil for a video of one shot): each placed and sized on the bar by its
-    /// share of the video, labelled with its number and times.
+    /// The marks of `plays` (nil for a video of one shot): each sized on the bar by its length,
+    /// labelled with its number and times.
     static func plays(_ plays: DocumentService.Playback.Plays, links: PageParts.MediaLinks) -> Plays? {
-        guard plays.plays.count > 1, let length = plays.plays.last?.end, length > 0 else { return nil }
+        guard plays.plays.count > 1 else { return nil }
         func clock(_ seconds: Double) -> String {
             let whole = Int(seconds.rounded(.down))
             return "\(whole / 60):\(String(format: "%02d", whole % 60))"
         }
-        func percent(_ seconds: Double) -> String { String(format: "%.3f%%", 100 * seconds / length) }
         return Plays(
             chapters: links.url("trickplay/\(DocumentService.Playback.Plays.chaptersName)"),
             marks: plays.plays.enumerated().map { index, play in
                 Plays.Mark(
                     number: index + 1, start: String(format: "%.3f", play.start),
                     label: "Play \(index + 1), \(clock(play.start))–\(clock(play.end))",
-                    style: "left:\(percent(play.start));width:\(percent(play.end - play.start))")
+                    style: String(format: "flex-grow:%.3f", play.end - play.start))
             })
     }
 }
