@@ -21,6 +21,12 @@ package struct PlayIndexer: Sendable {
     /// every second is not a reel, and its index stays small.
     static let maxPlays = 500
 
+    /// Wall-clock seconds finding the plays of `duration` seconds of video may take: the job time,
+    /// plus its length (a skimming decode of 1080p runs at 10–20× real time on one core).
+    package static func seconds(limits: Limits, duration: Double?) -> Double {
+        limits.jobSeconds + max(0, duration ?? 0)
+    }
+
     package init(limits: Limits, timeoutSeconds: Double) {
         self.limits = limits
         self.timeoutSeconds = timeoutSeconds

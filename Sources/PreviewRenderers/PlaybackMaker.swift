@@ -62,15 +62,9 @@ package struct PlaybackMaker: Sendable {
         return try await isolation.sprites(path, kind: kind, into: output, on: offload)
     }
 
-    /// Wall-clock seconds finding the plays of `duration` seconds of video may take: the job time,
-    /// plus its length (a skimming decode of 1080p runs at 5–10× real time on one core).
-    package func playsSeconds(duration: Double?) -> Double {
-        limits.jobSeconds + max(0, duration ?? 0)
-    }
-
     /// The plays of the video at `path` (``PlayIndexer``); on `offload`'s renders lane or in a child.
     package func plays(_ path: String, kind: FileKind, duration: Double?, on offload: Offload) async throws(PreviewError) -> PlayIndexer.Index {
-        let seconds = playsSeconds(duration: duration)
+        let seconds = PlayIndexer.seconds(limits: limits, duration: duration)
         guard let isolation else {
             let indexer = PlayIndexer(limits: limits, timeoutSeconds: seconds)
             return try await offload.render { () throws(PreviewError) in try indexer.index(path, kind: kind) }

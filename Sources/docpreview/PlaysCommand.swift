@@ -32,7 +32,7 @@ struct PlaysCommand: ParsableCommand {
         let index: PlayIndexer.Index
         do throws(PreviewError) {
             let duration = try? VideoRenderer(limits: configuration.limits).probe(input).durationSeconds
-            let seconds = configuration.limits.jobSeconds + max(0, duration ?? 0)
+            let seconds = PlayIndexer.seconds(limits: configuration.limits, duration: duration)
             index = try PlayIndexer(limits: configuration.limits, timeoutSeconds: seconds).index(input, kind: verdict.kind)
         } catch {
             try report.fail(error)
