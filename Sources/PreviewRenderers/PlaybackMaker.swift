@@ -72,6 +72,20 @@ package struct PlaybackMaker: Sendable {
         return try await isolation.plays(path, kind: kind, seconds: seconds, on: offload)
     }
 
+    /// Cuts the part `span` (seconds) of the video at `path` into the MP4 `output` by stream copy,
+    /// within the job time; on `offload`'s renders lane or in a child.
+    package func clip(_ path: String, kind: FileKind, span: VideoClipping.Span, into output: String, on offload: Offload)
+        async throws(PreviewError) -> VideoClipping.Clip
+    {
+        guard let isolation else {
+            let clipping = VideoClipping(timeoutSeconds: limits.jobSeconds)
+            return try await offload.render { () throws(PreviewError) in
+                try clipping.clip(path, kind: kind, from: span.start, to: span.end, into: output)
+            }
+        }
+        return try await isolation.clip(path, kind: kind, span: span, into: output, seconds: limits.jobSeconds, on: offload)
+    }
+
     /// Names the recipe of each derivative (with the libraries' versions): part of its cache key, so
     /// a new encoder or new settings make them again.
     package var renditionRecipe: String { "rendition/2 \(VideoRenderer.libraryVersions) \(settings.height)p \(settings.preset) crf \(settings.crf)" }

@@ -13,7 +13,8 @@ struct DetailPage {
     let pageTitle: String
     let stylesheet = StaticAsset.style.url
     let scripts = [
-        StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.upload.url, StaticAsset.media.url, StaticAsset.plays.url, StaticAsset.detail.url
+        StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.upload.url, StaticAsset.media.url, StaticAsset.plays.url,
+        StaticAsset.clip.url, StaticAsset.detail.url
     ]
     let csrf: String?
     let signOutPath = PagePaths.signOut
@@ -45,10 +46,17 @@ struct DetailPage {
     let deletePath: String
     let sharedCount: Int?
     let media: MediaView
+    /// "Clip from here" under a video's player (`web/clip.js`), when there is a player.
+    let clip: ClipPanel?
     /// The newest ``shownVersions`` versions, then the older ones (folded away).
     let versions: [Version]
     let olderVersions: [Version]
     let olderCount: Int?
+
+    struct ClipPanel {
+        /// The video's length in seconds, as the start and end fields take it.
+        let duration: String
+    }
 
     struct Neighbour {
         let href: String
@@ -137,6 +145,9 @@ struct DetailPage {
         deletePath = "/ui/documents/\(document.id)/delete"
         sharedCount = liveShares > 0 ? liveShares : nil
         self.media = media
+        clip =
+            media.video.map { $0.unplayable == nil } == true
+            ? document.durationSeconds.map { ClipPanel(duration: String(format: "%.2f", $0)) } : nil
         let oldestFirst = versions.reversed()
         let rows = versions.map { version in
             let earlier = oldestFirst.first { $0.version < version.version && $0.sha256 == version.sha256 }

@@ -14,7 +14,7 @@ struct DocPreview: AsyncParsableCommand {
             """,
         subcommands: [
             InfoCommand.self, RenderCommand.self, TextCommand.self, SearchCommand.self, ZoomCommand.self, PyramidCommand.self, TranscodeCommand.self,
-            SpritesCommand.self, PlaysCommand.self, IngestCommand.self, BatchCommand.self, PreviewCommand.self,
+            SpritesCommand.self, PlaysCommand.self, ClipCommand.self, IngestCommand.self, BatchCommand.self, PreviewCommand.self,
             StatsCommand.self, ListCommand.self, VersionsCommand.self, RelabelCommand.self, RestoreCommand.self, DeleteCommand.self,
             ServeCommand.self, UploadCommand.self, WorkerCommand.self, JobsCommand.self, SigningKeyCommand.self, TLSInitCommand.self,
             VerifyCommand.self, GCCommand.self, RecoverCommand.self,

@@ -22,6 +22,10 @@ import Testing
         try walk("viewer_page.py")
     }
 
+    @Test func aClipMadeOnTheDetailPage() throws {
+        try walk("clip_page.py")
+    }
+
     private func walk(_ script: String) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python.path), "scripts/install-deps makes .venv-tools")
         let folder = try TemporaryFolder()

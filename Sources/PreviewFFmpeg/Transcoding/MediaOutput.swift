@@ -10,6 +10,8 @@ final class MediaOutput {
     /// What is written.
     enum Container {
         case mp4
+        /// An MP4 whose every track has an edit list (``StreamClipper`` sets what it shows).
+        case clip
         /// A media playlist at the output path over byte ranges of the fragmented MP4 at `mediaPath`
         /// (beside it): its init segment first, then segments cut at keyframes about every `segmentSeconds`.
         case hls(segmentSeconds: Double, mediaPath: String)
@@ -43,6 +45,11 @@ final class MediaOutput {
         lazy_avformat_free_context()(context)
     }
 
+    /// Whether the container can carry `parameters`' codec as it is.
+    func accepts(_ parameters: UnsafePointer<AVCodecParameters>) -> Bool {
+        lazy_avformat_query_codec()(context.pointee.oformat, parameters.pointee.codec_id, FF_COMPLIANCE_NORMAL) == 1
+    }
+
     /// Whether encoders must put their headers (SPS/PPS, AudioSpecificConfig) in extradata.
     var wantsGlobalHeaders: Bool {
         (context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER) != 0
@@ -62,6 +69,9 @@ final class MediaOutput {
         switch container {
         case .mp4:
             lazy_av_dict_set()(&options, "movflags", "+faststart", 0)
+        case .clip:
+            lazy_av_dict_set()(&options, "movflags", "+faststart", 0)
+            lazy_av_dict_set()(&options, "use_editlist", "1", 0)
         case let .hls(segmentSeconds, mediaPath):
             for (key, value) in [
                 ("hls_time", String(segmentSeconds)), ("hls_playlist_type", "vod"), ("hls_segment_type", "fmp4"),

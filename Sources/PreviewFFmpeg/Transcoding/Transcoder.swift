@@ -51,7 +51,7 @@ package struct Transcoder: Sendable {
                 try MediaOutput(path: playlist, container: .hls(segmentSeconds: settings.keyframeSeconds, mediaPath: mediaPath))
             }
         var streams: [Int: EncodedStream] = [:]
-        var copies: [Int: Copy] = [:]
+        var copies: [Int: StreamCopy] = [:]
         if plan.videoAction == .copy || plan.audioAction == .copy {
             // Containers such as AVI store no presentation times for copied packets.
             input.context.pointee.flags |= AVFMT_FLAG_GENPTS
@@ -59,7 +59,7 @@ package struct Transcoder: Sendable {
         for (index, action) in [(plan.video.index, plan.videoAction), plan.audio.map { ($0.index, plan.audioAction ?? .copy) }].compactMap({ $0 }) {
             guard let source = input.context.pointee.streams[index] else { continue }
             if action == .copy {
-                copies[index] = try Copy(source, into: file)
+                copies[index] = try StreamCopy(source, into: file)
             } else if index == plan.video.index {
                 streams[index] = try videoEncoder(input, source, plan: plan, into: file)
             } else {
@@ -247,45 +247,5 @@ package struct Transcoder: Sendable {
         var name = [CChar](repeating: 0, count: 128)
         guard lazy_av_channel_layout_describe()(&layout, &name, name.count) > 0 else { return "stereo" }
         return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-}
-
-/// A stream copied packet by packet: timestamps moved to the output's time base, packets whose
-/// decoding time does not advance (a damaged file) dropped, the display matrix kept.
-private final class Copy {
-    private let source: UnsafeMutablePointer<AVStream>
-    private let output: UnsafeMutablePointer<AVStream>
-    private var lastDecodingTime = Int64.min
-    private(set) var reachedSeconds = 0.0
-    private(set) var packetsWritten = 0
-
-    init(_ source: UnsafeMutablePointer<AVStream>, into file: MediaOutput) throws(FFmpegError) {
-        self.source = source
-        output = try file.addStream()
-        try FFmpegError.check(lazy_avcodec_parameters_copy()(output.pointee.codecpar, source.pointee.codecpar), "avcodec_parameters_copy")
-        output.pointee.codecpar.pointee.codec_tag = 0
-        output.pointee.time_base = source.pointee.time_base
-        var size = 0
-        if let matrix = lazy_av_stream_get_side_data()(source, AV_PKT_DATA_DISPLAYMATRIX, &size), size > 0,
-            let copy = lazy_av_stream_new_side_data()(output, AV_PKT_DATA_DISPLAYMATRIX, size)
-        {
-            copy.update(from: matrix, count: size)
-        }
-    }
-
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, to file: MediaOutput) throws(FFmpegError) {
-        lazy_av_packet_rescale_ts()(packet, source.pointee.time_base, output.pointee.time_base)
-        let none = docpreview_nopts_value()
-        if packet.pointee.dts != none {
-            guard packet.pointee.dts > lastDecodingTime else { return }
-            lastDecodingTime = packet.pointee.dts
-        }
-        if packet.pointee.pts == none { packet.pointee.pts = packet.pointee.dts }
-        let base = output.pointee.time_base
-        if packet.pointee.pts != none { reachedSeconds = max(reachedSeconds, Double(packet.pointee.pts) * Double(base.num) / Double(base.den)) }
-        packet.pointee.stream_index = output.pointee.index
-        packet.pointee.pos = -1
-        try file.write(packet)
-        packetsWritten += 1
     }
 }

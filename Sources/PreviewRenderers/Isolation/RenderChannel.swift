@@ -10,6 +10,8 @@ struct RenderCall: Codable {
         case transcode, ladder, sprites
         /// A video's plays (``PlayIndexer``): facts only.
         case plays
+        /// A part of a video (`span`) cut by stream copy (``VideoClipping``), written to `output`.
+        case clip
         /// An image's tiled pyramid (a pyramidal TIFF), written to `output`.
         case pyramid
         /// The words of a PDF's page `request.page` (its ``PageText`` follows the header frame, as ``PageTextWire`` writes it).
@@ -28,8 +30,10 @@ struct RenderCall: Codable {
     var kind: FileKind
     var path: String
     var request: RenderRequest?
-    /// Where a transcode, ladder or sprites call writes.
+    /// Where a transcode, ladder, sprites, pyramid or clip call writes.
     var output: String?
+    /// The seconds a clip starts and ends at.
+    var span: VideoClipping.Span?
     var renditions: RenditionSettings?
     /// Wall-clock seconds the call may take, when not the job time (a transcode's follow its video's length).
     var seconds: Double?
@@ -58,6 +62,7 @@ struct RenderReply: Codable {
     var ladder: [VideoLadder.Rung]?
     var sprites: ScrubbingSprites.Files?
     var plays: PlayIndexer.Index?
+    var clip: VideoClipping.Clip?
     var width: Int?
     var height: Int?
     var format: RenderRequest.Format?
@@ -83,6 +88,7 @@ extension RenderReply {
             return bytes == nil && ladder.map { !$0.isEmpty && $0.allSatisfy { $0.name.allSatisfy { $0.isLetter || $0.isNumber } } } == true
         case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
         case .plays: return bytes == nil && plays.map(\.isPlausible) == true
+        case .clip: return bytes == nil && clip.map { $0.start.isFinite && $0.end.isFinite && $0.start < $0.end } == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
         case .text, .ocr: return bytes.map { $0.first == PageTextWire.format } == true
         case .render:

@@ -146,6 +146,12 @@ package enum RendererChild {
             case .plays:
                 let indexer = PlayIndexer(limits: renderers.video.limits, timeoutSeconds: call.seconds ?? renderers.video.limits.jobSeconds)
                 return (RenderReply(plays: try indexer.index(call.path, kind: call.kind)), nil)
+            case .clip:
+                guard let output = call.output, let span = call.span else { throw PreviewError(.internal, "A clip call names no output or span.") }
+                return try writingLargeFiles { () throws(PreviewError) in
+                    let clipping = VideoClipping(timeoutSeconds: call.seconds ?? renderers.video.limits.jobSeconds)
+                    return (RenderReply(clip: try clipping.clip(call.path, kind: call.kind, from: span.start, to: span.end, into: output)), nil)
+                }
             case .pyramid:
                 guard let output = call.output else { throw PreviewError(.internal, "A pyramid call names no output.") }
                 return try writingLargeFiles { () throws(PreviewError) in

@@ -117,42 +117,6 @@ public final class RendererPool: Sendable {
             })
     }
 
-    /// The rendition of the video at `path`, written to `output` by a child within `seconds`.
-    func transcode(
-        _ path: String, kind: FileKind, to output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
-        progress: @escaping @Sendable (Double) -> Void
-    ) async throws(PreviewError) -> VideoTranscoding.Rendition {
-        let call = RenderCall(operation: .transcode, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
-        let (reply, _) = try await self.call(call, on: offload, progress: progress)
-        guard let rendition = reply.rendition else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
-        return rendition
-    }
-
-    /// The HLS ladder of the video at `path`, written to the folder `output` by a child within `seconds`.
-    func ladder(
-        _ path: String, kind: FileKind, into output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
-        progress: @escaping @Sendable (Double) -> Void
-    ) async throws(PreviewError) -> [VideoLadder.Rung] {
-        let call = RenderCall(operation: .ladder, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
-        let (reply, _) = try await self.call(call, on: offload, progress: progress)
-        guard let rungs = reply.ladder else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
-        return rungs
-    }
-
-    /// Scrubbing thumbnails of the video at `path`, written into the folder `output` by a child.
-    func sprites(_ path: String, kind: FileKind, into output: String, on offload: Offload) async throws(PreviewError) -> ScrubbingSprites.Files {
-        let (reply, _) = try await call(RenderCall(operation: .sprites, kind: kind, path: path, output: output), on: offload)
-        guard let sprites = reply.sprites else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
-        return sprites
-    }
-
-    /// The plays of the video at `path`, found by a child within `seconds`.
-    func plays(_ path: String, kind: FileKind, seconds: Double, on offload: Offload) async throws(PreviewError) -> PlayIndexer.Index {
-        let (reply, _) = try await call(RenderCall(operation: .plays, kind: kind, path: path, seconds: seconds), on: offload)
-        guard let plays = reply.plays else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
-        return plays
-    }
-
     /// The tiled pyramid of the image at `path`, written to `output` by a child.
     func pyramid(_ path: String, kind: FileKind, to output: String, on offload: Offload) async throws(PreviewError) -> MediaFacts {
         let (reply, _) = try await call(RenderCall(operation: .pyramid, kind: kind, path: path, output: output), on: offload)
@@ -190,7 +154,7 @@ public final class RendererPool: Sendable {
 
     /// Waits for a child of the call's kind, then exchanges the call with it on `offload`'s renders
     /// lane (its background lane for background work); returns the answer and its bytes.
-    private func call(
+    func call(
         _ call: RenderCall, on offload: Offload, progress: @escaping @Sendable (Double) -> Void = { _ in },
         firstPage: @escaping @Sendable (RenderedImage) -> Void = { _ in }
     ) async throws(PreviewError) -> (RenderReply, [UInt8]?) {

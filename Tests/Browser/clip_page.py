@@ -1,0 +1,133 @@
+"""A clip made on the Detail page in Chromium (Playwright, Debian's chromium), at a phone's size and a
+desktop's: a 12-second video with B-frames and a keyframe every 2 s (made here by the ffmpeg CLI)
+uploaded from the list; on its Detail page the player is moved into a group of pictures,
+"Clip from here" starts the clip there (ten seconds on by default), an end typed before the start
+is refused in the form, "End here" ends it where the player is; Save answers with the span cut and a
+link to the clip. The clip's own file, played by Chromium: its first frame presented is the
+source's frame at the start (its luma's SSIM ≥ 0.98 by the ffmpeg CLI's `ssim` filter, and more
+than the frames either side, taken by number) and it lasts the span to the frame. Asked again as a new version, the video's versions
+grow by one. Every touch target on a phone at least 44 px; axe-core finds no serious or critical
+violation with the clip's form open. With a screenshot folder, each size's form is saved there.
+
+    python clip_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
+
+Prints one line per check; exits 1 at the first that fails.
+"""
+import base64
+import re
+import subprocess
+import uuid
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from walk import check, no_serious_violations, run, signed_in_page, small_touch_targets, upload_from_list
+
+RATE = 30
+
+
+def prepared_files(folder):
+    video = Path(folder) / "game.mp4"
+    subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size=640x360:rate={RATE}", "-f", "lavfi", "-i", "sine",
+                    "-t", "12", "-c:v", "libx264", "-preset", "veryfast", "-g", "60", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
+                    "-c:a", "aac", "-movflags", "+faststart", str(video)], check=True)
+    return video, Path(folder)
+
+
+def luma_ssim(first, second):
+    """The SSIM of two pictures' luma: Chromium's colour conversion is not swscale's, its light is."""
+    graph = "[0:v]format=gray[a];[1:v]format=gray[b];[a][b]ssim=stats_file=-"
+    stats = subprocess.run(["ffmpeg", "-v", "error", "-i", str(first), "-i", str(second), "-lavfi", graph, "-f", "null", "-"],
+                           check=True, capture_output=True, text=True).stdout
+    return float(re.search(r"All:([0-9.]+)", stats).group(1))
+
+
+def seek(page, seconds):
+    """Moves the Detail page's player to `seconds` and waits until it is there."""
+    page.evaluate("""(seconds) => new Promise((done) => {
+        const video = document.querySelector(".preview video");
+        video.addEventListener("seeked", done, { once: true });
+        video.currentTime = seconds;
+    })""", seconds)
+
+
+def walk(browser, base, samples, size, shots, prepared):
+    video, folder = prepared
+    owner = f"athlete-{size}-{uuid.uuid4().hex[:6]}"
+    page = signed_in_page(browser, base, size)
+    page.goto(f"{base}/?owner={owner}")
+    upload_from_list(page, [video], type_label="Highlight Video", title="Game")
+    expect(page.locator("#documents .card[data-status=done]")).to_have_count(1)
+    source = page.locator("#documents .card").first.get_attribute("data-id")
+    page.goto(f"{base}/ui/documents/{source}")
+    player = page.locator(".preview video")
+    expect(player).to_be_visible()
+    page.evaluate("""() => new Promise((done) => {
+        const video = document.querySelector(".preview video");
+        if (video.readyState >= 1) done(); else video.addEventListener("loadedmetadata", done, { once: true });
+    })""")
+
+    # "Clip from here" where the player is: 3.52 s, inside the second group of pictures.
+    seek(page, 3.52)
+    page.get_by_role("button", name="Clip from here").click()
+    start, end = page.get_by_label("Start (seconds)"), page.get_by_label("End (seconds)")
+    check(start.input_value() == "3.52" and end.input_value() == "12", f"{size}: the clip starts where the player is and ends 10 s on ({start.input_value()}–{end.input_value()})")
+    end.fill("2")
+    expect(page.locator("#clip-message")).to_have_text("The end comes after the start.")
+    check(page.get_by_role("button", name="Save clip").is_disabled(), f"{size}: an end before the start cannot be saved")
+    seek(page, 6.25)
+    page.get_by_role("button", name="End here").click()
+    check(end.input_value() == "6.25", f"{size}: End here ends the clip where the player is")
+    no_serious_violations(page, size, "with the clip's form open")
+    if size == "phone":
+        check(not small_touch_targets(page), f"{size}: every touch target is 44 px or more {small_touch_targets(page)}")
+    if shots:
+        page.locator(".preview").screenshot(path=str(shots / f"clip-{size}.png"))
+    page.get_by_role("button", name="Save clip").click()
+    expect(page.locator("#clip-made")).to_contain_text("Clip saved: 0:03.5–0:06.3")
+    link = page.get_by_role("link", name="Open the clip")
+    clip = link.get_attribute("href").rsplit("/", 1)[1]
+
+    # The clip's file as Chromium plays it: its first frame presented and its length.
+    shown = page.evaluate("""async (url) => {
+        const video = document.createElement("video");
+        video.muted = true;
+        video.src = url;
+        document.body.append(video);
+        await new Promise((done, fail) => { video.onloadeddata = done; video.onerror = () => fail(new Error("cannot play")); });
+        await new Promise((done) => { video.onseeked = done; video.currentTime = 0; });
+        const canvas = document.createElement("canvas");
+        canvas.width = video.videoWidth;
+        canvas.height = video.videoHeight;
+        canvas.getContext("2d").drawImage(video, 0, 0);
+        return { duration: video.duration, png: canvas.toDataURL("image/png") };
+    }""", f"/v1/documents/{clip}/content")
+    answer = page.request.get(f"{base}/v1/documents/{source}").json()
+    presented = folder / f"presented-{size}.png"
+    presented.write_bytes(base64.b64decode(shown["png"].split(",", 1)[1]))
+    shown_at = int(3.52 * RATE)  # the frame shown at 3.52 s: the one that starts at 3.5 s
+    similarity = {}
+    for number in (shown_at - 1, shown_at, shown_at + 1):
+        expected = folder / f"frame-{number}.png"
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(video), "-vf", f"select=eq(n\\,{number})", "-frames:v", "1", str(expected)],
+                       check=True)
+        similarity[number] = luma_ssim(presented, expected)
+    check(similarity[shown_at] >= 0.98 and max(similarity, key=similarity.get) == shown_at,
+          f"{size}: Chromium's first frame of the clip is the source's at its start (SSIM {similarity[shown_at]:.4f}; "
+          f"the frames either side {similarity[shown_at - 1]:.3f}, {similarity[shown_at + 1]:.3f})")
+    span = 6.2667 - 3.5
+    check(abs(shown["duration"] - span) <= 1 / RATE, f"{size}: Chromium plays the clip for {shown['duration']:.3f} s ({span:.3f} s asked, to the frame)")
+    check(answer["duration_s"] > 11, f"{size}: the source is left as it was")
+
+    # As a new version of the video.
+    page.get_by_role("button", name="Clip from here").click()
+    page.get_by_label("Save it as this video's next version").check()
+    page.get_by_role("button", name="Save clip").click()
+    expect(page.get_by_role("link", name="Open the new version")).to_be_visible()
+    versions = page.request.get(f"{base}/v1/documents/{source}/versions").json()["versions"]
+    check(len(versions) == 2, f"{size}: a clip saved as a version is the video's version 2")
+    page.context.close()
+
+
+if __name__ == "__main__":
+    run(walk, prepare=prepared_files)
