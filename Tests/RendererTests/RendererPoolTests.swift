@@ -69,8 +69,8 @@ import Testing
     }
 
     /// A background child that keeps working past its deadline, as one kept waiting on a busy
-    /// machine does, is given more time and answers; a hung one still ends at its first deadline;
-    /// an interactive call is given no more time.
+    /// machine does, is given more time and answers; a hung one still ends (at its first deadline, or
+    /// the next when it was still working its way to the hang); an interactive call is given no more time.
     @Test(.timeLimit(.minutes(3))) func aBackgroundCallStillAtWorkOutlivesItsDeadline() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -86,10 +86,15 @@ import Testing
         try await read(starved, as: .background)
         let extended = pool.backgroundExtensions
         #expect(extended > 0, "the starved child worked past its deadline")
-        for (file, priority) in [(hanging, WorkPriority.background), (starved, .interactive)] {
+        var before = extended
+        // A hung child may have used CPU time on its way to the hang (a busy machine slows its start
+        // past the first deadline): that earns it one more interval at most, never one per deadline.
+        for (file, priority, allowed) in [(hanging, WorkPriority.background, 1), (starved, .interactive, 0)] {
             let error = await #expect(throws: PreviewError.self, "\(file.lastPathComponent), \(priority)") { try await read(file, as: priority) }
             #expect(error?.code == .timeout, "\(String(describing: error))")
+            let granted = pool.backgroundExtensions - before
+            #expect(granted <= allowed, "\(file.lastPathComponent), \(priority): given more time \(granted) times")
+            before = pool.backgroundExtensions
         }
-        #expect(pool.backgroundExtensions == extended, "neither the hung child nor the interactive call was given more time")
     }
 }
