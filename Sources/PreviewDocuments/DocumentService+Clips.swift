@@ -7,7 +7,7 @@ extension DocumentService {
     /// A clip of the video `id` from `span.start` to `span.end` seconds, cut by stream copy: a new
     /// document of the same owner, type and school titled `title` (by default the video's title
     /// with the span), or, `asVersion`, the video's next version. Queued like an upload.
-    package func clip(_ id: String, span: VideoClipping.Span, title: String?, asVersion: Bool) async throws -> (
+    package func clip(_ id: String, span: MediaSpan, title: String?, asVersion: Bool) async throws -> (
         document: Document, job: JobRecord, clip: VideoClipping.Clip
     ) {
         let source = try await document(id: id)

@@ -52,9 +52,10 @@ extension DocumentService {
         let trickplay = manifest?.trickplay.map { _ in "\(base)/trickplay/\(PlaybackManifest.Trickplay.trackName)" }
         let hls = manifest?.ladder.map { _ in "\(base)/hls/\(PlaybackManifest.Ladder.masterName)" }
         let chapters = manifest?.plays.map { _ in "\(base)/trickplay/\(PlaybackManifest.Plays.chaptersName)" }
+        let teaser = manifest?.teaser.map { _ in "\(base)/trickplay/\(PlaybackManifest.Teaser.fileName)" }
         return PlaybackView(
             renditions: [entry], trickplay: trickplay, hls: hls, hlsError: manifest?.ladderError, plays: manifest?.plays?.plays,
-            chapters: chapters)
+            chapters: chapters, teaser: teaser)
     }
 }
 

@@ -121,7 +121,7 @@ package struct DocumentView: Encodable, Sendable {
 /// `trickplay` track of its scrubbing thumbnails, and `hls`, the master playlist of its adaptive
 /// ladder (a long or large video's, once made; null otherwise, with `hls_error` when it was refused);
 /// once its plays are indexed, `plays` (each with its `start`, `end` and `poster` time) and their
-/// WebVTT `chapters` track.
+/// WebVTT `chapters` track; once made, its `teaser` (a few silent seconds for a list's card).
 package struct PlaybackView: Encodable, Sendable {
     package struct Rendition: Encodable, Sendable {
         /// Where a rendition is: being made (or waiting to be), ready to play, or refused.
@@ -149,9 +149,10 @@ package struct PlaybackView: Encodable, Sendable {
     package var hlsError: ErrorEnvelope.Body?
     package var plays: [Play]?
     package var chapters: String?
+    package var teaser: String?
 
     enum CodingKeys: CodingKey {
-        case renditions, trickplay, hls, hlsError, plays, chapters
+        case renditions, trickplay, hls, hlsError, plays, chapters, teaser
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -162,6 +163,7 @@ package struct PlaybackView: Encodable, Sendable {
         try container.encodeIfPresent(hlsError, forKey: .hlsError)
         try container.encodeIfPresent(plays, forKey: .plays)
         try container.encodeIfPresent(chapters, forKey: .chapters)
+        try container.encodeIfPresent(teaser, forKey: .teaser)
     }
 }
 

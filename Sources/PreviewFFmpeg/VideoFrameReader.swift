@@ -2,7 +2,8 @@ internal import CFFmpeg
 import PreviewCore
 
 /// Decodes one video stream of a ``MediaInput`` frame by frame, from the start, with a single
-/// decoder thread (fastest for first frames; parallelism belongs across files).
+/// decoder thread unless asked for more (one is fastest for first frames; parallelism belongs
+/// across files, but a teaser's seconds from keyframes far apart decode faster on two).
 ///
 /// Owns the codec context, one packet, one frame and the scaler; frees them in `deinit`.
 /// Not thread-safe.
@@ -28,7 +29,8 @@ package final class VideoFrameReader {
     /// when FFmpeg has no decoder for the codec). `skimming` decodes only the frames others refer to
     /// (of H.264, its I- and P-frames), without the deblocking filter: a frame every two to four at
     /// a third to half the cost, for looking at a whole video's shots rather than at one of its pictures.
-    package init(input: MediaInput, stream: VideoStream, maxPackets: Int = 2_000, skimming: Bool = false) throws(FFmpegError) {
+    /// `threads` decoder threads (frame threads for H.264).
+    package init(input: MediaInput, stream: VideoStream, maxPackets: Int = 2_000, skimming: Bool = false, threads: Int = 1) throws(FFmpegError) {
         guard let decoder = lazy_avcodec_find_decoder()(stream.codecID) else {
             throw FFmpegError(function: "avcodec_find_decoder", code: docpreview_averror_invaliddata())
         }
@@ -38,7 +40,7 @@ package final class VideoFrameReader {
             try FFmpegError.check(
                 lazy_avcodec_parameters_to_context()(codec, input.context.pointee.streams[stream.index]!.pointee.codecpar),
                 "avcodec_parameters_to_context")
-            codec.pointee.thread_count = 1
+            codec.pointee.thread_count = Int32(threads)
             if skimming {
                 // H.264 encoders refer to B-frames from B-frames only (x264's pyramid): all of them
                 // can go, leaving the I- and P-frames (one in three or four). Other codecs keep
@@ -147,6 +149,15 @@ package final class VideoFrameReader {
             return
         }
     }
+
+    /// Whether frames no other frame refers to are skipped (the lead-in from a keyframe to where
+    /// the frames are wanted); may change between frames.
+    var skipsUnreferenced = false {
+        didSet { codec.pointee.skip_frame = skipsUnreferenced ? AVDISCARD_NONREF : AVDISCARD_DEFAULT }
+    }
+
+    /// The last decoded frame as the decoder gave it (valid until the next ``nextFrame()``).
+    var decodedFrame: UnsafeMutablePointer<AVFrame> { frame }
 
     /// The last decoded frame, scaled to exactly `width`×`height` RGB.
     package func currentFrame(width: Int, height: Int) throws(FFmpegError) -> PixelBuffer {

@@ -6,7 +6,7 @@ import PreviewRenderers
 extension DocumentPipeline {
     /// Cuts the part `span` of the video `document` by stream copy (``VideoClipping``) into an MP4
     /// in the staging folder, in a renderer child; the caller stores the file and removes it.
-    package func clip(of document: Document, span: VideoClipping.Span) async throws(PreviewError) -> (file: URL, clip: VideoClipping.Clip) {
+    package func clip(of document: Document, span: MediaSpan) async throws(PreviewError) -> (file: URL, clip: VideoClipping.Clip) {
         guard document.kind.category == .video else {
             throw PreviewError(.noVideoStream, "\(document.kind.label) has no video to clip.")
         }

@@ -53,6 +53,13 @@ package struct PlaybackManifest: Sendable, Codable, Equatable {
         package var chapters: BlobHash
     }
 
+    package struct Teaser: Sendable, Codable, Equatable {
+        /// Its file name.
+        package static let fileName = "teaser.mp4"
+        package var file: BlobHash
+        package var made: VideoTeaser.Teaser
+    }
+
     package var rendition: Rendition?
     /// Why the video has no rendition although it needs one (too long, too large, unreadable).
     package var renditionError: ErrorEnvelope.Body?
@@ -64,6 +71,9 @@ package struct PlaybackManifest: Sendable, Codable, Equatable {
     package var plays: Plays?
     /// Why the video has no play index (unreadable to its end, too slow).
     package var playsError: ErrorEnvelope.Body?
+    /// The teaser for the list's cards (nil in manifests made before teasers), or why there is none.
+    package var teaser: Teaser?
+    package var teaserError: ErrorEnvelope.Body?
 
     /// Its file name, and its derivative row's parameters.
     package static let fileName = "playback.json"
@@ -141,6 +151,17 @@ extension DocumentPipeline {
                 manifest.plays = .init(plays: index.plays, cuts: index.cuts, chapters: chapters.record.resultSha256)
             } catch  where error.code.disposition != .internal {
                 manifest.playsError = ErrorEnvelope(error).error
+            }
+            do throws(PreviewError) {
+                let spans = VideoTeaser.spans(plays: manifest.plays?.plays ?? [], duration: document.durationSeconds ?? 0)
+                let file = folder.appendingPathComponent(PlaybackManifest.Teaser.fileName)
+                let teaser = try await maker.teaser(source, kind: document.kind, spans: spans, to: file.path, on: offload)
+                let stored = try await keep(
+                    file, of: document, file: PlaybackManifest.Teaser.fileName, mime: "video/mp4", width: teaser.width, height: teaser.height)
+                made.append(stored)
+                manifest.teaser = .init(file: stored.record.resultSha256, made: teaser)
+            } catch  where error.code.disposition != .internal {
+                manifest.teaserError = ErrorEnvelope(error).error
             }
 
             // Progress runs over the encodings by their work: a rendition's 1, a ladder's its rungs'.

@@ -72,9 +72,21 @@ package struct PlaybackMaker: Sendable {
         return try await isolation.plays(path, kind: kind, seconds: seconds, on: offload)
     }
 
+    /// The teaser of the video at `path` made of `spans`, written to `output`; on `offload`'s
+    /// renders lane or in a child.
+    package func teaser(_ path: String, kind: FileKind, spans: [MediaSpan], to output: String, on offload: Offload)
+        async throws(PreviewError) -> VideoTeaser.Teaser
+    {
+        guard let isolation else {
+            let teaser = VideoTeaser(timeoutSeconds: limits.jobSeconds)
+            return try await offload.render { () throws(PreviewError) in try teaser.write(path, kind: kind, spans: spans, to: output) }
+        }
+        return try await isolation.teaser(path, kind: kind, spans: spans, to: output, on: offload)
+    }
+
     /// Cuts the part `span` (seconds) of the video at `path` into the MP4 `output` by stream copy,
     /// within the job time; on `offload`'s renders lane or in a child.
-    package func clip(_ path: String, kind: FileKind, span: VideoClipping.Span, into output: String, on offload: Offload)
+    package func clip(_ path: String, kind: FileKind, span: MediaSpan, into output: String, on offload: Offload)
         async throws(PreviewError) -> VideoClipping.Clip
     {
         guard let isolation else {

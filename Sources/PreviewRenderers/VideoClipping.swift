@@ -3,28 +3,18 @@ import PreviewCore
 import PreviewFFmpeg
 
 /// Frame-exact clips of videos, cut by stream copy (``StreamClipper``): no frame is re-encoded, so
-/// none loses quality, and a clip of a 100 MB video takes as long as copying its part does. The
-/// clip is written beside its destination under a staged name and moved there only when complete.
-package struct VideoClipping: Sendable {
+/// none loses quality, and a clip of a 100 MB video takes as long as copying its part does
+/// (written as a ``StagedOutput``).
+public struct VideoClipping: Sendable {
     /// Wall-clock seconds the clip may take; nil for no bound (the CLI's default).
     package var timeoutSeconds: Double?
 
-    package init(timeoutSeconds: Double? = nil) {
+    public init(timeoutSeconds: Double? = nil) {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    /// Where a clip starts and ends, in seconds from the video's start, as asked (not yet checked).
-    package struct Span: Sendable, Codable, Equatable {
-        package var start: Double
-        package var end: Double
-
-        package init(start: Double, end: Double) {
-            (self.start, self.end) = (start, end)
-        }
-    }
-
     /// A finished clip: what it shows, in seconds of its source, and its size.
-    package struct Clip: Sendable, Codable, Equatable {
+    public struct Clip: Sendable, Codable, Equatable {
         /// The first frame shown and the end of the last.
         package var start: Double
         package var end: Double
@@ -37,27 +27,14 @@ package struct VideoClipping: Sendable {
     }
 
     /// Writes the part of the video at `path` from `start` to `end` seconds to `output` (an MP4).
-    package func clip(_ path: String, kind: FileKind?, from start: Double, to end: Double, into output: String) throws(PreviewError) -> Clip {
+    public func clip(_ path: String, kind: FileKind?, from start: Double, to end: Double, into output: String) throws(PreviewError) -> Clip {
         let input = try VideoRenderer.openVideo(path, kind: kind, timeoutSeconds: timeoutSeconds, toMake: "a clip", mapping: mapped)
         if input.bestVideoStream()?.declaresEncryption == true {
             throw PreviewError(.encrypted, "The video is DRM-protected (encrypted); it cannot be clipped.")
         }
-        let staged = output + ".partial-\(UUID().uuidString)"
-        defer { unlink(staged) }
-        let result: StreamClipper.Result
-        do {
-            result = try StreamClipper().clip(input, from: start, to: end, into: staged)
-        } catch let error as PreviewError {
-            throw error
-        } catch let error as FFmpegError {
-            throw mapped(error)
-        } catch {
-            throw PreviewError(.internal, "The clip could not be made.", detail: "\(error)")
+        let (result, size) = try StagedOutput.make(output, "clip", mapping: mapped) { staged in
+            try StreamClipper().clip(input, from: start, to: end, into: staged)
         }
-        guard rename(staged, output) == 0 else {
-            throw PreviewError(.internal, "The clip could not be moved to \(output).", detail: String(cString: strerror(errno)))
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         return Clip(start: result.start, end: result.end, keyframe: result.keyframe, size: size)
     }
 

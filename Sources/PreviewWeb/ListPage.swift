@@ -90,6 +90,8 @@ struct ListPage {
         let thumbnail: String?
         /// The thumbnail at each width offered (`srcset`), the screen choosing.
         let thumbnailSet: String?
+        /// A video's teaser (`web/list.js` plays it on hover or a long press), or nil.
+        let teaser: String?
         /// "Shared: 3" ("Shared: 20+" past 20), or nil.
         let shared: String?
         /// What a screen reader says of the card.
@@ -213,6 +215,7 @@ struct ListPage {
                 version: document.version, status: status.rawValue, statusLabel: statusLabel,
                 thumbnail: pictured ? thumbnail(2) : nil,
                 thumbnailSet: pictured ? [2, 3, 4].map { "\(thumbnail($0)) \($0 * Self.thumbnailBox.width / 2)w" }.joined(separator: ", ") : nil,
+                teaser: pictured && document.kind.category == .video ? Self.teaser(of: document.id) : nil,
                 shared: shared,
                 spoken:
                     "\(document.title). \(typeLabel). \(shares == 0 ? "Not shared" : "Shared with \(shares) school\(shares == 1 ? "" : "s")"). "
@@ -224,6 +227,9 @@ struct ListPage {
             Self.path(owner: owner, items: context.items + [("cursor", next.token)])
         }
     }
+
+    /// Where a video's teaser is served (a 404 until its playback job made it, which the script takes as none).
+    static func teaser(of id: String) -> String { "/v1/documents/\(id)/trickplay/teaser.mp4" }
 
     /// A card's thumbnail box in CSS pixels (16:9) at its widest; its image is offered at this
     /// size, 1.5 and 2 times it, in WebP, and the screen takes what its box and density need

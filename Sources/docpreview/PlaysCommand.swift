@@ -10,7 +10,8 @@ struct PlaysCommand: ParsableCommand {
         abstract: "Find the plays of a highlight video: the hard cuts and short fades between its shots.",
         discussion: """
             Decodes the whole video once on one core (only the frames others refer to) and prints each play's \
-            start, end and poster time; -o writes the plays as a WebVTT chapters track.
+            start, end and poster time; -o writes the plays as a WebVTT chapters track, --teaser the video's \
+            teaser made from them (a second of each of the first plays, silent, 320 px wide).
             """
     )
 
@@ -20,9 +21,13 @@ struct PlaysCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write the WebVTT chapters track here.", valueName: "file"))
     var output: String?
 
+    @Option(help: ArgumentHelp("Write the teaser made from the plays here (an MP4).", valueName: "file"))
+    var teaser: String?
+
     @OptionGroup var validation: ValidationOptions
 
-    @Flag(help: "Print {\"plays\":[{\"start\",\"end\",\"poster\"}],\"cuts\":[{\"seconds\",\"kind\"}],\"ms\"} or the error object.")
+    @Flag(
+        help: "Print {\"plays\":[{\"start\",\"end\",\"poster\"}],\"cuts\":[{\"seconds\",\"kind\"}],\"ms\",\"teaser\"?} or the error object.")
     var json = false
 
     func run() throws {
@@ -30,10 +35,18 @@ struct PlaysCommand: ParsableCommand {
         let report = CommandReport(json: json)
         let (configuration, verdict) = try validation.settings.admit(input, reporting: report)
         let index: PlayIndexer.Index
+        var made: TeaserReport?
         do throws(PreviewError) {
             let duration = try? VideoRenderer(limits: configuration.limits).probe(input).durationSeconds
             let seconds = PlayIndexer.seconds(limits: configuration.limits, duration: duration)
             index = try PlayIndexer(limits: configuration.limits, timeoutSeconds: seconds).index(input, kind: verdict.kind)
+            if let teaser {
+                let began = ContinuousClock.now
+                let spans = VideoTeaser.spans(plays: index.plays, duration: duration ?? 0)
+                let written = try VideoTeaser(timeoutSeconds: configuration.limits.jobSeconds).write(
+                    input, kind: verdict.kind, spans: spans, to: teaser)
+                made = TeaserReport(teaser: written, ms: began.duration(to: .now).roundedMilliseconds)
+            }
         } catch {
             try report.fail(error)
         }
@@ -48,7 +61,10 @@ struct PlaysCommand: ParsableCommand {
         let lines = index.plays.enumerated().map { number, play in
             String(format: "play %d: %.2f–%.2f s, poster at %.2f s", number + 1, play.start, play.end, play.poster)
         }
-        try report.succeed(PlaysReport(plays: index.plays, cuts: index.cuts, ms: ms), human: lines.joined(separator: "\n"))
+        let teaserLine = made.map { String(format: "teaser: %.1f s, %dx%d, %d bytes, %.0f ms", $0.durationS, $0.width, $0.height, $0.size, $0.ms) }
+        try report.succeed(
+            PlaysReport(plays: index.plays, cuts: index.cuts, ms: ms, teaser: made),
+            human: (lines + [teaserLine].compactMap { $0 }).joined(separator: "\n"))
     }
 }
 
@@ -57,4 +73,18 @@ struct PlaysReport: Encodable {
     var plays: [Play]
     var cuts: [PlayIndexer.Index.Cut]
     var ms: Double
+    var teaser: TeaserReport?
+}
+
+/// The teaser `plays --teaser` wrote, and how long it took.
+struct TeaserReport: Encodable {
+    var width: Int
+    var height: Int
+    var durationS: Double
+    var size: Int
+    var ms: Double
+
+    init(teaser: VideoTeaser.Teaser, ms: Double) {
+        (width, height, durationS, size, self.ms) = (teaser.width, teaser.height, teaser.durationSeconds, teaser.size, ms)
+    }
 }

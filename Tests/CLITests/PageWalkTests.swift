@@ -22,8 +22,8 @@ import Testing
         try walk("viewer_page.py")
     }
 
-    @Test func aClipMadeOnTheDetailPage() throws {
-        try walk("clip_page.py")
+    @Test func aHighlightVideosTeaserAndClip() throws {
+        try walk("video_pages.py")
     }
 
     private func walk(_ script: String) throws {

@@ -226,7 +226,7 @@ import Testing
     }
 
     /// A highlight reel's plays come with its playback: on the document, as a WebVTT chapters
-    /// track, and marked in the ladder's media playlists.
+    /// track, and marked in the ladder's media playlists; its teaser (under 50 KB) is served beside them.
     @Test func aReelsPlaysAreListedAsChaptersAndMarkedInItsLadder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -257,6 +257,10 @@ import Testing
         #expect(response.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/vtt") == true)
         let cues = String(decoding: track, as: UTF8.self).components(separatedBy: "\n").filter { $0.contains(" --> ") }
         #expect(cues.count == plays.count && cues.first?.hasPrefix("00:00:00.000 --> ") == true, "\(cues)")
+
+        let teaserPath = try #require(document["teaser"] as? String, "\(document)")
+        let (teaser, teaserResponse) = try Self.fetch(server.authorized(URLRequest(url: URL(string: server.base + teaserPath)!)))
+        #expect(teaserResponse.value(forHTTPHeaderField: "Content-Type") == "video/mp4" && (1...50_000).contains(teaser.count), "\(teaser.count)")
 
         let (playlist, _) = try Self.fetch(server.authorized(URLRequest(url: URL(string: server.base + "/v1/documents/\(id)/hls/360p.m3u8")!)))
         let lines = String(decoding: playlist, as: UTF8.self).components(separatedBy: "\n")

@@ -179,22 +179,28 @@ package struct Transcoder: Sendable {
 
     /// The filters between a video's decoder and its encoder.
     static func videoFilters(_ plan: RenditionPlan) -> String {
+        videoFilters(for: plan.video, width: plan.width, height: plan.height)
+    }
+
+    /// The filters that make `video`'s decoded frames upright, `width`×`height` with square pixels,
+    /// SDR (tone-mapped from HDR) and 8-bit 4:2:0, by `scaling` (a swscale algorithm).
+    static func videoFilters(for video: VideoStream, width: Int, height: Int, scaling: String = "bicubic") -> String {
         var filters: [String] = []
-        switch plan.video.rotation {
+        switch video.rotation {
         case 90: filters.append("transpose=clock")
         case 180: filters.append(contentsOf: ["hflip", "vflip"])
         case 270: filters.append("transpose=cclock")
         default: break
         }
-        filters.append("scale=\(plan.width):\(plan.height):flags=bicubic")
+        filters.append("scale=\(width):\(height):flags=\(scaling)")
         filters.append("setsar=1")
-        if plan.video.dynamicRange != .sdr {
+        if video.dynamicRange != .sdr {
             // To linear light from the source's transfer, to BT.709 primaries, tone-mapped (Hable,
             // as Jellyfin and mpv default to), then BT.709's transfer in 16-bit RGB, and BT.709's
             // matrix in limited range by swscale: zimg 3.0.4's own RGB-to-YUV matrix made the luma
             // ~30 % too dark on some machines (an AVX-512 EPYC: 75.8 where the RGB gives 107.7),
             // right on others; swscale's gives 108.0 there.
-            let transfer = plan.video.dynamicRange == .pq ? "smpte2084" : "arib-std-b67"
+            let transfer = video.dynamicRange == .pq ? "smpte2084" : "arib-std-b67"
             filters.append(contentsOf: [
                 "zscale=tin=\(transfer):min=2020_ncl:pin=2020:t=linear:npl=100", "format=gbrpf32le",
                 "zscale=p=bt709", "tonemap=tonemap=hable:desat=0", "zscale=t=bt709", "format=gbrp16le",

@@ -12,6 +12,8 @@ struct RenderCall: Codable {
         case plays
         /// A part of a video (`span`) cut by stream copy (``VideoClipping``), written to `output`.
         case clip
+        /// A video's teaser of `spans` (``VideoTeaser``), written to `output`.
+        case teaser
         /// An image's tiled pyramid (a pyramidal TIFF), written to `output`.
         case pyramid
         /// The words of a PDF's page `request.page` (its ``PageText`` follows the header frame, as ``PageTextWire`` writes it).
@@ -33,7 +35,9 @@ struct RenderCall: Codable {
     /// Where a transcode, ladder, sprites, pyramid or clip call writes.
     var output: String?
     /// The seconds a clip starts and ends at.
-    var span: VideoClipping.Span?
+    var span: MediaSpan?
+    /// The spans a teaser shows.
+    var spans: [MediaSpan]?
     var renditions: RenditionSettings?
     /// Wall-clock seconds the call may take, when not the job time (a transcode's follow its video's length).
     var seconds: Double?
@@ -63,6 +67,7 @@ struct RenderReply: Codable {
     var sprites: ScrubbingSprites.Files?
     var plays: PlayIndexer.Index?
     var clip: VideoClipping.Clip?
+    var teaser: VideoTeaser.Teaser?
     var width: Int?
     var height: Int?
     var format: RenderRequest.Format?
@@ -89,6 +94,7 @@ extension RenderReply {
         case .sprites: return bytes == nil && sprites.map { $0.sheets.allSatisfy { !$0.name.contains("/") } } == true
         case .plays: return bytes == nil && plays.map(\.isPlausible) == true
         case .clip: return bytes == nil && clip.map { $0.start.isFinite && $0.end.isFinite && $0.start < $0.end } == true
+        case .teaser: return bytes == nil && teaser.map { $0.size > 0 && $0.width > 0 && $0.height > 0 } == true
         case .convert: return bytes.map { $0.starts(with: Array("%PDF-".utf8)) } == true
         case .text, .ocr: return bytes.map { $0.first == PageTextWire.format } == true
         case .render:

@@ -152,6 +152,12 @@ package enum RendererChild {
                     let clipping = VideoClipping(timeoutSeconds: call.seconds ?? renderers.video.limits.jobSeconds)
                     return (RenderReply(clip: try clipping.clip(call.path, kind: call.kind, from: span.start, to: span.end, into: output)), nil)
                 }
+            case .teaser:
+                guard let output = call.output, let spans = call.spans else {
+                    throw PreviewError(.internal, "A teaser call names no output or spans.")
+                }
+                let teaser = VideoTeaser(timeoutSeconds: call.seconds ?? renderers.video.limits.jobSeconds)
+                return (RenderReply(teaser: try teaser.write(call.path, kind: call.kind, spans: spans, to: output)), nil)
             case .pyramid:
                 guard let output = call.output else { throw PreviewError(.internal, "A pyramid call names no output.") }
                 return try writingLargeFiles { () throws(PreviewError) in

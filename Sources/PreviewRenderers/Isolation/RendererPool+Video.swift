@@ -39,12 +39,21 @@ extension RendererPool {
     }
 
     /// The part `span` of the video at `path`, cut by a child into `output` within `seconds`.
-    func clip(_ path: String, kind: FileKind, span: VideoClipping.Span, into output: String, seconds: Double, on offload: Offload)
+    func clip(_ path: String, kind: FileKind, span: MediaSpan, into output: String, seconds: Double, on offload: Offload)
         async throws(PreviewError) -> VideoClipping.Clip
     {
         let call = RenderCall(operation: .clip, kind: kind, path: path, output: output, span: span, seconds: seconds)
         let (reply, _) = try await self.call(call, on: offload)
         guard let clip = reply.clip else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return clip
+    }
+
+    /// The teaser of the video at `path` made of `spans`, written to `output` by a child.
+    func teaser(_ path: String, kind: FileKind, spans: [MediaSpan], to output: String, on offload: Offload)
+        async throws(PreviewError) -> VideoTeaser.Teaser
+    {
+        let (reply, _) = try await call(RenderCall(operation: .teaser, kind: kind, path: path, output: output, spans: spans), on: offload)
+        guard let teaser = reply.teaser else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
+        return teaser
     }
 }

@@ -41,7 +41,7 @@ struct ClipsController {
             let id = try context.parameters.require("id")
             let asked = try await JSON.body(Asked.self, of: request, limit: 16 * 1024, expected: #"{"start", "end", "title"?, "version"?}"#)
             let made = try await documents.clip(
-                id, span: VideoClipping.Span(start: asked.start, end: asked.end), title: asked.title, asVersion: asked.version ?? false)
+                id, span: MediaSpan(start: asked.start, end: asked.end), title: asked.title, asVersion: asked.version ?? false)
             let clip = made.clip
             let body = Made(
                 status: made.document.jobStatus ?? .queued, documentID: made.document.id, jobID: made.job.id ?? 0,

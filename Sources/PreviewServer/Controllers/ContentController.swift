@@ -46,6 +46,9 @@ struct ContentController {
                     if file == DocumentService.Playback.Plays.chaptersName {
                         return manifest.plays.map { ($0.chapters, "text/vtt; charset=utf-8", nil) }
                     }
+                    if file == DocumentService.Playback.Teaser.fileName {
+                        return manifest.teaser.map { ($0.file, "video/mp4", $0.made.size) }
+                    }
                     return trickplay.sheets[file].map { ($0, "image/jpeg", nil) }
                 }
             }

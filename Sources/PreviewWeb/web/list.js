@@ -75,6 +75,54 @@
   sheet(uploadSheet, '[data-opens="upload-sheet"]', "#upload-cancel");
   if (location.hash === "#upload-sheet") { history.replaceState(null, "", location.pathname + location.search); uploadSheet.showModal(); }
 
+  // A video's teaser on its card, fetched only when played (`preload="none"`): while a mouse rests
+  // on the card, or from a half-second press on a touch screen until the finger lifts. A video
+  // without one (not made yet, or refused) keeps its thumbnail.
+  const teaserFor = (id) => {
+    const video = Object.assign(made("video", "teaser"), { src: `/v1/documents/${id}/trickplay/teaser.mp4`, muted: true, loop: true,
+                                                           playsInline: true, preload: "none", hidden: true, tabIndex: -1 });
+    video.setAttribute("aria-hidden", "true");
+    return video;
+  };
+  const play = (card) => {
+    const video = card?.querySelector("video.teaser");
+    if (!video) return;
+    video.hidden = false;
+    video.play().catch(() => { video.hidden = true; });
+  };
+  const stop = (card) => {
+    const video = card?.querySelector("video.teaser");
+    if (!video) return;
+    video.pause();
+    video.hidden = true;
+  };
+  list.addEventListener("error", (event) => { if (event.target.matches?.("video.teaser")) event.target.remove(); }, true);
+  list.addEventListener("pointerover", (event) => { if (event.pointerType === "mouse") play(event.target.closest(".card")); });
+  list.addEventListener("pointerout", (event) => {
+    const card = event.target.closest(".card");
+    if (card && !card.contains(event.relatedTarget)) stop(card);
+  });
+  let press;
+  let held = false;  // a press that played a teaser: its click and menu are not the link's
+  list.addEventListener("pointerdown", (event) => {
+    const card = event.target.closest(".card");
+    held = false;
+    if (event.pointerType !== "touch" || !card?.querySelector("video.teaser")) return;
+    press = setTimeout(() => { held = true; play(card); }, 500);
+  });
+  for (const ending of ["pointerup", "pointercancel"]) {
+    list.addEventListener(ending, (event) => {
+      clearTimeout(press);
+      if (held) stop(event.target.closest(".card"));
+    });
+  }
+  list.addEventListener("contextmenu", (event) => { if (held) event.preventDefault(); });
+  list.addEventListener("click", (event) => {
+    if (!held) return;
+    event.preventDefault();
+    held = false;
+  });
+
   // A card shows what its document says.
   const show = (card, doc) => {
     card.dataset.status = doc.status;
@@ -92,6 +140,7 @@
     thumb.replaceChildren(pictured ? Object.assign(made("img"), { src: at(2), srcset: [2, 3, 4].map((s) => `${at(s)} ${(s * boxWidth) / 2}w`).join(", "),
                                                                   sizes: list.dataset.sizes, alt: "" })
                                    : made("span", "placeholder", doc.status === "done" ? "No preview" : statusLabel[doc.status] || doc.status), badge);
+    if (pictured && doc.mime.startsWith("video/")) thumb.append(teaserFor(doc.document_id));
     card.querySelector(".status").textContent = doc.status === "done" && !pictured ? "No preview" : statusLabel[doc.status] || doc.status;
     card.querySelector(".error")?.remove();
     if (doc.status === "failed" && doc.error) card.append(made("p", "error", doc.error.message));

@@ -2,7 +2,8 @@
 // in-process by the renderer `$DOCPREVIEW_FUZZ_RENDERER` names (video, pdf or image), with small
 // limits so each input is quick, then a zoom region of it (for an image, cut from the pyramid made of it
 // first); `transcode` makes a video's rendition (libavformat, libavcodec,
-// libavfilter, libx264), its HLS ladder (the HLS muxer, fragmented MP4) and its scrubbing thumbnails instead. A crash, a sanitizer report, a hang
+// libavfilter, libx264), its HLS ladder (the HLS muxer, fragmented MP4), its scrubbing thumbnails, a clip
+// (stream copy, the MP4 muxer's edit lists) and a teaser instead. A crash, a sanitizer report, a hang
 // past libFuzzer's -timeout or
 // a failure that is not a PreviewError is a finding. `ocr` reads the bytes as an image, then as a
 // PDF's first page, with Tesseract (Leptonica under it), as a scan's text job does.
@@ -46,6 +47,9 @@ public func fuzzRenderer(_ start: UnsafeRawPointer?, _ count: Int) -> CInt {
         _ = try? VideoLadder(transcoding: transcoding).make(input.path, into: ladder.path)
         try? FileManager.default.createDirectory(at: sprites, withIntermediateDirectories: true)
         _ = try? ScrubbingSprites(limits: limits).write(input.path, into: sprites.path)
+        _ = try? VideoClipping(timeoutSeconds: 5).clip(input.path, kind: nil, from: 0.4, to: 1.7, into: output.path)
+        let spans = [MediaSpan(start: 0.2, end: 1.2), MediaSpan(start: 1.5, end: 2.5)]
+        _ = try? VideoTeaser(timeoutSeconds: 5).write(input.path, kind: nil, spans: spans, to: output.path)
         return 0
     }
     if target == "ocr" {

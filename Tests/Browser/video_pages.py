@@ -1,15 +1,18 @@
-"""A clip made on the Detail page in Chromium (Playwright, Debian's chromium), at a phone's size and a
-desktop's: a 12-second video with B-frames and a keyframe every 2 s (made here by the ffmpeg CLI)
-uploaded from the list; on its Detail page the player is moved into a group of pictures,
+"""A highlight video on the List and the Detail page in Chromium (Playwright, Debian's chromium), at
+a phone's size and a desktop's: a 12-second video with B-frames and a keyframe every 2 s (made here
+by the ffmpeg CLI) uploaded from the list. Its card's teaser (under 50 KB) is not fetched until
+played (`preload="none"`), then plays while a mouse rests on the card (a desktop) or from a
+half-second press (a phone), and stops when it leaves or lifts. On its Detail page the player is
+moved into a group of pictures,
 "Clip from here" starts the clip there (ten seconds on by default), an end typed before the start
 is refused in the form, "End here" ends it where the player is; Save answers with the span cut and a
 link to the clip. The clip's own file, played by Chromium: its first frame presented is the
 source's frame at the start (its luma's SSIM ≥ 0.98 by the ffmpeg CLI's `ssim` filter, and more
 than the frames either side, taken by number) and it lasts the span to the frame. Asked again as a new version, the video's versions
 grow by one. Every touch target on a phone at least 44 px; axe-core finds no serious or critical
-violation with the clip's form open. With a screenshot folder, each size's form is saved there.
+violation with the clip's form open. With a screenshot folder, each size's form is saved there, and its card while the teaser plays.
 
-    python clip_page.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
+    python video_pages.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
 
 Prints one line per check; exits 1 at the first that fails.
 """
@@ -59,6 +62,39 @@ def walk(browser, base, samples, size, shots, prepared):
     upload_from_list(page, [video], type_label="Highlight Video", title="Game")
     expect(page.locator("#documents .card[data-status=done]")).to_have_count(1)
     source = page.locator("#documents .card").first.get_attribute("data-id")
+
+    # The card's teaser, once the playback job made it.
+    for _ in range(600):
+        made = page.request.get(f"{base}/v1/documents/{source}").json().get("teaser")
+        if made:
+            break
+        page.wait_for_timeout(200)
+    teaser = page.request.get(f"{base}{made}")
+    check(teaser.ok and teaser.headers["content-type"] == "video/mp4" and len(teaser.body()) <= 50_000,
+          f"{size}: the video's teaser is an MP4 of {len(teaser.body()):,} bytes (at most 50,000)")
+    page.reload()
+    card = page.locator("#documents .card").first
+    video_on_card = card.locator("video.teaser")
+    check(video_on_card.get_attribute("preload") == "none" and video_on_card.evaluate("v => v.networkState") != 2,
+          f"{size}: the teaser is not fetched before it plays (preload=none)")
+    playing = "v => !v.hidden && !v.paused && v.readyState >= 2 && v.currentTime > 0"
+    if size == "desktop":
+        card.hover()
+    else:
+        card.dispatch_event("pointerdown", {"pointerType": "touch", "bubbles": True})
+    page.evaluate(f"""() => new Promise((done) => {{
+        const video = document.querySelector("#documents .card video.teaser");
+        const look = () => ({playing})(video) ? done() : setTimeout(look, 50);
+        look();
+    }})""")
+    check(True, f"{size}: the teaser plays on the card {'under the mouse' if size == 'desktop' else 'from a long press'}")
+    if shots:
+        card.screenshot(path=str(shots / f"list-teaser-{size}.png"))
+    if size == "desktop":
+        page.mouse.move(0, 0)
+    else:
+        card.dispatch_event("pointerup", {"pointerType": "touch", "bubbles": True})
+    check(video_on_card.evaluate("v => v.paused && v.hidden"), f"{size}: the teaser stops when the {'mouse leaves' if size == 'desktop' else 'finger lifts'}")
     page.goto(f"{base}/ui/documents/{source}")
     player = page.locator(".preview video")
     expect(player).to_be_visible()
