@@ -55,7 +55,7 @@ extension DocumentService {
         let teaser = manifest?.teaser.map { _ in "\(base)/trickplay/\(PlaybackManifest.Teaser.fileName)" }
         return PlaybackView(
             renditions: [entry], trickplay: trickplay, hls: hls, hlsError: manifest?.ladderError, plays: manifest?.plays?.plays,
-            chapters: chapters, teaser: teaser)
+            chapters: chapters, playsError: manifest?.playsError, teaser: teaser, teaserError: manifest?.teaserError)
     }
 }
 

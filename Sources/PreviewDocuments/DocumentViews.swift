@@ -122,6 +122,7 @@ package struct DocumentView: Encodable, Sendable {
 /// ladder (a long or large video's, once made; null otherwise, with `hls_error` when it was refused);
 /// once its plays are indexed, `plays` (each with its `start`, `end` and `poster` time) and their
 /// WebVTT `chapters` track; once made, its `teaser` (a few silent seconds for a list's card).
+/// `plays_error` and `teaser_error` say why a video has no plays or no teaser.
 package struct PlaybackView: Encodable, Sendable {
     package struct Rendition: Encodable, Sendable {
         /// Where a rendition is: being made (or waiting to be), ready to play, or refused.
@@ -149,10 +150,12 @@ package struct PlaybackView: Encodable, Sendable {
     package var hlsError: ErrorEnvelope.Body?
     package var plays: [Play]?
     package var chapters: String?
+    package var playsError: ErrorEnvelope.Body?
     package var teaser: String?
+    package var teaserError: ErrorEnvelope.Body?
 
     enum CodingKeys: CodingKey {
-        case renditions, trickplay, hls, hlsError, plays, chapters, teaser
+        case renditions, trickplay, hls, hlsError, plays, playsError, chapters, teaser, teaserError
     }
 
     package func encode(to encoder: any Encoder) throws {
@@ -163,7 +166,9 @@ package struct PlaybackView: Encodable, Sendable {
         try container.encodeIfPresent(hlsError, forKey: .hlsError)
         try container.encodeIfPresent(plays, forKey: .plays)
         try container.encodeIfPresent(chapters, forKey: .chapters)
+        try container.encodeIfPresent(playsError, forKey: .playsError)
         try container.encodeIfPresent(teaser, forKey: .teaser)
+        try container.encodeIfPresent(teaserError, forKey: .teaserError)
     }
 }
 

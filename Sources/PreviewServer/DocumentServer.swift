@@ -93,7 +93,7 @@ package struct DocumentServer: Sendable {
         OperationsController(documents: documents, gauges: gauges, faults: faults).register(on: routes)
         UploadsController(documents: documents, settings: settings, intake: intake).register(on: routes)
         DocumentsController(documents: documents).register(on: routes)
-        ClipsController(documents: documents).register(on: routes)
+        ClipsController(documents: documents, intake: intake).register(on: routes)
         PreviewsController(documents: documents, settings: settings, renders: renders, keeping: keeping).register(on: routes)
         TextController(documents: documents).register(on: routes)
         ContentController(documents: documents, offload: offload, signed: signed, streams: streams, logger: logger).register(on: routes)

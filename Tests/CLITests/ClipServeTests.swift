@@ -53,4 +53,27 @@ import Testing
         let missing = try clip(#"{"start": 0, "end": 1}"#, of: "nothing")
         #expect(missing.status == 404)
     }
+
+    /// A clip is admitted as an upload is: with more documents waiting than `--max-queued`, it is
+    /// refused (429 `queue_full`, `Retry-After`) before anything is cut.
+    @Test func aClipWaitsItsTurnWhenTooManyDocumentsWait() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // No workers: every document stays queued.
+        let server = try ServerProcess(
+            store: folder.url.appendingPathComponent("store").path, workers: 0, extra: ["--max-queued", "0"], token: PlaybackServeTests.token)
+        let file = folder.url.appendingPathComponent("game.mp4")
+        try MediaTools.ffmpeg(["-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=4", "-c:v", "libx264", "-pix_fmt", "yuv420p", file.path])
+        let uploaded = try server.upload(Data(contentsOf: file), query: "owner=ana&type=highlight_video&title=Game&filename=game.mp4")
+        let id = try #require(uploaded.json?["document_id"] as? String, "\(uploaded)")
+        var request = URLRequest(url: URL(string: server.base + "/v1/documents/\(id)/clips")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"start": 1, "end": 2}"#.utf8)
+        // The queue's depth is read at most once a second: until then a clip may still be taken.
+        let refused = try waitFor("a clip to be refused", timeout: .seconds(60), interval: .milliseconds(200)) {
+            let answer = try ServerProcess.send(server.authorized(request))
+            return answer.status == 429 ? answer : nil
+        }
+        #expect((refused.json?["error"] as? [String: Any])?["code"] as? String == "queue_full", "\(refused)")
+    }
 }

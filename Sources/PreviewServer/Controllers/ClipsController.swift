@@ -8,9 +8,11 @@ import PreviewRenderers
 
 /// `POST /v1/documents/{id}/clips` `{"start", "end", "title"?, "version"?}`: a frame-exact part of a
 /// video cut by stream copy (never re-encoded) into a new document, or the video's next version
-/// with `"version": true`; answered 202 like an upload, with what the clip shows.
+/// with `"version": true`; answered 202 like an upload, with what the clip shows. Admitted like an
+/// upload: with too many documents waiting, 429 (`queue_full`) with `Retry-After` before anything is cut.
 struct ClipsController {
     let documents: DocumentService
+    let intake: UploadIntake
 
     struct Asked: Decodable {
         var start: Double
@@ -40,6 +42,7 @@ struct ClipsController {
         routes.add(.post, "/v1/documents/:id/clips") { request, context in
             let id = try context.parameters.require("id")
             let asked = try await JSON.body(Asked.self, of: request, limit: 16 * 1024, expected: #"{"start", "end", "title"?, "version"?}"#)
+            try await intake.admitQueued()
             let made = try await documents.clip(
                 id, span: MediaSpan(start: asked.start, end: asked.end), title: asked.title, asVersion: asked.version ?? false)
             let clip = made.clip
