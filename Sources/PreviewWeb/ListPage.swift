@@ -229,7 +229,7 @@ struct ListPage {
     }
 
     /// Where a video's teaser is served (a 404 until its playback job made it, which the script takes as none).
-    static func teaser(of id: String) -> String { "/v1/documents/\(id)/trickplay/teaser.mp4" }
+    static func teaser(of id: String) -> String { "/v1/documents/\(id)/trickplay/\(DocumentService.Playback.Teaser.fileName)" }
 
     /// A card's thumbnail box in CSS pixels (16:9) at its widest; its image is offered at this
     /// size, 1.5 and 2 times it, in WebP, and the screen takes what its box and density need

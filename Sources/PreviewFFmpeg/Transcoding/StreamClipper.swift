@@ -36,10 +36,11 @@ package struct StreamClipper: Sendable {
             throw PreviewError(.badRequest, "A clip needs a start of 0 or more seconds and an end after it.")
         }
         let video = input.bestVideoStream()
-        guard let reference = video?.index ?? input.bestAudioStream()?.index else {
+        let sound = input.bestAudioStream()?.index
+        guard let reference = video?.index ?? sound else {
             throw PreviewError(.noVideoStream, "The file has no video or sound to clip.")
         }
-        let audio = input.bestAudioStream().map(\.index).flatMap { $0 == reference ? nil : $0 }
+        let audio = sound == reference ? nil : sound
         let duration = input.durationSeconds ?? .infinity
         guard start < duration else {
             throw PreviewError(.badRequest, "The clip starts at \(start) s, after the video's end (\(duration) s).")
@@ -83,10 +84,9 @@ package struct StreamClipper: Sendable {
         try file.writeHeader()
 
         let shift = Dictionary(uniqueKeysWithValues: streams.map { (Int($0.pointee.index), time.rescale(first, from: referenceStream, to: $0)) })
-        let audioFrom = audio.flatMap { context.pointee.streams[$0] }.map {
-            time.rescale(first, from: referenceStream, to: $0) &- time.ticks(Self.audioLeadSeconds, in: $0)
-        }
-        let audioTo = audio.flatMap { context.pointee.streams[$0] }.map { time.rescale(endTime, from: referenceStream, to: $0) }
+        let audioStream = audio.flatMap { context.pointee.streams[$0] }
+        let audioFrom = audioStream.map { time.rescale(first, from: referenceStream, to: $0) &- time.ticks(Self.audioLeadSeconds, in: $0) }
+        let audioTo = audioStream.map { time.rescale(endTime, from: referenceStream, to: $0) }
         // The end: the first frame's start at or after `end` (no later packet can start earlier
         // once decoding times pass it); the stream's end when the video ends first.
         var last = Int64.max
