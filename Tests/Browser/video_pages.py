@@ -2,7 +2,7 @@
 a phone's size and a desktop's: a 12-second video with B-frames and a keyframe every 2 s (made here
 by the ffmpeg CLI) uploaded from the list. Its card's teaser (under 50 KB) is not fetched until
 played (`preload="none"`), then plays while a mouse rests on the card (a desktop) or from a
-half-second press (a phone), and stops when it leaves or lifts. On its Detail page the player is
+half-second press (a phone), and stops when it leaves or lifts; with reduced motion asked for, the mouse plays nothing. On its Detail page the player is
 moved into a group of pictures,
 "Clip from here" starts the clip there (ten seconds on by default), an end typed before the start
 is refused in the form, "End here" ends it where the player is; Save answers with the span cut and a
@@ -95,6 +95,13 @@ def walk(browser, base, samples, size, shots, prepared):
     else:
         card.dispatch_event("pointerup", {"pointerType": "touch", "bubbles": True})
     check(video_on_card.evaluate("v => v.paused && v.hidden"), f"{size}: the teaser stops when the {'mouse leaves' if size == 'desktop' else 'finger lifts'}")
+    if size == "desktop":
+        # Asked for less motion: resting the mouse on the card plays nothing (play() would unpause at once).
+        page.emulate_media(reduced_motion="reduce")
+        card.hover()
+        check(video_on_card.evaluate("v => v.paused && v.hidden"), f"{size}: with reduced motion asked for, the mouse plays no teaser")
+        page.mouse.move(0, 0)
+        page.emulate_media(reduced_motion="no-preference")
     page.goto(f"{base}/ui/documents/{source}")
     player = page.locator(".preview video")
     expect(player).to_be_visible()

@@ -97,7 +97,9 @@
     video.hidden = true;
   };
   list.addEventListener("error", (event) => { if (event.target.matches?.("video.teaser")) event.target.remove(); }, true);
-  list.addEventListener("pointerover", (event) => { if (event.pointerType === "mouse") play(event.target.closest(".card")); });
+  // A person who asked for less motion sees teasers only when pressing for one.
+  const still = matchMedia("(prefers-reduced-motion: reduce)");
+  list.addEventListener("pointerover", (event) => { if (event.pointerType === "mouse" && !still.matches) play(event.target.closest(".card")); });
   list.addEventListener("pointerout", (event) => {
     const card = event.target.closest(".card");
     if (card && !card.contains(event.relatedTarget)) stop(card);
