@@ -37,6 +37,7 @@ extension DocumentService {
             request.page = asked.page
             request.format = asked.format
         }
+        request.frameSeconds = document.posterFrameSeconds
         return request.onServedEdges
     }
 
@@ -113,6 +114,8 @@ extension DocumentService {
                 try await store.index.document(id: reference)
             }
         guard let document = found else { throw PreviewError(.notFound, "No document \(reference) in the store.") }
+        var request = request
+        request.frameSeconds = document.posterFrameSeconds
         return (document, try await pipeline.preview(source: document.sha256, kind: document.kind, request: request))
     }
 

@@ -38,6 +38,8 @@ public struct Document: Sendable, Equatable {
     /// For videos: the time of the frame chosen for the poster, and how well it serves (0–1).
     package var frameSeconds: Double?
     package var posterScore: Double?
+    /// For a highlight reel whose poster was chosen among its plays: that play's number (1-based).
+    package var posterPlay: Int?
     package var version: Int
     /// `ready` (thumbnail made), `no_preview`, `failed` (with error), or `pending`.
     package var previewStatus: PreviewStatus
@@ -78,6 +80,7 @@ public struct Document: Sendable, Equatable {
         self.playback = facts.playback
         self.frameSeconds = facts.frameSeconds
         self.posterScore = facts.posterScore
+        self.posterPlay = facts.posterPlay
         self.version = version
         self.previewStatus = previewStatus
         self.createdAt = createdAt
@@ -133,11 +136,16 @@ public struct Document: Sendable, Equatable {
         searchKey = DocumentLabels.searchKey(title: title, description: description, filename: filename, school: school)
     }
 
+    /// The time a video's previews are rendered at when its poster was chosen among its plays
+    /// (nil: the renderer's own rule for the opening, which made its first thumbnail).
+    package var posterFrameSeconds: Double? { posterPlay == nil ? nil : frameSeconds }
+
     package var facts: MediaFacts {
         var facts = MediaFacts(width: width, height: height, pages: pages, durationSeconds: durationSeconds, codec: codec, rotation: rotation)
         facts.playback = playback
         facts.frameSeconds = frameSeconds
         facts.posterScore = posterScore
+        facts.posterPlay = posterPlay
         return facts
     }
 }

@@ -4,81 +4,6 @@ import PreviewDomain
 import PreviewRenderers
 import PreviewStore
 
-/// What a video's playback job made, stored as a small JSON derivative of its own: the rendition
-/// (or why there is none), the HLS ladder of a long or large video (or why there is none) and the
-/// scrubbing thumbnails, each file by its blob. The API lists and serves them from it; its cache
-/// key (source, recipes) is the job's.
-package struct PlaybackManifest: Sendable, Codable, Equatable {
-    package struct Rendition: Sendable, Codable, Equatable {
-        /// The name in its URL (`/renditions/mp4`).
-        package var name: String
-        package var mime: String
-        /// RFC 6381 (`avc1.64001f,mp4a.40.2`).
-        package var codecs: String
-        package var width: Int
-        package var height: Int
-        /// Bits per second over the whole file.
-        package var bitrate: Int
-        package var size: Int
-        package var durationSeconds: Double
-        package var sha256: BlobHash
-    }
-
-    package struct Trickplay: Sendable, Codable, Equatable {
-        /// The track's file name; it names the sheets relative to itself.
-        package static let trackName = ScrubbingSprites.trackName
-        /// The WebVTT track and the sheets it names, by file name.
-        package var track: BlobHash
-        package var sheets: [String: BlobHash]
-        /// The tiles' times and places on the sheets.
-        package var layout: ScrubbingSprites.Files
-    }
-
-    package struct Ladder: Sendable, Codable, Equatable {
-        /// The master playlist's file name; it names the rungs' playlists relative to itself.
-        package static let masterName = VideoLadder.masterName
-        package var rungs: [VideoLadder.Rung]
-        /// The master, and each rung's playlist and media file, by file name.
-        package var files: [String: BlobHash]
-        /// Bytes over all its files.
-        package var size: Int
-    }
-
-    package struct Plays: Sendable, Codable, Equatable {
-        /// The chapters track's file name.
-        package static let chaptersName = PlayIndexer.Index.chaptersName
-        package var plays: [Play]
-        package var cuts: [PlayIndexer.Index.Cut]
-        /// The WebVTT chapters track, a cue per play.
-        package var chapters: BlobHash
-    }
-
-    package struct Teaser: Sendable, Codable, Equatable {
-        /// Its file name.
-        package static let fileName = "teaser.mp4"
-        package var file: BlobHash
-        package var made: VideoTeaser.Teaser
-    }
-
-    package var rendition: Rendition?
-    /// Why the video has no rendition although it needs one (too long, too large, unreadable).
-    package var renditionError: ErrorEnvelope.Body?
-    package var ladder: Ladder?
-    /// Why a video long or large enough for a ladder has none.
-    package var ladderError: ErrorEnvelope.Body?
-    package var trickplay: Trickplay?
-    /// The plays of a highlight reel (nil in manifests made before they were looked for).
-    package var plays: Plays?
-    /// Why the video has no play index (unreadable to its end, too slow).
-    package var playsError: ErrorEnvelope.Body?
-    /// The teaser for the list's cards (nil in manifests made before teasers), or why there is none.
-    package var teaser: Teaser?
-    package var teaserError: ErrorEnvelope.Body?
-
-    /// Its file name, and its derivative row's parameters.
-    package static let fileName = "playback.json"
-}
-
 extension DocumentPipeline {
     /// The one MP4 rendition's name.
     package static let renditionName = "mp4"
@@ -111,7 +36,11 @@ extension DocumentPipeline {
     package func playbackOutcome(of document: Document, progress: @escaping @Sendable (Double) -> Void = { _ in }) async -> JobOutcome {
         do throws(PreviewError) {
             let manifestKey = playbackKey(document.sha256, file: PlaybackManifest.fileName)
-            if try await cached(key: manifestKey) != nil { return JobOutcome(previewStatus: nil) }
+            if try await cached(key: manifestKey) != nil {
+                // Made before (the same bytes, or this document's job run again): its poster stays the one chosen.
+                let poster = document.posterPlay == nil ? try await playbackManifest(of: document)?.plays?.poster : nil
+                return JobOutcome(facts: Self.facts(of: document, poster: poster), previewStatus: nil)
+            }
             let folder = store.blobs.stagingFolder.appendingPathComponent("playback-\(UUID().uuidString)")
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -123,6 +52,7 @@ extension DocumentPipeline {
             let maker = renderers.playback
             var manifest = PlaybackManifest()
             var made: [NewDerivative] = []
+            var facts: MediaFacts?
 
             let sprites = try await maker.sprites(source, kind: document.kind, into: folder.path, on: offload)
             var sheets: [String: BlobHash] = [:]
@@ -139,7 +69,8 @@ extension DocumentPipeline {
             made.append(track)
             manifest.trickplay = .init(track: track.record.resultSha256, sheets: sheets, layout: sprites)
             do throws(PreviewError) {
-                let index = try await maker.plays(source, kind: document.kind, duration: document.durationSeconds, on: offload)
+                let opening = document.posterPlay == nil ? document.frameSeconds : nil
+                let index = try await maker.plays(source, kind: document.kind, duration: document.durationSeconds, opening: opening, on: offload)
                 let file = folder.appendingPathComponent(PlaybackManifest.Plays.chaptersName)
                 do {
                     try Data(index.chapters.utf8).write(to: file)
@@ -148,7 +79,8 @@ extension DocumentPipeline {
                 }
                 let chapters = try await keep(file, of: document, file: PlaybackManifest.Plays.chaptersName, mime: "text/vtt", width: 0, height: 0)
                 made.append(chapters)
-                manifest.plays = .init(plays: index.plays, cuts: index.cuts, chapters: chapters.record.resultSha256)
+                manifest.plays = .init(plays: index.plays, cuts: index.cuts, chapters: chapters.record.resultSha256, poster: index.poster)
+                facts = Self.facts(of: document, poster: index.poster)
             } catch  where error.code.disposition != .internal {
                 manifest.playsError = ErrorEnvelope(error).error
             }
@@ -218,10 +150,21 @@ extension DocumentPipeline {
                 throw PreviewError.storing(error, "The playback manifest could not be written.")
             }
             made.append(try await keep(manifestFile, of: document, file: PlaybackManifest.fileName, mime: "application/json", width: 0, height: 0))
-            return JobOutcome(previewStatus: nil, derivatives: made)
+            return JobOutcome(facts: facts, previewStatus: nil, derivatives: made)
         } catch {
             return JobOutcome(previewStatus: nil, error: error)
         }
+    }
+
+    /// `document`'s facts with its poster moved to `poster` when that is one of its plays' (its
+    /// previews are then rendered at that time); nil when the opening's frame stays.
+    static func facts(of document: Document, poster: ReelPoster?) -> MediaFacts? {
+        guard let poster, let play = poster.play else { return nil }
+        var facts = document.facts
+        facts.frameSeconds = poster.seconds
+        facts.posterScore = (poster.score * 100).rounded() / 100
+        facts.posterPlay = play
+        return facts
     }
 
     /// `outcome` of an ingested file with, for a video, its playback derivatives made (or found) and

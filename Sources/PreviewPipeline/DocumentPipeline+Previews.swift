@@ -148,6 +148,7 @@ extension DocumentPipeline {
     func normalized(_ request: RenderRequest, _ kind: FileKind) -> RenderRequest {
         var request = request
         if kind.category != .pdf { request.page = 1 }
+        if kind.category != .video { request.frameSeconds = nil }
         return request
     }
 

@@ -51,9 +51,9 @@ extension DocumentPipeline {
             return try await picture(document.sha256, kind: document.kind, width: width, height: height)
         case (false, .video, nil):
             guard let width = document.width, let height = document.height, width > 0, height > 0 else { throw Self.noZoom(document) }
-            let poster = try await preview(
-                source: document.sha256, kind: document.kind,
-                request: RenderRequest(width: min(width, Self.posterEdge), height: min(height, Self.posterEdge), quality: 92))
+            var full = RenderRequest(width: min(width, Self.posterEdge), height: min(height, Self.posterEdge), quality: 92)
+            full.frameSeconds = document.posterFrameSeconds
+            let poster = try await preview(source: document.sha256, kind: document.kind, request: full)
             return try await picture(poster.record.resultSha256, kind: .jpeg, width: poster.record.width, height: poster.record.height)
         default:
             throw Self.noZoom(document, page: page)

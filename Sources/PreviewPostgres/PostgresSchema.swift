@@ -260,7 +260,9 @@ enum PostgresSchema {
         ("v23-search-in-creation-order", SearchPostings.statements),
         // A share's link kept, for its owner to find again (``ShareRecord/linkToken``).
         ("v24-share-link", ["ALTER TABLE shares ADD COLUMN link_token text"]),
-        ("v25-poster", ["ALTER TABLE documents ADD COLUMN frame_s double precision, ADD COLUMN poster_score double precision"])
+        ("v25-poster", ["ALTER TABLE documents ADD COLUMN frame_s double precision, ADD COLUMN poster_score double precision"]),
+        // A highlight reel's poster chosen among its plays (``MediaFacts/posterPlay``).
+        ("v26-poster-play", ["ALTER TABLE documents ADD COLUMN poster_play integer"])
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

@@ -4,8 +4,10 @@ import PreviewFFmpeg
 /// The plays of a highlight reel: one skimming pass over the whole video (only the frames others
 /// refer to, without deblocking; see ``VideoFrameReader/init(input:stream:maxPackets:skimming:)``)
 /// takes each frame's ``FrameSignature``, and every half second a small frame's ``FrameQuality``;
-/// ``PlayCuts`` finds the cuts and each play's poster is its best looking frame. One decoder
-/// thread: the cost is the decode of the video, about a tenth of its length for 1080p.
+/// ``PlayCuts`` finds the cuts, each play's poster is its best scored frame (its look times how
+/// typical it is of the play) and ``ReelPoster`` chooses the video's poster among the opening's
+/// frame and the first plays' posters. One decoder thread: the cost is the decode of the video,
+/// about a tenth of its length for 1080p.
 package struct PlayIndexer: Sendable {
     package var limits: Limits
     /// Wall-clock seconds it may take (a video's length sets it; see ``PlaybackMaker``).
@@ -32,7 +34,7 @@ package struct PlayIndexer: Sendable {
         self.timeoutSeconds = timeoutSeconds
     }
 
-    /// What it found: the plays in order, and the cuts between them.
+    /// What it found: the plays in order, the cuts between them, and the video's poster.
     package struct Index: Sendable, Codable, Equatable {
         package struct Cut: Sendable, Codable, Equatable {
             package var seconds: Double
@@ -40,6 +42,9 @@ package struct PlayIndexer: Sendable {
         }
         package var plays: [Play]
         package var cuts: [Cut]
+        /// The video's poster among the opening's frame and the first plays' (nil in manifests
+        /// made before it was chosen, or when no frame was looked at).
+        package var poster: ReelPoster?
 
         /// The chapters track's file name.
         package static let chaptersName = "chapters.vtt"
@@ -58,11 +63,16 @@ package struct PlayIndexer: Sendable {
             guard let first = plays.first, first.start == 0, plays.count <= maxPlays, cuts.count == plays.count - 1 else { return false }
             return plays.allSatisfy { $0.start.isFinite && $0.end.isFinite && $0.start < $0.end && ($0.start...$0.end).contains($0.poster) }
                 && zip(plays, plays.dropFirst()).allSatisfy { $0.end == $1.start }
+                && poster.map { poster in
+                    poster.seconds.isFinite && (0...1).contains(poster.score) && (0...(plays.last?.end ?? 0)).contains(poster.seconds)
+                        && poster.play.map { (1...plays.count).contains($0) } != false
+                } != false
         }
     }
 
-    /// The plays of the video at `path`, read with `kind`'s demuxer.
-    package func index(_ path: String, kind: FileKind?) throws(PreviewError) -> Index {
+    /// The plays of the video at `path`, read with `kind`'s demuxer; `opening` is the time of the
+    /// poster the opening's rule chose (``VideoRenderer``), scored beside the plays' posters.
+    package func index(_ path: String, kind: FileKind?, opening: Double? = nil) throws(PreviewError) -> Index {
         let input = try VideoRenderer.openVideo(path, kind: kind, timeoutSeconds: timeoutSeconds, toMake: "a play index") { error in
             PreviewError(.corrupt, "The video could not be read; it may be damaged or truncated.", detail: error.description)
         }
@@ -81,7 +91,8 @@ package struct PlayIndexer: Sendable {
         // A packet budget from the declared length (300 a second is a high frame rate with its audio's share).
         let budget = 1_000 + 300 * Int(min(input.durationSeconds ?? 0, Self.maxSeconds))
         var signatures: [FrameSignature] = []
-        var looks: [(seconds: Double, quality: FrameQuality)] = []
+        var looks: [Look] = []
+        var openingLook: Look?
         do throws(FFmpegError) {
             let reader = try VideoFrameReader(input: input, stream: stream, maxPackets: budget, skimming: true)
             while let seconds = try reader.nextFrame() {
@@ -90,10 +101,14 @@ package struct PlayIndexer: Sendable {
                 // out; the signatures stay in time order. A video longer than it said stops at the bound.
                 if let last = signatures.last, seconds < last.seconds + 1 / (Self.maxFramesPerSecond + 1) { continue }
                 if seconds > Self.maxSeconds { break }
-                signatures.append(try reader.currentSignature(seconds: seconds))
-                if seconds >= (looks.last?.seconds ?? -Double.infinity) + Self.posterInterval {
-                    looks.append((seconds, FrameQuality(try reader.currentFrame(width: Self.posterWidth, height: posterHeight))))
+                let signature = try reader.currentSignature(seconds: seconds)
+                signatures.append(signature)
+                func look() throws(FFmpegError) -> Look {
+                    Look(signature: signature, quality: FrameQuality(try reader.currentFrame(width: Self.posterWidth, height: posterHeight)))
                 }
+                if seconds >= (looks.last?.seconds ?? -Double.infinity) + Self.posterInterval { looks.append(try look()) }
+                // The opening's frame, or the first kept after it (the skimming skips frames no other refers to).
+                if let opening, openingLook == nil, seconds >= opening - 0.001 { openingLook = try look() }
             }
         } catch {
             if error.isEncrypted { throw PreviewError(.encrypted, "The video is DRM-protected (encrypted); it cannot be indexed.") }
@@ -108,12 +123,31 @@ package struct PlayIndexer: Sendable {
         if cuts.count >= Self.maxPlays {
             cuts = Array(cuts.sorted { $0.strength > $1.strength }.prefix(Self.maxPlays - 1)).sorted { $0.seconds < $1.seconds }
         }
+        var openingPoster: ReelPoster?
         let plays = PlayCuts.plays(between: cuts, duration: duration) { play in
-            // The best looking frame well inside the play (its first and last instants may hold a transition).
+            // The best scored frame well inside the play (its first and last instants may hold a transition).
             let margin = min(0.3, (play.upperBound - play.lowerBound) / 4)
-            return looks.filter { $0.seconds >= play.lowerBound + margin && $0.seconds <= play.upperBound - margin }
-                .max { $0.quality.score < $1.quality.score }?.seconds
+            let inside = looks.filter { $0.seconds >= play.lowerBound + margin && $0.seconds <= play.upperBound - margin }
+            guard let mean = ReelPoster.mean(of: inside.map(\.signature)) else { return nil }
+            if let look = openingLook, play.contains(look.seconds) {
+                openingPoster = ReelPoster(play: nil, seconds: opening ?? look.seconds, score: look.score(mean: mean))
+            }
+            return inside.map { ($0.seconds, $0.score(mean: mean)) }.max { $0.1 < $1.1 }
         }
-        return Index(plays: plays, cuts: cuts.map { Index.Cut(seconds: $0.seconds, kind: $0.kind) })
+        return Index(
+            plays: plays, cuts: cuts.map { Index.Cut(seconds: $0.seconds, kind: $0.kind) },
+            poster: ReelPoster.choose(opening: openingPoster, plays: plays))
+    }
+
+    /// A frame looked at for a poster.
+    struct Look {
+        var signature: FrameSignature
+        var quality: FrameQuality
+        var seconds: Double { signature.seconds }
+
+        /// Its look times how typical it is of its play (whose `mean` frame is given), 0–1.
+        func score(mean: FrameSignature) -> Double {
+            quality.score * ReelPoster.typicality(signature, mean: mean)
+        }
     }
 }

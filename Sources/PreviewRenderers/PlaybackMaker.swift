@@ -62,14 +62,17 @@ package struct PlaybackMaker: Sendable {
         return try await isolation.sprites(path, kind: kind, into: output, on: offload)
     }
 
-    /// The plays of the video at `path` (``PlayIndexer``); on `offload`'s renders lane or in a child.
-    package func plays(_ path: String, kind: FileKind, duration: Double?, on offload: Offload) async throws(PreviewError) -> PlayIndexer.Index {
+    /// The plays of the video at `path` (``PlayIndexer``) and its poster among them and the
+    /// `opening`'s frame (the time the opening's rule chose); on `offload`'s renders lane or in a child.
+    package func plays(_ path: String, kind: FileKind, duration: Double?, opening: Double?, on offload: Offload) async throws(PreviewError)
+        -> PlayIndexer.Index
+    {
         let seconds = PlayIndexer.seconds(limits: limits, duration: duration)
         guard let isolation else {
             let indexer = PlayIndexer(limits: limits, timeoutSeconds: seconds)
-            return try await offload.render { () throws(PreviewError) in try indexer.index(path, kind: kind) }
+            return try await offload.render { () throws(PreviewError) in try indexer.index(path, kind: kind, opening: opening) }
         }
-        return try await isolation.plays(path, kind: kind, seconds: seconds, on: offload)
+        return try await isolation.plays(path, kind: kind, opening: opening, seconds: seconds, on: offload)
     }
 
     /// The teaser of the video at `path` made of `spans`, written to `output`; on `offload`'s

@@ -4,7 +4,8 @@ import PreviewFFmpeg
 /// Video posters through FFmpeg: decodes from the start (cost independent of length), takes the
 /// first frame that shows something (``FrameQuality``: lit, with contrast, not a title card's flat
 /// ground, not blurred, and past any fade) within the first 10 s — frame by frame for the first
-/// ones, then by seeking to later keyframes — else the best scored frame it saw; honours the
+/// ones, then by seeking to later keyframes — else the best scored frame it saw; or the frame at
+/// the time a request names (a reel's poster chosen among its plays, ``ReelPoster``). Honours the
 /// display matrix, and refuses DRM-protected streams and absurd dimensions before decoding.
 public struct VideoRenderer: Renderer {
     /// Pixel limit, and the job time enforced by FFmpeg's interrupt callback and between packets.
@@ -103,7 +104,12 @@ public struct VideoRenderer: Renderer {
         // Frames are scaled before rotation, so a quarter turn swaps the scaled size.
         let scaled = stream.rotation % 180 == 0 ? output : (width: output.height, height: output.width)
 
-        let poster = try poster(input, stream, width: scaled.width, height: scaled.height)
+        let poster =
+            if let seconds = request.frameSeconds {
+                try frame(input, stream, at: seconds, width: scaled.width, height: scaled.height)
+            } else {
+                try poster(input, stream, width: scaled.width, height: scaled.height)
+            }
         var rendered = try Encoding.encode(poster.pixels, rotation: stream.rotation, request)
         rendered.facts = MediaFacts(
             width: Int(display.width.rounded()), height: Int(display.height.rounded()),
@@ -159,6 +165,34 @@ public struct VideoRenderer: Renderer {
             guard let seen = best else { throw PreviewError(.corrupt, "The video has no frame that can be decoded.") }
             if !ended, let later = try laterPoster(reader, after: reached, best: seen, width: width, height: height) { return later }
             return seen
+        } catch let error as PreviewError {
+            throw error
+        } catch let error as FFmpegError {
+            throw mapped(error)
+        } catch {
+            throw PreviewError(.internal, "The video could not be decoded.", detail: "\(error)")
+        }
+    }
+
+    /// The frame shown at `seconds` (the first at or after it; when the video ends sooner, the
+    /// first decoded), decoded from the keyframe before it.
+    private func frame(_ input: MediaInput, _ stream: VideoStream, at seconds: Double, width: Int, height: Int) throws(PreviewError)
+        -> Candidate
+    {
+        do {
+            let reader = try VideoFrameReader(input: input, stream: stream)
+            if seconds > 0, reader.keyframeSeconds(atOrBefore: seconds) != nil { _ = reader.seek(toSeconds: seconds) }
+            var last: Candidate?
+            while let shown = try reader.nextFrame() {
+                if reader.sawEncryptedPacket { throw encrypted() }
+                // Frames before the target are decoded (they are referred to) but not scaled.
+                guard shown >= seconds - 0.001 || last == nil else { continue }
+                let pixels = try reader.currentFrame(width: width, height: height)
+                last = Candidate(pixels: pixels, seconds: shown, quality: FrameQuality(pixels))
+                if shown >= seconds - 0.001 { break }
+            }
+            guard let found = last else { throw PreviewError(.corrupt, "The video has no frame that can be decoded.") }
+            return found
         } catch let error as PreviewError {
             throw error
         } catch let error as FFmpegError {

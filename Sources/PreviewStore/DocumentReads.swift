@@ -81,6 +81,7 @@ extension Document {
             durationSeconds: row.real("duration_s"), codec: row.text("codec"), rotation: row.integer("rotation").map(Int.init))
         facts.playback = try optional("playback", Playback.init(rawValue:))
         (facts.frameSeconds, facts.posterScore) = (row.real("frame_s"), row.real("poster_score"))
+        facts.posterPlay = row.integer("poster_play").map(Int.init)
         self.init(
             id: try value("id", row.text), owner: try value("owner", row.text), type: try value("type", row.text),
             title: try value("title", row.text), filename: try value("filename", row.text), description: try value("description", row.text),

@@ -27,7 +27,7 @@ package enum IndexWrites {
         """
         UPDATE documents SET pages = \(facts.pages), duration_s = \(facts.durationSeconds), width = \(facts.width), height = \(facts.height),
             codec = \(facts.codec), rotation = \(facts.rotation), playback = \(facts.playback), frame_s = \(facts.frameSeconds),
-            poster_score = \(facts.posterScore) WHERE id = \(documentID)
+            poster_score = \(facts.posterScore), poster_play = \(facts.posterPlay) WHERE id = \(documentID)
         """
     }
 

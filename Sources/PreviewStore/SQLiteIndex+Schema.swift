@@ -351,6 +351,9 @@ extension SQLiteIndex {
                 t.add(column: "poster_score", .double)
             }
         }
+        migrator.registerMigration("v26-poster-play") { db in
+            try db.execute(sql: "ALTER TABLE documents ADD COLUMN poster_play INTEGER")
+        }
         return migrator
     }
 

@@ -34,13 +34,13 @@ package enum VersionInsertion {
         let facts = document.facts
         return """
             INSERT INTO documents (id, owner, type, title, title_key, filename, description, school, search_key, sha256, kind, mime, size, pages,
-                duration_s, width, height, codec, rotation, playback, frame_s, poster_score, version, preview_status, error_code, error_message,
-                created_at)
+                duration_s, width, height, codec, rotation, playback, frame_s, poster_score, poster_play, version, preview_status, error_code,
+                error_message, created_at)
             VALUES (\(document.id), \(document.owner), \(document.typeColumn), \(document.title), \(document.titleKey), \(document.filename),
                 \(document.description), \(document.school), \(document.searchKey), \(document.sha256.hex), \(document.kind.rawValue),
                 \(document.mime), \(document.size), \(facts.pages), \(facts.durationSeconds), \(facts.width), \(facts.height),
-                \(facts.codec), \(facts.rotation), \(facts.playback), \(facts.frameSeconds), \(facts.posterScore), \(document.version),
-                \(document.previewStatus), \(document.errorCode), \(document.errorMessage), \(document.createdAt))
+                \(facts.codec), \(facts.rotation), \(facts.playback), \(facts.frameSeconds), \(facts.posterScore), \(facts.posterPlay),
+                \(document.version), \(document.previewStatus), \(document.errorCode), \(document.errorMessage), \(document.createdAt))
             """
     }
 }

@@ -2,12 +2,18 @@ import Foundation
 
 /// A highlight reel made by the ffmpeg CLI for the play index's tests and benchmark: clips of
 /// different kinds (fractal zooms, test patterns, cellular automata, a field with a runner, pans
-/// and zooms over photographs) joined by hard cuts and transitions, with the times of the cuts it
-/// made. The clips hold the motion a cut finder must not cut at: camera pans, zooms, a pattern
-/// that changes every frame, two fields of almost the same green.
+/// and zooms over photographs, real camera footage and pans across it) joined by hard cuts and
+/// transitions, with the times of the cuts it made. The clips hold the motion a cut finder must
+/// not cut at: camera pans, zooms, a pattern that changes every frame, two fields of almost the
+/// same green, people walking in and out, a camera's exposure following a car.
 package struct HighlightReel {
-    package enum Source: CaseIterable {
+    package enum Source: Equatable {
         case fractal, fractalElsewhere, pattern, life, automaton, field, otherField, photoPan, photoFastPan, photoZoom
+        /// `Samples/footage/NAME.mp4` from `from` seconds, as shot.
+        case footage(String, from: Double)
+        /// A pan across that footage: a window of the reel's size moving `speed` of its width a
+        /// second across the footage scaled to twice the reel's width.
+        case footagePan(String, from: Double, speed: Double)
     }
 
     package enum Join: Equatable {
@@ -38,6 +44,13 @@ package struct HighlightReel {
         self.width = width
         self.height = height
     }
+
+    /// A reel opening on a grey car park (real footage, lit and with some contrast: the opening's
+    /// rule takes its first frame), then a room a person walks into, then a fractal zoom: its
+    /// poster moves to a later play once its plays are known.
+    package static let carParkOpening = HighlightReel([
+        Clip(.footage("cars", from: 3), seconds: 4), Clip(.footage("people", from: 2), seconds: 4), Clip(.fractal, seconds: 4)
+    ])
 
     /// Where each cut is: a hard cut at the next clip's first frame, a dissolve at its middle, a
     /// fade through black or white at its blackest (or whitest) frame, which FFmpeg's `xfade`
@@ -98,6 +111,13 @@ package struct HighlightReel {
                 still(clip.source == .photoPan ? "typewriter-hand" : "boxscore-desk")
                 let speed = clip.source == .photoPan ? width / 5 : width
                 graph.append("[\(number)]scale=\(width * 3):-2,crop=\(width):\(height):x='min(t*\(speed),iw-\(width))':y='ih/3',\(tail)")
+                continue
+            case .footage(let name, let from):
+                inputs += ["-ss", "\(from)", "-i", Fixtures.sample("footage/\(name).mp4").path]
+            case .footagePan(let name, let from, let speed):
+                inputs += ["-ss", "\(from)", "-i", Fixtures.sample("footage/\(name).mp4").path]
+                let pixels = Int(Double(width) * speed)
+                graph.append("[\(number)]scale=\(width * 2):-2,crop=\(width):\(height):x='min(t*\(pixels),iw-\(width))':y='(ih-\(height))/2',\(tail)")
                 continue
             case .photoZoom:
                 still("linn-desk")

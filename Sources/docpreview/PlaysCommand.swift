@@ -10,7 +10,8 @@ struct PlaysCommand: ParsableCommand {
         abstract: "Find the plays of a highlight video: the hard cuts and short fades between its shots.",
         discussion: """
             Decodes the whole video once on one core (only the frames others refer to) and prints each play's \
-            start, end and poster time; -o writes the plays as a WebVTT chapters track, --teaser the video's \
+            start, end and poster time, and the video's poster as a document gets it once its plays are known \
+            (the opening's frame, or a play's poster that scores better); -o writes the plays as a WebVTT chapters track, --teaser the video's \
             teaser made from them (a second of each of the first plays, silent, 320 px wide).
             """
     )
@@ -27,7 +28,10 @@ struct PlaysCommand: ParsableCommand {
     @OptionGroup var validation: ValidationOptions
 
     @Flag(
-        help: "Print {\"plays\":[{\"start\",\"end\",\"poster\"}],\"cuts\":[{\"seconds\",\"kind\"}],\"ms\",\"teaser\"?} or the error object.")
+        help: """
+            Print {"plays":[{"start","end","poster","score"}],"cuts":[{"seconds","kind"}],"poster":{"play"?,"seconds","score"},\
+            "ms","teaser"?} or the error object.
+            """)
     var json = false
 
     func run() throws {
@@ -37,9 +41,12 @@ struct PlaysCommand: ParsableCommand {
         let index: PlayIndexer.Index
         var made: TeaserReport?
         do throws(PreviewError) {
-            let duration = try? VideoRenderer(limits: configuration.limits).probe(input).durationSeconds
+            let renderer = VideoRenderer(limits: configuration.limits).reading(verdict.kind)
+            let duration = try? renderer.probe(input).durationSeconds
             let seconds = PlayIndexer.seconds(limits: configuration.limits, duration: duration)
-            index = try PlayIndexer(limits: configuration.limits, timeoutSeconds: seconds).index(input, kind: verdict.kind)
+            // The opening's poster, as the document's first thumbnail has it.
+            let opening = try? renderer.render(input, .thumbnail).facts.frameSeconds
+            index = try PlayIndexer(limits: configuration.limits, timeoutSeconds: seconds).index(input, kind: verdict.kind, opening: opening)
             if let teaser {
                 let began = ContinuousClock.now
                 let spans = VideoTeaser.spans(plays: index.plays, duration: duration ?? 0)
@@ -61,10 +68,13 @@ struct PlaysCommand: ParsableCommand {
         let lines = index.plays.enumerated().map { number, play in
             String(format: "play %d: %.2f–%.2f s, poster at %.2f s", number + 1, play.start, play.end, play.poster)
         }
+        let posterLine = index.poster.map { poster in
+            String(format: "poster: %@ at %.2f s (score %.2f)", poster.play.map { "play \($0)'s" } ?? "the opening's", poster.seconds, poster.score)
+        }
         let teaserLine = made.map { String(format: "teaser: %.1f s, %dx%d, %d bytes, %.0f ms", $0.durationS, $0.width, $0.height, $0.size, $0.ms) }
         try report.succeed(
-            PlaysReport(plays: index.plays, cuts: index.cuts, ms: ms, teaser: made),
-            human: (lines + [teaserLine].compactMap { $0 }).joined(separator: "\n"))
+            PlaysReport(plays: index.plays, cuts: index.cuts, poster: index.poster, ms: ms, teaser: made),
+            human: (lines + [posterLine, teaserLine].compactMap { $0 }).joined(separator: "\n"))
     }
 }
 
@@ -72,6 +82,7 @@ struct PlaysCommand: ParsableCommand {
 struct PlaysReport: Encodable {
     var plays: [Play]
     var cuts: [PlayIndexer.Index.Cut]
+    var poster: ReelPoster?
     var ms: Double
     var teaser: TeaserReport?
 }

@@ -225,51 +225,6 @@ import Testing
         #expect(html.contains("<source src=\"\(master)\" type=\"application/vnd.apple.mpegurl\"><source src=\"/v1/documents/\(id)/renditions/mp4\""))
     }
 
-    /// A highlight reel's plays come with its playback: on the document, as a WebVTT chapters
-    /// track, and marked in the ladder's media playlists; its teaser (under 50 KB) is served beside them.
-    @Test func aReelsPlaysAreListedAsChaptersAndMarkedInItsLadder() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let config = folder.url.appendingPathComponent("ladder.json")
-        try Data(#"{"renditions": {"ladder_min_seconds": 5}}"#.utf8).write(to: config)
-        let server = try ServerProcess(
-            store: folder.url.appendingPathComponent("store").path, workers: 2, extra: ["--config", config.path], token: Self.token)
-        typealias Clip = HighlightReel.Clip
-        let reel = HighlightReel([
-            Clip(.pattern, seconds: 4), Clip(.field, seconds: 4), Clip(.photoPan, seconds: 4, join: .transition("fade", seconds: 0.6)),
-            Clip(.otherField, seconds: 4)
-        ])
-        let file = folder.url.appendingPathComponent("reel.mp4")
-        try reel.write(to: file)
-        let uploaded = try server.upload(Data(contentsOf: file), query: "owner=ana&type=highlight_video&title=Reel&filename=reel.mp4")
-        let id = try #require(uploaded.json?["document_id"] as? String, "\(uploaded)")
-        let document = try Self.settled(server, id)
-
-        let plays = try #require(document["plays"] as? [[String: Double]], "\(document)")
-        let starts = plays.compactMap { $0["start"] }
-        #expect(starts.count == reel.cuts.count + 1 && starts.first == 0, "\(plays)")
-        #expect(zip(starts.dropFirst(), reel.cuts).allSatisfy { abs($0 - $1) <= 0.2 }, "\(starts) against \(reel.cuts)")
-        #expect(plays.allSatisfy { ($0["start"]!...$0["end"]!).contains($0["poster"]!) })
-
-        let chapters = try #require(document["chapters"] as? String)
-        #expect(chapters == "/v1/documents/\(id)/trickplay/chapters.vtt")
-        let (track, response) = try Self.fetch(server.authorized(URLRequest(url: URL(string: server.base + chapters)!)))
-        #expect(response.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("text/vtt") == true)
-        let cues = String(decoding: track, as: UTF8.self).components(separatedBy: "\n").filter { $0.contains(" --> ") }
-        #expect(cues.count == plays.count && cues.first?.hasPrefix("00:00:00.000 --> ") == true, "\(cues)")
-
-        let teaserPath = try #require(document["teaser"] as? String, "\(document)")
-        let (teaser, teaserResponse) = try Self.fetch(server.authorized(URLRequest(url: URL(string: server.base + teaserPath)!)))
-        #expect(teaserResponse.value(forHTTPHeaderField: "Content-Type") == "video/mp4" && (1...50_000).contains(teaser.count), "\(teaser.count)")
-
-        let (playlist, _) = try Self.fetch(server.authorized(URLRequest(url: URL(string: server.base + "/v1/documents/\(id)/hls/360p.m3u8")!)))
-        let lines = String(decoding: playlist, as: UTF8.self).components(separatedBy: "\n")
-        let marks = lines.filter { $0.hasPrefix("#EXT-X-DATERANGE:") && $0.contains(#"CLASS="com.docpreview.play""#) }
-        #expect(marks.count == plays.count - 1, "\(lines)")
-        let dated = try #require(lines.firstIndex { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:1970-01-01T00:00:00.000Z") }, "\(lines)")
-        #expect(dated < lines.firstIndex { $0.hasPrefix("#EXTINF") } ?? 0)
-    }
-
     static func fetch(_ request: URLRequest) throws -> (Data, HTTPURLResponse) {
         let box = FetchBox()
         let done = DispatchSemaphore(value: 0)

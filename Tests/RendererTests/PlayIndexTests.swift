@@ -28,6 +28,16 @@ import Testing
             Clip(.photoPan, seconds: 8), Clip(.field, seconds: 7, join: .transition("fade", seconds: 0.7)),
             Clip(.photoFastPan, seconds: 6), Clip(.photoZoom, seconds: 8, join: .transition("fade", seconds: 1)),
             Clip(.otherField, seconds: 7), Clip(.photoPan, seconds: 8, join: .transition("fadeblack", seconds: 0.8))
+        ]),
+        // Real camera footage (`Samples/footage`): people walking, cars crossing while the exposure
+        // follows them, hands moving bottles; pans across each, slow and fast; two cuts within one room.
+        "real footage": HighlightReel([
+            Clip(.footage("people", from: 0), seconds: 6), Clip(.footage("cars", from: 3), seconds: 6),
+            Clip(.footagePan("bottles", from: 8, speed: 0.2), seconds: 5, join: .transition("fade", seconds: 0.5)),
+            Clip(.footagePan("people", from: 10, speed: 0.2), seconds: 6), Clip(.footage("people", from: 24), seconds: 5),
+            Clip(.footagePan("cars", from: 12, speed: 0.5), seconds: 5, join: .transition("fadeblack", seconds: 0.6)),
+            Clip(.footage("bottles", from: 0), seconds: 6), Clip(.footagePan("people", from: 2, speed: 1), seconds: 5),
+            Clip(.footage("cars", from: 14), seconds: 6, join: .transition("fade", seconds: 1))
         ])
     ]
 
@@ -66,5 +76,13 @@ import Testing
         }
         #expect(Double(found) >= 0.9 * Double(made), "found \(found) of \(made) cuts")
         #expect(Double(falseCuts) <= minutes, "\(falseCuts) false cuts in \(minutes) min")
+    }
+
+    /// Real footage as shot, no cut in it (the ffmpeg CLI's `scdet` finds none): people walking in
+    /// and out, a camera's exposure following a car, hands moving bottles. None of it is cut.
+    @Test(arguments: ["people", "cars", "bottles"]) func realFootageIsNotCut(_ name: String) throws {
+        let index = try PlayIndexer(limits: Limits(), timeoutSeconds: 120).index(Fixtures.sample("footage/\(name).mp4").path, kind: .mp4)
+        #expect(index.cuts.isEmpty, "\(name): cut at \(index.cuts.map(\.seconds))")
+        #expect(index.plays.count == 1)
     }
 }

@@ -102,6 +102,50 @@ import Testing
         #expect(image.facts.frameSeconds == 0)
     }
 
+    /// A reel opening on a grey car park, then a room, then a fractal zoom: the opening's rule takes
+    /// its first frame (lit, with some contrast), and once the plays are indexed the poster moves to
+    /// a later play's frame that has more to show, with more contrast by the ffmpeg CLI's measure;
+    /// the preview rendered at that time is that frame. A reel opening on its best play keeps it.
+    @Test func aReelsPosterMovesToAPlayThatShowsMore() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let reel = HighlightReel.carParkOpening
+        let file = folder.url.appendingPathComponent("reel.mp4")
+        try reel.write(to: file)
+        let renderer = try #require(Renderers().renderer(for: .mp4))
+        let opening = try renderer.render(file.path, RenderRequest())
+        let openingSeconds = try #require(opening.facts.frameSeconds)
+        #expect(openingSeconds < 4, "the opening's rule chose \(openingSeconds) s")
+
+        let index = try PlayIndexer(limits: Limits(), timeoutSeconds: 120).index(file.path, kind: .mp4, opening: openingSeconds)
+        let poster = try #require(index.poster)
+        let play = try #require(poster.play, "the opening's frame stayed: \(index)")
+        #expect(play >= 2 && (index.plays[play - 1].start...index.plays[play - 1].end).contains(poster.seconds), "\(index)")
+
+        var request = RenderRequest()
+        request.frameSeconds = poster.seconds
+        let moved = try renderer.render(file.path, request)
+        let shown = try #require(moved.facts.frameSeconds)
+        #expect(shown >= poster.seconds - 0.001 && shown < poster.seconds + 0.1, "asked for \(poster.seconds) s, shown \(shown) s")
+        let (before, after) = (folder.url.appendingPathComponent("opening.jpg"), folder.url.appendingPathComponent("moved.jpg"))
+        try Data(opening.bytes).write(to: before)
+        try Data(moved.bytes).write(to: after)
+        // The frame the ffmpeg CLI decodes at that time, scaled as the poster is.
+        let expected = try Self.frame(of: file, at: shown, in: folder)
+        #expect(try MediaTools.ssim(after, expected, luma: true) >= 0.95)
+        let (openingContrast, movedContrast) = (try Self.contrast(before), try Self.contrast(after))
+        #expect(movedContrast > openingContrast, "contrast \(movedContrast), the opening's \(openingContrast)")
+
+        let best = HighlightReel([
+            HighlightReel.Clip(.footage("people", from: 2), seconds: 4), HighlightReel.Clip(.footage("cars", from: 3), seconds: 4)
+        ])
+        let bestFile = folder.url.appendingPathComponent("best-first.mp4")
+        try best.write(to: bestFile)
+        let bestOpening = try #require(try renderer.render(bestFile.path, RenderRequest()).facts.frameSeconds)
+        let kept = try PlayIndexer(limits: Limits(), timeoutSeconds: 120).index(bestFile.path, kind: .mp4, opening: bestOpening)
+        #expect(kept.poster?.play == nil && kept.poster?.seconds == bestOpening, "\(kept)")
+    }
+
     // MARK: The ffmpeg CLI's view
 
     private static func frame(of video: URL, at seconds: Double, in folder: TemporaryFolder) throws -> URL {
@@ -118,6 +162,12 @@ import Testing
 
     private static func meanLuma(_ image: URL) throws -> Double {
         try metadata(image, filter: "signalstats", key: "lavfi.signalstats.YAVG")
+    }
+
+    /// `signalstats`' luma spread: the 90th percentile less the 10th.
+    private static func contrast(_ image: URL) throws -> Double {
+        try metadata(image, filter: "signalstats", key: "lavfi.signalstats.YHIGH")
+            - metadata(image, filter: "signalstats", key: "lavfi.signalstats.YLOW")
     }
 
     private static func blur(_ image: URL) throws -> Double {

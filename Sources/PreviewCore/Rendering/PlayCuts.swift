@@ -31,8 +31,11 @@ package enum PlayCuts {
     /// …and what follows stays at least this share of the change away from what came before, and
     /// the new picture as far from the few before (a flash comes back).
     static let lasting = 0.6
-    /// A transition changes at least this much across ``maxTransitionSeconds`` + 0.2 s…
-    static let transitionChange = 0.06
+    /// A transition changes at least this much across ``maxTransitionSeconds`` + 0.2 s (real
+    /// footage from a grey car park to a white room measured 5.4 %: grey scenes change luma only)…
+    static let transitionChange = 0.045
+    /// …at or near (this share of) the most that any span within it changes…
+    static let nearPeak = 0.95
     /// …at least this many times the typical change across such spans over ±``transitionContextSeconds``
     /// (a steady pan changes as much everywhere)…
     static let transitionRatio = 2.0
@@ -88,12 +91,14 @@ package enum PlayCuts {
         return kept.filter { $0.seconds - start >= minShotSeconds / 2 }
     }
 
-    /// The frames within `seconds` of frame `index`, as a range of indexes.
+    /// The frames within `seconds` of frame `index`, as a range of indexes. A frame exactly that
+    /// far is in it wherever the video's clock stands (timestamps far from 0 round differently).
     static func window(around index: Int, seconds: Double, in frames: [FrameSignature]) -> ClosedRange<Int> {
+        let reach = seconds + 1e-6
         var low = index
         var high = index
-        while low > 0, frames[index].seconds - frames[low - 1].seconds <= seconds { low -= 1 }
-        while high < frames.count - 1, frames[high + 1].seconds - frames[index].seconds <= seconds { high += 1 }
+        while low > 0, frames[index].seconds - frames[low - 1].seconds <= reach { low -= 1 }
+        while high < frames.count - 1, frames[high + 1].seconds - frames[index].seconds <= reach { high += 1 }
         return low...high
     }
 
@@ -140,9 +145,9 @@ package enum PlayCuts {
         var cuts: [Found] = []
         for index in frames.indices where across[index] >= transitionChange {
             let span = spans[index]
-            guard span.count >= 3, span.allSatisfy({ across[$0] <= across[index] }) else { continue }
-            // Over a flat stretch of the peak, only its first frame.
-            if (span.lowerBound..<index).contains(where: { across[$0] == across[index] }) { continue }
+            // The peak, or near it: over a clip that changes on every frame (an automaton) the
+            // peak's own span may not read as a blend where its neighbour's does.
+            guard span.count >= 3, let peak = span.map({ across[$0] }).max(), across[index] >= nearPeak * peak else { continue }
             let context = window(around: index, seconds: transitionContextSeconds, in: frames)
             guard across[index] >= transitionRatio * median(context.map { across[$0] }) else { continue }
             if let middle = blendMiddle(frames, span), motionShare(frames, span) < motionShare {
@@ -253,15 +258,15 @@ package enum PlayCuts {
         return before.seconds + fraction * (after.seconds - before.seconds)
     }
 
-    /// The plays `cuts` divide a video of `duration` seconds into, each with a poster time chosen
-    /// by `poster` (given the play's bounds), in order.
+    /// The plays `cuts` divide a video of `duration` seconds into, each with a poster (its time
+    /// and score) chosen by `poster` given the play's bounds, in order.
     package static func plays(
-        between cuts: [Cut], duration: Double, poster: (ClosedRange<Double>) -> Double? = { _ in nil }
+        between cuts: [Cut], duration: Double, poster: (ClosedRange<Double>) -> (seconds: Double, score: Double)? = { _ in nil }
     ) -> [Play] {
         let bounds = [0] + cuts.map(\.seconds).filter { $0 > 0 && $0 < duration } + [duration]
         return zip(bounds, bounds.dropFirst()).map { start, end in
-            let range = start...end
-            return Play(start: start, end: end, poster: poster(range) ?? start + min(1, (end - start) / 3))
+            guard let chosen = poster(start...end) else { return Play(start: start, end: end, poster: start + min(1, (end - start) / 3)) }
+            return Play(start: start, end: end, poster: chosen.seconds, score: chosen.score)
         }
     }
 }
@@ -271,10 +276,13 @@ package struct Play: Sendable, Codable, Equatable {
     package var start: Double
     package var end: Double
     package var poster: Double
+    /// How well the poster serves, 0–1 (``ReelPoster``'s measure); nil when no frame inside was looked at.
+    package var score: Double?
 
-    package init(start: Double, end: Double, poster: Double) {
+    package init(start: Double, end: Double, poster: Double, score: Double? = nil) {
         self.start = start
         self.end = end
         self.poster = poster
+        self.score = score
     }
 }

@@ -24,6 +24,9 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     /// Boxes (left, top, right, bottom in points on the page as displayed) marked on a whole PDF
     /// page as a highlighter would: a search's hits. Nil (none) is left out of the cache key.
     package var highlights: [[Double]]?
+    /// For a video: the frame shown at this time (seconds) instead of the one the opening's rule
+    /// chooses (a poster chosen among its plays). Nil is left out of the cache key.
+    package var frameSeconds: Double?
 
     /// The most boxes one page is highlighted with.
     package static let maxHighlights = 2_000

@@ -26,8 +26,11 @@ public struct MediaFacts: Sendable, Equatable, Codable {
     package var rotation: Int?
     /// For video thumbnails: the timestamp of the frame chosen, in seconds…
     package var frameSeconds: Double?
-    /// …and how well it serves as a poster, 0–1 (``FrameQuality/score``).
+    /// …and how well it serves as a poster, 0–1 (``FrameQuality/score``)…
     package var posterScore: Double?
+    /// …and, when the poster was chosen among the plays of a highlight reel (after they were
+    /// indexed), the number of its play (1-based); nil for the opening's rule.
+    package var posterPlay: Int?
     /// Sheets of a spreadsheet, slides of a presentation (their pages are in `pages`).
     package var sheets: Int?
     package var slides: Int?
@@ -52,6 +55,7 @@ public struct MediaFacts: Sendable, Equatable, Codable {
         case durationSeconds = "duration_s"
         case frameSeconds = "frame_s"
         case posterScore = "poster_score"
+        case posterPlay = "poster_play"
     }
 }
 

@@ -38,6 +38,8 @@ struct RenderCall: Codable {
     var span: MediaSpan?
     /// The spans a teaser shows.
     var spans: [MediaSpan]?
+    /// The time of the poster the opening's rule chose, scored by a `plays` call beside the plays' posters.
+    var opening: Double?
     var renditions: RenditionSettings?
     /// Wall-clock seconds the call may take, when not the job time (a transcode's follow its video's length).
     var seconds: Double?

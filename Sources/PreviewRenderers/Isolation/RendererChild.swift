@@ -145,7 +145,7 @@ package enum RendererChild {
                 )
             case .plays:
                 let indexer = PlayIndexer(limits: renderers.video.limits, timeoutSeconds: call.seconds ?? renderers.video.limits.jobSeconds)
-                return (RenderReply(plays: try indexer.index(call.path, kind: call.kind)), nil)
+                return (RenderReply(plays: try indexer.index(call.path, kind: call.kind, opening: call.opening)), nil)
             case .clip:
                 guard let output = call.output, let span = call.span else { throw PreviewError(.internal, "A clip call names no output or span.") }
                 return try writingLargeFiles { () throws(PreviewError) in

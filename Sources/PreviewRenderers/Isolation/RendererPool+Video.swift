@@ -31,9 +31,12 @@ extension RendererPool {
         return sprites
     }
 
-    /// The plays of the video at `path`, found by a child within `seconds`.
-    func plays(_ path: String, kind: FileKind, seconds: Double, on offload: Offload) async throws(PreviewError) -> PlayIndexer.Index {
-        let (reply, _) = try await call(RenderCall(operation: .plays, kind: kind, path: path, seconds: seconds), on: offload)
+    /// The plays of the video at `path` (and its poster, scoring the `opening`'s frame beside
+    /// theirs), found by a child within `seconds`.
+    func plays(_ path: String, kind: FileKind, opening: Double?, seconds: Double, on offload: Offload) async throws(PreviewError)
+        -> PlayIndexer.Index
+    {
+        let (reply, _) = try await call(RenderCall(operation: .plays, kind: kind, path: path, opening: opening, seconds: seconds), on: offload)
         guard let plays = reply.plays else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return plays
     }

@@ -63,7 +63,12 @@ struct PreviewsController {
             keeping.keep(made)
         }
         // Private: a preview is one owner's document; shared caches (proxies, CDNs) must not keep it.
-        var headers: HTTPFields = [.eTag: "\"\(record.resultSha256.hex)\"", .cacheControl: "private, max-age=31536000, immutable"]
+        // Immutable once the document's jobs are done; while one runs it may still change (a
+        // highlight reel's poster moves to one of its plays once they are indexed): revalidated.
+        let settled = document.jobStatus != .queued && document.jobStatus != .processing
+        var headers: HTTPFields = [
+            .eTag: "\"\(record.resultSha256.hex)\"", .cacheControl: settled ? "private, max-age=31536000, immutable" : "private, no-cache"
+        ]
         if request.headers[.ifNoneMatch] == headers[.eTag] { return Response(status: .notModified, headers: headers) }
         // A preview is small: checked against its name before it is served. A damaged or missing one
         // is rendered again, which rewrites its blob.
