@@ -9,14 +9,19 @@ is refused in the form, "End here" ends it where the player is; Save answers wit
 link to the clip. The clip's own file, played by Chromium: its first frame presented is the
 source's frame at the start (its luma's SSIM ≥ 0.98 by the ffmpeg CLI's `ssim` filter, and more
 than the frames either side, taken by number) and it lasts the span to the frame. Asked again as a new version, the video's versions
-grow by one. Every touch target on a phone at least 44 px; axe-core finds no serious or critical
-violation with the clip's form open. With a screenshot folder, each size's form is saved there, and its card while the teaser plays.
+grow by one. A reel of three shots (hard cuts at 4 and 8 s): its plays' bar under the player, on
+its Detail page and on a page it is shared to (opened without signing in), has a mark per play;
+Next play, a mark and Previous play seek the player to the play's start, and the play under way is
+marked current. Every touch target on a phone at least 44 px; axe-core finds no serious or critical
+violation with the clip's form open or on the shared page. With a screenshot folder, each size's
+form is saved there, its card while the teaser plays, and the shared page's player with its plays.
 
     python video_pages.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
 
 Prints one line per check; exits 1 at the first that fails.
 """
 import base64
+import os
 import re
 import subprocess
 import uuid
@@ -34,7 +39,13 @@ def prepared_files(folder):
     subprocess.run(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size=640x360:rate={RATE}", "-f", "lavfi", "-i", "sine",
                     "-t", "12", "-c:v", "libx264", "-preset", "veryfast", "-g", "60", "-sc_threshold", "0", "-pix_fmt", "yuv420p",
                     "-c:a", "aac", "-movflags", "+faststart", str(video)], check=True)
-    return video, Path(folder)
+    # A reel: three shots joined by hard cuts at 4 and 8 s.
+    reel = Path(folder) / "reel.mp4"
+    shots = [f"testsrc2=size=640x360:rate={RATE}", f"mandelbrot=size=640x360:rate={RATE}", f"smptehdbars=size=640x360:rate={RATE}"]
+    inputs = [argument for shot in shots for argument in ("-f", "lavfi", "-t", "4", "-i", shot)]
+    subprocess.run(["ffmpeg", "-v", "error"] + inputs + ["-filter_complex", "[0][1][2]concat=n=3:v=1,format=yuv420p", "-c:v", "libx264",
+                    "-preset", "veryfast", "-movflags", "+faststart", str(reel)], check=True)
+    return video, Path(folder), reel
 
 
 def luma_ssim(first, second):
@@ -54,8 +65,35 @@ def seek(page, seconds):
     })""", seconds)
 
 
+def played_to(page, action, seconds):
+    """Does `action` (a click on the plays' bar) and waits until the player has moved to `seconds`."""
+    page.evaluate("() => { window.seekedTo = new Promise((done) => document.querySelector('.plays').parentElement"
+                  ".querySelector('video').addEventListener('seeked', (event) => done(event.target.currentTime), { once: true })); }")
+    action()
+    reached = page.evaluate("() => window.seekedTo")
+    return abs(reached - seconds) <= 0.05, reached
+
+
+def plays_bar(page, size, where, plays):
+    """The plays' bar under the player on `page`: a mark per play; Next, a mark and Previous seek to starts."""
+    bar = page.get_by_role("navigation", name="Plays")
+    expect(bar).to_be_visible()
+    marks = bar.locator("a[data-start]")
+    check(marks.count() == len(plays), f"{size}: {where}: the plays' bar has a mark per play ({marks.count()} of {len(plays)})")
+    starts = [play["start"] for play in plays]
+    moved, reached = played_to(page, lambda: bar.get_by_role("button", name="Next play").click(), starts[1])
+    check(moved, f"{size}: {where}: Next play seeks to the second play's start ({reached:.2f} s, {starts[1]:.2f} s)")
+    moved, reached = played_to(page, lambda: marks.nth(2).click(), starts[2])
+    check(moved, f"{size}: {where}: the third play's mark seeks to its start ({reached:.2f} s)")
+    page.evaluate("() => document.querySelector('.plays').parentElement.querySelector('video').pause()")
+    expect(marks.nth(2)).to_have_attribute("aria-current", "true")
+    check(True, f"{size}: {where}: the play under way is marked current")
+    moved, reached = played_to(page, lambda: bar.get_by_role("button", name="Previous play").click(), starts[1])
+    check(moved, f"{size}: {where}: Previous play, at a play's start, seeks to the play before ({reached:.2f} s)")
+
+
 def walk(browser, base, samples, size, shots, prepared):
-    video, folder = prepared
+    video, folder, reel = prepared
     owner = f"athlete-{size}-{uuid.uuid4().hex[:6]}"
     page = signed_in_page(browser, base, size)
     page.goto(f"{base}/?owner={owner}")
@@ -169,6 +207,34 @@ def walk(browser, base, samples, size, shots, prepared):
     expect(page.get_by_role("link", name="Open the new version")).to_be_visible()
     versions = page.request.get(f"{base}/v1/documents/{source}/versions").json()["versions"]
     check(len(versions) == 2, f"{size}: a clip saved as a version is the video's version 2")
+
+    # A reel's plays, on its Detail page and on a page it is shared to.
+    page.goto(f"{base}/?owner={owner}")
+    upload_from_list(page, [reel], type_label="Highlight Video", title="Reel")
+    card = page.locator("#documents .card[data-status=done]", has=page.locator(".title", has_text=re.compile("^Reel$")))
+    expect(card).to_have_count(1)
+    reel_id = card.get_attribute("data-id")
+    for _ in range(600):
+        plays = page.request.get(f"{base}/v1/documents/{reel_id}").json().get("plays")
+        if plays:
+            break
+        page.wait_for_timeout(200)
+    check(len(plays) == 3 and all(abs(play["start"] - cut) <= 0.2 for play, cut in zip(plays, [0, 4, 8])),
+          f"{size}: the reel's plays start at its cuts {[round(play['start'], 2) for play in plays]}")
+    page.goto(f"{base}/ui/documents/{reel_id}")
+    plays_bar(page, size, "the Detail page", plays)
+    headers = {"Authorization": f"Bearer {os.environ['DOCPREVIEW_TOKEN']}"} if os.environ.get("DOCPREVIEW_TOKEN") else {}
+    shared = page.request.post(f"{base}/v1/documents/{reel_id}/shares", data={"label": "North High"}, headers=headers)
+    check(shared.status == 201, f"{size}: the reel is shared ({shared.status})")
+    stranger = browser.new_context(viewport=page.viewport_size).new_page()
+    stranger.goto(f"{base}{shared.json()['url']}")
+    plays_bar(stranger, size, "the shared page", plays)
+    no_serious_violations(stranger, size, "on the shared page with its plays")
+    if size == "phone":
+        check(not small_touch_targets(stranger), f"{size}: every touch target on the shared page is 44 px or more {small_touch_targets(stranger)}")
+    if shots:
+        stranger.locator(".plays").locator("xpath=..").screenshot(path=str(shots / f"shared-plays-{size}.png"))
+    stranger.context.close()
     page.context.close()
 
 
