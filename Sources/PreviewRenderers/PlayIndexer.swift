@@ -61,7 +61,10 @@ package struct PlayIndexer: Sendable {
         /// Whether a child's answer could be an index: plays that tile the video in order, within the bounds.
         var isPlausible: Bool {
             guard let first = plays.first, first.start == 0, plays.count <= maxPlays, cuts.count == plays.count - 1 else { return false }
-            return plays.allSatisfy { $0.start.isFinite && $0.end.isFinite && $0.start < $0.end && ($0.start...$0.end).contains($0.poster) }
+            return plays.allSatisfy {
+                $0.start.isFinite && $0.end.isFinite && $0.start < $0.end && ($0.start...$0.end).contains($0.poster)
+                    && $0.score.map { (0...1).contains($0) } != false
+            }
                 && zip(plays, plays.dropFirst()).allSatisfy { $0.end == $1.start }
                 && poster.map { poster in
                     poster.seconds.isFinite && (0...1).contains(poster.score) && (0...(plays.last?.end ?? 0)).contains(poster.seconds)
