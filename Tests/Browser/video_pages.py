@@ -12,7 +12,7 @@ than the frames either side, taken by number) and it lasts the span to the frame
 grow by one. A reel of three shots (hard cuts at 4 and 8 s): its plays' bar under the player, on
 its Detail page and on a page it is shared to (opened without signing in), has a mark per play;
 Next play, a mark and Previous play seek the player to the play's start, and the play under way is
-marked current. Every touch target on a phone at least 44 px; axe-core finds no serious or critical
+marked current; the same on its Viewer. Every touch target on a phone at least 44 px; axe-core finds no serious or critical
 violation with the clip's form open or on the shared page. With a screenshot folder, each size's
 form is saved there, its card while the teaser plays, and the shared page's player with its plays.
 
@@ -223,6 +223,8 @@ def walk(browser, base, samples, size, shots, prepared):
           f"{size}: the reel's plays start at its cuts {[round(play['start'], 2) for play in plays]}")
     page.goto(f"{base}/ui/documents/{reel_id}")
     plays_bar(page, size, "the Detail page", plays)
+    page.goto(f"{base}/ui/documents/{reel_id}/view")
+    plays_bar(page, size, "the Viewer", plays)
     headers = {"Authorization": f"Bearer {os.environ['DOCPREVIEW_TOKEN']}"} if os.environ.get("DOCPREVIEW_TOKEN") else {}
     shared = page.request.post(f"{base}/v1/documents/{reel_id}/shares", data={"label": "North High"}, headers=headers)
     check(shared.status == 201, f"{size}: the reel is shared ({shared.status})")
