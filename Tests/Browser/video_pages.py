@@ -14,7 +14,7 @@ its Detail page and on a page it is shared to (opened without signing in), has a
 Next play, a mark and Previous play seek the player to the play's start, and the play under way is
 marked current; the same on its Viewer. Every touch target on a phone at least 44 px; axe-core finds no serious or critical
 violation with the clip's form open or on the shared page. With a screenshot folder, each size's
-form is saved there, its card while the teaser plays, and the shared page's player with its plays.
+form is saved there, its card while the teaser plays, and the reel's player with its plays on each page.
 
     python video_pages.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
 
@@ -66,16 +66,18 @@ def seek(page, seconds):
 
 
 def played_to(page, action, seconds):
-    """Does `action` (a click on the plays' bar) and waits until the player has moved to `seconds`."""
+    """Does `action` (a click on the plays' bar) and waits until the player is sent to `seconds` (its
+    `seeking` event: the time asked for, before playing on moves it)."""
     page.evaluate("() => { window.seekedTo = new Promise((done) => document.querySelector('.plays').parentElement"
-                  ".querySelector('video').addEventListener('seeked', (event) => done(event.target.currentTime), { once: true })); }")
+                  ".querySelector('video').addEventListener('seeking', (event) => done(event.target.currentTime), { once: true })); }")
     action()
     reached = page.evaluate("() => window.seekedTo")
     return abs(reached - seconds) <= 0.05, reached
 
 
-def plays_bar(page, size, where, plays):
-    """The plays' bar under the player on `page`: a mark per play; Next, a mark and Previous seek to starts."""
+def plays_bar(page, size, where, plays, shot=None):
+    """The plays' bar under the player on `page`: a mark per play; Next, a mark and Previous seek to
+    starts. With `shot` (a path), the player and its bar are saved there."""
     bar = page.get_by_role("navigation", name="Plays")
     expect(bar).to_be_visible()
     marks = bar.locator("a[data-start]")
@@ -90,6 +92,8 @@ def plays_bar(page, size, where, plays):
     check(True, f"{size}: {where}: the play under way is marked current")
     moved, reached = played_to(page, lambda: bar.get_by_role("button", name="Previous play").click(), starts[1])
     check(moved, f"{size}: {where}: Previous play, at a play's start, seeks to the play before ({reached:.2f} s)")
+    if shot:
+        bar.locator("xpath=..").screenshot(path=str(shot))
 
 
 def walk(browser, base, samples, size, shots, prepared):
@@ -222,20 +226,18 @@ def walk(browser, base, samples, size, shots, prepared):
     check(len(plays) == 3 and all(abs(play["start"] - cut) <= 0.2 for play, cut in zip(plays, [0, 4, 8])),
           f"{size}: the reel's plays start at its cuts {[round(play['start'], 2) for play in plays]}")
     page.goto(f"{base}/ui/documents/{reel_id}")
-    plays_bar(page, size, "the Detail page", plays)
+    plays_bar(page, size, "the Detail page", plays, shots and shots / f"plays-{size}-detail.png")
     page.goto(f"{base}/ui/documents/{reel_id}/view")
-    plays_bar(page, size, "the Viewer", plays)
+    plays_bar(page, size, "the Viewer", plays, shots and shots / f"plays-{size}-viewer.png")
     headers = {"Authorization": f"Bearer {os.environ['DOCPREVIEW_TOKEN']}"} if os.environ.get("DOCPREVIEW_TOKEN") else {}
     shared = page.request.post(f"{base}/v1/documents/{reel_id}/shares", data={"label": "North High"}, headers=headers)
     check(shared.status == 201, f"{size}: the reel is shared ({shared.status})")
     stranger = browser.new_context(viewport=page.viewport_size).new_page()
     stranger.goto(f"{base}{shared.json()['url']}")
-    plays_bar(stranger, size, "the shared page", plays)
+    plays_bar(stranger, size, "the shared page", plays, shots and shots / f"shared-plays-{size}.png")
     no_serious_violations(stranger, size, "on the shared page with its plays")
     if size == "phone":
         check(not small_touch_targets(stranger), f"{size}: every touch target on the shared page is 44 px or more {small_touch_targets(stranger)}")
-    if shots:
-        stranger.locator(".plays").locator("xpath=..").screenshot(path=str(shots / f"shared-plays-{size}.png"))
     stranger.context.close()
     page.context.close()
 
