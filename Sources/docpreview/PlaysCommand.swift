@@ -42,10 +42,12 @@ struct PlaysCommand: ParsableCommand {
         var made: TeaserReport?
         do throws(PreviewError) {
             let renderer = VideoRenderer(limits: configuration.limits).reading(verdict.kind)
-            let duration = try? renderer.probe(input).durationSeconds
+            // The opening's poster, as the document's first thumbnail has it; its facts give the length
+            // (probed only when no thumbnail could be made).
+            let thumbnail = try? renderer.render(input, .thumbnail).facts
+            let duration = thumbnail?.durationSeconds ?? (try? renderer.probe(input).durationSeconds)
             let seconds = PlayIndexer.seconds(limits: configuration.limits, duration: duration)
-            // The opening's poster, as the document's first thumbnail has it.
-            let opening = try? renderer.render(input, .thumbnail).facts.frameSeconds
+            let opening = thumbnail?.frameSeconds
             index = try PlayIndexer(limits: configuration.limits, timeoutSeconds: seconds).index(input, kind: verdict.kind, opening: opening)
             if let teaser {
                 let began = ContinuousClock.now
