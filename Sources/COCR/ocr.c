@@ -295,40 +295,72 @@ static int64_t sureness(const docpreview_ocr_result *result) {
     return all == 0 ? 0 : confident_characters(result) * 10 / all;
 }
 
-/// Whether the page's light is uneven (a shadow, a lamp from one side): the brightest pixel of each
-/// tile of TILE pixels, its paper, differs by more than UNEVEN_LIGHT levels between the tiles at the
-/// tenth and the ninetieth percentile. A global threshold then loses the darker side's words.
+/// Otsu's threshold of a histogram of `count` values: the level that best parts them in two.
+static int32_t otsu(const int64_t histogram[256], int64_t count) {
+    double total = 0;
+    for (int32_t level = 0; level < 256; level++) total += (double)level * histogram[level];
+    double below = 0, best = -1;
+    int64_t seen = 0;
+    int32_t threshold = 128;
+    for (int32_t level = 0; level < 256; level++) {
+        seen += histogram[level];
+        below += (double)level * histogram[level];
+        if (seen == 0 || seen == count) continue;
+        double w0 = (double)seen / count, m0 = below / seen, m1 = (total - below) / (count - seen);
+        double between = w0 * (1 - w0) * (m0 - m1) * (m0 - m1);
+        if (between > best) { best = between; threshold = level; }
+    }
+    return threshold;
+}
+
+/// Whether the page's light is uneven enough to lose words to a global threshold (Tesseract's own:
+/// Otsu's of the whole page): in one in SHADED_SHARE or more of the tiles of TILE pixels, paper lies
+/// under that threshold or within PAPER_MARGIN levels above it, so a shadow's or a dim side's words
+/// go black with it. A tile's paper is its level at the PAPER_RANK-th percentile, when its median is
+/// within UNIFORM levels of it (mostly paper, a little ink) and it is not black (a picture, the
+/// ground or a black border holds no paper). Light that only fades, its paper well above the
+/// threshold everywhere, leaves every word to the global threshold and is not read again.
 #define TILE 64
-#define UNEVEN_LIGHT 40
+#define PAPER_RANK 90
+#define UNIFORM 24
+#define BLACK 32
+#define PAPER_MARGIN 16
+#define SHADED_SHARE 20
 static int uneven_light(PIX *gray) {
     int32_t width = lazy_pixGetWidth()(gray), height = lazy_pixGetHeight()(gray);
     int32_t across = width / TILE, down = height / TILE;
     if (across < 2 || down < 2) return 0;
     const l_uint32 *data = lazy_pixGetData()(gray);
     size_t wpl = (size_t)lazy_pixGetWpl()(gray);
-    int64_t histogram[256] = {0}, tiles = (int64_t)across * down;
+    int64_t tiles = (int64_t)across * down, histogram[256] = {0}, sampled = 0;
+    // Each tile's paper level, or -1 when it holds none.
+    int16_t *paper = malloc((size_t)tiles * sizeof *paper);
+    if (!paper) return 0;
+    const int32_t samples = (TILE / 2) * (TILE / 2);
     for (int32_t ty = 0; ty < down; ty++) {
         for (int32_t tx = 0; tx < across; tx++) {
-            uint32_t brightest = 0;
-            // Every other row and column: the paper shows in any of them.
+            int32_t levels[256] = {0};
+            // Every other row and column: the paper shows in any of them, and so does the page's histogram.
             for (int32_t y = ty * TILE; y < (ty + 1) * TILE; y += 2) {
                 const l_uint32 *line = data + (size_t)y * wpl;
-                for (int32_t x = tx * TILE; x < (tx + 1) * TILE; x += 2) {
-                    uint32_t value = GET_DATA_BYTE(line, x);
-                    if (value > brightest) brightest = value;
-                }
+                for (int32_t x = tx * TILE; x < (tx + 1) * TILE; x += 2) levels[GET_DATA_BYTE(line, x)]++;
             }
-            histogram[brightest]++;
+            int32_t median = -1, level = -1, seen = 0;
+            for (int32_t value = 0; value < 256; value++) {
+                histogram[value] += levels[value];
+                seen += levels[value];
+                if (median < 0 && seen * 2 >= samples) median = value;
+                if (level < 0 && seen * 100 >= samples * PAPER_RANK) level = value;
+            }
+            sampled += samples;
+            paper[(int64_t)ty * across + tx] = (int16_t)(level - median <= UNIFORM && level >= BLACK ? level : -1);
         }
     }
-    int32_t low = -1, high = -1;
-    int64_t seen = 0;
-    for (int32_t level = 0; level < 256; level++) {
-        seen += histogram[level];
-        if (low < 0 && seen * 10 >= tiles) low = level;
-        if (high < 0 && seen * 10 >= tiles * 9) high = level;
-    }
-    return high - low > UNEVEN_LIGHT;
+    int32_t threshold = otsu(histogram, sampled);
+    int64_t shaded = 0;
+    for (int64_t tile = 0; tile < tiles; tile++) shaded += paper[tile] >= 0 && paper[tile] < threshold + PAPER_MARGIN;
+    free(paper);
+    return shaded * SHADED_SHARE >= tiles;
 }
 
 /// Whether `gray` is two-toned, as a scanner's bitonal page is: of every fourth pixel of every fourth
@@ -373,33 +405,16 @@ static int tabular(const docpreview_ocr_result *result) {
 #define EDGE_STEP 3
 #define EDGE_CONTRAST 30
 
-/// Otsu's threshold of a histogram of `count` values: the level that best parts them in two.
-static int32_t otsu(const int64_t histogram[256], int64_t count) {
-    double total = 0;
-    for (int32_t level = 0; level < 256; level++) total += (double)level * histogram[level];
-    double below = 0, best = -1;
-    int64_t seen = 0;
-    int32_t threshold = 128;
-    for (int32_t level = 0; level < 256; level++) {
-        seen += histogram[level];
-        below += (double)level * histogram[level];
-        if (seen == 0 || seen == count) continue;
-        double w0 = (double)seen / count, m0 = below / seen, m1 = (total - below) / (count - seen);
-        double between = w0 * (1 - w0) * (m0 - m1) * (m0 - m1);
-        if (between > best) { best = between; threshold = level; }
-    }
-    return threshold;
-}
-
 /// Twice the signed area of the triangle (a, b, c): positive when it turns clockwise on the image.
 static double turn(const double a[2], const double b[2], const double c[2]) {
     return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
 }
 
 /// Finds the page in a photo: the largest region of paper (lighter than Otsu's threshold of a
-/// small copy of the photo) when it is a quadrilateral on a darker ground that shows around it.
-/// Its corners, top left, top right, bottom right, bottom left, in `gray`'s pixels, go into
-/// `corners`. Returns 0 when no such page is there (a scan, a page that fills the photo, a picture).
+/// small copy of the photo) when it is a quadrilateral on a darker ground that shows around it
+/// (beyond two of its edges at least). Its corners, top left, top right, bottom right, bottom left,
+/// in `gray`'s pixels, go into `corners`. Returns 0 when no such page is there (a scan, a page that
+/// fills the photo, a picture, the lit part of a page under a hard shadow).
 static int find_page(PIX *gray, double corners[4][2]) {
     int32_t width = lazy_pixGetWidth()(gray), height = lazy_pixGetHeight()(gray);
     int32_t longest = width > height ? width : height, factor = (longest + PAGE_SEARCH_SIDE - 1) / PAGE_SEARCH_SIDE;
@@ -487,7 +502,10 @@ static int find_page(PIX *gray, double corners[4][2]) {
     if (outside * 100 < (int64_t)count * 3 || paper_inside * 10 < inside * 6 || paper_outside * 20 > outside) goto done;
     if (paper_light / (double)best_size - ground_light / (double)(outside - paper_outside) < 40) goto done;
     // ...and its edges are edges: along each one within the photo, the paper a step inside is
-    // lighter than the ground a step outside (where a shadow across a page only fades).
+    // lighter than the ground a step outside (where a shadow across a page only fades). The ground
+    // shows beyond two of them at least: the lit part of a page with a hard shadow across one side
+    // is no page on a desk.
+    int32_t within = 0;
     for (int c = 0; c < 4; c++) {
         const double *a = quad[c], *b = quad[(c + 1) % 4];
         double length = hypot(b[0] - a[0], b[1] - a[1]), nx = (b[1] - a[1]) / length, ny = -(b[0] - a[0]) / length;
@@ -502,8 +520,11 @@ static int find_page(PIX *gray, double corners[4][2]) {
             contrast += (double)small[(size_t)iy * small_width + ix] - small[(size_t)oy * small_width + ox];
             samples++;
         }
-        if (samples * 2 >= EDGE_SAMPLES && contrast / samples < EDGE_CONTRAST) goto done;
+        if (samples * 2 < EDGE_SAMPLES) continue;
+        if (contrast / samples < EDGE_CONTRAST) goto done;
+        within++;
     }
+    if (within < 2) goto done;
     for (int c = 0; c < 4; c++) {
         corners[c][0] = (quad[c][0] + 0.5) * factor;
         corners[c][1] = (quad[c][1] + 0.5) * factor;
@@ -643,17 +664,20 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
     // a dark ground read inverted): what `tesseract IMAGE -` reads, and all a clean page needs.
     int status = recognize(engine, gray, ppi, PSM_AUTO, deadline_ms - (int32_t)milliseconds_since(&start), &where, width, height, max_words,
                            result);
-    int32_t path = DOCPREVIEW_OCR_PATH_GRAY;
+    int32_t path = DOCPREVIEW_OCR_PATH_GRAY, readings = 1;
     // A page it is unsure of (a coloured or textured ground), or whose light is uneven (a confident
     // reading of its lit part alone), is read again thresholded locally (unless it is bitonal); then
     // a table of figures (in the reading kept so far) as sparse text, from the pixels that reading
     // came from. The reading with the most confident characters is kept: Tesseract's own unless the
-    // local one has a tenth more; a table's sparse reading with any more. Nothing like text (noise, a black frame, a
-    // picture, a blank page) is not read again: it costs what Tesseract's own reading costs. (On the
-    // real pages of Samples/scans, sparse text read a page of prose Tesseract was unsure of no
+    // local one has a tenth more; a table's sparse reading with any more. A page whose gray reading
+    // found next to nothing is read again only when its thresholded pixels hold lines of text (the
+    // skew search was sure of their slant: a shadow that took every word with it); nothing like text
+    // (noise, a black frame, a picture, a blank page) costs what Tesseract's own reading costs. (On
+    // the real pages of Samples/scans, sparse text read a page of prose Tesseract was unsure of no
     // better; only a table's columns it reads better.)
     int64_t sure = status == DOCPREVIEW_OCR_OK ? sureness(result) : 0;
-    int unsure = !two_toned && sure >= 2 && sure < 9, uneven = !two_toned && sure >= 9 && uneven_light(gray);
+    int lined = confidence > MIN_CONFIDENCE;
+    int unsure = !two_toned && sure < 9 && (sure >= 2 || lined), uneven = !two_toned && sure >= 9 && uneven_light(gray);
     int64_t best = confident_characters(result);
     for (int look = 0; look < 2; look++) {
         PIX *pix;
@@ -681,6 +705,7 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
         int32_t left = deadline_ms - (int32_t)milliseconds_since(&start);
         // Out of time for another look: the reading kept so far stands.
         if (recognize(engine, pix, ppi, mode, left, &where, width, height, max_words, &other) != DOCPREVIEW_OCR_OK) continue;
+        readings++;
         int64_t worth = confident_characters(&other);
         if (worth * 10 > best * tenths) {
             docpreview_ocr_free(result);
@@ -698,6 +723,7 @@ int docpreview_ocr_read(docpreview_ocr_engine *engine, const uint8_t *pixels, in
         return fail(status, message, message_size, status == DOCPREVIEW_OCR_TIMEOUT ? "the page was not read within its time" : "Tesseract failed");
     }
     result->path = path;
+    result->readings = readings;
     return DOCPREVIEW_OCR_OK;
 }
 

@@ -37,6 +37,8 @@ package enum OCR {
         package var rectified: Bool
         /// More than the most words asked for were found.
         package var truncated: Bool
+        /// How many times Tesseract read the page (1 to 3): a second path costs a whole reading.
+        package var readings: Int
     }
 
     /// Reads `pixels` (gray, RGB or RGBA) taken at `ppi` pixels an inch, in `languages` ("eng",
@@ -73,7 +75,8 @@ package enum OCR {
             default: .gray
             }
         return Reading(
-            words: words, path: path, skewDegrees: Double(result.skew_degrees), rectified: result.rectified != 0, truncated: result.truncated != 0)
+            words: words, path: path, skewDegrees: Double(result.skew_degrees), rectified: result.rectified != 0, truncated: result.truncated != 0,
+            readings: Int(result.readings))
     }
 
     /// What a reading depends on besides the pixels: Tesseract's and Leptonica's versions and the

@@ -17,7 +17,7 @@ package enum OCRReading {
     /// Leptonica's versions and the languages' data.
     package static func version(languages: String) throws(PreviewError) -> String {
         do {
-            return "ocr/4 \(ppi)ppi photo-page deskew gray|local|sparse \(languages): \(try OCR.version(languages: languages))"
+            return "ocr/5 \(ppi)ppi photo-page deskew gray|local|sparse \(languages): \(try OCR.version(languages: languages))"
         } catch {
             throw unavailable(languages, error)
         }

@@ -7,9 +7,10 @@ import PreviewTestSupport
 import Testing
 
 /// Scans and phone photos read by Tesseract: a page's pixels give the words its text layer holds,
-/// where it holds them; a photo of the page, turned, softened and shaded, gives them too (its uneven
-/// light read again, thresholded locally, and the deskew estimate); a photo of nothing is read once;
-/// the budget stops a reading; a missing language is said plainly.
+/// where it holds them; a photo of the page, turned, softened and shaded, gives them too (read
+/// again, thresholded locally, where Tesseract is unsure of it, and the deskew estimate); a page
+/// under a hard shadow is read whole and one whose light only fades is read once; a photo of
+/// nothing is read once; the budget stops a reading; a missing language is said plainly.
 @Suite struct OCRTests {
     static let lines = Fixtures.transcriptLines
 
@@ -51,7 +52,7 @@ import Testing
         let read = try renderer.ocr(pdf.path, page: 1, languages: "eng")
         #expect((read.width, read.height) == (612, 792))
         let recall = Self.recall(layer.words.map(\.text), read.words.map(\.text))
-        #expect(recall >= 0.95, "recall \(recall): \(read.plainText)")
+        #expect(recall >= 0.95, "recall \(recall): \(read.words.map(\.text).joined(separator: " "))")
         let placed = Self.placed(read.words, on: layer) { x, y in (x, y) }
         #expect(Double(placed) >= 0.9 * Double(read.words.count), "\(placed) of \(read.words.count) placed")
     }
@@ -81,6 +82,51 @@ import Testing
             }
             #expect(Double(placed) >= 0.9 * Double(read.words.count), "turned \(degrees)°: \(placed) of \(read.words.count) placed")
         }
+    }
+
+    /// A page of 36 lines at 300 ppi whose light is changed by `light` (a pixel's row and column to
+    /// the share of its brightness kept), and the text layer of the page drawn.
+    static func lit(_ light: (Int, Int) -> Double) throws -> (PixelBuffer, PageText) {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let lines = (0..<36).map { Self.lines[$0 % Self.lines.count] }
+        let pdf = try folder.file("page.pdf", LinesPDF.make([lines]))
+        let (width, height) = (2550, 3300)
+        var page = try PDFDocument(path: pdf.path).page(1).withPixels(width: width, height: height, seconds: 20) { rgb in
+            PixelBuffer(width: width, height: height, bands: 3, bytes: Array(rgb))
+        }
+        page.bytes.withUnsafeMutableBufferPointer { bytes in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let kept = light(y, x)
+                    for at in (y * width + x) * 3..<(y * width + x + 1) * 3 { bytes[at] = UInt8(Double(bytes[at]) * kept) }
+                }
+            }
+        }
+        return (page, try PDFRenderer().text(pdf.path, page: 1))
+    }
+
+    /// A hard shadow across the lower two fifths of a page (its paper at 45 % of the light): Tesseract's
+    /// global threshold takes its words black with their paper, and the lit part is no page on a
+    /// desk (the ground shows beyond one edge only), so the page is read whole, thresholded locally.
+    @Test func aPageUnderAHardShadowIsReadWhole() throws {
+        let (page, layer) = try Self.lit { y, _ in y >= 3300 * 3 / 5 ? 0.45 : 1 }
+        let read = try OCR.read(page, ppi: 300, languages: "eng", seconds: 60, maxWords: 10_000)
+        let shaded = layer.words.filter { $0.box[1] >= 792 * 3 / 5 }.map(\.text)
+        #expect(shaded.count > 60)
+        #expect(!read.rectified && read.path == .local, "\(read.path), rectified \(read.rectified)")
+        let recall = Self.recall(shaded, read.words.map(\.text))
+        #expect(recall >= 0.95, "the shaded lines' recall \(recall)")
+    }
+
+    /// Light that only fades across the page (its paper from 100 % to 70 %) leaves every word to
+    /// Tesseract's own reading: the page is read once.
+    @Test func lightThatOnlyFadesIsReadOnce() throws {
+        let (page, layer) = try Self.lit { _, x in 1 - 0.3 * Double(x) / 2549 }
+        let read = try OCR.read(page, ppi: 300, languages: "eng", seconds: 60, maxWords: 10_000)
+        #expect(read.readings == 1 && read.path == .gray, "\(read.readings) readings, \(read.path)")
+        let recall = Self.recall(layer.words.map(\.text), read.words.map(\.text))
+        #expect(recall >= 0.95, "recall \(recall): \(read.words.map(\.text).joined(separator: " "))")
     }
 
     /// A stats sheet's figures are read column by column, each with its box on its cell: on the

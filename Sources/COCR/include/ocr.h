@@ -32,12 +32,15 @@ typedef struct {
     /// 1 when the pixels were a photo of a page on a darker ground and the page alone was read,
     /// its perspective taken out (the boxes are still on the photo).
     int32_t rectified;
+    /// How many times Tesseract read the page (1 to 3): what the reading cost, beside its path.
+    int32_t readings;
 } docpreview_ocr_result;
 
 /// The readings of a page: Tesseract's own of the gray page (its global threshold), taken when it is
-/// sure of nine in ten of its characters and the page's light is even, or when nothing on the page
-/// is like text. Else the page is read again, thresholded locally (Sauvola) when Tesseract was unsure
-/// or the light is uneven, as sparse text when three in ten words are figures (a table), and the
+/// sure of nine in ten of its characters and no paper lies dark enough for that threshold to take it
+/// black, or when nothing on the page is like text (no lines the skew search is sure of). Else the
+/// page is read again, thresholded locally (Sauvola) when Tesseract was unsure or paper lies in
+/// shadow, as sparse text when three in ten words are figures (a table), and the
 /// reading with the most confident characters kept (another replacing Tesseract's own only with a
 /// tenth more; a table's sparse reading with any more).
 enum docpreview_ocr_path { DOCPREVIEW_OCR_PATH_GRAY = 0, DOCPREVIEW_OCR_PATH_LOCAL = 1, DOCPREVIEW_OCR_PATH_SPARSE = 2 };
