@@ -14,6 +14,7 @@
 #include <splash/SplashBitmap.h>
 #include <splash/SplashFont.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -232,6 +233,56 @@ private:
     long charactersLeft;
 };
 
+/// Finds the image that covers most of a page (a scan's picture of the page) and its resolution, from
+/// the content stream alone: no image is decoded (an inline image's bytes are read past, as Poppler's
+/// own OutputDev does), nothing is drawn.
+class ImageResolution final : public OutputDev {
+public:
+    explicit ImageResolution(PageBudget *budget) : budget(budget) {}
+
+    /// The largest image's area on the page, in square points, and its pixels an inch (the larger of
+    /// its two axes': a fax's 200 × 100 is read at 200).
+    double area = 0, ppi = 0;
+
+    bool upsideDown() override { return true; }
+    bool useDrawChar() override { return false; }
+    bool interpretType3Chars() override { return false; }
+    bool useDrawForm() override { return budget->check(); }
+    void drawForm(Ref) override {}
+
+    void drawImage(GfxState *state, Object *ref, Stream *str, int width, int height, GfxImageColorMap *colorMap, bool interpolate,
+                   const int *maskColors, bool inlineImg) override {
+        note(state, width, height);
+        OutputDev::drawImage(state, ref, str, width, height, colorMap, interpolate, maskColors, inlineImg);
+    }
+    void drawImageMask(GfxState *state, Object *ref, Stream *str, int width, int height, bool invert, bool interpolate,
+                       bool inlineImg) override {
+        note(state, width, height);
+        OutputDev::drawImageMask(state, ref, str, width, height, invert, interpolate, inlineImg);
+    }
+    void drawMaskedImage(GfxState *state, Object *ref, Stream *str, int width, int height, GfxImageColorMap *colorMap, bool interpolate,
+                         Stream *maskStr, int maskWidth, int maskHeight, bool maskInvert, bool maskInterpolate) override {
+        note(state, width, height);
+    }
+    void drawSoftMaskedImage(GfxState *state, Object *ref, Stream *str, int width, int height, GfxImageColorMap *colorMap,
+                             bool interpolate, Stream *maskStr, int maskWidth, int maskHeight, GfxImageColorMap *maskColorMap,
+                             bool maskInterpolate) override {
+        note(state, width, height);
+    }
+
+private:
+    PageBudget *budget;
+
+    /// An image of `width` × `height` pixels drawn on the unit square the current matrix maps.
+    void note(GfxState *state, int width, int height) {
+        const double *m = state->getCTM();
+        const double across = std::hypot(m[0], m[1]), down = std::hypot(m[2], m[3]), covered = std::fabs(m[0] * m[3] - m[1] * m[2]);
+        if (!(covered > area) || !(across > 0) || !(down > 0) || width <= 0 || height <= 0) return;
+        area = covered;
+        ppi = std::max(width / across, height / down) * 72;
+    }
+};
+
 } // namespace
 
 struct docpreview_pdf_text {
@@ -341,6 +392,25 @@ extern "C" void docpreview_pdf_bitmap_free(docpreview_pdf_bitmap *bitmap) {
 
 extern "C" const char *docpreview_pdf_poppler_version(void) {
     return POPPLER_VERSION;
+}
+
+extern "C" int docpreview_pdf_page_image_ppi(docpreview_pdf *pdf, int number, double seconds, double *ppi) {
+    *ppi = 0;
+    try {
+        if (!counted(pdf, number)) return 0;
+        Page *page = pdf->document->getPage(number);
+        if (!page) return 0;
+        PageBudget budget{threadSeconds() + seconds};
+        ImageResolution finder(&budget);
+        pdf->document->displayPage(&finder, number, 72, 72, 0, false, true, false, budgetSpent, &budget);
+        double width = 0, height = 0;
+        displayedSize(page, &width, &height);
+        if (budget.spent || !(finder.area * 2 >= width * height) || !std::isfinite(finder.ppi)) return 0;
+        *ppi = finder.ppi;
+        return 1;
+    } catch (...) {
+        return 0;
+    }
 }
 
 extern "C" docpreview_pdf_text *docpreview_pdf_page_text(docpreview_pdf *pdf, int number, double seconds, int maxWords, int *outOfTime,

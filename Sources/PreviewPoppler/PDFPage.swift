@@ -46,4 +46,13 @@ package struct PDFPage {
         defer { lazy_docpreview_pdf_bitmap_free()(bitmap) }
         return body(UnsafeBufferPointer(start: lazy_docpreview_pdf_bitmap_rgb()(bitmap), count: slice.width * slice.height * 3))
     }
+
+    /// The resolution, in pixels an inch, of the image that covers half the page or more (a scanned
+    /// page's picture), read from the content stream within `seconds` of this thread's CPU time
+    /// without decoding an image; nil when no image covers half the page or the time ran out.
+    package func imagePPI(seconds: Double) -> Double? {
+        var ppi = 0.0
+        guard lazy_docpreview_pdf_page_image_ppi()(document.document, Int32(number), seconds, &ppi) != 0 else { return nil }
+        return ppi
+    }
 }

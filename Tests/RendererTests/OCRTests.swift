@@ -129,6 +129,23 @@ import Testing
         #expect(recall >= 0.95, "recall \(recall): \(read.words.map(\.text).joined(separator: " "))")
     }
 
+    /// A scanned page is drawn to be read at its scan's own resolution (the image covering half the
+    /// page or more, found without decoding it), within 200 … 300 ppi; a page that is no scan at 300.
+    @Test func aScanIsReadAtItsOwnResolution() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let white = PixelBuffer(width: 1700, height: 2200, bands: 3, bytes: [UInt8](repeating: 255, count: 1700 * 2200 * 3))
+        let jpeg = try Encoding.encode(white, rotation: 0, RenderRequest(format: .jpeg)).bytes
+        let scan = try folder.file("scan.pdf", ScanPDF.make(jpeg: jpeg, width: 1700, height: 2200))
+        let typed = try folder.file("typed.pdf", LinesPDF.make([Self.lines]))
+        let ppi = try #require(try PDFDocument(path: scan.path).page(1).imagePPI(seconds: 5))
+        #expect(abs(ppi - 200) < 0.5, "\(ppi)")
+        #expect(try PDFDocument(path: typed.path).page(1).imagePPI(seconds: 5) == nil)
+        #expect(OCRReading.scanPPI(ppi) == 200 && OCRReading.scanPPI(nil) == 300)
+        #expect(OCRReading.scanPPI(150) == 200 && OCRReading.scanPPI(240.4) == 240 && OCRReading.scanPPI(600) == 300)
+        #expect(OCRReading.scanPPI(.infinity) == 300 && OCRReading.scanPPI(.nan) == 300)
+    }
+
     /// A stats sheet's figures are read column by column, each with its box on its cell: on the
     /// page drawn at 300 ppi, and photographed (turned 4°, shaded); nineteen in twenty of the
     /// figures found, and of those read, nineteen in twenty where the text layer has them.

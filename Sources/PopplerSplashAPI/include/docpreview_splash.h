@@ -60,6 +60,12 @@ docpreview_pdf_bitmap *_Nullable docpreview_pdf_render(docpreview_pdf *_Nonnull 
                                                        int slice_x, int slice_y, int slice_width, int slice_height,
                                                        double seconds, int *_Nonnull out_of_time);
 
+/// The resolution, in pixels an inch, of the image that covers half of page `page` or more (a scanned
+/// page's picture), in `*ppi`, read from the page's content stream within `seconds` of the calling
+/// thread's CPU time without decoding an image. Returns 1, or 0 when no image covers half the page
+/// (then `*ppi` is 0), for a page outside 1…page count, or when the budget ran out.
+int docpreview_pdf_page_image_ppi(docpreview_pdf *_Nonnull document, int page, double seconds, double *_Nonnull ppi);
+
 /// The bitmap's `slice_width * slice_height * 3` bytes.
 const unsigned char *_Nonnull docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *_Nonnull bitmap);
 
