@@ -43,6 +43,13 @@ import Testing
         }.count
     }
 
+    /// Page 1 of the PDF at `path` drawn as a scanner gives it: Letter at 300 ppi, RGB.
+    static func letterPage(_ path: String) throws -> PixelBuffer {
+        try PDFDocument(path: path).page(1).withPixels(width: 2550, height: 3300, seconds: 20) { rgb in
+            PixelBuffer(width: 2550, height: 3300, bands: 3, bytes: Array(rgb))
+        }
+    }
+
     @Test func aPagesPixelsGiveItsWordsWhereTheyAre() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -62,9 +69,7 @@ import Testing
         defer { folder.remove() }
         let pdf = try folder.file("transcript.pdf", LinesPDF.make([Self.lines]))
         let layer = try PDFRenderer().text(pdf.path, page: 1)
-        let clean = try PDFDocument(path: pdf.path).page(1).withPixels(width: 2550, height: 3300, seconds: 20) { rgb in
-            PixelBuffer(width: 2550, height: 3300, bands: 3, bytes: Array(rgb))
-        }
+        let clean = try Self.letterPage(pdf.path)
         for degrees in [3.0, 10.0] {
             let photo = PhonePhoto.make(from: clean, degrees: degrees)
             let encoded = try Encoding.encode(photo, rotation: 0, RenderRequest(format: .jpeg))
@@ -91,10 +96,8 @@ import Testing
         defer { folder.remove() }
         let lines = (0..<36).map { Self.lines[$0 % Self.lines.count] }
         let pdf = try folder.file("page.pdf", LinesPDF.make([lines]))
-        let (width, height) = (2550, 3300)
-        var page = try PDFDocument(path: pdf.path).page(1).withPixels(width: width, height: height, seconds: 20) { rgb in
-            PixelBuffer(width: width, height: height, bands: 3, bytes: Array(rgb))
-        }
+        var page = try Self.letterPage(pdf.path)
+        let (width, height) = (page.width, page.height)
         page.bytes.withUnsafeMutableBufferPointer { bytes in
             for y in 0..<height {
                 for x in 0..<width {
@@ -156,9 +159,7 @@ import Testing
         let layer = try PDFRenderer().text(pdf.path, page: 1)
         let figures = layer.words.map(\.text).filter { $0.first?.isNumber == true }
         #expect(figures.count == 15 * 10 + 15, "ten figures a player, and the players' numbers")
-        let clean = try PDFDocument(path: pdf.path).page(1).withPixels(width: 2550, height: 3300, seconds: 20) { rgb in
-            PixelBuffer(width: 2550, height: 3300, bands: 3, bytes: Array(rgb))
-        }
+        let clean = try Self.letterPage(pdf.path)
         for degrees in [0.0, 4.0] {
             let photo = degrees == 0 ? clean : PhonePhoto.make(from: clean, degrees: degrees)
             let encoded = try Encoding.encode(photo, rotation: 0, RenderRequest(format: .png))
@@ -216,9 +217,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let pdf = try folder.file("transcript.pdf", LinesPDF.make([Self.lines]))
-        let page = try PDFDocument(path: pdf.path).page(1).withPixels(width: 2550, height: 3300, seconds: 20) { rgb in
-            PixelBuffer(width: 2550, height: 3300, bands: 3, bytes: Array(rgb))
-        }
+        let page = try Self.letterPage(pdf.path)
         let engines = Engines()
         let new = try OCR.read(page, ppi: 300, languages: "eng", seconds: 20, maxWords: 10_000, engines: engines)
         #expect(new.words.count > 30)
