@@ -123,7 +123,8 @@ package enum ServiceMetrics {
         Counter(label: "docpreview_searches_total", dimensions: [("outcome", outcome)]).increment(by: amount)
     }
 
-    /// `docpreview_shares_total{event}`; event: `busy`, `created`, `opened`, `paced`, `revoked`, `throttled`.
+    /// `docpreview_shares_total{event}`; event: `busy`, `created`, `opened`, `paced`, `reading` (a reading report kept),
+    /// `reading_paced`, `revoked`, `throttled`.
     package static func shares(event: String, by amount: Int = 1) {
         Counter(label: "docpreview_shares_total", dimensions: [("event", event)]).increment(by: amount)
     }

@@ -262,7 +262,24 @@ enum PostgresSchema {
         ("v24-share-link", ["ALTER TABLE shares ADD COLUMN link_token text"]),
         ("v25-poster", ["ALTER TABLE documents ADD COLUMN frame_s double precision, ADD COLUMN poster_score double precision"]),
         // A highlight reel's poster chosen among its plays (``MediaFacts/posterPlay``).
-        ("v26-poster-play", ["ALTER TABLE documents ADD COLUMN poster_play integer"])
+        ("v26-poster-play", ["ALTER TABLE documents ADD COLUMN poster_play integer"]),
+        // What each view of a share's page read and watched (``ShareViewRecord``), and each share's totals (``ShareReadingSummary``).
+        (
+            "v27-share-views",
+            [
+                """
+                CREATE TABLE share_views (share_id text NOT NULL, view_id text NOT NULL, visitor text NOT NULL, started_at timestamptz NOT NULL,
+                    updated_at timestamptz NOT NULL, pages text NOT NULL, played text NOT NULL, duration double precision,
+                    PRIMARY KEY (share_id, view_id))
+                """,
+                "CREATE INDEX share_views_share ON share_views (share_id, started_at)",
+                "CREATE INDEX share_views_visitor ON share_views (share_id, visitor, updated_at)",
+                """
+                CREATE TABLE share_readings (share_id text PRIMARY KEY, visits bigint NOT NULL, last_visit_at timestamptz, pages text NOT NULL,
+                    played text NOT NULL, duration double precision)
+                """
+            ]
+        )
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

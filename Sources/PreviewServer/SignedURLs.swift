@@ -124,6 +124,23 @@ package struct SignedURLs: Sendable {
         return "\(path)~s\(expires).\(kid)\(share.map { ".\($0)" } ?? "").\(signature)"
     }
 
+    /// The pass a share's page gives its reading reports (``ShareReadingReport``): share `share`'s,
+    /// until `expires`, as `{exp}.{kid}.{sig}`. Only a page that opened (past its password) has one.
+    package func readingPass(share: String, expires: Int) -> String {
+        let (kid, signature) = signature(of: Self.readingPath, [("share", share)], expires: expires)
+        return "\(expires).\(kid).\(signature)"
+    }
+
+    /// Admits `pass` for the reading reports of share `share`, or refuses it (`forbidden`).
+    package func verify(readingPass pass: String, share: String) throws(APIError) {
+        let parts = pass.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else { throw Self.refused }
+        _ = try check(Self.readingPath, [("exp", parts[0]), ("kid", parts[1]), ("share", share)], signature: parts[2])
+    }
+
+    /// What a reading pass signs, beside the share's id: no path that serves anything.
+    private static let readingPath = "/s/reading"
+
     /// The signing key's id, and its HMAC (base64url) over `path` and `query` with the expiry and that id.
     private func signature(of path: String, _ query: [(String, String)], expires: Int) -> (kid: String, signature: String) {
         let key = keys.keys[0]

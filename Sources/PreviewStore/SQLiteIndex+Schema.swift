@@ -354,6 +354,17 @@ extension SQLiteIndex {
         migrator.registerMigration("v26-poster-play") { db in
             try db.execute(sql: "ALTER TABLE documents ADD COLUMN poster_play INTEGER")
         }
+        migrator.registerMigration("v27-share-views") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE share_views (share_id TEXT NOT NULL, view_id TEXT NOT NULL, visitor TEXT NOT NULL, started_at DATETIME NOT NULL,
+                        updated_at DATETIME NOT NULL, pages TEXT NOT NULL, played TEXT NOT NULL, duration REAL, PRIMARY KEY (share_id, view_id));
+                    CREATE INDEX share_views_share ON share_views (share_id, started_at);
+                    CREATE INDEX share_views_visitor ON share_views (share_id, visitor, updated_at);
+                    CREATE TABLE share_readings (share_id TEXT PRIMARY KEY, visits INTEGER NOT NULL, last_visit_at DATETIME, pages TEXT NOT NULL,
+                        played TEXT NOT NULL, duration REAL);
+                    """)
+        }
         return migrator
     }
 

@@ -31,12 +31,18 @@ struct SharePagesController {
     /// and two a second per share, so one visitor's connections cannot keep the server from the
     /// owner's requests.
     let visits: (perAddress: Pace, perShare: Pace)
+    /// Reading reports (``ShareReadingReport``): a page sends one every 15 s while it is seen, and
+    /// one as it is hidden. Per visitor's address 20 at once and one a second (a school's coaches
+    /// behind one address), per share 100 at once and five a second: a flood is refused before
+    /// it reaches the index, and spends no more of it than a few busy visitors would.
+    let reports: (perAddress: Pace, perShare: Pace)
 
     init(documents: DocumentService, offload: Offload, signed: SignedURLs, passwordWindow: Duration, logger: Logger) {
         (self.documents, self.offload, self.signed, self.logger) = (documents, offload, signed, logger)
         perShare = SignInThrottle(window: passwordWindow, limit: Self.perShareLimit, overall: nil, clock: documents.clock)
         perAddress = SignInThrottle(window: passwordWindow, overall: nil, clock: documents.clock)
         visits = (Pace(perSecond: 1, burst: 30, clock: documents.clock), Pace(perSecond: 2, burst: 60, clock: documents.clock))
+        reports = (Pace(perSecond: 1, burst: 20, clock: documents.clock), Pace(perSecond: 5, burst: 100, clock: documents.clock))
     }
 
     func register(on routes: RouteTable) {
@@ -47,6 +53,32 @@ struct SharePagesController {
             let form = PostedForm.decode(PasswordForm.self, from: try await request.body.collect(upTo: 16 * 1024))
             return try await open(try context.parameters.require("token"), password: form?.password ?? "", client: context.clientAddress)
         }
+        routes.add(.post, PagePaths.sharePrefix + ":token/reading") { request, context in
+            try await read(try context.parameters.require("token"), request, client: context.clientAddress)
+        }
+    }
+
+    /// Keeps a reading report of the page of the share `token` names: `204`; `413` past
+    /// ``ShareReading/maxReportBytes``; `429` with `Retry-After` past this address's or this
+    /// share's pace; `404`/`410` for no such share or one that ended (nothing is kept); `403`
+    /// without the pass of this share's page; `400` for a report that is not one.
+    func read(_ token: String, _ request: Request, client: String) async throws -> Response {
+        let body = try await request.body.collect(upTo: ShareReading.maxReportBytes)
+        if let wait = reports.perAddress.take(["address:" + client]) { return paced(wait) }
+        let share = try await documents.openShare(token: token).share
+        if let wait = reports.perShare.take(["share:" + share.id]) { return paced(wait) }
+        guard let report = try? JSONDecoder().decode(ShareReadingReport.self, from: body) else {
+            throw PreviewError(.badRequest, #"A reading report is {"pass", "visitor", "view", "pages"?, "played"?, "duration"?}."#)
+        }
+        try signed.verify(readingPass: report.pass, share: share.id)
+        try await documents.recordReading(report, of: share)
+        ServiceMetrics.shares(event: "reading")
+        return Response(status: .noContent)
+    }
+
+    private func paced(_ wait: Duration) -> Response {
+        ServiceMetrics.shares(event: "reading_paced")
+        return Response(status: .tooManyRequests, headers: [.retryAfter: "\(max(1, wait.components.seconds + 1))"])
     }
 
     /// The password form's field.

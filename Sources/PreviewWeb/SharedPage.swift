@@ -15,6 +15,8 @@ import PreviewServer
 enum SharedPage {
     /// How long the page's media URLs live: a film watched to its end, not a link kept for later.
     static let mediaSeconds = 3600
+    /// How long the page's reading reports are taken: a page left open through a working day.
+    static let readingSeconds = 43_200
 
     static func response(
         _ document: Document, share: ShareRecord, playback: DocumentService.Playback?, texts: [Int: String],
@@ -33,7 +35,10 @@ enum SharedPage {
         let model = Shared(
             pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
             kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
-            downloadHref: links.download, media: MediaView(document, playback: playback, links: links, texts: texts))
+            downloadHref: links.download, media: MediaView(document, playback: playback, links: links, texts: texts),
+            readingPass: signed.readingPass(
+                share: share.id,
+                expires: min(signed.clock.unixSeconds + readingSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)))
         return page(status: .ok, PageTemplates.render(model, "shared"))
     }
 
@@ -41,13 +46,15 @@ enum SharedPage {
     struct Shared {
         let pageTitle: String
         let stylesheet = StaticAsset.style.url
-        let scripts = [StaticAsset.zoom.url, StaticAsset.plays.url]
+        let scripts = [StaticAsset.zoom.url, StaticAsset.plays.url, StaticAsset.reading.url]
         let csrf: String? = nil
         let typeLabel: String
         let title: String
         let kindLabel: String
         let downloadHref: String?
         let media: MediaView
+        /// The pass its reading reports carry (`reading.js`).
+        let readingPass: String
     }
 
     static func passwordForm(token: String, wrong: Bool) -> Response {

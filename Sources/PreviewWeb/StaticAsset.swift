@@ -33,13 +33,15 @@ struct StaticAsset: Sendable {
     static let zoom = script("zoom.js", PackageResources.zoom_js)
     static let plays = script("plays.js", PackageResources.plays_js)
     static let clip = script("clip.js", PackageResources.clip_js)
+    /// What a share's page reports of its reading (`POST /s/{token}/reading`).
+    static let reading = script("reading.js", PackageResources.reading_js)
 
     var path: String { PagePaths.assetPrefix + name }
     /// The URL pages use: the path and a hash of the content.
     var url: String { "\(path)?v=\(BlobHash.of(Array(source.utf8)).hex.prefix(12))" }
 
     /// Every asset the pages use.
-    static let all = [style, common, upload, list, detail, media, viewer, zoom, plays, clip]
+    static let all = [style, common, upload, list, detail, media, viewer, zoom, plays, clip, reading]
 
     static func register(on routes: RouteTable) {
         for asset in all {

@@ -26,6 +26,10 @@ import Testing
         try walk("video_pages.py")
     }
 
+    @Test func whatEachSchoolReadAndWatched() throws {
+        try walk("share_reading.py")
+    }
+
     private func walk(_ script: String) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python.path), "scripts/install-deps makes .venv-tools")
         let folder = try TemporaryFolder()

@@ -7,8 +7,9 @@ import PreviewDocuments
 import PreviewDomain
 
 /// Share links, made and watched with the token (`POST|GET /v1/documents/{id}/shares`,
-/// `DELETE /v1/shares/{id}`, `GET /v1/shares/{id}/visits`: each opening and download with its time); a link is opened by anyone who has
-/// it on its page (PreviewWeb's, `/s/{token}`).
+/// `DELETE /v1/shares/{id}`, `GET /v1/shares/{id}/visits`: each opening and download with its time;
+/// `GET /v1/documents/{id}/shares/{share}/visits`: what each visit read and watched, which the list
+/// sums up per share); a link is opened by anyone who has it on its page (PreviewWeb's, `/s/{token}`).
 struct SharesController {
     let documents: DocumentService
     let settings: ServerSettings
@@ -36,8 +37,10 @@ struct SharesController {
         /// whole address to give the person.
         var url: String?
         var link: String?
+        /// What was read and watched through it, in all (``ShareReadingSummary``), where listed.
+        var reading: ShareReadingSummary?
 
-        init(_ share: ShareRecord, origin: String, now: Date) {
+        init(_ share: ShareRecord, origin: String, now: Date, reading: ShareReadingSummary? = nil) {
             shareID = share.id
             label = share.label
             school = share.school
@@ -54,6 +57,7 @@ struct SharesController {
             downloadCount = share.downloadCount
             url = share.linkToken.flatMap { status == .live ? PagePaths.sharePrefix + $0 : nil }
             link = url.map { origin + $0 }
+            self.reading = reading
         }
     }
 
@@ -73,7 +77,17 @@ struct SharesController {
         routes.add(.get, "/v1/documents/:id/shares") { request, context in
             let (id, origin) = (try context.parameters.require("id"), settings.origin(of: request))
             let documents = documents
-            return try JSON.response(["shares": try await documents.shares(of: id).map { ShareView($0, origin: origin, now: documents.clock.now) }])
+            var views: [ShareView] = []
+            for share in try await documents.shares(of: id) {
+                views.append(
+                    ShareView(share, origin: origin, now: documents.clock.now, reading: try await documents.readingSummary(ofShare: share.id)))
+            }
+            return try JSON.response(["shares": views])
+        }
+        routes.add(.get, "/v1/documents/:id/shares/:share/visits") { _, context in
+            let (id, share) = (try context.parameters.require("id"), try context.parameters.require("share"))
+            let documents = documents
+            return try await JSON.response(["visits": try documents.readingVisits(document: id, share: share)])
         }
         routes.add(.delete, "/v1/shares/:id") { _, context in
             let id = try context.parameters.require("id")

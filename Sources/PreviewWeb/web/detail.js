@@ -105,6 +105,54 @@
     const saved = await request(`/v1/documents/${id}/schools`, { method: "PUT", json: { ...options(), schools: names } });
     return saved.schools.map(({ school, share: link }) => ({ ...link, school }));
   };
+  // What a school read and watched through its link: "page 1 1:12, page 2 0:20", "watched 58 %".
+  const clock = (seconds) => `${Math.floor(seconds / 60)}:${String(Math.floor(seconds % 60)).padStart(2, "0")}`;
+  const readingFacts = (summary) => {
+    const reading = summary && summary.reading;
+    if (!reading) return [];
+    const facts = [];
+    const pages = reading.pages.filter((page) => page.seconds >= 1);
+    if (pages.length) facts.push(pages.map((page) => `page ${page.page} ${clock(page.seconds)}`).join(", "));
+    if (reading.watched != null) facts.push(`watched ${Math.round(reading.watched * 100)} %`);
+    return facts;
+  };
+  // The same, drawn: a bar per page up to the last read (its height the page's share of the
+  // longest), and the video's length with the stretches played filled in.
+  const readingPictures = (summary) => {
+    const reading = summary && summary.reading;
+    if (!reading) return [];
+    const pictures = [];
+    const read = reading.pages.filter((page) => page.seconds >= 1);
+    if (read.length) {
+      const longest = Math.max(...read.map((page) => page.seconds));
+      const bars = made("span", "reading-pages");
+      bars.setAttribute("role", "img");
+      bars.setAttribute("aria-label", `Seconds on each page: ${read.map((page) => `page ${page.page} ${clock(page.seconds)}`).join(", ")}`);
+      for (let number = 1; number <= read[read.length - 1].page; number += 1) {
+        const page = read.find((each) => each.page === number);
+        const bar = made("span");
+        if (page) bar.style.height = `${Math.max(8, (page.seconds / longest) * 100)}%`;
+        else bar.className = "unread";
+        bar.title = `Page ${number}${page ? ` ${clock(page.seconds)}` : ""}`;
+        bars.append(bar);
+      }
+      pictures.push(bars);
+    }
+    if (reading.duration_s > 0 && reading.played.length) {
+      const line = made("span", "reading-watched");
+      line.setAttribute("role", "img");
+      const spans = reading.played.map((span) => `${clock(span.from)}–${clock(span.to)}`).join(", ");
+      line.setAttribute("aria-label", `Watched ${spans} of ${clock(reading.duration_s)}`);
+      for (const span of reading.played) {
+        const part = made("span");
+        part.style.left = `${(span.from / reading.duration_s) * 100}%`;
+        part.style.width = `${Math.max(0.5, ((span.to - span.from) / reading.duration_s) * 100)}%`;
+        line.append(part);
+      }
+      pictures.push(line);
+    }
+    return pictures;
+  };
   const showLinks = () => {
     links.replaceChildren();
     for (const link of live) {
@@ -112,9 +160,11 @@
       item.append(made("b", "", link.school));
       const facts = [`opened ${link.opened_count}×`];
       if (link.last_opened_at) facts.push(`last opened ${when(link.last_opened_at)}`);
+      facts.push(...readingFacts(link.reading));
       facts.push(link.expires_at ? `expires ${day(link.expires_at)}` : "no expiry");
       if (link.password) facts.push("password");
       item.append(made("span", "hint", ` · ${facts.join(" · ")}`));
+      item.append(...readingPictures(link.reading));
       if (link.link) {
         const row = made("span", "row");
         const field = Object.assign(made("input"), { value: link.link, readOnly: true });

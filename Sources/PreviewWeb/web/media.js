@@ -88,6 +88,7 @@
       while (made < Math.min(upTo, total)) {
         made += 1;
         const image = Object.assign(document.createElement("img"), { loading: "lazy", decoding: "async", alt: `Page ${made}` });
+        image.dataset.page = made;
         image.style.aspectRatio = pages.dataset.ratio;
         const address = (width) => `${pages.dataset.pageSrc}${made}&width=${width}`;
         image.dataset.plain = address(1024);
