@@ -1,11 +1,14 @@
 import PreviewCore
 
 /// Tells the requests that wait for a document to change (`GET /v1/documents/{id}?wait=`) that it
-/// may have: this process's workers say so when they record a job's end or its progress. Changes
-/// made by other hosts' workers are not heard here, so a waiter also reads again every ``recheck``.
+/// may have: this process's workers say so when they record a job's end or its progress; and those
+/// that wait for an owner's events (`GET /v1/events?wait=`, under ``events``) that one may have been
+/// kept. Changes made by other hosts are not heard here, so a waiter also reads again every ``recheck``.
 package final class DocumentChanges: Sendable {
     /// How often a waiter reads its document again whatever it heard.
     package static let recheck: Duration = .seconds(2)
+    /// What the readers of owners' events wait under (no document's id).
+    package static let events = "owner-events"
 
     private struct Waiters {
         var next: UInt64 = 0

@@ -137,7 +137,10 @@ extension DocumentService {
     /// The page of an opened share shows `document` with its playback files: the opening is
     /// counted when `counted` (a `GET`; a `HEAD` is not).
     package func showShare(_ share: ShareRecord, document: Document, counted: Bool) async throws -> PlaybackManifest? {
-        if counted { try await store.index.recordShareVisit(id: share.id, .opened) }
+        if counted {
+            try await store.index.recordShareVisit(id: share.id, .opened)
+            changes.changed(DocumentChanges.events)
+        }
         return try await playbackManifest(of: document)
     }
 

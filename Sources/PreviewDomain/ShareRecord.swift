@@ -103,3 +103,32 @@ public struct ShareVisit: Codable, Sendable, Equatable {
     /// The visits a share keeps, newest: its counts go on, its history stops growing.
     package static let kept = 1000
 }
+
+/// Something an owner's app may wait for (`GET /v1/events`): so far, a share's first opening
+/// (`share.first_opened`), once per share.
+public struct OwnerEvent: Encodable, Sendable, Equatable {
+    /// Its place in the order events were kept, the cursor a reader passes back as `since`.
+    package var sequence: Int64
+    package var kind: String
+    package var at: Date
+    package var owner: String
+    package var documentID: String
+    package var shareID: String
+    package var school: String?
+    package var label: String
+
+    package init(sequence: Int64, kind: String, at: Date, owner: String, documentID: String, shareID: String, school: String?, label: String) {
+        (self.sequence, self.kind, self.at, self.owner) = (sequence, kind, at, owner)
+        (self.documentID, self.shareID, self.school, self.label) = (documentID, shareID, school, label)
+    }
+
+    /// A share's first opening.
+    package static let firstOpened = "share.first_opened"
+
+    enum CodingKeys: String, CodingKey {
+        case kind, at, owner, school, label
+        case sequence = "id"
+        case documentID = "document_id"
+        case shareID = "share_id"
+    }
+}

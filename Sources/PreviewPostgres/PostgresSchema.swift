@@ -279,6 +279,17 @@ enum PostgresSchema {
                     played text NOT NULL, duration double precision)
                 """
             ]
+        ),
+        // What an owner's app waits for (``OwnerEvent``), in the order kept: their inserts take turns (``DocumentIndex/recordShareVisit``).
+        (
+            "v28-owner-events",
+            [
+                """
+                CREATE TABLE owner_events (seq bigserial PRIMARY KEY, kind text NOT NULL, owner text NOT NULL, document_id text NOT NULL,
+                    share_id text NOT NULL, school text, label text NOT NULL, at timestamptz NOT NULL)
+                """,
+                "CREATE INDEX owner_events_owner ON owner_events (owner, seq)"
+            ]
         )
     ]
 

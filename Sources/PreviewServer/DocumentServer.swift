@@ -100,6 +100,7 @@ package struct DocumentServer: Sendable {
         IIIFController(documents: documents, settings: settings, renders: renders).register(on: routes)
         SignedURLsController(documents: documents, signed: settings.signingKeys == nil ? nil : signed).register(on: routes)
         SharesController(documents: documents, settings: settings).register(on: routes)
+        EventsController(documents: documents).register(on: routes)
         SchoolsController(documents: documents, settings: settings).register(on: routes)
         DownloadsController(documents: documents, signed: signed).register(on: routes)
         pages?.register(on: routes, server: self)

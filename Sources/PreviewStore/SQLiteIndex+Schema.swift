@@ -365,6 +365,14 @@ extension SQLiteIndex {
                         played TEXT NOT NULL, duration REAL);
                     """)
         }
+        migrator.registerMigration("v28-owner-events") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE owner_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, owner TEXT NOT NULL,
+                        document_id TEXT NOT NULL, share_id TEXT NOT NULL, school TEXT, label TEXT NOT NULL, at DATETIME NOT NULL);
+                    CREATE INDEX owner_events_owner ON owner_events (owner, seq);
+                    """)
+        }
         return migrator
     }
 

@@ -51,22 +51,47 @@ extension DocumentIndex {
     }
 
     /// Records an opening of a share's page, or a download of its original: its counts, and the
-    /// visit with its time (the newest ``ShareVisit/kept`` are kept), in one transaction.
+    /// visit with its time (the newest ``ShareVisit/kept`` are kept), in one transaction. A share's
+    /// first opening is also an ``OwnerEvent``; openings take turns, so events are kept (and
+    /// numbered) in the order they are committed, and a reader past one never misses an earlier.
     package func recordShareVisit(id: String, _ kind: ShareVisit.Kind) async throws {
         let count: PortableSQL =
             kind == .downloaded
             ? "UPDATE shares SET download_count = download_count + 1 WHERE id = \(id)"
             : "UPDATE shares SET opened_count = opened_count + 1, last_opened_at = \(PortableSQL.now) WHERE id = \(id)"
-        try await runPlan(serializing: nil) {
-            .each(
-                [
-                    count,
-                    "INSERT INTO share_visits (share_id, kind, at) VALUES (\(id), \(kind.rawValue), \(PortableSQL.now))",
-                    """
-                    DELETE FROM share_visits WHERE share_id = \(id) AND id <= (SELECT id FROM share_visits WHERE share_id = \(id)
-                    ORDER BY id DESC LIMIT 1 OFFSET \(ShareVisit.kept))
-                    """
-                ], then: ())
+        var statements: [PortableSQL] = [
+            count,
+            "INSERT INTO share_visits (share_id, kind, at) VALUES (\(id), \(kind.rawValue), \(PortableSQL.now))",
+            """
+            DELETE FROM share_visits WHERE share_id = \(id) AND id <= (SELECT id FROM share_visits WHERE share_id = \(id)
+            ORDER BY id DESC LIMIT 1 OFFSET \(ShareVisit.kept))
+            """
+        ]
+        if kind == .opened {
+            statements.append(
+                """
+                INSERT INTO owner_events (kind, owner, document_id, share_id, school, label, at)
+                SELECT \(OwnerEvent.firstOpened), d.owner, s.document_id, s.id, s.school, s.label, \(PortableSQL.now)
+                FROM shares AS s JOIN documents AS d ON d.id = s.document_id WHERE s.id = \(id) AND s.opened_count = 1
+                """)
+        }
+        try await runPlan(serializing: kind == .opened ? "owner-events" : nil) { [statements] in .each(statements, then: ()) }
+    }
+
+    /// The events kept after `sequence` (of `owner`'s documents only, when given), oldest first, at most `limit`.
+    package func ownerEvents(after sequence: Int64, owner: String?, limit: Int) async throws -> [OwnerEvent] {
+        let ofOwner: PortableSQL = owner.map { owner -> PortableSQL in "AND owner = \(owner)" } ?? ""
+        return try await readPlan {
+            SQLPlan.rows("SELECT * FROM owner_events WHERE seq > \(sequence) \(ofOwner) ORDER BY seq LIMIT \(limit)").map { rows in
+                try rows.map { row in
+                    guard let sequence = row.integer("seq"), let kind = row.text("kind"), let at = row.date("at"), let owner = row.text("owner"),
+                        let document = row.text("document_id"), let share = row.text("share_id"), let label = row.text("label")
+                    else { throw UnreadableRow(table: "owner_events") }
+                    return OwnerEvent(
+                        sequence: sequence, kind: kind, at: at, owner: owner, documentID: document, shareID: share, school: row.text("school"),
+                        label: label)
+                }
+            }
         }
     }
 

@@ -6,7 +6,8 @@ chosen pages for chosen times and plays chosen stretches of the video; then clos
 sends the last report. The owner's Share dialog on the Detail page shows, per school, the seconds of
 each page within ±2 s of what the school's window had at least half in view while it read, and how
 much of the video it watched within one point of the stretches the school's player says it played;
-the owner's API gives those stretches within ±1 s. axe-core finds no serious or critical violation
+the owner's API gives those stretches within ±1 s; the owner's app, waiting on `GET /v1/events`
+from before, hears the first school's first opening within 60 s. axe-core finds no serious or critical violation
 on the shared pages or in the dialog. With a screenshot folder, both dialogs are saved there.
 
     python share_reading.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
@@ -17,6 +18,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -130,12 +132,25 @@ def walk(browser, base, samples, size, shots, video):
             links[(document, each["school"])] = (each["share"]["link"], each["share"]["share_id"])
     check(len(links) == 4, f"{size}: the transcript and the reel are shared with two schools")
 
+    # The owner's app waits for a first opening (a long poll), from before any school opens its link.
+    heard = {}
+    def listen():
+        while "event" not in heard and time.monotonic() < time_limit:
+            answer = api(base, "GET", f"/v1/events?since=0&owner={owner}&wait=30")
+            if answer["events"]:
+                heard["event"], heard["at"] = answer["events"][0], time.monotonic()
+    time_limit = time.monotonic() + WAIT_MS / 1000
+    listener = threading.Thread(target=listen)
+    listener.start()
+
     truth = {}
+    opened_at = None
     for school, plan in SCHOOLS.items():
         context = browser.new_context(viewport=SIZES[size])
         context.set_default_timeout(WAIT_MS)
         visitor = context.new_page()
         visitor.clock.install()
+        opened_at = opened_at or time.monotonic()
         share_page(visitor, links[(transcript, school)][0], "img[data-page='5']")
         expect(visitor.get_by_role("heading", level=1)).to_have_text("Official Transcript")
         no_serious_violations(visitor, size, f"on the transcript shared with {school}")
@@ -148,6 +163,12 @@ def walk(browser, base, samples, size, shots, video):
         visitor.close()
         context.close()
         check(True, f"{size}: {school} read pages {pages} and played {[[round(a, 1), round(b, 1)] for a, b in played]}")
+
+    listener.join()
+    event = heard.get("event", {})
+    first_share = links[(transcript, next(iter(SCHOOLS)))][1]
+    check(event.get("kind") == "share.first_opened" and event.get("share_id") == first_share and heard["at"] - opened_at < 60,
+          f"{size}: the owner's long poll hears {next(iter(SCHOOLS))}'s first opening within 60 s ({event})")
 
     for school, (pages, played) in truth.items():
         reel_share = links[(reel, school)][1]

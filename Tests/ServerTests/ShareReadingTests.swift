@@ -83,6 +83,39 @@ import Testing
         }
     }
 
+    /// Issue 70, item 1: a school's first opening of its link is an event its owner's app can wait
+    /// for: `GET /v1/events?wait=` answers as it is kept, once per share, in the order kept.
+    @Test(arguments: TestBackend.available) func aFirstOpeningReachesAWaitingReader(backend: TestBackend) async throws {
+        let harness = try await Harness(backend, token: Shares.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await Shares.upload(client, harness, "document-5-pages.pdf")
+            let made = try await Shares.share(client, id, #"{"label": "North High"}"#)
+            let (url, shareID) = (try #require(made["url"] as? String), try #require(made["share_id"] as? String))
+            let changes = harness.server.documents.changes
+            async let waited = client.execute(uri: "/v1/events?since=0&wait=30", method: .get, headers: Shares.bearer) { try json($0) }
+            try await onOwnThread { try waitUntil("the reader waits") { changes.waiting == 1 } }
+            try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
+            let answer = try await waited
+            let events = try #require(answer["events"] as? [[String: Any]])
+            #expect(events.count == 1 && events.first?["kind"] as? String == "share.first_opened", "\(answer)")
+            #expect(events.first?["share_id"] as? String == shareID && events.first?["document_id"] as? String == id)
+            #expect(events.first?["owner"] as? String == "ana" && events.first?["label"] as? String == "North High")
+            let next = try #require(answer["next"] as? Int)
+            // Opened again: no second event. Nothing new: an empty answer when the wait ends.
+            try await client.execute(uri: url, method: .get) { #expect($0.status == .ok) }
+            async let empty = client.execute(uri: "/v1/events?since=\(next)&wait=5", method: .get, headers: Shares.bearer) { try json($0) }
+            try await onOwnThread { try waitUntil("the second reader waits") { changes.waiting == 1 } }
+            harness.clock.advance(by: .seconds(6))
+            let none = try await empty
+            #expect((none["events"] as? [Any])?.isEmpty == true && none["next"] as? Int == next, "\(none)")
+            let others = try await client.execute(uri: "/v1/events?since=0&owner=someone-else", method: .get, headers: Shares.bearer) { try json($0) }
+            #expect((others["events"] as? [Any])?.isEmpty == true, "another owner's events only")
+            try await client.execute(uri: "/v1/events?since=0", method: .get) { #expect($0.status == .unauthorized) }
+            try await client.execute(uri: "/v1/events?since=-1", method: .get, headers: Shares.bearer) { #expect($0.status == .badRequest) }
+        }
+    }
+
     @Test func reportsAreCheckedBoundedAndPaced() async throws {
         let harness = try await Harness(token: Shares.token)
         defer { harness.folder.remove() }
