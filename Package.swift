@@ -219,6 +219,8 @@ let package = Package(
             name: "PreviewServer",
             dependencies: [
                 "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewDocuments",
+                // The webhook's requests to the address its operator gave.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

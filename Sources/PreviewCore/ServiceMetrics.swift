@@ -129,6 +129,12 @@ package enum ServiceMetrics {
         Counter(label: "docpreview_shares_total", dimensions: [("event", event)]).increment(by: amount)
     }
 
+    /// `docpreview_webhooks_total{outcome}`: tries of an event's delivery; outcome: `delivered` (2xx),
+    /// `refused` (another answer), `failed` (no answer).
+    package static func webhooks(outcome: String) {
+        Counter(label: "docpreview_webhooks_total", dimensions: [("outcome", outcome)]).increment()
+    }
+
     /// `docpreview_signed_urls_total{outcome}`; outcome: `accepted`, `issued`, `refused`.
     package static func signedUrls(outcome: String, by amount: Int = 1) {
         Counter(label: "docpreview_signed_urls_total", dimensions: [("outcome", outcome)]).increment(by: amount)

@@ -10,10 +10,22 @@ extension DocumentService {
         var found = try await store.index.ownerEvents(after: since, owner: owner, limit: limit)
         guard found.isEmpty, let wait else { return found }
         let deadline = clock.instant + wait
-        while found.isEmpty && clock.instant < deadline && !changes.waitsEnded {
+        while found.isEmpty && clock.instant < deadline && !changes.waitsEnded && !Task.isCancelled {
             await changes.next(of: DocumentChanges.events, until: min(deadline, clock.instant + DocumentChanges.recheck), clock: clock)
             found = try await store.index.ownerEvents(after: since, owner: owner, limit: limit)
         }
         return found
+    }
+}
+
+extension DocumentService {
+    /// How far the webhook at `target` has delivered events (``DocumentIndex/webhookCursor(target:)``).
+    package func webhookCursor(target: String) async throws -> Int64 {
+        try await store.index.webhookCursor(target: target)
+    }
+
+    /// Records that the webhook at `target` was answered for every event up to `sequence`.
+    package func webhookDelivered(target: String, through sequence: Int64) async throws {
+        try await store.index.advanceWebhookCursor(target: target, to: sequence)
     }
 }

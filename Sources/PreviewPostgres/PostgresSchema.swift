@@ -280,7 +280,8 @@ enum PostgresSchema {
                 """
             ]
         ),
-        // What an owner's app waits for (``OwnerEvent``), in the order kept: their inserts take turns (``DocumentIndex/recordShareVisit``).
+        // What an owner's app waits for (``OwnerEvent``), in the order kept: their inserts take turns (``DocumentIndex/recordShareVisit``);
+        // how far each webhook has delivered them.
         (
             "v28-owner-events",
             [
@@ -288,7 +289,8 @@ enum PostgresSchema {
                 CREATE TABLE owner_events (seq bigserial PRIMARY KEY, kind text NOT NULL, owner text NOT NULL, document_id text NOT NULL,
                     share_id text NOT NULL, school text, label text NOT NULL, at timestamptz NOT NULL)
                 """,
-                "CREATE INDEX owner_events_owner ON owner_events (owner, seq)"
+                "CREATE INDEX owner_events_owner ON owner_events (owner, seq)",
+                "CREATE TABLE webhook_cursors (target text PRIMARY KEY, delivered_through bigint NOT NULL)"
             ]
         )
     ]

@@ -371,6 +371,7 @@ extension SQLiteIndex {
                     CREATE TABLE owner_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, owner TEXT NOT NULL,
                         document_id TEXT NOT NULL, share_id TEXT NOT NULL, school TEXT, label TEXT NOT NULL, at DATETIME NOT NULL);
                     CREATE INDEX owner_events_owner ON owner_events (owner, seq);
+                    CREATE TABLE webhook_cursors (target TEXT PRIMARY KEY, delivered_through INTEGER NOT NULL);
                     """)
         }
         return migrator

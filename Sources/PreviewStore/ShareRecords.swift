@@ -78,6 +78,32 @@ extension DocumentIndex {
         try await runPlan(serializing: kind == .opened ? "owner-events" : nil) { [statements] in .each(statements, then: ()) }
     }
 
+    /// How far the webhook at `target` has delivered events: the last one it acknowledged. A target
+    /// seen for the first time starts at the newest event kept then (no backlog).
+    package func webhookCursor(target: String) async throws -> Int64 {
+        try await runPlan(serializing: "webhook:" + target) {
+            .statement(
+                """
+                INSERT INTO webhook_cursors (target, delivered_through) SELECT \(target), coalesce(max(seq), 0) FROM owner_events WHERE true
+                ON CONFLICT (target) DO NOTHING
+                """
+            ) { _ in
+                .statement("SELECT delivered_through FROM webhook_cursors WHERE target = \(target)") { rows in
+                    guard let through = rows.first?.integer("delivered_through") else { throw UnreadableRow(table: "webhook_cursors") }
+                    return .done(through)
+                }
+            }
+        }
+    }
+
+    /// Records that the webhook at `target` was answered for every event up to `sequence`.
+    package func advanceWebhookCursor(target: String, to sequence: Int64) async throws {
+        try await runPlan(serializing: nil) {
+            .each(
+                ["UPDATE webhook_cursors SET delivered_through = \(sequence) WHERE target = \(target) AND delivered_through < \(sequence)"], then: ())
+        }
+    }
+
     /// The events kept after `sequence` (of `owner`'s documents only, when given), oldest first, at most `limit`.
     package func ownerEvents(after sequence: Int64, owner: String?, limit: Int) async throws -> [OwnerEvent] {
         let ofOwner: PortableSQL = owner.map { owner -> PortableSQL in "AND owner = \(owner)" } ?? ""

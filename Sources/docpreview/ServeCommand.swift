@@ -50,6 +50,12 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "path"))
     var signingKeyFile: String?
 
+    @Option(help: ArgumentHelp("Post each owner event (a school's first opening of its link) to this http(s) URL, signed.", valueName: "url"))
+    var webhookURL: String?
+
+    @Option(help: ArgumentHelp("The webhook's signing secret: this file's bytes (at least 32).", valueName: "path"))
+    var webhookSecretFile: String?
+
     @Flag(help: "Serve on an address other than loopback without a token (anyone who reaches it may upload and read).")
     var insecureNoToken = false
 
@@ -124,6 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         try OptionRange.check("--max-connections-per-client", maxConnectionsPerClient, 1...1_000_000)
         try OptionRange.check("--grace", grace, 0...3600)
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("Give --tls-cert and --tls-key together.") }
+        if (webhookURL == nil) != (webhookSecretFile == nil) { throw ValidationError("Give --webhook-url and --webhook-secret-file together.") }
         if let previewCacheSize, Limits.parseByteCount(previewCacheSize) == nil {
             throw ValidationError("--preview-cache-size takes a size, e.g. 10GB.")
         }
@@ -223,9 +230,22 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = [try buildApplication(server), ReceivedUploadsFinisher(documents: documents, logger: logger)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }
         if let fetcher = fetch.worker(documents: documents, logger: logger) { services.append(fetcher) }
+        if let webhook = try webhook(documents: documents, logger: logger) { services.append(webhook) }
         // Shut down first (the group goes in reverse): new requests are refused from the signal on.
         services.append(server.drainService)
         let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+
+    /// The webhook's delivery, when --webhook-url asks for one: its URL http or https, its secret 32 bytes or more.
+    func webhook(documents: DocumentService, logger: Logger) throws -> WebhookDelivery? {
+        guard let webhookURL, let webhookSecretFile else { return nil }
+        guard let target = URL(string: webhookURL), ["http", "https"].contains(target.scheme?.lowercased()), target.host != nil else {
+            throw ValidationError("--webhook-url takes an http or https URL.")
+        }
+        guard let secret = FileManager.default.contents(atPath: webhookSecretFile), secret.count >= 32 else {
+            throw ValidationError("--webhook-secret-file must name a readable file of at least 32 bytes.")
+        }
+        return WebhookDelivery(documents: documents, target: target, secret: [UInt8](secret), logger: logger)
     }
 }

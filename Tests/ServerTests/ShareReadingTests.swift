@@ -38,6 +38,13 @@ import Testing
         }
     }
 
+    /// The 5-page sample uploaded as ana's and shared with North High: its id, the link's path, the share's id.
+    static func sharedTranscript(_ client: some TestClientProtocol, _ harness: Harness) async throws -> (id: String, url: String, share: String) {
+        let id = try await Shares.upload(client, harness, "document-5-pages.pdf")
+        let made = try await Shares.share(client, id, #"{"label": "North High"}"#)
+        return (id, try #require(made["url"] as? String), try #require(made["share_id"] as? String))
+    }
+
     /// Seconds per page of a reading object, by page.
     static func seconds(_ reading: [String: Any]?) -> [Int: Double] {
         Dictionary(
@@ -50,9 +57,7 @@ import Testing
         let harness = try await Harness(backend, token: Shares.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let id = try await Shares.upload(client, harness, "document-5-pages.pdf")
-            let made = try await Shares.share(client, id, #"{"label": "North High"}"#)
-            let (url, shareID) = (try #require(made["url"] as? String), try #require(made["share_id"] as? String))
+            let (id, url, shareID) = try await Self.sharedTranscript(client, harness)
             let pass = try await Self.pass(client, url)
             let visitor = "visitor-0123456789"
             // A first view: page 1 for 40 s, then page 2 for 20 s; its reports hold its totals so far.
@@ -89,9 +94,7 @@ import Testing
         let harness = try await Harness(backend, token: Shares.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let id = try await Shares.upload(client, harness, "document-5-pages.pdf")
-            let made = try await Shares.share(client, id, #"{"label": "North High"}"#)
-            let (url, shareID) = (try #require(made["url"] as? String), try #require(made["share_id"] as? String))
+            let (id, url, shareID) = try await Self.sharedTranscript(client, harness)
             let changes = harness.server.documents.changes
             async let waited = client.execute(uri: "/v1/events?since=0&wait=30", method: .get, headers: Shares.bearer) { try json($0) }
             try await onOwnThread { try waitUntil("the reader waits") { changes.waiting == 1 } }
