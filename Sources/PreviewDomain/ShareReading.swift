@@ -124,10 +124,12 @@ public struct ShareReading: Encodable, Sendable, Equatable {
     /// The largest report, in bytes.
     package static let maxReportBytes = 1024
 
+    /// A report's totals: seconds by page, the stretches played, the video's length.
+    package typealias Totals = (pages: [Int: Double], played: [PlayedSpan], duration: Double?)
+
     /// `report` as a view's totals, or why it is refused: ids of 8–64 letters, digits, `-` and
     /// `_`; page numbers 1…100,000; finite, non-negative times; at most 32 played stretches.
-    package static func totals(of report: ShareReadingReport) throws(PreviewError) -> (pages: [Int: Double], played: [PlayedSpan], duration: Double?)
-    {
+    package static func totals(of report: ShareReadingReport) throws(PreviewError) -> Totals {
         guard isID(report.visitor), isID(report.view) else {
             throw PreviewError(.badRequest, "A reading report names its visitor and view with 8 to 64 letters, digits, '-' or '_'.")
         }
@@ -166,7 +168,7 @@ public struct ShareReading: Encodable, Sendable, Equatable {
     /// allows (plus ``slackSeconds``): one page at most that long, all pages ``pagesInViewAtOnce``
     /// times it, the played stretches ``fastestPlayback`` times it, within the video's length.
     package static func updated(
-        _ view: ShareViewRecord, with totals: (pages: [Int: Double], played: [PlayedSpan], duration: Double?), at now: Date
+        _ view: ShareViewRecord, with totals: Totals, at now: Date
     ) -> ShareViewRecord {
         var view = view
         view.updatedAt = max(view.updatedAt, now)

@@ -34,27 +34,41 @@ package struct WebhookDelivery: Service {
     package func run() async throws {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
         await cancelWhenGracefulShutdown {
-            do {
-                try await deliverAll(with: client)
-            } catch is CancellationError {
-            } catch {
-                logger.error("the webhook stopped", metadata: ["preview.error": "\(error)"])
-            }
+            try? await deliverAll(with: client)
         }
         try? await client.shutdown()
+        // A delivery ends only with the server's shutdown; wait for it, as a service of the group.
+        try? await gracefulShutdown()
     }
 
+    /// Delivers events until cancelled. An index that cannot be read (or written) is tried again
+    /// after the same pauses: the delivery never ends on its own, for a service that ends would end
+    /// the server with it.
     private func deliverAll(with client: HTTPClient) async throws {
-        var cursor = try await documents.webhookCursor(target: target.absoluteString)
-        while !Task.isCancelled {
-            for event in try await documents.events(since: cursor, owner: nil, limit: 100, wait: .seconds(30)) {
-                var pause = Duration.seconds(1)
-                while try await !deliver(event, with: client) {
-                    try await documents.clock.sleep(until: documents.clock.instant + pause)
-                    pause = min(pause * 2, Self.longestPause)
+        var cursor: Int64?
+        var pause = Duration.seconds(1)
+        while !Task.isCancelled && !documents.changes.waitsEnded {
+            do {
+                let from: Int64
+                if let cursor { from = cursor } else { from = try await documents.webhookCursor(target: target.absoluteString) }
+                cursor = from
+                for event in try await documents.events(since: from, owner: nil, limit: 100, wait: .seconds(30)) {
+                    var retry = Duration.seconds(1)
+                    while try await !deliver(event, with: client) {
+                        try await documents.clock.sleep(until: documents.clock.instant + retry)
+                        retry = min(retry * 2, Self.longestPause)
+                    }
+                    // Delivered: not sent again by this process, even if the cursor's write fails (the next one carries it).
+                    cursor = event.sequence
+                    try await documents.webhookDelivered(target: target.absoluteString, through: event.sequence)
                 }
-                try await documents.webhookDelivered(target: target.absoluteString, through: event.sequence)
-                cursor = event.sequence
+                pause = .seconds(1)
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                logger.error("the webhook could not read or record its events", metadata: ["preview.error": "\(error)"])
+                try await documents.clock.sleep(until: documents.clock.instant + pause)
+                pause = min(pause * 2, Self.longestPause)
             }
         }
     }

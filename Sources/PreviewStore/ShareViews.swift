@@ -12,7 +12,7 @@ extension DocumentIndex {
     /// ``ShareReading/visitGap`` before. One share's reports take turns; the share keeps its newest
     /// ``ShareViewRecord/kept`` views, and its totals for ever.
     package func recordShareView(
-        share: String, view: String, visitor: String, totals: (pages: [Int: Double], played: [PlayedSpan], duration: Double?), at now: Date
+        share: String, view: String, visitor: String, totals: ShareReading.Totals, at now: Date
     ) async throws {
         try await runPlan(serializing: "share-views:" + share) {
             .statement(

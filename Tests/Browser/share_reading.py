@@ -14,6 +14,7 @@ on the shared pages or in the dialog. With a screenshot folder, both dialogs are
 
 Prints one line per check; exits 1 at the first that fails.
 """
+import datetime
 import json
 import os
 import re
@@ -149,14 +150,14 @@ def walk(browser, base, samples, size, shots, video):
         context = browser.new_context(viewport=SIZES[size])
         context.set_default_timeout(WAIT_MS)
         visitor = context.new_page()
-        visitor.clock.install()
+        # The page's clock stands still but for what the walk runs (installed, it would go on in real time).
+        visitor.clock.install(time=datetime.datetime(2026, 1, 1, 8, 0, 0))
+        visitor.clock.pause_at(datetime.datetime(2026, 1, 1, 8, 0, 1))
         opened_at = opened_at or time.monotonic()
         share_page(visitor, links[(transcript, school)][0], "img[data-page='5']")
         expect(visitor.get_by_role("heading", level=1)).to_have_text("Official Transcript")
-        no_serious_violations(visitor, size, f"on the transcript shared with {school}")
         pages = read_pages(visitor, plan["pages"])
         share_page(visitor, links[(reel, school)][0], "video source[src*='renditions/']")
-        no_serious_violations(visitor, size, f"on the reel shared with {school}")
         played = play(visitor, plan["played"])
         truth[school] = (pages, played)
         # Closing the tab sends the last report (`pagehide`).
@@ -217,6 +218,16 @@ def walk(browser, base, samples, size, shots, video):
     if shots:
         page.screenshot(path=str(shots / f"share-reading-reel-{size}.png"))
     page.context.close()
+
+    # axe-core runs on timers, which the schools' paused clocks would never fire: the shared pages
+    # are checked now, in a browser of their own, their reading done.
+    context = browser.new_context(viewport=SIZES[size])
+    context.set_default_timeout(WAIT_MS)
+    checker = context.new_page()
+    for (document, school), (link, _) in links.items():
+        checker.goto(link)
+        no_serious_violations(checker, size, f"on the {'transcript' if document == transcript else 'reel'} shared with {school}")
+    context.close()
 
 
 if __name__ == "__main__":
