@@ -43,6 +43,21 @@ package final class DocumentChanges: Sendable {
     /// How many requests wait for a change (what a test waits for).
     package var waiting: Int { waiters.withLock { $0.byDocument.values.reduce(0) { $0 + $1.count } } }
 
+    /// Long polling: `read()` again each time `key` may have changed (and every ``recheck``, for
+    /// other hosts' changes) while `waiting(value)` holds, until `clock` reaches `deadline`, the
+    /// waits end or the task is cancelled; the last value read.
+    package func poll<Value>(
+        _ key: String, from value: Value, until deadline: ContinuousClock.Instant, clock: any ServiceClock,
+        while waiting: (Value) -> Bool, read: () async throws -> Value
+    ) async throws -> Value {
+        var value = value
+        while waiting(value) && clock.instant < deadline && !waitsEnded && !Task.isCancelled {
+            await next(of: key, until: min(deadline, clock.instant + Self.recheck), clock: clock)
+            value = try await read()
+        }
+        return value
+    }
+
     /// Returns once document `id` may have changed, or when `clock` reaches `deadline`.
     package func next(of id: String, until deadline: ContinuousClock.Instant, clock: any ServiceClock) async {
         let (stream, continuation) = AsyncStream<Void>.makeStream()

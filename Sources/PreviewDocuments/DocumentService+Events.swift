@@ -7,14 +7,10 @@ extension DocumentService {
     /// The events kept after `since` (of `owner`'s documents when given), oldest first, at most
     /// `limit`; when there is none yet and `wait` is given, the first kept within it (long polling).
     package func events(since: Int64, owner: String?, limit: Int, wait: Duration?) async throws -> [OwnerEvent] {
-        var found = try await store.index.ownerEvents(after: since, owner: owner, limit: limit)
-        guard found.isEmpty, let wait else { return found }
-        let deadline = clock.instant + wait
-        while found.isEmpty && clock.instant < deadline && !changes.waitsEnded && !Task.isCancelled {
-            await changes.next(of: DocumentChanges.events, until: min(deadline, clock.instant + DocumentChanges.recheck), clock: clock)
-            found = try await store.index.ownerEvents(after: since, owner: owner, limit: limit)
-        }
-        return found
+        let read = { [store] in try await store.index.ownerEvents(after: since, owner: owner, limit: limit) }
+        let found = try await read()
+        guard let wait else { return found }
+        return try await changes.poll(DocumentChanges.events, from: found, until: clock.instant + wait, clock: clock, while: \.isEmpty, read: read)
     }
 }
 

@@ -5,12 +5,11 @@ import PreviewDomain
 /// What each school read and watched through its share: the reports of the share's page, and
 /// their visits for the owner.
 extension DocumentService {
-    /// Keeps a reading report of `share`'s page (its pass checked by the caller) at the service's
-    /// time: `bad_request` for a report that is not one, `gone` once the share no longer shows
-    /// anything (nothing is kept then).
+    /// Keeps a reading report of `share`'s page at the service's time: `bad_request` for a report
+    /// that is not one. The caller opened the share (``openShare(token:)``, which refuses one that
+    /// ended: nothing is kept then) and checked the report's pass.
     package func recordReading(_ report: ShareReadingReport, of share: ShareRecord) async throws {
         let totals = try ShareReading.totals(of: report)
-        _ = try await sharedDocument(share)
         try await store.index.recordShareView(share: share.id, view: report.view, visitor: report.visitor, totals: totals, at: clock.now)
     }
 
@@ -26,8 +25,8 @@ extension DocumentService {
     /// The views a share's list of visits is made of, newest: its summary counts them all.
     static let visitsViews = 2000
 
-    /// Share `id`'s visits in all.
-    package func readingSummary(ofShare id: String) async throws -> ShareReadingSummary {
-        try await store.index.shareReadingSummary(share: id)
+    /// The visits of each of `shares` in all, by share id.
+    package func readingSummaries(of shares: [ShareRecord]) async throws -> [String: ShareReadingSummary] {
+        try await store.index.shareReadingSummaries(shares: shares.map(\.id))
     }
 }

@@ -66,13 +66,16 @@ extension DocumentIndex {
         }
     }
 
-    /// Share `id`'s totals (empty before its first report).
-    package func shareReadingSummary(share id: String) async throws -> ShareReadingSummary {
-        try await readPlan {
-            SQLPlan.rows("SELECT * FROM share_readings WHERE share_id = \(id)").map {
-                try $0.first.map(ShareReadingSummary.init(row:)) ?? ShareReadingSummary()
+    /// The totals of each of `shares` (empty before its first report), by share, in one read.
+    package func shareReadingSummaries(shares: [String]) async throws -> [String: ShareReadingSummary] {
+        guard !shares.isEmpty else { return [:] }
+        let kept = try await readPlan {
+            SQLPlan.rows("SELECT * FROM share_readings WHERE share_id IN (\(PortableSQL.list(shares)))").map { rows in
+                try rows.map { row in (row.text("share_id") ?? "", try ShareReadingSummary(row: row)) }
             }
         }
+        let found = Dictionary(kept, uniquingKeysWith: { first, _ in first })
+        return Dictionary(uniqueKeysWithValues: shares.map { ($0, found[$0] ?? ShareReadingSummary()) })
     }
 }
 

@@ -22,7 +22,9 @@ enum SharedPage {
         _ document: Document, share: ShareRecord, playback: DocumentService.Playback?, texts: [Int: String],
         rules: DocumentRules, signed: SignedURLs
     ) -> Response {
-        let expires = min(signed.clock.unixSeconds + mediaSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)
+        // Lifetimes end with the share's own expiry at the latest.
+        let until = { (seconds: Int) in min(signed.clock.unixSeconds + seconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max) }
+        let expires = until(mediaSeconds)
         let links = PageParts.MediaLinks(
             documentID: document.id, offersDownload: share.allowDownload,
             highlight: texts.isEmpty ? nil : share.highlight,
@@ -36,9 +38,7 @@ enum SharedPage {
             pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
             kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
             downloadHref: links.download, media: MediaView(document, playback: playback, links: links, texts: texts),
-            readingPass: signed.readingPass(
-                share: share.id,
-                expires: min(signed.clock.unixSeconds + readingSeconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max)))
+            readingPass: signed.readingPass(share: share.id, expires: until(readingSeconds)))
         return page(status: .ok, PageTemplates.render(model, "shared"))
     }
 

@@ -123,11 +123,8 @@ import Testing
         let harness = try await Harness(token: Shares.token)
         defer { harness.folder.remove() }
         try await harness.test { client in
-            let id = try await Shares.upload(client, harness, "document-5-pages.pdf")
-            let first = try await Shares.share(client, id, #"{"label": "North High"}"#)
-            let second = try await Shares.share(client, id, #"{"label": "South High"}"#)
-            let (url, shareID) = (try #require(first["url"] as? String), try #require(first["share_id"] as? String))
-            let otherURL = try #require(second["url"] as? String)
+            let (id, url, shareID) = try await Self.sharedTranscript(client, harness)
+            let otherURL = try #require(try await Shares.share(client, id, #"{"label": "South High"}"#)["url"] as? String)
             let pass = try await Self.pass(client, url)
             let report: [String: Any] = ["pass": pass, "visitor": "visitor-0123456789", "view": "view-aaaaaaaa", "pages": ["1": 3]]
             // Another share's pass, a pass altered, ids that are not ids, a report past 1 KB.

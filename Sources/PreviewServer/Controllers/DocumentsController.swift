@@ -24,12 +24,9 @@ struct DocumentsController {
             if let wait, !view.isSettled {
                 // Long polling: answered once the document changes (its status, preview or playable
                 // version), or when the wait is over.
-                let (clock, changes) = (documents.clock, documents.changes)
-                let (asked, deadline) = (view.progressMark, clock.instant + .seconds(wait))
-                while view.progressMark == asked && clock.instant < deadline && !changes.waitsEnded {
-                    await changes.next(of: id, until: min(deadline, clock.instant + DocumentChanges.recheck), clock: clock)
-                    view = try await read()
-                }
+                let (clock, asked) = (documents.clock, view.progressMark)
+                view = try await documents.changes.poll(
+                    id, from: view, until: clock.instant + .seconds(wait), clock: clock, while: { $0.progressMark == asked }, read: read)
             }
             return try JSON.response(view)
         }

@@ -77,11 +77,9 @@ struct SharesController {
         routes.add(.get, "/v1/documents/:id/shares") { request, context in
             let (id, origin) = (try context.parameters.require("id"), settings.origin(of: request))
             let documents = documents
-            var views: [ShareView] = []
-            for share in try await documents.shares(of: id) {
-                views.append(
-                    ShareView(share, origin: origin, now: documents.clock.now, reading: try await documents.readingSummary(ofShare: share.id)))
-            }
+            let shares = try await documents.shares(of: id)
+            let readings = try await documents.readingSummaries(of: shares)
+            let views = shares.map { ShareView($0, origin: origin, now: documents.clock.now, reading: readings[$0.id]) }
             return try JSON.response(["shares": views])
         }
         routes.add(.get, "/v1/documents/:id/shares/:share/visits") { _, context in
