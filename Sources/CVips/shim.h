@@ -62,6 +62,8 @@ DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_flip)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_rot)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_tiffsave)
 DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_relational_const1)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_text)
+DOCPREVIEW_LAZY(DOCPREVIEW_VIPS, vips_rotate)
 
 /// VIPS_INIT is a macro: the same ABI check of the headers against the library, then vips_init.
 static inline int docpreview_vips_init(const char *argv0) {
@@ -182,6 +184,16 @@ static inline int docpreview_vips_rot(VipsImage *in, VipsImage **out, int quarte
 /// 255 where a pixel is at least `value`, else 0 (unsigned chars).
 static inline int docpreview_vips_at_least(VipsImage *in, VipsImage **out, double value) {
     return lazy_vips_relational_const1()(in, out, VIPS_OPERATION_RELATIONAL_MOREEQ, value, NULL);
+}
+
+/// `text` in DejaVu Sans Bold at `dpi` (12 pt), one line: a one-band mask of its coverage.
+static inline int docpreview_vips_text(VipsImage **out, const char *text, int dpi) {
+    return lazy_vips_text()(out, text, "font", "DejaVu Sans Bold 12", "dpi", dpi, NULL);
+}
+
+/// Turned by `degrees` (anticlockwise on screen when negative), the corners filled with 0.
+static inline int docpreview_vips_rotate(VipsImage *in, VipsImage **out, double degrees) {
+    return lazy_vips_rotate()(in, out, degrees, NULL);
 }
 
 /// A pyramidal TIFF: `tile`² JPEG tiles at quality `quality`, each level half the one before, no metadata.

@@ -138,14 +138,19 @@ extension DocumentService {
         try await pipeline.zoomSource(of: document, page: page, dpi: dpi)
     }
 
-    /// Region `region` of `zoom` as stored already (a canonical tile is kept), or nil.
-    package func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format) async throws(PreviewError) -> DerivativeRecord? {
-        try await pipeline.cachedZoom(zoom, region, format: format)
+    /// Region `region` of `zoom` (with `watermark` burned in, when given) as stored already (a
+    /// canonical tile is kept), or nil.
+    package func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, watermark: String?)
+        async throws(PreviewError) -> DerivativeRecord?
+    {
+        try await pipeline.cachedZoom(zoom, region, format: format, watermark: watermark)
     }
 
-    /// Renders region `region` of `zoom`, stored when `keeping` (a canonical tile).
-    package func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, keeping: Bool) async throws(PreviewError) -> ZoomImage
+    /// Renders region `region` of `zoom` (with `watermark` burned in, when given), stored when
+    /// `keeping` (a canonical tile).
+    package func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, watermark: String?, keeping: Bool)
+        async throws(PreviewError) -> ZoomImage
     {
-        try await pipeline.zoomed(zoom, region, format: format, keeping: keeping)
+        try await pipeline.zoomed(zoom, region, format: format, watermark: watermark, keeping: keeping)
     }
 }

@@ -18,9 +18,11 @@ extension DocumentService {
         package var allowDownload: Bool
         /// A text whose hits the link's pages show marked (2–100 characters), or nil.
         package var highlight: String?
+        /// Whether everything the link serves carries its recipient and date burned in (``ShareRecord/watermark``).
+        package var watermark: Bool
 
         enum CodingKeys: CodingKey {
-            case password, expiresAt, allowDownload, highlight
+            case password, expiresAt, allowDownload, highlight, watermark
         }
 
         package init(from decoder: any Decoder) throws {
@@ -29,6 +31,7 @@ extension DocumentService {
             password = try container.decodeIfPresent(String.self, forKey: .password)
             allowDownload = try container.decodeIfPresent(Bool.self, forKey: .allowDownload) ?? false
             highlight = try container.decodeIfPresent(String.self, forKey: .highlight)
+            watermark = try container.decodeIfPresent(Bool.self, forKey: .watermark) ?? false
         }
 
         /// An expiry in the future, a password of 1 to ``maxSharePassword`` characters and a
@@ -82,11 +85,12 @@ extension DocumentService {
         passwordHash: String?, now: Date
     ) -> (share: ShareRecord, token: String) {
         let token = Base64URL.randomToken(bytes: 16)
-        let share = ShareRecord(
+        var share = ShareRecord(
             id: UUID().uuidString.lowercased(), tokenSha256: tokenHash(token), documentID: documentID, version: version,
             label: label, school: school, passwordHash: passwordHash, allowDownload: options.allowDownload,
             createdAt: now, expiresAt: options.expiresAt,
             highlight: options.highlight?.trimmingCharacters(in: .whitespacesAndNewlines), linkToken: token)
+        share.watermark = options.watermark ? Watermark.sharedWith(label, on: now) : nil
         return (share, token)
     }
 
@@ -146,14 +150,16 @@ extension DocumentService {
 
     /// Admits a request for the media of share `id`'s page: `forbidden` for no such share, `gone`
     /// when it no longer shows anything, `forbidden` for the `original` (or a `download`) unless
-    /// it allows downloads. A `download` is counted.
-    package func admitShareMedia(share id: String, original: Bool, download: Bool) async throws {
+    /// it allows downloads. A `download` is counted. Returns the share's watermark, which everything
+    /// served for it then carries.
+    package func admitShareMedia(share id: String, original: Bool, download: Bool) async throws -> String? {
         guard let share = try await store.index.share(id: id) else { throw PreviewError(.forbidden, "This link is not valid.") }
         _ = try await sharedDocument(share)
         if original || download {
             guard share.allowDownload else { throw PreviewError(.forbidden, "This link does not allow downloads.") }
         }
         if download { try await store.index.recordShareVisit(id: id, .downloaded) }
+        return share.watermark
     }
 
     /// The version `share` shows now, or `gone`.

@@ -30,6 +30,9 @@ public struct ShareRecord: Codable, Sendable, Equatable {
     /// The link's token, for its owner (nil for a link made before links were kept: it was shown
     /// once, and can only be replaced).
     package var linkToken: String?
+    /// The text burned into every picture, page and download the link serves ("Shared with North
+    /// High · 2 Dec 2026"), or nil.
+    package var watermark: String?
 
     package init(
         id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
@@ -84,6 +87,7 @@ public struct ShareRecord: Codable, Sendable, Equatable {
         case lastOpenedAt = "last_opened_at"
         case downloadCount = "download_count"
         case linkToken = "link_token"
+        case watermark
     }
 }
 

@@ -292,7 +292,9 @@ enum PostgresSchema {
                 "CREATE INDEX owner_events_owner ON owner_events (owner, seq)",
                 "CREATE TABLE webhook_cursors (target text PRIMARY KEY, delivered_through bigint NOT NULL)"
             ]
-        )
+        ),
+        // The text burned into everything a share serves (``ShareRecord/watermark``).
+        ("v29-share-watermark", ["ALTER TABLE shares ADD COLUMN watermark text"])
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

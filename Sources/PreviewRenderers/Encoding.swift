@@ -7,10 +7,22 @@ import PreviewVips
 /// (PDF pages, video frames) through libjpeg-turbo, libpng and libwebp directly, so those renders
 /// never load libvips.
 enum Encoding {
-    static func encode(_ image: VipsImageRef, _ request: RenderRequest) throws(VipsError) -> [UInt8] {
-        var image = try image.inSRGB()
-        if request.format == .jpeg { image = try image.flattened() }
-        return try image.encoded(as: request.format, quality: request.quality)
+    /// Encodes a libvips image (its ``RenderRequest/watermark`` burned in first, through the pixel
+    /// encoders: a watermarked render is flattened on white whatever its format).
+    static func encode(_ image: VipsImageRef, _ request: RenderRequest) throws(PreviewError) -> [UInt8] {
+        do {
+            var image = try image.inSRGB()
+            if request.format == .jpeg || request.watermark != nil { image = try image.flattened() }
+            guard request.watermark != nil else { return try image.encoded(as: request.format, quality: request.quality) }
+            let pixels = try image.pixels()
+            return try pixels.bytes.withUnsafeBufferPointer { rgb throws(PreviewError) in
+                try encode(rgb: rgb, width: pixels.width, height: pixels.height, showing: .photograph, request).bytes
+            }
+        } catch let error as PreviewError {
+            throw error
+        } catch {
+            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: "\(error)")
+        }
     }
 
     /// The versions of the encoders of decoded pixels, for derivative keys.
@@ -46,6 +58,16 @@ enum Encoding {
         _ request: RenderRequest
     ) throws(PreviewError) -> RenderedImage {
         precondition(rgb.count == width * height * 3, "decoded pixels are packed RGB")
+        if let watermark = request.watermark {
+            // The renderer's pixels are its own (Splash's bitmap): burned into a copy.
+            var marked = Array(rgb)
+            try WatermarkStamps.burn(watermark, into: &marked, width: width, height: height, region: request.region)
+            var plain = request
+            plain.watermark = nil
+            return try marked.withUnsafeBufferPointer { marked throws(PreviewError) in
+                try encode(rgb: marked, width: width, height: height, showing: content, plain)
+            }
+        }
         var out: UnsafeMutablePointer<UInt8>?
         var length = 0
         let quality = Int32(request.quality)

@@ -93,8 +93,10 @@ public struct ImageRenderer: Renderer {
                 : try VipsImageRef.thumbnail(path: path, load: load, width: box.width, height: box.height)
             let bytes = try Encoding.encode(thumbnail, request)
             return RenderedImage(bytes: bytes, format: request.format, width: thumbnail.width, height: thumbnail.height, facts: facts)
+        } catch let error as PreviewError {
+            throw error
         } catch {
-            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
+            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: "\(error)")
         }
     }
 
@@ -142,10 +144,13 @@ public struct ImageRenderer: Renderer {
             image = try image.rotated(clockwise: region.rotation)
             if region.tone != .color { image = try image.grayed() }
             if region.tone == .bitonal { image = try image.thresholded() }
-            let bytes = try image.encoded(as: request.format, quality: request.quality)
+            let bytes =
+                request.watermark == nil ? try image.encoded(as: request.format, quality: request.quality) : try Encoding.encode(image, request)
             return RenderedImage(bytes: bytes, format: request.format, width: image.width, height: image.height, facts: facts)
+        } catch let error as PreviewError {
+            throw error
         } catch {
-            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: error.description)
+            throw PreviewError(.corrupt, "The image could not be decoded; it may be damaged or truncated.", detail: "\(error)")
         }
     }
 

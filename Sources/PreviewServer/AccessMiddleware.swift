@@ -111,8 +111,9 @@ struct AccessMiddleware: RouterMiddleware {
             if let share = query.first(where: { $0.0 == "share" })?.1 {
                 let range = request.headers[.range]
                 let download = request.method == .get && query.contains { $0.0 == "download" } && (range == nil || range == "bytes=0-")
-                try await shares.admit(share: share, original: request.uri.path.hasSuffix("/content"), download: download)
+                let watermark = try await shares.admit(share: share, original: request.uri.path.hasSuffix("/content"), download: download)
                 context.signedGrant?.share = share
+                context.signedGrant?.watermark = watermark
             }
             ServiceMetrics.signedUrls(outcome: "accepted")
             return context
@@ -126,9 +127,9 @@ struct AccessMiddleware: RouterMiddleware {
     /// one signed for a share works while the share does.
     func signedIIIF(_ request: Request) async throws -> SignedURLs.Grant? {
         do {
-            guard let grant = try signed.verify(iiifPath: request.uri.path) else { return nil }
+            guard var grant = try signed.verify(iiifPath: request.uri.path) else { return nil }
             guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
-            if let share = grant.share { try await shares.admit(share: share, original: false, download: false) }
+            if let share = grant.share { grant.watermark = try await shares.admit(share: share, original: false, download: false) }
             ServiceMetrics.signedUrls(outcome: "accepted")
             return grant
         } catch {

@@ -97,6 +97,8 @@ package struct SignedURLs: Sendable {
     struct Grant: Sendable {
         let expires: Int
         var share: String?
+        /// The share's watermark: every picture, page and download served for it carries it.
+        var watermark: String?
     }
 
     /// `path` with `query` (name, value; no percent-encoding needed), signed until `expires`.

@@ -374,6 +374,9 @@ extension SQLiteIndex {
                     CREATE TABLE webhook_cursors (target TEXT PRIMARY KEY, delivered_through INTEGER NOT NULL);
                     """)
         }
+        migrator.registerMigration("v29-share-watermark") { db in
+            try db.execute(sql: "ALTER TABLE shares ADD COLUMN watermark TEXT")
+        }
         return migrator
     }
 

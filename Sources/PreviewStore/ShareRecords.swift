@@ -155,6 +155,7 @@ extension ShareRecord {
         self.openedCount = Int(openedCount)
         lastOpenedAt = row.date("last_opened_at")
         self.downloadCount = Int(downloadCount)
+        watermark = row.text("watermark")
     }
 }
 

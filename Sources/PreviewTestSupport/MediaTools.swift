@@ -67,6 +67,13 @@ package enum MediaTools {
             ])
     }
 
+    /// The pages `pdfinfo` counts in `pdf`, and the text `pdftotext` reads of it.
+    package static func pdfPagesAndText(_ pdf: URL) throws -> (pages: Int, text: String) {
+        let info = String(decoding: try run("/usr/bin/pdfinfo", [pdf.path]), as: UTF8.self)
+        let pages = info.split(separator: "\n").first { $0.hasPrefix("Pages:") }.flatMap { Int($0.dropFirst(6).trimmingCharacters(in: .whitespaces)) }
+        return (pages ?? 0, String(decoding: try run("/usr/bin/pdftotext", [pdf.path, "-"]), as: UTF8.self))
+    }
+
     /// The words `pdftotext -bbox` finds on `page` of `pdf`, in its order, each with its box
     /// (left, top, right, bottom in points): Poppler's own word boxes, to compare ours with.
     package static func pdftotextWords(_ pdf: URL, page: Int) throws -> [(text: String, box: [Double])] {

@@ -203,6 +203,20 @@ package final class VipsImageRef {
         return result
     }
 
+    /// `text` on one line, `points` high at 72 dpi (a 12-point font at `points` × 6 dpi): a one-band
+    /// mask of the glyphs' coverage.
+    package static func text(_ text: String, pixels: Int) throws(VipsError) -> VipsImageRef {
+        try Vips.start()
+        var out: UnsafeMutablePointer<VipsImage>? = nil
+        try VipsError.check(docpreview_vips_text(&out, text, Int32(max(1, pixels * 6))), "vips_text")
+        return try owning(out, "vips_text")
+    }
+
+    /// Turned by `degrees` (positive: clockwise on screen), grown to hold every corner, filled with 0.
+    package func rotated(degrees: Double) throws(VipsError) -> VipsImageRef {
+        try apply("vips_rotate") { docpreview_vips_rotate(image, &$0, degrees) }
+    }
+
     /// Flipped left to right.
     package func mirrored() throws(VipsError) -> VipsImageRef {
         try apply("vips_flip") { docpreview_vips_flip_horizontal(image, &$0) }

@@ -25,8 +25,10 @@ enum SharedPage {
         // Lifetimes end with the share's own expiry at the latest.
         let until = { (seconds: Int) in min(signed.clock.unixSeconds + seconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max) }
         let expires = until(mediaSeconds)
+        // A watermarked share's film cannot carry it: its video shows the poster, and has no download.
+        let playsFilm = share.watermark == nil || document.kind.category != .video && document.kind.category != .audio
         let links = PageParts.MediaLinks(
-            documentID: document.id, offersDownload: share.allowDownload,
+            documentID: document.id, offersDownload: share.allowDownload && playsFilm, playsFilm: playsFilm,
             highlight: texts.isEmpty ? nil : share.highlight,
             address: { path, query in
                 signed.sign(path, query: query + [("share", share.id)], expires: expires)
@@ -37,7 +39,10 @@ enum SharedPage {
         let model = Shared(
             pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
             kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
-            downloadHref: links.download, media: MediaView(document, playback: playback, links: links, texts: texts),
+            downloadHref: links.download,
+            downloadLabel: share.watermark == nil
+                ? "Download the original" : document.kind.isPaged ? "Download (PDF, watermarked)" : "Download (watermarked)",
+            watermark: share.watermark, media: MediaView(document, playback: playback, links: links, texts: texts),
             readingPass: signed.readingPass(share: share.id, expires: until(readingSeconds)))
         return page(status: .ok, PageTemplates.render(model, "shared"))
     }
@@ -52,6 +57,9 @@ enum SharedPage {
         let title: String
         let kindLabel: String
         let downloadHref: String?
+        let downloadLabel: String
+        /// The text every picture and page carries, when the share has a watermark.
+        let watermark: String?
         let media: MediaView
         /// The pass its reading reports carry (`reading.js`).
         let readingPass: String

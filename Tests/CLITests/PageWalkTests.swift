@@ -30,6 +30,10 @@ import Testing
         try walk("share_reading.py")
     }
 
+    @Test func aWatermarkedShare() throws {
+        try walk("share_watermark.py")
+    }
+
     private func walk(_ script: String) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python.path), "scripts/install-deps makes .venv-tools")
         let folder = try TemporaryFolder()

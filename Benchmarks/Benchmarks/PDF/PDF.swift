@@ -8,6 +8,8 @@ import PreviewRenderers
 /// Cold parses the document on every call (what a fresh `render` does); open keeps it open between
 /// calls, as `batch`, `serve` and `worker` do.
 ///
+/// `PDF:Page 1500 open watermarked`: the same, with a share's watermark burned in.
+///
 /// `PDF:R manual next page open`: the warm path of a running service in process, on a real text
 /// document (R's reference manual, 2,415 pages, from `r-doc-pdf`: `scripts/install-deps --tools`):
 /// each call a page not rendered before (301, 302, …), 1024 px JPEG, the document kept open.
@@ -35,5 +37,11 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("PDF:Page \(page) open", configuration: Inputs.configuration()) { _ in
             blackHole(try open.render(path, request))
         }
+    }
+    // A share's watermark burned into the same open page (issue 70: ≤ 10 ms over the plain page).
+    var watermarked = RenderRequest(page: 1500)
+    watermarked.watermark = Watermark(text: Watermark.sharedWith("North High", on: Date(timeIntervalSince1970: 1_764_633_600)))
+    Benchmark("PDF:Page 1500 open watermarked", configuration: Inputs.configuration()) { _ in
+        blackHole(try open.render(path, watermarked))
     }
 }

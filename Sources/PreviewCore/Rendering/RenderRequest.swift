@@ -27,6 +27,8 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     /// For a video: the frame shown at this time (seconds) instead of the one the opening's rule
     /// chooses (a poster chosen among its plays). Nil is left out of the cache key.
     package var frameSeconds: Double?
+    /// A text burned into the render's pixels (a share's recipient). Nil is left out of the cache key.
+    package var watermark: Watermark?
 
     /// The most boxes one page is highlighted with.
     package static let maxHighlights = 2_000

@@ -20,12 +20,17 @@ struct ContentController {
     let signed: SignedURLs
     /// Bounds the files being sent, overall and per connection.
     let streams: StreamSlots
+    /// Bounds the renders a watermarked download makes (one admission for all its pages).
+    let renders: RenderGate
     let logger: Logger
 
     func register(on routes: RouteTable) {
         for method in [HTTPRequest.Method.get, .head] {
             routes.add(method, "/v1/documents/:id/content") { request, context in
-                try await content(context.parameters.require("id"), request: request, channel: context.channel)
+                if let watermark = context.signedGrant?.watermark {
+                    return try await watermarkedContent(context.parameters.require("id"), watermark: watermark, request: request, context: context)
+                }
+                return try await content(context.parameters.require("id"), request: request, channel: context.channel)
             }
             routes.add(method, "/v1/documents/:id/renditions/:name") { request, context in
                 try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
@@ -68,12 +73,35 @@ struct ContentController {
                     && Self.showsInline(document.kind), fileName: document.filename))
     }
 
+    /// The download of a watermarked share: never the original, but the document rebuilt with the
+    /// watermark burned in (``DocumentService/watermarkedDownload(of:text:)``), made within the
+    /// render gate, whole (no ranges), never kept by a cache.
+    func watermarkedContent(_ id: String, watermark: String, request: Request, context: ServerContext) async throws -> Response {
+        let documents = documents
+        let document = try await documents.document(id: id)
+        let made = try await renders.admitting(document, context: context) {
+            try await documents.watermarkedDownload(of: document, text: watermark)
+        }
+        ServiceMetrics.contentResponses(status: "200")
+        let headers: HTTPFields = [
+            .contentType: made.mime, .contentLength: "\(made.bytes.count)", .cacheControl: "private, no-store",
+            .contentDisposition: ContentDisposition.value(inline: request.queryFields.get("download") == nil, fileName: made.fileName),
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+        ]
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: made.bytes)))
+    }
+
     /// A file of a video's playback manifest that `pick` names (its blob, type and size when the
-    /// manifest says), or `not_found`.
+    /// manifest says), or `not_found`; `forbidden` for a watermarked share, whose film cannot carry it.
     func playbackFile(
         _ id: String, request: Request, context: ServerContext,
         pick: @escaping @Sendable (DocumentService.Playback, Document) -> (BlobHash, String, Int?)?
     ) async throws -> Response {
+        guard context.signedGrant?.watermark == nil else {
+            throw APIError(.forbidden, "This link's watermark cannot be burned into a film: it shows the video's poster only.")
+        }
         let documents = documents
         let document = try await documents.document(id: id)
         guard let manifest = try await documents.playbackManifest(of: document), let (hash, mime, knownSize) = pick(manifest, document) else {

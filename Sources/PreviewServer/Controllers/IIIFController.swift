@@ -69,17 +69,19 @@ struct IIIFController {
             throw APIError(.notImplemented, message)
         }
         let keeping = wanted.isCanonicalTile(width: zoom.width, height: zoom.height)
+        // A watermarked share's tiles carry it, laid out on the whole page.
+        let watermark = context.signedGrant?.watermark
         let documents = documents
         let (renders, pause) = (renders, settings.clientCheckPause)
         /// The region cut now (stored when it is a canonical tile).
         func cut() async throws -> (hash: BlobHash, bytes: [UInt8]?) {
             let made = try await renders.admitting(document, context: context, pause: pause) {
-                try await documents.zoom(zoom, wanted.region, format: wanted.format, keeping: keeping)
+                try await documents.zoom(zoom, wanted.region, format: wanted.format, watermark: watermark, keeping: keeping)
             }
             return (made.hash, made.bytes)
         }
         let served: (hash: BlobHash, bytes: [UInt8])
-        if keeping, let hit = try await documents.storedZoom(zoom, wanted.region, format: wanted.format) {
+        if keeping, let hit = try await documents.storedZoom(zoom, wanted.region, format: wanted.format, watermark: watermark) {
             if request.headers[.ifNoneMatch] == "\"\(hit.resultSha256.hex)\"" {
                 return Response(status: .notModified, headers: headers(identifier, etag: hit.resultSha256, format: wanted.format))
             }

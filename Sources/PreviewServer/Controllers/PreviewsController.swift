@@ -36,6 +36,8 @@ struct PreviewsController {
         let asked = try Self.renderRequest(request)
         let document = try await documents.document(id: id)
         var wanted = documents.previewRequest(asked, for: document)
+        // A watermarked share's previews carry it, whatever the URL asks.
+        wanted.watermark = context.signedGrant?.watermark.map { Watermark(text: $0) }
         if let text = request.queryFields.get("highlight") {
             guard let hits = TextHits(query: text) else {
                 throw APIError.badRequest(TextHits.requirement("highlight"))

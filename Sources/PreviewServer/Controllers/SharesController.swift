@@ -30,6 +30,8 @@ struct SharesController {
         var password: Bool
         /// The text whose hits its pages show marked.
         var highlight: String?
+        /// The text burned into every picture, page and download it serves.
+        var watermark: String?
         var openedCount: Int
         var lastOpenedAt: Date?
         var downloadCount: Int
@@ -52,6 +54,7 @@ struct SharesController {
             allowDownload = share.allowDownload
             password = share.passwordHash != nil
             highlight = share.highlight
+            watermark = share.watermark
             openedCount = share.openedCount
             lastOpenedAt = share.lastOpenedAt
             downloadCount = share.downloadCount
@@ -66,7 +69,7 @@ struct SharesController {
             let id = try context.parameters.require("id")
             let asked = try await JSON.body(
                 DocumentService.ShareRequest.self, of: request, limit: 16 * 1024,
-                expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "version"?}"#)
+                expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "highlight"?, "watermark"?, "version"?}"#)
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
             let (share, _) = try await documents.share(id, asked)
@@ -109,9 +112,10 @@ struct ShareGate: Sendable {
     let documents: DocumentService
 
     /// Admits a request for a share's media: of the `original` (`/content`, refused unless the share
-    /// allows downloads), counted as a `download` when it asks for one.
-    func admit(share id: String, original: Bool, download: Bool) async throws {
+    /// allows downloads), counted as a `download` when it asks for one. Returns the share's
+    /// watermark, which everything served for it must carry.
+    func admit(share id: String, original: Bool, download: Bool) async throws -> String? {
         let documents = documents
-        try await documents.admitShareMedia(share: id, original: original, download: download)
+        return try await documents.admitShareMedia(share: id, original: original, download: download)
     }
 }

@@ -91,7 +91,10 @@
     schools.append(label);
   };
   const options = () => {
-    const body = { allow_download: document.getElementById("share-download").checked };
+    const body = {
+      allow_download: document.getElementById("share-download").checked,
+      watermark: document.getElementById("share-watermark").checked,
+    };
     const password = document.getElementById("share-password").value;
     const expires = document.getElementById("share-expires").value;
     const highlight = document.getElementById("share-highlight").value.trim();
@@ -163,6 +166,7 @@
       facts.push(...readingFacts(link.reading));
       facts.push(link.expires_at ? `expires ${day(link.expires_at)}` : "no expiry");
       if (link.password) facts.push("password");
+      if (link.watermark) facts.push("watermarked");
       item.append(made("span", "hint", ` · ${facts.join(" · ")}`));
       item.append(...readingPictures(link.reading));
       if (link.link) {

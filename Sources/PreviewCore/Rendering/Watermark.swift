@@ -1,0 +1,121 @@
+import Foundation
+
+/// A text burned into a render's pixels (a share's recipient and date): a stamp of it, turned 30°,
+/// repeated across the whole picture in staggered rows, darkening light pixels and lightening dark
+/// ones, so it shows on paper and on photographs. The pattern is laid out on the whole picture, so
+/// the tiles of a zoom carry the same pattern as the page they are cut from.
+public struct Watermark: Sendable, Hashable, Codable {
+    /// What is written.
+    package var text: String
+    /// The whole picture's size in the coordinates of ``RenderRequest/region``, for a region's
+    /// render (a zoom's full size); nil when the render is the whole picture.
+    package var canvasWidth: Int?
+    package var canvasHeight: Int?
+
+    package init(text: String, canvasWidth: Int? = nil, canvasHeight: Int? = nil) {
+        (self.text, self.canvasWidth, self.canvasHeight) = (text, canvasWidth, canvasHeight)
+    }
+
+    /// The longest text written (a longer recipient is cut).
+    package static let maxText = 96
+    /// The stamp's angle, degrees anticlockwise.
+    package static let angle = 30.0
+    /// How strongly the stamp's ink covers a pixel, of 255.
+    package static let opacity = 80
+
+    /// "Shared with North High · 2 Dec 2026": the text of a share for `label` made `on`.
+    package static func sharedWith(_ label: String, on date: Date) -> String {
+        let day = date.formatted(Date.FormatStyle(timeZone: .gmt).day().month(.abbreviated).year().locale(Locale(identifier: "en_GB")))
+        let suffix = " · \(day)"
+        let room = maxText - "Shared with ".count - suffix.count
+        let name = label.count > room ? label.prefix(room - 1) + "…" : Substring(label)
+        return "Shared with \(name)\(suffix)"
+    }
+
+    /// Where the stamps fall on a render of `output` size: the text's height, the repeat of the
+    /// pattern (its cells), and the render's place in it, all in output pixels.
+    package struct Layout: Sendable, Equatable {
+        /// The text's line height.
+        package var fontPixels: Int
+        /// A cell: one stamp, centred; odd rows are shifted by half a cell.
+        package var cellWidth: Int
+        package var cellHeight: Int
+        /// The render's top-left corner in the pattern (the pattern's origin is the picture's).
+        package var originX: Int
+        package var originY: Int
+    }
+
+    /// The layout on a render of `width`×`height` of `region` (nil: the whole picture), once the
+    /// stamp measures `stamp` (its turned size, for a text of `fontPixels`).
+    /// - Parameter fontPixels: from ``fontPixels(width:height:region:)``.
+    package func layout(width: Int, height: Int, region: ImageRegion?, fontPixels: Int, stamp: (width: Int, height: Int)) -> Layout {
+        let (originX, originY) =
+            region.map { region -> (Int, Int) in
+                let (scaleX, scaleY) = Self.scale(region)
+                return (Int((Double(region.x) * scaleX).rounded()), Int((Double(region.y) * scaleY).rounded()))
+            } ?? (0, 0)
+        return Layout(
+            fontPixels: fontPixels, cellWidth: max(1, stamp.width + 2 * fontPixels), cellHeight: max(1, stamp.height + fontPixels),
+            originX: originX, originY: originY)
+    }
+
+    /// The text's height on a render of `width`×`height` of `region` (nil: the whole picture):
+    /// 3.5 % of the whole picture's longer side at the render's scale, at least 10 px.
+    package func fontPixels(width: Int, height: Int, region: ImageRegion?) -> Int {
+        var longer = Double(max(width, height))
+        if let region {
+            let (scaleX, scaleY) = Self.scale(region)
+            longer = max(Double(canvasWidth ?? region.width) * scaleX, Double(canvasHeight ?? region.height) * scaleY)
+        }
+        // Bounded first: a region's scale is a stranger's to choose.
+        return Int(min(max(longer * 0.035, 10), Double(RenderRequest.maxEdge)).rounded())
+    }
+
+    private static func scale(_ region: ImageRegion) -> (Double, Double) {
+        (Double(region.outputWidth) / Double(max(1, region.width)), Double(region.outputHeight) / Double(max(1, region.height)))
+    }
+
+    /// Burns the stamp `mask` (`stampWidth` wide, one byte of coverage a pixel) into packed RGB
+    /// `pixels` of a `width`×`height` render as `layout` places it.
+    package static func burn(
+        _ mask: [UInt8], stampWidth: Int, into pixels: inout [UInt8], width: Int, height: Int, layout: Layout
+    ) {
+        guard stampWidth > 0, mask.count % stampWidth == 0, pixels.count == width * height * 3 else { return }
+        let stampHeight = mask.count / stampWidth
+        let (cellWidth, cellHeight) = (layout.cellWidth, layout.cellHeight)
+        let insetX = (cellWidth - stampWidth) / 2
+        let insetY = (cellHeight - stampHeight) / 2
+        for row in 0..<height {
+            let patternY = row + layout.originY
+            let band = patternY >= 0 ? patternY / cellHeight : (patternY - cellHeight + 1) / cellHeight
+            let maskRow = patternY - band * cellHeight - insetY
+            guard maskRow >= 0, maskRow < stampHeight else { continue }
+            let shift = band & 1 == 1 ? cellWidth / 2 : 0
+            var cellX = positiveModulo(layout.originX + shift, cellWidth)
+            var at = row * width * 3
+            let maskBase = maskRow * stampWidth
+            for _ in 0..<width {
+                let column = cellX - insetX
+                if column >= 0, column < stampWidth {
+                    let coverage = Int(mask[maskBase + column]) * opacity / 255
+                    if coverage > 0 {
+                        let (red, green, blue) = (Int(pixels[at]), Int(pixels[at + 1]), Int(pixels[at + 2]))
+                        // Dark ink on light pixels, light ink on dark ones.
+                        let ink = (red * 3 + green * 6 + blue) / 10 > 140 ? 32 : 230
+                        pixels[at] = UInt8((red * (255 - coverage) + ink * coverage) / 255)
+                        pixels[at + 1] = UInt8((green * (255 - coverage) + ink * coverage) / 255)
+                        pixels[at + 2] = UInt8((blue * (255 - coverage) + ink * coverage) / 255)
+                    }
+                }
+                at += 3
+                cellX += 1
+                if cellX == cellWidth { cellX = 0 }
+            }
+        }
+    }
+
+    private static func positiveModulo(_ value: Int, _ modulus: Int) -> Int {
+        let remainder = value % modulus
+        return remainder < 0 ? remainder + modulus : remainder
+    }
+}

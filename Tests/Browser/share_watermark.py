@@ -1,0 +1,104 @@
+"""A watermarked share (issue 70, item 3), in Chromium at a phone's size and a desktop's: the owner
+shares a 5-page transcript with a school from the Detail page's Share dialog, "Watermark with the
+school's name" and downloads checked; the dialog lists the link as watermarked. The school opens it
+in a fresh browser: the page says what its pictures carry, every page's picture differs from the
+owner's own picture of that page (compared in the browser, pixel by pixel, in a canvas), and its
+download is a PDF, not the original. axe-core finds no serious or critical violation on the page or
+in the dialog. With a screenshot folder, the dialog and the shared page are saved there.
+
+    python share_watermark.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
+
+Prints one line per check; exits 1 at the first that fails.
+"""
+import json
+import os
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from walk import SIZES, check, no_serious_violations, run, signed_in_page
+
+# The share of a page's pixels that differ by more than 16 levels in a channel, between two images
+# of the same size (both fetched by the page, drawn on canvases).
+DIFFERING = """async ([shared, own]) => {
+  const pixels = async (url, init) => {
+    const bitmap = await createImageBitmap(await (await fetch(url, init)).blob());
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const context = canvas.getContext("2d");
+    context.drawImage(bitmap, 0, 0);
+    return context.getImageData(0, 0, bitmap.width, bitmap.height);
+  };
+  const a = await pixels(shared);
+  const b = await pixels(own.url, { headers: { Authorization: `Bearer ${own.token}` } });
+  if (a.width !== b.width || a.height !== b.height) return -1;
+  let differing = 0;
+  for (let at = 0; at < a.data.length; at += 4) {
+    if ([0, 1, 2].some((band) => Math.abs(a.data[at + band] - b.data[at + band]) > 16)) differing += 1;
+  }
+  return differing / (a.width * a.height);
+}"""
+
+
+def upload(base, path, title):
+    query = urllib.parse.urlencode({"filename": path.name, "title": title, "owner": "ana"})
+    request = urllib.request.Request(f"{base}/v1/documents?{query}", data=path.read_bytes(), method="POST",
+                                     headers={"Authorization": f"Bearer {os.environ['DOCPREVIEW_TOKEN']}",
+                                              "Content-Type": "application/octet-stream"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())["document_id"]
+
+
+def walk(browser, base, samples, size, shots, _):
+    document = upload(base, Path(samples) / "document-5-pages.pdf", f"Transcript {size}")
+    page = signed_in_page(browser, base, size)
+    page.goto(f"{base}/ui/documents/{document}")
+    page.get_by_role("button", name="Share document with schools").click()
+    share = page.get_by_role("dialog", name="Share Document")
+    expect(share).to_be_visible()
+    share.get_by_label("Another school").fill("North High")
+    share.get_by_role("button", name="Add").click()
+    share.locator("summary").click()
+    share.get_by_label("Allow downloading the original").check()
+    share.get_by_label("Watermark with the school's name").check()
+    if shots:
+        page.screenshot(path=str(shots / f"detail-share-watermark-{size}.png"))
+    share.get_by_role("button", name="Save").click()
+    expect(share.locator("#share-links li")).to_have_count(1)
+    check("watermarked" in share.locator("#share-links li").inner_text(), f"{size}: the dialog lists the link as watermarked")
+    no_serious_violations(page, size, "in the Share dialog with the watermark's option")
+    link = share.get_by_role("textbox", name="Link for North High").input_value()
+
+    visitor = browser.new_context(viewport=SIZES[size]).new_page()
+    visitor.goto(link)
+    note = visitor.locator("main .note", has_text="Shared with North High")
+    expect(note).to_be_visible()
+    check(True, f"{size}: the shared page says what its pictures carry: {note.inner_text()}")
+    images = visitor.locator("img[data-page]")
+    expect(images).to_have_count(5)
+    token = os.environ["DOCPREVIEW_TOKEN"]
+    for number in range(1, 6):
+        shared = images.nth(number - 1).get_attribute("src")
+        query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(shared).query))
+        own = f"/v1/documents/{document}/preview?" + urllib.parse.urlencode(
+            {name: value for name, value in query.items() if name not in ("exp", "kid", "sig", "share")})
+        differing = visitor.evaluate(DIFFERING, [shared, {"url": own, "token": token}])
+        check(0.005 < differing < 0.3, f"{size}: page {number} carries the watermark ({differing:.1%} of its pixels differ from the owner's)")
+    download = visitor.get_by_role("link", name="Download (PDF, watermarked)")
+    href = download.get_attribute("href")
+    answer = visitor.request.get(urllib.parse.urljoin(link, href))
+    original = (Path(samples) / "document-5-pages.pdf").read_bytes()
+    check(answer.ok and answer.headers["content-type"] == "application/pdf" and answer.body() != original,
+          f"{size}: its download is a PDF rebuilt of the watermarked pages, not the original")
+    if shots:
+        images.first.evaluate("img => img.scrollIntoView({block: 'start'})")
+        visitor.wait_for_function("() => [...document.querySelectorAll('img[data-page]')].slice(0, 2).every(img => img.complete && img.naturalWidth > 0)")
+        visitor.screenshot(path=str(shots / f"share-watermark-{size}.png"))
+    no_serious_violations(visitor, size, "on a watermarked shared document")
+    visitor.context.close()
+    page.context.close()
+
+
+if __name__ == "__main__":
+    run(walk)
