@@ -382,7 +382,7 @@ extern "C" docpreview_pdf_bitmap *docpreview_pdf_render(docpreview_pdf *pdf, int
     }
 }
 
-extern "C" const unsigned char *docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *bitmap) {
+extern "C" unsigned char *docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *bitmap) {
     return reinterpret_cast<SplashBitmap *>(bitmap)->getDataPtr();
 }
 

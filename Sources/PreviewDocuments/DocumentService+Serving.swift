@@ -138,19 +138,18 @@ extension DocumentService {
         try await pipeline.zoomSource(of: document, page: page, dpi: dpi)
     }
 
-    /// Region `region` of `zoom` (with `watermark` burned in, when given) as stored already (a
-    /// canonical tile is kept), or nil.
-    package func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, watermark: String?)
+    /// Region `region` of `zoom` (with a share's `marks`) as stored already (a canonical tile is
+    /// kept), or nil.
+    package func storedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, marks: RenderMarks)
         async throws(PreviewError) -> DerivativeRecord?
     {
-        try await pipeline.cachedZoom(zoom, region, format: format, watermark: watermark)
+        try await pipeline.cachedZoom(zoom, region, format: format, marks: marks)
     }
 
-    /// Renders region `region` of `zoom` (with `watermark` burned in, when given), stored when
-    /// `keeping` (a canonical tile).
-    package func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, watermark: String?, keeping: Bool)
+    /// Renders region `region` of `zoom` (with a share's `marks`), stored when `keeping` (a canonical tile).
+    package func zoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, marks: RenderMarks, keeping: Bool)
         async throws(PreviewError) -> ZoomImage
     {
-        try await pipeline.zoomed(zoom, region, format: format, watermark: watermark, keeping: keeping)
+        try await pipeline.zoomed(zoom, region, format: format, marks: marks, keeping: keeping)
     }
 }

@@ -20,10 +20,17 @@ extension DocumentService {
         package var highlight: String?
         /// Whether everything the link serves carries its recipient and date burned in (``ShareRecord/watermark``).
         package var watermark: Bool
+        /// What the link paints out (``ShareRecord/redaction``): `redact`, kinds of personal data, and
+        /// `redact_terms`, the owner's own.
+        package var redaction: Redaction?
 
         enum CodingKeys: CodingKey {
-            case password, expiresAt, allowDownload, highlight, watermark
+            case password, expiresAt, allowDownload, highlight, watermark, redact, redactTerms, redactKeep
         }
+
+        /// The fields, as a refusal of a body that is not JSON of them names them.
+        package static let fields =
+            #""expires_at"?, "password"?, "allow_download"?, "highlight"?, "watermark"?, "redact"?, "redact_terms"?, "redact_keep"?"#
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -32,6 +39,11 @@ extension DocumentService {
             allowDownload = try container.decodeIfPresent(Bool.self, forKey: .allowDownload) ?? false
             highlight = try container.decodeIfPresent(String.self, forKey: .highlight)
             watermark = try container.decodeIfPresent(Bool.self, forKey: .watermark) ?? false
+            let redaction = Redaction(
+                kinds: try container.decodeIfPresent([Redaction.Kind].self, forKey: .redact) ?? [],
+                terms: try container.decodeIfPresent([String].self, forKey: .redactTerms) ?? [],
+                keep: try container.decodeIfPresent([String].self, forKey: .redactKeep) ?? [])
+            self.redaction = redaction.isEmpty ? nil : redaction
         }
 
         /// An expiry in the future, a password of 1 to ``maxSharePassword`` characters and a
@@ -42,6 +54,7 @@ extension DocumentService {
             {
                 throw PreviewError(.badRequest, TextHits.requirement("highlight"))
             }
+            try redaction?.check()
             if let expiresAt, expiresAt <= now { throw PreviewError(.badRequest, "expires_at must be in the future") }
             if let password, password.isEmpty || password.count > maxSharePassword {
                 throw PreviewError(.badRequest, "password must have 1 to \(maxSharePassword) characters")
@@ -91,6 +104,7 @@ extension DocumentService {
             createdAt: now, expiresAt: options.expiresAt,
             highlight: options.highlight?.trimmingCharacters(in: .whitespacesAndNewlines), linkToken: token)
         share.watermark = options.watermark ? Watermark.sharedWith(label, on: now) : nil
+        share.redaction = options.redaction
         return (share, token)
     }
 
@@ -150,16 +164,16 @@ extension DocumentService {
 
     /// Admits a request for the media of share `id`'s page: `forbidden` for no such share, `gone`
     /// when it no longer shows anything, `forbidden` for the `original` (or a `download`) unless
-    /// it allows downloads. A `download` is counted. Returns the share's watermark, which everything
-    /// served for it then carries.
-    package func admitShareMedia(share id: String, original: Bool, download: Bool) async throws -> String? {
+    /// it allows downloads. A `download` is counted. Returns the share, whose marks (watermark,
+    /// redaction) everything served for it then carries.
+    package func admitShareMedia(share id: String, original: Bool, download: Bool) async throws -> ShareRecord {
         guard let share = try await store.index.share(id: id) else { throw PreviewError(.forbidden, "This link is not valid.") }
         _ = try await sharedDocument(share)
         if original || download {
             guard share.allowDownload else { throw PreviewError(.forbidden, "This link does not allow downloads.") }
         }
         if download { try await store.index.recordShareVisit(id: id, .downloaded) }
-        return share.watermark
+        return share
     }
 
     /// The version `share` shows now, or `gone`.

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 
 /// A link a person shares a document with (`/s/<token>`): to whom (`label`), until when, with what
 /// password, whether it allows the original's download, and how often it was opened. A visitor's
@@ -33,6 +34,8 @@ public struct ShareRecord: Codable, Sendable, Equatable {
     /// The text burned into every picture, page and download the link serves ("Shared with North
     /// High · 2 Dec 2026"), or nil.
     package var watermark: String?
+    /// What it paints out of every page and picture, and leaves out of every text, it serves; nil for nothing.
+    package var redaction: Redaction?
 
     package init(
         id: String, tokenSha256: String, documentID: String, version: Int?, label: String, school: String? = nil, passwordHash: String?,
@@ -87,7 +90,7 @@ public struct ShareRecord: Codable, Sendable, Equatable {
         case lastOpenedAt = "last_opened_at"
         case downloadCount = "download_count"
         case linkToken = "link_token"
-        case watermark
+        case watermark, redaction
     }
 }
 

@@ -113,11 +113,11 @@ extension DocumentPipeline {
     /// The region `region` of `zoom` encoded as `format`. Kept (a derivative, shared by every client
     /// and within the preview budget) when `keeping`, which callers reserve for the canonical tiles;
     /// otherwise rendered for this answer only, so clients cannot fill the store with one-off sizes.
-    package func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, watermark: String? = nil, keeping: Bool)
+    package func zoomed(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, marks: RenderMarks = .none, keeping: Bool)
         async
         throws(PreviewError) -> Zoomed
     {
-        let request = zoomRequest(zoom, region, format: format, watermark: watermark)
+        let request = zoomRequest(zoom, region, format: format, marks: marks)
         if keeping {
             let kept = try await preview(source: zoom.hash, kind: zoom.kind, request: request)
             return Zoomed(hash: kept.record.resultSha256, bytes: kept.rendered?.bytes)
@@ -131,20 +131,19 @@ extension DocumentPipeline {
     }
 
     /// The kept region, when it is in the store already.
-    package func cachedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, watermark: String? = nil)
+    package func cachedZoom(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, marks: RenderMarks = .none)
         async throws(PreviewError) -> DerivativeRecord?
     {
-        try await cachedPreview(source: zoom.hash, kind: zoom.kind, request: zoomRequest(zoom, region, format: format, watermark: watermark))
+        try await cachedPreview(source: zoom.hash, kind: zoom.kind, request: zoomRequest(zoom, region, format: format, marks: marks))
     }
 
-    /// The render of `region`, with `watermark` laid out on the whole picture when there is one.
-    private func zoomRequest(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, watermark: String?) -> RenderRequest {
+    /// The render of `region`, with `marks` laid out on the whole picture.
+    private func zoomRequest(_ zoom: ZoomSource, _ region: ImageRegion, format: RenderRequest.Format, marks: RenderMarks) -> RenderRequest {
         var region = region
         region.pageDPI = zoom.pageDPI
         region.fromPyramid = zoom.fromPyramid
         var request = RenderRequest(page: zoom.page ?? 1, format: format)
         request.region = region
-        request.watermark = watermark.map { Watermark(text: $0, canvasWidth: zoom.width, canvasHeight: zoom.height) }
-        return request
+        return marks.applied(to: request, canvas: RenderRequest.Canvas(width: zoom.width, height: zoom.height))
     }
 }

@@ -18,9 +18,9 @@ package struct PDFPage {
 
     /// Rasterises the page on white with Splash into exactly `width`×`height` pixels (the caller has
     /// bounded both; nothing larger is ever allocated) within `seconds` of this thread's CPU time, and hands `body` the packed RGB
-    /// rows where Splash drew them, freed when `body` returns. A page that outlasts `seconds` stops
-    /// drawing and throws `.outOfTime`.
-    package func withPixels<T>(width: Int, height: Int, seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
+    /// rows where Splash drew them, `body`'s alone (it may draw on them) until it returns and they are
+    /// freed. A page that outlasts `seconds` stops drawing and throws `.outOfTime`.
+    package func withPixels<T>(width: Int, height: Int, seconds: Double, _ body: (UnsafeMutableBufferPointer<UInt8>) -> T) throws(PDFError) -> T {
         try withPixels(scaledTo: (Double(width), Double(height)), slice: (0, 0, width, height), seconds: seconds, body)
     }
 
@@ -30,7 +30,7 @@ package struct PDFPage {
     /// next pages and regions.
     package func withPixels<T>(
         scaledTo scaled: (width: Double, height: Double), slice: (x: Int, y: Int, width: Int, height: Int),
-        seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) -> T
+        seconds: Double, _ body: (UnsafeMutableBufferPointer<UInt8>) -> T
     ) throws(PDFError) -> T {
         var outOfTime: Int32 = 0
         guard
@@ -44,7 +44,7 @@ package struct PDFPage {
             throw PDFError(function: "PDFDoc::displayPageSlice", reason: .other, message: "page \(number) could not be rasterised")
         }
         defer { lazy_docpreview_pdf_bitmap_free()(bitmap) }
-        return body(UnsafeBufferPointer(start: lazy_docpreview_pdf_bitmap_rgb()(bitmap), count: slice.width * slice.height * 3))
+        return body(UnsafeMutableBufferPointer(start: lazy_docpreview_pdf_bitmap_rgb()(bitmap), count: slice.width * slice.height * 3))
     }
 
     /// The resolution, in pixels an inch, of the image that covers half the page or more (a scanned

@@ -294,7 +294,9 @@ enum PostgresSchema {
             ]
         ),
         // The text burned into everything a share serves (``ShareRecord/watermark``).
-        ("v29-share-watermark", ["ALTER TABLE shares ADD COLUMN watermark text"])
+        ("v29-share-watermark", ["ALTER TABLE shares ADD COLUMN watermark text"]),
+        // What a share paints out of everything it serves (``ShareRecord/redaction``, JSON).
+        ("v30-share-redaction", ["ALTER TABLE shares ADD COLUMN redaction text"])
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

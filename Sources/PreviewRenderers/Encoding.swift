@@ -7,13 +7,13 @@ import PreviewVips
 /// (PDF pages, video frames) through libjpeg-turbo, libpng and libwebp directly, so those renders
 /// never load libvips.
 enum Encoding {
-    /// Encodes a libvips image (its ``RenderRequest/watermark`` burned in first, through the pixel
-    /// encoders: a watermarked render is flattened on white whatever its format).
+    /// Encodes a libvips image (its ``RenderRequest/redactions`` and ``RenderRequest/watermark``
+    /// drawn first, through the pixel encoders: a marked render is flattened on white whatever its format).
     static func encode(_ image: VipsImageRef, _ request: RenderRequest) throws(PreviewError) -> [UInt8] {
         do {
             var image = try image.inSRGB()
-            if request.format == .jpeg || request.watermark != nil { image = try image.flattened() }
-            guard request.watermark != nil else { return try image.encoded(as: request.format, quality: request.quality) }
+            if request.format == .jpeg || request.isMarked { image = try image.flattened() }
+            guard request.isMarked else { return try image.encoded(as: request.format, quality: request.quality) }
             let pixels = try image.pixels()
             return try pixels.bytes.withUnsafeBufferPointer { rgb throws(PreviewError) in
                 try encode(rgb: rgb, width: pixels.width, height: pixels.height, showing: .photograph, request).bytes
@@ -52,22 +52,41 @@ enum Encoding {
         }
     }
 
-    /// Encodes `width`×`height` packed RGB rows where they are (a PDF page in Splash's bitmap).
+    /// Encodes `width`×`height` packed RGB rows where they are (a video frame's); marks are drawn on a copy.
     static func encode(
         rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, showing content: Content,
         _ request: RenderRequest
     ) throws(PreviewError) -> RenderedImage {
         precondition(rgb.count == width * height * 3, "decoded pixels are packed RGB")
-        if let watermark = request.watermark {
-            // The renderer's pixels are its own (Splash's bitmap): burned into a copy.
-            var marked = Array(rgb)
-            try WatermarkStamps.burn(watermark, into: &marked, width: width, height: height, region: request.region)
-            var plain = request
-            plain.watermark = nil
-            return try marked.withUnsafeBufferPointer { marked throws(PreviewError) in
-                try encode(rgb: marked, width: width, height: height, showing: content, plain)
+        if request.isMarked {
+            var copy = Array(rgb)
+            return try copy.withUnsafeMutableBufferPointer { copy throws(PreviewError) in
+                try encode(marking: copy, width: width, height: height, showing: content, request)
             }
         }
+        return try encodePlain(rgb: rgb, width: width, height: height, showing: content, request)
+    }
+
+    /// Encodes `width`×`height` packed RGB rows that are the caller's to draw on (Splash's bitmap of a
+    /// page): the request's redactions painted and its watermark burned into them where they are.
+    static func encode(
+        marking rgb: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, showing content: Content,
+        _ request: RenderRequest
+    ) throws(PreviewError) -> RenderedImage {
+        precondition(rgb.count == width * height * 3, "decoded pixels are packed RGB")
+        if let boxes = request.redactions {
+            Redaction.paint(boxes, into: rgb, width: width, height: height, region: request.region, canvas: request.canvas)
+        }
+        if let watermark = request.watermark {
+            try WatermarkStamps.burn(watermark, into: rgb, width: width, height: height, region: request.region, canvas: request.canvas)
+        }
+        return try encodePlain(rgb: UnsafeBufferPointer(rgb), width: width, height: height, showing: content, request)
+    }
+
+    private static func encodePlain(
+        rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, showing content: Content,
+        _ request: RenderRequest
+    ) throws(PreviewError) -> RenderedImage {
         var out: UnsafeMutablePointer<UInt8>?
         var length = 0
         let quality = Int32(request.quality)

@@ -8,7 +8,9 @@ enum Highlighter {
 
     /// Marks `boxes` (points on a page of `points` size) on packed RGB `pixels` of a `width`×`height`
     /// rendering of that page. Boxes are clamped to the page; ones that are empty, or not finite, mark nothing.
-    static func mark(_ boxes: [[Double]], on pixels: inout [UInt8], width: Int, height: Int, points: (width: Double, height: Double)) {
+    static func mark(
+        _ boxes: [[Double]], on pixels: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, points: (width: Double, height: Double)
+    ) {
         guard points.width > 0, points.height > 0, pixels.count == width * height * 3 else { return }
         let (scaleX, scaleY) = (Double(width) / points.width, Double(height) / points.height)
         for box in boxes.prefix(RenderRequest.maxHighlights) where box.count == 4 && box.allSatisfy(\.isFinite) {

@@ -145,7 +145,7 @@ public struct ImageRenderer: Renderer {
             if region.tone != .color { image = try image.grayed() }
             if region.tone == .bitonal { image = try image.thresholded() }
             let bytes =
-                request.watermark == nil ? try image.encoded(as: request.format, quality: request.quality) : try Encoding.encode(image, request)
+                request.isMarked ? try Encoding.encode(image, request) : try image.encoded(as: request.format, quality: request.quality)
             return RenderedImage(bytes: bytes, format: request.format, width: image.width, height: image.height, facts: facts)
         } catch let error as PreviewError {
             throw error

@@ -57,15 +57,11 @@ public struct PDFRenderer: Renderer {
                 let output = request.fitted(width: size.width, height: size.height, upscale: true)
                 encoded = try page.withPixels(width: output.width, height: output.height, seconds: pageSeconds) { rgb in
                     Result { () throws(PreviewError) in
-                        guard let highlights = request.highlights, !highlights.isEmpty else {
-                            return try Encoding.encode(rgb: rgb, width: output.width, height: output.height, showing: .page, request)
+                        // Splash's bitmap is this call's: marked where it is.
+                        if let highlights = request.highlights, !highlights.isEmpty {
+                            Highlighter.mark(highlights, on: rgb, width: output.width, height: output.height, points: size)
                         }
-                        // Splash's pixels are its own: marked in a copy.
-                        var marked = Array(rgb)
-                        Highlighter.mark(highlights, on: &marked, width: output.width, height: output.height, points: size)
-                        return try marked.withUnsafeBufferPointer { marked throws(PreviewError) in
-                            try Encoding.encode(rgb: marked, width: output.width, height: output.height, showing: .page, request)
-                        }
+                        return try Encoding.encode(marking: rgb, width: output.width, height: output.height, showing: .page, request)
                     }
                 }
             }
@@ -94,7 +90,7 @@ public struct PDFRenderer: Renderer {
         return try page.withPixels(scaledTo: scaled, slice: (x, y, region.outputWidth, region.outputHeight), seconds: pageSeconds) { rgb in
             Result { () throws(PreviewError) in
                 if region.rotation == 0 && !region.mirrored && region.tone == .color {
-                    return try Encoding.encode(rgb: rgb, width: region.outputWidth, height: region.outputHeight, showing: .page, request)
+                    return try Encoding.encode(marking: rgb, width: region.outputWidth, height: region.outputHeight, showing: .page, request)
                 }
                 let shaped = PixelBuffer(width: region.outputWidth, height: region.outputHeight, bands: 3, bytes: Array(rgb)).shaped(as: region)
                 return try shaped.bytes.withUnsafeBufferPointer { rgb throws(PreviewError) in

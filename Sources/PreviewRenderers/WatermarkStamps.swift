@@ -25,12 +25,15 @@ enum WatermarkStamps {
     static let maxPixels = 64
 
     /// Burns `watermark` into packed RGB `pixels` of a `width`×`height` render of `region` (nil:
-    /// the whole picture).
-    static func burn(_ watermark: Watermark, into pixels: inout [UInt8], width: Int, height: Int, region: ImageRegion?) throws(PreviewError) {
-        let fontPixels = min(watermark.fontPixels(width: width, height: height, region: region), maxPixels)
+    /// the whole picture) of a picture of `canvas` size.
+    static func burn(
+        _ watermark: Watermark, into pixels: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, region: ImageRegion?,
+        canvas: RenderRequest.Canvas?
+    ) throws(PreviewError) {
+        let fontPixels = min(watermark.fontPixels(width: width, height: height, region: region, canvas: canvas), maxPixels)
         let stamp = try stamp(watermark.text, pixels: fontPixels)
         let layout = watermark.layout(width: width, height: height, region: region, fontPixels: fontPixels, stamp: (stamp.width, stamp.height))
-        Watermark.burn(stamp.mask, stampWidth: stamp.width, into: &pixels, width: width, height: height, layout: layout)
+        Watermark.burn(stamp.mask, stampWidth: stamp.width, into: pixels, width: width, height: height, layout: layout)
     }
 
     private static func stamp(_ text: String, pixels: Int) throws(PreviewError) -> Stamp {

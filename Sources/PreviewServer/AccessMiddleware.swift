@@ -111,9 +111,9 @@ struct AccessMiddleware: RouterMiddleware {
             if let share = query.first(where: { $0.0 == "share" })?.1 {
                 let range = request.headers[.range]
                 let download = request.method == .get && query.contains { $0.0 == "download" } && (range == nil || range == "bytes=0-")
-                let watermark = try await shares.admit(share: share, original: request.uri.path.hasSuffix("/content"), download: download)
+                let admitted = try await shares.admit(share: share, original: request.uri.path.hasSuffix("/content"), download: download)
                 context.signedGrant?.share = share
-                context.signedGrant?.watermark = watermark
+                context.signedGrant?.marked = admitted.watermark != nil || admitted.redaction != nil ? admitted : nil
             }
             ServiceMetrics.signedUrls(outcome: "accepted")
             return context
@@ -129,7 +129,10 @@ struct AccessMiddleware: RouterMiddleware {
         do {
             guard var grant = try signed.verify(iiifPath: request.uri.path) else { return nil }
             guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
-            if let share = grant.share { grant.watermark = try await shares.admit(share: share, original: false, download: false) }
+            if let share = grant.share {
+                let admitted = try await shares.admit(share: share, original: false, download: false)
+                grant.marked = admitted.watermark != nil || admitted.redaction != nil ? admitted : nil
+            }
             ServiceMetrics.signedUrls(outcome: "accepted")
             return grant
         } catch {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PreviewCore
+import PreviewDomain
 
 /// The keys that sign URLs, from `serve --signing-key-file`: one per line, `ID SECRET` (the secret
 /// 32 or more characters, e.g. `docpreview signing-key`'s). The first line's key signs; every
@@ -97,8 +98,9 @@ package struct SignedURLs: Sendable {
     struct Grant: Sendable {
         let expires: Int
         var share: String?
-        /// The share's watermark: every picture, page and download served for it carries it.
-        var watermark: String?
+        /// The share, when it marks what it serves (a watermark, a redaction): every picture, page and
+        /// download served for it carries its marks.
+        var marked: ShareRecord?
     }
 
     /// `path` with `query` (name, value; no percent-encoding needed), signed until `expires`.

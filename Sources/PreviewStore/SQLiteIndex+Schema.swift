@@ -377,6 +377,9 @@ extension SQLiteIndex {
         migrator.registerMigration("v29-share-watermark") { db in
             try db.execute(sql: "ALTER TABLE shares ADD COLUMN watermark TEXT")
         }
+        migrator.registerMigration("v30-share-redaction") { db in
+            try db.execute(sql: "ALTER TABLE shares ADD COLUMN redaction TEXT")
+        }
         return migrator
     }
 

@@ -112,9 +112,9 @@ extension ShareRecord {
     package var insertion: PortableSQL {
         """
         INSERT INTO shares (id, token_sha256, document_id, version, label, school, password_hash, allow_download, created_at, expires_at,
-                            highlight, link_token, watermark)
+                            highlight, link_token, watermark, redaction)
         VALUES (\(id), \(tokenSha256), \(documentID), \(version), \(label), \(school), \(passwordHash), \(allowDownload), \(createdAt),
-                \(expiresAt), \(highlight), \(linkToken), \(watermark))
+                \(expiresAt), \(highlight), \(linkToken), \(watermark), \(redactionJSON))
         RETURNING *
         """
     }

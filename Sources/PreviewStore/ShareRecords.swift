@@ -156,6 +156,12 @@ extension ShareRecord {
         lastOpenedAt = row.date("last_opened_at")
         self.downloadCount = Int(downloadCount)
         watermark = row.text("watermark")
+        redaction = row.text("redaction").flatMap { try? JSONDecoder().decode(Redaction.self, from: Data($0.utf8)) }
+    }
+
+    /// ``redaction`` as its column keeps it: JSON, or nil for none.
+    package var redactionJSON: String? {
+        redaction.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
     }
 }
 

@@ -67,6 +67,11 @@ package enum MediaTools {
             ])
     }
 
+    /// What the `tesseract` command reads of the image `file` (English, its default segmentation).
+    package static func tesseract(_ file: URL) throws -> String {
+        String(decoding: try run("/usr/bin/tesseract", [file.path, "-", "-l", "eng"]), as: UTF8.self)
+    }
+
     /// The pages `pdfinfo` counts in `pdf`, and the text `pdftotext` reads of it.
     package static func pdfPagesAndText(_ pdf: URL) throws -> (pages: Int, text: String) {
         let info = String(decoding: try run("/usr/bin/pdfinfo", [pdf.path]), as: UTF8.self)

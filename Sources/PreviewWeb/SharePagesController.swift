@@ -117,7 +117,7 @@ struct SharePagesController {
         }
         let playback = try await documents.showShare(share, document: opened.document, counted: visit)
         ServiceMetrics.shares(event: "opened")
-        let described = await documents.pageDescriptions(of: opened.document, pages: 1...PageParts.maxPages)
+        let described = await documents.sharedPageDescriptions(of: opened.document, share: share, pages: 1...PageParts.maxPages)
         return SharedPage.response(
             opened.document, share: share, playback: playback, texts: described,
             rules: documents.rules, signed: signed)

@@ -40,11 +40,17 @@ enum SharedPage {
             pageTitle: document.title, typeLabel: PageParts.typeLabel(document, rules: rules), title: document.title,
             kindLabel: document.kind.label.prefix(1).uppercased() + document.kind.label.dropFirst(),
             downloadHref: links.download,
-            downloadLabel: share.watermark == nil
-                ? "Download the original" : document.kind.isPaged ? "Download (PDF, watermarked)" : "Download (watermarked)",
+            downloadLabel: downloadLabel(document, share: share),
             watermark: share.watermark, media: MediaView(document, playback: playback, links: links, texts: texts),
             readingPass: signed.readingPass(share: share.id, expires: until(readingSeconds)))
         return page(status: .ok, PageTemplates.render(model, "shared"))
+    }
+
+    /// "Download the original", or what the download is instead: "Download (PDF, redacted, watermarked)".
+    private static func downloadLabel(_ document: Document, share: ShareRecord) -> String {
+        let marks = [share.redaction.map { _ in "redacted" }, share.watermark.map { _ in "watermarked" }].compactMap { $0 }
+        guard !marks.isEmpty else { return "Download the original" }
+        return "Download (" + ((document.kind.isPaged ? ["PDF"] : []) + marks).joined(separator: ", ") + ")"
     }
 
     /// The shared page's model (`web/shared.mustache`).

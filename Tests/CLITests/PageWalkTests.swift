@@ -30,8 +30,8 @@ import Testing
         try walk("share_reading.py")
     }
 
-    @Test func aWatermarkedShare() throws {
-        try walk("share_watermark.py")
+    @Test func aWatermarkedAndARedactedShare() throws {
+        try walk("share_marks.py")
     }
 
     private func walk(_ script: String) throws {

@@ -71,7 +71,10 @@ import Testing
             request.region = ImageRegion(
                 x: x, y: 1024, width: width, height: 512, outputWidth: width, outputHeight: 512, rotation: 0, mirrored: false,
                 tone: .color, pageDPI: 300, fromPyramid: false)
-            if marked { request.watermark = Watermark(text: Self.text, canvasWidth: 2550, canvasHeight: 3300) }
+            if marked {
+                request.watermark = Watermark(text: Self.text)
+                request.canvas = RenderRequest.Canvas(width: 2550, height: 3300)
+            }
             return try pixels(try renderers.pdf.render(path, request), in: folder)
         }
         let whole = (plain: try render(512, 1024, marked: false), marked: try render(512, 1024, marked: true))
@@ -105,7 +108,8 @@ import Testing
             pageDPI: nil, fromPyramid: false)
         let image = renderers.image.reading(.jpeg)
         let plain = try pixels(try image.render(path, request), in: folder)
-        request.watermark = Watermark(text: Self.text, canvasWidth: 480, canvasHeight: 640)
+        request.watermark = Watermark(text: Self.text)
+        request.canvas = RenderRequest.Canvas(width: 480, height: 640)
         let marked = try pixels(try image.render(path, request), in: folder)
         for share in changed(marked, from: plain) { #expect(share > 0.003 && share < 0.3, "\(share) of a quarter changed") }
     }

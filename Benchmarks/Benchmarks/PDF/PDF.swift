@@ -40,7 +40,7 @@ let benchmarks: @Sendable () -> Void = {
     }
     // A share's watermark burned into the same open page (issue 70: ≤ 10 ms over the plain page).
     var watermarked = RenderRequest(page: 1500)
-    watermarked.watermark = Watermark(text: Watermark.sharedWith("North High", on: Date(timeIntervalSince1970: 1_764_633_600)))
+    watermarked.watermark = Watermark(text: "Shared with North High · 2 Dec 2026")
     Benchmark("PDF:Page 1500 open watermarked", configuration: Inputs.configuration()) { _ in
         blackHole(try open.render(path, watermarked))
     }

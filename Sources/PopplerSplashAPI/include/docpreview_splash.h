@@ -66,8 +66,8 @@ docpreview_pdf_bitmap *_Nullable docpreview_pdf_render(docpreview_pdf *_Nonnull 
 /// (then `*ppi` is 0), for a page outside 1…page count, or when the budget ran out.
 int docpreview_pdf_page_image_ppi(docpreview_pdf *_Nonnull document, int page, double seconds, double *_Nonnull ppi);
 
-/// The bitmap's `slice_width * slice_height * 3` bytes.
-const unsigned char *_Nonnull docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *_Nonnull bitmap);
+/// The bitmap's `slice_width * slice_height * 3` bytes, its holder's to draw on until it is freed.
+unsigned char *_Nonnull docpreview_pdf_bitmap_rgb(docpreview_pdf_bitmap *_Nonnull bitmap);
 
 void docpreview_pdf_bitmap_free(docpreview_pdf_bitmap *_Nonnull bitmap);
 

@@ -28,7 +28,27 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     /// chooses (a poster chosen among its plays). Nil is left out of the cache key.
     package var frameSeconds: Double?
     /// A text burned into the render's pixels (a share's recipient). Nil is left out of the cache key.
-    package var watermark: Watermark?
+    public var watermark: Watermark?
+    /// Boxes painted out in black before the watermark: what a share's redaction hides, as fractions
+    /// (0–1) of the whole picture's width and height (left, top, right, bottom). Nil is left out of
+    /// the cache key.
+    package var redactions: [[Double]]?
+    /// For a region whose marks (a watermark, redactions) are laid out on the whole picture: the whole
+    /// picture's size in the region's coordinates (a zoom's full size). Nil is left out of the cache key.
+    package var canvas: Canvas?
+
+    /// A whole picture's size.
+    package struct Canvas: Sendable, Hashable, Codable {
+        package var width: Int
+        package var height: Int
+
+        package init(width: Int, height: Int) {
+            (self.width, self.height) = (width, height)
+        }
+    }
+
+    /// Whether anything is drawn over the rendered pixels before they are encoded.
+    package var isMarked: Bool { watermark != nil || redactions != nil }
 
     /// The most boxes one page is highlighted with.
     package static let maxHighlights = 2_000

@@ -7,13 +7,9 @@ import Foundation
 public struct Watermark: Sendable, Hashable, Codable {
     /// What is written.
     package var text: String
-    /// The whole picture's size in the coordinates of ``RenderRequest/region``, for a region's
-    /// render (a zoom's full size); nil when the render is the whole picture.
-    package var canvasWidth: Int?
-    package var canvasHeight: Int?
 
-    package init(text: String, canvasWidth: Int? = nil, canvasHeight: Int? = nil) {
-        (self.text, self.canvasWidth, self.canvasHeight) = (text, canvasWidth, canvasHeight)
+    public init(text: String) {
+        self.text = text
     }
 
     /// The longest text written (a longer recipient is cut).
@@ -59,63 +55,95 @@ public struct Watermark: Sendable, Hashable, Codable {
             originX: originX, originY: originY)
     }
 
-    /// The text's height on a render of `width`×`height` of `region` (nil: the whole picture):
-    /// 3.5 % of the whole picture's longer side at the render's scale, at least 10 px.
-    package func fontPixels(width: Int, height: Int, region: ImageRegion?) -> Int {
+    /// The text's height on a render of `width`×`height` of `region` (nil: the whole picture) of a
+    /// picture of `canvas` size: 3.5 % of the whole picture's longer side at the render's scale, at least 10 px.
+    package func fontPixels(width: Int, height: Int, region: ImageRegion?, canvas: RenderRequest.Canvas?) -> Int {
         var longer = Double(max(width, height))
         if let region {
             let (scaleX, scaleY) = Self.scale(region)
-            longer = max(Double(canvasWidth ?? region.width) * scaleX, Double(canvasHeight ?? region.height) * scaleY)
+            longer = max(Double(canvas?.width ?? region.width) * scaleX, Double(canvas?.height ?? region.height) * scaleY)
         }
         // Bounded first: a region's scale is a stranger's to choose.
         return Int(min(max(longer * 0.035, 10), Double(RenderRequest.maxEdge)).rounded())
     }
 
-    private static func scale(_ region: ImageRegion) -> (Double, Double) {
+    package static func scale(_ region: ImageRegion) -> (Double, Double) {
         (Double(region.outputWidth) / Double(max(1, region.width)), Double(region.outputHeight) / Double(max(1, region.height)))
     }
 
     /// Burns the stamp `mask` (`stampWidth` wide, one byte of coverage a pixel) into packed RGB
-    /// `pixels` of a `width`×`height` render as `layout` places it.
+    /// `pixels` of a `width`×`height` render as `layout` places it. Only the stamps' own columns are
+    /// visited (a cell is wider than its stamp, so none overlaps the next).
     package static func burn(
-        _ mask: [UInt8], stampWidth: Int, into pixels: inout [UInt8], width: Int, height: Int, layout: Layout
+        _ mask: [UInt8], stampWidth: Int, into out: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, layout: Layout
     ) {
-        guard stampWidth > 0, mask.count % stampWidth == 0, pixels.count == width * height * 3 else { return }
+        guard stampWidth > 0, mask.count % stampWidth == 0, out.count == width * height * 3 else { return }
         let stampHeight = mask.count / stampWidth
         let (cellWidth, cellHeight) = (layout.cellWidth, layout.cellHeight)
+        guard cellWidth >= stampWidth else { return }
         let insetX = (cellWidth - stampWidth) / 2
         let insetY = (cellHeight - stampHeight) / 2
-        for row in 0..<height {
-            let patternY = row + layout.originY
-            let band = patternY >= 0 ? patternY / cellHeight : (patternY - cellHeight + 1) / cellHeight
-            let maskRow = patternY - band * cellHeight - insetY
-            guard maskRow >= 0, maskRow < stampHeight else { continue }
-            let shift = band & 1 == 1 ? cellWidth / 2 : 0
-            var cellX = positiveModulo(layout.originX + shift, cellWidth)
-            var at = row * width * 3
-            let maskBase = maskRow * stampWidth
-            for _ in 0..<width {
-                let column = cellX - insetX
-                if column >= 0, column < stampWidth {
-                    let coverage = Int(mask[maskBase + column]) * opacity / 255
-                    if coverage > 0 {
-                        let (red, green, blue) = (Int(pixels[at]), Int(pixels[at + 1]), Int(pixels[at + 2]))
-                        // Dark ink on light pixels, light ink on dark ones.
-                        let ink = (red * 3 + green * 6 + blue) / 10 > 140 ? 32 : 230
-                        pixels[at] = UInt8((red * (255 - coverage) + ink * coverage) / 255)
-                        pixels[at + 1] = UInt8((green * (255 - coverage) + ink * coverage) / 255)
-                        pixels[at + 2] = UInt8((blue * (255 - coverage) + ink * coverage) / 255)
+        do {
+            mask.withUnsafeBufferPointer { mask in
+                for row in 0..<height {
+                    let patternY = row + layout.originY
+                    let band = floorDivision(patternY, cellHeight)
+                    let maskRow = patternY - band * cellHeight - insetY
+                    guard maskRow >= 0, maskRow < stampHeight else { continue }
+                    // Pixel 0's place in the pattern's row, odd rows shifted by half a cell.
+                    let patternX = layout.originX + (band & 1 == 1 ? cellWidth / 2 : 0)
+                    var cell = floorDivision(patternX - insetX, cellWidth)
+                    while true {
+                        // Where this cell's stamp starts in the render's row.
+                        let start = cell * cellWidth + insetX - patternX
+                        if start >= width { break }
+                        let (from, to) = (max(0, start), min(width, start + stampWidth))
+                        if from < to {
+                            let maskBase = maskRow * stampWidth - start
+                            for column in from..<to {
+                                let coverage = Int(mask[maskBase + column]) * opacity / 255
+                                guard coverage > 0 else { continue }
+                                let at = (row * width + column) * 3
+                                let (red, green, blue) = (Int(out[at]), Int(out[at + 1]), Int(out[at + 2]))
+                                // Dark ink on light pixels, light ink on dark ones.
+                                let ink = (red * 3 + green * 6 + blue) / 10 > 140 ? 32 : 230
+                                out[at] = UInt8((red * (255 - coverage) + ink * coverage) / 255)
+                                out[at + 1] = UInt8((green * (255 - coverage) + ink * coverage) / 255)
+                                out[at + 2] = UInt8((blue * (255 - coverage) + ink * coverage) / 255)
+                            }
+                        }
+                        cell += 1
                     }
                 }
-                at += 3
-                cellX += 1
-                if cellX == cellWidth { cellX = 0 }
             }
         }
     }
 
-    private static func positiveModulo(_ value: Int, _ modulus: Int) -> Int {
-        let remainder = value % modulus
-        return remainder < 0 ? remainder + modulus : remainder
+    /// `value` divided by a positive `divisor`, rounded down (towards −∞).
+    private static func floorDivision(_ value: Int, _ divisor: Int) -> Int {
+        value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
+    }
+}
+
+/// What a share draws over everything it serves: its watermark, and the boxes its redaction paints
+/// out of one page or picture (fractions of it: ``RenderRequest/redactions``).
+package struct RenderMarks: Sendable, Hashable {
+    package var watermark: Watermark?
+    package var redactions: [[Double]]?
+
+    package init(watermark: Watermark? = nil, redactions: [[Double]]? = nil) {
+        (self.watermark, self.redactions) = (watermark, redactions)
+    }
+
+    /// No marks.
+    package static let none = RenderMarks()
+
+    /// `request` carrying these marks; a region's laid out on the whole picture of `canvas` size.
+    package func applied(to request: RenderRequest, canvas: RenderRequest.Canvas? = nil) -> RenderRequest {
+        var marked = request
+        marked.watermark = watermark
+        marked.redactions = redactions.flatMap { $0.isEmpty ? nil : $0 }
+        marked.canvas = marked.isMarked && marked.region != nil ? canvas : nil
+        return marked
     }
 }

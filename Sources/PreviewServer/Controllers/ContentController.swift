@@ -27,10 +27,7 @@ struct ContentController {
     func register(on routes: RouteTable) {
         for method in [HTTPRequest.Method.get, .head] {
             routes.add(method, "/v1/documents/:id/content") { request, context in
-                if let watermark = context.signedGrant?.watermark {
-                    return try await watermarkedContent(context.parameters.require("id"), watermark: watermark, request: request, context: context)
-                }
-                return try await content(context.parameters.require("id"), request: request, channel: context.channel)
+                try await content(context.parameters.require("id"), request: request, context: context)
             }
             routes.add(method, "/v1/documents/:id/renditions/:name") { request, context in
                 try await playbackFile(context.parameters.require("id"), request: request, context: context) { manifest, _ in
@@ -62,9 +59,13 @@ struct ContentController {
 
     /// The stored bytes, streamed from the blob (a local file, or the object store by range), with
     /// single byte ranges for players that seek.
-    func content(_ id: String, request: Request, channel: (any Channel)?) async throws -> Response {
+    func content(_ id: String, request: Request, context: ServerContext) async throws -> Response {
         let documents = documents
         let document = try await documents.document(id: id)
+        if let share = context.signedGrant?.marked, documents.marksContent(of: document, for: share) {
+            return try await markedContent(document, share: share, request: request, context: context)
+        }
+        let channel = context.channel
         let source = try await documents.blobs.servingSource(for: document.sha256, size: document.size)
         return try await serve(
             source, hash: document.sha256, size: document.size, mime: document.mime, request: request, channel: channel,
@@ -73,14 +74,16 @@ struct ContentController {
                     && Self.showsInline(document.kind), fileName: document.filename))
     }
 
-    /// The download of a watermarked share: never the original, but the document rebuilt with the
-    /// watermark burned in (``DocumentService/watermarkedDownload(of:text:)``), made within the
-    /// render gate, whole (no ranges), never kept by a cache.
-    func watermarkedContent(_ id: String, watermark: String, request: Request, context: ServerContext) async throws -> Response {
+    /// The download of a share that marks what it serves: never the original, but the document
+    /// rebuilt with its marks (``DocumentService/markedDownload(of:share:)``), made within the render
+    /// gate, whole (no ranges), never kept by a cache.
+    func markedContent(_ document: Document, share: ShareRecord, request: Request, context: ServerContext) async throws -> Response {
         let documents = documents
-        let document = try await documents.document(id: id)
-        let made = try await renders.admitting(document, context: context) {
-            try await documents.watermarkedDownload(of: document, text: watermark)
+        let made: DocumentService.MarkedDownload
+        do {
+            made = try await renders.admitting(document, context: context) { try await documents.markedDownload(of: document, share: share) }
+        } catch let error as PreviewError where error.code == .unavailable {
+            throw APIError(error, headers: [.retryAfter: "2"])
         }
         ServiceMetrics.contentResponses(status: "200")
         let headers: HTTPFields = [
@@ -99,7 +102,7 @@ struct ContentController {
         _ id: String, request: Request, context: ServerContext,
         pick: @escaping @Sendable (DocumentService.Playback, Document) -> (BlobHash, String, Int?)?
     ) async throws -> Response {
-        guard context.signedGrant?.watermark == nil else {
+        guard context.signedGrant?.marked?.watermark == nil else {
             throw APIError(.forbidden, "This link's watermark cannot be burned into a film: it shows the video's poster only.")
         }
         let documents = documents

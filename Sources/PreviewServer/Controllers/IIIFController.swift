@@ -69,19 +69,18 @@ struct IIIFController {
             throw APIError(.notImplemented, message)
         }
         let keeping = wanted.isCanonicalTile(width: zoom.width, height: zoom.height)
-        // A watermarked share's tiles carry it, laid out on the whole page.
-        let watermark = context.signedGrant?.watermark
+        let marks = try await marks(context.signedGrant?.marked, of: document, page: identifier.page, region: wanted.region)
         let documents = documents
         let (renders, pause) = (renders, settings.clientCheckPause)
         /// The region cut now (stored when it is a canonical tile).
         func cut() async throws -> (hash: BlobHash, bytes: [UInt8]?) {
             let made = try await renders.admitting(document, context: context, pause: pause) {
-                try await documents.zoom(zoom, wanted.region, format: wanted.format, watermark: watermark, keeping: keeping)
+                try await documents.zoom(zoom, wanted.region, format: wanted.format, marks: marks, keeping: keeping)
             }
             return (made.hash, made.bytes)
         }
         let served: (hash: BlobHash, bytes: [UInt8])
-        if keeping, let hit = try await documents.storedZoom(zoom, wanted.region, format: wanted.format, watermark: watermark) {
+        if keeping, let hit = try await documents.storedZoom(zoom, wanted.region, format: wanted.format, marks: marks) {
             if request.headers[.ifNoneMatch] == "\"\(hit.resultSha256.hex)\"" {
                 return Response(status: .notModified, headers: headers(identifier, etag: hit.resultSha256, format: wanted.format))
             }
@@ -97,6 +96,21 @@ struct IIIFController {
         ServiceMetrics.iiifImages(kind: keeping ? "tile" : "region")
         return Response(
             status: .ok, headers: headers(identifier, etag: hash, format: wanted.format), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// What a share's tiles carry (its watermark and redaction laid out on the whole page or picture);
+    /// none for the owner's. A redacting share's are upright only (its boxes are not turned), and
+    /// wait for the words its redaction finds.
+    private func marks(_ share: ShareRecord?, of document: Document, page: Int?, region: ImageRegion) async throws -> RenderMarks {
+        guard let share else { return .none }
+        if share.redaction != nil, region.rotation != 0 || region.mirrored {
+            throw APIError(.notImplemented, "A redacted link's images are not turned or mirrored.")
+        }
+        guard let marks = try await documents.marks(of: share, on: document, page: page ?? 1) else {
+            throw APIError(
+                PreviewError(.unavailable, "The document's words are still being read; ask again in a moment."), headers: [.retryAfter: "2"])
+        }
+        return marks
     }
 
     /// The document the identifier names, done, and what its regions are cut from (found once per

@@ -36,8 +36,14 @@ struct PreviewsController {
         let asked = try Self.renderRequest(request)
         let document = try await documents.document(id: id)
         var wanted = documents.previewRequest(asked, for: document)
-        // A watermarked share's previews carry it, whatever the URL asks.
-        wanted.watermark = context.signedGrant?.watermark.map { Watermark(text: $0) }
+        // A share's marks (watermark, redaction) are on its previews whatever the URL asks; a
+        // redaction waits for the words it finds.
+        if let share = context.signedGrant?.marked {
+            guard let marks = try await documents.marks(of: share, on: document, page: wanted.page) else {
+                return try JSON.response(TextController.NotYet(documentID: document.id), status: .accepted, headers: [.retryAfter: "2"])
+            }
+            wanted = marks.applied(to: wanted)
+        }
         if let text = request.queryFields.get("highlight") {
             guard let hits = TextHits(query: text) else {
                 throw APIError.badRequest(TextHits.requirement("highlight"))

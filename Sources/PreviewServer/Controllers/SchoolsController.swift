@@ -26,7 +26,7 @@ struct SchoolsController {
             let id = try context.parameters.require("id")
             let asked = try await JSON.body(
                 DocumentService.SchoolSharing.self, of: request, limit: 64 * 1024,
-                expected: #"{"schools": [names], "expires_at"?, "password"?, "allow_download"?, "highlight"?, "watermark"?}"#)
+                expected: #"{"schools": [names], "# + DocumentService.LinkOptions.fields + "}")
             let documents = documents
             // A password's hash takes a quarter of a second on purpose: on the hashes lane.
             let shares = try await documents.shareWithSchools(id, asked)

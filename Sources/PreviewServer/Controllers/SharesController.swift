@@ -32,6 +32,10 @@ struct SharesController {
         var highlight: String?
         /// The text burned into every picture, page and download it serves.
         var watermark: String?
+        /// The kinds of personal data and the terms it paints out.
+        var redact: [Redaction.Kind]?
+        var redactTerms: [String]?
+        var redactKeep: [String]?
         var openedCount: Int
         var lastOpenedAt: Date?
         var downloadCount: Int
@@ -55,6 +59,7 @@ struct SharesController {
             password = share.passwordHash != nil
             highlight = share.highlight
             watermark = share.watermark
+            (redact, redactTerms, redactKeep) = (share.redaction?.kinds, share.redaction?.terms, share.redaction?.keep)
             openedCount = share.openedCount
             lastOpenedAt = share.lastOpenedAt
             downloadCount = share.downloadCount
@@ -64,18 +69,35 @@ struct SharesController {
         }
     }
 
+    /// What a redaction finds in a document, page by page (only pages with findings).
+    struct RedactionsView: Encodable {
+        var documentID: String
+        var pages: [DocumentService.PageRedactions]
+    }
+
     func register(on routes: RouteTable) {
         routes.add(.post, "/v1/documents/:id/shares") { request, context in
             let id = try context.parameters.require("id")
             let asked = try await JSON.body(
                 DocumentService.ShareRequest.self, of: request, limit: 16 * 1024,
-                expected: #"{"label", "expires_at"?, "password"?, "allow_download"?, "highlight"?, "watermark"?, "version"?}"#)
+                expected: #"{"label", "# + DocumentService.LinkOptions.fields + #", "version"?}"#)
             let documents = documents
             // The password's hash takes a quarter of a second on purpose: not on the cooperative pool.
             let (share, _) = try await documents.share(id, asked)
             ServiceMetrics.shares(event: "created")
             context.logger.info("document shared", metadata: ["preview.document": "\(id)", "preview.share": "\(share.id)"])
             return try JSON.response(ShareView(share, origin: settings.origin(of: request), now: documents.clock.now), status: .created)
+        }
+        routes.add(.post, "/v1/documents/:id/redactions") { request, context in
+            let id = try context.parameters.require("id")
+            let asked = try await JSON.body(
+                DocumentService.LinkOptions.self, of: request, limit: 16 * 1024,
+                expected: #"{"redact"?: [kinds], "redact_terms"?: [texts], "redact_keep"?: [texts]}"#)
+            let documents = documents
+            guard let pages = try await documents.redactionPreview(asked.redaction ?? Redaction(kinds: []), of: id) else {
+                return try JSON.response(TextController.NotYet(documentID: id), status: .accepted, headers: [.retryAfter: "2"])
+            }
+            return try JSON.response(RedactionsView(documentID: id, pages: pages.filter { !$0.findings.isEmpty }))
         }
         routes.add(.get, "/v1/documents/:id/shares") { request, context in
             let (id, origin) = (try context.parameters.require("id"), settings.origin(of: request))
@@ -112,9 +134,9 @@ struct ShareGate: Sendable {
     let documents: DocumentService
 
     /// Admits a request for a share's media: of the `original` (`/content`, refused unless the share
-    /// allows downloads), counted as a `download` when it asks for one. Returns the share's
-    /// watermark, which everything served for it must carry.
-    func admit(share id: String, original: Bool, download: Bool) async throws -> String? {
+    /// allows downloads), counted as a `download` when it asks for one. Returns the share, whose marks
+    /// everything served for it must carry.
+    func admit(share id: String, original: Bool, download: Bool) async throws -> ShareRecord {
         let documents = documents
         return try await documents.admitShareMedia(share: id, original: original, download: download)
     }

@@ -101,8 +101,44 @@
     if (password) body.password = password;
     if (highlight) body.highlight = highlight;
     if (expires) body.expires_at = new Date(`${expires}T23:59:59Z`).toISOString().replace(/\.\d+Z$/, "Z");
+    Object.assign(body, redaction());
     return body;
   };
+  // What a new link paints out: the kinds checked, the owner's words, and what was found that the
+  // owner unchecked (kept).
+  const redactFound = document.getElementById("share-redact-found");
+  const redaction = () => {
+    const kinds = [...share.querySelectorAll("input[name=redact]:checked")].map((box) => box.value);
+    const terms = document.getElementById("share-redact-terms").value.split(",").map((term) => term.trim()).filter(Boolean);
+    const keep = [...redactFound.querySelectorAll("input:not(:checked)")].map((box) => box.value);
+    return kinds.length || terms.length ? { redact: kinds, redact_terms: terms, redact_keep: keep } : {};
+  };
+  const kindLabels = {
+    date_of_birth: "date of birth", student_id: "student ID", ssn: "SSN", phone: "phone", email: "e-mail",
+    street_address: "address", term: "word",
+  };
+  // What the checked kinds and words find, page by page, each a box that can be unchecked to keep it.
+  document.getElementById("share-redact-find").addEventListener("click", async () => {
+    redactFound.textContent = "Looking…";
+    const { redact = [], redact_terms: terms = [] } = redaction();
+    try {
+      const found = await request(`/v1/documents/${id}/redactions`, { method: "POST", json: { redact, redact_terms: terms } });
+      redactFound.textContent = "";
+      if (!found.pages) { redactFound.textContent = "The document's words are still being read; try again in a moment."; return; }
+      if (!found.pages.length) { redactFound.textContent = "Nothing found: nothing would be removed."; return; }
+      for (const page of found.pages) {
+        const group = made("fieldset");
+        group.append(made("legend", null, `Page ${page.page}`));
+        for (const finding of page.findings) {
+          const label = made("label", "check");
+          const box = Object.assign(made("input"), { type: "checkbox", value: finding.text, checked: true });
+          label.append(box, ` ${kindLabels[finding.kind] || finding.kind}: “${finding.text}”`);
+          group.append(label);
+        }
+        redactFound.append(group);
+      }
+    } catch (error) { redactFound.textContent = ""; failed(error); }
+  });
   // The schools asked: those shared now and those checked, each once.
   const put = async (names) => {
     const saved = await request(`/v1/documents/${id}/schools`, { method: "PUT", json: { ...options(), schools: names } });
@@ -167,6 +203,7 @@
       facts.push(link.expires_at ? `expires ${day(link.expires_at)}` : "no expiry");
       if (link.password) facts.push("password");
       if (link.watermark) facts.push("watermarked");
+      if (link.redact || link.redact_terms) facts.push("redacted");
       item.append(made("span", "hint", ` · ${facts.join(" · ")}`));
       item.append(...readingPictures(link.reading));
       if (link.link) {
