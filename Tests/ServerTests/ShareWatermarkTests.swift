@@ -74,7 +74,7 @@ import Testing
             #expect(status == .ok && rebuilt.starts(with: Array("%PDF-".utf8)) && rebuilt != original)
             let file = harness.folder.url.appendingPathComponent("download.pdf")
             try Data(rebuilt).write(to: file)
-            let read = try MediaTools.pdfPagesAndText(file)
+            let read = try await onOwnThread { try MediaTools.pdfPagesAndText(file) }
             #expect(read.pages == 5)
             #expect(!read.text.contains("Page 1") && !read.text.contains("DocPreview"), "no text layer: \(read.text.prefix(200))")
             #expect(try await Shares.shares(client, id).first?["download_count"] as? Int == 1)
