@@ -20,7 +20,7 @@ struct ContentController {
     let signed: SignedURLs
     /// Bounds the files being sent, overall and per connection.
     let streams: StreamSlots
-    /// Bounds the renders a watermarked download makes (one admission for all its pages).
+    /// Bounds the renders a marked download makes (one admission for all its pages).
     let renders: RenderGate
     let logger: Logger
 
