@@ -7,8 +7,10 @@ owner's own picture of that page (compared in the browser, pixel by pixel, in a 
 download is a PDF, not the original. axe-core finds no serious or critical violation on the page or
 in the dialog. Redacted: the owner of a transcript with a date of birth and a phone number checks
 what to remove, asks what would be, sees both found, unchecks the phone number and shares; the
-school's page describes its page without the date of birth, with the phone number. With a
-screenshot folder, the dialogs and the shared page are saved there.
+school's page describes its page without the date of birth, with the phone number. A watermarked
+link of a video shows its marked poster and says why there is no film. Every touch target of the
+dialog and the shared page is 44 px or more. With a screenshot folder, the dialogs and the shared
+pages are saved there.
 
     python share_marks.py BASE_URL SAMPLES_FOLDER [SCREENSHOT_FOLDER]   (see walk.py)
 
@@ -22,7 +24,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from walk import SIZES, check, no_serious_violations, run, signed_in_page
+from walk import SIZES, check, no_serious_violations, run, signed_in_page, small_touch_targets
 
 # The share of a page's pixels that differ by more than 16 levels in a channel, between two images
 # of the same size (both fetched by the page, drawn on canvases).
@@ -90,6 +92,7 @@ def redacted(browser, base, size, shots, transcript):
     check("03/14/2008" in found.inner_text() and "(555) 123-4567" in found.inner_text(),
           f"{size}: the owner sees the date of birth and the phone number found on page 1 before the link is made")
     found.get_by_label("phone: “(555) 123-4567”").uncheck()
+    check(not small_touch_targets(page), f"{size}: every touch target of the dialog is 44 px or more {small_touch_targets(page)}")
     if shots:
         found.scroll_into_view_if_needed()
         page.screenshot(path=str(shots / f"detail-share-redact-{size}.png"))
@@ -104,6 +107,9 @@ def redacted(browser, base, size, shots, transcript):
     check("03/14/2008" not in described and "[redacted]" in described and "(555) 123-4567" in described,
           f"{size}: the school's page text has no date of birth, and the phone number the owner kept: {described!r}")
     check(visitor.get_by_role("link", name="Download (PDF, redacted)").count() == 0, f"{size}: no download was allowed")
+    if shots:
+        visitor.wait_for_function("() => { const img = document.querySelector('img[data-page]'); return img.complete && img.naturalWidth > 0 }")
+        visitor.screenshot(path=str(shots / f"share-redact-{size}.png"))
     no_serious_violations(visitor, size, "on a redacted shared document")
     visitor.context.close()
     page.context.close()
@@ -111,6 +117,7 @@ def redacted(browser, base, size, shots, transcript):
 
 def walk(browser, base, samples, size, shots, transcript):
     redacted(browser, base, size, shots, transcript)
+    watermarked_video(browser, base, samples, size, shots)
     document = upload(base, Path(samples) / "document-5-pages.pdf", f"Transcript {size}")
     page = signed_in_page(browser, base, size)
     page.goto(f"{base}/ui/documents/{document}")
@@ -156,9 +163,33 @@ def walk(browser, base, samples, size, shots, transcript):
         images.first.evaluate("img => img.scrollIntoView({block: 'start'})")
         visitor.wait_for_function("() => [...document.querySelectorAll('img[data-page]')].slice(0, 2).every(img => img.complete && img.naturalWidth > 0)")
         visitor.screenshot(path=str(shots / f"share-watermark-{size}.png"))
+    check(not small_touch_targets(visitor), f"{size}: every touch target of the shared page is 44 px or more {small_touch_targets(visitor)}")
     no_serious_violations(visitor, size, "on a watermarked shared document")
     visitor.context.close()
     page.context.close()
+
+
+def watermarked_video(browser, base, samples, size, shots):
+    """A watermarked link of a video: its poster, marked, and why there is no film."""
+    document = upload(base, Path(samples) / "video-h264.mp4", f"Game {size}")
+    request = urllib.request.Request(f"{base}/v1/documents/{document}/shares", data=json.dumps({"label": "North High", "watermark": True}).encode(),
+                                     method="POST", headers={"Authorization": f"Bearer {os.environ['DOCPREVIEW_TOKEN']}",
+                                                             "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        link = base + json.loads(response.read())["url"]
+    visitor = browser.new_context(viewport=SIZES[size]).new_page()
+    for _ in range(240):
+        visitor.goto(link)
+        if visitor.locator(".media img").count():
+            break
+        visitor.wait_for_timeout(500)
+    expect(visitor.locator("main .note", has_text="watermarked: it shows the video's poster")).to_be_visible()
+    check(visitor.locator("video").count() == 0, f"{size}: a watermarked video's page shows its poster and says why there is no film")
+    visitor.wait_for_function("() => { const img = document.querySelector('.media img'); return img.complete && img.naturalWidth > 0 }")
+    if shots:
+        visitor.screenshot(path=str(shots / f"share-watermark-video-{size}.png"))
+    no_serious_violations(visitor, size, "on a watermarked video's shared page")
+    visitor.context.close()
 
 
 if __name__ == "__main__":
