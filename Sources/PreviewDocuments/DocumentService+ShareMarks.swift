@@ -21,15 +21,20 @@ extension DocumentService {
     /// What `share` draws over page `page` of `document` (1 for a picture): nil while the words its
     /// redaction needs are still to be read (ask again).
     package func marks(of share: ShareRecord, on document: Document, page: Int) async throws -> RenderMarks? {
+        try await marks(of: share, on: document, pages: page...page)?[page]
+    }
+
+    /// ``marks(of:on:page:)`` of each of `pages`, from one read of their words. A page whose words
+    /// could not be read is painted out whole: nothing on it was looked at.
+    func marks(of share: ShareRecord, on document: Document, pages: ClosedRange<Int>) async throws -> [Int: RenderMarks]? {
         let watermark = share.watermark.map { Watermark(text: $0) }
-        guard let redaction = share.redaction, pipeline.readsText(document.kind) else { return RenderMarks(watermark: watermark) }
-        guard let found = try await redactions(redaction, of: document, pages: page...page) else { return nil }
-        let boxes = found.first.map { report in
-            report.findings.flatMap(\.boxes).map { box in
-                [box[0] / report.width, box[1] / report.height, box[2] / report.width, box[3] / report.height]
-            }
+        guard let redaction = share.redaction, pipeline.readsText(document.kind) else {
+            return Dictionary(uniqueKeysWithValues: pages.map { ($0, RenderMarks(watermark: watermark)) })
         }
-        return RenderMarks(watermark: watermark, redactions: boxes ?? [])
+        guard let found = try await redactions(redaction, of: document, pages: pages) else { return nil }
+        let byPage = Dictionary(found.map { ($0.page, $0) }, uniquingKeysWith: { first, _ in first })
+        let whole: [[Double]] = [[0, 0, 1, 1]]
+        return Dictionary(uniqueKeysWithValues: pages.map { ($0, RenderMarks(watermark: watermark, redactions: byPage[$0]?.fractions ?? whole)) })
     }
 
     /// What `redaction` finds on one page: its size (points, or an image's pixels) and findings.
@@ -42,6 +47,11 @@ extension DocumentService {
         package var text: String
 
         enum CodingKeys: String, CodingKey { case page, width, height, findings }
+
+        /// The findings' boxes as fractions of the page (``RenderRequest/redactions``).
+        var fractions: [[Double]] {
+            findings.flatMap(\.boxes).map { box in [box[0] / width, box[1] / height, box[2] / width, box[3] / height] }
+        }
     }
 
     /// What `redaction` finds on `document`'s pages in `pages`; nil while its text is still to be read.
@@ -87,11 +97,17 @@ extension DocumentService {
     /// them, `too_long` past ``maxMarkedPages``, `unavailable` while its words are still to be read.
     package func markedDownload(of document: Document, share: ShareRecord) async throws -> MarkedDownload {
         let base = (document.filename as NSString).deletingPathExtension
+        let count = document.kind.isPaged ? max(1, document.pages ?? 1) : 1
+        guard count <= Self.maxMarkedPages else {
+            throw PreviewError(.tooLong, "This link's download holds at most \(Self.maxMarkedPages) pages; this document has \(count).")
+        }
+        guard let marks = try await marks(of: share, on: document, pages: 1...count) else {
+            throw PreviewError(.unavailable, "The document's words are still being read; its download is made once they are.")
+        }
         func marked(_ request: RenderRequest, page: Int) async throws -> (bytes: [UInt8], width: Int, height: Int) {
-            guard let marks = try await marks(of: share, on: document, page: page) else {
-                throw PreviewError(.unavailable, "The document's words are still being read; its download is made once they are.")
-            }
-            let made = try await pipeline.preview(source: document.sha256, kind: document.kind, request: marks.applied(to: request))
+            guard let pageMarks = marks[page] else { throw PreviewError(.internal, "Page \(page)'s marks were not found.") }
+            let request = pageMarks.applied(to: request)
+            let made = try await pipeline.preview(source: document.sha256, kind: document.kind, request: request)
             if let bytes = made.rendered?.bytes { return (bytes, made.record.width, made.record.height) }
             guard let bytes = await intactBytes(of: made.record.resultSha256) else {
                 throw PreviewError(.internal, "A page of the download could not be read back from the store; try again.")
@@ -99,12 +115,8 @@ extension DocumentService {
             return (bytes, made.record.width, made.record.height)
         }
         if document.kind.isPaged {
-            let count = document.pages ?? 1
-            guard count <= Self.maxMarkedPages else {
-                throw PreviewError(.tooLong, "This link's download holds at most \(Self.maxMarkedPages) pages; this document has \(count).")
-            }
             var pages: [PagesPDF.Page] = []
-            for number in 1...max(1, count) {
+            for number in 1...count {
                 let page = try await marked(RenderRequest(page: number, width: Self.markedPageWidth, format: .jpeg, quality: 85), page: number)
                 pages.append(PagesPDF.Page(jpeg: page.bytes, width: page.width, height: page.height))
             }

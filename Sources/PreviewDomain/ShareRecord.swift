@@ -57,6 +57,9 @@ public struct ShareRecord: Codable, Sendable, Equatable {
         downloadCount = 0
     }
 
+    /// Whether it draws marks (a watermark, a redaction) over what it serves.
+    package var marks: Bool { watermark != nil || redaction != nil }
+
     /// Whether the link still opens at `now`.
     package func isLive(at now: Date = Date()) -> Bool {
         revokedAt == nil && (expiresAt.map { $0 > now } ?? true)

@@ -14,9 +14,11 @@ enum Encoding {
             var image = try image.inSRGB()
             if request.format == .jpeg || request.isMarked { image = try image.flattened() }
             guard request.isMarked else { return try image.encoded(as: request.format, quality: request.quality) }
-            let pixels = try image.pixels()
-            return try pixels.bytes.withUnsafeBufferPointer { rgb throws(PreviewError) in
-                try encode(rgb: rgb, width: pixels.width, height: pixels.height, showing: .photograph, request).bytes
+            // Its decoded pixels are this call's own: marked where they are.
+            var pixels = try image.pixels()
+            let (width, height) = (pixels.width, pixels.height)
+            return try pixels.bytes.withUnsafeMutableBufferPointer { rgb throws(PreviewError) in
+                try encode(marking: rgb, width: width, height: height, showing: .photograph, request).bytes
             }
         } catch let error as PreviewError {
             throw error
@@ -74,12 +76,9 @@ enum Encoding {
         _ request: RenderRequest
     ) throws(PreviewError) -> RenderedImage {
         precondition(rgb.count == width * height * 3, "decoded pixels are packed RGB")
-        if let boxes = request.redactions {
-            Redaction.paint(boxes, into: rgb, width: width, height: height, region: request.region, canvas: request.canvas)
-        }
-        if let watermark = request.watermark {
-            try WatermarkStamps.burn(watermark, into: rgb, width: width, height: height, region: request.region, canvas: request.canvas)
-        }
+        let whole = request.wholePicture(width: width, height: height)
+        if let boxes = request.redactions { Redaction.paint(boxes, into: rgb, width: width, height: height, whole: whole) }
+        if let watermark = request.watermark { try WatermarkStamps.burn(watermark, into: rgb, width: width, height: height, whole: whole) }
         return try encodePlain(rgb: UnsafeBufferPointer(rgb), width: width, height: height, showing: content, request)
     }
 

@@ -81,8 +81,7 @@ public struct PDFRenderer: Renderer {
     ) throws(PDFError) -> Result<RenderedImage, PreviewError> {
         let dpi = region.pageDPI ?? 72
         guard let full = ImageRegion.pageSize(points: size, dpi: dpi) else { return .failure(ImageRegion.pageTooLarge(points: size, dpi: dpi)) }
-        let scaleX = Double(region.outputWidth) / Double(region.width)
-        let scaleY = Double(region.outputHeight) / Double(region.height)
+        let (scaleX, scaleY) = region.scale
         let scaled = (width: Double(full.width) * scaleX, height: Double(full.height) * scaleY)
         // The slice's origin at the output scale, kept inside the scaled page whatever the rounding.
         let x = max(0, min(Int((Double(region.x) * scaleX).rounded()), Int(scaled.width.rounded(.up)) - region.outputWidth))

@@ -24,15 +24,15 @@ enum WatermarkStamps {
     /// tile of 512 px always crosses some of it.
     static let maxPixels = 64
 
-    /// Burns `watermark` into packed RGB `pixels` of a `width`×`height` render of `region` (nil:
-    /// the whole picture) of a picture of `canvas` size.
+    /// Burns `watermark` into packed RGB `pixels` of a `width`×`height` render whose whole picture
+    /// lies at `whole` (``RenderRequest/wholePicture(width:height:)``).
     static func burn(
-        _ watermark: Watermark, into pixels: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, region: ImageRegion?,
-        canvas: RenderRequest.Canvas?
+        _ watermark: Watermark, into pixels: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int,
+        whole: (width: Double, height: Double, x: Double, y: Double)
     ) throws(PreviewError) {
-        let fontPixels = min(watermark.fontPixels(width: width, height: height, region: region, canvas: canvas), maxPixels)
+        let fontPixels = min(watermark.fontPixels(whole: whole), maxPixels)
         let stamp = try stamp(watermark.text, pixels: fontPixels)
-        let layout = watermark.layout(width: width, height: height, region: region, fontPixels: fontPixels, stamp: (stamp.width, stamp.height))
+        let layout = watermark.layout(whole: whole, fontPixels: fontPixels, stamp: (stamp.width, stamp.height))
         Watermark.burn(stamp.mask, stampWidth: stamp.width, into: pixels, width: width, height: height, layout: layout)
     }
 

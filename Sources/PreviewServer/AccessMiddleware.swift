@@ -111,9 +111,9 @@ struct AccessMiddleware: RouterMiddleware {
             if let share = query.first(where: { $0.0 == "share" })?.1 {
                 let range = request.headers[.range]
                 let download = request.method == .get && query.contains { $0.0 == "download" } && (range == nil || range == "bytes=0-")
-                let admitted = try await shares.admit(share: share, original: request.uri.path.hasSuffix("/content"), download: download)
+                let marked = try await shares.admit(share: share, original: request.uri.path.hasSuffix("/content"), download: download)
                 context.signedGrant?.share = share
-                context.signedGrant?.marked = admitted.watermark != nil || admitted.redaction != nil ? admitted : nil
+                context.signedGrant?.marked = marked
             }
             ServiceMetrics.signedUrls(outcome: "accepted")
             return context
@@ -129,10 +129,7 @@ struct AccessMiddleware: RouterMiddleware {
         do {
             guard var grant = try signed.verify(iiifPath: request.uri.path) else { return nil }
             guard [.get, .head].contains(request.method) else { throw APIError(.forbidden, "A signed link only reads.") }
-            if let share = grant.share {
-                let admitted = try await shares.admit(share: share, original: false, download: false)
-                grant.marked = admitted.watermark != nil || admitted.redaction != nil ? admitted : nil
-            }
+            if let share = grant.share { grant.marked = try await shares.admit(share: share, original: false, download: false) }
             ServiceMetrics.signedUrls(outcome: "accepted")
             return grant
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 
 /// PDFs whose first page is small to store and endless to draw, as a stranger would upload them:
 /// a chain of form XObjects in which each draws the next `fanOut` times, `depth` deep, so the page
@@ -40,20 +41,10 @@ package enum SlowPDF {
 }
 
 /// Writes PDF objects as a file with a correct cross-reference table: `objects[0]` is object 1 and
-/// the catalog.
+/// the catalog (``PagesPDF/document(_:)``, for text objects).
 package enum PDFWriter {
     package static func document(_ objects: [String]) -> [UInt8] {
-        var text = "%PDF-1.7\n"
-        var offsets: [Int] = []
-        for (index, object) in objects.enumerated() {
-            offsets.append(text.utf8.count)
-            text += "\(index + 1) 0 obj\n\(object)\nendobj\n"
-        }
-        let xref = text.utf8.count
-        text += "xref\n0 \(objects.count + 1)\n0000000000 65535 f \n"
-        for offset in offsets { text += String(format: "%010d 00000 n \n", offset) }
-        text += "trailer\n<< /Size \(objects.count + 1) /Root 1 0 R >>\nstartxref\n\(xref)\n%%EOF\n"
-        return Array(text.utf8)
+        PagesPDF.document(objects.map { Array($0.utf8) })
     }
 }
 

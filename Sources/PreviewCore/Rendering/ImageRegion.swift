@@ -49,6 +49,11 @@ public struct ImageRegion: Sendable, Hashable, Codable {
     /// The side of the tiles a zoom client is told to ask for (IIIF `tiles.width`), and of a pyramid's.
     package static let zoomTile = 512
 
+    /// Output pixels per pixel of the whole image, across and down.
+    package var scale: (x: Double, y: Double) {
+        (Double(outputWidth) / Double(max(1, width)), Double(outputHeight) / Double(max(1, height)))
+    }
+
     /// A page's full size in pixels at `dpi`, from its size in points; nil when a side is not a
     /// number, negative or longer than ``maxSide`` (a page box a stranger made absurd).
     public static func pageSize(points: (width: Double, height: Double), dpi: Int) -> (width: Int, height: Int)? {

@@ -1,21 +1,14 @@
 extension Redaction {
     /// Paints `boxes` (fractions of the whole picture: left, top, right, bottom) solid black into
-    /// packed RGB `pixels` of a `width`×`height` render of `region` (nil: the whole picture) of a
-    /// picture of `canvas` size. A box is widened to whole pixels outwards; one not finite paints
-    /// the whole render (a box that cannot be placed must not leave its words showing).
+    /// packed RGB `pixels` of a `width`×`height` render whose whole picture lies at `whole`
+    /// (``RenderRequest/wholePicture(width:height:)``). A box is widened to whole pixels outwards;
+    /// one not finite paints the whole render (a box that cannot be placed must not leave its words showing).
     package static func paint(
-        _ boxes: [[Double]], into pixels: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, region: ImageRegion?,
-        canvas: RenderRequest.Canvas?
+        _ boxes: [[Double]], into pixels: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int,
+        whole: (width: Double, height: Double, x: Double, y: Double)
     ) {
         guard pixels.count == width * height * 3 else { return }
-        // Where the whole picture's fractions fall in this render's pixels.
-        var (fullWidth, fullHeight, originX, originY) = (Double(width), Double(height), 0.0, 0.0)
-        if let region {
-            let (scaleX, scaleY) = Watermark.scale(region)
-            fullWidth = Double(canvas?.width ?? region.width) * scaleX
-            fullHeight = Double(canvas?.height ?? region.height) * scaleY
-            (originX, originY) = (Double(region.x) * scaleX, Double(region.y) * scaleY)
-        }
+        let (fullWidth, fullHeight, originX, originY) = whole
         for box in boxes {
             var (left, top, right, bottom) = (0, 0, width, height)
             if box.count == 4, box.allSatisfy(\.isFinite) {

@@ -50,6 +50,18 @@ public struct RenderRequest: Sendable, Hashable, Codable {
     /// Whether anything is drawn over the rendered pixels before they are encoded.
     package var isMarked: Bool { watermark != nil || redactions != nil }
 
+    /// Where the whole picture lies in a `width`×`height` render of this request, in its output
+    /// pixels: the whole picture's size at the render's scale, and the render's top-left corner in it
+    /// (a region's, of a picture of ``canvas`` size; the render itself when it is the whole).
+    package func wholePicture(width: Int, height: Int) -> (width: Double, height: Double, x: Double, y: Double) {
+        guard let region else { return (Double(width), Double(height), 0, 0) }
+        let scale = region.scale
+        return (
+            Double(canvas?.width ?? region.width) * scale.x, Double(canvas?.height ?? region.height) * scale.y,
+            Double(region.x) * scale.x, Double(region.y) * scale.y
+        )
+    }
+
     /// The most boxes one page is highlighted with.
     package static let maxHighlights = 2_000
 

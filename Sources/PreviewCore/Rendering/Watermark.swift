@@ -41,34 +41,21 @@ public struct Watermark: Sendable, Hashable, Codable {
         package var originY: Int
     }
 
-    /// The layout on a render of `width`×`height` of `region` (nil: the whole picture), once the
-    /// stamp measures `stamp` (its turned size, for a text of `fontPixels`).
-    /// - Parameter fontPixels: from ``fontPixels(width:height:region:)``.
-    package func layout(width: Int, height: Int, region: ImageRegion?, fontPixels: Int, stamp: (width: Int, height: Int)) -> Layout {
-        let (originX, originY) =
-            region.map { region -> (Int, Int) in
-                let (scaleX, scaleY) = Self.scale(region)
-                return (Int((Double(region.x) * scaleX).rounded()), Int((Double(region.y) * scaleY).rounded()))
-            } ?? (0, 0)
-        return Layout(
+    /// The layout on a render whose whole picture lies at `whole` (``RenderRequest/wholePicture(width:height:)``),
+    /// once the stamp measures `stamp` (its turned size, for a text of `fontPixels`).
+    package func layout(
+        whole: (width: Double, height: Double, x: Double, y: Double), fontPixels: Int, stamp: (width: Int, height: Int)
+    ) -> Layout {
+        Layout(
             fontPixels: fontPixels, cellWidth: max(1, stamp.width + 2 * fontPixels), cellHeight: max(1, stamp.height + fontPixels),
-            originX: originX, originY: originY)
+            originX: Int(whole.x.rounded()), originY: Int(whole.y.rounded()))
     }
 
-    /// The text's height on a render of `width`×`height` of `region` (nil: the whole picture) of a
-    /// picture of `canvas` size: 3.5 % of the whole picture's longer side at the render's scale, at least 10 px.
-    package func fontPixels(width: Int, height: Int, region: ImageRegion?, canvas: RenderRequest.Canvas?) -> Int {
-        var longer = Double(max(width, height))
-        if let region {
-            let (scaleX, scaleY) = Self.scale(region)
-            longer = max(Double(canvas?.width ?? region.width) * scaleX, Double(canvas?.height ?? region.height) * scaleY)
-        }
+    /// The text's height over a whole picture of `whole` size (at the render's scale): 3.5 % of its
+    /// longer side, at least 10 px.
+    package func fontPixels(whole: (width: Double, height: Double, x: Double, y: Double)) -> Int {
         // Bounded first: a region's scale is a stranger's to choose.
-        return Int(min(max(longer * 0.035, 10), Double(RenderRequest.maxEdge)).rounded())
-    }
-
-    package static func scale(_ region: ImageRegion) -> (Double, Double) {
-        (Double(region.outputWidth) / Double(max(1, region.width)), Double(region.outputHeight) / Double(max(1, region.height)))
+        Int(min(max(max(whole.width, whole.height) * 0.035, 10), Double(RenderRequest.maxEdge)).rounded())
     }
 
     /// Burns the stamp `mask` (`stampWidth` wide, one byte of coverage a pixel) into packed RGB

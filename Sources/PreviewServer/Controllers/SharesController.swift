@@ -134,10 +134,11 @@ struct ShareGate: Sendable {
     let documents: DocumentService
 
     /// Admits a request for a share's media: of the `original` (`/content`, refused unless the share
-    /// allows downloads), counted as a `download` when it asks for one. Returns the share, whose marks
-    /// everything served for it must carry.
-    func admit(share id: String, original: Bool, download: Bool) async throws -> ShareRecord {
+    /// allows downloads), counted as a `download` when it asks for one. Returns the share when it
+    /// marks what it serves: everything served for it must carry its marks.
+    func admit(share id: String, original: Bool, download: Bool) async throws -> ShareRecord? {
         let documents = documents
-        return try await documents.admitShareMedia(share: id, original: original, download: download)
+        let share = try await documents.admitShareMedia(share: id, original: original, download: download)
+        return share.marks ? share : nil
     }
 }
