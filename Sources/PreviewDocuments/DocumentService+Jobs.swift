@@ -64,8 +64,8 @@ extension DocumentService {
 extension DocumentService {
     /// What `job` makes of `document`: for a preview job its facts and thumbnail, or its failure
     /// (``DocumentPipeline/outcome(of:early:)``), with a playback job to follow for a video and a
-    /// text job for a paged document; for a playback job its rendition and scrubbing thumbnails
-    /// (``DocumentPipeline/playbackOutcome(of:)``); for a text job its pages' text
+    /// text job for a paged document; for a playback job its rendition and scrubbing thumbnails, and
+    /// a film for each watermark its shares carry (``DocumentPipeline/playbackOutcome(of:watermarks:progress:)``); for a text job its pages' text
     /// (``DocumentPipeline/textOutcome(of:)``).
     /// An office document's thumbnail is recorded, and the document ready, as soon as its first
     /// page is made; the job's end records the rest. A playback job's transcode reports its
@@ -85,7 +85,13 @@ extension DocumentService {
             let (fractions, reports) = AsyncStream.makeStream(of: Double.self, bufferingPolicy: .bufferingNewest(1))
             let reporter = Task { for await fraction in fractions { await report(fraction, of: job) } }
             let reported = Locked(0.0)
-            let outcome = await pipeline.playbackOutcome(of: document) { fraction in
+            let watermarks: [Watermark]
+            do {
+                watermarks = try await filmedWatermarks(of: document)
+            } catch {
+                return JobOutcome(previewStatus: nil, error: PreviewError.storing(error, "The video's shares could not be read."))
+            }
+            let outcome = await pipeline.playbackOutcome(of: document, watermarks: watermarks) { fraction in
                 let due = reported.withLock { reported in
                     guard fraction - reported >= 0.05 || fraction == 1 else { return false }
                     reported = fraction

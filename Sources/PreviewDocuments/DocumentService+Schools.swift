@@ -55,6 +55,7 @@ extension DocumentService {
             return made.share
         }
         let made = tokens.withLock { $0 }
+        if shares.contains(where: { made[$0.id] != nil && $0.watermark != nil }) { try await queueMarkedFilms(of: newest) }
         return shares.map { ($0, made[$0.id]) }
     }
 

@@ -7,7 +7,8 @@ import PreviewDomain
 /// of the pixels and left out of the page's text. Nothing of a redacting share is served before the
 /// words are read. Its download is never the original: a paged document is rebuilt as a PDF of its
 /// marked pages' pictures (each kept as a derivative, so a second download is assembled from the
-/// store), a picture is itself, marked, as a JPEG of up to 4096 px; a video or a sound has none.
+/// store), a picture is itself, marked, as a JPEG of up to 4096 px; a video is its marked film
+/// (`DocumentService+MarkedFilms.swift`); a sound has none.
 extension DocumentService {
     /// What `redaction` finds in document `id`'s first ``maxMarkedPages`` pages, for its owner to see
     /// before a link is made; nil while its text is still to be read.

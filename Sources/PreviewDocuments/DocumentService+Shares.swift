@@ -123,6 +123,7 @@ extension DocumentService {
             to: shared.id, version: request.version, label: label, options: request.link,
             passwordHash: try await hashed(request.link.password), now: now)
         try await store.index.insertShare(made.share)
+        if made.share.watermark != nil { try await queueMarkedFilms(of: shared) }
         return made
     }
 
@@ -152,14 +153,14 @@ extension DocumentService {
         return try await store.index.shareVisits(id: id)
     }
 
-    /// The page of an opened share shows `document` with its playback files: the opening is
-    /// counted when `counted` (a `GET`; a `HEAD` is not).
+    /// The page of an opened share shows `document` with the playback files it serves
+    /// (``playbackManifest(of:through:)``): the opening is counted when `counted` (a `GET`; a `HEAD` is not).
     package func showShare(_ share: ShareRecord, document: Document, counted: Bool) async throws -> PlaybackManifest? {
         if counted {
             try await store.index.recordShareVisit(id: share.id, .opened)
             changes.changed(DocumentChanges.events)
         }
-        return try await playbackManifest(of: document)
+        return try await playbackManifest(of: document, through: share)
     }
 
     /// Admits a request for the media of share `id`'s page: `forbidden` for no such share, `gone`

@@ -17,7 +17,22 @@ extension DocumentPipeline {
 
     /// The stored playback manifest of `document`, if its playback job has made one.
     package func playbackManifest(of document: Document) async throws(PreviewError) -> PlaybackManifest? {
-        guard document.playback != nil, let record = try await cached(key: playbackKey(document.sha256, file: PlaybackManifest.fileName)) else {
+        try await manifest(of: document, file: PlaybackManifest.fileName)
+    }
+
+    /// The manifest of `document`'s film with `watermark` burned into every frame (its rendition
+    /// only, or why it has none), if its playback job has made it.
+    package func markedPlayback(of document: Document, watermark: Watermark) async throws(PreviewError) -> PlaybackManifest? {
+        try await manifest(of: document, file: Self.markedFile(watermark, "json"))
+    }
+
+    /// A marked film's file: the marking's version and the watermark's text, hashed.
+    private static func markedFile(_ watermark: Watermark, _ suffix: String) -> String {
+        "marked/1/\(BlobHash.of(Array(watermark.text.utf8)).hex).\(suffix)"
+    }
+
+    private func manifest(of document: Document, file: String) async throws(PreviewError) -> PlaybackManifest? {
+        guard document.playback != nil, let record = try await cached(key: playbackKey(document.sha256, file: file)) else {
             return nil
         }
         do {
@@ -33,20 +48,19 @@ extension DocumentPipeline {
     /// derivatives whose rows are left to the caller's transaction. A rendition or ladder refused by
     /// the limits is recorded in the manifest, not failed: the thumbnails still serve. The
     /// document's own status is left as it is. `progress` is told the fraction of the encoding done.
-    package func playbackOutcome(of document: Document, progress: @escaping @Sendable (Double) -> Void = { _ in }) async -> JobOutcome {
+    /// Then a film of it for each of `watermarks` not made yet (``markedFilms(of:watermarks:)``).
+    package func playbackOutcome(
+        of document: Document, watermarks: [Watermark] = [], progress: @escaping @Sendable (Double) -> Void = { _ in }
+    ) async -> JobOutcome {
         do throws(PreviewError) {
             let manifestKey = playbackKey(document.sha256, file: PlaybackManifest.fileName)
             if try await cached(key: manifestKey) != nil {
                 // Made before (the same bytes, or this document's job run again): its poster stays the one chosen.
                 let poster = document.posterPlay == nil ? try await playbackManifest(of: document)?.plays?.poster : nil
-                return JobOutcome(facts: Self.facts(of: document, poster: poster), previewStatus: nil)
+                let marked = try await markedFilms(of: document, watermarks: watermarks)
+                return JobOutcome(facts: Self.facts(of: document, poster: poster), previewStatus: nil, derivatives: marked)
             }
-            let folder = store.blobs.stagingFolder.appendingPathComponent("playback-\(UUID().uuidString)")
-            do {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            } catch {
-                throw PreviewError.storing(error, "The staging folder could not be used.")
-            }
+            let folder = try stagingFolder("playback")
             defer { try? FileManager.default.removeItem(at: folder) }
             let source = try await localPath(of: document.sha256)
             let maker = renderers.playback
@@ -109,11 +123,7 @@ extension DocumentPipeline {
                 let stored = try await keep(
                     file, of: document, file: Self.renditionName, mime: "video/mp4", width: rendition.width, height: rendition.height)
                 made.append(stored)
-                manifest.rendition = .init(
-                    name: Self.renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width,
-                    height: rendition.height,
-                    bitrate: rendition.durationSeconds > 0 ? Int(Double(stored.size * 8) / rendition.durationSeconds) : 0,
-                    size: stored.size, durationSeconds: rendition.durationSeconds, sha256: stored.record.resultSha256)
+                manifest.rendition = Self.entry(rendition, stored: stored)
             } catch  where error.code.disposition != .internal {
                 manifest.renditionError = ErrorEnvelope(error).error
             }
@@ -143,17 +153,76 @@ extension DocumentPipeline {
                     manifest.ladderError = ErrorEnvelope(error).error
                 }
             }
-            let manifestFile = folder.appendingPathComponent(PlaybackManifest.fileName)
-            do {
-                try Data(StableJSON.encode(manifest)).write(to: manifestFile)
-            } catch {
-                throw PreviewError.storing(error, "The playback manifest could not be written.")
-            }
-            made.append(try await keep(manifestFile, of: document, file: PlaybackManifest.fileName, mime: "application/json", width: 0, height: 0))
+            made.append(try await keep(manifest, in: folder, of: document, file: PlaybackManifest.fileName))
+            made += try await markedFilms(of: document, watermarks: watermarks)
             return JobOutcome(facts: facts, previewStatus: nil, derivatives: made)
         } catch {
             return JobOutcome(previewStatus: nil, error: error)
         }
+    }
+
+    /// The films of `document` with each of `watermarks` burned into every frame that are not made
+    /// yet: a re-encode of the video each, stored with a manifest of its own that holds its
+    /// rendition, or why the limits refused it (``markedPlayback(of:watermark:)``). Rows for the job's transaction.
+    func markedFilms(of document: Document, watermarks: [Watermark]) async throws(PreviewError) -> [NewDerivative] {
+        var missing: [Watermark] = []
+        for watermark in Set(watermarks) {
+            if try await cached(key: playbackKey(document.sha256, file: Self.markedFile(watermark, "json"))) == nil { missing.append(watermark) }
+        }
+        guard !missing.isEmpty else { return [] }
+        let folder = try stagingFolder("marked")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = try await localPath(of: document.sha256)
+        var made: [NewDerivative] = []
+        for watermark in missing {
+            var manifest = PlaybackManifest()
+            let file = folder.appendingPathComponent("marked.mp4")
+            do throws(PreviewError) {
+                let rendition = try await renderers.playback.transcode(
+                    source, kind: document.kind, duration: document.durationSeconds, to: file.path, watermark: watermark, on: offload)
+                let stored = try await keep(
+                    file, of: document, file: Self.markedFile(watermark, "mp4"), mime: "video/mp4", width: rendition.width,
+                    height: rendition.height)
+                made.append(stored)
+                manifest.rendition = Self.entry(rendition, stored: stored)
+            } catch  where error.code.disposition != .internal {
+                manifest.renditionError = ErrorEnvelope(error).error
+            }
+            made.append(try await keep(manifest, in: folder, of: document, file: Self.markedFile(watermark, "json")))
+        }
+        return made
+    }
+
+    /// A fresh folder in the staging folder, named after `purpose`; the caller removes it.
+    private func stagingFolder(_ purpose: String) throws(PreviewError) -> URL {
+        let folder = store.blobs.stagingFolder.appendingPathComponent("\(purpose)-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw PreviewError.storing(error, "The staging folder could not be used.")
+        }
+        return folder
+    }
+
+    /// The manifest's entry of `rendition`, stored as `stored`.
+    private static func entry(_ rendition: VideoTranscoding.Rendition, stored: NewDerivative) -> PlaybackManifest.Rendition {
+        .init(
+            name: renditionName, mime: "video/mp4", codecs: rendition.codecs, width: rendition.width, height: rendition.height,
+            bitrate: rendition.durationSeconds > 0 ? Int(Double(stored.size * 8) / rendition.durationSeconds) : 0,
+            size: stored.size, durationSeconds: rendition.durationSeconds, sha256: stored.record.resultSha256)
+    }
+
+    /// Writes `manifest` into `folder` and stores it as `document`'s playback file `file`.
+    private func keep(_ manifest: PlaybackManifest, in folder: URL, of document: Document, file: String) async throws(PreviewError)
+        -> NewDerivative
+    {
+        let written = folder.appendingPathComponent("manifest-\(UUID().uuidString).json")
+        do {
+            try Data(StableJSON.encode(manifest)).write(to: written)
+        } catch {
+            throw PreviewError.storing(error, "The playback manifest could not be written.")
+        }
+        return try await keep(written, of: document, file: file, mime: "application/json", width: 0, height: 0)
     }
 
     /// `document`'s facts with its poster moved to `poster` when that is one of its plays' (its

@@ -16,18 +16,22 @@ package struct PlaybackMaker: Sendable {
         limits.jobSeconds + 4 * max(0, duration ?? 0)
     }
 
-    /// Writes the rendition of the video at `path` to `output` (replaced only when complete),
-    /// telling `progress` the fraction done as it advances; on `offload`'s renders lane or in a child.
+    /// Writes the rendition of the video at `path` to `output` (replaced only when complete), with
+    /// `watermark` burned into every frame when there is one, telling `progress` the fraction done
+    /// as it advances; on `offload`'s renders lane or in a child.
     package func transcode(
-        _ path: String, kind: FileKind, duration: Double?, to output: String, on offload: Offload,
+        _ path: String, kind: FileKind, duration: Double?, to output: String, watermark: Watermark? = nil, on offload: Offload,
         progress: @escaping @Sendable (Double) -> Void = { _ in }
     ) async throws(PreviewError) -> VideoTranscoding.Rendition {
         let seconds = transcodeSeconds(duration: duration)
         guard let isolation else {
             let transcoding = VideoTranscoding(limits: limits, settings: settings, timeoutSeconds: seconds)
-            return try await offload.render { () throws(PreviewError) in try transcoding.transcode(path, kind: kind, to: output, progress: progress) }
+            return try await offload.render { () throws(PreviewError) in
+                try transcoding.transcode(path, kind: kind, to: output, watermark: watermark, progress: progress)
+            }
         }
-        return try await isolation.transcode(path, kind: kind, to: output, settings: settings, seconds: seconds, on: offload, progress: progress)
+        return try await isolation.transcode(
+            path, kind: kind, to: output, settings: settings, watermark: watermark, seconds: seconds, on: offload, progress: progress)
     }
 
     /// Wall-clock seconds the ladder of a video of `duration` seconds whose short side is `shortSide`

@@ -47,14 +47,17 @@ public struct VideoTranscoding: Sendable {
         return try plan(input, shrink: shrink)
     }
 
-    /// Writes the rendition of the video at `path` to `output` (replacing it only when complete).
+    /// Writes the rendition of the video at `path` to `output` (replacing it only when complete);
+    /// with a `watermark`, re-encoded with it burned into every frame.
     public func transcode(
-        _ path: String, kind: FileKind? = nil, to output: String, shrink: Bool = false,
+        _ path: String, kind: FileKind? = nil, to output: String, shrink: Bool = false, watermark: Watermark? = nil,
         progress: (Double) -> Void = { _ in }
     ) throws(PreviewError) -> Rendition {
         let staged = output + ".partial-\(UUID().uuidString)"
         defer { unlink(staged) }
-        let result = try transcode(path, kind: kind, settings: settings, shrink: shrink, to: .file(staged), progress: progress)
+        let result = try transcode(
+            path, kind: kind, settings: settings, shrink: shrink, reencode: watermark != nil, watermark: watermark, to: .file(staged),
+            progress: progress)
         guard rename(staged, output) == 0 else {
             throw PreviewError(.internal, "The rendition could not be moved to \(output).", detail: String(cString: strerror(errno)))
         }
@@ -65,17 +68,22 @@ public struct VideoTranscoding: Sendable {
             width: plan.width, height: plan.height, durationSeconds: result.durationSeconds, codecs: result.codecs, size: size)
     }
 
-    /// The transcode itself, at `settings`, into `output` as it is (the callers stage it).
+    /// The transcode itself, at `settings`, into `output` as it is (the callers stage it); a
+    /// `watermark` is burned into every frame of a re-encode.
     func transcode(
         _ path: String, kind: FileKind?, settings: RenditionSettings, shrink: Bool = false, reencode: Bool = false,
-        maxBitrate: Int? = nil, to output: Transcoder.Output, progress: (Double) -> Void = { _ in }
+        watermark: Watermark? = nil, maxBitrate: Int? = nil, to output: Transcoder.Output, progress: (Double) -> Void = { _ in }
     ) throws(PreviewError) -> Transcoder.Result {
         let input = try open(path, kind: kind)
         var limited = self
         limited.settings = settings
         let plan = try limited.plan(input, shrink: shrink, reencode: reencode)
+        let mark = try watermark.map { watermark throws(PreviewError) in
+            try WatermarkStamps.frameMark(watermark, width: plan.width, height: plan.height)
+        }
         do {
-            return try Transcoder(settings: settings, maxBitrate: maxBitrate).transcode(input, plan: plan, to: output, progress: progress)
+            return try Transcoder(settings: settings, maxBitrate: maxBitrate, mark: mark).transcode(
+                input, plan: plan, to: output, progress: progress)
         } catch {
             throw mapped(error)
         }

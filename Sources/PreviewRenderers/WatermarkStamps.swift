@@ -30,10 +30,23 @@ enum WatermarkStamps {
         _ watermark: Watermark, into pixels: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int,
         whole: (width: Double, height: Double, x: Double, y: Double)
     ) throws(PreviewError) {
+        let (stamp, layout) = try laidOut(watermark, whole: whole)
+        Watermark.burn(stamp.mask, stampWidth: stamp.width, into: pixels, width: width, height: height, layout: layout)
+    }
+
+    /// The mark `watermark` lays over every frame of a `width`×`height` film.
+    static func frameMark(_ watermark: Watermark, width: Int, height: Int) throws(PreviewError) -> FrameMark {
+        let (stamp, layout) = try laidOut(watermark, whole: (Double(width), Double(height), 0, 0))
+        return FrameMark(stamp.mask, stampWidth: stamp.width, width: width, height: height, layout: layout)
+    }
+
+    /// The stamp of `watermark` at its size over a whole picture at `whole`, and where it repeats.
+    private static func laidOut(
+        _ watermark: Watermark, whole: (width: Double, height: Double, x: Double, y: Double)
+    ) throws(PreviewError) -> (Stamp, Watermark.Layout) {
         let fontPixels = min(watermark.fontPixels(whole: whole), maxPixels)
         let stamp = try stamp(watermark.text, pixels: fontPixels)
-        let layout = watermark.layout(whole: whole, fontPixels: fontPixels, stamp: (stamp.width, stamp.height))
-        Watermark.burn(stamp.mask, stampWidth: stamp.width, into: pixels, width: width, height: height, layout: layout)
+        return (stamp, watermark.layout(whole: whole, fontPixels: fontPixels, stamp: (stamp.width, stamp.height)))
     }
 
     private static func stamp(_ text: String, pixels: Int) throws(PreviewError) -> Stamp {

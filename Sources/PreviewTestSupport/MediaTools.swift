@@ -35,6 +35,15 @@ package enum MediaTools {
         return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Frame `index` (counted from 0, in decoding order) of `file`'s video as packed RGB.
+    package static func frameRGB(_ file: URL, index: Int) throws -> [UInt8] {
+        Array(
+            try ffmpeg([
+                "-i", file.path, "-an", "-vf", "select=eq(n\\,\(index)),format=rgb24", "-fps_mode", "passthrough", "-frames:v", "1", "-f", "rawvideo",
+                "-"
+            ]))
+    }
+
     /// The mean of the luma plane of every frame of `file`'s video, 0–255 (after `filters`, if any).
     package static func meanLuma(_ file: URL, filters: String? = nil) throws -> Double {
         let chain = (filters.map { [$0] } ?? []) + ["format=gray"]

@@ -201,10 +201,10 @@ struct VideoView {
 
     init(_ document: Document, playback: DocumentService.Playback?, links: PageParts.MediaLinks) {
         var sources: [Source] = []
-        if links.playsFilm, playback?.ladder != nil {
+        if playback?.ladder != nil {
             sources.append(Source(source: links.url("hls/\(DocumentService.Playback.Ladder.masterName)"), type: DocumentService.playlistMime))
         }
-        if links.playsFilm, let rendition = playback?.rendition {
+        if let rendition = playback?.rendition {
             sources.append(Source(source: links.url("renditions/\(rendition.name)"), type: "\(rendition.mime); codecs=\"\(rendition.codecs)\""))
         }
         if links.offersDownload { sources.append(Source(source: links.url("content"), type: document.mime)) }
@@ -212,12 +212,10 @@ struct VideoView {
         title = document.title
         self.sources = sources
         unplayable =
-            !links.playsFilm
-            ? "This link is watermarked: it shows the video's poster, not its film, which cannot carry the watermark yet."
-            : sources.isEmpty
-                ? playback?.renditionError.map { "This video cannot be played here: \($0.message)" }
-                    ?? "This video is not playable yet: its playable version is still being made."
-                : nil
+            sources.isEmpty
+            ? playback?.renditionError.map { "This video cannot be played here: \($0.message)" }
+                ?? "This video is not playable yet: its playable version is still being made."
+            : nil
         refusal = sources.isEmpty ? nil : playback?.renditionError.map { "No rendition: \($0.message)" }
         renditionPending = !sources.isEmpty && playback?.renditionError == nil && playback?.rendition == nil
         plays = sources.isEmpty ? nil : playback?.plays.flatMap { Self.plays($0, links: links) }

@@ -24,8 +24,6 @@ enum PageParts {
     struct MediaLinks {
         let documentID: String
         let offersDownload: Bool
-        /// Whether a video's film is played (a watermarked share's is not: it cannot carry the watermark).
-        let playsFilm: Bool
         /// A text whose hits the pages show marked (a share's, once the text is read).
         let highlight: String?
         /// How many of a paged document's pages the markup holds, the others made by `web/media.js`
@@ -35,7 +33,7 @@ enum PageParts {
         private let zoomAddress: (String) -> String
 
         init(
-            documentID: String, offersDownload: Bool = true, playsFilm: Bool = true, highlight: String? = nil, written: Int? = nil,
+            documentID: String, offersDownload: Bool = true, highlight: String? = nil, written: Int? = nil,
             address: @escaping (String, [(String, String)]) -> String = { path, query in
                 query.isEmpty ? path : path + "?" + QueryItems.encoded(query)
             },
@@ -43,7 +41,6 @@ enum PageParts {
         ) {
             self.documentID = documentID
             self.offersDownload = offersDownload
-            self.playsFilm = playsFilm
             self.highlight = highlight
             self.written = written
             self.address = address

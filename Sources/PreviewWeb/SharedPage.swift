@@ -25,10 +25,12 @@ enum SharedPage {
         // Lifetimes end with the share's own expiry at the latest.
         let until = { (seconds: Int) in min(signed.clock.unixSeconds + seconds, share.expiresAt.map { Int($0.timeIntervalSince1970) } ?? .max) }
         let expires = until(mediaSeconds)
-        // A watermarked share's film cannot carry it: its video shows the poster, and has no download.
-        let playsFilm = share.watermark == nil || document.kind.category != .video && document.kind.category != .audio
+        // A watermarked share's video plays, and downloads, its marked film once it is made; a sound
+        // cannot carry a watermark, so its recording is neither played nor downloaded.
+        let unmarkable = document.kind.category == .audio || document.kind.category == .video && playback?.rendition == nil
+        let offersDownload = share.allowDownload && (share.watermark == nil || !unmarkable)
         let links = PageParts.MediaLinks(
-            documentID: document.id, offersDownload: share.allowDownload && playsFilm, playsFilm: playsFilm,
+            documentID: document.id, offersDownload: offersDownload,
             highlight: texts.isEmpty ? nil : share.highlight,
             address: { path, query in
                 signed.sign(path, query: query + [("share", share.id)], expires: expires)

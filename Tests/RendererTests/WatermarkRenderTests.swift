@@ -18,8 +18,9 @@ import Testing
     }
 
     /// The share of pixels of each quarter of `marked` more than 16 levels from `plain`'s in a channel.
-    private func changed(_ marked: PixelBuffer, from plain: PixelBuffer) -> [Double] {
+    static func changed(_ marked: PixelBuffer, from plain: PixelBuffer) -> [Double] {
         #expect(marked.width == plain.width && marked.height == plain.height && marked.bands == plain.bands)
+        guard marked.bytes.count == plain.bytes.count else { return [] }
         var counts = [0, 0, 0, 0]
         for y in 0..<marked.height {
             for x in 0..<marked.width {
@@ -54,10 +55,33 @@ import Testing
         request.watermark = Watermark(text: Self.text)
         let marked = try renderer.render(path, request)
         #expect((marked.width, marked.height) == (plain.width, plain.height))
-        for share in changed(try pixels(marked, in: folder), from: try pixels(plain, in: folder)) {
+        for share in Self.changed(try pixels(marked, in: folder), from: try pixels(plain, in: folder)) {
             #expect(share > 0.003 && share < 0.3, "\(sample): \(share) of a quarter changed")
         }
         #expect(try renderer.render(path, request).bytes == marked.bytes)
+    }
+
+    /// A film re-encoded with the stamp: each quarter of its frames at the start, middle and end
+    /// carries some of it against the source's same frame, none is covered, no frame is lost.
+    @Test func aFilmCarriesItInEveryFrame() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let source = Fixtures.sample("video-h264.mp4")
+        let film = folder.url.appendingPathComponent("marked.mp4")
+        let made = try VideoTranscoding().transcode(source.path, kind: .mp4, to: film.path, watermark: Watermark(text: Self.text))
+        #expect(made.video == "encode" && (made.width, made.height) == (640, 360))
+        let frames = { (file: URL) in
+            try MediaTools.ffprobeValue(file, ["-count_frames", "-select_streams", "v", "-show_entries", "stream=nb_read_frames"])
+        }
+        #expect(try frames(film) == frames(source))
+        for index in [0, 37, 74] {
+            let (plainBytes, markedBytes) = (try MediaTools.frameRGB(source, index: index), try MediaTools.frameRGB(film, index: index))
+            try #require(plainBytes.count == 640 * 360 * 3 && markedBytes.count == plainBytes.count, "frame \(index)")
+            let shares = Self.changed(
+                PixelBuffer(width: 640, height: 360, bands: 3, bytes: markedBytes),
+                from: PixelBuffer(width: 640, height: 360, bands: 3, bytes: plainBytes))
+            #expect(shares.count == 4 && shares.allSatisfy { $0 > 0.003 && $0 < 0.3 }, "frame \(index): \(shares)")
+        }
     }
 
     /// Two 512 px tiles side by side, and a region over both of them at once, carry the same stamp:
@@ -111,6 +135,6 @@ import Testing
         request.watermark = Watermark(text: Self.text)
         request.canvas = RenderRequest.Canvas(width: 480, height: 640)
         let marked = try pixels(try image.render(path, request), in: folder)
-        for share in changed(marked, from: plain) { #expect(share > 0.003 && share < 0.3, "\(share) of a quarter changed") }
+        for share in Self.changed(marked, from: plain) { #expect(share > 0.003 && share < 0.3, "\(share) of a quarter changed") }
     }
 }

@@ -11,7 +11,7 @@ import Testing
 /// Issue 70, item 3: a share with `watermark` serves nothing without it. Every address its page
 /// holds (pages, picture, poster, zoom tiles, the download) answers bytes other than what the
 /// owner's token gets for the same resource; the download is never the original but the document
-/// rebuilt from its watermarked pages; a video's film, which cannot carry it, is refused.
+/// rebuilt from its watermarked pages; a video's is a film with the watermark in every frame.
 @Suite struct ShareWatermarkTests {
     typealias Shares = SharesTests
 
@@ -87,8 +87,9 @@ import Testing
         }
     }
 
-    /// A picture's download is itself, watermarked; a video's page shows its watermarked poster and no
-    /// film, and every file of its film is refused for the share.
+    /// A picture's download is itself, watermarked; a video's link plays, and downloads, a film of its
+    /// own with the watermark in every frame, made by the playback job the share queues (its marked
+    /// poster until then), and serves none of the video's own files.
     @Test func picturesAndVideos() async throws {
         let harness = try await Harness(token: Shares.token)
         defer { harness.folder.remove() }
@@ -107,17 +108,54 @@ import Testing
             let video = try await Shares.upload(client, harness, "video-h264.mp4", title: "Game")
             let videoShare = try await Shares.share(client, video, #"{"label": "Coach", "allow_download": true, "watermark": true}"#)
             let shareID = try #require(videoShare["share_id"] as? String)
-            let html = try await client.execute(uri: try #require(videoShare["url"] as? String), method: .get) { String(buffer: $0.body) }
-            #expect(!html.contains("<video") && !html.contains("download=1") && html.contains("watermarked"))
+            let page = try #require(videoShare["url"] as? String)
+            let expires = harness.clock.unixSeconds + 600
+            let signed = { (file: String) in
+                harness.server.signed.sign("/v1/documents/\(video)/\(file)", query: [("share", shareID)], expires: expires)
+            }
+
+            // Until the playback job has made its film: the marked poster, nothing to play or download.
+            var html = try await client.execute(uri: page, method: .get) { String(buffer: $0.body) }
+            #expect(!html.contains("<video") && !html.contains("download=1") && html.contains("not playable yet"))
             let poster = try #require(Shares.sources(html).first { $0.contains("/preview") })
             let (posterStatus, shared) = try await Self.bytes(client, poster)
             let plainPoster = try await Self.bytes(client, Self.unsigned(poster), owner: true).1
             #expect(posterStatus == .ok && shared != plainPoster)
-            let expires = harness.clock.unixSeconds + 600
-            for file in ["content", "renditions/mp4", "hls/master.m3u8", "trickplay/thumbnails.vtt"] {
-                let signed = harness.server.signed.sign("/v1/documents/\(video)/\(file)", query: [("share", shareID)], expires: expires)
-                #expect(try await Self.bytes(client, signed).0 == .forbidden, "\(file)")
+            #expect(try await Self.bytes(client, signed("renditions/mp4")).0 == .notFound)
+            #expect(try await Self.bytes(client, signed("content")).0 == .accepted)
+
+            // The share queued the job; once it has run, the page plays the film with the watermark
+            // burned into its frames, and downloads that film.
+            try await harness.drainQueue()
+            html = try await client.execute(uri: page, method: .get) { String(buffer: $0.body) }
+            let film = try #require(Shares.sources(html).first { $0.contains("/renditions/mp4") }, "\(html)")
+            let (filmStatus, marked) = try await Self.bytes(client, film)
+            let (ownerStatus, plain) = try await Self.bytes(client, "/v1/documents/\(video)/renditions/mp4", owner: true)
+            #expect(filmStatus == .ok && ownerStatus == .ok && !marked.isEmpty && marked != plain)
+            let (markedFile, plainFile) = (
+                harness.folder.url.appendingPathComponent("marked.mp4"), harness.folder.url.appendingPathComponent("plain.mp4")
+            )
+            try Data(marked).write(to: markedFile)
+            try Data(plain).write(to: plainFile)
+            for index in [0, 74] {
+                let (markedFrame, plainFrame) = try await onOwnThread {
+                    (try MediaTools.frameRGB(markedFile, index: index), try MediaTools.frameRGB(plainFile, index: index))
+                }
+                try #require(markedFrame.count == 640 * 360 * 3 && plainFrame.count == markedFrame.count, "frame \(index)")
+                let differing = stride(from: 0, to: markedFrame.count, by: 3).filter { pixel in
+                    (0..<3).contains { abs(Int(markedFrame[pixel + $0]) - Int(plainFrame[pixel + $0])) > 16 }
+                }.count
+                #expect(differing > 640 * 360 * 3 / 1000, "frame \(index): \(differing) pixels carry the stamp")
             }
+            let filmDownload = try #require(
+                html.firstMatch(of: /href="([^"]*download=1[^"]*)"/).map { String($0.output.1).replacingOccurrences(of: "&amp;", with: "&") })
+            #expect(try await Self.bytes(client, filmDownload) == (.ok, marked))
+            try await client.execute(uri: filmDownload, method: .get, headers: [.range: "bytes=0-99"]) { response in
+                #expect(response.status == .partialContent && Array(buffer: response.body) == Array(marked.prefix(100)))
+            }
+            // The video's own files (its thumbnails track here) are never served through the link.
+            #expect(try await Self.bytes(client, "/v1/documents/\(video)/trickplay/thumbnails.vtt", owner: true).0 == .ok)
+            #expect(try await Self.bytes(client, signed("trickplay/thumbnails.vtt")).0 == .notFound)
         }
     }
 }

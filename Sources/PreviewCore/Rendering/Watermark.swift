@@ -59,48 +59,57 @@ public struct Watermark: Sendable, Hashable, Codable {
     }
 
     /// Burns the stamp `mask` (`stampWidth` wide, one byte of coverage a pixel) into packed RGB
-    /// `pixels` of a `width`×`height` render as `layout` places it. Only the stamps' own columns are
-    /// visited (a cell is wider than its stamp, so none overlaps the next).
+    /// `pixels` of a `width`×`height` render as `layout` places it.
     package static func burn(
         _ mask: [UInt8], stampWidth: Int, into out: UnsafeMutableBufferPointer<UInt8>, width: Int, height: Int, layout: Layout
     ) {
-        guard stampWidth > 0, mask.count % stampWidth == 0, out.count == width * height * 3 else { return }
+        guard out.count == width * height * 3 else { return }
+        forEachCovered(mask, stampWidth: stampWidth, width: width, height: height, layout: layout) { pixel, coverage in
+            let at = pixel * 3
+            let (red, green, blue) = (Int(out[at]), Int(out[at + 1]), Int(out[at + 2]))
+            // Dark ink on light pixels, light ink on dark ones.
+            let ink = (red * 3 + green * 6 + blue) / 10 > 140 ? 32 : 230
+            out[at] = UInt8((red * (255 - coverage) + ink * coverage) / 255)
+            out[at + 1] = UInt8((green * (255 - coverage) + ink * coverage) / 255)
+            out[at + 2] = UInt8((blue * (255 - coverage) + ink * coverage) / 255)
+        }
+    }
+
+    /// Calls `body` with every pixel (its index, row by row) of a `width`×`height` render that the
+    /// stamp `mask` covers as `layout` places it, and its coverage of 255 (the opacity applied).
+    /// Only the stamps' own columns are visited (a cell is wider than its stamp, so none overlaps the next).
+    @inline(__always)
+    package static func forEachCovered(
+        _ mask: [UInt8], stampWidth: Int, width: Int, height: Int, layout: Layout, _ body: (_ pixel: Int, _ coverage: Int) -> Void
+    ) {
+        guard stampWidth > 0, mask.count % stampWidth == 0 else { return }
         let stampHeight = mask.count / stampWidth
         let (cellWidth, cellHeight) = (layout.cellWidth, layout.cellHeight)
         guard cellWidth >= stampWidth else { return }
         let insetX = (cellWidth - stampWidth) / 2
         let insetY = (cellHeight - stampHeight) / 2
-        do {
-            mask.withUnsafeBufferPointer { mask in
-                for row in 0..<height {
-                    let patternY = row + layout.originY
-                    let band = floorDivision(patternY, cellHeight)
-                    let maskRow = patternY - band * cellHeight - insetY
-                    guard maskRow >= 0, maskRow < stampHeight else { continue }
-                    // Pixel 0's place in the pattern's row, odd rows shifted by half a cell.
-                    let patternX = layout.originX + (band & 1 == 1 ? cellWidth / 2 : 0)
-                    var cell = floorDivision(patternX - insetX, cellWidth)
-                    while true {
-                        // Where this cell's stamp starts in the render's row.
-                        let start = cell * cellWidth + insetX - patternX
-                        if start >= width { break }
-                        let (from, to) = (max(0, start), min(width, start + stampWidth))
-                        if from < to {
-                            let maskBase = maskRow * stampWidth - start
-                            for column in from..<to {
-                                let coverage = Int(mask[maskBase + column]) * opacity / 255
-                                guard coverage > 0 else { continue }
-                                let at = (row * width + column) * 3
-                                let (red, green, blue) = (Int(out[at]), Int(out[at + 1]), Int(out[at + 2]))
-                                // Dark ink on light pixels, light ink on dark ones.
-                                let ink = (red * 3 + green * 6 + blue) / 10 > 140 ? 32 : 230
-                                out[at] = UInt8((red * (255 - coverage) + ink * coverage) / 255)
-                                out[at + 1] = UInt8((green * (255 - coverage) + ink * coverage) / 255)
-                                out[at + 2] = UInt8((blue * (255 - coverage) + ink * coverage) / 255)
-                            }
+        mask.withUnsafeBufferPointer { mask in
+            for row in 0..<height {
+                let patternY = row + layout.originY
+                let band = floorDivision(patternY, cellHeight)
+                let maskRow = patternY - band * cellHeight - insetY
+                guard maskRow >= 0, maskRow < stampHeight else { continue }
+                // Pixel 0's place in the pattern's row, odd rows shifted by half a cell.
+                let patternX = layout.originX + (band & 1 == 1 ? cellWidth / 2 : 0)
+                var cell = floorDivision(patternX - insetX, cellWidth)
+                while true {
+                    // Where this cell's stamp starts in the render's row.
+                    let start = cell * cellWidth + insetX - patternX
+                    if start >= width { break }
+                    let (from, to) = (max(0, start), min(width, start + stampWidth))
+                    if from < to {
+                        let maskBase = maskRow * stampWidth - start
+                        for column in from..<to {
+                            let coverage = Int(mask[maskBase + column]) * opacity / 255
+                            if coverage > 0 { body(row * width + column, coverage) }
                         }
-                        cell += 1
                     }
+                    cell += 1
                 }
             }
         }
@@ -132,5 +141,43 @@ package struct RenderMarks: Sendable, Hashable {
         marked.redactions = redactions.flatMap { $0.isEmpty ? nil : $0 }
         marked.canvas = marked.isMarked && marked.region != nil ? canvas : nil
         return marked
+    }
+}
+
+/// A watermark laid over every frame of a film of one size: each pixel's coverage, worked out once
+/// (``Watermark/forEachCovered(_:stampWidth:width:height:layout:_:)``) and burned into each decoded
+/// frame's luma before it is encoded.
+package struct FrameMark: Sendable {
+    /// Coverage of 255 per pixel, row by row.
+    package let coverage: [UInt8]
+    package let width: Int
+    package let height: Int
+
+    /// The mark of a stamp `mask` (`stampWidth` wide) laid out by `layout` on frames of `width`×`height`.
+    package init(_ mask: [UInt8], stampWidth: Int, width: Int, height: Int, layout: Watermark.Layout) {
+        var coverage = [UInt8](repeating: 0, count: width * height)
+        Watermark.forEachCovered(mask, stampWidth: stampWidth, width: width, height: height, layout: layout) { pixel, covered in
+            coverage[pixel] = UInt8(covered)
+        }
+        (self.coverage, self.width, self.height) = (coverage, width, height)
+    }
+
+    /// Burns the mark into an 8-bit luma plane of the mark's size (limited range, `linesize` bytes a
+    /// row): dark ink on light pixels, light ink on dark ones, as ``Watermark/burn(_:stampWidth:into:width:height:layout:)``.
+    package func burn(luma plane: UnsafeMutablePointer<UInt8>, linesize: Int) {
+        coverage.withUnsafeBufferPointer { coverage in
+            for row in 0..<height {
+                let line = plane + row * linesize
+                let marks = row * width
+                for column in 0..<width {
+                    let covered = Int(coverage[marks + column])
+                    guard covered > 0 else { continue }
+                    let luma = Int(line[column])
+                    // The RGB burn's inks (32 and 230 of 255) and threshold (140) in limited range.
+                    let ink = luma > 136 ? 43 : 213
+                    line[column] = UInt8((luma * (255 - covered) + ink * covered) / 255)
+                }
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
 internal import CFFmpeg
+import PreviewCore
 
 /// One input stream re-encoded into one output stream: decoder → filter graph → encoder.
 ///
@@ -14,6 +15,8 @@ final class EncodedStream {
     /// The graph's description for frames of a shape (source, filters, sink).
     private let describe: (UnsafeMutablePointer<AVFrame>) -> String
     private let isAudio: Bool
+    /// Burned into every filtered video frame before it is encoded.
+    private let mark: FrameMark?
     private var graph: FilterGraph?
     private var graphShape: [Int64] = []
     private let decoded: UnsafeMutablePointer<AVFrame>
@@ -27,7 +30,7 @@ final class EncodedStream {
     private(set) var packetsWritten = 0
 
     init(
-        inputIndex: Int, decoder: CodecContext, encoder: CodecContext, output: UnsafeMutablePointer<AVStream>,
+        inputIndex: Int, decoder: CodecContext, encoder: CodecContext, output: UnsafeMutablePointer<AVStream>, mark: FrameMark? = nil,
         describe: @escaping (UnsafeMutablePointer<AVFrame>) -> String
     ) throws(FFmpegError) {
         var decoded = lazy_av_frame_alloc()()
@@ -44,6 +47,7 @@ final class EncodedStream {
         self.encoder = encoder
         self.output = output
         self.describe = describe
+        self.mark = mark
         self.decoded = decodedFrame
         self.filtered = filteredFrame
         self.packet = allocatedPacket
@@ -124,8 +128,21 @@ final class EncodedStream {
             filtered.pointee.pict_type = AV_PICTURE_TYPE_NONE
             lastTimestamp = isAudio ? timestamp + Int64(filtered.pointee.nb_samples) - 1 : timestamp
             reachedSeconds = Double(timestamp) * Double(encoderBase.num) / Double(encoderBase.den)
+            if let mark, !isAudio { try burn(mark, into: filtered) }
             try encode(filtered, to: file)
         }
+    }
+
+    /// Burns `mark` into the luma of `frame`, made writable first (the graph may still hold its
+    /// buffers). A frame of another size or format is an error, never a frame sent unmarked.
+    private func burn(_ mark: FrameMark, into frame: UnsafeMutablePointer<AVFrame>) throws(FFmpegError) {
+        guard frame.pointee.width == mark.width, frame.pointee.height == mark.height, frame.pointee.format == AV_PIX_FMT_YUV420P.rawValue
+        else { throw FFmpegError(function: "a watermarked frame's shape", code: docpreview_averror_invaliddata()) }
+        try FFmpegError.check(lazy_av_frame_make_writable()(frame), "av_frame_make_writable")
+        guard let luma = frame.pointee.data.0 else {
+            throw FFmpegError(function: "a watermarked frame's luma", code: docpreview_averror_invaliddata())
+        }
+        mark.burn(luma: luma, linesize: Int(frame.pointee.linesize.0))
     }
 
     /// Sends `frame` (nil: flush) to the encoder and writes the packets it gives.

@@ -11,10 +11,13 @@ package struct Transcoder: Sendable {
     package var settings: RenditionSettings
     /// A cap on the video's bit rate (capped CRF: x264's VBV), for a ladder's rungs; nil for none.
     package var maxBitrate: Int?
+    /// Burned into every re-encoded frame (of the plan's size); nil for none.
+    package var mark: FrameMark?
 
-    package init(settings: RenditionSettings = RenditionSettings(), maxBitrate: Int? = nil) {
+    package init(settings: RenditionSettings = RenditionSettings(), maxBitrate: Int? = nil, mark: FrameMark? = nil) {
         self.settings = settings
         self.maxBitrate = maxBitrate
+        self.mark = mark
     }
 
     /// Where a rendition goes.
@@ -124,7 +127,7 @@ package struct Transcoder: Sendable {
     }
 
     /// The video chain: decoder, then rotation, scaling to the planned size, tone-mapping for HDR
-    /// and 8-bit 4:2:0, then libx264 at the settings' preset and CRF.
+    /// and 8-bit 4:2:0, the mark burned in, then libx264 at the settings' preset and CRF.
     private func videoEncoder(
         _ input: MediaInput, _ source: UnsafeMutablePointer<AVStream>, plan: RenditionPlan,
         into file: MediaOutput
@@ -168,7 +171,7 @@ package struct Transcoder: Sendable {
 
         let filters = Self.videoFilters(plan)
         let timeBase = source.pointee.time_base
-        return try EncodedStream(inputIndex: plan.video.index, decoder: decoder, encoder: encoder, output: stream) { frame in
+        return try EncodedStream(inputIndex: plan.video.index, decoder: decoder, encoder: encoder, output: stream, mark: mark) { frame in
             let format = lazy_av_get_pix_fmt_name()(AVPixelFormat(frame.pointee.format)).map { String(cString: $0) } ?? "yuv420p"
             let aspect = frame.pointee.sample_aspect_ratio
             return "buffer=video_size=\(frame.pointee.width)x\(frame.pointee.height):pix_fmt=\(format)"

@@ -41,6 +41,8 @@ struct RenderCall: Codable {
     /// The time of the poster the opening's rule chose, scored by a `plays` call beside the plays' posters.
     var opening: Double?
     var renditions: RenditionSettings?
+    /// Burned into every frame of a `transcode` call's rendition.
+    var watermark: Watermark?
     /// Wall-clock seconds the call may take, when not the job time (a transcode's follow its video's length).
     var seconds: Double?
     /// The languages an `ocr` call reads in (``Configuration/ocrLanguages``).

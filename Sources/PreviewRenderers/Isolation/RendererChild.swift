@@ -136,7 +136,11 @@ package enum RendererChild {
                                     progress: progress)), nil
                         )
                     }
-                    return (RenderReply(rendition: try transcoding.transcode(call.path, kind: call.kind, to: output, progress: progress)), nil)
+                    return (
+                        RenderReply(
+                            rendition: try transcoding.transcode(
+                                call.path, kind: call.kind, to: output, watermark: call.watermark, progress: progress)), nil
+                    )
                 }
             case .sprites:
                 guard let output = call.output else { throw PreviewError(.internal, "A sprites call names no output.") }

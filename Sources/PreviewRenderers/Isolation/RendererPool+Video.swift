@@ -2,12 +2,14 @@ import PreviewCore
 
 /// A video's derivatives made by children: renditions, ladders, scrubbing thumbnails, plays and clips.
 extension RendererPool {
-    /// The rendition of the video at `path`, written to `output` by a child within `seconds`.
+    /// The rendition of the video at `path` (with `watermark` burned in), written to `output` by a
+    /// child within `seconds`.
     func transcode(
-        _ path: String, kind: FileKind, to output: String, settings: RenditionSettings, seconds: Double, on offload: Offload,
-        progress: @escaping @Sendable (Double) -> Void
+        _ path: String, kind: FileKind, to output: String, settings: RenditionSettings, watermark: Watermark?, seconds: Double,
+        on offload: Offload, progress: @escaping @Sendable (Double) -> Void
     ) async throws(PreviewError) -> VideoTranscoding.Rendition {
-        let call = RenderCall(operation: .transcode, kind: kind, path: path, output: output, renditions: settings, seconds: seconds)
+        let call = RenderCall(
+            operation: .transcode, kind: kind, path: path, output: output, renditions: settings, watermark: watermark, seconds: seconds)
         let (reply, _) = try await self.call(call, on: offload, progress: progress)
         guard let rendition = reply.rendition else { throw PreviewError(.internal, "The renderer sent an incomplete answer.") }
         return rendition

@@ -63,6 +63,7 @@ struct ContentController {
         let documents = documents
         let document = try await documents.document(id: id)
         if let share = context.signedGrant?.marked, documents.marksContent(of: document, for: share) {
+            if document.kind.category == .video { return try await markedFilm(document, share: share, request: request, context: context) }
             return try await markedContent(document, share: share, request: request, context: context)
         }
         let channel = context.channel
@@ -96,18 +97,32 @@ struct ContentController {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: made.bytes)))
     }
 
-    /// A file of a video's playback manifest that `pick` names (its blob, type and size when the
-    /// manifest says), or `not_found`; `forbidden` for a watermarked share, whose film cannot carry it.
+    /// The download of a watermarked share's video: its marked film
+    /// (``DocumentService/playbackManifest(of:through:)``), by byte range; `202` until it is made.
+    func markedFilm(_ document: Document, share: ShareRecord, request: Request, context: ServerContext) async throws -> Response {
+        guard let film = try await documents.playbackManifest(of: document, through: share)?.rendition else {
+            return try JSON.response(TextController.NotYet(documentID: document.id), status: .accepted, headers: [.retryAfter: "30"])
+        }
+        let source = try await documents.blobs.servingSource(for: film.sha256, size: film.size)
+        return try await serve(
+            source, hash: film.sha256, size: film.size, mime: film.mime, request: request, channel: context.channel,
+            disposition: ContentDisposition.value(
+                inline: request.queryFields.get("download") == nil,
+                fileName: (document.filename as NSString).deletingPathExtension + ".mp4"))
+    }
+
+    /// A file of the playback manifest a request may have (the video's own, or a watermarked share's
+    /// marked film: ``DocumentService/playbackManifest(of:through:)``) that `pick` names (its blob,
+    /// type and size when the manifest says), or `not_found`.
     func playbackFile(
         _ id: String, request: Request, context: ServerContext,
         pick: @escaping @Sendable (DocumentService.Playback, Document) -> (BlobHash, String, Int?)?
     ) async throws -> Response {
-        guard context.signedGrant?.marked?.watermark == nil else {
-            throw APIError(.forbidden, "This link's watermark cannot be burned into a film: it shows the video's poster only.")
-        }
         let documents = documents
         let document = try await documents.document(id: id)
-        guard let manifest = try await documents.playbackManifest(of: document), let (hash, mime, knownSize) = pick(manifest, document) else {
+        guard let manifest = try await documents.playbackManifest(of: document, through: context.signedGrant?.marked),
+            let (hash, mime, knownSize) = pick(manifest, document)
+        else {
             throw APIError(.notFound, "The document has no such playback file (yet).")
         }
         let source = try await documents.blobs.servingSource(for: hash, size: knownSize)
