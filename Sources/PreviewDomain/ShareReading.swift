@@ -3,9 +3,9 @@ import PreviewCore
 
 /// What a share's page reports of one view of it (one load of the page, `view`, by one visitor,
 /// `visitor`: random ids the page makes and keeps, nothing else about who): the seconds each page
-/// was at least half in view while the tab was visible, and the stretches of the video played.
-/// Each report holds the view's totals so far, so a report sent twice, or one lost, changes nothing
-/// the next does not mend.
+/// was at least half in view while the tab was visible, the stretches of the video played, and how
+/// often a page or picture was opened zoomed and the download taken. Each report holds the view's
+/// totals so far, so a report sent twice, or one lost, changes nothing the next does not mend.
 public struct ShareReadingReport: Codable, Sendable, Equatable {
     /// The page's pass for the share's reports (``SharedPage``): the reports of a password-protected
     /// share come from a page that was given the password.
@@ -18,9 +18,16 @@ public struct ShareReadingReport: Codable, Sendable, Equatable {
     package var played: [[Double]]?
     /// The video's length in seconds, when it has one.
     package var duration: Double?
+    /// Times a page or picture was opened zoomed, and the download taken, in this view.
+    package var zooms: Int?
+    package var downloads: Int?
 
-    package init(pass: String, visitor: String, view: String, pages: [String: Double]? = nil, played: [[Double]]? = nil, duration: Double? = nil) {
+    package init(
+        pass: String, visitor: String, view: String, pages: [String: Double]? = nil, played: [[Double]]? = nil, duration: Double? = nil,
+        zooms: Int? = nil, downloads: Int? = nil
+    ) {
         (self.pass, self.visitor, self.view, self.pages, self.played, self.duration) = (pass, visitor, view, pages, played, duration)
+        (self.zooms, self.downloads) = (zooms, downloads)
     }
 }
 
@@ -45,13 +52,14 @@ public struct ShareViewRecord: Sendable, Equatable {
     package var pages: [Int: Double]
     package var played: [PlayedSpan]
     package var duration: Double?
+    package var actions: ShareViewActions
 
     package init(
         view: String, visitor: String, startedAt: Date, updatedAt: Date, pages: [Int: Double] = [:], played: [PlayedSpan] = [],
-        duration: Double? = nil
+        duration: Double? = nil, actions: ShareViewActions = ShareViewActions()
     ) {
         (self.view, self.visitor, self.startedAt, self.updatedAt) = (view, visitor, startedAt, updatedAt)
-        (self.pages, self.played, self.duration) = (pages, played, duration)
+        (self.pages, self.played, self.duration, self.actions) = (pages, played, duration, actions)
     }
 
     /// The views a share keeps, newest: a share with more has its oldest forgotten.
@@ -71,7 +79,7 @@ public struct ShareReadingVisit: Encodable, Sendable, Equatable {
 
 /// What was read and watched through a share, in one visit or in all of them: seconds per page
 /// (in page order), the stretches of the video played (merged: seeks and replays counted once),
-/// and the share of the video they cover.
+/// the share of the video they cover, and the zooms and downloads.
 public struct ShareReading: Encodable, Sendable, Equatable {
     package struct PageSeconds: Encodable, Sendable, Equatable {
         package var page: Int
@@ -83,14 +91,18 @@ public struct ShareReading: Encodable, Sendable, Equatable {
     package var durationSeconds: Double?
     /// The played stretches' part of the video, 0…1; nil without a video.
     package var watched: Double?
+    package var zooms: Int
+    package var downloads: Int
 
     enum CodingKeys: String, CodingKey {
-        case pages, played, watched
+        case pages, played, watched, zooms, downloads
         case durationSeconds = "duration_s"
     }
 
-    /// A reading of these seconds per page and played stretches (merged here) of a video this long.
-    package init(pages seconds: [Int: Double], played: [PlayedSpan], duration: Double?) {
+    /// A reading of these seconds per page and played stretches (merged here) of a video this long,
+    /// and these zooms and downloads.
+    package init(pages seconds: [Int: Double], played: [PlayedSpan], duration: Double?, actions: ShareViewActions = ShareViewActions()) {
+        (zooms, downloads) = (actions.zooms, actions.downloads)
         pages = seconds.keys.sorted().map { PageSeconds(page: $0, seconds: Self.rounded(seconds[$0]!)) }
         self.played = Self.merged(played)
         durationSeconds = duration
@@ -105,7 +117,9 @@ public struct ShareReading: Encodable, Sendable, Equatable {
         for view in views {
             for (page, time) in view.pages { seconds[page, default: 0] += time }
         }
-        self.init(pages: seconds, played: views.flatMap(\.played), duration: views.compactMap(\.duration).max())
+        self.init(
+            pages: seconds, played: views.flatMap(\.played), duration: views.compactMap(\.duration).max(),
+            actions: views.reduce(ShareViewActions()) { $0 + $1.actions })
     }
 
     /// Tenths of a second: what a report's timer can tell.
@@ -124,8 +138,10 @@ public struct ShareReading: Encodable, Sendable, Equatable {
     /// The largest report, in bytes.
     package static let maxReportBytes = 1024
 
-    /// A report's totals: seconds by page, the stretches played, the video's length.
-    package typealias Totals = (pages: [Int: Double], played: [PlayedSpan], duration: Double?)
+    /// A report's totals: seconds by page, the stretches played, the video's length, zooms and downloads.
+    package typealias Totals = (pages: [Int: Double], played: [PlayedSpan], duration: Double?, actions: ShareViewActions)
+    /// Zooms and downloads a view may count: one a second of the time it lasted, at most this many.
+    package static let maxActions = 1000
 
     /// `report` as a view's totals, or why it is refused: ids of 8–64 letters, digits, `-` and
     /// `_`; page numbers 1…100,000; finite, non-negative times; at most 32 played stretches.
@@ -152,7 +168,11 @@ public struct ShareReading: Encodable, Sendable, Equatable {
         if let duration = report.duration, !(duration.isFinite && duration >= 0) {
             throw PreviewError(.badRequest, "A reading report's duration is finite and not negative.")
         }
-        return (pages, played, report.duration)
+        let actions = ShareViewActions(zooms: report.zooms ?? 0, downloads: report.downloads ?? 0)
+        guard actions.zooms >= 0, actions.downloads >= 0 else {
+            throw PreviewError(.badRequest, "A reading report's zooms and downloads are counts, not negative.")
+        }
+        return (pages, played, report.duration, actions)
     }
 
     private static func isID(_ text: String) -> Bool {
@@ -166,7 +186,8 @@ public struct ShareReading: Encodable, Sendable, Equatable {
     /// `view` (kept before, or new) with a report's totals at `now`: each page's seconds and the
     /// played stretches only grow, and never past what the time since the view's first report
     /// allows (plus ``slackSeconds``): one page at most that long, all pages ``pagesInViewAtOnce``
-    /// times it, the played stretches ``fastestPlayback`` times it, within the video's length.
+    /// times it, the played stretches ``fastestPlayback`` times it, within the video's length; zooms
+    /// and downloads one a second of it, at most ``maxActions``.
     package static func updated(
         _ view: ShareViewRecord, with totals: Totals, at now: Date
     ) -> ShareViewRecord {
@@ -193,6 +214,10 @@ public struct ShareReading: Encodable, Sendable, Equatable {
             return span.length <= allowed ? span : PlayedSpan(from: span.from, to: span.from + allowed)
         }
         view.played = played
+        let actionsAllowed = min(maxActions, Int(lasted))
+        view.actions = ShareViewActions(
+            zooms: max(view.actions.zooms, min(totals.actions.zooms, actionsAllowed)),
+            downloads: max(view.actions.downloads, min(totals.actions.downloads, actionsAllowed)))
         return view
     }
 
@@ -237,46 +262,5 @@ extension ShareReadingVisit {
         case visitor, views, reading
         case startedAt = "started_at"
         case endedAt = "ended_at"
-    }
-}
-
-/// A share's visits in all, kept as its reports come (its views may be forgotten, these totals
-/// are not): what its owner's list of shares shows.
-public struct ShareReadingSummary: Encodable, Sendable, Equatable {
-    package var visits: Int
-    package var lastVisitAt: Date?
-    /// Seconds per page and played stretches of every view, and the video's length.
-    package var pages: [Int: Double]
-    package var played: [PlayedSpan]
-    package var duration: Double?
-
-    package init(visits: Int = 0, lastVisitAt: Date? = nil, pages: [Int: Double] = [:], played: [PlayedSpan] = [], duration: Double? = nil) {
-        (self.visits, self.lastVisitAt, self.pages, self.played, self.duration) = (visits, lastVisitAt, pages, played, duration)
-    }
-
-    package var reading: ShareReading { ShareReading(pages: pages, played: played, duration: duration) }
-
-    /// These totals with view `view` as it is now, `kept` as it was before (nil for a new view),
-    /// which begins a visit when `newVisit`.
-    package func adding(_ view: ShareViewRecord, replacing kept: ShareViewRecord?, newVisit: Bool) -> ShareReadingSummary {
-        var summary = self
-        if newVisit { summary.visits += 1 }
-        summary.lastVisitAt = max(lastVisitAt ?? view.updatedAt, view.updatedAt)
-        for (page, seconds) in view.pages { summary.pages[page, default: 0] += seconds - (kept?.pages[page] ?? 0) }
-        summary.played = ShareReading.merged(played + view.played)
-        summary.duration = view.duration ?? duration
-        return summary
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(visits, forKey: .visits)
-        try container.encodeIfPresent(lastVisitAt, forKey: .lastVisitAt)
-        try container.encode(reading, forKey: .reading)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case visits, reading
-        case lastVisitAt = "last_visit_at"
     }
 }

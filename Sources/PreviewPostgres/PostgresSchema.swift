@@ -296,7 +296,14 @@ enum PostgresSchema {
         // The text burned into everything a share serves (``ShareRecord/watermark``).
         ("v29-share-watermark", ["ALTER TABLE shares ADD COLUMN watermark text"]),
         // What a share paints out of everything it serves (``ShareRecord/redaction``, JSON).
-        ("v30-share-redaction", ["ALTER TABLE shares ADD COLUMN redaction text"])
+        ("v30-share-redaction", ["ALTER TABLE shares ADD COLUMN redaction text"]),
+        // A view's zooms and downloads (``ShareViewActions``), and a share's in all.
+        (
+            "v31-share-view-actions",
+            ["share_views", "share_readings"].flatMap { table in
+                ["zooms", "downloads"].map { "ALTER TABLE \(table) ADD COLUMN \($0) integer NOT NULL DEFAULT 0" }
+            }
+        )
     ]
 
     /// Steps of a migration that SQL cannot say, run after its statements in its transaction: the

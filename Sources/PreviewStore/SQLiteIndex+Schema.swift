@@ -380,6 +380,13 @@ extension SQLiteIndex {
         migrator.registerMigration("v30-share-redaction") { db in
             try db.execute(sql: "ALTER TABLE shares ADD COLUMN redaction TEXT")
         }
+        migrator.registerMigration("v31-share-view-actions") { db in
+            for table in ["share_views", "share_readings"] {
+                for column in ["zooms", "downloads"] {
+                    try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column) INTEGER NOT NULL DEFAULT 0")
+                }
+            }
+        }
         return migrator
     }
 

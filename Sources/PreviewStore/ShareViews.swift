@@ -30,18 +30,19 @@ extension DocumentIndex {
                         .adding(updated, replacing: kept, newVisit: newVisit)
                     var statements: [PortableSQL] = [
                         """
-                        INSERT INTO share_views (share_id, view_id, visitor, started_at, updated_at, pages, played, duration)
+                        INSERT INTO share_views (share_id, view_id, visitor, started_at, updated_at, pages, played, duration, zooms, downloads)
                         VALUES (\(share), \(view), \(updated.visitor), \(updated.startedAt), \(updated.updatedAt), \(JSONText.pages(updated.pages)),
-                                \(JSONText.encoded(updated.played)), \(updated.duration))
+                                \(JSONText.encoded(updated.played)), \(updated.duration), \(updated.actions.zooms), \(updated.actions.downloads))
                         ON CONFLICT (share_id, view_id) DO UPDATE SET updated_at = excluded.updated_at, pages = excluded.pages,
-                            played = excluded.played, duration = excluded.duration
+                            played = excluded.played, duration = excluded.duration, zooms = excluded.zooms, downloads = excluded.downloads
                         """,
                         """
-                        INSERT INTO share_readings (share_id, visits, last_visit_at, pages, played, duration)
+                        INSERT INTO share_readings (share_id, visits, last_visit_at, pages, played, duration, zooms, downloads)
                         VALUES (\(share), \(summary.visits), \(summary.lastVisitAt), \(JSONText.pages(summary.pages)),
-                                \(JSONText.encoded(summary.played)), \(summary.duration))
+                                \(JSONText.encoded(summary.played)), \(summary.duration), \(summary.actions.zooms), \(summary.actions.downloads))
                         ON CONFLICT (share_id) DO UPDATE SET visits = excluded.visits, last_visit_at = excluded.last_visit_at,
-                            pages = excluded.pages, played = excluded.played, duration = excluded.duration
+                            pages = excluded.pages, played = excluded.played, duration = excluded.duration, zooms = excluded.zooms,
+                            downloads = excluded.downloads
                         """
                     ]
                     if kept == nil {
@@ -87,7 +88,8 @@ extension ShareViewRecord {
             let played = row.text("played").flatMap({ JSONText.decoded([PlayedSpan].self, from: $0) })
         else { throw UnreadableRow(table: "share_views") }
         self.init(
-            view: view, visitor: visitor, startedAt: startedAt, updatedAt: updatedAt, pages: pages, played: played, duration: row.real("duration"))
+            view: view, visitor: visitor, startedAt: startedAt, updatedAt: updatedAt, pages: pages, played: played, duration: row.real("duration"),
+            actions: ShareViewActions(row: row))
     }
 }
 
@@ -97,7 +99,16 @@ extension ShareReadingSummary {
         guard let visits = row.integer("visits"), let pages = row.text("pages").flatMap(JSONText.pages(from:)),
             let played = row.text("played").flatMap({ JSONText.decoded([PlayedSpan].self, from: $0) })
         else { throw UnreadableRow(table: "share_readings") }
-        self.init(visits: Int(visits), lastVisitAt: row.date("last_visit_at"), pages: pages, played: played, duration: row.real("duration"))
+        self.init(
+            visits: Int(visits), lastVisitAt: row.date("last_visit_at"), pages: pages, played: played, duration: row.real("duration"),
+            actions: ShareViewActions(row: row))
+    }
+}
+
+extension ShareViewActions {
+    /// The zooms and downloads of a view's or a share's row.
+    init(row: PortableRow) {
+        self.init(zooms: Int(row.integer("zooms") ?? 0), downloads: Int(row.integer("downloads") ?? 0))
     }
 }
 

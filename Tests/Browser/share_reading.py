@@ -5,7 +5,8 @@ whose clock the walk runs (Playwright's `clock`: the page's timers and `performa
 chosen pages for chosen times and plays chosen stretches of the video; then closes the tab, which
 sends the last report. The owner's Share dialog on the Detail page shows, per school, the seconds of
 each page within ±2 s of what the school's window had at least half in view while it read, and how
-much of the video it watched within one point of the stretches the school's player says it played;
+much of the video it watched within one point of the stretches the school's player says it played,
+and that the school that opened a page zoomed did so once;
 the owner's API gives those stretches within ±1 s; the owner's app, waiting on `GET /v1/events`
 from before, hears the first school's first opening within 60 s. axe-core finds no serious or critical violation
 on the shared pages or in the dialog. With a screenshot folder, both dialogs are saved there.
@@ -30,10 +31,11 @@ from playwright.sync_api import expect
 
 from walk import SIZES, WAIT_MS, check, no_serious_violations, run, signed_in_page
 
-# What each school does: pages read (page number, seconds at its top), then stretches played (from, to).
+# What each school does: pages read (page number, seconds at its top), a page opened zoomed (or
+# none), then stretches played (from, to).
 SCHOOLS = {
-    "North High": {"pages": [(1, 20), (3, 9)], "played": [(0, 12), (60, 70)]},
-    "Lakeside Prep": {"pages": [(2, 14)], "played": [(100, 130)]},
+    "North High": {"pages": [(1, 20), (3, 9)], "zoom": 3, "played": [(0, 12), (60, 70)]},
+    "Lakeside Prep": {"pages": [(2, 14)], "zoom": None, "played": [(100, 130)]},
 }
 
 
@@ -157,6 +159,12 @@ def walk(browser, base, samples, size, shots, video):
         share_page(visitor, links[(transcript, school)][0], "img[data-page='5']")
         expect(visitor.get_by_role("heading", level=1)).to_have_text("Official Transcript")
         pages = read_pages(visitor, plan["pages"])
+        if plan["zoom"]:
+            # Opened zoomed and closed again, the paused clock adds no seconds to any page.
+            visitor.locator(f"img[data-page='{plan['zoom']}']").click()
+            expect(visitor.locator(".zoom")).to_be_visible()
+            visitor.keyboard.press("Escape")
+            expect(visitor.locator(".zoom")).to_have_count(0)
         share_page(visitor, links[(reel, school)][0], "video source[src*='renditions/']")
         played = play(visitor, plan["played"])
         truth[school] = (pages, played)
@@ -203,6 +211,9 @@ def walk(browser, base, samples, size, shots, video):
                  for number, minutes, seconds in re.findall(r"page (\d+) (\d+):(\d\d)", line.inner_text())}
         close = shown.keys() == pages.keys() and all(abs(shown[number] - pages[number]) <= 2 for number in pages)
         check(close, f"{size}: the Share dialog shows {school}'s seconds per page within 2 s ({shown} against {pages})")
+        zoomed = re.search(r"zoomed in (\d+)×", line.inner_text())
+        check((zoomed and zoomed.group(1)) == ("1" if SCHOOLS[school]["zoom"] else None),
+              f"{size}: the Share dialog shows how often {school} zoomed in ({zoomed and zoomed.group(0)})")
     no_serious_violations(page, size, "in the Share dialog with what each school read")
     if shots:
         page.screenshot(path=str(shots / f"share-reading-{size}.png"))

@@ -26,16 +26,24 @@ import Testing
     @Test func aReportClaimsNoMoreThanItsViewLasted() {
         let fresh = view("v-aaaaaaaa", at: 0)
         // Ten seconds in: one page at most 40 s (10 and the slack), the video at most twice that, within its length.
+        // Zooms and downloads: one a second of it at most (40).
         let claimed = ShareReading.updated(
-            fresh, with: (pages: [1: 1_000, 2: 12], played: [PlayedSpan(from: 0, to: 500)], duration: 300), at: start + 10)
+            fresh,
+            with: (
+                pages: [1: 1_000, 2: 12], played: [PlayedSpan(from: 0, to: 500)], duration: 300,
+                actions: ShareViewActions(zooms: 3, downloads: 1_000_000)
+            ), at: start + 10)
         #expect(claimed.pages == [1: 40, 2: 12])
         #expect(claimed.played == [PlayedSpan(from: 0, to: 80)])
+        #expect(claimed.actions == ShareViewActions(zooms: 3, downloads: 40))
         // Totals only grow: a later, smaller report keeps what was said.
-        let later = ShareReading.updated(claimed, with: (pages: [1: 5], played: [], duration: 300), at: start + 20)
-        #expect(later.pages[1] == 40 && later.played == claimed.played && later.updatedAt == start + 20)
+        let later = ShareReading.updated(claimed, with: (pages: [1: 5], played: [], duration: 300, actions: ShareViewActions()), at: start + 20)
+        #expect(later.pages[1] == 40 && later.played == claimed.played && later.updatedAt == start + 20 && later.actions == claimed.actions)
         // Many pages at once: their sum is bounded by four pages' worth.
         let many = ShareReading.updated(
-            fresh, with: (pages: Dictionary(uniqueKeysWithValues: (1...10).map { ($0, 40.0) }), played: [], duration: nil), at: start + 10)
+            fresh,
+            with: (pages: Dictionary(uniqueKeysWithValues: (1...10).map { ($0, 40.0) }), played: [], duration: nil, actions: ShareViewActions()),
+            at: start + 10)
         #expect(abs(many.pages.values.reduce(0, +) - 160) < 0.001)
     }
 
@@ -49,7 +57,8 @@ import Testing
             ShareReadingReport(pass: "p", visitor: "visitor-1", view: "view-0001", pages: ["1": -1]),
             ShareReadingReport(pass: "p", visitor: "visitor-1", view: "view-0001", played: [[1, 2, 3]]),
             ShareReadingReport(pass: "p", visitor: "visitor-1", view: "view-0001", played: Array(repeating: [1, 2], count: 33)),
-            ShareReadingReport(pass: "p", visitor: "visitor-1", view: "view-0001", duration: -.infinity)
+            ShareReadingReport(pass: "p", visitor: "visitor-1", view: "view-0001", duration: -.infinity),
+            ShareReadingReport(pass: "p", visitor: "visitor-1", view: "view-0001", zooms: -1)
         ] {
             #expect(throws: (any Error).self, "\(bad)") { try ShareReading.totals(of: bad) }
         }

@@ -60,10 +60,13 @@ import Testing
             let (id, url, shareID) = try await Self.sharedTranscript(client, harness)
             let pass = try await Self.pass(client, url)
             let visitor = "visitor-0123456789"
-            // A first view: page 1 for 40 s, then page 2 for 20 s; its reports hold its totals so far.
+            // A first view: page 1 for 40 s, then page 2 for 20 s, two zooms and a download; its
+            // reports hold its totals so far.
             try await Self.report(client, url, ["pass": pass, "visitor": visitor, "view": "view-aaaaaaaa", "pages": ["1": 10]], expect: .noContent)
             harness.clock.advance(by: .seconds(60))
-            let totals: [String: Any] = ["pass": pass, "visitor": visitor, "view": "view-aaaaaaaa", "pages": ["1": 40, "2": 20]]
+            let totals: [String: Any] = [
+                "pass": pass, "visitor": visitor, "view": "view-aaaaaaaa", "pages": ["1": 40, "2": 20], "zooms": 2, "downloads": 1
+            ]
             try await Self.report(client, url, totals, expect: .noContent)
             try await Self.report(client, url, totals, expect: .noContent, "the same report again changes nothing")
             // A claim past the time the view has lasted (60 s, and 30 s of slack) is cut to it.
@@ -71,7 +74,8 @@ import Testing
                 client, url, ["pass": pass, "visitor": visitor, "view": "view-aaaaaaaa", "pages": ["3": 5_000]], expect: .noContent)
             // The same visitor five minutes later: the same visit; an hour later (the page loaded again), another.
             harness.clock.advance(by: .seconds(300))
-            try await Self.report(client, url, ["pass": pass, "visitor": visitor, "view": "view-bbbbbbbb", "pages": ["2": 12]], expect: .noContent)
+            try await Self.report(
+                client, url, ["pass": pass, "visitor": visitor, "view": "view-bbbbbbbb", "pages": ["2": 12], "zooms": 1], expect: .noContent)
             harness.clock.advance(by: .seconds(3600))
             let later = try await Self.pass(client, url)
             try await Self.report(client, url, ["pass": later, "visitor": visitor, "view": "view-cccccccc", "pages": ["5": 7]], expect: .noContent)
@@ -81,10 +85,13 @@ import Testing
             #expect(visits.first?["views"] as? Int == 1 && visits.last?["views"] as? Int == 2)
             #expect(Self.seconds(visits.first?["reading"] as? [String: Any]) == [5: 7])
             #expect(Self.seconds(visits.last?["reading"] as? [String: Any]) == [1: 40, 2: 32, 3: 90])
+            let firstVisit = visits.last?["reading"] as? [String: Any]
+            #expect(firstVisit?["zooms"] as? Int == 3 && firstVisit?["downloads"] as? Int == 1, "\(firstVisit ?? [:])")
             let listed = try #require(try await Shares.shares(client, id).first?["reading"] as? [String: Any])
             #expect(listed["visits"] as? Int == 2 && listed["last_visit_at"] is String)
             #expect(Self.seconds(listed["reading"] as? [String: Any]) == [1: 40, 2: 32, 3: 90, 5: 7])
             #expect((listed["reading"] as? [String: Any])?["watched"] == nil, "no video, no watched share")
+            #expect((listed["reading"] as? [String: Any])?["zooms"] as? Int == 3 && (listed["reading"] as? [String: Any])?["downloads"] as? Int == 1)
         }
     }
 

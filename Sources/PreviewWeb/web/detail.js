@@ -153,6 +153,8 @@
     const pages = reading.pages.filter((page) => page.seconds >= 1);
     if (pages.length) facts.push(pages.map((page) => `page ${page.page} ${clock(page.seconds)}`).join(", "));
     if (reading.watched != null) facts.push(`watched ${Math.round(reading.watched * 100)} %`);
+    if (reading.zooms) facts.push(`zoomed in ${reading.zooms}×`);
+    if (reading.downloads) facts.push(`downloaded ${reading.downloads}×`);
     return facts;
   };
   // The same, drawn: a bar per page up to the last read (its height the page's share of the

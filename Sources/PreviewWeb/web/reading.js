@@ -1,7 +1,8 @@
 "use strict";
 // What a shared page reports of its reading (`POST /s/{token}/reading`): the seconds each page was
 // at least half in view while the tab was visible, and the stretches of the video played (the
-// browser's own `played` ranges: seeks and replays merged). A random id kept in this browser names
+// browser's own `played` ranges: seeks and replays merged), and how often a page or picture was
+// opened zoomed and the download taken. A random id kept in this browser names
 // the visitor and another this load of the page; nothing else about who. Each report holds the
 // totals so far, so one lost or sent twice changes nothing the next does not mend.
 (() => {
@@ -46,12 +47,17 @@
   watch(main);
   new MutationObserver((changes) => changes.forEach((change) => change.addedNodes.forEach(watch)))
     .observe(main, { childList: true, subtree: true });
+  let zooms = 0;
+  let downloads = 0;
+  document.addEventListener("docpreview:zoom", () => { zooms += 1; });
   const video = main.querySelector("video");
   const tenths = (time) => Math.round(time * 10) / 10;
   let sent = "";
   const send = () => {
     tally();
     const report = { pass, visitor, view };
+    if (zooms) report.zooms = zooms;
+    if (downloads) report.downloads = downloads;
     if (video) {
       report.played = [];
       for (let index = 0; index < video.played.length && index < 32; index += 1) {
@@ -82,4 +88,9 @@
   });
   addEventListener("pagehide", send);
   if (video) video.addEventListener("pause", send);
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest || !event.target.closest("a[href*='download=1']")) return;
+    downloads += 1;
+    send();
+  });
 })();

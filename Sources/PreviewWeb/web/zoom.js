@@ -167,7 +167,11 @@
   function open(img, view) {
     fetch(img.dataset.zoom + "/info.json", { credentials: "same-origin" })
       .then((response) => (response.ok ? response.json() : Promise.reject(new Error(`info.json: ${response.status}`))))
-      .then((info) => new Viewer(img, zoomable().indexOf(img), info, view))
+      .then((info) => {
+        new Viewer(img, zoomable().indexOf(img), info, view);
+        // Told to whoever counts (a shared page's reading report).
+        document.dispatchEvent(new CustomEvent("docpreview:zoom"));
+      })
       .catch(() => {});
   }
 
