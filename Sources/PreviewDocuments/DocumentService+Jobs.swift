@@ -17,9 +17,10 @@ package enum JobRun: Sendable {
 }
 
 extension DocumentService {
-    /// `document` as `GET /v1/documents/{id}` shows it: with its playback when it is a video.
-    package func view(of document: Document) async throws -> DocumentView {
-        var view = DocumentView(document, playback: try await playback(of: document))
+    /// `document` as `GET /v1/documents/{id}` shows it: with its playback when it is a video (as
+    /// `share` serves it, when there is one: ``playbackManifest(of:through:)``).
+    package func view(of document: Document, through share: ShareRecord? = nil) async throws -> DocumentView {
+        var view = DocumentView(document, playback: try await playback(of: document, through: share))
         view.sources = try await sources(ofDocument: document.id).map(DocumentView.Source.init)
         return view
     }
@@ -31,9 +32,9 @@ extension DocumentService {
     }
 
     /// A video's renditions and thumbnails as far as its playback job has gone; nil for other documents.
-    func playback(of document: Document) async throws -> PlaybackView? {
+    func playback(of document: Document, through share: ShareRecord? = nil) async throws -> PlaybackView? {
         guard document.playback != nil else { return nil }
-        let manifest = try await pipeline.playbackManifest(of: document)
+        let manifest = try await playbackManifest(of: document, through: share)
         let base = "/v1/documents/\(document.id)"
         var entry = PlaybackView.Rendition(name: DocumentPipeline.renditionName, mime: "video/mp4", status: .pending)
         if let made = manifest?.rendition {

@@ -147,6 +147,22 @@ extension DocumentService {
         return (share, try await sharedDocument(share))
     }
 
+    /// Share `id` while it shows a document: `not_found` for no such share, `gone` once it ended.
+    package func liveShare(_ id: String) async throws -> ShareRecord {
+        guard let share = try await store.index.share(id: id) else { throw PreviewError(.notFound, "There is no such link.") }
+        _ = try await sharedDocument(share)
+        return share
+    }
+
+    /// Share `id` of `document` (of any of its versions), for an app that plays its signed URLs:
+    /// `not_found` for no such share of it, `gone` once it ended.
+    package func shareForApp(_ id: String, of document: Document) async throws -> ShareRecord {
+        guard try await store.index.shares(ofDocument: document.id).contains(where: { $0.id == id }) else {
+            throw PreviewError(.notFound, "Document \(document.id) has no share \(id).")
+        }
+        return try await liveShare(id)
+    }
+
     /// Share `id`'s openings and downloads, newest first; `not_found` for no such share.
     package func visits(ofShare id: String) async throws -> [ShareVisit] {
         guard try await store.index.share(id: id) != nil else { throw PreviewError(.notFound, "No share \(id).") }

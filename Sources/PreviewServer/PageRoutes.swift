@@ -13,6 +13,9 @@ package enum PagePaths {
     package static let signOut = "/ui/signout"
     /// A share's page, `/s/{token}`: open to anyone with the link, its password checked by the page.
     package static let sharePrefix = "/s/"
+    /// Where an app that plays a share's signed URLs sends its reading reports, `/s/shares/{id}/reading`
+    /// (open to anyone: the reports' pass is the share's).
+    package static func shareReadingPath(share: String) -> String { sharePrefix + "shares/\(share)/reading" }
     /// The pages' stylesheet and scripts, open to anyone: they hold nothing of anyone's.
     package static let assetPrefix = "/assets/"
     /// The upload form's post, whose multipart body the upload reads (and checks its CSRF field).

@@ -54,18 +54,24 @@ struct SharePagesController {
             return try await open(try context.parameters.require("token"), password: form?.password ?? "", client: context.clientAddress)
         }
         routes.add(.post, PagePaths.sharePrefix + ":token/reading") { request, context in
-            try await read(try context.parameters.require("token"), request, client: context.clientAddress)
+            let token = try context.parameters.require("token")
+            return try await read(request, client: context.clientAddress) { try await documents.openShare(token: token).share }
+        }
+        routes.add(.post, PagePaths.shareReadingPath(share: ":share")) { request, context in
+            let id = try context.parameters.require("share")
+            return try await read(request, client: context.clientAddress) { try await documents.liveShare(id) }
         }
     }
 
-    /// Keeps a reading report of the page of the share `token` names: `204`; `413` past
-    /// ``ShareReading/maxReportBytes``; `429` with `Retry-After` past this address's or this
-    /// share's pace; `404`/`410` for no such share or one that ended (nothing is kept); `403`
-    /// without the pass of this share's page; `400` for a report that is not one.
-    func read(_ token: String, _ request: Request, client: String) async throws -> Response {
+    /// Keeps a reading report of the share `opened` finds (by its page's token, or by its id for an
+    /// app that plays its signed URLs): `204`; `413` past ``ShareReading/maxReportBytes``; `429`
+    /// with `Retry-After` past this address's or this share's pace; `404`/`410` for no such share or
+    /// one that ended (nothing is kept); `403` without the pass of this share; `400` for a report
+    /// that is not one.
+    func read(_ request: Request, client: String, opened: () async throws -> ShareRecord) async throws -> Response {
         let body = try await request.body.collect(upTo: ShareReading.maxReportBytes)
         if let wait = reports.perAddress.take(["address:" + client]) { return paced(wait) }
-        let share = try await documents.openShare(token: token).share
+        let share = try await opened()
         if let wait = reports.perShare.take(["share:" + share.id]) { return paced(wait) }
         guard let report = try? JSONDecoder().decode(ShareReadingReport.self, from: body) else {
             throw PreviewError(.badRequest, #"A reading report is {"pass", "visitor", "view", "pages"?, "played"?, "duration"?}."#)

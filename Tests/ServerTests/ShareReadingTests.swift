@@ -6,6 +6,7 @@ import NIOCore
 import PreviewBackendTestSupport
 import PreviewCore
 import PreviewDomain
+import PreviewServer
 import PreviewTestSupport
 import Testing
 
@@ -123,6 +124,50 @@ import Testing
             #expect((others["events"] as? [Any])?.isEmpty == true, "another owner's events only")
             try await client.execute(uri: "/v1/events?since=0", method: .get) { #expect($0.status == .unauthorized) }
             try await client.execute(uri: "/v1/events?since=-1", method: .get, headers: Shares.bearer) { #expect($0.status == .badRequest) }
+        }
+    }
+
+    /// Issue 70, item 1: an app given a share's signed URLs (`POST …/signed-urls {"share"}`) shows
+    /// them as the share's page would (bound to the share, ending with it) and reports as the page
+    /// does, to the address and with the pass it was given; another share's pass is refused.
+    @Test func anAppPlayingASharesSignedURLsReports() async throws {
+        let harness = try await Harness(token: Shares.token, signingKeys: try SigningKeys([SignedURLTests.current]))
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let (id, _, shareID) = try await Self.sharedTranscript(client, harness)
+            let otherShare = try #require(try await Shares.share(client, id, #"{"label": "South High"}"#)["share_id"] as? String)
+            let links = try await client.execute(
+                uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Shares.bearer, body: ByteBuffer(string: #"{"share": "\#(shareID)"}"#)
+            ) { try json($0) }
+            let pages = try #require(links["pages"] as? [String])
+            #expect(pages.count == 5 && pages.allSatisfy { $0.contains("share=\(shareID)") }, "\(pages)")
+            let reading = try #require(links["reading"] as? [String: Any])
+            let (address, pass) = (try #require(reading["url"] as? String), try #require(reading["pass"] as? String))
+            #expect(address == "/s/shares/\(shareID)/reading")
+            try await client.execute(uri: pages[1], method: .get) { #expect($0.status == .ok) }
+
+            func post(_ address: String, _ body: [String: Any]) async throws -> HTTPResponse.Status {
+                let bytes = try JSONSerialization.data(withJSONObject: body)
+                return try await client.execute(uri: address, method: .post, body: ByteBuffer(bytes: bytes)) { $0.status }
+            }
+            harness.clock.advance(by: .seconds(10))
+            let report: [String: Any] = ["pass": pass, "visitor": "app-visitor-01", "view": "app-view-0001", "pages": ["2": 6], "zooms": 1]
+            #expect(try await post(address, report) == .noContent)
+            let visits = try await Self.visits(client, id, shareID)
+            #expect(Self.seconds(visits.first?["reading"] as? [String: Any]) == [2: 6])
+            #expect((visits.first?["reading"] as? [String: Any])?["zooms"] as? Int == 1)
+            #expect(try await post("/s/shares/\(otherShare)/reading", report) == .forbidden, "a pass works for its own share only")
+            #expect(try await post("/s/shares/\(UUID().uuidString.lowercased())/reading", report) == .notFound)
+            try await client.execute(
+                uri: "/v1/documents/\(id)/signed-urls", method: .post, headers: Shares.bearer,
+                body: ByteBuffer(string: #"{"share": "\#(UUID().uuidString.lowercased())"}"#)
+            ) { #expect($0.status == .notFound, "only a share of this document") }
+
+            // Revoked: its URLs and its reports end with it.
+            try await client.execute(uri: "/v1/shares/\(shareID)", method: .delete, headers: Shares.bearer) { #expect($0.status == .ok) }
+            harness.clock.advance(by: .seconds(30))
+            try await client.execute(uri: pages[1], method: .get) { #expect($0.status == .gone) }
+            #expect(try await post(address, report.merging(["view": "app-view-0002"]) { $1 }) == .gone)
         }
     }
 
