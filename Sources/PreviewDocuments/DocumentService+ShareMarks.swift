@@ -60,7 +60,7 @@ extension DocumentService {
         guard case let .ready(_, read) = try await textAnswer(of: document, pages: pages, words: true) else { return nil }
         return read.compactMap { stored in
             guard let words = stored.words else { return nil }
-            let findings = redaction.findings(on: words)
+            let findings = redaction.findings(on: words, number: stored.page)
             return PageRedactions(
                 page: stored.page, width: words.width, height: words.height, findings: findings,
                 text: Redaction.redactedText(of: words, findings))

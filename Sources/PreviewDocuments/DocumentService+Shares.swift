@@ -25,12 +25,13 @@ extension DocumentService {
         package var redaction: Redaction?
 
         enum CodingKeys: CodingKey {
-            case password, expiresAt, allowDownload, highlight, watermark, redact, redactTerms, redactKeep
+            case password, expiresAt, allowDownload, highlight, watermark, redact, redactTerms, redactKeep, redactBoxes
         }
 
         /// The fields, as a refusal of a body that is not JSON of them names them.
         package static let fields =
-            #""expires_at"?, "password"?, "allow_download"?, "highlight"?, "watermark"?, "redact"?, "redact_terms"?, "redact_keep"?"#
+            #""expires_at"?, "password"?, "allow_download"?, "highlight"?, "watermark"?, "redact"?, "redact_terms"?, "redact_keep"?, "#
+            + #""redact_boxes"?"#
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -42,7 +43,8 @@ extension DocumentService {
             let redaction = Redaction(
                 kinds: try container.decodeIfPresent([Redaction.Kind].self, forKey: .redact) ?? [],
                 terms: try container.decodeIfPresent([String].self, forKey: .redactTerms) ?? [],
-                keep: try container.decodeIfPresent([String].self, forKey: .redactKeep) ?? [])
+                keep: try container.decodeIfPresent([String].self, forKey: .redactKeep) ?? [],
+                boxes: try container.decodeIfPresent([Redaction.DrawnBox].self, forKey: .redactBoxes) ?? [])
             self.redaction = redaction.isEmpty ? nil : redaction
         }
 

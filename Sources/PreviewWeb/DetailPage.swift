@@ -45,6 +45,8 @@ struct DetailPage {
     let downloadPath: String
     let deletePath: String
     let sharedCount: Int?
+    /// The pages the Share dialog lets its owner draw boxes to remove on (a picture's one); nil for none.
+    let drawnPages: Int?
     let media: MediaView
     /// "Clip from here" under a video's player (`web/clip.js`), when there is a player.
     let clip: ClipPanel?
@@ -116,6 +118,7 @@ struct DetailPage {
         next = neighbours.1.map { Neighbour(href: list.carried("/ui/documents/\($0.id)"), title: $0.title) }
         id = document.id
         currentID = current.id
+        drawnPages = document.kind.isPaged ? document.pages.flatMap { $0 > 0 ? $0 : nil } : document.kind.category == .image ? 1 : nil
         title = document.title
         pageTitle = document.title
         typeID = document.type ?? ""

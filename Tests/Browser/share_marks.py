@@ -6,8 +6,9 @@ in a fresh browser: the page says what its pictures carry, every page's picture 
 owner's own picture of that page (compared in the browser, pixel by pixel, in a canvas), and its
 download is a PDF, not the original. axe-core finds no serious or critical violation on the page or
 in the dialog. Redacted: the owner of a transcript with a date of birth and a phone number checks
-what to remove, asks what would be, sees both found, unchecks the phone number and shares; the
-school's page describes its page without the date of birth, with the phone number. A watermarked
+what to remove, asks what would be, sees both found on the page's picture, unchecks the phone number,
+drags a box over a word nothing found and shares; the school's page describes its page without the
+date of birth or that word, with the phone number. A watermarked
 link of a video shows its marked poster until its film with the watermark is made, then plays that
 film. Every touch target of the
 dialog and the shared page is 44 px or more. With a screenshot folder, the dialogs and the shared
@@ -71,6 +72,16 @@ def upload(base, path, title):
         return json.loads(response.read())["document_id"]
 
 
+def word_box(base, document, text):
+    """The box of the word `text` on page 1 of `document` as fractions of the page (its text API's)."""
+    request = urllib.request.Request(f"{base}/v1/documents/{document}/text?page=1",
+                                     headers={"Authorization": f"Bearer {os.environ['DOCPREVIEW_TOKEN']}", "Accept": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        page = json.loads(response.read())["pages"][0]
+    box = next(word["box"] for word in page["words"] if word["text"] == text)
+    return [box[0] / page["width"], box[1] / page["height"], box[2] / page["width"], box[3] / page["height"]]
+
+
 def redacted(browser, base, size, shots, transcript):
     document = upload(base, transcript, f"Redacted transcript {size}")
     page = signed_in_page(browser, base, size)
@@ -83,16 +94,35 @@ def redacted(browser, base, size, shots, transcript):
     share.get_by_label("Dates of birth").check()
     share.get_by_label("Phone numbers").check()
     found = share.locator("#share-redact-found")
+    status = share.locator("#share-redact-status")
     # The document's words are read by its text job after its preview: asked again until they are.
     for _ in range(120):
         share.get_by_role("button", name="Show what is removed").click()
-        expect(found).not_to_have_text("Looking…")
+        expect(status).not_to_have_text("Looking…")
         if "Page 1" in found.inner_text():
             break
         page.wait_for_timeout(500)
     check("03/14/2008" in found.inner_text() and "(555) 123-4567" in found.inner_text(),
           f"{size}: the owner sees the date of birth and the phone number found on page 1 before the link is made")
+    picture = found.locator(".redact-page img")
+    picture.scroll_into_view_if_needed()
+    page.wait_for_function("() => { const img = document.querySelector('.redact-page img'); return img.complete && img.naturalWidth > 0 }")
+    boxes = found.locator(".redact-box.found")
+    check(boxes.count() >= 3, f"{size}: the page's picture shows the boxes found on it ({boxes.count()}: the date, the phone number's two words)")
     found.get_by_label("phone: “(555) 123-4567”").uncheck()
+    check(found.locator(".redact-box.found.kept").count() == 2, f"{size}: unchecked, the phone number's boxes are shown kept")
+    # The owner drags a box over "Chemistry", which nothing finds.
+    chemistry = word_box(base, document, "Chemistry")
+    picture.evaluate("img => img.scrollIntoView({ block: 'start' })")
+    frame = picture.bounding_box()
+    at = lambda x, y: (frame["x"] + x * frame["width"], frame["y"] + y * frame["height"])
+    page.mouse.move(*at(chemistry[0] - 0.01, chemistry[1] - 0.005))
+    page.mouse.down()
+    page.mouse.move(*at((chemistry[0] + chemistry[2]) / 2, chemistry[3]), steps=4)
+    page.mouse.move(*at(chemistry[2] + 0.01, chemistry[3] + 0.005), steps=4)
+    page.mouse.up()
+    check(found.locator(".redact-box.drawn").count() == 1 and found.get_by_label("a box you drew").is_checked(),
+          f"{size}: a box dragged across the page is drawn on it and listed, checked")
     check(not small_touch_targets(page), f"{size}: every touch target of the dialog is 44 px or more {small_touch_targets(page)}")
     if shots:
         found.scroll_into_view_if_needed()
@@ -107,6 +137,8 @@ def redacted(browser, base, size, shots, transcript):
     described = visitor.locator(".page-text").first.text_content()
     check("03/14/2008" not in described and "[redacted]" in described and "(555) 123-4567" in described,
           f"{size}: the school's page text has no date of birth, and the phone number the owner kept: {described!r}")
+    check("Chemistry" not in described and "Cumulative" in described,
+          f"{size}: nor the word under the box the owner drew: {described!r}")
     check(visitor.get_by_role("link", name="Download (PDF, redacted)").count() == 0, f"{size}: no download was allowed")
     if shots:
         visitor.wait_for_function("() => { const img = document.querySelector('img[data-page]'); return img.complete && img.naturalWidth > 0 }")

@@ -88,4 +88,25 @@ import Testing
         }
         #expect(text.contains("[redacted]") && text.contains("GPA 3.87"))
     }
+
+    /// A box the owner drew on page 1: painted out as drawn, with the words whose middle it holds
+    /// (those of its line, "Issued 06/01/2025", and none of the lines above or below) left out of the
+    /// text; a box on another page finds nothing here; boxes that are not boxes are refused.
+    @Test func aDrawnBoxTakesTheWordsUnderIt() throws {
+        // Line 10 (row 9) lies from 252 to 266 points: the box holds its first two words' middles.
+        let box = [72.0 / 612, 250.0 / 792, 240.0 / 612, 268.0 / 792]
+        let redaction = Redaction(kinds: [], boxes: [.init(page: 1, box: box), .init(page: 2, box: [0, 0, 1, 1])])
+        try redaction.check()
+        let findings = redaction.findings(on: Self.transcript, number: 1)
+        #expect(findings.count == 1 && findings.first?.kind == "box" && findings.first?.text == "Issued 06/01/2025")
+        let painted = try #require(findings.first?.boxes.first)
+        #expect(zip(painted, [72, 250, 240, 268]).allSatisfy { abs($0 - $1) < 1e-9 }, "\(painted)")
+        let text = Redaction.redactedText(of: Self.transcript, findings)
+        #expect(!text.contains("06/01/2025") && text.contains("GPA 3.87") && text.contains("Springfield"))
+        #expect(Redaction(kinds: [], boxes: [.init(page: 2, box: box)]).findings(on: Self.transcript, number: 1).isEmpty)
+        for bad in [[0.5, 0.5, 0.4, 0.6], [0, 0, 1.5, 1], [0, 0, .nan, 1], [0, 0, 1]] {
+            #expect(throws: PreviewError.self, "\(bad)") { try Redaction(kinds: [], boxes: [.init(page: 1, box: bad)]).check() }
+        }
+        #expect(throws: PreviewError.self) { try Redaction(kinds: [], boxes: [.init(page: 0, box: box)]).check() }
+    }
 }

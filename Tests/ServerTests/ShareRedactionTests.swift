@@ -141,6 +141,42 @@ import Testing
         }
     }
 
+    /// A box the owner draws (`redact_boxes`, fractions of the page) around a word found by nothing
+    /// else: painted out of the page (Tesseract no longer reads it, and still reads the title) and left
+    /// out of the page's text; a box that is not one is refused.
+    @Test func aBoxTheOwnerDrawsIsRemoved() async throws {
+        let harness = try await Harness(token: Shares.token)
+        defer { harness.folder.remove() }
+        try await harness.test { client in
+            let id = try await client.execute(
+                uri: "/v1/documents?filename=typed.pdf&owner=ana&title=Transcript", method: .post, headers: Shares.bearer,
+                body: ByteBuffer(bytes: LinesPDF.make([Self.lines]))
+            ) { try #require(try json($0)["document_id"] as? String) }
+            try await harness.drainQueue()
+            let page = try await client.execute(
+                uri: "/v1/documents/\(id)/text?page=1", method: .get, headers: [.authorization: "Bearer \(Shares.token)", .accept: "application/json"]
+            ) { try #require((try json($0)["pages"] as? [[String: Any]])?.first) }
+            let (width, height) = (try #require(page["width"] as? Double), try #require(page["height"] as? Double))
+            let words = try #require(page["words"] as? [[String: Any]])
+            let chemistry = try #require(words.first { $0["text"] as? String == "Chemistry" }?["box"] as? [Double])
+            let box = [(chemistry[0] - 4) / width, (chemistry[1] - 4) / height, (chemistry[2] + 4) / width, (chemistry[3] + 4) / height]
+            let drawn = #"{"page": 1, "box": [\#(box.map { "\($0)" }.joined(separator: ", "))]}"#
+
+            try await client.execute(
+                uri: "/v1/documents/\(id)/shares", method: .post, headers: Shares.bearer,
+                body: ByteBuffer(string: #"{"label": "North High", "redact_boxes": [{"page": 1, "box": [0.5, 0.1, 0.2, 0.3]}]}"#)
+            ) { #expect($0.status == .badRequest, "a box whose right is left of its left") }
+            let made = try await Shares.share(client, id, #"{"label": "North High", "redact_boxes": [\#(drawn)]}"#)
+            #expect((made["redact_boxes"] as? [[String: Any]])?.count == 1)
+            let html = try await client.execute(uri: try #require(made["url"] as? String), method: .get) { String(buffer: $0.body) }
+            #expect(!html.contains("Chemistry") && html.contains("[redacted]") && html.contains("Transcript"), "the page's text")
+            let picture = try #require(Shares.sources(html).first { $0.contains("/preview") })
+            let shown = try await client.execute(uri: picture, method: .get) { Array(buffer: $0.body) }
+            let read = try await Self.read(shown, in: harness.folder, "drawn.jpg")
+            #expect(!read.contains("Chemistry") && read.contains("Transcript"), "Tesseract reads: \(read)")
+        }
+    }
+
     /// On the born-digital page, the boxes painted out cover Poppler's own box of every secret word
     /// (`pdftotext -bbox`), at least 99 % of each.
     @Test(.blocking) func boxesCoverPopplersWords() throws {

@@ -24,22 +24,43 @@ public struct Redaction: Codable, Sendable, Hashable {
     /// What the owner chose to leave after seeing what was found: findings whose text is one of these
     /// are not painted out.
     package var keep: [String]
+    /// Boxes the owner drew on pages, painted out with the words under them.
+    package var boxes: [DrawnBox]
 
-    package init(kinds: [Kind], terms: [String] = [], keep: [String] = []) {
-        (self.kinds, self.terms, self.keep) = (kinds, terms, keep)
+    /// A box drawn on page `page`: left, top, right, bottom as fractions of the page (0–1, from its top left).
+    public struct DrawnBox: Codable, Sendable, Hashable {
+        package var page: Int
+        package var box: [Double]
+
+        package init(page: Int, box: [Double]) {
+            (self.page, self.box) = (page, box)
+        }
+
+        /// Whether it is a box: page 1–100,000, four finite fractions, not empty.
+        var isValid: Bool {
+            (1...100_000).contains(page) && box.count == 4 && box.allSatisfy { $0.isFinite && (0...1).contains($0) }
+                && box[0] < box[2] && box[1] < box[3]
+        }
     }
 
-    enum CodingKeys: CodingKey { case kinds, terms, keep }
+    package init(kinds: [Kind], terms: [String] = [], keep: [String] = [], boxes: [DrawnBox] = []) {
+        (self.kinds, self.terms, self.keep, self.boxes) = (kinds, terms, keep, boxes)
+    }
+
+    enum CodingKeys: CodingKey { case kinds, terms, keep, boxes }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         kinds = try container.decode([Kind].self, forKey: .kinds)
         terms = try container.decodeIfPresent([String].self, forKey: .terms) ?? []
         keep = try container.decodeIfPresent([String].self, forKey: .keep) ?? []
+        boxes = try container.decodeIfPresent([DrawnBox].self, forKey: .boxes) ?? []
     }
 
     /// The most terms one share takes.
     package static let maxTerms = 50
+    /// The most boxes one share's owner draws.
+    package static let maxBoxes = 200
 
     /// At most ``maxTerms`` terms, each one a search takes, and as many texts kept, or `bad_request`.
     package func check() throws(PreviewError) {
@@ -51,13 +72,19 @@ public struct Redaction: Codable, Sendable, Hashable {
         else {
             throw PreviewError(.badRequest, "redact_terms holds at most \(Self.maxTerms) terms; " + TextHits.requirement("each"))
         }
+        guard boxes.count <= Self.maxBoxes, boxes.allSatisfy(\.isValid) else {
+            throw PreviewError(
+                .badRequest,
+                "redact_boxes holds at most \(Self.maxBoxes) boxes, each {\"page\", \"box\": [left, top, right, bottom]} in fractions of the page")
+        }
     }
 
     /// Whether it removes nothing.
-    package var isEmpty: Bool { kinds.isEmpty && terms.isEmpty }
+    package var isEmpty: Bool { kinds.isEmpty && terms.isEmpty && boxes.isEmpty }
 
-    /// One thing found on a page: what kind (or `term`), its words as the page has them, and the
-    /// boxes painted out (left, top, right, bottom, in the page's units: points, or an image's pixels).
+    /// One thing found on a page: what kind (or `term`, or `box` for one drawn), its words as the page
+    /// has them, and the boxes painted out (left, top, right, bottom, in the page's units: points, or
+    /// an image's pixels).
     package struct Finding: Codable, Sendable, Equatable {
         package var kind: String
         package var text: String
@@ -66,8 +93,9 @@ public struct Redaction: Codable, Sendable, Hashable {
         package var words: [Int]
     }
 
-    /// What `self` finds among `page`'s words.
-    package func findings(on page: PageText) -> [Finding] {
+    /// What `self` finds among `page`'s words, and the boxes drawn on it as page `number` (the words
+    /// whose middle they hold go with them).
+    package func findings(on page: PageText, number: Int = 0) -> [Finding] {
         let line = JoinedWords(page.words)
         var found: [Finding] = []
         for kind in kinds {
@@ -90,7 +118,21 @@ public struct Redaction: Codable, Sendable, Hashable {
             }
         }
         let kept = Set(keep)
-        return found.filter { !kept.contains($0.text) }
+        return found.filter { !kept.contains($0.text) } + drawn(on: page, number: number)
+    }
+
+    /// The boxes drawn on page `number`, in its units, with the words whose middle each holds.
+    private func drawn(on page: PageText, number: Int) -> [Finding] {
+        boxes.filter { $0.page == number && $0.isValid }.map { drawn in
+            let box = [drawn.box[0] * page.width, drawn.box[1] * page.height, drawn.box[2] * page.width, drawn.box[3] * page.height]
+            let words = page.words.indices.filter { index in
+                let word = page.words[index].box
+                guard word.count == 4 else { return false }
+                let (x, y) = ((word[0] + word[2]) / 2, (word[1] + word[3]) / 2)
+                return box[0] <= x && x <= box[2] && box[1] <= y && y <= box[3]
+            }
+            return Finding(kind: "box", text: words.map { page.words[$0].text }.joined(separator: " "), boxes: [box], words: words)
+        }
     }
 
     /// The words of `page` with the findings' words taken out (each run replaced by one "[redacted]"):

@@ -36,6 +36,7 @@ struct SharesController {
         var redact: [Redaction.Kind]?
         var redactTerms: [String]?
         var redactKeep: [String]?
+        var redactBoxes: [Redaction.DrawnBox]?
         var openedCount: Int
         var lastOpenedAt: Date?
         var downloadCount: Int
@@ -60,6 +61,7 @@ struct SharesController {
             highlight = share.highlight
             watermark = share.watermark
             (redact, redactTerms, redactKeep) = (share.redaction?.kinds, share.redaction?.terms, share.redaction?.keep)
+            redactBoxes = share.redaction?.boxes
             openedCount = share.openedCount
             lastOpenedAt = share.lastOpenedAt
             downloadCount = share.downloadCount
@@ -92,7 +94,7 @@ struct SharesController {
             let id = try context.parameters.require("id")
             let asked = try await JSON.body(
                 DocumentService.LinkOptions.self, of: request, limit: 16 * 1024,
-                expected: #"{"redact"?: [kinds], "redact_terms"?: [texts], "redact_keep"?: [texts]}"#)
+                expected: #"{"redact"?: [kinds], "redact_terms"?: [texts], "redact_keep"?: [texts], "redact_boxes"?: [boxes]}"#)
             let documents = documents
             guard let pages = try await documents.redactionPreview(asked.redaction ?? Redaction(kinds: []), of: id) else {
                 return try JSON.response(TextController.NotYet(documentID: id), status: .accepted, headers: [.retryAfter: "2"])

@@ -104,40 +104,133 @@
     Object.assign(body, redaction());
     return body;
   };
-  // What a new link paints out: the kinds checked, the owner's words, and what was found that the
-  // owner unchecked (kept).
+  // What a new link paints out: the kinds checked, the owner's words, what was found that the owner
+  // unchecked (kept), and the boxes the owner drew (and left checked).
   const redactFound = document.getElementById("share-redact-found");
   const redaction = () => {
     const kinds = [...share.querySelectorAll("input[name=redact]:checked")].map((box) => box.value);
     const terms = document.getElementById("share-redact-terms").value.split(",").map((term) => term.trim()).filter(Boolean);
-    const keep = [...redactFound.querySelectorAll("input:not(:checked)")].map((box) => box.value);
-    return kinds.length || terms.length ? { redact: kinds, redact_terms: terms, redact_keep: keep } : {};
+    const keep = [...redactFound.querySelectorAll("input[data-finding]:not(:checked)")].map((box) => box.value);
+    const boxes = drawn.filter((box) => box.input.checked).map(({ page, box }) => ({ page, box }));
+    return kinds.length || terms.length || boxes.length
+      ? { redact: kinds, redact_terms: terms, redact_keep: keep, redact_boxes: boxes } : {};
+  };
+  // The boxes drawn so far: {page, box: [left, top, right, bottom] as fractions of the page, input}.
+  const drawn = [];
+  const percent = (fraction) => `${(fraction * 100).toFixed(3)}%`;
+  // A box over a page's picture, at fractions of it, shown kept (dashed, see-through) when `input` is unchecked.
+  const overlay = (figure, box, input, className) => {
+    const mark = made("span", `redact-box ${className}`);
+    Object.assign(mark.style, {
+      left: percent(box[0]), top: percent(box[1]), width: percent(box[2] - box[0]), height: percent(box[3] - box[1]),
+    });
+    const shown = () => mark.classList.toggle("kept", !input.checked);
+    input.addEventListener("change", shown);
+    mark.addEventListener("click", () => { input.checked = !input.checked; shown(); });
+    shown();
+    figure.append(mark);
+  };
+  // A page's group: its picture with what is found on it drawn over it, on which the owner draws
+  // more boxes with a finger or the mouse, and a checkbox for each.
+  const pageGroup = (number) => {
+    const existing = redactFound.querySelector(`fieldset[data-page="${number}"]`);
+    if (existing) return existing;
+    const group = made("fieldset");
+    group.dataset.page = number;
+    group.append(made("legend", null, `Page ${number}`));
+    const figure = made("div", "redact-page");
+    const picture = Object.assign(made("img"), {
+      src: `/v1/documents/${id}/preview?page=${number}&width=640`, alt: `Page ${number}, with what would be removed drawn over it`,
+      draggable: false,
+    });
+    figure.append(picture);
+    group.append(figure, made("p", "hint", "Drag across the page to remove more of it."));
+    let start = null;
+    let sketch = null;
+    const at = (event) => {
+      const frame = picture.getBoundingClientRect();
+      return [Math.min(1, Math.max(0, (event.clientX - frame.left) / frame.width)),
+        Math.min(1, Math.max(0, (event.clientY - frame.top) / frame.height))];
+    };
+    const spanned = (from, to) => [Math.min(from[0], to[0]), Math.min(from[1], to[1]), Math.max(from[0], to[0]), Math.max(from[1], to[1])];
+    figure.addEventListener("pointerdown", (event) => {
+      if (event.target !== picture) return;
+      event.preventDefault();
+      figure.setPointerCapture(event.pointerId);
+      start = at(event);
+      sketch = made("span", "redact-box drawn sketch");
+      figure.append(sketch);
+    });
+    figure.addEventListener("pointermove", (event) => {
+      if (!start) return;
+      const box = spanned(start, at(event));
+      Object.assign(sketch.style, {
+        left: percent(box[0]), top: percent(box[1]), width: percent(box[2] - box[0]), height: percent(box[3] - box[1]),
+      });
+    });
+    const lift = (event) => {
+      if (!start) return;
+      const box = spanned(start, at(event));
+      sketch.remove();
+      start = null;
+      if (event.type === "pointercancel" || box[2] - box[0] < 0.01 || box[3] - box[1] < 0.005) return;
+      addDrawn(number, box.map((value) => Math.round(value * 10000) / 10000));
+    };
+    figure.addEventListener("pointerup", lift);
+    figure.addEventListener("pointercancel", lift);
+    const groups = [...redactFound.querySelectorAll("fieldset[data-page]")];
+    const after = groups.find((other) => Number(other.dataset.page) > number);
+    redactFound.insertBefore(group, after || null);
+    return group;
+  };
+  const addDrawn = (page, box) => {
+    const group = pageGroup(page);
+    const label = made("label", "check");
+    const input = Object.assign(made("input"), { type: "checkbox", checked: true });
+    label.append(input, " a box you drew");
+    group.append(label);
+    drawn.push({ page, box, input });
+    overlay(group.querySelector(".redact-page"), box, input, "drawn");
   };
   const kindLabels = {
     date_of_birth: "date of birth", student_id: "student ID", ssn: "SSN", phone: "phone", email: "e-mail",
-    street_address: "address", term: "word",
+    street_address: "address", term: "word", box: "box you drew",
   };
-  // What the checked kinds and words find, page by page, each a box that can be unchecked to keep it.
+  // What the checked kinds and words find, page by page over the page's picture, each a box that
+  // can be unchecked (or clicked) to keep it; the boxes drawn before are drawn again.
+  const redactStatus = document.getElementById("share-redact-status");
   document.getElementById("share-redact-find").addEventListener("click", async () => {
-    redactFound.textContent = "Looking…";
+    redactStatus.textContent = "Looking…";
     const { redact = [], redact_terms: terms = [] } = redaction();
     try {
       const found = await request(`/v1/documents/${id}/redactions`, { method: "POST", json: { redact, redact_terms: terms } });
+      if (!found.pages) { redactStatus.textContent = "The document's words are still being read; try again in a moment."; return; }
+      const boxes = drawn.splice(0).filter(({ input }) => input.checked);
       redactFound.textContent = "";
-      if (!found.pages) { redactFound.textContent = "The document's words are still being read; try again in a moment."; return; }
-      if (!found.pages.length) { redactFound.textContent = "Nothing found: nothing would be removed."; return; }
+      redactStatus.textContent = found.pages.length ? "" : "Nothing found. Draw a box on a page to remove part of it.";
       for (const page of found.pages) {
-        const group = made("fieldset");
-        group.append(made("legend", null, `Page ${page.page}`));
+        const group = pageGroup(page.page);
+        const figure = group.querySelector(".redact-page");
         for (const finding of page.findings) {
           const label = made("label", "check");
-          const box = Object.assign(made("input"), { type: "checkbox", value: finding.text, checked: true });
-          label.append(box, ` ${kindLabels[finding.kind] || finding.kind}: “${finding.text}”`);
+          const input = Object.assign(made("input"), { type: "checkbox", value: finding.text, checked: true });
+          input.dataset.finding = finding.kind;
+          label.append(input, ` ${kindLabels[finding.kind] || finding.kind}: “${finding.text}”`);
           group.append(label);
+          for (const box of finding.boxes) {
+            overlay(figure, [box[0] / page.width, box[1] / page.height, box[2] / page.width, box[3] / page.height], input, "found");
+          }
         }
-        redactFound.append(group);
       }
-    } catch (error) { redactFound.textContent = ""; failed(error); }
+      for (const { page, box } of boxes) addDrawn(page, box);
+      if (!redactFound.querySelector("fieldset") && pageCount > 0) pageGroup(1);
+    } catch (error) { redactStatus.textContent = ""; failed(error); }
+  });
+  // Another page to draw on.
+  const pageCount = Number(main.dataset.pages || 0);
+  document.getElementById("share-redact-page-show")?.addEventListener("click", () => {
+    const number = Number(document.getElementById("share-redact-page").value);
+    if (Number.isInteger(number) && number >= 1 && (!pageCount || number <= pageCount)) pageGroup(number).scrollIntoView({ block: "nearest" });
   });
   // The schools asked: those shared now and those checked, each once.
   const put = async (names) => {
