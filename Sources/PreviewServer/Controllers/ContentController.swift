@@ -87,12 +87,11 @@ struct ContentController {
             throw APIError(error, headers: [.retryAfter: "2"])
         }
         ServiceMetrics.contentResponses(status: "200")
-        let headers: HTTPFields = [
+        var headers: HTTPFields = [
             .contentType: made.mime, .contentLength: "\(made.bytes.count)", .cacheControl: "private, no-store",
-            .contentDisposition: ContentDisposition.value(inline: request.queryFields.get("download") == nil, fileName: made.fileName),
-            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-            .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+            .contentDisposition: ContentDisposition.value(inline: request.queryFields.get("download") == nil, fileName: made.fileName)
         ]
+        headers.append(contentsOf: Self.inert)
         if request.method == .head { return Response(status: .ok, headers: headers) }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: made.bytes)))
     }
@@ -185,6 +184,12 @@ struct ContentController {
         }
     }
 
+    /// Whatever a file's bytes are, they never run as this site's page: no sniffing, no scripts.
+    private static let inert: HTTPFields = [
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+    ]
+
     /// Blob `hash` from `source` (`size` bytes, as its row says): whole, or one byte range; `ETag` its
     /// hash, immutable, never sniffed, never a page of this site. No damaged byte is served: what can
     /// be checked before the status is (``checkedBody(_:hash:size:bytes:whole:channel:)``), and a
@@ -199,11 +204,9 @@ struct ContentController {
         var headers: HTTPFields = [
             .eTag: etag, .acceptRanges: "bytes", .contentType: mime,
             .cacheControl: "private, max-age=31536000, immutable",
-            .contentDisposition: disposition,
-            // Whatever the bytes are, they never run as this site's page: no sniffing, no scripts.
-            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-            .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'"
+            .contentDisposition: disposition
         ]
+        headers.append(contentsOf: Self.inert)
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
         var range = ByteRange(header: request.headers[.range], size: size)
         if let ifRange = request.headers[.ifRange], ifRange != etag { range = .whole }
