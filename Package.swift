@@ -100,6 +100,10 @@ let package = Package(
         // Tesseract and Leptonica (opened on first use) behind one call: a page's pixels in, its words out.
         .target(name: "COCR", dependencies: ["CNativeLoader"]),
 
+        // libxml2's HTML parser (opened on first use) as a stream: what a page's markup says about
+        // itself (its meta tags, links, title, JSON-LD), for a link's card.
+        .target(name: "CHTML", dependencies: ["CNativeLoader"], cSettings: [.unsafeFlags(compilerFlags(pkgConfig: ["libxml-2.0"]))]),
+
         // LibreOfficeKit through plain functions, over Debian's libreofficekit-dev headers; the office
         // itself is opened at run time (LibreOfficeKitInit.h dlopens libmergedlo.so).
         .target(name: "COffice", linkerSettings: [.linkedLibrary("dl")]),
@@ -186,7 +190,7 @@ let package = Package(
         .target(
             name: "PreviewFetch",
             dependencies: [
-                "PreviewCore", "CProcessControl",
+                "PreviewCore", "CProcessControl", "CHTML",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio")
@@ -292,6 +296,7 @@ let package = Package(
         ),
 
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
+        .testTarget(name: "FetchTests", dependencies: ["PreviewFetch"]),
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(
             name: "RendererTests",
