@@ -15,6 +15,16 @@
   const { made, request } = DocPreview;
   if (location.hash === "#share") addEventListener("load", () => document.getElementById("share-open").click());
   const when = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  // "3 hours ago", "yesterday", "now"; a week or more ago, the date.
+  const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+  const ago = (iso) => {
+    const seconds = (Date.parse(iso) - Date.now()) / 1000;
+    if (-seconds >= 7 * 86400) return when(iso);
+    for (const [unit, size] of [["day", 86400], ["hour", 3600], ["minute", 60]]) {
+      if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+    }
+    return relative.format(0, "second");
+  };
   const day = (iso) => new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium" });
 
   // Edit.
@@ -293,7 +303,7 @@
       const item = made("li");
       item.append(made("b", "", link.school));
       const facts = [`opened ${link.opened_count}×`];
-      if (link.last_opened_at) facts.push(`last opened ${when(link.last_opened_at)}`);
+      if (link.last_opened_at) facts.push(`last opened ${ago(link.last_opened_at)}`);
       facts.push(...readingFacts(link.reading));
       facts.push(link.expires_at ? `expires ${day(link.expires_at)}` : "no expiry");
       if (link.password) facts.push("password");
