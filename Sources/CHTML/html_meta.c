@@ -2,8 +2,10 @@
 
 #include <libxml/HTMLparser.h>
 #include <libxml/parser.h>
+#include <libxml/parserInternals.h>
 #include <limits.h>
 #include <native_loader.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -15,6 +17,13 @@ DOCPREVIEW_LAZY(LIBXML2, htmlCtxtUseOptions)
 DOCPREVIEW_LAZY(LIBXML2, htmlParseDocument)
 DOCPREVIEW_LAZY(LIBXML2, htmlFreeParserCtxt)
 DOCPREVIEW_LAZY(LIBXML2, xmlStopParser)
+DOCPREVIEW_LAZY(LIBXML2, xmlInitParser)
+DOCPREVIEW_LAZY(LIBXML2, xmlSwitchEncoding)
+
+/// libxml2's global tables (its encodings among them) are made by xmlInitParser, once, before any
+/// parse: left to the first parses, two threads would make them at once and read them half made.
+static pthread_once_t initialized = PTHREAD_ONCE_INIT;
+static void initialize(void) { lazy_xmlInitParser()(); }
 
 /// Where the stream is: the text being gathered (a title's or a script's), and what has been told.
 typedef struct {
@@ -100,8 +109,9 @@ static void ended(void *context, const xmlChar *tag) {
 }
 
 int32_t docpreview_html_read(
-    const char *bytes, size_t length, int32_t max_items, size_t max_text, docpreview_html_emit emit, void *caller) {
+    const char *bytes, size_t length, int32_t utf8, int32_t max_items, size_t max_text, docpreview_html_emit emit, void *caller) {
     if (length > INT_MAX || max_items <= 0) return -1;
+    pthread_once(&initialized, initialize);
     reading state = {.emit = emit, .caller = caller, .items_left = max_items, .max_text = max_text, .gathering = -1};
     state.text = malloc(max_text + 1);
     if (!state.text) return -1;
@@ -118,6 +128,9 @@ int32_t docpreview_html_read(
     context->sax->characters = characters;
     context->sax->cdataBlock = characters;
     context->_private = &state;
+    // Bytes known to be UTF-8 are read as such (a charset the page declares still applies); others
+    // are left to libxml2, which reads a declared charset or takes ISO-8859-1.
+    if (utf8) lazy_xmlSwitchEncoding()(context, XML_CHAR_ENCODING_UTF8);
     lazy_htmlCtxtUseOptions()(context, HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET);
     lazy_htmlParseDocument()(context);
     context->_private = NULL;

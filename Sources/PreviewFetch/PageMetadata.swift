@@ -31,14 +31,16 @@ package struct PageMetadata: Sendable, Equatable {
 
     package init() {}
 
-    /// What `html` (a page's bytes, as its server sent them) says about itself.
+    /// What `html` (a page's bytes, as its server sent them) says about itself: read as UTF-8 when
+    /// they are valid UTF-8, else as the page declares (or ISO-8859-1).
     package init(html: [UInt8]) {
         var read = PageMetadata()
+        let utf8: Int32 = String(validating: html, as: UTF8.self) != nil ? 1 : 0
         withUnsafeMutablePointer(to: &read) { target in
             html.withUnsafeBufferPointer { bytes in
                 guard let start = bytes.baseAddress else { return }
                 start.withMemoryRebound(to: CChar.self, capacity: bytes.count) { characters in
-                    _ = docpreview_html_read(characters, bytes.count, Self.maxItems, Self.maxText, Self.collect, target)
+                    _ = docpreview_html_read(characters, bytes.count, utf8, Self.maxItems, Self.maxText, Self.collect, target)
                 }
             }
         }

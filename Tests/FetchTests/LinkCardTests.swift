@@ -57,6 +57,7 @@ import Testing
             <meta property="og:description" content="1,204 likes - coachdiaz on November 30, 2026: Camp day 2"></head><body></body></html>
             """, "https://www.instagram.com/p/C0ab12/")
         #expect(instagram.kind == .post && instagram.author?.handle == "@coachdiaz" && instagram.site == "instagram.com")
+        #expect(instagram.title == "Coach Diaz on Instagram: “Camp day 2”", "UTF-8 without a declared charset")
         #expect(instagram.media.first?.type == "image" && instagram.media.first?.thumbnail == "https://scontent.cdninstagram.com/v/p1080.jpg")
         let tiktok = try card(
             """
@@ -102,6 +103,19 @@ import Testing
         broken += Array(repeating: 0, count: 100)
         #expect(PageMetadata(html: broken).title != nil)
         #expect(PageMetadata(html: []).title == nil)
+    }
+
+    /// A page in ISO-8859-1 that says so; and pages read on many threads at once (libxml2's tables
+    /// are made once, before the first parse, not by whichever parses first).
+    @Test func charsetsAndThreads() async throws {
+        let latin = Array("<meta charset=\"iso-8859-1\"><title>Caf".utf8) + [0xE9] + Array("</title>".utf8)
+        #expect(PageMetadata(html: latin).title == "Café")
+        let page = Array("<title>Équipe “Rivera”</title><meta property=\"og:title\" content=\"Ça va\">".utf8)
+        let titles = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<64 { group.addTask { PageMetadata(html: page).title } }
+            return await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(titles.count == 64 && titles.allSatisfy { $0 == "Équipe “Rivera”" })
     }
 
     @Test func durationsInISO8601() {

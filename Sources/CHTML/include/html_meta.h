@@ -27,10 +27,12 @@ enum docpreview_html_item {
 typedef void (*docpreview_html_emit)(
     void *_Nullable context, int32_t item, const char *_Nullable first, const char *_Nullable second, const char *_Nullable third);
 
-/// Reads `length` bytes of HTML and calls `emit` for each item, at most `max_items` times; a title or
-/// script text is cut at `max_text` bytes. Returns 0, or -1 when the parser could not start.
+/// Reads `length` bytes of HTML (UTF-8 when `utf8` is not 0, else as the page declares, or ISO-8859-1)
+/// and calls `emit` for each item, at most `max_items` times; a title or script text is cut at
+/// `max_text` bytes. Safe to call from several threads at once. Returns 0, or -1 when the parser
+/// could not start.
 int32_t docpreview_html_read(
-    const char *_Nonnull bytes, size_t length, int32_t max_items, size_t max_text, docpreview_html_emit _Nonnull emit,
+    const char *_Nonnull bytes, size_t length, int32_t utf8, int32_t max_items, size_t max_text, docpreview_html_emit _Nonnull emit,
     void *_Nullable context);
 
 #endif
