@@ -75,7 +75,9 @@ struct PostgresConnectionTests {
         async let other: Void = lock(2, 1)
         _ = await (one, other)
         #expect(failures.withLock { $0 }.isEmpty)
-        #expect(attempts.withLock { $0 } == 3, "one of the two ran again")
+        // One of the two ran again; on a loaded machine its retry can meet the other still queued for
+        // the row it took back, deadlock again and run a third time: what holds is that it ran again.
+        #expect(attempts.withLock { $0 } >= 3, "one of the two ran again")
         let totals = try await connections.query("SELECT sum(n)::int FROM pair").first?[0].decode(Int.self)
         #expect(totals == 4, "each transaction's two updates, once")
     }
