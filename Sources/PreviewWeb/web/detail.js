@@ -128,12 +128,14 @@
   // The boxes drawn so far: {page, box: [left, top, right, bottom] as fractions of the page, input}.
   const drawn = [];
   const percent = (fraction) => `${(fraction * 100).toFixed(3)}%`;
-  // A box over a page's picture, at fractions of it, shown kept (dashed, see-through) when `input` is unchecked.
+  // Places `element` over a page's picture at `box`: left, top, right, bottom as fractions of it.
+  const place = (element, box) => Object.assign(element.style, {
+    left: percent(box[0]), top: percent(box[1]), width: percent(box[2] - box[0]), height: percent(box[3] - box[1]),
+  });
+  // A box over a page's picture, shown kept (dashed, see-through) when `input` is unchecked.
   const overlay = (figure, box, input, className) => {
     const mark = made("span", `redact-box ${className}`);
-    Object.assign(mark.style, {
-      left: percent(box[0]), top: percent(box[1]), width: percent(box[2] - box[0]), height: percent(box[3] - box[1]),
-    });
+    place(mark, box);
     const shown = () => mark.classList.toggle("kept", !input.checked);
     input.addEventListener("change", shown);
     mark.addEventListener("click", () => { input.checked = !input.checked; shown(); });
@@ -172,11 +174,7 @@
       figure.append(sketch);
     });
     figure.addEventListener("pointermove", (event) => {
-      if (!start) return;
-      const box = spanned(start, at(event));
-      Object.assign(sketch.style, {
-        left: percent(box[0]), top: percent(box[1]), width: percent(box[2] - box[0]), height: percent(box[3] - box[1]),
-      });
+      if (start) place(sketch, spanned(start, at(event)));
     });
     const lift = (event) => {
       if (!start) return;
