@@ -296,7 +296,7 @@ let package = Package(
         ),
 
         .testTarget(name: "PreviewCoreTests", dependencies: ["PreviewCore", "PreviewTestSupport"]),
-        .testTarget(name: "FetchTests", dependencies: ["PreviewFetch"]),
+        .testTarget(name: "FetchTests", dependencies: ["PreviewCore", "PreviewFetch"]),
         .testTarget(name: "NativeLibraryTests", dependencies: ["PreviewFFmpeg", "PreviewPoppler", "PreviewVips", "PreviewTestSupport"]),
         .testTarget(
             name: "RendererTests",
@@ -315,7 +315,7 @@ let package = Package(
         .testTarget(
             name: "PreviewDocumentsTests",
             dependencies: [
-                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewDocuments", "PreviewComposition", "PreviewTestSupport",
+                "PreviewCore", "PreviewDomain", "PreviewStore", "PreviewDocuments", "PreviewComposition", "PreviewFetch", "PreviewTestSupport",
                 "PreviewBackendTestSupport"
             ]),
         .testTarget(

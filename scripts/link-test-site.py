@@ -16,15 +16,143 @@ addresses are tested as a pure function, FetchAddressPolicy).
   /large.mp4          8 MiB (VIDEO, then zeros) with its length; /large-unsized.mp4 the same, chunked
   /trickle.mp4        VIDEO's length announced, then a byte every half second
   /delayed/video.mp4  VIDEO, after 3 s
+Links' cards: pages shaped like each platform's answers (the sites are told apart by address: it
+listens on 127.0.0.1 to 127.0.0.5 at one port, and the tests' configuration names 127.0.0.2 X,
+.3 Instagram, .4 TikTok, .5 YouTube, their oEmbed endpoints at /oembed/<site>):
+  /coach/status/1850000000000000001  X's script shell (no tags)   /oembed/x    X's oEmbed answer
+  /p/CzSigned1/       an Instagram post page                      /oembed/tiktok, /oembed/youtube
+  /@coachdrills/video/7300000000000000000  a TikTok page's shell  /watch?v=hl2026  a YouTube watch page
+  /news/signing-day   an article with only JSON-LD               /bare.html   only a <title>
+  /files/transcript.pdf  a PDF (VIDEO's folder's document-5-pages.pdf)
+  /pictures/photo.jpg    a JPEG (photo-exif-orientation-6.jpg)    /pictures/not-an-image.jpg  a page as image/jpeg
+  /pictures/bomb.png     a PNG of 20,000 x 20,000 pixels (400 KB compressed)
+Hostile cards: /cards/og-inside.html and /cards/oembed-inside.html (their picture and oEmbed link
+at 127.0.0.1:OTHER_PORT), /cards/bomb.html (og:image the bomb), /cards/huge.html (20 MB),
+/cards/deep.html (100,000 nested tags), /cards/trickle.html, /loop/a <-> /loop/b, /to-file and
+/to-gopher (redirects to file: and gopher: addresses).
+  /requests?path=P    how many requests for path P (query left out) the site has had, as text
 """
+import functools
 import http.server
+import json
 import os
+import struct
 import sys
+import threading
 import time
+import urllib.parse
+import zlib
 
 video = open(sys.argv[1], "rb").read()
+samples = os.path.dirname(os.path.abspath(sys.argv[1]))
 other_port = int(sys.argv[3]) if len(sys.argv) > 3 else 9
 large = video + bytes(8 * 1024 * 1024 - len(video))
+photo = open(os.path.join(samples, "photo-exif-orientation-6.jpg"), "rb").read()
+pdf = open(os.path.join(samples, "document-5-pages.pdf"), "rb").read()
+
+
+requests = {}
+requests_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def bomb():
+    """A grey PNG of 20,000 x 20,000 pixels: 400 MB of pixels in about 400 KB."""
+    side = 20000
+    compressor = zlib.compressobj(9)
+    row = bytes(side + 1)
+    body = b"".join(compressor.compress(row) for _ in range(side)) + compressor.flush()
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)) + chunk(b"IDAT", body) + chunk(b"IEND", b"")
+
+
+def card_page(host, path, query):
+    """The card pages' HTML for `path` on `host` (the address the request came to), or None."""
+    base = f"http://{host}"
+    if path == "/coach/status/1850000000000000001":
+        return ("<!DOCTYPE html><html dir=\"ltr\" lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+                "content=\"width=device-width,initial-scale=1\"><link rel=\"preload\" as=\"script\" href=\"/main.js\">"
+                "</head><body><noscript><p>JavaScript is not available.</p></noscript><div id=\"react-root\"></div>"
+                "<script>window.__INITIAL_STATE__={};</script></body></html>")
+    if path == "/p/CzSigned1/":
+        return ("<!DOCTYPE html><html><head><title>Jordan Lee on Instagram: \"Signed!\"</title>"
+                "<meta property=\"og:site_name\" content=\"Instagram\"><meta property=\"og:type\" content=\"article\">"
+                "<meta property=\"og:title\" content=\"Jordan Lee on Instagram: &quot;Signed with State! #committed&quot;\">"
+                "<meta property=\"og:description\" content=\"1,204 likes, 88 comments - jordanlee27 on November 2, 2026: "
+                "&quot;Signed with State! #committed&quot;\">"
+                f"<meta property=\"og:image\" content=\"{base}/pictures/photo.jpg\"><meta property=\"og:url\" "
+                f"content=\"{base}/p/CzSigned1/\"><meta name=\"twitter:creator\" content=\"@jordanlee27\">"
+                "</head><body><div id=\"root\"></div></body></html>")
+    if path == "/@coachdrills/video/7300000000000000000":
+        return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>TikTok - Make Your Day</title></head><body>"
+                "<script id=\"__UNIVERSAL_DATA_FOR_REHYDRATION__\" type=\"application/json\">{\"__DEFAULT_SCOPE__\":{}}</script>"
+                "</body></html>")
+    if path == "/watch" and query.get("v") == ["hl2026"]:
+        oembed = urllib.parse.quote(f"{base}/watch?v=hl2026", safe="")
+        return ("<!DOCTYPE html><html><head><title>Senior highlights 2026 - YouTube</title>"
+                "<meta property=\"og:site_name\" content=\"YouTube\"><meta property=\"og:type\" content=\"video.other\">"
+                "<meta property=\"og:title\" content=\"Senior highlights 2026\">"
+                "<meta property=\"og:description\" content=\"Every snap of the 2026 season, QB #7.\">"
+                f"<meta property=\"og:image\" content=\"{base}/pictures/photo.jpg\"><meta property=\"og:image:width\" content=\"1280\">"
+                "<meta property=\"og:image:height\" content=\"720\">"
+                f"<meta property=\"og:video:url\" content=\"{base}/embed/hl2026\"><meta property=\"og:video:width\" content=\"1280\">"
+                "<meta property=\"og:video:height\" content=\"720\"><meta itemprop=\"duration\" content=\"PT3M12S\">"
+                f"<link rel=\"alternate\" type=\"application/json+oembed\" href=\"{base}/oembed/youtube?format=json&amp;url={oembed}\">"
+                f"<link rel=\"canonical\" href=\"{base}/watch?v=hl2026\"></head><body></body></html>")
+    if path == "/news/signing-day":
+        article = {"@context": "https://schema.org", "@graph": [
+            {"@type": "WebSite", "name": "Prep Sports Daily"},
+            {"@type": "NewsArticle", "headline": "Signing day: 14 seniors commit", "description": "Lakeside's class of 2027 signs.",
+             "datePublished": "2026-11-12T08:00:00Z", "author": [{"@type": "Person", "name": "Dana Ortiz"}],
+             "image": {"@type": "ImageObject", "url": f"{base}/pictures/photo.jpg"}}]}
+        return (f"<!DOCTYPE html><html><head><script type=\"application/ld+json\">{json.dumps(article)}</script></head>"
+                "<body><h1>Signing day</h1></body></html>")
+    if path == "/bare.html":
+        return "<!DOCTYPE html><html><head><title>  Team schedule\n 2026  </title></head><body>Games</body></html>"
+    if path == "/cards/og-inside.html":
+        return (f"<html><head><meta property=\"og:title\" content=\"Inside\"><meta property=\"og:image\" "
+                f"content=\"http://127.0.0.1:{other_port}/metrics\"></head></html>")
+    if path == "/cards/oembed-inside.html":
+        return (f"<html><head><title>Discovery</title><link rel=\"alternate\" type=\"application/json+oembed\" "
+                f"href=\"http://127.0.0.1:{other_port}/oembed\"></head></html>")
+    if path == "/cards/bomb.html":
+        return f"<html><head><meta property=\"og:title\" content=\"Bomb\"><meta property=\"og:image\" content=\"{base}/pictures/bomb.png\"></head></html>"
+    if path == "/cards/not-an-image.html":
+        return (f"<html><head><meta property=\"og:title\" content=\"Not an image\"><meta property=\"og:image\" "
+                f"content=\"{base}/pictures/not-an-image.jpg\"></head></html>")
+    if path == "/cards/deep.html":
+        return "<html><head><title>Deep</title></head><body>" + "<div>" * 100000 + "</body></html>"
+    return None
+
+
+def oembed_answer(host, site):
+    base = f"http://{host}"
+    if site == "x":
+        return {"url": "https://twitter.com/coachrivera/status/1850000000000000001", "author_name": "Coach Rivera",
+                "author_url": "https://twitter.com/coachrivera",
+                "html": "<blockquote class=\"twitter-tweet\"><p lang=\"en\" dir=\"ltr\">Great workout with the 2027 class. "
+                        "Offers going out this week! <a href=\"https://t.co/abc\">pic.twitter.com/abc</a></p>&mdash; Coach Rivera "
+                        "(@coachrivera) <a href=\"https://twitter.com/coachrivera/status/1850000000000000001?ref_src=twsrc%5Etfw\">"
+                        "November 3, 2026</a></blockquote>\n",
+                "width": 550, "height": None, "type": "rich", "cache_age": "3153600000", "provider_name": "Twitter",
+                "provider_url": "https://twitter.com", "version": "1.0"}
+    if site == "tiktok":
+        return {"version": "1.0", "type": "video", "title": "Footwork drills for DBs #football", "author_url":
+                "https://www.tiktok.com/@coachdrills", "author_name": "Coach Drills", "width": "100%", "height": "100%",
+                "html": "<blockquote class=\"tiktok-embed\" cite=\"https://www.tiktok.com/@coachdrills/video/7300000000000000000\">"
+                        "<section><a title=\"@coachdrills\" href=\"https://www.tiktok.com/@coachdrills\">@coachdrills</a>"
+                        "<p>Footwork drills for DBs #football</p></section></blockquote>",
+                "thumbnail_width": 720, "thumbnail_height": 1280, "thumbnail_url": f"{base}/pictures/photo.jpg",
+                "provider_url": "https://www.tiktok.com", "provider_name": "TikTok"}
+    if site == "youtube":
+        return {"title": "Senior highlights 2026", "author_name": "Lakeside Football", "author_url": "https://www.youtube.com/@lakesidefb",
+                "type": "video", "height": 113, "width": 200, "version": "1.0", "provider_name": "YouTube",
+                "provider_url": "https://www.youtube.com/", "thumbnail_height": 360, "thumbnail_width": 480,
+                "thumbnail_url": f"{base}/pictures/photo.jpg", "html": "<iframe width=\"200\" height=\"113\"></iframe>"}
+    return None
 
 
 class Site(http.server.BaseHTTPRequestHandler):
@@ -51,7 +179,47 @@ class Site(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = self.path.split("?")[0]
-        if path == "/video.mp4" or path == "/clip.mp4":
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        if path == "/requests":
+            with requests_lock:
+                return self.send(200, str(requests.get(query.get("path", [""])[0], 0)).encode(), "text/plain")
+        with requests_lock:
+            requests[path] = requests.get(path, 0) + 1
+        host = f"{self.server.server_address[0]}:{self.server.server_address[1]}"
+        page = card_page(host, path, query)
+        answer = oembed_answer(host, path[len("/oembed/"):]) if path.startswith("/oembed/") else None
+        if page is not None:
+            self.send(200, page.encode())
+        elif answer is not None:
+            self.send(200, json.dumps(answer).encode(), "application/json")
+        elif path == "/files/transcript.pdf":
+            self.send(200, pdf, "application/pdf")
+        elif path == "/pictures/photo.jpg":
+            self.send(200, photo, "image/jpeg")
+        elif path == "/pictures/not-an-image.jpg":
+            self.send(200, b"<!doctype html><title>Not a picture</title>", "image/jpeg")
+        elif path == "/pictures/bomb.png":
+            self.send(200, bomb(), "image/png")
+        elif path == "/cards/huge.html":
+            self.send(200, b"<html><head><title>Huge</title></head><body>" + b"x" * (20 * 1024 * 1024) + b"</body></html>")
+        elif path == "/cards/trickle.html":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(100000):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.5)
+        elif path == "/loop/a":
+            self.redirect("/loop/b")
+        elif path == "/loop/b":
+            self.redirect("/loop/a")
+        elif path == "/to-file":
+            self.redirect("file:///etc/passwd")
+        elif path == "/to-gopher":
+            self.redirect(f"gopher://127.0.0.1:{other_port}/_metrics")
+        elif path == "/video.mp4" or path == "/clip.mp4":
             self.send(200, video, "video/mp4")
         elif path == "/delayed/video.mp4":
             time.sleep(3)
@@ -96,9 +264,26 @@ class Site(http.server.BaseHTTPRequestHandler):
             self.send(404, b"<!doctype html><title>Not found</title>")
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
-server.daemon_threads = True
+def listen():
+    """Servers on 127.0.0.1 to 127.0.0.5 at one port (another port when one of those is taken)."""
+    for _ in range(20):
+        first = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Site)
+        servers = [first]
+        try:
+            for last in range(2, 6):
+                servers.append(http.server.ThreadingHTTPServer((f"127.0.0.{last}", first.server_address[1]), Site))
+            return servers
+        except OSError:
+            for server in servers:
+                server.server_close()
+    raise SystemExit("no port free on 127.0.0.1 to 127.0.0.5")
+
+
+servers = listen()
+for server in servers:
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
 with open(sys.argv[2] + ".part", "w") as f:
-    f.write(str(server.server_address[1]))
+    f.write(str(servers[0].server_address[1]))
 os.rename(sys.argv[2] + ".part", sys.argv[2])
-server.serve_forever()
+threading.Event().wait()

@@ -32,9 +32,15 @@ typedef struct {
     void *caller;
     int32_t items_left;
     size_t max_text;
-    /// DOCPREVIEW_HTML_TITLE or DOCPREVIEW_HTML_JSON_LD while inside one, else -1.
+    /// DOCPREVIEW_HTML_TITLE, DOCPREVIEW_HTML_JSON_LD or DOCPREVIEW_HTML_QUOTE while inside one, else -1.
     int32_t gathering;
     int titled;
+    int quoted;
+    /// Inside the quote: how deep in nested blockquotes, and where its first paragraph starts and
+    /// ends in `text` (-1 until seen).
+    int quote_depth;
+    long paragraph_start;
+    long paragraph_end;
     char *text;
     size_t text_length;
 } reading;
@@ -77,6 +83,17 @@ static void started(void *context, const xmlChar *tag, const xmlChar **attribute
     } else if (strcasecmp(name, "title") == 0 && !state->titled && state->gathering < 0) {
         state->gathering = DOCPREVIEW_HTML_TITLE;
         state->text_length = 0;
+    } else if (strcasecmp(name, "blockquote") == 0 && (state->gathering == DOCPREVIEW_HTML_QUOTE || (!state->quoted && state->gathering < 0))) {
+        if (state->gathering < 0) {
+            state->gathering = DOCPREVIEW_HTML_QUOTE;
+            state->text_length = 0;
+            state->paragraph_start = state->paragraph_end = -1;
+        }
+        state->quote_depth += 1;
+    } else if (strcasecmp(name, "p") == 0 && state->gathering == DOCPREVIEW_HTML_QUOTE && state->paragraph_start < 0) {
+        state->paragraph_start = (long)state->text_length;
+    } else if (strcasecmp(name, "br") == 0 && state->gathering == DOCPREVIEW_HTML_QUOTE && state->text_length < state->max_text) {
+        state->text[state->text_length++] = '\n';
     } else if (strcasecmp(name, "script") == 0 && state->gathering < 0) {
         const char *type = attribute(attributes, "type");
         if (type && strncasecmp(type, "application/ld+json", 19) == 0) {
@@ -98,6 +115,24 @@ static void characters(void *context, const xmlChar *bytes, int length) {
 static void ended(void *context, const xmlChar *tag) {
     reading *state = ((xmlParserCtxtPtr)context)->_private;
     const char *name = (const char *)tag;
+    if (state->gathering == DOCPREVIEW_HTML_QUOTE) {
+        if (strcasecmp(name, "p") == 0) {
+            if (state->paragraph_start >= 0 && state->paragraph_end < 0) state->paragraph_end = (long)state->text_length;
+            if (state->text_length < state->max_text) state->text[state->text_length++] = '\n';
+        }
+        if (strcasecmp(name, "blockquote") != 0 || --state->quote_depth > 0) return;
+        state->gathering = -1;
+        state->quoted = 1;
+        state->text[state->text_length] = 0;
+        char *paragraph = NULL;
+        if (state->paragraph_start >= 0) {
+            long end = state->paragraph_end >= 0 ? state->paragraph_end : (long)state->text_length;
+            paragraph = strndup(state->text + state->paragraph_start, (size_t)(end - state->paragraph_start));
+        }
+        tell(state, DOCPREVIEW_HTML_QUOTE, paragraph, state->text, NULL);
+        free(paragraph);
+        return;
+    }
     int closes = (state->gathering == DOCPREVIEW_HTML_TITLE && strcasecmp(name, "title") == 0)
                  || (state->gathering == DOCPREVIEW_HTML_JSON_LD && strcasecmp(name, "script") == 0);
     if (!closes) return;

@@ -91,6 +91,12 @@ package enum ServiceMetrics {
         Counter(label: "docpreview_download_requests_total", dimensions: [("outcome", outcome)]).increment(by: amount)
     }
 
+    /// `docpreview_link_cards_total{outcome}`: `cached`, `stale` (answered while a refresh runs),
+    /// `made`, `failed`, `paced`.
+    package static func linkCards(outcome: String) {
+        Counter(label: "docpreview_link_cards_total", dimensions: [("outcome", outcome)]).increment()
+    }
+
     // MARK: Serving
 
     /// `docpreview_preview_render_seconds{kind}`.

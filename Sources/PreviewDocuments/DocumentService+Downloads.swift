@@ -42,7 +42,7 @@ extension DocumentService {
         let timestamp = clientTimestamp.map { String($0.prefix(64)) }
         let record = DownloadRecord(
             id: DownloadRecord.newID(), clientID: client, device: sender.device?.name,
-            owner: sender.owner, url: String(url.prefix(DownloadSettings.maxLinkLength)), link: link, clientTimestamp: timestamp)
+            owner: sender.owner, url: String(url.prefix(WebLink.maxLength)), link: link, clientTimestamp: timestamp)
         let submitted = try await linkDownloads.submit(record, maxPending: Self.maxPendingDownloads)
         if submitted.download.status == .queued { arrivals?.announce() }
         return submitted

@@ -9,7 +9,7 @@ import PreviewCore
 /// It speaks `CONNECT host:port` (HTTPS: the bytes are relayed, the TLS is the client's) and
 /// absolute-form requests (`GET http://host/path`: sent on in origin form, one request per
 /// connection). One thread per connection, blocking sockets: a fetch makes a handful.
-final class AddressCheckingProxy: Sendable {
+package final class AddressCheckingProxy: Sendable {
     let port: Int
     private let listener: Int32
     private let policy: FetchAddressPolicy
@@ -103,15 +103,14 @@ final class AddressCheckingProxy: Sendable {
             return nil
         }
         defer { freeaddrinfo(list) }
-        var refusal: String?
+        var answers: [(address: NetworkAddress, info: UnsafeMutablePointer<addrinfo>)] = []
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let current = entry {
             entry = current.pointee.ai_next
-            guard let address = Self.address(current.pointee) else { continue }
-            if let refused = policy.refusal(address, port: port) {
-                refusal = refused
-                continue
-            }
+            if let address = Self.address(current.pointee) { answers.append((address, current)) }
+        }
+        let (allowed, refusal) = Self.checked(answers.map(\.address), port: port, policy: policy)
+        for (address, current) in answers where allowed.contains(address) {
             let upstream = socket(current.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard upstream >= 0 else { continue }
             setTimeout(upstream)
@@ -125,6 +124,21 @@ final class AddressCheckingProxy: Sendable {
             answer(client, 502, "Bad Gateway", reason: "\(name) port \(port) did not answer")
         }
         return nil
+    }
+
+    /// Of a DNS answer's `addresses`, those the policy lets a connection to `port` reach, in order,
+    /// and why one was refused (if one was): a name that answers a public and a private address is
+    /// only ever connected to on the public one.
+    package static func checked(_ addresses: [NetworkAddress], port: Int, policy: FetchAddressPolicy) -> (
+        allowed: [NetworkAddress], refusal: String?
+    ) {
+        var refusal: String?
+        let allowed = addresses.filter { address in
+            guard let refused = policy.refusal(address, port: port) else { return true }
+            refusal = refusal ?? refused
+            return false
+        }
+        return (allowed, refusal)
     }
 
     static func address(_ info: addrinfo) -> NetworkAddress? {

@@ -14,20 +14,46 @@ struct ExtractorFetch {
     let executable: String
 
     func run() throws(FetchFailure) -> (file: URL, title: String) {
+        let workspace = URL(fileURLWithPath: order.workspace)
+        let lines = try runTool(
+            [
+                "--format", "b[ext=mp4]/b[ext=mov]/b", "--max-filesize", String(order.maxBytes), "--fixup", "never",
+                "--ffmpeg-location", workspace.appendingPathComponent("no-ffmpeg").path, "--restrict-filenames",
+                "--paths", workspace.path, "--output", "download.%(ext)s",
+                "--print", "before_dl:title:%(title).200s", "--print", "after_move:file:%(filepath)s"
+            ], seconds: order.seconds)
+        let title = lines.last { $0.hasPrefix("title:") }.map { String($0.dropFirst(6)) }
+        if let file = lines.last(where: { $0.hasPrefix("file:") }).map({ URL(fileURLWithPath: String($0.dropFirst(5))) }),
+            FileManager.default.fileExists(atPath: file.path)
+        {
+            return (file, title ?? DirectFetch.title(of: URL(string: order.url)))
+        }
+        throw Self.classify(lines, maxBytes: order.maxBytes)
+    }
+
+    /// What `yt-dlp` knows of the link without downloading it (its `--dump-json` object), within `seconds`.
+    func info(seconds: Double) throws(FetchFailure) -> [String: Any] {
+        let lines = try runTool(["--skip-download", "--dump-json"], seconds: seconds)
+        for line in lines.reversed() where line.hasPrefix("{") {
+            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { return object }
+        }
+        throw Self.classify(lines, maxBytes: order.maxBytes)
+    }
+
+    /// Runs `yt-dlp` with `arguments` on the link and returns the lines it printed (a megabyte at
+    /// most), or nothing once `seconds` have passed (it is killed then).
+    private func runTool(_ arguments: [String], seconds: Double) throws(FetchFailure) -> [String] {
         guard let extractor = order.extractor, FileManager.default.isExecutableFile(atPath: extractor) else {
             throw .transient(.unavailable, "yt-dlp is not installed on the server (scripts/install-deps installs it).")
         }
         let workspace = URL(fileURLWithPath: order.workspace)
         let proxy = "http://127.0.0.1:\(proxyPort)"
-        let arguments = [
-            executable, "fetch-exec", String(proxyPort), "--", extractor,
-            "--proxy", proxy, "--no-config", "--no-cache-dir", "--no-playlist", "--max-downloads", "1",
-            "--format", "b[ext=mp4]/b[ext=mov]/b", "--max-filesize", String(order.maxBytes), "--fixup", "never",
-            "--ffmpeg-location", workspace.appendingPathComponent("no-ffmpeg").path,
-            "--socket-timeout", "30", "--no-progress", "--no-colors", "--restrict-filenames",
-            "--paths", workspace.path, "--output", "download.%(ext)s",
-            "--print", "before_dl:title:%(title).200s", "--print", "after_move:file:%(filepath)s", order.url
-        ]
+        let arguments =
+            [
+                executable, "fetch-exec", String(proxyPort), "--", extractor,
+                "--proxy", proxy, "--no-config", "--no-cache-dir", "--no-playlist", "--max-downloads", "1",
+                "--socket-timeout", "30", "--no-progress", "--no-colors"
+            ] + arguments + [order.url]
         let environment = [
             "PATH=/usr/bin:/bin", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "LANG=C.UTF-8",
             "http_proxy=\(proxy)", "https_proxy=\(proxy)", "HTTP_PROXY=\(proxy)", "HTTPS_PROXY=\(proxy)", "no_proxy=",
@@ -38,21 +64,13 @@ struct ExtractorFetch {
             CStrings.with(environment) { envp in docpreview_spawn_merged(executable, argv, envp, &pid, &output) }
         }
         guard started == 0 else { throw .transient(.internal, "yt-dlp could not be started (\(String(cString: strerror(started)))).") }
-        // The child's alarm bounds the wait; what yt-dlp prints past a megabyte is not read.
-        let printed = ChildOutput.read(output, within: order.seconds, limit: 1 << 20)
+        // What yt-dlp prints past a megabyte is not read.
+        let printed = ChildOutput.read(output, within: seconds, limit: 1 << 20)
         close(output)
         if printed == nil { kill(pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = String(decoding: printed ?? Data(), as: UTF8.self)
-        let lines = text.split(separator: "\n").map(String.init)
-        let title = lines.last { $0.hasPrefix("title:") }.map { String($0.dropFirst(6)) }
-        if let file = lines.last(where: { $0.hasPrefix("file:") }).map({ URL(fileURLWithPath: String($0.dropFirst(5))) }),
-            FileManager.default.fileExists(atPath: file.path)
-        {
-            return (file, title ?? DirectFetch.title(of: URL(string: order.url)))
-        }
-        throw Self.classify(lines, maxBytes: order.maxBytes)
+        return String(decoding: printed ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
     /// What yt-dlp's output says went wrong.

@@ -3,7 +3,7 @@ import Foundation
 import PreviewCore
 
 /// The child side of ``LinkFetcher``: `docpreview fetch-child` reads one ``FetchOrder`` on stdin,
-/// fetches it and writes one ``FetchReply`` line on stdout.
+/// fetches it (a download, or a link's card: ``CardFetch``) and writes one ``FetchReply`` line on stdout.
 ///
 /// Before anything else it confines itself: files (Landlock) to reading the system and the
 /// libraries it loaded and writing its workspace; files it writes to the size limit
@@ -24,18 +24,24 @@ package enum FetchChild {
             return answer(.failure(.transient(.internal, "The fetch child could not confine itself (\(problem)).")))
         }
         let proxy: AddressCheckingProxy
+        // A link that leads to a refused address is refused whatever else it might lead to: the
+        // answer goes at once (clients retry a refused connection until their deadline).
+        let refusals = ProxyRefusals { refusal in
+            _ = answer(.failure(.privateAddress(refusal)))
+            _exit(0)
+        }
         do {
-            // A link that leads to a refused address is refused whatever else it might lead to: the
-            // answer goes at once (clients retry a refused connection until their deadline).
-            proxy = try AddressCheckingProxy(policy: order.policy) { refusal in
-                _ = answer(.failure(.privateAddress(refusal)))
-                _exit(0)
-            }
+            proxy = try AddressCheckingProxy(policy: order.policy, onRefusal: refusals.refused)
         } catch {
             return answer(.failure(.transient(.internal, "The fetch child could not start its proxy (\(error)).")))
         }
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         do throws(FetchFailure) {
+            if let card = order.card {
+                let direct = DirectFetch(order: order, proxyPort: proxy.port, refusals: refusals)
+                let extractor = ExtractorFetch(order: order, proxyPort: proxy.port, executable: executable)
+                return answer(try CardFetch(order: order, card: card, direct: direct, extractor: extractor, refusals: refusals).run())
+            }
             let (file, title) = try fetch(order, proxy: proxy, executable: executable)
             return answer(.success(file: file.path, title: title))
         } catch {

@@ -12,9 +12,13 @@ package struct FetchOrder: Codable, Sendable {
     package var policy: FetchAddressPolicy
     /// The `yt-dlp` program, or nil where it is not installed (extractor links then fail, retryably).
     package var extractor: String?
+    /// Set when the link's card is wanted rather than its video (``CardFetch``); `maxBytes` then
+    /// bounds a linked file.
+    package var card: CardOrder?
 
     package init(
-        url: String, route: DownloadLink.Route, workspace: String, maxBytes: Int, seconds: Double, policy: FetchAddressPolicy, extractor: String?
+        url: String, route: DownloadLink.Route, workspace: String, maxBytes: Int, seconds: Double, policy: FetchAddressPolicy, extractor: String?,
+        card: CardOrder? = nil
     ) {
         self.url = url
         self.route = route
@@ -23,12 +27,33 @@ package struct FetchOrder: Codable, Sendable {
         self.seconds = seconds
         self.policy = policy
         self.extractor = extractor
+        self.card = card
     }
 }
 
-/// What a fetch child answers: the file it wrote and its title, or why not.
+/// How a link's card is made: the site whose rules apply, its oEmbed address, and the bounds.
+package struct CardOrder: Codable, Sendable {
+    package var site: LinkSite
+    /// The site's oEmbed answer about the link (nil: the page's discovery link, if any).
+    package var oEmbed: String?
+    package var maxPageBytes: Int
+    package var maxPictureBytes: Int
+
+    package init(site: LinkSite, oEmbed: String?, maxPageBytes: Int, maxPictureBytes: Int) {
+        (self.site, self.oEmbed, self.maxPageBytes, self.maxPictureBytes) = (site, oEmbed, maxPageBytes, maxPictureBytes)
+    }
+}
+
+/// What a fetch child answers: the file it wrote and its title (or the link's card, its picture
+/// and a linked file), or why not.
 package struct FetchReply: Codable, Sendable {
     package var file: String?
+    package var card: LinkCard?
+    /// The card's picture, fetched (not yet known to be an image: its bytes are checked by the parent).
+    package var picture: String?
+    /// Why the card has no picture although it names one (a refused address, too large).
+    package var pictureCode: String?
+    package var pictureMessage: String?
     /// The video's title (the extractor's), or the file name of a direct link.
     package var title: String?
     package var code: String?
@@ -37,17 +62,34 @@ package struct FetchReply: Codable, Sendable {
     /// that can never give a video (404, private address, too large, no video).
     package var retryable: Bool
 
+    init(
+        file: String? = nil, card: LinkCard? = nil, title: String? = nil, code: String? = nil, message: String? = nil, retryable: Bool
+    ) {
+        (self.file, self.card, self.title, self.code, self.message, self.retryable) = (file, card, title, code, message, retryable)
+    }
+
     package static func success(file: String, title: String) -> FetchReply {
-        FetchReply(file: file, title: title, code: nil, message: nil, retryable: false)
+        FetchReply(file: file, title: title, retryable: false)
+    }
+
+    /// A card; `file`, a file the link is (for its preview); `picture` the card's, or why not.
+    package static func card(_ card: LinkCard, file: String?, picture: Result<String, FetchFailure>?) -> FetchReply {
+        var reply = FetchReply(file: file, card: card, retryable: false)
+        switch picture {
+        case let .success(path): reply.picture = path
+        case let .failure(failure): (reply.pictureCode, reply.pictureMessage) = (failure.error.code.rawValue, failure.error.message)
+        case nil: break
+        }
+        return reply
     }
 
     package static func failure(_ failure: FetchFailure) -> FetchReply {
-        FetchReply(file: nil, title: nil, code: failure.error.code.rawValue, message: failure.error.message, retryable: failure.retryable)
+        FetchReply(code: failure.error.code.rawValue, message: failure.error.message, retryable: failure.retryable)
     }
 
     /// The failure (nil on success).
     package var failure: FetchFailure? {
-        guard file == nil else { return nil }
+        guard file == nil && card == nil else { return nil }
         return FetchFailure(
             error: PreviewError(code.flatMap(PreviewError.Code.init(rawValue:)) ?? .internal, message ?? "The download failed."),
             retryable: retryable)
@@ -74,8 +116,9 @@ package struct FetchFailure: Error, Sendable {
         FetchFailure(error: PreviewError(code, message), retryable: true)
     }
 
-    static func tooLarge(_ maxBytes: Int) -> FetchFailure {
-        permanent(.fileTooLarge, "The video is larger than the \(Limits.describe(byteCount: maxBytes)) limit.")
+    /// - Parameter what: what was fetched ("video", "page", "picture").
+    static func tooLarge(_ maxBytes: Int, what: String = "video") -> FetchFailure {
+        permanent(.fileTooLarge, "The \(what) is larger than the \(Limits.describe(byteCount: maxBytes)) limit.")
     }
 
     static func privateAddress(_ reason: String) -> FetchFailure {
@@ -84,6 +127,8 @@ package struct FetchFailure: Error, Sendable {
 
     /// The failure an HTTP status from the site means.
     static func status(_ status: Int) -> FetchFailure {
+        // A redirect is answered as such only where it was not followed: to another scheme than http(s).
+        if (300..<400).contains(status) { return permanent(.linkFailed, "The link redirects to an address that is not http or https.") }
         let text = "The site answered \(status) (\(HTTPStatusText.phrase(status)))."
         return [408, 425, 429].contains(status) || status >= 500 ? transient(.linkFailed, text) : permanent(.linkFailed, text)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PreviewCore
 
 /// What a link is, as a card shows it: its title, text, author, date and pictures, read from what
 /// its page says about itself (``PageMetadata``), each field from the first source that has it:
@@ -60,8 +61,16 @@ package struct LinkCard: Sendable, Equatable, Codable {
     package static let maxTitle = 300
     package static let maxText = 1000
 
-    /// The card of the page at `url` whose markup says `page`.
-    package init(_ page: PageMetadata, url: URL) {
+    package init(
+        url: String, canonicalURL: String, site: String, kind: Kind, title: String?, text: String?, author: Author?, publishedAt: String?,
+        media: [Media], source: Source
+    ) {
+        (self.url, self.canonicalURL, self.site, self.kind, self.title, self.text) = (url, canonicalURL, site, kind, title, text)
+        (self.author, self.publishedAt, self.media, self.source) = (author, publishedAt, media, source)
+    }
+
+    /// The card of the page at `url` (of `site`, by default the one its host says) whose markup says `page`.
+    package init(_ page: PageMetadata, url: URL, site linkSite: LinkSite? = nil) {
         let linked = JSONLinkedData(page.jsonLD)
         let base = page.base.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL } ?? url
         let address = { (text: String?) in text.flatMap { Self.web(URL(string: $0, relativeTo: base)?.absoluteURL) } }
@@ -91,8 +100,8 @@ package struct LinkCard: Sendable, Equatable, Codable {
                 Media(
                     type: "video", width: page.meta("og:video:width").flatMap(Int.init), height: page.meta("og:video:height").flatMap(Int.init),
                     thumbnail: nil,
-                    duration: page.meta("video:duration").flatMap(Double.init) ?? page.meta("og:video:duration").flatMap(Double.init)
-                        ?? linked.duration))
+                    duration: Self.seconds(page.meta("video:duration") ?? page.meta("og:video:duration"))
+                        ?? page.meta("duration").flatMap(Self.seconds(iso8601:)) ?? linked.duration))
         }
         if let image = address(page.meta("og:image:secure_url") ?? page.meta("og:image") ?? page.meta("og:image:url"))
             ?? address(page.meta("twitter:image") ?? page.meta("twitter:image:src")) ?? address(linked.image)
@@ -107,24 +116,15 @@ package struct LinkCard: Sendable, Equatable, Codable {
             }
         }
         self.media = media
-        kind = Self.kind(of: url, openGraph: page.meta("og:type"), twitter: page.meta("twitter:card"), linked: linked.type, media: media)
+        kind = Self.kind(
+            of: url, site: linkSite ?? LinkPreviewSettings().site(of: Self.host(of: url)), openGraph: page.meta("og:type"),
+            twitter: page.meta("twitter:card"), linked: linked.type, media: media)
     }
 
     /// What the link is: by its site's own shape of address first (a post on X or Instagram, a video
     /// on TikTok, YouTube or Hudl), then by what the page says it is.
-    static func kind(of url: URL, openGraph: String?, twitter: String?, linked: String?, media: [Media]) -> Kind {
-        let host = host(of: url)
-        let path = url.path.lowercased()
-        let sites: [(hosts: Set<String>, matches: (String) -> Bool, kind: Kind)] = [
-            (["x.com", "twitter.com", "mobile.twitter.com"], { $0.contains("/status/") }, .post),
-            (["instagram.com"], { $0.hasPrefix("/reel/") }, .video),
-            (["instagram.com"], { $0.hasPrefix("/p/") }, .post),
-            (["tiktok.com"], { $0.contains("/video/") }, .video),
-            (["youtube.com", "m.youtube.com"], { $0 == "/watch" || $0.hasPrefix("/shorts/") }, .video),
-            (["youtu.be"], { $0.count > 1 }, .video),
-            (["hudl.com"], { $0.contains("/video/") }, .video)
-        ]
-        if let site = sites.first(where: { $0.hosts.contains(host) && $0.matches(path) }) { return site.kind }
+    static func kind(of url: URL, site: LinkSite, openGraph: String?, twitter: String?, linked: String?, media: [Media]) -> Kind {
+        if let kind = kind(of: url, site: site) { return kind }
         let type = (openGraph ?? "").lowercased()
         if type.hasPrefix("video") || twitter?.lowercased() == "player" { return .video }
         if type == "profile" { return .profile }
@@ -137,6 +137,30 @@ package struct LinkCard: Sendable, Equatable, Codable {
         default: break
         }
         return type.isEmpty && media.first?.type == "image" && twitter?.lowercased() == "summary_large_image" ? .image : .article
+    }
+
+    /// What a link of `site` is by its address alone, or nil where that does not say.
+    static func kind(of url: URL, site: LinkSite) -> Kind? {
+        let path = url.path.lowercased()
+        let segments = path.split(separator: "/")
+        switch site {
+        case .x: return path.contains("/status/") ? .post : segments.count == 1 ? .profile : nil
+        case .instagram: return path.hasPrefix("/reel/") || path.hasPrefix("/reels/") ? .video : path.hasPrefix("/p/") ? .post : nil
+        case .tiktok: return path.contains("/video/") ? .video : segments.count == 1 && path.hasPrefix("/@") ? .profile : nil
+        case .youtube:
+            return path == "/watch" || path.hasPrefix("/shorts/") || path.hasPrefix("/embed/") || host(of: url) == "youtu.be" && segments.count == 1
+                ? .video : nil
+        case .hudl: return path.contains("/video/") ? .video : nil
+        case .web: return nil
+        }
+    }
+
+    /// Seconds written as a number: nil unless finite and 0 to 10⁷ (a card is written as JSON).
+    static func seconds(_ value: Any?) -> Double? {
+        guard let seconds = value as? Double ?? (value as? Int).map(Double.init) ?? (value as? String).flatMap(Double.init),
+            seconds.isFinite, (0...1e7).contains(seconds)
+        else { return nil }
+        return seconds
     }
 
     /// Seconds of an ISO 8601 duration (`PT1M30S`, `PT2H`, `P0DT0H3M10S`); nil when it is not one.
@@ -163,7 +187,7 @@ package struct LinkCard: Sendable, Equatable, Codable {
             default: return nil
             }
         }
-        return number.isEmpty && total.isFinite ? total : nil
+        return number.isEmpty ? seconds(total) : nil
     }
 
     /// `url` when it is an `http` or `https` address with a host, as text.

@@ -2,8 +2,8 @@ import CProcessControl
 import Foundation
 import PreviewCore
 
-/// Fetches a shared link in a child process of its own (`<executable> fetch-child`, see
-/// ``FetchChild``), one per download: whatever a site or `yt-dlp` does costs that child only. The
+/// Fetches a shared link, or a link's card, in a child process of its own (`<executable>
+/// fetch-child`, see ``FetchChild``), one per fetch: whatever a site or `yt-dlp` does costs that child only. The
 /// child answers within the time limit or is killed a little after it. Blocking: run it on an
 /// offload lane.
 package struct LinkFetcher: Sendable {
@@ -25,14 +25,33 @@ package struct LinkFetcher: Sendable {
     /// Fetches `link` into `workspace` (created, and the child's only writable folder): the reply
     /// names the file and a title, or the failure and whether it is worth retrying.
     package func fetch(_ link: DownloadLink, into workspace: URL, maxBytes: Int, seconds: Double) -> FetchReply {
+        run(
+            FetchOrder(
+                url: link.normalized, route: link.route, workspace: workspace.path, maxBytes: maxBytes, seconds: seconds,
+                policy: policy, extractor: extractor))
+    }
+
+    /// Makes the card of `link` in `workspace` (created, and the child's only writable folder), as
+    /// `settings` bound it: the reply has the card, the paths of its picture and of a linked file,
+    /// or the failure.
+    package func card(of link: WebLink, settings: LinkPreviewSettings, into workspace: URL) -> FetchReply {
+        let site = settings.site(of: link.host)
+        let card = CardOrder(
+            site: site, oEmbed: settings.oEmbed(of: site, for: link.url), maxPageBytes: settings.maxPageBytes,
+            maxPictureBytes: settings.maxPictureBytes)
+        return run(
+            FetchOrder(
+                url: link.normalized, route: .direct, workspace: workspace.path, maxBytes: settings.maxFileBytes, seconds: settings.fetchSeconds,
+                policy: policy, extractor: extractor, card: card))
+    }
+
+    private func run(_ order: FetchOrder) -> FetchReply {
+        let (workspace, seconds) = (URL(fileURLWithPath: order.workspace), order.seconds)
         do {
             try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
         } catch {
-            return .failure(.transient(.storageFull, "The download's workspace could not be made (\(error))."))
+            return .failure(.transient(.storageFull, "The fetch's workspace could not be made (\(error))."))
         }
-        let order = FetchOrder(
-            url: link.normalized, route: link.route, workspace: workspace.path, maxBytes: maxBytes, seconds: seconds,
-            policy: policy, extractor: extractor)
         let environment =
             ["PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=\(workspace.path)", "TMPDIR=\(workspace.path)", "SWIFT_BACKTRACE=enable=no"]
             + ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }.map { "\($0.key)=\($0.value)" }
@@ -52,7 +71,7 @@ package struct LinkFetcher: Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         guard let line = answer, let reply = try? JSONDecoder().decode(FetchReply.self, from: line) else {
-            return .failure(.transient(.timeout, "The download took longer than \(Int(seconds)) s and was stopped."))
+            return .failure(.transient(.timeout, "The fetch took longer than \(Int(seconds)) s and was stopped."))
         }
         return reply
     }

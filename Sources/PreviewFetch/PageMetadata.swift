@@ -3,7 +3,7 @@ import Foundation
 
 /// What a web page's markup says about itself: its `<meta>` tags (Open Graph's `og:…`, Twitter's
 /// `twitter:…`, `description`, `author`…), its `<link>`s (canonical, oEmbed discovery), its title,
-/// its JSON-LD blocks and its `<base>`. Read by libxml2's HTML parser as a stream
+/// its JSON-LD blocks, its `<base>` and its first `<blockquote>` (an embed's post). Read by libxml2's HTML parser as a stream
 /// (`docpreview_html_read`), never by patterns over the markup.
 package struct PageMetadata: Sendable, Equatable {
     package struct Meta: Sendable, Equatable {
@@ -18,11 +18,18 @@ package struct PageMetadata: Sendable, Equatable {
         package var type: String?
     }
 
+    /// A quoted post (an embed's `<blockquote>`): its first paragraph, and all its text.
+    package struct Quote: Sendable, Equatable {
+        package var paragraph: String?
+        package var text: String
+    }
+
     package var metas: [Meta] = []
     package var links: [Link] = []
     package var title: String?
     package var jsonLD: [String] = []
     package var base: String?
+    package var quote: Quote?
 
     /// The most items read of one page (tags past it are not looked at).
     package static let maxItems: Int32 = 400
@@ -72,6 +79,8 @@ package struct PageMetadata: Sendable, Equatable {
             target.pointee.title = text(first)
         case DOCPREVIEW_HTML_JSON_LD.rawValue:
             if let block = text(first) { target.pointee.jsonLD.append(block) }
+        case DOCPREVIEW_HTML_QUOTE.rawValue:
+            if let whole = text(second) { target.pointee.quote = Quote(paragraph: text(first), text: whole) }
         case DOCPREVIEW_HTML_BASE.rawValue:
             if target.pointee.base == nil { target.pointee.base = text(first) }
         default:

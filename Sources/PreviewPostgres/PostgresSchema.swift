@@ -303,6 +303,17 @@ enum PostgresSchema {
             ["share_views", "share_readings"].flatMap { table in
                 ["zooms", "downloads"].map { "ALTER TABLE \(table) ADD COLUMN \($0) integer NOT NULL DEFAULT 0" }
             }
+        ),
+        // Links' cards by normalised link (``LinkCardRecord``), their pictures kept by `gc` (``IndexSQL/live``).
+        (
+            "v32-link-cards",
+            [
+                """
+                CREATE TABLE link_cards (url text PRIMARY KEY, card text, picture_sha256 text, picture_error_code text,
+                    picture_error_message text, error_code text, error_message text, fetched_at timestamptz NOT NULL)
+                """,
+                "CREATE INDEX link_cards_picture ON link_cards (picture_sha256) WHERE picture_sha256 IS NOT NULL"
+            ]
         )
     ]
 

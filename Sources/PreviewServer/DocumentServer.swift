@@ -46,9 +46,11 @@ package struct DocumentServer: Sendable {
     package let intake: UploadIntake
     /// The pages for people, mounted beside the API (PreviewWeb's); none for an API alone.
     let pages: (any PageRoutes)?
+    /// Links' cards; nil where this server makes none (the link routes are then not served).
+    package let links: LinkPreviews?
 
-    /// A server of `documents`, with `pages` beside its API.
-    package init(documents: DocumentService, settings: ServerSettings, logger: Logger, pages: (any PageRoutes)?) {
+    /// A server of `documents`, with `pages` beside its API, and `links`' cards.
+    package init(documents: DocumentService, settings: ServerSettings, logger: Logger, pages: (any PageRoutes)?, links: LinkPreviews? = nil) {
         self.documents = documents
         self.settings = settings
         self.logger = logger
@@ -69,6 +71,7 @@ package struct DocumentServer: Sendable {
         streams = StreamSlots(total: settings.maxStreams ?? shares?.streams ?? 1, perConnection: settings.maxStreamsPerConnection)
         intake = UploadIntake(documents: documents, settings: settings, uploads: uploads, queueDepth: queueDepth)
         self.pages = pages
+        self.links = links
         keeping = PreviewKeeping(documents: documents, delay: settings.keepDelay, logger: logger)
         _ = ServerMetrics.registry
     }
@@ -104,6 +107,7 @@ package struct DocumentServer: Sendable {
         EventsController(documents: documents).register(on: routes)
         SchoolsController(documents: documents, settings: settings).register(on: routes)
         DownloadsController(documents: documents, signed: signed).register(on: routes)
+        if let links { LinksController(links: links, signed: signed, clock: documents.clock).register(on: routes) }
         pages?.register(on: routes, server: self)
         routes.refuseOtherMethods()
         return router

@@ -112,7 +112,7 @@ package struct SignedURLs: Sendable {
 
     /// The grant of a request for `path` whose query is `query`, or the reason it is refused.
     func verify(_ path: String, query: [(String, String)]) throws(APIError) -> Grant {
-        guard Self.isSignable(path) else { throw APIError(.forbidden, "Signed links reach a document's files only.") }
+        guard Self.isSignable(path) else { throw APIError(.forbidden, "Signed links reach a document's files and links' pictures only.") }
         let signatures = query.filter { $0.0 == "sig" }
         guard signatures.count == 1 else { throw Self.refused }
         return try check(path, query.filter { $0.0 != "sig" }, signature: signatures[0].1)
@@ -183,10 +183,12 @@ package struct SignedURLs: Sendable {
         return Grant(expires: expires)
     }
 
-    /// The document resources a signed URL may name: `/v1/documents/ID/content` and `/preview`,
-    /// and one file under its `renditions`, `hls` or `trickplay`.
+    /// The resources a signed URL may name: `/v1/documents/ID/content` and `/preview`, one file
+    /// under a document's `renditions`, `hls` or `trickplay`, and a link card's picture
+    /// (`/v1/links/pictures/SHA256`).
     static func isSignable(_ path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "links", parts[3] == "pictures" { return !parts[4].isEmpty }
         guard parts.count >= 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "documents", !parts[3].isEmpty else { return false }
         switch (parts.count, parts[4]) {
         case (5, "content"), (5, "preview"): return true

@@ -2,10 +2,12 @@
 /// keeps only what differs (placeholders, locks, types). The schema's shared parts are
 /// ``StoreFigures`` and ``JobLifecycle``.
 package enum IndexSQL {
-    /// `live`: the originals of documents and what is derived from them, transitively (an office
-    /// document's PDF pivot, then its pages). Derivatives of anything else belong to deleted documents.
+    /// `live`: the originals of documents, the pictures of links' cards, and what is derived from
+    /// them, transitively (an office document's PDF pivot, then its pages). Derivatives of anything
+    /// else belong to deleted documents.
     package static let live = """
         WITH RECURSIVE live(sha256) AS (SELECT sha256 FROM documents
+            UNION SELECT picture_sha256 FROM link_cards WHERE picture_sha256 IS NOT NULL
             UNION SELECT v.result_sha256 FROM derivatives v JOIN live l ON v.source_sha256 = l.sha256)
         """
 

@@ -387,6 +387,14 @@ extension SQLiteIndex {
                 }
             }
         }
+        migrator.registerMigration("v32-link-cards") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE link_cards (url TEXT PRIMARY KEY, card TEXT, picture_sha256 TEXT, picture_error_code TEXT,
+                        picture_error_message TEXT, error_code TEXT, error_message TEXT, fetched_at DATETIME NOT NULL);
+                    CREATE INDEX link_cards_picture ON link_cards (picture_sha256) WHERE picture_sha256 IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

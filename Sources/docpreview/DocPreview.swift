@@ -18,7 +18,7 @@ struct DocPreview: AsyncParsableCommand {
             StatsCommand.self, ListCommand.self, VersionsCommand.self, RelabelCommand.self, RestoreCommand.self, DeleteCommand.self,
             ServeCommand.self, UploadCommand.self, WorkerCommand.self, JobsCommand.self, SigningKeyCommand.self, TLSInitCommand.self,
             VerifyCommand.self, GCCommand.self, RecoverCommand.self,
-            TokensCommand.self, RenderChildCommand.self, FetchChildCommand.self
+            TokensCommand.self, LinkPreviewCommand.self, RenderChildCommand.self, FetchChildCommand.self
         ]
     )
 }

@@ -6,15 +6,36 @@ import PreviewDocuments
 import PreviewFetch
 import PreviewRenderers
 
-/// How `serve` and `worker` download shared links (`POST /api/v1/download`).
+/// How `serve` and `worker` download shared links (`POST /api/v1/download`), and how `serve`
+/// makes links' cards.
 struct FetchOptions: ParsableArguments {
     @Option(help: "Links downloaded at once in this process, each in a child of its own (0: none here).")
     var fetchWorkers = 1
 
+    @OptionGroup var addresses: FetchAddressOptions
+
+    func validate() throws {
+        try OptionRange.check("--fetch-workers", fetchWorkers, 0...64)
+    }
+
+    /// The service that downloads queued links, or nil with `--fetch-workers 0`.
+    func worker(documents: DocumentService, logger: Logger) -> DownloadWorker? {
+        guard fetchWorkers > 0 else { return nil }
+        return DownloadWorker(documents: documents, fetcher: addresses.fetcher, concurrency: fetchWorkers, logger: logger)
+    }
+
+    /// Links' cards, made by fetch children as downloads are, under the same address rules.
+    func linkPreviews(documents: DocumentService, logger: Logger) -> LinkPreviews {
+        LinkPreviews(documents: documents, fetcher: addresses.fetcher, logger: logger)
+    }
+}
+
+/// Where fetch children may connect and which `yt-dlp` they run (downloads and links' cards).
+struct FetchAddressOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             """
-            Let downloads connect to this address, and port if given, although it is not on the public Internet \
+            Let downloads and links' cards connect to this address, and port if given, although it is not on the public Internet \
             (repeatable): a media host on a private network, a test site on loopback. Every other private, loopback, \
             link-local, multicast, CGNAT or cloud-metadata address is refused, after every redirect and DNS answer.
             """, valueName: "address[:port]"))
@@ -27,18 +48,15 @@ struct FetchOptions: ParsableArguments {
     var ytDlp: String?
 
     func validate() throws {
-        try OptionRange.check("--fetch-workers", fetchWorkers, 0...64)
         for text in allowPrivateFetch where FetchAddressPolicy.Exception(text) == nil {
             throw ValidationError("--allow-private-fetch takes an IP address with an optional port (127.0.0.1:8080, [::1]:8080), not \(text).")
         }
     }
 
-    /// The service that downloads queued links, or nil with `--fetch-workers 0`.
-    func worker(documents: DocumentService, logger: Logger) -> DownloadWorker? {
-        guard fetchWorkers > 0 else { return nil }
+    /// Fetch children of this program, under the address rules `--allow-private-fetch` relaxes.
+    var fetcher: LinkFetcher {
         let policy = FetchAddressPolicy(exceptions: allowPrivateFetch.compactMap(FetchAddressPolicy.Exception.init))
-        let fetcher = LinkFetcher(executable: RendererPool.currentExecutable, extractor: extractor, policy: policy)
-        return DownloadWorker(documents: documents, fetcher: fetcher, concurrency: fetchWorkers, logger: logger)
+        return LinkFetcher(executable: RendererPool.currentExecutable, extractor: extractor, policy: policy)
     }
 
     /// `--yt-dlp`, else `$DOCPREVIEW_YT_DLP`, else the first `yt-dlp` on the PATH.

@@ -226,7 +226,9 @@ struct ServeCommand: AsyncParsableCommand {
                 limits: configuration.limits, logger: logger),
             offload: .serving(settings, workers: workers, textLanes: QueueWorker.defaultTextLanes),
             arrivals: workers > 0 || fetch.fetchWorkers > 0 ? JobArrivals() : nil, logger: logger)
-        let server = DocumentServer(documents: documents, settings: settings, logger: logger, pages: WebPages())
+        let server = DocumentServer(
+            documents: documents, settings: settings, logger: logger, pages: WebPages(),
+            links: fetch.linkPreviews(documents: documents, logger: logger))
         var services: [any Service] = [try buildApplication(server), ReceivedUploadsFinisher(documents: documents, logger: logger)]
         if workers > 0 { services.append(QueueWorker(documents: documents, concurrency: workers, logger: logger)) }
         if let fetcher = fetch.worker(documents: documents, logger: logger) { services.append(fetcher) }

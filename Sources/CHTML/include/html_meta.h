@@ -20,6 +20,9 @@ enum docpreview_html_item {
     DOCPREVIEW_HTML_JSON_LD = 3,
     /// `<base>`: its `href`.
     DOCPREVIEW_HTML_BASE = 4,
+    /// The first top-level `<blockquote>` (an embed's quoted post): first its first `<p>`'s text,
+    /// second its whole text.
+    DOCPREVIEW_HTML_QUOTE = 5,
 };
 
 /// Called once an item is read; its texts are UTF-8, NUL-terminated, or NULL when absent, and live

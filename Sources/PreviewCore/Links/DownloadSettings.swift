@@ -12,8 +12,6 @@ package struct DownloadSettings: Sendable, Equatable, Decodable {
     package var fetchSeconds: Double = 300
     /// The largest download; nil for the upload limit (``Limits/maxFileBytes``).
     package var maxBytes: Int?
-    /// The longest link accepted.
-    package static let maxLinkLength = 2048
 
     package init(domains: [String] = [], fetchSeconds: Double = 300, maxBytes: Int? = nil) {
         self.domains = domains

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The file is JSON: `{"types": [{"id": "photo", "label": "Photo", "extensions": [".jpg", ".png"]}],
 /// "limits": {"max_file_bytes": 52428800, "max_pixels": 100000000}, "renditions": {"height": 720, "crf": 23},
-/// "downloads": {"domains": ["media.example.org"], "fetch_seconds": 300}, "ocr_languages": "eng+fra"}`;
+/// "downloads": {"domains": ["media.example.org"], "fetch_seconds": 300}, "links": {"fetch_seconds": 20},
+/// "ocr_languages": "eng+fra"}`;
 /// every key is optional.
 public struct Configuration: Sendable {
     package var rules: DocumentRules
@@ -13,6 +14,8 @@ public struct Configuration: Sendable {
     package var renditions = RenditionSettings()
     /// Where shared links may lead and what fetching one may cost.
     package var downloads = DownloadSettings()
+    /// What making a link's card may cost, and where sites' answers come from.
+    package var links = LinkPreviewSettings()
     /// The languages scans and photos are read in: Tesseract's names joined by `+` ("eng+fra"),
     /// each installed (Debian's `tesseract-ocr-<name>`).
     package var ocrLanguages = "eng"
@@ -36,10 +39,11 @@ public struct Configuration: Sendable {
         var limits: Limits?
         var renditions: RenditionSettings?
         var downloads: DownloadSettings?
+        var links: LinkPreviewSettings?
         var ocrLanguages: String?
 
         enum CodingKeys: String, CodingKey {
-            case types, limits, renditions, downloads, ocrLanguages = "ocr_languages"
+            case types, limits, renditions, downloads, links, ocrLanguages = "ocr_languages"
         }
     }
 
@@ -63,13 +67,16 @@ public struct Configuration: Sendable {
     /// and ``InvalidLimit`` for a limit out of its range.
     package static func load(contentsOf url: URL) throws -> Configuration {
         let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: url))
-        if let problem = file.limits?.problem ?? file.renditions?.problem ?? file.downloads?.problem { throw InvalidLimit(problem: problem) }
+        if let problem = file.limits?.problem ?? file.renditions?.problem ?? file.downloads?.problem ?? file.links?.problem {
+            throw InvalidLimit(problem: problem)
+        }
         if let languages = file.ocrLanguages, !isLanguageList(languages) {
             throw InvalidLimit(problem: "ocr_languages must be Tesseract's language names joined by + (eng, eng+fra), not \(languages)")
         }
         var configuration = Configuration(limits: file.limits ?? Limits())
         configuration.renditions = file.renditions ?? RenditionSettings()
         configuration.downloads = file.downloads ?? DownloadSettings()
+        configuration.links = file.links ?? LinkPreviewSettings()
         configuration.ocrLanguages = file.ocrLanguages ?? configuration.ocrLanguages
         for type in file.types ?? [] { configuration.rules.upsert(type) }
         return configuration
