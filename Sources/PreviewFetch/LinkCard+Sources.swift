@@ -33,7 +33,8 @@ extension LinkCard {
             ]
         source = .oembed
         kind = Self.kind(of: url, site: site) ?? (type == "video" ? .video : type == "photo" ? .image : .post)
-        if title == nil, let paragraph = self.text { title = Self.cut(paragraph, 120) }
+        // A post has no title of its own: its author's, as the site shows it ("Coach Rivera on Twitter").
+        if title == nil, quote != nil, let name = author?.name ?? author?.handle { title = Self.cut("\(name) on \(self.site)", Self.maxTitle) }
     }
 
     /// The card `yt-dlp`'s `--dump-json` object makes of `url`.

@@ -8,13 +8,14 @@ import PreviewStore
 
 /// `GET /ui/documents/{id}`: one document — its type, title and description, its facts, its preview
 /// (a player, the pages, a picture, each zoomable), and what can be done with it: edit its labels,
-/// share it with schools (`web/detail.js`), restore or upload a version, download, delete.
+/// share it with schools (`web/detail.js`), restore or upload a version, download, delete; the
+/// links its description holds shown as cards (`web/cards.js`).
 struct DetailPage {
     let pageTitle: String
     let stylesheet = StaticAsset.style.url
     let scripts = [
         StaticAsset.zoom.url, StaticAsset.common.url, StaticAsset.upload.url, StaticAsset.media.url, StaticAsset.plays.url,
-        StaticAsset.clip.url, StaticAsset.detail.url
+        StaticAsset.clip.url, StaticAsset.detail.url, StaticAsset.cards.url
     ]
     let csrf: String?
     let signOutPath = PagePaths.signOut

@@ -28,6 +28,8 @@ struct StaticAsset: Sendable {
     static let upload = script("upload.js", PackageResources.upload_js)
     static let list = script("list.js", PackageResources.list_js)
     static let detail = script("detail.js", PackageResources.detail_js)
+    /// Links' cards under a description (`GET /v1/links/preview`).
+    static let cards = script("cards.js", PackageResources.cards_js)
     static let media = script("media.js", PackageResources.media_js)
     static let viewer = script("viewer.js", PackageResources.viewer_js)
     static let zoom = script("zoom.js", PackageResources.zoom_js)
@@ -41,7 +43,7 @@ struct StaticAsset: Sendable {
     var url: String { "\(path)?v=\(BlobHash.of(Array(source.utf8)).hex.prefix(12))" }
 
     /// Every asset the pages use.
-    static let all = [style, common, upload, list, detail, media, viewer, zoom, plays, clip, reading]
+    static let all = [style, common, upload, list, detail, cards, media, viewer, zoom, plays, clip, reading]
 
     static func register(on routes: RouteTable) {
         for asset in all {

@@ -65,9 +65,9 @@ import Testing
         typealias Check = ([String: Any]) -> Void
         let author = { (card: [String: Any]) in card["author"] as? [String: String] ?? [:] }
         let media = { (card: [String: Any]) in (card["media"] as? [[String: Any]])?.first ?? [:] }
-        let cases: [(url: String, kind: String, title: String?, picture: Bool, check: Check)] = [
+        let cases: [(url: String, kind: String, title: String, picture: Bool, check: Check)] = [
             (
-                site.url("coach/status/1850000000000000001", on: .x), "post", nil, false,
+                site.url("coach/status/1850000000000000001", on: .x), "post", "Coach Rivera on Twitter", false,
                 { card in
                     #expect(author(card) == ["name": "Coach Rivera", "handle": "@coachrivera"])
                     #expect((card["text"] as? String)?.hasPrefix("Great workout with the 2027 class.") == true)
@@ -113,7 +113,7 @@ import Testing
             let answer = try setup.card(url)
             let card = try #require(answer.json, "\(url): \(answer.status)")
             #expect(answer.status == 200 && card["kind"] as? String == kind, "\(url): \(card)")
-            if let title { #expect(card["title"] as? String == title, "\(url): \(card)") }
+            #expect(card["title"] as? String == title, "\(url): \(card)")
             #expect(card["url"] as? String == url && card["stale"] as? Bool == false)
             check(card)
             let bytes = try setup.picture(card)

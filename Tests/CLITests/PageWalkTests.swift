@@ -34,15 +34,28 @@ import Testing
         try walk("share_marks.py")
     }
 
-    private func walk(_ script: String) throws {
+    /// The Detail page's cards of the links its description holds, from the loopback link test site.
+    @Test func theCardsOfADescriptionsLinks() throws {
+        let site = try LinkTestSite()
+        defer { site.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = folder.url.appendingPathComponent("config.json")
+        try JSONSerialization.data(withJSONObject: ["links": site.linksConfiguration()]).write(to: config)
+        try walk(
+            "link_cards.py", extra: ["--config", config.path] + site.addresses.flatMap { ["--allow-private-fetch", $0] },
+            environment: ["DOCPREVIEW_LINK_SITE": site.url("").dropLast().description])
+    }
+
+    private func walk(_ script: String, extra: [String] = [], environment: [String: String] = [:]) throws {
         #expect(FileManager.default.isExecutableFile(atPath: Self.python.path), "scripts/install-deps makes .venv-tools")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let token = "page-walk-" + UUID().uuidString
-        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, token: token)
+        let server = try ServerProcess(store: folder.url.appendingPathComponent("store").path, workers: 2, extra: extra, token: token)
         let walked = try DocPreviewProcess.run(
             [Self.scripts.appendingPathComponent(script).path, server.base, Fixtures.samples.path],
-            environment: ["DOCPREVIEW_TOKEN": token], timeout: 1200, executable: Self.python)
+            environment: environment.merging(["DOCPREVIEW_TOKEN": token]) { $1 }, timeout: 1200, executable: Self.python)
         print(walked.stdout)
         #expect(walked.status == 0, "\(script): \(walked.stdout.split(separator: "\n").last ?? "")\n\(walked.stderr.suffix(3000))")
     }

@@ -19,7 +19,7 @@ import Testing
             """
         ]
         let card = try #require(LinkCard(oEmbed: answer, url: post, site: .x))
-        #expect(card.kind == .post && card.source == .oembed && card.site == "Twitter")
+        #expect(card.kind == .post && card.source == .oembed && card.site == "Twitter" && card.title == "Coach Rivera on Twitter")
         #expect(card.author == LinkCard.Author(name: "Coach Rivera", handle: "@coachrivera"))
         #expect(card.text == "Camp dates are out. See you in June! pic.twitter.com/x" && card.publishedAt == "2027-03-09")
         #expect(card.media.isEmpty)

@@ -66,6 +66,7 @@
         title: fields.title.value.trim(), description: fields.description.value, school } });
       document.getElementById("title").textContent = doc.title;
       document.getElementById("description").textContent = doc.description;
+      dispatchEvent(new CustomEvent("docpreview:described", { detail: doc.description }));
       document.querySelector('[data-fact="school"]').textContent = doc.school || "General";
       document.title = `${doc.title} · DocPreview`;
       main.dataset.title = doc.title;
