@@ -20,6 +20,8 @@ Links' cards: pages shaped like each platform's answers (the sites are told apar
 listens on 127.0.0.1 to 127.0.0.5 at one port, and the tests' configuration names 127.0.0.2 X,
 .3 Instagram, .4 TikTok, .5 YouTube, their oEmbed endpoints at /oembed/<site>):
   /coach/status/1850000000000000001  X's script shell (no tags)   /oembed/x    X's oEmbed answer
+  /x-embed/tweet-result?id=1850000000000000001&token=4hfy2jnxph  X's embed data of that post (its photo);
+                      404 for another id or token (the token is the widget's, as JavaScript makes it)
   /p/CzSigned1/       an Instagram post page                      /oembed/tiktok, /oembed/youtube
   /@coachdrills/video/7300000000000000000  a TikTok page's shell  /watch?v=hl2026  a YouTube watch page
   /news/signing-day   an article with only JSON-LD               /bare.html   only a <title>
@@ -128,6 +130,18 @@ def card_page(host, path, query):
     return None
 
 
+def x_embed_data(host, query):
+    """X's embed data of the one post the site has, when asked with its id and the widget's token."""
+    if query.get("id") != ["1850000000000000001"] or query.get("token") != ["4hfy2jnxph"]:
+        return None
+    return {"__typename": "Tweet", "lang": "en", "favorite_count": 120, "created_at": "2026-11-03T17:04:11.000Z",
+            "id_str": "1850000000000000001", "text": "Great workout with the 2027 class. Offers going out this week! https://t.co/abc",
+            "user": {"id_str": "99", "name": "Coach Rivera", "screen_name": "coachrivera"},
+            "mediaDetails": [{"display_url": "pic.x.com/abc", "media_url_https": f"http://{host}/pictures/photo.jpg",
+                              "original_info": {"height": 1080, "width": 1920}, "type": "photo"}],
+            "photos": [{"url": f"http://{host}/pictures/photo.jpg", "width": 1920, "height": 1080}], "conversation_count": 4}
+
+
 def oembed_answer(host, site):
     base = f"http://{host}"
     if site == "x":
@@ -188,6 +202,8 @@ class Site(http.server.BaseHTTPRequestHandler):
         host = f"{self.server.server_address[0]}:{self.server.server_address[1]}"
         page = card_page(host, path, query)
         answer = oembed_answer(host, path[len("/oembed/"):]) if path.startswith("/oembed/") else None
+        if path == "/x-embed/tweet-result":
+            answer = x_embed_data(host, query)
         if page is not None:
             self.send(200, page.encode())
         elif answer is not None:

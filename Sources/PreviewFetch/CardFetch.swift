@@ -5,7 +5,8 @@ import PreviewCore
 /// in the site's order (``LinkSite``), the page bounded by ``CardOrder/maxPageBytes`` and read by
 /// libxml2's parser (``PageMetadata``), then the card's picture fetched to the workspace.
 ///
-/// - X: the site's oEmbed answer (author, the post's text and date), then the page's tags.
+/// - X: the site's oEmbed answer (author, the post's text and date), then its embed data (the
+///   post's photos and video: ``XEmbedData``), then the page's tags.
 /// - Instagram and TikTok: `yt-dlp --dump-json`, then oEmbed, then the page's tags.
 /// - Others: Open Graph, Twitter's tags and JSON-LD, then oEmbed (the site's, or the page's
 ///   discovery link), then `<title>`.
@@ -22,8 +23,8 @@ struct CardFetch {
     let refusals: ProxyRefusals
     let started = Date()
 
-    /// The most bytes an oEmbed answer may have.
-    static let maxOEmbedBytes = 256 * 1024
+    /// The most bytes an oEmbed answer or embed data may have.
+    static let maxAnswerBytes = 512 * 1024
 
     private var secondsLeft: Double { max(0.5, order.seconds - Date().timeIntervalSince(started)) }
     private var workspace: URL { URL(fileURLWithPath: order.workspace) }
@@ -55,9 +56,10 @@ struct CardFetch {
             LinkCard.web(URL(string: $0.href, relativeTo: final)?.absoluteURL)
         }
         let embedded = (card.oEmbed ?? discovered).flatMap { oEmbed($0, url: url) }
+        let posted = card.site == .x ? xEmbed(of: url) : nil
         var made: LinkCard =
             switch card.site {
-            case .x: embedded?.filled(from: pageCard) ?? pageCard
+            case .x: (embedded ?? posted ?? pageCard).filled(from: posted).filled(from: pageCard)
             case .instagram, .tiktok: (extracted ?? embedded ?? pageCard).filled(from: embedded).filled(from: pageCard)
             default: pageCard.filled(from: embedded).filled(from: extracted)
             }
@@ -83,14 +85,36 @@ struct CardFetch {
 
     /// The oEmbed answer at `address` as a card, or nil (no answer, not JSON, refused).
     private func oEmbed(_ address: String, url: URL) -> LinkCard? {
-        let file = workspace.appendingPathComponent("oembed")
+        json(at: address).flatMap { LinkCard(oEmbed: $0, url: url, site: card.site) }
+    }
+
+    /// The JSON object at `address` (``maxAnswerBytes`` at most), or nil (no answer, not JSON,
+    /// refused). An answer labelled as a page is read as well: some sites send JSON as `text/html`.
+    private func json(at address: String?) -> [String: Any]? {
+        guard let address else { return nil }
+        let file = workspace.appendingPathComponent("answer")
         defer { try? FileManager.default.removeItem(at: file) }
         guard
-            (try? direct.get(address, accept: "application/json", to: file, maxBytes: Self.maxOEmbedBytes, seconds: secondsLeft, what: "answer"))
-                != nil,
-            let data = try? Data(contentsOf: file), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let response = try? direct.get(
+                address, accept: "application/json", to: file, maxBytes: Self.maxAnswerBytes, keptPageBytes: Self.maxAnswerBytes,
+                seconds: secondsLeft, what: "answer"),
+            let data = response.isPage ? Data(response.page) : try? Data(contentsOf: file)
         else { return nil }
-        return LinkCard(oEmbed: object, url: url, site: card.site)
+        return try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+    }
+
+    /// What X's embed widget reads of the post at `url` (its photos and video, which the oEmbed
+    /// answer leaves out), as a card; nil for another link, or no answer.
+    private func xEmbed(of url: URL) -> LinkCard? {
+        guard let endpoint = card.embedData, let id = XEmbedData.postID(in: url), let token = XEmbedData.token(of: id),
+            var address = URLComponents(string: endpoint)
+        else { return nil }
+        address.queryItems =
+            (address.queryItems ?? []) + [
+                URLQueryItem(name: "id", value: id), URLQueryItem(name: "lang", value: "en"), URLQueryItem(name: "token", value: token)
+            ]
+        guard let object = json(at: address.url?.absoluteString) else { return nil }
+        return LinkCard(xEmbed: object, url: url)
     }
 
     /// The card's picture fetched to the workspace, or why not; nil when it names none.

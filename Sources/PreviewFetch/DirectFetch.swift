@@ -40,7 +40,7 @@ struct DirectFetch {
     }
 
     /// GETs `url` (redirects followed): a web page's body is kept in memory up to `keptPageBytes`
-    /// (more is ``FetchFailure/tooLarge(_:)``, as any body past `maxBytes`); anything else goes to
+    /// (more is ``FetchFailure/tooLarge(_:what:)``, as any body past `maxBytes`); anything else goes to
     /// `file`. An error status, a refused address, the time limit are failures.
     func get(
         _ url: String, accept: String, to file: URL, maxBytes: Int, keptPageBytes: Int = 0, seconds: Double? = nil, what: String = "video"

@@ -36,11 +36,13 @@ package struct CardOrder: Codable, Sendable {
     package var site: LinkSite
     /// The site's oEmbed answer about the link (nil: the page's discovery link, if any).
     package var oEmbed: String?
+    /// Where the site's embed widget reads a post (X's), without the post's id.
+    package var embedData: String?
     package var maxPageBytes: Int
     package var maxPictureBytes: Int
 
-    package init(site: LinkSite, oEmbed: String?, maxPageBytes: Int, maxPictureBytes: Int) {
-        (self.site, self.oEmbed, self.maxPageBytes, self.maxPictureBytes) = (site, oEmbed, maxPageBytes, maxPictureBytes)
+    package init(site: LinkSite, oEmbed: String?, embedData: String?, maxPageBytes: Int, maxPictureBytes: Int) {
+        (self.site, self.oEmbed, self.embedData, self.maxPageBytes, self.maxPictureBytes) = (site, oEmbed, embedData, maxPageBytes, maxPictureBytes)
     }
 }
 

@@ -37,7 +37,8 @@ package struct LinkFetcher: Sendable {
     package func card(of link: WebLink, settings: LinkPreviewSettings, into workspace: URL) -> FetchReply {
         let site = settings.site(of: link.host)
         let card = CardOrder(
-            site: site, oEmbed: settings.oEmbed(of: site, for: link.url), maxPageBytes: settings.maxPageBytes,
+            site: site, oEmbed: settings.oEmbed(of: site, for: link.url), embedData: settings.embedData(of: site),
+            maxPageBytes: settings.maxPageBytes,
             maxPictureBytes: settings.maxPictureBytes)
         return run(
             FetchOrder(

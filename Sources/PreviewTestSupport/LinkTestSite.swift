@@ -53,10 +53,10 @@ package final class LinkTestSite: @unchecked Sendable {  // immutable after init
     package var addresses: [String] { Site.allCases.map { "127.0.0.\($0.rawValue):\(port)" } }
 
     /// The `links` configuration that takes its addresses for X, Instagram, TikTok and YouTube, with
-    /// their oEmbed endpoints on it.
+    /// their oEmbed endpoints (and X's embed data) on it.
     package func linksConfiguration(fetchSeconds: Double = 60) -> [String: Any] {
         let sites: [String: Any] = [
-            "x": ["hosts": ["127.0.0.2"], "oembed": url("oembed/x", on: .x)],
+            "x": ["hosts": ["127.0.0.2"], "oembed": url("oembed/x", on: .x), "embed_data": url("x-embed/tweet-result", on: .x)],
             "instagram": ["hosts": ["127.0.0.3"]],
             "tiktok": ["hosts": ["127.0.0.4"], "oembed": url("oembed/tiktok", on: .tiktok)],
             "youtube": ["hosts": ["127.0.0.5"], "oembed": url("oembed/youtube", on: .youtube)]

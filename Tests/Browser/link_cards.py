@@ -1,7 +1,7 @@
 """Links' cards on the Detail page in Chromium, at a phone's size and a desktop's: a transcript
 uploaded with a description that holds three links (an article, a YouTube-shaped watch page, an
-X-shaped post, all on the loopback link test site) shows a card for each under the description —
-its picture (a thumbnail of ours, loaded), site, title, author and date; the description edited
+X-shaped post with its embed data's photo, all on the loopback link test site) shows a card for
+each under the description — its picture (a thumbnail of ours, loaded), site, title, author and date; the description edited
 to one link gives one card without a reload; a link that gives no card stays a link with the
 reason; every card at least 44 px tall; axe-core finds no serious or critical violation. With a
 screenshot folder, each size's cards are saved there.
@@ -41,8 +41,8 @@ def walk(browser, base, samples, size, shots, _):
     expect(cards.nth(0).locator(".link-byline")).to_contain_text("Dana Ortiz")
     expect(cards.nth(2).locator(".link-byline")).to_contain_text("Coach Rivera")
     pictures = cards.locator("img.link-picture")
-    expect(pictures).to_have_count(2)
-    for index in range(2):
+    expect(pictures).to_have_count(3)
+    for index in range(3):
         expect(pictures.nth(index)).to_have_js_property("complete", True)
         check(pictures.nth(index).evaluate("(image) => image.naturalWidth > 0 && image.src.includes('/v1/links/pictures/')"),
               f"{size}: picture {index + 1} is our thumbnail, loaded")

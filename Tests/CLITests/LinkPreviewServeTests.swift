@@ -67,9 +67,10 @@ import Testing
         let media = { (card: [String: Any]) in (card["media"] as? [[String: Any]])?.first ?? [:] }
         let cases: [(url: String, kind: String, title: String, picture: Bool, check: Check)] = [
             (
-                site.url("coach/status/1850000000000000001", on: .x), "post", "Coach Rivera on Twitter", false,
+                site.url("coach/status/1850000000000000001", on: .x), "post", "Coach Rivera on Twitter", true,
                 { card in
                     #expect(author(card) == ["name": "Coach Rivera", "handle": "@coachrivera"])
+                    #expect(media(card)["width"] as? Int == 1920 && media(card)["type"] as? String == "image", "the embed data's photo")
                     #expect((card["text"] as? String)?.hasPrefix("Great workout with the 2027 class.") == true)
                     #expect(card["published_at"] as? String == "2026-11-03" && card["source"] as? String == "oembed")
                 }

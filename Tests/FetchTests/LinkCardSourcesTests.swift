@@ -109,6 +109,43 @@ import Testing
     }
 }
 
+/// X's embed data: the widget's token as JavaScript makes it (each value below printed by Node for
+/// `((Number(id) / 1e15) * Math.PI).toString(6 ** 2).replace(/(0+|\.)/g, '')`), and the card of an answer.
+@Suite struct XEmbedDataTests {
+    @Test func theWidgetsTokenIsJavaScripts() {
+        let node: [(String, String)] = [
+            ("1850000000000000001", "4hfy2jnxph"), ("20", "6dq1a2xwd93"), ("1628832338187636740", "3y54libozsy"),
+            ("1495123456789012345", "3mh2h93w4gu"), ("463440424141459456", "14fxvks611f"), ("1", "bhi2ay3f28n"),
+            ("999999999999999999", "2f9lc2ug9mm"), ("391822090107170827", "y6y18kmdyr"), ("1491154417406568722", "3m4llajopf"),
+            ("346929882384689229", "u9wufixjf3d"), ("381831225775033004", "xbk3e5nlds"), ("1350743034381743711", "39vhfrveslh"),
+            ("1231929732838568406", "2zi7yxkc3mt"), ("1091990370323492545", "2nal78w6ql6"), ("514692001386543376", "18wyakzp5o3"),
+            ("606080152696388083", "1gw21tauzz5"), ("1262761755875442394", "3272zn1cui"), ("526843142518961269", "19z4k4wo8j"),
+            ("1464629495655073204", "3jt9oyrr5zr"), ("1786638154791767751", "4bwwj9e513")
+        ]
+        for (id, token) in node { #expect(XEmbedData.token(of: id) == token, "\(id)") }
+        #expect(XEmbedData.radix36(0.5) == "0.i" && XEmbedData.radix36(36) == "10" && XEmbedData.radix36(0) == "0")
+    }
+
+    @Test func aPostsIdAndItsCard() throws {
+        #expect(XEmbedData.postID(in: URL(string: "https://x.com/coach/status/1850000000000000001?s=20")!) == "1850000000000000001")
+        #expect(XEmbedData.postID(in: URL(string: "https://x.com/coach")!) == nil)
+        #expect(XEmbedData.postID(in: URL(string: "https://x.com/coach/status/12a")!) == nil)
+        let data: [String: Any] = [
+            "text": "Camp is on.", "created_at": "2026-11-03T17:04:11.000Z", "user": ["name": "Coach Rivera", "screen_name": "coachrivera"],
+            "mediaDetails": [
+                [
+                    "type": "video", "media_url_https": "https://pbs.example/poster.jpg", "original_info": ["width": 1280, "height": 720],
+                    "video_info": ["duration_millis": 14_500]
+                ]
+            ]
+        ]
+        let card = try #require(LinkCard(xEmbed: data, url: URL(string: "https://x.com/coachrivera/status/1")!))
+        #expect(card.title == "Coach Rivera on X" && card.text == "Camp is on." && card.author?.handle == "@coachrivera")
+        #expect(card.media == [LinkCard.Media(type: "video", width: 1280, height: 720, thumbnail: "https://pbs.example/poster.jpg", duration: 14.5)])
+        #expect(LinkCard(xEmbed: ["user": ["name": "x"]], url: URL(string: "https://x.com/a/status/1")!) == nil)
+    }
+}
+
 /// The proxy's choice among a DNS answer's addresses, as a pure function over bare addresses: no
 /// name is looked up and nothing is connected to.
 @Suite struct ProxyAddressChoiceTests {

@@ -28,6 +28,10 @@ package enum LinkSite: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// Where the site's embed widget reads a post (X's: the post's text, author, photos and video),
+    /// before any address an operator sets; the post's id and the widget's token are added.
+    var embedData: String? { self == .x ? "https://cdn.syndication.twimg.com/tweet-result" : nil }
+
     /// Whether `yt-dlp` reads the link first: sites whose pages carry little without a script.
     package var readByExtractor: Bool { self == .instagram || self == .tiktok }
 
@@ -37,25 +41,27 @@ package enum LinkSite: String, Sendable, Codable, CaseIterable {
 
 /// What making a link's card may cost and where sites' answers come from (`links` in the
 /// `--config` JSON: `{"fetch_seconds": 20, "max_page_bytes": 4194304, "instagram_token": "…",
-/// "sites": {"x": {"hosts": ["nitter.example"], "oembed": "https://…"}}}`).
+/// "sites": {"x": {"hosts": ["nitter.example"], "oembed": "https://…", "embed_data": "https://…"}}}`).
 package struct LinkPreviewSettings: Sendable, Equatable, Decodable {
-    /// Hosts added to a site, and its oEmbed endpoint replaced.
+    /// Hosts added to a site, and its oEmbed and embed-data endpoints replaced.
     package struct SiteSettings: Sendable, Equatable, Decodable {
         package var hosts: [String] = []
         package var oEmbed: String?
+        package var embedData: String?
 
-        package init(hosts: [String] = [], oEmbed: String? = nil) {
-            (self.hosts, self.oEmbed) = (hosts, oEmbed)
+        package init(hosts: [String] = [], oEmbed: String? = nil, embedData: String? = nil) {
+            (self.hosts, self.oEmbed, self.embedData) = (hosts, oEmbed, embedData)
         }
 
         enum CodingKeys: String, CodingKey {
-            case hosts, oEmbed = "oembed"
+            case hosts, oEmbed = "oembed", embedData = "embed_data"
         }
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             hosts = try container.decodeIfPresent([String].self, forKey: .hosts)?.map { $0.lowercased() } ?? []
             oEmbed = try container.decodeIfPresent(String.self, forKey: .oEmbed)
+            embedData = try container.decodeIfPresent(String.self, forKey: .embedData)
         }
     }
 
@@ -108,8 +114,10 @@ package struct LinkPreviewSettings: Sendable, Equatable, Decodable {
         }
         if min(maxPageBytes, maxPictureBytes, maxFileBytes) < 1024 { return "links' byte limits must be at least 1024." }
         for (site, settings) in sites {
-            if let endpoint = settings.oEmbed, (try? WebLink(endpoint, use: "used")) == nil {
-                return "links.sites.\(site.rawValue).oembed must be an http or https address."
+            for (name, endpoint) in [("oembed", settings.oEmbed), ("embed_data", settings.embedData)] {
+                if let endpoint, (try? WebLink(endpoint, use: "used")) == nil {
+                    return "links.sites.\(site.rawValue).\(name) must be an http or https address."
+                }
             }
             if let bad = settings.hosts.first(where: { $0.isEmpty || $0.contains("/") || $0.contains(" ") }) {
                 return "links.sites.\(site.rawValue).hosts has \"\(bad)\", which is not a host name."
@@ -121,6 +129,11 @@ package struct LinkPreviewSettings: Sendable, Equatable, Decodable {
     /// The site `host` belongs to.
     package func site(of host: String) -> LinkSite {
         LinkSite.allCases.first { site in site != .web && WebLink.matches(host, site.hosts + (sites[site]?.hosts ?? [])) } ?? .web
+    }
+
+    /// Where the site's embed widget reads a post, or nil where it has none.
+    package func embedData(of site: LinkSite) -> String? {
+        sites[site]?.embedData ?? site.embedData
     }
 
     /// The address of the site's oEmbed answer about `link`, or nil where it has none.
