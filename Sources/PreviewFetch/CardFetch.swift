@@ -35,7 +35,9 @@ struct CardFetch {
         // yt-dlp may take the time the page would need: it gets 60 % of it at most.
         let extracted: LinkCard? =
             card.site.readByExtractor && order.extractor != nil
-            ? (try? extractor.info(seconds: order.seconds * 0.6)).flatMap { LinkCard(extracted: $0, url: url, site: card.site) } : nil
+            ? (try? extractor.info(seconds: order.seconds * 0.6, extractors: card.site.extractors)).flatMap {
+                LinkCard(extracted: $0, url: url, site: card.site)
+            } : nil
         let file = workspace.appendingPathComponent("file")
         let response: DirectFetch.Response
         do {

@@ -31,9 +31,10 @@ struct ExtractorFetch {
         throw Self.classify(lines, maxBytes: order.maxBytes)
     }
 
-    /// What `yt-dlp` knows of the link without downloading it (its `--dump-json` object), within `seconds`.
-    func info(seconds: Double) throws(FetchFailure) -> [String: Any] {
-        let lines = try runTool(["--skip-download", "--dump-json"], seconds: seconds)
+    /// What `yt-dlp` knows of the link without downloading it (its `--dump-json` object), within
+    /// `seconds`, asking only `extractors` when named (`--use-extractors`).
+    func info(seconds: Double, extractors: String?) throws(FetchFailure) -> [String: Any] {
+        let lines = try runTool(["--skip-download", "--dump-json"] + (extractors.map { ["--use-extractors", $0] } ?? []), seconds: seconds)
         for line in lines.reversed() where line.hasPrefix("{") {
             if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { return object }
         }

@@ -21,7 +21,8 @@ extension LinkCard {
         let handle = text("author_url").flatMap(URL.init(string:)).flatMap(Self.handle(in:))
         author = text("author_name") == nil && handle == nil ? nil : Author(name: text("author_name"), handle: handle)
         publishedAt = quote.flatMap { Self.quotedDate($0.text) }
-        let type = text("type") == "video" ? "video" : "image"
+        let kindOfAnswer = text("type")  // video, photo, rich or link
+        let type = kindOfAnswer == "video" ? "video" : "image"
         let thumbnail = text("thumbnail_url").flatMap { Self.web(URL(string: $0, relativeTo: url)?.absoluteURL) }
         media =
             thumbnail == nil && type != "video"
@@ -32,7 +33,7 @@ extension LinkCard {
                     height: number(type == "video" ? "height" : "thumbnail_height"), thumbnail: thumbnail)
             ]
         source = .oembed
-        kind = Self.kind(of: url, site: site) ?? (type == "video" ? .video : type == "photo" ? .image : .post)
+        kind = Self.kind(of: url, site: site) ?? (kindOfAnswer == "video" ? .video : kindOfAnswer == "photo" ? .image : .article)
         // A post has no title of its own: its author's, as the site shows it ("Coach Rivera on Twitter").
         if title == nil, quote != nil, let name = author?.name ?? author?.handle { title = Self.cut("\(name) on \(self.site)", Self.maxTitle) }
     }

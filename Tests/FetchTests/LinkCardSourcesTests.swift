@@ -36,6 +36,9 @@ import Testing
         let card = try #require(LinkCard(oEmbed: answer, url: url, site: .tiktok))
         #expect(card.kind == .video && card.author?.handle == "@coachdrills")
         #expect(card.media == [LinkCard.Media(type: "video", width: 720, height: 1280, thumbnail: "https://p16.example.com/t.jpg")])
+        let elsewhere = URL(string: "https://photos.example.com/p/1")!
+        #expect(LinkCard(oEmbed: ["type": "photo", "title": "Team photo"], url: elsewhere, site: .web)?.kind == .image)
+        #expect(LinkCard(oEmbed: ["type": "rich", "title": "An article"], url: elsewhere, site: .web)?.kind == .article)
         answer["thumbnail_url"] = "file:///etc/passwd"
         #expect(try #require(LinkCard(oEmbed: answer, url: url, site: .tiktok)).media.first?.thumbnail == nil)
     }
