@@ -3,7 +3,7 @@
 package struct DownloadSettings: Sendable, Equatable, Decodable {
     /// The sites whose pages `yt-dlp` reads (and their short-link hosts): a link to one of them, or
     /// to a subdomain, is resolved by its extractor.
-    package static let socialDomains = ["tiktok.com", "instagram.com", "instagr.am"]
+    package static let socialDomains = LinkSite.tiktok.hosts + LinkSite.instagram.hosts
 
     /// Other hosts links may name (direct media hosts, an IP address): fetched by us, and a page
     /// that is not media is handed to `yt-dlp`'s generic extractor (a `<video>` in the page).
