@@ -162,9 +162,16 @@ package final class LinkPreviews: Sendable {
         record.card.flatMap { try? JSONDecoder().decode(LinkCard.self, from: Data($0.utf8)) }
     }
 
-    /// The picture of a card whose picture is `hash` (its bytes and type), or nil: no card's.
+    /// The picture of a card whose picture is `hash` (its bytes and type), or nil: no card's. Its
+    /// bytes are checked against its name, as every stored derivative's are when served
+    /// (``DocumentService/intactBytes(of:)``); a damaged or missing one is counted, logged and not served.
     package func picture(_ hash: BlobHash) async throws -> (bytes: [UInt8], mime: String)? {
         guard let mime = try await documents.store.index.linkPicture(hash) else { return nil }
-        return (try await documents.store.blobs.read(hash), mime)
+        guard let bytes = await documents.intactBytes(of: hash) else {
+            ServiceMetrics.damagedBlobs(kind: "link picture", problem: "damaged")
+            logger.error("a link card's picture is damaged or missing", metadata: ["preview.derivative": "\(hash)"])
+            return nil
+        }
+        return (bytes, mime)
     }
 }

@@ -7,9 +7,7 @@ extension LinkCard {
     /// The card an oEmbed answer (`{"type", "title", "author_name", "author_url", "thumbnail_url",
     /// "html"…}`) makes of `url`: for a post quoted in its `html` (X's), the post's text and date.
     package init?(oEmbed object: [String: Any], url: URL, site: LinkSite) {
-        let text = { (key: String) in
-            (object[key] as? String).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
+        let text = { (key: String) in Self.text(object[key]) }
         let number = { (key: String) in Self.whole(object[key]) ?? text(key).flatMap { Int($0) } }
         let quote = text("html").map { PageMetadata(html: Array($0.utf8)).quote } ?? nil
         guard text("title") != nil || text("author_name") != nil || quote != nil else { return nil }
@@ -40,9 +38,7 @@ extension LinkCard {
 
     /// The card `yt-dlp`'s `--dump-json` object makes of `url`.
     package init?(extracted info: [String: Any], url: URL, site: LinkSite) {
-        let text = { (key: String) in
-            (info[key] as? String).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
+        let text = { (key: String) in Self.text(info[key]) }
         let number = { (key: String) in info[key] as? Double ?? (info[key] as? Int).map(Double.init) }
         guard let title = text("title") ?? text("fulltitle") else { return nil }
         self.url = url.absoluteString

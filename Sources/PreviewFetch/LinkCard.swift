@@ -80,7 +80,7 @@ package struct LinkCard: Sendable, Equatable, Codable {
         site = page.meta("og:site_name") ?? Self.host(of: url)
         let titled: [(String?, Source)] = [
             (page.meta("og:title"), .opengraph), (page.meta("twitter:title"), .twitterCard), (linked.title, .jsonLD),
-            (page.title.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }, .title)
+            (Self.text(page.title), .title)
         ]
         let chosen = titled.first { $0.0 != nil }
         title = chosen?.0.map { Self.cut($0, Self.maxTitle) }
@@ -190,6 +190,11 @@ package struct LinkCard: Sendable, Equatable, Codable {
         return number.isEmpty ? seconds(total) : nil
     }
 
+    /// A JSON value that is a text with something in it, trimmed; nil otherwise.
+    static func text(_ value: Any?) -> String? {
+        (value as? String).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     /// `url` when it is an `http` or `https` address with a host, as text.
     static func web(_ url: URL?) -> String? {
         guard let url, ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else { return nil }
@@ -232,13 +237,13 @@ struct JSONLinkedData {
                 let object = Self.first(in: parsed, depth: 0)
             else { continue }
             type = Self.types(of: object).first { Self.types.contains($0) }
-            title = Self.text(object["headline"]) ?? Self.text(object["name"])
-            description = Self.text(object["description"])
+            title = LinkCard.text(object["headline"]) ?? LinkCard.text(object["name"])
+            description = LinkCard.text(object["description"])
             author = Self.name(object["author"]) ?? Self.name(object["creator"])
-            published = Self.text(object["datePublished"]) ?? Self.text(object["uploadDate"])
+            published = LinkCard.text(object["datePublished"]) ?? LinkCard.text(object["uploadDate"])
             image = Self.address(object["thumbnailUrl"]) ?? Self.address(object["image"])
             video = Self.address(object["contentUrl"]) ?? Self.address(object["embedUrl"])
-            duration = Self.text(object["duration"]).flatMap(LinkCard.seconds(iso8601:))
+            duration = LinkCard.text(object["duration"]).flatMap(LinkCard.seconds(iso8601:))
             return
         }
     }
@@ -262,19 +267,16 @@ struct JSONLinkedData {
         return (object["@type"] as? [Any])?.compactMap { $0 as? String } ?? []
     }
 
-    private static func text(_ value: Any?) -> String? {
-        (value as? String).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-    }
-
     /// An author's name: a text, an object's `name`, or the first of an array's.
     private static func name(_ value: Any?) -> String? {
         if let array = value as? [Any] { return array.lazy.compactMap { name($0) }.first }
-        return text(value) ?? text((value as? [String: Any])?["name"])
+        return LinkCard.text(value) ?? LinkCard.text((value as? [String: Any])?["name"])
     }
 
     /// An address: a text, an object's `url`, or the first of an array's.
     private static func address(_ value: Any?) -> String? {
         if let array = value as? [Any] { return array.lazy.compactMap { address($0) }.first }
-        return text(value) ?? text((value as? [String: Any])?["url"]) ?? text((value as? [String: Any])?["contentUrl"])
+        let object = value as? [String: Any]
+        return LinkCard.text(value) ?? LinkCard.text(object?["url"]) ?? LinkCard.text(object?["contentUrl"])
     }
 }

@@ -63,9 +63,7 @@ extension LinkCard {
     /// "mediaDetails": [{"type", "media_url_https", "original_info", "video_info"}], "photos", "video"}`)
     /// makes of `url`.
     package init?(xEmbed data: [String: Any], url: URL) {
-        let text = { (object: [String: Any]?, key: String) in
-            (object?[key] as? String).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
+        let text = { (object: [String: Any]?, key: String) in Self.text(object?[key]) }
         let user = data["user"] as? [String: Any]
         guard let said = text(data, "text") ?? text(data, "full_text") else { return nil }
         self.url = url.absoluteString

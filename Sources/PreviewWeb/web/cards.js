@@ -7,15 +7,11 @@
   const main = document.querySelector("main.detail");
   const description = document.getElementById("description");
   if (!main || !description) return;
-  const { made, request } = DocPreview;
+  const { made, request, day } = DocPreview;
   const holder = made("div", "link-cards");
   holder.setAttribute("aria-label", "Links in the description");
   holder.setAttribute("role", "group");
   description.after(holder);
-  const date = (text) => {
-    const parsed = Date.parse(text);
-    return Number.isNaN(parsed) ? text : new Date(parsed).toLocaleDateString(undefined, { dateStyle: "medium" });
-  };
   /// The links of `text`, without the punctuation a sentence puts after them.
   const links = (text) => {
     const found = (text.match(/https?:\/\/[^\s<>"]+/g) || []).map((link) => link.replace(/[.,;:!?)\]}'"]+$/, ""));
@@ -35,7 +31,7 @@
     words.append(made("span", "link-site", [answer.site, answer.kind].filter(Boolean).join(" · ")));
     words.append(made("strong", "link-title", answer.title || answer.canonical_url));
     const author = answer.author?.name || answer.author?.handle;
-    const byline = [author, answer.published_at && date(answer.published_at)].filter(Boolean).join(" · ");
+    const byline = [author, answer.published_at && day(answer.published_at)].filter(Boolean).join(" · ");
     if (byline) words.append(made("span", "link-byline", byline));
     if (answer.text) words.append(made("span", "link-text", answer.text));
     card.append(words);

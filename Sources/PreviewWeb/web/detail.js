@@ -12,7 +12,7 @@
   const main = document.querySelector("main.detail");
   if (!main) return;
   const id = main.dataset.id;
-  const { made, request } = DocPreview;
+  const { made, request, day } = DocPreview;
   if (location.hash === "#share") addEventListener("load", () => document.getElementById("share-open").click());
   const when = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
   // "3 hours ago", "yesterday", "now"; a week or more ago, the date.
@@ -25,7 +25,6 @@
     }
     return relative.format(0, "second");
   };
-  const day = (iso) => new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium" });
 
   // Edit.
   const edit = document.getElementById("edit");

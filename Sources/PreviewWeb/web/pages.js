@@ -67,12 +67,19 @@
     image.src = image.dataset.plain + suffix;
   };
 
+  /// A date as the pages write it ("12 Nov 2026" in the reader's words); text that is no date, as it is.
+  const day = (text) => {
+    const parsed = Date.parse(text);
+    return Number.isNaN(parsed) ? text : new Date(parsed).toLocaleDateString(undefined, { dateStyle: "medium" });
+  };
+
   // upload.js adds `upload` where a page uploads.
   window.DocPreview = {
     csrf,
     made,
     request,
     mark,
+    day,
     /// Document `id` as the API gives it (null when it does not answer with it), at once or once it changed.
     async document(id, { waiting = false } = {}) {
       try {
