@@ -18,7 +18,7 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: "Owner of the documents.")
     var owner = ""
 
-    @Option(help: "Files rendered at once (default: the number of cores); twice as many are read and stored meanwhile.")
+    @Option(help: "Files rendered at once (default: the number of cores); four times as many are in flight, read and stored while those render.")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: ArgumentHelp("Write the JSON report here.", valueName: "file.json"))
