@@ -51,7 +51,7 @@ struct StaticAsset: Sendable {
                 status: .ok,
                 headers: [
                     .contentType: asset.contentType, .cacheControl: "public, max-age=31536000, immutable",
-                    HTTPField.Name("X-Content-Type-Options")!: "nosniff"
+                    .contentTypeOptions: "nosniff"
                 ], body: .init(byteBuffer: ByteBuffer(string: asset.source)))
             routes.add(.get, asset.path) { _, _ in response }
         }

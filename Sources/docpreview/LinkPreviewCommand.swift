@@ -26,7 +26,7 @@ struct LinkPreviewCommand: AsyncParsableCommand {
     @OptionGroup var validation: ValidationOptions
     @OptionGroup var storeOptions: StoreOptions
 
-    @Flag(help: "Print the card as JSON (the API's fields, with picture_sha256), or the error object.")
+    @Flag(help: "Print {card, picture_sha256, picture_error, fetched_at, stale} as JSON, or the error object.")
     var json = false
 
     /// The card as printed in JSON.

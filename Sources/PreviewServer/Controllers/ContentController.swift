@@ -129,7 +129,7 @@ struct ContentController {
             let text = String(decoding: try await documents.blobs.read(hash), as: UTF8.self)
             let folder = String(request.uri.path[...request.uri.path.lastIndex(of: "/")!])
             return Response(
-                status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
+                status: .ok, headers: [.contentType: mime, .cacheControl: "private, no-cache", .contentTypeOptions: "nosniff"],
                 body: request.method == .head
                     ? ResponseBody()
                     : ResponseBody(
@@ -186,7 +186,7 @@ struct ContentController {
 
     /// Whatever a file's bytes are, they never run as this site's page: no sniffing, no scripts.
     private static let inert: HTTPFields = [
-        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        .contentTypeOptions: "nosniff",
         .contentSecurityPolicy: "sandbox; default-src 'none'; style-src 'unsafe-inline'"
     ]
 

@@ -79,7 +79,7 @@ struct LinksController {
             return Response(
                 status: .ok,
                 headers: [
-                    .contentType: picture.mime, .cacheControl: "private, max-age=31536000, immutable", .init("X-Content-Type-Options")!: "nosniff"
+                    .contentType: picture.mime, .cacheControl: "private, max-age=31536000, immutable", .contentTypeOptions: "nosniff"
                 ],
                 body: .init(byteBuffer: ByteBuffer(bytes: picture.bytes)))
         }
